@@ -1,0 +1,52 @@
+/**
+ * @module cli/io
+ * What every command shares: reading input, exit codes, one-line failures.
+ */
+import { readFile } from 'node:fs/promises';
+import { A2aReplayError } from '../src/index.js';
+
+/** Exit codes shared by all commands (DESIGN §8, §9). */
+export const EXIT = { ok: 0, drift: 1, usage: 2, infrastructure: 3 } as const;
+
+/** Thrown by commands to stop with a one-line message and an exit code. */
+export class CliExit extends Error {
+  constructor(
+    readonly exitCode: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Reads a named file or, with no name or "-", standard input. */
+export async function readInput(file: string | undefined): Promise<{ text: string; source: string }> {
+  if (file === undefined || file === '-') return { text: await readStdin(), source: 'stdin' };
+  try {
+    return { text: await readFile(file, 'utf8'), source: file };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CliExit(EXIT.usage, `${file}: cannot read (${code ?? 'error'})`);
+  }
+}
+
+/** Maps any failure to its exit code and one line on stderr. */
+export function reportFailure(error: unknown): number {
+  if (error instanceof CliExit) {
+    if (error.message) process.stderr.write(`a2a-replay: ${error.message}\n`);
+    return error.exitCode;
+  }
+  if (error instanceof A2aReplayError) {
+    process.stderr.write(`a2a-replay: ${error.message}\n`);
+    const infra = error.code === 'PEER_UNREACHABLE' || error.code === 'PEER_CRASHED' || error.code === 'DEADLINE_EXCEEDED' || error.code === 'IO_FAILED';
+    return infra ? EXIT.infrastructure : EXIT.usage;
+  }
+  const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`a2a-replay: internal error: ${message}\n`);
+  return EXIT.infrastructure;
+}

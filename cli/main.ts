@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+/**
+ * @module cli/main
+ * The `a2a-replay` program: one file per command under `cli/commands/`.
+ */
+import { Command, CommanderError } from 'commander';
+import { VERSION } from '../src/index.js';
+import { registerCanon } from './commands/canon.js';
+import { EXIT, reportFailure } from './io.js';
+
+export function buildProgram(): Command {
+  const program = new Command();
+  program
+    .name('a2a-replay')
+    .description('Record, replay, sign and trace A2A pause/resume exchanges')
+    .version(VERSION, '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  registerCanon(program);
+  for (const command of program.commands) command.exitOverride().showHelpAfterError('(run with --help for usage)');
+  return program;
+}
+
+async function main(argv: string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync(argv);
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here with exit code 0; usage errors were already printed.
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    return reportFailure(error);
+  }
+}
+
+process.exitCode = await main(process.argv);

@@ -1,0 +1,37 @@
+/**
+ * @module clock
+ * Injected time. The core never reads the wall clock; it takes a {@link Clock}. This module is
+ * the one place that wraps `Date.now()`.
+ */
+
+export interface Clock {
+  /** Milliseconds since the Unix epoch. */
+  now(): number;
+}
+
+/** The real wall clock, for servers running in real time. */
+export const systemClock: Clock = { now: () => Date.now() };
+
+/** A clock that moves only when told: the deterministic peer's and the tests'. */
+export class ManualClock implements Clock {
+  #now: number;
+
+  constructor(startMs: number) {
+    this.#now = startMs;
+  }
+
+  now(): number {
+    return this.#now;
+  }
+
+  advance(ms: number): number {
+    if (!Number.isFinite(ms) || ms < 0) throw new RangeError(`cannot move a clock by ${ms} ms`);
+    this.#now += ms;
+    return this.#now;
+  }
+}
+
+/** ISO 8601 UTC with milliseconds, as ProtoJSON renders a Timestamp. */
+export function isoAt(ms: number): string {
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,30 @@
+/**
+ * @module errors
+ * The one error base of the project: every failure a user can see carries a stable `code`
+ * (machine-readable) and a message in user words that says what failed and why.
+ */
+
+/** Stable error codes. Adding one is an API change; renaming one is a breaking change. */
+export type A2aReplayErrorCode =
+  | 'CANONICAL_UNREPRESENTABLE'
+  | 'INVALID_JSON'
+  | 'INVALID_ARGUMENT'
+  | 'PROTOCOL_INVALID'
+  | 'RECORDING_MALFORMED'
+  | 'RECORDING_TORN'
+  | 'RECEIPT_INVALID'
+  | 'KEY_INVALID'
+  | 'IO_FAILED'
+  | 'PEER_UNREACHABLE'
+  | 'PEER_CRASHED'
+  | 'DEADLINE_EXCEEDED';
+
+export class A2aReplayError extends Error {
+  readonly code: A2aReplayErrorCode;
+
+  constructor(code: A2aReplayErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'A2aReplayError';
+    this.code = code;
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * @module a2a-replay
+ * The public API: every export by name. `cli/` uses nothing else.
+ */
+
+// ---- core ----
+export { A2aReplayError, type A2aReplayErrorCode } from './errors.js';
+export { type Clock, ManualClock, isoAt, systemClock } from './clock.js';
+export { CounterIdSource, type IdSource, randomIdSource } from './ids.js';
+export { TOOL_NAME, VERSION } from './version.js';
+
+// ---- canonical ----
+export {
+  CanonicalizationError,
+  type JsonObject,
+  type JsonValue,
+  canonicalJson,
+  hashCanonical,
+  sha256Prefixed,
+} from './canonical/canonical-json.js';
+export { lineColumnAt, locateJsonError, parseJsonText } from './canonical/parse-json.js';
+
+// ---- protocol ----
+export {
+  A2A_PROTOCOL_VERSION,
+  A2A_VERSION_HEADER,
+  AGENT_CARD_PATH,
+  type AgentCapabilities,
+  type AgentCard,
+  type AgentExtension,
+  type AgentInterface,
+  type AgentSkill,
+  type Artifact,
+  type AwaitTaskResumptionParams,
+  type CancelTaskParams,
+  DEFAULT_PAUSE_MODE,
+  type GetTaskParams,
+  type ListTasksParams,
+  type ListTasksResult,
+  type Message,
+  ON_TIMEOUT_ACTIONS,
+  type OnTimeout,
+  PAUSE_EXTENSION_URI,
+  PAUSE_INITIATORS,
+  PAUSE_MODES,
+  type Part,
+  type PauseInitiator,
+  type PauseMode,
+  type PauseTaskParams,
+  type PauseTaskResult,
+  RESUME_CAUSES,
+  RESUME_MODES,
+  ROLES,
+  type ResumeCause,
+  type ResumeConditions,
+  type ResumeEventMetadata,
+  type ResumeMode,
+  type ResumeTaskParams,
+  type ResumeTaskResult,
+  type Role,
+  type SendMessageConfiguration,
+  type SendMessageParams,
+  type SendMessageResult,
+  type StreamEvent,
+  type StreamResponse,
+  type SubscribeToTaskParams,
+  TASK_STATES,
+  TERMINAL_STATES,
+  type Task,
+  type TaskArtifactUpdateEvent,
+  type TaskPause,
+  type TaskState,
+  type TaskStatus,
+  type TaskStatusUpdateEvent,
+} from './protocol/types.js';
+export {
+  ERROR_DOMAIN,
+  ERROR_INFO_TYPE,
+  type ErrorInfo,
+  JSON_RPC_ERRORS,
+  type JsonRpcErrorCode,
+  type JsonRpcErrorName,
+  type JsonRpcErrorObject,
+  errorInfoReason,
+  errorNameForCode,
+  jsonRpcError,
+} from './protocol/errors.js';
+export {
+  CONTROL_METHODS,
+  CONTROL_PATH,
+  CORE_METHODS,
+  type ControlMethod,
+  type CoreMethod,
+  PAUSE_METHODS,
+  type PauseMethod,
+  STREAMING_METHODS,
+} from './protocol/methods.js';
+export {
+  type JsonRpcFailure,
+  type JsonRpcId,
+  type JsonRpcMessage,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  type JsonRpcSuccess,
+  errorResponse,
+  parseJsonRpcMessage,
+  parseJsonRpcRequest,
+  parseJsonRpcResponse,
+  successResponse,
+} from './protocol/json-rpc.js';
+export {
+  type AdvanceClockParams,
+  type FireEventParams,
+  type KnownMethod,
+  type MethodCall,
+  isKnownMethod,
+  parseMethodCall,
+} from './protocol/params.js';
+export {
+  parsePauseTaskResult,
+  parseResumeMetadata,
+  parseResumeTaskResult,
+  parseSendMessageResult,
+  parseStreamResponse,
+  parseTask,
+} from './protocol/parse-objects.js';
+export { type FieldIssue, type ParseResult, formatIssue } from './protocol/read.js';
+export {
+  TRANSITIONS,
+  type Transition,
+  type TransitionSource,
+  type TransitionVerdict,
+  checkTransition,
+  isAllowedTransition,
+  isTerminal,
+} from './protocol/state-machine.js';
