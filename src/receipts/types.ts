@@ -1,0 +1,129 @@
+/**
+ * @module receipts/types
+ * Receipt log lines (DESIGN §6): the header, SuspensionReceipt, ResumptionReceipt and
+ * Checkpoint. Every member is always present (null when it does not apply) so that logs from
+ * record and replay compare field by field.
+ */
+import type { JsonValue } from '../canonical/canonical-json.js';
+import type { PauseInitiator, PauseMode, ResumeConditions } from '../protocol/types.js';
+
+export const RECEIPT_FORMAT = 'a2a-replay.receipts';
+export const RECEIPT_VERSION = 1;
+/** DSSE-style payload type signed by the HMAC (PAE). */
+export const RECEIPT_PAYLOAD_TYPE = 'application/vnd.a2a-replay.receipt.v1+json';
+export const CHECKPOINT_PAYLOAD_TYPE = 'application/vnd.a2a-replay.checkpoint.v1+json';
+
+/** A span a receipt belongs to (W3C ids: 32 and 16 lower-case hex). */
+export interface SpanRef {
+  traceId: string;
+  spanId: string;
+}
+
+export interface ReceiptSignature {
+  alg: 'hmac-sha256';
+  kid: string;
+  /** base64url of the MAC. */
+  value: string;
+}
+
+/** Line 1 of a receipt log. */
+export interface ReceiptLogHeader {
+  type: 'ReceiptLog';
+  format: typeof RECEIPT_FORMAT;
+  version: typeof RECEIPT_VERSION;
+  /** The recording these receipts were derived from (its header `id`), or null. */
+  recording: string | null;
+  /** Kids that sign receipts in this log (the first is the writer's current key). */
+  kids: string[];
+  /** Kid of the Ed25519 checkpoint key, or null when checkpoints are HMAC-only. */
+  checkpointKid: string | null;
+  createdAt: string;
+  tool: string;
+}
+
+export type SuspensionVia = 'PauseTask' | 'AwaitTaskResumption' | 'statusUpdate' | 'legacy-metadata';
+
+export interface SuspensionReceipt {
+  type: 'SuspensionReceipt';
+  seq: number;
+  /** Hash of the previous line's canonical form (the header for the first receipt). */
+  prev: string;
+  taskId: string;
+  contextId: string | null;
+  initiatedBy: PauseInitiator;
+  principal: string | null;
+  via: SuspensionVia;
+  reason: string | null;
+  /** PauseTask `mode`; null for agent-initiated pauses. */
+  mode: PauseMode | null;
+  conditions: ResumeConditions | null;
+  /** hashCanonical(conditions), null when there are none. */
+  conditionsHash: string | null;
+  /** hashCanonical(resumeToken); tokens are never stored in clear. */
+  resumeTokenHash: string | null;
+  /** The peer's `pause.pausedAt`. */
+  pausedAt: string;
+  pausedUntil: string | null;
+  /** `at` of the recording entry that completed this receipt. */
+  observedAt: string;
+  /** Recording seqs this receipt was derived from, ascending. */
+  entries: number[];
+  span: SpanRef;
+  sig: ReceiptSignature;
+}
+
+export type ResumeReceiptCause = 'explicit_resume' | 'condition_fired' | 'timeout' | 'external_event' | 'canceled';
+export type ResumeOutcome = 'resumed' | 'canceled' | 'failed' | 'rejected';
+
+export interface ResumptionReceipt {
+  type: 'ResumptionReceipt';
+  seq: number;
+  prev: string;
+  /** Hash of the SuspensionReceipt line this one closes (or, when rejected, attempted). */
+  suspension: string;
+  taskId: string;
+  cause: ResumeReceiptCause;
+  outcome: ResumeOutcome;
+  /** JSON-RPC error code for `rejected` (e.g. -32011), else null. */
+  errorCode: number | null;
+  principal: string | null;
+  hadResumeInput: boolean;
+  /** hashCanonical(input), null when no input was given. */
+  inputHash: string | null;
+  continueTranscript: boolean | null;
+  /** The peer's `resumedAt` (or the closing status timestamp), null when rejected. */
+  resumedAt: string | null;
+  observedAt: string;
+  entries: number[];
+  span: SpanRef;
+  links: { suspension: SpanRef; pipeline: SpanRef | null };
+  sig: ReceiptSignature;
+}
+
+export type Receipt = SuspensionReceipt | ResumptionReceipt;
+
+/** A receipt as the observer derives it: no chain position, no signature yet. */
+export type SuspensionDraft = Omit<SuspensionReceipt, 'seq' | 'prev' | 'sig'>;
+export type ResumptionDraft = Omit<ResumptionReceipt, 'seq' | 'prev' | 'sig' | 'suspension'>;
+
+export interface CheckpointSignature {
+  alg: 'ed25519' | 'hmac-sha256';
+  kid: string;
+  /** base64url */
+  value: string;
+}
+
+/** Every N receipts and at close: commits to the log so far (DESIGN §6). */
+export interface Checkpoint {
+  type: 'Checkpoint';
+  /** Number of receipts (not lines) so far. */
+  size: number;
+  /** Hash of the line before this checkpoint (the chain head); it doubles as this line's `prev`. */
+  root: string;
+  sig: CheckpointSignature;
+}
+
+export type ReceiptLogLine = ReceiptLogHeader | SuspensionReceipt | ResumptionReceipt | Checkpoint;
+
+/** Free-form JSON a caller may attach; kept out of signed receipts. */
+export type ReceiptAnnotations = Record<string, JsonValue>;

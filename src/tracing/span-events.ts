@@ -1,0 +1,71 @@
+/**
+ * @module tracing/span-events
+ * What the PauseObserver tells the tracing layer (DESIGN §7), as plain data: span starts, ends
+ * and lost pauses with deterministic ids and ISO times taken from recording entries. The bridge
+ * in this folder turns them into OTel spans; nothing here touches OTel.
+ */
+import { createHash } from 'node:crypto';
+import type { SpanRef } from '../receipts/types.js';
+
+export type SpanAttributeValue = string | number | boolean;
+export type SpanAttributes = Record<string, SpanAttributeValue>;
+
+export const LOST_PAUSE_REASONS = ['stream_ended', 'recording_ended', 'paused_until_passed', 'task_gone', 'pause_ignored'] as const;
+export type LostPauseReason = (typeof LOST_PAUSE_REASONS)[number];
+
+export type SpanEvent =
+  /** A task was first seen: a per-task span that parents Suspension spans without a traceparent. */
+  | { type: 'task.start'; key: string; taskId: string; at: string; span: SpanRef; attributes: SpanAttributes }
+  | { type: 'task.end'; key: string; at: string; attributes: SpanAttributes }
+  /** A pause was requested or first seen. `parent` is the caller's traceparent span, else the task span. */
+  | { type: 'suspension.start'; key: string; taskId: string; at: string; span: SpanRef; parent: SpanRef; attributes: SpanAttributes }
+  /** PAUSED was observed; `receiptHash` is set just before the receipt is written. */
+  | { type: 'suspension.end'; key: string; at: string; attributes: SpanAttributes; error?: string }
+  /** A resume was requested or a condition fired: a new root linked to the suspension and pipeline spans. */
+  | {
+      type: 'resume.start';
+      key: string;
+      suspensionKey: string;
+      taskId: string;
+      at: string;
+      span: SpanRef;
+      links: { suspension: SpanRef; pipeline: SpanRef | null };
+      attributes: SpanAttributes;
+    }
+  | { type: 'resume.end'; key: string; at: string; attributes: SpanAttributes; error?: string }
+  /** A pause that can no longer be resumed as observed: an ERROR span linked to its Suspension. */
+  | {
+      type: 'lost';
+      key: string;
+      suspensionKey: string;
+      taskId: string;
+      at: string;
+      span: SpanRef;
+      link: SpanRef;
+      reason: LostPauseReason;
+      attributes: SpanAttributes;
+    };
+
+function hexOf(text: string, chars: number): string {
+  const hex = createHash('sha256').update(text).digest('hex').slice(0, chars);
+  // W3C forbids all-zero ids; a SHA-256 prefix of zeros is astronomically unlikely but cheap to rule out.
+  return /^0+$/.test(hex) ? `${hex.slice(0, -1)}1` : hex;
+}
+
+/** A trace id derived from a recording id and a name (never random: record and replay agree). */
+export function deriveTraceId(recordingId: string, name: string): string {
+  return hexOf(`a2a-replay:trace:${recordingId}:${name}`, 32);
+}
+
+/** A span id derived from a recording id and a name such as `suspension:17`. */
+export function deriveSpanId(recordingId: string, name: string): string {
+  return hexOf(`a2a-replay:span:${recordingId}:${name}`, 16);
+}
+
+/** Parses a W3C `traceparent` header into the caller's span, or undefined if malformed. */
+export function parseTraceparent(header: string | undefined): SpanRef | undefined {
+  if (!header) return undefined;
+  const m = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(header.trim());
+  if (!m || m[1] === 'ff' || /^0+$/.test(m[2] as string) || /^0+$/.test(m[3] as string)) return undefined;
+  return { traceId: m[2] as string, spanId: m[3] as string };
+}
