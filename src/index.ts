@@ -135,3 +135,56 @@ export {
   isAllowedTransition,
   isTerminal,
 } from './protocol/state-machine.js';
+
+// ---- recording ----
+export {
+  ENTRY_KINDS,
+  type EntryHttp,
+  type EntryKind,
+  RECORDING_VERSION,
+  type RecordingEntry,
+  type RecordingHeader,
+  type RecordingLine,
+} from './recording/format.js';
+
+// ---- receipts ----
+export {
+  CHECKPOINT_PAYLOAD_TYPE,
+  type Checkpoint,
+  type CheckpointSignature,
+  RECEIPT_FORMAT,
+  RECEIPT_PAYLOAD_TYPE,
+  RECEIPT_VERSION,
+  type Receipt,
+  type ReceiptLogHeader,
+  type ReceiptLogLine,
+  type ReceiptSignature,
+  type ResumeOutcome,
+  type ResumeReceiptCause,
+  type ResumptionDraft,
+  type ResumptionReceipt,
+  type SpanRef,
+  type SuspensionDraft,
+  type SuspensionReceipt,
+  type SuspensionVia,
+} from './receipts/types.js';
+
+// ---- tracing ----
+export {
+  LOST_PAUSE_REASONS,
+  type LostPauseReason,
+  type SpanAttributeValue,
+  type SpanAttributes,
+  type SpanEvent,
+  deriveSpanId,
+  deriveTraceId,
+  parseTraceparent,
+} from './tracing/span-events.js';
+
+// ---- observe ----
+
+// ---- peer ----
+
+// ---- intercept ----
+
+// ---- replay ----
