@@ -135,6 +135,16 @@ export {
   isAllowedTransition,
   isTerminal,
 } from './protocol/state-machine.js';
+export {
+  type HarnPauseEnvelope,
+  type HarnPausedEnvelope,
+  type HarnResumedEnvelope,
+  legacyMetadata,
+  legacyToPause,
+  parseLegacyEnvelope,
+  pauseToLegacy,
+  resumeToLegacy,
+} from './protocol/legacy.js';
 
 // ---- recording ----
 export {
