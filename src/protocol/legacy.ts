@@ -13,7 +13,7 @@
  */
 import type { JsonObject } from '../canonical/canonical-json.js';
 import { readConditions } from './parse-objects.js';
-import { type ParseResult, boolean, isRecord, nonEmptyString, oneOf, parseWith, string, timestamp } from './read.js';
+import { type ParseResult, boolean, fail, isRecord, nonEmptyString, oneOf, parseWith, string, timestamp } from './read.js';
 import {
   PAUSE_MODES,
   type PauseInitiator,
@@ -98,7 +98,7 @@ export function parseLegacyEnvelope(metadata: unknown, field = 'metadata'): Pars
     if (!isRecord(metadata) || !isRecord(metadata.harn) || metadata.harn.pause === undefined) return undefined;
     const f = `${field}.harn.pause`;
     const r = metadata.harn.pause;
-    if (!isRecord(r)) return oneOf(r, f, ['an object'] as const) as never;
+    if (!isRecord(r)) fail(f, 'an object', r);
     const state = oneOf(r.state, `${f}.state`, ['paused', 'resumed'] as const);
     if (state === 'resumed') {
       return {
