@@ -1,0 +1,59 @@
+/**
+ * @module tracing/attributes
+ * The span attribute names and span names of DESIGN §7, in one place. Everything that writes or
+ * reads a span attribute uses these constants, never string literals.
+ */
+
+/** Span names. */
+export const SPAN_NAMES = {
+  TASK: 'Task',
+  SUSPENSION: 'Suspension',
+  RESUME: 'Resume',
+  LOST_PAUSE: 'LostPause',
+} as const;
+export type SpanName = (typeof SPAN_NAMES)[keyof typeof SPAN_NAMES];
+
+/** The A2A task id. */
+export const ATTR_TASK_ID = 'a2a.task.id';
+/** The A2A context id. */
+export const ATTR_CONTEXT_ID = 'a2a.context.id';
+/** OTel GenAI semantic convention: the conversation id (= A2A contextId). */
+export const ATTR_GEN_AI_CONVERSATION_ID = 'gen_ai.conversation.id';
+
+/** RFC `pause.initiatedBy` (`PAUSE_INITIATOR_CLIENT` | `PAUSE_INITIATOR_AGENT`). */
+export const ATTR_PAUSE_INITIATED_BY = 'a2a.pause.initiated_by';
+export const ATTR_PAUSE_REASON = 'a2a.pause.reason';
+/** How the pause was observed: PauseTask | AwaitTaskResumption | statusUpdate | legacy-metadata. */
+export const ATTR_PAUSE_VIA = 'a2a.pause.via';
+/** PauseTask `mode`. */
+export const ATTR_PAUSE_MODE = 'a2a.pause.mode';
+export const ATTR_PAUSE_CONDITIONS_HASH = 'a2a.pause.conditions_hash';
+export const ATTR_PAUSE_PAUSED_AT = 'a2a.pause.paused_at';
+export const ATTR_PAUSE_PAUSED_UNTIL = 'a2a.pause.paused_until';
+
+/** Resume `cause` (explicit_resume | condition_fired | timeout | external_event | canceled). */
+export const ATTR_RESUME_CAUSE = 'a2a.resume.cause';
+/** Resume `outcome` (resumed | canceled | failed | rejected). */
+export const ATTR_RESUME_OUTCOME = 'a2a.resume.outcome';
+export const ATTR_RESUME_HAD_INPUT = 'a2a.resume.had_input';
+
+/** Hash of the receipt this span produced (set just before the span ends, DESIGN §7). */
+export const ATTR_RECEIPT_HASH = 'a2a.receipt.hash';
+/** Who sent the request (from the recording entry's `principal`). */
+export const ATTR_PRINCIPAL = 'a2a.principal';
+
+/** On links: `suspension` or `pipeline`. */
+export const ATTR_LINK_KIND = 'a2a.link.kind';
+/** Linked ids repeated as span attributes, because Jaeger drops link attributes. */
+export const ATTR_LINK_SUSPENSION_TRACE_ID = 'a2a.link.suspension.trace_id';
+export const ATTR_LINK_SUSPENSION_SPAN_ID = 'a2a.link.suspension.span_id';
+export const ATTR_LINK_PIPELINE_TRACE_ID = 'a2a.link.pipeline.trace_id';
+export const ATTR_LINK_PIPELINE_SPAN_ID = 'a2a.link.pipeline.span_id';
+
+/** Why a pause was declared lost (see LOST_PAUSE_REASONS). */
+export const ATTR_LOST_REASON = 'a2a.lost.reason';
+/** The recording entry seq that opened or closed the span. */
+export const ATTR_RECORDING_ENTRY_SEQ = 'a2a.recording.entry_seq';
+
+/** Values of {@link ATTR_LINK_KIND}. */
+export const LINK_KINDS = { SUSPENSION: 'suspension', PIPELINE: 'pipeline' } as const;
