@@ -186,6 +186,7 @@ export {
   type SpanAttributeValue,
   type SpanAttributes,
   type SpanEvent,
+  type SpanSink,
   deriveSpanId,
   deriveTraceId,
   parseTraceparent,

@@ -46,6 +46,15 @@ export type SpanEvent =
       attributes: SpanAttributes;
     };
 
+/**
+ * Where span events go: the tracing bridge (OTel spans), or anything else that wants them. A sink
+ * never throws into the observer: tracing failing never breaks recording or replay.
+ * `extra.receiptHash` is the hash of the receipt the ending span produced (DESIGN §7).
+ */
+export interface SpanSink {
+  handle(event: SpanEvent, extra?: { receiptHash?: string }): void;
+}
+
 function hexOf(text: string, chars: number): string {
   const hex = createHash('sha256').update(text).digest('hex').slice(0, chars);
   // W3C forbids all-zero ids; a SHA-256 prefix of zeros is astronomically unlikely but cheap to rule out.
