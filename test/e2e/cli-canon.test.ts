@@ -1,0 +1,55 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+
+describe('a2a-replay canon', () => {
+  it('prints the RFC 8785 form of stdin', async () => {
+    const result = await runCli(['canon'], { input: '{"b":[1e21,0.1,-0],"a":"\\u20ac","\\u00e9":1}' });
+    expect(result).toMatchObject({ code: 0, stdout: '{"a":"€","b":[1e+21,0.1,0],"é":1}\n', stderr: '' });
+  });
+
+  it('prints sha256:<hex> with --hash, reading a file argument', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'canon-'));
+    const file = join(dir, 'doc.json');
+    await writeFile(file, '{ "b": 2, "a": 1 }');
+    const result = await runCli(['canon', '--hash', file]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^sha256:[0-9a-f]{64}\n$/);
+    const same = await runCli(['canon', '--hash'], { input: '{"a":1,"b":2}' });
+    expect(same.stdout).toBe(result.stdout);
+  });
+
+  it('exits 2 with one line naming the position of invalid JSON', async () => {
+    const result = await runCli(['canon'], { input: '{"a": [1,\n 2,, 3]}' });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(`a2a-replay: stdin:2:4: invalid JSON: unexpected "," where a value was expected\n`);
+  });
+
+  it('exits 2 naming the path of a value JCS cannot represent', async () => {
+    const result = await runCli(['canon'], { input: '{"x":{"s":"\\ud800"}}' });
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('$.x.s');
+  });
+
+  it('exits 2 for a file it cannot read', async () => {
+    const result = await runCli(['canon', '/nonexistent/doc.json']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/\/nonexistent\/doc\.json: cannot read \(ENOENT\)/);
+  });
+
+  it('answers --version and --help with exit 0, and an unknown command with exit 2', async () => {
+    const version = await runCli(['--version']);
+    expect(version).toMatchObject({ code: 0 });
+    expect(version.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    const help = await runCli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('canon');
+    const unknown = await runCli(['nope']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown command 'nope'");
+  });
+});
