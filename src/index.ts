@@ -178,6 +178,49 @@ export {
   type SuspensionReceipt,
   type SuspensionVia,
 } from './receipts/types.js';
+export {
+  type ResumptionFacts,
+  type SuspensionFacts,
+  buildResumptionDraft,
+  buildSuspensionDraft,
+  conditionsHashOf,
+  inputHashOf,
+  resumeTokenHashOf,
+} from './receipts/drafts.js';
+export {
+  HMAC_SECRET_BYTES,
+  KEY_FILE_TYPE,
+  KEY_FILE_VERSION,
+  type KeyFile,
+  Keyring,
+  PUBLIC_KEY_FILE_TYPE,
+  type PublicKeyFile,
+  type RandomBytes,
+  ReceiptKey,
+  decodeBase64url,
+  generateReceiptKey,
+  kidForPublicKey,
+  readKeyFile,
+} from './receipts/keys.js';
+export { pae } from './receipts/pae.js';
+export {
+  type SignatureCheck,
+  type Unsigned,
+  checkCheckpointSignature,
+  checkReceiptSignature,
+  checkpointSigningInput,
+  receiptSigningInput,
+  signCheckpoint,
+  signReceipt,
+} from './receipts/signing.js';
+export {
+  DEFAULT_CHECKPOINT_EVERY,
+  ReceiptChain,
+  type ReceiptChainOptions,
+  type SealedLine,
+  type SealedReceipt,
+  sealLine,
+} from './receipts/chain.js';
 
 // ---- tracing ----
 export {

@@ -1,0 +1,87 @@
+/**
+ * @module receipts/signing
+ * Signs and checks receipt and checkpoint lines (DESIGN §6). Receipts: HMAC-SHA256 over
+ * `PAE(RECEIPT_PAYLOAD_TYPE, JCS(receipt without sig))`. Checkpoints: Ed25519 over
+ * `PAE(CHECKPOINT_PAYLOAD_TYPE, JCS(checkpoint without sig))` when the key has a pair, else HMAC.
+ * MACs are compared with `timingSafeEqual`.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import { canonicalJson } from '../canonical/canonical-json.js';
+import { type Keyring, type ReceiptKey, decodeBase64url } from './keys.js';
+import { pae } from './pae.js';
+import {
+  CHECKPOINT_PAYLOAD_TYPE,
+  type Checkpoint,
+  type CheckpointSignature,
+  RECEIPT_PAYLOAD_TYPE,
+  type Receipt,
+  type ReceiptSignature,
+} from './types.js';
+
+/** A line without its signature: what the signature covers. */
+export type Unsigned<T extends { sig: unknown }> = Omit<T, 'sig'>;
+
+/** The bytes a receipt's HMAC covers. */
+export function receiptSigningInput(body: Unsigned<Receipt>): Buffer {
+  return pae(RECEIPT_PAYLOAD_TYPE, canonicalJson(body));
+}
+
+/** The bytes a checkpoint's signature covers. */
+export function checkpointSigningInput(body: Unsigned<Checkpoint>): Buffer {
+  return pae(CHECKPOINT_PAYLOAD_TYPE, canonicalJson(body));
+}
+
+/** HMAC-SHA256 signature of a receipt body under `key`. */
+export function signReceipt(body: Unsigned<Receipt>, key: ReceiptKey): ReceiptSignature {
+  return { alg: 'hmac-sha256', kid: key.kid, value: key.mac(receiptSigningInput(body)).toString('base64url') };
+}
+
+/** Ed25519 when `key` holds a pair, else HMAC-SHA256. */
+export function signCheckpoint(body: Unsigned<Checkpoint>, key: ReceiptKey): CheckpointSignature {
+  const input = checkpointSigningInput(body);
+  if (key.hasEd25519Secret) return { alg: 'ed25519', kid: key.kid, value: Buffer.from(key.signEd25519(input)).toString('base64url') };
+  return { alg: 'hmac-sha256', kid: key.kid, value: key.mac(input).toString('base64url') };
+}
+
+/**
+ * - `ok`: the signature is valid;
+ * - `unknown_kid`: no key with that kid;
+ * - `unchecked`: the kid is known but only by its public half, which cannot check an HMAC;
+ * - `bad_signature`: the signature does not match the line.
+ */
+export type SignatureCheck = 'ok' | 'unknown_kid' | 'unchecked' | 'bad_signature';
+
+function macEquals(expected: Buffer, value: string): boolean {
+  const given = Buffer.from(value, 'utf8');
+  const want = Buffer.from(expected.toString('base64url'), 'utf8');
+  return given.length === want.length && timingSafeEqual(given, want);
+}
+
+/** Checks a receipt's HMAC against the keyring. */
+export function checkReceiptSignature(body: Unsigned<Receipt>, sig: ReceiptSignature, keyring: Keyring): SignatureCheck {
+  const key = keyring.get(sig.kid);
+  if (!key) return 'unknown_kid';
+  if (!key.hasHmac) return 'unchecked';
+  return macEquals(key.mac(receiptSigningInput(body)), sig.value) ? 'ok' : 'bad_signature';
+}
+
+/** Checks a checkpoint's Ed25519 signature (public key suffices) or HMAC. */
+export function checkCheckpointSignature(body: Unsigned<Checkpoint>, sig: CheckpointSignature, keyring: Keyring): SignatureCheck {
+  const key = keyring.get(sig.kid);
+  if (!key) return 'unknown_kid';
+  const input = checkpointSigningInput(body);
+  switch (sig.alg) {
+    case 'ed25519': {
+      if (!key.hasEd25519Public) return 'unknown_kid';
+      const signature = decodeBase64url(sig.value);
+      return signature && key.verifyEd25519(input, signature) ? 'ok' : 'bad_signature';
+    }
+    case 'hmac-sha256':
+      if (!key.hasHmac) return 'unchecked';
+      return macEquals(key.mac(input), sig.value) ? 'ok' : 'bad_signature';
+    default: {
+      const never: never = sig.alg;
+      throw new Error(`unhandled signature algorithm ${String(never)}`);
+    }
+  }
+}
