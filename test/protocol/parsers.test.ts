@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  type FieldIssue,
   JSON_RPC_ERRORS,
+  type ParseResult,
   type KnownMethod,
   errorInfoReason,
   errorNameForCode,
@@ -32,7 +34,7 @@ const PAUSE: TaskPause = {
   resumable: true,
 };
 
-function issueOf<T>(result: { ok: true; value: T } | { ok: false; issue: { field: string; expected: string } }) {
+function issueOf<T>(result: ParseResult<T>): FieldIssue {
   if (result.ok) throw new Error(`expected a parse failure, got ${JSON.stringify(result.value)}`);
   return result.issue;
 }
