@@ -234,10 +234,13 @@ export {
   deriveTraceId,
   parseTraceparent,
 } from './tracing/span-events.js';
+export { EventIdGenerator } from './tracing/event-id-generator.js';
+export { SpanBridge, type SpanBridgeOptions, isoToHrTime } from './tracing/span-bridge.js';
 
 // ---- observe ----
 
 // ---- peer ----
+export { DETERMINISTIC_EPOCH, type PeerOptions, type RunningPeer, startPeer } from './peer/start-peer.js';
 
 // ---- intercept ----
 

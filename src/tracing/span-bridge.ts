@@ -1,0 +1,280 @@
+/**
+ * @module tracing/span-bridge
+ * Turns the PauseObserver's span events into OTel spans through `@opentelemetry/api` (DESIGN §7):
+ * `Task`, `Suspension` (child of the caller's traceparent or the task span), `Resume` (a new root
+ * linked to its Suspension and to the pipeline span) and `LostPause` (status ERROR, linked to its
+ * Suspension). Ids and times are the ones the events carry, never the tracer's own: the ids reach
+ * the tracer through an {@link EventIdGenerator}, the times as explicit `HrTime`s.
+ */
+import {
+  type Attributes,
+  type Context,
+  type HrTime,
+  type Link,
+  ROOT_CONTEXT,
+  type Span,
+  type SpanContext,
+  SpanKind,
+  SpanStatusCode,
+  TraceFlags,
+  type Tracer,
+  trace,
+} from '@opentelemetry/api';
+import type { SpanRef } from '../receipts/types.js';
+import {
+  ATTR_LINK_KIND,
+  ATTR_LINK_PIPELINE_SPAN_ID,
+  ATTR_LINK_PIPELINE_TRACE_ID,
+  ATTR_LINK_SUSPENSION_SPAN_ID,
+  ATTR_LINK_SUSPENSION_TRACE_ID,
+  ATTR_LOST_REASON,
+  ATTR_RECEIPT_HASH,
+  ATTR_TASK_ID,
+  LINK_KINDS,
+  SPAN_NAMES,
+  type SpanName,
+} from './attributes.js';
+import type { EventIdGenerator } from './event-id-generator.js';
+import type { SpanAttributes, SpanEvent, SpanSink } from './span-events.js';
+
+export interface SpanBridgeOptions {
+  /**
+   * Told once per kind of problem (an end for a span never started, ids the tracer did not
+   * honour, an unreadable time). Problems never throw into the caller.
+   */
+  onProblem?: (message: string) => void;
+}
+
+interface OpenSpan {
+  name: SpanName;
+  span: Span;
+  ref: SpanRef;
+  start: HrTime;
+}
+
+interface EndedSuspension {
+  ref: SpanRef;
+  end: HrTime;
+}
+
+const ISO_FRACTION = /T\d{2}:\d{2}:\d{2}(?:\.(\d{1,9}))?/;
+
+/** An ISO 8601 instant as OTel `HrTime` (seconds, nanoseconds), keeping up to 9 fraction digits. */
+export function isoToHrTime(iso: string): HrTime | undefined {
+  const ms = Date.parse(iso);
+  if (!Number.isFinite(ms)) return undefined;
+  const fraction = ISO_FRACTION.exec(iso)?.[1] ?? '';
+  return [Math.floor(ms / 1000), Number(fraction.padEnd(9, '0'))];
+}
+
+function compareHrTime(a: HrTime, b: HrTime): number {
+  return a[0] !== b[0] ? a[0] - b[0] : a[1] - b[1];
+}
+
+/** Attributes with keys in code-unit order, so the same event always yields the same bytes. */
+function sorted(attributes: Attributes): Attributes {
+  const out: Attributes = {};
+  for (const key of Object.keys(attributes).sort()) out[key] = attributes[key];
+  return out;
+}
+
+/**
+ * The {@link SpanSink} that writes OTel spans. Give it a tracer from a provider whose
+ * `idGenerator` is the same {@link EventIdGenerator}; with any other tracer (e.g. the API's
+ * no-op one) it still runs, the spans just do not carry the events' ids.
+ */
+export class SpanBridge implements SpanSink {
+  readonly #tracer: Tracer;
+  readonly #ids: EventIdGenerator;
+  readonly #onProblem: (message: string) => void;
+  readonly #told = new Set<string>();
+  readonly #open = new Map<string, OpenSpan>();
+  /** Open spans by span id, so a child started in this process gets the real parent object. */
+  readonly #bySpanId = new Map<string, Span>();
+  readonly #suspensions = new Map<string, EndedSuspension>();
+  #latest: HrTime | undefined;
+
+  constructor(tracer: Tracer, ids: EventIdGenerator, options: SpanBridgeOptions = {}) {
+    this.#tracer = tracer;
+    this.#ids = ids;
+    this.#onProblem = options.onProblem ?? (() => undefined);
+  }
+
+  /** Number of spans started and not yet ended. */
+  get openSpans(): number {
+    return this.#open.size;
+  }
+
+  handle(event: SpanEvent, extra?: { receiptHash?: string }): void {
+    try {
+      this.#handle(event, extra);
+    } catch (error) {
+      this.#problem('failed', `tracing: could not render ${event.type} span event: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /**
+   * Ends every span still open at the latest instant seen in any event (deterministic, unlike
+   * the wall clock). For the end of a recording or a server's shutdown.
+   */
+  close(): void {
+    const at = this.#latest;
+    for (const [key, open] of this.#open) {
+      open.span.end(at !== undefined && compareHrTime(at, open.start) >= 0 ? at : open.start);
+      this.#forget(key, open);
+    }
+  }
+
+  #handle(event: SpanEvent, extra: { receiptHash?: string } | undefined): void {
+    const at = this.#time(event.at, event.type);
+    if (at === undefined) return;
+    switch (event.type) {
+      case 'task.start':
+        this.#start(event.key, SPAN_NAMES.TASK, event.span, at, { ...event.attributes, [ATTR_TASK_ID]: event.taskId }, {
+          parent: null,
+        });
+        return;
+      case 'suspension.start':
+        if (event.span.traceId !== event.parent.traceId) {
+          this.#problem(
+            'trace-mismatch',
+            `tracing: suspension span ${event.span.spanId} names trace ${event.span.traceId} but its parent is in trace ${event.parent.traceId}; the parent's trace wins`,
+          );
+        }
+        this.#start(event.key, SPAN_NAMES.SUSPENSION, event.span, at, { ...event.attributes, [ATTR_TASK_ID]: event.taskId }, {
+          parent: event.parent,
+        });
+        return;
+      case 'resume.start': {
+        const { suspension, pipeline } = event.links;
+        const attributes: SpanAttributes = {
+          ...event.attributes,
+          [ATTR_TASK_ID]: event.taskId,
+          [ATTR_LINK_SUSPENSION_TRACE_ID]: suspension.traceId,
+          [ATTR_LINK_SUSPENSION_SPAN_ID]: suspension.spanId,
+        };
+        const links: Link[] = [{ context: remoteContext(suspension), attributes: { [ATTR_LINK_KIND]: LINK_KINDS.SUSPENSION } }];
+        if (pipeline) {
+          attributes[ATTR_LINK_PIPELINE_TRACE_ID] = pipeline.traceId;
+          attributes[ATTR_LINK_PIPELINE_SPAN_ID] = pipeline.spanId;
+          links.push({ context: remoteContext(pipeline), attributes: { [ATTR_LINK_KIND]: LINK_KINDS.PIPELINE } });
+        }
+        this.#start(event.key, SPAN_NAMES.RESUME, event.span, at, attributes, { parent: null, links });
+        return;
+      }
+      case 'lost': {
+        const suspension = this.#suspensions.get(event.suspensionKey);
+        const pausedFrom = suspension && compareHrTime(suspension.end, at) <= 0 ? suspension.end : at;
+        const attributes: SpanAttributes = {
+          ...event.attributes,
+          [ATTR_TASK_ID]: event.taskId,
+          [ATTR_LOST_REASON]: event.reason,
+          [ATTR_LINK_SUSPENSION_TRACE_ID]: event.link.traceId,
+          [ATTR_LINK_SUSPENSION_SPAN_ID]: event.link.spanId,
+        };
+        const links: Link[] = [{ context: remoteContext(event.link), attributes: { [ATTR_LINK_KIND]: LINK_KINDS.SUSPENSION } }];
+        // In the Suspension's trace it hangs under the Suspension, so Jaeger shows it with the pause.
+        const parent = event.span.traceId === event.link.traceId ? event.link : null;
+        const span = this.#start(event.key, SPAN_NAMES.LOST_PAUSE, event.span, pausedFrom, attributes, { parent, links });
+        if (!span) return;
+        span.setStatus({ code: SpanStatusCode.ERROR, message: `pause lost: ${event.reason}` });
+        this.#end(event.key, at, {}, undefined, undefined);
+        this.#suspensions.delete(event.suspensionKey);
+        return;
+      }
+      case 'task.end':
+      case 'suspension.end':
+      case 'resume.end':
+        this.#end(event.key, at, event.attributes, event.type === 'task.end' ? undefined : event.error, extra?.receiptHash);
+        return;
+      default: {
+        const never: never = event;
+        this.#problem('unknown-type', `tracing: unknown span event ${JSON.stringify((never as { type?: unknown }).type)}`);
+      }
+    }
+  }
+
+  #start(
+    key: string,
+    name: SpanName,
+    ref: SpanRef,
+    startTime: HrTime,
+    attributes: SpanAttributes,
+    options: { parent: SpanRef | null; links?: Link[] },
+  ): Span | undefined {
+    if (this.#open.has(key)) {
+      this.#problem('duplicate', `tracing: span event key ${key} started twice; the second start is ignored`);
+      return undefined;
+    }
+    const parentContext = options.parent ? this.#parentContext(options.parent) : ROOT_CONTEXT;
+    this.#ids.assign(ref);
+    let span: Span;
+    try {
+      span = this.#tracer.startSpan(
+        name,
+        { kind: SpanKind.INTERNAL, startTime, attributes: sorted(attributes), links: options.links ?? [], root: options.parent === null },
+        parentContext,
+      );
+    } finally {
+      this.#ids.clear();
+    }
+    const actual = span.spanContext();
+    const wantTrace = options.parent ? options.parent.traceId : ref.traceId;
+    if (span.isRecording() && (actual.spanId !== ref.spanId || actual.traceId !== wantTrace)) {
+      this.#problem(
+        'ids',
+        `tracing: the tracer gave span ${actual.traceId}/${actual.spanId} instead of ${wantTrace}/${ref.spanId}; install the bridge's EventIdGenerator as the provider's idGenerator`,
+      );
+    }
+    this.#open.set(key, { name, span, ref, start: startTime });
+    this.#bySpanId.set(ref.spanId, span);
+    return span;
+  }
+
+  #end(key: string, at: HrTime, attributes: SpanAttributes, error: string | undefined, receiptHash: string | undefined): void {
+    const open = this.#open.get(key);
+    if (!open) {
+      this.#problem('unknown-key', `tracing: an end for span event key ${key}, which was never started, is ignored`);
+      return;
+    }
+    const more: Attributes = { ...attributes };
+    if (receiptHash !== undefined) more[ATTR_RECEIPT_HASH] = receiptHash;
+    if (Object.keys(more).length > 0) open.span.setAttributes(sorted(more));
+    if (error !== undefined) open.span.setStatus({ code: SpanStatusCode.ERROR, message: error });
+    open.span.end(compareHrTime(at, open.start) >= 0 ? at : open.start);
+    if (open.name === SPAN_NAMES.SUSPENSION) this.#suspensions.set(key, { ref: open.ref, end: at });
+    this.#forget(key, open);
+  }
+
+  #forget(key: string, open: OpenSpan): void {
+    this.#open.delete(key);
+    if (this.#bySpanId.get(open.ref.spanId) === open.span) this.#bySpanId.delete(open.ref.spanId);
+  }
+
+  #parentContext(parent: SpanRef): Context {
+    const local = this.#bySpanId.get(parent.spanId);
+    if (local && local.spanContext().traceId === parent.traceId) return trace.setSpan(ROOT_CONTEXT, local);
+    return trace.setSpanContext(ROOT_CONTEXT, remoteContext(parent));
+  }
+
+  #time(iso: string, type: string): HrTime | undefined {
+    const at = isoToHrTime(iso);
+    if (at === undefined) {
+      this.#problem('time', `tracing: ${type} span event has an unreadable time ${JSON.stringify(iso)}; the event is skipped`);
+      return undefined;
+    }
+    if (this.#latest === undefined || compareHrTime(at, this.#latest) > 0) this.#latest = at;
+    return at;
+  }
+
+  #problem(kind: string, message: string): void {
+    if (this.#told.has(kind)) return;
+    this.#told.add(kind);
+    this.#onProblem(message);
+  }
+}
+
+/** A span we did not start here (a caller's, or one from an earlier run), sampled. */
+function remoteContext(ref: SpanRef): SpanContext {
+  return { traceId: ref.traceId, spanId: ref.spanId, traceFlags: TraceFlags.SAMPLED, isRemote: true };
+}
