@@ -1,0 +1,122 @@
+/**
+ * @module scripts/golden/a2a-client
+ * A minimal A2A v1.0 JSON-RPC client over plain `fetch`, for driving golden scenarios: every
+ * call carries `A2A-Version: 1.0`, control calls go to `/control`, streams are read event by event.
+ */
+
+export interface RpcReply {
+  result?: unknown;
+  error?: { code: number; message: string };
+}
+
+export class A2aTestClient {
+  #nextId = 1;
+
+  constructor(readonly baseUrl: string) {}
+
+  async call(method: string, params: unknown, path = '/'): Promise<RpcReply> {
+    const response = await fetch(new URL(path, this.baseUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: this.#nextId++, method, params }),
+    });
+    return (await response.json()) as RpcReply;
+  }
+
+  /** Calls and returns `result`, failing loudly on a JSON-RPC error. */
+  async ok<T = Record<string, unknown>>(method: string, params: unknown, path = '/'): Promise<T> {
+    const reply = await this.call(method, params, path);
+    if (reply.error) throw new Error(`${method} failed: ${reply.error.code} ${reply.error.message}`);
+    return reply.result as T;
+  }
+
+  /** Calls and returns the error code, failing loudly if the call succeeded. */
+  async fails(method: string, params: unknown): Promise<number> {
+    const reply = await this.call(method, params);
+    if (!reply.error) throw new Error(`${method} was expected to fail but succeeded`);
+    return reply.error.code;
+  }
+
+  control<T = Record<string, unknown>>(method: string, params: unknown): Promise<T> {
+    return this.ok<T>(method, params, '/control');
+  }
+
+  async agentCard(): Promise<unknown> {
+    const response = await fetch(new URL('/.well-known/agent-card.json', this.baseUrl));
+    return response.json();
+  }
+
+  /** Starts a streaming call; events arrive on `events`, `done` settles when the stream closes. */
+  stream(method: string, params: unknown): TestStream {
+    const controller = new AbortController();
+    const events: Record<string, unknown>[] = [];
+    const waiters: { test: (e: Record<string, unknown>) => boolean; resolve: (e: Record<string, unknown>) => void }[] = [];
+    const done = (async () => {
+      const response = await fetch(new URL('/', this.baseUrl), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', accept: 'text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: this.#nextId++, method, params }),
+        signal: controller.signal,
+      });
+      if (!response.body) throw new Error(`${method}: no stream body`);
+      const decoder = new TextDecoder();
+      let buffer = '';
+      try {
+        for await (const chunk of response.body) {
+          buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+          let cut: number;
+          while ((cut = buffer.indexOf('\n\n')) >= 0) {
+            const frame = buffer.slice(0, cut);
+            buffer = buffer.slice(cut + 2);
+            const data = frame
+              .split('\n')
+              .filter((l) => l.startsWith('data:'))
+              .map((l) => l.slice(5).trimStart())
+              .join('\n');
+            if (!data) continue;
+            const event = (JSON.parse(data) as { result?: Record<string, unknown> }).result ?? {};
+            events.push(event);
+            for (const w of waiters.splice(0)) {
+              if (w.test(event)) w.resolve(event);
+              else waiters.push(w);
+            }
+          }
+        }
+      } catch (error) {
+        if (!controller.signal.aborted) throw error;
+      }
+    })();
+    return {
+      events,
+      done,
+      abort: () => controller.abort(),
+      next: (test) =>
+        new Promise((resolve) => {
+          const seen = events.find(test);
+          if (seen) resolve(seen);
+          else waiters.push({ test, resolve });
+        }),
+    };
+  }
+}
+
+export interface TestStream {
+  events: Record<string, unknown>[];
+  done: Promise<void>;
+  abort(): void;
+  /** The first event (already seen or still to come) that passes `test`. */
+  next(test: (event: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
+}
+
+/** A user message whose first text part is a scripted-agent script (DESIGN §4). */
+export function userMessage(script: string, messageId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { message: { messageId, role: 'ROLE_USER', parts: [{ text: script }], ...extra } };
+}
+
+export function stateOf(event: Record<string, unknown>): string | undefined {
+  const e = event as {
+    task?: { status?: { state?: string } };
+    statusUpdate?: { status?: { state?: string } };
+  };
+  return e.task?.status?.state ?? e.statusUpdate?.status?.state;
+}

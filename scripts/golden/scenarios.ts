@@ -1,0 +1,281 @@
+/**
+ * @module scripts/golden/scenarios
+ * The conformance corpus: one small session per pause/resume behaviour, driven against the
+ * reference peer in deterministic mode through `a2a-replay record`. Each scenario is named for
+ * what it proves; `rule` is the RFC rule it pins. The virtual clock moves only on AdvanceClock.
+ */
+import { type A2aTestClient, stateOf, userMessage } from './a2a-client.js';
+
+export interface Scenario {
+  name: string;
+  proves: string;
+  rule: string;
+  /** Run the peer with `--legacy-pause`. */
+  legacy?: boolean;
+  run(client: A2aTestClient): Promise<void>;
+}
+
+interface TaskResult {
+  task: { id: string; contextId: string; status: { state: string } };
+}
+interface PauseResult {
+  taskId: string;
+  state: string;
+  pause?: { resumeToken: string };
+  metadata?: { harn?: { pause?: { handle?: string } } };
+}
+
+const STEP = 1000;
+
+async function startTask(client: A2aTestClient, script: string, messageId: string, extra: Record<string, unknown> = {}): Promise<TaskResult['task']> {
+  const { task } = await client.ok<TaskResult>('SendMessage', {
+    ...userMessage(script, messageId, extra),
+    configuration: { returnImmediately: true },
+  });
+  return task;
+}
+
+function tokenOf(result: PauseResult): string {
+  const token = result.pause?.resumeToken ?? result.metadata?.harn?.pause?.handle;
+  if (!token) throw new Error(`no resume token in ${JSON.stringify(result)}`);
+  return token;
+}
+
+async function pauseThenResume(client: A2aTestClient, mode: string, id: string): Promise<void> {
+  await client.agentCard();
+  const task = await startTask(client, 'work:3', `${id}-m1`);
+  await client.control('AdvanceClock', { ms: STEP });
+  const paused = await client.ok<PauseResult>('PauseTask', { taskId: task.id, reason: 'operator review', mode });
+  await client.control('AdvanceClock', { ms: 5 * STEP });
+  await client.ok('GetTask', { id: task.id });
+  await client.ok('ResumeTask', { taskId: task.id, resumeToken: tokenOf(paused) });
+  await client.control('AdvanceClock', { ms: 3 * STEP });
+  await client.ok('GetTask', { id: task.id });
+}
+
+/** Streams a task until it is done, returning the stream so the scenario can wait on events. */
+function streamTask(client: A2aTestClient, script: string, messageId: string) {
+  return client.stream('SendStreamingMessage', userMessage(script, messageId));
+}
+
+async function taskIdOf(stream: ReturnType<typeof streamTask>): Promise<string> {
+  const first = (await stream.next((e) => 'task' in e)) as unknown as TaskResult;
+  return first.task.id;
+}
+
+const paused = (e: Record<string, unknown>) => stateOf(e) === 'TASK_STATE_PAUSED';
+const terminal = (e: Record<string, unknown>) =>
+  ['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED'].includes(stateOf(e) ?? '');
+
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'caller-pause-finish-step',
+    proves: 'a caller pause in the default mode, resumed with its token, then completed',
+    rule: 'WORKING -> PAUSED (PauseTask, initiatedBy CLIENT); PAUSED -> WORKING (ResumeTask, cause explicit_resume)',
+    run: (client) => pauseThenResume(client, 'finish_step', 'finish'),
+  },
+  {
+    name: 'caller-pause-interrupt-immediate',
+    proves: 'interrupt_immediate pauses at once and the interrupted step is redone after resume',
+    rule: 'PauseTask mode interrupt_immediate',
+    run: (client) => pauseThenResume(client, 'interrupt_immediate', 'interrupt'),
+  },
+  {
+    name: 'caller-pause-wait-for-completion',
+    proves: 'wait_for_completion pauses once in-flight work is done',
+    rule: 'PauseTask mode wait_for_completion',
+    run: (client) => pauseThenResume(client, 'wait_for_completion', 'wait'),
+  },
+  {
+    name: 'idempotent-second-pause',
+    proves: 'a second PauseTask on a PAUSED task returns the same pause and makes no second receipt',
+    rule: 'PauseTask on an already PAUSED task is idempotent',
+    run: async (client) => {
+      const task = await startTask(client, 'work:2', 'idem-m1');
+      const first = await client.ok<PauseResult>('PauseTask', { taskId: task.id, reason: 'first' });
+      await client.ok<PauseResult>('PauseTask', { taskId: task.id, reason: 'second' });
+      await client.ok('ResumeTask', { taskId: task.id, resumeToken: tokenOf(first) });
+      await client.control('AdvanceClock', { ms: 2 * STEP });
+    },
+  },
+  {
+    name: 'agent-self-park-on-event',
+    proves: 'an agent parks itself on an event with no method call and the event resumes it',
+    rule: 'WORKING -> PAUSED (initiatedBy AGENT, seen on the stream); condition fires -> WORKING (cause condition_fired)',
+    run: async (client) => {
+      const stream = streamTask(client, 'work:1 await:ci.build.completed work:1', 'park-m1');
+      await taskIdOf(stream);
+      await client.control('AdvanceClock', { ms: STEP });
+      await stream.next(paused);
+      await client.control('FireEvent', { name: 'ci.build.completed' });
+      await client.control('AdvanceClock', { ms: STEP });
+      await stream.next(terminal);
+      await stream.done;
+    },
+  },
+  {
+    name: 'scheduled-wake-up',
+    proves: 'a task that sleeps until a time wakes up when the clock reaches it',
+    rule: 'conditions.trigger.at reached -> WORKING (cause condition_fired)',
+    run: async (client) => {
+      const stream = streamTask(client, 'work:1 sleep-until:2026-01-01T00:10:00Z work:1', 'wake-m1');
+      await taskIdOf(stream);
+      await client.control('AdvanceClock', { ms: STEP });
+      await stream.next(paused);
+      await client.control('AdvanceClock', { ms: 10 * 60 * 1000 });
+      await client.control('AdvanceClock', { ms: STEP });
+      await stream.next(terminal);
+      await stream.done;
+    },
+  },
+  {
+    name: 'timeout-fail',
+    proves: 'a 30-minute pause with onTimeout fail ends the task FAILED when the time passes',
+    rule: 'PAUSED -> FAILED (timeout elapsed with onTimeout "fail")',
+    run: async (client) => {
+      const stream = streamTask(client, 'work:1 await:approval:30:fail work:1', 'tfail-m1');
+      await taskIdOf(stream);
+      await client.control('AdvanceClock', { ms: STEP });
+      await stream.next(paused);
+      await client.control('AdvanceClock', { ms: 30 * 60 * 1000 });
+      await stream.next(terminal);
+      await stream.done;
+    },
+  },
+  {
+    name: 'timeout-resume',
+    proves: 'a pause with onTimeout resume resumes by itself when the time passes',
+    rule: 'timeout elapsed with onTimeout "resume" -> WORKING (cause timeout)',
+    run: async (client) => {
+      const stream = streamTask(client, 'work:1 await:approval:30:resume work:1', 'tres-m1');
+      await taskIdOf(stream);
+      await client.control('AdvanceClock', { ms: STEP });
+      await stream.next(paused);
+      await client.control('AdvanceClock', { ms: 30 * 60 * 1000 });
+      await client.control('AdvanceClock', { ms: STEP });
+      await stream.next(terminal);
+      await stream.done;
+    },
+  },
+  {
+    name: 'resume-with-input-fresh-transcript',
+    proves: 'a resume carries input (hashed in the receipt) and continueTranscript false',
+    rule: 'ResumeTask input and continueTranscript',
+    run: async (client) => {
+      const task = await startTask(client, 'work:2', 'input-m1');
+      const p = await client.ok<PauseResult>('PauseTask', { taskId: task.id, reason: 'needs a decision' });
+      await client.ok('ResumeTask', {
+        taskId: task.id,
+        resumeToken: tokenOf(p),
+        input: { decision: 'approve', budget: 250 },
+        continueTranscript: false,
+      });
+      await client.control('AdvanceClock', { ms: 2 * STEP });
+      await client.ok('GetTask', { id: task.id, historyLength: 10 });
+    },
+  },
+  {
+    name: 'wrong-token-then-right',
+    proves: 'a resume with a wrong token is rejected with -32011 and receipted, then the right token resumes',
+    rule: 'ResumeTask with a token that is not the current pause token -> -32011',
+    run: async (client) => {
+      const task = await startTask(client, 'work:2', 'token-m1');
+      const p = await client.ok<PauseResult>('PauseTask', { taskId: task.id, reason: 'review' });
+      await client.fails('ResumeTask', { taskId: task.id, resumeToken: 'not-the-token' });
+      await client.ok('ResumeTask', { taskId: task.id, resumeToken: tokenOf(p) });
+      await client.control('AdvanceClock', { ms: 2 * STEP });
+    },
+  },
+  {
+    name: 'double-resume-race',
+    proves: 'of two resumes with the right token exactly one wins; the other is rejected',
+    rule: 'tokens are consume-once; the task leaves PAUSED exactly once',
+    run: async (client) => {
+      const task = await startTask(client, 'work:2', 'race-m1');
+      const p = await client.ok<PauseResult>('PauseTask', { taskId: task.id, reason: 'review' });
+      const resume = { taskId: task.id, resumeToken: tokenOf(p) };
+      await client.ok('ResumeTask', resume);
+      await client.fails('ResumeTask', resume);
+      await client.control('AdvanceClock', { ms: 2 * STEP });
+    },
+  },
+  {
+    name: 'cancel-while-paused',
+    proves: 'a paused task can be canceled; the suspension closes as canceled',
+    rule: 'PAUSED -> CANCELED (CancelTask)',
+    run: async (client) => {
+      const task = await startTask(client, 'work:3', 'cancel-m1');
+      await client.ok<PauseResult>('PauseTask', { taskId: task.id, reason: 'stop and think' });
+      await client.ok('CancelTask', { id: task.id });
+    },
+  },
+  {
+    name: 'resubscribe-while-paused',
+    proves: 'a subscriber that disconnects while paused and resubscribes sees PAUSED first, then the resume',
+    rule: 'streams stay open across PAUSED; SubscribeToTask sends the current Task first',
+    run: async (client) => {
+      const first = streamTask(client, 'work:3', 'resub-m1');
+      const taskId = await taskIdOf(first);
+      const p = await client.ok<PauseResult>('PauseTask', { taskId, reason: 'review' });
+      await first.next(paused);
+      first.abort();
+      await first.done;
+      const second = client.stream('SubscribeToTask', { id: taskId });
+      await second.next(paused);
+      await client.ok('ResumeTask', { taskId, resumeToken: tokenOf(p) });
+      await client.control('AdvanceClock', { ms: 3 * STEP });
+      await second.next(terminal);
+      await second.done;
+    },
+  },
+  {
+    name: 'pause-refused-terminal-and-input-required',
+    proves: 'PauseTask on a COMPLETED task and on an INPUT_REQUIRED task is refused with -32010',
+    rule: 'only WORKING -> PAUSED; INPUT_REQUIRED <-> PAUSED is disallowed',
+    run: async (client) => {
+      const done = await startTask(client, 'work:1', 'refuse-m1');
+      await client.control('AdvanceClock', { ms: STEP });
+      await client.fails('PauseTask', { taskId: done.id, reason: 'too late' });
+      const asking = await startTask(client, 'input work:1', 'refuse-m2');
+      await client.fails('PauseTask', { taskId: asking.id, reason: 'not now' });
+      await client.fails('ResumeTask', { taskId: asking.id, resumeToken: 'none' });
+    },
+  },
+  {
+    name: 'budget-interrupt',
+    proves: 'every running task in a context is paused at once (a budget interrupt), then resumed',
+    rule: 'PauseTask interrupt_immediate over ListTasks(contextId); each pause and resume receipted',
+    run: async (client) => {
+      const first = await startTask(client, 'work:4', 'budget-m1');
+      const contextId = first.contextId;
+      await startTask(client, 'work:4', 'budget-m2', { contextId });
+      await startTask(client, 'work:4', 'budget-m3', { contextId });
+      await client.control('AdvanceClock', { ms: STEP });
+      const { tasks } = await client.ok<{ tasks: { id: string }[] }>('ListTasks', { contextId, status: 'TASK_STATE_WORKING' });
+      const pauses: PauseResult[] = [];
+      for (const t of tasks) {
+        pauses.push(await client.ok<PauseResult>('PauseTask', { taskId: t.id, reason: 'budget exceeded', mode: 'interrupt_immediate' }));
+      }
+      await client.control('AdvanceClock', { ms: 60 * 1000 });
+      for (const p of pauses) await client.ok('ResumeTask', { taskId: p.taskId, resumeToken: tokenOf(p) });
+      await client.control('AdvanceClock', { ms: 4 * STEP });
+    },
+  },
+  {
+    name: 'legacy-harn-peer',
+    proves: 'a peer that tunnels pauses as WORKING + metadata.harn.pause yields the same receipts (via legacy-metadata)',
+    rule: 'RFC "Compatibility and migration": metadata.harn.pause maps to TaskStatus.pause',
+    legacy: true,
+    run: (client) => pauseThenResume(client, 'finish_step', 'legacy'),
+  },
+  {
+    name: 'lost-pause',
+    proves: 'a pause that is never resumed is reported as lost when the recording ends',
+    rule: 'a PAUSED task with no resume by the end of the session is a LostPause',
+    run: async (client) => {
+      const task = await startTask(client, 'work:3', 'lost-m1');
+      await client.ok<PauseResult>('PauseTask', { taskId: task.id, reason: 'forgotten' });
+      await client.control('AdvanceClock', { ms: 60 * 1000 });
+    },
+  },
+];

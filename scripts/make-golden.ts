@@ -1,0 +1,87 @@
+/**
+ * Regenerates the golden corpus: for every scenario, a deterministic reference peer and
+ * `a2a-replay record` in front of it, the scenario driven through the recorder, then the trace
+ * file derived by replaying the recording. Nothing in golden/ or traces/ is edited by hand.
+ *
+ *   npm run build && npx tsx scripts/make-golden.ts [scenario-name ...]
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { A2aTestClient } from './golden/a2a-client.js';
+import { SCENARIOS } from './golden/scenarios.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const CLI = `${ROOT}dist/cli/main.js`;
+const KEY = `${ROOT}golden/test-key.json`;
+
+interface Server {
+  url: string;
+  child: ChildProcess;
+  stderr: () => string;
+}
+
+function startServer(args: string[]): Promise<Server> {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once('line', (line) => {
+      const m = /^listening on (http:\/\/\S+)$/.exec(line);
+      if (m) resolve({ url: m[1] as string, child, stderr: () => stderr });
+      else reject(new Error(`unexpected first line from ${args[0]}: ${line}`));
+    });
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited ${code}: ${stderr}`)));
+  });
+}
+
+function stop(server: Server): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (server.child.exitCode !== null) return resolve(server.child.exitCode);
+    server.child.once('exit', (code) => resolve(code));
+    server.child.kill('SIGTERM');
+  });
+}
+
+function run(args: string[]): Promise<{ code: number | null; out: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
+    child.on('close', (code) => resolve({ code, out }));
+  });
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(CLI)) throw new Error('run `npm run build` first');
+  if (!existsSync(KEY)) {
+    const made = await run(['keygen', '--out', KEY, '--kid', 'golden-test']);
+    if (made.code !== 0) throw new Error(`keygen failed: ${made.out}`);
+  }
+  const only = process.argv.slice(2);
+  const chosen = only.length > 0 ? SCENARIOS.filter((s) => only.includes(s.name)) : SCENARIOS;
+  await mkdir(`${ROOT}traces`, { recursive: true });
+  for (const scenario of chosen) {
+    const dir = `${ROOT}golden/${scenario.name}`;
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    const peer = await startServer(['peer', '--deterministic', ...(scenario.legacy ? ['--legacy-pause'] : [])]);
+    const recorder = await startServer(['record', '--upstream', peer.url, '--out', `${dir}/recording.jsonl`, '--key', KEY]);
+    try {
+      await scenario.run(new A2aTestClient(recorder.url));
+    } finally {
+      const code = await stop(recorder);
+      await stop(peer);
+      if (code !== 0) throw new Error(`${scenario.name}: recorder exited ${code}: ${recorder.stderr()}`);
+    }
+    const traced = await run(['run', `${dir}/recording.jsonl`, '--key', KEY, '--traces', `${ROOT}traces`, '--update']);
+    if (traced.code !== 0) throw new Error(`${scenario.name}: replay failed (${traced.code}):\n${traced.out}`);
+    process.stdout.write(`${scenario.name}: recorded\n`);
+  }
+}
+
+await main();
