@@ -6,6 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../src/index.js';
 import { registerCanon } from './commands/canon.js';
+import { registerPeer } from './commands/peer.js';
 import { EXIT, reportFailure } from './io.js';
 
 export function buildProgram(): Command {
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerCanon(program);
+  registerPeer(program);
   for (const command of program.commands) command.exitOverride().showHelpAfterError('(run with --help for usage)');
   return program;
 }

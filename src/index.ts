@@ -241,6 +241,7 @@ export { SpanBridge, type SpanBridgeOptions, isoToHrTime } from './tracing/span-
 
 // ---- peer ----
 export { DETERMINISTIC_EPOCH, type PeerOptions, type RunningPeer, startPeer } from './peer/start-peer.js';
+export { DETERMINISTIC_EPOCH, type PeerOptions, type RunningPeer, startPeer } from './peer/start-peer.js';
 
 // ---- intercept ----
 

@@ -1,0 +1,450 @@
+/**
+ * @module peer/start-peer
+ * The reference peer's HTTP edge (DESIGN §4): A2A v1.0 JSON-RPC on `POST /` (core methods plus
+ * the pause extension), SSE streams, the agent card at `/.well-known/agent-card.json`, and the
+ * `/control` channel (`AdvanceClock`, `FireEvent`, `GetClock`) when enabled. Bad input of any
+ * kind gets a JSON-RPC error; nothing a client sends crashes the peer.
+ *
+ * Wire decisions:
+ * - Requests must carry `A2A-Version: 1.0` (header, or the `A2A-Version` query parameter, spec
+ *   §3.6); a missing value means 0.3 → -32009. `/control` is not A2A and does not require it.
+ * - Checks run in this order: body size (HTTP 413 + -32600 naming the limit), JSON (-32700),
+ *   JSON-RPC request envelope (-32600; notifications and batches are refused: every call needs
+ *   an `id`), version (-32009), method (-32601; control methods exist only on `/control`, A2A
+ *   methods only on `/`), params (-32602 naming the field), then the method's own errors.
+ * - HTTP status 200 for JSON-RPC errors except -32603 (500); unknown path 404, wrong HTTP
+ *   method 405, both with a JSON-RPC error body. `/control` answers only loopback clients.
+ * - Push-notification methods → -32003; GetExtendedAgentCard → -32004 (none is declared).
+ * - SSE frames are `data: <JSON-RPC response with a StreamResponse>\n\n`; an error after the
+ *   stream opened is an `event: error` frame, then the stream ends.
+ * - Responses to calls that cause events (ResumeTask, PauseTask, CancelTask, AdvanceClock,
+ *   FireEvent, ...) are sent only after those events were written to every open stream, so a
+ *   recorder sees a stable order.
+ *
+ * Deterministic mode: the clock starts at {@link DETERMINISTIC_EPOCH} and moves only on
+ * AdvanceClock (each due timer fires at its own instant, then the clock is set to the target);
+ * ids and resume tokens come from `CounterIdSource(seed)`. In real-time mode `--control`
+ * enables FireEvent and GetClock; AdvanceClock then answers -32004 (the real clock cannot jump).
+ */
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { A2aReplayError } from '../errors.js';
+import { type Clock, ManualClock, isoAt, systemClock } from '../clock.js';
+import { CounterIdSource, type IdSource, randomIdSource } from '../ids.js';
+import { type JsonRpcErrorObject, jsonRpcError } from '../protocol/errors.js';
+import { type JsonRpcId, errorResponse, parseJsonRpcRequest, successResponse } from '../protocol/json-rpc.js';
+import { CONTROL_METHODS, CONTROL_PATH, CORE_METHODS, PAUSE_METHODS } from '../protocol/methods.js';
+import { type MethodCall, isKnownMethod, parseMethodCall } from '../protocol/params.js';
+import { formatIssue } from '../protocol/read.js';
+import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, type StreamResponse } from '../protocol/types.js';
+import { isTerminal } from '../protocol/state-machine.js';
+import { buildAgentCard } from './agent-card.js';
+import { RpcFailure } from './rpc-failure.js';
+import { RealScheduler, type Scheduler, VirtualScheduler } from './scheduler.js';
+import { type Subscriber, TaskEngine } from './task-engine.js';
+
+/** Where the deterministic peer's virtual clock starts. */
+export const DETERMINISTIC_EPOCH = '2026-01-01T00:00:00.000Z';
+
+export interface PeerOptions {
+  /** Interface to bind; default `127.0.0.1`. */
+  host?: string;
+  /** Port; default 0 (a free port). */
+  port?: number;
+  /** Virtual clock + CounterIdSource(seed) + /control enabled. */
+  deterministic?: boolean;
+  /** Seed of the deterministic id source; default 0. */
+  seed?: number;
+  /** Duration of one work step: virtual ms in deterministic mode, real ms otherwise; default 1000. */
+  stepMs?: number;
+  /** Enables /control in real-time mode too. */
+  control?: boolean;
+  /** Reports pauses the Harn way (src/protocol/legacy.ts). */
+  legacyPause?: boolean;
+  /** Largest accepted request body; default 1 MiB. */
+  bodyLimitBytes?: number;
+  /** Injected clock; in deterministic mode it must be a ManualClock. */
+  clock?: Clock;
+  /** Injected id source. */
+  ids?: IdSource;
+  /** Diagnostics sink (never secrets). */
+  log?: (line: string) => void;
+}
+
+export interface RunningPeer {
+  /** `http://HOST:PORT`, the JSON-RPC endpoint and agent card base. */
+  url: string;
+  close(): Promise<void>;
+}
+
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+const A2A_METHODS: ReadonlySet<string> = new Set<string>([...CORE_METHODS, ...PAUSE_METHODS]);
+const CONTROL: ReadonlySet<string> = new Set<string>(CONTROL_METHODS);
+
+type Endpoint = 'a2a' | 'control';
+
+function positive(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new A2aReplayError('INVALID_ARGUMENT', `peer option ${name}: expected a positive number; got ${value}`);
+  }
+  return value;
+}
+
+function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, id: JsonRpcId | null, error: JsonRpcErrorObject, status?: number): void {
+  sendJson(res, status ?? (error.code === -32603 ? 500 : 200), errorResponse(id, error));
+}
+
+type BodyResult = { kind: 'ok'; text: string } | { kind: 'too-large'; size: number } | { kind: 'aborted' };
+
+/** Reads the body up to `limit` bytes; past it, drains (bounded) so the 413 reaches the client. */
+function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (result: BodyResult): void => {
+      if (done) return;
+      done = true;
+      resolve(result);
+    };
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      chunks.length = 0;
+      // Beyond a generous drain allowance, stop listening: answer now and drop the connection.
+      if (size > limit * 4 + 16 * 1024 * 1024) {
+        finish({ kind: 'too-large', size });
+        req.pause();
+      }
+    });
+    req.on('end', () => finish(size > limit ? { kind: 'too-large', size } : { kind: 'ok', text: Buffer.concat(chunks).toString('utf8') }));
+    req.on('error', () => finish({ kind: 'aborted' }));
+    req.on('close', () => finish(size > limit ? { kind: 'too-large', size } : { kind: 'aborted' }));
+  });
+}
+
+function idOf(value: unknown): JsonRpcId | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const id = (value as Record<string, unknown>).id;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}
+
+function versionOf(req: IncomingMessage, url: URL): string {
+  const header = req.headers['a2a-version'];
+  const value = Array.isArray(header) ? header[0] : header;
+  return (value ?? url.searchParams.get('A2A-Version') ?? '').trim();
+}
+
+/** Starts the reference peer; resolves once it listens. */
+export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer> {
+  const host = options.host ?? '127.0.0.1';
+  const deterministic = options.deterministic ?? false;
+  const stepMs = positive(options.stepMs, 'stepMs', 1000);
+  const bodyLimit = positive(options.bodyLimitBytes, 'bodyLimitBytes', DEFAULT_BODY_LIMIT);
+  const legacy = options.legacyPause ?? false;
+  const controlEnabled = deterministic || (options.control ?? false);
+  const log = options.log ?? (() => undefined);
+
+  let scheduler: Scheduler;
+  if (deterministic) {
+    if (options.clock !== undefined && !(options.clock instanceof ManualClock)) {
+      throw new A2aReplayError('INVALID_ARGUMENT', 'peer option clock: deterministic mode needs a ManualClock');
+    }
+    scheduler = new VirtualScheduler(options.clock ?? new ManualClock(Date.parse(DETERMINISTIC_EPOCH)));
+  } else {
+    scheduler = new RealScheduler(options.clock ?? systemClock);
+  }
+  const ids = options.ids ?? (deterministic ? new CounterIdSource(options.seed ?? 0) : randomIdSource);
+  const engine = new TaskEngine({ scheduler, ids, stepMs, legacy });
+  const streams = new Set<ServerResponse>();
+  let cardJson = '';
+
+  function openStream(res: ServerResponse, id: JsonRpcId): Subscriber {
+    res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
+    streams.add(res);
+    const waiting = new Set<() => void>();
+    res.on('close', () => {
+      streams.delete(res);
+      for (const done of waiting) done();
+      waiting.clear();
+    });
+    return {
+      send(event: StreamResponse): Promise<void> {
+        if (res.writableEnded || res.destroyed) return Promise.resolve();
+        return new Promise((resolve) => {
+          const done = (): void => {
+            waiting.delete(done);
+            resolve();
+          };
+          waiting.add(done);
+          res.write(`data: ${JSON.stringify(successResponse(id, event))}\n\n`, done);
+        });
+      },
+      close(): void {
+        if (!res.writableEnded) res.end();
+      },
+    };
+  }
+
+  async function dispatch(call: MethodCall, id: JsonRpcId, res: ServerResponse): Promise<void> {
+    switch (call.method) {
+      case 'SendMessage': {
+        const taskId = engine.accept(call.params);
+        engine.start(taskId);
+        if (call.params.configuration?.returnImmediately !== true) await engine.untilSettled(taskId);
+        await engine.flushed();
+        sendJson(res, 200, successResponse(id, { task: engine.getTask(taskId, call.params.configuration?.historyLength) }));
+        return;
+      }
+      case 'SendStreamingMessage': {
+        const taskId = engine.accept(call.params);
+        const sub = openStream(res, id);
+        const off = engine.subscribe(taskId, sub);
+        res.on('close', off);
+        engine.start(taskId);
+        return;
+      }
+      case 'GetTask':
+        sendJson(res, 200, successResponse(id, engine.getTask(call.params.id, call.params.historyLength)));
+        return;
+      case 'ListTasks':
+        sendJson(res, 200, successResponse(id, engine.listTasks(call.params)));
+        return;
+      case 'CancelTask': {
+        const task = engine.cancel(call.params.id);
+        await engine.flushed();
+        sendJson(res, 200, successResponse(id, task));
+        return;
+      }
+      case 'SubscribeToTask': {
+        const state = engine.taskState(call.params.id);
+        if (isTerminal(state)) {
+          throw new RpcFailure('UNSUPPORTED_OPERATION', `task ${call.params.id} is ${state}: a terminal task cannot be subscribed to`, {
+            taskId: call.params.id,
+            state,
+          });
+        }
+        const sub = openStream(res, id);
+        const off = engine.subscribe(call.params.id, sub);
+        res.on('close', off);
+        return;
+      }
+      case 'PauseTask': {
+        const result = await engine.pause(call.params);
+        await engine.flushed();
+        sendJson(res, 200, successResponse(id, result));
+        return;
+      }
+      case 'AwaitTaskResumption': {
+        const result = await engine.awaitResumption(call.params);
+        await engine.flushed();
+        sendJson(res, 200, successResponse(id, result));
+        return;
+      }
+      case 'ResumeTask': {
+        const result = engine.resume(call.params);
+        await engine.flushed();
+        sendJson(res, 200, successResponse(id, result));
+        return;
+      }
+      case 'AdvanceClock': {
+        if (!(scheduler instanceof VirtualScheduler)) {
+          throw new RpcFailure('UNSUPPORTED_OPERATION', 'AdvanceClock needs a deterministic peer (--deterministic): this peer runs on the real clock');
+        }
+        const now = scheduler.advance(call.params.ms);
+        await engine.flushed();
+        sendJson(res, 200, successResponse(id, { now: isoAt(now) }));
+        return;
+      }
+      case 'FireEvent': {
+        const resumed = engine.fireEvent(call.params.name, call.params.payload);
+        await engine.flushed();
+        sendJson(res, 200, successResponse(id, { resumed }));
+        return;
+      }
+      case 'GetClock':
+        sendJson(res, 200, successResponse(id, { now: isoAt(scheduler.clock.now()) }));
+        return;
+      default: {
+        const never: never = call;
+        throw new Error(`unhandled method ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  async function rpc(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const body = await readBody(req, bodyLimit);
+    if (body.kind === 'aborted') return;
+    if (body.kind === 'too-large') {
+      const error = jsonRpcError('INVALID_REQUEST', `request body is larger than the ${bodyLimit}-byte limit`, { limitBytes: String(bodyLimit) });
+      sendJson(res, 413, errorResponse(null, error), { Connection: 'close' });
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(body.text) as unknown;
+    } catch (error) {
+      const why = error instanceof Error ? error.message : 'not valid JSON';
+      sendError(res, null, jsonRpcError('PARSE_ERROR', `request body is not valid JSON: ${why}`));
+      return;
+    }
+    if (Array.isArray(value)) {
+      sendError(res, null, jsonRpcError('INVALID_REQUEST', 'batch requests are not supported: send one JSON-RPC request per HTTP request'));
+      return;
+    }
+    const parsed = parseJsonRpcRequest(value);
+    if (!parsed.ok) {
+      sendError(res, idOf(value), jsonRpcError('INVALID_REQUEST', `not a JSON-RPC 2.0 request: ${formatIssue(parsed.issue)}`));
+      return;
+    }
+    if (parsed.value.kind === 'notification') {
+      sendError(res, null, jsonRpcError('INVALID_REQUEST', `notifications are not supported: "${parsed.value.method}" needs an "id"`));
+      return;
+    }
+    const { id, method, params } = parsed.value;
+    if (endpoint === 'a2a') {
+      const version = versionOf(req, url);
+      if (version !== A2A_PROTOCOL_VERSION) {
+        const shown = version === '' ? 'none (which means 0.3)' : JSON.stringify(version);
+        sendError(
+          res,
+          id,
+          jsonRpcError('VERSION_NOT_SUPPORTED', `A2A-Version ${shown} is not supported; this peer speaks ${A2A_PROTOCOL_VERSION}: send the header A2A-Version: ${A2A_PROTOCOL_VERSION}`),
+        );
+        return;
+      }
+    }
+    const here = endpoint === 'a2a' ? A2A_METHODS : CONTROL;
+    if (!here.has(method)) {
+      const hint =
+        endpoint === 'a2a' && CONTROL.has(method)
+          ? ` (it is a control method: POST it to ${CONTROL_PATH})`
+          : endpoint === 'control' && A2A_METHODS.has(method)
+            ? ' (it is an A2A method: POST it to /)'
+            : '';
+      sendError(res, id, jsonRpcError('METHOD_NOT_FOUND', `method "${method}" does not exist on ${endpoint === 'a2a' ? '/' : CONTROL_PATH}${hint}`));
+      return;
+    }
+    if (!isKnownMethod(method)) {
+      if (method === 'GetExtendedAgentCard') {
+        sendError(res, id, jsonRpcError('UNSUPPORTED_OPERATION', 'this peer declares no extended agent card'));
+      } else {
+        sendError(res, id, jsonRpcError('PUSH_NOTIFICATION_NOT_SUPPORTED', `${method}: this peer does not support push notifications`));
+      }
+      return;
+    }
+    const call = parseMethodCall(method, params);
+    if (!call.ok) {
+      sendError(res, id, jsonRpcError('INVALID_PARAMS', formatIssue(call.issue), { field: call.issue.field }));
+      return;
+    }
+    try {
+      await dispatch(call.value, id, res);
+    } catch (error) {
+      const rpcError =
+        error instanceof RpcFailure
+          ? error.toError()
+          : jsonRpcError('INTERNAL', `internal error in ${method}: ${error instanceof Error ? error.message : String(error)}`);
+      if (!(error instanceof RpcFailure) || error.errorName === 'INTERNAL') log(`peer: ${method} failed: ${rpcError.message}`);
+      if (res.headersSent) {
+        if (!res.writableEnded) res.end(`event: error\ndata: ${JSON.stringify(errorResponse(id, rpcError))}\n\n`);
+        return;
+      }
+      sendError(res, id, rpcError);
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://peer.invalid');
+    } catch {
+      sendError(res, null, jsonRpcError('INVALID_REQUEST', 'unreadable request target'), 400);
+      return;
+    }
+    const path = url.pathname;
+    const method = req.method ?? 'GET';
+    const wrongMethod = (allow: string): void => {
+      req.resume();
+      sendJson(res, 405, errorResponse(null, jsonRpcError('INVALID_REQUEST', `${method} is not allowed on ${path}; use ${allow}`)), { Allow: allow });
+    };
+    if (path === AGENT_CARD_PATH) {
+      if (method !== 'GET' && method !== 'HEAD') return wrongMethod('GET');
+      req.resume();
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(cardJson), 'Cache-Control': 'no-cache' });
+      res.end(method === 'HEAD' ? undefined : cardJson);
+      return;
+    }
+    if (path === '/') {
+      if (method !== 'POST') return wrongMethod('POST');
+      return rpc('a2a', req, res, url);
+    }
+    if (path === CONTROL_PATH && controlEnabled) {
+      if (!isLoopback(req.socket.remoteAddress)) {
+        req.resume();
+        sendJson(res, 403, errorResponse(null, jsonRpcError('INVALID_REQUEST', `${CONTROL_PATH} answers loopback clients only`)));
+        return;
+      }
+      if (method !== 'POST') return wrongMethod('POST');
+      return rpc('control', req, res, url);
+    }
+    req.resume();
+    sendJson(res, 404, errorResponse(null, jsonRpcError('METHOD_NOT_FOUND', `no endpoint at ${method} ${path}: JSON-RPC is served at POST /, the agent card at GET ${AGENT_CARD_PATH}`)));
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      log(`peer: request failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (!res.headersSent) sendError(res, null, jsonRpcError('INTERNAL', 'internal error'));
+      else if (!res.writableEnded) res.end();
+    });
+  });
+  server.on('clientError', (_error, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.address.includes(':') ? `[${address.address}]` : address.address;
+  const url = `http://${shownHost}:${address.port}`;
+  cardJson = JSON.stringify(buildAgentCard(url, { legacy }));
+  log(`peer: listening on ${url}${deterministic ? ' (deterministic)' : ''}`);
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    close(): Promise<void> {
+      closing ??= new Promise<void>((resolve) => {
+        engine.close();
+        for (const res of streams) if (!res.writableEnded) res.end();
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setImmediate(() => server.closeAllConnections());
+      });
+      return closing;
+    },
+  };
+}
