@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { A2aTestClient } from './golden/a2a-client.js';
@@ -71,17 +71,77 @@ async function main(): Promise<void> {
     await mkdir(dir, { recursive: true });
     const peer = await startServer(['peer', '--deterministic', ...(scenario.legacy ? ['--legacy-pause'] : [])]);
     const recorder = await startServer(['record', '--upstream', peer.url, '--out', `${dir}/recording.jsonl`, '--key', KEY]);
+    let failure: Error | undefined;
     try {
       await scenario.run(new A2aTestClient(recorder.url));
-    } finally {
-      const code = await stop(recorder);
-      await stop(peer);
-      if (code !== 0) throw new Error(`${scenario.name}: recorder exited ${code}: ${recorder.stderr()}`);
+    } catch (error) {
+      failure = error instanceof Error ? error : new Error(`${scenario.name} failed`, { cause: error });
     }
+    const code = await stop(recorder);
+    await stop(peer);
+    if (failure !== undefined) throw failure;
+    if (code !== 0) throw new Error(`${scenario.name}: recorder exited ${code}: ${recorder.stderr()}`);
     const traced = await run(['run', `${dir}/recording.jsonl`, '--key', KEY, '--traces', `${ROOT}traces`, '--update']);
     if (traced.code !== 0) throw new Error(`${scenario.name}: replay failed (${traced.code}):\n${traced.out}`);
     process.stdout.write(`${scenario.name}: recorded\n`);
   }
+  await writeIndex();
+}
+
+/** One line per receipt: who paused how, and how it ended. */
+interface ReceiptSummaryFields {
+  type?: string;
+  initiatedBy?: string;
+  via?: string;
+  mode?: string | null;
+  cause?: string;
+  outcome?: string;
+  errorCode?: number | null;
+}
+
+function summarize(line: ReceiptSummaryFields): string | undefined {
+  if (line.type === 'SuspensionReceipt') {
+    const who = (line.initiatedBy ?? '').replace('PAUSE_INITIATOR_', '').toLowerCase();
+    return `Suspension(${who}, ${line.via ?? ''}${line.mode ? `, ${line.mode}` : ''})`;
+  }
+  if (line.type === 'ResumptionReceipt') {
+    const code = typeof line.errorCode === 'number' ? ` ${line.errorCode}` : '';
+    return `Resumption(${line.cause ?? ''} → ${line.outcome ?? ''}${code})`;
+  }
+  return undefined;
+}
+
+async function writeIndex(): Promise<void> {
+  const rows: string[] = [];
+  for (const scenario of SCENARIOS) {
+    const file = `${ROOT}golden/${scenario.name}/recording.receipts.jsonl`;
+    const receipts = existsSync(file)
+      ? (await readFile(file, 'utf8'))
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => summarize(JSON.parse(l) as ReceiptSummaryFields))
+          .filter((s): s is string => s !== undefined)
+      : [];
+    rows.push(`| \`${scenario.name}\` | ${scenario.proves} | ${scenario.rule} | ${receipts.join('<br>') || '(none)'} |`);
+  }
+  const text = `# Golden corpus
+
+Each folder holds a session recorded through \`a2a-replay record\` against the reference peer in
+deterministic mode (\`recording.jsonl\`) and the receipts derived from it
+(\`recording.receipts.jsonl\`), signed with the test-only key \`test-key.json\`. The trace of each
+scenario is \`traces/<scenario>.otlp.json\`. Nothing here is edited by hand: regenerate everything with
+
+    npm run build && npx tsx scripts/make-golden.ts
+
+Run the corpus against any peer that implements the paused-state RFC:
+
+    npx a2a-replay run golden/*/recording.jsonl --key golden/test-key.json --peer-cmd 'your-peer --port $PORT'
+
+| scenario | what it proves | RFC rule it pins | receipts |
+|---|---|---|---|
+${rows.join('\n')}
+`;
+  await writeFile(`${ROOT}golden/README.md`, text);
 }
 
 await main();
