@@ -1,0 +1,189 @@
+/**
+ * @module replay/diff
+ * Golden receipt diff (DESIGN §8): the receipt log a replay derived against the golden one, line by
+ * line, as `{path, expected, actual}`. Pure: text lines in, differences out.
+ *
+ * - Receipts pair by position (`receipts[i]`), checkpoints by position (`checkpoints[i]`), the
+ *   header is `header`. A receipt only one side has is reported whole (`expected` or `actual` absent).
+ * - Default mode ignores {@link VOLATILE_FIELDS} — values the peer's clock decides, and the chain
+ *   hashes and signatures that shift whenever one of them shifts — and counts how often each was
+ *   ignored, so the report can list them. Without a key (`signed: false`), key ids are volatile too.
+ * - Strict mode compares the canonical lines byte for byte (signatures included); each differing
+ *   line is explained field by field with nothing ignored.
+ */
+import { type JsonValue, canonicalJson } from '../canonical/canonical-json.js';
+
+/** Fields ignored by default, per line type. */
+export const VOLATILE_FIELDS = {
+  receipt: ['sig', 'prev', 'suspension', 'pausedAt', 'pausedUntil', 'resumedAt'],
+  checkpoint: ['root', 'sig'],
+  header: ['createdAt', 'tool'],
+} as const;
+
+/** Extra fields ignored when the replay could not sign with the golden key. */
+export const UNSIGNED_VOLATILE_FIELDS = { header: ['kids', 'checkpointKid'], checkpoint: [] as string[] } as const;
+
+export interface ReceiptDifference {
+  /** e.g. `receipts[1].cause`, `header.recording`, `checkpoints[0].size`, `line 4`. */
+  path: string;
+  /** Absent when the golden log has nothing there. */
+  expected?: JsonValue;
+  /** Absent when the replayed log has nothing there. */
+  actual?: JsonValue;
+}
+
+export interface ReceiptDiff {
+  strict: boolean;
+  signed: boolean;
+  differences: ReceiptDifference[];
+  /** Volatile fields that differed and were ignored, with how many times. */
+  ignored: { field: string; count: number }[];
+  expectedReceipts: number;
+  actualReceipts: number;
+}
+
+export interface ReceiptDiffOptions {
+  strict?: boolean;
+  /** True when the replay signed with the golden log's key. */
+  signed?: boolean;
+}
+
+type Obj = { [key: string]: JsonValue };
+
+/** One non-blank line of a receipt log, named by its place: `header`, `receipts[i]`, `checkpoints[i]`. */
+export interface NamedLine {
+  name: string;
+  kind: 'header' | 'receipt' | 'checkpoint';
+  text: string;
+  value: Obj;
+}
+
+function isObj(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Names the lines of receipt log text (already validated by the caller). */
+export function nameReceiptLines(lines: readonly string[]): NamedLine[] {
+  const out: NamedLine[] = [];
+  let receipts = 0;
+  let checkpoints = 0;
+  for (const text of lines) {
+    if (text.trim() === '') continue;
+    const parsed: unknown = JSON.parse(text);
+    const value: Obj = isObj(parsed) ? parsed : { value: parsed as JsonValue };
+    if (value.type === 'ReceiptLog') out.push({ name: 'header', kind: 'header', text, value });
+    else if (value.type === 'Checkpoint') out.push({ name: `checkpoints[${checkpoints++}]`, kind: 'checkpoint', text, value });
+    else out.push({ name: `receipts[${receipts++}]`, kind: 'receipt', text, value });
+  }
+  return out;
+}
+
+const IDENT = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function child(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  return IDENT.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+function same(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+/** Structural differences between two JSON values, leaf by leaf. */
+export function diffJson(path: string, expected: JsonValue | undefined, actual: JsonValue | undefined, out: ReceiptDifference[]): void {
+  if (same(expected, actual)) return;
+  if (Array.isArray(expected) && Array.isArray(actual)) {
+    const n = Math.max(expected.length, actual.length);
+    for (let i = 0; i < n; i++) diffJson(child(path, i), expected[i], actual[i], out);
+    return;
+  }
+  if (isObj(expected) && isObj(actual)) {
+    const keys = [...new Set([...Object.keys(expected), ...Object.keys(actual)])].sort();
+    for (const k of keys) diffJson(child(path, k), expected[k], actual[k], out);
+    return;
+  }
+  const d: ReceiptDifference = { path };
+  if (expected !== undefined) d.expected = expected;
+  if (actual !== undefined) d.actual = actual;
+  out.push(d);
+}
+
+class IgnoreCounter {
+  readonly counts = new Map<string, number>();
+  add(field: string): void {
+    this.counts.set(field, (this.counts.get(field) ?? 0) + 1);
+  }
+  list(): { field: string; count: number }[] {
+    return [...this.counts].map(([field, count]) => ({ field, count })).sort((a, b) => a.field.localeCompare(b.field));
+  }
+}
+
+function diffLine(
+  path: string,
+  expected: Obj | undefined,
+  actual: Obj | undefined,
+  volatile: readonly string[],
+  ignored: IgnoreCounter,
+  out: ReceiptDifference[],
+): void {
+  if (expected === undefined || actual === undefined) {
+    diffJson(path, expected, actual, out);
+    return;
+  }
+  const e: Obj = { ...expected };
+  const a: Obj = { ...actual };
+  for (const f of volatile) {
+    if (!same(e[f], a[f])) ignored.add(f);
+    delete e[f];
+    delete a[f];
+  }
+  diffJson(path, e, a, out);
+}
+
+/**
+ * Compares a replayed receipt log with the golden one. Lines are the files' lines (canonical JSON,
+ * no newline); blank lines are ignored.
+ */
+export function diffReceiptLogs(golden: readonly string[], actual: readonly string[], options: ReceiptDiffOptions = {}): ReceiptDiff {
+  const strict = options.strict ?? false;
+  const signed = options.signed ?? true;
+  const g = nameReceiptLines(golden);
+  const a = nameReceiptLines(actual);
+  const byName = new Map(a.map((l) => [l.name, l]));
+  const names = [...g.map((l) => l.name), ...a.map((l) => l.name).filter((n) => !g.some((l) => l.name === n))];
+  const goldenByName = new Map(g.map((l) => [l.name, l]));
+  const differences: ReceiptDifference[] = [];
+  const ignored = new IgnoreCounter();
+  const volatile = {
+    header: [...VOLATILE_FIELDS.header, ...(signed ? [] : UNSIGNED_VOLATILE_FIELDS.header)],
+    receipt: VOLATILE_FIELDS.receipt,
+    checkpoint: VOLATILE_FIELDS.checkpoint,
+  };
+  for (const name of names) {
+    const gl = goldenByName.get(name);
+    const al = byName.get(name);
+    if (strict) {
+      if (gl?.text === al?.text) continue;
+      const before = differences.length;
+      diffJson(name, gl?.value, al?.value, differences);
+      if (differences.length === before) {
+        const d: ReceiptDifference = { path: `${name} (bytes)` };
+        if (gl) d.expected = gl.text;
+        if (al) d.actual = al.text;
+        differences.push(d);
+      }
+      continue;
+    }
+    const kind = (gl ?? al)?.kind ?? 'receipt';
+    diffLine(name, gl?.value, al?.value, volatile[kind], ignored, differences);
+  }
+  return {
+    strict,
+    signed,
+    differences,
+    ignored: ignored.list(),
+    expectedReceipts: g.filter((l) => l.kind === 'receipt').length,
+    actualReceipts: a.filter((l) => l.kind === 'receipt').length,
+  };
+}

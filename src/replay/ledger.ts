@@ -1,0 +1,277 @@
+/**
+ * @module replay/ledger
+ * The bookkeeping of one replay (DESIGN §8): which recorded entry each live entry answers, which
+ * recorded entries are still awaited, when a recorded request may be sent, and the replayed
+ * entries the PauseObserver is fed. Pure: the driver tells it what was sent and what came back.
+ *
+ * Matching: a live entry belongs to the exchange of the recorded request the driver sent. Within
+ * it, the live response pairs with the recorded response, the i-th live SSE event with the i-th
+ * recorded event, and the live `end`/`error` with the recorded terminal entry (a live terminal
+ * entry settles the recorded events that did not come). Each pair teaches the {@link IdMap}, and
+ * the live body is mapped back to recorded ids before it is kept.
+ *
+ * Replayed entries carry the recorded entry's `seq`, `at` and `xid`, so a faithful peer yields the
+ * recorded receipts byte for byte. A live entry with no recorded counterpart is drift; it is kept
+ * right after the entry that preceded it in its exchange, under a fresh seq above the recording's
+ * last, so the receipts show what it did.
+ *
+ * Readiness ({@link ReplayLedger.blocker}) applies the ordering rule of `lanes.ts`. An entry is
+ * "settled" when a live entry answered it, the driver gave up on it, or (requests) it was sent.
+ */
+import { A2aReplayError } from '../errors.js';
+import type { EntryHttp, EntryKind, RecordingEntry } from '../recording/format.js';
+import type { JsonValue } from '../canonical/canonical-json.js';
+import { type EntryRef, type ExchangeDrift, describeShape, driftSeq, shapeDifferences, shapeOf } from './drift.js';
+import type { LaneKey, PlannedExchange, ReplayPlan } from './lanes.js';
+import type { IdMap } from './substitution.js';
+
+/** What the live peer answered, as the driver observed it (live ids, live timing). */
+export interface LiveAnswer {
+  kind: Exclude<EntryKind, 'request'>;
+  http: EntryHttp;
+  body?: JsonValue;
+  bodyText?: string;
+  sse?: { event?: string; id?: string };
+  error?: string;
+}
+
+const BARRIER_LANE = '\u0000barrier';
+
+/** Sorted seqs of one lane with a cursor at the first unsettled one. */
+class LaneCursor {
+  readonly seqs: number[] = [];
+  index = 0;
+
+  firstUnsettled(isSettled: (seq: number) => boolean): number | undefined {
+    while (this.index < this.seqs.length && isSettled(this.seqs[this.index] as number)) this.index++;
+    return this.seqs[this.index];
+  }
+}
+
+interface ExchangeProgress {
+  responseMatched: boolean;
+  eventsMatched: number;
+  terminalMatched: boolean;
+  /** Seq of the last recorded entry of this exchange a live entry answered (the request at first). */
+  lastSeq: number;
+}
+
+export class ReplayLedger {
+  readonly plan: ReplayPlan;
+  readonly ids: IdMap;
+  readonly #replayed = new Map<number, RecordingEntry>();
+  readonly #extras = new Map<number, RecordingEntry[]>();
+  readonly #abandoned = new Map<number, string>();
+  readonly #drift: ExchangeDrift[] = [];
+  readonly #progress = new Map<string, ExchangeProgress>();
+  readonly #lanes = new Map<string, LaneCursor>();
+  readonly #all = new LaneCursor();
+  readonly #bySeq = new Map<number, RecordingEntry>();
+  readonly #byXid = new Map<string, PlannedExchange>();
+  #nextExtraSeq: number;
+  #liveCount = 0;
+
+  constructor(plan: ReplayPlan, ids: IdMap) {
+    this.plan = plan;
+    this.ids = ids;
+    let max = 0;
+    for (const e of plan.entries) {
+      this.#bySeq.set(e.seq, e);
+      this.#all.seqs.push(e.seq);
+      const lane = plan.laneOfSeq.get(e.seq) ?? BARRIER_LANE;
+      let cursor = this.#lanes.get(lane);
+      if (!cursor) this.#lanes.set(lane, (cursor = new LaneCursor()));
+      cursor.seqs.push(e.seq);
+      max = Math.max(max, e.seq);
+    }
+    for (const ex of plan.exchanges) {
+      this.#byXid.set(ex.xid, ex);
+      this.#progress.set(ex.xid, { responseMatched: false, eventsMatched: 0, terminalMatched: false, lastSeq: ex.request.seq });
+    }
+    this.#nextExtraSeq = max + 1;
+  }
+
+  /** Live entries observed so far (matched or extra). */
+  get liveCount(): number {
+    return this.#liveCount;
+  }
+
+  isSettled = (seq: number): boolean => this.#replayed.has(seq) || this.#abandoned.has(seq);
+
+  /** True once every recorded entry is settled. */
+  get complete(): boolean {
+    return this.#all.firstUnsettled(this.isSettled) === undefined;
+  }
+
+  /**
+   * The recorded entry that must settle before `ex`'s request may be sent, or undefined when it may
+   * be sent now (the ordering rule of `lanes.ts`).
+   */
+  blocker(ex: PlannedExchange): RecordingEntry | undefined {
+    const s = ex.request.seq;
+    const candidates: (number | undefined)[] =
+      ex.lane === null
+        ? [this.#all.firstUnsettled(this.isSettled)]
+        : [this.#lanes.get(ex.lane)?.firstUnsettled(this.isSettled), this.#lanes.get(BARRIER_LANE)?.firstUnsettled(this.isSettled)];
+    let blocking: number | undefined;
+    for (const c of candidates) if (c !== undefined && c < s && (blocking === undefined || c < blocking)) blocking = c;
+    return blocking === undefined ? undefined : this.#bySeq.get(blocking);
+  }
+
+  /** Unsettled entries with seq < `before` in `lane` (all lanes when null), oldest first. */
+  unsettledBefore(before: number, lane: LaneKey | null): RecordingEntry[] {
+    const out: RecordingEntry[] = [];
+    for (const e of this.plan.entries) {
+      if (e.seq >= before) break;
+      if (this.isSettled(e.seq)) continue;
+      const l = this.plan.laneOfSeq.get(e.seq) ?? null;
+      if (lane === null || l === lane || l === null) out.push(e);
+    }
+    return out;
+  }
+
+  /** The driver sent `ex`'s request: it settles as the recorded request itself. */
+  sent(ex: PlannedExchange): void {
+    this.#replayed.set(ex.request.seq, ex.request);
+  }
+
+  /** Gives up waiting for a recorded entry (a deadline passed, or its request was never sent). */
+  abandon(seq: number, reason: string): void {
+    if (!this.isSettled(seq)) this.#abandoned.set(seq, reason);
+  }
+
+  /** A live entry answering `ex`. Returns the replayed entry (recorded identity, ids mapped back). */
+  live(ex: PlannedExchange, answer: LiveAnswer): RecordingEntry {
+    const progress = this.#progress.get(ex.xid);
+    if (!progress) throw new A2aReplayError('INVALID_ARGUMENT', `no planned exchange ${ex.xid}`);
+    this.#liveCount++;
+    let recorded: RecordingEntry | undefined;
+    switch (answer.kind) {
+      case 'response':
+        if (!progress.responseMatched && ex.response) recorded = ex.response;
+        progress.responseMatched = true;
+        break;
+      case 'event':
+        recorded = ex.events[progress.eventsMatched];
+        progress.eventsMatched++;
+        break;
+      case 'end':
+      case 'error':
+        if (!progress.terminalMatched && ex.terminal) recorded = ex.terminal;
+        progress.terminalMatched = true;
+        break;
+      default: {
+        const never: never = answer.kind;
+        throw new A2aReplayError('INVALID_ARGUMENT', `unknown live entry kind ${String(never)}`);
+      }
+    }
+    if (recorded && this.#replayed.has(recorded.seq)) recorded = undefined;
+    if (recorded) this.ids.learn(recorded.body, answer.body);
+    const body = answer.body === undefined ? undefined : this.ids.toRecorded(answer.body);
+    const anchor = recorded ?? this.#bySeq.get(progress.lastSeq) ?? ex.request;
+    const entry: RecordingEntry = {
+      seq: recorded ? recorded.seq : this.#nextExtraSeq++,
+      at: anchor.at,
+      xid: ex.xid,
+      kind: answer.kind,
+      http: answer.http,
+    };
+    if (body !== undefined) entry.body = body;
+    if (answer.bodyText !== undefined) entry.bodyText = answer.bodyText;
+    if (answer.sse !== undefined) entry.sse = answer.sse;
+    if (answer.error !== undefined) entry.error = answer.error;
+
+    if (recorded) {
+      this.#abandoned.delete(recorded.seq);
+      this.#replayed.set(recorded.seq, entry);
+      progress.lastSeq = Math.max(progress.lastSeq, recorded.seq);
+      const differences = shapeDifferences(shapeOf(recorded), shapeOf(entry));
+      if (differences.length > 0) {
+        this.#drift.push({ type: 'mismatch', expected: this.ref(recorded), actual: this.ref(entry), differences });
+      }
+    } else {
+      const list = this.#extras.get(anchor.seq) ?? [];
+      list.push(entry);
+      this.#extras.set(anchor.seq, list);
+      const closest = this.closest(ex, entry);
+      this.#drift.push({
+        type: 'extra',
+        actual: this.ref(entry),
+        closest: closest ? this.ref(closest) : null,
+        differences: closest ? shapeDifferences(shapeOf(closest), shapeOf(entry)) : [],
+      });
+    }
+    if (answer.kind === 'end' || answer.kind === 'error') {
+      // The live exchange is over: what it did not send will not come.
+      if (!progress.responseMatched && ex.response) this.abandon(ex.response.seq, `the live exchange ended (${answer.kind}) without it`);
+      for (const e of ex.events.slice(progress.eventsMatched)) this.abandon(e.seq, `the live stream ended (${answer.kind}) before it`);
+    }
+    return entry;
+  }
+
+  /** The driver waited `waitedMs` for `waitingFor` before sending `ex`'s request, in vain. */
+  timedOut(ex: PlannedExchange, waitingFor: RecordingEntry, waitedMs: number): void {
+    this.#drift.push({ type: 'timeout', request: this.ref(ex.request), waitingFor: this.ref(waitingFor), waitedMs });
+  }
+
+  /** The recorded entry of `ex` closest to a live extra: same kind, fewest shape differences. */
+  closest(ex: PlannedExchange, live: RecordingEntry): RecordingEntry | undefined {
+    const same = [ex.response, ...ex.events, ex.terminal].filter((e): e is RecordingEntry => e !== undefined && e.kind === live.kind);
+    const liveShape = shapeOf(live);
+    let best: RecordingEntry | undefined;
+    let bestScore = Infinity;
+    for (const e of same) {
+      const score = shapeDifferences(shapeOf(e), liveShape).length;
+      if (score < bestScore) {
+        best = e;
+        bestScore = score;
+      }
+    }
+    return best ?? ex.terminal ?? ex.events.at(-1) ?? ex.response ?? ex.request;
+  }
+
+  /** A report reference to an entry. */
+  ref(entry: RecordingEntry): EntryRef {
+    const ex = this.#byXid.get(entry.xid);
+    return {
+      seq: entry.seq,
+      xid: entry.xid,
+      kind: entry.kind,
+      method: ex?.method ?? null,
+      lane: ex?.lane ?? null,
+      shape: describeShape(shapeOf(entry)),
+    };
+  }
+
+  /**
+   * Ends the replay: every recorded entry still unanswered becomes a `missing` drift (with the
+   * reason it was given up, if any). Returns all drift, in recorded order.
+   */
+  finish(): ExchangeDrift[] {
+    const drift = [...this.#drift];
+    for (const e of this.plan.entries) {
+      if (this.#replayed.has(e.seq)) continue;
+      const reason =
+        this.#abandoned.get(e.seq) ?? (e.kind === 'request' ? 'the request was not sent' : 'no live entry answered it');
+      drift.push({ type: 'missing', expected: this.ref(e), reason });
+    }
+    return drift.sort((a, b) => driftSeq(a) - driftSeq(b));
+  }
+
+  /** The replayed entries in recorded order, extras right after the entry they followed. */
+  replayed(): RecordingEntry[] {
+    const out: RecordingEntry[] = [];
+    for (const e of this.plan.entries) {
+      const r = this.#replayed.get(e.seq);
+      if (r) out.push(r);
+      const extras = this.#extras.get(e.seq);
+      if (extras) out.push(...extras);
+    }
+    return out;
+  }
+
+  /** Replayed entries of one lane in recorded order (for timelines). */
+  replayedOf(lane: LaneKey | null): RecordingEntry[] {
+    return this.replayed().filter((e) => (this.#byXid.get(e.xid)?.lane ?? null) === lane);
+  }
+}

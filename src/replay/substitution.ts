@@ -1,0 +1,114 @@
+/**
+ * @module replay/substitution
+ * Id and token substitution between a recording and a live peer (DESIGN §8). A live peer mints its
+ * own task ids, context ids, resume tokens and artifact ids; replay must send the live ones and
+ * report the recorded ones. {@link IdMap} learns recorded↔live pairs by walking a recorded body and
+ * the live body answering it in parallel, and rewrites whole string values in either direction.
+ *
+ * Learning looks only at fields named in {@link ID_FIELDS} (at any depth, so it covers
+ * `result.task.id`, `statusUpdate.taskId`, `status.pause.resumeToken` and the legacy
+ * `metadata.harn.pause.handle`). Rewriting replaces any string value equal to a known id, wherever
+ * it sits (so `referenceTaskIds[]` and ListTasks filters follow too); object keys are never touched.
+ * The first pair learned for a value wins; a later contradicting pair is counted as a conflict and
+ * ignored, so a drifting peer cannot scramble ids already in use.
+ */
+import type { JsonValue } from '../canonical/canonical-json.js';
+
+/** Field names whose string values are peer-minted identifiers or tokens. */
+export const ID_FIELDS: ReadonlySet<string> = new Set([
+  'id',
+  'taskId',
+  'contextId',
+  'messageId',
+  'artifactId',
+  'resumeToken',
+  'handle',
+]);
+
+/** A pair that contradicted an earlier one (kept for the report, never applied). */
+export interface IdConflict {
+  field: string;
+  recorded: string;
+  live: string;
+  /** The live value already paired with `recorded`, or the recorded value already paired with `live`. */
+  existing: string;
+}
+
+/** Bidirectional recorded↔live id map. */
+export class IdMap {
+  readonly #toLive = new Map<string, string>();
+  readonly #toRecorded = new Map<string, string>();
+  readonly conflicts: IdConflict[] = [];
+
+  /** Number of learned pairs (identity pairs included). */
+  get size(): number {
+    return this.#toLive.size;
+  }
+
+  /** Records that recorded value `recorded` is called `live` by the live peer. */
+  pair(recorded: string, live: string, field = 'id'): void {
+    const knownLive = this.#toLive.get(recorded);
+    const knownRecorded = this.#toRecorded.get(live);
+    if (knownLive === live && knownRecorded === recorded) return;
+    if (knownLive !== undefined) {
+      this.conflicts.push({ field, recorded, live, existing: knownLive });
+      return;
+    }
+    if (knownRecorded !== undefined) {
+      this.conflicts.push({ field, recorded, live, existing: knownRecorded });
+      return;
+    }
+    this.#toLive.set(recorded, live);
+    this.#toRecorded.set(live, recorded);
+  }
+
+  /** Walks `recorded` and `live` in parallel and pairs the values of {@link ID_FIELDS}. */
+  learn(recorded: JsonValue | undefined, live: JsonValue | undefined): void {
+    if (recorded === undefined || live === undefined || recorded === null || live === null) return;
+    if (Array.isArray(recorded)) {
+      if (!Array.isArray(live)) return;
+      const n = Math.min(recorded.length, live.length);
+      for (let i = 0; i < n; i++) this.learn(recorded[i], live[i]);
+      return;
+    }
+    if (typeof recorded !== 'object' || typeof live !== 'object' || Array.isArray(live)) return;
+    for (const [key, r] of Object.entries(recorded)) {
+      if (!Object.hasOwn(live, key)) continue;
+      const l = live[key];
+      if (ID_FIELDS.has(key) && typeof r === 'string' && typeof l === 'string') this.pair(r, l, key);
+      else this.learn(r, l);
+    }
+  }
+
+  /** The live value for a recorded one (itself when unknown). */
+  liveOf(recorded: string): string {
+    return this.#toLive.get(recorded) ?? recorded;
+  }
+
+  /** The recorded value for a live one (itself when unknown). */
+  recordedOf(live: string): string {
+    return this.#toRecorded.get(live) ?? live;
+  }
+
+  /** A copy of a recorded body with every known recorded id replaced by its live value. */
+  toLive<T extends JsonValue | undefined>(body: T): T {
+    return rewrite(body, this.#toLive) as T;
+  }
+
+  /** A copy of a live body with every known live id replaced by its recorded value. */
+  toRecorded<T extends JsonValue | undefined>(body: T): T {
+    return rewrite(body, this.#toRecorded) as T;
+  }
+}
+
+function rewrite(value: JsonValue | undefined, map: ReadonlyMap<string, string>): JsonValue | undefined {
+  if (value === undefined || value === null || map.size === 0) return value;
+  if (typeof value === 'string') return map.get(value) ?? value;
+  if (Array.isArray(value)) return value.map((v) => rewrite(v, map) as JsonValue);
+  if (typeof value === 'object') {
+    const out: { [key: string]: JsonValue } = {};
+    for (const [k, v] of Object.entries(value)) out[k] = rewrite(v, map) as JsonValue;
+    return out;
+  }
+  return value;
+}

@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import type { JsonValue, RecordingEntry } from '../../src/index.js';
+import { planReplay } from '../../src/replay/lanes.js';
+import { type LiveAnswer, ReplayLedger } from '../../src/replay/ledger.js';
+import { IdMap } from '../../src/replay/substitution.js';
+import { entry, result, rpc, selfParkRecording, statusUpdate } from './fixtures.js';
+
+function live(kind: LiveAnswer['kind'], body?: JsonValue): LiveAnswer {
+  const a: LiveAnswer = { kind, http: { method: 'POST', path: '/', status: 200 } };
+  if (body !== undefined) a.body = body;
+  return a;
+}
+
+function exchange(ledger: ReplayLedger, xid: string) {
+  const ex = ledger.plan.exchanges.find((x) => x.xid === xid);
+  if (!ex) throw new Error(`no exchange ${xid}`);
+  return ex;
+}
+
+const livePause = { initiatedBy: 'PAUSE_INITIATOR_AGENT', resumeToken: 'tok-live-9', pausedAt: '2026-05-05T10:00:00.000Z', resumable: true };
+
+describe('planReplay', () => {
+  it('puts a task’s exchanges in its lane and control calls in no lane', () => {
+    const plan = planReplay(selfParkRecording());
+    expect(plan.exchanges.map((x) => [x.xid, x.method, x.lane])).toEqual([
+      ['x1', 'SendStreamingMessage', 'task:task-rec-1'],
+      ['x2', 'FireEvent', null],
+      ['x3', 'GetTask', 'task:task-rec-1'],
+    ]);
+    expect(plan.exchanges[0]?.events.map((e) => e.seq)).toEqual([3, 4, 6, 10]);
+    expect(plan.exchanges[0]?.terminal?.seq).toBe(11);
+  });
+
+  it('rejects an answer without an earlier request, naming its seq', () => {
+    expect(() => planReplay([entry(1, 'x9', 'response', result({}))])).toThrow(/entry seq 1 \(xid x9\): a response with no earlier request/);
+  });
+});
+
+describe('ReplayLedger', () => {
+  it('holds a control call until every earlier entry came, then maps live ids back', () => {
+    const ledger = new ReplayLedger(planReplay(selfParkRecording()), new IdMap());
+    const x1 = exchange(ledger, 'x1');
+    const x2 = exchange(ledger, 'x2');
+    expect(ledger.blocker(x1)).toBeUndefined();
+    expect(ledger.blocker(x2)?.seq).toBe(1);
+    ledger.sent(x1);
+    ledger.live(x1, live('response'));
+    ledger.live(x1, live('event', result({ task: { id: 'task-live-1', contextId: 'ctx-live', status: { state: 'TASK_STATE_SUBMITTED' } } })));
+    expect(ledger.blocker(x2)?.seq).toBe(4);
+    const paused = ledger.live(x1, live('event', statusUpdate('task-live-1', 'TASK_STATE_PAUSED', { pause: livePause })));
+    expect(ledger.blocker(x2)).toBeUndefined();
+    expect(paused.seq).toBe(4);
+    expect(paused.at).toBe(selfParkRecording()[3]?.at);
+    expect(JSON.stringify(paused.body)).toContain('tok-rec-1');
+    expect(JSON.stringify(paused.body)).not.toContain('tok-live-9');
+    expect(ledger.ids.liveOf('task-rec-1')).toBe('task-live-1');
+  });
+
+  it('holds a lane request behind earlier entries of its lane and of barriers only', () => {
+    const ledger = new ReplayLedger(planReplay(selfParkRecording()), new IdMap());
+    const [x1, x2, x3] = ['x1', 'x2', 'x3'].map((x) => exchange(ledger, x)) as [never, never, never];
+    ledger.sent(x1);
+    for (const b of [undefined, result({ task: { id: 't', status: { state: 'TASK_STATE_SUBMITTED' } } }), statusUpdate('t', 'TASK_STATE_PAUSED', { pause: livePause })]) {
+      ledger.live(x1, b === undefined ? live('response') : live('event', b));
+    }
+    ledger.sent(x2);
+    expect(ledger.blocker(x3)?.seq).toBe(6);
+    ledger.live(x1, live('event', statusUpdate('t', 'TASK_STATE_WORKING')));
+    expect(ledger.blocker(x3)?.seq).toBe(7);
+    ledger.live(x2, live('response', result({})));
+    expect(ledger.blocker(x3)).toBeUndefined();
+  });
+
+  it('reports another state, an extra event with its closest recorded one, and events that never came', () => {
+    const ledger = new ReplayLedger(planReplay(selfParkRecording()), new IdMap());
+    const x1 = exchange(ledger, 'x1');
+    ledger.sent(x1);
+    ledger.live(x1, live('response'));
+    ledger.live(x1, live('event', result({ task: { id: 't', status: { state: 'TASK_STATE_SUBMITTED' } } })));
+    ledger.live(x1, live('event', statusUpdate('t', 'TASK_STATE_WORKING')));
+    ledger.live(x1, live('end'));
+    const drift = ledger.finish();
+    const mismatch = drift.find((d) => d.type === 'mismatch');
+    expect(mismatch).toMatchObject({ expected: { seq: 4 }, differences: ['state: TASK_STATE_PAUSED → TASK_STATE_WORKING'] });
+    const missing = drift.filter((d) => d.type === 'missing').map((d) => d.expected.seq);
+    expect(missing).toEqual([5, 6, 7, 8, 9, 10]);
+    const six = drift.find((d) => d.type === 'missing' && d.expected.seq === 6);
+    expect(six?.type === 'missing' ? six.reason : '').toMatch(/stream ended/);
+  });
+
+  it('keeps an extra live event right after the entry it followed, under a fresh seq', () => {
+    const entries: RecordingEntry[] = [
+      entry(1, 'x1', 'request', rpc('SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [] } })),
+      entry(2, 'x1', 'response'),
+      entry(3, 'x1', 'event', statusUpdate('t', 'TASK_STATE_WORKING')),
+      entry(4, 'x1', 'end'),
+    ];
+    const ledger = new ReplayLedger(planReplay(entries), new IdMap());
+    const x1 = exchange(ledger, 'x1');
+    ledger.sent(x1);
+    ledger.live(x1, live('response'));
+    ledger.live(x1, live('event', statusUpdate('t', 'TASK_STATE_WORKING')));
+    ledger.live(x1, live('event', statusUpdate('t', 'TASK_STATE_PAUSED')));
+    ledger.live(x1, live('end'));
+    expect(ledger.replayed().map((e) => e.seq)).toEqual([1, 2, 3, 5, 4]);
+    const extra = ledger.finish().find((d) => d.type === 'extra');
+    expect(extra).toMatchObject({ actual: { seq: 5 }, closest: { seq: 3 }, differences: ['state: TASK_STATE_WORKING → TASK_STATE_PAUSED'] });
+  });
+});
