@@ -156,6 +156,31 @@ export {
   type RecordingHeader,
   type RecordingLine,
 } from './recording/format.js';
+export { type LineSink, MemoryLineSink, fileLineSink } from './recording/line-sink.js';
+export {
+  DEFAULT_PRINCIPAL_SOURCE,
+  type PrincipalSource,
+  jwtSubject,
+  parsePrincipalSource,
+  principalOf,
+} from './recording/principal.js';
+export {
+  type Recording,
+  type RecordingLineRead,
+  type ReadRecordingOptions,
+  type TornTail,
+  readRecording,
+  readRecordingFile,
+  readRecordingStream,
+} from './recording/recording-reader.js';
+export {
+  type EntryDraft,
+  type EntryWriter,
+  RecordingWriter,
+  type RecordingWriterOptions,
+  serializeLine,
+} from './recording/recording-writer.js';
+export { DEFAULT_REDACTED_HEADERS, redactHeaders, redactValue, shortSha256 } from './recording/redaction.js';
 
 // ---- receipts ----
 export {
@@ -221,6 +246,19 @@ export {
   type SealedReceipt,
   sealLine,
 } from './receipts/chain.js';
+export { LineSplitter, MAX_LINE_BYTES, type RawLine, readLogLines, splitLogBytes } from './receipts/log-reader.js';
+export { readReceiptLogLine } from './receipts/read-line.js';
+export {
+  ReceiptLogVerifier,
+  VERIFY_FAILURE_REASONS,
+  type VerifiedLine,
+  type VerifyFailure,
+  type VerifyFailureReason,
+  type VerifyOptions,
+  type VerifyResult,
+  verifyReceiptLog,
+  verifyReceiptLogBytes,
+} from './receipts/verify.js';
 
 // ---- tracing ----
 export {
@@ -241,8 +279,26 @@ export { SpanBridge, type SpanBridgeOptions, isoToHrTime } from './tracing/span-
 
 // ---- peer ----
 export { DETERMINISTIC_EPOCH, type PeerOptions, type RunningPeer, startPeer } from './peer/start-peer.js';
-export { DETERMINISTIC_EPOCH, type PeerOptions, type RunningPeer, startPeer } from './peer/start-peer.js';
 
 // ---- intercept ----
+export { rewriteAgentCard, rewriteUrl } from './intercept/agent-card-rewrite.js';
+export {
+  DEFAULT_MAX_BODY_BYTES,
+  Exchange,
+  ExchangeRecorder,
+  type ExchangeRecorderOptions,
+  type HeadOptions,
+  type RequestFacts,
+} from './intercept/exchange-recorder.js';
+export { type HeaderInput, endToEndRawHeaders, hopByHopNames, mediaType, recordedHeaders } from './intercept/http-headers.js';
+export { type RecordingFetchOptions, createRecordingFetch } from './intercept/recording-fetch.js';
+export {
+  type RecordingMiddleware,
+  type RecordingMiddlewareOptions,
+  createRecordingMiddleware,
+  withRecording,
+} from './intercept/recording-middleware.js';
+export { type RecordingProxy, type RecordingProxyOptions, startRecordingProxy } from './intercept/recording-proxy.js';
+export { type SseEvent, SseParser } from './intercept/sse-parser.js';
 
 // ---- replay ----

@@ -1,0 +1,64 @@
+/**
+ * @module intercept/agent-card-rewrite
+ * An agent card fetched through the proxy names the upstream in `supportedInterfaces[].url`
+ * (A2A v1.0 §8; `url` and `additionalInterfaces[].url` in 0.3 cards). Clients that read the card
+ * would then bypass the proxy, so the proxy rewrites those URLs to its own address. The
+ * recording keeps the card exactly as the upstream sent it.
+ */
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+function sameServer(a: URL, b: URL): boolean {
+  if (a.protocol !== b.protocol || a.port !== b.port) return false;
+  return a.hostname === b.hostname || (LOOPBACK.has(a.hostname) && LOOPBACK.has(b.hostname));
+}
+
+/** `url` moved from under `upstream` to under `proxy`, or undefined when it is elsewhere. */
+export function rewriteUrl(url: string, upstream: URL, proxy: URL): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (!sameServer(parsed, upstream)) return undefined;
+  const base = upstream.pathname.replace(/\/+$/, '');
+  if (base !== '' && parsed.pathname !== base && !parsed.pathname.startsWith(`${base}/`)) return undefined;
+  const rest = parsed.pathname.slice(base.length) || '/';
+  return `${proxy.origin}${rest}${parsed.search}${parsed.hash}`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/**
+ * Rewrites the interface URLs of `card` that point at `upstream` so they point at `proxy`.
+ * Returns the rewritten copy, or undefined when nothing needed rewriting.
+ */
+export function rewriteAgentCard(card: unknown, upstream: URL, proxy: URL): Record<string, unknown> | undefined {
+  if (!isObject(card)) return undefined;
+  let changed = false;
+  const out: Record<string, unknown> = { ...card };
+  const rewriteList = (key: 'supportedInterfaces' | 'additionalInterfaces'): void => {
+    const list = card[key];
+    if (!Array.isArray(list)) return;
+    out[key] = list.map((item: unknown) => {
+      if (!isObject(item) || typeof item.url !== 'string') return item;
+      const url = rewriteUrl(item.url, upstream, proxy);
+      if (url === undefined) return item;
+      changed = true;
+      return { ...item, url };
+    });
+  };
+  rewriteList('supportedInterfaces');
+  rewriteList('additionalInterfaces');
+  if (typeof card.url === 'string') {
+    const url = rewriteUrl(card.url, upstream, proxy);
+    if (url !== undefined) {
+      out.url = url;
+      changed = true;
+    }
+  }
+  return changed ? out : undefined;
+}

@@ -1,0 +1,327 @@
+/**
+ * @module intercept/exchange-recorder
+ * The one recording core behind the proxy, the fetch wrapper and the middleware: they report
+ * what they see of an exchange (request, response head, body bytes, end or failure) and this
+ * turns it into recording entries (DESIGN §5), so all three record the same traffic the same way.
+ *
+ * Entry rules: one `request` entry (end-to-end headers, lower-cased and redacted after the
+ * principal was taken, body parsed as JSON or kept as text); then for a unary response one
+ * `response` entry with status, headers and body, and nothing after it; for an SSE response
+ * (`text/event-stream`) one `response` entry without body, one `event` entry per SSE event, and
+ * `end` (clean close) or `error` (broken stream). An exchange that breaks before its response
+ * is complete gets one `error` entry. Every entry of an exchange carries its `xid`.
+ *
+ * Nothing here throws into the adapter: a failure of the recorder or of an entry listener is
+ * reported once through `onError` and the proxied exchange goes on untouched.
+ */
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import type { JsonValue } from '../canonical/canonical-json.js';
+import type { IdSource } from '../ids.js';
+import type { EntryHttp, RecordingEntry } from '../recording/format.js';
+import { DEFAULT_PRINCIPAL_SOURCE, type PrincipalSource, principalOf } from '../recording/principal.js';
+import { DEFAULT_REDACTED_HEADERS, redactHeaders } from '../recording/redaction.js';
+import type { EntryDraft, EntryWriter } from '../recording/recording-writer.js';
+import { type HeaderInput, mediaType, recordedHeaders } from './http-headers.js';
+import { SseParser } from './sse-parser.js';
+
+/** Default cap on a recorded body; the proxy also refuses request bodies above it. */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+export interface ExchangeRecorderOptions {
+  writer: EntryWriter;
+  /** Source of exchange ids (`xid`). */
+  ids: IdSource;
+  /** Header names to redact (default {@link DEFAULT_REDACTED_HEADERS}). */
+  redact?: readonly string[];
+  /** How the request principal is found (default `jwt-sub`). */
+  principal?: PrincipalSource;
+  /** Bodies above this many bytes are kept as truncated `bodyText` (default 1 MiB). */
+  maxBodyBytes?: number;
+  /** Called with every entry as written, e.g. to feed an observation pipeline. */
+  onEntry?: (entry: RecordingEntry) => void;
+  /** Called once, with the first recorder or listener failure. */
+  onError?: (error: unknown) => void;
+}
+
+/** What an adapter knows about a request. */
+export interface RequestFacts {
+  method: string;
+  /** Path and query, as the client sent them. */
+  path: string;
+  headers: HeaderInput;
+  body?: Uint8Array | undefined;
+}
+
+/** Options for {@link Exchange.head}. */
+export interface HeadOptions {
+  /** The body bytes this adapter sees are already decoded (fetch decodes Content-Encoding). */
+  decoded?: boolean;
+}
+
+type Phase = 'head' | 'unary' | 'stream' | 'done';
+
+function concat(chunks: Uint8Array[], length: number): Buffer {
+  return Buffer.concat(
+    chunks.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength)),
+    length,
+  );
+}
+
+/** `body` for JSON, `bodyText` for anything else, nothing for an empty body. */
+function bodyFields(bytes: Buffer, total: number, cap: number): Pick<EntryDraft, 'body' | 'bodyText'> {
+  if (total === 0) return {};
+  const text = bytes.subarray(0, cap).toString('utf8');
+  if (total > cap) return { bodyText: text };
+  try {
+    return { body: JSON.parse(text) as JsonValue };
+  } catch {
+    return { bodyText: text };
+  }
+}
+
+function decode(encoding: string, bytes: Buffer, cap: number): Buffer | undefined {
+  const options = { maxOutputLength: cap + 1 };
+  try {
+    switch (encoding) {
+      case 'gzip':
+      case 'x-gzip':
+        return gunzipSync(bytes, options);
+      case 'deflate':
+        return inflateSync(bytes, options);
+      case 'br':
+        return brotliDecompressSync(bytes, options);
+      default:
+        return undefined;
+    }
+  } catch {
+    return undefined;
+  }
+}
+
+/** One exchange being recorded. Calls after the exchange is done are ignored. */
+export class Exchange {
+  readonly xid: string;
+  readonly #recorder: ExchangeRecorder;
+  readonly #http: EntryHttp;
+  #phase: Phase = 'head';
+  #status = 0;
+  #headers: Record<string, string> = {};
+  #chunks: Uint8Array[] = [];
+  #kept = 0;
+  #total = 0;
+  #encoding = '';
+  #parser: SseParser | undefined;
+
+  /** @internal created by {@link ExchangeRecorder.request} */
+  constructor(recorder: ExchangeRecorder, xid: string, http: EntryHttp) {
+    this.#recorder = recorder;
+    this.xid = xid;
+    this.#http = http;
+  }
+
+  /** False once the exchange has ended or failed. */
+  get open(): boolean {
+    return this.#phase !== 'done';
+  }
+
+  /** The response head arrived. An SSE response is recorded at once; a unary one at `finish`. */
+  head(status: number, headers: HeaderInput, options: HeadOptions = {}): void {
+    this.#guard(() => {
+      if (this.#phase !== 'head') return;
+      this.#status = status;
+      this.#headers = this.#recorder.redact(recordedHeaders(headers));
+      const encoding = (this.#headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+      this.#encoding = options.decoded ? 'identity' : encoding;
+      if (mediaType(this.#headers['content-type']) === 'text/event-stream') {
+        this.#phase = 'stream';
+        this.#emit({ kind: 'response', http: { ...this.#http, status, headers: this.#headers } });
+        if (this.#encoding !== 'identity') {
+          this.#end('error', { error: `cannot record an event stream sent with content-encoding ${this.#encoding}` });
+          return;
+        }
+        this.#parser = new SseParser();
+      } else {
+        this.#phase = 'unary';
+      }
+    });
+  }
+
+  /** Response body bytes, in order. */
+  data(chunk: Uint8Array): void {
+    this.#guard(() => {
+      if (this.#phase === 'unary') {
+        this.#total += chunk.byteLength;
+        const room = this.#recorder.maxBodyBytes + 1 - this.#kept;
+        if (room > 0) {
+          const part = chunk.byteLength <= room ? chunk : chunk.subarray(0, room);
+          this.#chunks.push(part);
+          this.#kept += part.byteLength;
+        }
+      } else if (this.#phase === 'stream' && this.#parser !== undefined) {
+        for (const event of this.#parser.push(chunk)) this.#event(event.data, event.event, event.id);
+      }
+    });
+  }
+
+  /** The response ended normally. */
+  finish(): void {
+    this.#guard(() => {
+      switch (this.#phase) {
+        case 'head':
+          this.#end('error', { error: 'the exchange ended without a response' });
+          return;
+        case 'unary': {
+          const cap = this.#recorder.maxBodyBytes;
+          let bytes = concat(this.#chunks, this.#kept);
+          let total = this.#total;
+          if (this.#encoding !== 'identity' && total > 0 && total <= cap) {
+            const decoded = decode(this.#encoding, bytes, cap);
+            if (decoded !== undefined) {
+              bytes = decoded;
+              total = decoded.byteLength;
+            }
+          }
+          this.#chunks = [];
+          this.#phase = 'done';
+          this.#emit({
+            kind: 'response',
+            http: { ...this.#http, status: this.#status, headers: this.#headers },
+            ...bodyFields(bytes, total, cap),
+          });
+          return;
+        }
+        case 'stream': {
+          const rest = this.#parser?.end();
+          for (const event of rest?.events ?? []) this.#event(event.data, event.event, event.id);
+          this.#end('end', {});
+          return;
+        }
+        case 'done':
+          return;
+        default: {
+          const never: never = this.#phase;
+          return never;
+        }
+      }
+    });
+  }
+
+  /** The exchange broke (upstream unreachable, stream cut, client gone); `message` says how. */
+  fail(message: string): void {
+    this.#guard(() => {
+      if (this.#phase === 'done') return;
+      if (this.#phase === 'stream') {
+        for (const event of this.#parser?.end().events ?? []) this.#event(event.data, event.event, event.id);
+      }
+      this.#chunks = [];
+      this.#end('error', { error: message });
+    });
+  }
+
+  #event(data: string, event: string | undefined, id: string | undefined): void {
+    let fields: Pick<EntryDraft, 'body' | 'bodyText'>;
+    try {
+      fields = { body: JSON.parse(data) as JsonValue };
+    } catch {
+      fields = { bodyText: data };
+    }
+    const draft: Omit<EntryDraft, 'xid'> = { kind: 'event', http: { ...this.#http }, ...fields };
+    if (event !== undefined || id !== undefined) {
+      draft.sse = {};
+      if (event !== undefined) draft.sse.event = event;
+      if (id !== undefined) draft.sse.id = id;
+    }
+    this.#emit(draft);
+  }
+
+  #end(kind: 'end' | 'error', extra: Pick<EntryDraft, 'error'>): void {
+    this.#phase = 'done';
+    this.#parser = undefined;
+    this.#emit({ kind, http: { ...this.#http }, ...extra });
+  }
+
+  #emit(draft: Omit<EntryDraft, 'xid'>): void {
+    this.#recorder.emit({ xid: this.xid, ...draft } as EntryDraft);
+  }
+
+  #guard(step: () => void): void {
+    try {
+      step();
+    } catch (error) {
+      this.#phase = 'done';
+      this.#recorder.report(error);
+    }
+  }
+}
+
+/** Turns observed exchanges into recording entries (see module doc). */
+export class ExchangeRecorder {
+  readonly maxBodyBytes: number;
+  readonly #writer: EntryWriter;
+  readonly #ids: IdSource;
+  readonly #redact: readonly string[];
+  readonly #principal: PrincipalSource;
+  readonly #onEntry: ((entry: RecordingEntry) => void) | undefined;
+  readonly #onError: (error: unknown) => void;
+  #reported = false;
+
+  constructor(options: ExchangeRecorderOptions) {
+    this.#writer = options.writer;
+    this.#ids = options.ids;
+    this.#redact = options.redact ?? DEFAULT_REDACTED_HEADERS;
+    this.#principal = options.principal ?? DEFAULT_PRINCIPAL_SOURCE;
+    this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.#onEntry = options.onEntry;
+    this.#onError = options.onError ?? (() => {});
+  }
+
+  /** Records the request of a new exchange and returns the exchange. Never throws. */
+  request(facts: RequestFacts): Exchange {
+    let xid = 'x-unknown';
+    const http: EntryHttp = { method: facts.method.toUpperCase(), path: facts.path };
+    try {
+      xid = this.#ids.next('x');
+      const headers = recordedHeaders(facts.headers);
+      const principal = principalOf(headers, this.#principal);
+      const body = facts.body ?? new Uint8Array(0);
+      const draft: EntryDraft = {
+        xid,
+        kind: 'request',
+        http: { ...http, headers: this.redact(headers) },
+        ...bodyFields(Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, this.maxBodyBytes + 1)), body.byteLength, this.maxBodyBytes),
+      };
+      if (principal !== undefined) draft.principal = principal;
+      this.emit(draft);
+    } catch (error) {
+      this.report(error);
+    }
+    return new Exchange(this, xid, http);
+  }
+
+  /** @internal */
+  redact(headers: Record<string, string>): Record<string, string> {
+    return redactHeaders(headers, this.#redact);
+  }
+
+  /** @internal writes one entry and hands it to the listener */
+  emit(draft: EntryDraft): void {
+    const entry = this.#writer.append(draft);
+    if (this.#onEntry === undefined) return;
+    try {
+      this.#onEntry(entry);
+    } catch (error) {
+      this.report(error);
+    }
+  }
+
+  /** @internal reports the first failure; later ones are dropped */
+  report(error: unknown): void {
+    if (this.#reported) return;
+    this.#reported = true;
+    try {
+      this.#onError(error);
+    } catch {
+      // nothing left to tell
+    }
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * @module intercept/http-headers
+ * Which headers travel and which are recorded. Hop-by-hop headers (RFC 9110 §7.6.1: Connection
+ * and every header it names, Keep-Alive, Proxy-Connection, TE, Trailer, Transfer-Encoding,
+ * Upgrade, Proxy-Authenticate, Proxy-Authorization) are never forwarded. Recorded headers are
+ * the end-to-end ones minus those the HTTP stack writes by itself (Host, Content-Length, Date,
+ * `Sec-Fetch-*`), so the proxy, the fetch wrapper and the middleware record the same headers
+ * for the same exchange.
+ */
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'proxy-authenticate',
+  'proxy-authorization',
+]);
+
+/** Headers every HTTP stack sets on its own: not part of what an exchange says. */
+const TRANSPORT_WRITTEN = new Set(['host', 'content-length', 'date']);
+
+/** Header names (lower-case) that must not be forwarded, given the message's Connection value. */
+export function hopByHopNames(connection: string | undefined): Set<string> {
+  const names = new Set(HOP_BY_HOP);
+  if (connection !== undefined) {
+    for (const token of connection.split(',')) {
+      const name = token.trim().toLowerCase();
+      if (name !== '') names.add(name);
+    }
+  }
+  return names;
+}
+
+/** Node's `rawHeaders` (name, value, name, value...) without hop-by-hop headers, casing kept. */
+export function endToEndRawHeaders(raw: readonly string[], extraDrop: readonly string[] = []): string[] {
+  let connection: string | undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if ((raw[i] as string).toLowerCase() === 'connection') {
+      connection = connection === undefined ? (raw[i + 1] as string) : `${connection}, ${raw[i + 1] as string}`;
+    }
+  }
+  const drop = hopByHopNames(connection);
+  for (const name of extraDrop) drop.add(name);
+  const out: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (!drop.has(name.toLowerCase())) out.push(name, raw[i + 1] as string);
+  }
+  return out;
+}
+
+/** A header bag in any of the shapes Node and fetch use. */
+export type HeaderInput =
+  | Headers
+  | Iterable<readonly [string, string]>
+  | Readonly<Record<string, string | number | readonly string[] | undefined>>;
+
+/**
+ * Lower-cased end-to-end headers as recorded: one string per name (repeated values joined with
+ * ", "), hop-by-hop and transport-written headers (see module doc) left out.
+ */
+export function recordedHeaders(input: HeaderInput): Record<string, string> {
+  const merged = new Map<string, string>();
+  const add = (name: string, value: string): void => {
+    const key = name.toLowerCase();
+    const prev = merged.get(key);
+    merged.set(key, prev === undefined ? value : `${prev}, ${value}`);
+  };
+  if (typeof Headers !== 'undefined' && input instanceof Headers) {
+    input.forEach((value, name) => add(name, value));
+  } else if (Symbol.iterator in input) {
+    for (const [name, value] of input as Iterable<readonly [string, string]>) add(name, value);
+  } else {
+    for (const [name, value] of Object.entries(input as Record<string, string | number | readonly string[] | undefined>)) {
+      if (value === undefined) continue;
+      if (Array.isArray(value)) for (const v of value as readonly string[]) add(name, v);
+      else add(name, String(value as string | number));
+    }
+  }
+  const drop = hopByHopNames(merged.get('connection'));
+  const out: Record<string, string> = {};
+  for (const [name, value] of merged) {
+    if (drop.has(name) || TRANSPORT_WRITTEN.has(name) || name.startsWith('sec-fetch-')) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/** The media type of a Content-Type value, lower-case, without parameters. */
+export function mediaType(contentType: string | undefined): string {
+  return (contentType ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+}

@@ -1,0 +1,357 @@
+/**
+ * @module intercept/recording-proxy
+ * The recording reverse proxy (`a2a-replay record`): forwards every path and method to one
+ * upstream, streams SSE chunk by chunk as it arrives (no buffering), keeps end-to-end headers and
+ * drops hop-by-hop ones, passes upstream answers (errors included) through unchanged, and tells
+ * the {@link ExchangeRecorder} what it saw. Agent cards are the one thing changed in flight:
+ * their interface URLs are moved to the proxy's address (see `agent-card-rewrite`).
+ *
+ * The proxy never crashes on input: a dead upstream gets a JSON-RPC error with HTTP 502 naming
+ * the upstream, a body over the limit gets HTTP 413 with a JSON-RPC error, malformed HTTP gets
+ * 400. Recording cannot touch the client's response: the recorder swallows its own failures.
+ */
+import {
+  Agent as HttpAgent,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+  createServer,
+  request as httpRequest,
+} from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import { A2aReplayError } from '../errors.js';
+import { jsonRpcError } from '../protocol/errors.js';
+import { rewriteAgentCard } from './agent-card-rewrite.js';
+import { DEFAULT_MAX_BODY_BYTES, type Exchange, type ExchangeRecorder } from './exchange-recorder.js';
+import { endToEndRawHeaders, mediaType } from './http-headers.js';
+
+/** Request bodies past the limit are read and dropped up to this much, then the socket is cut. */
+const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+
+export interface RecordingProxyOptions {
+  /** The peer to forward to, e.g. `http://127.0.0.1:8080` (a path prefix is kept). */
+  upstream: string;
+  recorder: ExchangeRecorder;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (a free port). */
+  port?: number;
+  /** Request bodies above this are refused with HTTP 413 (default 1 MiB). */
+  maxBodyBytes?: number;
+}
+
+export interface RecordingProxy {
+  /** `http://HOST:PORT` the proxy listens on. */
+  readonly url: string;
+  readonly server: Server;
+  /** Exchanges still in flight. */
+  readonly inFlight: number;
+  /**
+   * Stops accepting, lets exchanges in flight finish for up to `graceMs` (default 2000), then
+   * cuts the rest (recorded as `error` entries) and closes every connection.
+   */
+  close(options?: { graceMs?: number }): Promise<void>;
+}
+
+interface Flight {
+  exchange: Exchange;
+  abort(reason: string): void;
+}
+
+function jsonRpcIdOf(body: Buffer): string | number | null {
+  try {
+    const value = JSON.parse(body.toString('utf8')) as unknown;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const id = (value as Record<string, unknown>).id;
+      if (typeof id === 'string' || typeof id === 'number') return id;
+    }
+  } catch {
+    // not JSON-RPC: answer with id null
+  }
+  return null;
+}
+
+function jsonRpcMethodOf(body: Buffer): string | undefined {
+  if (body.byteLength === 0 || body.byteLength > 64 * 1024) return undefined;
+  try {
+    const value = JSON.parse(body.toString('utf8')) as unknown;
+    const method = (value as Record<string, unknown> | null)?.method;
+    return typeof method === 'string' ? method : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown, close = false): void {
+  if (res.headersSent || res.destroyed) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify(value);
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+  };
+  if (close) headers.connection = 'close';
+  res.writeHead(status, headers);
+  res.end(body);
+}
+
+function describeError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return code !== undefined && !message.includes(code) ? `${code}: ${message}` : message;
+}
+
+/** Starts the proxy; resolves once it listens. */
+export async function startRecordingProxy(options: RecordingProxyOptions): Promise<RecordingProxy> {
+  let upstream: URL;
+  try {
+    upstream = new URL(options.upstream);
+  } catch {
+    throw new A2aReplayError('INVALID_ARGUMENT', `upstream "${options.upstream}" is not a URL`);
+  }
+  if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') {
+    throw new A2aReplayError('INVALID_ARGUMENT', `upstream "${options.upstream}" is not an http or https URL`);
+  }
+  const upstreamLabel = upstream.href.replace(/\/$/, '');
+  const basePath = upstream.pathname.replace(/\/+$/, '');
+  const secure = upstream.protocol === 'https:';
+  const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+  const send = secure ? httpsRequest : httpRequest;
+  const recorder = options.recorder;
+  const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const flights = new Set<Flight>();
+  let ownUrl = '';
+  let idle: (() => void) | undefined;
+
+  const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
+    const path = req.url ?? '/';
+    const exchange = recorder.request({ method: req.method ?? 'GET', path, headers: req.headers, body });
+    let done = false;
+    const flight: Flight = {
+      exchange,
+      abort: (reason) => {
+        exchange.fail(reason);
+        upstreamReq.destroy();
+        res.destroy();
+      },
+    };
+    flights.add(flight);
+    const settle = (): void => {
+      if (done) return;
+      done = true;
+      flights.delete(flight);
+      if (flights.size === 0) idle?.();
+    };
+
+    const headers = ['Host', upstream.host, ...endToEndRawHeaders(req.rawHeaders, ['host', 'content-length'])];
+    if (body.byteLength > 0 || !['GET', 'HEAD', 'DELETE', 'OPTIONS'].includes(req.method ?? 'GET')) {
+      headers.push('Content-Length', String(body.byteLength));
+    }
+    const upstreamReq = send({
+      protocol: upstream.protocol,
+      hostname: upstream.hostname.replace(/^\[|\]$/g, ''),
+      port: upstream.port,
+      method: req.method,
+      path: `${basePath}${path.startsWith('/') ? path : `/${path}`}`,
+      headers,
+      agent,
+    });
+
+    upstreamReq.on('error', (error) => {
+      if (done) return;
+      const why = `upstream ${upstreamLabel} failed: ${describeError(error)}`;
+      exchange.fail(why);
+      if (!res.headersSent) {
+        sendJson(res, 502, {
+          jsonrpc: '2.0',
+          id: jsonRpcIdOf(body),
+          error: jsonRpcError('INTERNAL', why, { upstream: upstreamLabel }),
+        });
+      } else {
+        res.destroy();
+      }
+      settle();
+    });
+
+    res.on('close', () => {
+      if (done) return;
+      if (!res.writableFinished) {
+        exchange.fail('the client closed the connection before the response ended');
+        upstreamReq.destroy();
+      }
+      settle();
+    });
+
+    upstreamReq.on('response', (upstreamRes) => {
+      const status = upstreamRes.statusCode ?? 502;
+      const rawHeaders = endToEndRawHeaders(upstreamRes.rawHeaders);
+      exchange.head(status, upstreamRes.headers);
+      const contentType = mediaType(upstreamRes.headers['content-type']);
+      const encoded = (upstreamRes.headers['content-encoding'] ?? 'identity') !== 'identity';
+      const method = req.method ?? 'GET';
+      const isCardPath = method === 'GET' && /\/\.well-known\/agent(-card)?\.json$/.test((path.split('?')[0] ?? '').replace(/\/+$/, ''));
+      const isCardCall = method === 'POST' && jsonRpcMethodOf(body) === 'GetExtendedAgentCard';
+      const rewrite = status === 200 && contentType === 'application/json' && !encoded && (isCardPath || isCardCall);
+
+      upstreamRes.on('error', () => {
+        // reported through 'close' below
+      });
+      upstreamRes.on('close', () => {
+        if (upstreamRes.complete || done) return;
+        exchange.fail(`upstream ${upstreamLabel} closed the connection before the response ended`);
+        res.destroy();
+        settle();
+      });
+
+      if (rewrite) {
+        const chunks: Buffer[] = [];
+        upstreamRes.on('data', (chunk: Buffer) => {
+          chunks.push(chunk);
+          exchange.data(chunk);
+        });
+        upstreamRes.on('end', () => {
+          exchange.finish();
+          let out = Buffer.concat(chunks);
+          try {
+            const proxyBase = new URL(req.headers.host ? `http://${req.headers.host}` : ownUrl);
+            const parsed = JSON.parse(out.toString('utf8')) as unknown;
+            if (isCardCall) {
+              const result = (parsed as { result?: unknown } | null)?.result;
+              const card = rewriteAgentCard(result, upstream, proxyBase);
+              if (card !== undefined) out = Buffer.from(JSON.stringify({ ...(parsed as object), result: card }));
+            } else {
+              const card = rewriteAgentCard(parsed, upstream, proxyBase);
+              if (card !== undefined) out = Buffer.from(JSON.stringify(card));
+            }
+          } catch {
+            // not a card after all: pass the bytes through
+          }
+          const kept = endToEndRawHeaders(upstreamRes.rawHeaders, ['content-length']);
+          res.writeHead(status, upstreamRes.statusMessage, [...kept, 'Content-Length', String(out.byteLength)]);
+          res.end(out, settle);
+        });
+        return;
+      }
+
+      res.writeHead(status, upstreamRes.statusMessage, rawHeaders);
+      if (contentType === 'text/event-stream') res.flushHeaders();
+      upstreamRes.on('data', (chunk: Buffer) => {
+        if (!res.write(chunk)) {
+          upstreamRes.pause();
+          res.once('drain', () => upstreamRes.resume());
+        }
+        exchange.data(chunk);
+      });
+      upstreamRes.on('end', () => {
+        exchange.finish();
+        res.end(settle);
+      });
+    });
+
+    upstreamReq.end(body);
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    res.on('error', () => {
+      // the client went away; 'close' does the bookkeeping
+    });
+    req.on('error', () => {
+      res.destroy();
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > maxBody) {
+        if (!over) {
+          over = true;
+          chunks.length = 0;
+        }
+        if (size > DRAIN_LIMIT_BYTES) {
+          refuse(req, res, size);
+          req.destroy();
+        }
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (over) {
+        refuse(req, res, size);
+        return;
+      }
+      try {
+        forward(req, res, Buffer.concat(chunks, size));
+      } catch (error) {
+        sendJson(res, 500, { jsonrpc: '2.0', id: null, error: jsonRpcError('INTERNAL', `proxy failure: ${describeError(error)}`) });
+      }
+    });
+  };
+
+  const refused = new WeakSet<ServerResponse>();
+  const refuse = (req: IncomingMessage, res: ServerResponse, size: number): void => {
+    if (refused.has(res)) return;
+    refused.add(res);
+    const why = `request body of ${size > DRAIN_LIMIT_BYTES ? `more than ${DRAIN_LIMIT_BYTES}` : size} bytes is over the proxy limit of ${maxBody} bytes; not forwarded`;
+    const exchange = recorder.request({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers });
+    exchange.fail(why);
+    sendJson(res, 413, { jsonrpc: '2.0', id: null, error: jsonRpcError('INVALID_REQUEST', why) }, true);
+  };
+
+  const server = createServer({ noDelay: true }, (req, res) => {
+    try {
+      handle(req, res);
+    } catch (error) {
+      sendJson(res, 500, { jsonrpc: '2.0', id: null, error: jsonRpcError('INTERNAL', `proxy failure: ${describeError(error)}`) });
+    }
+  });
+  server.on('clientError', (_error, socket: Socket) => {
+    if (socket.writable && !socket.destroyed) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    else socket.destroy();
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error) =>
+      reject(new A2aReplayError('IO_FAILED', `cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${describeError(error)}`, { cause: error })),
+    );
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  ownUrl = `http://${host}:${address.port}`;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: ownUrl,
+    server,
+    get inFlight() {
+      return flights.size;
+    },
+    close(closeOptions = {}) {
+      closing ??= (async () => {
+        const graceMs = closeOptions.graceMs ?? 2000;
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        if (flights.size > 0) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, graceMs);
+            idle = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+        }
+        for (const flight of [...flights]) flight.abort('the recorder stopped while the exchange was open');
+        server.closeAllConnections();
+        await stopped;
+        agent.destroy();
+      })();
+      return closing;
+    },
+  };
+}
+

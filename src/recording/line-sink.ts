@@ -1,0 +1,53 @@
+/**
+ * @module recording/line-sink
+ * Where serialized lines go: a file (appended in order, one write per batch) or memory (tests).
+ */
+import { type FileHandle, open } from 'node:fs/promises';
+
+/** An ordered byte destination for JSONL text. `write` calls never overlap. */
+export interface LineSink {
+  write(text: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A sink writing to `path` (created or truncated). The file is opened lazily on the first write,
+ * so constructing the sink never throws; an open failure surfaces as a failed write.
+ */
+export function fileLineSink(path: string): LineSink {
+  let handle: Promise<FileHandle> | undefined;
+  const opened = (): Promise<FileHandle> => (handle ??= open(path, 'w'));
+  return {
+    async write(text) {
+      const file = await opened();
+      await file.write(text);
+    },
+    async close() {
+      if (handle === undefined) return;
+      const file = await handle.catch(() => undefined);
+      await file?.close();
+    },
+  };
+}
+
+/** A sink keeping everything in memory; `text()` is what a file would hold. */
+export class MemoryLineSink implements LineSink {
+  #chunks: string[] = [];
+  closed = false;
+
+  async write(text: string): Promise<void> {
+    this.#chunks.push(text);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+
+  text(): string {
+    return this.#chunks.join('');
+  }
+
+  lines(): string[] {
+    return this.text().split('\n').filter((l) => l.length > 0);
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * @module recording/principal
+ * Who sent a request, taken from its headers before they are redacted (DESIGN §5), so replay
+ * attributes receipts exactly as recording did without keeping the secret.
+ */
+import { A2aReplayError } from '../errors.js';
+import { shortSha256 } from './redaction.js';
+
+/**
+ * - `jwt-sub` (the default): a `Bearer` credential that is a JWT with a string `sub` gives
+ *   `jwt:sub=<sub>` (payload decoded, signature NOT verified: this names, it does not
+ *   authenticate); any other bearer gives `bearer:sha256:<8 hex>`; no bearer, no principal.
+ * - `header`: the value of the named header, verbatim.
+ */
+export type PrincipalSource = { kind: 'jwt-sub' } | { kind: 'header'; name: string };
+
+export const DEFAULT_PRINCIPAL_SOURCE: PrincipalSource = { kind: 'jwt-sub' };
+
+/** Parses the CLI form `jwt-sub` or `header:NAME`. */
+export function parsePrincipalSource(text: string): PrincipalSource {
+  if (text === 'jwt-sub') return { kind: 'jwt-sub' };
+  if (text.startsWith('header:') && text.length > 'header:'.length) {
+    return { kind: 'header', name: text.slice('header:'.length).toLowerCase() };
+  }
+  throw new A2aReplayError('INVALID_ARGUMENT', `principal source "${text}" is not "jwt-sub" or "header:NAME"`);
+}
+
+/** The `sub` of a compact JWS/JWT, or undefined when `token` is not one. */
+export function jwtSubject(token: string): string | undefined {
+  const parts = token.split('.');
+  if (parts.length !== 3) return undefined;
+  const payload = parts[1];
+  if (!payload || !/^[A-Za-z0-9_-]+$/.test(payload)) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown;
+    if (claims !== null && typeof claims === 'object' && !Array.isArray(claims)) {
+      const sub = (claims as Record<string, unknown>).sub;
+      if (typeof sub === 'string' && sub.length > 0) return sub;
+    }
+  } catch {
+    // not JSON: an opaque token after all
+  }
+  return undefined;
+}
+
+/**
+ * The principal of a request from its (lower-case, unredacted) headers, or undefined.
+ */
+export function principalOf(
+  headers: Readonly<Record<string, string>>,
+  source: PrincipalSource = DEFAULT_PRINCIPAL_SOURCE,
+): string | undefined {
+  switch (source.kind) {
+    case 'jwt-sub': {
+      const auth = headers.authorization;
+      if (auth === undefined) return undefined;
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+      if (!match?.[1]) return undefined;
+      const sub = jwtSubject(match[1]);
+      return sub !== undefined ? `jwt:sub=${sub}` : `bearer:sha256:${shortSha256(match[1])}`;
+    }
+    case 'header': {
+      const value = headers[source.name];
+      return value === undefined || value === '' ? undefined : value;
+    }
+    default: {
+      const never: never = source;
+      return never;
+    }
+  }
+}

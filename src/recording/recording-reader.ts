@@ -1,0 +1,194 @@
+/**
+ * @module recording/recording-reader
+ * Reads a recording line by line in constant memory (DESIGN §5). Every line is checked against
+ * the format; a bad line is reported with its line number. A last line without a newline that
+ * does not parse is a torn tail (the recorder died mid-write): an error unless the caller allows
+ * it, in which case it is skipped and reported.
+ */
+import { createReadStream } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import { A2aReplayError } from '../errors.js';
+import { ENTRY_KINDS, RECORDING_VERSION, type RecordingEntry, type RecordingHeader } from './format.js';
+
+export interface ReadRecordingOptions {
+  /** Skip a torn last line (and report it through `onTornTail`) instead of failing. */
+  allowTornTail?: boolean;
+  /** Called with the skipped torn tail when `allowTornTail` is set. */
+  onTornTail?: (tail: TornTail) => void;
+  /** Name used in messages (default: the path, or "recording"). */
+  source?: string;
+}
+
+/** The incomplete last line of a recording cut short by a crash. */
+export interface TornTail {
+  line: number;
+  bytes: number;
+  message: string;
+}
+
+/** One parsed line and where it was. */
+export type RecordingLineRead =
+  | { line: number; kind: 'header'; header: RecordingHeader }
+  | { line: number; kind: 'entry'; entry: RecordingEntry };
+
+/** Everything in a recording, for callers that want it in memory. */
+export interface Recording {
+  header: RecordingHeader;
+  entries: RecordingEntry[];
+  tornTail?: TornTail;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function malformed(source: string, line: number, problem: string): A2aReplayError {
+  return new A2aReplayError('RECORDING_MALFORMED', `${source}:${line}: ${problem}`);
+}
+
+function checkHeader(value: unknown, source: string, line: number): RecordingHeader {
+  if (!isObject(value) || value.type !== 'recording') {
+    throw malformed(source, line, 'the first line is not a recording header ({"type":"recording",...})');
+  }
+  if (value.version !== RECORDING_VERSION) {
+    throw malformed(source, line, `recording version ${JSON.stringify(value.version)} is not supported (expected ${RECORDING_VERSION})`);
+  }
+  for (const field of ['id', 'createdAt', 'tool'] as const) {
+    if (typeof value[field] !== 'string') throw malformed(source, line, `header field "${field}" is not a string`);
+  }
+  if (!isObject(value.target) || typeof value.target.url !== 'string') {
+    throw malformed(source, line, 'header field "target.url" is not a string');
+  }
+  return value as unknown as RecordingHeader;
+}
+
+function checkEntry(value: unknown, source: string, line: number, expectedSeq: number): RecordingEntry {
+  if (!isObject(value)) throw malformed(source, line, 'an entry is not a JSON object');
+  if (value.seq !== expectedSeq) {
+    throw malformed(source, line, `entry "seq" is ${JSON.stringify(value.seq)}, expected ${expectedSeq}`);
+  }
+  if (typeof value.at !== 'string') throw malformed(source, line, 'entry field "at" is not a string');
+  if (typeof value.xid !== 'string') throw malformed(source, line, 'entry field "xid" is not a string');
+  if (!(ENTRY_KINDS as readonly unknown[]).includes(value.kind)) {
+    throw malformed(source, line, `entry "kind" ${JSON.stringify(value.kind)} is not one of ${ENTRY_KINDS.join(', ')}`);
+  }
+  const http = value.http;
+  if (!isObject(http) || typeof http.method !== 'string' || typeof http.path !== 'string') {
+    throw malformed(source, line, 'entry field "http" needs string "method" and "path"');
+  }
+  if (http.status !== undefined && typeof http.status !== 'number') {
+    throw malformed(source, line, 'entry field "http.status" is not a number');
+  }
+  if (http.headers !== undefined) {
+    if (!isObject(http.headers) || !Object.values(http.headers).every((v) => typeof v === 'string')) {
+      throw malformed(source, line, 'entry field "http.headers" is not an object of strings');
+    }
+  }
+  for (const field of ['bodyText', 'principal', 'error'] as const) {
+    if (value[field] !== undefined && typeof value[field] !== 'string') {
+      throw malformed(source, line, `entry field "${field}" is not a string`);
+    }
+  }
+  return value as unknown as RecordingEntry;
+}
+
+/**
+ * Parses a recording from a byte or text stream, yielding each line as it is read. Throws
+ * RECORDING_MALFORMED naming the line for a bad line, RECORDING_TORN for a torn tail unless
+ * `allowTornTail` is set.
+ */
+export async function* readRecordingStream(
+  input: AsyncIterable<Uint8Array | string>,
+  options: ReadRecordingOptions = {},
+): AsyncGenerator<RecordingLineRead> {
+  const source = options.source ?? 'recording';
+  const decoder = new StringDecoder('utf8');
+  let carry = '';
+  let lineNumber = 0;
+  let sawHeader = false;
+
+  const parseLine = (text: string, line: number): RecordingLineRead | undefined => {
+    if (text.trim() === '') throw malformed(source, line, 'empty line');
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    if (!sawHeader) {
+      sawHeader = true;
+      return { line, kind: 'header', header: checkHeader(value, source, line) };
+    }
+    return { line, kind: 'entry', entry: checkEntry(value, source, line, line - 1) };
+  };
+
+  const complete = (text: string): RecordingLineRead => {
+    lineNumber += 1;
+    const read = parseLine(text.endsWith('\r') ? text.slice(0, -1) : text, lineNumber);
+    if (read === undefined) throw malformed(source, lineNumber, 'not valid JSON');
+    return read;
+  };
+
+  for await (const chunk of input) {
+    carry += typeof chunk === 'string' ? chunk : decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    let start = 0;
+    let newline = carry.indexOf('\n');
+    while (newline >= 0) {
+      yield complete(carry.slice(start, newline));
+      start = newline + 1;
+      newline = carry.indexOf('\n', start);
+    }
+    carry = carry.slice(start);
+  }
+  carry += decoder.end();
+  if (carry.length > 0) {
+    lineNumber += 1;
+    const read = parseLine(carry, lineNumber);
+    if (read !== undefined) {
+      yield read;
+    } else {
+      const tail: TornTail = {
+        line: lineNumber,
+        bytes: Buffer.byteLength(carry),
+        message: `${source}:${lineNumber}: torn last line (${Buffer.byteLength(carry)} bytes without a newline, not valid JSON)`,
+      };
+      if (!options.allowTornTail) throw new A2aReplayError('RECORDING_TORN', tail.message);
+      options.onTornTail?.(tail);
+    }
+  }
+  if (!sawHeader) throw malformed(source, 1, 'the recording is empty (no header line)');
+}
+
+/** {@link readRecordingStream} over a file. */
+export function readRecordingFile(path: string, options: ReadRecordingOptions = {}): AsyncGenerator<RecordingLineRead> {
+  return readRecordingStream(openForReading(path), { source: path, ...options });
+}
+
+async function* openForReading(path: string): AsyncGenerator<Buffer> {
+  const stream = createReadStream(path);
+  try {
+    for await (const chunk of stream) yield chunk as Buffer;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new A2aReplayError('IO_FAILED', `${path}: cannot read the recording (${code})`, { cause: error });
+  } finally {
+    stream.destroy();
+  }
+}
+
+/** Reads a whole recording into memory (header, entries, and the skipped torn tail if any). */
+export async function readRecording(path: string, options: ReadRecordingOptions = {}): Promise<Recording> {
+  let header: RecordingHeader | undefined;
+  const entries: RecordingEntry[] = [];
+  let tornTail: TornTail | undefined;
+  const onTornTail = (tail: TornTail): void => {
+    tornTail = tail;
+    options.onTornTail?.(tail);
+  };
+  for await (const read of readRecordingFile(path, { ...options, onTornTail })) {
+    if (read.kind === 'header') header = read.header;
+    else entries.push(read.entry);
+  }
+  if (header === undefined) throw malformed(options.source ?? path, 1, 'the recording has no header line');
+  return tornTail === undefined ? { header, entries } : { header, entries, tornTail };
+}

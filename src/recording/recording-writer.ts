@@ -1,0 +1,143 @@
+/**
+ * @module recording/recording-writer
+ * Writes a recording (DESIGN §5): the header line first, then one canonical-JSON line per entry
+ * in the order appended. `append` is synchronous and never throws: it stamps `seq` and `at` and
+ * queues the line; queued lines go to the sink in batches, so a slow or failing disk never blocks
+ * or breaks the exchange being recorded. A failing sink is reported once through `onError`.
+ */
+import { canonicalJson } from '../canonical/canonical-json.js';
+import { type Clock, isoAt } from '../clock.js';
+import type { IdSource } from '../ids.js';
+import { TOOL_NAME } from '../version.js';
+import { RECORDING_VERSION, type RecordingEntry, type RecordingHeader } from './format.js';
+import type { LineSink } from './line-sink.js';
+
+/** An entry before the writer gives it its place (`seq`) and time (`at`). */
+export type EntryDraft = Omit<RecordingEntry, 'seq' | 'at'>;
+
+/** What exchange recorders need from a writer. */
+export interface EntryWriter {
+  /** Stamps `seq` and `at`, queues the line, and returns the entry as written. Never throws. */
+  append(draft: EntryDraft): RecordingEntry;
+}
+
+export interface RecordingWriterOptions {
+  sink: LineSink;
+  clock: Clock;
+  ids: IdSource;
+  /** The recorded peer's URL (header `target.url`). */
+  target: string;
+  /** Defaults to {@link TOOL_NAME}. */
+  tool?: string;
+  /** Called once, with the first sink failure; later lines are dropped. */
+  onError?: (error: unknown) => void;
+}
+
+/** Serializes one line: RFC 8785 form, so equal entries are equal bytes. */
+export function serializeLine(value: RecordingHeader | RecordingEntry): string {
+  try {
+    return `${canonicalJson(value)}\n`;
+  } catch {
+    // A body JCS cannot represent (a lone surrogate from an escaped \ud800): keep it as
+    // well-formed text rather than lose the entry.
+    const { body, ...rest } = value as RecordingEntry;
+    const text = JSON.stringify(body ?? null).replace(/\\ud[89ab][0-9a-f]{2}|\\ud[c-f][0-9a-f]{2}/gi, '\\ufffd');
+    return `${canonicalJson({ ...rest, bodyText: text })}\n`;
+  }
+}
+
+export class RecordingWriter implements EntryWriter {
+  readonly header: RecordingHeader;
+  readonly #sink: LineSink;
+  readonly #clock: Clock;
+  readonly #onError: (error: unknown) => void;
+  #seq = 0;
+  #pending: string[] = [];
+  #writing: Promise<void> | undefined;
+  #failed: unknown;
+  #closed: Promise<void> | undefined;
+
+  constructor(options: RecordingWriterOptions) {
+    this.#sink = options.sink;
+    this.#clock = options.clock;
+    this.#onError = options.onError ?? (() => {});
+    this.header = {
+      type: 'recording',
+      version: RECORDING_VERSION,
+      id: options.ids.next('rec'),
+      createdAt: isoAt(options.clock.now()),
+      target: { url: options.target },
+      tool: options.tool ?? TOOL_NAME,
+    };
+    this.#enqueue(serializeLine(this.header));
+  }
+
+  /** Entries appended so far. */
+  get size(): number {
+    return this.#seq;
+  }
+
+  /** True once the sink has failed (later lines are dropped). */
+  get failed(): boolean {
+    return this.#failed !== undefined;
+  }
+
+  append(draft: EntryDraft): RecordingEntry {
+    this.#seq += 1;
+    const entry: RecordingEntry = { seq: this.#seq, at: isoAt(this.#clock.now()), ...draft };
+    if (this.#closed === undefined) this.#enqueue(serializeLine(entry));
+    return entry;
+  }
+
+  /** Resolves when every line appended so far has reached the sink (or the sink failed). */
+  async flush(): Promise<void> {
+    while (this.#writing !== undefined) await this.#writing;
+  }
+
+  /** Flushes and closes the sink. Later appends still return entries but are not written. */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      await this.flush();
+      try {
+        await this.#sink.close();
+      } catch (error) {
+        this.#fail(error);
+      }
+    })();
+    return this.#closed;
+  }
+
+  #enqueue(line: string): void {
+    if (this.#failed !== undefined) return;
+    this.#pending.push(line);
+    this.#writing ??= this.#drain();
+  }
+
+  async #drain(): Promise<void> {
+    try {
+      while (this.#pending.length > 0 && this.#failed === undefined) {
+        const batch = this.#pending.join('');
+        this.#pending = [];
+        try {
+          await this.#sink.write(batch);
+        } catch (error) {
+          this.#fail(error);
+        }
+      }
+    } finally {
+      this.#pending = [];
+      this.#writing = undefined;
+    }
+  }
+
+  #fail(error: unknown): void {
+    if (this.#failed !== undefined) return;
+    this.#failed = error ?? new Error('sink failed');
+    try {
+      this.#onError(error);
+    } catch {
+      // a reporter must not break the recorder either
+    }
+  }
+}
+
