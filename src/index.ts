@@ -276,6 +276,13 @@ export { EventIdGenerator } from './tracing/event-id-generator.js';
 export { SpanBridge, type SpanBridgeOptions, isoToHrTime } from './tracing/span-bridge.js';
 
 // ---- observe ----
+export { FINDING_CODES, type FindingCode, type ObserverFinding } from './observe/findings.js';
+export {
+  type ObserverOptions,
+  type ObserverOutput,
+  type OpenSuspension,
+  PauseObserver,
+} from './observe/pause-observer.js';
 
 // ---- peer ----
 export { DETERMINISTIC_EPOCH, type PeerOptions, type RunningPeer, startPeer } from './peer/start-peer.js';
@@ -288,6 +295,7 @@ export {
   ExchangeRecorder,
   type ExchangeRecorderOptions,
   type HeadOptions,
+  RESPONSE_CUT_MESSAGE,
   type RequestFacts,
 } from './intercept/exchange-recorder.js';
 export { type HeaderInput, endToEndRawHeaders, hopByHopNames, mediaType, recordedHeaders } from './intercept/http-headers.js';

@@ -1,0 +1,31 @@
+/**
+ * @module observe/peer-clock
+ * An estimate of the peer's clock, from recording entries only (so record and replay agree).
+ * Peers may run a virtual clock (DESIGN §4) that has nothing to do with the recorder's, so the
+ * estimate is the recorder's `at` plus an offset that ratchets up to the latest instant the peer
+ * reported (`pausedAt`, `resumedAt`, status timestamps, a control call's `now`).
+ */
+
+export class PeerClock {
+  #offsetMs: number | undefined;
+  #latestMs = Number.NEGATIVE_INFINITY;
+
+  /** The peer said it was `peerIso` when the recorder's clock read `entryAt`. */
+  report(peerIso: string, entryAt: string): void {
+    const peer = Date.parse(peerIso);
+    const at = Date.parse(entryAt);
+    if (Number.isNaN(peer)) return;
+    if (peer > this.#latestMs) this.#latestMs = peer;
+    if (Number.isNaN(at)) return;
+    const offset = peer - at;
+    if (this.#offsetMs === undefined || offset > this.#offsetMs) this.#offsetMs = offset;
+  }
+
+  /** The peer's time when the recorder's clock read `entryAt` (ms since the epoch), or NaN before any report. */
+  nowAt(entryAt: string): number {
+    const at = Date.parse(entryAt);
+    const shifted = this.#offsetMs === undefined || Number.isNaN(at) ? Number.NEGATIVE_INFINITY : at + this.#offsetMs;
+    const now = Math.max(shifted, this.#latestMs);
+    return now === Number.NEGATIVE_INFINITY ? Number.NaN : now;
+  }
+}
