@@ -19,66 +19,7 @@ import {
 } from '../../src/tracing/attributes.js';
 import { isoToHrTime } from '../../src/tracing/span-bridge.js';
 import { type MemoryTracing, at, hr, memoryTracing, refFor } from './memory-tracing.js';
-
-const TASK = 'task-1';
-const taskRef = refFor('task', 1);
-/** The Suspension span of the stories: in its parent's trace. */
-const suspensionIn = (parent: SpanRef): SpanRef => ({ traceId: parent.traceId, spanId: refFor('suspension', 5).spanId });
-
-interface PauseStory {
-  initiatedBy: string;
-  via: string;
-  cause: string;
-  outcome: string;
-  /** The caller's span, when the PauseTask request carried a traceparent. */
-  parent?: SpanRef;
-  /** The span active when the pause began; null when the agent parked itself. */
-  pipeline: SpanRef | null;
-  resumeError?: string;
-}
-
-/** task opened at 1 s, pause requested at 5 s, PAUSED at 6 s, resume at 60 s, closing state at 61 s. */
-function pauseStory(story: PauseStory): SpanEvent[] {
-  const suspensionRef = suspensionIn(story.parent ?? taskRef);
-  return [
-    { type: 'task.start', key: 'task:1', taskId: TASK, at: at(1), span: taskRef, attributes: { [ATTR_GEN_AI_CONVERSATION_ID]: 'ctx-1' } },
-    {
-      type: 'suspension.start',
-      key: 'suspension:5',
-      taskId: TASK,
-      at: at(5),
-      span: suspensionRef,
-      parent: story.parent ?? taskRef,
-      attributes: { [ATTR_PAUSE_INITIATED_BY]: story.initiatedBy, [ATTR_PAUSE_VIA]: story.via },
-    },
-    { type: 'suspension.end', key: 'suspension:5', at: at(6), attributes: { [ATTR_PAUSE_REASON]: 'needs approval' } },
-    {
-      type: 'resume.start',
-      key: 'resume:9',
-      suspensionKey: 'suspension:5',
-      taskId: TASK,
-      at: at(60),
-      span: refFor('resume', 9, 'resume:9'),
-      links: { suspension: suspensionRef, pipeline: story.pipeline },
-      attributes: { [ATTR_RESUME_CAUSE]: story.cause },
-    },
-    {
-      type: 'resume.end',
-      key: 'resume:9',
-      at: at(61),
-      attributes: { [ATTR_RESUME_OUTCOME]: story.outcome },
-      ...(story.resumeError === undefined ? {} : { error: story.resumeError }),
-    },
-    { type: 'task.end', key: 'task:1', at: at(62), attributes: {} },
-  ];
-}
-
-function feed(tracing: MemoryTracing, events: SpanEvent[], hashes: Record<string, string> = {}): void {
-  for (const event of events) {
-    const hash = 'key' in event ? hashes[event.key] : undefined;
-    tracing.bridge.handle(event, hash === undefined ? undefined : { receiptHash: hash });
-  }
-}
+import { TASK, feed, pauseStory, suspensionIn, taskRef } from './stories.js';
 
 let tracing: MemoryTracing;
 afterEach(async () => {
@@ -89,7 +30,7 @@ describe('SpanBridge', () => {
   it('renders a caller pause as a Suspension under the task span and a Resume root linked to both', () => {
     tracing = memoryTracing();
     feed(
-      tracing,
+      tracing.bridge,
       pauseStory({ initiatedBy: 'PAUSE_INITIATOR_CLIENT', via: 'PauseTask', cause: 'explicit_resume', outcome: 'resumed', pipeline: taskRef }),
       { 'suspension:5': 'sha256:aaaa', 'resume:9': 'sha256:bbbb' },
     );
@@ -130,12 +71,13 @@ describe('SpanBridge', () => {
     const task = tracing.one('Task');
     expect(task.spanContext()).toMatchObject(taskRef);
     expect([task.startTime, task.endTime]).toEqual([hr(1), hr(62)]);
+    expect(task.attributes).toEqual({ [ATTR_GEN_AI_CONVERSATION_ID]: 'ctx-1', [ATTR_TASK_ID]: TASK });
     expect(tracing.byName('LostPause')).toEqual([]);
   });
 
   it('renders an agent self-park with a single suspension link when no pipeline span was active', () => {
     tracing = memoryTracing();
-    feed(tracing, pauseStory({ initiatedBy: 'PAUSE_INITIATOR_AGENT', via: 'statusUpdate', cause: 'external_event', outcome: 'resumed', pipeline: null }));
+    feed(tracing.bridge, pauseStory({ initiatedBy: 'PAUSE_INITIATOR_AGENT', via: 'statusUpdate', cause: 'external_event', outcome: 'resumed', pipeline: null }));
     const resume = tracing.one('Resume');
     expect(resume.links.map((l) => [l.context.spanId, l.attributes?.[ATTR_LINK_KIND]])).toEqual([[suspensionIn(taskRef).spanId, 'suspension']]);
     expect(Object.keys(resume.attributes).filter((k) => k.startsWith('a2a.link.pipeline'))).toEqual([]);
@@ -144,7 +86,7 @@ describe('SpanBridge', () => {
 
   it('renders a timeout resume with cause timeout and no error', () => {
     tracing = memoryTracing();
-    feed(tracing, pauseStory({ initiatedBy: 'PAUSE_INITIATOR_AGENT', via: 'AwaitTaskResumption', cause: 'timeout', outcome: 'resumed', pipeline: null }));
+    feed(tracing.bridge, pauseStory({ initiatedBy: 'PAUSE_INITIATOR_AGENT', via: 'AwaitTaskResumption', cause: 'timeout', outcome: 'resumed', pipeline: null }));
     const resume = tracing.one('Resume');
     expect(resume.attributes[ATTR_RESUME_CAUSE]).toBe('timeout');
     expect(resume.status.code).toBe(SpanStatusCode.UNSET);
@@ -153,7 +95,7 @@ describe('SpanBridge', () => {
   it('ends the Resume span of a cancel while paused at the closing state, with the error the event names', () => {
     tracing = memoryTracing();
     feed(
-      tracing,
+      tracing.bridge,
       pauseStory({
         initiatedBy: 'PAUSE_INITIATOR_CLIENT',
         via: 'PauseTask',
@@ -173,7 +115,7 @@ describe('SpanBridge', () => {
     tracing = memoryTracing();
     const caller = parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
     expect(caller).toBeDefined();
-    feed(tracing, pauseStory({ initiatedBy: 'PAUSE_INITIATOR_CLIENT', via: 'PauseTask', cause: 'explicit_resume', outcome: 'resumed', parent: caller!, pipeline: caller! }));
+    feed(tracing.bridge, pauseStory({ initiatedBy: 'PAUSE_INITIATOR_CLIENT', via: 'PauseTask', cause: 'explicit_resume', outcome: 'resumed', parent: caller!, pipeline: caller! }));
     const suspension = tracing.one('Suspension');
     expect(suspension.spanContext().traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
     expect(suspension.spanContext().spanId).toBe(refFor('suspension', 5).spanId);
@@ -198,7 +140,7 @@ describe('SpanBridge', () => {
       reason: 'stream_ended',
       attributes: { [ATTR_PAUSE_INITIATED_BY]: 'PAUSE_INITIATOR_CLIENT' },
     });
-    feed(tracing, events);
+    feed(tracing.bridge, events);
     const lost = tracing.one('LostPause');
     expect(lost.spanContext()).toMatchObject(lostRef);
     expect(lost.parentSpanContext?.spanId).toBe(suspension.spanId);

@@ -1,0 +1,210 @@
+/**
+ * @module cli/tracing-setup
+ * Wires the OTel SDK for a command (DESIGN §7): a tracer provider whose ids come from the span
+ * events ({@link EventIdGenerator}), a fixed resource, and the exporters the user asked for —
+ * OTLP/HTTP protobuf (`--otlp URL`, or the standard OTEL_EXPORTER_OTLP_* variables) and
+ * OTLP-JSON files (`--traces DIR`). Export failures are told once on stderr and never stop the
+ * command.
+ */
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
+import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  AlwaysOnSampler,
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
+import { EventIdGenerator, type SpanEvent, type SpanSink, SpanBridge } from '../src/index.js';
+import { OtlpJsonFileExporter } from './trace-file-exporter.js';
+
+/** The service every span is reported under (Jaeger's "Service" box). */
+export const TRACING_SERVICE_NAME = 'a2a-replay';
+/** The instrumentation scope name; no version, so trace files do not change with releases. */
+export const TRACER_NAME = 'a2a-replay';
+
+export interface TracingOptions {
+  /**
+   * OTLP/HTTP endpoint. A base URL (`http://127.0.0.1:4318`) gets `/v1/traces` appended; a URL
+   * already ending in `/v1/traces` is used as is. Without it: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+   * as is, else OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`, else no OTLP export.
+   */
+  otlp?: string | undefined;
+  /** Directory for OTLP-JSON files; the file is `DIR/<name>.otlp.json`. */
+  tracesDir?: string | undefined;
+  /** File stem under `tracesDir`, e.g. the recording's base name. Default: the service name. */
+  name?: string | undefined;
+  /** Default {@link TRACING_SERVICE_NAME}. Keep the default where trace files must match across commands. */
+  serviceName?: string | undefined;
+  /** Where OTEL_* variables are read from. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** One line per problem (export failed, ...). Default: `a2a-replay: <line>` on stderr. */
+  warn?: (line: string) => void;
+  /** How long one OTLP export may take, retries included. Default 5000 ms. */
+  otlpTimeoutMs?: number;
+}
+
+export interface Tracing {
+  /** Give this to the observation pipeline; it never throws. */
+  sink: SpanSink;
+  /** False when no exporter was asked for: the sink then drops events at no cost. */
+  enabled: boolean;
+  /** The OTLP traces URL in use, if any. */
+  otlpUrl: string | undefined;
+  /** The trace file written on flush/shutdown, if any. */
+  tracesFile: string | undefined;
+  /** Exports what has ended so far and rewrites the trace file. Never rejects. */
+  flush(): Promise<void>;
+  /** Ends spans still open (at the latest event time), exports, writes the file. Idempotent, never rejects. */
+  shutdown(): Promise<void>;
+}
+
+/** `--otlp` / environment → the traces URL, or undefined for no OTLP export. */
+export function resolveOtlpTracesUrl(otlp: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
+  if (otlp !== undefined && otlp !== '') return withTracesPath(otlp);
+  const traces = env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'];
+  if (traces !== undefined && traces.trim() !== '') return traces.trim();
+  const base = env['OTEL_EXPORTER_OTLP_ENDPOINT'];
+  if (base !== undefined && base.trim() !== '') return `${base.trim().replace(/\/+$/, '')}/v1/traces`;
+  return undefined;
+}
+
+function withTracesPath(url: string): string {
+  const trimmed = url.trim().replace(/\/+$/, '');
+  return trimmed.endsWith('/v1/traces') ? trimmed : `${trimmed}/v1/traces`;
+}
+
+const noopSink: SpanSink = { handle: (_event: SpanEvent) => undefined };
+
+/**
+ * Sets up tracing for one recording (or one server run). Call {@link Tracing.shutdown} before
+ * exiting; a command that handles several recordings sets up one per recording, each with its
+ * own `name`, so each gets its own trace file.
+ */
+export function setupTracing(options: TracingOptions = {}): Tracing {
+  const env = options.env ?? process.env;
+  const write = options.warn ?? ((line: string) => void process.stderr.write(`a2a-replay: ${line}\n`));
+  // An exporter failure surfaces again when flush or shutdown rejects: say it once.
+  let told = false;
+  const warn = (line: string): void => {
+    told = true;
+    write(line);
+  };
+  const afterExport = (what: string) => (error: unknown) => {
+    if (!told) warn(`tracing: ${what} failed: ${describe(error)}`);
+  };
+  const otlpUrl = resolveOtlpTracesUrl(options.otlp, env);
+  const serviceName = options.serviceName ?? TRACING_SERVICE_NAME;
+  const fileExporter = options.tracesDir === undefined ? undefined : new OtlpJsonFileExporter(options.tracesDir, options.name ?? serviceName);
+
+  if (otlpUrl === undefined && fileExporter === undefined) {
+    return {
+      sink: noopSink,
+      enabled: false,
+      otlpUrl: undefined,
+      tracesFile: undefined,
+      flush: async () => undefined,
+      shutdown: async () => undefined,
+    };
+  }
+
+  const processors: SpanProcessor[] = [];
+  if (otlpUrl !== undefined) {
+    let url: URL | undefined;
+    try {
+      url = new URL(otlpUrl);
+    } catch {
+      warn(`tracing: OTLP endpoint ${JSON.stringify(otlpUrl)} is not a URL; spans are not sent there`);
+    }
+    if (url) {
+      const exporter = new OTLPTraceExporter({ url: url.href, timeoutMillis: options.otlpTimeoutMs ?? 5000 });
+      processors.push(new BatchSpanProcessor(new ReportingExporter(exporter, `OTLP export to ${url.href}`, warn)));
+    }
+  }
+  if (fileExporter) processors.push(new SimpleSpanProcessor(new ReportingExporter(fileExporter, `writing ${fileExporter.path}`, warn)));
+
+  const ids = new EventIdGenerator();
+  const provider = new BasicTracerProvider({
+    idGenerator: ids,
+    // Fixed: nothing about this host or process, so the same recording gives the same file.
+    resource: resourceFromAttributes({ 'service.name': serviceName }),
+    sampler: new AlwaysOnSampler(),
+    spanProcessors: processors,
+  });
+  const bridge = new SpanBridge(provider.getTracer(TRACER_NAME), ids, { onProblem: warn });
+  let closing: Promise<void> | undefined;
+
+  return {
+    sink: bridge,
+    enabled: true,
+    otlpUrl,
+    tracesFile: fileExporter?.path,
+    async flush() {
+      if (closing) return closing;
+      await provider.forceFlush().catch(afterExport('flush'));
+    },
+    shutdown() {
+      closing ??= (async () => {
+        bridge.close();
+        await provider.forceFlush().catch(afterExport('flush'));
+        await provider.shutdown().catch(afterExport('shutdown'));
+      })();
+      return closing;
+    },
+  };
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Passes spans on, and tells the first failure once; a failing exporter never fails the command. */
+class ReportingExporter implements SpanExporter {
+  readonly #inner: SpanExporter;
+  readonly #what: string;
+  readonly #warn: (line: string) => void;
+  #told = false;
+
+  constructor(inner: SpanExporter, what: string, warn: (line: string) => void) {
+    this.#inner = inner;
+    this.#what = what;
+    this.#warn = warn;
+  }
+
+  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    try {
+      this.#inner.export(spans, (result) => {
+        if (result.code !== ExportResultCode.SUCCESS) this.#fail(result.error);
+        resultCallback(result);
+      });
+    } catch (error) {
+      this.#fail(error);
+      resultCallback({ code: ExportResultCode.FAILED, error: error instanceof Error ? error : new Error(String(error)) });
+    }
+  }
+
+  async forceFlush(): Promise<void> {
+    await this.#guard(() => this.#inner.forceFlush?.());
+  }
+
+  async shutdown(): Promise<void> {
+    await this.#guard(() => this.#inner.shutdown());
+  }
+
+  async #guard(step: () => Promise<void> | undefined): Promise<void> {
+    try {
+      await step();
+    } catch (error) {
+      this.#fail(error);
+    }
+  }
+
+  #fail(error: unknown): void {
+    if (this.#told) return;
+    this.#told = true;
+    this.#warn(`tracing: ${this.#what} failed (${error === undefined ? 'no reason given' : describe(error)}); recording goes on without it`);
+  }
+}

@@ -1,0 +1,176 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { type Server, createServer } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { afterEach, describe, expect, it } from 'vitest';
+import { otlpJsonDocument } from '../../cli/trace-file-exporter.js';
+import { resolveOtlpTracesUrl, setupTracing } from '../../cli/tracing-setup.js';
+import {
+  ATTR_LINK_KIND,
+  ATTR_LINK_PIPELINE_SPAN_ID,
+  ATTR_LINK_SUSPENSION_SPAN_ID,
+  ATTR_LOST_REASON,
+  ATTR_RECEIPT_HASH,
+  ATTR_TASK_ID,
+} from '../../src/tracing/attributes.js';
+import { memoryTracing } from './memory-tracing.js';
+import { attributesOf, decodeTraceRequest, spansOf, withoutDefaults } from './otlp-proto.js';
+import { TASK, feed, lostStory, pauseStory, suspensionIn, taskRef } from './stories.js';
+
+interface Receiver {
+  url: string;
+  bodies: { contentType: string | undefined; path: string | undefined; body: Buffer }[];
+  server: Server;
+}
+
+/** A minimal OTLP/HTTP collector on 127.0.0.1: keeps each request body, answers 200. */
+async function startReceiver(): Promise<Receiver> {
+  const bodies: Receiver['bodies'] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      bodies.push({ contentType: req.headers['content-type'], path: req.url, body: Buffer.concat(chunks) });
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, server };
+}
+
+const story = pauseStory({ initiatedBy: 'PAUSE_INITIATOR_CLIENT', via: 'PauseTask', cause: 'explicit_resume', outcome: 'resumed', pipeline: taskRef });
+const hashes = { 'suspension:5': 'sha256:aaaa', 'resume:9': 'sha256:bbbb' };
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-traces-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+describe('setupTracing', () => {
+  it('sends Suspension, Resume and LostPause spans over OTLP/HTTP protobuf with their links and attributes', async () => {
+    const receiver = await startReceiver();
+    cleanups.push(() => new Promise<void>((resolve) => receiver.server.close(() => resolve())));
+    const warnings: string[] = [];
+    const tracing = setupTracing({ otlp: receiver.url, env: {}, warn: (line) => warnings.push(line) });
+    feed(tracing.sink, story, hashes);
+    feed(tracing.sink, lostStory('stream_ended'));
+    await tracing.shutdown();
+
+    expect(warnings).toEqual([]);
+    expect(receiver.bodies.length).toBeGreaterThan(0);
+    expect(receiver.bodies.every((b) => b.path === '/v1/traces' && b.contentType === 'application/x-protobuf')).toBe(true);
+    const requests = receiver.bodies.map((b) => decodeTraceRequest(b.body));
+    const spans = requests.flatMap(spansOf);
+    expect(spans.map((s) => s.name).sort()).toEqual(['LostPause', 'Resume', 'Suspension', 'Suspension', 'Task', 'Task']);
+    const resource = attributesOf(requests[0]?.resourceSpans?.[0]?.resource?.attributes);
+    expect(resource).toEqual({ 'service.name': 'a2a-replay' });
+
+    const suspension = suspensionIn(taskRef);
+    const resume = spans.find((s) => s.name === 'Resume');
+    expect(resume?.parentSpanId).toBeUndefined();
+    expect(resume?.links?.map((l) => [l.traceId, l.spanId, attributesOf(l.attributes)[ATTR_LINK_KIND]])).toEqual([
+      [suspension.traceId, suspension.spanId, 'suspension'],
+      [taskRef.traceId, taskRef.spanId, 'pipeline'],
+    ]);
+    expect(attributesOf(resume?.attributes)).toMatchObject({
+      [ATTR_TASK_ID]: TASK,
+      [ATTR_LINK_SUSPENSION_SPAN_ID]: suspension.spanId,
+      [ATTR_LINK_PIPELINE_SPAN_ID]: taskRef.spanId,
+      [ATTR_RECEIPT_HASH]: 'sha256:bbbb',
+    });
+    const firstSuspension = spans.find((s) => s.name === 'Suspension' && attributesOf(s.attributes)[ATTR_RECEIPT_HASH] === 'sha256:aaaa');
+    expect(firstSuspension).toMatchObject({ traceId: suspension.traceId, spanId: suspension.spanId, parentSpanId: taskRef.spanId });
+    expect(firstSuspension?.startTimeUnixNano).toBe(`${Date.UTC(2025, 0, 1, 0, 0, 5)}000000`);
+    const lost = spans.find((s) => s.name === 'LostPause');
+    expect(lost?.status).toEqual({ code: 2, message: 'pause lost: stream_ended' });
+    expect(attributesOf(lost?.attributes)[ATTR_LOST_REASON]).toBe('stream_ended');
+  });
+
+  it('puts on the wire exactly what the OTLP JSON encoding of the same spans says', async () => {
+    const receiver = await startReceiver();
+    cleanups.push(() => new Promise<void>((resolve) => receiver.server.close(() => resolve())));
+    const tracing = setupTracing({ otlp: `${receiver.url}/v1/traces`, env: {}, warn: () => undefined });
+    feed(tracing.sink, story, hashes);
+    await tracing.shutdown();
+
+    const memory = memoryTracing();
+    cleanups.push(() => memory.provider.shutdown());
+    feed(memory.bridge, story, hashes);
+    const json = JSON.parse(Buffer.from(JsonTraceSerializer.serializeRequest(memory.spans()) ?? []).toString('utf8')) as unknown;
+    const decoded = receiver.bodies.map((b) => decodeTraceRequest(b.body));
+    expect(decoded).toHaveLength(1);
+    expect(withoutDefaults(decoded[0])).toEqual(withoutDefaults(json));
+  });
+
+  it('writes the same span events to byte-identical trace files', async () => {
+    const dir = tempDir();
+    const write = async (name: string): Promise<string> => {
+      const tracing = setupTracing({ tracesDir: dir, name, env: {}, warn: () => undefined });
+      feed(tracing.sink, story, hashes);
+      feed(tracing.sink, lostStory('recording_ended'));
+      await tracing.shutdown();
+      expect(tracing.tracesFile).toBe(join(dir, `${name}.otlp.json`));
+      return readFileSync(join(dir, `${name}.otlp.json`), 'utf8');
+    };
+    const first = await write('first');
+    const second = await write('second');
+    expect(second).toBe(first);
+    const document = JSON.parse(first) as { resourceSpans: { resource: unknown; scopeSpans: { scope: unknown; spans: { name: string; startTimeUnixNano: string }[] }[] }[] };
+    expect(document.resourceSpans[0]?.resource).toEqual({ attributes: [{ key: 'service.name', value: { stringValue: 'a2a-replay' } }], droppedAttributesCount: 0 });
+    expect(document.resourceSpans[0]?.scopeSpans[0]?.scope).toEqual({ name: 'a2a-replay' });
+    const starts = document.resourceSpans[0]?.scopeSpans[0]?.spans.map((s) => BigInt(s.startTimeUnixNano)) ?? [];
+    expect(starts).toEqual([...starts].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    expect(first).not.toMatch(/host|process\.|telemetry\.sdk/);
+  });
+
+  it('writes spans in the same order whatever order they ended in', () => {
+    const one = memoryTracing();
+    const two = memoryTracing();
+    cleanups.push(() => one.provider.shutdown(), () => two.provider.shutdown());
+    feed(one.bridge, story, hashes);
+    feed(two.bridge, story, hashes);
+    expect(otlpJsonDocument([...two.spans()].reverse())).toBe(otlpJsonDocument(one.spans()));
+  });
+
+  it('tells an unreachable collector once on stderr and still writes the trace file', async () => {
+    const probe = await startReceiver();
+    const deadUrl = probe.url;
+    await new Promise<void>((resolve) => probe.server.close(() => resolve()));
+    const dir = tempDir();
+    const warnings: string[] = [];
+    const tracing = setupTracing({ otlp: deadUrl, tracesDir: dir, name: 'dead', env: {}, warn: (line) => warnings.push(line), otlpTimeoutMs: 300 });
+    feed(tracing.sink, story, hashes);
+    await tracing.flush();
+    feed(tracing.sink, lostStory('task_gone'));
+    await tracing.shutdown();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain(`OTLP export to ${deadUrl}/v1/traces failed`);
+    expect(readFileSync(join(dir, 'dead.otlp.json'), 'utf8')).toContain('"LostPause"');
+  });
+
+  it('is disabled at no cost when no exporter is asked for', async () => {
+    const tracing = setupTracing({ env: {} });
+    expect(tracing.enabled).toBe(false);
+    feed(tracing.sink, story);
+    await tracing.shutdown();
+  });
+
+  it('takes the OTLP endpoint from --otlp, then the traces variable as is, then the base variable', () => {
+    expect(resolveOtlpTracesUrl('http://127.0.0.1:4318', {})).toBe('http://127.0.0.1:4318/v1/traces');
+    expect(resolveOtlpTracesUrl('http://127.0.0.1:4318/v1/traces/', {})).toBe('http://127.0.0.1:4318/v1/traces');
+    expect(resolveOtlpTracesUrl(undefined, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:9/custom', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://b:1' })).toBe(
+      'http://c:9/custom',
+    );
+    expect(resolveOtlpTracesUrl(undefined, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://b:4318/' })).toBe('http://b:4318/v1/traces');
+    expect(resolveOtlpTracesUrl('http://a:1', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://b:1' })).toBe('http://a:1/v1/traces');
+    expect(resolveOtlpTracesUrl(undefined, {})).toBeUndefined();
+  });
+});
