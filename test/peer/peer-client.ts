@@ -87,6 +87,16 @@ export class SseStream {
     }
   }
 
+  /** Waits until some frame satisfies `test`; returns it. */
+  async waitUntil(test: (ev: StreamResponse) => boolean): Promise<StreamResponse> {
+    for (;;) {
+      const hit = this.frames.find((f) => f.result !== undefined && test(f.result));
+      if (hit?.result) return hit.result;
+      if (this.closed) throw new Error(`stream ended after ${this.frames.length} frames without the awaited event`);
+      await new Promise<void>((r) => this.#waiters.push(r));
+    }
+  }
+
   /** Waits for the server to end the stream; returns every result. */
   async untilClosed(): Promise<StreamResponse[]> {
     while (!this.closed) await new Promise<void>((r) => this.#waiters.push(r));
