@@ -274,6 +274,7 @@ export {
 } from './tracing/span-events.js';
 export { EventIdGenerator } from './tracing/event-id-generator.js';
 export { SpanBridge, type SpanBridgeOptions, isoToHrTime } from './tracing/span-bridge.js';
+export { LostPauseCollector, type LostPauseListing, lostPausesInReceiptLog } from './tracing/lost-pauses.js';
 
 // ---- observe ----
 export { FINDING_CODES, type FindingCode, type ObserverFinding } from './observe/findings.js';

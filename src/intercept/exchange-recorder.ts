@@ -24,6 +24,12 @@ import type { EntryDraft, EntryWriter } from '../recording/recording-writer.js';
 import { type HeaderInput, mediaType, recordedHeaders } from './http-headers.js';
 import { SseParser } from './sse-parser.js';
 
+/**
+ * The `error` message of a response cut off before its end (upstream died mid-body or
+ * mid-stream): the same words from every adapter, so their recordings agree.
+ */
+export const RESPONSE_CUT_MESSAGE = 'the response ended before it was complete (connection closed)';
+
 /** Default cap on a recorded body; the proxy also refuses request bodies above it. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 

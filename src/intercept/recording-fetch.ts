@@ -7,7 +7,7 @@
  * read whole before the response is returned (A2A answers are small JSON documents), so the
  * recording never depends on whether the caller reads them.
  */
-import { type ExchangeRecorder } from './exchange-recorder.js';
+import { type ExchangeRecorder, RESPONSE_CUT_MESSAGE } from './exchange-recorder.js';
 import { mediaType } from './http-headers.js';
 
 export interface RecordingFetchOptions {
@@ -56,7 +56,7 @@ export function createRecordingFetch(inner: typeof fetch, options: RecordingFetc
       try {
         bytes = new Uint8Array(await response.arrayBuffer());
       } catch (error) {
-        exchange.fail(`reading the response from ${url.origin} failed: ${describeError(error)}`);
+        exchange.fail(RESPONSE_CUT_MESSAGE);
         throw error;
       }
       exchange.data(bytes);
@@ -75,7 +75,7 @@ export function createRecordingFetch(inner: typeof fetch, options: RecordingFetc
           try {
             result = await reader.read();
           } catch (error) {
-            exchange.fail(`the event stream from ${url.origin} broke: ${describeError(error)}`);
+            exchange.fail(RESPONSE_CUT_MESSAGE);
             controller.error(error);
             return;
           }

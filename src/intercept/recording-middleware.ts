@@ -10,7 +10,7 @@
  * ```
  */
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { type Exchange, type ExchangeRecorder } from './exchange-recorder.js';
+import { type Exchange, type ExchangeRecorder, RESPONSE_CUT_MESSAGE } from './exchange-recorder.js';
 
 export interface RecordingMiddlewareOptions {
   recorder: ExchangeRecorder;
@@ -112,7 +112,7 @@ export function createRecordingMiddleware(options: RecordingMiddlewareOptions): 
 
     res.on('finish', () => ensureRequest().finish());
     res.on('close', () => {
-      if (!res.writableFinished) ensureRequest().fail('the connection closed before the response ended');
+      if (!res.writableFinished) ensureRequest().fail(RESPONSE_CUT_MESSAGE);
     });
 
     next?.();

@@ -23,7 +23,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { A2aReplayError } from '../errors.js';
 import { jsonRpcError } from '../protocol/errors.js';
 import { rewriteAgentCard } from './agent-card-rewrite.js';
-import { DEFAULT_MAX_BODY_BYTES, type Exchange, type ExchangeRecorder } from './exchange-recorder.js';
+import { DEFAULT_MAX_BODY_BYTES, type Exchange, type ExchangeRecorder, RESPONSE_CUT_MESSAGE } from './exchange-recorder.js';
 import { endToEndRawHeaders, mediaType } from './http-headers.js';
 
 /** Request bodies past the limit are read and dropped up to this much, then the socket is cut. */
@@ -201,7 +201,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       });
       upstreamRes.on('close', () => {
         if (upstreamRes.complete || done) return;
-        exchange.fail(`upstream ${upstreamLabel} closed the connection before the response ended`);
+        exchange.fail(RESPONSE_CUT_MESSAGE);
         res.destroy();
         settle();
       });
