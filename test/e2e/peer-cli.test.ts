@@ -1,0 +1,80 @@
+/**
+ * `a2a-replay peer` as a process: first stdout line, a working endpoint, clean exit on signals.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { afterEach, expect, it } from 'vitest';
+import { CLI, ROOT, runCli } from '../helpers/cli.js';
+
+let child: ChildProcessWithoutNullStreams | undefined;
+
+afterEach(() => {
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+  child = undefined;
+});
+
+function startCli(args: string[]): Promise<{ url: string; exited: Promise<number | null> }> {
+  const proc = spawn(process.execPath, [CLI, 'peer', ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  child = proc;
+  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    proc.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    proc.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const line = out.split('\n')[0];
+      if (out.includes('\n') && line !== undefined) {
+        const m = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
+        if (m?.[1]) resolve({ url: m[1], exited });
+        else reject(new Error(`unexpected first line: ${line}`));
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`peer exited with ${code}: ${err}`)));
+  });
+}
+
+async function rpc(url: string, path: string, method: string, params: unknown): Promise<unknown> {
+  const res = await fetch(url + path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return res.json();
+}
+
+it.each(['SIGTERM', 'SIGINT'] as const)('prints the listening line, serves the deterministic peer and exits 0 on %s', async (signal) => {
+  const { url, exited } = await startCli(['--deterministic', '--seed', '7', '--step-ms', '500']);
+  const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as { supportedInterfaces: { url: string }[] };
+  expect(card.supportedInterfaces[0]?.url).toBe(url);
+  const sent = (await rpc(url, '/', 'SendMessage', {
+    message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:1' }] },
+    configuration: { returnImmediately: true },
+  })) as { result: { task: { id: string } } };
+  expect(sent.result.task.id).toMatch(/^task-[0-9a-f]{8}-0001$/);
+  expect(await rpc(url, '/control', 'AdvanceClock', { ms: 500 })).toMatchObject({ result: { now: '2026-01-01T00:00:00.500Z' } });
+  child?.kill(signal);
+  expect(await exited).toBe(0);
+});
+
+it('closes open streams on SIGTERM and exits 0', async () => {
+  const { url, exited } = await startCli(['--step-ms', '60000']);
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:1' }] } } }),
+  });
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  await reader.read();
+  child?.kill('SIGTERM');
+  for (;;) {
+    const { done } = await reader.read().catch(() => ({ done: true }));
+    if (done) break;
+  }
+  expect(await exited).toBe(0);
+});
+
+it('exits 2 with a one-line reason on a bad option', async () => {
+  const r = await runCli(['peer', '--port', 'abc']);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(/--port: expected an integer/);
+});
