@@ -6,6 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../src/index.js';
 import { registerCanon } from './commands/canon.js';
+import { registerLost } from './commands/lost.js';
 import { registerPeer } from './commands/peer.js';
 import { EXIT, reportFailure } from './io.js';
 
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerCanon(program);
+  registerLost(program);
   registerPeer(program);
   for (const command of program.commands) command.exitOverride().showHelpAfterError('(run with --help for usage)');
   return program;

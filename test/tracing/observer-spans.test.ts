@@ -1,0 +1,114 @@
+import { SpanStatusCode } from '@opentelemetry/api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type LostPauseReason, PauseObserver } from '../../src/index.js';
+import { ATTR_LINK_KIND, ATTR_LOST_REASON, ATTR_PAUSE_INITIATED_BY, ATTR_RECEIPT_HASH, ATTR_TASK_ID } from '../../src/tracing/attributes.js';
+import { LostPauseCollector } from '../../src/tracing/lost-pauses.js';
+import { CONTEXT_ID, EntryScript, RECORDING, TASK_ID } from './entries.js';
+import { type MemoryTracing, at, hr, memoryTracing } from './memory-tracing.js';
+
+let tracing: MemoryTracing;
+afterEach(async () => {
+  await tracing.provider.shutdown();
+});
+
+/** Runs the real PauseObserver over the entries and renders its span events; returns its lost listing too. */
+function observe(script: EntryScript, finishAt: number): LostPauseCollector {
+  tracing = memoryTracing();
+  const observer = new PauseObserver({ recordingId: RECORDING.id });
+  const collector = new LostPauseCollector();
+  const outputs = [...script.entries.flatMap((entry) => observer.observe(entry)), ...observer.finish(at(finishAt))];
+  for (const output of outputs) {
+    if (output.type === 'suspension') collector.noteSuspension(output.key, output.draft);
+    if (output.type !== 'span') continue;
+    const hash = output.event.type === 'suspension.end' || output.event.type === 'resume.end' ? `sha256:${output.event.key}` : undefined;
+    tracing.bridge.handle(output.event, hash === undefined ? undefined : { receiptHash: hash });
+    collector.handle(output.event);
+  }
+  expect(tracing.problems).toEqual([]);
+  expect(tracing.bridge.openSpans).toBe(0);
+  return collector;
+}
+
+function pausedOnStream(): EntryScript {
+  return new EntryScript().openStream(0).clientPause(5, { stream: 'x-stream' });
+}
+
+const LOST_RULES: { reason: LostPauseReason; script: () => EntryScript; finishAt: number }[] = [
+  { reason: 'stream_ended', script: () => pausedOnStream().end(20, 'x-stream'), finishAt: 30 },
+  { reason: 'recording_ended', script: pausedOnStream, finishAt: 30 },
+  {
+    reason: 'paused_until_passed',
+    script: () => new EntryScript().openStream(0).clientPause(5, { stream: 'x-stream', pausedUntil: at(100) }),
+    finishAt: 200,
+  },
+  {
+    reason: 'task_gone',
+    script: () => pausedOnStream().request(40, 'x-get', 'GetTask', { id: TASK_ID }).error(41, 'x-get', -32001, 'task not found').end(41, 'x-get'),
+    finishAt: 50,
+  },
+  { reason: 'pause_ignored', script: () => pausedOnStream().artifact(12, 'x-stream'), finishAt: 30 },
+];
+
+describe('observer span events rendered as OTel spans', () => {
+  it('renders a resumed pause as Suspension and Resume and no LostPause', () => {
+    const collector = observe(
+      pausedOnStream()
+        .resume(60, 'x-stream')
+        .status(70, 'x-stream', { state: 'TASK_STATE_COMPLETED', timestamp: at(70) })
+        .end(70, 'x-stream'),
+      80,
+    );
+    expect(tracing.byName('LostPause')).toEqual([]);
+    expect(collector.lost).toEqual([]);
+    const suspension = tracing.one('Suspension');
+    const resume = tracing.one('Resume');
+    const task = tracing.one('Task');
+    expect(suspension.parentSpanContext?.spanId).toBe(task.spanContext().spanId);
+    expect(suspension.spanContext().traceId).toBe(task.spanContext().traceId);
+    expect([suspension.startTime, suspension.endTime]).toEqual([hr(5), hr(6)]);
+    expect(suspension.attributes).toMatchObject({ [ATTR_TASK_ID]: TASK_ID, [ATTR_PAUSE_INITIATED_BY]: 'PAUSE_INITIATOR_CLIENT' });
+    expect(suspension.attributes[ATTR_RECEIPT_HASH]).toMatch(/^sha256:suspension:/);
+    expect(resume.parentSpanContext).toBeUndefined();
+    expect([resume.startTime, resume.endTime]).toEqual([hr(60), hr(61)]);
+    expect(resume.links[0]).toMatchObject({
+      context: { traceId: suspension.spanContext().traceId, spanId: suspension.spanContext().spanId },
+      attributes: { [ATTR_LINK_KIND]: 'suspension' },
+    });
+    expect(resume.attributes[ATTR_RECEIPT_HASH]).toMatch(/^sha256:resume:/);
+    expect(task.attributes['gen_ai.conversation.id']).toBe(CONTEXT_ID);
+  });
+
+  it("parents the Suspension on the PauseTask caller's traceparent", () => {
+    observe(
+      new EntryScript().openStream(0).clientPause(5, { stream: 'x-stream', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }).resume(60, 'x-stream'),
+      80,
+    );
+    const suspension = tracing.one('Suspension');
+    expect(suspension.spanContext().traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+    expect(suspension.parentSpanContext).toMatchObject({ spanId: '00f067aa0ba902b7', isRemote: true });
+  });
+
+  for (const rule of LOST_RULES) {
+    it(`renders exactly one LostPause ERROR span for ${rule.reason}`, () => {
+      const collector = observe(rule.script(), rule.finishAt);
+      const lost = tracing.byName('LostPause');
+      expect(lost).toHaveLength(1);
+      const span = lost[0]!;
+      const suspension = tracing.one('Suspension');
+      expect(span.status.code).toBe(SpanStatusCode.ERROR);
+      expect(span.attributes[ATTR_LOST_REASON]).toBe(rule.reason);
+      expect(span.links.map((l) => l.context.spanId)).toEqual([suspension.spanContext().spanId]);
+      expect(collector.lost).toEqual([
+        {
+          taskId: TASK_ID,
+          initiatedBy: 'PAUSE_INITIATOR_CLIENT',
+          reason: rule.reason,
+          since: at(6),
+          detectedAt: expect.any(String) as string,
+          pauseReason: 'needs approval',
+          span: { traceId: suspension.spanContext().traceId, spanId: suspension.spanContext().spanId },
+        },
+      ]);
+    });
+  }
+});
