@@ -96,6 +96,11 @@ export class ReplayLedger {
     return this.#liveCount;
   }
 
+  /** Recorded entries settled so far. */
+  get settledCount(): number {
+    return this.#replayed.size + this.#abandoned.size;
+  }
+
   isSettled = (seq: number): boolean => this.#replayed.has(seq) || this.#abandoned.has(seq);
 
   /** True once every recorded entry is settled. */

@@ -1,0 +1,84 @@
+/**
+ * @module replay/derive-receipts
+ * Derives a receipt log from replayed entries the way recording does (DESIGN §8): the same
+ * {@link ObservationPipeline} (one PauseObserver), sealed by the receipts layer's pure
+ * {@link ReceiptChain} in memory. The header's `createdAt` and `recording` are the recording's, and
+ * the key is the golden log's, so a faithful peer yields the golden bytes, signatures included.
+ * Without a key the chain signs with a fixed all-zero "unsigned" key: the content compares, the
+ * signatures and key ids do not (the diff then treats them as volatile).
+ */
+import { A2aReplayError } from '../errors.js';
+import { ObservationPipeline } from '../observe/pipeline.js';
+import type { ObserverFinding } from '../observe/findings.js';
+import { ReceiptChain } from '../receipts/chain.js';
+import { Keyring, ReceiptKey } from '../receipts/keys.js';
+import type { RecordingEntry, RecordingHeader } from '../recording/format.js';
+import type { SpanSink } from '../tracing/span-events.js';
+
+/** Kid of the stand-in key used when no key was given. */
+export const UNSIGNED_KID = 'unsigned';
+
+/** A keyring holding only the stand-in key (HMAC of 32 zero bytes). */
+export function unsignedKeyring(): Keyring {
+  return new Keyring([new ReceiptKey(UNSIGNED_KID, { hmac: Buffer.alloc(32) })]);
+}
+
+export interface DeriveOptions {
+  header: RecordingHeader;
+  /** Entries in recorded order (the replayed ones, or a recording's own). */
+  entries: readonly RecordingEntry[];
+  keyring: Keyring;
+  kid?: string;
+  tool: string;
+  spans?: SpanSink;
+}
+
+export interface DerivedLog {
+  /** Canonical lines, header first, no newlines. */
+  lines: string[];
+  findings: readonly ObserverFinding[];
+}
+
+/** Feeds `entries` through the observation pipeline and seals the receipts in memory. */
+export async function deriveReceiptLog(options: DeriveOptions): Promise<DerivedLog> {
+  const chain = new ReceiptChain({
+    keyring: options.keyring,
+    ...(options.kid !== undefined ? { kid: options.kid } : {}),
+    recording: options.header.id,
+    createdAt: options.header.createdAt,
+    tool: options.tool,
+  });
+  const lines = [chain.header.text];
+  let sinkError: unknown;
+  const pipeline = new ObservationPipeline({
+    recordingId: options.header.id,
+    receipts: {
+      appendSuspension: async (draft) => {
+        const sealed = chain.sealSuspension(draft);
+        lines.push(sealed.receipt.text);
+        if (sealed.checkpoint) lines.push(sealed.checkpoint.text);
+        return { hash: sealed.receipt.hash };
+      },
+      appendResumption: async (draft, suspensionHash) => {
+        const sealed = chain.sealResumption(draft, suspensionHash);
+        lines.push(sealed.receipt.text);
+        if (sealed.checkpoint) lines.push(sealed.checkpoint.text);
+        return { hash: sealed.receipt.hash };
+      },
+    },
+    ...(options.spans ? { spans: options.spans } : {}),
+    onSinkError: (error, sink) => {
+      if (sink === 'receipts') sinkError ??= error;
+    },
+  });
+  for (const entry of options.entries) void pipeline.push(entry);
+  const last = options.entries.at(-1);
+  await pipeline.finish(last?.at ?? options.header.createdAt);
+  await pipeline.idle();
+  if (sinkError !== undefined) {
+    throw sinkError instanceof Error ? sinkError : new A2aReplayError('RECEIPT_INVALID', 'cannot seal receipts');
+  }
+  const closing = chain.close();
+  if (closing) lines.push(closing.text);
+  return { lines, findings: pipeline.findings };
+}

@@ -1,0 +1,236 @@
+/**
+ * @module replay/driver
+ * Re-drives a live peer from one recording (DESIGN §8) and returns the replayed entries (in the
+ * recording's identity, ready for the PauseObserver) plus exchange drift.
+ *
+ * - One loop per lane (a task) and one for global barriers, all concurrent; each sends its
+ *   recorded requests in order, each only when the ledger says every entry it depends on came
+ *   (see `lanes.ts` for the rule). Outgoing bodies carry live ids (`IdMap.toLive`).
+ * - A wait has a deadline (`timeoutMs`, restarted whenever the awaited entry changes, so a slow
+ *   but moving peer is not drift). When it passes, the wait becomes a `timeout` drift, the entries
+ *   awaited are given up, and the lane stops: its later requests are not sent. A barrier sends
+ *   anyway. Nothing hangs.
+ * - When every request was sent, the driver waits (same deadline) for the answers still due,
+ *   then closes what is still open (streams the recording left open).
+ * - A peer that cannot be reached, or that `peerFailure()` reports dead, ends the replay with an
+ *   infrastructure error (A2aReplayError PEER_UNREACHABLE / PEER_CRASHED), never drift.
+ */
+import { Agent } from 'node:http';
+import type { JsonValue } from '../canonical/canonical-json.js';
+import { type Clock, systemClock } from '../clock.js';
+import type { A2aReplayError } from '../errors.js';
+import type { RecordingEntry } from '../recording/format.js';
+import { type ExchangeDrift, driftLane, shapeOf } from './drift.js';
+import { type LaneKey, type PlannedExchange, type ReplayPlan, planReplay } from './lanes.js';
+import { ReplayLedger } from './ledger.js';
+import { type LiveCall, sendLive } from './live-exchange.js';
+import { IdMap } from './substitution.js';
+
+/** Default deadline of one wait for a live entry. */
+export const DEFAULT_WAIT_MS = 5000;
+
+export interface DriveOptions {
+  /** Base URL of the live peer. */
+  peerUrl: string;
+  /** Deadline of one wait, ms (default {@link DEFAULT_WAIT_MS}). */
+  timeoutMs?: number;
+  /** For `durationMs` only. */
+  clock?: Clock;
+  /** Called as entries settle: `(settled, total)`. */
+  onProgress?: (settled: number, total: number) => void;
+  /** Returns an error once the peer process died (checked while waiting and at the end). */
+  peerFailure?: () => A2aReplayError | undefined;
+}
+
+/** A task's states in order, recorded and live, for reports. */
+export interface TaskTimeline {
+  lane: string;
+  expected: string[];
+  actual: string[];
+}
+
+export interface DriveResult {
+  plan: ReplayPlan;
+  /** Live entries in the recording's identity, in recorded order (extras after their predecessor). */
+  replayed: RecordingEntry[];
+  drift: ExchangeDrift[];
+  /** Timelines of the lanes that drifted. */
+  timelines: TaskTimeline[];
+  ids: IdMap;
+  liveEntries: number;
+  durationMs: number;
+}
+
+/** Resolves waiters whenever the ledger changes. */
+class ChangeSignal {
+  #waiters: (() => void)[] = [];
+
+  notify(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** True when notified, false when `ms` passed first. */
+  wait(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w !== done);
+        resolve(false);
+      }, ms);
+      const done = (): void => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      this.#waiters.push(done);
+    });
+  }
+}
+
+function stateLabel(entry: RecordingEntry): string | undefined {
+  const shape = shapeOf(entry);
+  if (shape.outcome === 'error') return `error ${shape.errorCode ?? '?'}`;
+  if (shape.state === null) return undefined;
+  const state = shape.state.replace(/^TASK_STATE_/, '');
+  return shape.legacy ? `${state}(legacy ${shape.legacy})` : state;
+}
+
+function timeline(entries: readonly RecordingEntry[]): string[] {
+  const out: string[] = [];
+  for (const e of entries) {
+    const label = stateLabel(e);
+    if (label !== undefined && out.at(-1) !== label) out.push(label);
+  }
+  return out;
+}
+
+/** Replays `entries` (a recording's, in any order) against the peer at `options.peerUrl`. */
+export async function driveRecording(entries: readonly RecordingEntry[], options: DriveOptions): Promise<DriveResult> {
+  const clock = options.clock ?? systemClock;
+  const started = clock.now();
+  const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
+  const plan = planReplay(entries);
+  const ids = new IdMap();
+  const ledger = new ReplayLedger(plan, ids);
+  const changed = new ChangeSignal();
+  const base = new URL(options.peerUrl);
+  const agent = new Agent({ keepAlive: true });
+  const calls = new Set<LiveCall>();
+  let infra: A2aReplayError | undefined;
+  let settled = 0;
+  const total = plan.entries.length;
+
+  const progress = (): void => {
+    if (!options.onProgress) return;
+    const n = ledger.settledCount;
+    if (n !== settled) {
+      settled = n;
+      options.onProgress(n, total);
+    }
+  };
+  const checkInfra = (): A2aReplayError | undefined => {
+    infra ??= options.peerFailure?.();
+    return infra;
+  };
+
+  const send = (ex: PlannedExchange): void => {
+    const body: JsonValue | undefined = ex.request.body === undefined ? undefined : ids.toLive(ex.request.body);
+    const text = body !== undefined ? JSON.stringify(body) : ex.request.bodyText;
+    ledger.sent(ex);
+    const call = sendLive({
+      base,
+      request: ex.request,
+      body: text,
+      agent,
+      onEntry: (draft) => {
+        const answer = { ...draft, http: { ...draft.http, method: ex.request.http.method, path: ex.request.http.path } };
+        ledger.live(ex, answer as Parameters<ReplayLedger['live']>[1]);
+        changed.notify();
+      },
+    });
+    calls.add(call);
+    void call.done.then(() => {
+      calls.delete(call);
+      if (call.failure) {
+        infra ??= checkInfra() ?? call.failure;
+      }
+      changed.notify();
+    });
+    changed.notify();
+  };
+
+  /** Waits until `ex` may be sent. False when a deadline passed (drift recorded, awaited entries given up). */
+  const waitFor = async (ex: PlannedExchange): Promise<boolean> => {
+    let awaited: number | undefined;
+    for (;;) {
+      if (checkInfra()) return false;
+      const blocker = ledger.blocker(ex);
+      if (!blocker) return true;
+      if (blocker.seq !== awaited) awaited = blocker.seq;
+      progress();
+      const moved = await changed.wait(timeoutMs);
+      if (moved) continue;
+      if (checkInfra()) return false;
+      const still = ledger.blocker(ex);
+      if (!still) return true;
+      if (still.seq !== awaited) continue;
+      ledger.timedOut(ex, still, timeoutMs);
+      for (const e of ledger.unsettledBefore(ex.request.seq, ex.lane)) {
+        ledger.abandon(e.seq, `it never came: waited ${timeoutMs} ms before sending seq ${ex.request.seq}`);
+      }
+      changed.notify();
+      return false;
+    }
+  };
+
+  const runLane = async (exchanges: readonly PlannedExchange[], isBarrierLoop: boolean): Promise<void> => {
+    for (let i = 0; i < exchanges.length; i++) {
+      const ex = exchanges[i] as PlannedExchange;
+      const ready = await waitFor(ex);
+      if (infra) return;
+      if (!ready && !isBarrierLoop) {
+        for (const rest of exchanges.slice(i)) {
+          const why = `not sent: lane ${rest.lane ?? 'barrier'} stopped after a timeout before seq ${ex.request.seq}`;
+          for (const e of [rest.request, rest.response, ...rest.events, rest.terminal]) if (e) ledger.abandon(e.seq, why);
+        }
+        changed.notify();
+        return;
+      }
+      send(ex);
+    }
+  };
+
+  const loops = new Map<LaneKey | null, PlannedExchange[]>();
+  for (const ex of plan.exchanges) {
+    const list = loops.get(ex.lane) ?? [];
+    list.push(ex);
+    loops.set(ex.lane, list);
+  }
+  try {
+    await Promise.all([...loops].map(([lane, exchanges]) => runLane(exchanges, lane === null)));
+    // Every request is out: wait for the answers still due, restarting the deadline on progress.
+    while (!infra && !ledger.complete) {
+      progress();
+      const moved = await changed.wait(timeoutMs);
+      if (checkInfra()) break;
+      if (!moved) break;
+    }
+    progress();
+  } finally {
+    for (const call of calls) call.abort();
+    agent.destroy();
+  }
+  const failure = checkInfra();
+  if (failure) throw failure;
+  for (const e of plan.entries) ledger.abandon(e.seq, `no live entry answered it within ${timeoutMs} ms`);
+  const drift = ledger.finish();
+  const replayed = ledger.replayed();
+  const drifted = new Set(drift.map(driftLane));
+  const timelines: TaskTimeline[] = [];
+  for (const lane of plan.lanes) {
+    if (!drifted.has(lane)) continue;
+    const recorded = plan.entries.filter((e) => plan.laneOfSeq.get(e.seq) === lane);
+    timelines.push({ lane, expected: timeline(recorded), actual: timeline(ledger.replayedOf(lane)) });
+  }
+  return { plan, replayed, drift, timelines, ids, liveEntries: ledger.liveCount, durationMs: clock.now() - started };
+}

@@ -1,0 +1,120 @@
+/**
+ * @module replay/live-exchange
+ * Sends one recorded request to the live peer and reports what comes back as recording entries.
+ * The answer goes through the recorder's own {@link ExchangeRecorder}, so a live answer is turned
+ * into `response` / `event` / `end` / `error` entries by exactly the rules that recorded the
+ * golden one (unary vs SSE, JSON vs text bodies, recorded headers, redaction).
+ *
+ * Request headers are the recorded ones minus redacted values (a `[redacted sha256:…]` secret is
+ * useless to the peer) and the headers the HTTP stack writes itself. A failure before any response
+ * head (connection refused, reset) is an infrastructure failure ({@link LiveCall.failure}), not an
+ * exchange entry: the peer could not be asked. A failure after the head is an `error` entry, as
+ * recording would have written it.
+ */
+import { type Agent, type ClientRequest, request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { A2aReplayError } from '../errors.js';
+import { ExchangeRecorder } from '../intercept/exchange-recorder.js';
+import type { RecordingEntry } from '../recording/format.js';
+import type { EntryDraft } from '../recording/recording-writer.js';
+
+/** Headers never replayed as recorded. */
+const NOT_REPLAYED = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'accept-encoding']);
+
+export interface LiveCallOptions {
+  /** Base URL of the live peer (`http://127.0.0.1:PORT`). */
+  base: URL;
+  /** The recorded request being replayed (method, path, headers). */
+  request: RecordingEntry;
+  /** The body to send (recorded body with live ids), already serialized; undefined for none. */
+  body: string | undefined;
+  agent: Agent;
+  /** Every answer entry (not the request), in order. */
+  onEntry: (draft: EntryDraft) => void;
+}
+
+/** An exchange in flight. */
+export interface LiveCall {
+  /** Settles when the exchange is over (answered, broken, or aborted); never rejects. */
+  done: Promise<void>;
+  /** Set when the peer could not be reached. */
+  failure: A2aReplayError | undefined;
+  /** Stops the exchange; later data is dropped. */
+  abort(): void;
+}
+
+/** The headers to send for a recorded request. */
+export function replayHeaders(recorded: Record<string, string> | undefined, hasBody: boolean): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(recorded ?? {})) {
+    if (NOT_REPLAYED.has(name) || value.startsWith('[redacted')) continue;
+    out[name] = value;
+  }
+  if (hasBody && out['content-type'] === undefined) out['content-type'] = 'application/json';
+  return out;
+}
+
+/** Sends a recorded request to the live peer. */
+export function sendLive(options: LiveCallOptions): LiveCall {
+  const { request } = options;
+  let aborted = false;
+  let headArrived = false;
+  let resolveDone: () => void = () => {};
+  const done = new Promise<void>((resolve) => (resolveDone = resolve));
+  const recorder = new ExchangeRecorder({
+    ids: { next: () => request.xid },
+    writer: {
+      append(draft: EntryDraft): RecordingEntry {
+        if (!aborted && draft.kind !== 'request') options.onEntry(draft);
+        return { ...draft, seq: 0, at: '' };
+      },
+    },
+    redact: [],
+  });
+  const url = new URL(request.http.path, options.base);
+  const headers = replayHeaders(request.http.headers, options.body !== undefined);
+  const bodyBytes = options.body === undefined ? undefined : Buffer.from(options.body, 'utf8');
+  const exchange = recorder.request({ method: request.http.method, path: request.http.path, headers, ...(bodyBytes ? { body: bodyBytes } : {}) });
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const call: LiveCall = {
+    done,
+    failure: undefined,
+    abort: () => {
+      aborted = true;
+      req.destroy();
+      resolveDone();
+    },
+  };
+  const req: ClientRequest = send(url, { method: request.http.method, headers, agent: options.agent }, (res) => {
+    headArrived = true;
+    exchange.head(res.statusCode ?? 0, res.headers);
+    res.on('data', (chunk: Buffer) => exchange.data(chunk));
+    res.on('end', () => {
+      exchange.finish();
+      resolveDone();
+    });
+    res.on('error', (error) => {
+      exchange.fail(`the live response broke: ${error.message}`);
+      resolveDone();
+    });
+    res.on('close', () => {
+      if (!res.complete) exchange.fail('the live peer closed the connection mid-response');
+      resolveDone();
+    });
+  });
+  req.on('error', (error: NodeJS.ErrnoException) => {
+    if (aborted) return resolveDone();
+    if (!headArrived) {
+      call.failure = new A2aReplayError(
+        'PEER_UNREACHABLE',
+        `cannot reach the peer at ${options.base.origin} (${error.code ?? error.message}) sending ${request.http.method} ${request.http.path} (recorded seq ${request.seq})`,
+        { cause: error },
+      );
+    } else {
+      exchange.fail(`the live exchange broke: ${error.code ?? error.message}`);
+    }
+    resolveDone();
+  });
+  req.end(bodyBytes);
+  return call;
+}

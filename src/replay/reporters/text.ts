@@ -1,0 +1,134 @@
+/**
+ * @module replay/reporters/text
+ * The human-readable replay report: one status line per recording; for drift, the receipt paths
+ * with expected and actual values, each exchange drift with its recorded neighbour, a per-task
+ * timeline of states, and the volatile fields that were ignored. Colour only when asked (the CLI
+ * asks on a TTY without NO_COLOR). Long lists are cut with a count of what was left out.
+ */
+import type { JsonValue } from '../../canonical/canonical-json.js';
+import type { ReceiptDifference } from '../diff.js';
+import type { EntryRef, ExchangeDrift } from '../drift.js';
+import type { RecordingResult, RunSummary } from '../result.js';
+
+export interface TextReportOptions {
+  color?: boolean;
+  /** Most items listed per section (default 20). */
+  limit?: number;
+}
+
+type Paint = (code: number, text: string) => string;
+
+function painter(color: boolean): Paint {
+  return color ? (code, text) => `\u001b[${code}m${text}\u001b[0m` : (_code, text) => text;
+}
+
+function value(v: JsonValue | undefined): string {
+  if (v === undefined) return '(absent)';
+  const text = JSON.stringify(v);
+  return text.length > 160 ? `${text.slice(0, 157)}...` : text;
+}
+
+function where(ref: EntryRef): string {
+  const what = ref.method ? `${ref.method} ${ref.kind}` : ref.kind;
+  return `seq ${ref.seq} ${what}${ref.lane ? ` [${ref.lane}]` : ''}`;
+}
+
+/** One line for an exchange drift. */
+export function describeDrift(d: ExchangeDrift): string {
+  switch (d.type) {
+    case 'mismatch':
+      return `${where(d.expected)}: ${d.differences.join(', ')} (expected ${d.expected.shape}, got ${d.actual.shape})`;
+    case 'missing':
+      return `${where(d.expected)} missing: ${d.expected.shape} — ${d.reason}`;
+    case 'extra':
+      return d.closest
+        ? `extra live ${d.actual.shape} (live seq ${d.actual.seq}); closest recorded: ${where(d.closest)} ${d.closest.shape}${d.differences.length ? ` — differs in ${d.differences.join(', ')}` : ' — same shape, one too many'}`
+        : `extra live ${d.actual.shape} (live seq ${d.actual.seq}) with no recorded counterpart`;
+    case 'timeout':
+      return `${where(d.request)} waited ${d.waitedMs} ms for ${where(d.waitingFor)} (${d.waitingFor.shape}) that never came`;
+    default: {
+      const never: never = d;
+      return never;
+    }
+  }
+}
+
+function describeDifference(d: ReceiptDifference): string {
+  return `${d.path}: expected ${value(d.expected)}, actual ${value(d.actual)}`;
+}
+
+function list<T>(items: readonly T[], limit: number, render: (item: T) => string, indent: string): string[] {
+  const lines = items.slice(0, limit).map((i) => `${indent}${render(i)}`);
+  if (items.length > limit) lines.push(`${indent}... and ${items.length - limit} more`);
+  return lines;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** The report of one recording. */
+export function renderRecordingText(r: RecordingResult, options: TextReportOptions = {}): string {
+  const paint = painter(options.color ?? false);
+  const limit = options.limit ?? 20;
+  const receiptCount = r.receipts ? `, ${r.receipts.actualReceipts} receipts` : '';
+  const stats = `(${r.exchanges} exchanges${receiptCount}, ${seconds(r.durationMs)})`;
+  const lines: string[] = [];
+  switch (r.outcome) {
+    case 'match':
+      lines.push(`${paint(32, 'PASS   ')} ${r.recording} ${stats}`);
+      break;
+    case 'updated':
+      lines.push(`${paint(36, 'UPDATED')} ${r.golden} ${r.update?.created ? '(created)' : `(${r.update?.changes.length ?? 0} changes)`} ${stats}`);
+      lines.push(...list(r.update?.changes ?? [], limit, describeDifference, '    '));
+      break;
+    case 'drift':
+      lines.push(`${paint(31, 'DRIFT  ')} ${r.recording} ${stats}`);
+      break;
+    case 'malformed':
+      lines.push(`${paint(33, 'INVALID')} ${r.recording}: ${r.error?.message ?? 'malformed input'}`);
+      break;
+    case 'infrastructure':
+      lines.push(`${paint(35, 'ERROR  ')} ${r.recording}: ${r.error?.message ?? 'infrastructure failure'}`);
+      break;
+    default: {
+      const never: never = r.outcome;
+      return never;
+    }
+  }
+  const diffs = r.receipts?.differences ?? [];
+  if (diffs.length > 0) {
+    lines.push(`  receipts differ from ${r.golden}${r.receipts?.strict ? ' (strict: bytes)' : ''}:`);
+    lines.push(...list(diffs, limit, describeDifference, '    '));
+  }
+  if (r.drift.length > 0 && r.outcome !== 'infrastructure') {
+    lines.push(`  exchanges drifted (${r.drift.length}):`);
+    lines.push(...list(r.drift, limit, describeDrift, '    '));
+  }
+  if (r.outcome === 'drift') {
+    for (const t of r.timelines.slice(0, limit)) {
+      lines.push(`  timeline ${t.lane}:`);
+      lines.push(`    expected: ${t.expected.join(' → ') || '(no states)'}`);
+      lines.push(`    actual:   ${t.actual.join(' → ') || '(no states)'}`);
+    }
+  }
+  if (r.receipts && r.receipts.ignored.length > 0) {
+    lines.push(`  ignored volatile fields: ${r.receipts.ignored.map((i) => `${i.field} (${i.count})`).join(', ')}`);
+  }
+  for (const note of r.notes) lines.push(`  note: ${note}`);
+  return lines.join('\n');
+}
+
+/** The closing summary line. */
+export function renderSummaryLine(summary: RunSummary): string {
+  const counts = new Map<string, number>();
+  for (const r of summary.results) counts.set(r.outcome, (counts.get(r.outcome) ?? 0) + 1);
+  const parts = [...counts].map(([outcome, n]) => `${n} ${outcome}`);
+  const n = summary.results.length;
+  return `${n} recording${n === 1 ? '' : 's'}: ${parts.join(', ') || 'none'} (exit ${summary.exitCode}) in ${seconds(summary.durationMs)}`;
+}
+
+/** The whole report. */
+export function renderText(summary: RunSummary, options: TextReportOptions = {}): string {
+  return [...summary.results.map((r) => renderRecordingText(r, options)), renderSummaryLine(summary)].join('\n');
+}

@@ -1,0 +1,78 @@
+/**
+ * @module replay/result
+ * What a replay run reports: one {@link RecordingResult} per recording and a {@link RunSummary}
+ * with the exit code (DESIGN §8: 0 match, 1 drift, 2 usage or malformed input, 3 infrastructure).
+ * Plain data, shared by the runner and the text / JSON / JUnit reporters.
+ */
+import type { ReceiptDiff, ReceiptDifference } from './diff.js';
+import type { TaskTimeline } from './driver.js';
+import type { ExchangeDrift } from './drift.js';
+
+/** Exit codes of `a2a-replay run`. */
+export const RUN_EXIT = { match: 0, drift: 1, malformed: 2, infrastructure: 3 } as const;
+
+export type RecordingOutcome =
+  /** Receipts and exchanges as recorded. */
+  | 'match'
+  /** Receipts or exchanges differ. */
+  | 'drift'
+  /** `--update` wrote the golden receipts. */
+  | 'updated'
+  /** The recording or golden file is malformed or missing (exit 2). */
+  | 'malformed'
+  /** The peer could not be reached, crashed, or a deadline passed (exit 3). */
+  | 'infrastructure';
+
+export interface RecordingResult {
+  /** The recording's path as given. */
+  recording: string;
+  /** The recording header's `id`, when it could be read. */
+  recordingId: string | null;
+  golden: string;
+  outcome: RecordingOutcome;
+  /** Recorded exchanges and entries, and live entries observed. */
+  exchanges: number;
+  entries: number;
+  liveEntries: number;
+  durationMs: number;
+  /** Null when the receipts were not compared (update, malformed, infrastructure). */
+  receipts: ReceiptDiff | null;
+  drift: ExchangeDrift[];
+  timelines: TaskTimeline[];
+  /** With `--update`: whether the golden file existed, and what changed in it. */
+  update: { created: boolean; changes: ReceiptDifference[] } | null;
+  /** For `malformed` and `infrastructure`: what failed, in user words. */
+  error: { code: string; message: string } | null;
+  /** Remarks a reader needs (unsigned comparison, ids remapped, ...). */
+  notes: string[];
+}
+
+export interface RunSummary {
+  results: RecordingResult[];
+  exitCode: number;
+  durationMs: number;
+}
+
+/** The exit code of one result. */
+export function exitCodeOf(outcome: RecordingOutcome): number {
+  switch (outcome) {
+    case 'match':
+    case 'updated':
+      return RUN_EXIT.match;
+    case 'drift':
+      return RUN_EXIT.drift;
+    case 'malformed':
+      return RUN_EXIT.malformed;
+    case 'infrastructure':
+      return RUN_EXIT.infrastructure;
+    default: {
+      const never: never = outcome;
+      return never;
+    }
+  }
+}
+
+/** The run's exit code: the most severe of its results (3 > 2 > 1 > 0). */
+export function summaryExitCode(results: readonly RecordingResult[]): number {
+  return results.reduce<number>((code, r) => Math.max(code, exitCodeOf(r.outcome)), RUN_EXIT.match);
+}

@@ -1,0 +1,170 @@
+/**
+ * @module replay/run-recording
+ * One recording, start to finish (DESIGN §8): read it, open a live peer, re-drive it, derive the
+ * receipts from the replayed entries, and diff them against the golden log — or, with `update`,
+ * write the golden log. Every failure becomes a {@link RecordingResult} with its outcome, so a
+ * corpus run reports every recording; nothing here exits the process.
+ *
+ * Golden receipts default to `X.receipts.jsonl` beside `X.jsonl`. A missing or malformed golden
+ * file (named with its line) is `malformed` unless updating. Exchange drift alone (receipts equal)
+ * is drift too: the peer answered differently even if no pause changed.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { type Clock, systemClock } from '../clock.js';
+import { A2aReplayError } from '../errors.js';
+import { formatIssue } from '../protocol/read.js';
+import type { Keyring } from '../receipts/keys.js';
+import { readReceiptLogLine } from '../receipts/read-line.js';
+import type { RecordingHeader } from '../recording/format.js';
+import { type Recording, readRecording } from '../recording/recording-reader.js';
+import type { SpanSink } from '../tracing/span-events.js';
+import { deriveReceiptLog, unsignedKeyring } from './derive-receipts.js';
+import { diffReceiptLogs } from './diff.js';
+import { driveRecording } from './driver.js';
+import type { RecordingResult } from './result.js';
+
+/** A live peer for one recording. */
+export interface LivePeer {
+  url: string;
+  /** An infrastructure error once the peer died (spawned peers only). */
+  failure?: () => A2aReplayError | undefined;
+  close(): Promise<void>;
+}
+
+export interface RunRecordingOptions {
+  /** Opens a fresh peer for this recording. */
+  openPeer: () => Promise<LivePeer>;
+  /** Golden receipt log; default `goldenPathFor(file)`. */
+  golden?: string;
+  update?: boolean;
+  strict?: boolean;
+  /** The golden log's key; undefined compares unsigned content. */
+  keyring?: Keyring;
+  timeoutMs?: number;
+  tool: string;
+  clock?: Clock;
+  /** A span sink for this recording's trace (`--otlp`, `--traces`); flushed by the caller. */
+  spans?: (header: RecordingHeader) => SpanSink | undefined;
+  onProgress?: (settled: number, total: number) => void;
+}
+
+/** `X.receipts.jsonl` beside `X.jsonl`. */
+export function goldenPathFor(file: string): string {
+  return file.endsWith('.jsonl') ? `${file.slice(0, -'.jsonl'.length)}.receipts.jsonl` : `${file}.receipts.jsonl`;
+}
+
+/** Reads a golden log as lines, checking each; a bad line is RECORDING_MALFORMED naming file:line. */
+export async function readGoldenLines(path: string): Promise<string[] | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new A2aReplayError('IO_FAILED', `${path}: cannot read the golden receipts (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  lines.forEach((line, i) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      throw new A2aReplayError('RECORDING_MALFORMED', `${path}:${i + 1}: not valid JSON`);
+    }
+    const read = readReceiptLogLine(value);
+    if (!read.ok) throw new A2aReplayError('RECORDING_MALFORMED', `${path}:${i + 1}: ${formatIssue(read.issue)}`);
+    if (i === 0 && read.value.type !== 'ReceiptLog') throw new A2aReplayError('RECORDING_MALFORMED', `${path}:1: the first line is not a ReceiptLog header`);
+  });
+  return lines;
+}
+
+function failed(result: RecordingResult, error: unknown): RecordingResult {
+  if (error instanceof A2aReplayError) {
+    const infra = ['PEER_UNREACHABLE', 'PEER_CRASHED', 'DEADLINE_EXCEEDED', 'IO_FAILED'].includes(error.code);
+    return { ...result, outcome: infra ? 'infrastructure' : 'malformed', error: { code: error.code, message: error.message } };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { ...result, outcome: 'infrastructure', error: { code: 'INTERNAL', message } };
+}
+
+/** Replays one recording and compares (or updates) its golden receipts. */
+export async function runRecording(file: string, options: RunRecordingOptions): Promise<RecordingResult> {
+  const clock = options.clock ?? systemClock;
+  const started = clock.now();
+  const golden = options.golden ?? goldenPathFor(file);
+  let result: RecordingResult = {
+    recording: file,
+    recordingId: null,
+    golden,
+    outcome: 'match',
+    exchanges: 0,
+    entries: 0,
+    liveEntries: 0,
+    durationMs: 0,
+    receipts: null,
+    drift: [],
+    timelines: [],
+    update: null,
+    error: null,
+    notes: [],
+  };
+  const done = (r: RecordingResult): RecordingResult => ({ ...r, durationMs: clock.now() - started });
+  let recording: Recording;
+  let goldenLines: string[] | undefined;
+  try {
+    recording = await readRecording(file);
+    result.recordingId = recording.header.id;
+    result.entries = recording.entries.length;
+    goldenLines = await readGoldenLines(golden);
+    if (goldenLines === undefined && !options.update) {
+      throw new A2aReplayError('RECORDING_MALFORMED', `${golden}: no golden receipts (run with --update to create them)`);
+    }
+  } catch (error) {
+    return done(failed(result, error));
+  }
+
+  let peer: LivePeer | undefined;
+  try {
+    peer = await options.openPeer();
+    const currentPeer = peer;
+    const drive = await driveRecording(recording.entries, {
+      peerUrl: peer.url,
+      clock,
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(currentPeer.failure ? { peerFailure: currentPeer.failure } : {}),
+    });
+    result = {
+      ...result,
+      exchanges: drive.plan.exchanges.length,
+      liveEntries: drive.liveEntries,
+      drift: drive.drift,
+      timelines: drive.timelines,
+    };
+    const signed = options.keyring !== undefined;
+    const spans = options.spans?.(recording.header);
+    const derived = await deriveReceiptLog({
+      header: recording.header,
+      entries: drive.replayed,
+      keyring: options.keyring ?? unsignedKeyring(),
+      tool: options.tool,
+      ...(spans ? { spans } : {}),
+    });
+    if (!signed) result.notes.push('no key given: receipt content compared, signatures and key ids not (pass --key to compare them)');
+    if (drive.ids.conflicts.length > 0) {
+      result.notes.push(`${drive.ids.conflicts.length} id pairs contradicted earlier ones and were ignored`);
+    }
+    if (options.update) {
+      const changes = goldenLines === undefined ? [] : diffReceiptLogs(goldenLines, derived.lines, { strict: true }).differences;
+      await writeFile(golden, `${derived.lines.join('\n')}\n`);
+      return done({ ...result, outcome: 'updated', update: { created: goldenLines === undefined, changes } });
+    }
+    const receipts = diffReceiptLogs(goldenLines ?? [], derived.lines, { strict: options.strict ?? false, signed });
+    const drifted = receipts.differences.length > 0 || result.drift.length > 0;
+    return done({ ...result, receipts, outcome: drifted ? 'drift' : 'match' });
+  } catch (error) {
+    return done(failed(result, error));
+  } finally {
+    await peer?.close();
+  }
+}
