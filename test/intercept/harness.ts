@@ -31,7 +31,6 @@ export const START_MS = Date.UTC(2026, 0, 2, 3, 4, 5);
 
 export async function listen(handler: Handler): Promise<{ server: Server; url: string }> {
   const server = createServer(handler);
-  server.sendDate = false;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }

@@ -1,0 +1,142 @@
+/**
+ * The real `@a2a-js/sdk` client through `a2a-replay record` (a child process) to a stock SDK
+ * server: the client's results are the same with and without the recorder, streams included,
+ * and the recording holds every exchange. The in-process fetch wrapper is checked the same way.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Message, Role } from '@a2a-js/sdk';
+import {
+  type Client,
+  ClientFactory,
+  ClientFactoryOptions,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+} from '@a2a-js/sdk/client';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import {
+  CounterIdSource,
+  ExchangeRecorder,
+  ManualClock,
+  MemoryLineSink,
+  RecordingWriter,
+  createRecordingFetch,
+  readRecording,
+} from '../../src/index.js';
+import { type RecordProcess, startRecordProcess } from '../intercept/record-process.js';
+import { startSdkEchoServer, textPart } from '../intercept/sdk-echo-server.js';
+
+let dir = '';
+let upstream: Awaited<ReturnType<typeof startSdkEchoServer>> | undefined;
+let recorder: RecordProcess | undefined;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'record-sdk-'));
+  upstream = await startSdkEchoServer();
+});
+
+afterEach(async () => {
+  if (recorder && recorder.child.exitCode === null) recorder.child.kill('SIGKILL');
+  recorder = undefined;
+  await upstream?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const message = (text: string, n: number): Message => ({
+  messageId: `m-${n}`,
+  contextId: '',
+  taskId: '',
+  role: Role.ROLE_USER,
+  parts: [textPart(text)],
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: [],
+});
+
+/** A session exercising unary calls, a stream and two error answers; ids replaced by their order. */
+async function session(client: Client): Promise<unknown> {
+  const out: unknown[] = [];
+  const sent = await client.sendMessage({ tenant: '', message: message('hello', 1), configuration: undefined, metadata: undefined });
+  out.push(sent);
+  const id = (sent as { id: string }).id;
+  out.push(await client.getTask({ tenant: '', id, historyLength: undefined }));
+  const events: unknown[] = [];
+  for await (const event of client.sendMessageStream({ tenant: '', message: message('stream', 2), configuration: undefined, metadata: undefined })) {
+    events.push(event);
+  }
+  out.push(events);
+  out.push(await client.getTask({ tenant: '', id: 'no-such-task', historyLength: undefined }).catch((e: Error) => `${e.name}: ${e.message}`));
+  out.push(await client.cancelTask({ tenant: '', id, metadata: undefined }).catch((e: Error) => `${e.name}: ${e.message}`));
+  const ids = new Map<string, string>();
+  return JSON.parse(
+    JSON.stringify(out).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (uuid) => {
+      if (!ids.has(uuid)) ids.set(uuid, `id-${ids.size + 1}`);
+      return ids.get(uuid) as string;
+    }),
+  ) as unknown;
+}
+
+it('gives the SDK client the same results with and without the recording proxy, and records every exchange', async () => {
+  const base = (upstream as { url: string }).url;
+  const direct = await session(await new ClientFactory().createFromUrl(base));
+
+  const out = join(dir, 'session.jsonl');
+  recorder = await startRecordProcess(['--upstream', base, '--out', out]);
+  const proxied = await session(await new ClientFactory().createFromUrl(recorder.url));
+  expect(proxied).toEqual(direct);
+  expect(JSON.stringify(direct)).toContain('"state":3'); // TASK_STATE_COMPLETED in the SDK's enum
+  expect(JSON.stringify(direct)).toContain('TaskNotFoundError');
+
+  recorder.child.kill('SIGTERM');
+  expect(await recorder.exited).toBe(0);
+  expect(recorder.stderr()).toContain('recording without receipts');
+
+  const recording = await readRecording(out);
+  expect(recording.header).toMatchObject({ type: 'recording', version: 1, target: { url: base } });
+  const requests = recording.entries.filter((e) => e.kind === 'request');
+  expect(requests.map((e) => `${e.http.method} ${e.http.path} ${(e.body as { method?: string } | undefined)?.method ?? ''}`.trim())).toEqual([
+    'GET /.well-known/agent-card.json',
+    'POST /a2a/jsonrpc SendMessage',
+    'POST /a2a/jsonrpc GetTask',
+    'POST /a2a/jsonrpc SendStreamingMessage',
+    'POST /a2a/jsonrpc GetTask',
+    'POST /a2a/jsonrpc CancelTask',
+  ]);
+  // The recording keeps the card as the upstream sent it; the client got the proxy's address.
+  const card = recording.entries.find((e) => e.kind === 'response' && e.http.path === '/.well-known/agent-card.json');
+  expect(card?.body).toMatchObject({ supportedInterfaces: [{ url: `${base}/a2a/jsonrpc` }] });
+  const streamXid = requests[3]?.xid;
+  expect(recording.entries.filter((e) => e.xid === streamXid).map((e) => e.kind)).toEqual([
+    'request',
+    'response',
+    'event',
+    'event',
+    'event',
+    'event',
+    'event',
+    'event',
+    'end',
+  ]);
+  expect(recording.entries.map((e) => e.seq)).toEqual(recording.entries.map((_, i) => i + 1));
+});
+
+it('drops into ClientFactory as its fetch and records the same exchanges in process', async () => {
+  const base = (upstream as { url: string }).url;
+  const direct = await session(await new ClientFactory().createFromUrl(base));
+  const sink = new MemoryLineSink();
+  const writer = new RecordingWriter({ sink, clock: new ManualClock(0), ids: new CounterIdSource(1), target: base });
+  const fetchImpl = createRecordingFetch(fetch, { recorder: new ExchangeRecorder({ writer, ids: new CounterIdSource(2) }) });
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+    }),
+  );
+  expect(await session(await factory.createFromUrl(base))).toEqual(direct);
+  await writer.close();
+  const kinds = sink.lines().slice(1).map((l) => (JSON.parse(l) as { kind: string }).kind);
+  expect(kinds.filter((k) => k === 'request')).toHaveLength(6);
+  expect(kinds.filter((k) => k === 'event')).toHaveLength(6);
+  expect(kinds.filter((k) => k === 'end')).toHaveLength(1);
+});

@@ -1,0 +1,35 @@
+/**
+ * Runs `a2a-replay record` as a child process the way users do, for whole-process tests.
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { CLI, ROOT } from '../helpers/cli.js';
+
+export interface RecordProcess {
+  url: string;
+  child: ChildProcessWithoutNullStreams;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `a2a-replay record ARGS`; resolves on its `listening on` line. */
+export function startRecordProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RecordProcess> {
+  const child = spawn(process.execPath, [CLI, 'record', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, NO_COLOR: '1', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let err = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      if (!out.includes('\n')) return;
+      const m = /^listening on (http:\/\/[^\s]+)$/.exec(out.split('\n')[0] ?? '');
+      if (m?.[1]) resolve({ url: m[1], child, stderr: () => err, exited });
+      else reject(new Error(`unexpected first line: ${out}`));
+    });
+    child.on('exit', (code) => reject(new Error(`record exited with ${code}: ${err}`)));
+  });
+}
