@@ -11,6 +11,15 @@ export interface TimerHandle {
   readonly at: number;
 }
 
+/** Runs a timer callback; a failure is reported, never thrown into the event loop. */
+function runSafely(fire: () => void, onError: (error: unknown) => void): void {
+  try {
+    fire();
+  } catch (error) {
+    onError(error);
+  }
+}
+
 export interface Scheduler {
   readonly clock: Clock;
   /** True when time moves only through {@link VirtualScheduler.advance}. */
@@ -38,8 +47,11 @@ export class VirtualScheduler implements Scheduler {
   #seq = 0;
   readonly #timers = new Set<VirtualTimer>();
 
-  constructor(clock: ManualClock) {
+  readonly #onError: (error: unknown) => void;
+
+  constructor(clock: ManualClock, onError: (error: unknown) => void = () => undefined) {
     this.clock = clock;
+    this.#onError = onError;
   }
 
   schedule(at: number, fire: () => void): TimerHandle {
@@ -68,7 +80,7 @@ export class VirtualScheduler implements Scheduler {
       if (!next) break;
       this.#timers.delete(next);
       if (next.at > this.clock.now()) this.clock.advance(next.at - this.clock.now());
-      next.fire();
+      runSafely(next.fire, this.#onError);
     }
     if (target > this.clock.now()) this.clock.advance(target - this.clock.now());
     return this.clock.now();
@@ -90,8 +102,11 @@ export class RealScheduler implements Scheduler {
   readonly clock: Clock;
   readonly #timers = new Set<RealTimer>();
 
-  constructor(clock: Clock) {
+  readonly #onError: (error: unknown) => void;
+
+  constructor(clock: Clock, onError: (error: unknown) => void = () => undefined) {
     this.clock = clock;
+    this.#onError = onError;
   }
 
   schedule(at: number, fire: () => void): TimerHandle {
@@ -102,7 +117,7 @@ export class RealScheduler implements Scheduler {
       timer.timeout = setTimeout(() => {
         if (this.clock.now() < at) return arm();
         this.#timers.delete(timer);
-        fire();
+        runSafely(fire, this.#onError);
       }, delay);
     };
     arm();

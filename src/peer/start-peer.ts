@@ -9,7 +9,7 @@
  * - Requests must carry `A2A-Version: 1.0` (header, or the `A2A-Version` query parameter, spec
  *   §3.6); a missing value means 0.3 → -32009. `/control` is not A2A and does not require it.
  * - Checks run in this order: body size (HTTP 413 + -32600 naming the limit), JSON (-32700),
- *   JSON-RPC request envelope (-32600; notifications and batches are refused: every call needs
+ *   nesting depth (-32600 past 128 levels, which could not be echoed back), JSON-RPC request envelope (-32600; notifications and batches are refused: every call needs
  *   an `id`), version (-32009), method (-32601; control methods exist only on `/control`, A2A
  *   methods only on `/`), params (-32602 naming the field), then the method's own errors.
  * - HTTP status 200 for JSON-RPC errors except -32603 (500); unknown path 404, wrong HTTP
@@ -139,6 +139,21 @@ function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
   });
 }
 
+/** Largest JSON nesting accepted: deeper values could not be serialised back (call-stack bound). */
+const MAX_DEPTH = 128;
+
+/** Whether `value` nests deeper than `limit` levels (iterative: safe on any input). */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= limit) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 function idOf(value: unknown): JsonRpcId | null {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
   const id = (value as Record<string, unknown>).id;
@@ -161,14 +176,15 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   const controlEnabled = deterministic || (options.control ?? false);
   const log = options.log ?? (() => undefined);
 
+  const onTimerError = (error: unknown): void => log(`peer: timer failed: ${error instanceof Error ? error.message : String(error)}`);
   let scheduler: Scheduler;
   if (deterministic) {
     if (options.clock !== undefined && !(options.clock instanceof ManualClock)) {
       throw new A2aReplayError('INVALID_ARGUMENT', 'peer option clock: deterministic mode needs a ManualClock');
     }
-    scheduler = new VirtualScheduler(options.clock ?? new ManualClock(Date.parse(DETERMINISTIC_EPOCH)));
+    scheduler = new VirtualScheduler(options.clock ?? new ManualClock(Date.parse(DETERMINISTIC_EPOCH)), onTimerError);
   } else {
-    scheduler = new RealScheduler(options.clock ?? systemClock);
+    scheduler = new RealScheduler(options.clock ?? systemClock, onTimerError);
   }
   const ids = options.ids ?? (deterministic ? new CounterIdSource(options.seed ?? 0) : randomIdSource);
   const engine = new TaskEngine({ scheduler, ids, stepMs, legacy });
@@ -193,7 +209,14 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
             resolve();
           };
           waiting.add(done);
-          res.write(`data: ${JSON.stringify(successResponse(id, event))}\n\n`, done);
+          let frame: string;
+          try {
+            frame = `data: ${JSON.stringify(successResponse(id, event))}\n\n`;
+          } catch (error) {
+            log(`peer: cannot serialise a stream event: ${error instanceof Error ? error.message : String(error)}`);
+            frame = `event: error\ndata: ${JSON.stringify(errorResponse(id, jsonRpcError('INTERNAL', 'a stream event could not be serialised')))}\n\n`;
+          }
+          res.write(frame, done);
         });
       },
       close(): void {
@@ -302,6 +325,10 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     } catch (error) {
       const why = error instanceof Error ? error.message : 'not valid JSON';
       sendError(res, null, jsonRpcError('PARSE_ERROR', `request body is not valid JSON: ${why}`));
+      return;
+    }
+    if (nestsDeeperThan(value, MAX_DEPTH)) {
+      sendError(res, idOf(value), jsonRpcError('INVALID_REQUEST', `request body nests deeper than ${MAX_DEPTH} levels`));
       return;
     }
     if (Array.isArray(value)) {

@@ -187,7 +187,7 @@ export class TaskEngine {
 
   /** Resolves once every event emitted so far was handed to its socket. */
   async flushed(): Promise<void> {
-    while (this.#writes.size > 0) await Promise.all([...this.#writes]);
+    await Promise.all([...this.#writes]);
   }
 
   #emit(rec: TaskRecord, event: StreamResponse): void {

@@ -114,6 +114,20 @@ describe('JSON-RPC errors', () => {
     expect((await c.call('ListTasks', {})).result).toBeDefined();
   });
 
+  it('refuses a body nesting deeper than 128 levels with -32600 and loses nothing', async () => {
+    const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+    const big = await startPeer({ deterministic: true });
+    try {
+      const bc = new PeerClient(big.url);
+      const r = await bc.post('/', `{"jsonrpc":"2.0","id":3,"method":"ResumeTask","params":{"taskId":"t","resumeToken":"x","input":${deep}}}`);
+      expect(errorOf(r.json).code).toBe(-32600);
+      expect(errorOf(r.json).message).toMatch(/deeper than 128 levels/);
+      expect((await bc.call('ListTasks', {})).result).toMatchObject({ totalSize: 0 });
+    } finally {
+      await big.close();
+    }
+  });
+
   it('answers push-notification methods with -32003 and GetExtendedAgentCard with -32004', async () => {
     expect((await c.call('CreateTaskPushNotificationConfig', { taskId: 't', url: 'http://x' })).error?.code).toBe(-32003);
     expect((await c.call('GetExtendedAgentCard')).error?.code).toBe(-32004);
