@@ -1,0 +1,184 @@
+/**
+ * @module observe/pipeline
+ * The glue between a {@link PauseObserver} and its sinks: entries go in, in order; receipt drafts
+ * are sealed by a {@link ReceiptSink} (the suspension key resolved to the hash of the receipt it
+ * names); span events go to a {@link SpanSink}, `suspension.end` / `resume.end` carrying the hash
+ * of the receipt the span produced (DESIGN §7). Sinks failing never throw into the caller.
+ */
+import type { ResumptionDraft, SuspensionDraft } from '../receipts/types.js';
+import type { RecordingEntry } from '../recording/format.js';
+import type { SpanEvent, SpanSink } from '../tracing/span-events.js';
+import type { ObserverFinding } from './findings.js';
+import { type ObserverOutput, PauseObserver } from './pause-observer.js';
+
+/** Where drafts are sealed and written (a receipt log writer, or an in-memory chain for replay). */
+export interface ReceiptSink {
+  appendSuspension(draft: SuspensionDraft): Promise<{ hash: string }>;
+  /** `suspensionHash`: the hash returned for the suspension this resumption closes (or attempted). */
+  appendResumption(draft: ResumptionDraft, suspensionHash: string): Promise<{ hash: string }>;
+}
+
+export type PipelineSinkName = 'receipts' | 'spans';
+
+export interface ObservationPipelineOptions {
+  /** The recording header's `id` (span ids derive from it). */
+  recordingId: string;
+  receipts?: ReceiptSink;
+  spans?: SpanSink;
+  /** Called once per sink, at its first failure; later failures are only counted ({@link ObservationPipeline.failures}). */
+  onSinkError?: (error: unknown, sink: PipelineSinkName) => void;
+  /** Every finding, as it is made. */
+  onFinding?: (finding: ObserverFinding) => void;
+}
+
+/**
+ * Feeds entries to a PauseObserver and its outputs to the sinks, strictly in entry order: the
+ * observer sees each entry at once (so its state follows the caller), while sink work runs on an
+ * internal queue, so receipts are appended in entry order even when entries arrive faster than
+ * the log writes. No method rejects.
+ */
+export class ObservationPipeline {
+  readonly observer: PauseObserver;
+  readonly #receipts: ReceiptSink | undefined;
+  readonly #spans: SpanSink | undefined;
+  readonly #onSinkError: ((error: unknown, sink: PipelineSinkName) => void) | undefined;
+  readonly #onFinding: ((finding: ObserverFinding) => void) | undefined;
+  readonly #hashes = new Map<string, string>();
+  readonly #findings: ObserverFinding[] = [];
+  readonly #failures: Record<PipelineSinkName, number> = { receipts: 0, spans: 0 };
+  #queue: Promise<void> = Promise.resolve();
+
+  constructor(options: ObservationPipelineOptions) {
+    this.observer = new PauseObserver({ recordingId: options.recordingId });
+    this.#receipts = options.receipts;
+    this.#spans = options.spans;
+    this.#onSinkError = options.onSinkError;
+    this.#onFinding = options.onFinding;
+  }
+
+  /** Observes one entry; resolves when its receipts and spans have been handed to the sinks. */
+  push(entry: RecordingEntry): Promise<void> {
+    return this.#enqueue(this.observer.observe(entry));
+  }
+
+  /** Ends the recording (lost pauses, open spans) and resolves when everything is handed over. */
+  finish(at: string): Promise<void> {
+    return this.#enqueue(this.observer.finish(at));
+  }
+
+  /** Resolves when everything pushed so far has been handled. */
+  idle(): Promise<void> {
+    return this.#queue;
+  }
+
+  /** Findings so far. */
+  get findings(): readonly ObserverFinding[] {
+    return this.#findings;
+  }
+
+  /** Sink failures so far, per sink. */
+  get failures(): Readonly<Record<PipelineSinkName, number>> {
+    return { ...this.#failures };
+  }
+
+  /** The hash of the receipt written for a suspension or resumption key, once written. */
+  receiptHash(key: string): string | undefined {
+    return this.#hashes.get(key);
+  }
+
+  #enqueue(outputs: ObserverOutput[]): Promise<void> {
+    for (const output of outputs) {
+      if (output.type === 'finding') {
+        this.#findings.push(output.finding);
+        this.#safely(() => this.#onFinding?.(output.finding));
+      }
+    }
+    this.#queue = this.#queue.then(() => this.#handle(outputs)).catch((error: unknown) => this.#failed(error, 'receipts'));
+    return this.#queue;
+  }
+
+  async #handle(outputs: ObserverOutput[]): Promise<void> {
+    // A span end whose receipt follows in the same batch waits for that receipt's hash.
+    const receiptKeys = new Set<string>();
+    for (const o of outputs) if (o.type === 'suspension' || o.type === 'resumption') receiptKeys.add(o.key);
+    const held = new Map<string, SpanEvent>();
+    for (const output of outputs) {
+      switch (output.type) {
+        case 'span': {
+          const event = output.event;
+          if ((event.type === 'suspension.end' || event.type === 'resume.end') && receiptKeys.has(event.key)) held.set(event.key, event);
+          else this.#toSpans(event);
+          break;
+        }
+        case 'suspension': {
+          const hash = await this.#append(() => this.#receipts?.appendSuspension(output.draft));
+          if (hash !== undefined) this.#hashes.set(output.key, hash);
+          this.#release(held, output.key, hash);
+          break;
+        }
+        case 'resumption': {
+          const suspensionHash = this.#hashes.get(output.suspensionKey);
+          let hash: string | undefined;
+          if (suspensionHash === undefined) {
+            if (this.#receipts) {
+              this.#failed(new Error(`resumption ${output.key} not written: the suspension receipt ${output.suspensionKey} it refers to was not written`), 'receipts');
+            }
+          } else {
+            hash = await this.#append(() => this.#receipts?.appendResumption(output.draft, suspensionHash));
+            if (hash !== undefined) this.#hashes.set(output.key, hash);
+          }
+          this.#release(held, output.key, hash);
+          break;
+        }
+        case 'finding':
+          break;
+        default: {
+          const never: never = output;
+          return never;
+        }
+      }
+    }
+  }
+
+  async #append(write: () => Promise<{ hash: string }> | undefined): Promise<string | undefined> {
+    if (!this.#receipts) return undefined;
+    try {
+      const written = await write();
+      return written?.hash;
+    } catch (error) {
+      this.#failed(error, 'receipts');
+      return undefined;
+    }
+  }
+
+  #release(held: Map<string, SpanEvent>, key: string, receiptHash: string | undefined): void {
+    const event = held.get(key);
+    if (!event) return;
+    held.delete(key);
+    this.#toSpans(event, receiptHash);
+  }
+
+  #toSpans(event: SpanEvent, receiptHash?: string): void {
+    const spans = this.#spans;
+    if (!spans) return;
+    try {
+      if (receiptHash === undefined) spans.handle(event);
+      else spans.handle(event, { receiptHash });
+    } catch (error) {
+      this.#failed(error, 'spans');
+    }
+  }
+
+  #failed(error: unknown, sink: PipelineSinkName): void {
+    this.#failures[sink] += 1;
+    if (this.#failures[sink] === 1) this.#safely(() => this.#onSinkError?.(error, sink));
+  }
+
+  #safely(call: () => void): void {
+    try {
+      call();
+    } catch {
+      // A failing callback must not break observation either.
+    }
+  }
+}
