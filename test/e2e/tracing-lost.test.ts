@@ -1,0 +1,163 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  Keyring,
+  ReceiptChain,
+  type SpanRef,
+  buildResumptionDraft,
+  buildSuspensionDraft,
+  deriveSpanId,
+  deriveTraceId,
+  generateReceiptKey,
+} from '../../src/index.js';
+import { runCli } from '../helpers/cli.js';
+import { EntryScript, RECORDING, TASK_ID } from '../tracing/entries.js';
+import { at } from '../tracing/memory-tracing.js';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'a2a-lost-'));
+});
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function writeRecording(name: string, script: EntryScript): string {
+  const path = join(dir, name);
+  writeFileSync(path, [RECORDING, ...script.entries].map((line) => `${JSON.stringify(line)}\n`).join(''));
+  return path;
+}
+
+const ref = (name: string): SpanRef => ({ traceId: deriveTraceId('rec-log', name), spanId: deriveSpanId('rec-log', name) });
+
+/** A signed log: task-1 paused and resumed; task-2 paused, one rejected resume, never resumed. */
+function writeReceiptLog(): { log: string; keyFile: string; lines: string[] } {
+  const key = generateReceiptKey({ kid: 'k-test', random: (size) => new Uint8Array(size).fill(7) });
+  const chain = new ReceiptChain({ keyring: new Keyring([key]), recording: 'rec-log', createdAt: at(0), tool: 'a2a-replay@0.1.0', checkpointEvery: 0 });
+  const lines = [chain.header.text];
+  const suspend = (taskId: string, seconds: number): string => {
+    const sealed = chain.sealSuspension(
+      buildSuspensionDraft({
+        taskId,
+        initiatedBy: 'PAUSE_INITIATOR_AGENT',
+        via: 'statusUpdate',
+        reason: `waiting on ${taskId}`,
+        pausedAt: at(seconds),
+        observedAt: at(seconds),
+        entries: [seconds],
+        span: ref(`s-${taskId}`),
+      }),
+    );
+    lines.push(sealed.receipt.text);
+    return sealed.receipt.hash;
+  };
+  const resume = (taskId: string, suspension: string, seconds: number, outcome: 'resumed' | 'rejected'): void => {
+    const sealed = chain.sealResumption(
+      buildResumptionDraft({
+        taskId,
+        cause: 'explicit_resume',
+        outcome,
+        errorCode: outcome === 'rejected' ? -32011 : null,
+        resumedAt: outcome === 'rejected' ? null : at(seconds),
+        observedAt: at(seconds),
+        entries: [seconds],
+        span: ref(`r-${taskId}-${seconds}`),
+        links: { suspension: ref(`s-${taskId}`) },
+      }),
+      suspension,
+    );
+    lines.push(sealed.receipt.text);
+  };
+  const first = suspend('task-1', 10);
+  const second = suspend('task-2', 20);
+  resume('task-1', first, 30, 'resumed');
+  resume('task-2', second, 40, 'rejected');
+  const closing = chain.close();
+  if (closing) lines.push(closing.text);
+  const log = join(dir, 'run.receipts.jsonl');
+  writeFileSync(log, lines.map((l) => `${l}\n`).join(''));
+  const keyFile = join(dir, 'key.json');
+  writeFileSync(keyFile, JSON.stringify(key.keyFile()));
+  return { log, keyFile, lines };
+}
+
+describe('a2a-replay lost', () => {
+  it('lists a pause whose stream ended and exits 1', async () => {
+    const file = writeRecording('ended.jsonl', new EntryScript().openStream(0).clientPause(5, { stream: 'x-stream' }).end(20, 'x-stream'));
+    const result = await runCli(['lost', file]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(1);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe(`1 lost pause in ${file} (recording)`);
+    expect(lines[1]).toMatch(/^TASK\s+INITIATOR\s+REASON\s+SINCE\s+PAUSE REASON$/);
+    expect(lines[2]?.split(/\s{2,}/)).toEqual([TASK_ID, 'PAUSE_INITIATOR_CLIENT', 'stream_ended', at(6), '"needs approval"']);
+  });
+
+  it('exits 0 and says so when every pause was resumed', async () => {
+    const file = writeRecording('resumed.jsonl', new EntryScript().openStream(0).clientPause(5, { stream: 'x-stream' }).resume(60, 'x-stream'));
+    const result = await runCli(['lost', file]);
+    expect(result).toEqual({ code: 0, stdout: `no lost pauses in ${file} (recording)\n`, stderr: '' });
+  });
+
+  it('prints the lost pauses as JSON with --json', async () => {
+    const file = writeRecording('json.jsonl', new EntryScript().openStream(0).clientPause(5, { stream: 'x-stream' }).artifact(12, 'x-stream'));
+    const result = await runCli(['lost', file, '--json']);
+    expect(result.code).toBe(1);
+    const document = JSON.parse(result.stdout) as { source: string; lost: { taskId: string; reason: string; detectedAt: string }[] };
+    expect(document.source).toBe('recording');
+    expect(document.lost.map((l) => [l.taskId, l.reason, l.detectedAt])).toEqual([[TASK_ID, 'pause_ignored', at(12)]]);
+  });
+
+  it('names the malformed line of a recording and exits 2', async () => {
+    const path = join(dir, 'broken.jsonl');
+    const entries = new EntryScript().openStream(0).entries.map((e) => JSON.stringify(e));
+    entries[1] = '{"seq": 2, "at": ';
+    writeFileSync(path, `${JSON.stringify(RECORDING)}\n${entries.join('\n')}\n`);
+    const result = await runCli(['lost', path]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${path}:3`);
+  });
+
+  it('rejects a file that is neither a recording nor a receipt log, naming line 1', async () => {
+    const path = join(dir, 'other.jsonl');
+    writeFileSync(path, '{"type":"something"}\n');
+    const result = await runCli(['lost', path]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`a2a-replay: ${path}:1: "type" is "something"; expected "recording" (a recording) or "ReceiptLog" (a receipt log)\n`);
+  });
+
+  it('lists an unclosed suspension of a receipt log as recording_ended, unverified without a key', async () => {
+    const { log } = writeReceiptLog();
+    const result = await runCli(['lost', log]);
+    expect(result.code).toBe(1);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines[0]).toBe(`1 lost pause in ${log} (receipt log, unverified)`);
+    expect(lines[2]?.split(/\s{2,}/)).toEqual(['task-2', 'PAUSE_INITIATOR_AGENT', 'recording_ended', at(20), '"waiting on task-2"']);
+  });
+
+  it('says verified when --key verifies the log, and names the bad line when it does not', async () => {
+    const { log, keyFile, lines } = writeReceiptLog();
+    const verified = await runCli(['lost', log, '--key', keyFile]);
+    expect(verified.code).toBe(1);
+    expect(verified.stdout.split('\n')[0]).toBe(`1 lost pause in ${log} (receipt log, verified)`);
+
+    const tampered = join(dir, 'tampered.receipts.jsonl');
+    writeFileSync(tampered, lines.map((l, i) => (i === 1 ? l.replace('waiting on task-1', 'waiting on task-9') : l)).map((l) => `${l}\n`).join(''));
+    const failed = await runCli(['lost', tampered, '--key', keyFile]);
+    expect(failed.code).toBe(2);
+    expect(failed.stderr).toMatch(new RegExp(`^a2a-replay: ${tampered.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: does not verify`));
+    const unverified = await runCli(['lost', tampered]);
+    expect(unverified.code).toBe(1);
+  });
+
+  it('names the malformed line of a receipt log and exits 2', async () => {
+    const { lines } = writeReceiptLog();
+    const path = join(dir, 'bad.receipts.jsonl');
+    writeFileSync(path, [lines[0], lines[1], '{"type":"SuspensionReceipt"}'].map((l) => `${l}\n`).join(''));
+    const result = await runCli(['lost', path]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${path}:3: `);
+  });
+});
