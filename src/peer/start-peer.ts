@@ -21,6 +21,15 @@
  *   FireEvent, ...) are sent only after those events were written to every open stream, so a
  *   recorder sees a stable order.
  *
+ * The control channel, a small JSON-RPC protocol any peer may implement to become replayable
+ * (`POST /control`, loopback clients only, no A2A-Version needed):
+ * - `GetClock {}` → `{now: ISO}`;
+ * - `AdvanceClock {ms}` → `{now: ISO}`: fires every timer due up to now+ms in time order, each
+ *   at its own instant, then sets the clock to now+ms; answered after the events it caused;
+ * - `FireEvent {name, payload?}` → `{resumed: [taskId]}`: resumes the paused tasks whose
+ *   `conditions.onEvent` is `name` (cause `condition_fired`), then the paused task named by
+ *   `payload.taskId`, if any and not already resumed (cause `external_event`).
+ *
  * Deterministic mode: the clock starts at {@link DETERMINISTIC_EPOCH} and moves only on
  * AdvanceClock (each due timer fires at its own instant, then the clock is set to the target);
  * ids and resume tokens come from `CounterIdSource(seed)`. In real-time mode `--control`
