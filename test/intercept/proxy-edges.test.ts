@@ -1,0 +1,181 @@
+/**
+ * What only the reverse proxy does: forwarding rules, refusals, a dead upstream, agent card
+ * rewriting, streaming without buffering, and surviving bad input and a broken recorder.
+ */
+import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  CounterIdSource,
+  ExchangeRecorder,
+  ManualClock,
+  type RecordingProxy,
+  RecordingWriter,
+  startRecordingProxy,
+} from '../../src/index.js';
+import { type Handler, closeServer, listen, memoryRecorder } from './harness.js';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function setup(handler: Handler, maxBodyBytes?: number) {
+  const upstream = await listen(handler);
+  const rec = memoryRecorder(upstream.url);
+  const proxy = await startRecordingProxy({ upstream: upstream.url, recorder: rec.recorder, ...(maxBodyBytes ? { maxBodyBytes } : {}) });
+  cleanups.push(() => closeServer(upstream.server), () => proxy.close({ graceMs: 0 }));
+  return { upstream, rec, proxy };
+}
+
+const rpc = (id: number) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ jsonrpc: '2.0', id, method: 'GetTask', params: { id: 't' } }),
+});
+
+describe('recording proxy', () => {
+  it('answers a dead upstream with HTTP 502 and a JSON-RPC error naming it, and records the failure', async () => {
+    const { upstream, rec, proxy } = await setup((_req, res) => res.end());
+    await closeServer(upstream.server);
+    const res = await fetch(proxy.url, rpc(41));
+    expect(res.status).toBe(502);
+    const body = (await res.json()) as { id: number; error: { code: number; message: string } };
+    expect(body.id).toBe(41);
+    expect(body.error.code).toBe(-32603);
+    expect(body.error.message).toContain(`upstream ${upstream.url} failed`);
+    expect(body.error.message).toContain('ECONNREFUSED');
+    const entries = await rec.settled();
+    expect(entries.map((e) => e.kind)).toEqual(['request', 'error']);
+    expect(entries[1]?.error).toContain('ECONNREFUSED');
+  });
+
+  it('refuses a body over the limit with HTTP 413 and does not forward it', async () => {
+    let forwarded = 0;
+    const { rec, proxy } = await setup((req, res) => {
+      forwarded++;
+      req.resume();
+      res.end('{}');
+    }, 1000);
+    const res = await fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ big: 'x'.repeat(5000) }) });
+    expect(res.status).toBe(413);
+    const body = (await res.json()) as { error: { code: number; message: string } };
+    expect(body.error).toMatchObject({ code: -32600 });
+    expect(body.error.message).toMatch(/over the proxy limit of 1000 bytes/);
+    const ok = await fetch(proxy.url, rpc(1));
+    expect(ok.status).toBe(200);
+    expect(forwarded).toBe(1);
+    const entries = await rec.settled();
+    expect(entries[1]).toMatchObject({ kind: 'error', error: expect.stringContaining('not forwarded') as unknown });
+  });
+
+  it('forwards end-to-end headers and drops hop-by-hop ones both ways', async () => {
+    let seen: Record<string, string | string[] | undefined> = {};
+    const { proxy } = await setup((req, res) => {
+      seen = req.headers;
+      res.writeHead(200, { 'content-type': 'application/json', connection: 'x-hop', 'x-hop': '1', 'x-end': '2' });
+      res.end('{}');
+    });
+    const res = await new Promise<{ headers: Record<string, unknown> }>((resolve, reject) => {
+      const req = httpRequest(`${proxy.url}/p?q=1`, { method: 'GET', headers: { connection: 'x-drop', 'x-drop': '1', te: 'trailers', 'x-keep': 'yes', upgrade: 'h2c' } }, (r) => {
+        r.resume();
+        r.on('end', () => resolve({ headers: r.headers }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(seen['x-keep']).toBe('yes');
+    expect(seen).not.toHaveProperty('x-drop');
+    expect(seen).not.toHaveProperty('te');
+    expect(seen).not.toHaveProperty('upgrade');
+    expect(res.headers['x-end']).toBe('2');
+    expect(res.headers).not.toHaveProperty('x-hop');
+  });
+
+  it("rewrites the agent card's interface URLs to the proxy and records the card as sent", async () => {
+    let base = '';
+    const { rec, proxy, upstream } = await setup((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ name: 'a', supportedInterfaces: [{ url: `${base}/a2a/jsonrpc`, protocolBinding: 'JSONRPC' }, { url: 'http://elsewhere:1/x' }] }));
+    });
+    base = upstream.url;
+    const card = (await (await fetch(`${proxy.url}/.well-known/agent-card.json`)).json()) as { supportedInterfaces: { url: string }[] };
+    expect(card.supportedInterfaces.map((i) => i.url)).toEqual([`${proxy.url}/a2a/jsonrpc`, 'http://elsewhere:1/x']);
+    const entries = await rec.settled();
+    expect(entries[1]?.body).toMatchObject({ supportedInterfaces: [{ url: `${base}/a2a/jsonrpc` }, { url: 'http://elsewhere:1/x' }] });
+  });
+
+  it('streams each SSE event to the client before the upstream sends the next', async () => {
+    let clientGot: (() => void) | undefined;
+    const clientHasFirst = new Promise<void>((resolve) => (clientGot = resolve));
+    const { rec, proxy } = await setup((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"n":1}\n\n');
+      void clientHasFirst.then(() => res.end('data: {"n":2}\n\n'));
+    });
+    const res = await fetch(proxy.url, rpc(1));
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe('data: {"n":1}\n\n');
+    clientGot?.();
+    let rest = '';
+    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
+    expect(rest).toBe('data: {"n":2}\n\n');
+    expect((await rec.settled()).map((e) => e.kind)).toEqual(['request', 'response', 'event', 'event', 'end']);
+  });
+
+  it('aborts the upstream request when the client leaves mid-stream and records why', async () => {
+    let upstreamClosed: (() => void) | undefined;
+    const closed = new Promise<void>((resolve) => (upstreamClosed = resolve));
+    const { rec, proxy } = await setup((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"n":1}\n\n');
+      res.on('close', () => upstreamClosed?.());
+    });
+    const abort = new AbortController();
+    const res = await fetch(proxy.url, { ...rpc(1), signal: abort.signal });
+    await (res.body as ReadableStream<Uint8Array>).getReader().read();
+    abort.abort();
+    await closed;
+    const entries = await rec.settled();
+    expect(entries.at(-1)).toMatchObject({ kind: 'error', error: 'the client closed the connection before the response ended' });
+  });
+
+  it('answers malformed HTTP with 400 and keeps serving', async () => {
+    const { proxy } = await setup((req, res) => {
+      req.resume();
+      res.end('{}');
+    });
+    const reply = await new Promise<string>((resolve) => {
+      const socket = connect(Number(new URL(proxy.url).port), '127.0.0.1', () => socket.write('NOT HTTP AT ALL\r\n\r\n'));
+      let text = '';
+      socket.setEncoding('utf8').on('data', (d: string) => (text += d));
+      socket.on('close', () => resolve(text));
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 400/);
+    expect((await fetch(proxy.url, rpc(2))).status).toBe(200);
+  });
+
+  it('keeps forwarding when the recording sink fails, and reports the failure once', async () => {
+    const upstream = await listen((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"ok":true}');
+    });
+    const errors: unknown[] = [];
+    const writer = new RecordingWriter({
+      sink: { write: () => Promise.reject(new Error('EIO')), close: () => Promise.resolve() },
+      clock: new ManualClock(0),
+      ids: new CounterIdSource(1),
+      target: upstream.url,
+      onError: (e) => errors.push(e),
+    });
+    const proxy: RecordingProxy = await startRecordingProxy({ upstream: upstream.url, recorder: new ExchangeRecorder({ writer, ids: new CounterIdSource(1) }) });
+    cleanups.push(() => closeServer(upstream.server), () => proxy.close({ graceMs: 0 }));
+    for (let i = 0; i < 3; i++) expect(await (await fetch(proxy.url, rpc(i))).json()).toEqual({ ok: true });
+    await writer.flush();
+    expect(errors).toHaveLength(1);
+  });
+});

@@ -1,0 +1,128 @@
+import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  A2aReplayError,
+  CounterIdSource,
+  type LineSink,
+  ManualClock,
+  MemoryLineSink,
+  type RecordingEntry,
+  RecordingWriter,
+  TOOL_NAME,
+  canonicalJson,
+  fileLineSink,
+  readRecording,
+} from '../../src/index.js';
+
+let dir = '';
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'recording-io-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function writerTo(sink: LineSink, onError?: (e: unknown) => void): { writer: RecordingWriter; clock: ManualClock } {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const writer = new RecordingWriter({ sink, clock, ids: new CounterIdSource(3), target: 'http://peer', ...(onError ? { onError } : {}) });
+  return { writer, clock };
+}
+
+const draft = (xid: string, kind: RecordingEntry['kind'] = 'request') => ({ xid, kind, http: { method: 'POST', path: '/' }, body: { b: 1, a: [2] } });
+
+describe('RecordingWriter', () => {
+  it('writes the header first, then canonical entries with 1-based seq and the clock time', async () => {
+    const sink = new MemoryLineSink();
+    const { writer, clock } = writerTo(sink);
+    const first = writer.append(draft('x1'));
+    clock.advance(1500);
+    writer.append(draft('x1', 'response'));
+    await writer.close();
+    const lines = sink.lines();
+    expect(JSON.parse(lines[0] ?? '')).toEqual({
+      type: 'recording',
+      version: 1,
+      id: expect.stringMatching(/^rec-[0-9a-f]{8}-0001$/) as unknown,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      target: { url: 'http://peer' },
+      tool: TOOL_NAME,
+    });
+    expect(first).toMatchObject({ seq: 1, at: '2026-01-01T00:00:00.000Z' });
+    expect(lines[1]).toBe(canonicalJson(first));
+    expect(JSON.parse(lines[2] ?? '')).toMatchObject({ seq: 2, at: '2026-01-01T00:00:01.500Z', kind: 'response' });
+    expect(sink.closed).toBe(true);
+  });
+
+  it('reports a failing sink once and keeps stamping entries', async () => {
+    const errors: unknown[] = [];
+    const failing: LineSink = {
+      write: () => Promise.reject(new Error('disk full')),
+      close: () => Promise.resolve(),
+    };
+    const { writer } = writerTo(failing, (e) => errors.push(e));
+    for (let i = 0; i < 5; i++) writer.append(draft(`x${i}`));
+    await writer.flush();
+    expect(writer.append(draft('x9')).seq).toBe(6);
+    await writer.close();
+    expect(errors).toHaveLength(1);
+    expect(writer.failed).toBe(true);
+  });
+
+  it('keeps a body JCS cannot represent as well-formed text', async () => {
+    const sink = new MemoryLineSink();
+    const { writer } = writerTo(sink);
+    writer.append({ xid: 'x', kind: 'request', http: { method: 'POST', path: '/' }, body: JSON.parse('{"t":"\\ud800"}') as { t: string } });
+    await writer.close();
+    expect(JSON.parse(sink.lines()[1] ?? '')).toMatchObject({ bodyText: '{"t":"\\ufffd"}' });
+  });
+});
+
+describe('readRecording', () => {
+  async function writeFileRecording(n: number): Promise<string> {
+    const path = join(dir, 'r.jsonl');
+    const { writer } = writerTo(fileLineSink(path));
+    for (let i = 0; i < n; i++) writer.append(draft(`x${i}`));
+    await writer.close();
+    return path;
+  }
+
+  it('reads back what the writer wrote', async () => {
+    const path = await writeFileRecording(4);
+    const recording = await readRecording(path);
+    expect(recording.entries.map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+    expect(recording.tornTail).toBeUndefined();
+  });
+
+  it('reports a torn last line with its line number, and skips it only when allowed', async () => {
+    const path = await writeFileRecording(4);
+    const size = (await readFile(path)).byteLength;
+    await truncate(path, size - 10);
+    await expect(readRecording(path)).rejects.toMatchObject({ code: 'RECORDING_TORN', message: expect.stringContaining(':5: torn last line') as unknown });
+    const recording = await readRecording(path, { allowTornTail: true });
+    expect(recording.entries.map((e) => e.seq)).toEqual([1, 2, 3]);
+    expect(recording.tornTail).toMatchObject({ line: 5 });
+  });
+
+  it('names the line of a malformed entry in the middle', async () => {
+    const path = await writeFileRecording(3);
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    lines[2] = '{"seq":2,"oops"';
+    await writeFile(path, lines.join('\n'));
+    await expect(readRecording(path, { allowTornTail: true })).rejects.toThrow(/r\.jsonl:3: not valid JSON/);
+    lines[2] = JSON.stringify({ seq: 5, at: 'x', xid: 'x', kind: 'request', http: { method: 'GET', path: '/' } });
+    await writeFile(path, lines.join('\n'));
+    await expect(readRecording(path)).rejects.toThrow(/:3: entry "seq" is 5, expected 2/);
+    lines[2] = JSON.stringify({ seq: 2, at: 'x', xid: 'x', kind: 'poke', http: { method: 'GET', path: '/' } });
+    await writeFile(path, lines.join('\n'));
+    await expect(readRecording(path)).rejects.toBeInstanceOf(A2aReplayError);
+  });
+
+  it('accepts a complete last line that lacks its newline', async () => {
+    const path = await writeFileRecording(2);
+    const text = await readFile(path, 'utf8');
+    await writeFile(path, text.trimEnd());
+    expect((await readRecording(path)).entries).toHaveLength(2);
+  });
+});
