@@ -29,6 +29,7 @@ import {
   ATTR_LINK_SUSPENSION_TRACE_ID,
   ATTR_LOST_REASON,
   ATTR_RECEIPT_HASH,
+  ATTR_RESUME_OUTCOME,
   ATTR_TASK_ID,
   LINK_KINDS,
   SPAN_NAMES,
@@ -50,6 +51,8 @@ interface OpenSpan {
   span: Span;
   ref: SpanRef;
   start: HrTime;
+  /** For a Resume: the key of the suspension it tries to close. */
+  suspensionKey?: string;
 }
 
 interface EndedSuspension {
@@ -160,6 +163,8 @@ export class SpanBridge implements SpanSink {
           links.push({ context: remoteContext(pipeline), attributes: { [ATTR_LINK_KIND]: LINK_KINDS.PIPELINE } });
         }
         this.#start(event.key, SPAN_NAMES.RESUME, event.span, at, attributes, { parent: null, links });
+        const open = this.#open.get(event.key);
+        if (open) open.suspensionKey = event.suspensionKey;
         return;
       }
       case 'lost': {
@@ -243,6 +248,8 @@ export class SpanBridge implements SpanSink {
     if (error !== undefined) open.span.setStatus({ code: SpanStatusCode.ERROR, message: error });
     open.span.end(compareHrTime(at, open.start) >= 0 ? at : open.start);
     if (open.name === SPAN_NAMES.SUSPENSION) this.#suspensions.set(key, { ref: open.ref, end: at });
+    // A pause that was resumed cannot be lost any more; a rejected attempt leaves it open.
+    if (open.suspensionKey !== undefined && attributes[ATTR_RESUME_OUTCOME] !== 'rejected') this.#suspensions.delete(open.suspensionKey);
     this.#forget(key, open);
   }
 

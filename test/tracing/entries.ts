@@ -86,20 +86,20 @@ export class EntryScript {
   }
 
   /** A client PauseTask at `s`, answered PAUSED at s+1; the stream shows PAUSED at s+1 too. */
-  clientPause(seconds: number, options: { pausedUntil?: string; traceparent?: string; stream?: string } = {}): this {
-    const pause = this.pauseObject('PAUSE_INITIATOR_CLIENT', seconds + 1, options.pausedUntil);
+  clientPause(seconds: number, options: { pausedUntil?: string; traceparent?: string; stream?: string; token?: string } = {}): this {
+    const pause = this.pauseObject('PAUSE_INITIATOR_CLIENT', seconds + 1, options.pausedUntil, options.token);
     this.request(seconds, 'x-pause', 'PauseTask', { taskId: TASK_ID, reason: 'needs approval', mode: 'finish_step' }, options.traceparent ? { traceparent: options.traceparent } : {});
     if (options.stream) this.status(seconds + 1, options.stream, { state: 'TASK_STATE_PAUSED', timestamp: at(seconds + 1), pause });
     return this.result(seconds + 1, 'x-pause', { taskId: TASK_ID, state: 'TASK_STATE_PAUSED', pause }).end(seconds + 1, 'x-pause');
   }
 
-  pauseObject(initiatedBy: string, seconds: number, pausedUntil?: string): JsonObject {
+  pauseObject(initiatedBy: string, seconds: number, pausedUntil?: string, token = TOKEN): JsonObject {
     return {
       initiatedBy,
       reason: 'needs approval',
       pausedAt: at(seconds),
       ...(pausedUntil ? { pausedUntil } : {}),
-      resumeToken: TOKEN,
+      resumeToken: token,
       resumable: true,
     };
   }

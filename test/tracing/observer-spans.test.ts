@@ -1,5 +1,9 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
+import { setupTracing } from '../../cli/tracing-setup.js';
 import { type LostPauseReason, PauseObserver } from '../../src/index.js';
 import { ATTR_LINK_KIND, ATTR_LOST_REASON, ATTR_PAUSE_INITIATED_BY, ATTR_RECEIPT_HASH, ATTR_TASK_ID } from '../../src/tracing/attributes.js';
 import { LostPauseCollector } from '../../src/tracing/lost-pauses.js';
@@ -111,4 +115,32 @@ describe('observer span events rendered as OTel spans', () => {
       ]);
     });
   }
+
+  it('writes the same trace file, byte for byte, each time the same recording is observed', async () => {
+    tracing = memoryTracing();
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-observed-'));
+    try {
+      const script = pausedOnStream().resume(60, 'x-stream').clientPause(90, { stream: 'x-stream', token: 'tok-2' }).end(100, 'x-stream');
+      const files: string[] = [];
+      for (const name of ['first', 'second']) {
+        const traced = setupTracing({ tracesDir: dir, name, env: {}, warn: (line) => tracing.problems.push(line) });
+        const observer = new PauseObserver({ recordingId: RECORDING.id });
+        for (const output of [...script.entries.flatMap((entry) => observer.observe(entry)), ...observer.finish(at(120))]) {
+          if (output.type === 'span') traced.sink.handle(output.event);
+        }
+        await traced.shutdown();
+        files.push(readFileSync(join(dir, `${name}.otlp.json`), 'utf8'));
+      }
+      expect(tracing.problems).toEqual([]);
+      expect(files[1]).toBe(files[0]);
+      expect((files[0]?.match(/"name": "(Suspension|Resume|LostPause)"/g) ?? []).sort()).toEqual([
+        '"name": "LostPause"',
+        '"name": "Resume"',
+        '"name": "Suspension"',
+        '"name": "Suspension"',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
