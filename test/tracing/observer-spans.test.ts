@@ -5,7 +5,15 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setupTracing } from '../../cli/tracing-setup.js';
 import { type LostPauseReason, PauseObserver } from '../../src/index.js';
-import { ATTR_LINK_KIND, ATTR_LOST_REASON, ATTR_PAUSE_INITIATED_BY, ATTR_RECEIPT_HASH, ATTR_TASK_ID } from '../../src/tracing/attributes.js';
+import {
+  ATTR_LINK_KIND,
+  ATTR_LOST_REASON,
+  ATTR_PAUSE_INITIATED_BY,
+  ATTR_RECEIPT_HASH,
+  ATTR_RESUME_CAUSE,
+  ATTR_RESUME_OUTCOME,
+  ATTR_TASK_ID,
+} from '../../src/tracing/attributes.js';
 import { LostPauseCollector } from '../../src/tracing/lost-pauses.js';
 import { CONTEXT_ID, EntryScript, RECORDING, TASK_ID } from './entries.js';
 import { type MemoryTracing, at, hr, memoryTracing } from './memory-tracing.js';
@@ -80,6 +88,23 @@ describe('observer span events rendered as OTel spans', () => {
     });
     expect(resume.attributes[ATTR_RECEIPT_HASH]).toMatch(/^sha256:resume:/);
     expect(task.attributes['gen_ai.conversation.id']).toBe(CONTEXT_ID);
+  });
+
+  it('renders a cancel while paused as a Resume ending at CANCELED, and no LostPause', () => {
+    observe(
+      pausedOnStream()
+        .request(30, 'x-cancel', 'CancelTask', { id: TASK_ID })
+        .status(31, 'x-stream', { state: 'TASK_STATE_CANCELED', timestamp: at(31) })
+        .result(31, 'x-cancel', { id: TASK_ID, contextId: CONTEXT_ID, status: { state: 'TASK_STATE_CANCELED', timestamp: at(31) } })
+        .end(31, 'x-cancel')
+        .end(31, 'x-stream'),
+      40,
+    );
+    expect(tracing.byName('LostPause')).toEqual([]);
+    const resume = tracing.one('Resume');
+    expect([resume.startTime, resume.endTime]).toEqual([hr(30), hr(31)]);
+    expect(resume.attributes).toMatchObject({ [ATTR_RESUME_CAUSE]: 'canceled', [ATTR_RESUME_OUTCOME]: 'canceled' });
+    expect(resume.links[0]?.context.spanId).toBe(tracing.one('Suspension').spanContext().spanId);
   });
 
   it("parents the Suspension on the PauseTask caller's traceparent", () => {

@@ -158,6 +158,20 @@ describe('SpanBridge', () => {
     });
   });
 
+  it('starts a LostPause at PAUSED even after a rejected resume attempt', () => {
+    tracing = memoryTracing();
+    const suspension = suspensionIn(taskRef);
+    const events: SpanEvent[] = pauseStory({ initiatedBy: 'PAUSE_INITIATOR_CLIENT', via: 'PauseTask', cause: 'x', outcome: 'x', pipeline: null }).slice(0, 3);
+    events.push(
+      { type: 'resume.start', key: 'resume:9', suspensionKey: 'suspension:5', taskId: TASK, at: at(60), span: refFor('resume', 9, 'resume:9'), links: { suspension, pipeline: null }, attributes: {} },
+      { type: 'resume.end', key: 'resume:9', at: at(61), attributes: { [ATTR_RESUME_OUTCOME]: 'rejected' }, error: 'resume rejected (-32011)' },
+      { type: 'lost', key: 'lost:5', suspensionKey: 'suspension:5', taskId: TASK, at: at(300), span: refFor('lost', 5, 'lost:5'), link: suspension, reason: 'stream_ended', attributes: {} },
+    );
+    feed(tracing.bridge, events);
+    expect(tracing.one('Resume').status).toEqual({ code: SpanStatusCode.ERROR, message: 'resume rejected (-32011)' });
+    expect([tracing.one('LostPause').startTime, tracing.one('LostPause').endTime]).toEqual([hr(6), hr(300)]);
+  });
+
   it('renders a lost event in another trace as a root that still links to its Suspension', () => {
     tracing = memoryTracing();
     const suspension = suspensionIn(taskRef);
