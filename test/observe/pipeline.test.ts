@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { Keyring, ReceiptChain, ReceiptKey, type SpanEvent, type SpanSink } from '../../src/index.js';
+import { ObservationPipeline, type ReceiptSink } from '../../src/observe/pipeline.js';
+import { Entries, RECORDING_ID, TASK, TOKEN, clientPause, pauseResult, paused, resumeResult, resumed, task, userMessage, working } from './entries.js';
+
+const RESUMED_AT = '2026-04-30T12:38:01.012Z';
+
+function session(): Entries {
+  const e = new Entries();
+  e.request('s1', 'SendStreamingMessage', userMessage('work:5'));
+  e.sseHead('s1');
+  e.event('s1', task('TASK_STATE_SUBMITTED'));
+  e.event('s1', working());
+  e.request('p1', 'PauseTask', { taskId: TASK });
+  e.event('s1', paused(clientPause()));
+  e.result('p1', pauseResult(clientPause()));
+  e.request('r1', 'ResumeTask', { taskId: TASK, resumeToken: TOKEN });
+  e.event('s1', resumed({ cause: 'explicit_resume', resumedAt: RESUMED_AT }));
+  e.result('r1', resumeResult(RESUMED_AT));
+  e.request('r2', 'ResumeTask', { taskId: TASK, resumeToken: TOKEN });
+  e.error('r2', -32010);
+  return e;
+}
+
+/** A ReceiptSink over the real in-memory chain; each append resolves a macrotask later, like a file write. */
+function chainSink(order: string[] = []): { sink: ReceiptSink; lines: string[] } {
+  const chain = new ReceiptChain({
+    keyring: new Keyring([new ReceiptKey('k1', { hmac: Buffer.alloc(32, 7) })]),
+    recording: RECORDING_ID,
+    createdAt: '2026-04-30T12:00:00.000Z',
+    tool: 'a2a-replay@test',
+  });
+  const lines: string[] = [chain.header.text];
+  const later = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+  const sink: ReceiptSink = {
+    async appendSuspension(draft) {
+      await later();
+      const sealed = chain.sealSuspension(draft);
+      lines.push(sealed.receipt.text);
+      order.push(`suspension:${draft.entries.join(',')}`);
+      return { hash: sealed.receipt.hash };
+    },
+    async appendResumption(draft, suspensionHash) {
+      await later();
+      const sealed = chain.sealResumption(draft, suspensionHash);
+      lines.push(sealed.receipt.text);
+      order.push(`resumption:${draft.entries.join(',')}`);
+      return { hash: sealed.receipt.hash };
+    },
+  };
+  return { sink, lines };
+}
+
+class CollectingSpans implements SpanSink {
+  readonly events: Array<{ event: SpanEvent; receiptHash: string | undefined }> = [];
+  handle(event: SpanEvent, extra?: { receiptHash?: string }): void {
+    this.events.push({ event, receiptHash: extra?.receiptHash });
+  }
+}
+
+describe('ObservationPipeline', () => {
+  it('seals receipts in entry order and chains each resumption to its suspension hash', async () => {
+    const order: string[] = [];
+    const { sink, lines } = chainSink(order);
+    const pipeline = new ObservationPipeline({ recordingId: RECORDING_ID, receipts: sink });
+    // Pushed without awaiting: entries arrive faster than the sink writes.
+    for (const entry of session().list) void pipeline.push(entry);
+    await pipeline.finish('2026-04-30T12:40:00.000Z');
+    expect(order).toEqual(['suspension:5,6', 'resumption:8,9', 'resumption:11,12']);
+    const [, s, r1, r2] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(s?.type).toBe('SuspensionReceipt');
+    const suspensionHash = pipeline.receiptHash('suspension:5');
+    expect(suspensionHash).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(r1).toMatchObject({ suspension: suspensionHash, outcome: 'resumed' });
+    expect(r2).toMatchObject({ suspension: suspensionHash, outcome: 'rejected', errorCode: -32010 });
+  });
+
+  it('hands suspension.end and resume.end to the span sink with the hash of their receipt', async () => {
+    const { sink } = chainSink();
+    const spans = new CollectingSpans();
+    const pipeline = new ObservationPipeline({ recordingId: RECORDING_ID, receipts: sink, spans });
+    for (const entry of session().list) void pipeline.push(entry);
+    await pipeline.finish('2026-04-30T12:40:00.000Z');
+    const ends = spans.events.filter((s) => s.event.type === 'suspension.end' || s.event.type === 'resume.end');
+    expect(ends.map((s) => [s.event.type, 'key' in s.event ? s.event.key : '', s.receiptHash])).toEqual([
+      ['suspension.end', 'suspension:5', pipeline.receiptHash('suspension:5')],
+      ['resume.end', 'resume:8', pipeline.receiptHash('resume:8')],
+      ['resume.end', 'resume:11', pipeline.receiptHash('resume:11')],
+    ]);
+    expect(ends.every((s) => s.receiptHash !== undefined)).toBe(true);
+    expect(spans.events.map((s) => s.event.type)).toEqual([
+      'task.start',
+      'suspension.start',
+      'suspension.end',
+      'resume.start',
+      'resume.end',
+      'resume.start',
+      'resume.end',
+      'task.end',
+    ]);
+  });
+
+  it('reports a failing receipt sink once, never rejects, and still forwards spans', async () => {
+    const errors: unknown[] = [];
+    const spans = new CollectingSpans();
+    const failing: ReceiptSink = {
+      appendSuspension: () => Promise.reject(new Error('disk full')),
+      appendResumption: () => Promise.reject(new Error('disk full')),
+    };
+    const pipeline = new ObservationPipeline({
+      recordingId: RECORDING_ID,
+      receipts: failing,
+      spans,
+      onSinkError: (error, sink) => errors.push([sink, (error as Error).message]),
+    });
+    await Promise.all(session().list.map((entry) => pipeline.push(entry)));
+    await pipeline.finish('2026-04-30T12:40:00.000Z');
+    expect(errors).toEqual([['receipts', 'disk full']]);
+    expect(pipeline.failures.receipts).toBeGreaterThan(1);
+    expect(spans.events.some((s) => s.event.type === 'suspension.end' && s.receiptHash === undefined)).toBe(true);
+  });
+
+  it('survives a throwing span sink and a throwing finding callback', async () => {
+    const errors: string[] = [];
+    const { sink, lines } = chainSink();
+    const pipeline = new ObservationPipeline({
+      recordingId: RECORDING_ID,
+      receipts: sink,
+      spans: {
+        handle() {
+          throw new Error('exporter down');
+        },
+      },
+      onSinkError: (_error, which) => errors.push(which),
+      onFinding: () => {
+        throw new Error('callback bug');
+      },
+    });
+    const e = session();
+    e.raw({ xid: 'nobody', kind: 'end', http: { method: 'POST', path: '/' } });
+    for (const entry of e.list) await pipeline.push(entry);
+    await pipeline.finish('2026-04-30T12:40:00.000Z');
+    expect(errors).toEqual(['spans']);
+    expect(lines).toHaveLength(4);
+    expect(pipeline.findings.map((f) => f.code)).toEqual(['orphan-entry']);
+  });
+});
