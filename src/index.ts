@@ -272,6 +272,33 @@ export {
   deriveTraceId,
   parseTraceparent,
 } from './tracing/span-events.js';
+export {
+  ATTR_CONTEXT_ID,
+  ATTR_GEN_AI_CONVERSATION_ID,
+  ATTR_LINK_KIND,
+  ATTR_LINK_PIPELINE_SPAN_ID,
+  ATTR_LINK_PIPELINE_TRACE_ID,
+  ATTR_LINK_SUSPENSION_SPAN_ID,
+  ATTR_LINK_SUSPENSION_TRACE_ID,
+  ATTR_LOST_REASON,
+  ATTR_PAUSE_CONDITIONS_HASH,
+  ATTR_PAUSE_INITIATED_BY,
+  ATTR_PAUSE_MODE,
+  ATTR_PAUSE_PAUSED_AT,
+  ATTR_PAUSE_PAUSED_UNTIL,
+  ATTR_PAUSE_REASON,
+  ATTR_PAUSE_VIA,
+  ATTR_PRINCIPAL,
+  ATTR_RECEIPT_HASH,
+  ATTR_RECORDING_ENTRY_SEQ,
+  ATTR_RESUME_CAUSE,
+  ATTR_RESUME_HAD_INPUT,
+  ATTR_RESUME_OUTCOME,
+  ATTR_TASK_ID,
+  LINK_KINDS,
+  SPAN_NAMES,
+  type SpanName,
+} from './tracing/attributes.js';
 export { EventIdGenerator } from './tracing/event-id-generator.js';
 export { SpanBridge, type SpanBridgeOptions, isoToHrTime } from './tracing/span-bridge.js';
 export { LostPauseCollector, type LostPauseListing, lostPausesInReceiptLog } from './tracing/lost-pauses.js';
