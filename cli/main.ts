@@ -6,8 +6,10 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../src/index.js';
 import { registerCanon } from './commands/canon.js';
+import { registerLost } from './commands/lost.js';
 import { registerPeer } from './commands/peer.js';
 import { registerRecord } from './commands/record.js';
+import { registerRun } from './commands/run.js';
 import { EXIT, reportFailure } from './io.js';
 
 export function buildProgram(): Command {
@@ -19,8 +21,10 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerCanon(program);
+  registerLost(program);
   registerPeer(program);
   registerRecord(program);
+  registerRun(program);
   for (const command of program.commands) command.exitOverride().showHelpAfterError('(run with --help for usage)');
   return program;
 }

@@ -344,3 +344,39 @@ export { type RecordingProxy, type RecordingProxyOptions, startRecordingProxy } 
 export { type SseEvent, SseParser } from './intercept/sse-parser.js';
 
 // ---- replay ----
+export { DEFAULT_WAIT_MS, type DriveOptions, type DriveResult, type TaskTimeline, driveRecording } from './replay/driver.js';
+export {
+  type ReceiptDiff,
+  type ReceiptDiffOptions,
+  type ReceiptDifference,
+  UNSIGNED_VOLATILE_FIELDS,
+  VOLATILE_FIELDS,
+  diffReceiptLogs,
+} from './replay/diff.js';
+export { type EntryRef, type EntryShape, type ExchangeDrift, describeShape, shapeOf } from './replay/drift.js';
+export { type LaneKey, type PlannedExchange, type ReplayPlan, planReplay } from './replay/lanes.js';
+export { type LiveAnswer, ReplayLedger } from './replay/ledger.js';
+export { ID_FIELDS, type IdConflict, IdMap } from './replay/substitution.js';
+export { type Shard, parseShard, selectShard } from './replay/shard.js';
+export { type DeriveOptions, type DerivedLog, UNSIGNED_KID, deriveReceiptLog, unsignedKeyring } from './replay/derive-receipts.js';
+export {
+  DEFAULT_READY_MS,
+  type PeerProcess,
+  type PeerProcessOptions,
+  probePeer,
+  startPeerProcess,
+  stopAllPeerProcesses,
+} from './replay/peer-process.js';
+export {
+  type RecordingOutcome,
+  type RecordingResult,
+  RUN_EXIT,
+  type RunSummary,
+  exitCodeOf,
+  summaryExitCode,
+} from './replay/result.js';
+export { type LivePeer, type RunRecordingOptions, goldenPathFor, readGoldenLines, runRecording } from './replay/run-recording.js';
+export { type RunCorpusOptions, runCorpus } from './replay/run-corpus.js';
+export { type TextReportOptions, describeDrift, renderRecordingText, renderSummaryLine, renderText } from './replay/reporters/text.js';
+export { renderJson } from './replay/reporters/json.js';
+export { escapeXml, renderJunit } from './replay/reporters/junit.js';

@@ -6,6 +6,10 @@
  * - One loop per lane (a task) and one for global barriers, all concurrent; each sends its
  *   recorded requests in order, each only when the ledger says every entry it depends on came
  *   (see `lanes.ts` for the rule). Outgoing bodies carry live ids (`IdMap.toLive`).
+ * - A stream the recording shows broken (`error`, e.g. the client hung up) is closed by the driver
+ *   at that point, when every entry recorded before the break came: the live exchange then ends
+ *   with the recorded error, as the client's action is part of the recording. A live break that
+ *   comes first is kept as is.
  * - A wait has a deadline (`timeoutMs`, restarted whenever the awaited entry changes, so a slow
  *   but moving peer is not drift). When it passes, the wait becomes a `timeout` drift, the entries
  *   awaited are given up, and the lane stops: its later requests are not sent. A barrier sends
@@ -59,6 +63,13 @@ export interface DriveResult {
   ids: IdMap;
   liveEntries: number;
   durationMs: number;
+}
+
+/** Something the driver does at a recorded position: send a request, or close a broken exchange. */
+interface Action {
+  type: 'send' | 'close';
+  seq: number;
+  ex: PlannedExchange;
 }
 
 /** Resolves waiters whenever the ledger changes. */
@@ -116,6 +127,7 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
   const base = new URL(options.peerUrl);
   const agent = new Agent({ keepAlive: true });
   const calls = new Set<LiveCall>();
+  const callsByXid = new Map<string, LiveCall>();
   let infra: A2aReplayError | undefined;
   let settled = 0;
   const total = plan.entries.length;
@@ -149,8 +161,10 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
       },
     });
     calls.add(call);
+    callsByXid.set(ex.xid, call);
     void call.done.then(() => {
       calls.delete(call);
+      callsByXid.delete(ex.xid);
       if (call.failure) {
         infra ??= checkInfra() ?? call.failure;
       }
@@ -159,53 +173,72 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     changed.notify();
   };
 
-  /** Waits until `ex` may be sent. False when a deadline passed (drift recorded, awaited entries given up). */
-  const waitFor = async (ex: PlannedExchange): Promise<boolean> => {
+  /** Waits until `action` is due. False when a deadline passed (drift recorded, awaited entries given up). */
+  const waitFor = async (action: Action): Promise<boolean> => {
+    const { seq, ex } = action;
     let awaited: number | undefined;
     for (;;) {
       if (checkInfra()) return false;
-      const blocker = ledger.blocker(ex);
+      const blocker = ledger.blockerAt(seq, ex.lane);
       if (!blocker) return true;
       if (blocker.seq !== awaited) awaited = blocker.seq;
       progress();
       const moved = await changed.wait(timeoutMs);
       if (moved) continue;
       if (checkInfra()) return false;
-      const still = ledger.blocker(ex);
+      const still = ledger.blockerAt(seq, ex.lane);
       if (!still) return true;
       if (still.seq !== awaited) continue;
-      ledger.timedOut(ex, still, timeoutMs);
-      for (const e of ledger.unsettledBefore(ex.request.seq, ex.lane)) {
-        ledger.abandon(e.seq, `it never came: waited ${timeoutMs} ms before sending seq ${ex.request.seq}`);
+      ledger.timedOut(action.type === 'send' ? ex.request : (ex.terminal ?? ex.request), still, timeoutMs);
+      for (const e of ledger.unsettledBefore(seq, ex.lane)) {
+        ledger.abandon(e.seq, `it never came: waited ${timeoutMs} ms before seq ${seq}`);
       }
       changed.notify();
       return false;
     }
   };
 
-  const runLane = async (exchanges: readonly PlannedExchange[], isBarrierLoop: boolean): Promise<void> => {
-    for (let i = 0; i < exchanges.length; i++) {
-      const ex = exchanges[i] as PlannedExchange;
-      const ready = await waitFor(ex);
+  /** Closes a live exchange where the recording shows it broken. */
+  const close = (ex: PlannedExchange): void => {
+    if (ledger.ended(ex) || !ex.terminal) return;
+    const call = callsByXid.get(ex.xid);
+    call?.abort();
+    const error = ex.terminal.error ?? 'the exchange broke';
+    ledger.live(ex, { kind: 'error', http: { method: ex.request.http.method, path: ex.request.http.path }, error });
+    changed.notify();
+  };
+
+  const runLane = async (actions: readonly Action[], isBarrierLoop: boolean): Promise<void> => {
+    for (let i = 0; i < actions.length; i++) {
+      const action = actions[i] as Action;
+      const ready = await waitFor(action);
       if (infra) return;
       if (!ready && !isBarrierLoop) {
-        for (const rest of exchanges.slice(i)) {
-          const why = `not sent: lane ${rest.lane ?? 'barrier'} stopped after a timeout before seq ${ex.request.seq}`;
-          for (const e of [rest.request, rest.response, ...rest.events, rest.terminal]) if (e) ledger.abandon(e.seq, why);
+        const why = `not sent: lane ${action.ex.lane ?? 'barrier'} stopped after a timeout before seq ${action.seq}`;
+        for (const rest of actions.slice(i)) {
+          if (rest.type !== 'send') continue;
+          const ex = rest.ex;
+          for (const e of [ex.request, ex.response, ...ex.events, ex.terminal]) if (e) ledger.abandon(e.seq, why);
         }
         changed.notify();
         return;
       }
-      send(ex);
+      if (action.type === 'send') send(action.ex);
+      else close(action.ex);
     }
   };
 
-  const loops = new Map<LaneKey | null, PlannedExchange[]>();
+  const loops = new Map<LaneKey | null, Action[]>();
+  const add = (action: Action): void => {
+    const list = loops.get(action.ex.lane) ?? [];
+    list.push(action);
+    loops.set(action.ex.lane, list);
+  };
   for (const ex of plan.exchanges) {
-    const list = loops.get(ex.lane) ?? [];
-    list.push(ex);
-    loops.set(ex.lane, list);
+    add({ type: 'send', seq: ex.request.seq, ex });
+    if (ex.terminal?.kind === 'error' && ex.response !== undefined) add({ type: 'close', seq: ex.terminal.seq, ex });
   }
+  for (const list of loops.values()) list.sort((a, b) => a.seq - b.seq);
   try {
     await Promise.all([...loops].map(([lane, exchanges]) => runLane(exchanges, lane === null)));
     // Every request is out: wait for the answers still due, restarting the deadline on progress.

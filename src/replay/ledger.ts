@@ -113,14 +113,23 @@ export class ReplayLedger {
    * be sent now (the ordering rule of `lanes.ts`).
    */
   blocker(ex: PlannedExchange): RecordingEntry | undefined {
-    const s = ex.request.seq;
+    return this.blockerAt(ex.request.seq, ex.lane);
+  }
+
+  /** The first unsettled entry that must settle before recorded position `s` of `lane` is due. */
+  blockerAt(s: number, lane: LaneKey | null): RecordingEntry | undefined {
     const candidates: (number | undefined)[] =
-      ex.lane === null
+      lane === null
         ? [this.#all.firstUnsettled(this.isSettled)]
-        : [this.#lanes.get(ex.lane)?.firstUnsettled(this.isSettled), this.#lanes.get(BARRIER_LANE)?.firstUnsettled(this.isSettled)];
+        : [this.#lanes.get(lane)?.firstUnsettled(this.isSettled), this.#lanes.get(BARRIER_LANE)?.firstUnsettled(this.isSettled)];
     let blocking: number | undefined;
     for (const c of candidates) if (c !== undefined && c < s && (blocking === undefined || c < blocking)) blocking = c;
     return blocking === undefined ? undefined : this.#bySeq.get(blocking);
+  }
+
+  /** True once a live terminal entry (`end` / `error`) came for `ex`. */
+  ended(ex: PlannedExchange): boolean {
+    return this.#progress.get(ex.xid)?.terminalMatched ?? false;
   }
 
   /** Unsettled entries with seq < `before` in `lane` (all lanes when null), oldest first. */
@@ -214,9 +223,9 @@ export class ReplayLedger {
     return entry;
   }
 
-  /** The driver waited `waitedMs` for `waitingFor` before sending `ex`'s request, in vain. */
-  timedOut(ex: PlannedExchange, waitingFor: RecordingEntry, waitedMs: number): void {
-    this.#drift.push({ type: 'timeout', request: this.ref(ex.request), waitingFor: this.ref(waitingFor), waitedMs });
+  /** The driver waited `waitedMs` for `waitingFor` before acting on `at` (a request, or a recorded close), in vain. */
+  timedOut(at: RecordingEntry, waitingFor: RecordingEntry, waitedMs: number): void {
+    this.#drift.push({ type: 'timeout', request: this.ref(at), waitingFor: this.ref(waitingFor), waitedMs });
   }
 
   /** The recorded entry of `ex` closest to a live extra: same kind, fewest shape differences. */

@@ -162,3 +162,27 @@ export async function startPeerProcess(command: string, options: PeerProcessOpti
   }
   return { url, stderr: () => stderr, failure, stop };
 }
+
+/**
+ * Checks that something answers HTTP at `url` (any status). PEER_UNREACHABLE, naming the URL and
+ * the socket error, when nothing does.
+ */
+export function probePeer(url: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let target: URL;
+    try {
+      target = new URL(AGENT_CARD_PATH, url);
+    } catch {
+      reject(new A2aReplayError('INVALID_ARGUMENT', `--peer: ${JSON.stringify(url)} is not a URL`));
+      return;
+    }
+    const req = get(target, { timeout: 5000 }, (res) => {
+      res.resume();
+      resolve();
+    });
+    req.on('timeout', () => req.destroy(new Error('no answer within 5000 ms')));
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      reject(new A2aReplayError('PEER_UNREACHABLE', `cannot reach the peer at ${url} (${error.code ?? error.message})`));
+    });
+  });
+}

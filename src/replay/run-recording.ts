@@ -44,7 +44,7 @@ export interface RunRecordingOptions {
   tool: string;
   clock?: Clock;
   /** A span sink for this recording's trace (`--otlp`, `--traces`); flushed by the caller. */
-  spans?: (header: RecordingHeader) => SpanSink | undefined;
+  spans?: (header: RecordingHeader, file: string) => SpanSink | undefined;
   onProgress?: (settled: number, total: number) => void;
 }
 
@@ -142,7 +142,7 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
       timelines: drive.timelines,
     };
     const signed = options.keyring !== undefined;
-    const spans = options.spans?.(recording.header);
+    const spans = options.spans?.(recording.header, file);
     const derived = await deriveReceiptLog({
       header: recording.header,
       entries: drive.replayed,

@@ -1,0 +1,228 @@
+/**
+ * @module cli/commands/run
+ * `a2a-replay run RECORDING...`: re-drives a peer from recordings and diffs the derived receipts
+ * against the golden ones (DESIGN §8). Exit 0 match, 1 drift, 2 usage or malformed input, 3
+ * infrastructure (peer unreachable, crashed, deadline).
+ *
+ * The peer: `--peer URL` (probed first), `--peer-cmd "CMD"` (spawned per recording with `PORT`
+ * set, stopped afterwards and on Ctrl-C), or by default the embedded reference peer in
+ * deterministic mode on a free loopback port, a fresh one per recording so ids, tokens and the
+ * clock start as they did when the recording was made (`--seed`, `--step-ms`, `--legacy-pause`
+ * must match how that peer ran).
+ *
+ * Output: the text report on stdout (colour on a TTY unless NO_COLOR), or `--json`; `--junit FILE`
+ * besides. Progress goes to stderr on a TTY, or every few seconds on long runs.
+ */
+import { writeFile } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import type { Command } from 'commander';
+import {
+  A2aReplayError,
+  DEFAULT_WAIT_MS,
+  Keyring,
+  type LivePeer,
+  RUN_EXIT,
+  type RecordingHeader,
+  type Shard,
+  TOOL_NAME,
+  parseJsonText,
+  parseShard,
+  probePeer,
+  readKeyFile,
+  renderJson,
+  renderJunit,
+  renderRecordingText,
+  renderSummaryLine,
+  runCorpus,
+  startPeer,
+  startPeerProcess,
+  stopAllPeerProcesses,
+  systemClock,
+} from '../../src/index.js';
+import { CliExit, EXIT, readInput } from '../io.js';
+import { type Tracing, setupTracing } from '../tracing-setup.js';
+
+interface RunCommandOptions {
+  peer?: string;
+  peerCmd?: string;
+  golden?: string;
+  update?: boolean;
+  strict?: boolean;
+  key?: string;
+  json?: boolean;
+  junit?: string;
+  otlp?: string;
+  traces?: string;
+  concurrency: string;
+  shard?: string;
+  timeoutMs: string;
+  readyTimeoutMs: string;
+  seed: string;
+  stepMs: string;
+  legacyPause?: boolean;
+}
+
+function integer(text: string, name: string, min: number): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < min) {
+    throw new CliExit(EXIT.usage, `--${name}: expected an integer of at least ${min}; got ${JSON.stringify(text)}`);
+  }
+  return n;
+}
+
+async function loadKeyring(file: string): Promise<Keyring> {
+  const { text, source } = await readInput(file);
+  try {
+    return new Keyring([readKeyFile(parseJsonText(text, source), source)]);
+  } catch (error) {
+    throw new CliExit(EXIT.usage, error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** The trace file stem: the recording's name, or its folder's for `<scenario>/recording.jsonl`. */
+function traceName(file: string): string {
+  const stem = basename(file).replace(/\.jsonl$/, '');
+  return stem === 'recording' ? basename(dirname(file)) || stem : stem;
+}
+
+function peerFactory(options: RunCommandOptions, seed: number, stepMs: number, readyMs: number): () => Promise<LivePeer> {
+  if (options.peer !== undefined) {
+    const url = options.peer;
+    return async () => {
+      await probePeer(url);
+      return { url, close: async () => {} };
+    };
+  }
+  if (options.peerCmd !== undefined) {
+    const command = options.peerCmd;
+    return async () => {
+      const peer = await startPeerProcess(command, { readyTimeoutMs: readyMs });
+      return { url: peer.url, failure: () => peer.failure(), close: () => peer.stop() };
+    };
+  }
+  return async () => {
+    const peer = await startPeer({ deterministic: true, seed, stepMs, legacyPause: options.legacyPause ?? false, port: 0 });
+    return { url: peer.url, close: () => peer.close() };
+  };
+}
+
+/** Progress on stderr: a live line on a TTY, else a line every few seconds for long recordings. */
+function progressReporter(): (file: string, settled: number, total: number) => void {
+  const tty = process.stderr.isTTY;
+  let last = systemClock.now();
+  return (file, settled, total) => {
+    const now = systemClock.now();
+    if (tty) {
+      if (now - last < 100 && settled < total) return;
+      last = now;
+      process.stderr.write(`\r\u001b[2Kreplaying ${file}: ${settled}/${total} entries`);
+      if (settled >= total) process.stderr.write('\r\u001b[2K');
+      return;
+    }
+    if (now - last < 3000) return;
+    last = now;
+    process.stderr.write(`replaying ${file}: ${settled}/${total} entries\n`);
+  };
+}
+
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('replay recordings against a peer and diff the receipts against the golden ones')
+    .argument('<recordings...>', 'recordings (X.jsonl; golden receipts in X.receipts.jsonl)')
+    .option('--peer <url>', 'replay against a running peer')
+    .option('--peer-cmd <command>', 'spawn this peer per recording (PORT is set; ready when its agent card answers)')
+    .option('--golden <file>', 'golden receipt log (one recording only; default X.receipts.jsonl)')
+    .option('--update', 'write the golden receipts from this replay and print what changed')
+    .option('--strict', 'demand byte-identical receipts, signatures included (needs the key)')
+    .option('--key <file>', 'the golden receipts’ key file (default: $A2A_REPLAY_KEY_FILE)')
+    .option('--json', 'print the report as JSON')
+    .option('--junit <file>', 'also write a JUnit XML report, one testcase per recording')
+    .option('--otlp <url>', 'export the replay’s spans over OTLP/HTTP')
+    .option('--traces <dir>', 'write each recording’s spans as OTLP-JSON into DIR')
+    .option('--concurrency <n>', 'recordings replayed at once', '1')
+    .option('--shard <i/n>', 'replay only shard I of N (deterministic split of the recordings)')
+    .option('--timeout-ms <n>', 'how long to wait for a live answer before it counts as drift', String(DEFAULT_WAIT_MS))
+    .option('--ready-timeout-ms <n>', 'how long a --peer-cmd peer gets to answer its agent card', '15000')
+    .option('--seed <n>', 'embedded peer: seed of its deterministic ids', '0')
+    .option('--step-ms <n>', 'embedded peer: virtual ms per work step', '1000')
+    .option('--legacy-pause', 'embedded peer: report pauses the Harn way')
+    .action(async (given: string[], options: RunCommandOptions) => {
+      // A glob over a folder also matches the golden logs: X.receipts.jsonl is never a recording.
+      const recordings = given.filter((f) => !f.endsWith('.receipts.jsonl'));
+      if (recordings.length === 0) throw new CliExit(EXIT.usage, 'no recordings given (X.receipts.jsonl files are golden logs, not recordings)');
+      if (options.peer !== undefined && options.peerCmd !== undefined) {
+        throw new CliExit(EXIT.usage, '--peer and --peer-cmd exclude each other');
+      }
+      if (options.golden !== undefined && recordings.length > 1) {
+        throw new CliExit(EXIT.usage, '--golden names the golden log of one recording; it cannot be used with several');
+      }
+      const concurrency = integer(options.concurrency, 'concurrency', 1);
+      const timeoutMs = integer(options.timeoutMs, 'timeout-ms', 1);
+      const readyMs = integer(options.readyTimeoutMs, 'ready-timeout-ms', 1);
+      const seed = integer(options.seed, 'seed', 0);
+      const stepMs = integer(options.stepMs, 'step-ms', 1);
+      let shard: Shard | undefined;
+      try {
+        shard = options.shard === undefined ? undefined : parseShard(options.shard);
+      } catch (error) {
+        throw new CliExit(EXIT.usage, (error as Error).message);
+      }
+      const keyFile = options.key ?? process.env.A2A_REPLAY_KEY_FILE;
+      const keyring = keyFile === undefined || keyFile === '' ? undefined : await loadKeyring(keyFile);
+      if (options.strict && !options.update && keyring === undefined) {
+        throw new CliExit(EXIT.usage, '--strict compares signatures: pass the golden receipts’ key with --key FILE (or A2A_REPLAY_KEY_FILE)');
+      }
+
+      const tracings: Tracing[] = [];
+      const wantsTraces = options.traces !== undefined || options.otlp !== undefined;
+      const spans = wantsTraces
+        ? (_header: RecordingHeader, file: string) => {
+            const tracing = setupTracing({ otlp: options.otlp, tracesDir: options.traces, name: traceName(file) });
+            tracings.push(tracing);
+            return tracing.sink;
+          }
+        : undefined;
+
+      const onSignal = (): void => {
+        void stopAllPeerProcesses().finally(() => process.exit(130));
+      };
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      const color = process.stdout.isTTY && !process.env.NO_COLOR;
+      const progress = progressReporter();
+      let summary;
+      try {
+        summary = await runCorpus(recordings, {
+          openPeer: peerFactory(options, seed, stepMs, readyMs),
+          ...(options.golden !== undefined ? { golden: options.golden } : {}),
+          update: options.update ?? false,
+          strict: options.strict ?? false,
+          ...(keyring ? { keyring } : {}),
+          timeoutMs,
+          tool: TOOL_NAME,
+          concurrency,
+          ...(shard ? { shard } : {}),
+          ...(spans ? { spans } : {}),
+          onProgress: progress,
+        });
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        await Promise.all(tracings.map((t) => t.shutdown()));
+      }
+      if (options.json) process.stdout.write(`${renderJson(summary)}\n`);
+      else {
+        for (const r of summary.results) process.stdout.write(`${renderRecordingText(r, { color })}\n`);
+        process.stdout.write(`${renderSummaryLine(summary)}\n`);
+      }
+      if (options.junit !== undefined) {
+        try {
+          await writeFile(options.junit, renderJunit(summary));
+        } catch (error) {
+          throw new A2aReplayError('IO_FAILED', `${options.junit}: cannot write the JUnit report (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+        }
+      }
+      if (summary.exitCode !== RUN_EXIT.match) throw new CliExit(summary.exitCode, '');
+    });
+}
