@@ -8,10 +8,11 @@
 import { canonicalJson, sha256Prefixed } from '../canonical/canonical-json.js';
 import { A2aReplayError } from '../errors.js';
 import type { Keyring, ReceiptKey } from './keys.js';
-import { type Unsigned, signCheckpoint, signReceipt } from './signing.js';
+import { type Unsigned, canonicalWithSig, signCheckpoint, signReceipt } from './signing.js';
 import {
   type Checkpoint,
   RECEIPT_FORMAT,
+  type Receipt,
   RECEIPT_VERSION,
   type ReceiptLogHeader,
   type ReceiptLogLine,
@@ -54,6 +55,10 @@ export interface ReceiptChainOptions {
 /** Seals a line: canonical text and its hash. */
 export function sealLine<T extends ReceiptLogLine>(line: T): SealedLine<T> {
   const text = canonicalJson(line);
+  return { line, text, hash: sha256Prefixed(text) };
+}
+
+function sealedFrom<T extends ReceiptLogLine>(line: T, text: string): SealedLine<T> {
   return { line, text, hash: sha256Prefixed(text) };
 }
 
@@ -125,20 +130,20 @@ export class ReceiptChain {
   }
 
   sealSuspension(draft: SuspensionDraft): SealedReceipt<SuspensionReceipt> {
-    const body: Unsigned<SuspensionReceipt> = { ...draft, seq: this.#seq + 1, prev: this.#head };
-    return this.#append<SuspensionReceipt>({ ...body, sig: signReceipt(body, this.#key) });
+    return this.#append<SuspensionReceipt>({ ...draft, seq: this.#seq + 1, prev: this.#head });
   }
 
   /** `suspensionHash`: the hash returned when the suspension this resumption closes was sealed. */
   sealResumption(draft: ResumptionDraft, suspensionHash: string): SealedReceipt<ResumptionReceipt> {
-    const body: Unsigned<ResumptionReceipt> = { ...draft, suspension: suspensionHash, seq: this.#seq + 1, prev: this.#head };
-    return this.#append<ResumptionReceipt>({ ...body, sig: signReceipt(body, this.#key) });
+    return this.#append<ResumptionReceipt>({ ...draft, suspension: suspensionHash, seq: this.#seq + 1, prev: this.#head });
   }
 
   /** A checkpoint over everything so far. */
   checkpoint(): SealedLine<Checkpoint> {
     const body: Unsigned<Checkpoint> = { type: 'Checkpoint', size: this.#seq, root: this.#head };
-    const sealed = sealLine<Checkpoint>({ ...body, sig: signCheckpoint(body, this.#key) });
+    const bodyText = canonicalJson(body);
+    const sig = signCheckpoint(body, this.#key, bodyText);
+    const sealed = sealedFrom<Checkpoint>({ ...body, sig }, canonicalWithSig(bodyText, body, sig));
     this.#head = sealed.hash;
     this.#lastWasCheckpoint = true;
     return sealed;
@@ -149,8 +154,11 @@ export class ReceiptChain {
     return this.#lastWasCheckpoint ? null : this.checkpoint();
   }
 
-  #append<T extends SuspensionReceipt | ResumptionReceipt>(receipt: T): SealedReceipt<T> {
-    const sealed = sealLine(receipt);
+  #append<T extends SuspensionReceipt | ResumptionReceipt>(body: Unsigned<T>): SealedReceipt<T> {
+    const bodyText = canonicalJson(body);
+    const sig = signReceipt(body as Unsigned<Receipt>, this.#key, bodyText);
+    const receipt = { ...body, sig } as T;
+    const sealed = sealedFrom(receipt, canonicalWithSig(bodyText, body, sig));
     this.#seq = receipt.seq;
     this.#head = sealed.hash;
     this.#lastWasCheckpoint = false;

@@ -43,7 +43,7 @@ export interface ResumptionFacts {
   errorCode?: number | null;
   principal?: string | null;
   /** The resume input as sent (undefined or null: none); only its hash is kept. */
-  input?: JsonValue;
+  input?: JsonValue | undefined;
   /** Defaults to whether `input` was given; pass the peer's `hadResumeInput` when it said so. */
   hadResumeInput?: boolean;
   continueTranscript?: boolean | null;

@@ -5,11 +5,15 @@
  * fields and redacted from `JSON.stringify` and `util.inspect`, so it cannot leak into logs or
  * errors by accident. Key files are JSON; parsing names the bad field, never its value.
  *
+ * Ed25519 (RFC 8032) key pairs are tweetnacl's (`keyPair.fromSeed`, 64-byte secret keys);
+ * signing and verifying run on node:crypto's native Ed25519, which yields the same deterministic
+ * signatures as `nacl.sign.detached` about a hundred times faster (tests cross-check both ways).
+ *
  * {@link generateReceiptKey} is the one place in the receipt layer that uses randomness: a key
  * must be unpredictable, so it draws from `node:crypto` `randomBytes` unless a test injects a
  * source. Nothing else here (or in the chain) is random: logs replay byte for byte.
  */
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { type KeyObject, createHash, createHmac, createPrivateKey, createPublicKey, randomBytes, sign, verify } from 'node:crypto';
 import nacl from 'tweetnacl';
 import { A2aReplayError } from '../errors.js';
 
@@ -37,6 +41,10 @@ export interface PublicKeyFile {
   kid: string;
   ed25519: { publicKey: string };
 }
+
+/** DER prefixes of RFC 8410 Ed25519 keys: PKCS#8 around a 32-byte seed, SPKI around a public key. */
+const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 
 const KID = /^[A-Za-z0-9._:-]{1,64}$/;
 
@@ -70,6 +78,8 @@ export class ReceiptKey {
   readonly #hmac: Buffer | null;
   readonly #edSecret: Uint8Array | null;
   readonly #edPublic: Uint8Array | null;
+  #edSignKey: KeyObject | null = null;
+  #edVerifyKey: KeyObject | null = null;
 
   constructor(kid: string, material: { hmac?: Uint8Array | null; ed25519?: { publicKey: Uint8Array; secretKey?: Uint8Array | null } | null }) {
     this.kid = assertKid(kid, 'key');
@@ -100,12 +110,18 @@ export class ReceiptKey {
 
   signEd25519(data: Uint8Array): Uint8Array {
     if (!this.#edSecret) throw new A2aReplayError('KEY_INVALID', `key ${this.kid} has no Ed25519 secret key`);
-    return nacl.sign.detached(data, this.#edSecret);
+    this.#edSignKey ??= createPrivateKey({
+      key: Buffer.concat([PKCS8_ED25519_PREFIX, this.#edSecret.subarray(0, nacl.sign.seedLength)]),
+      format: 'der',
+      type: 'pkcs8',
+    });
+    return sign(null, data, this.#edSignKey);
   }
 
   verifyEd25519(data: Uint8Array, signature: Uint8Array): boolean {
     if (!this.#edPublic || signature.length !== nacl.sign.signatureLength) return false;
-    return nacl.sign.detached.verify(data, signature, this.#edPublic);
+    this.#edVerifyKey ??= createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, this.#edPublic]), format: 'der', type: 'spki' });
+    return verify(null, data, this.#edVerifyKey, signature);
   }
 
   /** The auditor's half: kid and Ed25519 public key, or null without a pair. */

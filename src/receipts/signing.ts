@@ -21,24 +21,41 @@ import {
 /** A line without its signature: what the signature covers. */
 export type Unsigned<T extends { sig: unknown }> = Omit<T, 'sig'>;
 
+/**
+ * Canonical JSON of a line given the canonical JSON of its body (the line without `sig`): the
+ * `sig` member is spliced in at its RFC 8785 §3.2.3 position. Equal to
+ * `canonicalJson({...body, sig})`, without serializing the body twice.
+ */
+export function canonicalWithSig(bodyText: string, body: object, sig: ReceiptSignature | CheckpointSignature): string {
+  const member = `"sig":${canonicalJson(sig)}`;
+  const record = body as Record<string, unknown>;
+  const after = Object.keys(record)
+    .filter((k) => k > 'sig')
+    .sort();
+  if (after.length === 0) return `${bodyText.slice(0, -1)}${bodyText === '{}' ? '' : ','}${member}}`;
+  const suffix = after.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(',');
+  const cut = bodyText.length - 1 - suffix.length;
+  return `${bodyText.slice(0, cut)}${member},${suffix}}`;
+}
+
 /** The bytes a receipt's HMAC covers. */
-export function receiptSigningInput(body: Unsigned<Receipt>): Buffer {
-  return pae(RECEIPT_PAYLOAD_TYPE, canonicalJson(body));
+export function receiptSigningInput(body: Unsigned<Receipt>, bodyText = canonicalJson(body)): Buffer {
+  return pae(RECEIPT_PAYLOAD_TYPE, bodyText);
 }
 
 /** The bytes a checkpoint's signature covers. */
-export function checkpointSigningInput(body: Unsigned<Checkpoint>): Buffer {
-  return pae(CHECKPOINT_PAYLOAD_TYPE, canonicalJson(body));
+export function checkpointSigningInput(body: Unsigned<Checkpoint>, bodyText = canonicalJson(body)): Buffer {
+  return pae(CHECKPOINT_PAYLOAD_TYPE, bodyText);
 }
 
-/** HMAC-SHA256 signature of a receipt body under `key`. */
-export function signReceipt(body: Unsigned<Receipt>, key: ReceiptKey): ReceiptSignature {
-  return { alg: 'hmac-sha256', kid: key.kid, value: key.mac(receiptSigningInput(body)).toString('base64url') };
+/** HMAC-SHA256 signature of a receipt body under `key` (`bodyText`: its canonical JSON, if known). */
+export function signReceipt(body: Unsigned<Receipt>, key: ReceiptKey, bodyText?: string): ReceiptSignature {
+  return { alg: 'hmac-sha256', kid: key.kid, value: key.mac(receiptSigningInput(body, bodyText)).toString('base64url') };
 }
 
 /** Ed25519 when `key` holds a pair, else HMAC-SHA256. */
-export function signCheckpoint(body: Unsigned<Checkpoint>, key: ReceiptKey): CheckpointSignature {
-  const input = checkpointSigningInput(body);
+export function signCheckpoint(body: Unsigned<Checkpoint>, key: ReceiptKey, bodyText?: string): CheckpointSignature {
+  const input = checkpointSigningInput(body, bodyText);
   if (key.hasEd25519Secret) return { alg: 'ed25519', kid: key.kid, value: Buffer.from(key.signEd25519(input)).toString('base64url') };
   return { alg: 'hmac-sha256', kid: key.kid, value: key.mac(input).toString('base64url') };
 }
@@ -58,18 +75,18 @@ function macEquals(expected: Buffer, value: string): boolean {
 }
 
 /** Checks a receipt's HMAC against the keyring. */
-export function checkReceiptSignature(body: Unsigned<Receipt>, sig: ReceiptSignature, keyring: Keyring): SignatureCheck {
+export function checkReceiptSignature(body: Unsigned<Receipt>, sig: ReceiptSignature, keyring: Keyring, bodyText?: string): SignatureCheck {
   const key = keyring.get(sig.kid);
   if (!key) return 'unknown_kid';
   if (!key.hasHmac) return 'unchecked';
-  return macEquals(key.mac(receiptSigningInput(body)), sig.value) ? 'ok' : 'bad_signature';
+  return macEquals(key.mac(receiptSigningInput(body, bodyText)), sig.value) ? 'ok' : 'bad_signature';
 }
 
 /** Checks a checkpoint's Ed25519 signature (public key suffices) or HMAC. */
-export function checkCheckpointSignature(body: Unsigned<Checkpoint>, sig: CheckpointSignature, keyring: Keyring): SignatureCheck {
+export function checkCheckpointSignature(body: Unsigned<Checkpoint>, sig: CheckpointSignature, keyring: Keyring, bodyText?: string): SignatureCheck {
   const key = keyring.get(sig.kid);
   if (!key) return 'unknown_kid';
-  const input = checkpointSigningInput(body);
+  const input = checkpointSigningInput(body, bodyText);
   switch (sig.alg) {
     case 'ed25519': {
       if (!key.hasEd25519Public) return 'unknown_kid';

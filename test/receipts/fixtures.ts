@@ -3,7 +3,7 @@
  */
 import { createHash } from 'node:crypto';
 import {
-  Keyring,
+  type Keyring,
   ReceiptChain,
   ReceiptKey,
   type ResumptionDraft,

@@ -1,0 +1,193 @@
+/**
+ * @module receipts/read-line
+ * Turns one parsed log line (`unknown`) into a typed {@link ReceiptLogLine}, or says which field
+ * is wrong. Shapes are exactly those of `types.ts`: every member present, no extra members.
+ */
+import { PAUSE_INITIATORS, PAUSE_MODES, type ResumeConditions } from '../protocol/types.js';
+import {
+  type ParseResult,
+  FieldError,
+  boolean,
+  describeValue,
+  fail,
+  integer,
+  object,
+  oneOf,
+  onlyKeys,
+  parseWith,
+  string,
+} from '../protocol/read.js';
+import type {
+  Checkpoint,
+  ReceiptLogHeader,
+  ReceiptLogLine,
+  ResumeOutcome,
+  ResumeReceiptCause,
+  ResumptionReceipt,
+  SpanRef,
+  SuspensionReceipt,
+  SuspensionVia,
+} from './types.js';
+import { RECEIPT_FORMAT, RECEIPT_VERSION } from './types.js';
+
+const VIAS: readonly SuspensionVia[] = ['PauseTask', 'AwaitTaskResumption', 'statusUpdate', 'legacy-metadata'];
+const CAUSES: readonly ResumeReceiptCause[] = ['explicit_resume', 'condition_fired', 'timeout', 'external_event', 'canceled'];
+const OUTCOMES: readonly ResumeOutcome[] = ['resumed', 'canceled', 'failed', 'rejected'];
+const HASH = /^sha256:[0-9a-f]{64}$/;
+const HEX32 = /^[0-9a-f]{32}$/;
+const HEX16 = /^[0-9a-f]{16}$/;
+
+function exactKeys(r: Record<string, unknown>, field: string, keys: readonly string[]): void {
+  onlyKeys(r, field, keys);
+  for (const key of keys) {
+    if (!(key in r)) throw new FieldError({ field: field ? `${field}.${key}` : key, expected: 'a member (null when it does not apply)', got: 'nothing' });
+  }
+}
+
+function nullable<T>(value: unknown, read: (v: unknown) => T): T | null {
+  return value === null ? null : read(value);
+}
+
+function hash(value: unknown, field: string): string {
+  if (typeof value !== 'string' || !HASH.test(value)) fail(field, 'sha256:<64 hex>', value);
+  return value;
+}
+
+function span(value: unknown, field: string): SpanRef {
+  const r = object(value, field);
+  exactKeys(r, field, ['traceId', 'spanId']);
+  if (typeof r.traceId !== 'string' || !HEX32.test(r.traceId)) fail(`${field}.traceId`, '32 lower-case hex digits', r.traceId);
+  if (typeof r.spanId !== 'string' || !HEX16.test(r.spanId)) fail(`${field}.spanId`, '16 lower-case hex digits', r.spanId);
+  return { traceId: r.traceId, spanId: r.spanId };
+}
+
+function entries(value: unknown, field: string): number[] {
+  if (!Array.isArray(value)) fail(field, 'an array of entry seqs', value);
+  let last = 0;
+  value.forEach((v, i) => {
+    const n = integer(v, `${field}[${i}]`, 1);
+    if (n <= last) fail(`${field}[${i}]`, `a seq above ${last} (ascending, no repeats)`, v);
+    last = n;
+  });
+  return value as number[];
+}
+
+function sig<A extends string>(value: unknown, field: string, algs: readonly A[]): { alg: A; kid: string; value: string } {
+  const r = object(value, field);
+  exactKeys(r, field, ['alg', 'kid', 'value']);
+  return { alg: oneOf(r.alg, `${field}.alg`, algs), kid: string(r.kid, `${field}.kid`), value: string(r.value, `${field}.value`) };
+}
+
+const HEADER_KEYS = ['type', 'format', 'version', 'recording', 'kids', 'checkpointKid', 'createdAt', 'tool'] as const;
+const SUSPENSION_KEYS = [
+  'type', 'seq', 'prev', 'taskId', 'contextId', 'initiatedBy', 'principal', 'via', 'reason', 'mode', 'conditions',
+  'conditionsHash', 'resumeTokenHash', 'pausedAt', 'pausedUntil', 'observedAt', 'entries', 'span', 'sig',
+] as const;
+const RESUMPTION_KEYS = [
+  'type', 'seq', 'prev', 'suspension', 'taskId', 'cause', 'outcome', 'errorCode', 'principal', 'hadResumeInput',
+  'inputHash', 'continueTranscript', 'resumedAt', 'observedAt', 'entries', 'span', 'links', 'sig',
+] as const;
+const CHECKPOINT_KEYS = ['type', 'size', 'root', 'sig'] as const;
+
+function readHeader(r: Record<string, unknown>): ReceiptLogHeader {
+  exactKeys(r, '', HEADER_KEYS);
+  if (r.format !== RECEIPT_FORMAT) fail('format', `"${RECEIPT_FORMAT}"`, r.format);
+  if (r.version !== RECEIPT_VERSION) fail('version', `${RECEIPT_VERSION} (the only version this build reads)`, r.version);
+  if (!Array.isArray(r.kids) || r.kids.length === 0) fail('kids', 'a non-empty array of kids', r.kids);
+  r.kids.forEach((k, i) => string(k, `kids[${i}]`));
+  return {
+    type: 'ReceiptLog',
+    format: RECEIPT_FORMAT,
+    version: RECEIPT_VERSION,
+    recording: nullable(r.recording, (v) => string(v, 'recording')),
+    kids: r.kids as string[],
+    checkpointKid: nullable(r.checkpointKid, (v) => string(v, 'checkpointKid')),
+    createdAt: string(r.createdAt, 'createdAt'),
+    tool: string(r.tool, 'tool'),
+  };
+}
+
+function readSuspension(r: Record<string, unknown>): SuspensionReceipt {
+  exactKeys(r, '', SUSPENSION_KEYS);
+  return {
+    type: 'SuspensionReceipt',
+    seq: integer(r.seq, 'seq', 1),
+    prev: hash(r.prev, 'prev'),
+    taskId: string(r.taskId, 'taskId'),
+    contextId: nullable(r.contextId, (v) => string(v, 'contextId')),
+    initiatedBy: oneOf(r.initiatedBy, 'initiatedBy', PAUSE_INITIATORS),
+    principal: nullable(r.principal, (v) => string(v, 'principal')),
+    via: oneOf(r.via, 'via', VIAS),
+    reason: nullable(r.reason, (v) => string(v, 'reason')),
+    mode: nullable(r.mode, (v) => oneOf(v, 'mode', PAUSE_MODES)),
+    // Conditions are recorded as the peer sent them; the signature, not a schema, protects them.
+    conditions: nullable(r.conditions, (v) => object(v, 'conditions') as ResumeConditions),
+    conditionsHash: nullable(r.conditionsHash, (v) => hash(v, 'conditionsHash')),
+    resumeTokenHash: nullable(r.resumeTokenHash, (v) => hash(v, 'resumeTokenHash')),
+    pausedAt: string(r.pausedAt, 'pausedAt'),
+    pausedUntil: nullable(r.pausedUntil, (v) => string(v, 'pausedUntil')),
+    observedAt: string(r.observedAt, 'observedAt'),
+    entries: entries(r.entries, 'entries'),
+    span: span(r.span, 'span'),
+    sig: sig(r.sig, 'sig', ['hmac-sha256'] as const),
+  };
+}
+
+function readResumption(r: Record<string, unknown>): ResumptionReceipt {
+  exactKeys(r, '', RESUMPTION_KEYS);
+  const links = object(r.links, 'links');
+  exactKeys(links, 'links', ['suspension', 'pipeline']);
+  return {
+    type: 'ResumptionReceipt',
+    seq: integer(r.seq, 'seq', 1),
+    prev: hash(r.prev, 'prev'),
+    suspension: hash(r.suspension, 'suspension'),
+    taskId: string(r.taskId, 'taskId'),
+    cause: oneOf(r.cause, 'cause', CAUSES),
+    outcome: oneOf(r.outcome, 'outcome', OUTCOMES),
+    errorCode: nullable(r.errorCode, (v) => integer(v, 'errorCode')),
+    principal: nullable(r.principal, (v) => string(v, 'principal')),
+    hadResumeInput: boolean(r.hadResumeInput, 'hadResumeInput'),
+    inputHash: nullable(r.inputHash, (v) => hash(v, 'inputHash')),
+    continueTranscript: nullable(r.continueTranscript, (v) => boolean(v, 'continueTranscript')),
+    resumedAt: nullable(r.resumedAt, (v) => string(v, 'resumedAt')),
+    observedAt: string(r.observedAt, 'observedAt'),
+    entries: entries(r.entries, 'entries'),
+    span: span(r.span, 'span'),
+    links: { suspension: span(links.suspension, 'links.suspension'), pipeline: nullable(links.pipeline, (v) => span(v, 'links.pipeline')) },
+    sig: sig(r.sig, 'sig', ['hmac-sha256'] as const),
+  };
+}
+
+function readCheckpoint(r: Record<string, unknown>): Checkpoint {
+  exactKeys(r, '', CHECKPOINT_KEYS);
+  return {
+    type: 'Checkpoint',
+    size: integer(r.size, 'size', 0),
+    root: hash(r.root, 'root'),
+    sig: sig(r.sig, 'sig', ['ed25519', 'hmac-sha256'] as const),
+  };
+}
+
+/** Reads one line of a receipt log, checking every member's presence and type. */
+export function readReceiptLogLine(value: unknown): ParseResult<ReceiptLogLine> {
+  return parseWith(() => {
+    const r = object(value, 'line');
+    switch (r.type) {
+      case 'ReceiptLog':
+        return readHeader(r);
+      case 'SuspensionReceipt':
+        return readSuspension(r);
+      case 'ResumptionReceipt':
+        return readResumption(r);
+      case 'Checkpoint':
+        return readCheckpoint(r);
+      default:
+        throw new FieldError({
+          field: 'type',
+          expected: '"ReceiptLog", "SuspensionReceipt", "ResumptionReceipt" or "Checkpoint"',
+          got: describeValue(r.type),
+        });
+    }
+  });
+}

@@ -1,0 +1,318 @@
+/**
+ * @module receipts/verify
+ * Verifies a receipt log line by line in constant memory (DESIGN §6): canonical form, shape,
+ * signatures, sequence, hash chain and checkpoints, plus an optional checkpoint kept outside the
+ * log that detects a truncated tail. It stops at the first bad line and says which and why.
+ */
+import { canonicalJson, sha256Prefixed } from '../canonical/canonical-json.js';
+import { formatIssue } from '../protocol/read.js';
+import type { Keyring } from './keys.js';
+import { type RawLine, readLogLines, splitLogBytes } from './log-reader.js';
+import { readReceiptLogLine } from './read-line.js';
+import { canonicalWithSig, checkCheckpointSignature, checkReceiptSignature } from './signing.js';
+import type { Checkpoint, ReceiptLogHeader, ReceiptLogLine } from './types.js';
+
+export const VERIFY_FAILURE_REASONS = [
+  'malformed_line',
+  'torn_tail',
+  'bad_signature',
+  'unknown_kid',
+  'sequence_gap',
+  'broken_chain',
+  'checkpoint_mismatch',
+  'truncated',
+] as const;
+export type VerifyFailureReason = (typeof VERIFY_FAILURE_REASONS)[number];
+
+/** The first bad line: `line` is 1-based (0 = the outside checkpoint itself). */
+export interface VerifyFailure {
+  line: number;
+  reason: VerifyFailureReason;
+  message: string;
+}
+
+export interface VerifyResult {
+  ok: boolean;
+  /** Lines read, header included. */
+  lines: number;
+  receipts: number;
+  checkpoints: number;
+  /** Kids that signed receipts, in order of first use. */
+  kids: string[];
+  /** `unchecked` when no HMAC secret was given (public key only): chain, seq and checkpoints still are. */
+  receiptSignatures: 'checked' | 'unchecked';
+  /** The last line is a checkpoint covering every receipt (the writer closed the log). */
+  closed: boolean;
+  /** Hash of the last good line. */
+  head: string | null;
+  /** Whether an outside checkpoint was given and matched. */
+  anchored: boolean;
+  /** A torn last line that `allowTornTail` let pass. */
+  tornTail: number | null;
+  firstError?: VerifyFailure;
+}
+
+/** A line that passed every check, as `onLine` sees it. */
+export interface VerifiedLine {
+  number: number;
+  line: ReceiptLogLine;
+  hash: string;
+}
+
+export interface VerifyOptions {
+  keyring: Keyring;
+  /** A checkpoint kept outside the log: the log must contain its size and root. */
+  anchor?: Checkpoint;
+  /** Treat a torn last line as a crash to tolerate (reported in `tornTail`) rather than a failure. */
+  allowTornTail?: boolean;
+  /** Called for each verified line, in order (audit builds on this). */
+  onLine?: (line: VerifiedLine) => void;
+}
+
+/** Incremental verifier: `push` each raw line in order, then `finish`. */
+export class ReceiptLogVerifier {
+  #options: VerifyOptions;
+  readonly #kids: string[] = [];
+  #header: ReceiptLogHeader | null = null;
+  #lines = 0;
+  #receipts = 0;
+  #checkpoints = 0;
+  #head: string | null = null;
+  #previous: ReceiptLogLine['type'] | null = null;
+  #anchorMatched = false;
+  #lineAtAnchorSize: number | null = null;
+  #tornTail: number | null = null;
+  #error: VerifyFailure | null = null;
+
+  constructor(options: VerifyOptions) {
+    this.#options = options;
+    if (options.anchor) {
+      const { sig, ...body } = options.anchor;
+      const check = checkCheckpointSignature(body, sig, options.keyring);
+      if (check !== 'ok') {
+        this.#error = {
+          line: 0,
+          reason: check === 'unknown_kid' ? 'unknown_kid' : 'bad_signature',
+          message:
+            check === 'unchecked'
+              ? `the outside checkpoint is HMAC-signed by ${sig.kid}, and no HMAC key for it was given`
+              : check === 'unknown_kid'
+                ? `the outside checkpoint is signed by kid ${sig.kid}, which no given key has`
+                : 'the outside checkpoint has a bad signature',
+        };
+      }
+      if (options.anchor.size === 0) this.#lineAtAnchorSize = 1;
+    }
+  }
+
+  /**
+   * A copy of this verifier in its current state: lines pushed to the copy do not affect this
+   * one. Lets a caller check alternative continuations of a shared prefix once per prefix.
+   */
+  fork(): ReceiptLogVerifier {
+    const copy = new ReceiptLogVerifier({ keyring: this.#options.keyring });
+    copy.#copyFrom(this);
+    return copy;
+  }
+
+  #copyFrom(other: ReceiptLogVerifier): void {
+    this.#options = other.#options;
+    this.#kids.splice(0, this.#kids.length, ...other.#kids);
+    this.#header = other.#header;
+    this.#lines = other.#lines;
+    this.#receipts = other.#receipts;
+    this.#checkpoints = other.#checkpoints;
+    this.#head = other.#head;
+    this.#previous = other.#previous;
+    this.#anchorMatched = other.#anchorMatched;
+    this.#lineAtAnchorSize = other.#lineAtAnchorSize;
+    this.#tornTail = other.#tornTail;
+    this.#error = other.#error;
+  }
+
+  /** False once a line failed: later lines are ignored. */
+  get ok(): boolean {
+    return this.#error === null;
+  }
+
+  push(raw: RawLine): boolean {
+    if (this.#error) return false;
+    this.#lines = raw.number;
+    const failure = this.#check(raw);
+    if (failure) {
+      if (failure.reason === 'torn_tail' && this.#options.allowTornTail) {
+        this.#tornTail = raw.number;
+        this.#lines = raw.number - 1;
+        return true;
+      }
+      this.#error = failure;
+      return false;
+    }
+    return true;
+  }
+
+  finish(): VerifyResult {
+    if (!this.#error && this.#header === null) {
+      this.#error = { line: 1, reason: 'malformed_line', message: 'the log is empty: line 1 must be a receipt log header' };
+    }
+    const anchor = this.#options.anchor;
+    if (!this.#error && anchor && !this.#anchorMatched) {
+      this.#error =
+        this.#receipts < anchor.size
+          ? {
+              line: this.#lines + 1,
+              reason: 'truncated',
+              message: `the log ends after line ${this.#lines} with ${this.#receipts} receipts, but the outside checkpoint commits to ${anchor.size}: its tail was cut off`,
+            }
+          : {
+              line: this.#lineAtAnchorSize ?? this.#lines,
+              reason: 'checkpoint_mismatch',
+              message: `the chain head after ${anchor.size} receipts is not the outside checkpoint's root ${anchor.root}`,
+            };
+    }
+    return {
+      ok: this.#error === null,
+      lines: this.#lines,
+      receipts: this.#receipts,
+      checkpoints: this.#checkpoints,
+      kids: [...this.#kids],
+      receiptSignatures: this.#options.keyring.hasHmac ? 'checked' : 'unchecked',
+      closed: this.#previous === 'Checkpoint',
+      head: this.#head,
+      anchored: anchor !== undefined && this.#anchorMatched,
+      tornTail: this.#tornTail,
+      ...(this.#error ? { firstError: this.#error } : {}),
+    };
+  }
+
+  #check(raw: RawLine): VerifyFailure | null {
+    const n = raw.number;
+    const fail = (reason: VerifyFailureReason, message: string): VerifyFailure => ({ line: n, reason, message });
+    if (raw.text === null) return fail(raw.complete ? 'malformed_line' : 'torn_tail', `line ${n} is ${raw.problem ?? 'unreadable'}`);
+    let value: unknown;
+    try {
+      value = JSON.parse(raw.text);
+    } catch {
+      if (!raw.complete) return fail('torn_tail', `line ${n} is cut off (no newline, not JSON): the writer stopped mid-line`);
+      return fail('malformed_line', `line ${n} is not JSON`);
+    }
+    if (!raw.complete) return fail('torn_tail', `line ${n} has no newline: the writer stopped before finishing it`);
+    const parsed = readReceiptLogLine(value);
+    if (!parsed.ok) return fail('malformed_line', `line ${n}: ${formatIssue(parsed.issue)}`);
+    const line = parsed.value;
+    let bodyText = '';
+    let canonical: string | null;
+    try {
+      if (line.type === 'ReceiptLog') {
+        canonical = canonicalJson(line);
+      } else {
+        const { sig, ...body } = line;
+        bodyText = canonicalJson(body);
+        canonical = canonicalWithSig(bodyText, body, sig);
+      }
+    } catch {
+      canonical = null;
+    }
+    if (canonical !== raw.text) return fail('malformed_line', `line ${n} is not in canonical form (RFC 8785): lines are written canonical, so it was edited`);
+    const hash = sha256Prefixed(raw.text);
+    const failure = this.#header === null ? this.#checkHeader(line, n) : this.#checkBody(line, n, this.#header, bodyText);
+    if (failure) return failure;
+    this.#previous = line.type;
+    this.#head = hash;
+    if (this.#options.anchor && this.#receipts === this.#options.anchor.size) {
+      this.#lineAtAnchorSize ??= n;
+      if (hash === this.#options.anchor.root) this.#anchorMatched = true;
+    }
+    this.#options.onLine?.({ number: n, line, hash });
+    return null;
+  }
+
+  #checkHeader(line: ReceiptLogLine, n: number): VerifyFailure | null {
+    if (line.type !== 'ReceiptLog') return { line: n, reason: 'malformed_line', message: `line ${n} is a ${line.type}, but a log starts with its header` };
+    this.#header = line;
+    return null;
+  }
+
+  #checkBody(line: ReceiptLogLine, n: number, header: ReceiptLogHeader, bodyText: string): VerifyFailure | null {
+    const fail = (reason: VerifyFailureReason, message: string): VerifyFailure => ({ line: n, reason, message });
+    const keyring = this.#options.keyring;
+    switch (line.type) {
+      case 'ReceiptLog':
+        return fail('malformed_line', `line ${n} is a second header`);
+      case 'SuspensionReceipt':
+      case 'ResumptionReceipt': {
+        const { sig, ...body } = line;
+        if (keyring.hasHmac) {
+          const check = checkReceiptSignature(body, sig, keyring, bodyText);
+          if (check === 'unknown_kid') return fail('unknown_kid', `line ${n} is signed by kid ${sig.kid}, and no key for it was given`);
+          if (check === 'unchecked') return fail('unknown_kid', `line ${n} is signed by kid ${sig.kid}, and only its public key was given`);
+          if (check === 'bad_signature') return fail('bad_signature', `line ${n}: the ${line.type} signature does not match its content (edited or forged)`);
+        }
+        if (line.seq !== this.#receipts + 1) {
+          return fail('sequence_gap', `line ${n} has seq ${line.seq}, expected ${this.#receipts + 1}: a receipt is missing or out of order`);
+        }
+        const chain = this.#checkPrev(line.prev, n, `${line.type} ${line.seq}`);
+        if (chain) return chain;
+        // After the chain check: a header edited to drop a kid is caught above, at line 1.
+        if (!header.kids.includes(sig.kid)) return fail('unknown_kid', `line ${n} is signed by kid ${sig.kid}, which the header does not declare`);
+        this.#receipts++;
+        if (!this.#kids.includes(sig.kid)) this.#kids.push(sig.kid);
+        return null;
+      }
+      case 'Checkpoint': {
+        const { sig, ...body } = line;
+        if (header.checkpointKid !== null && sig.alg !== 'ed25519') {
+          return fail('bad_signature', `line ${n}: checkpoint signed with ${sig.alg}, but the header says checkpoints are Ed25519-signed`);
+        }
+        const check = checkCheckpointSignature(body, sig, keyring, bodyText);
+        if (check === 'unknown_kid') return fail('unknown_kid', `line ${n}: checkpoint signed by kid ${sig.kid}, and no key for it was given`);
+        if (check === 'bad_signature') return fail('bad_signature', `line ${n}: the checkpoint signature does not match its content`);
+        if (line.size !== this.#receipts) {
+          return fail('checkpoint_mismatch', `line ${n}: checkpoint counts ${line.size} receipts, but ${this.#receipts} precede it`);
+        }
+        const chain = this.#checkPrev(line.root, n, 'checkpoint');
+        if (chain) return chain;
+        this.#checkpoints++;
+        return null;
+      }
+      default: {
+        const never: never = line;
+        throw new Error(`unhandled line ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  /** A signed line whose `prev` is not the head: a line is missing before it, or the header changed. */
+  #checkPrev(prev: string, n: number, what: string): VerifyFailure | null {
+    if (prev === this.#head) return null;
+    if (this.#previous === 'ReceiptLog') {
+      return {
+        line: 1,
+        reason: 'broken_chain',
+        message: `the header (line 1) is not the one ${what} at line ${n} was chained to: the header was edited`,
+      };
+    }
+    return { line: n, reason: 'broken_chain', message: `line ${n}: ${what} is not chained to line ${n - 1}: a line is missing or was moved` };
+  }
+}
+
+/** Verifies a log file, streaming it in constant memory. */
+export async function verifyReceiptLog(path: string, options: VerifyOptions): Promise<VerifyResult> {
+  const verifier = new ReceiptLogVerifier(options);
+  if (!verifier.ok) return verifier.finish();
+  for await (const raw of readLogLines(path)) {
+    if (!verifier.push(raw)) break;
+  }
+  return verifier.finish();
+}
+
+/** Verifies a log held in memory (same rules as {@link verifyReceiptLog}). */
+export function verifyReceiptLogBytes(bytes: Uint8Array | string, options: VerifyOptions): VerifyResult {
+  const verifier = new ReceiptLogVerifier(options);
+  if (!verifier.ok) return verifier.finish();
+  const data = typeof bytes === 'string' ? Buffer.from(bytes, 'utf8') : bytes;
+  for (const raw of splitLogBytes(data)) {
+    if (!verifier.push(raw)) break;
+  }
+  return verifier.finish();
+}
