@@ -17,7 +17,10 @@ export type SpanEvent =
   /** A task was first seen: a per-task span that parents Suspension spans without a traceparent. */
   | { type: 'task.start'; key: string; taskId: string; at: string; span: SpanRef; attributes: SpanAttributes }
   | { type: 'task.end'; key: string; at: string; attributes: SpanAttributes }
-  /** A pause was requested or first seen. `parent` is the caller's traceparent span, else the task span. */
+  /**
+   * A pause was requested or first seen. `parent` is the caller's traceparent span, else the task
+   * span; `span.traceId` must be `parent.traceId` (a child stays in its parent's trace).
+   */
   | { type: 'suspension.start'; key: string; taskId: string; at: string; span: SpanRef; parent: SpanRef; attributes: SpanAttributes }
   /** PAUSED was observed; `receiptHash` is set just before the receipt is written. */
   | { type: 'suspension.end'; key: string; at: string; attributes: SpanAttributes; error?: string }
