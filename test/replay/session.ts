@@ -1,0 +1,107 @@
+/**
+ * Whole-process helpers for replay tests: CLI servers (`peer`, `record`) as child processes, a
+ * small A2A client over fetch, and the sessions the tests record.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { CLI, ROOT } from '../helpers/cli.js';
+
+export interface CliServer {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Starts a CLI server command and resolves with the URL of its `listening on` line. */
+export function startCliServer(args: string[]): Promise<CliServer> {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const stop = (): Promise<void> =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', (line) => {
+      const m = /^listening on (http:\/\/\S+)$/.exec(line);
+      if (m) resolve({ url: m[1] as string, child, stop });
+      else reject(new Error(`unexpected first line: ${line}`));
+    });
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited ${code}: ${stderr}`)));
+  });
+}
+
+let nextId = 1;
+
+export async function call(url: string, method: string, params: unknown, path = '/'): Promise<Record<string, unknown>> {
+  const res = await fetch(new URL(path, url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
+  });
+  return (await res.json()) as Record<string, unknown>;
+}
+
+export async function ok<T>(url: string, method: string, params: unknown, path = '/'): Promise<T> {
+  const reply = await call(url, method, params, path);
+  if (!('result' in reply)) throw new Error(`${method} failed: ${JSON.stringify(reply)}`);
+  return reply.result as T;
+}
+
+/** Streams a SendStreamingMessage until `until` matches an event; the rest is read in the background. */
+export async function stream(url: string, text: string, until: (event: Record<string, unknown>) => boolean): Promise<{ rest: Promise<void> }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', accept: 'text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'SendStreamingMessage', params: { message: { messageId: `m-${nextId}`, role: 'ROLE_USER', parts: [{ text }] } } }),
+  });
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let matched = false;
+  const pump = async (): Promise<void> => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      buffer += decoder.decode(value, { stream: true });
+      let i;
+      while ((i = buffer.indexOf('\n\n')) >= 0) {
+        const frame = buffer.slice(0, i);
+        buffer = buffer.slice(i + 2);
+        const data = frame.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+        if (data && !matched && until((JSON.parse(data) as { result: Record<string, unknown> }).result)) {
+          matched = true;
+          return;
+        }
+      }
+    }
+  };
+  await pump();
+  if (!matched) throw new Error('the stream ended before the awaited event');
+  return { rest: pump() };
+}
+
+/** A caller pause and resume on the deterministic peer, with the virtual clock moved by hand. */
+export async function callerPauseSession(url: string): Promise<void> {
+  const { task } = await ok<{ task: { id: string } }>(url, 'SendMessage', {
+    message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
+    configuration: { returnImmediately: true },
+  });
+  await ok(url, 'AdvanceClock', { ms: 1000 }, '/control');
+  const paused = await ok<{ pause: { resumeToken: string } }>(url, 'PauseTask', { taskId: task.id, reason: 'review', mode: 'finish_step' });
+  await ok(url, 'AdvanceClock', { ms: 5000 }, '/control');
+  await ok(url, 'ResumeTask', { taskId: task.id, resumeToken: paused.pause.resumeToken });
+  await ok(url, 'AdvanceClock', { ms: 3000 }, '/control');
+  await ok(url, 'GetTask', { id: task.id });
+}
+
+/** A self-parking streamed task woken by an event: works on a real-time peer too. */
+export async function selfParkSession(url: string): Promise<void> {
+  const isPaused = (e: Record<string, unknown>): boolean =>
+    (e.statusUpdate as { status?: { state?: string } } | undefined)?.status?.state === 'TASK_STATE_PAUSED';
+  const { rest } = await stream(url, 'await:go', isPaused);
+  await ok(url, 'FireEvent', { name: 'go' }, '/control');
+  await rest;
+}
