@@ -63,8 +63,8 @@ export async function stream(url: string, text: string, until: (event: Record<st
   let matched = false;
   const pump = async (): Promise<void> => {
     for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
+      const { done, value } = (await reader.read()) as { done: boolean; value?: Uint8Array };
+      if (done || value === undefined) return;
       buffer += decoder.decode(value, { stream: true });
       let i;
       while ((i = buffer.indexOf('\n\n')) >= 0) {
