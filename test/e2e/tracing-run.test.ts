@@ -1,0 +1,155 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type Server, createServer } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateReceiptKey } from '../../src/index.js';
+import { CLI, ROOT, runCli } from '../helpers/cli.js';
+import { attributesOf, decodeTraceRequest, spansOf } from '../tracing/otlp-proto.js';
+
+interface Child {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** A CLI server (`peer`, `record`) as a child process; resolves on its `listening on` line. */
+function startServer(args: string[]): Promise<Child> {
+  const child: ChildProcess = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const stop = (): Promise<void> =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', (line) => {
+      const m = /^listening on (http:\/\/\S+)$/.exec(line);
+      if (m?.[1]) resolve({ url: m[1], stop });
+      else reject(new Error(`unexpected first line: ${line}`));
+    });
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited ${code}: ${stderr}`)));
+  });
+}
+
+let rpcId = 1;
+async function ok<T>(url: string, method: string, params: unknown, path = '/'): Promise<T> {
+  const res = await fetch(new URL(path, url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: rpcId++, method, params }),
+  });
+  const reply = (await res.json()) as { result?: T; error?: unknown };
+  if (reply.result === undefined) throw new Error(`${method} failed: ${JSON.stringify(reply)}`);
+  return reply.result;
+}
+
+/** task A: paused by the caller and resumed; task B: paused and never resumed. */
+async function session(url: string): Promise<void> {
+  const start = (): Promise<{ task: { id: string } }> =>
+    ok(url, 'SendMessage', { message: { messageId: `m-${rpcId}`, role: 'ROLE_USER', parts: [{ text: 'work:3' }] }, configuration: { returnImmediately: true } });
+  const a = await start();
+  await ok(url, 'AdvanceClock', { ms: 1000 }, '/control');
+  const paused = await ok<{ pause: { resumeToken: string } }>(url, 'PauseTask', { taskId: a.task.id, reason: 'review', mode: 'finish_step' });
+  await ok(url, 'AdvanceClock', { ms: 5000 }, '/control');
+  await ok(url, 'ResumeTask', { taskId: a.task.id, resumeToken: paused.pause.resumeToken });
+  await ok(url, 'AdvanceClock', { ms: 3000 }, '/control');
+  await ok(url, 'GetTask', { id: a.task.id });
+  const b = await start();
+  await ok(url, 'AdvanceClock', { ms: 1000 }, '/control');
+  await ok(url, 'PauseTask', { taskId: b.task.id, reason: 'left behind', mode: 'finish_step' });
+}
+
+let dir: string;
+let recording: string;
+let keyFile: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'a2a-trace-run-'));
+  recording = join(dir, 'pauses.jsonl');
+  keyFile = join(dir, 'key.json');
+  writeFileSync(keyFile, JSON.stringify(generateReceiptKey({ kid: 'k-trace', random: (n) => new Uint8Array(n).fill(3) }).keyFile()));
+  const peer = await startServer(['peer', '--deterministic']);
+  try {
+    const recorder = await startServer(['record', '--upstream', peer.url, '--out', recording, '--key', keyFile]);
+    try {
+      await session(recorder.url);
+    } finally {
+      await recorder.stop();
+    }
+  } finally {
+    await peer.stop();
+  }
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a2a-replay run with tracing', () => {
+  it('writes the same trace file, byte for byte, on every replay of a recording', async () => {
+    const first = await runCli(['run', recording, '--key', keyFile, '--traces', join(dir, 'one')]);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const second = await runCli(['run', recording, '--key', keyFile, '--traces', join(dir, 'two')]);
+    expect(second.code).toBe(0);
+    const one = readFileSync(join(dir, 'one', 'pauses.otlp.json'), 'utf8');
+    expect(readFileSync(join(dir, 'two', 'pauses.otlp.json'), 'utf8')).toBe(one);
+    expect((one.match(/"name": "(Suspension|Resume|LostPause)"/g) ?? []).sort()).toEqual([
+      '"name": "LostPause"',
+      '"name": "Resume"',
+      '"name": "Suspension"',
+      '"name": "Suspension"',
+    ]);
+  });
+
+  it('sends the same spans over OTLP/HTTP protobuf, with the ids the receipts carry', async () => {
+    const bodies: Buffer[] = [];
+    const server: Server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        if (req.url === '/v1/traces') bodies.push(Buffer.concat(chunks));
+        res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const result = await runCli(['run', recording, '--key', keyFile, '--otlp', url]);
+      expect(result.code).toBe(0);
+      const spans = bodies.flatMap((b) => spansOf(decodeTraceRequest(b)));
+      const receipts = readFileSync(recording.replace(/\.jsonl$/, '.receipts.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; span?: { traceId: string; spanId: string }; links?: { suspension: { spanId: string } } });
+      const suspensions = receipts.filter((r) => r.type === 'SuspensionReceipt');
+      const resumption = receipts.find((r) => r.type === 'ResumptionReceipt');
+      expect(suspensions).toHaveLength(2);
+      for (const receipt of suspensions) {
+        const span = spans.find((s) => s.spanId === receipt.span?.spanId);
+        expect(span).toMatchObject({ name: 'Suspension', traceId: receipt.span?.traceId });
+      }
+      const resume = spans.find((s) => s.name === 'Resume');
+      expect(resume).toMatchObject({ traceId: resumption?.span?.traceId, spanId: resumption?.span?.spanId });
+      expect(resume?.links?.[0]?.spanId).toBe(resumption?.links?.suspension.spanId);
+      const lost = spans.filter((s) => s.name === 'LostPause');
+      expect(lost).toHaveLength(1);
+      expect(lost[0]?.status?.code).toBe(2);
+      expect(attributesOf(lost[0]?.attributes)['a2a.link.suspension.span_id']).toBe(suspensions[1]?.span?.spanId);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('lists the pause left behind with the lost command', async () => {
+    const result = await runCli(['lost', recording]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('PAUSE_INITIATOR_CLIENT  recording_ended');
+    expect(result.stdout).toContain('"left behind"');
+  });
+});
