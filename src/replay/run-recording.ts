@@ -87,6 +87,16 @@ function failed(result: RecordingResult, error: unknown): RecordingResult {
   return { ...result, outcome: 'infrastructure', error: { code: 'INTERNAL', message } };
 }
 
+/** Gives a dying peer process a moment to be seen dead; its failure, or undefined. */
+async function waitForFailure(failure: () => A2aReplayError | undefined, ms = 1000): Promise<A2aReplayError | undefined> {
+  for (let waited = 0; waited <= ms; waited += 50) {
+    const f = failure();
+    if (f) return f;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return undefined;
+}
+
 /** Replays one recording and compares (or updates) its golden receipts. */
 export async function runRecording(file: string, options: RunRecordingOptions): Promise<RecordingResult> {
   const clock = options.clock ?? systemClock;
@@ -151,6 +161,7 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
       ...(spans ? { spans } : {}),
     });
     if (!signed) result.notes.push('no key given: receipt content compared, signatures and key ids not (pass --key to compare them)');
+    if (drive.ids.remapped > 0) result.notes.push(`${drive.ids.remapped} ids and tokens minted by the live peer were mapped to the recorded ones`);
     if (drive.ids.conflicts.length > 0) {
       result.notes.push(`${drive.ids.conflicts.length} id pairs contradicted earlier ones and were ignored`);
     }
@@ -163,7 +174,9 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
     const drifted = receipts.differences.length > 0 || result.drift.length > 0;
     return done({ ...result, receipts, outcome: drifted ? 'drift' : 'match' });
   } catch (error) {
-    return done(failed(result, error));
+    // A spawned peer that died shows first as a refused or reset connection: say it crashed.
+    const crashed = peer?.failure && error instanceof A2aReplayError && error.code === 'PEER_UNREACHABLE' ? await waitForFailure(peer.failure) : undefined;
+    return done(failed(result, crashed ?? error));
   } finally {
     await peer?.close();
   }

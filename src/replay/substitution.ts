@@ -45,6 +45,13 @@ export class IdMap {
     return this.#toLive.size;
   }
 
+  /** Number of learned pairs whose live value differs from the recorded one. */
+  get remapped(): number {
+    let n = 0;
+    for (const [recorded, live] of this.#toLive) if (recorded !== live) n++;
+    return n;
+  }
+
   /** Records that recorded value `recorded` is called `live` by the live peer. */
   pair(recorded: string, live: string, field = 'id'): void {
     const knownLive = this.#toLive.get(recorded);

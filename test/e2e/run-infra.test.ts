@@ -1,0 +1,92 @@
+/**
+ * `a2a-replay run` against real-time peers and broken infrastructure: ids and tokens remapped
+ * with volatile fields ignored (exit 0), an unreachable peer and a crashing `--peer-cmd` (exit 3,
+ * quoting the peer's stderr), a malformed recording (exit 2 naming the line).
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, runCli } from '../helpers/cli.js';
+import { selfParkSession, startCliServer } from '../replay/session.js';
+
+let dir = '';
+let recording = '';
+const realTimePeer = `"${process.execPath}" "${CLI}" peer --control --step-ms 5 --port $PORT`;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'run-infra-'));
+  recording = join(dir, 'park.jsonl');
+  const peer = await startCliServer(['peer', '--control', '--step-ms', '5']);
+  const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', recording]);
+  try {
+    await selfParkSession(recorder.url);
+  } finally {
+    await recorder.stop();
+    await peer.stop();
+  }
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('run against a real-time peer', () => {
+  it('maps the live ids and tokens to the recorded ones and ignores volatile fields', async () => {
+    const update = await runCli(['run', recording, '--update', '--peer-cmd', realTimePeer]);
+    expect(update.code).toBe(0);
+    const golden = await readFile(join(dir, 'park.receipts.jsonl'), 'utf8');
+    const recorded = await readFile(recording, 'utf8');
+    const taskId = /"id":"(task-[^"]+)"/.exec(recorded)?.[1];
+    expect(taskId).toBeDefined();
+    expect(golden).toContain(`"taskId":"${taskId}"`);
+
+    const r = await runCli(['run', recording, '--peer-cmd', realTimePeer]);
+    expect(r.stdout).toMatch(/^PASS +.*park\.jsonl/m);
+    expect(r.stdout).toMatch(/ignored volatile fields: .*pausedAt/);
+    expect(r.stdout).toMatch(/ids and tokens minted by the live peer were mapped to the recorded ones/);
+    expect(r.code).toBe(0);
+  });
+});
+
+describe('run when the infrastructure fails', () => {
+  it('exits 3 when the peer is unreachable', async () => {
+    const r = await runCli(['run', recording, '--peer', 'http://127.0.0.1:9']);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toMatch(/ERROR .*cannot reach the peer at http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\)/);
+  });
+
+  it('exits 3 with the peer’s stderr when a --peer-cmd peer crashes mid-run', async () => {
+    const script = join(dir, 'crashing-peer.cjs');
+    await writeFile(
+      script,
+      [
+        "const http = require('node:http');",
+        'http.createServer((req, res) => {',
+        "  if (req.method === 'GET') { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{}'); return; }",
+        "  process.stderr.write('boom: the agent ran out of memory\\n');",
+        '  process.exit(70);',
+        "}).listen(Number(process.env.PORT), '127.0.0.1');",
+      ].join('\n'),
+    );
+    const r = await runCli(['run', recording, '--peer-cmd', `"${process.execPath}" "${script}"`]);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toMatch(/exited with code 70; its stderr:\nboom: the agent ran out of memory/);
+  });
+
+  it('exits 3 when a --peer-cmd peer never answers its agent card', async () => {
+    const r = await runCli(['run', recording, '--peer-cmd', `"${process.execPath}" -e "console.error('not listening'); setTimeout(() => {}, 60000)"`, '--ready-timeout-ms', '300']);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toMatch(/did not answer \/\.well-known\/agent-card\.json .* within 300 ms .*; its stderr:\nnot listening/s);
+  });
+
+  it('exits 2 naming the line of a malformed recording', async () => {
+    const broken = join(dir, 'broken.jsonl');
+    const lines = (await readFile(recording, 'utf8')).split('\n');
+    lines[2] = '{"seq": "three"}';
+    await writeFile(broken, lines.join('\n'));
+    const r = await runCli(['run', broken]);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toContain(`${broken}:3: entry "seq" is "three", expected 2`);
+  });
+});
