@@ -121,7 +121,9 @@ export function setupTracing(options: TracingOptions = {}): Tracing {
     }
     if (url) {
       const exporter = new OTLPTraceExporter({ url: url.href, timeoutMillis: options.otlpTimeoutMs ?? 5000 });
-      processors.push(new BatchSpanProcessor(new ReportingExporter(exporter, `OTLP export to ${url.href}`, warn)));
+      // A replay produces spans much faster than the default queue (2,048) drains: keep them all.
+      const batching = { maxQueueSize: 100_000, maxExportBatchSize: 1_000 };
+      processors.push(new BatchSpanProcessor(new ReportingExporter(exporter, `OTLP export to ${url.href}`, warn), batching));
     }
   }
   if (fileExporter) processors.push(new SimpleSpanProcessor(new ReportingExporter(fileExporter, `writing ${fileExporter.path}`, warn)));
