@@ -6,6 +6,9 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../src/index.js';
 import { registerCanon } from './commands/canon.js';
+import { registerAudit } from './commands/audit.js';
+import { registerKeygen } from './commands/keygen.js';
+import { registerVerify } from './commands/verify.js';
 import { registerLost } from './commands/lost.js';
 import { registerPeer } from './commands/peer.js';
 import { registerRecord } from './commands/record.js';
@@ -21,6 +24,9 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerCanon(program);
+  registerKeygen(program);
+  registerVerify(program);
+  registerAudit(program);
   registerLost(program);
   registerPeer(program);
   registerRecord(program);

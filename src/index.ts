@@ -235,6 +235,7 @@ export {
   checkReceiptSignature,
   checkpointSigningInput,
   receiptSigningInput,
+  canonicalWithSig,
   signCheckpoint,
   signReceipt,
 } from './receipts/signing.js';
@@ -259,6 +260,30 @@ export {
   verifyReceiptLog,
   verifyReceiptLogBytes,
 } from './receipts/verify.js';
+export {
+  type AppendResult,
+  DEFAULT_FSYNC_EVERY,
+  FSYNC_POLICIES,
+  type FsyncPolicy,
+  ReceiptLogWriter,
+  type ReceiptLogWriterOptions,
+} from './receipts/log-writer.js';
+export {
+  KEY_FILE_ENV,
+  type LoadedKey,
+  loadCheckpointFile,
+  loadKeyFile,
+  loadKeyring,
+  writeSecretFile,
+} from './receipts/key-file.js';
+export {
+  AuditCollector,
+  type AuditFilter,
+  type AuditOutcome,
+  type AuditResult,
+  type AuditRow,
+  auditReceiptLog,
+} from './receipts/audit.js';
 
 // ---- tracing ----
 export {

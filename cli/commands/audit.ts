@@ -1,0 +1,84 @@
+/**
+ * @module cli/commands/audit
+ * `a2a-replay audit LOG [--json] [--task ID] [--initiator client|agent]`: one row per
+ * suspension — who paused which task, when, why, under which conditions, and how it ended —
+ * verified as it reads: a log that does not verify is reported (exit 1), not audited.
+ */
+import type { Command } from 'commander';
+import { type AuditFilter, type AuditRow, auditReceiptLog, canonicalJson } from '../../src/index.js';
+import { CliExit, EXIT } from '../io.js';
+import { type KeyOptions, loadVerifyInputs, verifySummary, withKeyOptions } from './verify.js';
+
+const INITIATORS = { client: 'PAUSE_INITIATOR_CLIENT', agent: 'PAUSE_INITIATOR_AGENT' } as const;
+
+function initiatorLabel(value: AuditRow['initiatedBy']): string {
+  switch (value) {
+    case 'PAUSE_INITIATOR_CLIENT':
+      return 'client';
+    case 'PAUSE_INITIATOR_AGENT':
+      return 'agent';
+    case 'PAUSE_INITIATOR_UNSPECIFIED':
+      return 'unspecified';
+    default: {
+      const never: never = value;
+      return String(never);
+    }
+  }
+}
+
+function ending(row: AuditRow): string {
+  if (row.outcome === 'open') return 'still open';
+  return [row.outcome, row.cause ? `(${row.cause})` : '', row.closedAt ? `at ${row.closedAt}` : '', row.closedBy ? `by ${row.closedBy}` : '']
+    .filter(Boolean)
+    .join(' ');
+}
+
+/** A plain-text table, one row per suspension. */
+export function auditTable(rows: AuditRow[]): string {
+  const header = ['TASK', 'INITIATED BY', 'PRINCIPAL', 'REASON', 'CONDITIONS', 'PAUSED AT', 'ENDED', 'REJECTED'];
+  const body = rows.map((r) => [
+    r.taskId,
+    initiatorLabel(r.initiatedBy),
+    r.principal ?? '-',
+    r.reason ?? '-',
+    r.conditions === null ? '-' : canonicalJson(r.conditions),
+    r.pausedAt,
+    ending(r),
+    String(r.rejectedAttempts),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] as string).length)));
+  return [header, ...body].map((cells) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] as number))).join('  ')).join('\n');
+}
+
+export function registerAudit(program: Command): void {
+  withKeyOptions(program.command('audit'))
+    .description('who paused which task, when, why, and how it ended (verifies the log as it reads)')
+    .argument('<log>', 'receipt log (*.receipts.jsonl)')
+    .option('--json', 'print the rows as a JSON array')
+    .option('--task <id>', 'only this task')
+    .option('--initiator <who>', 'only pauses initiated by "client" or "agent"')
+    .action(async (log: string, options: KeyOptions & { json?: boolean; task?: string; initiator?: string }) => {
+      const filter: AuditFilter = {};
+      if (options.task !== undefined) filter.taskId = options.task;
+      if (options.initiator !== undefined) {
+        if (options.initiator !== 'client' && options.initiator !== 'agent') {
+          throw new CliExit(EXIT.usage, `--initiator: expected "client" or "agent", got ${JSON.stringify(options.initiator)}`);
+        }
+        filter.initiatedBy = INITIATORS[options.initiator];
+      }
+      const inputs = await loadVerifyInputs(log, options);
+      const result = await auditReceiptLog(log, { keyring: inputs.keyring, ...(inputs.anchor ? { anchor: inputs.anchor } : {}), filter });
+      if (!result.verify.ok) {
+        process.stderr.write(`a2a-replay: not audited: ${verifySummary(log, result.verify)}\n`);
+        throw new CliExit(EXIT.drift, '');
+      }
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(result.rows)}\n`);
+        return;
+      }
+      process.stdout.write(`${auditTable(result.rows)}\n`);
+      const notes = [`${result.rows.length} suspension${result.rows.length === 1 ? '' : 's'}`, verifySummary(log, result.verify)];
+      if (result.orphans > 0) notes.push(`${result.orphans} resumption(s) name a suspension not in this log`);
+      process.stderr.write(`${notes.join('; ')}\n`);
+    });
+}

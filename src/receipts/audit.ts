@@ -1,0 +1,133 @@
+/**
+ * @module receipts/audit
+ * Who paused which task, when, why, and how it ended (DESIGN §6): one row per suspension, built
+ * from lines as the verifier accepts them, so a tampered log is reported, never audited.
+ */
+import type { JsonValue } from '../canonical/canonical-json.js';
+import type { PauseInitiator } from '../protocol/types.js';
+import { type VerifiedLine, type VerifyOptions, type VerifyResult, verifyReceiptLog } from './verify.js';
+import type { ResumeReceiptCause, SuspensionVia } from './types.js';
+
+/** How a suspension ended: `open` when no closing receipt was logged. */
+export type AuditOutcome = 'resumed' | 'canceled' | 'failed' | 'open';
+
+export interface AuditRow {
+  /** Line and hash of the SuspensionReceipt. */
+  line: number;
+  suspension: string;
+  taskId: string;
+  contextId: string | null;
+  initiatedBy: PauseInitiator;
+  principal: string | null;
+  via: SuspensionVia;
+  reason: string | null;
+  conditions: JsonValue;
+  pausedAt: string;
+  pausedUntil: string | null;
+  outcome: AuditOutcome;
+  /** Of the closing receipt, else null. */
+  cause: ResumeReceiptCause | null;
+  closedAt: string | null;
+  closedBy: string | null;
+  closedAtLine: number | null;
+  /** Rejected resume attempts (e.g. -32011) against this suspension. */
+  rejectedAttempts: number;
+  rejectedCodes: number[];
+}
+
+export interface AuditFilter {
+  taskId?: string;
+  initiatedBy?: PauseInitiator;
+}
+
+export interface AuditResult {
+  verify: VerifyResult;
+  /** Empty when verification failed. */
+  rows: AuditRow[];
+  /** ResumptionReceipts naming a suspension this log does not hold. */
+  orphans: number;
+}
+
+/** Collects audit rows from verified lines (feed it as the verifier's `onLine`). */
+export class AuditCollector {
+  readonly #rows = new Map<string, AuditRow>();
+  #orphans = 0;
+
+  readonly onLine = (verified: VerifiedLine): void => {
+    const { line, hash, number } = verified;
+    switch (line.type) {
+      case 'SuspensionReceipt':
+        this.#rows.set(hash, {
+          line: number,
+          suspension: hash,
+          taskId: line.taskId,
+          contextId: line.contextId,
+          initiatedBy: line.initiatedBy,
+          principal: line.principal,
+          via: line.via,
+          reason: line.reason,
+          conditions: (line.conditions ?? null) as JsonValue,
+          pausedAt: line.pausedAt,
+          pausedUntil: line.pausedUntil,
+          outcome: 'open',
+          cause: null,
+          closedAt: null,
+          closedBy: null,
+          closedAtLine: null,
+          rejectedAttempts: 0,
+          rejectedCodes: [],
+        });
+        return;
+      case 'ResumptionReceipt': {
+        const row = this.#rows.get(line.suspension);
+        if (!row) {
+          this.#orphans++;
+          return;
+        }
+        if (line.outcome === 'rejected') {
+          row.rejectedAttempts++;
+          if (line.errorCode !== null) row.rejectedCodes.push(line.errorCode);
+          return;
+        }
+        row.outcome = line.outcome;
+        row.cause = line.cause;
+        row.closedAt = line.resumedAt;
+        row.closedBy = line.principal;
+        row.closedAtLine = number;
+        return;
+      }
+      case 'ReceiptLog':
+      case 'Checkpoint':
+        return;
+      default: {
+        const never: never = line;
+        throw new Error(`unhandled line ${JSON.stringify(never)}`);
+      }
+    }
+  };
+
+  get orphans(): number {
+    return this.#orphans;
+  }
+
+  /** Rows in log order, filtered. */
+  rows(filter: AuditFilter = {}): AuditRow[] {
+    return [...this.#rows.values()].filter(
+      (r) => (filter.taskId === undefined || r.taskId === filter.taskId) && (filter.initiatedBy === undefined || r.initiatedBy === filter.initiatedBy),
+    );
+  }
+}
+
+/** Verifies `path` while collecting rows; rows are returned only when the log verifies. */
+export async function auditReceiptLog(path: string, options: VerifyOptions & { filter?: AuditFilter }): Promise<AuditResult> {
+  const collector = new AuditCollector();
+  const outer = options.onLine;
+  const verify = await verifyReceiptLog(path, {
+    ...options,
+    onLine: (line) => {
+      collector.onLine(line);
+      outer?.(line);
+    },
+  });
+  return { verify, rows: verify.ok ? collector.rows(options.filter) : [], orphans: collector.orphans };
+}

@@ -1,0 +1,197 @@
+/**
+ * @module receipts/log-writer
+ * Append-only receipt log file: one canonical JSON object a line, sealed by a
+ * {@link ReceiptChain}, with a checkpoint every N receipts and one at `close()`.
+ *
+ * Durability (`fsync`):
+ * - `always`: every append resolves only after its line is on disk (appends that arrive while a
+ *   write is in flight share one write and one fsync — group commit);
+ * - `batch` (default): fsync after every `fsyncEvery` lines (default 64), after any checkpoint,
+ *   and at close — no timers, so behaviour depends only on what was appended;
+ * - `never`: leave it to the OS (close still closes the file).
+ * Lines are sealed synchronously in call order; writes are coalesced but never reordered.
+ */
+import { type FileHandle, open } from 'node:fs/promises';
+import { type Clock, isoAt } from '../clock.js';
+import { A2aReplayError } from '../errors.js';
+import { ReceiptChain, type SealedLine } from './chain.js';
+import type { Keyring } from './keys.js';
+import type { ResumptionDraft, ResumptionReceipt, SuspensionDraft, SuspensionReceipt } from './types.js';
+
+export const FSYNC_POLICIES = ['always', 'batch', 'never'] as const;
+export type FsyncPolicy = (typeof FSYNC_POLICIES)[number];
+export const DEFAULT_FSYNC_EVERY = 64;
+
+export interface ReceiptLogWriterOptions {
+  keyring: Keyring;
+  /** Signing kid (default: the keyring's first with an HMAC secret). */
+  kid?: string;
+  checkpointEvery?: number;
+  fsync?: FsyncPolicy;
+  /** With `batch`: lines between two fsyncs. */
+  fsyncEvery?: number;
+  recording?: string | null;
+  /** Gives the header's `createdAt` unless `createdAt` is passed. */
+  clock: Clock;
+  /** The recording's `createdAt`, for replays that must be byte-identical. */
+  createdAt?: string;
+  tool: string;
+  /** Replace an existing file (default: refuse). */
+  overwrite?: boolean;
+}
+
+/** What an append returns: the sealed receipt and its line hash (for `appendResumption`). */
+export interface AppendResult<T> {
+  receipt: T;
+  hash: string;
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+export class ReceiptLogWriter {
+  readonly path: string;
+  readonly chain: ReceiptChain;
+  readonly #file: FileHandle;
+  readonly #fsync: FsyncPolicy;
+  readonly #fsyncEvery: number;
+  #buffer: string[] = [];
+  #waiters: Waiter[] = [];
+  #bufferHasCheckpoint = false;
+  #linesSinceSync = 0;
+  #writing = false;
+  #failure: A2aReplayError | null = null;
+  #closing: Promise<void> | null = null;
+
+  private constructor(path: string, file: FileHandle, chain: ReceiptChain, fsync: FsyncPolicy, fsyncEvery: number) {
+    this.path = path;
+    this.#file = file;
+    this.chain = chain;
+    this.#fsync = fsync;
+    this.#fsyncEvery = fsyncEvery;
+  }
+
+  /** Creates the log and writes its header. Refuses an existing file unless `overwrite`. */
+  static async open(path: string, options: ReceiptLogWriterOptions): Promise<ReceiptLogWriter> {
+    const fsyncEvery = options.fsyncEvery ?? DEFAULT_FSYNC_EVERY;
+    if (!Number.isInteger(fsyncEvery) || fsyncEvery < 1) throw new A2aReplayError('INVALID_ARGUMENT', `fsyncEvery: expected a positive integer, got ${fsyncEvery}`);
+    const chain = new ReceiptChain({
+      keyring: options.keyring,
+      ...(options.kid === undefined ? {} : { kid: options.kid }),
+      ...(options.checkpointEvery === undefined ? {} : { checkpointEvery: options.checkpointEvery }),
+      recording: options.recording ?? null,
+      createdAt: options.createdAt ?? isoAt(options.clock.now()),
+      tool: options.tool,
+    });
+    let file: FileHandle;
+    try {
+      file = await open(path, options.overwrite ? 'w' : 'wx', 0o644);
+    } catch (cause) {
+      const code = (cause as NodeJS.ErrnoException).code ?? 'error';
+      const why = code === 'EEXIST' ? 'it already exists (receipt logs are append-only; pass overwrite to replace it)' : code;
+      throw new A2aReplayError('IO_FAILED', `cannot create receipt log ${path}: ${why}`, { cause });
+    }
+    const writer = new ReceiptLogWriter(path, file, chain, options.fsync ?? 'batch', fsyncEvery);
+    await writer.#enqueue([chain.header]);
+    return writer;
+  }
+
+  async appendSuspension(draft: SuspensionDraft): Promise<AppendResult<SuspensionReceipt>> {
+    this.#assertOpen();
+    const sealed = this.chain.sealSuspension(draft);
+    await this.#enqueue(sealed.checkpoint ? [sealed.receipt, sealed.checkpoint] : [sealed.receipt]);
+    return { receipt: sealed.receipt.line, hash: sealed.receipt.hash };
+  }
+
+  /** `suspensionHash`: the `hash` that `appendSuspension` returned for the pause this one closes. */
+  async appendResumption(draft: ResumptionDraft, suspensionHash: string): Promise<AppendResult<ResumptionReceipt>> {
+    this.#assertOpen();
+    const sealed = this.chain.sealResumption(draft, suspensionHash);
+    await this.#enqueue(sealed.checkpoint ? [sealed.receipt, sealed.checkpoint] : [sealed.receipt]);
+    return { receipt: sealed.receipt.line, hash: sealed.receipt.hash };
+  }
+
+  /** Signs further receipts with another kid the header declares. */
+  rotate(kid: string): void {
+    this.#assertOpen();
+    this.chain.rotate(kid);
+  }
+
+  /** Writes the closing checkpoint, syncs (unless `never`) and closes the file. Idempotent. */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    try {
+      const last = this.#failure ? null : this.chain.close();
+      if (last) await this.#enqueue([last]);
+      if (this.#fsync !== 'never' && this.#linesSinceSync > 0 && !this.#failure) await this.#file.sync();
+    } finally {
+      await this.#file.close();
+    }
+    if (this.#failure) throw this.#failure;
+  }
+
+  #assertOpen(): void {
+    if (this.#failure) throw this.#failure;
+    if (this.#closing) throw new A2aReplayError('IO_FAILED', `receipt log ${this.path} is closed`);
+  }
+
+  #enqueue(lines: SealedLine[]): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      for (const line of lines) {
+        this.#buffer.push(`${line.text}\n`);
+        if (line.line.type === 'Checkpoint') this.#bufferHasCheckpoint = true;
+      }
+      this.#waiters.push({ resolve, reject });
+      if (!this.#writing) void this.#drain();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    this.#writing = true;
+    while (this.#buffer.length > 0) {
+      const text = this.#buffer.join('');
+      const count = this.#buffer.length;
+      const waiters = this.#waiters;
+      const checkpoint = this.#bufferHasCheckpoint;
+      this.#buffer = [];
+      this.#waiters = [];
+      this.#bufferHasCheckpoint = false;
+      try {
+        if (this.#failure) throw this.#failure;
+        await this.#file.write(text);
+        this.#linesSinceSync += count;
+        if (this.#syncDue(checkpoint)) {
+          await this.#file.sync();
+          this.#linesSinceSync = 0;
+        }
+        for (const w of waiters) w.resolve();
+      } catch (cause) {
+        this.#failure ??=
+          cause instanceof A2aReplayError ? cause : new A2aReplayError('IO_FAILED', `cannot write receipt log ${this.path}: ${(cause as Error).message}`, { cause });
+        for (const w of waiters) w.reject(this.#failure);
+      }
+    }
+    this.#writing = false;
+  }
+
+  #syncDue(checkpoint: boolean): boolean {
+    switch (this.#fsync) {
+      case 'always':
+        return true;
+      case 'batch':
+        return checkpoint || this.#linesSinceSync >= this.#fsyncEvery;
+      case 'never':
+        return false;
+      default: {
+        const never: never = this.#fsync;
+        throw new Error(`unhandled fsync policy ${String(never)}`);
+      }
+    }
+  }
+}

@@ -1,0 +1,130 @@
+import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type FsyncPolicy,
+  Keyring,
+  LineSplitter,
+  ManualClock,
+  ReceiptLogWriter,
+  readLogLines,
+  verifyReceiptLog,
+} from '../../src/index.js';
+import { CREATED_AT, buildLogLines, fixedKey, resumptionDraftFor, suspensionDraftFor } from './fixtures.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'receipts-writer-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const keyring = new Keyring([fixedKey('key-a')]);
+const clock = new ManualClock(Date.parse(CREATED_AT));
+
+/** Writes the same sequence `buildLogLines` seals in memory. */
+async function writeLog(path: string, count: number, options: { fsync?: FsyncPolicy; keyring?: Keyring; rotateAt?: { seq: number; kid: string } } = {}): Promise<void> {
+  const writer = await ReceiptLogWriter.open(path, {
+    keyring: options.keyring ?? keyring,
+    checkpointEvery: 10,
+    fsync: options.fsync ?? 'batch',
+    recording: 'rec-test',
+    clock,
+    tool: 'a2a-replay@test',
+  });
+  const open: string[] = [];
+  let n = 0;
+  while (writer.chain.size < count) {
+    if (options.rotateAt && writer.chain.size + 1 === options.rotateAt.seq) writer.rotate(options.rotateAt.kid);
+    const step = n % 4;
+    if (step === 3 && open.length > 0) await writer.appendResumption(resumptionDraftFor(n), open.shift() as string);
+    else if (step === 2 && open.length > 0) await writer.appendResumption(resumptionDraftFor(n, 'rejected'), open[0] as string);
+    else open.push((await writer.appendSuspension(suspensionDraftFor(n))).hash);
+    n++;
+  }
+  await writer.close();
+}
+
+describe('ReceiptLogWriter', () => {
+  it('writes exactly the lines the in-memory chain seals, one per line, under every fsync policy', async () => {
+    const expected = `${buildLogLines({ count: 30, keyring }).join('\n')}\n`;
+    for (const fsync of ['always', 'batch', 'never'] as const) {
+      const path = join(dir, `${fsync}.receipts.jsonl`);
+      await writeLog(path, 30, { fsync });
+      expect(await readFile(path, 'utf8'), fsync).toBe(expected);
+      expect(await verifyReceiptLog(path, { keyring })).toMatchObject({ ok: true, receipts: 30, checkpoints: 3, closed: true });
+    }
+  });
+
+  it('keeps call order when appends are not awaited one by one', async () => {
+    const path = join(dir, 'concurrent.receipts.jsonl');
+    const writer = await ReceiptLogWriter.open(path, { keyring, clock, tool: 't', checkpointEvery: 4 });
+    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => writer.appendSuspension(suspensionDraftFor(i))));
+    await writer.close();
+    expect(results.map((r) => r.receipt.seq)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    expect(await verifyReceiptLog(path, { keyring })).toMatchObject({ ok: true, receipts: 25, checkpoints: 7 });
+  });
+
+  it('takes createdAt from the injected clock and refuses to replace an existing log', async () => {
+    const path = join(dir, 'x.receipts.jsonl');
+    const writer = await ReceiptLogWriter.open(path, { keyring, clock: new ManualClock(Date.parse('2030-05-06T07:08:09.010Z')), tool: 't' });
+    await writer.close();
+    await writer.close();
+    expect(JSON.parse((await readFile(path, 'utf8')).split('\n')[0] as string)).toMatchObject({ createdAt: '2030-05-06T07:08:09.010Z' });
+    await expect(ReceiptLogWriter.open(path, { keyring, clock, tool: 't' })).rejects.toThrow(/already exists/);
+    await expect(writer.appendSuspension(suspensionDraftFor(1))).rejects.toThrow(/closed/);
+    const again = await ReceiptLogWriter.open(path, { keyring, clock, tool: 't', overwrite: true });
+    await again.close();
+  });
+
+  it('verifies a log rotated from kid A to kid B with both keys, and names kid B with only A', async () => {
+    const both = new Keyring([fixedKey('key-a'), fixedKey('key-b')]);
+    const path = join(dir, 'rotated.receipts.jsonl');
+    await writeLog(path, 20, { keyring: both, rotateAt: { seq: 11, kid: 'key-b' } });
+    expect(await verifyReceiptLog(path, { keyring: both })).toMatchObject({ ok: true, kids: ['key-a', 'key-b'] });
+    const onlyA = await verifyReceiptLog(path, { keyring: new Keyring([fixedKey('key-a')]) });
+    expect(onlyA.firstError).toMatchObject({ reason: 'unknown_kid' });
+    expect(onlyA.firstError?.message).toContain('key-b');
+    const onlyB = await verifyReceiptLog(path, { keyring: new Keyring([fixedKey('key-b')]) });
+    expect(onlyB.firstError).toMatchObject({ line: 2, reason: 'unknown_kid' });
+    expect(onlyB.firstError?.message).toContain('key-a');
+  });
+
+  it('reports a torn tail on disk distinctly, with its line number', async () => {
+    const path = join(dir, 'torn.receipts.jsonl');
+    await writeLog(path, 12);
+    const text = await readFile(path, 'utf8');
+    const lines = text.split('\n');
+    const cutAt = lines.slice(0, 8).join('\n').length + 1 + 50;
+    await truncate(path, Buffer.byteLength(text.slice(0, cutAt)));
+    expect((await verifyReceiptLog(path, { keyring })).firstError).toMatchObject({ line: 9, reason: 'torn_tail' });
+    await writeFile(path, `${lines.slice(0, 8).join('\n')}\n{"type":"Check\n${lines.slice(8).join('\n')}`);
+    expect((await verifyReceiptLog(path, { keyring })).firstError).toMatchObject({ line: 9, reason: 'malformed_line' });
+  });
+});
+
+describe('LineSplitter', () => {
+  it('gives the same lines whatever the chunk boundaries', async () => {
+    const path = join(dir, 'chunks.receipts.jsonl');
+    await writeLog(path, 5);
+    const bytes = await readFile(path);
+    const whole: string[] = [];
+    for await (const raw of readLogLines(path, { highWaterMark: 7 })) whole.push(raw.text as string);
+    const splitter = new LineSplitter();
+    const byteByByte = [...bytes].flatMap((b) => splitter.push(Buffer.from([b])).map((l) => l.text));
+    expect(byteByByte).toEqual(whole);
+    expect(whole.join('\n')).toBe(bytes.toString('utf8').slice(0, -1));
+  });
+
+  it('cuts off an over-long line instead of buffering it, and rejects invalid UTF-8', () => {
+    const splitter = new LineSplitter(16);
+    const lines = [...splitter.push(Buffer.from('x'.repeat(40))), ...splitter.push(Buffer.from('\nok\n\xff\n', 'latin1'))];
+    expect(lines.map((l) => [l.number, l.text, l.problem])).toEqual([
+      [1, null, 'longer than 16 bytes'],
+      [2, 'ok', null],
+      [3, null, 'not valid UTF-8'],
+    ]);
+  });
+});
