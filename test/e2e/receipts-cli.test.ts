@@ -1,0 +1,166 @@
+/**
+ * keygen, verify and audit as users run them: the built CLI in a separate process.
+ */
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Keyring, ManualClock, ReceiptLogWriter, loadKeyFile } from '../../src/index.js';
+import { runCli } from '../helpers/cli.js';
+import { CREATED_AT, resumptionDraftFor, suspensionDraftFor } from '../receipts/fixtures.js';
+
+let dir: string;
+let keyA: string;
+let keyB: string;
+let pubA: string;
+let log: string;
+let rotated: string;
+const secrets: string[] = [];
+
+async function writeLog(path: string, keyring: Keyring, count: number, rotateTo?: string): Promise<void> {
+  const writer = await ReceiptLogWriter.open(path, { keyring, checkpointEvery: 10, recording: 'rec-e2e', clock: new ManualClock(Date.parse(CREATED_AT)), tool: 'a2a-replay@test' });
+  const open: string[] = [];
+  for (let n = 0; writer.chain.size < count; n++) {
+    if (rotateTo && writer.chain.size === Math.floor(count / 2)) writer.rotate(rotateTo);
+    if (n % 4 === 3 && open.length > 0) await writer.appendResumption(resumptionDraftFor(n), open.shift() as string);
+    else if (n % 4 === 2 && open.length > 0) await writer.appendResumption(resumptionDraftFor(n, 'rejected'), open[0] as string);
+    else open.push((await writer.appendSuspension(suspensionDraftFor(n))).hash);
+  }
+  await writer.close();
+}
+
+function expectNoSecrets(...outputs: string[]): void {
+  for (const out of outputs) for (const secret of secrets) expect(out).not.toContain(secret);
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'receipts-cli-'));
+  keyA = join(dir, 'a.key');
+  keyB = join(dir, 'b.key');
+  pubA = join(dir, 'a.pub');
+  const a = await runCli(['keygen', '--out', keyA, '--kid', 'key-a', '--public', pubA]);
+  expect(a.code).toBe(0);
+  expect((await runCli(['keygen', '--out', keyB, '--kid', 'key-b'])).code).toBe(0);
+  for (const file of [keyA, keyB]) {
+    const parsed = JSON.parse(await readFile(file, 'utf8')) as { hmac: string; ed25519: { secretKey: string } };
+    secrets.push(parsed.hmac, parsed.ed25519.secretKey);
+  }
+  const ka = (await loadKeyFile(keyA)).key;
+  const kb = (await loadKeyFile(keyB)).key;
+  log = join(dir, 'run.receipts.jsonl');
+  await writeLog(log, new Keyring([ka]), 60);
+  rotated = join(dir, 'rotated.receipts.jsonl');
+  await writeLog(rotated, new Keyring([ka, kb]), 20, 'key-b');
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('a2a-replay keygen', () => {
+  it('writes a 0600 key file and a public half, and refuses to overwrite without --force', async () => {
+    expect((await stat(keyA)).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(pubA, 'utf8'))).toMatchObject({ type: 'a2a-replay.public-key', version: 1, kid: 'key-a' });
+    const again = await runCli(['keygen', '--out', keyA]);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('already exists');
+    const forced = await runCli(['keygen', '--out', join(dir, 'c.key'), '--kid', 'key-c', '--force']);
+    expect(forced.stdout).toBe(`wrote key key-c to ${join(dir, 'c.key')} (mode 0600)\n`);
+    expectNoSecrets(forced.stdout, forced.stderr, again.stderr);
+  });
+});
+
+describe('a2a-replay verify', () => {
+  it('exits 0 with a one-line summary for an untouched log', async () => {
+    const r = await runCli(['verify', log, '--key', keyA]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/: ok: 60 receipts, 6 checkpoints, 67 lines; kids key-a; closed by a checkpoint\n$/);
+    expectNoSecrets(r.stdout, r.stderr);
+  });
+
+  it('exits 1 naming the first bad line and the reason, as text and as JSON', async () => {
+    const lines = (await readFile(log, 'utf8')).split('\n');
+    const tampered = join(dir, 'tampered.receipts.jsonl');
+    lines[9] = (lines[9] as string).replace('waiting for approval', 'waiting for Approval');
+    await writeFile(tampered, lines.join('\n'));
+    const text = await runCli(['verify', tampered, '--key', keyA]);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/INVALID at line 10: bad_signature: /);
+    const json = await runCli(['verify', tampered, '--key', keyA, '--json']);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, firstError: { line: 10, reason: 'bad_signature' } });
+    const dropped = join(dir, 'dropped.receipts.jsonl');
+    const original = (await readFile(log, 'utf8')).split('\n');
+    await writeFile(dropped, [...original.slice(0, 20), ...original.slice(21)].join('\n'));
+    expect((await runCli(['verify', dropped, '--key', keyA])).stdout).toMatch(/INVALID at line 21: sequence_gap: /);
+  });
+
+  it('detects a truncated tail with a checkpoint kept outside the log', async () => {
+    const lines = (await readFile(log, 'utf8')).split('\n');
+    const anchor = join(dir, 'anchor.json');
+    await writeFile(anchor, `${lines.at(-2) as string}\n`);
+    expect((await runCli(['verify', log, '--key', keyA, '--checkpoint', anchor])).stdout).toContain('matches the outside checkpoint');
+    const cut = join(dir, 'cut.receipts.jsonl');
+    await writeFile(cut, `${lines.slice(0, 50).join('\n')}\n`);
+    expect((await runCli(['verify', cut, '--key', keyA])).code).toBe(0);
+    const r = await runCli(['verify', cut, '--key', keyA, '--checkpoint', anchor]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/INVALID at line 51: truncated: /);
+  });
+
+  it('verifies a rotated log with both keys and names the unknown kid with one', async () => {
+    expect((await runCli(['verify', rotated, '--key', keyA, '--key', keyB])).stdout).toContain('kids key-a, key-b');
+    const one = await runCli(['verify', rotated, '--key', keyA]);
+    expect(one.code).toBe(1);
+    expect(one.stdout).toMatch(/unknown_kid: .*key-b/);
+  });
+
+  it('takes the key from A2A_REPLAY_KEY_FILE, and checks checkpoints with only the public key', async () => {
+    expect((await runCli(['verify', log], { env: { A2A_REPLAY_KEY_FILE: keyA } })).code).toBe(0);
+    const pub = await runCli(['verify', log, '--public-key', pubA]);
+    expect(pub.code).toBe(0);
+    expect(pub.stdout).toContain('receipt HMACs NOT checked');
+  });
+
+  it('exits 2 for a missing log or no key', async () => {
+    const missing = await runCli(['verify', join(dir, 'nope.jsonl'), '--key', keyA]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('nope.jsonl: cannot read (ENOENT)');
+    const noKey = await runCli(['verify', log], { env: { A2A_REPLAY_KEY_FILE: '' } });
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toContain('no key');
+  });
+});
+
+describe('a2a-replay audit', () => {
+  it('prints one row per suspension with how it ended, filtered by task and initiator', async () => {
+    const table = await runCli(['audit', log, '--key', keyA]);
+    expect(table.code).toBe(0);
+    const rows = table.stdout.trim().split('\n');
+    expect(rows[0]).toMatch(/^TASK +INITIATED BY +PRINCIPAL +REASON +CONDITIONS +PAUSED AT +ENDED +REJECTED$/);
+    expect(table.stdout).toMatch(/resumed \(explicit_resume\) at \S+ by jwt:sub=bob/);
+    expect(table.stdout).toContain('still open');
+    const json = JSON.parse((await runCli(['audit', log, '--key', keyA, '--json'])).stdout) as { taskId: string; initiatedBy: string; rejectedAttempts: number }[];
+    expect(json.length).toBe(rows.length - 1);
+    expect(json.some((r) => r.rejectedAttempts > 0)).toBe(true);
+    const agent = JSON.parse((await runCli(['audit', log, '--key', keyA, '--json', '--initiator', 'agent'])).stdout) as typeof json;
+    expect(agent.length).toBeGreaterThan(0);
+    expect(agent.every((r) => r.initiatedBy === 'PAUSE_INITIATOR_AGENT')).toBe(true);
+    const task = JSON.parse((await runCli(['audit', log, '--key', keyA, '--json', '--task', 'task-3'])).stdout) as typeof json;
+    expect(task.length).toBeGreaterThan(0);
+    expect(task.every((r) => r.taskId === 'task-3')).toBe(true);
+    expect((await runCli(['audit', log, '--key', keyA, '--initiator', 'bot'])).code).toBe(2);
+  });
+
+  it('reports a tampered log instead of auditing it', async () => {
+    const lines = (await readFile(log, 'utf8')).split('\n');
+    const at = lines.findIndex((l, i) => i > 3 && l.includes('jwt:sub=alice'));
+    lines[at] = (lines[at] as string).replace('jwt:sub=alice', 'jwt:sub=mallory');
+    const tampered = join(dir, 'audit-tampered.receipts.jsonl');
+    await writeFile(tampered, lines.join('\n'));
+    const r = await runCli(['audit', tampered, '--key', keyA]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`not audited: ${tampered}: INVALID at line ${at + 1}: bad_signature`);
+  });
+});
