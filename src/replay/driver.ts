@@ -23,12 +23,16 @@ import { Agent } from 'node:http';
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { A2aReplayError } from '../errors.js';
+import { STREAMING_METHODS } from '../protocol/methods.js';
 import type { RecordingEntry } from '../recording/format.js';
 import { type ExchangeDrift, driftLane, shapeOf } from './drift.js';
 import { type LaneKey, type PlannedExchange, type ReplayPlan, planReplay } from './lanes.js';
 import { ReplayLedger } from './ledger.js';
 import { type LiveCall, sendLive } from './live-exchange.js';
 import { IdMap } from './substitution.js';
+
+/** Default bound on sockets for unary calls to the peer. */
+export const DEFAULT_MAX_SOCKETS = 64;
 
 /** Default deadline of one wait for a live entry. */
 export const DEFAULT_WAIT_MS = 5000;
@@ -40,6 +44,8 @@ export interface DriveOptions {
   timeoutMs?: number;
   /** For `durationMs` only. */
   clock?: Clock;
+  /** Sockets for unary calls (default {@link DEFAULT_MAX_SOCKETS}); streams are not bounded. */
+  maxSockets?: number;
   /** Called as entries settle: `(settled, total)`. */
   onProgress?: (settled: number, total: number) => void;
   /** Returns an error once the peer process died (checked while waiting and at the end). */
@@ -72,28 +78,61 @@ interface Action {
   ex: PlannedExchange;
 }
 
-/** Resolves waiters whenever the ledger changes. */
+/**
+ * Wakes waiters: per awaited recorded seq (woken when that entry settles), or on any change.
+ * Each wait arms one timer, so a corpus of thousands of lanes costs timers in proportion to the
+ * entries, not to lanes × changes.
+ */
 class ChangeSignal {
-  #waiters: (() => void)[] = [];
+  readonly #bySeq = new Map<number, (() => void)[]>();
+  #any: (() => void)[] = [];
+
+  /** An entry settled: wake who waits for it, and who waits for anything. */
+  settled(seq: number): void {
+    const waiters = this.#bySeq.get(seq);
+    if (waiters) {
+      this.#bySeq.delete(seq);
+      for (const w of waiters) w();
+    }
+    this.notify();
+  }
+
+  /** Wakes every waiter (the replay is ending). */
+  wakeAll(): void {
+    const all = [...this.#bySeq.values()].flat();
+    this.#bySeq.clear();
+    for (const w of all) w();
+    this.notify();
+  }
 
   notify(): void {
-    const waiters = this.#waiters;
-    this.#waiters = [];
+    const waiters = this.#any;
+    this.#any = [];
     for (const w of waiters) w();
   }
 
-  /** True when notified, false when `ms` passed first. */
-  wait(ms: number): Promise<boolean> {
+  /** True when `seq` settled (or, with no seq, anything changed); false when `ms` passed first. */
+  wait(ms: number, seq?: number): Promise<boolean> {
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.#waiters = this.#waiters.filter((w) => w !== done);
-        resolve(false);
-      }, ms);
       const done = (): void => {
         clearTimeout(timer);
         resolve(true);
       };
-      this.#waiters.push(done);
+      const timer = setTimeout(() => {
+        if (seq === undefined) this.#any = this.#any.filter((w) => w !== done);
+        else {
+          const list = (this.#bySeq.get(seq) ?? []).filter((w) => w !== done);
+          if (list.length > 0) this.#bySeq.set(seq, list);
+          else this.#bySeq.delete(seq);
+        }
+        resolve(false);
+      }, ms);
+      if (seq === undefined) this.#any.push(done);
+      else {
+        const list = this.#bySeq.get(seq) ?? [];
+        list.push(done);
+        this.#bySeq.set(seq, list);
+      }
     });
   }
 }
@@ -124,8 +163,12 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
   const ids = new IdMap();
   const ledger = new ReplayLedger(plan, ids);
   const changed = new ChangeSignal();
+  ledger.onSettle = (seq) => changed.settled(seq);
   const base = new URL(options.peerUrl);
-  const agent = new Agent({ keepAlive: true });
+  // Unary calls share a bounded pool (a corpus of thousands of lanes must not open thousands of
+  // sockets at once); streams stay open for long, so they get their own unbounded one.
+  const unaryAgent = new Agent({ keepAlive: true, maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS });
+  const streamAgent = new Agent({ keepAlive: false });
   const calls = new Set<LiveCall>();
   const callsByXid = new Map<string, LiveCall>();
   let infra: A2aReplayError | undefined;
@@ -153,7 +196,7 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
       base,
       request: ex.request,
       body: text,
-      agent,
+      agent: ex.method !== null && STREAMING_METHODS.has(ex.method) ? streamAgent : unaryAgent,
       onEntry: (draft) => {
         const answer = { ...draft, http: { ...draft.http, method: ex.request.http.method, path: ex.request.http.path } };
         ledger.live(ex, answer as Parameters<ReplayLedger['live']>[1]);
@@ -167,6 +210,7 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
       callsByXid.delete(ex.xid);
       if (call.failure) {
         infra ??= checkInfra() ?? call.failure;
+        changed.wakeAll();
       }
       changed.notify();
     });
@@ -183,7 +227,7 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
       if (!blocker) return true;
       if (blocker.seq !== awaited) awaited = blocker.seq;
       progress();
-      const moved = await changed.wait(timeoutMs);
+      const moved = await changed.wait(timeoutMs, blocker.seq);
       if (moved) continue;
       if (checkInfra()) return false;
       const still = ledger.blockerAt(seq, ex.lane);
@@ -251,7 +295,8 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     progress();
   } finally {
     for (const call of calls) call.abort();
-    agent.destroy();
+    unaryAgent.destroy();
+    streamAgent.destroy();
   }
   const failure = checkInfra();
   if (failure) throw failure;

@@ -70,6 +70,8 @@ export class ReplayLedger {
   readonly #byXid = new Map<string, PlannedExchange>();
   #nextExtraSeq: number;
   #liveCount = 0;
+  /** Called whenever a recorded entry becomes settled. */
+  onSettle: ((seq: number) => void) | undefined;
 
   constructor(plan: ReplayPlan, ids: IdMap) {
     this.plan = plan;
@@ -146,12 +148,16 @@ export class ReplayLedger {
 
   /** The driver sent `ex`'s request: it settles as the recorded request itself. */
   sent(ex: PlannedExchange): void {
+    const was = this.isSettled(ex.request.seq);
     this.#replayed.set(ex.request.seq, ex.request);
+    if (!was) this.onSettle?.(ex.request.seq);
   }
 
   /** Gives up waiting for a recorded entry (a deadline passed, or its request was never sent). */
   abandon(seq: number, reason: string): void {
-    if (!this.isSettled(seq)) this.#abandoned.set(seq, reason);
+    if (this.isSettled(seq)) return;
+    this.#abandoned.set(seq, reason);
+    this.onSettle?.(seq);
   }
 
   /** A live entry answering `ex`. Returns the replayed entry (recorded identity, ids mapped back). */
@@ -196,8 +202,10 @@ export class ReplayLedger {
     if (answer.error !== undefined) entry.error = answer.error;
 
     if (recorded) {
+      const was = this.isSettled(recorded.seq);
       this.#abandoned.delete(recorded.seq);
       this.#replayed.set(recorded.seq, entry);
+      if (!was) this.onSettle?.(recorded.seq);
       progress.lastSeq = Math.max(progress.lastSeq, recorded.seq);
       const differences = shapeDifferences(shapeOf(recorded), shapeOf(entry));
       if (differences.length > 0) {

@@ -85,36 +85,42 @@ export function sendLive(options: LiveCallOptions): LiveCall {
       resolveDone();
     },
   };
-  const req: ClientRequest = send(url, { method: request.http.method, headers, agent: options.agent }, (res) => {
-    headArrived = true;
-    exchange.head(res.statusCode ?? 0, res.headers);
-    res.on('data', (chunk: Buffer) => exchange.data(chunk));
-    res.on('end', () => {
-      exchange.finish();
+  let req: ClientRequest;
+  const attempt = (retry: boolean): void => {
+    req = send(url, { method: request.http.method, headers, agent: options.agent }, (res) => {
+      headArrived = true;
+      exchange.head(res.statusCode ?? 0, res.headers);
+      res.on('data', (chunk: Buffer) => exchange.data(chunk));
+      res.on('end', () => {
+        exchange.finish();
+        resolveDone();
+      });
+      res.on('error', (error) => {
+        exchange.fail(`the live response broke: ${error.message}`);
+        resolveDone();
+      });
+      res.on('close', () => {
+        if (!res.complete) exchange.fail('the live peer closed the connection mid-response');
+        resolveDone();
+      });
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      if (aborted) return resolveDone();
+      // A kept-alive socket the server closed meanwhile: the request never reached it, send again once.
+      if (!headArrived && retry && req.reusedSocket && error.code === 'ECONNRESET') return attempt(false);
+      if (!headArrived) {
+        call.failure = new A2aReplayError(
+          'PEER_UNREACHABLE',
+          `cannot reach the peer at ${options.base.origin} (${error.code ?? error.message}) sending ${request.http.method} ${request.http.path} (recorded seq ${request.seq})`,
+          { cause: error },
+        );
+      } else {
+        exchange.fail(`the live exchange broke: ${error.code ?? error.message}`);
+      }
       resolveDone();
     });
-    res.on('error', (error) => {
-      exchange.fail(`the live response broke: ${error.message}`);
-      resolveDone();
-    });
-    res.on('close', () => {
-      if (!res.complete) exchange.fail('the live peer closed the connection mid-response');
-      resolveDone();
-    });
-  });
-  req.on('error', (error: NodeJS.ErrnoException) => {
-    if (aborted) return resolveDone();
-    if (!headArrived) {
-      call.failure = new A2aReplayError(
-        'PEER_UNREACHABLE',
-        `cannot reach the peer at ${options.base.origin} (${error.code ?? error.message}) sending ${request.http.method} ${request.http.path} (recorded seq ${request.seq})`,
-        { cause: error },
-      );
-    } else {
-      exchange.fail(`the live exchange broke: ${error.code ?? error.message}`);
-    }
-    resolveDone();
-  });
-  req.end(bodyBytes);
+    req.end(bodyBytes);
+  };
+  attempt(true);
   return call;
 }

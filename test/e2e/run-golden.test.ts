@@ -87,13 +87,22 @@ describe('run against the embedded deterministic peer', () => {
 });
 
 /** A real HTTP proxy in front of the peer that misbehaves on one method. */
-async function misbehavingPeer(upstream: string, rewrite: (method: string, body: string) => string | undefined): Promise<{ url: string; server: Server }> {
+async function misbehavingPeer(
+  upstream: string,
+  rewrite: (method: string, body: string) => string | undefined,
+  answer: (method: string, request: string) => string | undefined = () => undefined,
+): Promise<{ url: string; server: Server }> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       const method = body ? ((JSON.parse(body) as { method?: string }).method ?? '') : '';
+      const own = answer(method, body);
+      if (own !== undefined) {
+        res.writeHead(200, { 'content-type': 'application/json' }).end(own);
+        return;
+      }
       const up = request(new URL(req.url ?? '/', upstream), { method: req.method, headers: req.headers }, (upRes) => {
         const parts: Buffer[] = [];
         upRes.on('data', (c: Buffer) => parts.push(c));
@@ -128,11 +137,12 @@ describe('run against misbehaving peers', () => {
 
   it('reports the missing pause when a peer ignores PauseTask', async () => {
     const peer = await startCliServer(['peer', '--deterministic']);
-    const proxy = await misbehavingPeer(peer.url, (method, text) => {
+    const ignorePause = (method: string, text: string): string | undefined => {
       if (method !== 'PauseTask') return undefined;
-      const reply = JSON.parse(text) as { id: number; result: { taskId: string } };
-      return JSON.stringify({ jsonrpc: '2.0', id: reply.id, result: { taskId: reply.result.taskId, state: 'TASK_STATE_WORKING' } });
-    });
+      const call = JSON.parse(text) as { id: number; params: { taskId: string } };
+      return JSON.stringify({ jsonrpc: '2.0', id: call.id, result: { taskId: call.params.taskId, state: 'TASK_STATE_WORKING' } });
+    };
+    const proxy = await misbehavingPeer(peer.url, () => undefined, ignorePause);
     try {
       const r = await runCli(['run', recording, '--key', keyFile, '--peer', proxy.url]);
       expect(r.code).toBe(1);
