@@ -28,6 +28,8 @@ import {
   parseJsonText,
   parseShard,
   probePeer,
+  type RecordingEntry,
+  recordedPeerSettings,
   readKeyFile,
   renderJson,
   renderJunit,
@@ -57,8 +59,8 @@ interface RunCommandOptions {
   shard?: string;
   timeoutMs: string;
   readyTimeoutMs: string;
-  seed: string;
-  stepMs: string;
+  seed?: string;
+  stepMs?: string;
   legacyPause?: boolean;
 }
 
@@ -85,7 +87,10 @@ function traceName(file: string): string {
   return stem === 'recording' ? basename(dirname(file)) || stem : stem;
 }
 
-function peerFactory(options: RunCommandOptions, seed: number, stepMs: number, readyMs: number): () => Promise<LivePeer> {
+function peerFactory(
+  options: RunCommandOptions,
+  readyMs: number,
+): (entries: readonly RecordingEntry[]) => Promise<LivePeer> {
   if (options.peer !== undefined) {
     const url = options.peer;
     return async () => {
@@ -100,8 +105,16 @@ function peerFactory(options: RunCommandOptions, seed: number, stepMs: number, r
       return { url: peer.url, failure: () => peer.failure(), close: () => peer.stop() };
     };
   }
-  return async () => {
-    const peer = await startPeer({ deterministic: true, seed, stepMs, legacyPause: options.legacyPause ?? false, port: 0 });
+  // The embedded peer: deterministic, set up like the recorded reference peer unless told otherwise.
+  return async (entries) => {
+    const recorded = recordedPeerSettings(entries);
+    const peer = await startPeer({
+      deterministic: true,
+      seed: options.seed === undefined ? (recorded?.seed ?? 0) : integer(options.seed, 'seed', 0),
+      stepMs: options.stepMs === undefined ? (recorded?.stepMs ?? 1000) : integer(options.stepMs, 'step-ms', 1),
+      legacyPause: options.legacyPause ?? recorded?.legacyPause ?? false,
+      port: 0,
+    });
     return { url: peer.url, close: () => peer.close() };
   };
 }
@@ -144,9 +157,9 @@ export function registerRun(program: Command): void {
     .option('--shard <i/n>', 'replay only shard I of N (deterministic split of the recordings)')
     .option('--timeout-ms <n>', 'how long to wait for a live answer before it counts as drift', String(DEFAULT_WAIT_MS))
     .option('--ready-timeout-ms <n>', 'how long a --peer-cmd peer gets to answer its agent card', '15000')
-    .option('--seed <n>', 'embedded peer: seed of its deterministic ids', '0')
-    .option('--step-ms <n>', 'embedded peer: virtual ms per work step', '1000')
-    .option('--legacy-pause', 'embedded peer: report pauses the Harn way')
+    .option('--seed <n>', 'embedded peer: seed of its deterministic ids (default: as recorded, else 0)')
+    .option('--step-ms <n>', 'embedded peer: virtual ms per work step (default: as recorded, else 1000)')
+    .option('--legacy-pause', 'embedded peer: report pauses the Harn way (default: as recorded)')
     .action(async (given: string[], options: RunCommandOptions) => {
       // A glob over a folder also matches the golden logs: X.receipts.jsonl is never a recording.
       const recordings = given.filter((f) => !f.endsWith('.receipts.jsonl'));
@@ -160,8 +173,8 @@ export function registerRun(program: Command): void {
       const concurrency = integer(options.concurrency, 'concurrency', 1);
       const timeoutMs = integer(options.timeoutMs, 'timeout-ms', 1);
       const readyMs = integer(options.readyTimeoutMs, 'ready-timeout-ms', 1);
-      const seed = integer(options.seed, 'seed', 0);
-      const stepMs = integer(options.stepMs, 'step-ms', 1);
+      if (options.seed !== undefined) integer(options.seed, 'seed', 0);
+      if (options.stepMs !== undefined) integer(options.stepMs, 'step-ms', 1);
       let shard: Shard | undefined;
       try {
         shard = options.shard === undefined ? undefined : parseShard(options.shard);
@@ -194,7 +207,7 @@ export function registerRun(program: Command): void {
       let summary;
       try {
         summary = await runCorpus(recordings, {
-          openPeer: peerFactory(options, seed, stepMs, readyMs),
+          openPeer: peerFactory(options, readyMs),
           ...(options.golden !== undefined ? { golden: options.golden } : {}),
           update: options.update ?? false,
           strict: options.strict ?? false,

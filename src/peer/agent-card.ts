@@ -4,12 +4,56 @@
  * one JSON-RPC interface at the bound URL, streaming, and the pause extension declared both as
  * the RFC's flat capability fields and in `capabilities.extensions` (DESIGN §3). A
  * `--legacy-pause` peer advertises pausing the Harn way instead (`capabilities._meta.harn.pause`).
+ *
+ * Either way the card also declares the reference-peer extension, whose params are the settings
+ * that shape a deterministic session (mode, seed, step length, legacy reporting). A recording that
+ * captured this card carries them, so `a2a-replay run` starts its embedded peer the same way.
  */
 import type { JsonObject } from '../canonical/canonical-json.js';
 import { A2A_PROTOCOL_VERSION, type AgentCard, PAUSE_EXTENSION_URI, RESUME_CAUSES } from '../protocol/types.js';
+import { isRecord } from '../protocol/read.js';
 import { VERSION } from '../version.js';
 
-export function buildAgentCard(url: string, options: { legacy: boolean }): AgentCard & JsonObject {
+/** Declares the settings a replay needs to start an identical reference peer. */
+export const REFERENCE_PEER_EXTENSION_URI = 'https://a2a-replay.dev/extensions/reference-peer/v1';
+
+/** What a replay must match to reproduce a session of the reference peer. */
+export interface ReferencePeerSettings {
+  deterministic: boolean;
+  seed: number;
+  stepMs: number;
+  legacyPause: boolean;
+}
+
+function settingsExtension(settings: ReferencePeerSettings): JsonObject {
+  return {
+    uri: REFERENCE_PEER_EXTENSION_URI,
+    description: 'Settings of this a2a-replay reference peer, so a replay can start an identical one',
+    required: false,
+    params: { ...settings },
+  };
+}
+
+/** The reference-peer settings declared by an agent card, if it is one of ours. */
+export function referencePeerSettingsOf(card: unknown): ReferencePeerSettings | undefined {
+  if (!isRecord(card) || !isRecord(card.capabilities) || !Array.isArray(card.capabilities.extensions)) return undefined;
+  for (const ext of card.capabilities.extensions as unknown[]) {
+    if (!isRecord(ext) || ext.uri !== REFERENCE_PEER_EXTENSION_URI || !isRecord(ext.params)) continue;
+    const { deterministic, seed, stepMs, legacyPause } = ext.params;
+    if (
+      typeof deterministic === 'boolean' &&
+      typeof legacyPause === 'boolean' &&
+      Number.isSafeInteger(seed) &&
+      Number.isSafeInteger(stepMs) &&
+      (stepMs as number) > 0
+    ) {
+      return { deterministic, seed: seed as number, stepMs: stepMs as number, legacyPause };
+    }
+  }
+  return undefined;
+}
+
+export function buildAgentCard(url: string, settings: ReferencePeerSettings): AgentCard & JsonObject {
   const base = {
     name: 'a2a-replay reference peer',
     description:
@@ -29,10 +73,15 @@ export function buildAgentCard(url: string, options: { legacy: boolean }): Agent
       },
     ],
   };
-  if (options.legacy) {
+  if (settings.legacyPause) {
     return {
       ...base,
-      capabilities: { streaming: true, pushNotifications: false, _meta: { harn: { pause: true } } },
+      capabilities: {
+        streaming: true,
+        pushNotifications: false,
+        extensions: [settingsExtension(settings)],
+        _meta: { harn: { pause: true } },
+      },
     } as unknown as AgentCard & JsonObject;
   }
   return {
@@ -54,6 +103,7 @@ export function buildAgentCard(url: string, options: { legacy: boolean }): Agent
             resumeCauses: [...RESUME_CAUSES],
           },
         },
+        settingsExtension(settings),
       ],
     },
   } as AgentCard & JsonObject;

@@ -466,7 +466,9 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   const address = server.address() as AddressInfo;
   const shownHost = address.address.includes(':') ? `[${address.address}]` : address.address;
   const url = `http://${shownHost}:${address.port}`;
-  cardJson = JSON.stringify(buildAgentCard(url, { legacy }));
+  cardJson = JSON.stringify(
+    buildAgentCard(url, { deterministic, seed: Number(options.seed ?? 0), stepMs, legacyPause: legacy }),
+  );
   log(`peer: listening on ${url}${deterministic ? ' (deterministic)' : ''}`);
 
   let closing: Promise<void> | undefined;

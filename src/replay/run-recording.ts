@@ -15,7 +15,7 @@ import { A2aReplayError } from '../errors.js';
 import { formatIssue } from '../protocol/read.js';
 import type { Keyring } from '../receipts/keys.js';
 import { readReceiptLogLine } from '../receipts/read-line.js';
-import type { RecordingHeader } from '../recording/format.js';
+import type { RecordingEntry, RecordingHeader } from '../recording/format.js';
 import { type Recording, readRecording } from '../recording/recording-reader.js';
 import type { SpanSink } from '../tracing/span-events.js';
 import { deriveReceiptLog, unsignedKeyring } from './derive-receipts.js';
@@ -32,8 +32,8 @@ export interface LivePeer {
 }
 
 export interface RunRecordingOptions {
-  /** Opens a fresh peer for this recording. */
-  openPeer: () => Promise<LivePeer>;
+  /** Opens a fresh peer for this recording (its entries tell how the recorded peer was set up). */
+  openPeer: (entries: readonly RecordingEntry[]) => Promise<LivePeer>;
   /** Golden receipt log; default `goldenPathFor(file)`. */
   golden?: string;
   update?: boolean;
@@ -135,7 +135,7 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
 
   let peer: LivePeer | undefined;
   try {
-    peer = await options.openPeer();
+    peer = await options.openPeer(recording.entries);
     const currentPeer = peer;
     const drive = await driveRecording(recording.entries, {
       peerUrl: peer.url,

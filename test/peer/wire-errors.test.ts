@@ -2,7 +2,14 @@
  * Every JSON-RPC error the peer sends, from real requests, and its robustness against bad input.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type AgentCard, PAUSE_EXTENSION_URI, type RunningPeer, startPeer } from '../../src/index.js';
+import {
+  type AgentCard,
+  PAUSE_EXTENSION_URI,
+  REFERENCE_PEER_EXTENSION_URI,
+  type RunningPeer,
+  referencePeerSettingsOf,
+  startPeer,
+} from '../../src/index.js';
 import { PeerClient, type RpcReply, message } from './peer-client.js';
 
 let peer: RunningPeer;
@@ -175,7 +182,19 @@ describe('agent card and control channel', () => {
       supportsAwaitResumption: true,
       resumeCauses: ['explicit_resume', 'condition_fired', 'timeout', 'external_event'],
     });
-    expect(card.capabilities.extensions?.map((e) => e.uri)).toEqual([PAUSE_EXTENSION_URI]);
+    expect(card.capabilities.extensions?.map((e) => e.uri)).toEqual([PAUSE_EXTENSION_URI, REFERENCE_PEER_EXTENSION_URI]);
+    expect(referencePeerSettingsOf(card)).toEqual({ deterministic: true, seed: 0, stepMs: 1000, legacyPause: false });
+  });
+
+  it('declares the settings a replay needs, so an identical peer can be started from a recorded card', async () => {
+    const other = await startPeer({ seed: 7, stepMs: 250, legacyPause: true });
+    try {
+      const card = (await (await fetch(`${other.url}/.well-known/agent-card.json`)).json()) as unknown;
+      expect(referencePeerSettingsOf(card)).toEqual({ deterministic: false, seed: 7, stepMs: 250, legacyPause: true });
+      expect(referencePeerSettingsOf({ capabilities: { extensions: [{ uri: REFERENCE_PEER_EXTENSION_URI, params: { seed: 'x' } }] } })).toBeUndefined();
+    } finally {
+      await other.close();
+    }
   });
 
   it('answers /control with 404 unless enabled, and AdvanceClock with -32004 on the real clock', async () => {
