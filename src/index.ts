@@ -345,6 +345,7 @@ export {
 
 // ---- peer ----
 export { DETERMINISTIC_EPOCH, type PeerOptions, type RunningPeer, startPeer } from './peer/start-peer.js';
+export { REFERENCE_PEER_EXTENSION_URI, type ReferencePeerSettings, referencePeerSettingsOf } from './peer/agent-card.js';
 
 // ---- intercept ----
 export { rewriteAgentCard, rewriteUrl } from './intercept/agent-card-rewrite.js';
@@ -369,6 +370,7 @@ export { type RecordingProxy, type RecordingProxyOptions, startRecordingProxy } 
 export { type SseEvent, SseParser } from './intercept/sse-parser.js';
 
 // ---- replay ----
+export { recordedPeerSettings } from './replay/recorded-peer.js';
 export { DEFAULT_WAIT_MS, type DriveOptions, type DriveResult, type TaskTimeline, driveRecording } from './replay/driver.js';
 export {
   type ReceiptDiff,
