@@ -9,7 +9,11 @@
  * - `batch` (default): fsync after every `fsyncEvery` lines (default 64), after any checkpoint,
  *   and at close — no timers, so behaviour depends only on what was appended;
  * - `never`: leave it to the OS (close still closes the file).
- * Lines are sealed synchronously in call order; writes are coalesced but never reordered.
+ * Lines are sealed synchronously in call order; writes are coalesced but never reordered. Under
+ * `batch` and `never` an append resolves once its line is sealed and queued (the write is issued
+ * at once; appends made while it is in flight join the next one), so a caller awaiting each append
+ * does not wait for the disk; a write error then fails the next append and `close()`. At most
+ * {@link MAX_QUEUED_BYTES} wait in memory: beyond that, appends wait for the disk.
  */
 import { type FileHandle, open } from 'node:fs/promises';
 import { type Clock, isoAt } from '../clock.js';
@@ -21,6 +25,8 @@ import type { ResumptionDraft, ResumptionReceipt, SuspensionDraft, SuspensionRec
 export const FSYNC_POLICIES = ['always', 'batch', 'never'] as const;
 export type FsyncPolicy = (typeof FSYNC_POLICIES)[number];
 export const DEFAULT_FSYNC_EVERY = 64;
+/** Queued bytes beyond which appends wait for the write in flight (backpressure). */
+export const MAX_QUEUED_BYTES = 1 << 20;
 
 export interface ReceiptLogWriterOptions {
   keyring: Keyring;
@@ -58,12 +64,14 @@ export class ReceiptLogWriter {
   readonly #fsync: FsyncPolicy;
   readonly #fsyncEvery: number;
   #buffer: string[] = [];
+  #bufferBytes = 0;
   #waiters: Waiter[] = [];
   #bufferHasCheckpoint = false;
   #linesSinceSync = 0;
   #writing = false;
   #failure: A2aReplayError | null = null;
   #closing: Promise<void> | null = null;
+  readonly #idle: (() => void)[] = [];
 
   private constructor(path: string, file: FileHandle, chain: ReceiptChain, fsync: FsyncPolicy, fsyncEvery: number) {
     this.path = path;
@@ -127,8 +135,10 @@ export class ReceiptLogWriter {
 
   async #close(): Promise<void> {
     try {
+      await this.#settled();
       const last = this.#failure ? null : this.chain.close();
       if (last) await this.#enqueue([last]);
+      await this.#settled();
       if (this.#fsync !== 'never' && this.#linesSinceSync > 0 && !this.#failure) await this.#file.sync();
     } finally {
       await this.#file.close();
@@ -142,14 +152,15 @@ export class ReceiptLogWriter {
   }
 
   #enqueue(lines: SealedLine[]): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      for (const line of lines) {
-        this.#buffer.push(`${line.text}\n`);
-        if (line.line.type === 'Checkpoint') this.#bufferHasCheckpoint = true;
-      }
-      this.#waiters.push({ resolve, reject });
-      if (!this.#writing) void this.#drain();
-    });
+    for (const line of lines) {
+      this.#buffer.push(`${line.text}\n`);
+      this.#bufferBytes += line.text.length + 1;
+      if (line.line.type === 'Checkpoint') this.#bufferHasCheckpoint = true;
+    }
+    const durable = this.#fsync === 'always' || this.#bufferBytes > MAX_QUEUED_BYTES || this.#closing !== null;
+    const done = durable ? new Promise<void>((resolve, reject) => this.#waiters.push({ resolve, reject })) : Promise.resolve();
+    if (!this.#writing) void this.#drain();
+    return done;
   }
 
   async #drain(): Promise<void> {
@@ -160,6 +171,7 @@ export class ReceiptLogWriter {
       const waiters = this.#waiters;
       const checkpoint = this.#bufferHasCheckpoint;
       this.#buffer = [];
+      this.#bufferBytes = 0;
       this.#waiters = [];
       this.#bufferHasCheckpoint = false;
       try {
@@ -178,6 +190,12 @@ export class ReceiptLogWriter {
       }
     }
     this.#writing = false;
+    for (const w of this.#idle.splice(0)) w();
+  }
+
+  /** Resolves when nothing is queued or being written. */
+  #settled(): Promise<void> {
+    return this.#writing || this.#buffer.length > 0 ? new Promise<void>((resolve) => this.#idle.push(resolve)) : Promise.resolve();
   }
 
   #syncDue(checkpoint: boolean): boolean {

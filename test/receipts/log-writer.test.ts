@@ -58,6 +58,19 @@ describe('ReceiptLogWriter', () => {
     }
   });
 
+  it('has each line in the file when its append resolves under fsync always', async () => {
+    const path = join(dir, 'always.receipts.jsonl');
+    const writer = await ReceiptLogWriter.open(path, { keyring, clock, tool: 't', fsync: 'always', checkpointEvery: 0 });
+    for (let i = 1; i <= 3; i++) {
+      const { hash } = await writer.appendSuspension(suspensionDraftFor(i));
+      const lines = (await readFile(path, 'utf8')).split('\n');
+      expect(lines.length).toBe(i + 2);
+      expect(lines[i]).toContain(`"seq":${i}`);
+      expect(hash).toMatch(/^sha256:/);
+    }
+    await writer.close();
+  });
+
   it('keeps call order when appends are not awaited one by one', async () => {
     const path = join(dir, 'concurrent.receipts.jsonl');
     const writer = await ReceiptLogWriter.open(path, { keyring, clock, tool: 't', checkpointEvery: 4 });
