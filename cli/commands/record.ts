@@ -5,9 +5,11 @@
  * accepting, lets exchanges in flight finish (up to `--grace-ms`), flushes the recording and
  * exits 0.
  *
- * Receipts: with a key (`--key FILE` or `A2A_REPLAY_KEY_FILE`) the receipts go to `--receipts`
- * (default `X.receipts.jsonl` beside `X.jsonl`); without a key only the recording is written and
- * stderr says so.
+ * Receipts: with a key (`--key FILE` or `A2A_REPLAY_KEY_FILE`) every entry also goes through the
+ * ObservationPipeline (the same PauseObserver replay uses) and the receipts are sealed by a
+ * ReceiptChain into `--receipts` (default `X.receipts.jsonl` beside `X.jsonl`), line by line as
+ * they are made, with the closing checkpoint written on shutdown. Without a key only the
+ * recording is written and stderr says so.
  */
 import { dirname, basename, join } from 'node:path';
 import type { Command } from 'commander';
@@ -17,14 +19,22 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_REDACTED_HEADERS,
   ExchangeRecorder,
+  Keyring,
+  type LineSink,
+  ObservationPipeline,
+  ReceiptChain,
+  type RecordingEntry,
   RecordingWriter,
+  TOOL_NAME,
   fileLineSink,
+  parseJsonText,
   parsePrincipalSource,
+  readKeyFile,
   randomIdSource,
   startRecordingProxy,
   systemClock,
 } from '../../src/index.js';
-import { CliExit, EXIT } from '../io.js';
+import { CliExit, EXIT, readInput } from '../io.js';
 
 interface RecordCommandOptions {
   upstream: string;
@@ -63,6 +73,77 @@ function integer(text: string, name: string, min: number): number {
   return n;
 }
 
+async function loadKeyring(file: string): Promise<Keyring> {
+  const { text, source } = await readInput(file);
+  try {
+    return new Keyring([readKeyFile(parseJsonText(text, source), source)]);
+  } catch (error) {
+    throw new CliExit(EXIT.usage, error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** Lines to a sink in order, never awaited by the caller; the first failure goes to `onError`. */
+function queuedLines(sink: LineSink, onError: (error: unknown) => void): { put(text: string): void; close(): Promise<void> } {
+  let queue = Promise.resolve();
+  let failed = false;
+  return {
+    put(text) {
+      queue = queue.then(async () => {
+        if (failed) return;
+        try {
+          await sink.write(`${text}\n`);
+        } catch (error) {
+          failed = true;
+          onError(error);
+        }
+      });
+    },
+    async close() {
+      await queue;
+      await sink.close().catch(onError);
+    },
+  };
+}
+
+/** Feeds entries to the observation pipeline and writes the receipts it derives. */
+function receiptLog(file: string, keyring: Keyring, recording: RecordingWriter, onError: (error: unknown) => void) {
+  const chain = new ReceiptChain({ keyring, recording: recording.header.id, createdAt: recording.header.createdAt, tool: TOOL_NAME });
+  const lines = queuedLines(fileLineSink(file), onError);
+  lines.put(chain.header.text);
+  const pipeline = new ObservationPipeline({
+    recordingId: recording.header.id,
+    receipts: {
+      appendSuspension: async (draft) => {
+        const sealed = chain.sealSuspension(draft);
+        lines.put(sealed.receipt.text);
+        if (sealed.checkpoint) lines.put(sealed.checkpoint.text);
+        return { hash: sealed.receipt.hash };
+      },
+      appendResumption: async (draft, suspensionHash) => {
+        const sealed = chain.sealResumption(draft, suspensionHash);
+        lines.put(sealed.receipt.text);
+        if (sealed.checkpoint) lines.put(sealed.checkpoint.text);
+        return { hash: sealed.receipt.hash };
+      },
+    },
+    onSinkError: (error) => onError(error),
+  });
+  let lastAt = recording.header.createdAt;
+  return {
+    push(entry: RecordingEntry): void {
+      lastAt = entry.at;
+      void pipeline.push(entry);
+    },
+    async close(): Promise<void> {
+      await pipeline.finish(lastAt);
+      await pipeline.idle();
+      const closing = chain.close();
+      if (closing) lines.put(closing.text);
+      await lines.close();
+    },
+  };
+}
+
 function describe(error: unknown): string {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   const message = error instanceof Error ? error.message : String(error);
@@ -98,10 +179,10 @@ export function registerRecord(program: Command): void {
         throw new CliExit(EXIT.usage, `--upstream: ${JSON.stringify(options.upstream)} is not a URL`);
       }
 
-      let reported = false;
+      const reported = new Set<string>();
       const reportOnce = (what: string) => (error: unknown): void => {
-        if (reported) return;
-        reported = true;
+        if (reported.has(what)) return;
+        reported.add(what);
         process.stderr.write(`a2a-replay: ${what} failed, the proxy keeps forwarding: ${describe(error)}\n`);
       };
       const writer = new RecordingWriter({
@@ -115,11 +196,12 @@ export function registerRecord(program: Command): void {
       if (writer.failed) throw new CliExit(EXIT.usage, `${options.out}: cannot write the recording`);
 
       const keyFile = options.key ?? process.env.A2A_REPLAY_KEY_FILE;
+      let receipts: ReturnType<typeof receiptLog> | undefined;
       if (keyFile === undefined || keyFile === '') {
         process.stderr.write('a2a-replay: no receipt key (--key FILE or A2A_REPLAY_KEY_FILE): recording without receipts\n');
       } else {
-        const receipts = options.receipts ?? receiptsPathFor(options.out);
-        process.stderr.write(`a2a-replay: receipts are not written by this build yet (${receipts}); recording only\n`);
+        const file = options.receipts ?? receiptsPathFor(options.out);
+        receipts = receiptLog(file, await loadKeyring(keyFile), writer, reportOnce(`writing ${file}`));
       }
 
       const recorder = new ExchangeRecorder({
@@ -128,6 +210,7 @@ export function registerRecord(program: Command): void {
         principal,
         redact: [...DEFAULT_REDACTED_HEADERS, ...(options.redact ?? []).map((n) => n.toLowerCase())],
         maxBodyBytes,
+        ...(receipts ? { onEntry: (entry: RecordingEntry) => receipts.push(entry) } : {}),
         onError: reportOnce('recording'),
       });
       const proxy = await startRecordingProxy({
@@ -153,5 +236,6 @@ export function registerRecord(program: Command): void {
       });
       await proxy.close({ graceMs });
       await writer.close();
+      await receipts?.close();
     });
 }

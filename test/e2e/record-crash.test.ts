@@ -1,12 +1,13 @@
 /**
  * `kill -9` of `a2a-replay record` in the middle of a busy session: the recording reads back up
- * to its last complete line, and a torn last line is reported as such (and skipped on request).
+ * to its last complete line, a torn last line is reported as such (and skipped on request), and
+ * the receipt log verifies up to what was written.
  */
-import { mkdtemp, readFile, rm, truncate } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { type TornTail, readRecording } from '../../src/index.js';
+import { Keyring, type TornTail, canonicalJson, generateReceiptKey, readRecording, verifyReceiptLog } from '../../src/index.js';
 import { closeServer, listen } from '../intercept/harness.js';
 import { type RecordProcess, startRecordProcess } from '../intercept/record-process.js';
 
@@ -44,7 +45,10 @@ it('reads a recording cut by kill -9 up to its last complete line', async () => 
     });
   });
   const out = join(dir, 'busy.jsonl');
-  recorder = await startRecordProcess(['--upstream', upstream.url, '--out', out]);
+  const keyFile = join(dir, 'key.json');
+  const key = generateReceiptKey({ kid: 'crash' });
+  await writeFile(keyFile, canonicalJson(key.keyFile()));
+  recorder = await startRecordProcess(['--upstream', upstream.url, '--out', out, '--key', keyFile]);
   const url = recorder.url;
 
   // Eight clients keep the recorder busy; the kill comes after 150 answered exchanges, mid-flow.
@@ -86,6 +90,10 @@ it('reads a recording cut by kill -9 up to its last complete line', async () => 
     // The crash fell between lines: a strict read accepts the same prefix.
     expect((await readRecording(out)).entries).toHaveLength(recording.entries.length);
   }
+
+  // The receipt log (a header: this session pauses nothing) verifies up to what was written.
+  const verified = await verifyReceiptLog(join(dir, 'busy.receipts.jsonl'), { keyring: new Keyring([key]), allowTornTail: true });
+  expect(verified).toMatchObject({ ok: true });
 
   // Whatever the kill left, tearing the last line by hand is reported with its line number.
   const text = await readFile(out, 'utf8');

@@ -1,0 +1,156 @@
+/**
+ * The real `@a2a-js/sdk` client through `a2a-replay record --key` to the reference peer
+ * (`a2a-replay peer --deterministic`, native and `--legacy-pause`): a session with a caller pause,
+ * a rejected resume, a cancel while paused, an agent self-park on an event and a timeout yields
+ * exactly the expected receipts, in a log that verifies; the legacy peer yields the same receipts
+ * except `via` (and what hangs on it: hashes, signatures).
+ */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Message, Role } from '@a2a-js/sdk';
+import { type Client, ClientFactory } from '@a2a-js/sdk/client';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { Keyring, canonicalJson, generateReceiptKey, readKeyFile, readRecording, shortSha256, verifyReceiptLog } from '../../src/index.js';
+import { CLI, ROOT } from '../helpers/cli.js';
+import { type RecordProcess, startRecordProcess } from '../intercept/record-process.js';
+import { textPart } from '../intercept/sdk-echo-server.js';
+
+let dir = '';
+const children: ChildProcessWithoutNullStreams[] = [];
+let recorder: RecordProcess | undefined;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'record-peer-'));
+});
+afterEach(async () => {
+  for (const child of [...children.splice(0), ...(recorder ? [recorder.child] : [])]) if (child.exitCode === null) child.kill('SIGKILL');
+  recorder = undefined;
+  await rm(dir, { recursive: true, force: true });
+});
+
+function startPeerProcess(args: string[]): Promise<string> {
+  const child = spawn(process.execPath, [CLI, 'peer', ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+      const m = /^listening on (\S+)\n/.exec(out);
+      if (m?.[1]) resolve(m[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`peer exited with ${code}`)));
+  });
+}
+
+const message = (text: string, id: string): Message => ({
+  messageId: id,
+  contextId: '',
+  taskId: '',
+  role: Role.ROLE_USER,
+  parts: [textPart(text)],
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: [],
+});
+
+async function rpc(base: string, method: string, params: unknown, path = '/'): Promise<{ result?: Record<string, unknown>; error?: { code: number } }> {
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', authorization: 'Bearer ops-token' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return (await res.json()) as { result?: Record<string, unknown>; error?: { code: number } };
+}
+
+const advance = (base: string, ms: number) => rpc(base, 'AdvanceClock', { ms }, '/control');
+
+/** Waits for the stream's first event (the task exists), then drains the rest in the background. */
+async function started(stream: AsyncGenerator<unknown>): Promise<{ events: Promise<number> }> {
+  const first = await stream.next();
+  expect(first.done).toBe(false);
+  const events = (async () => {
+    let n = 1;
+    for await (const _ of stream) n++;
+    return n;
+  })();
+  return { events };
+}
+
+/** The session, driven by the SDK client (messages, streams, cancel) and raw calls (pause methods, control). */
+async function session(base: string): Promise<void> {
+  const client: Client = await new ClientFactory().createFromUrl(base);
+  // 1. caller pause, a resume with a wrong token (rejected), then cancel while paused
+  const sent = (await client.sendMessage({ tenant: '', message: message('work:3', 'm-1'), configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately: true, taskPushNotificationConfig: undefined }, metadata: undefined })) as { id: string };
+  await advance(base, 1000);
+  const paused = await rpc(base, 'PauseTask', { taskId: sent.id, reason: 'operator review' });
+  expect(paused.error).toBeUndefined();
+  expect((await rpc(base, 'ResumeTask', { taskId: sent.id, resumeToken: 'not-the-token' })).error?.code).toBe(-32011);
+  await client.cancelTask({ tenant: '', id: sent.id, metadata: undefined });
+  // 2. the agent parks itself on an event; the event resumes it
+  const parked = await started(client.sendMessageStream({ tenant: '', message: message('work:1 await:ci.done work:1', 'm-2'), configuration: undefined, metadata: undefined }));
+  await advance(base, 1000);
+  await rpc(base, 'FireEvent', { name: 'ci.done' }, '/control');
+  await advance(base, 1000);
+  expect(await parked.events).toBeGreaterThan(2);
+  // 3. a 30-minute pause that times out and fails the task
+  const timed = await started(client.sendMessageStream({ tenant: '', message: message('work:1 await:approval:30:fail work:1', 'm-3'), configuration: undefined, metadata: undefined }));
+  await advance(base, 1000);
+  await advance(base, 30 * 60 * 1000);
+  expect(await timed.events).toBeGreaterThan(2);
+}
+
+interface ReceiptLine {
+  type: string;
+  [field: string]: unknown;
+}
+
+async function recordSession(legacy: boolean, keyFile: string): Promise<{ receipts: ReceiptLine[]; file: string; keyring: Keyring }> {
+  const peer = await startPeerProcess(['--deterministic', ...(legacy ? ['--legacy-pause'] : [])]);
+  const out = join(dir, `${legacy ? 'legacy' : 'native'}.jsonl`);
+  recorder = await startRecordProcess(['--upstream', peer, '--out', out, '--key', keyFile]);
+  await session(recorder.url);
+  recorder.child.kill('SIGTERM');
+  expect(await recorder.exited).toBe(0);
+  const recording = await readRecording(out);
+  expect(recording.entries.length).toBeGreaterThan(20);
+  const file = join(dir, `${legacy ? 'legacy' : 'native'}.receipts.jsonl`);
+  const lines = (await readFile(file, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l) as ReceiptLine);
+  expect(lines[0]).toMatchObject({ type: 'ReceiptLog', recording: recording.header.id });
+  expect(lines.at(-1)).toMatchObject({ type: 'Checkpoint' });
+  const key = JSON.parse(await readFile(keyFile, 'utf8')) as unknown;
+  return { receipts: lines.filter((l) => l.type.endsWith('Receipt')), file, keyring: new Keyring([readKeyFile(key, keyFile)]) };
+}
+
+const summary = (r: ReceiptLine): string =>
+  r.type === 'SuspensionReceipt'
+    ? `suspend ${String(r.initiatedBy)} via ${String(r.via)} principal=${String(r.principal)}`
+    : `resume ${String(r.cause)} -> ${String(r.outcome)}${typeof r.errorCode === "number" ? ` ${r.errorCode}` : ""}`;
+
+it('records a pause/resume session into receipts that verify, the same for a native and a legacy peer', async () => {
+  const keyFile = join(dir, 'key.json');
+  await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'e2e' }).keyFile()));
+
+  const native = await recordSession(false, keyFile);
+  expect(native.receipts.map(summary)).toEqual([
+    `suspend PAUSE_INITIATOR_CLIENT via PauseTask principal=bearer:sha256:${shortSha256('ops-token')}`,
+    'resume explicit_resume -> rejected -32011',
+    'resume canceled -> canceled',
+    'suspend PAUSE_INITIATOR_AGENT via statusUpdate principal=null',
+    'resume condition_fired -> resumed',
+    'suspend PAUSE_INITIATOR_AGENT via statusUpdate principal=null',
+    'resume timeout -> failed',
+  ]);
+  expect(await verifyReceiptLog(native.file, { keyring: native.keyring })).toMatchObject({ ok: true, receipts: 7 });
+
+  const legacy = await recordSession(true, keyFile);
+  expect(await verifyReceiptLog(legacy.file, { keyring: legacy.keyring })).toMatchObject({ ok: true, receipts: 7 });
+  // Same receipts except `via` and what derives from the line bytes or the recording's random id.
+  const stable = (r: ReceiptLine) => {
+    const { via: _via, sig: _sig, prev: _prev, suspension: _s, span: _span, links: _links, observedAt: _o, ...rest } = r;
+    return rest;
+  };
+  expect(legacy.receipts.map(stable)).toEqual(native.receipts.map(stable));
+  expect(legacy.receipts.filter((r) => r.type === 'SuspensionReceipt').map((r) => r.via)).toEqual(['legacy-metadata', 'legacy-metadata', 'legacy-metadata']);
+});
