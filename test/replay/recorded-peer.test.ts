@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RecordingEntry, type RunningPeer, recordedPeerSettings, startPeer } from '../../src/index.js';
+import { type JsonValue, type RecordingEntry, type RunningPeer, recordedPeerSettings, startPeer } from '../../src/index.js';
 
 let peer: RunningPeer | undefined;
 afterEach(async () => {
@@ -8,7 +8,7 @@ afterEach(async () => {
 });
 
 function cardResponse(body: unknown, path = '/.well-known/agent-card.json'): RecordingEntry {
-  return { seq: 2, at: '2026-01-01T00:00:00.000Z', xid: 'x1', kind: 'response', http: { method: 'GET', path, status: 200 }, body: body as RecordingEntry['body'] };
+  return { seq: 2, at: '2026-01-01T00:00:00.000Z', xid: 'x1', kind: 'response', http: { method: 'GET', path, status: 200 }, body: body as JsonValue };
 }
 
 describe('recordedPeerSettings', () => {
