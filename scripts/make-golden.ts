@@ -1,7 +1,8 @@
 /**
  * Regenerates the golden corpus: for every scenario, a deterministic reference peer and
- * `a2a-replay record` in front of it, the scenario driven through the recorder, then the trace
- * file derived by replaying the recording. Nothing in golden/ or traces/ is edited by hand.
+ * `a2a-replay record` in front of it, the scenario driven through the recorder (which writes the
+ * golden receipts), then a strict replay that must derive the same receipts byte for byte and
+ * writes the scenario's trace file. Nothing in golden/ or traces/ is edited by hand.
  *
  *   npm run build && npx tsx scripts/make-golden.ts [scenario-name ...]
  */
@@ -58,6 +59,7 @@ function run(args: string[]): Promise<{ code: number | null; out: string }> {
 
 async function main(): Promise<void> {
   if (!existsSync(CLI)) throw new Error('run `npm run build` first');
+  await mkdir(`${ROOT}golden`, { recursive: true });
   if (!existsSync(KEY)) {
     const made = await run(['keygen', '--out', KEY, '--kid', 'golden-test']);
     if (made.code !== 0) throw new Error(`keygen failed: ${made.out}`);
@@ -81,8 +83,10 @@ async function main(): Promise<void> {
     await stop(peer);
     if (failure !== undefined) throw failure;
     if (code !== 0) throw new Error(`${scenario.name}: recorder exited ${code}: ${recorder.stderr()}`);
-    const traced = await run(['run', `${dir}/recording.jsonl`, '--key', KEY, '--traces', `${ROOT}traces`, '--update']);
-    if (traced.code !== 0) throw new Error(`${scenario.name}: replay failed (${traced.code}):\n${traced.out}`);
+    // The recorder wrote the golden receipts; a strict replay must derive the same bytes. It also
+    // writes the scenario's trace file.
+    const traced = await run(['run', `${dir}/recording.jsonl`, '--key', KEY, '--strict', '--traces', `${ROOT}traces`]);
+    if (traced.code !== 0) throw new Error(`${scenario.name}: strict replay failed (${traced.code}):\n${traced.out}`);
     process.stdout.write(`${scenario.name}: recorded\n`);
   }
   await writeIndex();

@@ -1,0 +1,128 @@
+/**
+ * The golden corpus (golden/<scenario>/) replays to zero drift on the embedded reference peer, byte
+ * for byte with --strict; a one-field mutation of any golden file is caught and named; every
+ * receipt log verifies; `lost` finds exactly the one lost pause; every trace file is OTLP JSON
+ * with the spans its scenario implies.
+ */
+import { existsSync } from 'node:fs';
+import { copyFile, mkdtemp, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCENARIOS } from '../../scripts/golden/scenarios.js';
+import { canonicalJson } from '../../src/index.js';
+import { ROOT, runCli } from '../helpers/cli.js';
+
+const GOLDEN = join(ROOT, 'golden');
+const TRACES = join(ROOT, 'traces');
+const KEY = join(GOLDEN, 'test-key.json');
+
+const scenarioDirs = existsSync(GOLDEN)
+  ? (await readdir(GOLDEN, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+  : [];
+
+interface LogLine {
+  type: string;
+  [key: string]: unknown;
+}
+
+async function logLines(file: string): Promise<LogLine[]> {
+  return (await readFile(file, 'utf8'))
+    .split('\n')
+    .filter((l) => l.length > 0)
+    .map((l) => JSON.parse(l) as LogLine);
+}
+
+let scratch = '';
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'golden-'));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+describe('the golden corpus', () => {
+  it('holds every scenario, each with its recording, golden receipts and trace', () => {
+    expect(scenarioDirs.length).toBeGreaterThan(0);
+    expect(scenarioDirs).toEqual(SCENARIOS.map((s) => s.name).sort());
+    for (const name of scenarioDirs) {
+      expect(existsSync(join(GOLDEN, name, 'recording.jsonl')), `${name}/recording.jsonl`).toBe(true);
+      expect(existsSync(join(GOLDEN, name, 'recording.receipts.jsonl')), `${name}/recording.receipts.jsonl`).toBe(true);
+      expect(existsSync(join(TRACES, `${name}.otlp.json`)), `traces/${name}.otlp.json`).toBe(true);
+    }
+  });
+
+  it('replays to zero drift on the embedded peer, and byte for byte with --strict', async () => {
+    const recordings = scenarioDirs.map((name) => join(GOLDEN, name, 'recording.jsonl'));
+    const plain = await runCli(['run', ...recordings, '--concurrency', '2']);
+    expect(plain.stdout + plain.stderr).not.toMatch(/DRIFT|FAIL/);
+    expect(plain.code).toBe(0);
+    const strict = await runCli(['run', ...recordings, '--key', KEY, '--strict', '--concurrency', '2']);
+    expect(strict.code, strict.stdout + strict.stderr).toBe(0);
+  });
+
+  it('verifies every golden receipt log with the test key', async () => {
+    for (const name of scenarioDirs) {
+      const r = await runCli(['verify', join(GOLDEN, name, 'recording.receipts.jsonl'), '--key', KEY]);
+      expect(r.code, `${name}: ${r.stdout}${r.stderr}`).toBe(0);
+    }
+  });
+
+  it('finds exactly one lost pause in the corpus, in the lost-pause scenario', async () => {
+    const lost: string[] = [];
+    for (const name of scenarioDirs) {
+      const r = await runCli(['lost', join(GOLDEN, name, 'recording.jsonl'), '--json']);
+      expect([0, 1]).toContain(r.code);
+      const found = JSON.parse(r.stdout) as { lost: unknown[] };
+      for (let i = 0; i < found.lost.length; i++) lost.push(name);
+    }
+    expect(lost).toEqual(['lost-pause']);
+  });
+
+  it('keeps every trace file as OTLP JSON with the spans of its scenario', async () => {
+    for (const name of scenarioDirs) {
+      const trace = JSON.parse(await readFile(join(TRACES, `${name}.otlp.json`), 'utf8')) as {
+        resourceSpans: { scopeSpans: { spans: { name: string; traceId: string; spanId: string; links?: unknown[]; status?: { code?: number } }[] }[] }[];
+      };
+      const spans = trace.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans));
+      for (const span of spans) {
+        expect(span.traceId).toMatch(/^[0-9a-f]{32}$/);
+        expect(span.spanId).toMatch(/^[0-9a-f]{16}$/);
+      }
+      const receipts = await logLines(join(GOLDEN, name, 'recording.receipts.jsonl'));
+      const suspensions = receipts.filter((l) => l.type === 'SuspensionReceipt').length;
+      const closing = receipts.filter((l) => l.type === 'ResumptionReceipt' && l.outcome !== 'rejected').length;
+      const count = (n: string, failed = false) => spans.filter((s) => s.name === n && (s.status?.code === 2) === failed).length;
+      // A refused PauseTask still shows as a Suspension span, ended with an error.
+      expect(count('Suspension'), `${name} Suspension spans`).toBe(suspensions);
+      expect(count('Suspension', true), `${name} failed Suspension spans`).toBe(name === 'pause-refused-terminal-and-input-required' ? 2 : 0);
+      // Every closing resumption has its Resume span (an error span when the task failed or was canceled).
+      expect(count('Resume') + count('Resume', true), `${name} Resume spans`).toBeGreaterThanOrEqual(closing);
+      expect(count('LostPause', true), `${name} LostPause spans`).toBe(name === 'lost-pause' ? 1 : 0);
+      for (const resume of spans.filter((s) => s.name === 'Resume')) expect(resume.links?.length).toBeGreaterThanOrEqual(1);
+    }
+  });
+});
+
+describe('mutated golden files', () => {
+  it.each(scenarioDirs)('%s: one changed field makes run exit 1 naming that field', async (name) => {
+    const dir = join(scratch, name);
+    await mkdir(dir, { recursive: true });
+    await copyFile(join(GOLDEN, name, 'recording.jsonl'), join(dir, 'recording.jsonl'));
+    const lines = await logLines(join(GOLDEN, name, 'recording.receipts.jsonl'));
+    const receiptIndex = lines.filter((l) => l.type === 'SuspensionReceipt' || l.type === 'ResumptionReceipt');
+    let path: string;
+    if (receiptIndex.length > 0) {
+      const target = receiptIndex[0] as LogLine;
+      target.taskId = 'task-mutated';
+      path = 'receipts[0].taskId';
+    } else {
+      (lines[0] as LogLine).recording = 'recording-mutated';
+      path = 'header.recording';
+    }
+    await writeFile(join(dir, 'recording.receipts.jsonl'), `${lines.map((l) => canonicalJson(l)).join('\n')}\n`);
+    const r = await runCli(['run', join(dir, 'recording.jsonl')]);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout).toContain(`${path}: expected`);
+  });
+});
