@@ -2,29 +2,41 @@
  * @module cli/commands/record
  * `a2a-replay record --upstream URL --out FILE`: a recording reverse proxy in front of a peer
  * (DESIGN §5, §9). Prints `listening on http://HOST:PORT` first; on SIGINT or SIGTERM it stops
- * accepting, lets exchanges in flight finish (up to `--grace-ms`), flushes the recording and
- * exits 0.
+ * accepting, lets exchanges in flight finish (up to `--grace-ms`), flushes the recording, the
+ * receipt log and the spans, and exits 0.
  *
  * Receipts: with a key (`--key FILE` or `A2A_REPLAY_KEY_FILE`) every entry also goes through the
- * ObservationPipeline (the same PauseObserver replay uses) and the receipts are sealed by a
- * ReceiptChain into `--receipts` (default `X.receipts.jsonl` beside `X.jsonl`), line by line as
- * they are made, with the closing checkpoint written on shutdown. Without a key only the
- * recording is written and stderr says so.
+ * ObservationPipeline (the same PauseObserver replay uses) into a {@link ReceiptLogWriter} at
+ * `--receipts` (default `X.receipts.jsonl` beside `X.jsonl`): line by line as receipts are made,
+ * durable as `--fsync` says, a checkpoint every `--checkpoint-every` receipts and one on shutdown.
+ * The log is set up exactly as replay derives it (src/replay/derive-receipts.ts): header
+ * `createdAt` and `recording` from the recording's header, `tool` = TOOL_NAME, the recording ended
+ * at its last entry's `at`, so `a2a-replay run X.jsonl --key K --strict` reproduces it byte for
+ * byte (with the default checkpoint interval). An existing receipt log is never overwritten: the
+ * command refuses to start. Without a key only the recording is written and stderr says so.
+ *
+ * Spans: `--otlp URL`, `--traces DIR` (file `DIR/<name>.otlp.json`, named as `run` names it) or the
+ * OTEL_EXPORTER_OTLP_* variables; the pipeline then also runs without a key, producing spans but
+ * no receipts. Export failures are told once on stderr and never stop the recording.
  */
+import { stat } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import type { Command } from 'commander';
 import {
   A2aReplayError,
   CounterIdSource,
+  DEFAULT_CHECKPOINT_EVERY,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_REDACTED_HEADERS,
   ExchangeRecorder,
+  FSYNC_POLICIES,
+  type FsyncPolicy,
   Keyring,
-  type LineSink,
   ObservationPipeline,
-  ReceiptChain,
+  ReceiptLogWriter,
   type RecordingEntry,
   RecordingWriter,
+  type SpanSink,
   TOOL_NAME,
   fileLineSink,
   parseJsonText,
@@ -35,6 +47,8 @@ import {
   systemClock,
 } from '../../src/index.js';
 import { CliExit, EXIT, readInput } from '../io.js';
+import { traceName } from '../trace-name.js';
+import { setupTracing } from '../tracing-setup.js';
 
 interface RecordCommandOptions {
   upstream: string;
@@ -42,6 +56,10 @@ interface RecordCommandOptions {
   listen: string;
   receipts?: string;
   key?: string;
+  fsync: string;
+  checkpointEvery: string;
+  otlp?: string;
+  traces?: string;
   principalFrom: string;
   redact?: string[];
   maxBodyBytes: string;
@@ -73,6 +91,12 @@ function integer(text: string, name: string, min: number): number {
   return n;
 }
 
+function fsyncPolicy(text: string): FsyncPolicy {
+  const policy = FSYNC_POLICIES.find((p) => p === text);
+  if (policy === undefined) throw new CliExit(EXIT.usage, `--fsync: expected one of ${FSYNC_POLICIES.join(', ')}; got ${JSON.stringify(text)}`);
+  return policy;
+}
+
 async function loadKeyring(file: string): Promise<Keyring> {
   const { text, source } = await readInput(file);
   try {
@@ -82,64 +106,49 @@ async function loadKeyring(file: string): Promise<Keyring> {
   }
 }
 
-/** Lines to a sink in order, never awaited by the caller; the first failure goes to `onError`. */
-function queuedLines(sink: LineSink, onError: (error: unknown) => void): { put(text: string): void; close(): Promise<void> } {
-  let queue = Promise.resolve();
-  let failed = false;
-  return {
-    put(text) {
-      queue = queue.then(async () => {
-        if (failed) return;
-        try {
-          await sink.write(`${text}\n`);
-        } catch (error) {
-          failed = true;
-          onError(error);
-        }
-      });
-    },
-    async close() {
-      await queue;
-      await sink.close().catch(onError);
-    },
-  };
+/** Refuses to start over an existing receipt log: receipt logs are append-only audit records. */
+async function assertAbsent(file: string): Promise<void> {
+  const exists = await stat(file).then(
+    () => true,
+    (error: NodeJS.ErrnoException) => error.code !== 'ENOENT',
+  );
+  if (exists) {
+    throw new CliExit(EXIT.usage, `--receipts: ${file} already exists (receipt logs are append-only): move it away or name another file with --receipts`);
+  }
 }
 
-/** Feeds entries to the observation pipeline and writes the receipts it derives. */
-function receiptLog(file: string, keyring: Keyring, recording: RecordingWriter, onError: (error: unknown) => void) {
-  const chain = new ReceiptChain({ keyring, recording: recording.header.id, createdAt: recording.header.createdAt, tool: TOOL_NAME });
-  const lines = queuedLines(fileLineSink(file), onError);
-  lines.put(chain.header.text);
+interface Observation {
+  push(entry: RecordingEntry): void;
+  /** Ends the recording at its last entry, as replay does, then closes the receipt log. */
+  close(): Promise<void>;
+}
+
+/**
+ * Feeds entries to the observation pipeline: receipts into `log` (when a key was given), spans
+ * into `spans`. Entries arrive in `seq` order, so the last one pushed is the recording's last.
+ */
+function observe(
+  recording: RecordingWriter,
+  log: ReceiptLogWriter | undefined,
+  spans: SpanSink | undefined,
+  onError: (what: string) => (error: unknown) => void,
+): Observation {
   const pipeline = new ObservationPipeline({
     recordingId: recording.header.id,
-    receipts: {
-      appendSuspension: async (draft) => {
-        const sealed = chain.sealSuspension(draft);
-        lines.put(sealed.receipt.text);
-        if (sealed.checkpoint) lines.put(sealed.checkpoint.text);
-        return { hash: sealed.receipt.hash };
-      },
-      appendResumption: async (draft, suspensionHash) => {
-        const sealed = chain.sealResumption(draft, suspensionHash);
-        lines.put(sealed.receipt.text);
-        if (sealed.checkpoint) lines.put(sealed.checkpoint.text);
-        return { hash: sealed.receipt.hash };
-      },
-    },
-    onSinkError: (error) => onError(error),
+    ...(log ? { receipts: log } : {}),
+    ...(spans ? { spans } : {}),
+    onSinkError: (error, sink) => onError(sink === 'receipts' ? `writing ${log?.path ?? 'receipts'}` : 'tracing')(error),
   });
   let lastAt = recording.header.createdAt;
   return {
-    push(entry: RecordingEntry): void {
+    push(entry) {
       lastAt = entry.at;
       void pipeline.push(entry);
     },
-    async close(): Promise<void> {
+    async close() {
       await pipeline.finish(lastAt);
       await pipeline.idle();
-      const closing = chain.close();
-      if (closing) lines.put(closing.text);
-      await lines.close();
+      if (log) await log.close().catch(onError(`writing ${log.path}`));
     },
   };
 }
@@ -157,8 +166,16 @@ export function registerRecord(program: Command): void {
     .requiredOption('--upstream <url>', 'the peer to forward to')
     .requiredOption('--out <file>', 'recording to write (JSONL)')
     .option('--listen <host:port>', 'address to listen on', '127.0.0.1:0')
-    .option('--receipts <file>', 'receipt log to write (default: X.receipts.jsonl beside X.jsonl)')
+    .option('--receipts <file>', 'receipt log to write (default: X.receipts.jsonl beside X.jsonl; never overwritten)')
     .option('--key <file>', 'receipt signing key file (default: $A2A_REPLAY_KEY_FILE)')
+    .option('--fsync <policy>', `receipt log durability: ${FSYNC_POLICIES.join(' | ')} (batch: every 64 lines, at checkpoints and on close)`, 'batch')
+    .option(
+      '--checkpoint-every <n>',
+      `a checkpoint after every N receipts, 0 = only on close (replay derives ${DEFAULT_CHECKPOINT_EVERY}: other values fail run --strict)`,
+      String(DEFAULT_CHECKPOINT_EVERY),
+    )
+    .option('--otlp <url>', 'export the pause/resume spans over OTLP/HTTP (default: $OTEL_EXPORTER_OTLP_ENDPOINT)')
+    .option('--traces <dir>', 'write the spans as OTLP-JSON into DIR/<name>.otlp.json on shutdown')
     .option('--principal-from <source>', 'who sent a request: jwt-sub | header:NAME', 'jwt-sub')
     .option('--redact <header...>', `extra header names to redact (always: ${DEFAULT_REDACTED_HEADERS.join(', ')})`)
     .option('--max-body-bytes <n>', 'refuse request bodies above this size', String(DEFAULT_MAX_BODY_BYTES))
@@ -173,11 +190,17 @@ export function registerRecord(program: Command): void {
       }
       const maxBodyBytes = integer(options.maxBodyBytes, 'max-body-bytes', 1);
       const graceMs = integer(options.graceMs, 'grace-ms', 0);
+      const fsync = fsyncPolicy(options.fsync);
+      const checkpointEvery = integer(options.checkpointEvery, 'checkpoint-every', 0);
       try {
         new URL(options.upstream);
       } catch {
         throw new CliExit(EXIT.usage, `--upstream: ${JSON.stringify(options.upstream)} is not a URL`);
       }
+      const keyFile = options.key ?? process.env.A2A_REPLAY_KEY_FILE;
+      const keyring = keyFile === undefined || keyFile === '' ? undefined : await loadKeyring(keyFile);
+      const receiptsFile = options.receipts ?? receiptsPathFor(options.out);
+      if (keyring) await assertAbsent(receiptsFile);
 
       const reported = new Set<string>();
       const reportOnce = (what: string) => (error: unknown): void => {
@@ -195,14 +218,27 @@ export function registerRecord(program: Command): void {
       await writer.flush();
       if (writer.failed) throw new CliExit(EXIT.usage, `${options.out}: cannot write the recording`);
 
-      const keyFile = options.key ?? process.env.A2A_REPLAY_KEY_FILE;
-      let receipts: ReturnType<typeof receiptLog> | undefined;
-      if (keyFile === undefined || keyFile === '') {
+      let log: ReceiptLogWriter | undefined;
+      if (keyring === undefined) {
         process.stderr.write('a2a-replay: no receipt key (--key FILE or A2A_REPLAY_KEY_FILE): recording without receipts\n');
       } else {
-        const file = options.receipts ?? receiptsPathFor(options.out);
-        receipts = receiptLog(file, await loadKeyring(keyFile), writer, reportOnce(`writing ${file}`));
+        // Set up as src/replay/derive-receipts.ts derives it, so a strict replay gives the same bytes.
+        log = await ReceiptLogWriter.open(receiptsFile, {
+          keyring,
+          recording: writer.header.id,
+          createdAt: writer.header.createdAt,
+          tool: TOOL_NAME,
+          clock: systemClock,
+          fsync,
+          checkpointEvery,
+        }).catch(async (error: unknown) => {
+          await writer.close();
+          if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
+          throw error;
+        });
       }
+      const tracing = setupTracing({ otlp: options.otlp, tracesDir: options.traces, name: traceName(options.out) });
+      const observation = log || tracing.enabled ? observe(writer, log, tracing.enabled ? tracing.sink : undefined, reportOnce) : undefined;
 
       const recorder = new ExchangeRecorder({
         writer,
@@ -210,7 +246,7 @@ export function registerRecord(program: Command): void {
         principal,
         redact: [...DEFAULT_REDACTED_HEADERS, ...(options.redact ?? []).map((n) => n.toLowerCase())],
         maxBodyBytes,
-        ...(receipts ? { onEntry: (entry: RecordingEntry) => receipts.push(entry) } : {}),
+        ...(observation ? { onEntry: (entry: RecordingEntry) => observation.push(entry) } : {}),
         onError: reportOnce('recording'),
       });
       const proxy = await startRecordingProxy({
@@ -219,7 +255,10 @@ export function registerRecord(program: Command): void {
         host: listen.host,
         port: listen.port,
         maxBodyBytes,
-      }).catch((error: unknown) => {
+      }).catch(async (error: unknown) => {
+        await writer.close();
+        await observation?.close();
+        await tracing.shutdown();
         if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
         throw error;
       });
@@ -236,6 +275,7 @@ export function registerRecord(program: Command): void {
       });
       await proxy.close({ graceMs });
       await writer.close();
-      await receipts?.close();
+      await observation?.close();
+      await tracing.shutdown();
     });
 }

@@ -14,7 +14,6 @@
  * besides. Progress goes to stderr on a TTY, or every few seconds on long runs.
  */
 import { writeFile } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
 import type { Command } from 'commander';
 import {
   A2aReplayError,
@@ -42,6 +41,7 @@ import {
   systemClock,
 } from '../../src/index.js';
 import { CliExit, EXIT, readInput } from '../io.js';
+import { traceName } from '../trace-name.js';
 import { type Tracing, setupTracing } from '../tracing-setup.js';
 
 interface RunCommandOptions {
@@ -79,12 +79,6 @@ async function loadKeyring(file: string): Promise<Keyring> {
   } catch (error) {
     throw new CliExit(EXIT.usage, error instanceof Error ? error.message : String(error));
   }
-}
-
-/** The trace file stem: the recording's name, or its folder's for `<scenario>/recording.jsonl`. */
-function traceName(file: string): string {
-  const stem = basename(file).replace(/\.jsonl$/, '');
-  return stem === 'recording' ? basename(dirname(file)) || stem : stem;
 }
 
 function peerFactory(
