@@ -6,6 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../src/index.js';
 import { registerCanon } from './commands/canon.js';
+import { registerDiff } from './commands/diff.js';
 import { registerAudit } from './commands/audit.js';
 import { registerKeygen } from './commands/keygen.js';
 import { registerVerify } from './commands/verify.js';
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   registerPeer(program);
   registerRecord(program);
   registerRun(program);
+  registerDiff(program);
   for (const command of program.commands) command.exitOverride().showHelpAfterError('(run with --help for usage)');
   return program;
 }

@@ -405,6 +405,6 @@ export {
 } from './replay/result.js';
 export { type LivePeer, type RunRecordingOptions, goldenPathFor, readGoldenLines, runRecording } from './replay/run-recording.js';
 export { type RunCorpusOptions, runCorpus } from './replay/run-corpus.js';
-export { type TextReportOptions, describeDrift, renderRecordingText, renderSummaryLine, renderText } from './replay/reporters/text.js';
+export { type TextReportOptions, describeDifference, describeDrift, renderRecordingText, renderSummaryLine, renderText } from './replay/reporters/text.js';
 export { renderJson } from './replay/reporters/json.js';
 export { escapeXml, renderJunit } from './replay/reporters/junit.js';

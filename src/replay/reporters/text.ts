@@ -53,7 +53,7 @@ export function describeDrift(d: ExchangeDrift): string {
   }
 }
 
-function describeDifference(d: ReceiptDifference): string {
+export function describeDifference(d: ReceiptDifference): string {
   return `${d.path}: expected ${value(d.expected)}, actual ${value(d.actual)}`;
 }
 
