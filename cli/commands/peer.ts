@@ -2,10 +2,34 @@
  * @module cli/commands/peer
  * `a2a-replay peer`: runs the reference peer (DESIGN §4) until SIGINT or SIGTERM. The first
  * stdout line is `listening on http://HOST:PORT`.
+ *
+ * Spans: with `--otlp URL`, `--traces DIR` (file `DIR/peer.otlp.json`) or the OTEL_EXPORTER_OTLP_*
+ * variables, the peer observes its own traffic: the in-process recording middleware turns every
+ * exchange into recording entries (kept nowhere) that feed an ObservationPipeline without
+ * receipts, whose spans go to the exporters. On SIGINT or SIGTERM the peer closes (open streams
+ * end), the observation ends at the last entry, and the spans are flushed before exit. Each run
+ * gets a fresh random recording id, so two runs never share trace ids in a collector.
  */
 import type { Command } from 'commander';
-import { startPeer } from '../../src/index.js';
+import {
+  CounterIdSource,
+  type EntryWriter,
+  ExchangeRecorder,
+  ObservationPipeline,
+  type PeerOptions,
+  type RecordingEntry,
+  type SpanSink,
+  isoAt,
+  randomIdSource,
+  startPeer,
+  systemClock,
+  withRecording,
+} from '../../src/index.js';
 import { CliExit, EXIT } from '../io.js';
+import { setupTracing } from '../tracing-setup.js';
+
+/** The trace file stem under `--traces DIR`. */
+export const PEER_TRACE_NAME = 'peer';
 
 interface PeerCommandOptions {
   host: string;
@@ -16,6 +40,49 @@ interface PeerCommandOptions {
   control?: boolean;
   legacyPause?: boolean;
   verbose?: boolean;
+  otlp?: string;
+  traces?: string;
+}
+
+interface SelfObservation {
+  /** Wraps the peer's handler with the recording middleware. */
+  wrap: NonNullable<PeerOptions['wrapHandler']>;
+  /** Ends the observation at the last entry seen (open pauses become lost pauses, spans end). */
+  finish(): Promise<void>;
+}
+
+/** The peer's own exchanges as entries (stamped here, written nowhere) into a spans-only pipeline. */
+function observeOwnTraffic(spans: SpanSink, warn: (line: string) => void): SelfObservation {
+  const recordingId = randomIdSource.next('rec');
+  let seq = 0;
+  let lastAt = isoAt(systemClock.now());
+  const entries: EntryWriter = {
+    append(draft) {
+      seq += 1;
+      lastAt = isoAt(systemClock.now());
+      return { seq, at: lastAt, ...draft };
+    },
+  };
+  const told = new Set<string>();
+  const once = (what: string) => (error: unknown): void => {
+    if (told.has(what)) return;
+    told.add(what);
+    warn(`${what} failed, the peer keeps serving: ${error instanceof Error ? error.message : String(error)}`);
+  };
+  const pipeline = new ObservationPipeline({ recordingId, spans, onSinkError: (error, sink) => once(sink)(error) });
+  const recorder = new ExchangeRecorder({
+    writer: entries,
+    ids: new CounterIdSource(recordingId),
+    onEntry: (entry: RecordingEntry) => void pipeline.push(entry),
+    onError: once('observing the peer’s traffic'),
+  });
+  return {
+    wrap: (handler) => withRecording({ recorder }, handler),
+    async finish() {
+      await pipeline.finish(lastAt);
+      await pipeline.idle();
+    },
+  };
 }
 
 function integerOption(value: string | undefined, name: string, min: number, max: number): number | undefined {
@@ -39,10 +106,14 @@ export function registerPeer(program: Command): void {
     .option('--control', 'enable /control in real-time mode too')
     .option('--legacy-pause', 'report pauses the Harn way (WORKING + metadata.harn.pause)')
     .option('--verbose', 'diagnostics on stderr')
+    .option('--otlp <url>', 'export the pause/resume spans of the peer’s traffic over OTLP/HTTP (default: $OTEL_EXPORTER_OTLP_ENDPOINT)')
+    .option('--traces <dir>', `write those spans as OTLP-JSON into DIR/${PEER_TRACE_NAME}.otlp.json on shutdown`)
     .action(async (options: PeerCommandOptions) => {
       const port = integerOption(options.port, 'port', 0, 65535) ?? 0;
       const seed = integerOption(options.seed, 'seed', 0, Number.MAX_SAFE_INTEGER) ?? 0;
       const stepMs = integerOption(options.stepMs, 'step-ms', 1, 24 * 3600 * 1000) ?? 1000;
+      const tracing = setupTracing({ otlp: options.otlp, tracesDir: options.traces, name: PEER_TRACE_NAME });
+      const observation = tracing.enabled ? observeOwnTraffic(tracing.sink, (line) => process.stderr.write(`a2a-replay: ${line}\n`)) : undefined;
       const peer = await startPeer({
         host: options.host,
         port,
@@ -52,7 +123,9 @@ export function registerPeer(program: Command): void {
         control: options.control ?? false,
         legacyPause: options.legacyPause ?? false,
         ...(options.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
-      }).catch((error: unknown) => {
+        ...(observation ? { wrapHandler: observation.wrap } : {}),
+      }).catch(async (error: unknown) => {
+        await tracing.shutdown();
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
           throw new CliExit(EXIT.usage, `cannot listen on ${options.host}:${port} (${code})`);
@@ -70,5 +143,7 @@ export function registerPeer(program: Command): void {
         process.on('SIGTERM', stop);
       });
       await peer.close();
+      await observation?.finish();
+      await tracing.shutdown();
     });
 }

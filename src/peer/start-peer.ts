@@ -35,7 +35,7 @@
  * ids and resume tokens come from `CounterIdSource(seed)`. In real-time mode `--control`
  * enables FireEvent and GetClock; AdvanceClock then answers -32004 (the real clock cannot jump).
  */
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { type IncomingMessage, type RequestListener, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { A2aReplayError } from '../errors.js';
 import { type Clock, ManualClock, isoAt, systemClock } from '../clock.js';
@@ -78,6 +78,11 @@ export interface PeerOptions {
   ids?: IdSource;
   /** Diagnostics sink (never secrets). */
   log?: (line: string) => void;
+  /**
+   * Wraps the peer's request handler, e.g. to record or observe its own traffic; the wrapper
+   * must call the handler it is given for every request.
+   */
+  wrapHandler?: (handler: RequestListener) => RequestListener;
 }
 
 export interface RunningPeer {
@@ -444,13 +449,14 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     sendJson(res, 404, errorResponse(null, jsonRpcError('METHOD_NOT_FOUND', `no endpoint at ${method} ${path}: JSON-RPC is served at POST /, the agent card at GET ${AGENT_CARD_PATH}`)));
   }
 
-  const server: Server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     handle(req, res).catch((error: unknown) => {
       log(`peer: request failed: ${error instanceof Error ? error.message : String(error)}`);
       if (!res.headersSent) sendError(res, null, jsonRpcError('INTERNAL', 'internal error'));
       else if (!res.writableEnded) res.end();
     });
-  });
+  };
+  const server: Server = createServer(options.wrapHandler ? options.wrapHandler(handler) : handler);
   server.on('clientError', (_error, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     else socket.destroy();
