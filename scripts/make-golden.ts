@@ -75,7 +75,7 @@ async function main(): Promise<void> {
     const recorder = await startServer(['record', '--upstream', peer.url, '--out', `${dir}/recording.jsonl`, '--key', KEY]);
     let failure: Error | undefined;
     try {
-      await scenario.run(new A2aTestClient(recorder.url));
+      await scenario.run(new A2aTestClient(recorder.url, 'operator'));
     } catch (error) {
       failure = error instanceof Error ? error : new Error(`${scenario.name} failed`, { cause: error });
     }

@@ -9,15 +9,34 @@ export interface RpcReply {
   error?: { code: number; message: string };
 }
 
+/** An unsigned JWT naming `sub`: enough for the recorder to attribute requests (`jwt:sub=...`). */
+export function bearerFor(sub: string): string {
+  const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  return `Bearer ${part({ alg: 'none', typ: 'JWT' })}.${part({ sub })}.`;
+}
+
 export class A2aTestClient {
   #nextId = 1;
+  readonly #headers: Record<string, string>;
 
-  constructor(readonly baseUrl: string) {}
+  /** `principal` becomes the `sub` of a bearer token on every A2A call (not on /control). */
+  constructor(
+    readonly baseUrl: string,
+    principal?: string,
+  ) {
+    this.#headers = { 'content-type': 'application/json', 'a2a-version': '1.0' };
+    if (principal !== undefined) this.#headers.authorization = bearerFor(principal);
+  }
+
+  /** A client of the same peer acting for someone else. */
+  as(principal: string): A2aTestClient {
+    return new A2aTestClient(this.baseUrl, principal);
+  }
 
   async call(method: string, params: unknown, path = '/'): Promise<RpcReply> {
     const response = await fetch(new URL(path, this.baseUrl), {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      headers: path === '/' ? this.#headers : { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: this.#nextId++, method, params }),
     });
     return (await response.json()) as RpcReply;
@@ -54,7 +73,7 @@ export class A2aTestClient {
     const done = (async () => {
       const response = await fetch(new URL('/', this.baseUrl), {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', accept: 'text/event-stream' },
+        headers: { ...this.#headers, accept: 'text/event-stream' },
         body: JSON.stringify({ jsonrpc: '2.0', id: this.#nextId++, method, params }),
         signal: controller.signal,
       });

@@ -253,11 +253,12 @@ export const SCENARIOS: Scenario[] = [
       await client.control('AdvanceClock', { ms: STEP });
       const { tasks } = await client.ok<{ tasks: { id: string }[] }>('ListTasks', { contextId, status: 'TASK_STATE_WORKING' });
       const pauses: PauseResult[] = [];
+      const policy = client.as('policy-engine');
       for (const t of tasks) {
-        pauses.push(await client.ok<PauseResult>('PauseTask', { taskId: t.id, reason: 'budget exceeded', mode: 'interrupt_immediate' }));
+        pauses.push(await policy.ok<PauseResult>('PauseTask', { taskId: t.id, reason: 'budget exceeded', mode: 'interrupt_immediate' }));
       }
       await client.control('AdvanceClock', { ms: 60 * 1000 });
-      for (const p of pauses) await client.ok('ResumeTask', { taskId: p.taskId, resumeToken: tokenOf(p) });
+      for (const p of pauses) await client.as('finance-approver').ok('ResumeTask', { taskId: p.taskId, resumeToken: tokenOf(p) });
       await client.control('AdvanceClock', { ms: 4 * STEP });
     },
   },
