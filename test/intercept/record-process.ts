@@ -1,5 +1,6 @@
 /**
- * Runs `a2a-replay record` as a child process the way users do, for whole-process tests.
+ * Runs `a2a-replay record` (or any CLI server command: `peer`) as a child process the way users
+ * do, for whole-process tests.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { CLI, ROOT } from '../helpers/cli.js';
@@ -11,9 +12,9 @@ export interface RecordProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts `a2a-replay record ARGS`; resolves on its `listening on` line. */
-export function startRecordProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RecordProcess> {
-  const child = spawn(process.execPath, [CLI, 'record', ...args], {
+/** Starts `a2a-replay ARGS` (a server command); resolves on its `listening on` line. */
+export function startCliProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RecordProcess> {
+  const child = spawn(process.execPath, [CLI, ...args], {
     cwd: ROOT,
     env: { ...process.env, NO_COLOR: '1', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -30,6 +31,17 @@ export function startRecordProcess(args: string[], env: NodeJS.ProcessEnv = {}):
       if (m?.[1]) resolve({ url: m[1], child, stderr: () => err, exited });
       else reject(new Error(`unexpected first line: ${out}`));
     });
-    child.on('exit', (code) => reject(new Error(`record exited with ${code}: ${err}`)));
+    child.on('exit', (code) => reject(new Error(`${args[0] ?? 'a2a-replay'} exited with ${code}: ${err}`)));
   });
+}
+
+/** Starts `a2a-replay record ARGS`; resolves on its `listening on` line. */
+export function startRecordProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RecordProcess> {
+  return startCliProcess(['record', ...args], env);
+}
+
+/** Sends SIGTERM (unless it already exited) and resolves with the exit code. */
+export async function stopProcess(proc: RecordProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill(signal);
+  return proc.exited;
 }

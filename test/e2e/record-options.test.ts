@@ -1,0 +1,113 @@
+/**
+ * `a2a-replay record` options as a process: receipt log durability and checkpoints
+ * (`--fsync`, `--checkpoint-every`), refusing to overwrite a receipt log, and tracing that fails
+ * or runs without a key — the recording always completes.
+ */
+import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { generateReceiptKey, readRecording } from '../../src/index.js';
+import { runCli } from '../helpers/cli.js';
+import { recordPauseSession } from '../intercept/pause-session.js';
+import { type OtlpTraceRequest, attributesOf, spansOf } from '../tracing/otlp-proto.js';
+
+let dir = '';
+let keyFile = '';
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'record-options-'));
+  keyFile = join(dir, 'key.json');
+  await writeFile(keyFile, JSON.stringify(generateReceiptKey({ kid: 'k-options' }).keyFile()), { mode: 0o600 });
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const types = async (file: string): Promise<string[]> =>
+  (await readFile(file, 'utf8'))
+    .trimEnd()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { type: string }).type);
+
+/** A loopback port nothing listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+it('writes a checkpoint after every receipt with --checkpoint-every 1 --fsync always, in a log that verifies', async () => {
+  const out = join(dir, 'every.jsonl');
+  await recordPauseSession(['--out', out, '--key', keyFile, '--checkpoint-every', '1', '--fsync', 'always']);
+  const receipts = join(dir, 'every.receipts.jsonl');
+  expect(await types(receipts)).toEqual([
+    'ReceiptLog',
+    'SuspensionReceipt',
+    'Checkpoint',
+    'ResumptionReceipt',
+    'Checkpoint',
+    'ResumptionReceipt',
+    'Checkpoint',
+    'SuspensionReceipt',
+    'Checkpoint',
+  ]);
+  const verified = await runCli(['verify', receipts, '--key', keyFile]);
+  expect(verified.stdout).toContain('ok: 4 receipts, 4 checkpoints');
+  expect(verified.code).toBe(0);
+  // Replay checkpoints every 256 receipts: a log cut at another interval differs byte for byte.
+  const strict = await runCli(['run', out, '--key', keyFile, '--strict']);
+  expect(strict.code).toBe(1);
+});
+
+it('refuses to start over an existing receipt log and leaves the recording untouched', async () => {
+  const out = join(dir, 'kept.jsonl');
+  await writeFile(join(dir, 'kept.receipts.jsonl'), 'an earlier audit log\n');
+  const refused = await runCli(['record', '--upstream', 'http://127.0.0.1:9', '--out', out, '--key', keyFile]);
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toMatch(/kept\.receipts\.jsonl already exists/);
+  await expect(access(out)).rejects.toMatchObject({ code: 'ENOENT' });
+  expect(await readFile(join(dir, 'kept.receipts.jsonl'), 'utf8')).toBe('an earlier audit log\n');
+});
+
+it.each([
+  [['--fsync', 'sometimes'], /--fsync: expected one of always, batch, never/],
+  [['--checkpoint-every', '-1'], /--checkpoint-every: expected an integer of at least 0/],
+])('rejects %j as a usage error', async (args, message) => {
+  const result = await runCli(['record', '--upstream', 'http://127.0.0.1:9', '--out', join(dir, 'x.jsonl'), ...args]);
+  expect(result.code).toBe(2);
+  expect(result.stderr).toMatch(message);
+});
+
+it('tells an unreachable --otlp endpoint once on stderr and still completes the recording and its receipts', async () => {
+  const out = join(dir, 'otlp.jsonl');
+  const endpoint = `http://127.0.0.1:${await closedPort()}`;
+  const recorder = await recordPauseSession(['--out', out, '--key', keyFile, '--otlp', endpoint]);
+  const told = recorder.stderr().split('\n').filter((l) => l.length > 0);
+  expect(told).toHaveLength(1);
+  expect(told[0]).toMatch(new RegExp(`^a2a-replay: tracing: OTLP export to ${endpoint}/v1/traces failed`));
+  expect((await readRecording(out)).entries.length).toBeGreaterThan(10);
+  const verified = await runCli(['verify', join(dir, 'otlp.receipts.jsonl'), '--key', keyFile]);
+  expect(verified.stdout).toContain('ok: 4 receipts');
+  expect(verified.code).toBe(0);
+});
+
+it('produces the spans without a key: a trace file and no receipt log', async () => {
+  const out = join(dir, 'session', 'recording.jsonl');
+  const traces = join(dir, 'traces');
+  await mkdir(join(dir, 'session'));
+  const recorder = await recordPauseSession(['--out', out, '--traces', traces], { A2A_REPLAY_KEY_FILE: '' });
+  expect(recorder.stderr()).toContain('recording without receipts');
+  await expect(access(join(dir, 'session', 'recording.receipts.jsonl'))).rejects.toMatchObject({ code: 'ENOENT' });
+  // `<scenario>/recording.jsonl` is traced under the scenario's name, as `run` names it.
+  const spans = spansOf(JSON.parse(await readFile(join(traces, 'session.otlp.json'), 'utf8')) as OtlpTraceRequest);
+  const suspensions = spans.filter((s) => s.name === 'Suspension');
+  expect(suspensions).toHaveLength(2);
+  expect(suspensions.map((s) => attributesOf(s.attributes)['a2a.pause.via'])).toEqual(['PauseTask', 'PauseTask']);
+  expect(suspensions.map((s) => attributesOf(s.attributes)['a2a.receipt.hash'])).toEqual([undefined, undefined]);
+  expect(spans.filter((s) => s.name === 'Resume')).toHaveLength(2);
+  expect(spans.filter((s) => s.name === 'LostPause')).toHaveLength(1);
+});
