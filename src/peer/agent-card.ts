@@ -58,7 +58,7 @@ export function buildAgentCard(url: string, settings: ReferencePeerSettings): Ag
     name: 'a2a-replay reference peer',
     description:
       'A scripted A2A v1.0 agent implementing the paused-state RFC (PauseTask, ResumeTask, AwaitTaskResumption). ' +
-      'The first text part of a message is a script: work:N, await:EVENT[:MINUTES[:fail|resume]], sleep-until:TIME, input, fail.',
+      'The first text part of a message is a script: work:N, await:EVENT[:MINUTES[:fail|resume]], sleep-until:TIME, input, auth, fail.',
     supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: A2A_PROTOCOL_VERSION }],
     version: VERSION,
     defaultInputModes: ['text/plain', 'application/json'],
@@ -69,7 +69,7 @@ export function buildAgentCard(url: string, settings: ReferencePeerSettings): Ag
         name: 'Scripted work',
         description: 'Runs the directives of the message text; any other text means work:3.',
         tags: ['test', 'pause', 'resume'],
-        examples: ['work:2 await:ci.done:30:fail work:1', 'sleep-until:2026-01-01T09:00:00Z work:1', 'work:1 input work:1'],
+        examples: ['work:2 await:ci.done:30:fail work:1', 'sleep-until:2026-01-01T09:00:00Z work:1', 'work:1 input work:1', 'work:1 auth work:1'],
       },
     ],
   };

@@ -8,7 +8,8 @@
  *   `EVENT`; with MINUTES a timeout whose action defaults to `fail`. EVENT holds no `:`;
  * - `sleep-until:TIME` — self-park until the RFC 3339 instant TIME (`conditions.trigger.at`);
  *   a TIME that is not in the future parks nothing;
- * - `input` — TASK_STATE_INPUT_REQUIRED until the next message on the task;
+ * - `input` — TASK_STATE_INPUT_REQUIRED until the next message on the task (`message.taskId`);
+ * - `auth` — TASK_STATE_AUTH_REQUIRED (credentials needed) until the next message on the task;
  * - `fail` — TASK_STATE_FAILED.
  *
  * The end of the script completes the task. Text that is not a script at all (any word that is
@@ -16,13 +17,22 @@
  * -32602 naming the part and the directive.
  */
 import { type FieldIssue, describeValue } from '../protocol/read.js';
-import type { OnTimeout, Part } from '../protocol/types.js';
+import type { OnTimeout, Part, TaskState } from '../protocol/types.js';
+
+/** The states a task waits in until the next message on it (A2A v1.0 interrupted states). */
+export type InterruptState = Extract<TaskState, 'TASK_STATE_INPUT_REQUIRED' | 'TASK_STATE_AUTH_REQUIRED'>;
+
+/** The directive words that interrupt the task until the next message, and the state each holds. */
+const INTERRUPT_WORDS: ReadonlyMap<string, InterruptState> = new Map<string, InterruptState>([
+  ['input', 'TASK_STATE_INPUT_REQUIRED'],
+  ['auth', 'TASK_STATE_AUTH_REQUIRED'],
+]);
 
 export type Directive =
   | { kind: 'work'; steps: number }
   | { kind: 'await'; event: string; timeout?: { durationMinutes: number; onTimeout: OnTimeout } }
   | { kind: 'sleep-until'; at: string; atMs: number }
-  | { kind: 'input' }
+  | { kind: 'interrupt'; state: InterruptState }
   | { kind: 'fail' };
 
 export type ScriptResult = { ok: true; directives: Directive[] } | { ok: false; issue: FieldIssue };
@@ -35,12 +45,13 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d
 const DIRECTIVE_WORD = /^(work|await|sleep-until):/;
 
 function looksLikeDirective(word: string): boolean {
-  return word === 'input' || word === 'fail' || DIRECTIVE_WORD.test(word);
+  return INTERRUPT_WORDS.has(word) || word === 'fail' || DIRECTIVE_WORD.test(word);
 }
 
 /** Parses one directive word; a string is the expectation it failed. */
 function parseDirective(word: string): Directive | string {
-  if (word === 'input') return { kind: 'input' };
+  const interrupt = INTERRUPT_WORDS.get(word);
+  if (interrupt !== undefined) return { kind: 'interrupt', state: interrupt };
   if (word === 'fail') return { kind: 'fail' };
   const colon = word.indexOf(':');
   const name = word.slice(0, colon);

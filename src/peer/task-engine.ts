@@ -31,8 +31,10 @@
  *   fresh from the digest.
  * - Tokens are consume-once: leaving a pause in any way retires its token; a later pause gets a
  *   new one. Tokens are compared in constant time.
- * - A follow-up message is accepted only by an INPUT_REQUIRED task (-32004 for terminal tasks
- *   as A2A says; -32010 for others: a paused task is resumed with ResumeTask, not a message).
+ * - A follow-up message is accepted only by an interrupted task, INPUT_REQUIRED or
+ *   AUTH_REQUIRED (-32004 for terminal tasks as A2A says; -32010 for others: a paused task is
+ *   resumed with ResumeTask, not a message). The message continues the script either way; the
+ *   scripted agent checks no credentials.
  * - ListTasks lists newest task first; `pageToken` is an offset; artifacts only with
  *   `includeArtifacts: true`.
  */
@@ -64,7 +66,7 @@ import {
 } from '../protocol/types.js';
 import { RpcFailure } from './rpc-failure.js';
 import type { Scheduler, TimerHandle } from './scheduler.js';
-import { type Directive, parseScript } from './script.js';
+import { type Directive, type InterruptState, parseScript } from './script.js';
 import {
   type ViewOptions,
   pauseResultView,
@@ -139,6 +141,15 @@ const SETTLED: ReadonlySet<TaskState> = new Set<TaskState>([
   'TASK_STATE_AUTH_REQUIRED',
   'TASK_STATE_PAUSED',
 ]);
+
+/** The states a follow-up message continues (the scripted agent's `input` and `auth`). */
+const INTERRUPTED: ReadonlySet<TaskState> = new Set<TaskState>(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED']);
+
+/** The status message of each interrupted state. */
+const INTERRUPT_TEXT: Readonly<Record<InterruptState, string>> = {
+  TASK_STATE_INPUT_REQUIRED: 'input required: send a message with this taskId to continue',
+  TASK_STATE_AUTH_REQUIRED: 'credentials required: send a message with this taskId to authenticate and continue',
+};
 
 function digestOf(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
@@ -302,7 +313,8 @@ export class TaskEngine {
 
   /**
    * Accepts a SendMessage / SendStreamingMessage: a new task (SUBMITTED) for a message without
-   * `taskId`, or the continuation of an INPUT_REQUIRED task. Call {@link start} after subscribing.
+   * `taskId`, or the continuation of an INPUT_REQUIRED or AUTH_REQUIRED task. Call {@link start}
+   * after subscribing.
    */
   accept(params: SendMessageParams): string {
     const m = params.message;
@@ -317,10 +329,10 @@ export class TaskEngine {
           taskId: rec.task.id,
         });
       }
-      if (state !== 'TASK_STATE_INPUT_REQUIRED') {
+      if (!INTERRUPTED.has(state)) {
         throw new RpcFailure(
           'INVALID_TASK_STATE',
-          `task ${rec.task.id} is ${state}: only a TASK_STATE_INPUT_REQUIRED task takes a follow-up message (a paused task is resumed with ResumeTask)`,
+          `task ${rec.task.id} is ${state}: only a TASK_STATE_INPUT_REQUIRED or TASK_STATE_AUTH_REQUIRED task takes a follow-up message (a paused task is resumed with ResumeTask)`,
           { taskId: rec.task.id, state },
         );
       }
@@ -353,11 +365,11 @@ export class TaskEngine {
     return id;
   }
 
-  /** Starts (SUBMITTED) or continues (INPUT_REQUIRED) an accepted task. */
+  /** Starts (SUBMITTED) or continues (INPUT_REQUIRED, AUTH_REQUIRED) an accepted task. */
   start(id: string): void {
     const rec = this.#get(id, 'params.message.taskId');
     const state = rec.task.status.state;
-    if (state !== 'TASK_STATE_SUBMITTED' && state !== 'TASK_STATE_INPUT_REQUIRED') return;
+    if (state !== 'TASK_STATE_SUBMITTED' && !INTERRUPTED.has(state)) return;
     this.#setStatus(rec, 'TASK_STATE_WORKING');
     this.#advance(rec);
   }
@@ -376,7 +388,7 @@ export class TaskEngine {
     });
   }
 
-  /** Runs directives until one waits (a step, a park, input) or the script ends. */
+  /** Runs directives until one waits (a step, a park, an interrupt) or the script ends. */
   #advance(rec: TaskRecord): void {
     for (;;) {
       if (rec.task.status.state !== 'TASK_STATE_WORKING') return;
@@ -411,11 +423,10 @@ export class TaskEngine {
             conditions: { trigger: { at: d.at } },
           });
           return;
-        case 'input':
+        case 'interrupt':
+          // Interrupted until the next message on the task: accept() takes it, start() continues.
           rec.pc++;
-          this.#setStatus(rec, 'TASK_STATE_INPUT_REQUIRED', {
-            message: this.#agentMessage(rec, 'input required: send a message with this taskId to continue'),
-          });
+          this.#setStatus(rec, d.state, { message: this.#agentMessage(rec, INTERRUPT_TEXT[d.state]) });
           return;
         case 'fail':
           rec.pc++;

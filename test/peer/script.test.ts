@@ -8,7 +8,7 @@ const parse = (text: string) => parseScript([{ text }], 'params.message.parts');
 
 describe('parseScript', () => {
   it('reads every directive in order', () => {
-    expect(parse('work:2 await:ci.done await:x:30 await:y:5:resume sleep-until:2026-01-01T09:00:00Z input fail')).toEqual({
+    expect(parse('work:2 await:ci.done await:x:30 await:y:5:resume sleep-until:2026-01-01T09:00:00Z input auth fail')).toEqual({
       ok: true,
       directives: [
         { kind: 'work', steps: 2 },
@@ -16,13 +16,14 @@ describe('parseScript', () => {
         { kind: 'await', event: 'x', timeout: { durationMinutes: 30, onTimeout: 'fail' } },
         { kind: 'await', event: 'y', timeout: { durationMinutes: 5, onTimeout: 'resume' } },
         { kind: 'sleep-until', at: '2026-01-01T09:00:00Z', atMs: Date.UTC(2026, 0, 1, 9) },
-        { kind: 'input' },
+        { kind: 'interrupt', state: 'TASK_STATE_INPUT_REQUIRED' },
+        { kind: 'interrupt', state: 'TASK_STATE_AUTH_REQUIRED' },
         { kind: 'fail' },
       ],
     });
   });
 
-  it.each(['hello', 'work', 'work:1 please', '', '   '])('treats %j as work:3', (text) => {
+  it.each(['hello', 'work', 'work:1 please', 'authorize', 'auth:x', '', '   '])('treats %j as work:3', (text) => {
     expect(parse(text)).toEqual({ ok: true, directives: [{ kind: 'work', steps: 3 }] });
   });
 

@@ -110,16 +110,55 @@ describe('allowed transitions', () => {
     expect(await state(task.id)).toBe('TASK_STATE_COMPLETED');
   });
 
+  it('goes WORKING -> AUTH_REQUIRED -> WORKING on a follow-up message, then completes', async () => {
+    const s = await c.stream('SendStreamingMessage', { message: message('auth work:1') });
+    const waiting = await s.waitUntil((ev) => 'statusUpdate' in ev && ev.statusUpdate.status.state === 'TASK_STATE_AUTH_REQUIRED');
+    if (!('statusUpdate' in waiting)) throw new Error('expected a status update');
+    const taskId = waiting.statusUpdate.taskId;
+    expect(waiting.statusUpdate.status.message?.parts[0]?.text).toMatch(/^credentials required/);
+    expect(await state(taskId)).toBe('TASK_STATE_AUTH_REQUIRED');
+    const r = await c.result<{ task: Task }>('SendMessage', {
+      message: message('token attached', { taskId }),
+      configuration: { returnImmediately: true },
+    });
+    expect(r.task.status.state).toBe('TASK_STATE_WORKING');
+    await c.advance(1000);
+    const events = await s.untilClosed();
+    expect(events.map(label)).toEqual([
+      'task:TASK_STATE_SUBMITTED',
+      'status:TASK_STATE_WORKING',
+      'status:TASK_STATE_AUTH_REQUIRED',
+      'status:TASK_STATE_WORKING',
+      'artifact:artifact-2-1',
+      'status:TASK_STATE_COMPLETED',
+    ]);
+    const history = (await c.getTask(taskId)).history ?? [];
+    expect(history.some((m) => m.role === 'ROLE_USER' && m.parts[0]?.text === 'token attached')).toBe(true);
+  });
+
+  it('returns a blocking SendMessage at AUTH_REQUIRED, and a blocking follow-up at the next interruption', async () => {
+    const first = await c.result<{ task: Task }>('SendMessage', { message: message('auth input work:0') });
+    expect(first.task.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
+    const second = await c.result<{ task: Task }>('SendMessage', { message: message('signed in', { taskId: first.task.id }) });
+    expect(second.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const third = await c.result<{ task: Task }>('SendMessage', { message: message('the input', { taskId: first.task.id }) });
+    expect(third.task.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
   it('fails on the fail directive (WORKING -> FAILED)', async () => {
     const task = await c.start('work:0 fail');
     expect(await state(task.id)).toBe('TASK_STATE_FAILED');
   });
 
-  it('cancels WORKING and INPUT_REQUIRED tasks', async () => {
+  it('cancels WORKING, INPUT_REQUIRED and AUTH_REQUIRED tasks', async () => {
     const a = await c.start('work:5');
     const b = await c.start('input');
+    const d = await c.start('auth work:1');
+    expect(d.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
     expect((await c.result<Task>('CancelTask', { id: a.id })).status.state).toBe('TASK_STATE_CANCELED');
     expect((await c.result<Task>('CancelTask', { id: b.id })).status.state).toBe('TASK_STATE_CANCELED');
+    expect((await c.result<Task>('CancelTask', { id: d.id })).status.state).toBe('TASK_STATE_CANCELED');
+    expect((await c.call('SendMessage', { message: message('late credentials', { taskId: d.id }) })).error?.code).toBe(-32004);
   });
 });
 
@@ -136,11 +175,24 @@ describe('refused transitions', () => {
     ['COMPLETED', 'work:0'],
     ['FAILED', 'fail'],
     ['INPUT_REQUIRED', 'input'],
-  ])('rejects PauseTask on a %s task with -32010', async (_name, script) => {
+    ['AUTH_REQUIRED', 'auth'],
+  ])('rejects PauseTask on a %s task with -32010', async (name, script) => {
     const task = await c.start(script);
     const r = await c.call('PauseTask', { taskId: task.id });
     expect(r.error?.code).toBe(-32010);
     expect(r.error?.data?.[0]?.reason).toBe('INVALID_TASK_STATE');
+    expect(await state(task.id)).toBe(`TASK_STATE_${name}`);
+  });
+
+  it.each([
+    ['INPUT_REQUIRED', 'input'],
+    ['AUTH_REQUIRED', 'auth'],
+  ])('rejects AwaitTaskResumption on a %s task with -32010 and leaves it waiting', async (name, script) => {
+    const task = await c.start(script);
+    const r = await c.call('AwaitTaskResumption', { taskId: task.id, conditions: { onEvent: 'x' } });
+    expect(r.error?.code).toBe(-32010);
+    expect(r.error?.data?.[0]?.reason).toBe('INVALID_TASK_STATE');
+    expect(await state(task.id)).toBe(`TASK_STATE_${name}`);
   });
 
   it('rejects PauseTask on a CANCELED task with -32010', async () => {
@@ -154,10 +206,12 @@ describe('refused transitions', () => {
     ['WORKING', 'work:3'],
     ['COMPLETED', 'work:0'],
     ['INPUT_REQUIRED', 'input'],
+    ['AUTH_REQUIRED', 'auth'],
   ])('rejects ResumeTask on a %s task with -32010', async (_name, script) => {
     const task = await c.start(script);
     const r = await c.call('ResumeTask', { taskId: task.id, resumeToken: 'suspend-anything' });
     expect(r.error?.code).toBe(-32010);
+    expect(r.error?.data?.[0]?.reason).toBe('INVALID_TASK_STATE');
   });
 
   it('rejects ResumeTask of an unknown task with -32001', async () => {
