@@ -2,7 +2,7 @@
  * The real `@a2a-js/sdk` client through `a2a-replay record --key` to the reference peer
  * (`a2a-replay peer --deterministic`, native and `--legacy-pause`): a session with a caller pause,
  * a rejected resume, a cancel while paused, an agent self-park on an event and a timeout yields
- * exactly the expected receipts, in a log that verifies; the legacy peer yields the same receipts
+ * exactly the expected receipts, in a log that `a2a-replay verify` accepts; the legacy peer yields the same receipts
  * except `via` (and what hangs on it: hashes, signatures).
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { type Message, Role } from '@a2a-js/sdk';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { Keyring, canonicalJson, generateReceiptKey, readKeyFile, readRecording, shortSha256, verifyReceiptLog } from '../../src/index.js';
-import { CLI, ROOT } from '../helpers/cli.js';
+import { canonicalJson, generateReceiptKey, readRecording, shortSha256 } from '../../src/index.js';
+import { CLI, ROOT, runCli } from '../helpers/cli.js';
 import { type RecordProcess, startRecordProcess } from '../intercept/record-process.js';
 import { textPart } from '../intercept/sdk-echo-server.js';
 
@@ -106,7 +106,7 @@ interface ReceiptLine {
   [field: string]: unknown;
 }
 
-async function recordSession(legacy: boolean, keyFile: string): Promise<{ receipts: ReceiptLine[]; file: string; keyring: Keyring }> {
+async function recordSession(legacy: boolean, keyFile: string): Promise<{ receipts: ReceiptLine[]; file: string }> {
   const peer = await startPeerProcess(['--deterministic', ...(legacy ? ['--legacy-pause'] : [])]);
   const out = join(dir, `${legacy ? 'legacy' : 'native'}.jsonl`);
   recorder = await startRecordProcess(['--upstream', peer, '--out', out, '--key', keyFile]);
@@ -119,8 +119,13 @@ async function recordSession(legacy: boolean, keyFile: string): Promise<{ receip
   const lines = (await readFile(file, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l) as ReceiptLine);
   expect(lines[0]).toMatchObject({ type: 'ReceiptLog', recording: recording.header.id });
   expect(lines.at(-1)).toMatchObject({ type: 'Checkpoint' });
-  const key = JSON.parse(await readFile(keyFile, 'utf8')) as unknown;
-  return { receipts: lines.filter((l) => l.type.endsWith('Receipt')), file, keyring: new Keyring([readKeyFile(key, keyFile)]) };
+  return { receipts: lines.filter((l) => l.type.endsWith('Receipt')), file };
+}
+
+/** `a2a-replay verify LOG --key FILE --json`, as an auditor runs it. */
+async function verify(file: string, keyFile: string): Promise<{ code: number | null; result: unknown }> {
+  const run = await runCli(['verify', file, '--key', keyFile, '--json']);
+  return { code: run.code, result: JSON.parse(run.stdout) as unknown };
 }
 
 const summary = (r: ReceiptLine): string =>
@@ -130,7 +135,7 @@ const summary = (r: ReceiptLine): string =>
 
 it('records a pause/resume session into receipts that verify, the same for a native and a legacy peer', async () => {
   const keyFile = join(dir, 'key.json');
-  await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'e2e' }).keyFile()));
+  await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'e2e' }).keyFile()), { mode: 0o600 });
 
   const native = await recordSession(false, keyFile);
   expect(native.receipts.map(summary)).toEqual([
@@ -142,10 +147,14 @@ it('records a pause/resume session into receipts that verify, the same for a nat
     'suspend PAUSE_INITIATOR_AGENT via statusUpdate principal=null',
     'resume timeout -> failed',
   ]);
-  expect(await verifyReceiptLog(native.file, { keyring: native.keyring })).toMatchObject({ ok: true, receipts: 7 });
+  const nativeVerified = await verify(native.file, keyFile);
+  expect(nativeVerified.result).toMatchObject({ ok: true, receipts: 7, closed: true });
+  expect(nativeVerified.code).toBe(0);
 
   const legacy = await recordSession(true, keyFile);
-  expect(await verifyReceiptLog(legacy.file, { keyring: legacy.keyring })).toMatchObject({ ok: true, receipts: 7 });
+  const legacyVerified = await verify(legacy.file, keyFile);
+  expect(legacyVerified.result).toMatchObject({ ok: true, receipts: 7, closed: true });
+  expect(legacyVerified.code).toBe(0);
   // Same receipts except `via` and what derives from the line bytes, the recording's random id,
   // the wall clock (`observedAt`) or the arrival order of concurrent exchanges (`entries`: a
   // control answer and the stream events it triggers travel on two connections).
