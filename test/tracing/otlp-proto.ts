@@ -3,16 +3,22 @@
  * of the OTLP JSON encoding (hex ids, nanosecond strings), so tests can read spans, links and
  * attributes and compare against the transformer's own JSON serializer.
  *
- * Wire reading is the transformer's ProtobufReader; the field numbers below are those of the
- * official schema (opentelemetry-proto: collector/trace/v1/trace_service.proto, trace/v1/trace.proto,
- * common/v1/common.proto, resource/v1/resource.proto). The 0.223 transformer ships no generated
- * code and no protobufjs, so the schema is written out here, field by field.
+ * Decoding is the official schema's generated code: the protobufjs static module compiled from
+ * opentelemetry-proto that `@opentelemetry/otlp-transformer@0.57` ships (installed under the
+ * alias `otlp-proto-schema`, a test-only dependency; the 0.223 line no longer ships it).
  */
-import { ProtobufReader } from '@opentelemetry/otlp-transformer/build/src/common/protobuf/protobuf-reader.js';
+import { createRequire } from 'node:module';
 
-const FIXED64 = 1;
-const LEN = 2;
-const FIXED32 = 5;
+interface ProtoType {
+  decode(bytes: Uint8Array): unknown;
+  toObject(message: unknown, options: Record<string, unknown>): Record<string, unknown>;
+}
+interface GeneratedRoot {
+  opentelemetry: { proto: { collector: { trace: { v1: { ExportTraceServiceRequest: ProtoType } } } } };
+}
+
+const generated = createRequire(import.meta.url)('otlp-proto-schema/build/src/generated/root.js') as GeneratedRoot;
+const ExportTraceServiceRequest = generated.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 
 export interface OtlpAnyValue {
   stringValue?: string;
@@ -61,189 +67,28 @@ export interface OtlpTraceRequest {
   }[];
 }
 
-function message<T extends object>(bytes: Uint8Array, handlers: Record<number, (reader: ProtobufReader, wireType: number, out: T) => void>, out: T): T {
-  const reader = new ProtobufReader(bytes);
-  while (!reader.isAtEnd()) {
-    const { fieldNumber, wireType } = reader.readTag();
-    const handler = handlers[fieldNumber];
-    if (handler) handler(reader, wireType, out);
-    else reader.skip(wireType);
+const ID_FIELDS = new Set(['traceId', 'spanId', 'parentSpanId']);
+
+/** base64 ids (protobufjs `bytes: String`) to the hex of the OTLP JSON encoding; int64 values to numbers. */
+function toJsonShape(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(toJsonShape);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
+    if (ID_FIELDS.has(key) && typeof v === 'string') out[key] = Buffer.from(v, 'base64').toString('hex');
+    else if (key === 'intValue' && typeof v === 'string') out[key] = Number(v);
+    else out[key] = toJsonShape(v);
   }
   return out;
 }
 
-function view(reader: ProtobufReader, size: number): DataView {
-  const bytes = (reader as unknown as { _buf: Uint8Array })._buf;
-  return new DataView(bytes.buffer, bytes.byteOffset + reader.pos, size);
-}
-
-function fixed64(reader: ProtobufReader): string {
-  const value = view(reader, 8).getBigUint64(0, true);
-  reader.skip(FIXED64);
-  return value.toString();
-}
-
-function fixed32(reader: ProtobufReader): number {
-  const value = view(reader, 4).getUint32(0, true);
-  reader.skip(FIXED32);
-  return value;
-}
-
-function double(reader: ProtobufReader): number {
-  const value = view(reader, 8).getFloat64(0, true);
-  reader.skip(FIXED64);
-  return value;
-}
-
-const hex = (reader: ProtobufReader): string => Buffer.from(reader.readBytes()).toString('hex');
-const push = <T>(list: T[] | undefined, item: T): T[] => [...(list ?? []), item];
-const expect = (wireType: number, wanted: number): void => {
-  if (wireType !== wanted) throw new Error(`unexpected wire type ${wireType}, wanted ${wanted}`);
-};
-
-function anyValue(bytes: Uint8Array): OtlpAnyValue {
-  return message<OtlpAnyValue>(
-    bytes,
-    {
-      1: (r, _w, o) => (o.stringValue = r.readString()),
-      2: (r, _w, o) => (o.boolValue = r.readVarint() !== 0),
-      3: (r, _w, o) => (o.intValue = r.readVarint()),
-      4: (r, w, o) => {
-        expect(w, FIXED64);
-        o.doubleValue = double(r);
-      },
-      5: (r, _w, o) => (o.arrayValue = message<{ values: OtlpAnyValue[] }>(r.readBytes(), { 1: (rr, _ww, oo) => oo.values.push(anyValue(rr.readBytes())) }, { values: [] })),
-      6: (r, _w, o) => (o.kvlistValue = message<{ values: OtlpKeyValue[] }>(r.readBytes(), { 1: (rr, _ww, oo) => oo.values.push(keyValue(rr.readBytes())) }, { values: [] })),
-      7: (r, _w, o) => (o.bytesValue = Buffer.from(r.readBytes()).toString('base64')),
-    },
-    {},
-  );
-}
-
-function keyValue(bytes: Uint8Array): OtlpKeyValue {
-  return message<OtlpKeyValue>(
-    bytes,
-    {
-      1: (r, _w, o) => (o.key = r.readString()),
-      2: (r, _w, o) => (o.value = anyValue(r.readBytes())),
-    },
-    { key: '', value: {} },
-  );
-}
-
-function link(bytes: Uint8Array): OtlpLink {
-  return message<OtlpLink>(
-    bytes,
-    {
-      1: (r, _w, o) => (o.traceId = hex(r)),
-      2: (r, _w, o) => (o.spanId = hex(r)),
-      3: (r, _w, o) => (o.traceState = r.readString()),
-      4: (r, _w, o) => (o.attributes = push(o.attributes, keyValue(r.readBytes()))),
-      5: (r, _w, o) => (o.droppedAttributesCount = r.readVarint()),
-      6: (r, w, o) => {
-        expect(w, FIXED32);
-        o.flags = fixed32(r);
-      },
-    },
-    {},
-  );
-}
-
-function span(bytes: Uint8Array): OtlpSpan {
-  return message<OtlpSpan>(
-    bytes,
-    {
-      1: (r, _w, o) => (o.traceId = hex(r)),
-      2: (r, _w, o) => (o.spanId = hex(r)),
-      3: (r, _w, o) => (o.traceState = r.readString()),
-      4: (r, _w, o) => (o.parentSpanId = hex(r)),
-      5: (r, _w, o) => (o.name = r.readString()),
-      6: (r, _w, o) => (o.kind = r.readVarint()),
-      7: (r, w, o) => {
-        expect(w, FIXED64);
-        o.startTimeUnixNano = fixed64(r);
-      },
-      8: (r, w, o) => {
-        expect(w, FIXED64);
-        o.endTimeUnixNano = fixed64(r);
-      },
-      9: (r, _w, o) => (o.attributes = push(o.attributes, keyValue(r.readBytes()))),
-      10: (r, _w, o) => (o.droppedAttributesCount = r.readVarint()),
-      11: (r, _w, o) => (o.events = push(o.events, r.readBytes())),
-      12: (r, _w, o) => (o.droppedEventsCount = r.readVarint()),
-      13: (r, _w, o) => (o.links = push(o.links, link(r.readBytes()))),
-      14: (r, _w, o) => (o.droppedLinksCount = r.readVarint()),
-      15: (r, _w, o) =>
-        (o.status = message<{ message?: string; code?: number }>(
-          r.readBytes(),
-          { 2: (rr, _ww, oo) => (oo.message = rr.readString()), 3: (rr, _ww, oo) => (oo.code = rr.readVarint()) },
-          {},
-        )),
-      16: (r, w, o) => {
-        expect(w, FIXED32);
-        o.flags = fixed32(r);
-      },
-    },
-    {},
-  );
-}
-
-type ResourceSpans = NonNullable<OtlpTraceRequest['resourceSpans']>[number];
-type ScopeSpans = NonNullable<ResourceSpans['scopeSpans']>[number];
-
-/** Decodes the body of a `POST /v1/traces` with `content-type: application/x-protobuf`. */
+/** The request, decoded by the generated OTLP code, in the OTLP JSON shape. */
 export function decodeTraceRequest(bytes: Uint8Array): OtlpTraceRequest {
-  return message<OtlpTraceRequest>(
-    bytes,
-    {
-      1: (r, w, o) => {
-        expect(w, LEN);
-        const resourceSpans = message<ResourceSpans>(
-          r.readBytes(),
-          {
-            1: (rr, _ww, oo) =>
-              (oo.resource = message<NonNullable<ResourceSpans['resource']>>(
-                rr.readBytes(),
-                {
-                  1: (x, _y, z) => (z.attributes = push(z.attributes, keyValue(x.readBytes()))),
-                  2: (x, _y, z) => (z.droppedAttributesCount = x.readVarint()),
-                },
-                {},
-              )),
-            2: (rr, _ww, oo) =>
-              (oo.scopeSpans = push(
-                oo.scopeSpans,
-                message<ScopeSpans>(
-                  rr.readBytes(),
-                  {
-                    1: (x, _y, z) =>
-                      (z.scope = message<NonNullable<ScopeSpans['scope']>>(
-                        x.readBytes(),
-                        {
-                          1: (a, _b, c) => (c.name = a.readString()),
-                          2: (a, _b, c) => (c.version = a.readString()),
-                          3: (a, _b, c) => (c.attributes = push(c.attributes, keyValue(a.readBytes()))),
-                        },
-                        {},
-                      )),
-                    2: (x, _y, z) => (z.spans = push(z.spans, span(x.readBytes()))),
-                    3: (x, _y, z) => (z.schemaUrl = x.readString()),
-                  },
-                  {},
-                ),
-              )),
-            3: (rr, _ww, oo) => (oo.schemaUrl = rr.readString()),
-          },
-          {},
-        );
-        o.resourceSpans = push(o.resourceSpans, resourceSpans);
-      },
-    },
-    {},
-  );
+  const message = ExportTraceServiceRequest.decode(bytes);
+  const object = ExportTraceServiceRequest.toObject(message, { longs: String, bytes: String, defaults: false, arrays: false });
+  return toJsonShape(object) as OtlpTraceRequest;
 }
 
-/** Every span in a request, flattened. */
 export function spansOf(request: OtlpTraceRequest): OtlpSpan[] {
   return (request.resourceSpans ?? []).flatMap((rs) => (rs.scopeSpans ?? []).flatMap((ss) => ss.spans ?? []));
 }

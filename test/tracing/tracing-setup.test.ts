@@ -54,6 +54,13 @@ function tempDir(): string {
   return dir;
 }
 
+/** The JSON encoding without span and link `flags`. */
+function withoutFlags(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutFlags);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'flags').map(([k, v]) => [k, withoutFlags(v)]));
+}
+
 describe('setupTracing', () => {
   it('sends Suspension, Resume and LostPause spans over OTLP/HTTP protobuf with their links and attributes', async () => {
     const receiver = await startReceiver();
@@ -107,7 +114,9 @@ describe('setupTracing', () => {
     const json = JSON.parse(Buffer.from(JsonTraceSerializer.serializeRequest(memory.spans()) ?? []).toString('utf8')) as unknown;
     const decoded = receiver.bodies.map((b) => decodeTraceRequest(b.body));
     expect(decoded).toHaveLength(1);
-    expect(withoutDefaults(decoded[0])).toEqual(withoutDefaults(json));
+    // The generated schema predates Span.flags / Link.flags (proto fields 16 and 6), so those are
+    // the one member it cannot read back; everything else must match the JSON encoding exactly.
+    expect(withoutDefaults(decoded[0])).toEqual(withoutDefaults(withoutFlags(json)));
   });
 
   it('writes the same span events to byte-identical trace files', async () => {
