@@ -39,14 +39,12 @@ export interface OtlpLink {
   traceState?: string;
   attributes?: OtlpKeyValue[];
   droppedAttributesCount?: number;
-  flags?: number;
 }
 export interface OtlpSpan {
   traceId?: string;
   spanId?: string;
   traceState?: string;
   parentSpanId?: string;
-  flags?: number;
   name?: string;
   kind?: number;
   startTimeUnixNano?: string;
