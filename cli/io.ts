@@ -1,6 +1,6 @@
 /**
  * @module cli/io
- * What every command shares: reading input, exit codes, one-line failures.
+ * What every command shares: reading input, exit codes, one-line failures, waiting to be stopped.
  */
 import { readFile } from 'node:fs/promises';
 import { A2aReplayError } from '../src/index.js';
@@ -33,6 +33,19 @@ export async function readInput(file: string | undefined): Promise<{ text: strin
     const code = (error as NodeJS.ErrnoException).code;
     throw new CliExit(EXIT.usage, `${file}: cannot read (${code ?? 'error'})`);
   }
+}
+
+/** Resolves on the first SIGINT or SIGTERM, then stops listening for either. */
+export function waitForStopSignal(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
 }
 
 /** Maps any failure to its exit code and one line on stderr. */

@@ -7,7 +7,8 @@
 import type { Command } from 'commander';
 import { type AuditFilter, type AuditRow, auditReceiptLog, canonicalJson } from '../../src/index.js';
 import { CliExit, EXIT } from '../io.js';
-import { type KeyOptions, loadVerifyInputs, verifySummary, withKeyOptions } from './verify.js';
+import { type KeyOptions, loadVerifyInputs, withKeyOptions } from '../options.js';
+import { verifySummary } from './verify.js';
 
 const INITIATORS = { client: 'PAUSE_INITIATOR_CLIENT', agent: 'PAUSE_INITIATOR_AGENT' } as const;
 

@@ -7,21 +7,19 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
-  Keyring,
   type LostPauseListing,
   LostPauseCollector,
   PauseObserver,
   type ReceiptLogLine,
   formatIssue,
   lostPausesInReceiptLog,
-  parseJsonText,
-  readKeyFile,
   readReceiptLogLine,
   readRecording,
   splitLogBytes,
   verifyReceiptLogBytes,
 } from '../../src/index.js';
 import { CliExit, EXIT } from '../io.js';
+import { keyringFromFiles } from '../options.js';
 
 interface LostCommandOptions {
   key?: string[];
@@ -90,15 +88,6 @@ function receiptLines(file: string, bytes: Buffer): ReceiptLogLine[] {
   return lines;
 }
 
-async function keyringFrom(paths: string[]): Promise<Keyring> {
-  const keyring = new Keyring();
-  for (const path of paths) {
-    const text = (await readBytes(path)).toString('utf8');
-    keyring.add(readKeyFile(parseJsonText(text, path), path));
-  }
-  return keyring;
-}
-
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
   return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  ')).join('\n');
@@ -139,7 +128,7 @@ export function registerLost(program: Command): void {
         const lines = receiptLines(file, bytes);
         source = { kind: 'receipt log', verification: 'unverified' };
         if (options.key?.length) {
-          const result = verifyReceiptLogBytes(bytes, { keyring: await keyringFrom(options.key) });
+          const result = verifyReceiptLogBytes(bytes, { keyring: await keyringFromFiles(options.key) });
           if (!result.ok) {
             const failure = result.firstError;
             throw new CliExit(EXIT.usage, `${file}:${failure?.line ?? '?'}: does not verify (${failure?.reason ?? 'unknown'}: ${failure?.message ?? ''})`);

@@ -25,7 +25,8 @@ import {
   systemClock,
   withRecording,
 } from '../../src/index.js';
-import { CliExit, EXIT } from '../io.js';
+import { CliExit, EXIT, waitForStopSignal } from '../io.js';
+import { integerOption } from '../options.js';
 import { setupTracing } from '../tracing-setup.js';
 
 /** The trace file stem under `--traces DIR`. */
@@ -35,8 +36,8 @@ interface PeerCommandOptions {
   host: string;
   port: string;
   deterministic?: boolean;
-  seed?: string;
-  stepMs?: string;
+  seed: string;
+  stepMs: string;
   control?: boolean;
   legacyPause?: boolean;
   verbose?: boolean;
@@ -85,15 +86,6 @@ function observeOwnTraffic(spans: SpanSink, warn: (line: string) => void): SelfO
   };
 }
 
-function integerOption(value: string | undefined, name: string, min: number, max: number): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!/^-?\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
-    throw new CliExit(EXIT.usage, `--${name}: expected an integer from ${min} to ${max}; got ${JSON.stringify(value)}`);
-  }
-  return n;
-}
-
 export function registerPeer(program: Command): void {
   program
     .command('peer')
@@ -109,9 +101,9 @@ export function registerPeer(program: Command): void {
     .option('--otlp <url>', 'export the pause/resume spans of the peer’s traffic over OTLP/HTTP (default: $OTEL_EXPORTER_OTLP_ENDPOINT)')
     .option('--traces <dir>', `write those spans as OTLP-JSON into DIR/${PEER_TRACE_NAME}.otlp.json on shutdown`)
     .action(async (options: PeerCommandOptions) => {
-      const port = integerOption(options.port, 'port', 0, 65535) ?? 0;
-      const seed = integerOption(options.seed, 'seed', 0, Number.MAX_SAFE_INTEGER) ?? 0;
-      const stepMs = integerOption(options.stepMs, 'step-ms', 1, 24 * 3600 * 1000) ?? 1000;
+      const port = integerOption(options.port, 'port', 0, 65535);
+      const seed = integerOption(options.seed, 'seed', 0, Number.MAX_SAFE_INTEGER);
+      const stepMs = integerOption(options.stepMs, 'step-ms', 1, 24 * 3600 * 1000);
       const tracing = setupTracing({ otlp: options.otlp, tracesDir: options.traces, name: PEER_TRACE_NAME });
       const observation = tracing.enabled ? observeOwnTraffic(tracing.sink, (line) => process.stderr.write(`a2a-replay: ${line}\n`)) : undefined;
       const peer = await startPeer({
@@ -133,15 +125,7 @@ export function registerPeer(program: Command): void {
         throw error;
       });
       process.stdout.write(`listening on ${peer.url}\n`);
-      await new Promise<void>((resolve) => {
-        const stop = (): void => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve();
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      await waitForStopSignal();
       await peer.close();
       await observation?.finish();
       await tracing.shutdown();

@@ -31,7 +31,6 @@ import {
   ExchangeRecorder,
   FSYNC_POLICIES,
   type FsyncPolicy,
-  Keyring,
   ObservationPipeline,
   ReceiptLogWriter,
   type RecordingEntry,
@@ -39,14 +38,13 @@ import {
   type SpanSink,
   TOOL_NAME,
   fileLineSink,
-  parseJsonText,
   parsePrincipalSource,
-  readKeyFile,
   randomIdSource,
   startRecordingProxy,
   systemClock,
 } from '../../src/index.js';
-import { CliExit, EXIT, readInput } from '../io.js';
+import { CliExit, EXIT, waitForStopSignal } from '../io.js';
+import { integerOption, optionalKeyring } from '../options.js';
 import { traceName } from '../trace-name.js';
 import { setupTracing } from '../tracing-setup.js';
 
@@ -83,27 +81,10 @@ function parseListen(text: string): { host: string; port: number } {
   return { host, port };
 }
 
-function integer(text: string, name: string, min: number): number {
-  const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < min) {
-    throw new CliExit(EXIT.usage, `--${name}: expected an integer of at least ${min}; got ${JSON.stringify(text)}`);
-  }
-  return n;
-}
-
 function fsyncPolicy(text: string): FsyncPolicy {
   const policy = FSYNC_POLICIES.find((p) => p === text);
   if (policy === undefined) throw new CliExit(EXIT.usage, `--fsync: expected one of ${FSYNC_POLICIES.join(', ')}; got ${JSON.stringify(text)}`);
   return policy;
-}
-
-async function loadKeyring(file: string): Promise<Keyring> {
-  const { text, source } = await readInput(file);
-  try {
-    return new Keyring([readKeyFile(parseJsonText(text, source), source)]);
-  } catch (error) {
-    throw new CliExit(EXIT.usage, error instanceof Error ? error.message : String(error));
-  }
 }
 
 /** Refuses to start over an existing receipt log: receipt logs are append-only audit records. */
@@ -188,17 +169,16 @@ export function registerRecord(program: Command): void {
       } catch (error) {
         throw new CliExit(EXIT.usage, `--principal-from: ${(error as Error).message}`);
       }
-      const maxBodyBytes = integer(options.maxBodyBytes, 'max-body-bytes', 1);
-      const graceMs = integer(options.graceMs, 'grace-ms', 0);
+      const maxBodyBytes = integerOption(options.maxBodyBytes, 'max-body-bytes', 1);
+      const graceMs = integerOption(options.graceMs, 'grace-ms', 0);
       const fsync = fsyncPolicy(options.fsync);
-      const checkpointEvery = integer(options.checkpointEvery, 'checkpoint-every', 0);
+      const checkpointEvery = integerOption(options.checkpointEvery, 'checkpoint-every', 0);
       try {
         new URL(options.upstream);
       } catch {
         throw new CliExit(EXIT.usage, `--upstream: ${JSON.stringify(options.upstream)} is not a URL`);
       }
-      const keyFile = options.key ?? process.env.A2A_REPLAY_KEY_FILE;
-      const keyring = keyFile === undefined || keyFile === '' ? undefined : await loadKeyring(keyFile);
+      const keyring = await optionalKeyring(options.key);
       const receiptsFile = options.receipts ?? receiptsPathFor(options.out);
       if (keyring) await assertAbsent(receiptsFile);
 
@@ -264,15 +244,7 @@ export function registerRecord(program: Command): void {
       });
       process.stdout.write(`listening on ${proxy.url}\n`);
 
-      await new Promise<void>((resolve) => {
-        const stop = (): void => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          resolve();
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      await waitForStopSignal();
       await proxy.close({ graceMs });
       await writer.close();
       await observation?.close();

@@ -18,18 +18,15 @@ import type { Command } from 'commander';
 import {
   A2aReplayError,
   DEFAULT_WAIT_MS,
-  Keyring,
   type LivePeer,
   RUN_EXIT,
   type RecordingHeader,
   type Shard,
   TOOL_NAME,
-  parseJsonText,
   parseShard,
   probePeer,
   type RecordingEntry,
   recordedPeerSettings,
-  readKeyFile,
   renderJson,
   renderJunit,
   renderRecordingText,
@@ -40,7 +37,8 @@ import {
   stopAllPeerProcesses,
   systemClock,
 } from '../../src/index.js';
-import { CliExit, EXIT, readInput } from '../io.js';
+import { CliExit, EXIT } from '../io.js';
+import { integerOption, optionalKeyring } from '../options.js';
 import { traceName } from '../trace-name.js';
 import { type Tracing, setupTracing } from '../tracing-setup.js';
 
@@ -62,23 +60,6 @@ interface RunCommandOptions {
   seed?: string;
   stepMs?: string;
   legacyPause?: boolean;
-}
-
-function integer(text: string, name: string, min: number): number {
-  const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < min) {
-    throw new CliExit(EXIT.usage, `--${name}: expected an integer of at least ${min}; got ${JSON.stringify(text)}`);
-  }
-  return n;
-}
-
-async function loadKeyring(file: string): Promise<Keyring> {
-  const { text, source } = await readInput(file);
-  try {
-    return new Keyring([readKeyFile(parseJsonText(text, source), source)]);
-  } catch (error) {
-    throw new CliExit(EXIT.usage, error instanceof Error ? error.message : String(error));
-  }
 }
 
 function peerFactory(
@@ -104,8 +85,8 @@ function peerFactory(
     const recorded = recordedPeerSettings(entries);
     const peer = await startPeer({
       deterministic: true,
-      seed: options.seed === undefined ? (recorded?.seed ?? 0) : integer(options.seed, 'seed', 0),
-      stepMs: options.stepMs === undefined ? (recorded?.stepMs ?? 1000) : integer(options.stepMs, 'step-ms', 1),
+      seed: options.seed === undefined ? (recorded?.seed ?? 0) : integerOption(options.seed, 'seed', 0),
+      stepMs: options.stepMs === undefined ? (recorded?.stepMs ?? 1000) : integerOption(options.stepMs, 'step-ms', 1),
       legacyPause: options.legacyPause ?? recorded?.legacyPause ?? false,
       port: 0,
     });
@@ -164,19 +145,18 @@ export function registerRun(program: Command): void {
       if (options.golden !== undefined && recordings.length > 1) {
         throw new CliExit(EXIT.usage, '--golden names the golden log of one recording; it cannot be used with several');
       }
-      const concurrency = integer(options.concurrency, 'concurrency', 1);
-      const timeoutMs = integer(options.timeoutMs, 'timeout-ms', 1);
-      const readyMs = integer(options.readyTimeoutMs, 'ready-timeout-ms', 1);
-      if (options.seed !== undefined) integer(options.seed, 'seed', 0);
-      if (options.stepMs !== undefined) integer(options.stepMs, 'step-ms', 1);
+      const concurrency = integerOption(options.concurrency, 'concurrency', 1);
+      const timeoutMs = integerOption(options.timeoutMs, 'timeout-ms', 1);
+      const readyMs = integerOption(options.readyTimeoutMs, 'ready-timeout-ms', 1);
+      if (options.seed !== undefined) integerOption(options.seed, 'seed', 0);
+      if (options.stepMs !== undefined) integerOption(options.stepMs, 'step-ms', 1);
       let shard: Shard | undefined;
       try {
         shard = options.shard === undefined ? undefined : parseShard(options.shard);
       } catch (error) {
         throw new CliExit(EXIT.usage, (error as Error).message);
       }
-      const keyFile = options.key ?? process.env.A2A_REPLAY_KEY_FILE;
-      const keyring = keyFile === undefined || keyFile === '' ? undefined : await loadKeyring(keyFile);
+      const keyring = await optionalKeyring(options.key);
       if (options.strict && !options.update && keyring === undefined) {
         throw new CliExit(EXIT.usage, '--strict compares signatures: pass the golden receipts’ key with --key FILE (or A2A_REPLAY_KEY_FILE)');
       }

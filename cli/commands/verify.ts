@@ -4,55 +4,10 @@
  * streams a receipt log in constant memory; exit 0 with a one-line summary when it verifies,
  * 1 naming the first bad line and why, 2 on a usage error (no such file, no key).
  */
-import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
-import {
-  A2aReplayError,
-  type Checkpoint,
-  type Keyring,
-  type VerifyResult,
-  loadCheckpointFile,
-  loadKeyring,
-  verifyReceiptLog,
-} from '../../src/index.js';
+import { type VerifyResult, verifyReceiptLog } from '../../src/index.js';
 import { CliExit, EXIT } from '../io.js';
-
-export interface KeyOptions {
-  key: string[];
-  publicKey: string[];
-  checkpoint?: string;
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-/** The key options `verify` and `audit` share. */
-export function withKeyOptions(command: Command): Command {
-  return command
-    .option('--key <file>', 'key file (repeat for rotated keys; default: $A2A_REPLAY_KEY_FILE)', collect, [])
-    .option('--public-key <file>', 'public key file: verifies Ed25519 checkpoints without the HMAC secret (repeatable)', collect, [])
-    .option('--checkpoint <file>', 'a checkpoint kept outside the log: detects a truncated tail');
-}
-
-/** Loads keys and the outside checkpoint; problems are usage errors (exit 2). */
-export async function loadVerifyInputs(log: string, options: KeyOptions): Promise<{ keyring: Keyring; anchor?: Checkpoint }> {
-  try {
-    if (!(await stat(log)).isFile()) throw new CliExit(EXIT.usage, `${log}: not a file`);
-  } catch (error) {
-    if (error instanceof CliExit) throw error;
-    throw new CliExit(EXIT.usage, `${log}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  try {
-    const { keyring, warnings } = await loadKeyring({ keys: options.key, publicKeys: options.publicKey, env: process.env });
-    for (const warning of warnings) process.stderr.write(`a2a-replay: warning: ${warning}\n`);
-    if (options.checkpoint === undefined) return { keyring };
-    return { keyring, anchor: await loadCheckpointFile(options.checkpoint) };
-  } catch (error) {
-    if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
-    throw error;
-  }
-}
+import { type KeyOptions, loadVerifyInputs, withKeyOptions } from '../options.js';
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;

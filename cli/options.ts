@@ -1,0 +1,92 @@
+/**
+ * @module cli/options
+ * Option values every command reads the same way: whole numbers, receipt key files, and the
+ * key options of `verify` and `audit`. Bad values are usage errors (exit 2) naming the option.
+ */
+import { stat } from 'node:fs/promises';
+import type { Command } from 'commander';
+import {
+  A2aReplayError,
+  type Checkpoint,
+  KEY_FILE_ENV,
+  Keyring,
+  loadCheckpointFile,
+  loadKeyring,
+  parseJsonText,
+  readKeyFile,
+} from '../src/index.js';
+import { CliExit, EXIT, readInput } from './io.js';
+
+/**
+ * A whole number of at least `min` (and at most `max` when given) from the text of `--name`.
+ * Only digits are accepted: no sign, no fraction, no exponent.
+ */
+export function integerOption(text: string, name: string, min: number, max?: number): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < min || (max !== undefined && n > max)) {
+    const expected = max === undefined ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
+    throw new CliExit(EXIT.usage, `--${name}: expected ${expected}; got ${JSON.stringify(text)}`);
+  }
+  return n;
+}
+
+/** A keyring from key files ("-" reads standard input); an unreadable or invalid file is a usage error. */
+export async function keyringFromFiles(files: readonly string[]): Promise<Keyring> {
+  const keyring = new Keyring();
+  for (const file of files) {
+    const { text, source } = await readInput(file);
+    try {
+      keyring.add(readKeyFile(parseJsonText(text, source), source));
+    } catch (error) {
+      throw new CliExit(EXIT.usage, error instanceof Error ? error.message : String(error));
+    }
+  }
+  return keyring;
+}
+
+/**
+ * The receipt key of `record` and `run`: `--key FILE`, else the file named by
+ * `A2A_REPLAY_KEY_FILE`; `undefined` when neither names one.
+ */
+export async function optionalKeyring(keyOption: string | undefined): Promise<Keyring | undefined> {
+  const file = keyOption ?? process.env[KEY_FILE_ENV];
+  return file === undefined || file === '' ? undefined : keyringFromFiles([file]);
+}
+
+/** The key options `verify` and `audit` share. */
+export interface KeyOptions {
+  key: string[];
+  publicKey: string[];
+  checkpoint?: string;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+/** Adds `--key`, `--public-key` and `--checkpoint` (the options of {@link KeyOptions}) to a command. */
+export function withKeyOptions(command: Command): Command {
+  return command
+    .option('--key <file>', 'key file (repeat for rotated keys; default: $A2A_REPLAY_KEY_FILE)', collect, [])
+    .option('--public-key <file>', 'public key file: verifies Ed25519 checkpoints without the HMAC secret (repeatable)', collect, [])
+    .option('--checkpoint <file>', 'a checkpoint kept outside the log: detects a truncated tail');
+}
+
+/** Loads keys and the outside checkpoint for verifying `log`; problems are usage errors (exit 2). */
+export async function loadVerifyInputs(log: string, options: KeyOptions): Promise<{ keyring: Keyring; anchor?: Checkpoint }> {
+  try {
+    if (!(await stat(log)).isFile()) throw new CliExit(EXIT.usage, `${log}: not a file`);
+  } catch (error) {
+    if (error instanceof CliExit) throw error;
+    throw new CliExit(EXIT.usage, `${log}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  try {
+    const { keyring, warnings } = await loadKeyring({ keys: options.key, publicKeys: options.publicKey, env: process.env });
+    for (const warning of warnings) process.stderr.write(`a2a-replay: warning: ${warning}\n`);
+    if (options.checkpoint === undefined) return { keyring };
+    return { keyring, anchor: await loadCheckpointFile(options.checkpoint) };
+  } catch (error) {
+    if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
+    throw error;
+  }
+}
