@@ -1,21 +1,12 @@
 /**
  * Racing resumes and many concurrent pause/resume cycles against the deterministic peer.
  */
-import { afterEach, beforeEach, expect, it } from 'vitest';
-import { type PauseTaskResult, type ResumeTaskResult, type RunningPeer, type Task, startPeer } from '../../src/index.js';
-import { PeerClient, label } from './peer-client.js';
+import { expect, it } from 'vitest';
+import { type PauseTaskResult, type ResumeTaskResult, type Task } from '../../src/index.js';
+import { type PeerClient, peerPerTest, label } from './peer-client.js';
 
-let peer: RunningPeer;
 let c: PeerClient;
-
-beforeEach(async () => {
-  peer = await startPeer({ deterministic: true });
-  c = new PeerClient(peer.url);
-});
-afterEach(async () => {
-  c.closeStreams();
-  await peer.close();
-});
+peerPerTest((client) => (c = client));
 
 it('lets exactly one of 50 concurrent ResumeTask calls with the right token win, and streams one resume', async () => {
   const task = await c.start('work:2');

@@ -1,7 +1,9 @@
 /**
- * A small raw JSON-RPC + SSE client for testing the reference peer over real sockets.
+ * A small raw JSON-RPC + SSE client for testing the reference peer over real sockets, and the
+ * per-test peer most peer tests start.
  */
-import type { JsonRpcErrorObject, StreamResponse, Task } from '../../src/index.js';
+import { afterEach, beforeEach } from 'vitest';
+import { type JsonRpcErrorObject, type PeerOptions, type StreamResponse, type Task, startPeer } from '../../src/index.js';
 
 export interface RpcReply<T = unknown> {
   status: number;
@@ -172,6 +174,29 @@ export class PeerClient {
   closeStreams(): void {
     for (const s of this.streams) s.close();
   }
+}
+
+/**
+ * A fresh peer for every test of the calling file (deterministic unless `options` say otherwise):
+ * started in `beforeEach`, where `use` receives the client to it, and closed in `afterEach`
+ * after the client's streams.
+ */
+export function peerPerTest(use: (client: PeerClient) => void, options: PeerOptions = { deterministic: true }): void {
+  let close = async (): Promise<void> => {};
+  beforeEach(async () => {
+    const peer = await startPeer(options);
+    const client = new PeerClient(peer.url);
+    close = async () => {
+      client.closeStreams();
+      await peer.close();
+    };
+    use(client);
+  });
+  afterEach(async () => {
+    const closing = close;
+    close = async () => {};
+    await closing();
+  });
 }
 
 export function message(text: string, extra: Record<string, unknown> = {}): Record<string, unknown> {

@@ -1,29 +1,18 @@
 /**
  * Streams across a pause, resume conditions and their causes, on the deterministic peer.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type PauseTaskResult,
-  type RunningPeer,
   type StreamResponse,
   type Task,
   type TaskStatusUpdateEvent,
   parseResumeMetadata,
-  startPeer,
 } from '../../src/index.js';
-import { PeerClient, label, message } from './peer-client.js';
+import { type PeerClient, peerPerTest, label, message } from './peer-client.js';
 
-let peer: RunningPeer;
 let c: PeerClient;
-
-beforeEach(async () => {
-  peer = await startPeer({ deterministic: true });
-  c = new PeerClient(peer.url);
-});
-afterEach(async () => {
-  c.closeStreams();
-  await peer.close();
-});
+peerPerTest((client) => (c = client));
 
 function statusOf(ev: StreamResponse): TaskStatusUpdateEvent {
   if (!('statusUpdate' in ev)) throw new Error(`expected a statusUpdate, got ${label(ev)}`);

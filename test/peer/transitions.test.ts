@@ -2,21 +2,12 @@
  * Every transition of the paused-state RFC the peer allows, and every one it refuses, driven by
  * real requests against the deterministic peer.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type PauseTaskResult, type ResumeTaskResult, type RunningPeer, type Task, startPeer } from '../../src/index.js';
-import { PeerClient, label, message } from './peer-client.js';
+import { describe, expect, it } from 'vitest';
+import { type PauseTaskResult, type ResumeTaskResult, type Task } from '../../src/index.js';
+import { type PeerClient, peerPerTest, label, message } from './peer-client.js';
 
-let peer: RunningPeer;
 let c: PeerClient;
-
-beforeEach(async () => {
-  peer = await startPeer({ deterministic: true });
-  c = new PeerClient(peer.url);
-});
-afterEach(async () => {
-  c.closeStreams();
-  await peer.close();
-});
+peerPerTest((client) => (c = client));
 
 async function state(id: string): Promise<string> {
   return (await c.getTask(id)).status.state;

@@ -1,28 +1,18 @@
 /**
  * Every JSON-RPC error the peer sends, from real requests, and its robustness against bad input.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   type AgentCard,
   PAUSE_EXTENSION_URI,
   REFERENCE_PEER_EXTENSION_URI,
-  type RunningPeer,
   referencePeerSettingsOf,
   startPeer,
 } from '../../src/index.js';
-import { PeerClient, type RpcReply, message } from './peer-client.js';
+import { PeerClient, peerPerTest, type RpcReply, message } from './peer-client.js';
 
-let peer: RunningPeer;
 let c: PeerClient;
-
-beforeEach(async () => {
-  peer = await startPeer({ deterministic: true, bodyLimitBytes: 4096 });
-  c = new PeerClient(peer.url);
-});
-afterEach(async () => {
-  c.closeStreams();
-  await peer.close();
-});
+peerPerTest((client) => (c = client), { deterministic: true, bodyLimitBytes: 4096 });
 
 function errorOf(json: unknown): NonNullable<RpcReply['error']> {
   return (json as RpcReply).error!;
@@ -141,10 +131,10 @@ describe('JSON-RPC errors', () => {
   });
 
   it('answers an unknown path with 404 JSON and a wrong HTTP method with 405', async () => {
-    const r = await fetch(`${peer.url}/nowhere`);
+    const r = await fetch(`${c.url}/nowhere`);
     expect(r.status).toBe(404);
     expect(((await r.json()) as RpcReply).error?.message).toMatch(/no endpoint/);
-    const g = await fetch(`${peer.url}/`);
+    const g = await fetch(`${c.url}/`);
     expect(g.status).toBe(405);
   });
 
@@ -174,8 +164,8 @@ describe('JSON-RPC errors', () => {
 
 describe('agent card and control channel', () => {
   it('serves the agent card with the bound URL and the pause capabilities', async () => {
-    const card = (await (await fetch(`${peer.url}/.well-known/agent-card.json`)).json()) as AgentCard;
-    expect(card.supportedInterfaces[0]).toEqual({ url: peer.url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
+    const card = (await (await fetch(`${c.url}/.well-known/agent-card.json`)).json()) as AgentCard;
+    expect(card.supportedInterfaces[0]).toEqual({ url: c.url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' });
     expect(card.capabilities).toMatchObject({
       streaming: true,
       supportsPause: true,
