@@ -1,65 +1,26 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type Server, createServer } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReceiptKey } from '../../src/index.js';
-import { CLI, ROOT, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import { ok, startCliServer } from '../replay/session.js';
 import { attributesOf, decodeTraceRequest, spansOf } from '../tracing/otlp-proto.js';
-
-interface Child {
-  url: string;
-  stop(): Promise<void>;
-}
-
-/** A CLI server (`peer`, `record`) as a child process; resolves on its `listening on` line. */
-function startServer(args: string[]): Promise<Child> {
-  const child: ChildProcess = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const stop = (): Promise<void> =>
-    new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', (line) => {
-      const m = /^listening on (http:\/\/\S+)$/.exec(line);
-      if (m?.[1]) resolve({ url: m[1], stop });
-      else reject(new Error(`unexpected first line: ${line}`));
-    });
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited ${code}: ${stderr}`)));
-  });
-}
-
-let rpcId = 1;
-async function ok<T>(url: string, method: string, params: unknown, path = '/'): Promise<T> {
-  const res = await fetch(new URL(path, url), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: rpcId++, method, params }),
-  });
-  const reply = (await res.json()) as { result?: T; error?: unknown };
-  if (reply.result === undefined) throw new Error(`${method} failed: ${JSON.stringify(reply)}`);
-  return reply.result;
-}
 
 /** task A: paused by the caller and resumed; task B: paused and never resumed. */
 async function session(url: string): Promise<void> {
-  const start = (): Promise<{ task: { id: string } }> =>
-    ok(url, 'SendMessage', { message: { messageId: `m-${rpcId}`, role: 'ROLE_USER', parts: [{ text: 'work:3' }] }, configuration: { returnImmediately: true } });
-  const a = await start();
+  const start = (messageId: string): Promise<{ task: { id: string } }> =>
+    ok(url, 'SendMessage', { message: { messageId, role: 'ROLE_USER', parts: [{ text: 'work:3' }] }, configuration: { returnImmediately: true } });
+  const a = await start('m-a');
   await ok(url, 'AdvanceClock', { ms: 1000 }, '/control');
   const paused = await ok<{ pause: { resumeToken: string } }>(url, 'PauseTask', { taskId: a.task.id, reason: 'review', mode: 'finish_step' });
   await ok(url, 'AdvanceClock', { ms: 5000 }, '/control');
   await ok(url, 'ResumeTask', { taskId: a.task.id, resumeToken: paused.pause.resumeToken });
   await ok(url, 'AdvanceClock', { ms: 3000 }, '/control');
   await ok(url, 'GetTask', { id: a.task.id });
-  const b = await start();
+  const b = await start('m-b');
   await ok(url, 'AdvanceClock', { ms: 1000 }, '/control');
   await ok(url, 'PauseTask', { taskId: b.task.id, reason: 'left behind', mode: 'finish_step' });
 }
@@ -73,9 +34,9 @@ beforeAll(async () => {
   recording = join(dir, 'pauses.jsonl');
   keyFile = join(dir, 'key.json');
   writeFileSync(keyFile, JSON.stringify(generateReceiptKey({ kid: 'k-trace', random: (n) => new Uint8Array(n).fill(3) }).keyFile()));
-  const peer = await startServer(['peer', '--deterministic']);
+  const peer = await startCliServer(['peer', '--deterministic']);
   try {
-    const recorder = await startServer(['record', '--upstream', peer.url, '--out', recording, '--key', keyFile]);
+    const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', recording, '--key', keyFile]);
     try {
       await session(recorder.url);
     } finally {
