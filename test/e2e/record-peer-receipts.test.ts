@@ -9,13 +9,12 @@ import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Message, Role } from '@a2a-js/sdk';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { canonicalJson, generateReceiptKey, readRecording, shortSha256 } from '../../src/index.js';
 import { CLI, ROOT, runCli } from '../helpers/cli.js';
 import { type RecordProcess, startRecordProcess } from '../intercept/record-process.js';
-import { textPart } from '../intercept/sdk-echo-server.js';
+import { userTextMessage } from '../intercept/sdk-echo-server.js';
 
 let dir = '';
 const children: ChildProcessWithoutNullStreams[] = [];
@@ -44,17 +43,6 @@ function startPeerProcess(args: string[]): Promise<string> {
   });
 }
 
-const message = (text: string, id: string): Message => ({
-  messageId: id,
-  contextId: '',
-  taskId: '',
-  role: Role.ROLE_USER,
-  parts: [textPart(text)],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-});
-
 async function rpc(base: string, method: string, params: unknown, path = '/'): Promise<{ result?: Record<string, unknown>; error?: { code: number } }> {
   const res = await fetch(`${base}${path}`, {
     method: 'POST',
@@ -82,20 +70,20 @@ async function started(stream: AsyncGenerator<unknown>): Promise<{ events: Promi
 async function session(base: string): Promise<void> {
   const client: Client = await new ClientFactory().createFromUrl(base);
   // 1. caller pause, a resume with a wrong token (rejected), then cancel while paused
-  const sent = (await client.sendMessage({ tenant: '', message: message('work:3', 'm-1'), configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately: true, taskPushNotificationConfig: undefined }, metadata: undefined })) as { id: string };
+  const sent = (await client.sendMessage({ tenant: '', message: userTextMessage('work:3', 'm-1'), configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately: true, taskPushNotificationConfig: undefined }, metadata: undefined })) as { id: string };
   await advance(base, 1000);
   const paused = await rpc(base, 'PauseTask', { taskId: sent.id, reason: 'operator review' });
   expect(paused.error).toBeUndefined();
   expect((await rpc(base, 'ResumeTask', { taskId: sent.id, resumeToken: 'not-the-token' })).error?.code).toBe(-32011);
   await client.cancelTask({ tenant: '', id: sent.id, metadata: undefined });
   // 2. the agent parks itself on an event; the event resumes it
-  const parked = await started(client.sendMessageStream({ tenant: '', message: message('work:1 await:ci.done work:1', 'm-2'), configuration: undefined, metadata: undefined }));
+  const parked = await started(client.sendMessageStream({ tenant: '', message: userTextMessage('work:1 await:ci.done work:1', 'm-2'), configuration: undefined, metadata: undefined }));
   await advance(base, 1000);
   await rpc(base, 'FireEvent', { name: 'ci.done' }, '/control');
   await advance(base, 1000);
   expect(await parked.events).toBeGreaterThan(2);
   // 3. a 30-minute pause that times out and fails the task
-  const timed = await started(client.sendMessageStream({ tenant: '', message: message('work:1 await:approval:30:fail work:1', 'm-3'), configuration: undefined, metadata: undefined }));
+  const timed = await started(client.sendMessageStream({ tenant: '', message: userTextMessage('work:1 await:approval:30:fail work:1', 'm-3'), configuration: undefined, metadata: undefined }));
   await advance(base, 1000);
   await advance(base, 30 * 60 * 1000);
   expect(await timed.events).toBeGreaterThan(2);

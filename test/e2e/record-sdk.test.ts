@@ -6,7 +6,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Message, Role } from '@a2a-js/sdk';
 import {
   type Client,
   ClientFactory,
@@ -25,7 +24,7 @@ import {
   readRecording,
 } from '../../src/index.js';
 import { type RecordProcess, startRecordProcess } from '../intercept/record-process.js';
-import { startSdkEchoServer, textPart } from '../intercept/sdk-echo-server.js';
+import { startSdkEchoServer, userTextMessage } from '../intercept/sdk-echo-server.js';
 
 let dir = '';
 let upstream: Awaited<ReturnType<typeof startSdkEchoServer>> | undefined;
@@ -43,26 +42,15 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const message = (text: string, n: number): Message => ({
-  messageId: `m-${n}`,
-  contextId: '',
-  taskId: '',
-  role: Role.ROLE_USER,
-  parts: [textPart(text)],
-  metadata: undefined,
-  extensions: [],
-  referenceTaskIds: [],
-});
-
 /** A session exercising unary calls, a stream and two error answers; ids replaced by their order. */
 async function session(client: Client): Promise<unknown> {
   const out: unknown[] = [];
-  const sent = await client.sendMessage({ tenant: '', message: message('hello', 1), configuration: undefined, metadata: undefined });
+  const sent = await client.sendMessage({ tenant: '', message: userTextMessage('hello', 'm-1'), configuration: undefined, metadata: undefined });
   out.push(sent);
   const id = (sent as { id: string }).id;
   out.push(await client.getTask({ tenant: '', id, historyLength: undefined }));
   const events: unknown[] = [];
-  for await (const event of client.sendMessageStream({ tenant: '', message: message('stream', 2), configuration: undefined, metadata: undefined })) {
+  for await (const event of client.sendMessageStream({ tenant: '', message: userTextMessage('stream', 'm-2'), configuration: undefined, metadata: undefined })) {
     events.push(event);
   }
   out.push(events);

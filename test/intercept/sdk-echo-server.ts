@@ -4,7 +4,7 @@
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, type AgentCard, TaskState } from '@a2a-js/sdk';
+import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, type AgentCard, type Message, Role, TaskState } from '@a2a-js/sdk';
 import {
   AgentEvent,
   type AgentExecutor,
@@ -23,6 +23,18 @@ export const textPart = (text: string) => ({
   metadata: undefined,
   filename: '',
   mediaType: 'text/plain',
+});
+
+/** A user message of one text part, with every other field the SDK types ask for left empty. */
+export const userTextMessage = (text: string, messageId: string): Message => ({
+  messageId,
+  contextId: '',
+  taskId: '',
+  role: Role.ROLE_USER,
+  parts: [textPart(text)],
+  metadata: undefined,
+  extensions: [],
+  referenceTaskIds: [],
 });
 
 class EchoExecutor implements AgentExecutor {
