@@ -3,6 +3,7 @@
  * A minimal A2A v1.0 JSON-RPC client over plain `fetch`, for driving golden scenarios: every
  * call carries `A2A-Version: 1.0`, control calls go to `/control`, streams are read event by event.
  */
+import { SseParser } from '../../src/index.js';
 
 export interface RpcReply {
   result?: unknown;
@@ -78,20 +79,10 @@ export class A2aTestClient {
         signal: controller.signal,
       });
       if (!response.body) throw new Error(`${method}: no stream body`);
-      const decoder = new TextDecoder();
-      let buffer = '';
+      const parser = new SseParser();
       try {
         for await (const chunk of response.body) {
-          buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-          let cut: number;
-          while ((cut = buffer.indexOf('\n\n')) >= 0) {
-            const frame = buffer.slice(0, cut);
-            buffer = buffer.slice(cut + 2);
-            const data = frame
-              .split('\n')
-              .filter((l) => l.startsWith('data:'))
-              .map((l) => l.slice(5).trimStart())
-              .join('\n');
+          for (const { data } of parser.push(chunk as Uint8Array)) {
             if (!data) continue;
             const event = (JSON.parse(data) as { result?: Record<string, unknown> }).result ?? {};
             events.push(event);

@@ -3,7 +3,7 @@
  * every exchange recorded into RecordingEntry objects by a tiny in-test recorder.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type JsonValue, PauseObserver, type RecordingEntry, type RunningPeer, startPeer } from '../../src/index.js';
+import { type JsonValue, PauseObserver, type RecordingEntry, type RunningPeer, SseParser, startPeer } from '../../src/index.js';
 import { findings, lost, resumptions, suspensions } from './entries.js';
 
 const AT0 = Date.parse('2026-06-01T00:00:00.000Z');
@@ -51,21 +51,11 @@ class MiniRecorder {
 
   async #pump(xid: string, res: Response, stream: Stream): Promise<void> {
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
+    const parser = new SseParser();
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
-      buffer += decoder.decode(value, { stream: true });
-      let cut: number;
-      while ((cut = buffer.indexOf('\n\n')) >= 0) {
-        const frame = buffer.slice(0, cut);
-        buffer = buffer.slice(cut + 2);
-        const data = frame
-          .split('\n')
-          .filter((l) => l.startsWith('data:'))
-          .map((l) => l.slice(5).trimStart())
-          .join('\n');
+      for (const { data } of parser.push(value)) {
         if (data === '') continue;
         const parsed = JSON.parse(data) as StreamEvent;
         this.#push({ xid, kind: 'event', http: { method: 'POST', path: '/' }, body: parsed as JsonValue });

@@ -3,7 +3,7 @@
  * per-test peer most peer tests start.
  */
 import { afterEach, beforeEach } from 'vitest';
-import { type JsonRpcErrorObject, type PeerOptions, type StreamResponse, type Task, startPeer } from '../../src/index.js';
+import { type JsonRpcErrorObject, type PeerOptions, SseParser, type StreamResponse, type Task, startPeer } from '../../src/index.js';
 
 export interface RpcReply<T = unknown> {
   status: number;
@@ -36,23 +36,13 @@ export class SseStream {
   }
 
   async #pump(response: Response): Promise<void> {
-    const decoder = new TextDecoder();
-    let buffer = '';
+    const parser = new SseParser();
     try {
       const reader = (response.body as ReadableStream<Uint8Array>).getReader();
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        let cut: number;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const raw = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          const data = raw
-            .split('\n')
-            .filter((l) => l.startsWith('data: '))
-            .map((l) => l.slice(6))
-            .join('\n');
+        for (const { data } of parser.push(value)) {
           if (data) this.frames.push(JSON.parse(data) as SseFrame);
           this.#wake();
         }

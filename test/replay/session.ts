@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import { SseParser } from '../../src/index.js';
 import { CLI, ROOT } from '../helpers/cli.js';
 
 export interface CliServer {
@@ -58,19 +59,13 @@ export async function stream(url: string, text: string, until: (event: Record<st
     body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'SendStreamingMessage', params: { message: { messageId: `m-${nextId}`, role: 'ROLE_USER', parts: [{ text }] } } }),
   });
   const reader = res.body!.getReader();
-  const decoder = new TextDecoder();
-  let buffer = '';
+  const parser = new SseParser();
   let matched = false;
   const pump = async (): Promise<void> => {
     for (;;) {
       const { done, value } = (await reader.read()) as { done: boolean; value?: Uint8Array };
       if (done || value === undefined) return;
-      buffer += decoder.decode(value, { stream: true });
-      let i;
-      while ((i = buffer.indexOf('\n\n')) >= 0) {
-        const frame = buffer.slice(0, i);
-        buffer = buffer.slice(i + 2);
-        const data = frame.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n');
+      for (const { data } of parser.push(value)) {
         if (data && !matched && until((JSON.parse(data) as { result: Record<string, unknown> }).result)) {
           matched = true;
           return;
