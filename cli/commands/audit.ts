@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import { type AuditFilter, type AuditRow, auditReceiptLog, canonicalJson } from '../../src/index.js';
 import { CliExit, EXIT } from '../io.js';
 import { type KeyOptions, loadVerifyInputs, withKeyOptions } from '../options.js';
+import { textTable } from '../text-table.js';
 import { verifySummary } from './verify.js';
 
 const INITIATORS = { client: 'PAUSE_INITIATOR_CLIENT', agent: 'PAUSE_INITIATOR_AGENT' } as const;
@@ -47,8 +48,7 @@ export function auditTable(rows: AuditRow[]): string {
     ending(r),
     String(r.rejectedAttempts),
   ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => (row[i] as string).length)));
-  return [header, ...body].map((cells) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] as number))).join('  ')).join('\n');
+  return textTable([header, ...body]);
 }
 
 export function registerAudit(program: Command): void {

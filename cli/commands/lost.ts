@@ -20,6 +20,7 @@ import {
 } from '../../src/index.js';
 import { CliExit, EXIT } from '../io.js';
 import { keyringFromFiles } from '../options.js';
+import { textTable } from '../text-table.js';
 
 interface LostCommandOptions {
   key?: string[];
@@ -88,11 +89,6 @@ function receiptLines(file: string, bytes: Buffer): ReceiptLogLine[] {
   return lines;
 }
 
-function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  ')).join('\n');
-}
-
 function describeSource(source: Source): string {
   return source.kind === 'recording' ? 'recording' : `receipt log, ${source.verification}`;
 }
@@ -104,7 +100,7 @@ function render(file: string, source: Source, lost: readonly LostPauseListing[])
     ...lost.map((l) => [l.taskId, l.initiatedBy ?? '-', l.reason, l.since, l.pauseReason === null ? '-' : JSON.stringify(l.pauseReason)]),
   ];
   const count = `${lost.length} lost pause${lost.length === 1 ? '' : 's'}`;
-  return `${count} in ${file} (${describeSource(source)})\n${table(rows)}\n`;
+  return `${count} in ${file} (${describeSource(source)})\n${textTable(rows)}\n`;
 }
 
 export function registerLost(program: Command): void {
