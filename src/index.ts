@@ -386,7 +386,7 @@ export { type LaneKey, type PlannedExchange, type ReplayPlan, planReplay } from 
 export { type LiveAnswer, ReplayLedger } from './replay/ledger.js';
 export { ID_FIELDS, type IdConflict, IdMap } from './replay/substitution.js';
 export { type Shard, parseShard, selectShard } from './replay/shard.js';
-export { type DeriveOptions, type DerivedLog, UNSIGNED_KID, deriveReceiptLog, unsignedKeyring } from './replay/derive-receipts.js';
+export { type DeriveOptions, type DerivedLog, UNSIGNED_KID, checkpointIntervalOf, deriveReceiptLog, unsignedKeyring } from './replay/derive-receipts.js';
 export {
   DEFAULT_READY_MS,
   type PeerProcess,

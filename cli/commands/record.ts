@@ -152,7 +152,7 @@ export function registerRecord(program: Command): void {
     .option('--fsync <policy>', `receipt log durability: ${FSYNC_POLICIES.join(' | ')} (batch: every 64 lines, at checkpoints and on close)`, 'batch')
     .option(
       '--checkpoint-every <n>',
-      `a checkpoint after every N receipts, 0 = only on close (replay derives ${DEFAULT_CHECKPOINT_EVERY}: other values fail run --strict)`,
+      'a checkpoint after every N receipts, 0 = only on close (run reads the interval back from the log)',
       String(DEFAULT_CHECKPOINT_EVERY),
     )
     .option('--otlp <url>', 'export the pause/resume spans over OTLP/HTTP (default: $OTEL_EXPORTER_OTLP_ENDPOINT)')

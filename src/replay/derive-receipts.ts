@@ -10,7 +10,7 @@
 import { A2aReplayError } from '../errors.js';
 import { ObservationPipeline } from '../observe/pipeline.js';
 import type { ObserverFinding } from '../observe/findings.js';
-import { ReceiptChain } from '../receipts/chain.js';
+import { DEFAULT_CHECKPOINT_EVERY, ReceiptChain } from '../receipts/chain.js';
 import { Keyring, ReceiptKey } from '../receipts/keys.js';
 import type { RecordingEntry, RecordingHeader } from '../recording/format.js';
 import type { SpanSink } from '../tracing/span-events.js';
@@ -31,6 +31,8 @@ export interface DeriveOptions {
   kid?: string;
   tool: string;
   spans?: SpanSink;
+  /** A checkpoint every N receipts, as the golden log was cut; default the chain's 256. */
+  checkpointEvery?: number;
 }
 
 export interface DerivedLog {
@@ -47,6 +49,7 @@ export async function deriveReceiptLog(options: DeriveOptions): Promise<DerivedL
     recording: options.header.id,
     createdAt: options.header.createdAt,
     tool: options.tool,
+    ...(options.checkpointEvery !== undefined ? { checkpointEvery: options.checkpointEvery } : {}),
   });
   const lines = [chain.header.text];
   let sinkError: unknown;
@@ -81,4 +84,23 @@ export async function deriveReceiptLog(options: DeriveOptions): Promise<DerivedL
   const closing = chain.close();
   if (closing) lines.push(closing.text);
   return { lines, findings: pipeline.findings };
+}
+
+/**
+ * The checkpoint interval a receipt log was written with, read from its checkpoint lines, so a
+ * replay cuts its log the same way (`record --checkpoint-every N`). Two or more checkpoints: the
+ * first one's size. A lone closing checkpoint larger than the default interval means "only at
+ * close" (0); a smaller one is what any interval above it would give, so the default stands.
+ */
+export function checkpointIntervalOf(lines: readonly string[]): number | undefined {
+  const sizes: number[] = [];
+  for (const line of lines) {
+    if (!line.includes('"type":"Checkpoint"')) continue;
+    const size = (JSON.parse(line) as { size?: unknown }).size;
+    if (typeof size === 'number') sizes.push(size);
+  }
+  const first = sizes[0];
+  if (first === undefined) return undefined;
+  if (sizes.length >= 2) return first;
+  return first > DEFAULT_CHECKPOINT_EVERY ? 0 : undefined;
 }

@@ -18,7 +18,7 @@ import { readReceiptLogLine } from '../receipts/read-line.js';
 import type { RecordingEntry, RecordingHeader } from '../recording/format.js';
 import { type Recording, readRecording } from '../recording/recording-reader.js';
 import type { SpanSink } from '../tracing/span-events.js';
-import { deriveReceiptLog, unsignedKeyring } from './derive-receipts.js';
+import { checkpointIntervalOf, deriveReceiptLog, unsignedKeyring } from './derive-receipts.js';
 import { diffReceiptLogs } from './diff.js';
 import { driveRecording } from './driver.js';
 import type { RecordingResult } from './result.js';
@@ -153,12 +153,14 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
     };
     const signed = options.keyring !== undefined;
     const spans = options.spans?.(recording.header, file);
+    const checkpointEvery = goldenLines === undefined ? undefined : checkpointIntervalOf(goldenLines);
     const derived = await deriveReceiptLog({
       header: recording.header,
       entries: drive.replayed,
       keyring: options.keyring ?? unsignedKeyring(),
       tool: options.tool,
       ...(spans ? { spans } : {}),
+      ...(checkpointEvery !== undefined ? { checkpointEvery } : {}),
     });
     if (!signed) result.notes.push('no key given: receipt content compared, signatures and key ids not (pass --key to compare them)');
     if (drive.ids.remapped > 0) result.notes.push(`${drive.ids.remapped} ids and tokens minted by the live peer were mapped to the recorded ones`);

@@ -58,9 +58,10 @@ it('writes a checkpoint after every receipt with --checkpoint-every 1 --fsync al
   const verified = await runCli(['verify', receipts, '--key', keyFile]);
   expect(verified.stdout).toContain('ok: 4 receipts, 4 checkpoints');
   expect(verified.code).toBe(0);
-  // Replay checkpoints every 256 receipts: a log cut at another interval differs byte for byte.
+  // Replay reads the interval from the golden log's checkpoints and cuts its own log the same way.
   const strict = await runCli(['run', out, '--key', keyFile, '--strict']);
-  expect(strict.code).toBe(1);
+  expect(strict.stdout).toMatch(/^PASS /m);
+  expect(strict.code).toBe(0);
 });
 
 it('refuses to start over an existing receipt log and leaves the recording untouched', async () => {

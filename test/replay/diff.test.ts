@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/index.js';
+import { canonicalJson, checkpointIntervalOf } from '../../src/index.js';
 import { diffReceiptLogs } from '../../src/replay/diff.js';
 
 const header = { type: 'ReceiptLog', format: 'a2a-replay.receipts', version: 1, recording: 'r1', kids: ['k1'], checkpointKid: null, createdAt: '2026-01-01T00:00:00.000Z', tool: 'a2a-replay@0.1.0' };
@@ -46,5 +46,23 @@ describe('diffReceiptLogs', () => {
   it('ignores key ids in the header when the replay could not sign', () => {
     const diff = diffReceiptLogs(log(header), log({ ...header, kids: ['unsigned'] }), { signed: false });
     expect(diff.differences).toEqual([]);
+  });
+});
+
+describe('checkpointIntervalOf', () => {
+  const cp = (size: number) => `{"root":"sha256:x","sig":{},"size":${size},"type":"Checkpoint"}`;
+  const receipt = '{"type":"SuspensionReceipt"}';
+
+  it('reads the interval from the first of several checkpoints', () => {
+    expect(checkpointIntervalOf(['{"type":"ReceiptLog"}', receipt, cp(1), receipt, cp(2)])).toBe(1);
+  });
+
+  it('reads a lone closing checkpoint beyond the default interval as checkpoints only at close', () => {
+    expect(checkpointIntervalOf(['{"type":"ReceiptLog"}', cp(300)])).toBe(0);
+  });
+
+  it('keeps the default when a lone checkpoint says nothing more', () => {
+    expect(checkpointIntervalOf(['{"type":"ReceiptLog"}', receipt, cp(1)])).toBeUndefined();
+    expect(checkpointIntervalOf(['{"type":"ReceiptLog"}'])).toBeUndefined();
   });
 });
