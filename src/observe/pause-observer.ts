@@ -25,17 +25,21 @@
  * - `pausedUntil` is judged on the peer's clock as estimated by {@link PeerClock}; a pause whose
  *   lease passed is declared lost at the next request entry (or at finish), so the peer's own
  *   timeout events that race the clock move still close it normally.
+ *
+ * The records it keeps (exchanges, tasks, suspensions, calls in flight) are declared in
+ * `observe/observer-state`; payloads are read by `observe/sightings`; span keys, ids and
+ * attributes come from `observe/observer-spans`; the peer's clock from `observe/peer-clock`.
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { hashCanonical } from '../canonical/canonical-json.js';
 import type { JsonRpcErrorObject } from '../protocol/errors.js';
-import { type JsonRpcId, parseJsonRpcMessage } from '../protocol/json-rpc.js';
+import { parseJsonRpcMessage } from '../protocol/json-rpc.js';
 import { CONTROL_METHODS, CONTROL_PATH } from '../protocol/methods.js';
 import { type MethodCall, isKnownMethod, parseMethodCall } from '../protocol/params.js';
 import { parseSendMessageResult, parseStreamResponse, parseTask } from '../protocol/parse-objects.js';
 import { formatIssue, isRecord } from '../protocol/read.js';
 import { checkTransition } from '../protocol/state-machine.js';
-import { type PauseMode, type ResumeCause, type ResumeConditions, TERMINAL_STATES, type TaskPause, type TaskState } from '../protocol/types.js';
+import { type PauseMode, type ResumeCause, TERMINAL_STATES, type TaskPause, type TaskState } from '../protocol/types.js';
 import { buildResumptionDraft, buildSuspensionDraft } from '../receipts/drafts.js';
 import type { ResumeOutcome, ResumeReceiptCause, ResumptionDraft, SpanRef, SuspensionDraft } from '../receipts/types.js';
 import { ENTRY_KINDS, type RecordingEntry } from '../recording/format.js';
@@ -55,6 +59,7 @@ import {
   taskAttributes,
   taskSpanKey,
 } from './observer-spans.js';
+import type { ClosingFacts, Closer, ControlCall, Exchange, Origin, PendingPause, ResumeSpan, Suspension, TaskRecord } from './observer-state.js';
 import { PeerClock } from './peer-clock.js';
 import {
   type ResumeSignal,
@@ -97,131 +102,6 @@ export interface OpenSuspension {
   /** Seq of the entry that proved the pause. */
   provenSeq: number;
   span: SpanRef;
-}
-
-interface Exchange {
-  xid: string;
-  seq: number;
-  at: string;
-  principal: string | null;
-  /** The caller's span from its `traceparent`, if any. */
-  parent: SpanRef | undefined;
-  control: boolean;
-  /** Set for a JSON-RPC request this observer follows. */
-  rpcId: JsonRpcId | undefined;
-  call: MethodCall | undefined;
-  streaming: boolean;
-  answered: boolean;
-  /** Tasks this stream carried. */
-  carries: Set<string>;
-  /** Last effective state per task on this stream, for transition checks. */
-  lastState: Map<string, TaskState>;
-}
-
-type SuspensionStatus = 'pending' | 'open' | 'resuming' | 'closed';
-
-interface AwaitingResume {
-  seq: number;
-  at: string;
-  signal: ResumeSignal;
-  /** Exchange ids of the ResumeTask calls that may have won. */
-  candidates: Set<string>;
-}
-
-interface Suspension {
-  key: string;
-  taskId: string;
-  openSeq: number;
-  openAt: string;
-  span: SpanRef;
-  parent: SpanRef;
-  principal: string | null;
-  started: boolean;
-  status: SuspensionStatus;
-  tokenHash: string | null;
-  pausedAt: string;
-  pausedUntil: string | null;
-  pausedUntilMs: number | undefined;
-  conditions: ResumeConditions | null;
-  provenSeq: number;
-  /** Streams that delivered this pause or were opened after it. */
-  caughtUp: Set<string>;
-  streamEnded: boolean;
-  overdueSince: number | undefined;
-  awaiting: AwaitingResume | undefined;
-  /** Key of the resume span that closed it. */
-  closedBy: string | undefined;
-}
-
-interface PendingPause {
-  xid: string;
-  seq: number;
-  method: 'PauseTask' | 'AwaitTaskResumption';
-  mode: PauseMode | null;
-  reason: string | null;
-  principal: string | null;
-  suspension: Suspension;
-}
-
-/** A Resume span: opened by a ResumeTask / CancelTask request, or by the event that proved a resume. */
-interface ResumeSpan {
-  key: string;
-  seq: number;
-  at: string;
-  span: SpanRef;
-  started: boolean;
-  ended: boolean;
-}
-
-interface Closer extends ResumeSpan {
-  kind: 'resume' | 'cancel';
-  xid: string;
-  principal: string | null;
-  taskId: string;
-  target: Suspension | undefined;
-  tokenHash: string | null;
-  input: JsonValue | undefined;
-  hadInput: boolean;
-  continueTranscript: boolean | null;
-  /** The suspension this call closed, once it did. */
-  closed: Suspension | undefined;
-}
-
-interface TaskRecord {
-  taskId: string;
-  contextId: string | null;
-  span: SpanRef;
-  started: boolean;
-  ended: boolean;
-  terminal: boolean;
-  /** Open streams carrying the task. */
-  streams: Set<string>;
-  open: Suspension | undefined;
-  last: Suspension | undefined;
-  byToken: Map<string, Suspension>;
-  pendingPauses: Map<string, PendingPause>;
-  closers: Map<string, Closer>;
-}
-
-interface ControlCall {
-  seq: number;
-  method: 'AdvanceClock' | 'FireEvent';
-  name: string | undefined;
-  principal: string | null;
-}
-
-type Origin = { kind: 'stream'; ex: Exchange } | { kind: 'snapshot'; ex: Exchange } | { kind: 'call'; ex: Exchange };
-
-interface ClosingFacts {
-  cause: ResumeReceiptCause;
-  outcome: ResumeOutcome;
-  errorCode: number | null;
-  principal: string | null;
-  input: JsonValue | undefined;
-  hadResumeInput: boolean;
-  continueTranscript: boolean | null;
-  resumedAt: string | null;
-  entries: number[];
 }
 
 /** Control calls kept for attributing condition-fired resumes. */
