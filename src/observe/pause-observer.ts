@@ -27,7 +27,8 @@
  *   timeout events that race the clock move still close it normally.
  *
  * The records it keeps (exchanges, tasks, suspensions, calls in flight) are declared in
- * `observe/observer-state`; payloads are read by `observe/sightings`; span keys, ids and
+ * `observe/observer-state`; an entry's shape and the task a call names are read by
+ * `observe/entry-reads`, pause and resume payloads by `observe/sightings`; span keys, ids and
  * attributes come from `observe/observer-spans`; the peer's clock from `observe/peer-clock`.
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
@@ -35,15 +36,16 @@ import { hashCanonical } from '../canonical/canonical-json.js';
 import type { JsonRpcErrorObject } from '../protocol/errors.js';
 import { parseJsonRpcMessage } from '../protocol/json-rpc.js';
 import { CONTROL_METHODS, CONTROL_PATH } from '../protocol/methods.js';
-import { type MethodCall, isKnownMethod, parseMethodCall } from '../protocol/params.js';
+import { isKnownMethod, parseMethodCall } from '../protocol/params.js';
 import { parseSendMessageResult, parseStreamResponse, parseTask } from '../protocol/parse-objects.js';
 import { formatIssue, isRecord } from '../protocol/read.js';
 import { checkTransition } from '../protocol/state-machine.js';
 import { type PauseMode, type ResumeCause, TERMINAL_STATES, type TaskPause, type TaskState } from '../protocol/types.js';
 import { buildResumptionDraft, buildSuspensionDraft } from '../receipts/drafts.js';
 import type { ResumeOutcome, ResumeReceiptCause, ResumptionDraft, SpanRef, SuspensionDraft } from '../receipts/types.js';
-import { ENTRY_KINDS, type RecordingEntry } from '../recording/format.js';
+import type { RecordingEntry } from '../recording/format.js';
 import { type LostPauseReason, type SpanEvent, parseTraceparent } from '../tracing/span-events.js';
+import { entryProblem, pausedUntilMs, taskIdFromRaw, taskIdOfCall } from './entry-reads.js';
 import type { FindingCode, ObserverFinding } from './findings.js';
 import {
   childSpan,
@@ -109,50 +111,6 @@ const CONTROL_MEMORY = 64;
 const TASK_NOT_FOUND = -32001;
 const INVALID_TASK_STATE = -32010;
 const RESUME_TOKEN_MISMATCH = -32011;
-
-function entryProblem(entry: unknown): string | undefined {
-  if (!isRecord(entry)) return 'an entry must be an object';
-  if (typeof entry.seq !== 'number' || !Number.isInteger(entry.seq) || entry.seq < 1) return 'seq: expected a positive integer';
-  if (typeof entry.at !== 'string' || Number.isNaN(Date.parse(entry.at))) return 'at: expected an ISO 8601 time';
-  if (typeof entry.xid !== 'string' || entry.xid === '') return 'xid: expected a non-empty string';
-  if (!(ENTRY_KINDS as readonly unknown[]).includes(entry.kind)) return `kind: expected one of ${ENTRY_KINDS.join(', ')}`;
-  if (!isRecord(entry.http) || typeof entry.http.method !== 'string' || typeof entry.http.path !== 'string') {
-    return 'http: expected {method, path}';
-  }
-  return undefined;
-}
-
-function taskIdOfCall(call: MethodCall | undefined): string | undefined {
-  if (!call) return undefined;
-  switch (call.method) {
-    case 'SendMessage':
-    case 'SendStreamingMessage':
-      return call.params.message.taskId;
-    case 'GetTask':
-    case 'CancelTask':
-    case 'SubscribeToTask':
-      return call.params.id;
-    case 'PauseTask':
-    case 'ResumeTask':
-    case 'AwaitTaskResumption':
-      return call.params.taskId;
-    case 'ListTasks':
-    case 'AdvanceClock':
-    case 'FireEvent':
-    case 'GetClock':
-      return undefined;
-    default: {
-      const never: never = call;
-      return never;
-    }
-  }
-}
-
-function pausedUntilMs(pause: TaskPause): number | undefined {
-  if (pause.pausedUntil === undefined) return undefined;
-  const ms = Date.parse(pause.pausedUntil);
-  return Number.isNaN(ms) ? undefined : ms;
-}
 
 /**
  * Turns recording entries into receipt drafts and span events (DESIGN §2, §6, §7). Feed every
@@ -1203,18 +1161,4 @@ export class PauseObserver {
       }
     }
   }
-}
-
-/** Best-effort task id from unparsed params or results, for findings. */
-function taskIdFromRaw(value: unknown): string | undefined {
-  if (!isRecord(value)) return undefined;
-  for (const key of ['taskId', 'id'] as const) {
-    const v = value[key];
-    if (typeof v === 'string' && v !== '') return v;
-  }
-  for (const member of ['statusUpdate', 'artifactUpdate', 'task'] as const) {
-    const inner = value[member];
-    if (isRecord(inner)) return taskIdFromRaw(inner);
-  }
-  return undefined;
 }
