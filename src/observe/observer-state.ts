@@ -2,13 +2,15 @@
  * @module observe/observer-state
  * The records the PauseObserver keeps while it follows a recording: exchanges, tasks, suspensions,
  * pause and resume calls in flight, control calls, and the facts a resumption is built from.
- * Plain data only; the PauseObserver alone creates and changes them.
+ * Plain data and their constructors only; the PauseObserver alone changes them.
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
 import type { JsonRpcId } from '../protocol/json-rpc.js';
 import type { MethodCall } from '../protocol/params.js';
 import type { PauseMode, ResumeConditions, TaskState } from '../protocol/types.js';
 import type { ResumeOutcome, ResumeReceiptCause, SpanRef } from '../receipts/types.js';
+import type { RecordingEntry } from '../recording/format.js';
+import { childSpan, resumeKey, rootSpan, suspensionKey, taskSpanKey } from './observer-spans.js';
 import type { ResumeSignal } from './sightings.js';
 
 /** One HTTP exchange (request, its answer or stream, its end) as the observer follows it. */
@@ -144,4 +146,113 @@ export interface ClosingFacts {
   continueTranscript: boolean | null;
   resumedAt: string | null;
   entries: number[];
+}
+
+/** A task first seen now: its root span derives from the recording id (DESIGN §7), nothing started. */
+export function newTaskRecord(recordingId: string, taskId: string): TaskRecord {
+  const key = taskSpanKey(taskId);
+  return {
+    taskId,
+    contextId: null,
+    span: rootSpan(recordingId, key),
+    started: false,
+    ended: false,
+    terminal: false,
+    streams: new Set(),
+    open: undefined,
+    last: undefined,
+    byToken: new Map(),
+    pendingPauses: new Map(),
+    closers: new Map(),
+  };
+}
+
+/**
+ * A suspension opened by `entry` (a pause call, or the first proof of a pause), pending until proven.
+ * Its span is a child of the caller's span `parent`, or of the task's span when the call had none.
+ */
+export function newSuspension(recordingId: string, task: TaskRecord, entry: Pick<RecordingEntry, 'seq' | 'at'>, parent: SpanRef | undefined, principal: string | null): Suspension {
+  const key = suspensionKey(entry.seq);
+  const p = parent ?? task.span;
+  return {
+    key,
+    taskId: task.taskId,
+    openSeq: entry.seq,
+    openAt: entry.at,
+    span: childSpan(recordingId, key, p),
+    parent: p,
+    principal,
+    started: false,
+    status: 'pending',
+    tokenHash: null,
+    pausedAt: '',
+    pausedUntil: null,
+    pausedUntilMs: undefined,
+    conditions: null,
+    provenSeq: entry.seq,
+    caughtUp: new Set(),
+    streamEnded: false,
+    overdueSince: undefined,
+    awaiting: undefined,
+    closedBy: undefined,
+  };
+}
+
+/** The record of a ResumeTask (`resume`) or CancelTask (`cancel`) request `entry` on exchange `ex`. */
+export function newCloser(
+  recordingId: string,
+  kind: Closer['kind'],
+  ex: Exchange,
+  entry: Pick<RecordingEntry, 'seq' | 'at'>,
+  taskId: string,
+  tokenHash: string | null,
+  input: JsonValue | undefined,
+  hadInput: boolean,
+  continueTranscript: boolean | null,
+): Closer {
+  const key = resumeKey(entry.seq);
+  return {
+    kind,
+    key,
+    seq: entry.seq,
+    at: entry.at,
+    span: rootSpan(recordingId, key),
+    started: false,
+    ended: false,
+    xid: ex.xid,
+    principal: ex.principal,
+    taskId,
+    target: undefined,
+    tokenHash,
+    input,
+    hadInput,
+    continueTranscript,
+    closed: undefined,
+  };
+}
+
+/** A Resume span opened by the entry that proved a resume (no call of ours closed the pause). */
+export function eventResumeSpan(recordingId: string, entry: Pick<RecordingEntry, 'seq' | 'at'>): ResumeSpan {
+  const key = resumeKey(entry.seq);
+  return { key, seq: entry.seq, at: entry.at, span: rootSpan(recordingId, key), started: false, ended: false };
+}
+
+/** Closing facts of a pause ended without a call's resume input (cancel, failure). */
+export function closingFacts(cause: ResumeReceiptCause, outcome: ResumeOutcome, principal: string | null, resumedAt: string | null, entries: number[]): ClosingFacts {
+  return { cause, outcome, errorCode: null, principal, input: undefined, hadResumeInput: false, continueTranscript: null, resumedAt, entries };
+}
+
+/** Closing facts of a pause ended by the call `c`: its principal, input and `continueTranscript` count. */
+export function closerFacts(c: Closer, cause: ResumeReceiptCause, outcome: ResumeOutcome, resumedAt: string | null, entries: number[], errorCode: number | null = null): ClosingFacts {
+  return {
+    cause,
+    outcome,
+    errorCode,
+    principal: c.principal,
+    input: c.input,
+    hadResumeInput: c.hadInput,
+    continueTranscript: c.continueTranscript,
+    resumedAt,
+    entries,
+  };
 }

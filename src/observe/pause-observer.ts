@@ -26,12 +26,11 @@
  *   lease passed is declared lost at the next request entry (or at finish), so the peer's own
  *   timeout events that race the clock move still close it normally.
  *
- * The records it keeps (exchanges, tasks, suspensions, calls in flight) are declared in
- * `observe/observer-state`; an entry's shape and the task a call names are read by
+ * The records it keeps (exchanges, tasks, suspensions, calls in flight) and their constructors
+ * are in `observe/observer-state`; an entry's shape and the task a call names are read by
  * `observe/entry-reads`, pause and resume payloads by `observe/sightings`; span keys, ids and
  * attributes come from `observe/observer-spans`; the peer's clock from `observe/peer-clock`.
  */
-import type { JsonValue } from '../canonical/canonical-json.js';
 import { hashCanonical } from '../canonical/canonical-json.js';
 import type { JsonRpcErrorObject } from '../protocol/errors.js';
 import { parseJsonRpcMessage } from '../protocol/json-rpc.js';
@@ -42,26 +41,39 @@ import { formatIssue, isRecord } from '../protocol/read.js';
 import { checkTransition } from '../protocol/state-machine.js';
 import { type PauseMode, type ResumeCause, TERMINAL_STATES, type TaskPause, type TaskState } from '../protocol/types.js';
 import { buildResumptionDraft, buildSuspensionDraft } from '../receipts/drafts.js';
-import type { ResumeOutcome, ResumeReceiptCause, ResumptionDraft, SpanRef, SuspensionDraft } from '../receipts/types.js';
+import type { ResumptionDraft, SpanRef, SuspensionDraft } from '../receipts/types.js';
 import type { RecordingEntry } from '../recording/format.js';
 import { type LostPauseReason, type SpanEvent, parseTraceparent } from '../tracing/span-events.js';
 import { entryProblem, pausedUntilMs, taskIdFromRaw, taskIdOfCall } from './entry-reads.js';
 import type { FindingCode, ObserverFinding } from './findings.js';
 import {
-  childSpan,
   lostAttributes,
   lostKey,
   resumeEndAttributes,
-  resumeKey,
   resumeStartAttributes,
   rootSpan,
   suspensionEndAttributes,
-  suspensionKey,
   suspensionStartAttributes,
   taskAttributes,
   taskSpanKey,
 } from './observer-spans.js';
-import type { ClosingFacts, Closer, ControlCall, Exchange, Origin, PendingPause, ResumeSpan, Suspension, TaskRecord } from './observer-state.js';
+import {
+  type ClosingFacts,
+  type Closer,
+  type ControlCall,
+  type Exchange,
+  type Origin,
+  type PendingPause,
+  type ResumeSpan,
+  type Suspension,
+  type TaskRecord,
+  closerFacts,
+  closingFacts,
+  eventResumeSpan,
+  newCloser,
+  newSuspension,
+  newTaskRecord,
+} from './observer-state.js';
 import { PeerClock } from './peer-clock.js';
 import {
   type ResumeSignal,
@@ -260,21 +272,7 @@ export class PauseObserver {
   #task(taskId: string): TaskRecord {
     let task = this.#tasks.get(taskId);
     if (!task) {
-      const key = taskSpanKey(taskId);
-      task = {
-        taskId,
-        contextId: null,
-        span: rootSpan(this.#recordingId, key),
-        started: false,
-        ended: false,
-        terminal: false,
-        streams: new Set(),
-        open: undefined,
-        last: undefined,
-        byToken: new Map(),
-        pendingPauses: new Map(),
-        closers: new Map(),
-      };
+      task = newTaskRecord(this.#recordingId, taskId);
       this.#tasks.set(taskId, task);
     }
     return task;
@@ -366,7 +364,7 @@ export class PauseObserver {
         const task = this.#task(p.taskId);
         const tokenHash = this.#hash(p.resumeToken, entry.seq, 'body.params.resumeToken');
         const inputOk = p.input === undefined || this.#hash(p.input, entry.seq, 'body.params.input') !== null;
-        const closer = this.#newCloser('resume', ex, entry, p.taskId, tokenHash, inputOk ? p.input : undefined, p.input !== undefined, p.continueTranscript);
+        const closer = newCloser(this.#recordingId, 'resume', ex, entry, p.taskId, tokenHash, inputOk ? p.input : undefined, p.input !== undefined, p.continueTranscript);
         closer.target = (tokenHash !== null ? task.byToken.get(tokenHash) : undefined) ?? task.open ?? task.last;
         task.closers.set(ex.xid, closer);
         if (closer.target) this.#startResume(closer, closer.target, closer.principal);
@@ -374,7 +372,7 @@ export class PauseObserver {
       }
       case 'CancelTask': {
         const task = this.#task(c.params.id);
-        const closer = this.#newCloser('cancel', ex, entry, c.params.id, null, undefined, false, null);
+        const closer = newCloser(this.#recordingId, 'cancel', ex, entry, c.params.id, null, undefined, false, null);
         closer.target = task.open;
         task.closers.set(ex.xid, closer);
         if (closer.target) this.#startResume(closer, closer.target, closer.principal);
@@ -655,15 +653,15 @@ export class PauseObserver {
         const closer =
           (origin.kind === 'call' ? task.closers.get(origin.ex.xid) : undefined) ??
           [...task.closers.values()].find((c) => c.kind === 'cancel' && !c.closed);
-        const facts = this.#facts('canceled', 'canceled', closer?.principal ?? null, sighting.timestamp ?? null, closer ? [closer.seq, entry.seq] : [entry.seq]);
-        this.#close(task, s, closer ?? this.#eventSpan(entry), facts, entry);
+        const facts = closingFacts('canceled', 'canceled', closer?.principal ?? null, sighting.timestamp ?? null, closer ? [closer.seq, entry.seq] : [entry.seq]);
+        this.#close(task, s, closer ?? eventResumeSpan(this.#recordingId, entry), facts, entry);
         if (closer) closer.closed = s;
         return;
       }
       case 'TASK_STATE_FAILED': {
         const control = this.#attributeControl(s, 'timeout', entry.seq);
-        const facts = this.#facts('timeout', 'failed', control?.principal ?? null, sighting.timestamp ?? null, control ? [control.seq, entry.seq] : [entry.seq]);
-        this.#close(task, s, this.#eventSpan(entry), facts, entry);
+        const facts = closingFacts('timeout', 'failed', control?.principal ?? null, sighting.timestamp ?? null, control ? [control.seq, entry.seq] : [entry.seq]);
+        this.#close(task, s, eventResumeSpan(this.#recordingId, entry), facts, entry);
         return;
       }
       case 'TASK_STATE_COMPLETED':
@@ -697,33 +695,6 @@ export class PauseObserver {
 
   // ---- pauses ----
 
-  #newSuspension(task: TaskRecord, entry: RecordingEntry, parent: SpanRef | undefined, principal: string | null): Suspension {
-    const key = suspensionKey(entry.seq);
-    const p = parent ?? task.span;
-    return {
-      key,
-      taskId: task.taskId,
-      openSeq: entry.seq,
-      openAt: entry.at,
-      span: childSpan(this.#recordingId, key, p),
-      parent: p,
-      principal,
-      started: false,
-      status: 'pending',
-      tokenHash: null,
-      pausedAt: '',
-      pausedUntil: null,
-      pausedUntilMs: undefined,
-      conditions: null,
-      provenSeq: entry.seq,
-      caughtUp: new Set(),
-      streamEnded: false,
-      overdueSince: undefined,
-      awaiting: undefined,
-      closedBy: undefined,
-    };
-  }
-
   #startSuspension(s: Suspension, task: TaskRecord): void {
     if (s.started) return;
     s.started = true;
@@ -744,7 +715,7 @@ export class PauseObserver {
     // answers with the pause in force.
     if (task.terminal || task.open) return;
     this.#startTask(task, entry);
-    const s = this.#newSuspension(task, entry, ex.parent, ex.principal);
+    const s = newSuspension(this.#recordingId, task, entry, ex.parent, ex.principal);
     task.pendingPauses.set(ex.xid, { xid: ex.xid, seq: entry.seq, method, mode, reason, principal: ex.principal, suspension: s });
     this.#startSuspension(s, task);
   }
@@ -796,7 +767,7 @@ export class PauseObserver {
       this.#lose(task.open, 'pause_ignored', entry, entry.at, `task ${task.taskId} left pause ${task.open.key} without an observed resume`);
     }
     const pending = own ?? [...task.pendingPauses.values()][0];
-    const s = pending?.suspension ?? this.#newSuspension(task, entry, origin.ex.parent, null);
+    const s = pending?.suspension ?? newSuspension(this.#recordingId, task, entry, origin.ex.parent, null);
     const via = legacy ? 'legacy-metadata' : pending ? pending.method : 'statusUpdate';
     const draft = buildSuspensionDraft({
       taskId: task.taskId,
@@ -834,42 +805,6 @@ export class PauseObserver {
 
   // ---- resumes ----
 
-  #newCloser(
-    kind: Closer['kind'],
-    ex: Exchange,
-    entry: RecordingEntry,
-    taskId: string,
-    tokenHash: string | null,
-    input: JsonValue | undefined,
-    hadInput: boolean,
-    continueTranscript: boolean | null,
-  ): Closer {
-    const key = resumeKey(entry.seq);
-    return {
-      kind,
-      key,
-      seq: entry.seq,
-      at: entry.at,
-      span: rootSpan(this.#recordingId, key),
-      started: false,
-      ended: false,
-      xid: ex.xid,
-      principal: ex.principal,
-      taskId,
-      target: undefined,
-      tokenHash,
-      input,
-      hadInput,
-      continueTranscript,
-      closed: undefined,
-    };
-  }
-
-  #eventSpan(entry: RecordingEntry): ResumeSpan {
-    const key = resumeKey(entry.seq);
-    return { key, seq: entry.seq, at: entry.at, span: rootSpan(this.#recordingId, key), started: false, ended: false };
-  }
-
   #startResume(r: ResumeSpan, s: Suspension, principal: string | null): void {
     if (r.started) return;
     r.started = true;
@@ -892,24 +827,6 @@ export class PauseObserver {
     const event: SpanEvent = { type: 'resume.end', key: r.key, at, attributes };
     if (error !== undefined) event.error = error;
     this.#span(event);
-  }
-
-  #facts(cause: ResumeReceiptCause, outcome: ResumeOutcome, principal: string | null, resumedAt: string | null, entries: number[]): ClosingFacts {
-    return { cause, outcome, errorCode: null, principal, input: undefined, hadResumeInput: false, continueTranscript: null, resumedAt, entries };
-  }
-
-  #closerFacts(c: Closer, cause: ResumeReceiptCause, outcome: ResumeOutcome, resumedAt: string | null, entries: number[], errorCode: number | null = null): ClosingFacts {
-    return {
-      cause,
-      outcome,
-      errorCode,
-      principal: c.principal,
-      input: c.input,
-      hadResumeInput: c.hadInput,
-      continueTranscript: c.continueTranscript,
-      resumedAt,
-      entries,
-    };
   }
 
   /** Emits a resumption for `s` (resume.start if needed → resume.end → draft); closes `s` unless rejected. */
@@ -953,7 +870,7 @@ export class PauseObserver {
       const only = candidates.length === 1 ? candidates[0] : undefined;
       if (only) {
         only.closed = s;
-        this.#close(task, s, only, this.#closerFacts(only, signal.cause, 'resumed', signal.resumedAt, [only.seq, entry.seq]), entry);
+        this.#close(task, s, only, closerFacts(only, signal.cause, 'resumed', signal.resumedAt, [only.seq, entry.seq]), entry);
         return;
       }
       if (candidates.length > 1) {
@@ -983,8 +900,7 @@ export class PauseObserver {
       resumedAt: signal.resumedAt,
       entries: control ? [control.seq, ...entries] : entries,
     };
-    const key = resumeKey(entry.seq);
-    this.#close(task, s, { key, seq: entry.seq, at: entry.at, span: rootSpan(this.#recordingId, key), started: false, ended: false }, facts, entry);
+    this.#close(task, s, eventResumeSpan(this.#recordingId, entry), facts, entry);
   }
 
   /** The latest control call after the pause that can have fired a resume with `cause`. */
@@ -1027,7 +943,7 @@ export class PauseObserver {
     if (awaiting?.awaiting) {
       closer.closed = awaiting;
       const aw = awaiting.awaiting;
-      this.#close(task, awaiting, closer, this.#closerFacts(closer, read.value.cause, 'resumed', read.value.resumedAt, [closer.seq, aw.seq, entry.seq]), entry);
+      this.#close(task, awaiting, closer, closerFacts(closer, read.value.cause, 'resumed', read.value.resumedAt, [closer.seq, aw.seq, entry.seq]), entry);
       return;
     }
     const s = task.open;
@@ -1040,7 +956,7 @@ export class PauseObserver {
       this.#finding('unmatched-resume', entry.seq, 'body.params.resumeToken', `ResumeTask on task ${taskId} succeeded with a token that is not the token of pause ${s.key}`, taskId);
     }
     closer.closed = s;
-    this.#close(task, s, closer, this.#closerFacts(closer, read.value.cause, 'resumed', read.value.resumedAt, [closer.seq, entry.seq]), entry);
+    this.#close(task, s, closer, closerFacts(closer, read.value.cause, 'resumed', read.value.resumedAt, [closer.seq, entry.seq]), entry);
   }
 
   #cancelAnswered(ex: Exchange, entry: RecordingEntry, state: TaskState): void {
@@ -1083,7 +999,7 @@ export class PauseObserver {
       ? ((closer.tokenHash !== null ? task.byToken.get(closer.tokenHash) : undefined) ?? closer.target ?? task.open ?? task.last)
       : undefined;
     if (target && code !== undefined) {
-      this.#close(task, target, closer, this.#closerFacts(closer, 'explicit_resume', 'rejected', null, [closer.seq, entry.seq], code), entry);
+      this.#close(task, target, closer, closerFacts(closer, 'explicit_resume', 'rejected', null, [closer.seq, entry.seq], code), entry);
     } else {
       const what = closer.kind === 'resume' ? 'ResumeTask' : 'CancelTask';
       this.#endResume(closer, entry.at, {}, code === undefined ? `${what} got no answer` : `${what} failed with ${code}`);
@@ -1097,7 +1013,7 @@ export class PauseObserver {
         const winner = xid === undefined ? undefined : task.closers.get(xid);
         if (winner) {
           winner.closed = s;
-          this.#close(task, s, winner, this.#closerFacts(winner, aw.signal.cause, 'resumed', aw.signal.resumedAt, [winner.seq, aw.seq]), { seq: aw.seq, at: aw.at });
+          this.#close(task, s, winner, closerFacts(winner, aw.signal.cause, 'resumed', aw.signal.resumedAt, [winner.seq, aw.seq]), { seq: aw.seq, at: aw.at });
         }
       } else if (aw.candidates.size === 0) {
         this.#closeFromSignal(task, s, aw.signal, { seq: aw.seq, at: aw.at }, [aw.seq]);
