@@ -32,7 +32,7 @@
  * attributes come from `observe/observer-spans`; the peer's clock from `observe/peer-clock`.
  */
 import { hashCanonical } from '../canonical/canonical-json.js';
-import type { JsonRpcErrorObject } from '../protocol/errors.js';
+import { JSON_RPC_ERRORS, type JsonRpcErrorObject } from '../protocol/errors.js';
 import { parseJsonRpcMessage } from '../protocol/json-rpc.js';
 import { CONTROL_METHODS, CONTROL_PATH } from '../protocol/methods.js';
 import { isKnownMethod, parseMethodCall } from '../protocol/params.js';
@@ -120,9 +120,7 @@ export interface OpenSuspension {
 
 /** Control calls kept for attributing condition-fired resumes. */
 const CONTROL_MEMORY = 64;
-const TASK_NOT_FOUND = -32001;
-const INVALID_TASK_STATE = -32010;
-const RESUME_TOKEN_MISMATCH = -32011;
+const { TASK_NOT_FOUND, INVALID_TASK_STATE, RESUME_TOKEN_MISMATCH } = JSON_RPC_ERRORS;
 
 /**
  * Turns recording entries into receipt drafts and span events (DESIGN §2, §6, §7). Feed every
@@ -978,7 +976,7 @@ export class PauseObserver {
     const task = this.#tasks.get(taskId);
     if (!task) return;
     const method = ex.call?.method ?? 'the call';
-    if (error.code === TASK_NOT_FOUND && task.open) {
+    if (error.code === TASK_NOT_FOUND.code && task.open) {
       this.#lose(task.open, 'task_gone', entry, entry.at, `${method} on task ${taskId} answered -32001 (task not found) while it was PAUSED`);
     }
     const closer = task.closers.get(ex.xid);
@@ -994,7 +992,7 @@ export class PauseObserver {
   }
 
   #closerFailed(task: TaskRecord, closer: Closer, entry: RecordingEntry, code: number | undefined): void {
-    const rejectable = closer.kind === 'resume' && (code === RESUME_TOKEN_MISMATCH || code === INVALID_TASK_STATE);
+    const rejectable = closer.kind === 'resume' && (code === RESUME_TOKEN_MISMATCH.code || code === INVALID_TASK_STATE.code);
     const target = rejectable
       ? ((closer.tokenHash !== null ? task.byToken.get(closer.tokenHash) : undefined) ?? closer.target ?? task.open ?? task.last)
       : undefined;
