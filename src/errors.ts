@@ -28,3 +28,16 @@ export class A2aReplayError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * One line for a caught error, naming its system code: the error's own `code` goes first
+ * (`ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9`, unless the message already says it); a code
+ * only on its `cause`, as `fetch` reports network failures, goes last (`fetch failed (ECONNREFUSED)`).
+ */
+export function describeError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const own = (error as { code?: unknown } | null | undefined)?.code;
+  if (typeof own === 'string') return message.includes(own) ? message : `${own}: ${message}`;
+  const fromCause = (error as { cause?: { code?: unknown } } | null | undefined)?.cause?.code;
+  return typeof fromCause === 'string' ? `${message} (${fromCause})` : message;
+}

@@ -4,7 +4,7 @@
  */
 
 // ---- core ----
-export { A2aReplayError, type A2aReplayErrorCode } from './errors.js';
+export { A2aReplayError, type A2aReplayErrorCode, describeError } from './errors.js';
 export { type Clock, ManualClock, isoAt, systemClock } from './clock.js';
 export { CounterIdSource, type IdSource, randomIdSource } from './ids.js';
 export { TOOL_NAME, VERSION } from './version.js';

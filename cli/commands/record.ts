@@ -24,6 +24,7 @@ import { dirname, basename, join } from 'node:path';
 import type { Command } from 'commander';
 import {
   A2aReplayError,
+  describeError,
   CounterIdSource,
   DEFAULT_CHECKPOINT_EVERY,
   DEFAULT_MAX_BODY_BYTES,
@@ -134,12 +135,6 @@ function observe(
   };
 }
 
-function describe(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  return code && !message.includes(code) ? `${code}: ${message}` : message;
-}
-
 export function registerRecord(program: Command): void {
   program
     .command('record')
@@ -186,7 +181,7 @@ export function registerRecord(program: Command): void {
       const reportOnce = (what: string) => (error: unknown): void => {
         if (reported.has(what)) return;
         reported.add(what);
-        process.stderr.write(`a2a-replay: ${what} failed, the proxy keeps forwarding: ${describe(error)}\n`);
+        process.stderr.write(`a2a-replay: ${what} failed, the proxy keeps forwarding: ${describeError(error)}\n`);
       };
       const writer = new RecordingWriter({
         sink: fileLineSink(options.out),

@@ -5,6 +5,7 @@
  * would then bypass the proxy, so the proxy rewrites those URLs to its own address. The
  * recording keeps the card exactly as the upstream sent it.
  */
+import { isRecord } from '../protocol/read.js';
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -28,23 +29,19 @@ export function rewriteUrl(url: string, upstream: URL, proxy: URL): string | und
   return `${proxy.origin}${rest}${parsed.search}${parsed.hash}`;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 /**
  * Rewrites the interface URLs of `card` that point at `upstream` so they point at `proxy`.
  * Returns the rewritten copy, or undefined when nothing needed rewriting.
  */
 export function rewriteAgentCard(card: unknown, upstream: URL, proxy: URL): Record<string, unknown> | undefined {
-  if (!isObject(card)) return undefined;
+  if (!isRecord(card)) return undefined;
   let changed = false;
   const out: Record<string, unknown> = { ...card };
   const rewriteList = (key: 'supportedInterfaces' | 'additionalInterfaces'): void => {
     const list = card[key];
     if (!Array.isArray(list)) return;
     out[key] = list.map((item: unknown) => {
-      if (!isObject(item) || typeof item.url !== 'string') return item;
+      if (!isRecord(item) || typeof item.url !== 'string') return item;
       const url = rewriteUrl(item.url, upstream, proxy);
       if (url === undefined) return item;
       changed = true;

@@ -7,6 +7,7 @@
  * read whole before the response is returned (A2A answers are small JSON documents), so the
  * recording never depends on whether the caller reads them.
  */
+import { describeError } from '../errors.js';
 import { type ExchangeRecorder, RESPONSE_CUT_MESSAGE } from './exchange-recorder.js';
 import { mediaType } from './http-headers.js';
 
@@ -15,12 +16,6 @@ export interface RecordingFetchOptions {
 }
 
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
-
-function describeError(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } } | undefined)?.cause;
-  const message = error instanceof Error ? error.message : String(error);
-  return cause?.code ? `${message} (${cause.code})` : message;
-}
 
 function keepIdentity(wrapped: Response, original: Response): Response {
   Object.defineProperty(wrapped, 'url', { value: original.url });

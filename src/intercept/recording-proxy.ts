@@ -20,7 +20,7 @@ import {
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-import { A2aReplayError } from '../errors.js';
+import { A2aReplayError, describeError } from '../errors.js';
 import { jsonRpcError } from '../protocol/errors.js';
 import { rewriteAgentCard } from './agent-card-rewrite.js';
 import { DEFAULT_MAX_BODY_BYTES, type Exchange, type ExchangeRecorder, RESPONSE_CUT_MESSAGE } from './exchange-recorder.js';
@@ -96,12 +96,6 @@ function sendJson(res: ServerResponse, status: number, value: unknown, close = f
   if (close) headers.connection = 'close';
   res.writeHead(status, headers);
   res.end(body);
-}
-
-function describeError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  return code !== undefined && !message.includes(code) ? `${code}: ${message}` : message;
 }
 
 /** Starts the proxy; resolves once it listens. */
@@ -193,8 +187,14 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       const encoded = (upstreamRes.headers['content-encoding'] ?? 'identity') !== 'identity';
       const method = req.method ?? 'GET';
       const isCardPath = method === 'GET' && /\/\.well-known\/agent(-card)?\.json$/.test((path.split('?')[0] ?? '').replace(/\/+$/, ''));
-      const isCardCall = method === 'POST' && jsonRpcMethodOf(body) === 'GetExtendedAgentCard';
-      const rewrite = status === 200 && contentType === 'application/json' && !encoded && (isCardPath || isCardCall);
+      const json = status === 200 && contentType === 'application/json' && !encoded;
+      // Only a body that names the method is parsed again: most exchanges skip the second JSON.parse.
+      const isCardCall =
+        json &&
+        method === 'POST' &&
+        body.includes('GetExtendedAgentCard') &&
+        jsonRpcMethodOf(body) === 'GetExtendedAgentCard';
+      const rewrite = json && (isCardPath || isCardCall);
 
       upstreamRes.on('error', () => {
         // reported through 'close' below

@@ -8,6 +8,7 @@
 import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { A2aReplayError } from '../errors.js';
+import { isRecord } from '../protocol/read.js';
 import { ENTRY_KINDS, RECORDING_VERSION, type RecordingEntry, type RecordingHeader } from './format.js';
 
 export interface ReadRecordingOptions {
@@ -38,16 +39,12 @@ export interface Recording {
   tornTail?: TornTail;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
 function malformed(source: string, line: number, problem: string): A2aReplayError {
   return new A2aReplayError('RECORDING_MALFORMED', `${source}:${line}: ${problem}`);
 }
 
 function checkHeader(value: unknown, source: string, line: number): RecordingHeader {
-  if (!isObject(value) || value.type !== 'recording') {
+  if (!isRecord(value) || value.type !== 'recording') {
     throw malformed(source, line, 'the first line is not a recording header ({"type":"recording",...})');
   }
   if (value.version !== RECORDING_VERSION) {
@@ -56,14 +53,14 @@ function checkHeader(value: unknown, source: string, line: number): RecordingHea
   for (const field of ['id', 'createdAt', 'tool'] as const) {
     if (typeof value[field] !== 'string') throw malformed(source, line, `header field "${field}" is not a string`);
   }
-  if (!isObject(value.target) || typeof value.target.url !== 'string') {
+  if (!isRecord(value.target) || typeof value.target.url !== 'string') {
     throw malformed(source, line, 'header field "target.url" is not a string');
   }
   return value as unknown as RecordingHeader;
 }
 
 function checkEntry(value: unknown, source: string, line: number, expectedSeq: number): RecordingEntry {
-  if (!isObject(value)) throw malformed(source, line, 'an entry is not a JSON object');
+  if (!isRecord(value)) throw malformed(source, line, 'an entry is not a JSON object');
   if (value.seq !== expectedSeq) {
     throw malformed(source, line, `entry "seq" is ${JSON.stringify(value.seq)}, expected ${expectedSeq}`);
   }
@@ -73,14 +70,14 @@ function checkEntry(value: unknown, source: string, line: number, expectedSeq: n
     throw malformed(source, line, `entry "kind" ${JSON.stringify(value.kind)} is not one of ${ENTRY_KINDS.join(', ')}`);
   }
   const http = value.http;
-  if (!isObject(http) || typeof http.method !== 'string' || typeof http.path !== 'string') {
+  if (!isRecord(http) || typeof http.method !== 'string' || typeof http.path !== 'string') {
     throw malformed(source, line, 'entry field "http" needs string "method" and "path"');
   }
   if (http.status !== undefined && typeof http.status !== 'number') {
     throw malformed(source, line, 'entry field "http.status" is not a number');
   }
   if (http.headers !== undefined) {
-    if (!isObject(http.headers) || !Object.values(http.headers).every((v) => typeof v === 'string')) {
+    if (!isRecord(http.headers) || !Object.values(http.headers).every((v) => typeof v === 'string')) {
       throw malformed(source, line, 'entry field "http.headers" is not an object of strings');
     }
   }
