@@ -16,7 +16,11 @@ function arg(name: string, fallback: string): string {
 }
 
 async function call<T>(url: string, method: string, params: unknown): Promise<T> {
-  const res = await fetch(url, { method: 'POST', headers: HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: HEADERS,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
   const body = (await res.json()) as { result?: T; error?: unknown };
   if (body.error !== undefined) throw new Error(`${method}: ${JSON.stringify(body.error)}`);
   return body.result as T;
@@ -62,7 +66,8 @@ async function main(): Promise<void> {
         await call(peer.url, 'ResumeTask', { taskId: id(lane), resumeToken: paused.pause.resumeToken });
       });
       console.log(
-        `concurrency ${String(lanes).padStart(2)}: GetTask ${get.toFixed(0)}/s, pause+resume ${pauseResume.toFixed(0)}/s ` +
+        `concurrency ${String(lanes).padStart(2)}: GetTask ${get.toFixed(0)}/s, pause+resume ` +
+          `${pauseResume.toFixed(0)}/s ` +
           `(${(pauseResume * 2).toFixed(0)} requests/s); pause+resume / GetTask = ${(pauseResume / get).toFixed(2)} ` +
           `(per request ${((pauseResume * 2) / get).toFixed(2)})`,
       );

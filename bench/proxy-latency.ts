@@ -29,8 +29,13 @@ const STREAMS = Number(process.env.BENCH_STREAMS ?? 600);
 const EVENTS_PER_STREAM = 10;
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 
-const RESULT = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } } });
-const EVENT = `data: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { statusUpdate: { taskId: 't', status: { state: 'TASK_STATE_WORKING' } } } })}\n\n`;
+const RESULT = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  result: { task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } },
+});
+const WORKING_EVENT = { statusUpdate: { taskId: 't', status: { state: 'TASK_STATE_WORKING' } } };
+const EVENT = `data: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: WORKING_EVENT })}\n\n`;
 
 function peer(req: IncomingMessage, res: ServerResponse): void {
   const chunks: Buffer[] = [];
@@ -59,13 +64,30 @@ function peer(req: IncomingMessage, res: ServerResponse): void {
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
 
 function call(base: string, method: string): Promise<void> {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } } });
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method,
+    params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } },
+  });
   return new Promise((resolve, reject) => {
-    const req = request(`${base}/`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'a2a-version': '1.0', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.on('data', () => {});
-      res.on('end', () => resolve());
-      res.on('error', reject);
-    });
+    const req = request(
+      `${base}/`,
+      {
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          'a2a-version': '1.0',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        res.on('data', () => {});
+        res.on('end', () => resolve());
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -104,8 +126,16 @@ interface BenchProxy {
 }
 
 async function inProcessProxy(upstream: string, out: string): Promise<BenchProxy> {
-  const writer = new RecordingWriter({ sink: fileLineSink(out), clock: systemClock, ids: randomIdSource, target: upstream });
-  const proxy = await startRecordingProxy({ upstream, recorder: new ExchangeRecorder({ writer, ids: randomIdSource }) });
+  const writer = new RecordingWriter({
+    sink: fileLineSink(out),
+    clock: systemClock,
+    ids: randomIdSource,
+    target: upstream,
+  });
+  const proxy = await startRecordingProxy({
+    upstream,
+    recorder: new ExchangeRecorder({ writer, ids: randomIdSource }),
+  });
   return {
     url: proxy.url,
     label: 'proxy in the bench process',
@@ -118,7 +148,9 @@ async function inProcessProxy(upstream: string, out: string): Promise<BenchProxy
 
 async function cliProxy(upstream: string, out: string): Promise<BenchProxy> {
   const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-  const child = spawn(process.execPath, [cli, 'record', '--upstream', upstream, '--out', out], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [cli, 'record', '--upstream', upstream, '--out', out], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     let text = '';
@@ -149,7 +181,9 @@ async function main(): Promise<void> {
   const out = join(dir, 'bench.jsonl');
   const proxy = process.env.BENCH_IN_PROCESS === '1' ? await inProcessProxy(direct, out) : await cliProxy(direct, out);
 
-  console.log(`unary: ${UNARY_CALLS} calls, SSE: ${STREAMS} streams x ${EVENTS_PER_STREAM} events, concurrency ${CONCURRENCY}`);
+  console.log(
+    `unary: ${UNARY_CALLS} calls, SSE: ${STREAMS} streams x ${EVENTS_PER_STREAM} events, concurrency ${CONCURRENCY}`,
+  );
   // warm-up both paths
   await measure(direct, 'GetTask', 200);
   await measure(proxy.url, 'GetTask', 200);
@@ -168,7 +202,8 @@ async function main(): Promise<void> {
       `${label.padEnd(5)} direct  p50 ${ms(d.p50)}  p99 ${ms(d.p99)}  ${d.perSecond.toFixed(0)}/s\n` +
         `${label.padEnd(5)} proxied p50 ${ms(p.p50)}  p99 ${ms(p.p99)}  ${p.perSecond.toFixed(0)}/s\n` +
         `${label.padEnd(5)} added   p50 +${ms(p.p50 - d.p50)}  p99 +${ms(p.p99 - d.p99)}\n` +
-        `${label.padEnd(5)} ratio   p50 x${(p.p50 / d.p50).toFixed(2)}  p99 x${(p.p99 / d.p99).toFixed(2)}  throughput x${(p.perSecond / d.perSecond).toFixed(2)}`,
+        `${label.padEnd(5)} ratio   p50 x${(p.p50 / d.p50).toFixed(2)}  p99 ` +
+        `x${(p.p99 / d.p99).toFixed(2)}  throughput x${(p.perSecond / d.perSecond).toFixed(2)}`,
     );
   }
   await proxy.close();

@@ -78,10 +78,19 @@ const facts: Facts[] = Array.from({ length: COUNT }, (_, n): Facts => {
 
 /** The same receipt bodies the pipeline signs (sealed once, untimed), for the raw loop. */
 function bodies(): object[] {
-  const chain = new ReceiptChain({ keyring, checkpointEvery: 0, recording: 'bench', createdAt: CREATED_AT, tool: 'a2a-replay@bench' });
+  const chain = new ReceiptChain({
+    keyring,
+    checkpointEvery: 0,
+    recording: 'bench',
+    createdAt: CREATED_AT,
+    tool: 'a2a-replay@bench',
+  });
   let open = '';
   return facts.map((f) => {
-    const sealed = f.kind === 'suspension' ? chain.sealSuspension(buildSuspensionDraft(f.facts)) : chain.sealResumption(buildResumptionDraft(f.facts), open);
+    const sealed =
+      f.kind === 'suspension'
+        ? chain.sealSuspension(buildSuspensionDraft(f.facts))
+        : chain.sealResumption(buildResumptionDraft(f.facts), open);
     open = sealed.receipt.hash;
     const { sig: _sig, ...body } = sealed.receipt.line;
     return body;
@@ -98,10 +107,19 @@ function rawLoop(items: object[]): number {
 
 async function pipeline(path: string, fsync: FsyncPolicy): Promise<number> {
   const started = performance.now();
-  const writer = await ReceiptLogWriter.open(path, { keyring, fsync, recording: 'bench', clock: new ManualClock(Date.parse(CREATED_AT)), tool: 'a2a-replay@bench' });
+  const writer = await ReceiptLogWriter.open(path, {
+    keyring,
+    fsync,
+    recording: 'bench',
+    clock: new ManualClock(Date.parse(CREATED_AT)),
+    tool: 'a2a-replay@bench',
+  });
   let open = '';
   for (const f of facts) {
-    const result = f.kind === 'suspension' ? await writer.appendSuspension(buildSuspensionDraft(f.facts)) : await writer.appendResumption(buildResumptionDraft(f.facts), open);
+    const result =
+      f.kind === 'suspension'
+        ? await writer.appendSuspension(buildSuspensionDraft(f.facts))
+        : await writer.appendResumption(buildResumptionDraft(f.facts), open);
     open = result.hash;
   }
   await writer.close();
@@ -118,13 +136,19 @@ try {
   for (const fsync of ['never', 'batch'] as const) {
     const path = join(dir, `${fsync}.receipts.jsonl`);
     const ms = await pipeline(path, fsync);
-    console.log(`pipeline, fsync ${fsync.padEnd(6)}:      ${rate(ms)}  = ${(raw / ms).toFixed(2)}x the raw loop (${(ms / raw).toFixed(2)}x its time)`);
+    console.log(
+      `pipeline, fsync ${fsync.padEnd(6)}:      ${rate(ms)}  = ${(raw / ms).toFixed(2)}x the raw ` +
+        `loop (${(ms / raw).toFixed(2)}x its time)`,
+    );
     if (fsync === 'batch') {
       const started = performance.now();
       const result = await verifyReceiptLog(path, { keyring });
       const vms = performance.now() - started;
       if (!result.ok) throw new Error(`verify failed: ${JSON.stringify(result.firstError)}`);
-      console.log(`verifyReceiptLog:            ${rate(vms)}  = ${(raw / vms).toFixed(2)}x the raw loop (${(vms / raw).toFixed(2)}x its time)`);
+      console.log(
+        `verifyReceiptLog:            ${rate(vms)}  = ${(raw / vms).toFixed(2)}x the raw loop ` +
+          `(${(vms / raw).toFixed(2)}x its time)`,
+      );
     }
   }
 } finally {

@@ -19,7 +19,13 @@ const SIZES = (process.argv[2] ?? '100000,1000000').split(',').map(Number);
 
 async function generate(path: string, keyring: Keyring, count: number): Promise<void> {
   const out = createWriteStream(path);
-  const chain = new ReceiptChain({ keyring, checkpointEvery: 256, recording: 'bench', createdAt: CREATED_AT, tool: 'a2a-replay@bench' });
+  const chain = new ReceiptChain({
+    keyring,
+    checkpointEvery: 256,
+    recording: 'bench',
+    createdAt: CREATED_AT,
+    tool: 'a2a-replay@bench',
+  });
   let chunk: string[] = [`${chain.header.text}\n`];
   const flush = async (): Promise<void> => {
     if (!out.write(chunk.join(''))) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
@@ -28,7 +34,9 @@ async function generate(path: string, keyring: Keyring, count: number): Promise<
   let open: string | null = null;
   for (let n = 0; chain.size < count; n++) {
     const sealed: { receipt: SealedLine; checkpoint: SealedLine | null } =
-      open !== null && n % 2 === 1 ? chain.sealResumption(resumptionDraftFor(n), open) : chain.sealSuspension(suspensionDraftFor(n));
+      open !== null && n % 2 === 1
+        ? chain.sealResumption(resumptionDraftFor(n), open)
+        : chain.sealSuspension(suspensionDraftFor(n));
     open = sealed.receipt.line.type === 'SuspensionReceipt' ? sealed.receipt.hash : null;
     chunk.push(`${sealed.receipt.text}\n`);
     if (sealed.checkpoint) chunk.push(`${sealed.checkpoint.text}\n`);
@@ -41,7 +49,10 @@ async function generate(path: string, keyring: Keyring, count: number): Promise<
 }
 
 function measure(args: string[]): { rssMiB: number; seconds: number; stdout: string; code: number | null } {
-  const r = spawnSync('/usr/bin/time', ['-v', process.execPath, CLI, ...args], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const r = spawnSync('/usr/bin/time', ['-v', process.execPath, CLI, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+  });
   const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr);
   const wall = /Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (?:(\d+):)?(\d+):([\d.]+)/.exec(r.stderr);
   if (!rss || !wall) throw new Error(`could not read /usr/bin/time output:\n${r.stderr}`);
@@ -50,7 +61,11 @@ function measure(args: string[]): { rssMiB: number; seconds: number; stdout: str
 }
 
 if (!existsSync('/usr/bin/time')) throw new Error('this bench needs /usr/bin/time (GNU time) to read peak RSS');
-execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+execFileSync(
+  process.execPath,
+  [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')],
+  { stdio: 'inherit' },
+);
 const dir = mkdtempSync(join(tmpdir(), 'receipts-memory-'));
 try {
   const key = fixedKey('bench-key');
@@ -64,22 +79,32 @@ try {
     const started = performance.now();
     await generate(log, new Keyring([key]), count);
     const mib = statSync(log).size / 2 ** 20;
-    console.log(`generated ${count} receipts (${mib.toFixed(0)} MiB) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `generated ${count} receipts (${mib.toFixed(0)} MiB) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
     const m = measure(['verify', log, '--key', keyFile]);
     if (m.code !== 0) throw new Error(`verify failed: ${m.stdout}`);
-    console.log(`verify ${count}: peak RSS ${m.rssMiB.toFixed(1)} MiB, ${m.seconds.toFixed(1)} s, ${Math.round(count / m.seconds)} receipts/s — ${m.stdout}`);
+    console.log(
+      `verify ${count}: peak RSS ${m.rssMiB.toFixed(1)} MiB, ${m.seconds.toFixed(1)} s, ` +
+        `${Math.round(count / m.seconds)} receipts/s — ${m.stdout}`,
+    );
     rows.push({ count, rssMiB: m.rssMiB, seconds: m.seconds, mib });
     rmSync(log);
   }
   console.log('\n| receipts | log size | peak RSS | over baseline | verify time |');
   console.log('|---:|---:|---:|---:|---:|');
   for (const r of rows) {
-    console.log(`| ${r.count} | ${r.mib.toFixed(0)} MiB | ${r.rssMiB.toFixed(1)} MiB | ${(r.rssMiB / baseline.rssMiB).toFixed(2)}x | ${r.seconds.toFixed(1)} s |`);
+    console.log(
+      `| ${r.count} | ${r.mib.toFixed(0)} MiB | ${r.rssMiB.toFixed(1)} MiB | ` +
+        `${(r.rssMiB / baseline.rssMiB).toFixed(2)}x | ${r.seconds.toFixed(1)} s |`,
+    );
   }
   const first = rows[0];
   const last = rows.at(-1);
   if (first && last && last !== first) {
-    console.log(`\nlog grew ${(last.count / first.count).toFixed(0)}x; peak RSS grew ${(last.rssMiB / first.rssMiB).toFixed(2)}x`);
+    console.log(
+      `\nlog grew ${(last.count / first.count).toFixed(0)}x; peak RSS grew ${(last.rssMiB / first.rssMiB).toFixed(2)}x`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -40,15 +40,22 @@ function client(base: string): (method: string, params: unknown) => Promise<Reco
   return (method, params) =>
     new Promise((resolve, reject) => {
       const body = JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params });
-      const req = request(base, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'a2a-version': '1.0' } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const reply = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { result?: Record<string, unknown>; error?: unknown };
-          if (reply.error !== undefined) reject(new Error(`${method}: ${JSON.stringify(reply.error)}`));
-          else resolve(reply.result ?? {});
-        });
-      });
+      const req = request(
+        base,
+        { method: 'POST', agent, headers: { 'content-type': 'application/json', 'a2a-version': '1.0' } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const reply = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+              result?: Record<string, unknown>;
+              error?: unknown;
+            };
+            if (reply.error !== undefined) reject(new Error(`${method}: ${JSON.stringify(reply.error)}`));
+            else resolve(reply.result ?? {});
+          });
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -64,7 +71,9 @@ async function session(base: string): Promise<number> {
       message: { messageId: `m-${n}`, role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
       configuration: { returnImmediately: true },
     })) as { task: { id: string } };
-    const paused = (await rpc('PauseTask', { taskId: task.id, reason: 'bench', mode: 'finish_step' })) as { pause: { resumeToken: string } };
+    const paused = (await rpc('PauseTask', { taskId: task.id, reason: 'bench', mode: 'finish_step' })) as {
+      pause: { resumeToken: string };
+    };
     for (let i = 0; i < GETS; i++) await rpc('GetTask', { id: task.id });
     await rpc('ResumeTask', { taskId: task.id, resumeToken: paused.pause.resumeToken });
     await rpc('GetTask', { id: task.id });
@@ -81,9 +90,18 @@ async function session(base: string): Promise<number> {
 async function main(): Promise<void> {
   // 1. Record the session through the recording proxy.
   const recordPeer = await startPeer({ deterministic: true, port: 0 });
-  const writer = new RecordingWriter({ sink: new MemoryLineSink(), clock: systemClock, ids: new CounterIdSource('bench'), target: recordPeer.url });
+  const writer = new RecordingWriter({
+    sink: new MemoryLineSink(),
+    clock: systemClock,
+    ids: new CounterIdSource('bench'),
+    target: recordPeer.url,
+  });
   const entries: RecordingEntry[] = [];
-  const recorder = new ExchangeRecorder({ writer, ids: new CounterIdSource(writer.header.id), onEntry: (e) => entries.push(e) });
+  const recorder = new ExchangeRecorder({
+    writer,
+    ids: new CounterIdSource(writer.header.id),
+    onEntry: (e) => entries.push(e),
+  });
   const proxy = await startRecordingProxy({ upstream: recordPeer.url, recorder });
   const recorded = await session(proxy.url);
   await proxy.close();
@@ -102,7 +120,12 @@ async function main(): Promise<void> {
   const drive = await driveRecording(entries, { peerUrl: replayPeer.url, timeoutMs: 30_000 });
   const driveMs = systemClock.now() - t;
   t = systemClock.now();
-  const log = await deriveReceiptLog({ header: writer.header, entries: drive.replayed, keyring: unsignedKeyring(), tool: 'bench' });
+  const log = await deriveReceiptLog({
+    header: writer.header,
+    entries: drive.replayed,
+    keyring: unsignedKeyring(),
+    tool: 'bench',
+  });
   const deriveMs = systemClock.now() - t;
   await replayPeer.close();
 
@@ -112,9 +135,11 @@ async function main(): Promise<void> {
     [
       `session: ${TASKS} tasks, ${recorded} exchanges (${entries.length} entries), ${CONCURRENCY} tasks in flight`,
       `plain client:   ${plain} exchanges in ${plainMs} ms  (${rate(plain, plainMs)})`,
-      `replay driver:  ${drive.plan.exchanges.length} exchanges in ${driveMs} ms  (${rate(drive.plan.exchanges.length, driveMs)}), drift ${drive.drift.length}`,
+      `replay driver:  ${drive.plan.exchanges.length} exchanges in ${driveMs} ms  ` +
+        `(${rate(drive.plan.exchanges.length, driveMs)}), drift ${drive.drift.length}`,
       `receipts:       ${receipts} derived and sealed in ${deriveMs} ms`,
-      `replay / plain: ${(plainMs / driveMs).toFixed(2)}x the plain client's rate; end to end ${driveMs + deriveMs} ms for ${recorded} exchanges`,
+      `replay / plain: ${(plainMs / driveMs).toFixed(2)}x the plain client's rate; end to end ` +
+        `${driveMs + deriveMs} ms for ${recorded} exchanges`,
     ].join('\n') + '\n',
   );
 }

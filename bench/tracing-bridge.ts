@@ -8,9 +8,21 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { AlwaysOnSampler, BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  AlwaysOnSampler,
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { setupTracing } from '../cli/tracing-setup.js';
-import { EventIdGenerator, type SpanEvent, type SpanSink, SpanBridge, deriveSpanId, deriveTraceId } from '../src/index.js';
+import {
+  EventIdGenerator,
+  type SpanEvent,
+  type SpanSink,
+  SpanBridge,
+  deriveSpanId,
+  deriveTraceId,
+} from '../src/index.js';
 
 const STORIES = Number(process.argv[2] ?? 5_000);
 const EPOCH = Date.UTC(2025, 0, 1);
@@ -22,17 +34,56 @@ function story(n: number): SpanEvent[] {
   const suspension = { traceId: task.traceId, spanId: deriveSpanId(rec, `suspension:${n}`) };
   const t = n * 10_000;
   const events: SpanEvent[] = [
-    { type: 'task.start', key: `task:${n}`, taskId: `task-${n}`, at: at(t), span: task, attributes: { 'a2a.task.id': `task-${n}` } },
-    { type: 'suspension.start', key: `s:${n}`, taskId: `task-${n}`, at: at(t + 10), span: suspension, parent: task, attributes: {} },
-    { type: 'suspension.end', key: `s:${n}`, at: at(t + 20), attributes: { 'a2a.pause.initiated_by': 'PAUSE_INITIATOR_CLIENT' } },
+    {
+      type: 'task.start',
+      key: `task:${n}`,
+      taskId: `task-${n}`,
+      at: at(t),
+      span: task,
+      attributes: { 'a2a.task.id': `task-${n}` },
+    },
+    {
+      type: 'suspension.start',
+      key: `s:${n}`,
+      taskId: `task-${n}`,
+      at: at(t + 10),
+      span: suspension,
+      parent: task,
+      attributes: {},
+    },
+    {
+      type: 'suspension.end',
+      key: `s:${n}`,
+      at: at(t + 20),
+      attributes: { 'a2a.pause.initiated_by': 'PAUSE_INITIATOR_CLIENT' },
+    },
   ];
   if (n % 10 === 9) {
     const lost = { traceId: deriveTraceId(rec, `lost:${n}`), spanId: deriveSpanId(rec, `lost:${n}`) };
-    events.push({ type: 'lost', key: `l:${n}`, suspensionKey: `s:${n}`, taskId: `task-${n}`, at: at(t + 900), span: lost, link: suspension, reason: 'recording_ended', attributes: {} });
+    events.push({
+      type: 'lost',
+      key: `l:${n}`,
+      suspensionKey: `s:${n}`,
+      taskId: `task-${n}`,
+      at: at(t + 900),
+      span: lost,
+      link: suspension,
+      reason: 'recording_ended',
+      attributes: {},
+    });
   } else {
     const resume = { traceId: deriveTraceId(rec, `resume:${n}`), spanId: deriveSpanId(rec, `resume:${n}`) };
     events.push(
-      { type: 'resume.start', key: `r:${n}`, suspensionKey: `s:${n}`, taskId: `task-${n}`, at: at(t + 500), span: resume, links: { suspension, pipeline: task }, attributes: {} },
+      {
+        type: 'resume.start',
+        key: `r:${n}`,
+        suspensionKey: `s:${n}`,
+        taskId: `task-${n}`,
+        at: at(t + 500),
+        span: resume,
+        links: { suspension, pipeline: task },
+        attributes: {},
+      },
       { type: 'resume.end', key: `r:${n}`, at: at(t + 510), attributes: { 'a2a.resume.outcome': 'resumed' } },
     );
   }
@@ -81,5 +132,8 @@ const spans = STORIES * 3;
 console.log(`${STORIES} pause stories, ${events.length} span events, ~${spans} spans`);
 console.log(`drop sink (baseline)        ${baseline.toFixed(1)} ms`);
 console.log(`span bridge, in-memory      ${memory.toFixed(1)} ms  (${((memory * 1000) / spans).toFixed(1)} µs/span)`);
-console.log(`setupTracing --traces file  ${file.toFixed(1)} ms  (${((file * 1000) / spans).toFixed(1)} µs/span, ${(bytes / 1e6).toFixed(1)} MB)`);
+console.log(
+  `setupTracing --traces file  ${file.toFixed(1)} ms  (${((file * 1000) / spans).toFixed(1)} ` +
+    `µs/span, ${(bytes / 1e6).toFixed(1)} MB)`,
+);
 console.log(`ratio file / bridge: ${(file / memory).toFixed(2)}x`);

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { A2aReplayError } from '../src/index.js';
 
-/** Exit codes shared by all commands (DESIGN §8, §9). */
+/** Exit codes shared by all commands (docs/design.md §8, §9). */
 export const EXIT = { ok: 0, drift: 1, usage: 2, infrastructure: 3 } as const;
 
 /** Thrown by commands to stop with a one-line message and an exit code. */
@@ -56,7 +56,11 @@ export function reportFailure(error: unknown): number {
   }
   if (error instanceof A2aReplayError) {
     process.stderr.write(`a2a-replay: ${error.message}\n`);
-    const infra = error.code === 'PEER_UNREACHABLE' || error.code === 'PEER_CRASHED' || error.code === 'DEADLINE_EXCEEDED' || error.code === 'IO_FAILED';
+    const infra =
+      error.code === 'PEER_UNREACHABLE' ||
+      error.code === 'PEER_CRASHED' ||
+      error.code === 'DEADLINE_EXCEEDED' ||
+      error.code === 'IO_FAILED';
     return infra ? EXIT.infrastructure : EXIT.usage;
   }
   const message = error instanceof Error ? (error.stack ?? error.message) : String(error);

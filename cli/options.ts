@@ -68,12 +68,20 @@ function collect(value: string, previous: string[]): string[] {
 export function withKeyOptions(command: Command): Command {
   return command
     .option('--key <file>', 'key file (repeat for rotated keys; default: $A2A_REPLAY_KEY_FILE)', collect, [])
-    .option('--public-key <file>', 'public key file: verifies Ed25519 checkpoints without the HMAC secret (repeatable)', collect, [])
+    .option(
+      '--public-key <file>',
+      'public key file: verifies Ed25519 checkpoints without the HMAC secret (repeatable)',
+      collect,
+      [],
+    )
     .option('--checkpoint <file>', 'a checkpoint kept outside the log: detects a truncated tail');
 }
 
 /** Loads keys and the outside checkpoint for verifying `log`; problems are usage errors (exit 2). */
-export async function loadVerifyInputs(log: string, options: KeyOptions): Promise<{ keyring: Keyring; anchor?: Checkpoint }> {
+export async function loadVerifyInputs(
+  log: string,
+  options: KeyOptions,
+): Promise<{ keyring: Keyring; anchor?: Checkpoint }> {
   try {
     if (!(await stat(log)).isFile()) throw new CliExit(EXIT.usage, `${log}: not a file`);
   } catch (error) {
@@ -81,7 +89,11 @@ export async function loadVerifyInputs(log: string, options: KeyOptions): Promis
     throw new CliExit(EXIT.usage, `${log}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   try {
-    const { keyring, warnings } = await loadKeyring({ keys: options.key, publicKeys: options.publicKey, env: process.env });
+    const { keyring, warnings } = await loadKeyring({
+      keys: options.key,
+      publicKeys: options.publicKey,
+      env: process.env,
+    });
     for (const warning of warnings) process.stderr.write(`a2a-replay: warning: ${warning}\n`);
     if (options.checkpoint === undefined) return { keyring };
     return { keyring, anchor: await loadCheckpointFile(options.checkpoint) };

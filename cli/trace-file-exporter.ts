@@ -2,7 +2,7 @@
  * @module cli/trace-file-exporter
  * `--traces DIR`: one OTLP-JSON file per recording (`DIR/<name>.otlp.json`, an
  * ExportTraceServiceRequest in the OTLP JSON encoding), with spans in a fixed order so the same
- * recording always gives the same file, byte for byte (DESIGN §7, §10 `traces/`).
+ * recording always gives the same file, byte for byte (docs/design.md §7, §10 `traces/`).
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -5,7 +5,7 @@
  */
 import { basename, dirname } from 'node:path';
 
-/** The recording's name without `.jsonl`, or its folder's for `<scenario>/recording.jsonl` (DESIGN §10). */
+/** The recording's name without `.jsonl`, or its folder's for `<scenario>/recording.jsonl` (docs/design.md §10). */
 export function traceName(file: string): string {
   const stem = basename(file).replace(/\.jsonl$/, '');
   return stem === 'recording' ? basename(dirname(file)) || stem : stem;

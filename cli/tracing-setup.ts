@@ -1,6 +1,6 @@
 /**
  * @module cli/tracing-setup
- * Wires the OTel SDK for a command (DESIGN §7): a tracer provider whose ids come from the span
+ * Wires the OTel SDK for a command (docs/design.md §7): a tracer provider whose ids come from the span
  * events ({@link EventIdGenerator}), a fixed resource, and the exporters the user asked for —
  * OTLP/HTTP protobuf (`--otlp URL`, or the standard OTEL_EXPORTER_OTLP_* variables) and
  * OTLP-JSON files (`--traces DIR`). Export failures are told once on stderr and never stop the
@@ -98,7 +98,10 @@ export function setupTracing(options: TracingOptions = {}): Tracing {
   };
   const otlpUrl = resolveOtlpTracesUrl(options.otlp, env);
   const serviceName = options.serviceName ?? TRACING_SERVICE_NAME;
-  const fileExporter = options.tracesDir === undefined ? undefined : new OtlpJsonFileExporter(options.tracesDir, options.name ?? serviceName);
+  const fileExporter =
+    options.tracesDir === undefined
+      ? undefined
+      : new OtlpJsonFileExporter(options.tracesDir, options.name ?? serviceName);
 
   if (otlpUrl === undefined && fileExporter === undefined) {
     return {
@@ -123,10 +126,13 @@ export function setupTracing(options: TracingOptions = {}): Tracing {
       const exporter = new OTLPTraceExporter({ url: url.href, timeoutMillis: options.otlpTimeoutMs ?? 5000 });
       // A replay produces spans much faster than the default queue (2,048) drains: keep them all.
       const batching = { maxQueueSize: 100_000, maxExportBatchSize: 1_000 };
-      processors.push(new BatchSpanProcessor(new ReportingExporter(exporter, `OTLP export to ${url.href}`, warn), batching));
+      processors.push(
+        new BatchSpanProcessor(new ReportingExporter(exporter, `OTLP export to ${url.href}`, warn), batching),
+      );
     }
   }
-  if (fileExporter) processors.push(new SimpleSpanProcessor(new ReportingExporter(fileExporter, `writing ${fileExporter.path}`, warn)));
+  if (fileExporter)
+    processors.push(new SimpleSpanProcessor(new ReportingExporter(fileExporter, `writing ${fileExporter.path}`, warn)));
 
   const ids = new EventIdGenerator();
   const provider = new BasicTracerProvider({
@@ -184,7 +190,10 @@ class ReportingExporter implements SpanExporter {
       });
     } catch (error) {
       this.#fail(error);
-      resultCallback({ code: ExportResultCode.FAILED, error: error instanceof Error ? error : new Error(String(error)) });
+      resultCallback({
+        code: ExportResultCode.FAILED,
+        error: error instanceof Error ? error : new Error(String(error)),
+      });
     }
   }
 
@@ -207,6 +216,9 @@ class ReportingExporter implements SpanExporter {
   #fail(error: unknown): void {
     if (this.#told) return;
     this.#told = true;
-    this.#warn(`tracing: ${this.#what} failed (${error === undefined ? 'no reason given' : describe(error)}); recording goes on without it`);
+    this.#warn(
+      `tracing: ${this.#what} failed (${error === undefined ? 'no reason given' : describe(error)}); ` +
+        'recording goes on without it',
+    );
   }
 }

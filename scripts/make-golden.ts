@@ -72,7 +72,15 @@ async function main(): Promise<void> {
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
     const peer = await startServer(['peer', '--deterministic', ...(scenario.legacy ? ['--legacy-pause'] : [])]);
-    const recorder = await startServer(['record', '--upstream', peer.url, '--out', `${dir}/recording.jsonl`, '--key', KEY]);
+    const recorder = await startServer([
+      'record',
+      '--upstream',
+      peer.url,
+      '--out',
+      `${dir}/recording.jsonl`,
+      '--key',
+      KEY,
+    ]);
     let failure: Error | undefined;
     try {
       await scenario.run(new A2aTestClient(recorder.url, 'operator'));
@@ -126,7 +134,9 @@ async function writeIndex(): Promise<void> {
           .map((l) => summarize(JSON.parse(l) as ReceiptSummaryFields))
           .filter((s): s is string => s !== undefined)
       : [];
-    rows.push(`| \`${scenario.name}\` | ${scenario.proves} | ${scenario.rule} | ${receipts.join('<br>') || '(none)'} |`);
+    rows.push(
+      `| \`${scenario.name}\` | ${scenario.proves} | ${scenario.rule} | ${receipts.join('<br>') || '(none)'} |`,
+    );
   }
   const text = `# Golden corpus
 

@@ -346,7 +346,11 @@ export {
 
 // ---- peer ----
 export { DETERMINISTIC_EPOCH, type PeerOptions, type RunningPeer, startPeer } from './peer/start-peer.js';
-export { REFERENCE_PEER_EXTENSION_URI, type ReferencePeerSettings, referencePeerSettingsOf } from './peer/agent-card.js';
+export {
+  REFERENCE_PEER_EXTENSION_URI,
+  type ReferencePeerSettings,
+  referencePeerSettingsOf,
+} from './peer/agent-card.js';
 
 // ---- intercept ----
 export { rewriteAgentCard, rewriteUrl } from './intercept/agent-card-rewrite.js';
@@ -359,7 +363,13 @@ export {
   RESPONSE_CUT_MESSAGE,
   type RequestFacts,
 } from './intercept/exchange-recorder.js';
-export { type HeaderInput, endToEndRawHeaders, hopByHopNames, mediaType, recordedHeaders } from './intercept/http-headers.js';
+export {
+  type HeaderInput,
+  endToEndRawHeaders,
+  hopByHopNames,
+  mediaType,
+  recordedHeaders,
+} from './intercept/http-headers.js';
 export { type RecordingFetchOptions, createRecordingFetch } from './intercept/recording-fetch.js';
 export {
   type RecordingMiddleware,
@@ -372,7 +382,13 @@ export { type SseEvent, SseParser } from './intercept/sse-parser.js';
 
 // ---- replay ----
 export { recordedPeerSettings } from './replay/recorded-peer.js';
-export { DEFAULT_WAIT_MS, type DriveOptions, type DriveResult, type TaskTimeline, driveRecording } from './replay/driver.js';
+export {
+  DEFAULT_WAIT_MS,
+  type DriveOptions,
+  type DriveResult,
+  type TaskTimeline,
+  driveRecording,
+} from './replay/driver.js';
 export {
   type ReceiptDiff,
   type ReceiptDiffOptions,
@@ -386,7 +402,14 @@ export { type LaneKey, type PlannedExchange, type ReplayPlan, planReplay } from 
 export { type LiveAnswer, ReplayLedger } from './replay/ledger.js';
 export { ID_FIELDS, type IdConflict, IdMap } from './replay/substitution.js';
 export { type Shard, parseShard, selectShard } from './replay/shard.js';
-export { type DeriveOptions, type DerivedLog, UNSIGNED_KID, checkpointIntervalOf, deriveReceiptLog, unsignedKeyring } from './replay/derive-receipts.js';
+export {
+  type DeriveOptions,
+  type DerivedLog,
+  UNSIGNED_KID,
+  checkpointIntervalOf,
+  deriveReceiptLog,
+  unsignedKeyring,
+} from './replay/derive-receipts.js';
 export {
   DEFAULT_READY_MS,
   type PeerProcess,
@@ -403,8 +426,21 @@ export {
   exitCodeOf,
   summaryExitCode,
 } from './replay/result.js';
-export { type LivePeer, type RunRecordingOptions, goldenPathFor, readGoldenLines, runRecording } from './replay/run-recording.js';
+export {
+  type LivePeer,
+  type RunRecordingOptions,
+  goldenPathFor,
+  readGoldenLines,
+  runRecording,
+} from './replay/run-recording.js';
 export { type RunCorpusOptions, runCorpus } from './replay/run-corpus.js';
-export { type TextReportOptions, describeDifference, describeDrift, renderRecordingText, renderSummaryLine, renderText } from './replay/reporters/text.js';
+export {
+  type TextReportOptions,
+  describeDifference,
+  describeDrift,
+  renderRecordingText,
+  renderSummaryLine,
+  renderText,
+} from './replay/reporters/text.js';
 export { renderJson } from './replay/reporters/json.js';
 export { escapeXml, renderJunit } from './replay/reporters/junit.js';

@@ -8,7 +8,10 @@ function readVersion(): string {
   // dist/src/version.js and src/version.ts both sit two levels below the package root... or one.
   for (const rel of ['../../package.json', '../package.json']) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { name?: unknown; version?: unknown };
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as {
+        name?: unknown;
+        version?: unknown;
+      };
       if (pkg.name === 'a2a-replay' && typeof pkg.version === 'string') return pkg.version;
     } catch {
       // try the next location

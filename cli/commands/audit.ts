@@ -30,7 +30,12 @@ function initiatorLabel(value: AuditRow['initiatedBy']): string {
 
 function ending(row: AuditRow): string {
   if (row.outcome === 'open') return 'still open';
-  return [row.outcome, row.cause ? `(${row.cause})` : '', row.closedAt ? `at ${row.closedAt}` : '', row.closedBy ? `by ${row.closedBy}` : '']
+  return [
+    row.outcome,
+    row.cause ? `(${row.cause})` : '',
+    row.closedAt ? `at ${row.closedAt}` : '',
+    row.closedBy ? `by ${row.closedBy}` : '',
+  ]
     .filter(Boolean)
     .join(' ');
 }
@@ -63,12 +68,19 @@ export function registerAudit(program: Command): void {
       if (options.task !== undefined) filter.taskId = options.task;
       if (options.initiator !== undefined) {
         if (options.initiator !== 'client' && options.initiator !== 'agent') {
-          throw new CliExit(EXIT.usage, `--initiator: expected "client" or "agent", got ${JSON.stringify(options.initiator)}`);
+          throw new CliExit(
+            EXIT.usage,
+            `--initiator: expected "client" or "agent", got ${JSON.stringify(options.initiator)}`,
+          );
         }
         filter.initiatedBy = INITIATORS[options.initiator];
       }
       const inputs = await loadVerifyInputs(log, options);
-      const result = await auditReceiptLog(log, { keyring: inputs.keyring, ...(inputs.anchor ? { anchor: inputs.anchor } : {}), filter });
+      const result = await auditReceiptLog(log, {
+        keyring: inputs.keyring,
+        ...(inputs.anchor ? { anchor: inputs.anchor } : {}),
+        filter,
+      });
       if (!result.verify.ok) {
         process.stderr.write(`a2a-replay: not audited: ${verifySummary(log, result.verify)}\n`);
         throw new CliExit(EXIT.drift, '');
@@ -78,7 +90,10 @@ export function registerAudit(program: Command): void {
         return;
       }
       process.stdout.write(`${auditTable(result.rows)}\n`);
-      const notes = [`${result.rows.length} suspension${result.rows.length === 1 ? '' : 's'}`, verifySummary(log, result.verify)];
+      const notes = [
+        `${result.rows.length} suspension${result.rows.length === 1 ? '' : 's'}`,
+        verifySummary(log, result.verify),
+      ];
       if (result.orphans > 0) notes.push(`${result.orphans} resumption(s) name a suspension not in this log`);
       process.stderr.write(`${notes.join('; ')}\n`);
     });

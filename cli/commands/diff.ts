@@ -30,10 +30,15 @@ export function registerDiff(program: Command): void {
       });
       const same = diff.differences.length === 0;
       if (options.json) {
-        process.stdout.write(`${JSON.stringify({ expected: expectedPath, actual: actualPath, same, ...diff }, null, 2)}\n`);
+        process.stdout.write(
+          `${JSON.stringify({ expected: expectedPath, actual: actualPath, same, ...diff }, null, 2)}\n`,
+        );
       } else if (same) {
-        const ignored = diff.ignored.length > 0 ? `; ignored ${diff.ignored.map((i) => `${i.field} (${i.count})`).join(', ')}` : '';
-        process.stdout.write(`same: ${diff.expectedReceipts} receipts${options.strict ? ', byte for byte' : ''}${ignored}\n`);
+        const ignored =
+          diff.ignored.length > 0 ? `; ignored ${diff.ignored.map((i) => `${i.field} (${i.count})`).join(', ')}` : '';
+        process.stdout.write(
+          `same: ${diff.expectedReceipts} receipts${options.strict ? ', byte for byte' : ''}${ignored}\n`,
+        );
       } else {
         process.stdout.write(`${diff.differences.length} difference(s) between ${expectedPath} and ${actualPath}:\n`);
         for (const d of diff.differences) process.stdout.write(`  ${describeDifference(d)}\n`);

@@ -31,11 +31,13 @@ export function registerKeygen(program: Command): void {
       try {
         key = generateReceiptKey(options.kid === undefined ? {} : { kid: options.kid });
       } catch (error) {
-        if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, `--kid: ${error.message.replace(/^key: kid: /, '')}`);
+        if (error instanceof A2aReplayError)
+          throw new CliExit(EXIT.usage, `--kid: ${error.message.replace(/^key: kid: /, '')}`);
         throw error;
       }
       const force = options.force === true;
-      if (options.public !== undefined && options.public === options.out) throw new CliExit(EXIT.usage, '--public must name another file than --out');
+      if (options.public !== undefined && options.public === options.out)
+        throw new CliExit(EXIT.usage, '--public must name another file than --out');
       await write(options.out, `${canonicalJson(key.keyFile())}\n`, force, 0o600);
       process.stdout.write(`wrote key ${key.kid} to ${options.out} (mode 0600)\n`);
       const pub = key.publicKeyFile();

@@ -1,6 +1,6 @@
 /**
  * @module cli/commands/lost
- * `a2a-replay lost FILE`: the pauses that never came back (DESIGN §7 `LostPause`), from a
+ * `a2a-replay lost FILE`: the pauses that never came back (docs/design.md §7 `LostPause`), from a
  * recording (the PauseObserver's verdicts) or a receipt log (suspensions no resumption closed).
  * Exit 1 when there are any, 0 when none, 2 for input it cannot read.
  */
@@ -28,7 +28,9 @@ interface LostCommandOptions {
   allowTornTail?: boolean;
 }
 
-type Source = { kind: 'recording' } | { kind: 'receipt log'; verification: 'unverified' | 'verified' | 'chain verified, signatures unchecked' };
+type Source =
+  | { kind: 'recording' }
+  | { kind: 'receipt log'; verification: 'unverified' | 'verified' | 'chain verified, signatures unchecked' };
 
 async function readBytes(file: string): Promise<Buffer> {
   try {
@@ -42,16 +44,24 @@ async function readBytes(file: string): Promise<Buffer> {
 function firstLineType(file: string, bytes: Buffer): string {
   const end = bytes.indexOf(0x0a);
   const text = bytes.subarray(0, end === -1 ? bytes.length : end).toString('utf8');
-  if (text.trim() === '') throw new CliExit(EXIT.usage, `${file}:1: empty; expected a recording or a receipt log header`);
+  if (text.trim() === '')
+    throw new CliExit(EXIT.usage, `${file}:1: empty; expected a recording or a receipt log header`);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
     throw new CliExit(EXIT.usage, `${file}:1: not JSON (${error instanceof Error ? error.message : String(error)})`);
   }
-  const type = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as { type?: unknown }).type : undefined;
+  const type =
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as { type?: unknown }).type
+      : undefined;
   if (type !== 'recording' && type !== 'ReceiptLog') {
-    throw new CliExit(EXIT.usage, `${file}:1: "type" is ${JSON.stringify(type)}; expected "recording" (a recording) or "ReceiptLog" (a receipt log)`);
+    throw new CliExit(
+      EXIT.usage,
+      `${file}:1: "type" is ${JSON.stringify(type)}; expected "recording" (a recording) or ` +
+        `"ReceiptLog" (a receipt log)`,
+    );
   }
   return type;
 }
@@ -80,7 +90,10 @@ function receiptLines(file: string, bytes: Buffer): ReceiptLogLine[] {
     try {
       value = JSON.parse(raw.text);
     } catch (error) {
-      throw new CliExit(EXIT.usage, `${file}:${raw.number}: not JSON (${error instanceof Error ? error.message : String(error)})`);
+      throw new CliExit(
+        EXIT.usage,
+        `${file}:${raw.number}: not JSON (${error instanceof Error ? error.message : String(error)})`,
+      );
     }
     const parsed = readReceiptLogLine(value);
     if (!parsed.ok) throw new CliExit(EXIT.usage, `${file}:${raw.number}: ${formatIssue(parsed.issue)}`);
@@ -97,7 +110,13 @@ function render(file: string, source: Source, lost: readonly LostPauseListing[])
   if (lost.length === 0) return `no lost pauses in ${file} (${describeSource(source)})\n`;
   const rows = [
     ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'PAUSE REASON'],
-    ...lost.map((l) => [l.taskId, l.initiatedBy ?? '-', l.reason, l.since, l.pauseReason === null ? '-' : JSON.stringify(l.pauseReason)]),
+    ...lost.map((l) => [
+      l.taskId,
+      l.initiatedBy ?? '-',
+      l.reason,
+      l.since,
+      l.pauseReason === null ? '-' : JSON.stringify(l.pauseReason),
+    ]),
   ];
   const count = `${lost.length} lost pause${lost.length === 1 ? '' : 's'}`;
   return `${count} in ${file} (${describeSource(source)})\n${textTable(rows)}\n`;
@@ -117,7 +136,8 @@ export function registerLost(program: Command): void {
       let source: Source;
       let lost: LostPauseListing[];
       if (type === 'recording') {
-        if (options.key?.length) throw new CliExit(EXIT.usage, '--key applies to receipt logs only; a recording is not signed');
+        if (options.key?.length)
+          throw new CliExit(EXIT.usage, '--key applies to receipt logs only; a recording is not signed');
         source = { kind: 'recording' };
         lost = await lostInRecording(file, options.allowTornTail ?? false);
       } else {
@@ -127,14 +147,21 @@ export function registerLost(program: Command): void {
           const result = verifyReceiptLogBytes(bytes, { keyring: await keyringFromFiles(options.key) });
           if (!result.ok) {
             const failure = result.firstError;
-            throw new CliExit(EXIT.usage, `${file}:${failure?.line ?? '?'}: does not verify (${failure?.reason ?? 'unknown'}: ${failure?.message ?? ''})`);
+            throw new CliExit(
+              EXIT.usage,
+              `${file}:${failure?.line ?? '?'}: does not verify (${failure?.reason ?? 'unknown'}: ` +
+                `${failure?.message ?? ''})`,
+            );
           }
-          source.verification = result.receiptSignatures === 'checked' ? 'verified' : 'chain verified, signatures unchecked';
+          source.verification =
+            result.receiptSignatures === 'checked' ? 'verified' : 'chain verified, signatures unchecked';
         }
         lost = lostPausesInReceiptLog(lines);
       }
       process.stdout.write(
-        options.json ? `${JSON.stringify({ file, source: describeSource(source), lost }, null, 2)}\n` : render(file, source, lost),
+        options.json
+          ? `${JSON.stringify({ file, source: describeSource(source), lost }, null, 2)}\n`
+          : render(file, source, lost),
       );
       if (lost.length > 0) throw new CliExit(EXIT.drift, '');
     });

@@ -1,6 +1,6 @@
 /**
  * @module cli/commands/peer
- * `a2a-replay peer`: runs the reference peer (DESIGN §4) until SIGINT or SIGTERM. The first
+ * `a2a-replay peer`: runs the reference peer (docs/design.md §4) until SIGINT or SIGTERM. The first
  * stdout line is `listening on http://HOST:PORT`.
  *
  * Spans: with `--otlp URL`, `--traces DIR` (file `DIR/peer.otlp.json`) or the OTEL_EXPORTER_OTLP_*
@@ -65,11 +65,13 @@ function observeOwnTraffic(spans: SpanSink, warn: (line: string) => void): SelfO
     },
   };
   const told = new Set<string>();
-  const once = (what: string) => (error: unknown): void => {
-    if (told.has(what)) return;
-    told.add(what);
-    warn(`${what} failed, the peer keeps serving: ${error instanceof Error ? error.message : String(error)}`);
-  };
+  const once =
+    (what: string) =>
+    (error: unknown): void => {
+      if (told.has(what)) return;
+      told.add(what);
+      warn(`${what} failed, the peer keeps serving: ${error instanceof Error ? error.message : String(error)}`);
+    };
   const pipeline = new ObservationPipeline({ recordingId, spans, onSinkError: (error, sink) => once(sink)(error) });
   const recorder = new ExchangeRecorder({
     writer: entries,
@@ -98,14 +100,19 @@ export function registerPeer(program: Command): void {
     .option('--control', 'enable /control in real-time mode too')
     .option('--legacy-pause', 'report pauses the Harn way (WORKING + metadata.harn.pause)')
     .option('--verbose', 'diagnostics on stderr')
-    .option('--otlp <url>', 'export the pause/resume spans of the peer’s traffic over OTLP/HTTP (default: $OTEL_EXPORTER_OTLP_ENDPOINT)')
+    .option(
+      '--otlp <url>',
+      'export the pause/resume spans of the peer’s traffic over OTLP/HTTP (default: $OTEL_EXPORTER_OTLP_ENDPOINT)',
+    )
     .option('--traces <dir>', `write those spans as OTLP-JSON into DIR/${PEER_TRACE_NAME}.otlp.json on shutdown`)
     .action(async (options: PeerCommandOptions) => {
       const port = integerOption(options.port, 'port', 0, 65535);
       const seed = integerOption(options.seed, 'seed', 0, Number.MAX_SAFE_INTEGER);
       const stepMs = integerOption(options.stepMs, 'step-ms', 1, 24 * 3600 * 1000);
       const tracing = setupTracing({ otlp: options.otlp, tracesDir: options.traces, name: PEER_TRACE_NAME });
-      const observation = tracing.enabled ? observeOwnTraffic(tracing.sink, (line) => process.stderr.write(`a2a-replay: ${line}\n`)) : undefined;
+      const observation = tracing.enabled
+        ? observeOwnTraffic(tracing.sink, (line) => process.stderr.write(`a2a-replay: ${line}\n`))
+        : undefined;
       const peer = await startPeer({
         host: options.host,
         port,

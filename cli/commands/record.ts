@@ -1,7 +1,7 @@
 /**
  * @module cli/commands/record
  * `a2a-replay record --upstream URL --out FILE`: a recording reverse proxy in front of a peer
- * (DESIGN §5, §9). Prints `listening on http://HOST:PORT` first; on SIGINT or SIGTERM it stops
+ * (docs/design.md §5, §9). Prints `listening on http://HOST:PORT` first; on SIGINT or SIGTERM it stops
  * accepting, lets exchanges in flight finish (up to `--grace-ms`), flushes the recording, the
  * receipt log and the spans, and exits 0.
  *
@@ -65,7 +65,7 @@ interface RecordCommandOptions {
   graceMs: string;
 }
 
-/** `X.jsonl` pairs with `X.receipts.jsonl` (DESIGN §10). */
+/** `X.jsonl` pairs with `X.receipts.jsonl` (docs/design.md §10). */
 export function receiptsPathFor(recording: string): string {
   const name = basename(recording);
   const stem = name.endsWith('.jsonl') ? name.slice(0, -'.jsonl'.length) : name;
@@ -84,7 +84,8 @@ function parseListen(text: string): { host: string; port: number } {
 
 function fsyncPolicy(text: string): FsyncPolicy {
   const policy = FSYNC_POLICIES.find((p) => p === text);
-  if (policy === undefined) throw new CliExit(EXIT.usage, `--fsync: expected one of ${FSYNC_POLICIES.join(', ')}; got ${JSON.stringify(text)}`);
+  if (policy === undefined)
+    throw new CliExit(EXIT.usage, `--fsync: expected one of ${FSYNC_POLICIES.join(', ')}; got ${JSON.stringify(text)}`);
   return policy;
 }
 
@@ -95,7 +96,11 @@ async function assertAbsent(file: string): Promise<void> {
     (error: NodeJS.ErrnoException) => error.code !== 'ENOENT',
   );
   if (exists) {
-    throw new CliExit(EXIT.usage, `--receipts: ${file} already exists (receipt logs are append-only): move it away or name another file with --receipts`);
+    throw new CliExit(
+      EXIT.usage,
+      `--receipts: ${file} already exists (receipt logs are append-only): move it away or name ` +
+        `another file with --receipts`,
+    );
   }
 }
 
@@ -119,7 +124,8 @@ function observe(
     recordingId: recording.header.id,
     ...(log ? { receipts: log } : {}),
     ...(spans ? { spans } : {}),
-    onSinkError: (error, sink) => onError(sink === 'receipts' ? `writing ${log?.path ?? 'receipts'}` : 'tracing')(error),
+    onSinkError: (error, sink) =>
+      onError(sink === 'receipts' ? `writing ${log?.path ?? 'receipts'}` : 'tracing')(error),
   });
   let lastAt = recording.header.createdAt;
   return {
@@ -144,7 +150,11 @@ export function registerRecord(program: Command): void {
     .option('--listen <host:port>', 'address to listen on', '127.0.0.1:0')
     .option('--receipts <file>', 'receipt log to write (default: X.receipts.jsonl beside X.jsonl; never overwritten)')
     .option('--key <file>', 'receipt signing key file (default: $A2A_REPLAY_KEY_FILE)')
-    .option('--fsync <policy>', `receipt log durability: ${FSYNC_POLICIES.join(' | ')} (batch: every 64 lines, at checkpoints and on close)`, 'batch')
+    .option(
+      '--fsync <policy>',
+      `receipt log durability: ${FSYNC_POLICIES.join(' | ')} (batch: every 64 lines, at checkpoints and on close)`,
+      'batch',
+    )
     .option(
       '--checkpoint-every <n>',
       'a checkpoint after every N receipts, 0 = only on close (run reads the interval back from the log)',
@@ -178,11 +188,13 @@ export function registerRecord(program: Command): void {
       if (keyring) await assertAbsent(receiptsFile);
 
       const reported = new Set<string>();
-      const reportOnce = (what: string) => (error: unknown): void => {
-        if (reported.has(what)) return;
-        reported.add(what);
-        process.stderr.write(`a2a-replay: ${what} failed, the proxy keeps forwarding: ${describeError(error)}\n`);
-      };
+      const reportOnce =
+        (what: string) =>
+        (error: unknown): void => {
+          if (reported.has(what)) return;
+          reported.add(what);
+          process.stderr.write(`a2a-replay: ${what} failed, the proxy keeps forwarding: ${describeError(error)}\n`);
+        };
       const writer = new RecordingWriter({
         sink: fileLineSink(options.out),
         clock: systemClock,
@@ -195,7 +207,9 @@ export function registerRecord(program: Command): void {
 
       let log: ReceiptLogWriter | undefined;
       if (keyring === undefined) {
-        process.stderr.write('a2a-replay: no receipt key (--key FILE or A2A_REPLAY_KEY_FILE): recording without receipts\n');
+        process.stderr.write(
+          'a2a-replay: no receipt key (--key FILE or A2A_REPLAY_KEY_FILE): recording without receipts\n',
+        );
       } else {
         // Set up as src/replay/derive-receipts.ts derives it, so a strict replay gives the same bytes.
         log = await ReceiptLogWriter.open(receiptsFile, {
@@ -213,7 +227,10 @@ export function registerRecord(program: Command): void {
         });
       }
       const tracing = setupTracing({ otlp: options.otlp, tracesDir: options.traces, name: traceName(options.out) });
-      const observation = log || tracing.enabled ? observe(writer, log, tracing.enabled ? tracing.sink : undefined, reportOnce) : undefined;
+      const observation =
+        log || tracing.enabled
+          ? observe(writer, log, tracing.enabled ? tracing.sink : undefined, reportOnce)
+          : undefined;
 
       const recorder = new ExchangeRecorder({
         writer,

@@ -1,7 +1,7 @@
 /**
  * @module cli/commands/run
  * `a2a-replay run RECORDING...`: re-drives a peer from recordings and diffs the derived receipts
- * against the golden ones (DESIGN §8). Exit 0 match, 1 drift, 2 usage or malformed input, 3
+ * against the golden ones (docs/design.md §8). Exit 0 match, 1 drift, 2 usage or malformed input, 3
  * infrastructure (peer unreachable, crashed, deadline).
  *
  * The peer: `--peer URL` (probed first), `--peer-cmd "CMD"` (spawned per recording with `PORT`
@@ -138,7 +138,8 @@ export function registerRun(program: Command): void {
     .action(async (given: string[], options: RunCommandOptions) => {
       // A glob over a folder also matches the golden logs: X.receipts.jsonl is never a recording.
       const recordings = given.filter((f) => !f.endsWith('.receipts.jsonl'));
-      if (recordings.length === 0) throw new CliExit(EXIT.usage, 'no recordings given (X.receipts.jsonl files are golden logs, not recordings)');
+      if (recordings.length === 0)
+        throw new CliExit(EXIT.usage, 'no recordings given (X.receipts.jsonl files are golden logs, not recordings)');
       if (options.peer !== undefined && options.peerCmd !== undefined) {
         throw new CliExit(EXIT.usage, '--peer and --peer-cmd exclude each other');
       }
@@ -158,7 +159,10 @@ export function registerRun(program: Command): void {
       }
       const keyring = await optionalKeyring(options.key);
       if (options.strict && !options.update && keyring === undefined) {
-        throw new CliExit(EXIT.usage, '--strict compares signatures: pass the golden receipts’ key with --key FILE (or A2A_REPLAY_KEY_FILE)');
+        throw new CliExit(
+          EXIT.usage,
+          '--strict compares signatures: pass the golden receipts’ key with --key FILE (or A2A_REPLAY_KEY_FILE)',
+        );
       }
 
       const tracings: Tracing[] = [];
@@ -207,7 +211,10 @@ export function registerRun(program: Command): void {
         try {
           await writeFile(options.junit, renderJunit(summary));
         } catch (error) {
-          throw new A2aReplayError('IO_FAILED', `${options.junit}: cannot write the JUnit report (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+          throw new A2aReplayError(
+            'IO_FAILED',
+            `${options.junit}: cannot write the JUnit report (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+          );
         }
       }
       if (summary.exitCode !== RUN_EXIT.match) throw new CliExit(summary.exitCode, '');

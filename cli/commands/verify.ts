@@ -20,13 +20,15 @@ export function verifySummary(log: string, result: VerifyResult): string {
     return `${log}: INVALID at ${where}: ${result.firstError.reason}: ${result.firstError.message}`;
   }
   const parts = [
-    `${log}: ok: ${plural(result.receipts, 'receipt')}, ${plural(result.checkpoints, 'checkpoint')}, ${plural(result.lines, 'line')}`,
+    `${log}: ok: ${plural(result.receipts, 'receipt')}, ` +
+      `${plural(result.checkpoints, 'checkpoint')}, ${plural(result.lines, 'line')}`,
     result.kids.length > 0 ? `kids ${result.kids.join(', ')}` : 'no receipts',
     result.closed ? 'closed by a checkpoint' : 'not closed (no final checkpoint)',
   ];
   if (result.anchored) parts.push('matches the outside checkpoint');
   if (result.tornTail !== null) parts.push(`torn tail at line ${result.tornTail} skipped`);
-  if (result.receiptSignatures === 'unchecked') parts.push('receipt HMACs NOT checked (public key only; chain, sequence and checkpoints verified)');
+  if (result.receiptSignatures === 'unchecked')
+    parts.push('receipt HMACs NOT checked (public key only; chain, sequence and checkpoints verified)');
   return parts.join('; ');
 }
 
@@ -43,7 +45,9 @@ export function registerVerify(program: Command): void {
         ...(inputs.anchor ? { anchor: inputs.anchor } : {}),
         allowTornTail: options.allowTornTail === true,
       });
-      process.stdout.write(options.json ? `${JSON.stringify({ file: log, ...result })}\n` : `${verifySummary(log, result)}\n`);
+      process.stdout.write(
+        options.json ? `${JSON.stringify({ file: log, ...result })}\n` : `${verifySummary(log, result)}\n`,
+      );
       if (!result.ok) throw new CliExit(EXIT.drift, '');
     });
 }

@@ -70,7 +70,8 @@ export class A2aTestClient {
   stream(method: string, params: unknown): TestStream {
     const controller = new AbortController();
     const events: Record<string, unknown>[] = [];
-    const waiters: { test: (e: Record<string, unknown>) => boolean; resolve: (e: Record<string, unknown>) => void }[] = [];
+    const waiters: { test: (e: Record<string, unknown>) => boolean; resolve: (e: Record<string, unknown>) => void }[] =
+      [];
     const done = (async () => {
       const response = await fetch(new URL('/', this.baseUrl), {
         method: 'POST',
@@ -118,8 +119,12 @@ export interface TestStream {
   next(test: (event: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
 }
 
-/** A user message whose first text part is a scripted-agent script (DESIGN §4). */
-export function userMessage(script: string, messageId: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+/** A user message whose first text part is a scripted-agent script (docs/design.md §4). */
+export function userMessage(
+  script: string,
+  messageId: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return { message: { messageId, role: 'ROLE_USER', parts: [{ text: script }], ...extra } };
 }
 

@@ -27,7 +27,12 @@ interface PauseResult {
 
 const STEP = 1000;
 
-async function startTask(client: A2aTestClient, script: string, messageId: string, extra: Record<string, unknown> = {}): Promise<TaskResult['task']> {
+async function startTask(
+  client: A2aTestClient,
+  script: string,
+  messageId: string,
+  extra: Record<string, unknown> = {},
+): Promise<TaskResult['task']> {
   const { task } = await client.ok<TaskResult>('SendMessage', {
     ...userMessage(script, messageId, extra),
     configuration: { returnImmediately: true },
@@ -101,7 +106,9 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'agent-self-park-on-event',
     proves: 'an agent parks itself on an event with no method call and the event resumes it',
-    rule: 'WORKING -> PAUSED (initiatedBy AGENT, seen on the stream); condition fires -> WORKING (cause condition_fired)',
+    rule:
+      'WORKING -> PAUSED (initiatedBy AGENT, seen on the stream); condition fires -> WORKING ' +
+      '(cause condition_fired)',
     run: async (client) => {
       const stream = streamTask(client, 'work:1 await:ci.build.completed work:1', 'park-m1');
       await taskIdOf(stream);
@@ -251,20 +258,31 @@ export const SCENARIOS: Scenario[] = [
       await startTask(client, 'work:4', 'budget-m2', { contextId });
       await startTask(client, 'work:4', 'budget-m3', { contextId });
       await client.control('AdvanceClock', { ms: STEP });
-      const { tasks } = await client.ok<{ tasks: { id: string }[] }>('ListTasks', { contextId, status: 'TASK_STATE_WORKING' });
+      const { tasks } = await client.ok<{ tasks: { id: string }[] }>('ListTasks', {
+        contextId,
+        status: 'TASK_STATE_WORKING',
+      });
       const pauses: PauseResult[] = [];
       const policy = client.as('policy-engine');
       for (const t of tasks) {
-        pauses.push(await policy.ok<PauseResult>('PauseTask', { taskId: t.id, reason: 'budget exceeded', mode: 'interrupt_immediate' }));
+        pauses.push(
+          await policy.ok<PauseResult>('PauseTask', {
+            taskId: t.id,
+            reason: 'budget ' + 'exceeded',
+            mode: 'interrupt_immediate',
+          }),
+        );
       }
       await client.control('AdvanceClock', { ms: 60 * 1000 });
-      for (const p of pauses) await client.as('finance-approver').ok('ResumeTask', { taskId: p.taskId, resumeToken: tokenOf(p) });
+      for (const p of pauses)
+        await client.as('finance-approver').ok('ResumeTask', { taskId: p.taskId, resumeToken: tokenOf(p) });
       await client.control('AdvanceClock', { ms: 4 * STEP });
     },
   },
   {
     name: 'legacy-harn-peer',
-    proves: 'a peer that tunnels pauses as WORKING + metadata.harn.pause yields the same receipts (via legacy-metadata)',
+    proves:
+      'a peer that tunnels pauses as WORKING + metadata.harn.pause yields the same receipts ' + '(via legacy-metadata)',
     rule: 'RFC "Compatibility and migration": metadata.harn.pause maps to TaskStatus.pause',
     legacy: true,
     run: (client) => pauseThenResume(client, 'finish_step', 'legacy'),

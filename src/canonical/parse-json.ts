@@ -153,7 +153,9 @@ class Scanner {
 }
 
 /** Where and why `text` is not JSON, or `undefined` when it is. */
-export function locateJsonError(text: string): { offset: number; line: number; column: number; problem: string } | undefined {
+export function locateJsonError(
+  text: string,
+): { offset: number; line: number; column: number; problem: string } | undefined {
   try {
     new Scanner(text).document();
     return undefined;
@@ -169,8 +171,12 @@ export function parseJsonText(text: string, source = 'input'): unknown {
     return JSON.parse(text) as unknown;
   } catch (cause) {
     const where = locateJsonError(text) ?? { line: 1, column: 1, problem: 'not valid JSON' };
-    throw new A2aReplayError('INVALID_JSON', `${source}:${where.line}:${where.column}: invalid JSON: ${where.problem}`, {
-      cause,
-    });
+    throw new A2aReplayError(
+      'INVALID_JSON',
+      `${source}:${where.line}:${where.column}: invalid JSON: ${where.problem}`,
+      {
+        cause,
+      },
+    );
   }
 }

@@ -2,7 +2,7 @@
  * @module intercept/exchange-recorder
  * The one recording core behind the proxy, the fetch wrapper and the middleware: they report
  * what they see of an exchange (request, response head, body bytes, end or failure) and this
- * turns it into recording entries (DESIGN §5), so all three record the same traffic the same way.
+ * turns it into recording entries (docs/design.md §5), so all three record the same traffic the same way.
  *
  * Entry rules: one `request` entry (end-to-end headers, lower-cased and redacted after the
  * principal was taken, body parsed as JSON or kept as text); then for a unary response one
@@ -294,7 +294,11 @@ export class ExchangeRecorder {
         xid,
         kind: 'request',
         http: { ...http, headers: this.redact(headers) },
-        ...bodyFields(Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, this.maxBodyBytes + 1)), body.byteLength, this.maxBodyBytes),
+        ...bodyFields(
+          Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, this.maxBodyBytes + 1)),
+          body.byteLength,
+          this.maxBodyBytes,
+        ),
       };
       if (principal !== undefined) draft.principal = principal;
       this.emit(draft);

@@ -75,7 +75,9 @@ export function recordedHeaders(input: HeaderInput): Record<string, string> {
   } else if (Symbol.iterator in input) {
     for (const [name, value] of input as Iterable<readonly [string, string]>) add(name, value);
   } else {
-    for (const [name, value] of Object.entries(input as Record<string, string | number | readonly string[] | undefined>)) {
+    for (const [name, value] of Object.entries(
+      input as Record<string, string | number | readonly string[] | undefined>,
+    )) {
       if (value === undefined) continue;
       if (Array.isArray(value)) for (const v of value as readonly string[]) add(name, v);
       else add(name, String(value as string | number));

@@ -30,7 +30,12 @@ export function createRecordingFetch(inner: typeof fetch, options: RecordingFetc
     const request = new Request(input, init);
     const body = request.body === null ? undefined : new Uint8Array(await request.clone().arrayBuffer());
     const url = new URL(request.url);
-    const exchange = recorder.request({ method: request.method, path: `${url.pathname}${url.search}`, headers: request.headers, body });
+    const exchange = recorder.request({
+      method: request.method,
+      path: `${url.pathname}${url.search}`,
+      headers: request.headers,
+      body,
+    });
 
     let response: Response;
     try {

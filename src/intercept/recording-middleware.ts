@@ -23,7 +23,8 @@ type HeadersArg = OutgoingHttpHeaders | readonly string[] | readonly (readonly s
 
 function toBytes(chunk: unknown, encoding: unknown): Uint8Array | undefined {
   if (chunk === undefined || chunk === null || typeof chunk === 'function') return undefined;
-  if (typeof chunk === 'string') return Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+  if (typeof chunk === 'string')
+    return Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
   if (chunk instanceof Uint8Array) return chunk;
   return undefined;
 }

@@ -23,7 +23,12 @@ import type { AddressInfo, Socket } from 'node:net';
 import { A2aReplayError, describeError } from '../errors.js';
 import { jsonRpcError } from '../protocol/errors.js';
 import { rewriteAgentCard } from './agent-card-rewrite.js';
-import { DEFAULT_MAX_BODY_BYTES, type Exchange, type ExchangeRecorder, RESPONSE_CUT_MESSAGE } from './exchange-recorder.js';
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  type Exchange,
+  type ExchangeRecorder,
+  RESPONSE_CUT_MESSAGE,
+} from './exchange-recorder.js';
 import { endToEndRawHeaders, mediaType } from './http-headers.js';
 
 /** Request bodies past the limit are read and dropped up to this much, then the socket is cut. */
@@ -186,7 +191,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       const contentType = mediaType(upstreamRes.headers['content-type']);
       const encoded = (upstreamRes.headers['content-encoding'] ?? 'identity') !== 'identity';
       const method = req.method ?? 'GET';
-      const isCardPath = method === 'GET' && /\/\.well-known\/agent(-card)?\.json$/.test((path.split('?')[0] ?? '').replace(/\/+$/, ''));
+      const isCardPath =
+        method === 'GET' && /\/\.well-known\/agent(-card)?\.json$/.test((path.split('?')[0] ?? '').replace(/\/+$/, ''));
       const json = status === 200 && contentType === 'application/json' && !encoded;
       // Only a body that names the method is parsed again: most exchanges skip the second JSON.parse.
       const isCardCall =
@@ -287,7 +293,11 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       try {
         forward(req, res, Buffer.concat(chunks, size));
       } catch (error) {
-        sendJson(res, 500, { jsonrpc: '2.0', id: null, error: jsonRpcError('INTERNAL', `proxy failure: ${describeError(error)}`) });
+        sendJson(res, 500, {
+          jsonrpc: '2.0',
+          id: null,
+          error: jsonRpcError('INTERNAL', `proxy failure: ${describeError(error)}`),
+        });
       }
     });
   };
@@ -296,7 +306,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   const refuse = (req: IncomingMessage, res: ServerResponse, size: number): void => {
     if (refused.has(res)) return;
     refused.add(res);
-    const why = `request body of ${size > DRAIN_LIMIT_BYTES ? `more than ${DRAIN_LIMIT_BYTES}` : size} bytes is over the proxy limit of ${maxBody} bytes; not forwarded`;
+    const seen = size > DRAIN_LIMIT_BYTES ? `more than ${DRAIN_LIMIT_BYTES}` : String(size);
+    const why = `request body of ${seen} bytes is over the proxy limit of ${maxBody} bytes; not forwarded`;
     const exchange = recorder.request({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers });
     exchange.fail(why);
     sendJson(res, 413, { jsonrpc: '2.0', id: null, error: jsonRpcError('INVALID_REQUEST', why) }, true);
@@ -306,17 +317,28 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     try {
       handle(req, res);
     } catch (error) {
-      sendJson(res, 500, { jsonrpc: '2.0', id: null, error: jsonRpcError('INTERNAL', `proxy failure: ${describeError(error)}`) });
+      sendJson(res, 500, {
+        jsonrpc: '2.0',
+        id: null,
+        error: jsonRpcError('INTERNAL', `proxy failure: ${describeError(error)}`),
+      });
     }
   });
   server.on('clientError', (_error, socket: Socket) => {
-    if (socket.writable && !socket.destroyed) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    if (socket.writable && !socket.destroyed)
+      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
     else socket.destroy();
   });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) =>
-      reject(new A2aReplayError('IO_FAILED', `cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${describeError(error)}`, { cause: error })),
+      reject(
+        new A2aReplayError(
+          'IO_FAILED',
+          `cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${describeError(error)}`,
+          { cause: error },
+        ),
+      ),
     );
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
   });
@@ -354,4 +376,3 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     },
   };
 }
-

@@ -8,13 +8,15 @@ import { isRecord } from '../protocol/read.js';
 import type { TaskPause } from '../protocol/types.js';
 import { ENTRY_KINDS } from '../recording/format.js';
 
-/** Why `entry` is not a recording entry (DESIGN §5), as `field: expectation`; undefined when it is one. */
+/** Why `entry` is not a recording entry (docs/design.md §5), as `field: expectation`; undefined when it is one. */
 export function entryProblem(entry: unknown): string | undefined {
   if (!isRecord(entry)) return 'an entry must be an object';
-  if (typeof entry.seq !== 'number' || !Number.isInteger(entry.seq) || entry.seq < 1) return 'seq: expected a positive integer';
+  if (typeof entry.seq !== 'number' || !Number.isInteger(entry.seq) || entry.seq < 1)
+    return 'seq: expected a positive integer';
   if (typeof entry.at !== 'string' || Number.isNaN(Date.parse(entry.at))) return 'at: expected an ISO 8601 time';
   if (typeof entry.xid !== 'string' || entry.xid === '') return 'xid: expected a non-empty string';
-  if (!(ENTRY_KINDS as readonly unknown[]).includes(entry.kind)) return `kind: expected one of ${ENTRY_KINDS.join(', ')}`;
+  if (!(ENTRY_KINDS as readonly unknown[]).includes(entry.kind))
+    return `kind: expected one of ${ENTRY_KINDS.join(', ')}`;
   if (!isRecord(entry.http) || typeof entry.http.method !== 'string' || typeof entry.http.path !== 'string') {
     return 'http: expected {method, path}';
   }

@@ -6,7 +6,7 @@
  */
 
 export const FINDING_CODES = [
-  /** The entry itself does not have the recording-format shape (DESIGN §5). */
+  /** The entry itself does not have the recording-format shape (docs/design.md §5). */
   'malformed-entry',
   /** Entries were fed out of `seq` order. */
   'out-of-order',

@@ -1,6 +1,6 @@
 /**
  * @module observe/observer-spans
- * Span ids and attributes of the spans the PauseObserver opens (DESIGN §7): every id derives
+ * Span ids and attributes of the spans the PauseObserver opens (docs/design.md §7): every id derives
  * from the recording id and the entry that opened the span, and every attribute name comes from
  * tracing/attributes, so record and replay produce the same trace.
  */
@@ -27,7 +27,13 @@ import {
   ATTR_RESUME_OUTCOME,
   ATTR_TASK_ID,
 } from '../tracing/attributes.js';
-import { type LostPauseReason, type SpanAttributeValue, type SpanAttributes, deriveSpanId, deriveTraceId } from '../tracing/span-events.js';
+import {
+  type LostPauseReason,
+  type SpanAttributeValue,
+  type SpanAttributes,
+  deriveSpanId,
+  deriveTraceId,
+} from '../tracing/span-events.js';
 
 /** Span key of a task: `task:<taskId>`. */
 export const taskSpanKey = (taskId: string): string => `task:${taskId}`;
@@ -49,7 +55,9 @@ export function childSpan(recordingId: string, key: string, parent: SpanRef): Sp
 }
 
 /** Attributes from pairs, leaving out absent values (OTel attributes cannot be null). */
-export function attributes(pairs: ReadonlyArray<readonly [string, SpanAttributeValue | null | undefined]>): SpanAttributes {
+export function attributes(
+  pairs: ReadonlyArray<readonly [string, SpanAttributeValue | null | undefined]>,
+): SpanAttributes {
   const out: SpanAttributes = {};
   for (const [name, value] of pairs) if (value !== null && value !== undefined) out[name] = value;
   return out;
@@ -66,8 +74,18 @@ export function taskAttributes(taskId: string, contextId: string | null, seq: nu
   return attributes([[ATTR_TASK_ID, taskId], ...contextAttributes(contextId), [ATTR_RECORDING_ENTRY_SEQ, seq]]);
 }
 
-export function suspensionStartAttributes(taskId: string, contextId: string | null, principal: string | null, seq: number): SpanAttributes {
-  return attributes([[ATTR_TASK_ID, taskId], ...contextAttributes(contextId), [ATTR_PRINCIPAL, principal], [ATTR_RECORDING_ENTRY_SEQ, seq]]);
+export function suspensionStartAttributes(
+  taskId: string,
+  contextId: string | null,
+  principal: string | null,
+  seq: number,
+): SpanAttributes {
+  return attributes([
+    [ATTR_TASK_ID, taskId],
+    ...contextAttributes(contextId),
+    [ATTR_PRINCIPAL, principal],
+    [ATTR_RECORDING_ENTRY_SEQ, seq],
+  ]);
 }
 
 export function suspensionEndAttributes(draft: SuspensionDraft, seq: number): SpanAttributes {
@@ -120,7 +138,12 @@ export function resumeEndAttributes(draft: ResumptionDraft, seq: number): SpanAt
   ]);
 }
 
-export function lostAttributes(taskId: string, reason: LostPauseReason, suspension: SpanRef, seq: number | null): SpanAttributes {
+export function lostAttributes(
+  taskId: string,
+  reason: LostPauseReason,
+  suspension: SpanRef,
+  seq: number | null,
+): SpanAttributes {
   return attributes([
     [ATTR_TASK_ID, taskId],
     [ATTR_LOST_REASON, reason],

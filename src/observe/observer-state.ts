@@ -33,7 +33,10 @@ export interface Exchange {
   lastState: Map<string, TaskState>;
 }
 
-/** Where a suspension is in its life: its pause call in flight (pending), open, racing resumes (resuming), or closed. */
+/**
+ * Where a suspension is in its life: its pause call in flight (pending), open, racing resumes
+ * (resuming), or closed.
+ */
 export type SuspensionStatus = 'pending' | 'open' | 'resuming' | 'closed';
 
 /** A resume proven on a stream while several ResumeTask calls race: the answers decide the winner. */
@@ -133,7 +136,8 @@ export interface ControlCall {
 }
 
 /** Where a task sighting came from: a stream event, a task snapshot, or the answer to a call on the task. */
-export type Origin = { kind: 'stream'; ex: Exchange } | { kind: 'snapshot'; ex: Exchange } | { kind: 'call'; ex: Exchange };
+export type Origin =
+  { kind: 'stream'; ex: Exchange } | { kind: 'snapshot'; ex: Exchange } | { kind: 'call'; ex: Exchange };
 
 /** What a resumption draft says about how a suspension ended. */
 export interface ClosingFacts {
@@ -148,7 +152,7 @@ export interface ClosingFacts {
   entries: number[];
 }
 
-/** A task first seen now: its root span derives from the recording id (DESIGN §7), nothing started. */
+/** A task first seen now: its root span derives from the recording id (docs/design.md §7), nothing started. */
 export function newTaskRecord(recordingId: string, taskId: string): TaskRecord {
   const key = taskSpanKey(taskId);
   return {
@@ -171,7 +175,13 @@ export function newTaskRecord(recordingId: string, taskId: string): TaskRecord {
  * A suspension opened by `entry` (a pause call, or the first proof of a pause), pending until proven.
  * Its span is a child of the caller's span `parent`, or of the task's span when the call had none.
  */
-export function newSuspension(recordingId: string, task: TaskRecord, entry: Pick<RecordingEntry, 'seq' | 'at'>, parent: SpanRef | undefined, principal: string | null): Suspension {
+export function newSuspension(
+  recordingId: string,
+  task: TaskRecord,
+  entry: Pick<RecordingEntry, 'seq' | 'at'>,
+  parent: SpanRef | undefined,
+  principal: string | null,
+): Suspension {
   const key = suspensionKey(entry.seq);
   const p = parent ?? task.span;
   return {
@@ -238,12 +248,35 @@ export function eventResumeSpan(recordingId: string, entry: Pick<RecordingEntry,
 }
 
 /** Closing facts of a pause ended without a call's resume input (cancel, failure). */
-export function closingFacts(cause: ResumeReceiptCause, outcome: ResumeOutcome, principal: string | null, resumedAt: string | null, entries: number[]): ClosingFacts {
-  return { cause, outcome, errorCode: null, principal, input: undefined, hadResumeInput: false, continueTranscript: null, resumedAt, entries };
+export function closingFacts(
+  cause: ResumeReceiptCause,
+  outcome: ResumeOutcome,
+  principal: string | null,
+  resumedAt: string | null,
+  entries: number[],
+): ClosingFacts {
+  return {
+    cause,
+    outcome,
+    errorCode: null,
+    principal,
+    input: undefined,
+    hadResumeInput: false,
+    continueTranscript: null,
+    resumedAt,
+    entries,
+  };
 }
 
 /** Closing facts of a pause ended by the call `c`: its principal, input and `continueTranscript` count. */
-export function closerFacts(c: Closer, cause: ResumeReceiptCause, outcome: ResumeOutcome, resumedAt: string | null, entries: number[], errorCode: number | null = null): ClosingFacts {
+export function closerFacts(
+  c: Closer,
+  cause: ResumeReceiptCause,
+  outcome: ResumeOutcome,
+  resumedAt: string | null,
+  entries: number[],
+  errorCode: number | null = null,
+): ClosingFacts {
   return {
     cause,
     outcome,

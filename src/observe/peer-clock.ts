@@ -1,7 +1,7 @@
 /**
  * @module observe/peer-clock
  * An estimate of the peer's clock, from recording entries only (so record and replay agree).
- * Peers may run a virtual clock (DESIGN §4) that has nothing to do with the recorder's, so the
+ * Peers may run a virtual clock (docs/design.md §4) that has nothing to do with the recorder's, so the
  * estimate is the recorder's `at` plus an offset that ratchets up to the latest instant the peer
  * reported (`pausedAt`, `resumedAt`, status timestamps, a control call's `now`).
  */

@@ -3,7 +3,7 @@
  * The glue between a {@link PauseObserver} and its sinks: entries go in, in order; receipt drafts
  * are sealed by a {@link ReceiptSink} (the suspension key resolved to the hash of the receipt it
  * names); span events go to a {@link SpanSink}, `suspension.end` / `resume.end` carrying the hash
- * of the receipt the span produced (DESIGN §7). Sinks failing never throw into the caller.
+ * of the receipt the span produced (docs/design.md §7). Sinks failing never throw into the caller.
  */
 import type { ResumptionDraft, SuspensionDraft } from '../receipts/types.js';
 import type { RecordingEntry } from '../recording/format.js';
@@ -25,7 +25,10 @@ export interface ObservationPipelineOptions {
   recordingId: string;
   receipts?: ReceiptSink;
   spans?: SpanSink;
-  /** Called once per sink, at its first failure; later failures are only counted ({@link ObservationPipeline.failures}). */
+  /**
+   * Called once per sink, at its first failure; later failures are only counted
+   * ({@link ObservationPipeline.failures}).
+   */
   onSinkError?: (error: unknown, sink: PipelineSinkName) => void;
   /** Every finding, as it is made. */
   onFinding?: (finding: ObserverFinding) => void;
@@ -93,7 +96,9 @@ export class ObservationPipeline {
         this.#safely(() => this.#onFinding?.(output.finding));
       }
     }
-    this.#queue = this.#queue.then(() => this.#handle(outputs)).catch((error: unknown) => this.#failed(error, 'receipts'));
+    this.#queue = this.#queue
+      .then(() => this.#handle(outputs))
+      .catch((error: unknown) => this.#failed(error, 'receipts'));
     return this.#queue;
   }
 
@@ -106,7 +111,8 @@ export class ObservationPipeline {
       switch (output.type) {
         case 'span': {
           const event = output.event;
-          if ((event.type === 'suspension.end' || event.type === 'resume.end') && receiptKeys.has(event.key)) held.set(event.key, event);
+          if ((event.type === 'suspension.end' || event.type === 'resume.end') && receiptKeys.has(event.key))
+            held.set(event.key, event);
           else this.#toSpans(event);
           break;
         }
@@ -121,7 +127,13 @@ export class ObservationPipeline {
           let hash: string | undefined;
           if (suspensionHash === undefined) {
             if (this.#receipts) {
-              this.#failed(new Error(`resumption ${output.key} not written: the suspension receipt ${output.suspensionKey} it refers to was not written`), 'receipts');
+              this.#failed(
+                new Error(
+                  `resumption ${output.key} not written: the suspension receipt ` +
+                    `${output.suspensionKey} it refers to was not written`,
+                ),
+                'receipts',
+              );
             }
           } else {
             hash = await this.#append(() => this.#receipts?.appendResumption(output.draft, suspensionHash));

@@ -77,7 +77,12 @@ function fromStatus(
   };
   if (status.state === 'TASK_STATE_PAUSED') {
     if (status.pause) sighting.pause = status.pause;
-    else issues.push({ code: 'malformed-pause', field: `${field}.status.pause`, message: `${field}.status.pause: a PAUSED status must carry its pause; got nothing` });
+    else
+      issues.push({
+        code: 'malformed-pause',
+        field: `${field}.status.pause`,
+        message: `${field}.status.pause: a PAUSED status must carry its pause; got nothing`,
+      });
   } else if (envelope?.state === 'paused') {
     sighting.state = 'TASK_STATE_PAUSED';
     sighting.pause = legacyToPause(envelope);
@@ -96,7 +101,10 @@ function fromStatus(
 }
 
 /** A `statusUpdate` stream event. `field` is its path, e.g. `body.result.statusUpdate`. */
-export function sightStatusUpdate(event: TaskStatusUpdateEvent, field: string): { sighting: Sighting; issues: SightingIssue[] } {
+export function sightStatusUpdate(
+  event: TaskStatusUpdateEvent,
+  field: string,
+): { sighting: Sighting; issues: SightingIssue[] } {
   const issues: SightingIssue[] = [];
   const envelope = readLegacy(event.metadata, `${field}.metadata`, issues);
   const sighting = fromStatus(event.taskId, event.contextId, event.status, envelope, field, issues);
@@ -125,10 +133,18 @@ export interface PauseCallResult {
 }
 
 /** The result of PauseTask / AwaitTaskResumption: native `{taskId, state: PAUSED, pause}` or the legacy envelope. */
-export function readPauseCallResult(result: unknown, field: string): { ok: true; value: PauseCallResult } | { ok: false; issue: SightingIssue } {
+export function readPauseCallResult(
+  result: unknown,
+  field: string,
+): { ok: true; value: PauseCallResult } | { ok: false; issue: SightingIssue } {
   const native = parsePauseTaskResult(result, field);
   if (native.ok) return { ok: true, value: { taskId: native.value.taskId, pause: native.value.pause, legacy: false } };
-  if (isRecord(result) && typeof result.taskId === 'string' && result.taskId !== '' && result.state !== 'TASK_STATE_PAUSED') {
+  if (
+    isRecord(result) &&
+    typeof result.taskId === 'string' &&
+    result.taskId !== '' &&
+    result.state !== 'TASK_STATE_PAUSED'
+  ) {
     const legacy = parseLegacyEnvelope(result.metadata, `${field}.metadata`);
     if (!legacy.ok) return { ok: false, issue: issueOf('malformed-pause', legacy.issue) };
     if (legacy.value?.state === 'paused') {
@@ -145,14 +161,29 @@ export interface ResumeCallResult {
 }
 
 /** The result of ResumeTask: native `{taskId, state, previousState, cause, resumedAt}` or the legacy envelope. */
-export function readResumeCallResult(result: unknown, field: string): { ok: true; value: ResumeCallResult } | { ok: false; issue: SightingIssue } {
+export function readResumeCallResult(
+  result: unknown,
+  field: string,
+): { ok: true; value: ResumeCallResult } | { ok: false; issue: SightingIssue } {
   const native = parseResumeTaskResult(result, field);
-  if (native.ok) return { ok: true, value: { taskId: native.value.taskId, cause: native.value.cause, resumedAt: native.value.resumedAt } };
-  if (isRecord(result) && typeof result.taskId === 'string' && result.taskId !== '' && result.previousState === undefined) {
+  if (native.ok)
+    return {
+      ok: true,
+      value: { taskId: native.value.taskId, cause: native.value.cause, resumedAt: native.value.resumedAt },
+    };
+  if (
+    isRecord(result) &&
+    typeof result.taskId === 'string' &&
+    result.taskId !== '' &&
+    result.previousState === undefined
+  ) {
     const legacy = parseLegacyEnvelope(result.metadata, `${field}.metadata`);
     if (!legacy.ok) return { ok: false, issue: issueOf('malformed-pause', legacy.issue) };
     if (legacy.value?.state === 'resumed') {
-      return { ok: true, value: { taskId: result.taskId, cause: legacy.value.cause, resumedAt: legacy.value.resumedAt } };
+      return {
+        ok: true,
+        value: { taskId: result.taskId, cause: legacy.value.cause, resumedAt: legacy.value.resumedAt },
+      };
     }
   }
   return { ok: false, issue: issueOf('malformed-pause', native.issue) };

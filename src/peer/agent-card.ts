@@ -2,7 +2,7 @@
  * @module peer/agent-card
  * The reference peer's agent card (A2A v1.0 §8, served at `/.well-known/agent-card.json`):
  * one JSON-RPC interface at the bound URL, streaming, and the pause extension declared both as
- * the RFC's flat capability fields and in `capabilities.extensions` (DESIGN §3). A
+ * the RFC's flat capability fields and in `capabilities.extensions` (docs/design.md §3). A
  * `--legacy-pause` peer advertises pausing the Harn way instead (`capabilities._meta.harn.pause`).
  *
  * Either way the card also declares the reference-peer extension, whose params are the settings
@@ -58,7 +58,8 @@ export function buildAgentCard(url: string, settings: ReferencePeerSettings): Ag
     name: 'a2a-replay reference peer',
     description:
       'A scripted A2A v1.0 agent implementing the paused-state RFC (PauseTask, ResumeTask, AwaitTaskResumption). ' +
-      'The first text part of a message is a script: work:N, await:EVENT[:MINUTES[:fail|resume]], sleep-until:TIME, input, auth, fail.',
+      'The first text part of a message is a script: work:N, await:EVENT[:MINUTES[:fail|resume]], ' +
+      'sleep-until:TIME, input, auth, fail.',
     supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: A2A_PROTOCOL_VERSION }],
     version: VERSION,
     defaultInputModes: ['text/plain', 'application/json'],
@@ -69,7 +70,12 @@ export function buildAgentCard(url: string, settings: ReferencePeerSettings): Ag
         name: 'Scripted work',
         description: 'Runs the directives of the message text; any other text means work:3.',
         tags: ['test', 'pause', 'resume'],
-        examples: ['work:2 await:ci.done:30:fail work:1', 'sleep-until:2026-01-01T09:00:00Z work:1', 'work:1 input work:1', 'work:1 auth work:1'],
+        examples: [
+          'work:2 await:ci.done:30:fail work:1',
+          'sleep-until:2026-01-01T09:00:00Z work:1',
+          'work:1 input work:1',
+          'work:1 auth work:1',
+        ],
       },
     ],
   };
@@ -95,7 +101,8 @@ export function buildAgentCard(url: string, settings: ReferencePeerSettings): Ag
       extensions: [
         {
           uri: PAUSE_EXTENSION_URI,
-          description: 'TASK_STATE_PAUSED with TaskStatus.pause, and the PauseTask / ResumeTask / AwaitTaskResumption methods',
+          description:
+            'TASK_STATE_PAUSED with TaskStatus.pause, and the PauseTask / ResumeTask / AwaitTaskResumption methods',
           required: false,
           params: {
             methods: ['PauseTask', 'ResumeTask', 'AwaitTaskResumption'],

@@ -2,7 +2,7 @@
  * @module peer/scheduler
  * Timers for the reference peer's task engine, written once against an injected {@link Clock}:
  * a {@link VirtualScheduler} that fires only when the virtual clock is moved (deterministic mode,
- * DESIGN §4) and a {@link RealScheduler} driven by real timers.
+ * docs/design.md §4) and a {@link RealScheduler} driven by real timers.
  */
 import type { Clock, ManualClock } from '../clock.js';
 

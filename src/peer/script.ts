@@ -1,6 +1,6 @@
 /**
  * @module peer/script
- * The scripted agent's language (DESIGN §4): the first text part of the user message is a
+ * The scripted agent's language (docs/design.md §4): the first text part of the user message is a
  * whitespace-separated list of directives, run in order.
  *
  * - `work:N` — N work steps, one artifactUpdate each (N from 0 to 10000);
@@ -74,7 +74,8 @@ function parseDirective(word: string): Directive | string {
     }
     case 'sleep-until': {
       const atMs = Date.parse(rest);
-      if (!RFC3339.test(rest) || Number.isNaN(atMs)) return 'sleep-until:TIME with TIME an RFC 3339 timestamp such as 2026-01-01T09:00:00Z';
+      if (!RFC3339.test(rest) || Number.isNaN(atMs))
+        return 'sleep-until:TIME with TIME an RFC 3339 timestamp such as 2026-01-01T09:00:00Z';
       return { kind: 'sleep-until', at: rest, atMs };
     }
     default:
@@ -96,7 +97,10 @@ export function parseScript(parts: readonly Part[], field: string): ScriptResult
   for (const word of words) {
     const parsed = parseDirective(word);
     if (typeof parsed === 'string') {
-      return { ok: false, issue: { field: `${field}[${index}].text`, expected: parsed, got: `directive ${describeValue(word)}` } };
+      return {
+        ok: false,
+        issue: { field: `${field}[${index}].text`, expected: parsed, got: `directive ${describeValue(word)}` },
+      };
     }
     directives.push(parsed);
   }

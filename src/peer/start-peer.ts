@@ -1,6 +1,6 @@
 /**
  * @module peer/start-peer
- * The reference peer's HTTP edge (DESIGN §4): A2A v1.0 JSON-RPC on `POST /` (core methods plus
+ * The reference peer's HTTP edge (docs/design.md §4): A2A v1.0 JSON-RPC on `POST /` (core methods plus
  * the pause extension), SSE streams, the agent card at `/.well-known/agent-card.json`, and the
  * `/control` channel (`AdvanceClock`, `FireEvent`, `GetClock`) when enabled. Bad input of any
  * kind gets a JSON-RPC error; nothing a client sends crashes the peer.
@@ -9,8 +9,9 @@
  * - Requests must carry `A2A-Version: 1.0` (header, or the `A2A-Version` query parameter, spec
  *   §3.6); a missing value means 0.3 → -32009. `/control` is not A2A and does not require it.
  * - Checks run in this order: body size (HTTP 413 + -32600 naming the limit), JSON (-32700),
- *   nesting depth (-32600 past 128 levels, which could not be echoed back), JSON-RPC request envelope (-32600; notifications and batches are refused: every call needs
- *   an `id`), version (-32009), method (-32601; control methods exist only on `/control`, A2A
+ *   nesting depth (-32600 past 128 levels, which could not be echoed back), JSON-RPC request
+ *   envelope (-32600; notifications and batches are refused: every call needs an `id`),
+ *   version (-32009), method (-32601; control methods exist only on `/control`, A2A
  *   methods only on `/`), params (-32602 naming the field), then the method's own errors.
  * - HTTP status 200 for JSON-RPC errors except -32603 (500); unknown path 404, wrong HTTP
  *   method 405, both with a JSON-RPC error body. `/control` answers only loopback clients.
@@ -147,7 +148,9 @@ function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
         req.pause();
       }
     });
-    req.on('end', () => finish(size > limit ? { kind: 'too-large', size } : { kind: 'ok', text: Buffer.concat(chunks).toString('utf8') }));
+    req.on('end', () =>
+      finish(size > limit ? { kind: 'too-large', size } : { kind: 'ok', text: Buffer.concat(chunks).toString('utf8') }),
+    );
     req.on('error', () => finish({ kind: 'aborted' }));
     req.on('close', () => finish(size > limit ? { kind: 'too-large', size } : { kind: 'aborted' }));
   });
@@ -190,7 +193,8 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   const controlEnabled = deterministic || (options.control ?? false);
   const log = options.log ?? (() => undefined);
 
-  const onTimerError = (error: unknown): void => log(`peer: timer failed: ${error instanceof Error ? error.message : String(error)}`);
+  const onTimerError = (error: unknown): void =>
+    log(`peer: timer failed: ${error instanceof Error ? error.message : String(error)}`);
   let scheduler: Scheduler;
   if (deterministic) {
     if (options.clock !== undefined && !(options.clock instanceof ManualClock)) {
@@ -228,7 +232,8 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
             frame = `data: ${JSON.stringify(successResponse(id, event))}\n\n`;
           } catch (error) {
             log(`peer: cannot serialise a stream event: ${error instanceof Error ? error.message : String(error)}`);
-            frame = `event: error\ndata: ${JSON.stringify(errorResponse(id, jsonRpcError('INTERNAL', 'a stream event could not be serialised')))}\n\n`;
+            const failure = errorResponse(id, jsonRpcError('INTERNAL', 'a stream event could not be serialised'));
+            frame = `event: error\ndata: ${JSON.stringify(failure)}\n\n`;
           }
           res.write(frame, done);
         });
@@ -246,7 +251,11 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
         engine.start(taskId);
         if (call.params.configuration?.returnImmediately !== true) await engine.untilSettled(taskId);
         await engine.flushed();
-        sendJson(res, 200, successResponse(id, { task: engine.getTask(taskId, call.params.configuration?.historyLength) }));
+        sendJson(
+          res,
+          200,
+          successResponse(id, { task: engine.getTask(taskId, call.params.configuration?.historyLength) }),
+        );
         return;
       }
       case 'SendStreamingMessage': {
@@ -272,10 +281,14 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
       case 'SubscribeToTask': {
         const state = engine.taskState(call.params.id);
         if (isTerminal(state)) {
-          throw new RpcFailure('UNSUPPORTED_OPERATION', `task ${call.params.id} is ${state}: a terminal task cannot be subscribed to`, {
-            taskId: call.params.id,
-            state,
-          });
+          throw new RpcFailure(
+            'UNSUPPORTED_OPERATION',
+            `task ${call.params.id} is ${state}: a terminal task cannot be subscribed to`,
+            {
+              taskId: call.params.id,
+              state,
+            },
+          );
         }
         const sub = openStream(res, id);
         const off = engine.subscribe(call.params.id, sub);
@@ -302,7 +315,10 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
       }
       case 'AdvanceClock': {
         if (!(scheduler instanceof VirtualScheduler)) {
-          throw new RpcFailure('UNSUPPORTED_OPERATION', 'AdvanceClock needs a deterministic peer (--deterministic): this peer runs on the real clock');
+          throw new RpcFailure(
+            'UNSUPPORTED_OPERATION',
+            'AdvanceClock needs a deterministic peer (--deterministic): this peer runs on the real clock',
+          );
         }
         const now = scheduler.advance(call.params.ms);
         await engine.flushed();
@@ -329,7 +345,9 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     const body = await readBody(req, bodyLimit);
     if (body.kind === 'aborted') return;
     if (body.kind === 'too-large') {
-      const error = jsonRpcError('INVALID_REQUEST', `request body is larger than the ${bodyLimit}-byte limit`, { limitBytes: String(bodyLimit) });
+      const error = jsonRpcError('INVALID_REQUEST', `request body is larger than the ${bodyLimit}-byte limit`, {
+        limitBytes: String(bodyLimit),
+      });
       sendJson(res, 413, errorResponse(null, error), { Connection: 'close' });
       return;
     }
@@ -342,20 +360,36 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
       return;
     }
     if (nestsDeeperThan(value, MAX_DEPTH)) {
-      sendError(res, idOf(value), jsonRpcError('INVALID_REQUEST', `request body nests deeper than ${MAX_DEPTH} levels`));
+      sendError(
+        res,
+        idOf(value),
+        jsonRpcError('INVALID_REQUEST', `request body nests deeper than ${MAX_DEPTH} levels`),
+      );
       return;
     }
     if (Array.isArray(value)) {
-      sendError(res, null, jsonRpcError('INVALID_REQUEST', 'batch requests are not supported: send one JSON-RPC request per HTTP request'));
+      sendError(
+        res,
+        null,
+        jsonRpcError('INVALID_REQUEST', 'batch requests are not supported: send one JSON-RPC request per HTTP request'),
+      );
       return;
     }
     const parsed = parseJsonRpcRequest(value);
     if (!parsed.ok) {
-      sendError(res, idOf(value), jsonRpcError('INVALID_REQUEST', `not a JSON-RPC 2.0 request: ${formatIssue(parsed.issue)}`));
+      sendError(
+        res,
+        idOf(value),
+        jsonRpcError('INVALID_REQUEST', `not a JSON-RPC 2.0 request: ${formatIssue(parsed.issue)}`),
+      );
       return;
     }
     if (parsed.value.kind === 'notification') {
-      sendError(res, null, jsonRpcError('INVALID_REQUEST', `notifications are not supported: "${parsed.value.method}" needs an "id"`));
+      sendError(
+        res,
+        null,
+        jsonRpcError('INVALID_REQUEST', `notifications are not supported: "${parsed.value.method}" needs an "id"`),
+      );
       return;
     }
     const { id, method, params } = parsed.value;
@@ -366,7 +400,11 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
         sendError(
           res,
           id,
-          jsonRpcError('VERSION_NOT_SUPPORTED', `A2A-Version ${shown} is not supported; this peer speaks ${A2A_PROTOCOL_VERSION}: send the header A2A-Version: ${A2A_PROTOCOL_VERSION}`),
+          jsonRpcError(
+            'VERSION_NOT_SUPPORTED',
+            `A2A-Version ${shown} is not supported; this peer speaks ${A2A_PROTOCOL_VERSION}: send ` +
+              `the header A2A-Version: ${A2A_PROTOCOL_VERSION}`,
+          ),
         );
         return;
       }
@@ -379,14 +417,25 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
           : endpoint === 'control' && A2A_METHODS.has(method)
             ? ' (it is an A2A method: POST it to /)'
             : '';
-      sendError(res, id, jsonRpcError('METHOD_NOT_FOUND', `method "${method}" does not exist on ${endpoint === 'a2a' ? '/' : CONTROL_PATH}${hint}`));
+      sendError(
+        res,
+        id,
+        jsonRpcError(
+          'METHOD_NOT_FOUND',
+          `method "${method}" does not exist on ${endpoint === 'a2a' ? '/' : CONTROL_PATH}${hint}`,
+        ),
+      );
       return;
     }
     if (!isKnownMethod(method)) {
       if (method === 'GetExtendedAgentCard') {
         sendError(res, id, jsonRpcError('UNSUPPORTED_OPERATION', 'this peer declares no extended agent card'));
       } else {
-        sendError(res, id, jsonRpcError('PUSH_NOTIFICATION_NOT_SUPPORTED', `${method}: this peer does not support push notifications`));
+        sendError(
+          res,
+          id,
+          jsonRpcError('PUSH_NOTIFICATION_NOT_SUPPORTED', `${method}: this peer does not support push notifications`),
+        );
       }
       return;
     }
@@ -401,8 +450,12 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
       const rpcError =
         error instanceof RpcFailure
           ? error.toError()
-          : jsonRpcError('INTERNAL', `internal error in ${method}: ${error instanceof Error ? error.message : String(error)}`);
-      if (!(error instanceof RpcFailure) || error.errorName === 'INTERNAL') log(`peer: ${method} failed: ${rpcError.message}`);
+          : jsonRpcError(
+              'INTERNAL',
+              `internal error in ${method}: ${error instanceof Error ? error.message : String(error)}`,
+            );
+      if (!(error instanceof RpcFailure) || error.errorName === 'INTERNAL')
+        log(`peer: ${method} failed: ${rpcError.message}`);
       if (res.headersSent) {
         if (!res.writableEnded) res.end(`event: error\ndata: ${JSON.stringify(errorResponse(id, rpcError))}\n\n`);
         return;
@@ -423,12 +476,21 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     const method = req.method ?? 'GET';
     const wrongMethod = (allow: string): void => {
       req.resume();
-      sendJson(res, 405, errorResponse(null, jsonRpcError('INVALID_REQUEST', `${method} is not allowed on ${path}; use ${allow}`)), { Allow: allow });
+      sendJson(
+        res,
+        405,
+        errorResponse(null, jsonRpcError('INVALID_REQUEST', `${method} is not allowed on ${path}; use ${allow}`)),
+        { Allow: allow },
+      );
     };
     if (path === AGENT_CARD_PATH) {
       if (method !== 'GET' && method !== 'HEAD') return wrongMethod('GET');
       req.resume();
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(cardJson), 'Cache-Control': 'no-cache' });
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        'Content-Length': Buffer.byteLength(cardJson),
+        'Cache-Control': 'no-cache',
+      });
       res.end(method === 'HEAD' ? undefined : cardJson);
       return;
     }
@@ -439,14 +501,28 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     if (path === CONTROL_PATH && controlEnabled) {
       if (!isLoopback(req.socket.remoteAddress)) {
         req.resume();
-        sendJson(res, 403, errorResponse(null, jsonRpcError('INVALID_REQUEST', `${CONTROL_PATH} answers loopback clients only`)));
+        sendJson(
+          res,
+          403,
+          errorResponse(null, jsonRpcError('INVALID_REQUEST', `${CONTROL_PATH} answers loopback clients only`)),
+        );
         return;
       }
       if (method !== 'POST') return wrongMethod('POST');
       return rpc('control', req, res, url);
     }
     req.resume();
-    sendJson(res, 404, errorResponse(null, jsonRpcError('METHOD_NOT_FOUND', `no endpoint at ${method} ${path}: JSON-RPC is served at POST /, the agent card at GET ${AGENT_CARD_PATH}`)));
+    sendJson(
+      res,
+      404,
+      errorResponse(
+        null,
+        jsonRpcError(
+          'METHOD_NOT_FOUND',
+          `no endpoint at ${method} ${path}: JSON-RPC is served at POST /, the agent card at GET ${AGENT_CARD_PATH}`,
+        ),
+      ),
+    );
   }
 
   const handler: RequestListener = (req, res) => {

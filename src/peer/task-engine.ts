@@ -1,11 +1,11 @@
 /**
  * @module peer/task-engine
  * The reference peer's task engine: tasks, the scripted agent that drives them, and the
- * paused-state RFC's pause/resume semantics with DESIGN §3's decisions. Written once against an
+ * paused-state RFC's pause/resume semantics with docs/design.md §3's decisions. Written once against an
  * injected {@link Scheduler} (virtual or real time) and {@link IdSource}; it does no network I/O
  * and reports every event to its {@link Subscriber}s.
  *
- * Decisions where the RFC is silent (DESIGN §3–§4):
+ * Decisions where the RFC is silent (docs/design.md §3–§4):
  * - Pause modes. With real timers a work step is "in flight" between its start and its
  *   artifact: `finish_step` and `wait_for_completion` (the scripted agent has no tool calls, so
  *   the two coincide) let it finish and emit its artifact, then pause; `interrupt_immediate`
@@ -42,7 +42,12 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { isoAt } from '../clock.js';
 import type { JsonObject, JsonValue } from '../canonical/canonical-json.js';
 import type { IdSource } from '../ids.js';
-import type { AwaitTaskResumptionParams, ListTasksParams, ListTasksResult, PauseTaskParams } from '../protocol/types.js';
+import type {
+  AwaitTaskResumptionParams,
+  ListTasksParams,
+  ListTasksResult,
+  PauseTaskParams,
+} from '../protocol/types.js';
 import { formatIssue } from '../protocol/read.js';
 import { checkTransition, isTerminal } from '../protocol/state-machine.js';
 import {
@@ -143,7 +148,10 @@ const SETTLED: ReadonlySet<TaskState> = new Set<TaskState>([
 ]);
 
 /** The states a follow-up message continues (the scripted agent's `input` and `auth`). */
-const INTERRUPTED: ReadonlySet<TaskState> = new Set<TaskState>(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED']);
+const INTERRUPTED: ReadonlySet<TaskState> = new Set<TaskState>([
+  'TASK_STATE_INPUT_REQUIRED',
+  'TASK_STATE_AUTH_REQUIRED',
+]);
 
 /** The status message of each interrupted state. */
 const INTERRUPT_TEXT: Readonly<Record<InterruptState, string>> = {
@@ -288,7 +296,10 @@ export class TaskEngine {
     let offset = 0;
     if (params.pageToken !== undefined && params.pageToken !== '') {
       if (!/^\d+$/.test(params.pageToken) || Number(params.pageToken) > all.length) {
-        throw new RpcFailure('INVALID_PARAMS', `params.pageToken: expected a token from a previous ListTasks; got ${JSON.stringify(params.pageToken)}`);
+        throw new RpcFailure(
+          'INVALID_PARAMS',
+          `params.pageToken: expected a token from a previous ListTasks; got ${JSON.stringify(params.pageToken)}`,
+        );
       }
       offset = Number(params.pageToken);
     }
@@ -296,7 +307,10 @@ export class TaskEngine {
     const end = offset + page.length;
     return {
       tasks: page.map((r) =>
-        taskView(r.task, this.#view(r, { historyLength: params.historyLength, includeArtifacts: params.includeArtifacts ?? false })),
+        taskView(
+          r.task,
+          this.#view(r, { historyLength: params.historyLength, includeArtifacts: params.includeArtifacts ?? false }),
+        ),
       ),
       nextPageToken: end < all.length ? String(end) : '',
       pageSize,
@@ -319,25 +333,37 @@ export class TaskEngine {
   accept(params: SendMessageParams): string {
     const m = params.message;
     if (m.role !== 'ROLE_USER') {
-      throw new RpcFailure('INVALID_PARAMS', `params.message.role: expected "ROLE_USER"; got ${JSON.stringify(m.role)}`);
+      throw new RpcFailure(
+        'INVALID_PARAMS',
+        `params.message.role: expected "ROLE_USER"; got ${JSON.stringify(m.role)}`,
+      );
     }
     if (m.taskId !== undefined && m.taskId !== '') {
       const rec = this.#get(m.taskId, 'params.message.taskId');
       const state = rec.task.status.state;
       if (isTerminal(state)) {
-        throw new RpcFailure('UNSUPPORTED_OPERATION', `task ${rec.task.id} is ${state}: a terminal task takes no more messages`, {
-          taskId: rec.task.id,
-        });
+        throw new RpcFailure(
+          'UNSUPPORTED_OPERATION',
+          `task ${rec.task.id} is ${state}: a terminal task takes no more messages`,
+          {
+            taskId: rec.task.id,
+          },
+        );
       }
       if (!INTERRUPTED.has(state)) {
         throw new RpcFailure(
           'INVALID_TASK_STATE',
-          `task ${rec.task.id} is ${state}: only a TASK_STATE_INPUT_REQUIRED or TASK_STATE_AUTH_REQUIRED task takes a follow-up message (a paused task is resumed with ResumeTask)`,
+          `task ${rec.task.id} is ${state}: only a TASK_STATE_INPUT_REQUIRED or ` +
+            `TASK_STATE_AUTH_REQUIRED task takes a follow-up message (a paused task is resumed with ResumeTask)`,
           { taskId: rec.task.id, state },
         );
       }
       if (m.contextId !== undefined && m.contextId !== '' && m.contextId !== rec.task.contextId) {
-        throw new RpcFailure('INVALID_PARAMS', `params.message.contextId: expected ${JSON.stringify(rec.task.contextId)} (the task's context); got ${JSON.stringify(m.contextId)}`);
+        throw new RpcFailure(
+          'INVALID_PARAMS',
+          `params.message.contextId: expected ${JSON.stringify(rec.task.contextId)} (the task's ` +
+            `context); got ${JSON.stringify(m.contextId)}`,
+        );
       }
       rec.task.history.push({ ...m, taskId: rec.task.id, contextId: rec.task.contextId ?? '' });
       return rec.task.id;
@@ -410,7 +436,12 @@ export class TaskEngine {
           rec.pc++;
           const conditions: ResumeConditions = { onEvent: d.event };
           if (d.timeout) conditions.timeout = d.timeout;
-          this.#enterPause(rec, { initiatedBy: 'PAUSE_INITIATOR_AGENT', mode: DEFAULT_PAUSE_MODE, reason: `awaiting event ${d.event}`, conditions });
+          this.#enterPause(rec, {
+            initiatedBy: 'PAUSE_INITIATOR_AGENT',
+            mode: DEFAULT_PAUSE_MODE,
+            reason: `awaiting event ${d.event}`,
+            conditions,
+          });
           return;
         }
         case 'sleep-until':
@@ -506,7 +537,10 @@ export class TaskEngine {
     const verdict = checkTransition(state, 'TASK_STATE_PAUSED');
     if (!verdict.allowed) {
       return Promise.reject(
-        new RpcFailure('INVALID_TASK_STATE', `task ${rec.task.id} cannot be paused: ${verdict.reason}`, { taskId: rec.task.id, state }),
+        new RpcFailure('INVALID_TASK_STATE', `task ${rec.task.id} cannot be paused: ${verdict.reason}`, {
+          taskId: rec.task.id,
+          state,
+        }),
       );
     }
     if (rec.step && !this.#scheduler.virtual && request.mode !== 'interrupt_immediate') {
@@ -519,7 +553,8 @@ export class TaskEngine {
 
   #enterPause(rec: TaskRecord, request: PauseRequest): JsonObject {
     if (rec.step) {
-      const remaining = request.mode === 'interrupt_immediate' ? this.#stepMs : Math.max(0, rec.step.dueAt - this.#now());
+      const remaining =
+        request.mode === 'interrupt_immediate' ? this.#stepMs : Math.max(0, rec.step.dueAt - this.#now());
       this.#scheduler.cancel(rec.step.handle);
       rec.step = undefined;
       rec.resumeStepIn = remaining;
@@ -585,12 +620,19 @@ export class TaskEngine {
 
   // ---- resume ----
 
-  #leavePause(rec: TaskRecord, cause: ResumeCause, input: JsonValue | undefined, continueTranscript: boolean): ResumeTaskResult & { meta: ResumeEventMetadata } {
+  #leavePause(
+    rec: TaskRecord,
+    cause: ResumeCause,
+    input: JsonValue | undefined,
+    continueTranscript: boolean,
+  ): ResumeTaskResult & { meta: ResumeEventMetadata } {
     const current = this.#retirePause(rec);
     const resumedAt = this.#iso();
     if (!continueTranscript) {
       const before = rec.task.history.length;
-      const digest = `digest of the transcript before the pause at ${current?.pause.pausedAt ?? resumedAt}: ${before} messages, ${rec.task.artifacts.length} artifacts`;
+      const digest =
+        `digest of the transcript before the pause at ` +
+        `${current?.pause.pausedAt ?? resumedAt}: ${before} messages, ${rec.task.artifacts.length} artifacts`;
       rec.task.history.push(this.#agentMessage(rec, digest, { transcriptDigest: true }));
     }
     if (input !== undefined) {
@@ -618,11 +660,18 @@ export class TaskEngine {
     } else {
       this.#advance(rec);
     }
-    return { taskId: rec.task.id, state: 'TASK_STATE_WORKING', previousState: 'TASK_STATE_PAUSED', cause, resumedAt, meta };
+    return {
+      taskId: rec.task.id,
+      state: 'TASK_STATE_WORKING',
+      previousState: 'TASK_STATE_PAUSED',
+      cause,
+      resumedAt,
+      meta,
+    };
   }
 
   /**
-   * ResumeTask, checked in DESIGN §3's order: unknown task -32001; not PAUSED -32010; token not
+   * ResumeTask, checked in docs/design.md §3's order: unknown task -32001; not PAUSED -32010; token not
    * the current pause's -32011. Node runs each call to completion, so of N racing resumes the
    * first wins and the others find the task WORKING (-32010) or a newer token (-32011).
    */
@@ -630,10 +679,14 @@ export class TaskEngine {
     const rec = this.#get(params.taskId, 'params.taskId');
     const state = rec.task.status.state;
     if (state !== 'TASK_STATE_PAUSED' || !rec.paused) {
-      throw new RpcFailure('INVALID_TASK_STATE', `task ${rec.task.id} is ${state}, not TASK_STATE_PAUSED: there is no pause to resume`, {
-        taskId: rec.task.id,
-        state,
-      });
+      throw new RpcFailure(
+        'INVALID_TASK_STATE',
+        `task ${rec.task.id} is ${state}, not TASK_STATE_PAUSED: there is no pause to resume`,
+        {
+          taskId: rec.task.id,
+          state,
+        },
+      );
     }
     if (!sameToken(params.resumeToken, rec.paused.pause.resumeToken)) {
       throw new RpcFailure(
@@ -679,14 +732,22 @@ export class TaskEngine {
     const rec = this.#get(id, 'params.id');
     const state = rec.task.status.state;
     if (isTerminal(state)) {
-      throw new RpcFailure('TASK_NOT_CANCELABLE', `task ${id} is ${state}: a terminal task cannot be canceled`, { taskId: id, state });
+      throw new RpcFailure('TASK_NOT_CANCELABLE', `task ${id} is ${state}: a terminal task cannot be canceled`, {
+        taskId: id,
+        state,
+      });
     }
     const pending = rec.pending;
     rec.pending = undefined;
     this.#retirePause(rec);
     this.#setStatus(rec, 'TASK_STATE_CANCELED');
     for (const w of pending?.waiters ?? []) {
-      w.reject(new RpcFailure('INVALID_TASK_STATE', `task ${id} was canceled before it could pause`, { taskId: id, state: 'TASK_STATE_CANCELED' }));
+      w.reject(
+        new RpcFailure('INVALID_TASK_STATE', `task ${id} was canceled before it could pause`, {
+          taskId: id,
+          state: 'TASK_STATE_CANCELED',
+        }),
+      );
     }
     return taskView(rec.task, this.#view(rec));
   }

@@ -39,8 +39,12 @@ function legacyStatus(status: TaskStatus): TaskStatus {
 
 /** A Task as GetTask, ListTasks, SendMessage and the first stream event return it. */
 export function taskView(task: Task, options: ViewOptions): Task {
-  const view: Task = task.contextId === undefined ? { id: task.id, status: task.status } : { id: task.id, contextId: task.contextId, status: task.status };
-  if (options.includeArtifacts !== false && task.artifacts && task.artifacts.length > 0) view.artifacts = [...task.artifacts];
+  const view: Task =
+    task.contextId === undefined
+      ? { id: task.id, status: task.status }
+      : { id: task.id, contextId: task.contextId, status: task.status };
+  if (options.includeArtifacts !== false && task.artifacts && task.artifacts.length > 0)
+    view.artifacts = [...task.artifacts];
   if (task.history && task.history.length > 0) {
     const n = options.historyLength;
     const history = n === undefined ? [...task.history] : n === 0 ? [] : task.history.slice(-n);
@@ -85,8 +89,15 @@ export function pauseResultView(taskId: string, pause: TaskPause, options: ViewO
   return { taskId, state: 'TASK_STATE_PAUSED', pause: pause as unknown as JsonObject };
 }
 
-/** ResumeTask result: DESIGN §3's `{taskId, state, previousState, cause, resumedAt}`, or the legacy envelope. */
-export function resumeResultView(result: ResumeTaskResult, meta: ResumeEventMetadata, options: ViewOptions): JsonObject {
+/**
+ * ResumeTask result: docs/design.md §3's `{taskId, state, previousState, cause, resumedAt}`, or the
+ * legacy envelope.
+ */
+export function resumeResultView(
+  result: ResumeTaskResult,
+  meta: ResumeEventMetadata,
+  options: ViewOptions,
+): JsonObject {
   if (options.legacy) {
     return { taskId: result.taskId, state: 'TASK_STATE_WORKING', metadata: legacyMetadata(resumeToLegacy(meta)) };
   }

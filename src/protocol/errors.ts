@@ -42,7 +42,11 @@ export const JSON_RPC_ERRORS = {
   },
   VERSION_NOT_SUPPORTED: { code: -32009, reason: 'VERSION_NOT_SUPPORTED', message: 'Protocol version not supported' },
   /** RFC (proposed): the task's state does not allow the operation. */
-  INVALID_TASK_STATE: { code: -32010, reason: 'INVALID_TASK_STATE', message: 'Task state does not allow this operation' },
+  INVALID_TASK_STATE: {
+    code: -32010,
+    reason: 'INVALID_TASK_STATE',
+    message: 'Task state does not allow this operation',
+  },
   /** RFC (proposed): the resume token is not the current pause's token, or was consumed. */
   RESUME_TOKEN_MISMATCH: {
     code: -32011,

@@ -63,7 +63,8 @@ function readMessage(value: unknown): JsonRpcMessage {
     const method = string(value.method, 'method');
     if (method.length === 0) fail('method', 'a non-empty string', method);
     const params = readParams(value.params);
-    if (!('id' in value)) return params === undefined ? { kind: 'notification', method } : { kind: 'notification', method, params };
+    if (!('id' in value))
+      return params === undefined ? { kind: 'notification', method } : { kind: 'notification', method, params };
     const id = readId(value.id, 'id');
     return params === undefined ? { kind: 'request', id, method } : { kind: 'request', id, method, params };
   }

@@ -13,7 +13,17 @@
  */
 import type { JsonObject } from '../canonical/canonical-json.js';
 import { readConditions } from './parse-objects.js';
-import { type ParseResult, boolean, fail, isRecord, nonEmptyString, oneOf, parseWith, string, timestamp } from './read.js';
+import {
+  type ParseResult,
+  boolean,
+  fail,
+  isRecord,
+  nonEmptyString,
+  oneOf,
+  parseWith,
+  string,
+  timestamp,
+} from './read.js';
 import {
   PAUSE_MODES,
   type PauseInitiator,

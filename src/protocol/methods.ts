@@ -1,7 +1,7 @@
 /**
  * @module protocol/methods
  * JSON-RPC method names: A2A v1.0 core (spec §5.3, PascalCase), the pause extension, and the
- * `/control` channel of deterministic peers (DESIGN §4).
+ * `/control` channel of deterministic peers (docs/design.md §4).
  */
 
 export const CORE_METHODS = [

@@ -70,7 +70,8 @@ function readConfiguration(value: unknown): SendMessageConfiguration {
   const f = `${P}.configuration`;
   const r = object(value, f);
   const c: SendMessageConfiguration = {};
-  if (r.acceptedOutputModes !== undefined) c.acceptedOutputModes = stringArray(r.acceptedOutputModes, `${f}.acceptedOutputModes`);
+  if (r.acceptedOutputModes !== undefined)
+    c.acceptedOutputModes = stringArray(r.acceptedOutputModes, `${f}.acceptedOutputModes`);
   if (r.historyLength !== undefined) c.historyLength = integer(r.historyLength, `${f}.historyLength`, 0);
   if (r.returnImmediately !== undefined) c.returnImmediately = boolean(r.returnImmediately, `${f}.returnImmediately`);
   if (r.taskPushNotificationConfig !== undefined) {
@@ -197,4 +198,3 @@ export function isKnownMethod(method: string): method is KnownMethod {
 export function parseMethodCall(method: KnownMethod, params: unknown): ParseResult<MethodCall> {
   return parseWith(() => ({ method, params: READERS[method](params) }) as MethodCall);
 }
-

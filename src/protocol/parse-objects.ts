@@ -46,7 +46,13 @@ import {
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
-function copyOptional<T extends object>(target: Mutable<T>, source: Record<string, unknown>, key: keyof T & string, read: (v: unknown, f: string) => unknown, field: string): void {
+function copyOptional<T extends object>(
+  target: Mutable<T>,
+  source: Record<string, unknown>,
+  key: keyof T & string,
+  read: (v: unknown, f: string) => unknown,
+  field: string,
+): void {
   const v = source[key];
   if (v !== undefined) (target as Record<string, unknown>)[key] = read(v, `${field}.${key}`);
 }
@@ -99,7 +105,10 @@ export function readArtifact(value: unknown, field: string): Artifact {
   return artifact;
 }
 
-/** RFC `conditions`: `{onEvent?, trigger?: {at}, timeout?: {durationMinutes, onTimeout}}`, at least one key, no others. */
+/**
+ * RFC `conditions`: `{onEvent?, trigger?: {at}, timeout?: {durationMinutes, onTimeout}}`, at least
+ * one key, no others.
+ */
 export function readConditions(value: unknown, field: string): ResumeConditions {
   const r = object(value, field);
   onlyKeys(r, field, ['onEvent', 'trigger', 'timeout']);
@@ -250,7 +259,10 @@ export function parseResumeTaskResult(value: unknown, field = 'result'): ParseRe
  * The RFC resume detail on a status update's `metadata`. Returns `undefined` when the metadata
  * does not claim to be a resume (no `previousState`), and an issue when it claims but is malformed.
  */
-export function parseResumeMetadata(metadata: unknown, field = 'metadata'): ParseResult<ResumeEventMetadata | undefined> {
+export function parseResumeMetadata(
+  metadata: unknown,
+  field = 'metadata',
+): ParseResult<ResumeEventMetadata | undefined> {
   return parseWith(() => {
     if (!isRecord(metadata) || metadata.previousState === undefined) return undefined;
     if (metadata.previousState !== 'TASK_STATE_PAUSED') {

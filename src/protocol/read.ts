@@ -85,9 +85,15 @@ export function boolean(value: unknown, field: string): boolean {
   return value;
 }
 
-export function integer(value: unknown, field: string, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number {
+export function integer(
+  value: unknown,
+  field: string,
+  min = Number.MIN_SAFE_INTEGER,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    const range = min === 1 && max === Number.MAX_SAFE_INTEGER ? 'a positive integer' : `an integer from ${min} to ${max}`;
+    const range =
+      min === 1 && max === Number.MAX_SAFE_INTEGER ? 'a positive integer' : `an integer from ${min} to ${max}`;
     fail(field, range, value);
   }
   return value;
@@ -124,7 +130,7 @@ export function jsonValue(value: unknown): JsonValue {
   return value as JsonValue;
 }
 
-/** Rejects keys outside `allowed` (used where DESIGN §3 demands unknown keys be refused). */
+/** Rejects keys outside `allowed` (used where docs/design.md §3 demands unknown keys be refused). */
 export function onlyKeys(record: Record<string, unknown>, field: string, allowed: readonly string[]): void {
   for (const key of Object.keys(record)) {
     if (!allowed.includes(key)) {

@@ -16,7 +16,12 @@ export interface Transition {
   via: string;
 }
 
-const t = (from: TaskState, to: TaskState, source: TransitionSource, via: string): Transition => ({ from, to, source, via });
+const t = (from: TaskState, to: TaskState, source: TransitionSource, via: string): Transition => ({
+  from,
+  to,
+  source,
+  via,
+});
 
 /** Every allowed transition. A move not listed here is refused. */
 export const TRANSITIONS: readonly Transition[] = [

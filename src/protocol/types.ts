@@ -65,7 +65,11 @@ export interface Artifact {
 
 // ---- the pause extension (RFC "Proposed wire format") ----
 
-export const PAUSE_INITIATORS = ['PAUSE_INITIATOR_UNSPECIFIED', 'PAUSE_INITIATOR_CLIENT', 'PAUSE_INITIATOR_AGENT'] as const;
+export const PAUSE_INITIATORS = [
+  'PAUSE_INITIATOR_UNSPECIFIED',
+  'PAUSE_INITIATOR_CLIENT',
+  'PAUSE_INITIATOR_AGENT',
+] as const;
 export type PauseInitiator = (typeof PAUSE_INITIATORS)[number];
 
 export const RESUME_MODES = [
@@ -76,7 +80,7 @@ export const RESUME_MODES = [
 ] as const;
 export type ResumeMode = (typeof RESUME_MODES)[number];
 
-/** PauseTask `mode`; `finish_step` is the default (RFC open question 3, DESIGN §3). */
+/** PauseTask `mode`; `finish_step` is the default (RFC open question 3, docs/design.md §3). */
 export const PAUSE_MODES = ['interrupt_immediate', 'finish_step', 'wait_for_completion'] as const;
 export type PauseMode = (typeof PAUSE_MODES)[number];
 export const DEFAULT_PAUSE_MODE: PauseMode = 'finish_step';
@@ -88,7 +92,7 @@ export type ResumeCause = (typeof RESUME_CAUSES)[number];
 export const ON_TIMEOUT_ACTIONS = ['fail', 'resume'] as const;
 export type OnTimeout = (typeof ON_TIMEOUT_ACTIONS)[number];
 
-/** RFC `conditions`: at least one key (DESIGN §3). */
+/** RFC `conditions`: at least one key (docs/design.md §3). */
 export interface ResumeConditions {
   onEvent?: string;
   trigger?: { at: string };
@@ -250,7 +254,7 @@ export interface PauseTaskResult {
   pause: TaskPause;
 }
 
-/** Result of ResumeTask (DESIGN §3). */
+/** Result of ResumeTask (docs/design.md §3). */
 export interface ResumeTaskResult {
   taskId: string;
   state: 'TASK_STATE_WORKING';

@@ -1,6 +1,6 @@
 /**
  * @module receipts/audit
- * Who paused which task, when, why, and how it ended (DESIGN §6): one row per suspension, built
+ * Who paused which task, when, why, and how it ended (docs/design.md §6): one row per suspension, built
  * from lines as the verifier accepts them, so a tampered log is reported, never audited.
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
@@ -113,13 +113,18 @@ export class AuditCollector {
   /** Rows in log order, filtered. */
   rows(filter: AuditFilter = {}): AuditRow[] {
     return [...this.#rows.values()].filter(
-      (r) => (filter.taskId === undefined || r.taskId === filter.taskId) && (filter.initiatedBy === undefined || r.initiatedBy === filter.initiatedBy),
+      (r) =>
+        (filter.taskId === undefined || r.taskId === filter.taskId) &&
+        (filter.initiatedBy === undefined || r.initiatedBy === filter.initiatedBy),
     );
   }
 }
 
 /** Verifies `path` while collecting rows; rows are returned only when the log verifies. */
-export async function auditReceiptLog(path: string, options: VerifyOptions & { filter?: AuditFilter }): Promise<AuditResult> {
+export async function auditReceiptLog(
+  path: string,
+  options: VerifyOptions & { filter?: AuditFilter },
+): Promise<AuditResult> {
   const collector = new AuditCollector();
   const outer = options.onLine;
   const verify = await verifyReceiptLog(path, {

@@ -25,7 +25,11 @@ async function readText(path: string, what: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (cause) {
-    throw new A2aReplayError('IO_FAILED', `cannot read ${what} ${path}: ${(cause as NodeJS.ErrnoException).code ?? 'error'}`, { cause });
+    throw new A2aReplayError(
+      'IO_FAILED',
+      `cannot read ${what} ${path}: ${(cause as NodeJS.ErrnoException).code ?? 'error'}`,
+      { cause },
+    );
   }
 }
 
@@ -42,7 +46,11 @@ export async function loadKeyFile(path: string): Promise<LoadedKey> {
   const warnings: string[] = [];
   if (key.hasHmac || key.hasEd25519Secret) {
     const mode = (await stat(path)).mode & 0o777;
-    if (mode & 0o077) warnings.push(`${path} holds secret keys but is readable by group or others (mode ${mode.toString(8).padStart(4, '0')}); run chmod 600 ${path}`);
+    if (mode & 0o077)
+      warnings.push(
+        `${path} holds secret keys but is readable by group or others (mode ` +
+          `${mode.toString(8).padStart(4, '0')}); run chmod 600 ${path}`,
+      );
   }
   return { key, warnings };
 }
@@ -51,11 +59,16 @@ export async function loadKeyFile(path: string): Promise<LoadedKey> {
  * A keyring from key files (`--key`) and public key files (`--public-key`); with neither, the
  * file named by `A2A_REPLAY_KEY_FILE` in `env`. Throws KEY_INVALID when no key is given.
  */
-export async function loadKeyring(options: { keys?: readonly string[]; publicKeys?: readonly string[]; env?: NodeJS.ProcessEnv }): Promise<{ keyring: Keyring; warnings: string[] }> {
+export async function loadKeyring(options: {
+  keys?: readonly string[];
+  publicKeys?: readonly string[];
+  env?: NodeJS.ProcessEnv;
+}): Promise<{ keyring: Keyring; warnings: string[] }> {
   const paths = [...(options.keys ?? []), ...(options.publicKeys ?? [])];
   const fromEnv = options.env?.[KEY_FILE_ENV];
   if (paths.length === 0 && fromEnv) paths.push(fromEnv);
-  if (paths.length === 0) throw new A2aReplayError('KEY_INVALID', `no key: pass --key FILE (or --public-key FILE) or set ${KEY_FILE_ENV}`);
+  if (paths.length === 0)
+    throw new A2aReplayError('KEY_INVALID', `no key: pass --key FILE (or --public-key FILE) or set ${KEY_FILE_ENV}`);
   const keyring = new Keyring();
   const warnings: string[] = [];
   for (const path of paths) {
@@ -67,14 +80,22 @@ export async function loadKeyring(options: { keys?: readonly string[]; publicKey
 }
 
 /** Writes `text` to a new file with mode 0600; refuses an existing file unless `force`. */
-export async function writeSecretFile(path: string, text: string, options: { force?: boolean; mode?: number } = {}): Promise<void> {
+export async function writeSecretFile(
+  path: string,
+  text: string,
+  options: { force?: boolean; mode?: number } = {},
+): Promise<void> {
   const mode = options.mode ?? 0o600;
   let file;
   try {
     file = await open(path, options.force ? 'w' : 'wx', mode);
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code ?? 'error';
-    throw new A2aReplayError('IO_FAILED', code === 'EEXIST' ? `${path} already exists (pass --force to replace it)` : `cannot write ${path}: ${code}`, { cause });
+    throw new A2aReplayError(
+      'IO_FAILED',
+      code === 'EEXIST' ? `${path} already exists (pass --force to replace it)` : `cannot write ${path}: ${code}`,
+      { cause },
+    );
   }
   try {
     // An existing file keeps its old mode on open: set it explicitly.
@@ -89,10 +110,14 @@ export async function writeSecretFile(path: string, text: string, options: { for
 /** Reads a checkpoint kept outside a log: a file whose last non-empty line is a Checkpoint. */
 export async function loadCheckpointFile(path: string): Promise<Checkpoint> {
   const text = await readText(path, 'checkpoint file');
-  const last = text.split('\n').filter((l) => l.trim() !== '').at(-1);
+  const last = text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .at(-1);
   if (last === undefined) throw new A2aReplayError('RECEIPT_INVALID', `${path}: no checkpoint line`);
   const parsed = readReceiptLogLine(parseJsonText(last, path));
   if (!parsed.ok) throw new A2aReplayError('RECEIPT_INVALID', `${path}: ${formatIssue(parsed.issue)}`);
-  if (parsed.value.type !== 'Checkpoint') throw new A2aReplayError('RECEIPT_INVALID', `${path}: the last line is a ${parsed.value.type}, not a Checkpoint`);
+  if (parsed.value.type !== 'Checkpoint')
+    throw new A2aReplayError('RECEIPT_INVALID', `${path}: the last line is a ${parsed.value.type}, not a Checkpoint`);
   return parsed.value;
 }

@@ -1,7 +1,7 @@
 /**
  * @module receipts/keys
  * Receipt keys and keyrings: an HMAC-SHA256 secret that signs receipts and an optional Ed25519
- * pair that signs checkpoints (DESIGN §6), identified by a `kid`. Key material is held in private
+ * pair that signs checkpoints (docs/design.md §6), identified by a `kid`. Key material is held in private
  * fields and redacted from `JSON.stringify` and `util.inspect`, so it cannot leak into logs or
  * errors by accident. Key files are JSON; parsing names the bad field, never its value.
  *
@@ -13,7 +13,16 @@
  * must be unpredictable, so it draws from `node:crypto` `randomBytes` unless a test injects a
  * source. Nothing else here (or in the chain) is random: logs replay byte for byte.
  */
-import { type KeyObject, createHash, createHmac, createPrivateKey, createPublicKey, randomBytes, sign, verify } from 'node:crypto';
+import {
+  type KeyObject,
+  createHash,
+  createHmac,
+  createPrivateKey,
+  createPublicKey,
+  randomBytes,
+  sign,
+  verify,
+} from 'node:crypto';
 import nacl from 'tweetnacl';
 import { A2aReplayError } from '../errors.js';
 
@@ -81,13 +90,18 @@ export class ReceiptKey {
   #edSignKey: KeyObject | null = null;
   #edVerifyKey: KeyObject | null = null;
 
-  constructor(kid: string, material: { hmac?: Uint8Array | null; ed25519?: { publicKey: Uint8Array; secretKey?: Uint8Array | null } | null }) {
+  constructor(
+    kid: string,
+    material: { hmac?: Uint8Array | null; ed25519?: { publicKey: Uint8Array; secretKey?: Uint8Array | null } | null },
+  ) {
     this.kid = assertKid(kid, 'key');
     this.#hmac = material.hmac ? Buffer.from(material.hmac) : null;
     this.#edPublic = material.ed25519 ? Uint8Array.from(material.ed25519.publicKey) : null;
     this.#edSecret = material.ed25519?.secretKey ? Uint8Array.from(material.ed25519.secretKey) : null;
-    if (this.#edPublic && this.#edPublic.length !== nacl.sign.publicKeyLength) throw keyError(kid, 'ed25519.publicKey: expected 32 bytes');
-    if (this.#edSecret && this.#edSecret.length !== nacl.sign.secretKeyLength) throw keyError(kid, 'ed25519.secretKey: expected 64 bytes');
+    if (this.#edPublic && this.#edPublic.length !== nacl.sign.publicKeyLength)
+      throw keyError(kid, 'ed25519.publicKey: expected 32 bytes');
+    if (this.#edSecret && this.#edSecret.length !== nacl.sign.secretKeyLength)
+      throw keyError(kid, 'ed25519.secretKey: expected 64 bytes');
   }
 
   get hasHmac(): boolean {
@@ -104,7 +118,8 @@ export class ReceiptKey {
 
   /** HMAC-SHA256 of `data`; throws KEY_INVALID when this kid has no secret. */
   mac(data: Uint8Array): Buffer {
-    if (!this.#hmac) throw new A2aReplayError('KEY_INVALID', `key ${this.kid} has no HMAC secret (a public key cannot sign receipts)`);
+    if (!this.#hmac)
+      throw new A2aReplayError('KEY_INVALID', `key ${this.kid} has no HMAC secret (a public key cannot sign receipts)`);
     return createHmac('sha256', this.#hmac).update(data).digest();
   }
 
@@ -120,14 +135,23 @@ export class ReceiptKey {
 
   verifyEd25519(data: Uint8Array, signature: Uint8Array): boolean {
     if (!this.#edPublic || signature.length !== nacl.sign.signatureLength) return false;
-    this.#edVerifyKey ??= createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, this.#edPublic]), format: 'der', type: 'spki' });
+    this.#edVerifyKey ??= createPublicKey({
+      key: Buffer.concat([SPKI_ED25519_PREFIX, this.#edPublic]),
+      format: 'der',
+      type: 'spki',
+    });
     return verify(null, data, this.#edVerifyKey, signature);
   }
 
   /** The auditor's half: kid and Ed25519 public key, or null without a pair. */
   publicKeyFile(): PublicKeyFile | null {
     if (!this.#edPublic) return null;
-    return { type: PUBLIC_KEY_FILE_TYPE, version: KEY_FILE_VERSION, kid: this.kid, ed25519: { publicKey: b64url(this.#edPublic) } };
+    return {
+      type: PUBLIC_KEY_FILE_TYPE,
+      version: KEY_FILE_VERSION,
+      kid: this.kid,
+      ed25519: { publicKey: b64url(this.#edPublic) },
+    };
   }
 
   /** The full key file (secrets included): only for writing the file itself. */
@@ -138,14 +162,21 @@ export class ReceiptKey {
       version: KEY_FILE_VERSION,
       kid: this.kid,
       hmac: b64url(this.#hmac),
-      ed25519: this.#edPublic && this.#edSecret ? { publicKey: b64url(this.#edPublic), secretKey: b64url(this.#edSecret) } : null,
+      ed25519:
+        this.#edPublic && this.#edSecret
+          ? { publicKey: b64url(this.#edPublic), secretKey: b64url(this.#edSecret) }
+          : null,
     };
   }
 
   /** Combines two halves of one kid (a key file and a public key file). */
   merge(other: ReceiptKey): ReceiptKey {
     if (other.kid !== this.kid) throw keyError(this.kid, `cannot merge with key ${other.kid}`);
-    if (this.#edPublic && other.#edPublic && Buffer.compare(Buffer.from(this.#edPublic), Buffer.from(other.#edPublic)) !== 0) {
+    if (
+      this.#edPublic &&
+      other.#edPublic &&
+      Buffer.compare(Buffer.from(this.#edPublic), Buffer.from(other.#edPublic)) !== 0
+    ) {
       throw keyError(this.kid, 'two different Ed25519 public keys share this kid');
     }
     const edPublic = this.#edPublic ?? other.#edPublic;
@@ -165,7 +196,7 @@ export class ReceiptKey {
   }
 }
 
-/** Several kids, so logs signed before a rotation still verify (DESIGN §6). */
+/** Several kids, so logs signed before a rotation still verify (docs/design.md §6). */
 export class Keyring {
   readonly #keys = new Map<string, ReceiptKey>();
 
@@ -229,13 +260,16 @@ function field(record: Record<string, unknown>, name: string, source: string): u
 function bytesField(value: unknown, name: string, length: number | null, source: string): Buffer {
   const bytes = typeof value === 'string' ? decodeBase64url(value) : null;
   if (!bytes) throw keyError(source, `${name}: expected base64url text`);
-  if (length !== null && bytes.length !== length) throw keyError(source, `${name}: expected ${length} bytes, got ${bytes.length}`);
-  if (length === null && bytes.length < 16) throw keyError(source, `${name}: expected at least 16 bytes, got ${bytes.length}`);
+  if (length !== null && bytes.length !== length)
+    throw keyError(source, `${name}: expected ${length} bytes, got ${bytes.length}`);
+  if (length === null && bytes.length < 16)
+    throw keyError(source, `${name}: expected at least 16 bytes, got ${bytes.length}`);
   return bytes;
 }
 
 function record(value: unknown, source: string, what: string): Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw keyError(source, `${what}: expected an object`);
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw keyError(source, `${what}: expected an object`);
   return value as Record<string, unknown>;
 }
 
@@ -253,7 +287,12 @@ export function readKeyFile(value: unknown, source: string): ReceiptKey {
   const kid = assertKid(field(r, 'kid', source), source);
   if (type === PUBLIC_KEY_FILE_TYPE) {
     const ed = record(field(r, 'ed25519', source), source, 'ed25519');
-    const publicKey = bytesField(field(ed, 'publicKey', source), 'ed25519.publicKey', nacl.sign.publicKeyLength, source);
+    const publicKey = bytesField(
+      field(ed, 'publicKey', source),
+      'ed25519.publicKey',
+      nacl.sign.publicKeyLength,
+      source,
+    );
     return new ReceiptKey(kid, { ed25519: { publicKey } });
   }
   const hmac = bytesField(field(r, 'hmac', source), 'hmac', null, source);
@@ -263,6 +302,7 @@ export function readKeyFile(value: unknown, source: string): ReceiptKey {
   const publicKey = bytesField(field(ed, 'publicKey', source), 'ed25519.publicKey', nacl.sign.publicKeyLength, source);
   const secretKey = bytesField(field(ed, 'secretKey', source), 'ed25519.secretKey', nacl.sign.secretKeyLength, source);
   const derived = nacl.sign.keyPair.fromSeed(secretKey.subarray(0, nacl.sign.seedLength)).publicKey;
-  if (Buffer.compare(Buffer.from(derived), publicKey) !== 0) throw keyError(source, 'ed25519: the public key does not belong to the secret key');
+  if (Buffer.compare(Buffer.from(derived), publicKey) !== 0)
+    throw keyError(source, 'ed25519: the public key does not belong to the secret key');
   return new ReceiptKey(kid, { hmac, ed25519: { publicKey, secretKey } });
 }

@@ -85,7 +85,10 @@ export class LineSplitter {
 }
 
 /** Lines of a file, streamed (constant memory). */
-export async function* readLogLines(path: string, options: { maxLineBytes?: number; highWaterMark?: number } = {}): AsyncGenerator<RawLine> {
+export async function* readLogLines(
+  path: string,
+  options: { maxLineBytes?: number; highWaterMark?: number } = {},
+): AsyncGenerator<RawLine> {
   const splitter = new LineSplitter(options.maxLineBytes);
   const stream = createReadStream(path, { highWaterMark: options.highWaterMark ?? 1 << 16 });
   for await (const chunk of stream) yield* splitter.push(chunk as Buffer);

@@ -84,7 +84,8 @@ export class ReceiptLogWriter {
   /** Creates the log and writes its header. Refuses an existing file unless `overwrite`. */
   static async open(path: string, options: ReceiptLogWriterOptions): Promise<ReceiptLogWriter> {
     const fsyncEvery = options.fsyncEvery ?? DEFAULT_FSYNC_EVERY;
-    if (!Number.isInteger(fsyncEvery) || fsyncEvery < 1) throw new A2aReplayError('INVALID_ARGUMENT', `fsyncEvery: expected a positive integer, got ${fsyncEvery}`);
+    if (!Number.isInteger(fsyncEvery) || fsyncEvery < 1)
+      throw new A2aReplayError('INVALID_ARGUMENT', `fsyncEvery: expected a positive integer, got ${fsyncEvery}`);
     const chain = new ReceiptChain({
       keyring: options.keyring,
       ...(options.kid === undefined ? {} : { kid: options.kid }),
@@ -98,7 +99,8 @@ export class ReceiptLogWriter {
       file = await open(path, options.overwrite ? 'w' : 'wx', 0o644);
     } catch (cause) {
       const code = (cause as NodeJS.ErrnoException).code ?? 'error';
-      const why = code === 'EEXIST' ? 'it already exists (receipt logs are append-only; pass overwrite to replace it)' : code;
+      const why =
+        code === 'EEXIST' ? 'it already exists (receipt logs are append-only; pass overwrite to replace it)' : code;
       throw new A2aReplayError('IO_FAILED', `cannot create receipt log ${path}: ${why}`, { cause });
     }
     const writer = new ReceiptLogWriter(path, file, chain, options.fsync ?? 'batch', fsyncEvery);
@@ -158,7 +160,9 @@ export class ReceiptLogWriter {
       if (line.line.type === 'Checkpoint') this.#bufferHasCheckpoint = true;
     }
     const durable = this.#fsync === 'always' || this.#bufferBytes > MAX_QUEUED_BYTES || this.#closing !== null;
-    const done = durable ? new Promise<void>((resolve, reject) => this.#waiters.push({ resolve, reject })) : Promise.resolve();
+    const done = durable
+      ? new Promise<void>((resolve, reject) => this.#waiters.push({ resolve, reject }))
+      : Promise.resolve();
     if (!this.#writing) void this.#drain();
     return done;
   }
@@ -185,7 +189,11 @@ export class ReceiptLogWriter {
         for (const w of waiters) w.resolve();
       } catch (cause) {
         this.#failure ??=
-          cause instanceof A2aReplayError ? cause : new A2aReplayError('IO_FAILED', `cannot write receipt log ${this.path}: ${(cause as Error).message}`, { cause });
+          cause instanceof A2aReplayError
+            ? cause
+            : new A2aReplayError('IO_FAILED', `cannot write receipt log ${this.path}: ${(cause as Error).message}`, {
+                cause,
+              });
         for (const w of waiters) w.reject(this.#failure);
       }
     }
@@ -195,7 +203,9 @@ export class ReceiptLogWriter {
 
   /** Resolves when nothing is queued or being written. */
   #settled(): Promise<void> {
-    return this.#writing || this.#buffer.length > 0 ? new Promise<void>((resolve) => this.#idle.push(resolve)) : Promise.resolve();
+    return this.#writing || this.#buffer.length > 0
+      ? new Promise<void>((resolve) => this.#idle.push(resolve))
+      : Promise.resolve();
   }
 
   #syncDue(checkpoint: boolean): boolean {

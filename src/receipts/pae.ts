@@ -11,5 +11,10 @@
 export function pae(payloadType: string, body: string): Buffer {
   const type = Buffer.from(payloadType, 'utf8');
   const payload = Buffer.from(body, 'utf8');
-  return Buffer.concat([Buffer.from(`DSSEv1 ${type.length} `, 'ascii'), type, Buffer.from(` ${payload.length} `, 'ascii'), payload]);
+  return Buffer.concat([
+    Buffer.from(`DSSEv1 ${type.length} `, 'ascii'),
+    type,
+    Buffer.from(` ${payload.length} `, 'ascii'),
+    payload,
+  ]);
 }

@@ -1,6 +1,6 @@
 /**
  * @module receipts/signing
- * Signs and checks receipt and checkpoint lines (DESIGN §6). Receipts: HMAC-SHA256 over
+ * Signs and checks receipt and checkpoint lines (docs/design.md §6). Receipts: HMAC-SHA256 over
  * `PAE(RECEIPT_PAYLOAD_TYPE, JCS(receipt without sig))`. Checkpoints: Ed25519 over
  * `PAE(CHECKPOINT_PAYLOAD_TYPE, JCS(checkpoint without sig))` when the key has a pair, else HMAC.
  * MACs are compared with `timingSafeEqual`.
@@ -50,13 +50,18 @@ export function checkpointSigningInput(body: Unsigned<Checkpoint>, bodyText = ca
 
 /** HMAC-SHA256 signature of a receipt body under `key` (`bodyText`: its canonical JSON, if known). */
 export function signReceipt(body: Unsigned<Receipt>, key: ReceiptKey, bodyText?: string): ReceiptSignature {
-  return { alg: 'hmac-sha256', kid: key.kid, value: key.mac(receiptSigningInput(body, bodyText)).toString('base64url') };
+  return {
+    alg: 'hmac-sha256',
+    kid: key.kid,
+    value: key.mac(receiptSigningInput(body, bodyText)).toString('base64url'),
+  };
 }
 
 /** Ed25519 when `key` holds a pair, else HMAC-SHA256. */
 export function signCheckpoint(body: Unsigned<Checkpoint>, key: ReceiptKey, bodyText?: string): CheckpointSignature {
   const input = checkpointSigningInput(body, bodyText);
-  if (key.hasEd25519Secret) return { alg: 'ed25519', kid: key.kid, value: Buffer.from(key.signEd25519(input)).toString('base64url') };
+  if (key.hasEd25519Secret)
+    return { alg: 'ed25519', kid: key.kid, value: Buffer.from(key.signEd25519(input)).toString('base64url') };
   return { alg: 'hmac-sha256', kid: key.kid, value: key.mac(input).toString('base64url') };
 }
 
@@ -75,7 +80,12 @@ function macEquals(expected: Buffer, value: string): boolean {
 }
 
 /** Checks a receipt's HMAC against the keyring. */
-export function checkReceiptSignature(body: Unsigned<Receipt>, sig: ReceiptSignature, keyring: Keyring, bodyText?: string): SignatureCheck {
+export function checkReceiptSignature(
+  body: Unsigned<Receipt>,
+  sig: ReceiptSignature,
+  keyring: Keyring,
+  bodyText?: string,
+): SignatureCheck {
   const key = keyring.get(sig.kid);
   if (!key) return 'unknown_kid';
   if (!key.hasHmac) return 'unchecked';
@@ -83,7 +93,12 @@ export function checkReceiptSignature(body: Unsigned<Receipt>, sig: ReceiptSigna
 }
 
 /** Checks a checkpoint's Ed25519 signature (public key suffices) or HMAC. */
-export function checkCheckpointSignature(body: Unsigned<Checkpoint>, sig: CheckpointSignature, keyring: Keyring, bodyText?: string): SignatureCheck {
+export function checkCheckpointSignature(
+  body: Unsigned<Checkpoint>,
+  sig: CheckpointSignature,
+  keyring: Keyring,
+  bodyText?: string,
+): SignatureCheck {
   const key = keyring.get(sig.kid);
   if (!key) return 'unknown_kid';
   const input = checkpointSigningInput(body, bodyText);

@@ -1,6 +1,6 @@
 /**
  * @module recording/format
- * The recording format, version 1 (DESIGN §5): JSONL, a header line, then one entry per line in
+ * The recording format, version 1 (docs/design.md §5): JSONL, a header line, then one entry per line in
  * the order observed. Record and replay both read and write exactly these shapes.
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
@@ -11,7 +11,7 @@ export const RECORDING_VERSION = 1;
 export interface RecordingHeader {
   type: 'recording';
   version: typeof RECORDING_VERSION;
-  /** Stable id of this recording; span ids derive from it (DESIGN §7). */
+  /** Stable id of this recording; span ids derive from it (docs/design.md §7). */
   id: string;
   createdAt: string;
   target: { url: string };

@@ -48,6 +48,8 @@ export class MemoryLineSink implements LineSink {
   }
 
   lines(): string[] {
-    return this.text().split('\n').filter((l) => l.length > 0);
+    return this.text()
+      .split('\n')
+      .filter((l) => l.length > 0);
   }
 }

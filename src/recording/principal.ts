@@ -1,6 +1,6 @@
 /**
  * @module recording/principal
- * Who sent a request, taken from its headers before they are redacted (DESIGN §5), so replay
+ * Who sent a request, taken from its headers before they are redacted (docs/design.md §5), so replay
  * attributes receipts exactly as recording did without keeping the secret.
  */
 import { A2aReplayError } from '../errors.js';

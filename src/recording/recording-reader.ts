@@ -1,6 +1,6 @@
 /**
  * @module recording/recording-reader
- * Reads a recording line by line in constant memory (DESIGN §5). Every line is checked against
+ * Reads a recording line by line in constant memory (docs/design.md §5). Every line is checked against
  * the format; a bad line is reported with its line number. A last line without a newline that
  * does not parse is a torn tail (the recorder died mid-write): an error unless the caller allows
  * it, in which case it is skipped and reported.
@@ -29,8 +29,7 @@ export interface TornTail {
 
 /** One parsed line and where it was. */
 export type RecordingLineRead =
-  | { line: number; kind: 'header'; header: RecordingHeader }
-  | { line: number; kind: 'entry'; entry: RecordingEntry };
+  { line: number; kind: 'header'; header: RecordingHeader } | { line: number; kind: 'entry'; entry: RecordingEntry };
 
 /** Everything in a recording, for callers that want it in memory. */
 export interface Recording {
@@ -48,7 +47,11 @@ function checkHeader(value: unknown, source: string, line: number): RecordingHea
     throw malformed(source, line, 'the first line is not a recording header ({"type":"recording",...})');
   }
   if (value.version !== RECORDING_VERSION) {
-    throw malformed(source, line, `recording version ${JSON.stringify(value.version)} is not supported (expected ${RECORDING_VERSION})`);
+    throw malformed(
+      source,
+      line,
+      `recording version ${JSON.stringify(value.version)} is not supported (expected ${RECORDING_VERSION})`,
+    );
   }
   for (const field of ['id', 'createdAt', 'tool'] as const) {
     if (typeof value[field] !== 'string') throw malformed(source, line, `header field "${field}" is not a string`);
@@ -127,7 +130,8 @@ export async function* readRecordingStream(
   };
 
   for await (const chunk of input) {
-    carry += typeof chunk === 'string' ? chunk : decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    carry +=
+      typeof chunk === 'string' ? chunk : decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     let start = 0;
     let newline = carry.indexOf('\n');
     while (newline >= 0) {
@@ -147,7 +151,9 @@ export async function* readRecordingStream(
       const tail: TornTail = {
         line: lineNumber,
         bytes: Buffer.byteLength(carry),
-        message: `${source}:${lineNumber}: torn last line (${Buffer.byteLength(carry)} bytes without a newline, not valid JSON)`,
+        message:
+          `${source}:${lineNumber}: torn last line (${Buffer.byteLength(carry)} bytes ` +
+          `without a newline, not valid JSON)`,
       };
       if (!options.allowTornTail) throw new A2aReplayError('RECORDING_TORN', tail.message);
       options.onTornTail?.(tail);

@@ -1,6 +1,6 @@
 /**
  * @module recording/redaction
- * Secrets never reach a recording (DESIGN §5): header values named in a redaction list are
+ * Secrets never reach a recording (docs/design.md §5): header values named in a redaction list are
  * replaced by `"[redacted sha256:<first 8 hex of sha256(value)>]"`, so two requests with the same
  * secret still compare equal without the secret being written.
  */

@@ -1,6 +1,6 @@
 /**
  * @module replay/derive-receipts
- * Derives a receipt log from replayed entries the way recording does (DESIGN §8): the same
+ * Derives a receipt log from replayed entries the way recording does (docs/design.md §8): the same
  * {@link ObservationPipeline} (one PauseObserver), sealed by the receipts layer's pure
  * {@link ReceiptChain} in memory. The header's `createdAt` and `recording` are the recording's, and
  * the key is the golden log's, so a faithful peer yields the golden bytes, signatures included.

@@ -1,6 +1,6 @@
 /**
  * @module replay/drift
- * Exchange drift (DESIGN §8): what a live exchange did differently from the recorded one, in terms
+ * Exchange drift (docs/design.md §8): what a live exchange did differently from the recorded one, in terms
  * a developer fixes — a missing or extra event, another task state, another error code, a request
  * that got no answer. Pure: compares the protocol-level shape of entries, never timestamps or ids.
  */
@@ -92,13 +92,23 @@ export function shapeOf(entry: Pick<RecordingEntry, 'kind' | 'http' | 'body'>): 
   return shape;
 }
 
-const SHAPE_FIELDS: readonly (keyof EntryShape)[] = ['kind', 'status', 'outcome', 'errorCode', 'member', 'state', 'legacy', 'cause'];
+const SHAPE_FIELDS: readonly (keyof EntryShape)[] = [
+  'kind',
+  'status',
+  'outcome',
+  'errorCode',
+  'member',
+  'state',
+  'legacy',
+  'cause',
+];
 
 /** `field: expected → actual` for each shape field that differs. */
 export function shapeDifferences(expected: EntryShape, actual: EntryShape): string[] {
   const out: string[] = [];
   for (const f of SHAPE_FIELDS) {
-    if (expected[f] !== actual[f]) out.push(`${f}: ${String(expected[f] ?? 'none')} → ${String(actual[f] ?? 'none')}`);
+    if (expected[f] === actual[f]) continue;
+    out.push(`${f}: ${String(expected[f] ?? 'none')} → ${String(actual[f] ?? 'none')}`);
   }
   return out;
 }

@@ -1,6 +1,6 @@
 /**
  * @module replay/driver
- * Re-drives a live peer from one recording (DESIGN §8) and returns the replayed entries (in the
+ * Re-drives a live peer from one recording (docs/design.md §8) and returns the replayed entries (in the
  * recording's identity, ready for the PauseObserver) plus exchange drift.
  *
  * - One loop per lane (a task) and one for global barriers, all concurrent; each sends its
@@ -198,7 +198,10 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
       body: text,
       agent: ex.method !== null && STREAMING_METHODS.has(ex.method) ? streamAgent : unaryAgent,
       onEntry: (draft) => {
-        const answer = { ...draft, http: { ...draft.http, method: ex.request.http.method, path: ex.request.http.path } };
+        const answer = {
+          ...draft,
+          http: { ...draft.http, method: ex.request.http.method, path: ex.request.http.path },
+        };
         ledger.live(ex, answer as Parameters<ReplayLedger['live']>[1]);
         changed.notify();
       },

@@ -1,6 +1,6 @@
 /**
  * @module replay/lanes
- * Plans a replay (DESIGN §8): groups a recording's entries into exchanges and assigns each
+ * Plans a replay (docs/design.md §8): groups a recording's entries into exchanges and assigns each
  * exchange to a lane. Pure: entries in, plan out.
  *
  * - A lane per task, keyed `task:<recorded task id>`. A request names its task in

@@ -1,6 +1,6 @@
 /**
  * @module replay/ledger
- * The bookkeeping of one replay (DESIGN §8): which recorded entry each live entry answers, which
+ * The bookkeeping of one replay (docs/design.md §8): which recorded entry each live entry answers, which
  * recorded entries are still awaited, when a recorded request may be sent, and the replayed
  * entries the PauseObserver is fed. Pure: the driver tells it what was sent and what came back.
  *
@@ -88,7 +88,12 @@ export class ReplayLedger {
     }
     for (const ex of plan.exchanges) {
       this.#byXid.set(ex.xid, ex);
-      this.#progress.set(ex.xid, { responseMatched: false, eventsMatched: 0, terminalMatched: false, lastSeq: ex.request.seq });
+      this.#progress.set(ex.xid, {
+        responseMatched: false,
+        eventsMatched: 0,
+        terminalMatched: false,
+        lastSeq: ex.request.seq,
+      });
     }
     this.#nextExtraSeq = max + 1;
   }
@@ -123,7 +128,10 @@ export class ReplayLedger {
     const candidates: (number | undefined)[] =
       lane === null
         ? [this.#all.firstUnsettled(this.isSettled)]
-        : [this.#lanes.get(lane)?.firstUnsettled(this.isSettled), this.#lanes.get(BARRIER_LANE)?.firstUnsettled(this.isSettled)];
+        : [
+            this.#lanes.get(lane)?.firstUnsettled(this.isSettled),
+            this.#lanes.get(BARRIER_LANE)?.firstUnsettled(this.isSettled),
+          ];
     let blocking: number | undefined;
     for (const c of candidates) if (c !== undefined && c < s && (blocking === undefined || c < blocking)) blocking = c;
     return blocking === undefined ? undefined : this.#bySeq.get(blocking);
@@ -225,8 +233,10 @@ export class ReplayLedger {
     }
     if (answer.kind === 'end' || answer.kind === 'error') {
       // The live exchange is over: what it did not send will not come.
-      if (!progress.responseMatched && ex.response) this.abandon(ex.response.seq, `the live exchange ended (${answer.kind}) without it`);
-      for (const e of ex.events.slice(progress.eventsMatched)) this.abandon(e.seq, `the live stream ended (${answer.kind}) before it`);
+      if (!progress.responseMatched && ex.response)
+        this.abandon(ex.response.seq, `the live exchange ended (${answer.kind}) without it`);
+      for (const e of ex.events.slice(progress.eventsMatched))
+        this.abandon(e.seq, `the live stream ended (${answer.kind}) before it`);
     }
     return entry;
   }
@@ -238,7 +248,9 @@ export class ReplayLedger {
 
   /** The recorded entry of `ex` closest to a live extra: same kind, fewest shape differences. */
   closest(ex: PlannedExchange, live: RecordingEntry): RecordingEntry | undefined {
-    const same = [ex.response, ...ex.events, ex.terminal].filter((e): e is RecordingEntry => e !== undefined && e.kind === live.kind);
+    const same = [ex.response, ...ex.events, ex.terminal].filter(
+      (e): e is RecordingEntry => e !== undefined && e.kind === live.kind,
+    );
     const liveShape = shapeOf(live);
     let best: RecordingEntry | undefined;
     let bestScore = Infinity;

@@ -19,7 +19,14 @@ import type { RecordingEntry } from '../recording/format.js';
 import type { EntryDraft } from '../recording/recording-writer.js';
 
 /** Headers never replayed as recorded. */
-const NOT_REPLAYED = new Set(['host', 'content-length', 'connection', 'keep-alive', 'transfer-encoding', 'accept-encoding']);
+const NOT_REPLAYED = new Set([
+  'host',
+  'content-length',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'accept-encoding',
+]);
 
 export interface LiveCallOptions {
   /** Base URL of the live peer (`http://127.0.0.1:PORT`). */
@@ -74,7 +81,12 @@ export function sendLive(options: LiveCallOptions): LiveCall {
   const url = new URL(request.http.path, options.base);
   const headers = replayHeaders(request.http.headers, options.body !== undefined);
   const bodyBytes = options.body === undefined ? undefined : Buffer.from(options.body, 'utf8');
-  const exchange = recorder.request({ method: request.http.method, path: request.http.path, headers, ...(bodyBytes ? { body: bodyBytes } : {}) });
+  const exchange = recorder.request({
+    method: request.http.method,
+    path: request.http.path,
+    headers,
+    ...(bodyBytes ? { body: bodyBytes } : {}),
+  });
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const call: LiveCall = {
     done,
@@ -111,7 +123,8 @@ export function sendLive(options: LiveCallOptions): LiveCall {
       if (!headArrived) {
         call.failure = new A2aReplayError(
           'PEER_UNREACHABLE',
-          `cannot reach the peer at ${options.base.origin} (${error.code ?? error.message}) sending ${request.http.method} ${request.http.path} (recorded seq ${request.seq})`,
+          `cannot reach the peer at ${options.base.origin} (${error.code ?? error.message}) sending ` +
+            `${request.http.method} ${request.http.path} (recorded seq ${request.seq})`,
           { cause: error },
         );
       } else {

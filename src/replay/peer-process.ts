@@ -132,7 +132,11 @@ export async function startPeerProcess(command: string, options: PeerProcessOpti
   });
   const failure = (): A2aReplayError | undefined => {
     if (stopping) return undefined;
-    if (spawnError) return new A2aReplayError('PEER_CRASHED', `the peer command "${command}" could not start (${spawnError.message})`);
+    if (spawnError)
+      return new A2aReplayError(
+        'PEER_CRASHED',
+        `the peer command "${command}" could not start (${spawnError.message})`,
+      );
     if (exited === undefined) return undefined;
     return new A2aReplayError('PEER_CRASHED', `the peer command "${command}" ${exited}${quote(stderr)}`);
   };
@@ -147,14 +151,18 @@ export async function startPeerProcess(command: string, options: PeerProcessOpti
     const early = failure();
     if (early) {
       await stop();
-      throw new A2aReplayError('PEER_CRASHED', `${early.message.replace(/;.*$/s, '')} before its agent card answered at ${url}${quote(stderr)}`);
+      throw new A2aReplayError(
+        'PEER_CRASHED',
+        `${early.message.replace(/;.*$/s, '')} before its agent card answered at ${url}${quote(stderr)}`,
+      );
     }
     if (await cardAnswers(url)) break;
     if (waited >= deadlineMs) {
       await stop();
       throw new A2aReplayError(
         'DEADLINE_EXCEEDED',
-        `the peer command "${command}" did not answer ${AGENT_CARD_PATH} on ${url} within ${deadlineMs} ms (is it listening on $PORT?)${quote(stderr)}`,
+        `the peer command "${command}" did not answer ${AGENT_CARD_PATH} on ${url} within ` +
+          `${deadlineMs} ms (is it listening on $PORT?)${quote(stderr)}`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -182,7 +190,9 @@ export function probePeer(url: string): Promise<void> {
     });
     req.on('timeout', () => req.destroy(new Error('no answer within 5000 ms')));
     req.on('error', (error: NodeJS.ErrnoException) => {
-      reject(new A2aReplayError('PEER_UNREACHABLE', `cannot reach the peer at ${url} (${error.code ?? error.message})`));
+      reject(
+        new A2aReplayError('PEER_UNREACHABLE', `cannot reach the peer at ${url} (${error.code ?? error.message})`),
+      );
     });
   });
 }

@@ -1,7 +1,7 @@
 /**
  * @module replay/result
  * What a replay run reports: one {@link RecordingResult} per recording and a {@link RunSummary}
- * with the exit code (DESIGN §8: 0 match, 1 drift, 2 usage or malformed input, 3 infrastructure).
+ * with the exit code (docs/design.md §8: 0 match, 1 drift, 2 usage or malformed input, 3 infrastructure).
  * Plain data, shared by the runner and the text / JSON / JUnit reporters.
  */
 import type { ReceiptDiff, ReceiptDifference } from './diff.js';

@@ -1,6 +1,6 @@
 /**
  * @module replay/run-corpus
- * Many recordings (DESIGN §8): picks this machine's shard, runs up to `concurrency` recordings at
+ * Many recordings (docs/design.md §8): picks this machine's shard, runs up to `concurrency` recordings at
  * once (each with its own fresh peer), and returns every result in sorted path order with the
  * run's exit code. Results are reported as they finish through `onResult`.
  */

@@ -1,6 +1,6 @@
 /**
  * @module replay/run-recording
- * One recording, start to finish (DESIGN §8): read it, open a live peer, re-drive it, derive the
+ * One recording, start to finish (docs/design.md §8): read it, open a live peer, re-drive it, derive the
  * receipts from the replayed entries, and diff them against the golden log — or, with `update`,
  * write the golden log. Every failure becomes a {@link RecordingResult} with its outcome, so a
  * corpus run reports every recording; nothing here exits the process.
@@ -60,7 +60,10 @@ export async function readGoldenLines(path: string): Promise<string[] | undefine
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new A2aReplayError('IO_FAILED', `${path}: cannot read the golden receipts (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new A2aReplayError(
+      'IO_FAILED',
+      `${path}: cannot read the golden receipts (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
   const lines = text.split('\n');
   if (lines.at(-1) === '') lines.pop();
@@ -73,7 +76,8 @@ export async function readGoldenLines(path: string): Promise<string[] | undefine
     }
     const read = readReceiptLogLine(value);
     if (!read.ok) throw new A2aReplayError('RECORDING_MALFORMED', `${path}:${i + 1}: ${formatIssue(read.issue)}`);
-    if (i === 0 && read.value.type !== 'ReceiptLog') throw new A2aReplayError('RECORDING_MALFORMED', `${path}:1: the first line is not a ReceiptLog header`);
+    if (i === 0 && read.value.type !== 'ReceiptLog')
+      throw new A2aReplayError('RECORDING_MALFORMED', `${path}:1: the first line is not a ReceiptLog header`);
   });
   return lines;
 }
@@ -81,14 +85,21 @@ export async function readGoldenLines(path: string): Promise<string[] | undefine
 function failed(result: RecordingResult, error: unknown): RecordingResult {
   if (error instanceof A2aReplayError) {
     const infra = ['PEER_UNREACHABLE', 'PEER_CRASHED', 'DEADLINE_EXCEEDED', 'IO_FAILED'].includes(error.code);
-    return { ...result, outcome: infra ? 'infrastructure' : 'malformed', error: { code: error.code, message: error.message } };
+    return {
+      ...result,
+      outcome: infra ? 'infrastructure' : 'malformed',
+      error: { code: error.code, message: error.message },
+    };
   }
   const message = error instanceof Error ? error.message : String(error);
   return { ...result, outcome: 'infrastructure', error: { code: 'INTERNAL', message } };
 }
 
 /** Gives a dying peer process a moment to be seen dead; its failure, or undefined. */
-async function waitForFailure(failure: () => A2aReplayError | undefined, ms = 1000): Promise<A2aReplayError | undefined> {
+async function waitForFailure(
+  failure: () => A2aReplayError | undefined,
+  ms = 1000,
+): Promise<A2aReplayError | undefined> {
   for (let waited = 0; waited <= ms; waited += 50) {
     const f = failure();
     if (f) return f;
@@ -127,7 +138,10 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
     result.entries = recording.entries.length;
     goldenLines = await readGoldenLines(golden);
     if (goldenLines === undefined && !options.update) {
-      throw new A2aReplayError('RECORDING_MALFORMED', `${golden}: no golden receipts (run with --update to create them)`);
+      throw new A2aReplayError(
+        'RECORDING_MALFORMED',
+        `${golden}: no golden receipts (run with --update to create them)`,
+      );
     }
   } catch (error) {
     return done(failed(result, error));
@@ -162,13 +176,20 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
       ...(spans ? { spans } : {}),
       ...(checkpointEvery !== undefined ? { checkpointEvery } : {}),
     });
-    if (!signed) result.notes.push('no key given: receipt content compared, signatures and key ids not (pass --key to compare them)');
-    if (drive.ids.remapped > 0) result.notes.push(`${drive.ids.remapped} ids and tokens minted by the live peer were mapped to the recorded ones`);
+    if (!signed)
+      result.notes.push(
+        'no key given: receipt content compared, signatures and key ids not (pass --key to compare them)',
+      );
+    if (drive.ids.remapped > 0)
+      result.notes.push(
+        `${drive.ids.remapped} ids and tokens minted by the live peer were mapped to the recorded ones`,
+      );
     if (drive.ids.conflicts.length > 0) {
       result.notes.push(`${drive.ids.conflicts.length} id pairs contradicted earlier ones and were ignored`);
     }
     if (options.update) {
-      const changes = goldenLines === undefined ? [] : diffReceiptLogs(goldenLines, derived.lines, { strict: true }).differences;
+      const changes =
+        goldenLines === undefined ? [] : diffReceiptLogs(goldenLines, derived.lines, { strict: true }).differences;
       await writeFile(golden, `${derived.lines.join('\n')}\n`);
       return done({ ...result, outcome: 'updated', update: { created: goldenLines === undefined, changes } });
     }
@@ -177,7 +198,10 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
     return done({ ...result, receipts, outcome: drifted ? 'drift' : 'match' });
   } catch (error) {
     // A spawned peer that died shows first as a refused or reset connection: say it crashed.
-    const crashed = peer?.failure && error instanceof A2aReplayError && error.code === 'PEER_UNREACHABLE' ? await waitForFailure(peer.failure) : undefined;
+    const crashed =
+      peer?.failure && error instanceof A2aReplayError && error.code === 'PEER_UNREACHABLE'
+        ? await waitForFailure(peer.failure)
+        : undefined;
     return done(failed(result, crashed ?? error));
   } finally {
     await peer?.close();

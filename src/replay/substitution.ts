@@ -1,6 +1,6 @@
 /**
  * @module replay/substitution
- * Id and token substitution between a recording and a live peer (DESIGN §8). A live peer mints its
+ * Id and token substitution between a recording and a live peer (docs/design.md §8). A live peer mints its
  * own task ids, context ids, resume tokens and artifact ids; replay must send the live ones and
  * report the recorded ones. {@link IdMap} learns recorded↔live pairs by walking a recorded body and
  * the live body answering it in parallel, and rewrites whole string values in either direction.

@@ -1,6 +1,6 @@
 /**
  * @module tracing/attributes
- * The span attribute names and span names of DESIGN §7, in one place. Everything that writes or
+ * The span attribute names and span names of docs/design.md §7, in one place. Everything that writes or
  * reads a span attribute uses these constants, never string literals.
  */
 
@@ -37,7 +37,7 @@ export const ATTR_RESUME_CAUSE = 'a2a.resume.cause';
 export const ATTR_RESUME_OUTCOME = 'a2a.resume.outcome';
 export const ATTR_RESUME_HAD_INPUT = 'a2a.resume.had_input';
 
-/** Hash of the receipt this span produced (set just before the span ends, DESIGN §7). */
+/** Hash of the receipt this span produced (set just before the span ends, docs/design.md §7). */
 export const ATTR_RECEIPT_HASH = 'a2a.receipt.hash';
 /** Who sent the request (from the recording entry's `principal`). */
 export const ATTR_PRINCIPAL = 'a2a.principal';

@@ -3,7 +3,7 @@
  * Hands the tracer the span ids a span event asked for. OTel lets a caller choose a span's times
  * and parent, but its own ids come from the tracer provider's IdGenerator; this object is that
  * generator (structurally the SDK's `IdGenerator`, no SDK import), and the span bridge fills its
- * "next ids" slot right before each `tracer.startSpan` (DESIGN §7: ids are derived, never random).
+ * "next ids" slot right before each `tracer.startSpan` (docs/design.md §7: ids are derived, never random).
  */
 import type { SpanRef } from '../receipts/types.js';
 import { deriveSpanId, deriveTraceId } from './span-events.js';

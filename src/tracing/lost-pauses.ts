@@ -1,6 +1,6 @@
 /**
  * @module tracing/lost-pauses
- * Lists lost pauses (DESIGN §7 `LostPause`) for people: from the PauseObserver's `lost` span
+ * Lists lost pauses (docs/design.md §7 `LostPause`) for people: from the PauseObserver's `lost` span
  * events over a recording, or from a receipt log, where a suspension that no resumption closed
  * is lost because the log ended (`recording_ended`). Detection itself is the observer's.
  */
@@ -65,7 +65,7 @@ export class LostPauseCollector implements SpanSink {
 
 /**
  * Lost pauses of a receipt log: every SuspensionReceipt no ResumptionReceipt closes (a
- * `rejected` one attempts but does not close it, DESIGN §6), in log order. Lines are matched by
+ * `rejected` one attempts but does not close it, docs/design.md §6), in log order. Lines are matched by
  * the hash of their canonical form, as `suspension` names them. Checks no signature.
  */
 export function lostPausesInReceiptLog(lines: Iterable<ReceiptLogLine>): LostPauseListing[] {

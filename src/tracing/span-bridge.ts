@@ -1,6 +1,6 @@
 /**
  * @module tracing/span-bridge
- * Turns the PauseObserver's span events into OTel spans through `@opentelemetry/api` (DESIGN §7):
+ * Turns the PauseObserver's span events into OTel spans through `@opentelemetry/api` (docs/design.md §7):
  * `Task`, `Suspension` (child of the caller's traceparent or the task span), `Resume` (a new root
  * linked to its Suspension and to the pipeline span) and `LostPause` (status ERROR, linked to its
  * Suspension). Ids and times are the ones the events carry, never the tracer's own: the ids reach
@@ -112,7 +112,10 @@ export class SpanBridge implements SpanSink {
     try {
       this.#handle(event, extra);
     } catch (error) {
-      this.#problem('failed', `tracing: could not render ${event.type} span event: ${error instanceof Error ? error.message : String(error)}`);
+      this.#problem(
+        'failed',
+        `tracing: could not render ${event.type} span event: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 
@@ -133,20 +136,35 @@ export class SpanBridge implements SpanSink {
     if (at === undefined) return;
     switch (event.type) {
       case 'task.start':
-        this.#start(event.key, SPAN_NAMES.TASK, event.span, at, { ...event.attributes, [ATTR_TASK_ID]: event.taskId }, {
-          parent: null,
-        });
+        this.#start(
+          event.key,
+          SPAN_NAMES.TASK,
+          event.span,
+          at,
+          { ...event.attributes, [ATTR_TASK_ID]: event.taskId },
+          {
+            parent: null,
+          },
+        );
         return;
       case 'suspension.start':
         if (event.span.traceId !== event.parent.traceId) {
           this.#problem(
             'trace-mismatch',
-            `tracing: suspension span ${event.span.spanId} names trace ${event.span.traceId} but its parent is in trace ${event.parent.traceId}; the parent's trace wins`,
+            `tracing: suspension span ${event.span.spanId} names trace ${event.span.traceId} but ` +
+              `its parent is in trace ${event.parent.traceId}; the parent's trace wins`,
           );
         }
-        this.#start(event.key, SPAN_NAMES.SUSPENSION, event.span, at, { ...event.attributes, [ATTR_TASK_ID]: event.taskId }, {
-          parent: event.parent,
-        });
+        this.#start(
+          event.key,
+          SPAN_NAMES.SUSPENSION,
+          event.span,
+          at,
+          { ...event.attributes, [ATTR_TASK_ID]: event.taskId },
+          {
+            parent: event.parent,
+          },
+        );
         return;
       case 'resume.start': {
         const { suspension, pipeline } = event.links;
@@ -156,7 +174,9 @@ export class SpanBridge implements SpanSink {
           [ATTR_LINK_SUSPENSION_TRACE_ID]: suspension.traceId,
           [ATTR_LINK_SUSPENSION_SPAN_ID]: suspension.spanId,
         };
-        const links: Link[] = [{ context: remoteContext(suspension), attributes: { [ATTR_LINK_KIND]: LINK_KINDS.SUSPENSION } }];
+        const links: Link[] = [
+          { context: remoteContext(suspension), attributes: { [ATTR_LINK_KIND]: LINK_KINDS.SUSPENSION } },
+        ];
         if (pipeline) {
           attributes[ATTR_LINK_PIPELINE_TRACE_ID] = pipeline.traceId;
           attributes[ATTR_LINK_PIPELINE_SPAN_ID] = pipeline.spanId;
@@ -177,10 +197,15 @@ export class SpanBridge implements SpanSink {
           [ATTR_LINK_SUSPENSION_TRACE_ID]: event.link.traceId,
           [ATTR_LINK_SUSPENSION_SPAN_ID]: event.link.spanId,
         };
-        const links: Link[] = [{ context: remoteContext(event.link), attributes: { [ATTR_LINK_KIND]: LINK_KINDS.SUSPENSION } }];
+        const links: Link[] = [
+          { context: remoteContext(event.link), attributes: { [ATTR_LINK_KIND]: LINK_KINDS.SUSPENSION } },
+        ];
         // In the Suspension's trace it hangs under the Suspension, so Jaeger shows it with the pause.
         const parent = event.span.traceId === event.link.traceId ? event.link : null;
-        const span = this.#start(event.key, SPAN_NAMES.LOST_PAUSE, event.span, pausedFrom, attributes, { parent, links });
+        const span = this.#start(event.key, SPAN_NAMES.LOST_PAUSE, event.span, pausedFrom, attributes, {
+          parent,
+          links,
+        });
         if (!span) return;
         span.setStatus({ code: SpanStatusCode.ERROR, message: `pause lost: ${event.reason}` });
         this.#end(event.key, at, {}, undefined, undefined);
@@ -190,11 +215,20 @@ export class SpanBridge implements SpanSink {
       case 'task.end':
       case 'suspension.end':
       case 'resume.end':
-        this.#end(event.key, at, event.attributes, event.type === 'task.end' ? undefined : event.error, extra?.receiptHash);
+        this.#end(
+          event.key,
+          at,
+          event.attributes,
+          event.type === 'task.end' ? undefined : event.error,
+          extra?.receiptHash,
+        );
         return;
       default: {
         const never: never = event;
-        this.#problem('unknown-type', `tracing: unknown span event ${JSON.stringify((never as { type?: unknown }).type)}`);
+        this.#problem(
+          'unknown-type',
+          `tracing: unknown span event ${JSON.stringify((never as { type?: unknown }).type)}`,
+        );
       }
     }
   }
@@ -217,7 +251,13 @@ export class SpanBridge implements SpanSink {
     try {
       span = this.#tracer.startSpan(
         name,
-        { kind: SpanKind.INTERNAL, startTime, attributes: sorted(attributes), links: options.links ?? [], root: options.parent === null },
+        {
+          kind: SpanKind.INTERNAL,
+          startTime,
+          attributes: sorted(attributes),
+          links: options.links ?? [],
+          root: options.parent === null,
+        },
         parentContext,
       );
     } finally {
@@ -228,7 +268,8 @@ export class SpanBridge implements SpanSink {
     if (span.isRecording() && (actual.spanId !== ref.spanId || actual.traceId !== wantTrace)) {
       this.#problem(
         'ids',
-        `tracing: the tracer gave span ${actual.traceId}/${actual.spanId} instead of ${wantTrace}/${ref.spanId}; install the bridge's EventIdGenerator as the provider's idGenerator`,
+        `tracing: the tracer gave span ${actual.traceId}/${actual.spanId} instead of ` +
+          `${wantTrace}/${ref.spanId}; install the bridge's EventIdGenerator as the provider's idGenerator`,
       );
     }
     this.#open.set(key, { name, span, ref, start: startTime });
@@ -236,7 +277,13 @@ export class SpanBridge implements SpanSink {
     return span;
   }
 
-  #end(key: string, at: HrTime, attributes: SpanAttributes, error: string | undefined, receiptHash: string | undefined): void {
+  #end(
+    key: string,
+    at: HrTime,
+    attributes: SpanAttributes,
+    error: string | undefined,
+    receiptHash: string | undefined,
+  ): void {
     const open = this.#open.get(key);
     if (!open) {
       this.#problem('unknown-key', `tracing: an end for span event key ${key}, which was never started, is ignored`);
@@ -249,7 +296,8 @@ export class SpanBridge implements SpanSink {
     open.span.end(compareHrTime(at, open.start) >= 0 ? at : open.start);
     if (open.name === SPAN_NAMES.SUSPENSION) this.#suspensions.set(key, { ref: open.ref, end: at });
     // A pause that was resumed cannot be lost any more; a rejected attempt leaves it open.
-    if (open.suspensionKey !== undefined && attributes[ATTR_RESUME_OUTCOME] !== 'rejected') this.#suspensions.delete(open.suspensionKey);
+    if (open.suspensionKey !== undefined && attributes[ATTR_RESUME_OUTCOME] !== 'rejected')
+      this.#suspensions.delete(open.suspensionKey);
     this.#forget(key, open);
   }
 
@@ -267,7 +315,10 @@ export class SpanBridge implements SpanSink {
   #time(iso: string, type: string): HrTime | undefined {
     const at = isoToHrTime(iso);
     if (at === undefined) {
-      this.#problem('time', `tracing: ${type} span event has an unreadable time ${JSON.stringify(iso)}; the event is skipped`);
+      this.#problem(
+        'time',
+        `tracing: ${type} span event has an unreadable time ${JSON.stringify(iso)}; the event is skipped`,
+      );
       return undefined;
     }
     if (this.#latest === undefined || compareHrTime(at, this.#latest) > 0) this.#latest = at;

@@ -1,6 +1,6 @@
 /**
  * @module tracing/span-events
- * What the PauseObserver tells the tracing layer (DESIGN §7), as plain data: span starts, ends
+ * What the PauseObserver tells the tracing layer (docs/design.md §7), as plain data: span starts, ends
  * and lost pauses with deterministic ids and ISO times taken from recording entries. The bridge
  * in this folder turns them into OTel spans; nothing here touches OTel.
  */
@@ -10,7 +10,13 @@ import type { SpanRef } from '../receipts/types.js';
 export type SpanAttributeValue = string | number | boolean;
 export type SpanAttributes = Record<string, SpanAttributeValue>;
 
-export const LOST_PAUSE_REASONS = ['stream_ended', 'recording_ended', 'paused_until_passed', 'task_gone', 'pause_ignored'] as const;
+export const LOST_PAUSE_REASONS = [
+  'stream_ended',
+  'recording_ended',
+  'paused_until_passed',
+  'task_gone',
+  'pause_ignored',
+] as const;
 export type LostPauseReason = (typeof LOST_PAUSE_REASONS)[number];
 
 export type SpanEvent =
@@ -21,7 +27,15 @@ export type SpanEvent =
    * A pause was requested or first seen. `parent` is the caller's traceparent span, else the task
    * span; `span.traceId` must be `parent.traceId` (a child stays in its parent's trace).
    */
-  | { type: 'suspension.start'; key: string; taskId: string; at: string; span: SpanRef; parent: SpanRef; attributes: SpanAttributes }
+  | {
+      type: 'suspension.start';
+      key: string;
+      taskId: string;
+      at: string;
+      span: SpanRef;
+      parent: SpanRef;
+      attributes: SpanAttributes;
+    }
   /** PAUSED was observed; `receiptHash` is set just before the receipt is written. */
   | { type: 'suspension.end'; key: string; at: string; attributes: SpanAttributes; error?: string }
   /** A resume was requested or a condition fired: a new root linked to the suspension and pipeline spans. */
@@ -52,7 +66,7 @@ export type SpanEvent =
 /**
  * Where span events go: the tracing bridge (OTel spans), or anything else that wants them. A sink
  * never throws into the observer: tracing failing never breaks recording or replay.
- * `extra.receiptHash` is the hash of the receipt the ending span produced (DESIGN §7).
+ * `extra.receiptHash` is the hash of the receipt the ending span produced (docs/design.md §7).
  */
 export interface SpanSink {
   handle(event: SpanEvent, extra?: { receiptHash?: string }): void;

@@ -26,7 +26,10 @@ describe('a2a-replay diff', () => {
     await writeFile(changed, text.replace('"outcome":"rejected"', '"outcome":"resumed"'));
     const r = await runCli(['diff', GOLDEN, changed, '--json']);
     expect(r.code).toBe(1);
-    const report = JSON.parse(r.stdout) as { same: boolean; differences: { path: string; expected: unknown; actual: unknown }[] };
+    const report = JSON.parse(r.stdout) as {
+      same: boolean;
+      differences: { path: string; expected: unknown; actual: unknown }[];
+    };
     expect(report.same).toBe(false);
     expect(report.differences).toEqual([{ path: 'receipts[1].outcome', expected: 'rejected', actual: 'resumed' }]);
   });

@@ -18,7 +18,10 @@ const TRACES = join(ROOT, 'traces');
 const KEY = join(GOLDEN, 'test-key.json');
 
 const scenarioDirs = existsSync(GOLDEN)
-  ? (await readdir(GOLDEN, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name).sort()
+  ? (await readdir(GOLDEN, { withFileTypes: true }))
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort()
   : [];
 
 interface LogLine {
@@ -82,7 +85,11 @@ describe('the golden corpus', () => {
   it('keeps every trace file as OTLP JSON with the spans of its scenario', async () => {
     for (const name of scenarioDirs) {
       const trace = JSON.parse(await readFile(join(TRACES, `${name}.otlp.json`), 'utf8')) as {
-        resourceSpans: { scopeSpans: { spans: { name: string; traceId: string; spanId: string; links?: unknown[]; status?: { code?: number } }[] }[] }[];
+        resourceSpans: {
+          scopeSpans: {
+            spans: { name: string; traceId: string; spanId: string; links?: unknown[]; status?: { code?: number } }[];
+          }[];
+        }[];
       };
       const spans = trace.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans));
       for (const span of spans) {
@@ -92,14 +99,18 @@ describe('the golden corpus', () => {
       const receipts = await logLines(join(GOLDEN, name, 'recording.receipts.jsonl'));
       const suspensions = receipts.filter((l) => l.type === 'SuspensionReceipt').length;
       const closing = receipts.filter((l) => l.type === 'ResumptionReceipt' && l.outcome !== 'rejected').length;
-      const count = (n: string, failed = false) => spans.filter((s) => s.name === n && (s.status?.code === 2) === failed).length;
+      const count = (n: string, failed = false) =>
+        spans.filter((s) => s.name === n && (s.status?.code === 2) === failed).length;
       // A refused PauseTask still shows as a Suspension span, ended with an error.
       expect(count('Suspension'), `${name} Suspension spans`).toBe(suspensions);
-      expect(count('Suspension', true), `${name} failed Suspension spans`).toBe(name === 'pause-refused-terminal-and-input-required' ? 2 : 0);
+      expect(count('Suspension', true), `${name} failed Suspension spans`).toBe(
+        name === 'pause-refused-terminal-and-input-required' ? 2 : 0,
+      );
       // Every closing resumption has its Resume span (an error span when the task failed or was canceled).
       expect(count('Resume') + count('Resume', true), `${name} Resume spans`).toBeGreaterThanOrEqual(closing);
       expect(count('LostPause', true), `${name} LostPause spans`).toBe(name === 'lost-pause' ? 1 : 0);
-      for (const resume of spans.filter((s) => s.name === 'Resume')) expect(resume.links?.length).toBeGreaterThanOrEqual(1);
+      for (const resume of spans.filter((s) => s.name === 'Resume'))
+        expect(resume.links?.length).toBeGreaterThanOrEqual(1);
     }
   });
 });

@@ -42,26 +42,38 @@ async function rpc(url: string, path: string, method: string, params: unknown): 
   return res.json();
 }
 
-it.each(['SIGTERM', 'SIGINT'] as const)('prints the listening line, serves the deterministic peer and exits 0 on %s', async (signal) => {
-  const { url, exited } = await startCli(['--deterministic', '--seed', '7', '--step-ms', '500']);
-  const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as { supportedInterfaces: { url: string }[] };
-  expect(card.supportedInterfaces[0]?.url).toBe(url);
-  const sent = (await rpc(url, '/', 'SendMessage', {
-    message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:1' }] },
-    configuration: { returnImmediately: true },
-  })) as { result: { task: { id: string } } };
-  expect(sent.result.task.id).toMatch(/^task-[0-9a-f]{8}-0001$/);
-  expect(await rpc(url, '/control', 'AdvanceClock', { ms: 500 })).toMatchObject({ result: { now: '2026-01-01T00:00:00.500Z' } });
-  child?.kill(signal);
-  expect(await exited).toBe(0);
-});
+it.each(['SIGTERM', 'SIGINT'] as const)(
+  'prints the listening line, serves the deterministic peer and exits 0 on %s',
+  async (signal) => {
+    const { url, exited } = await startCli(['--deterministic', '--seed', '7', '--step-ms', '500']);
+    const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as {
+      supportedInterfaces: { url: string }[];
+    };
+    expect(card.supportedInterfaces[0]?.url).toBe(url);
+    const sent = (await rpc(url, '/', 'SendMessage', {
+      message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:1' }] },
+      configuration: { returnImmediately: true },
+    })) as { result: { task: { id: string } } };
+    expect(sent.result.task.id).toMatch(/^task-[0-9a-f]{8}-0001$/);
+    expect(await rpc(url, '/control', 'AdvanceClock', { ms: 500 })).toMatchObject({
+      result: { now: '2026-01-01T00:00:00.500Z' },
+    });
+    child?.kill(signal);
+    expect(await exited).toBe(0);
+  },
+);
 
 it('closes open streams on SIGTERM and exits 0', async () => {
   const { url, exited } = await startCli(['--step-ms', '60000']);
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendStreamingMessage', params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:1' }] } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendStreamingMessage',
+      params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:1' }] } },
+    }),
   });
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   await reader.read();

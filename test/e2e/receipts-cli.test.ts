@@ -18,12 +18,19 @@ let rotated: string;
 const secrets: string[] = [];
 
 async function writeLog(path: string, keyring: Keyring, count: number, rotateTo?: string): Promise<void> {
-  const writer = await ReceiptLogWriter.open(path, { keyring, checkpointEvery: 10, recording: 'rec-e2e', clock: new ManualClock(Date.parse(CREATED_AT)), tool: 'a2a-replay@test' });
+  const writer = await ReceiptLogWriter.open(path, {
+    keyring,
+    checkpointEvery: 10,
+    recording: 'rec-e2e',
+    clock: new ManualClock(Date.parse(CREATED_AT)),
+    tool: 'a2a-replay@test',
+  });
   const open: string[] = [];
   for (let n = 0; writer.chain.size < count; n++) {
     if (rotateTo && writer.chain.size === Math.floor(count / 2)) writer.rotate(rotateTo);
     if (n % 4 === 3 && open.length > 0) await writer.appendResumption(resumptionDraftFor(n), open.shift() as string);
-    else if (n % 4 === 2 && open.length > 0) await writer.appendResumption(resumptionDraftFor(n, 'rejected'), open[0] as string);
+    else if (n % 4 === 2 && open.length > 0)
+      await writer.appendResumption(resumptionDraftFor(n, 'rejected'), open[0] as string);
     else open.push((await writer.appendSuspension(suspensionDraftFor(n))).hash);
   }
   await writer.close();
@@ -60,7 +67,11 @@ afterAll(async () => {
 describe('a2a-replay keygen', () => {
   it('writes a 0600 key file and a public half, and refuses to overwrite without --force', async () => {
     expect((await stat(keyA)).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(await readFile(pubA, 'utf8'))).toMatchObject({ type: 'a2a-replay.public-key', version: 1, kid: 'key-a' });
+    expect(JSON.parse(await readFile(pubA, 'utf8'))).toMatchObject({
+      type: 'a2a-replay.public-key',
+      version: 1,
+      kid: 'key-a',
+    });
     const again = await runCli(['keygen', '--out', keyA]);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('already exists');
@@ -99,7 +110,9 @@ describe('a2a-replay verify', () => {
     const lines = (await readFile(log, 'utf8')).split('\n');
     const anchor = join(dir, 'anchor.json');
     await writeFile(anchor, `${lines.at(-2) as string}\n`);
-    expect((await runCli(['verify', log, '--key', keyA, '--checkpoint', anchor])).stdout).toContain('matches the outside checkpoint');
+    expect((await runCli(['verify', log, '--key', keyA, '--checkpoint', anchor])).stdout).toContain(
+      'matches the outside checkpoint',
+    );
     const cut = join(dir, 'cut.receipts.jsonl');
     await writeFile(cut, `${lines.slice(0, 50).join('\n')}\n`);
     expect((await runCli(['verify', cut, '--key', keyA])).code).toBe(0);
@@ -140,13 +153,21 @@ describe('a2a-replay audit', () => {
     expect(rows[0]).toMatch(/^TASK +INITIATED BY +PRINCIPAL +REASON +CONDITIONS +PAUSED AT +ENDED +REJECTED$/);
     expect(table.stdout).toMatch(/resumed \(explicit_resume\) at \S+ by jwt:sub=bob/);
     expect(table.stdout).toContain('still open');
-    const json = JSON.parse((await runCli(['audit', log, '--key', keyA, '--json'])).stdout) as { taskId: string; initiatedBy: string; rejectedAttempts: number }[];
+    const json = JSON.parse((await runCli(['audit', log, '--key', keyA, '--json'])).stdout) as {
+      taskId: string;
+      initiatedBy: string;
+      rejectedAttempts: number;
+    }[];
     expect(json.length).toBe(rows.length - 1);
     expect(json.some((r) => r.rejectedAttempts > 0)).toBe(true);
-    const agent = JSON.parse((await runCli(['audit', log, '--key', keyA, '--json', '--initiator', 'agent'])).stdout) as typeof json;
+    const agent = JSON.parse(
+      (await runCli(['audit', log, '--key', keyA, '--json', '--initiator', 'agent'])).stdout,
+    ) as typeof json;
     expect(agent.length).toBeGreaterThan(0);
     expect(agent.every((r) => r.initiatedBy === 'PAUSE_INITIATOR_AGENT')).toBe(true);
-    const task = JSON.parse((await runCli(['audit', log, '--key', keyA, '--json', '--task', 'task-3'])).stdout) as typeof json;
+    const task = JSON.parse(
+      (await runCli(['audit', log, '--key', keyA, '--json', '--task', 'task-3'])).stdout,
+    ) as typeof json;
     expect(task.length).toBeGreaterThan(0);
     expect(task.every((r) => r.taskId === 'task-3')).toBe(true);
     expect((await runCli(['audit', log, '--key', keyA, '--initiator', 'bot'])).code).toBe(2);

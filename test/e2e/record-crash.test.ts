@@ -40,7 +40,9 @@ async function pauseLoop(url: string, stop: () => boolean, onRound: () => void):
       })) as { result?: { task: { id: string } } };
       const taskId = sent.result?.task.id;
       if (taskId === undefined) return;
-      const paused = (await call(url, 'PauseTask', { taskId, reason: 'crash test' })) as { result?: { pause: { resumeToken: string } } };
+      const paused = (await call(url, 'PauseTask', { taskId, reason: 'crash test' })) as {
+        result?: { pause: { resumeToken: string } };
+      };
       await call(url, 'ResumeTask', { taskId, resumeToken: paused.result?.pause.resumeToken ?? '' });
       await call(url, 'GetTask', { id: taskId });
       onRound();
@@ -58,7 +60,11 @@ interface VerifyJson {
   firstError?: { line: number; reason: string };
 }
 
-async function verify(log: string, keyFile: string, ...flags: string[]): Promise<{ code: number | null; result: VerifyJson }> {
+async function verify(
+  log: string,
+  keyFile: string,
+  ...flags: string[]
+): Promise<{ code: number | null; result: VerifyJson }> {
   const run = await runCli(['verify', log, '--key', keyFile, '--json', ...flags]);
   return { code: run.code, result: JSON.parse(run.stdout) as VerifyJson };
 }
@@ -87,7 +93,10 @@ async function expectTornRecording(file: string): Promise<number> {
   return recording.entries.length;
 }
 
-/** The receipt log ends in a torn line: `verify --allow-torn-tail` accepts the prefix and names it; plain `verify` fails on it. */
+/**
+ * The receipt log ends in a torn line: `verify --allow-torn-tail` accepts the prefix and names it;
+ * plain `verify` fails on it.
+ */
 async function expectTornLog(file: string, keyFile: string): Promise<void> {
   const tornLine = newlines(await readFile(file, 'utf8')) + 1;
   const tolerant = await verify(file, keyFile, '--allow-torn-tail');
@@ -98,14 +107,25 @@ async function expectTornLog(file: string, keyFile: string): Promise<void> {
   expect(strict.code).toBe(1);
 }
 
-it('leaves a recording and a receipt log that read and verify up to their last complete line after kill -9', async () => {
+it('leaves a recording and a receipt log that verify up to their last complete line after kill -9', async () => {
   const keyFile = join(dir, 'key.json');
   await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'crash' }).keyFile()), { mode: 0o600 });
   const out = join(dir, 'busy.jsonl');
   const log = join(dir, 'busy.receipts.jsonl');
   const peer = await startCliProcess(['peer', '--deterministic']);
   processes.push(peer);
-  const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile, '--fsync', 'never', '--max-body-bytes', String(64 << 20)]);
+  const recorder = await startRecordProcess([
+    '--upstream',
+    peer.url,
+    '--out',
+    out,
+    '--key',
+    keyFile,
+    '--fsync',
+    'never',
+    '--max-body-bytes',
+    String(64 << 20),
+  ]);
   processes.push(recorder);
 
   // Eight clients keep the recorder busy with ROUNDS pause/resume rounds. Then one ListTasks answer of
@@ -116,14 +136,23 @@ it('leaves a recording and a receipt log that read and verify up to their last c
   let stopped = false;
   let enough: () => void = () => undefined;
   const reached = new Promise<void>((resolve) => (enough = resolve));
-  const clients = Array.from({ length: 8 }, () => pauseLoop(recorder.url, () => stopped, () => ++rounds === ROUNDS && enough()));
+  const clients = Array.from({ length: 8 }, () =>
+    pauseLoop(
+      recorder.url,
+      () => stopped,
+      () => ++rounds === ROUNDS && enough(),
+    ),
+  );
   await reached;
   stopped = true;
   await Promise.all(clients);
-  const listed = (await call(recorder.url, 'ListTasks', { pageSize: 100, historyLength: 10 })) as { result?: { tasks: unknown[] } };
+  const listed = (await call(recorder.url, 'ListTasks', { pageSize: 100, historyLength: 10 })) as {
+    result?: { tasks: unknown[] };
+  };
   expect(listed.result?.tasks.length).toBeGreaterThanOrEqual(ROUNDS);
   const before = (await stat(out)).size;
-  while ((await stat(out)).size === before && recorder.child.exitCode === null) await new Promise<void>((resolve) => setImmediate(resolve));
+  while ((await stat(out)).size === before && recorder.child.exitCode === null)
+    await new Promise<void>((resolve) => setImmediate(resolve));
   recorder.child.kill('SIGKILL');
   await recorder.exited;
 

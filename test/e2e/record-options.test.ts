@@ -40,7 +40,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-it('writes a checkpoint after every receipt with --checkpoint-every 1 --fsync always, in a log that verifies', async () => {
+it('writes a checkpoint after each receipt with --checkpoint-every 1 --fsync always; the log verifies', async () => {
   const out = join(dir, 'every.jsonl');
   await recordPauseSession(['--out', out, '--key', keyFile, '--checkpoint-every', '1', '--fsync', 'always']);
   const receipts = join(dir, 'every.receipts.jsonl');
@@ -83,11 +83,14 @@ it.each([
   expect(result.stderr).toMatch(message);
 });
 
-it('tells an unreachable --otlp endpoint once on stderr and still completes the recording and its receipts', async () => {
+it('tells an unreachable --otlp endpoint once on stderr and still completes recording and receipts', async () => {
   const out = join(dir, 'otlp.jsonl');
   const endpoint = `http://127.0.0.1:${await closedPort()}`;
   const recorder = await recordPauseSession(['--out', out, '--key', keyFile, '--otlp', endpoint]);
-  const told = recorder.stderr().split('\n').filter((l) => l.length > 0);
+  const told = recorder
+    .stderr()
+    .split('\n')
+    .filter((l) => l.length > 0);
   expect(told).toHaveLength(1);
   expect(told[0]).toMatch(new RegExp(`^a2a-replay: tracing: OTLP export to ${endpoint}/v1/traces failed`));
   expect((await readRecording(out)).entries.length).toBeGreaterThan(10);

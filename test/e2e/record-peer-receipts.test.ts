@@ -24,7 +24,8 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-peer-'));
 });
 afterEach(async () => {
-  for (const child of [...children.splice(0), ...(recorder ? [recorder.child] : [])]) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const child of [...children.splice(0), ...(recorder ? [recorder.child] : [])])
+    if (child.exitCode === null) child.kill('SIGKILL');
   recorder = undefined;
   await rm(dir, { recursive: true, force: true });
 });
@@ -43,7 +44,12 @@ function startPeerProcess(args: string[]): Promise<string> {
   });
 }
 
-async function rpc(base: string, method: string, params: unknown, path = '/'): Promise<{ result?: Record<string, unknown>; error?: { code: number } }> {
+async function rpc(
+  base: string,
+  method: string,
+  params: unknown,
+  path = '/',
+): Promise<{ result?: Record<string, unknown>; error?: { code: number } }> {
   const res = await fetch(`${base}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'a2a-version': '1.0', authorization: 'Bearer ops-token' },
@@ -70,20 +76,44 @@ async function started(stream: AsyncGenerator<unknown>): Promise<{ events: Promi
 async function session(base: string): Promise<void> {
   const client: Client = await new ClientFactory().createFromUrl(base);
   // 1. caller pause, a resume with a wrong token (rejected), then cancel while paused
-  const sent = (await client.sendMessage({ tenant: '', message: userTextMessage('work:3', 'm-1'), configuration: { acceptedOutputModes: [], historyLength: undefined, returnImmediately: true, taskPushNotificationConfig: undefined }, metadata: undefined })) as { id: string };
+  const sent = (await client.sendMessage({
+    tenant: '',
+    message: userTextMessage('work:3', 'm-1'),
+    configuration: {
+      acceptedOutputModes: [],
+      historyLength: undefined,
+      returnImmediately: true,
+      taskPushNotificationConfig: undefined,
+    },
+    metadata: undefined,
+  })) as { id: string };
   await advance(base, 1000);
   const paused = await rpc(base, 'PauseTask', { taskId: sent.id, reason: 'operator review' });
   expect(paused.error).toBeUndefined();
   expect((await rpc(base, 'ResumeTask', { taskId: sent.id, resumeToken: 'not-the-token' })).error?.code).toBe(-32011);
   await client.cancelTask({ tenant: '', id: sent.id, metadata: undefined });
   // 2. the agent parks itself on an event; the event resumes it
-  const parked = await started(client.sendMessageStream({ tenant: '', message: userTextMessage('work:1 await:ci.done work:1', 'm-2'), configuration: undefined, metadata: undefined }));
+  const parked = await started(
+    client.sendMessageStream({
+      tenant: '',
+      message: userTextMessage('work:1 await:ci.done work:1', 'm-2'),
+      configuration: undefined,
+      metadata: undefined,
+    }),
+  );
   await advance(base, 1000);
   await rpc(base, 'FireEvent', { name: 'ci.done' }, '/control');
   await advance(base, 1000);
   expect(await parked.events).toBeGreaterThan(2);
   // 3. a 30-minute pause that times out and fails the task
-  const timed = await started(client.sendMessageStream({ tenant: '', message: userTextMessage('work:1 await:approval:30:fail work:1', 'm-3'), configuration: undefined, metadata: undefined }));
+  const timed = await started(
+    client.sendMessageStream({
+      tenant: '',
+      message: userTextMessage('work:1 await:approval:30:fail work:1', 'm-3'),
+      configuration: undefined,
+      metadata: undefined,
+    }),
+  );
   await advance(base, 1000);
   await advance(base, 30 * 60 * 1000);
   expect(await timed.events).toBeGreaterThan(2);
@@ -104,7 +134,10 @@ async function recordSession(legacy: boolean, keyFile: string): Promise<{ receip
   const recording = await readRecording(out);
   expect(recording.entries.length).toBeGreaterThan(20);
   const file = join(dir, `${legacy ? 'legacy' : 'native'}.receipts.jsonl`);
-  const lines = (await readFile(file, 'utf8')).trimEnd().split('\n').map((l) => JSON.parse(l) as ReceiptLine);
+  const lines = (await readFile(file, 'utf8'))
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as ReceiptLine);
   expect(lines[0]).toMatchObject({ type: 'ReceiptLog', recording: recording.header.id });
   expect(lines.at(-1)).toMatchObject({ type: 'Checkpoint' });
   return { receipts: lines.filter((l) => l.type.endsWith('Receipt')), file };
@@ -119,7 +152,7 @@ async function verify(file: string, keyFile: string): Promise<{ code: number | n
 const summary = (r: ReceiptLine): string =>
   r.type === 'SuspensionReceipt'
     ? `suspend ${String(r.initiatedBy)} via ${String(r.via)} principal=${String(r.principal)}`
-    : `resume ${String(r.cause)} -> ${String(r.outcome)}${typeof r.errorCode === "number" ? ` ${r.errorCode}` : ""}`;
+    : `resume ${String(r.cause)} -> ${String(r.outcome)}${typeof r.errorCode === 'number' ? ` ${r.errorCode}` : ''}`;
 
 it('records a pause/resume session into receipts that verify, the same for a native and a legacy peer', async () => {
   const keyFile = join(dir, 'key.json');
@@ -147,9 +180,23 @@ it('records a pause/resume session into receipts that verify, the same for a nat
   // the wall clock (`observedAt`) or the arrival order of concurrent exchanges (`entries`: a
   // control answer and the stream events it triggers travel on two connections).
   const stable = (r: ReceiptLine) => {
-    const { via: _via, sig: _sig, prev: _prev, suspension: _s, span: _span, links: _links, observedAt: _o, entries: _e, ...rest } = r;
+    const {
+      via: _via,
+      sig: _sig,
+      prev: _prev,
+      suspension: _s,
+      span: _span,
+      links: _links,
+      observedAt: _o,
+      entries: _e,
+      ...rest
+    } = r;
     return rest;
   };
   expect(legacy.receipts.map(stable)).toEqual(native.receipts.map(stable));
-  expect(legacy.receipts.filter((r) => r.type === 'SuspensionReceipt').map((r) => r.via)).toEqual(['legacy-metadata', 'legacy-metadata', 'legacy-metadata']);
+  expect(legacy.receipts.filter((r) => r.type === 'SuspensionReceipt').map((r) => r.via)).toEqual([
+    'legacy-metadata',
+    'legacy-metadata',
+    'legacy-metadata',
+  ]);
 });

@@ -25,8 +25,13 @@ interface Line {
   [field: string]: unknown;
 }
 
-const lines = (text: string): Line[] => text.trimEnd().split('\n').map((l) => JSON.parse(l) as Line);
-const traceSpans = async (file: string): Promise<OtlpSpan[]> => spansOf(JSON.parse(await readFile(file, 'utf8')) as OtlpTraceRequest);
+const lines = (text: string): Line[] =>
+  text
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Line);
+const traceSpans = async (file: string): Promise<OtlpSpan[]> =>
+  spansOf(JSON.parse(await readFile(file, 'utf8')) as OtlpTraceRequest);
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-strict-'));
@@ -47,13 +52,15 @@ describe('record --key, then run --strict', () => {
   it('writes a receipt log whose header names the recording, its createdAt and the tool', async () => {
     const { header } = await readRecording(recording);
     const log = lines(await readFile(receipts, 'utf8'));
-    expect(log[0]).toMatchObject({ type: 'ReceiptLog', recording: header.id, createdAt: header.createdAt, tool: TOOL_NAME });
-    expect(log.filter((l) => l.type.endsWith('Receipt')).map((l) => `${l.type}${l.outcome ? ` ${l.outcome}` : ''}`)).toEqual([
-      'SuspensionReceipt',
-      'ResumptionReceipt rejected',
-      'ResumptionReceipt resumed',
-      'SuspensionReceipt',
-    ]);
+    expect(log[0]).toMatchObject({
+      type: 'ReceiptLog',
+      recording: header.id,
+      createdAt: header.createdAt,
+      tool: TOOL_NAME,
+    });
+    expect(
+      log.filter((l) => l.type.endsWith('Receipt')).map((l) => `${l.type}${l.outcome ? ` ${l.outcome}` : ''}`),
+    ).toEqual(['SuspensionReceipt', 'ResumptionReceipt rejected', 'ResumptionReceipt resumed', 'SuspensionReceipt']);
     expect(log.at(-1)).toMatchObject({ type: 'Checkpoint' });
     const verified = await runCli(['verify', receipts, '--key', keyFile]);
     expect(verified.stdout).toContain('ok: 4 receipts');
@@ -68,7 +75,7 @@ describe('record --key, then run --strict', () => {
     expect(await readFile(receipts, 'utf8')).toBe(before);
   });
 
-  it('writes DIR/<name>.otlp.json whose Suspension and Resume spans carry the receipts’ span ids and hashes', async () => {
+  it('writes DIR/<name>.otlp.json whose Suspension and Resume spans carry the receipts’ ids and hashes', async () => {
     const spans = await traceSpans(join(traces, 'pauses.otlp.json'));
     const log = (await readFile(receipts, 'utf8')).trimEnd().split('\n');
     const suspensions = log.filter((l) => l.includes('"type":"SuspensionReceipt"'));
@@ -90,6 +97,8 @@ describe('record --key, then run --strict', () => {
   it('gives the same trace file when the recording is replayed', async () => {
     const replay = await runCli(['run', recording, '--key', keyFile, '--traces', join(dir, 'replayed')]);
     expect(replay.code).toBe(0);
-    expect(await readFile(join(dir, 'replayed', 'pauses.otlp.json'), 'utf8')).toBe(await readFile(join(traces, 'pauses.otlp.json'), 'utf8'));
+    expect(await readFile(join(dir, 'replayed', 'pauses.otlp.json'), 'utf8')).toBe(
+      await readFile(join(traces, 'pauses.otlp.json'), 'utf8'),
+    );
   });
 });

@@ -45,17 +45,33 @@ afterEach(async () => {
 /** A session exercising unary calls, a stream and two error answers; ids replaced by their order. */
 async function session(client: Client): Promise<unknown> {
   const out: unknown[] = [];
-  const sent = await client.sendMessage({ tenant: '', message: userTextMessage('hello', 'm-1'), configuration: undefined, metadata: undefined });
+  const sent = await client.sendMessage({
+    tenant: '',
+    message: userTextMessage('hello', 'm-1'),
+    configuration: undefined,
+    metadata: undefined,
+  });
   out.push(sent);
   const id = (sent as { id: string }).id;
   out.push(await client.getTask({ tenant: '', id, historyLength: undefined }));
   const events: unknown[] = [];
-  for await (const event of client.sendMessageStream({ tenant: '', message: userTextMessage('stream', 'm-2'), configuration: undefined, metadata: undefined })) {
+  for await (const event of client.sendMessageStream({
+    tenant: '',
+    message: userTextMessage('stream', 'm-2'),
+    configuration: undefined,
+    metadata: undefined,
+  })) {
     events.push(event);
   }
   out.push(events);
-  out.push(await client.getTask({ tenant: '', id: 'no-such-task', historyLength: undefined }).catch((e: Error) => `${e.name}: ${e.message}`));
-  out.push(await client.cancelTask({ tenant: '', id, metadata: undefined }).catch((e: Error) => `${e.name}: ${e.message}`));
+  out.push(
+    await client
+      .getTask({ tenant: '', id: 'no-such-task', historyLength: undefined })
+      .catch((e: Error) => `${e.name}: ${e.message}`),
+  );
+  out.push(
+    await client.cancelTask({ tenant: '', id, metadata: undefined }).catch((e: Error) => `${e.name}: ${e.message}`),
+  );
   const ids = new Map<string, string>();
   return JSON.parse(
     JSON.stringify(out).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (uuid) => {
@@ -65,7 +81,7 @@ async function session(client: Client): Promise<unknown> {
   ) as unknown;
 }
 
-it('gives the SDK client the same results with and without the recording proxy, and records every exchange', async () => {
+it('gives the SDK client the same results with and without the proxy, and records every exchange', async () => {
   const base = (upstream as { url: string }).url;
   const direct = await session(await new ClientFactory().createFromUrl(base));
 
@@ -83,7 +99,11 @@ it('gives the SDK client the same results with and without the recording proxy, 
   const recording = await readRecording(out);
   expect(recording.header).toMatchObject({ type: 'recording', version: 1, target: { url: base } });
   const requests = recording.entries.filter((e) => e.kind === 'request');
-  expect(requests.map((e) => `${e.http.method} ${e.http.path} ${(e.body as { method?: string } | undefined)?.method ?? ''}`.trim())).toEqual([
+  expect(
+    requests.map((e) =>
+      `${e.http.method} ${e.http.path} ${(e.body as { method?: string } | undefined)?.method ?? ''}`.trim(),
+    ),
+  ).toEqual([
     'GET /.well-known/agent-card.json',
     'POST /a2a/jsonrpc SendMessage',
     'POST /a2a/jsonrpc GetTask',
@@ -114,7 +134,9 @@ it('drops into ClientFactory as its fetch and records the same exchanges in proc
   const direct = await session(await new ClientFactory().createFromUrl(base));
   const sink = new MemoryLineSink();
   const writer = new RecordingWriter({ sink, clock: new ManualClock(0), ids: new CounterIdSource(1), target: base });
-  const fetchImpl = createRecordingFetch(fetch, { recorder: new ExchangeRecorder({ writer, ids: new CounterIdSource(2) }) });
+  const fetchImpl = createRecordingFetch(fetch, {
+    recorder: new ExchangeRecorder({ writer, ids: new CounterIdSource(2) }),
+  });
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
       transports: [new JsonRpcTransportFactory({ fetchImpl })],
@@ -123,7 +145,10 @@ it('drops into ClientFactory as its fetch and records the same exchanges in proc
   );
   expect(await session(await factory.createFromUrl(base))).toEqual(direct);
   await writer.close();
-  const kinds = sink.lines().slice(1).map((l) => (JSON.parse(l) as { kind: string }).kind);
+  const kinds = sink
+    .lines()
+    .slice(1)
+    .map((l) => (JSON.parse(l) as { kind: string }).kind);
   expect(kinds.filter((k) => k === 'request')).toHaveLength(6);
   expect(kinds.filter((k) => k === 'event')).toHaveLength(6);
   expect(kinds.filter((k) => k === 'end')).toHaveLength(1);

@@ -23,7 +23,10 @@ beforeAll(async () => {
   golden = join(dir, 'session.receipts.jsonl');
   keyFile = join(dir, 'key.json');
   let n = 0;
-  const key = generateReceiptKey({ kid: 'test-key', random: (size) => new Uint8Array(size).map(() => (n++ * 37) & 0xff) });
+  const key = generateReceiptKey({
+    kid: 'test-key',
+    random: (size) => new Uint8Array(size).map(() => (n++ * 37) & 0xff),
+  });
   await writeFile(keyFile, JSON.stringify(key.keyFile()));
   const peer = await startCliServer(['peer', '--deterministic']);
   const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', recording]);
@@ -78,7 +81,13 @@ describe('run against the embedded deterministic peer', () => {
   it('fails --strict on a changed signature that the default mode ignores', async () => {
     const resigned = join(dir, 'resigned.receipts.jsonl');
     const text = await readFile(golden, 'utf8');
-    await writeFile(resigned, text.replace(/("sig":\{"alg":"hmac-sha256","kid":"test-key","value":")(.)/, (_m, a: string, c: string) => `${a}${c === 'A' ? 'B' : 'A'}`));
+    await writeFile(
+      resigned,
+      text.replace(
+        /("sig":\{"alg":"hmac-sha256","kid":"test-key","value":")(.)/,
+        (_m, a: string, c: string) => `${a}${c === 'A' ? 'B' : 'A'}`,
+      ),
+    );
     expect((await runCli(['run', recording, '--key', keyFile, '--golden', resigned])).code).toBe(0);
     const strict = await runCli(['run', recording, '--key', keyFile, '--golden', resigned, '--strict']);
     expect(strict.code).toBe(1);
@@ -124,7 +133,9 @@ async function misbehavingPeer(
 describe('run against misbehaving peers', () => {
   it('names the cause when a peer resumes with another cause', async () => {
     const peer = await startCliServer(['peer', '--deterministic']);
-    const proxy = await misbehavingPeer(peer.url, (method, text) => (method === 'ResumeTask' ? text.replace('"explicit_resume"', '"external_event"') : undefined));
+    const proxy = await misbehavingPeer(peer.url, (method, text) =>
+      method === 'ResumeTask' ? text.replace('"explicit_resume"', '"external_event"') : undefined,
+    );
     try {
       const r = await runCli(['run', recording, '--key', keyFile, '--peer', proxy.url]);
       expect(r.code).toBe(1);
@@ -140,13 +151,19 @@ describe('run against misbehaving peers', () => {
     const ignorePause = (method: string, text: string): string | undefined => {
       if (method !== 'PauseTask') return undefined;
       const call = JSON.parse(text) as { id: number; params: { taskId: string } };
-      return JSON.stringify({ jsonrpc: '2.0', id: call.id, result: { taskId: call.params.taskId, state: 'TASK_STATE_WORKING' } });
+      return JSON.stringify({
+        jsonrpc: '2.0',
+        id: call.id,
+        result: { taskId: call.params.taskId, state: 'TASK_STATE_WORKING' },
+      });
     };
     const proxy = await misbehavingPeer(peer.url, () => undefined, ignorePause);
     try {
       const r = await runCli(['run', recording, '--key', keyFile, '--peer', proxy.url]);
       expect(r.code).toBe(1);
-      expect(r.stdout).toMatch(/receipts\[0\]: expected \{.*"initiatedBy":"PAUSE_INITIATOR_CLIENT".*, actual \(absent\)/);
+      expect(r.stdout).toMatch(
+        /receipts\[0\]: expected \{.*"initiatedBy":"PAUSE_INITIATOR_CLIENT".*, actual \(absent\)/,
+      );
       expect(r.stdout).toMatch(/ResumeTask response .*outcome: result → error, errorCode: none → -32010/);
       expect(r.stdout).toMatch(/PauseTask response .*state: TASK_STATE_PAUSED → TASK_STATE_WORKING/);
     } finally {
@@ -169,12 +186,18 @@ describe('run over a corpus', () => {
     const all = await runCli(['run', ...files, '--key', keyFile, '--junit', junit, '--concurrency', '2']);
     expect(all.code).toBe(0);
     const xml = await readFile(junit, 'utf8');
-    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites [^>]*tests="3" failures="0" errors="0"/);
+    expect(xml).toMatch(
+      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites [^>]*tests="3" failures="0" errors="0"/,
+    );
     expect(xml.match(/<testcase /g)).toHaveLength(3);
     expect(wellFormed(xml)).toBe(true);
 
-    const shards = await Promise.all(['1/2', '2/2'].map((s) => runCli(['run', ...files, '--key', keyFile, '--shard', s, '--json'])));
-    const ran = shards.flatMap((s) => (JSON.parse(s.stdout) as { results: { recording: string }[] }).results.map((r) => r.recording));
+    const shards = await Promise.all(
+      ['1/2', '2/2'].map((s) => runCli(['run', ...files, '--key', keyFile, '--shard', s, '--json'])),
+    );
+    const ran = shards.flatMap((s) =>
+      (JSON.parse(s.stdout) as { results: { recording: string }[] }).results.map((r) => r.recording),
+    );
     expect(ran.sort()).toEqual([...files].sort());
   });
 });

@@ -63,7 +63,8 @@ describe('run when the infrastructure fails', () => {
       [
         "const http = require('node:http');",
         'http.createServer((req, res) => {',
-        "  if (req.method === 'GET') { res.writeHead(200, { 'content-type': 'application/json' }); res.end('{}'); return; }",
+        "  if (req.method === 'GET') { res.writeHead(200, { 'content-type': 'application/json' }); " +
+          "res.end('{}'); return; }",
         "  process.stderr.write('boom: the agent ran out of memory\\n');",
         '  process.exit(70);',
         "}).listen(Number(process.env.PORT), '127.0.0.1');",
@@ -75,9 +76,18 @@ describe('run when the infrastructure fails', () => {
   });
 
   it('exits 3 when a --peer-cmd peer never answers its agent card', async () => {
-    const r = await runCli(['run', recording, '--peer-cmd', `"${process.execPath}" -e "console.error('not listening'); setTimeout(() => {}, 60000)"`, '--ready-timeout-ms', '300']);
+    const r = await runCli([
+      'run',
+      recording,
+      '--peer-cmd',
+      `"${process.execPath}" -e "console.error('not listening'); setTimeout(() => {}, 60000)"`,
+      '--ready-timeout-ms',
+      '300',
+    ]);
     expect(r.code).toBe(3);
-    expect(r.stdout).toMatch(/did not answer \/\.well-known\/agent-card\.json .* within 300 ms .*; its stderr:\nnot listening/s);
+    expect(r.stdout).toMatch(
+      /did not answer \/\.well-known\/agent-card\.json .* within 300 ms .*; its stderr:\nnot listening/s,
+    );
   });
 
   it('exits 2 naming the line of a malformed recording', async () => {

@@ -30,12 +30,21 @@ function writeRecording(name: string, script: EntryScript): string {
   return path;
 }
 
-const ref = (name: string): SpanRef => ({ traceId: deriveTraceId('rec-log', name), spanId: deriveSpanId('rec-log', name) });
+const ref = (name: string): SpanRef => ({
+  traceId: deriveTraceId('rec-log', name),
+  spanId: deriveSpanId('rec-log', name),
+});
 
 /** A signed log: task-1 paused and resumed; task-2 paused, one rejected resume, never resumed. */
 function writeReceiptLog(): { log: string; keyFile: string; lines: string[] } {
   const key = generateReceiptKey({ kid: 'k-test', random: (size) => new Uint8Array(size).fill(7) });
-  const chain = new ReceiptChain({ keyring: new Keyring([key]), recording: 'rec-log', createdAt: at(0), tool: 'a2a-replay@0.1.0', checkpointEvery: 0 });
+  const chain = new ReceiptChain({
+    keyring: new Keyring([key]),
+    recording: 'rec-log',
+    createdAt: at(0),
+    tool: 'a2a-replay@0.1.0',
+    checkpointEvery: 0,
+  });
   const lines = [chain.header.text];
   const suspend = (taskId: string, seconds: number): string => {
     const sealed = chain.sealSuspension(
@@ -85,27 +94,45 @@ function writeReceiptLog(): { log: string; keyFile: string; lines: string[] } {
 
 describe('a2a-replay lost', () => {
   it('lists a pause whose stream ended and exits 1', async () => {
-    const file = writeRecording('ended.jsonl', new EntryScript().openStream(0).clientPause(5, { stream: 'x-stream' }).end(20, 'x-stream'));
+    const file = writeRecording(
+      'ended.jsonl',
+      new EntryScript().openStream(0).clientPause(5, { stream: 'x-stream' }).end(20, 'x-stream'),
+    );
     const result = await runCli(['lost', file]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(1);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(`1 lost pause in ${file} (recording)`);
     expect(lines[1]).toMatch(/^TASK\s+INITIATOR\s+REASON\s+SINCE\s+PAUSE REASON$/);
-    expect(lines[2]?.split(/\s{2,}/)).toEqual([TASK_ID, 'PAUSE_INITIATOR_CLIENT', 'stream_ended', at(6), '"needs approval"']);
+    expect(lines[2]?.split(/\s{2,}/)).toEqual([
+      TASK_ID,
+      'PAUSE_INITIATOR_CLIENT',
+      'stream_ended',
+      at(6),
+      '"needs approval"',
+    ]);
   });
 
   it('exits 0 and says so when every pause was resumed', async () => {
-    const file = writeRecording('resumed.jsonl', new EntryScript().openStream(0).clientPause(5, { stream: 'x-stream' }).resume(60, 'x-stream'));
+    const file = writeRecording(
+      'resumed.jsonl',
+      new EntryScript().openStream(0).clientPause(5, { stream: 'x-stream' }).resume(60, 'x-stream'),
+    );
     const result = await runCli(['lost', file]);
     expect(result).toEqual({ code: 0, stdout: `no lost pauses in ${file} (recording)\n`, stderr: '' });
   });
 
   it('prints the lost pauses as JSON with --json', async () => {
-    const file = writeRecording('json.jsonl', new EntryScript().openStream(0).clientPause(5, { stream: 'x-stream' }).artifact(12, 'x-stream'));
+    const file = writeRecording(
+      'json.jsonl',
+      new EntryScript().openStream(0).clientPause(5, { stream: 'x-stream' }).artifact(12, 'x-stream'),
+    );
     const result = await runCli(['lost', file, '--json']);
     expect(result.code).toBe(1);
-    const document = JSON.parse(result.stdout) as { source: string; lost: { taskId: string; reason: string; detectedAt: string }[] };
+    const document = JSON.parse(result.stdout) as {
+      source: string;
+      lost: { taskId: string; reason: string; detectedAt: string }[];
+    };
     expect(document.source).toBe('recording');
     expect(document.lost.map((l) => [l.taskId, l.reason, l.detectedAt])).toEqual([[TASK_ID, 'pause_ignored', at(12)]]);
   });
@@ -125,7 +152,10 @@ describe('a2a-replay lost', () => {
     writeFileSync(path, '{"type":"something"}\n');
     const result = await runCli(['lost', path]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(`a2a-replay: ${path}:1: "type" is "something"; expected "recording" (a recording) or "ReceiptLog" (a receipt log)\n`);
+    expect(result.stderr).toBe(
+      `a2a-replay: ${path}:1: "type" is "something"; expected "recording" (a recording) or ` +
+        `"ReceiptLog" (a receipt log)\n`,
+    );
   });
 
   it('lists an unclosed suspension of a receipt log as recording_ended, unverified without a key', async () => {
@@ -134,7 +164,13 @@ describe('a2a-replay lost', () => {
     expect(result.code).toBe(1);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(`1 lost pause in ${log} (receipt log, unverified)`);
-    expect(lines[2]?.split(/\s{2,}/)).toEqual(['task-2', 'PAUSE_INITIATOR_AGENT', 'recording_ended', at(20), '"waiting on task-2"']);
+    expect(lines[2]?.split(/\s{2,}/)).toEqual([
+      'task-2',
+      'PAUSE_INITIATOR_AGENT',
+      'recording_ended',
+      at(20),
+      '"waiting on task-2"',
+    ]);
   });
 
   it('says verified when --key verifies the log, and names the bad line when it does not', async () => {
@@ -144,10 +180,18 @@ describe('a2a-replay lost', () => {
     expect(verified.stdout.split('\n')[0]).toBe(`1 lost pause in ${log} (receipt log, verified)`);
 
     const tampered = join(dir, 'tampered.receipts.jsonl');
-    writeFileSync(tampered, lines.map((l, i) => (i === 1 ? l.replace('waiting on task-1', 'waiting on task-9') : l)).map((l) => `${l}\n`).join(''));
+    writeFileSync(
+      tampered,
+      lines
+        .map((l, i) => (i === 1 ? l.replace('waiting on task-1', 'waiting on task-9') : l))
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
     const failed = await runCli(['lost', tampered, '--key', keyFile]);
     expect(failed.code).toBe(2);
-    expect(failed.stderr).toMatch(new RegExp(`^a2a-replay: ${tampered.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: does not verify`));
+    expect(failed.stderr).toMatch(
+      new RegExp(`^a2a-replay: ${tampered.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: does not verify`),
+    );
     const unverified = await runCli(['lost', tampered]);
     expect(unverified.code).toBe(1);
   });

@@ -12,10 +12,17 @@ import { attributesOf, decodeTraceRequest, spansOf } from '../tracing/otlp-proto
 /** task A: paused by the caller and resumed; task B: paused and never resumed. */
 async function session(url: string): Promise<void> {
   const start = (messageId: string): Promise<{ task: { id: string } }> =>
-    ok(url, 'SendMessage', { message: { messageId, role: 'ROLE_USER', parts: [{ text: 'work:3' }] }, configuration: { returnImmediately: true } });
+    ok(url, 'SendMessage', {
+      message: { messageId, role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
+      configuration: { returnImmediately: true },
+    });
   const a = await start('m-a');
   await ok(url, 'AdvanceClock', { ms: 1000 }, '/control');
-  const paused = await ok<{ pause: { resumeToken: string } }>(url, 'PauseTask', { taskId: a.task.id, reason: 'review', mode: 'finish_step' });
+  const paused = await ok<{ pause: { resumeToken: string } }>(url, 'PauseTask', {
+    taskId: a.task.id,
+    reason: 'review',
+    mode: 'finish_step',
+  });
   await ok(url, 'AdvanceClock', { ms: 5000 }, '/control');
   await ok(url, 'ResumeTask', { taskId: a.task.id, resumeToken: paused.pause.resumeToken });
   await ok(url, 'AdvanceClock', { ms: 3000 }, '/control');
@@ -33,7 +40,10 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'a2a-trace-run-'));
   recording = join(dir, 'pauses.jsonl');
   keyFile = join(dir, 'key.json');
-  writeFileSync(keyFile, JSON.stringify(generateReceiptKey({ kid: 'k-trace', random: (n) => new Uint8Array(n).fill(3) }).keyFile()));
+  writeFileSync(
+    keyFile,
+    JSON.stringify(generateReceiptKey({ kid: 'k-trace', random: (n) => new Uint8Array(n).fill(3) }).keyFile()),
+  );
   const peer = await startCliServer(['peer', '--deterministic']);
   try {
     const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', recording, '--key', keyFile]);
@@ -87,7 +97,14 @@ describe('a2a-replay run with tracing', () => {
       const receipts = readFileSync(recording.replace(/\.jsonl$/, '.receipts.jsonl'), 'utf8')
         .trim()
         .split('\n')
-        .map((l) => JSON.parse(l) as { type: string; span?: { traceId: string; spanId: string }; links?: { suspension: { spanId: string } } });
+        .map(
+          (l) =>
+            JSON.parse(l) as {
+              type: string;
+              span?: { traceId: string; spanId: string };
+              links?: { suspension: { spanId: string } };
+            },
+        );
       const suspensions = receipts.filter((r) => r.type === 'SuspensionReceipt');
       const resumption = receipts.find((r) => r.type === 'ResumptionReceipt');
       expect(suspensions).toHaveLength(2);

@@ -24,7 +24,8 @@ function post(body: unknown, extra: Record<string, string> = {}): RequestInit {
 }
 
 const jwt = (claims: object): string =>
-  `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`;
+  `${Buffer.from('{"alg":"none"}').toString('base64url')}.` +
+  `${Buffer.from(JSON.stringify(claims)).toString('base64url')}.sig`;
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
@@ -47,7 +48,8 @@ const sseHandler: Handler = (req, res) => {
     const frames = [
       'data: {"jsonrpc":"2.0","id":1,"result":{"task":{"id":"t1"}}}\n\n',
       ': keep-alive comment\r\n',
-      'event: status\r\nid: 2\r\ndata: {"jsonrpc":"2.0",\r\ndata: "id":1,"result":{"statusUpdate":{"taskId":"t1"}}}\r\n\r\n',
+      'event: status\r\nid: 2\r\ndata: {"jsonrpc":"2.0",\r\ndata: ' +
+        '"id":1,"result":{"statusUpdate":{"taskId":"t1"}}}\r\n\r\n',
       'data: not json',
       '\n\n',
     ];
@@ -71,7 +73,10 @@ export function recorderSuite(name: string, start: HarnessFactory): void {
 
     it('records a unary JSON-RPC exchange as one request and one response entry', async () => {
       harness = await start(unaryHandler);
-      const res = await harness.fetch('/rpc?tenant=a', post({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 't1' } }));
+      const res = await harness.fetch(
+        '/rpc?tenant=a',
+        post({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 't1' } }),
+      );
       expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 1, result: { echoed: 'GetTask' } });
       const entries = await harness.settled();
       expect(entries).toEqual<RecordingEntry[]>([
@@ -111,7 +116,13 @@ export function recorderSuite(name: string, start: HarnessFactory): void {
     it('takes the principal from a bearer JWT, then redacts the credentials', async () => {
       harness = await start(unaryHandler);
       const token = jwt({ sub: 'alice' });
-      await harness.fetch('/', post({ jsonrpc: '2.0', id: 2, method: 'GetTask' }, { authorization: `Bearer ${token}`, cookie: 'k=v', 'x-api-key': 'secret' }));
+      await harness.fetch(
+        '/',
+        post(
+          { jsonrpc: '2.0', id: 2, method: 'GetTask' },
+          { authorization: `Bearer ${token}`, cookie: 'k=v', 'x-api-key': 'secret' },
+        ),
+      );
       const [request] = await harness.settled();
       expect(request?.principal).toBe('jwt:sub=alice');
       expect(request?.http.headers).toMatchObject({
@@ -130,13 +141,24 @@ export function recorderSuite(name: string, start: HarnessFactory): void {
       expect(text).toContain('data: not json');
       const entries = await harness.settled();
       expect(entries.map((e) => e.kind)).toEqual(['request', 'response', 'event', 'event', 'event', 'end']);
-      expect(entries[1]).toMatchObject({ http: { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } } });
+      expect(entries[1]).toMatchObject({
+        http: { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' } },
+      });
       expect(entries[1]).not.toHaveProperty('body');
       expect(entries[2]).toMatchObject({ body: { jsonrpc: '2.0', id: 1, result: { task: { id: 't1' } } } });
       expect(entries[2]).not.toHaveProperty('sse');
-      expect(entries[3]).toMatchObject({ sse: { event: 'status', id: '2' }, body: { result: { statusUpdate: { taskId: 't1' } } } });
+      expect(entries[3]).toMatchObject({
+        sse: { event: 'status', id: '2' },
+        body: { result: { statusUpdate: { taskId: 't1' } } },
+      });
       expect(entries[4]).toMatchObject({ bodyText: 'not json' });
-      expect(entries[5]).toEqual({ seq: 6, at: entries[5]?.at, xid: entries[0]?.xid, kind: 'end', http: { method: 'POST', path: '/rpc' } });
+      expect(entries[5]).toEqual({
+        seq: 6,
+        at: entries[5]?.at,
+        xid: entries[0]?.xid,
+        kind: 'end',
+        http: { method: 'POST', path: '/rpc' },
+      });
     });
 
     it('records a stream the upstream cuts off with an error entry after the events it sent', async () => {
@@ -190,12 +212,17 @@ export function recorderSuite(name: string, start: HarnessFactory): void {
 
     it('writes the same recording text for the same session', async () => {
       harness = await start(unaryHandler);
-      for (const id of [1, 2, 3]) await (await harness.fetch('/', post({ jsonrpc: '2.0', id, method: 'GetTask' }))).text();
+      for (const id of [1, 2, 3])
+        await (await harness.fetch('/', post({ jsonrpc: '2.0', id, method: 'GetTask' }))).text();
       await harness.settled();
       const text = await harness.text();
       const lines = text.trimEnd().split('\n');
       expect(lines).toHaveLength(7);
-      expect(JSON.parse(lines[0] ?? '')).toMatchObject({ type: 'recording', version: 1, id: expect.stringMatching(/^rec-/) as unknown });
+      expect(JSON.parse(lines[0] ?? '')).toMatchObject({
+        type: 'recording',
+        version: 1,
+        id: expect.stringMatching(/^rec-/) as unknown,
+      });
       // One file shared by the three adapters: they must write exactly these entry lines.
       await expect(lines.slice(1).join('\n')).toMatchFileSnapshot('./__snapshots__/same-session.entries.jsonl');
     });

@@ -9,11 +9,19 @@ import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } 
 /** Task A: paused, a wrong-token resume (rejected), resumed. Task B: paused and left behind. */
 export async function pauseSession(url: string): Promise<void> {
   const start = (): Promise<{ task: { id: string } }> =>
-    ok(url, 'SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:3' }] }, configuration: { returnImmediately: true } });
+    ok(url, 'SendMessage', {
+      message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
+      configuration: { returnImmediately: true },
+    });
   const a = await start();
   await ok(url, 'AdvanceClock', { ms: 1000 }, '/control');
-  const paused = await ok<{ pause: { resumeToken: string } }>(url, 'PauseTask', { taskId: a.task.id, reason: 'review' });
-  expect(await call(url, 'ResumeTask', { taskId: a.task.id, resumeToken: 'wrong' })).toMatchObject({ error: { code: -32011 } });
+  const paused = await ok<{ pause: { resumeToken: string } }>(url, 'PauseTask', {
+    taskId: a.task.id,
+    reason: 'review',
+  });
+  expect(await call(url, 'ResumeTask', { taskId: a.task.id, resumeToken: 'wrong' })).toMatchObject({
+    error: { code: -32011 },
+  });
   await ok(url, 'AdvanceClock', { ms: 5000 }, '/control');
   await ok(url, 'ResumeTask', { taskId: a.task.id, resumeToken: paused.pause.resumeToken });
   await ok(url, 'AdvanceClock', { ms: 3000 }, '/control');
@@ -37,4 +45,3 @@ export async function recordPauseSession(recordArgs: string[], env: NodeJS.Proce
     await stopProcess(peer);
   }
 }
-

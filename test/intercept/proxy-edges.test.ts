@@ -23,8 +23,15 @@ afterEach(async () => {
 async function setup(handler: Handler, maxBodyBytes?: number) {
   const upstream = await listen(handler);
   const rec = memoryRecorder(upstream.url);
-  const proxy = await startRecordingProxy({ upstream: upstream.url, recorder: rec.recorder, ...(maxBodyBytes ? { maxBodyBytes } : {}) });
-  cleanups.push(() => closeServer(upstream.server), () => proxy.close({ graceMs: 0 }));
+  const proxy = await startRecordingProxy({
+    upstream: upstream.url,
+    recorder: rec.recorder,
+    ...(maxBodyBytes ? { maxBodyBytes } : {}),
+  });
+  cleanups.push(
+    () => closeServer(upstream.server),
+    () => proxy.close({ graceMs: 0 }),
+  );
   return { upstream, rec, proxy };
 }
 
@@ -57,7 +64,11 @@ describe('recording proxy', () => {
       req.resume();
       res.end('{}');
     }, 1000);
-    const res = await fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ big: 'x'.repeat(5000) }) });
+    const res = await fetch(proxy.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ big: 'x'.repeat(5000) }),
+    });
     expect(res.status).toBe(413);
     const body = (await res.json()) as { error: { code: number; message: string } };
     expect(body.error).toMatchObject({ code: -32600 });
@@ -77,10 +88,17 @@ describe('recording proxy', () => {
       res.end('{}');
     });
     const res = await new Promise<{ headers: Record<string, unknown> }>((resolve, reject) => {
-      const req = httpRequest(`${proxy.url}/p?q=1`, { method: 'GET', headers: { connection: 'x-drop', 'x-drop': '1', te: 'trailers', 'x-keep': 'yes', upgrade: 'h2c' } }, (r) => {
-        r.resume();
-        r.on('end', () => resolve({ headers: r.headers }));
-      });
+      const req = httpRequest(
+        `${proxy.url}/p?q=1`,
+        {
+          method: 'GET',
+          headers: { connection: 'x-drop', 'x-drop': '1', te: 'trailers', 'x-keep': 'yes', upgrade: 'h2c' },
+        },
+        (r) => {
+          r.resume();
+          r.on('end', () => resolve({ headers: r.headers }));
+        },
+      );
       req.on('error', reject);
       req.end();
     });
@@ -96,13 +114,25 @@ describe('recording proxy', () => {
     let base = '';
     const { rec, proxy, upstream } = await setup((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ name: 'a', supportedInterfaces: [{ url: `${base}/a2a/jsonrpc`, protocolBinding: 'JSONRPC' }, { url: 'http://elsewhere:1/x' }] }));
+      res.end(
+        JSON.stringify({
+          name: 'a',
+          supportedInterfaces: [
+            { url: `${base}/a2a/jsonrpc`, protocolBinding: 'JSONRPC' },
+            { url: 'http://elsewhere:1/x' },
+          ],
+        }),
+      );
     });
     base = upstream.url;
-    const card = (await (await fetch(`${proxy.url}/.well-known/agent-card.json`)).json()) as { supportedInterfaces: { url: string }[] };
+    const card = (await (await fetch(`${proxy.url}/.well-known/agent-card.json`)).json()) as {
+      supportedInterfaces: { url: string }[];
+    };
     expect(card.supportedInterfaces.map((i) => i.url)).toEqual([`${proxy.url}/a2a/jsonrpc`, 'http://elsewhere:1/x']);
     const entries = await rec.settled();
-    expect(entries[1]?.body).toMatchObject({ supportedInterfaces: [{ url: `${base}/a2a/jsonrpc` }, { url: 'http://elsewhere:1/x' }] });
+    expect(entries[1]?.body).toMatchObject({
+      supportedInterfaces: [{ url: `${base}/a2a/jsonrpc` }, { url: 'http://elsewhere:1/x' }],
+    });
   });
 
   it('streams each SSE event to the client before the upstream sends the next', async () => {
@@ -140,7 +170,10 @@ describe('recording proxy', () => {
     abort.abort();
     await closed;
     const entries = await rec.settled();
-    expect(entries.at(-1)).toMatchObject({ kind: 'error', error: 'the client closed the connection before the response ended' });
+    expect(entries.at(-1)).toMatchObject({
+      kind: 'error',
+      error: 'the client closed the connection before the response ended',
+    });
   });
 
   it('answers malformed HTTP with 400 and keeps serving', async () => {
@@ -149,7 +182,9 @@ describe('recording proxy', () => {
       res.end('{}');
     });
     const reply = await new Promise<string>((resolve) => {
-      const socket = connect(Number(new URL(proxy.url).port), '127.0.0.1', () => socket.write('NOT HTTP AT ALL\r\n\r\n'));
+      const socket = connect(Number(new URL(proxy.url).port), '127.0.0.1', () =>
+        socket.write('NOT HTTP AT ALL\r\n\r\n'),
+      );
       let text = '';
       socket.setEncoding('utf8').on('data', (d: string) => (text += d));
       socket.on('close', () => resolve(text));
@@ -172,8 +207,14 @@ describe('recording proxy', () => {
       target: upstream.url,
       onError: (e) => errors.push(e),
     });
-    const proxy: RecordingProxy = await startRecordingProxy({ upstream: upstream.url, recorder: new ExchangeRecorder({ writer, ids: new CounterIdSource(1) }) });
-    cleanups.push(() => closeServer(upstream.server), () => proxy.close({ graceMs: 0 }));
+    const proxy: RecordingProxy = await startRecordingProxy({
+      upstream: upstream.url,
+      recorder: new ExchangeRecorder({ writer, ids: new CounterIdSource(1) }),
+    });
+    cleanups.push(
+      () => closeServer(upstream.server),
+      () => proxy.close({ graceMs: 0 }),
+    );
     for (let i = 0; i < 3; i++) expect(await (await fetch(proxy.url, rpc(i))).json()).toEqual({ ok: true });
     await writer.flush();
     expect(errors).toHaveLength(1);

@@ -54,7 +54,14 @@ class EchoExecutor implements AgentExecutor {
         },
       ),
     );
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId, metadata: undefined, status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: AT } }));
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        metadata: undefined,
+        status: { state: TaskState.TASK_STATE_WORKING, message: undefined, timestamp: AT },
+      }),
+    );
     for (let i = 0; i < 3; i++) {
       bus.publish(
         AgentEvent.artifactUpdate({
@@ -63,11 +70,25 @@ class EchoExecutor implements AgentExecutor {
           append: i > 0,
           lastChunk: i === 2,
           metadata: undefined,
-          artifact: { artifactId: 'a1', name: 'echo', description: '', parts: [textPart(`echo ${i}: ${text}`)], metadata: undefined, extensions: [] },
+          artifact: {
+            artifactId: 'a1',
+            name: 'echo',
+            description: '',
+            parts: [textPart(`echo ${i}: ${text}`)],
+            metadata: undefined,
+            extensions: [],
+          },
         }),
       );
     }
-    bus.publish(AgentEvent.statusUpdate({ taskId, contextId, metadata: undefined, status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: AT } }));
+    bus.publish(
+      AgentEvent.statusUpdate({
+        taskId,
+        contextId,
+        metadata: undefined,
+        status: { state: TaskState.TASK_STATE_COMPLETED, message: undefined, timestamp: AT },
+      }),
+    );
   }
 
   async cancelTask(): Promise<void> {}
@@ -82,14 +103,27 @@ export async function startSdkEchoServer(): Promise<{ url: string; close(): Prom
     name: 'Echo',
     description: 'echo agent',
     version: '0.0.1',
-    supportedInterfaces: [{ url: `${url}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }],
+    supportedInterfaces: [
+      { url: `${url}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
+    ],
     provider: undefined,
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ['text/plain'],
     defaultOutputModes: ['text/plain'],
-    skills: [{ id: 'echo', name: 'echo', description: 'echo', tags: ['echo'], examples: [], inputModes: [], outputModes: [], securityRequirements: [] }],
+    skills: [
+      {
+        id: 'echo',
+        name: 'echo',
+        description: 'echo',
+        tags: ['echo'],
+        examples: [],
+        inputModes: [],
+        outputModes: [],
+        securityRequirements: [],
+      },
+    ],
     signatures: [],
   };
   const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new EchoExecutor());

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { SseParser } from '../../src/index.js';
 
-const STREAM = 'data: {"a":1}\r\n\r\n: comment\nevent: status\nid: 7\ndata: line one\ndata: line two\n\ndata:no-space\r\rretry: 10\n\n';
+const STREAM =
+  'data: {"a":1}\r\n\r\n: comment\nevent: status\nid: 7\ndata: line one\ndata: line ' +
+  'two\n\ndata:no-space\r\rretry: 10\n\n';
 const EXPECTED = [{ data: '{"a":1}' }, { data: 'line one\nline two', event: 'status', id: '7' }, { data: 'no-space' }];
 
 describe('SseParser', () => {
@@ -24,7 +26,11 @@ describe('SseParser', () => {
   it('keeps a multi-byte character split across chunks', () => {
     const bytes = new TextEncoder().encode('data: "é😀"\n\n');
     const parser = new SseParser();
-    const events = [...parser.push(bytes.subarray(0, 8)), ...parser.push(bytes.subarray(8, 10)), ...parser.push(bytes.subarray(10))];
+    const events = [
+      ...parser.push(bytes.subarray(0, 8)),
+      ...parser.push(bytes.subarray(8, 10)),
+      ...parser.push(bytes.subarray(10)),
+    ];
     expect(events).toEqual([{ data: '"é😀"' }]);
   });
 

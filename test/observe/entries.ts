@@ -1,6 +1,6 @@
 /**
  * Hand-built recording entries for observer tests, shaped after the RFC's wire examples
- * (a2a-paused-state-rfc.md "Proposed wire format") and DESIGN §5.
+ * (a2a-paused-state-rfc.md "Proposed wire format") and docs/design.md §5.
  */
 import {
   type JsonObject,
@@ -60,12 +60,22 @@ export class Entries {
     return this.#push(entry);
   }
 
-  control(xid: string, method: 'AdvanceClock' | 'FireEvent' | 'GetClock', params: JsonValue, principal?: string): RecordingEntry {
+  control(
+    xid: string,
+    method: 'AdvanceClock' | 'FireEvent' | 'GetClock',
+    params: JsonValue,
+    principal?: string,
+  ): RecordingEntry {
     return this.request(xid, method, params, { path: '/control', ...(principal === undefined ? {} : { principal }) });
   }
 
   result(xid: string, result: JsonValue): RecordingEntry {
-    return this.#push({ xid, kind: 'response', http: { method: 'POST', path: '/', status: 200 }, body: { jsonrpc: '2.0', id: this.#ids.get(xid) ?? null, result } });
+    return this.#push({
+      xid,
+      kind: 'response',
+      http: { method: 'POST', path: '/', status: 200 },
+      body: { jsonrpc: '2.0', id: this.#ids.get(xid) ?? null, result },
+    });
   }
 
   error(xid: string, code: number, message = 'failed'): RecordingEntry {
@@ -79,11 +89,20 @@ export class Entries {
 
   /** The head of an SSE response (no body). */
   sseHead(xid: string): RecordingEntry {
-    return this.#push({ xid, kind: 'response', http: { method: 'POST', path: '/', status: 200, headers: { 'content-type': 'text/event-stream' } } });
+    return this.#push({
+      xid,
+      kind: 'response',
+      http: { method: 'POST', path: '/', status: 200, headers: { 'content-type': 'text/event-stream' } },
+    });
   }
 
   event(xid: string, streamResponse: JsonValue): RecordingEntry {
-    return this.#push({ xid, kind: 'event', http: { method: 'POST', path: '/' }, body: { jsonrpc: '2.0', id: this.#ids.get(xid) ?? null, result: streamResponse } });
+    return this.#push({
+      xid,
+      kind: 'event',
+      http: { method: 'POST', path: '/' },
+      body: { jsonrpc: '2.0', id: this.#ids.get(xid) ?? null, result: streamResponse },
+    });
   }
 
   end(xid: string): RecordingEntry {
@@ -162,7 +181,12 @@ export function paused(pause: TaskPause, taskId = TASK): JsonObject {
 
 export function legacyPaused(pause: TaskPause, taskId = TASK, mode?: 'finish_step'): JsonObject {
   return {
-    statusUpdate: { taskId, contextId: CTX, status: { state: 'TASK_STATE_WORKING' }, metadata: legacyMetadata(pauseToLegacy(pause, mode)) },
+    statusUpdate: {
+      taskId,
+      contextId: CTX,
+      status: { state: 'TASK_STATE_WORKING' },
+      metadata: legacyMetadata(pauseToLegacy(pause, mode)),
+    },
   };
 }
 
@@ -184,7 +208,9 @@ function resumeMetadata(meta: ResumeMeta): JsonObject {
 }
 
 export function resumed(meta: ResumeMeta, taskId = TASK): JsonObject {
-  return { statusUpdate: { taskId, contextId: CTX, status: { state: 'TASK_STATE_WORKING' }, metadata: resumeMetadata(meta) } };
+  return {
+    statusUpdate: { taskId, contextId: CTX, status: { state: 'TASK_STATE_WORKING' }, metadata: resumeMetadata(meta) },
+  };
 }
 
 export function legacyResumed(meta: ResumeMeta, taskId = TASK): JsonObject {
@@ -194,7 +220,17 @@ export function legacyResumed(meta: ResumeMeta, taskId = TASK): JsonObject {
       taskId,
       contextId: CTX,
       status: { state: 'TASK_STATE_WORKING' },
-      metadata: { harn: { pause: { state: 'resumed', cause: m.cause ?? null, resumedAt: m.resumedAt ?? null, hadResumeInput: m.hadResumeInput ?? null, continueTranscript: m.continueTranscript ?? null } } },
+      metadata: {
+        harn: {
+          pause: {
+            state: 'resumed',
+            cause: m.cause ?? null,
+            resumedAt: m.resumedAt ?? null,
+            hadResumeInput: m.hadResumeInput ?? null,
+            continueTranscript: m.continueTranscript ?? null,
+          },
+        },
+      },
     },
   };
 }
@@ -206,7 +242,9 @@ export function statusOf(state: string, timestamp?: string, taskId = TASK): Json
 }
 
 export function artifact(n: number, taskId = TASK): JsonObject {
-  return { artifactUpdate: { taskId, contextId: CTX, artifact: { artifactId: `a-${n}`, parts: [{ text: `step ${n}` }] } } };
+  return {
+    artifactUpdate: { taskId, contextId: CTX, artifact: { artifactId: `a-${n}`, parts: [{ text: `step ${n}` }] } },
+  };
 }
 
 export function pauseResult(pause: TaskPause, taskId = TASK): JsonObject {
@@ -225,14 +263,20 @@ export function legacyResumeResult(resumedAt: string, cause = 'explicit_resume',
   return {
     taskId,
     state: 'TASK_STATE_WORKING',
-    metadata: { harn: { pause: { state: 'resumed', cause, resumedAt, hadResumeInput: false, continueTranscript: true } } },
+    metadata: {
+      harn: { pause: { state: 'resumed', cause, resumedAt, hadResumeInput: false, continueTranscript: true } },
+    },
   };
 }
 
 // ---- running and reading outputs ----
 
 /** Feeds every entry, then finishes at the next tick; returns all outputs in order. */
-export function observeAll(entries: readonly RecordingEntry[], finishAt?: string, recordingId = RECORDING_ID): ObserverOutput[] {
+export function observeAll(
+  entries: readonly RecordingEntry[],
+  finishAt?: string,
+  recordingId = RECORDING_ID,
+): ObserverOutput[] {
   const observer = new PauseObserver({ recordingId });
   const out: ObserverOutput[] = [];
   for (const entry of entries) out.push(...observer.observe(entry));
@@ -250,7 +294,8 @@ export const resumptions = (out: readonly ObserverOutput[]): ResumptionDraft[] =
 export const spans = (out: readonly ObserverOutput[], type?: SpanEvent['type']): SpanEvent[] =>
   out.flatMap((o) => (o.type === 'span' && (type === undefined || o.event.type === type) ? [o.event] : []));
 
-export const findings = (out: readonly ObserverOutput[]) => out.flatMap((o) => (o.type === 'finding' ? [o.finding] : []));
+export const findings = (out: readonly ObserverOutput[]) =>
+  out.flatMap((o) => (o.type === 'finding' ? [o.finding] : []));
 
 export const lost = (out: readonly ObserverOutput[]) =>
   out.flatMap((o) => (o.type === 'span' && o.event.type === 'lost' ? [o.event] : []));

@@ -3,13 +3,27 @@
  * every exchange recorded into RecordingEntry objects by a tiny in-test recorder.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type JsonValue, PauseObserver, type RecordingEntry, type RunningPeer, SseParser, startPeer } from '../../src/index.js';
+import {
+  type JsonValue,
+  PauseObserver,
+  type RecordingEntry,
+  type RunningPeer,
+  SseParser,
+  startPeer,
+} from '../../src/index.js';
 import { findings, lost, resumptions, suspensions } from './entries.js';
 
 const AT0 = Date.parse('2026-06-01T00:00:00.000Z');
 
 interface StreamEvent {
-  result?: { statusUpdate?: { taskId: string; status: { state: string; pause?: { resumeToken: string } }; metadata?: Record<string, unknown> }; task?: { id: string } };
+  result?: {
+    statusUpdate?: {
+      taskId: string;
+      status: { state: string; pause?: { resumeToken: string } };
+      metadata?: Record<string, unknown>;
+    };
+    task?: { id: string };
+  };
 }
 
 /** Records fetch exchanges as entries; `at` is a counter, never the wall clock. */
@@ -25,11 +39,21 @@ class MiniRecorder {
     this.entries.push({ seq, at: new Date(AT0 + seq).toISOString(), ...entry } as RecordingEntry);
   }
 
-  async call(path: string, method: string, params: JsonValue, principal?: string): Promise<{ result?: unknown; error?: { code: number }; stream?: Stream }> {
+  async call(
+    path: string,
+    method: string,
+    params: JsonValue,
+    principal?: string,
+  ): Promise<{ result?: unknown; error?: { code: number }; stream?: Stream }> {
     const xid = `x${++this.#xid}`;
     const body = { jsonrpc: '2.0', id: this.#xid, method, params };
     const http = { method: 'POST', path };
-    const request: Omit<RecordingEntry, 'seq' | 'at'> = { xid, kind: 'request', http: { ...http, headers: { 'a2a-version': '1.0' } }, body: body as JsonValue };
+    const request: Omit<RecordingEntry, 'seq' | 'at'> = {
+      xid,
+      kind: 'request',
+      http: { ...http, headers: { 'a2a-version': '1.0' } },
+      body: body as JsonValue,
+    };
     if (principal !== undefined) request.principal = principal;
     this.#push(request);
     const res = await fetch(`${this.base}${path}`, {
@@ -101,8 +125,13 @@ class Stream {
 }
 
 const stateIs = (state: string) => (e: StreamEvent) => e.result?.statusUpdate?.status.state === state;
-const resumedEvent = (e: StreamEvent) => e.result?.statusUpdate?.metadata?.previousState === 'TASK_STATE_PAUSED' || (e.result?.statusUpdate?.metadata as { harn?: { pause?: { state?: string } } } | undefined)?.harn?.pause?.state === 'resumed';
-const legacyPausedEvent = (e: StreamEvent) => (e.result?.statusUpdate?.metadata as { harn?: { pause?: { state?: string } } } | undefined)?.harn?.pause?.state === 'paused';
+const resumedEvent = (e: StreamEvent) =>
+  e.result?.statusUpdate?.metadata?.previousState === 'TASK_STATE_PAUSED' ||
+  (e.result?.statusUpdate?.metadata as { harn?: { pause?: { state?: string } } } | undefined)?.harn?.pause?.state ===
+    'resumed';
+const legacyPausedEvent = (e: StreamEvent) =>
+  (e.result?.statusUpdate?.metadata as { harn?: { pause?: { state?: string } } } | undefined)?.harn?.pause?.state ===
+  'paused';
 
 async function session(peer: RunningPeer, legacy: boolean): Promise<RecordingEntry[]> {
   const rec = new MiniRecorder(peer.url);
@@ -110,7 +139,8 @@ async function session(peer: RunningPeer, legacy: boolean): Promise<RecordingEnt
   const message = (text: string) => ({ message: { messageId: `m-${text}`, role: 'ROLE_USER', parts: [{ text }] } });
 
   // Task A parks itself and resumes when the control channel fires its event.
-  const a = (await rec.call('/', 'SendStreamingMessage', message('await:ci.done:30:fail work:1'), 'jwt:sub=alice')).stream as Stream;
+  const a = (await rec.call('/', 'SendStreamingMessage', message('await:ci.done:30:fail work:1'), 'jwt:sub=alice'))
+    .stream as Stream;
   await a.next(pausedOn);
   await rec.call('/control', 'FireEvent', { name: 'ci.done' }, 'ops:ci');
   await a.next(resumedEvent);
@@ -122,7 +152,9 @@ async function session(peer: RunningPeer, legacy: boolean): Promise<RecordingEnt
   const first = await b.next((e) => e.result?.task !== undefined);
   const taskId = first.result?.task?.id as string;
   await rec.call('/control', 'AdvanceClock', { ms: 1000 });
-  const paused = (await rec.call('/', 'PauseTask', { taskId, reason: 'operator review' }, 'jwt:sub=bob')) as { result: Record<string, unknown> };
+  const paused = (await rec.call('/', 'PauseTask', { taskId, reason: 'operator review' }, 'jwt:sub=bob')) as {
+    result: Record<string, unknown>;
+  };
   await b.next(pausedOn);
   const token = legacy
     ? (paused.result.metadata as { harn: { pause: { handle: string } } }).harn.pause.handle
@@ -159,7 +191,13 @@ describe('PauseObserver on the reference peer', () => {
     expect(findings(out)).toEqual([]);
     expect(lost(out)).toEqual([]);
     expect(suspensions(out).map((s) => [s.via, s.initiatedBy, s.principal, s.mode, s.conditions])).toEqual([
-      ['statusUpdate', 'PAUSE_INITIATOR_AGENT', null, null, { onEvent: 'ci.done', timeout: { durationMinutes: 30, onTimeout: 'fail' } }],
+      [
+        'statusUpdate',
+        'PAUSE_INITIATOR_AGENT',
+        null,
+        null,
+        { onEvent: 'ci.done', timeout: { durationMinutes: 30, onTimeout: 'fail' } },
+      ],
       ['PauseTask', 'PAUSE_INITIATOR_CLIENT', 'jwt:sub=bob', 'finish_step', null],
     ]);
     expect(resumptions(out).map((r) => [r.cause, r.outcome, r.principal, r.errorCode, r.hadResumeInput])).toEqual([

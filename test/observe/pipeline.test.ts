@@ -1,7 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { Keyring, ReceiptChain, ReceiptKey, type SpanEvent, type SpanSink } from '../../src/index.js';
 import { ObservationPipeline, type ReceiptSink } from '../../src/observe/pipeline.js';
-import { Entries, RECORDING_ID, TASK, TOKEN, clientPause, pauseResult, paused, resumeResult, resumed, task, userMessage, working } from './entries.js';
+import {
+  Entries,
+  RECORDING_ID,
+  TASK,
+  TOKEN,
+  clientPause,
+  pauseResult,
+  paused,
+  resumeResult,
+  resumed,
+  task,
+  userMessage,
+  working,
+} from './entries.js';
 
 const RESUMED_AT = '2026-04-30T12:38:01.012Z';
 

@@ -13,7 +13,9 @@ it('lets exactly one of 50 concurrent ResumeTask calls with the right token win,
   const s = await c.stream('SubscribeToTask', { id: task.id });
   const p = await c.result<PauseTaskResult>('PauseTask', { taskId: task.id });
   const replies = await Promise.all(
-    Array.from({ length: 50 }, () => c.call<ResumeTaskResult>('ResumeTask', { taskId: task.id, resumeToken: p.pause.resumeToken })),
+    Array.from({ length: 50 }, () =>
+      c.call<ResumeTaskResult>('ResumeTask', { taskId: task.id, resumeToken: p.pause.resumeToken }),
+    ),
   );
   const wins = replies.filter((r) => r.result !== undefined);
   expect(wins).toHaveLength(1);
@@ -37,7 +39,8 @@ it('pauses and resumes 1,000 tasks concurrently without a wrong state', async ()
   const n = 1000;
   const tasks: Task[] = [];
   // Create in batches to stay within the machine's socket budget.
-  for (let i = 0; i < n; i += 100) tasks.push(...(await Promise.all(Array.from({ length: 100 }, () => c.start('work:2')))));
+  for (let i = 0; i < n; i += 100)
+    tasks.push(...(await Promise.all(Array.from({ length: 100 }, () => c.start('work:2')))));
   const pauses = await Promise.all(tasks.map((t) => c.result<PauseTaskResult>('PauseTask', { taskId: t.id })));
   expect(new Set(pauses.map((p) => p.pause.resumeToken)).size).toBe(n);
   const paused = await c.result<{ totalSize: number }>('ListTasks', { status: 'TASK_STATE_PAUSED', pageSize: 1 });

@@ -3,7 +3,14 @@
  * per-test peer most peer tests start.
  */
 import { afterEach, beforeEach } from 'vitest';
-import { type JsonRpcErrorObject, type PeerOptions, SseParser, type StreamResponse, type Task, startPeer } from '../../src/index.js';
+import {
+  type JsonRpcErrorObject,
+  type PeerOptions,
+  SseParser,
+  type StreamResponse,
+  type Task,
+  startPeer,
+} from '../../src/index.js';
 
 export interface RpcReply<T = unknown> {
   status: number;
@@ -105,7 +112,11 @@ export class PeerClient {
 
   constructor(readonly url: string) {}
 
-  async post(path: string, body: string, headers: Record<string, string> = HEADERS): Promise<{ status: number; json: unknown }> {
+  async post(
+    path: string,
+    body: string,
+    headers: Record<string, string> = HEADERS,
+  ): Promise<{ status: number; json: unknown }> {
     const res = await fetch(this.url + path, { method: 'POST', headers, body });
     const text = await res.text();
     return { status: res.status, json: text ? (JSON.parse(text) as unknown) : undefined };

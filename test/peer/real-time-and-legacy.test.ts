@@ -103,7 +103,11 @@ describe('--legacy-pause', () => {
     await open({ deterministic: true, legacyPause: true });
     const task = await c.start('work:2');
     const s = await c.stream('SubscribeToTask', { id: task.id });
-    const r = await c.result<{ taskId: string; state: string; metadata: unknown }>('PauseTask', { taskId: task.id, reason: 'budget', mode: 'finish_step' });
+    const r = await c.result<{ taskId: string; state: string; metadata: unknown }>('PauseTask', {
+      taskId: task.id,
+      reason: 'budget',
+      mode: 'finish_step',
+    });
     expect(r.state).toBe('TASK_STATE_WORKING');
     const env = parseLegacyEnvelope(r.metadata);
     expect(env).toEqual({
@@ -123,11 +127,20 @@ describe('--legacy-pause', () => {
     expect(got.status.pause).toBeUndefined();
     expect(parseLegacyEnvelope(got.metadata)).toEqual(env);
 
-    const resumed = await c.result<{ state: string; metadata: unknown }>('ResumeTask', { taskId: task.id, resumeToken: 'suspend-f1cfb131-0001' });
+    const resumed = await c.result<{ state: string; metadata: unknown }>('ResumeTask', {
+      taskId: task.id,
+      resumeToken: 'suspend-f1cfb131-0001',
+    });
     expect(resumed.state).toBe('TASK_STATE_WORKING');
     expect(parseLegacyEnvelope(resumed.metadata)).toEqual({
       ok: true,
-      value: { state: 'resumed', cause: 'explicit_resume', resumedAt: '2026-01-01T00:00:00.000Z', hadResumeInput: false, continueTranscript: true },
+      value: {
+        state: 'resumed',
+        cause: 'explicit_resume',
+        resumedAt: '2026-01-01T00:00:00.000Z',
+        hadResumeInput: false,
+        continueTranscript: true,
+      },
     });
     await c.advance(2000);
     const events = await s.untilClosed();
@@ -146,7 +159,9 @@ describe('--legacy-pause', () => {
 
   it('advertises pausing the Harn way on its agent card', async () => {
     await open({ deterministic: true, legacyPause: true });
-    const card = (await (await fetch(`${peer!.url}/.well-known/agent-card.json`)).json()) as { capabilities: Record<string, unknown> };
+    const card = (await (await fetch(`${peer!.url}/.well-known/agent-card.json`)).json()) as {
+      capabilities: Record<string, unknown>;
+    };
     expect(card.capabilities.supportsPause).toBeUndefined();
     expect(card.capabilities._meta).toEqual({ harn: { pause: true } });
   });

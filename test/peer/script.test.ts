@@ -8,7 +8,9 @@ const parse = (text: string) => parseScript([{ text }], 'params.message.parts');
 
 describe('parseScript', () => {
   it('reads every directive in order', () => {
-    expect(parse('work:2 await:ci.done await:x:30 await:y:5:resume sleep-until:2026-01-01T09:00:00Z input auth fail')).toEqual({
+    expect(
+      parse('work:2 await:ci.done await:x:30 await:y:5:resume sleep-until:2026-01-01T09:00:00Z input auth fail'),
+    ).toEqual({
       ok: true,
       directives: [
         { kind: 'work', steps: 2 },
@@ -35,14 +37,24 @@ describe('parseScript', () => {
     const r = parseScript([{ data: 1 }, { text: 'work:1 work:-1' }], 'params.message.parts');
     expect(r).toEqual({
       ok: false,
-      issue: { field: 'params.message.parts[1].text', expected: 'work:N with N a step count from 0 to 10000', got: 'directive "work:-1"' },
+      issue: {
+        field: 'params.message.parts[1].text',
+        expected: 'work:N with N a step count from 0 to 10000',
+        got: 'directive "work:-1"',
+      },
     });
   });
 
-  it.each(['work:x', 'work:10001', 'await:', 'await:a:b', 'await:a:1:b', 'await:a:1:fail:extra', 'sleep-until:', 'sleep-until:2026-13-01'])(
-    'refuses %j',
-    (text) => {
-      expect(parse(text).ok).toBe(false);
-    },
-  );
+  it.each([
+    'work:x',
+    'work:10001',
+    'await:',
+    'await:a:b',
+    'await:a:1:b',
+    'await:a:1:fail:extra',
+    'sleep-until:',
+    'sleep-until:2026-13-01',
+  ])('refuses %j', (text) => {
+    expect(parse(text).ok).toBe(false);
+  });
 });

@@ -38,11 +38,20 @@ function sdkMessage(text: string, taskId = ''): Message {
 }
 
 interface ExtensionTransport {
-  callExtensionMethod(method: string, params: unknown, options?: { serviceParameters?: Record<string, string> }): Promise<{ result?: unknown }>;
+  callExtensionMethod(
+    method: string,
+    params: unknown,
+    options?: { serviceParameters?: Record<string, string> },
+  ): Promise<{ result?: unknown }>;
 }
 
 it('sends, gets, lists, cancels and streams through ClientFactory / Client', async () => {
-  const sent = await client.sendMessage({ tenant: '', message: sdkMessage('work:2'), configuration: undefined, metadata: undefined });
+  const sent = await client.sendMessage({
+    tenant: '',
+    message: sdkMessage('work:2'),
+    configuration: undefined,
+    metadata: undefined,
+  });
   if (!('status' in sent)) throw new Error('expected a task');
   expect(sent.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   expect(sent.artifacts).toHaveLength(2);
@@ -63,14 +72,24 @@ it('sends, gets, lists, cancels and streams through ClientFactory / Client', asy
   });
   expect(listed.tasks.map((t) => t.id)).toContain(sent.id);
 
-  const waiting = await client.sendMessage({ tenant: '', message: sdkMessage('input'), configuration: undefined, metadata: undefined });
+  const waiting = await client.sendMessage({
+    tenant: '',
+    message: sdkMessage('input'),
+    configuration: undefined,
+    metadata: undefined,
+  });
   if (!('status' in waiting)) throw new Error('expected a task');
   expect(waiting.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
   const canceled = await client.cancelTask({ tenant: '', id: waiting.id, metadata: undefined });
   expect(canceled.status?.state).toBe(TaskState.TASK_STATE_CANCELED);
 
   const cases: string[] = [];
-  for await (const ev of client.sendMessageStream({ tenant: '', message: sdkMessage('work:1'), configuration: undefined, metadata: undefined })) {
+  for await (const ev of client.sendMessageStream({
+    tenant: '',
+    message: sdkMessage('work:1'),
+    configuration: undefined,
+    metadata: undefined,
+  })) {
     cases.push(ev.payload?.$case ?? 'none');
   }
   expect(cases).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate']);
@@ -97,20 +116,30 @@ it('pauses and resumes through fetch and callExtensionMethod while the SDK strea
     const paused = await c.result<PauseTaskResult>('PauseTask', { taskId: task.id, mode: 'interrupt_immediate' });
     expect(paused.state).toBe('TASK_STATE_PAUSED');
     // The SDK decodes the unknown state as UNRECOGNIZED (-1): its typed paths lose PAUSED.
-    expect((await sdk.getTask({ tenant: '', id: task.id, historyLength: undefined })).status?.state).toBe(TaskState.UNRECOGNIZED);
+    expect((await sdk.getTask({ tenant: '', id: task.id, historyLength: undefined })).status?.state).toBe(
+      TaskState.UNRECOGNIZED,
+    );
 
     // The SDK's transport: ResumeTask.
     const transport = sdk.transport as unknown as ExtensionTransport;
     expect(typeof transport.callExtensionMethod).toBe('function');
     const version = { serviceParameters: { 'A2A-Version': '1.0' } };
-    const resumed = await transport.callExtensionMethod('ResumeTask', { taskId: task.id, resumeToken: paused.pause.resumeToken }, version);
+    const resumed = await transport.callExtensionMethod(
+      'ResumeTask',
+      { taskId: task.id, resumeToken: paused.pause.resumeToken },
+      version,
+    );
     expect(resumed.result).toMatchObject({ taskId: task.id, state: 'TASK_STATE_WORKING', cause: 'explicit_resume' });
 
     // The script then self-parks on `await:go`; resume that pause through the transport too.
     await c.advance(1000);
     const parked = await c.getTask(task.id);
     expect(parked.status.pause?.initiatedBy).toBe('PAUSE_INITIATOR_AGENT');
-    await transport.callExtensionMethod('ResumeTask', { taskId: task.id, resumeToken: parked.status.pause?.resumeToken }, version);
+    await transport.callExtensionMethod(
+      'ResumeTask',
+      { taskId: task.id, resumeToken: parked.status.pause?.resumeToken },
+      version,
+    );
     await c.advance(1000);
     await streaming;
     expect(events).toEqual([

@@ -89,9 +89,15 @@ describe('resume conditions and causes', () => {
     expect((await c.getTask(task.id)).status.state).toBe('TASK_STATE_PAUSED');
     await c.advance(60_000);
     const events = await s.untilClosed();
-    expect(events.map(label)).toEqual(['task:TASK_STATE_WORKING', 'status:TASK_STATE_PAUSED', 'status:TASK_STATE_FAILED']);
+    expect(events.map(label)).toEqual([
+      'task:TASK_STATE_WORKING',
+      'status:TASK_STATE_PAUSED',
+      'status:TASK_STATE_FAILED',
+    ]);
     expect(statusOf(events[2]!).status.timestamp).toBe('2026-01-01T00:30:00.000Z');
-    expect((await c.call('ResumeTask', { taskId: task.id, resumeToken: r.pause.resumeToken })).error?.code).toBe(-32010);
+    expect((await c.call('ResumeTask', { taskId: task.id, resumeToken: r.pause.resumeToken })).error?.code).toBe(
+      -32010,
+    );
   });
 
   it('resumes an onTimeout resume pause with cause timeout', async () => {
@@ -166,7 +172,12 @@ describe('resume conditions and causes', () => {
     const task = await c.start('work:2');
     const p = await c.result<PauseTaskResult>('PauseTask', { taskId: task.id });
     const s = await c.stream('SubscribeToTask', { id: task.id });
-    await c.result('ResumeTask', { taskId: task.id, resumeToken: p.pause.resumeToken, input: { approved: true }, continueTranscript: false });
+    await c.result('ResumeTask', {
+      taskId: task.id,
+      resumeToken: p.pause.resumeToken,
+      input: { approved: true },
+      continueTranscript: false,
+    });
     const history = (await c.getTask(task.id)).history ?? [];
     expect(history.map((m) => m.role)).toEqual(['ROLE_USER', 'ROLE_AGENT', 'ROLE_USER']);
     expect(history[1]?.metadata).toEqual({ transcriptDigest: true });
@@ -180,7 +191,7 @@ describe('resume conditions and causes', () => {
 });
 
 describe('pause modes on the virtual clock', () => {
-  it('keeps a pending step\'s progress for finish_step and redoes it in full for interrupt_immediate', async () => {
+  it("keeps a pending step's progress for finish_step and redoes it in full for interrupt_immediate", async () => {
     const a = await c.start('work:1');
     const b = await c.start('work:1');
     await c.advance(400);

@@ -46,7 +46,12 @@ describe('allowed transitions', () => {
   it('pauses a WORKING task on AwaitTaskResumption with initiatedBy AGENT and the conditions', async () => {
     const task = await c.start('work:3');
     const conditions = { onEvent: 'ci.build.completed', timeout: { durationMinutes: 30, onTimeout: 'fail' } };
-    const r = await c.result<PauseTaskResult>('AwaitTaskResumption', { taskId: task.id, reason: 'ci', conditions, summary: 'waiting on CI' });
+    const r = await c.result<PauseTaskResult>('AwaitTaskResumption', {
+      taskId: task.id,
+      reason: 'ci',
+      conditions,
+      summary: 'waiting on CI',
+    });
     expect(r.pause).toMatchObject({
       initiatedBy: 'PAUSE_INITIATOR_AGENT',
       conditions,
@@ -103,7 +108,9 @@ describe('allowed transitions', () => {
 
   it('goes WORKING -> AUTH_REQUIRED -> WORKING on a follow-up message, then completes', async () => {
     const s = await c.stream('SendStreamingMessage', { message: message('auth work:1') });
-    const waiting = await s.waitUntil((ev) => 'statusUpdate' in ev && ev.statusUpdate.status.state === 'TASK_STATE_AUTH_REQUIRED');
+    const waiting = await s.waitUntil(
+      (ev) => 'statusUpdate' in ev && ev.statusUpdate.status.state === 'TASK_STATE_AUTH_REQUIRED',
+    );
     if (!('statusUpdate' in waiting)) throw new Error('expected a status update');
     const taskId = waiting.statusUpdate.taskId;
     expect(waiting.statusUpdate.status.message?.parts[0]?.text).toMatch(/^credentials required/);
@@ -130,9 +137,13 @@ describe('allowed transitions', () => {
   it('returns a blocking SendMessage at AUTH_REQUIRED, and a blocking follow-up at the next interruption', async () => {
     const first = await c.result<{ task: Task }>('SendMessage', { message: message('auth input work:0') });
     expect(first.task.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
-    const second = await c.result<{ task: Task }>('SendMessage', { message: message('signed in', { taskId: first.task.id }) });
+    const second = await c.result<{ task: Task }>('SendMessage', {
+      message: message('signed in', { taskId: first.task.id }),
+    });
     expect(second.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    const third = await c.result<{ task: Task }>('SendMessage', { message: message('the input', { taskId: first.task.id }) });
+    const third = await c.result<{ task: Task }>('SendMessage', {
+      message: message('the input', { taskId: first.task.id }),
+    });
     expect(third.task.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
@@ -149,7 +160,9 @@ describe('allowed transitions', () => {
     expect((await c.result<Task>('CancelTask', { id: a.id })).status.state).toBe('TASK_STATE_CANCELED');
     expect((await c.result<Task>('CancelTask', { id: b.id })).status.state).toBe('TASK_STATE_CANCELED');
     expect((await c.result<Task>('CancelTask', { id: d.id })).status.state).toBe('TASK_STATE_CANCELED');
-    expect((await c.call('SendMessage', { message: message('late credentials', { taskId: d.id }) })).error?.code).toBe(-32004);
+    expect((await c.call('SendMessage', { message: message('late credentials', { taskId: d.id }) })).error?.code).toBe(
+      -32004,
+    );
   });
 });
 
@@ -190,7 +203,9 @@ describe('refused transitions', () => {
     const task = await c.start('work:3');
     await c.result('CancelTask', { id: task.id });
     expect((await c.call('PauseTask', { taskId: task.id })).error?.code).toBe(-32010);
-    expect((await c.call('AwaitTaskResumption', { taskId: task.id, conditions: { onEvent: 'x' } })).error?.code).toBe(-32010);
+    expect((await c.call('AwaitTaskResumption', { taskId: task.id, conditions: { onEvent: 'x' } })).error?.code).toBe(
+      -32010,
+    );
   });
 
   it.each([
@@ -224,10 +239,14 @@ describe('refused transitions', () => {
     const task = await c.start('work:3');
     const p1 = await c.result<PauseTaskResult>('PauseTask', { taskId: task.id });
     await c.result('ResumeTask', { taskId: task.id, resumeToken: p1.pause.resumeToken });
-    expect((await c.call('ResumeTask', { taskId: task.id, resumeToken: p1.pause.resumeToken })).error?.code).toBe(-32010);
+    expect((await c.call('ResumeTask', { taskId: task.id, resumeToken: p1.pause.resumeToken })).error?.code).toBe(
+      -32010,
+    );
     const p2 = await c.result<PauseTaskResult>('PauseTask', { taskId: task.id });
     expect(p2.pause.resumeToken).not.toBe(p1.pause.resumeToken);
-    expect((await c.call('ResumeTask', { taskId: task.id, resumeToken: p1.pause.resumeToken })).error?.code).toBe(-32011);
+    expect((await c.call('ResumeTask', { taskId: task.id, resumeToken: p1.pause.resumeToken })).error?.code).toBe(
+      -32011,
+    );
     expect((await c.call('ResumeTask', { taskId: task.id, resumeToken: p2.pause.resumeToken })).result).toBeDefined();
   });
 

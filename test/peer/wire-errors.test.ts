@@ -56,9 +56,21 @@ describe('JSON-RPC errors', () => {
     ['PauseTask', {}, 'params.taskId'],
     ['ResumeTask', { taskId: 't' }, 'params.resumeToken'],
     ['AwaitTaskResumption', { taskId: 't', conditions: { onEvent: 'x', when: 1 } }, 'params.conditions.when'],
-    ['AwaitTaskResumption', { taskId: 't', conditions: { timeout: { durationMinutes: 0, onTimeout: 'fail' } } }, 'params.conditions.timeout.durationMinutes'],
-    ['AwaitTaskResumption', { taskId: 't', conditions: { timeout: { durationMinutes: 5, onTimeout: 'explode' } } }, 'params.conditions.timeout.onTimeout'],
-    ['AwaitTaskResumption', { taskId: 't', conditions: { trigger: { at: 'tomorrow' } } }, 'params.conditions.trigger.at'],
+    [
+      'AwaitTaskResumption',
+      { taskId: 't', conditions: { timeout: { durationMinutes: 0, onTimeout: 'fail' } } },
+      'params.conditions.timeout.durationMinutes',
+    ],
+    [
+      'AwaitTaskResumption',
+      { taskId: 't', conditions: { timeout: { durationMinutes: 5, onTimeout: 'explode' } } },
+      'params.conditions.timeout.onTimeout',
+    ],
+    [
+      'AwaitTaskResumption',
+      { taskId: 't', conditions: { trigger: { at: 'tomorrow' } } },
+      'params.conditions.trigger.at',
+    ],
     ['SendMessage', { message: { role: 'ROLE_USER', parts: [] } }, 'params.message.messageId'],
   ])('answers bad %s params with -32602 naming %j', async (method, params, field) => {
     const r = await c.call(method, params);
@@ -96,14 +108,23 @@ describe('JSON-RPC errors', () => {
   });
 
   it('accepts the version as a query parameter', async () => {
-    const r = await c.post('/?A2A-Version=1.0', JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ListTasks', params: {} }), {
-      'Content-Type': 'application/json',
-    });
+    const r = await c.post(
+      '/?A2A-Version=1.0',
+      JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ListTasks', params: {} }),
+      {
+        'Content-Type': 'application/json',
+      },
+    );
     expect((r.json as RpcReply).result).toBeDefined();
   });
 
   it('refuses a body over the limit with HTTP 413 and -32600 naming the limit', async () => {
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: message('x'.repeat(10_000)) } });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendMessage',
+      params: { message: message('x'.repeat(10_000)) },
+    });
     const r = await c.post('/', big);
     expect(r.status).toBe(413);
     expect(errorOf(r.json).code).toBe(-32600);
@@ -116,7 +137,10 @@ describe('JSON-RPC errors', () => {
     const big = await startPeer({ deterministic: true });
     try {
       const bc = new PeerClient(big.url);
-      const r = await bc.post('/', `{"jsonrpc":"2.0","id":3,"method":"ResumeTask","params":{"taskId":"t","resumeToken":"x","input":${deep}}}`);
+      const r = await bc.post(
+        '/',
+        `{"jsonrpc":"2.0","id":3,"method":"ResumeTask","params":{"taskId":"t","resumeToken":"x","input":${deep}}}`,
+      );
       expect(errorOf(r.json).code).toBe(-32600);
       expect(errorOf(r.json).message).toMatch(/deeper than 128 levels/);
       expect((await bc.call('ListTasks', {})).result).toMatchObject({ totalSize: 0 });
@@ -126,7 +150,9 @@ describe('JSON-RPC errors', () => {
   });
 
   it('answers push-notification methods with -32003 and GetExtendedAgentCard with -32004', async () => {
-    expect((await c.call('CreateTaskPushNotificationConfig', { taskId: 't', url: 'http://x' })).error?.code).toBe(-32003);
+    expect((await c.call('CreateTaskPushNotificationConfig', { taskId: 't', url: 'http://x' })).error?.code).toBe(
+      -32003,
+    );
     expect((await c.call('GetExtendedAgentCard')).error?.code).toBe(-32004);
   });
 
@@ -146,10 +172,13 @@ describe('JSON-RPC errors', () => {
       '{}',
       '{"jsonrpc":"2.0","id":{},"method":"GetTask"}',
       '{"jsonrpc":"2.0","id":1,"method":""}',
-      '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{}]}}}',
-      '{"jsonrpc":"2.0","id":1,"method":"SendMessage","params":{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"text":"work:1"}]}}}',
+      '{"jsonrpc":"2.0","id":1,"method":"SendMessage",' +
+        '"params":{"message":{"messageId":"m","role":"ROLE_USER","parts":[{}]}}}',
+      '{"jsonrpc":"2.0","id":1,"method":"SendMessage",' +
+        '"params":{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"text":"work:1"}]}}}',
       '{"jsonrpc":"2.0","id":1,"method":"ListTasks","params":{"pageToken":"zzz"}}',
-      '{"jsonrpc":"2.0","id":1,"method":"ResumeTask","params":{"taskId":"t","resumeToken":"a","continueTranscript":"yes"}}',
+      '{"jsonrpc":"2.0","id":1,"method":"ResumeTask",' +
+        '"params":{"taskId":"t","resumeToken":"a","continueTranscript":"yes"}}',
       '\u0000\u0001\u0002',
       '{"__proto__":{"polluted":true},"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"x"}}',
     ];
@@ -172,7 +201,10 @@ describe('agent card and control channel', () => {
       supportsAwaitResumption: true,
       resumeCauses: ['explicit_resume', 'condition_fired', 'timeout', 'external_event'],
     });
-    expect(card.capabilities.extensions?.map((e) => e.uri)).toEqual([PAUSE_EXTENSION_URI, REFERENCE_PEER_EXTENSION_URI]);
+    expect(card.capabilities.extensions?.map((e) => e.uri)).toEqual([
+      PAUSE_EXTENSION_URI,
+      REFERENCE_PEER_EXTENSION_URI,
+    ]);
     expect(referencePeerSettingsOf(card)).toEqual({ deterministic: true, seed: 0, stepMs: 1000, legacyPause: false });
   });
 
@@ -181,7 +213,11 @@ describe('agent card and control channel', () => {
     try {
       const card = (await (await fetch(`${other.url}/.well-known/agent-card.json`)).json()) as unknown;
       expect(referencePeerSettingsOf(card)).toEqual({ deterministic: false, seed: 7, stepMs: 250, legacyPause: true });
-      expect(referencePeerSettingsOf({ capabilities: { extensions: [{ uri: REFERENCE_PEER_EXTENSION_URI, params: { seed: 'x' } }] } })).toBeUndefined();
+      expect(
+        referencePeerSettingsOf({
+          capabilities: { extensions: [{ uri: REFERENCE_PEER_EXTENSION_URI, params: { seed: 'x' } }] },
+        }),
+      ).toBeUndefined();
     } finally {
       await other.close();
     }
@@ -191,11 +227,16 @@ describe('agent card and control channel', () => {
     const real = await startPeer();
     const withControl = await startPeer({ control: true });
     try {
-      const r = await new PeerClient(real.url).post('/control', JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetClock' }));
+      const r = await new PeerClient(real.url).post(
+        '/control',
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetClock' }),
+      );
       expect(r.status).toBe(404);
       const wc = new PeerClient(withControl.url);
       expect((await wc.call('AdvanceClock', { ms: 5 }, '/control')).error?.code).toBe(-32004);
-      expect((await wc.call<{ resumed: string[] }>('FireEvent', { name: 'x' }, '/control')).result).toEqual({ resumed: [] });
+      expect((await wc.call<{ resumed: string[] }>('FireEvent', { name: 'x' }, '/control')).result).toEqual({
+        resumed: [],
+      });
     } finally {
       await real.close();
       await withControl.close();

@@ -45,7 +45,10 @@ describe('JSON-RPC envelope', () => {
       ok: true,
       value: { kind: 'request', id: 1, method: 'GetTask', params: { id: 't' } },
     });
-    expect(parseJsonRpcMessage({ jsonrpc: '2.0', method: 'Ping' })).toEqual({ ok: true, value: { kind: 'notification', method: 'Ping' } });
+    expect(parseJsonRpcMessage({ jsonrpc: '2.0', method: 'Ping' })).toEqual({
+      ok: true,
+      value: { kind: 'notification', method: 'Ping' },
+    });
     expect(parseJsonRpcMessage({ jsonrpc: '2.0', id: 'a', result: null })).toEqual({
       ok: true,
       value: { kind: 'success', id: 'a', result: null },
@@ -80,7 +83,10 @@ describe('JSON-RPC envelope', () => {
 
 describe('method params', () => {
   const valid: Record<KnownMethod, unknown> = {
-    SendMessage: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'work:2' }] }, configuration: { returnImmediately: true } },
+    SendMessage: {
+      message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'work:2' }] },
+      configuration: { returnImmediately: true },
+    },
     SendStreamingMessage: { message: { messageId: 'm1', role: 'ROLE_USER', parts: [{ data: { a: 1 } }] } },
     GetTask: { id: 't1', historyLength: 2 },
     ListTasks: { contextId: 'c', status: 'TASK_STATE_PAUSED', pageSize: 10 },
@@ -91,7 +97,11 @@ describe('method params', () => {
     AwaitTaskResumption: {
       taskId: 't1',
       reason: 'waiting on ci',
-      conditions: { onEvent: 'ci.done', trigger: { at: '2026-01-01T09:00:00Z' }, timeout: { durationMinutes: 30, onTimeout: 'fail' } },
+      conditions: {
+        onEvent: 'ci.done',
+        trigger: { at: '2026-01-01T09:00:00Z' },
+        timeout: { durationMinutes: 30, onTimeout: 'fail' },
+      },
       summary: 'Paused on CI',
     },
     AdvanceClock: { ms: 60000 },
@@ -117,12 +127,22 @@ describe('method params', () => {
     ['PauseTask', { taskId: 't', mode: 'later' }, 'params.mode', /"finish_step"/],
     ['PauseTask', undefined, 'params', /object/],
     ['ResumeTask', { taskId: 't' }, 'params.resumeToken', /non-empty string/],
-    ['ResumeTask', { taskId: 't', resumeToken: 'x', continueTranscript: 'yes' }, 'params.continueTranscript', /true or false/],
+    [
+      'ResumeTask',
+      { taskId: 't', resumeToken: 'x', continueTranscript: 'yes' },
+      'params.continueTranscript',
+      /true or false/,
+    ],
     ['AwaitTaskResumption', { taskId: 't' }, 'params.conditions', /onEvent, trigger or timeout/],
     ['AwaitTaskResumption', { taskId: 't', conditions: {} }, 'params.conditions', /at least one/],
     ['AwaitTaskResumption', { taskId: 't', conditions: { onEvent: '' } }, 'params.conditions.onEvent', /non-empty/],
     ['AwaitTaskResumption', { taskId: 't', conditions: { when: 'soon' } }, 'params.conditions.when', /no such key/],
-    ['AwaitTaskResumption', { taskId: 't', conditions: { trigger: { at: 'tomorrow' } } }, 'params.conditions.trigger.at', /RFC 3339/],
+    [
+      'AwaitTaskResumption',
+      { taskId: 't', conditions: { trigger: { at: 'tomorrow' } } },
+      'params.conditions.trigger.at',
+      /RFC 3339/,
+    ],
     [
       'AwaitTaskResumption',
       { taskId: 't', conditions: { timeout: { durationMinutes: 0, onTimeout: 'fail' } } },
@@ -136,8 +156,18 @@ describe('method params', () => {
       /"fail", "resume"/,
     ],
     ['SendMessage', { message: { messageId: 'm', role: 'ROLE_BOT', parts: [] } }, 'params.message.role', /ROLE_USER/],
-    ['SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{}] } }, 'params.message.parts[0]', /exactly one/],
-    ['SendMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'a', url: 'b' }] } }, 'params.message.parts[0]', /exactly one/],
+    [
+      'SendMessage',
+      { message: { messageId: 'm', role: 'ROLE_USER', parts: [{}] } },
+      'params.message.parts[0]',
+      /exactly one/,
+    ],
+    [
+      'SendMessage',
+      { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'a', url: 'b' }] } },
+      'params.message.parts[0]',
+      /exactly one/,
+    ],
     ['GetTask', { id: 5 }, 'params.id', /non-empty string/],
     ['ListTasks', { pageSize: 500 }, 'params.pageSize', /1 to 100/],
     ['ListTasks', { status: 'PAUSED' }, 'params.status', /TASK_STATE_PAUSED/],
@@ -172,7 +202,9 @@ describe('stream events and results', () => {
       ok: true,
       value: { kind: 'statusUpdate', statusUpdate: { status: { state: 'TASK_STATE_PAUSED', pause: PAUSE } } },
     });
-    const artifact = { artifactUpdate: { taskId: 't1', contextId: 'c1', artifact: { artifactId: 'a', parts: [{ text: 'x' }] } } };
+    const artifact = {
+      artifactUpdate: { taskId: 't1', contextId: 'c1', artifact: { artifactId: 'a', parts: [{ text: 'x' }] } },
+    };
     expect(parseStreamResponse(artifact)).toMatchObject({ ok: true, value: { kind: 'artifactUpdate' } });
     const message = { message: { messageId: 'm', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] } };
     expect(parseStreamResponse(message)).toMatchObject({ ok: true, value: { kind: 'message' } });
@@ -183,7 +215,14 @@ describe('stream events and results', () => {
     expect(issueOf(parseTask({ id: 't', status: {} })).field).toBe('result.status.state');
     expect(issueOf(parseStreamResponse({ task: {}, message: {} })).field).toBe('result');
     expect(
-      issueOf(parseStreamResponse({ statusUpdate: { ...statusUpdate.statusUpdate, status: { state: 'TASK_STATE_PAUSED', pause: { ...PAUSE, initiatedBy: 'ME' } } } })).field,
+      issueOf(
+        parseStreamResponse({
+          statusUpdate: {
+            ...statusUpdate.statusUpdate,
+            status: { state: 'TASK_STATE_PAUSED', pause: { ...PAUSE, initiatedBy: 'ME' } },
+          },
+        }),
+      ).field,
     ).toBe('result.statusUpdate.status.pause.initiatedBy');
   });
 
@@ -192,8 +231,16 @@ describe('stream events and results', () => {
       ok: true,
       value: { taskId: 't1', state: 'TASK_STATE_PAUSED', pause: PAUSE },
     });
-    expect(issueOf(parsePauseTaskResult({ taskId: 't1', state: 'TASK_STATE_WORKING', pause: PAUSE })).field).toBe('result.state');
-    const resumed = { taskId: 't1', state: 'TASK_STATE_WORKING', previousState: 'TASK_STATE_PAUSED', cause: 'explicit_resume', resumedAt: '2026-04-30T12:38:01.012Z' };
+    expect(issueOf(parsePauseTaskResult({ taskId: 't1', state: 'TASK_STATE_WORKING', pause: PAUSE })).field).toBe(
+      'result.state',
+    );
+    const resumed = {
+      taskId: 't1',
+      state: 'TASK_STATE_WORKING',
+      previousState: 'TASK_STATE_PAUSED',
+      cause: 'explicit_resume',
+      resumedAt: '2026-04-30T12:38:01.012Z',
+    };
     expect(parseResumeTaskResult(resumed).ok).toBe(true);
     expect(issueOf(parseResumeTaskResult({ ...resumed, cause: 'magic' })).field).toBe('result.cause');
   });
@@ -201,7 +248,13 @@ describe('stream events and results', () => {
   it('reads the resume metadata only when it claims to be a resume', () => {
     expect(parseResumeMetadata(undefined)).toEqual({ ok: true, value: undefined });
     expect(parseResumeMetadata({ other: 1 })).toEqual({ ok: true, value: undefined });
-    const meta = { previousState: 'TASK_STATE_PAUSED', cause: 'condition_fired', hadResumeInput: false, continueTranscript: true, resumedAt: '2026-04-30T12:38:01.012Z' };
+    const meta = {
+      previousState: 'TASK_STATE_PAUSED',
+      cause: 'condition_fired',
+      hadResumeInput: false,
+      continueTranscript: true,
+      resumedAt: '2026-04-30T12:38:01.012Z',
+    };
     expect(parseResumeMetadata(meta)).toEqual({ ok: true, value: meta });
     expect(issueOf(parseResumeMetadata({ ...meta, hadResumeInput: 'no' })).field).toBe('metadata.hadResumeInput');
   });
@@ -223,7 +276,9 @@ describe('legacy metadata.harn.pause envelope', () => {
 
   it('finds nothing in ordinary metadata and names malformed envelopes', () => {
     expect(parseLegacyEnvelope({ foo: 1 })).toEqual({ ok: true, value: undefined });
-    expect(issueOf(parseLegacyEnvelope({ harn: { pause: { state: 'paused', initiator: 'robot' } } })).field).toBe('metadata.harn.pause.initiator');
+    expect(issueOf(parseLegacyEnvelope({ harn: { pause: { state: 'paused', initiator: 'robot' } } })).field).toBe(
+      'metadata.harn.pause.initiator',
+    );
   });
 });
 
@@ -240,7 +295,14 @@ describe('error table', () => {
     expect(error).toEqual({
       code: -32011,
       message: 'Resume token does not match the current suspension',
-      data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'RESUME_TOKEN_MISMATCH', domain: 'a2a-protocol.org', metadata: { taskId: 't1' } }],
+      data: [
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'RESUME_TOKEN_MISMATCH',
+          domain: 'a2a-protocol.org',
+          metadata: { taskId: 't1' },
+        },
+      ],
     });
     expect(errorInfoReason(error)).toBe('RESUME_TOKEN_MISMATCH');
     expect(errorInfoReason({ code: 1, message: 'x' })).toBeUndefined();

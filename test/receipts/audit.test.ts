@@ -41,19 +41,52 @@ describe('auditReceiptLog', () => {
   it('gives one row per suspension with how it ended and its rejected attempts', async () => {
     const result = await auditReceiptLog(await logFile(), { keyring });
     expect(result.verify.ok).toBe(true);
-    expect(result.rows.map((r) => [r.taskId, r.initiatedBy, r.principal, r.outcome, r.cause, r.closedBy, r.rejectedAttempts, r.rejectedCodes])).toEqual([
-      ['task-0', 'PAUSE_INITIATOR_CLIENT', 'jwt:sub=alice', 'resumed', 'explicit_resume', 'jwt:sub=bob', 2, [-32011, -32011]],
+    expect(
+      result.rows.map((r) => [
+        r.taskId,
+        r.initiatedBy,
+        r.principal,
+        r.outcome,
+        r.cause,
+        r.closedBy,
+        r.rejectedAttempts,
+        r.rejectedCodes,
+      ]),
+    ).toEqual([
+      [
+        'task-0',
+        'PAUSE_INITIATOR_CLIENT',
+        'jwt:sub=alice',
+        'resumed',
+        'explicit_resume',
+        'jwt:sub=bob',
+        2,
+        [-32011, -32011],
+      ],
       ['task-1', 'PAUSE_INITIATOR_AGENT', null, 'open', null, null, 0, []],
       ['task-2', 'PAUSE_INITIATOR_CLIENT', 'jwt:sub=alice', 'canceled', 'canceled', 'jwt:sub=bob', 0, []],
     ]);
-    expect(result.rows[0]).toMatchObject({ reason: 'waiting for approval 0', conditions: null, pausedAt: '2026-01-01T09:00:00.000Z' });
-    expect(result.rows[1]?.conditions).toEqual({ onEvent: 'approval-1', timeout: { durationMinutes: 30, onTimeout: 'fail' } });
+    expect(result.rows[0]).toMatchObject({
+      reason: 'waiting for approval 0',
+      conditions: null,
+      pausedAt: '2026-01-01T09:00:00.000Z',
+    });
+    expect(result.rows[1]?.conditions).toEqual({
+      onEvent: 'approval-1',
+      timeout: { durationMinutes: 30, onTimeout: 'fail' },
+    });
   });
 
   it('filters by task and initiator', async () => {
     const path = await logFile();
-    expect((await auditReceiptLog(path, { keyring, filter: { taskId: 'task-2' } })).rows.map((r) => r.taskId)).toEqual(['task-2']);
-    expect((await auditReceiptLog(path, { keyring, filter: { initiatedBy: 'PAUSE_INITIATOR_AGENT' } })).rows.map((r) => r.taskId)).toEqual(['task-1']);
+    expect((await auditReceiptLog(path, { keyring, filter: { taskId: 'task-2' } })).rows.map((r) => r.taskId)).toEqual([
+      'task-2',
+    ]);
+    expect(
+      (await auditReceiptLog(path, { keyring, filter: { initiatedBy: 'PAUSE_INITIATOR_AGENT' } })).rows.map(
+        (r) => r.taskId,
+      ),
+    ).toEqual(['task-1']);
   });
 
   it('audits nothing from a log that does not verify', async () => {

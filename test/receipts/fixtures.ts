@@ -71,7 +71,13 @@ export const CREATED_AT = '2026-01-01T09:00:00.000Z';
  * A log of `count` receipts: suspensions, and for every third one a rejected attempt and then a
  * resumption. Returns the lines' canonical texts (header first, no newlines).
  */
-export function buildLogLines(options: { count: number; keyring: Keyring; kid?: string; checkpointEvery?: number; rotateAt?: { seq: number; kid: string } }): string[] {
+export function buildLogLines(options: {
+  count: number;
+  keyring: Keyring;
+  kid?: string;
+  checkpointEvery?: number;
+  rotateAt?: { seq: number; kid: string };
+}): string[] {
   const chain = new ReceiptChain({
     keyring: options.keyring,
     ...(options.kid === undefined ? {} : { kid: options.kid }),

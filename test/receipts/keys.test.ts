@@ -30,7 +30,12 @@ describe('receipt keys', () => {
   const file = key.keyFile();
 
   it('never shows key material through JSON or inspect', () => {
-    for (const shown of [JSON.stringify(key), inspect(key), JSON.stringify(new Keyring([key])), inspect(new Keyring([key]))]) {
+    for (const shown of [
+      JSON.stringify(key),
+      inspect(key),
+      JSON.stringify(new Keyring([key])),
+      inspect(new Keyring([key])),
+    ]) {
       expect(shown).not.toContain(file.hmac);
       expect(shown).not.toContain(file.ed25519?.secretKey);
     }
@@ -67,9 +72,13 @@ describe('receipt keys', () => {
     const cp = chain.checkpoint().line;
     const { sig, ...body } = cp;
     const publicKey = Buffer.from(key.publicKeyFile()?.ed25519.publicKey as string, 'base64url');
-    expect(nacl.sign.detached.verify(checkpointSigningInput(body), Buffer.from(sig.value, 'base64url'), publicKey)).toBe(true);
+    expect(
+      nacl.sign.detached.verify(checkpointSigningInput(body), Buffer.from(sig.value, 'base64url'), publicKey),
+    ).toBe(true);
     const secretKey = Buffer.from(file.ed25519?.secretKey as string, 'base64url');
-    expect(Buffer.from(nacl.sign.detached(checkpointSigningInput(body), secretKey)).toString('base64url')).toBe(sig.value);
+    expect(Buffer.from(nacl.sign.detached(checkpointSigningInput(body), secretKey)).toString('base64url')).toBe(
+      sig.value,
+    );
   });
 
   it('verifies chain, sequence and checkpoints with only the public key, and says HMACs went unchecked', () => {
@@ -78,10 +87,13 @@ describe('receipt keys', () => {
     const ok = verifyReceiptLogBytes(`${lines.join('\n')}\n`, { keyring: publicOnly });
     expect(ok).toMatchObject({ ok: true, receiptSignatures: 'unchecked', checkpoints: 2 });
     const withoutThird = [...lines.slice(0, 3), ...lines.slice(4)];
-    expect(verifyReceiptLogBytes(`${withoutThird.join('\n')}\n`, { keyring: publicOnly }).firstError).toMatchObject({ line: 4, reason: 'sequence_gap' });
+    expect(verifyReceiptLogBytes(`${withoutThird.join('\n')}\n`, { keyring: publicOnly }).firstError).toMatchObject({
+      line: 4,
+      reason: 'sequence_gap',
+    });
   });
 
-  it('writes key files with mode 0600, refuses to overwrite, and warns when a secret file is readable by others', async () => {
+  it('writes key files with mode 0600, refuses to overwrite, and warns on a secret file others can read', async () => {
     const path = join(dir, 'k.json');
     await writeSecretFile(path, canonicalJson(file));
     expect((await stat(path)).mode & 0o777).toBe(0o600);

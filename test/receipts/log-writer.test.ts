@@ -25,7 +25,11 @@ const keyring = new Keyring([fixedKey('key-a')]);
 const clock = new ManualClock(Date.parse(CREATED_AT));
 
 /** Writes the same sequence `buildLogLines` seals in memory. */
-async function writeLog(path: string, count: number, options: { fsync?: FsyncPolicy; keyring?: Keyring; rotateAt?: { seq: number; kid: string } } = {}): Promise<void> {
+async function writeLog(
+  path: string,
+  count: number,
+  options: { fsync?: FsyncPolicy; keyring?: Keyring; rotateAt?: { seq: number; kid: string } } = {},
+): Promise<void> {
   const writer = await ReceiptLogWriter.open(path, {
     keyring: options.keyring ?? keyring,
     checkpointEvery: 10,
@@ -40,7 +44,8 @@ async function writeLog(path: string, count: number, options: { fsync?: FsyncPol
     if (options.rotateAt && writer.chain.size + 1 === options.rotateAt.seq) writer.rotate(options.rotateAt.kid);
     const step = n % 4;
     if (step === 3 && open.length > 0) await writer.appendResumption(resumptionDraftFor(n), open.shift() as string);
-    else if (step === 2 && open.length > 0) await writer.appendResumption(resumptionDraftFor(n, 'rejected'), open[0] as string);
+    else if (step === 2 && open.length > 0)
+      await writer.appendResumption(resumptionDraftFor(n, 'rejected'), open[0] as string);
     else open.push((await writer.appendSuspension(suspensionDraftFor(n))).hash);
     n++;
   }
@@ -54,13 +59,24 @@ describe('ReceiptLogWriter', () => {
       const path = join(dir, `${fsync}.receipts.jsonl`);
       await writeLog(path, 30, { fsync });
       expect(await readFile(path, 'utf8'), fsync).toBe(expected);
-      expect(await verifyReceiptLog(path, { keyring })).toMatchObject({ ok: true, receipts: 30, checkpoints: 3, closed: true });
+      expect(await verifyReceiptLog(path, { keyring })).toMatchObject({
+        ok: true,
+        receipts: 30,
+        checkpoints: 3,
+        closed: true,
+      });
     }
   });
 
   it('has each line in the file when its append resolves under fsync always', async () => {
     const path = join(dir, 'always.receipts.jsonl');
-    const writer = await ReceiptLogWriter.open(path, { keyring, clock, tool: 't', fsync: 'always', checkpointEvery: 0 });
+    const writer = await ReceiptLogWriter.open(path, {
+      keyring,
+      clock,
+      tool: 't',
+      fsync: 'always',
+      checkpointEvery: 0,
+    });
     for (let i = 1; i <= 3; i++) {
       const { hash } = await writer.appendSuspension(suspensionDraftFor(i));
       const lines = (await readFile(path, 'utf8')).split('\n');
@@ -74,7 +90,9 @@ describe('ReceiptLogWriter', () => {
   it('keeps call order when appends are not awaited one by one', async () => {
     const path = join(dir, 'concurrent.receipts.jsonl');
     const writer = await ReceiptLogWriter.open(path, { keyring, clock, tool: 't', checkpointEvery: 4 });
-    const results = await Promise.all(Array.from({ length: 25 }, (_, i) => writer.appendSuspension(suspensionDraftFor(i))));
+    const results = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => writer.appendSuspension(suspensionDraftFor(i))),
+    );
     await writer.close();
     expect(results.map((r) => r.receipt.seq)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
     expect(await verifyReceiptLog(path, { keyring })).toMatchObject({ ok: true, receipts: 25, checkpoints: 7 });
@@ -82,10 +100,16 @@ describe('ReceiptLogWriter', () => {
 
   it('takes createdAt from the injected clock and refuses to replace an existing log', async () => {
     const path = join(dir, 'x.receipts.jsonl');
-    const writer = await ReceiptLogWriter.open(path, { keyring, clock: new ManualClock(Date.parse('2030-05-06T07:08:09.010Z')), tool: 't' });
+    const writer = await ReceiptLogWriter.open(path, {
+      keyring,
+      clock: new ManualClock(Date.parse('2030-05-06T07:08:09.010Z')),
+      tool: 't',
+    });
     await writer.close();
     await writer.close();
-    expect(JSON.parse((await readFile(path, 'utf8')).split('\n')[0] as string)).toMatchObject({ createdAt: '2030-05-06T07:08:09.010Z' });
+    expect(JSON.parse((await readFile(path, 'utf8')).split('\n')[0] as string)).toMatchObject({
+      createdAt: '2030-05-06T07:08:09.010Z',
+    });
     await expect(ReceiptLogWriter.open(path, { keyring, clock, tool: 't' })).rejects.toThrow(/already exists/);
     await expect(writer.appendSuspension(suspensionDraftFor(1))).rejects.toThrow(/closed/);
     const again = await ReceiptLogWriter.open(path, { keyring, clock, tool: 't', overwrite: true });
@@ -133,7 +157,10 @@ describe('LineSplitter', () => {
 
   it('cuts off an over-long line instead of buffering it, and rejects invalid UTF-8', () => {
     const splitter = new LineSplitter(16);
-    const lines = [...splitter.push(Buffer.from('x'.repeat(40))), ...splitter.push(Buffer.from('\nok\n\xff\n', 'latin1'))];
+    const lines = [
+      ...splitter.push(Buffer.from('x'.repeat(40))),
+      ...splitter.push(Buffer.from('\nok\n\xff\n', 'latin1')),
+    ];
     expect(lines.map((l) => [l.number, l.text, l.problem])).toEqual([
       [1, null, 'longer than 16 bytes'],
       [2, 'ok', null],

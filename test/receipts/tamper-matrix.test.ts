@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { type Checkpoint, Keyring, ReceiptChain, ReceiptLogVerifier, type VerifyResult, splitLogBytes, verifyReceiptLogBytes } from '../../src/index.js';
+import {
+  type Checkpoint,
+  Keyring,
+  ReceiptChain,
+  ReceiptLogVerifier,
+  type VerifyResult,
+  splitLogBytes,
+  verifyReceiptLogBytes,
+} from '../../src/index.js';
 import { CREATED_AT, buildLogLines, fixedKey, suspensionDraftFor } from './fixtures.js';
 
 const keyring = new Keyring([fixedKey('key-a')]);
@@ -53,7 +61,9 @@ describe('tamper matrix over a log of 50 receipts', () => {
           suffix[i] = original;
           cases++;
           if (result.ok || result.firstError?.line !== k + 1) {
-            misses.push(`line ${k + 1} byte ${i} ${original}->${changed}: ${JSON.stringify(result.firstError ?? 'verified')}`);
+            misses.push(
+              `line ${k + 1} byte ${i} ${original}->${changed}: ${JSON.stringify(result.firstError ?? 'verified')}`,
+            );
           }
         }
       }
@@ -107,7 +117,12 @@ describe('tamper matrix over a log of 50 receipts', () => {
       prefix.push({ number: a + 1, text: lines[a] as string, problem: null, complete: true });
     }
     // And a few from scratch through the byte-level entry point.
-    for (const [a, b] of [[0, 1], [1, 2], [10, 11], [30, 55]] as const) {
+    for (const [a, b] of [
+      [0, 1],
+      [1, 2],
+      [10, 11],
+      [30, 55],
+    ] as const) {
       const swapped = [...lines];
       swapped[a] = lines[b] as string;
       swapped[b] = lines[a] as string;
@@ -131,12 +146,22 @@ describe('tamper matrix over a log of 50 receipts', () => {
   it('reports a torn last line distinctly from tampering', () => {
     const torn = `${joined(lines.slice(0, 30))}${(lines[30] as string).slice(0, 40)}`;
     expect(verify(torn).firstError).toMatchObject({ line: 31, reason: 'torn_tail' });
-    expect(verifyReceiptLogBytes(torn, { keyring, allowTornTail: true })).toMatchObject({ ok: true, tornTail: 31, receipts: 27 });
+    expect(verifyReceiptLogBytes(torn, { keyring, allowTornTail: true })).toMatchObject({
+      ok: true,
+      tornTail: 31,
+      receipts: 27,
+    });
   });
 
   it('names a line forged with another key, under an undeclared kid or the same kid', () => {
     for (const forger of [fixedKey('key-x'), fixedKey('key-a', 'other-secret')]) {
-      const forged = new ReceiptChain({ keyring: new Keyring([forger]), checkpointEvery: 0, recording: 'rec-test', createdAt: CREATED_AT, tool: 'a2a-replay@test' });
+      const forged = new ReceiptChain({
+        keyring: new Keyring([forger]),
+        checkpointEvery: 0,
+        recording: 'rec-test',
+        createdAt: CREATED_AT,
+        tool: 'a2a-replay@test',
+      });
       const line = JSON.parse(lines[5] as string) as { seq: number; prev: string };
       // Forge a receipt at line 6 that continues the real chain.
       const chainState = forged as unknown as { sealSuspension: ReceiptChain['sealSuspension'] };

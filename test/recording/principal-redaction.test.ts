@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { A2aReplayError, parsePrincipalSource, principalOf, redactHeaders, redactValue } from '../../src/index.js';
 
 const jwt = (claims: object): string =>
-  `${Buffer.from('{"alg":"RS256"}').toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.c2ln`;
+  `${Buffer.from('{"alg":"RS256"}').toString('base64url')}.` +
+  `${Buffer.from(JSON.stringify(claims)).toString('base64url')}.c2ln`;
 
 describe('redaction', () => {
   it('replaces a secret by the first 8 hex of its SHA-256', () => {
@@ -23,7 +24,8 @@ describe('redaction', () => {
       'content-type': 'application/json',
     };
     const out = redactHeaders(headers, [...Object.keys(headers).slice(0, 6), 'X-Tenant-Secret']);
-    for (const name of Object.keys(headers).slice(0, 7)) expect(out[name]).toBe(redactValue(headers[name as keyof typeof headers]));
+    for (const name of Object.keys(headers).slice(0, 7))
+      expect(out[name]).toBe(redactValue(headers[name as keyof typeof headers]));
     expect(out['content-type']).toBe('application/json');
     expect(redactHeaders(headers)['x-tenant-secret']).toBe('ts');
   });

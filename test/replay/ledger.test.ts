@@ -17,7 +17,12 @@ function exchange(ledger: ReplayLedger, xid: string) {
   return ex;
 }
 
-const livePause = { initiatedBy: 'PAUSE_INITIATOR_AGENT', resumeToken: 'tok-live-9', pausedAt: '2026-05-05T10:00:00.000Z', resumable: true };
+const livePause = {
+  initiatedBy: 'PAUSE_INITIATOR_AGENT',
+  resumeToken: 'tok-live-9',
+  pausedAt: '2026-05-05T10:00:00.000Z',
+  resumable: true,
+};
 
 describe('planReplay', () => {
   it('puts a task’s exchanges in its lane and control calls in no lane', () => {
@@ -32,7 +37,9 @@ describe('planReplay', () => {
   });
 
   it('rejects an answer without an earlier request, naming its seq', () => {
-    expect(() => planReplay([entry(1, 'x9', 'response', result({}))])).toThrow(/entry seq 1 \(xid x9\): a response with no earlier request/);
+    expect(() => planReplay([entry(1, 'x9', 'response', result({}))])).toThrow(
+      /entry seq 1 \(xid x9\): a response with no earlier request/,
+    );
   });
 });
 
@@ -45,9 +52,18 @@ describe('ReplayLedger', () => {
     expect(ledger.blocker(x2)?.seq).toBe(1);
     ledger.sent(x1);
     ledger.live(x1, live('response'));
-    ledger.live(x1, live('event', result({ task: { id: 'task-live-1', contextId: 'ctx-live', status: { state: 'TASK_STATE_SUBMITTED' } } })));
+    ledger.live(
+      x1,
+      live(
+        'event',
+        result({ task: { id: 'task-live-1', contextId: 'ctx-live', status: { state: 'TASK_STATE_SUBMITTED' } } }),
+      ),
+    );
     expect(ledger.blocker(x2)?.seq).toBe(4);
-    const paused = ledger.live(x1, live('event', statusUpdate('task-live-1', 'TASK_STATE_PAUSED', { pause: livePause })));
+    const paused = ledger.live(
+      x1,
+      live('event', statusUpdate('task-live-1', 'TASK_STATE_PAUSED', { pause: livePause })),
+    );
     expect(ledger.blocker(x2)).toBeUndefined();
     expect(paused.seq).toBe(4);
     expect(paused.at).toBe(selfParkRecording()[3]?.at);
@@ -60,7 +76,11 @@ describe('ReplayLedger', () => {
     const ledger = new ReplayLedger(planReplay(selfParkRecording()), new IdMap());
     const [x1, x2, x3] = ['x1', 'x2', 'x3'].map((x) => exchange(ledger, x)) as [never, never, never];
     ledger.sent(x1);
-    for (const b of [undefined, result({ task: { id: 't', status: { state: 'TASK_STATE_SUBMITTED' } } }), statusUpdate('t', 'TASK_STATE_PAUSED', { pause: livePause })]) {
+    for (const b of [
+      undefined,
+      result({ task: { id: 't', status: { state: 'TASK_STATE_SUBMITTED' } } }),
+      statusUpdate('t', 'TASK_STATE_PAUSED', { pause: livePause }),
+    ]) {
       ledger.live(x1, b === undefined ? live('response') : live('event', b));
     }
     ledger.sent(x2);
@@ -81,7 +101,10 @@ describe('ReplayLedger', () => {
     ledger.live(x1, live('end'));
     const drift = ledger.finish();
     const mismatch = drift.find((d) => d.type === 'mismatch');
-    expect(mismatch).toMatchObject({ expected: { seq: 4 }, differences: ['state: TASK_STATE_PAUSED → TASK_STATE_WORKING'] });
+    expect(mismatch).toMatchObject({
+      expected: { seq: 4 },
+      differences: ['state: TASK_STATE_PAUSED → TASK_STATE_WORKING'],
+    });
     const missing = drift.filter((d) => d.type === 'missing').map((d) => d.expected.seq);
     expect(missing).toEqual([5, 6, 7, 8, 9, 10]);
     const six = drift.find((d) => d.type === 'missing' && d.expected.seq === 6);
@@ -104,6 +127,10 @@ describe('ReplayLedger', () => {
     ledger.live(x1, live('end'));
     expect(ledger.replayed().map((e) => e.seq)).toEqual([1, 2, 3, 5, 4]);
     const extra = ledger.finish().find((d) => d.type === 'extra');
-    expect(extra).toMatchObject({ actual: { seq: 5 }, closest: { seq: 3 }, differences: ['state: TASK_STATE_WORKING → TASK_STATE_PAUSED'] });
+    expect(extra).toMatchObject({
+      actual: { seq: 5 },
+      closest: { seq: 3 },
+      differences: ['state: TASK_STATE_WORKING → TASK_STATE_PAUSED'],
+    });
   });
 });

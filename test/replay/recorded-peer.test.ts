@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type JsonValue, type RecordingEntry, type RunningPeer, recordedPeerSettings, startPeer } from '../../src/index.js';
+import {
+  type JsonValue,
+  type RecordingEntry,
+  type RunningPeer,
+  recordedPeerSettings,
+  startPeer,
+} from '../../src/index.js';
 
 let peer: RunningPeer | undefined;
 afterEach(async () => {
@@ -8,19 +14,33 @@ afterEach(async () => {
 });
 
 function cardResponse(body: unknown, path = '/.well-known/agent-card.json'): RecordingEntry {
-  return { seq: 2, at: '2026-01-01T00:00:00.000Z', xid: 'x1', kind: 'response', http: { method: 'GET', path, status: 200 }, body: body as JsonValue };
+  return {
+    seq: 2,
+    at: '2026-01-01T00:00:00.000Z',
+    xid: 'x1',
+    kind: 'response',
+    http: { method: 'GET', path, status: 200 },
+    body: body as JsonValue,
+  };
 }
 
 describe('recordedPeerSettings', () => {
   it('reads the settings a recorded reference-peer card declares', async () => {
     peer = await startPeer({ deterministic: true, seed: 3, stepMs: 500, legacyPause: true });
     const card = (await (await fetch(`${peer.url}/.well-known/agent-card.json`)).json()) as unknown;
-    expect(recordedPeerSettings([cardResponse(card)])).toEqual({ deterministic: true, seed: 3, stepMs: 500, legacyPause: true });
+    expect(recordedPeerSettings([cardResponse(card)])).toEqual({
+      deterministic: true,
+      seed: 3,
+      stepMs: 500,
+      legacyPause: true,
+    });
   });
 
   it('finds nothing in a recording without a reference-peer card', () => {
     expect(recordedPeerSettings([])).toBeUndefined();
-    expect(recordedPeerSettings([cardResponse({ name: 'someone else', capabilities: { streaming: true } })])).toBeUndefined();
+    expect(
+      recordedPeerSettings([cardResponse({ name: 'someone else', capabilities: { streaming: true } })]),
+    ).toBeUndefined();
     expect(recordedPeerSettings([cardResponse({ capabilities: {} }, '/')])).toBeUndefined();
   });
 });

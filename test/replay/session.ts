@@ -52,11 +52,20 @@ export async function ok<T>(url: string, method: string, params: unknown, path =
 }
 
 /** Streams a SendStreamingMessage until `until` matches an event; the rest is read in the background. */
-export async function stream(url: string, text: string, until: (event: Record<string, unknown>) => boolean): Promise<{ rest: Promise<void> }> {
+export async function stream(
+  url: string,
+  text: string,
+  until: (event: Record<string, unknown>) => boolean,
+): Promise<{ rest: Promise<void> }> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'a2a-version': '1.0', accept: 'text/event-stream' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method: 'SendStreamingMessage', params: { message: { messageId: `m-${nextId}`, role: 'ROLE_USER', parts: [{ text }] } } }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: nextId++,
+      method: 'SendStreamingMessage',
+      params: { message: { messageId: `m-${nextId}`, role: 'ROLE_USER', parts: [{ text }] } },
+    }),
   });
   const reader = res.body!.getReader();
   const parser = new SseParser();
@@ -85,7 +94,11 @@ export async function callerPauseSession(url: string): Promise<void> {
     configuration: { returnImmediately: true },
   });
   await ok(url, 'AdvanceClock', { ms: 1000 }, '/control');
-  const paused = await ok<{ pause: { resumeToken: string } }>(url, 'PauseTask', { taskId: task.id, reason: 'review', mode: 'finish_step' });
+  const paused = await ok<{ pause: { resumeToken: string } }>(url, 'PauseTask', {
+    taskId: task.id,
+    reason: 'review',
+    mode: 'finish_step',
+  });
   await ok(url, 'AdvanceClock', { ms: 5000 }, '/control');
   await ok(url, 'ResumeTask', { taskId: task.id, resumeToken: paused.pause.resumeToken });
   await ok(url, 'AdvanceClock', { ms: 3000 }, '/control');

@@ -8,7 +8,12 @@ describe('shard', () => {
     for (const n of [1, 2, 3, 7]) {
       const seen = [];
       for (let i = 1; i <= n; i++) seen.push(...selectShard(files, { index: i, count: n }, '/base'));
-      expect(seen.map((f) => f.replace(/^\.\//, '')).sort()).toEqual(['a/r.jsonl', 'b/r.jsonl', 'c.jsonl', 'd/e/f.jsonl']);
+      expect(seen.map((f) => f.replace(/^\.\//, '')).sort()).toEqual([
+        'a/r.jsonl',
+        'b/r.jsonl',
+        'c.jsonl',
+        'd/e/f.jsonl',
+      ]);
     }
   });
 

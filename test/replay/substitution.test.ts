@@ -8,7 +8,9 @@ describe('IdMap', () => {
       { result: { task: { id: 'task-rec', contextId: 'ctx-rec', status: { pause: { resumeToken: 'tok-rec' } } } } },
       { result: { task: { id: 'task-live', contextId: 'ctx-live', status: { pause: { resumeToken: 'tok-live' } } } } },
     );
-    expect(ids.toLive({ params: { taskId: 'task-rec', resumeToken: 'tok-rec', referenceTaskIds: ['task-rec'] } })).toEqual({
+    expect(
+      ids.toLive({ params: { taskId: 'task-rec', resumeToken: 'tok-rec', referenceTaskIds: ['task-rec'] } }),
+    ).toEqual({
       params: { taskId: 'task-live', resumeToken: 'tok-live', referenceTaskIds: ['task-live'] },
     });
     expect(ids.toRecorded({ statusUpdate: { taskId: 'task-live', contextId: 'ctx-live' } })).toEqual({
@@ -18,7 +20,10 @@ describe('IdMap', () => {
 
   it('maps the legacy metadata.harn.pause.handle like a resume token', () => {
     const ids = new IdMap();
-    ids.learn({ metadata: { harn: { pause: { handle: 'h-rec' } } } }, { metadata: { harn: { pause: { handle: 'h-live' } } } });
+    ids.learn(
+      { metadata: { harn: { pause: { handle: 'h-rec' } } } },
+      { metadata: { harn: { pause: { handle: 'h-live' } } } },
+    );
     expect(ids.liveOf('h-rec')).toBe('h-live');
     expect(ids.recordedOf('h-live')).toBe('h-rec');
   });

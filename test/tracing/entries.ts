@@ -1,5 +1,5 @@
 /**
- * Hand-built recording entries (DESIGN §5) for pause stories on one streaming task, to feed the
+ * Hand-built recording entries (docs/design.md §5) for pause stories on one streaming task, to feed the
  * real PauseObserver and render its span events.
  */
 import type { JsonObject, JsonValue, RecordingEntry, RecordingHeader } from '../../src/index.js';
@@ -28,7 +28,13 @@ export class EntryScript {
     return this;
   }
 
-  request(seconds: number, xid: string, method: string, params: JsonObject, headers: Record<string, string> = {}): this {
+  request(
+    seconds: number,
+    xid: string,
+    method: string,
+    params: JsonObject,
+    headers: Record<string, string> = {},
+  ): this {
     return this.#push({
       at: at(seconds),
       xid,
@@ -40,20 +46,43 @@ export class EntryScript {
   }
 
   result(seconds: number, xid: string, result: JsonValue): this {
-    return this.#push({ at: at(seconds), xid, kind: 'response', http: { method: 'POST', path: '/', status: 200 }, body: { jsonrpc: '2.0', id: this.#idOf(xid), result } });
+    return this.#push({
+      at: at(seconds),
+      xid,
+      kind: 'response',
+      http: { method: 'POST', path: '/', status: 200 },
+      body: { jsonrpc: '2.0', id: this.#idOf(xid), result },
+    });
   }
 
   error(seconds: number, xid: string, code: number, message: string): this {
-    return this.#push({ at: at(seconds), xid, kind: 'response', http: { method: 'POST', path: '/', status: 200 }, body: { jsonrpc: '2.0', id: this.#idOf(xid), error: { code, message } } });
+    return this.#push({
+      at: at(seconds),
+      xid,
+      kind: 'response',
+      http: { method: 'POST', path: '/', status: 200 },
+      body: { jsonrpc: '2.0', id: this.#idOf(xid), error: { code, message } },
+    });
   }
 
   /** The head of an SSE answer. */
   streamHead(seconds: number, xid: string): this {
-    return this.#push({ at: at(seconds), xid, kind: 'response', http: { method: 'POST', path: '/', status: 200, headers: { 'content-type': 'text/event-stream' } } });
+    return this.#push({
+      at: at(seconds),
+      xid,
+      kind: 'response',
+      http: { method: 'POST', path: '/', status: 200, headers: { 'content-type': 'text/event-stream' } },
+    });
   }
 
   event(seconds: number, xid: string, result: JsonObject): this {
-    return this.#push({ at: at(seconds), xid, kind: 'event', http: { method: 'POST', path: '/' }, body: { jsonrpc: '2.0', id: this.#idOf(xid), result } });
+    return this.#push({
+      at: at(seconds),
+      xid,
+      kind: 'event',
+      http: { method: 'POST', path: '/' },
+      body: { jsonrpc: '2.0', id: this.#idOf(xid), result },
+    });
   }
 
   end(seconds: number, xid: string): this {
@@ -74,23 +103,50 @@ export class EntryScript {
       message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
     })
       .streamHead(seconds, xid)
-      .event(seconds + 1, xid, { task: { id: TASK_ID, contextId: CONTEXT_ID, status: { state: 'TASK_STATE_WORKING', timestamp: at(seconds + 1) } } });
+      .event(seconds + 1, xid, {
+        task: {
+          id: TASK_ID,
+          contextId: CONTEXT_ID,
+          status: { state: 'TASK_STATE_WORKING', timestamp: at(seconds + 1) },
+        },
+      });
   }
 
   status(seconds: number, xid: string, status: JsonObject, metadata?: JsonObject): this {
-    return this.event(seconds, xid, { statusUpdate: { taskId: TASK_ID, contextId: CONTEXT_ID, status, ...(metadata ? { metadata } : {}) } });
+    return this.event(seconds, xid, {
+      statusUpdate: { taskId: TASK_ID, contextId: CONTEXT_ID, status, ...(metadata ? { metadata } : {}) },
+    });
   }
 
   artifact(seconds: number, xid: string): this {
-    return this.event(seconds, xid, { artifactUpdate: { taskId: TASK_ID, contextId: CONTEXT_ID, artifact: { artifactId: 'a-1', parts: [{ text: 'step' }] } } });
+    return this.event(seconds, xid, {
+      artifactUpdate: {
+        taskId: TASK_ID,
+        contextId: CONTEXT_ID,
+        artifact: { artifactId: 'a-1', parts: [{ text: 'step' }] },
+      },
+    });
   }
 
   /** A client PauseTask at `s`, answered PAUSED at s+1; the stream shows PAUSED at s+1 too. */
-  clientPause(seconds: number, options: { pausedUntil?: string; traceparent?: string; stream?: string; token?: string } = {}): this {
+  clientPause(
+    seconds: number,
+    options: { pausedUntil?: string; traceparent?: string; stream?: string; token?: string } = {},
+  ): this {
     const pause = this.pauseObject('PAUSE_INITIATOR_CLIENT', seconds + 1, options.pausedUntil, options.token);
-    this.request(seconds, 'x-pause', 'PauseTask', { taskId: TASK_ID, reason: 'needs approval', mode: 'finish_step' }, options.traceparent ? { traceparent: options.traceparent } : {});
-    if (options.stream) this.status(seconds + 1, options.stream, { state: 'TASK_STATE_PAUSED', timestamp: at(seconds + 1), pause });
-    return this.result(seconds + 1, 'x-pause', { taskId: TASK_ID, state: 'TASK_STATE_PAUSED', pause }).end(seconds + 1, 'x-pause');
+    this.request(
+      seconds,
+      'x-pause',
+      'PauseTask',
+      { taskId: TASK_ID, reason: 'needs approval', mode: 'finish_step' },
+      options.traceparent ? { traceparent: options.traceparent } : {},
+    );
+    if (options.stream)
+      this.status(seconds + 1, options.stream, { state: 'TASK_STATE_PAUSED', timestamp: at(seconds + 1), pause });
+    return this.result(seconds + 1, 'x-pause', { taskId: TASK_ID, state: 'TASK_STATE_PAUSED', pause }).end(
+      seconds + 1,
+      'x-pause',
+    );
   }
 
   pauseObject(initiatedBy: string, seconds: number, pausedUntil?: string, token = TOKEN): JsonObject {
@@ -111,7 +167,13 @@ export class EntryScript {
       seconds + 1,
       stream,
       { state: 'TASK_STATE_WORKING', timestamp: at(seconds + 1) },
-      { previousState: 'TASK_STATE_PAUSED', cause: 'explicit_resume', hadResumeInput: false, continueTranscript: true, resumedAt: at(seconds + 1) },
+      {
+        previousState: 'TASK_STATE_PAUSED',
+        cause: 'explicit_resume',
+        hadResumeInput: false,
+        continueTranscript: true,
+        resumedAt: at(seconds + 1),
+      },
     );
     return this.result(seconds + 1, 'x-resume', {
       taskId: TASK_ID,

@@ -3,7 +3,13 @@
  * into memory, plus span-event builders for hand-written scenarios.
  */
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { AlwaysOnSampler, BasicTracerProvider, InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  AlwaysOnSampler,
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { EventIdGenerator } from '../../src/tracing/event-id-generator.js';
 import { SpanBridge } from '../../src/tracing/span-bridge.js';
 import { type SpanRef, deriveSpanId, deriveTraceId } from '../../src/index.js';

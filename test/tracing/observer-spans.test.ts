@@ -32,7 +32,10 @@ function observe(script: EntryScript, finishAt: number): LostPauseCollector {
   for (const output of outputs) {
     if (output.type === 'suspension') collector.noteSuspension(output.key, output.draft);
     if (output.type !== 'span') continue;
-    const hash = output.event.type === 'suspension.end' || output.event.type === 'resume.end' ? `sha256:${output.event.key}` : undefined;
+    const hash =
+      output.event.type === 'suspension.end' || output.event.type === 'resume.end'
+        ? `sha256:${output.event.key}`
+        : undefined;
     tracing.bridge.handle(output.event, hash === undefined ? undefined : { receiptHash: hash });
     collector.handle(output.event);
   }
@@ -55,7 +58,11 @@ const LOST_RULES: { reason: LostPauseReason; script: () => EntryScript; finishAt
   },
   {
     reason: 'task_gone',
-    script: () => pausedOnStream().request(40, 'x-get', 'GetTask', { id: TASK_ID }).error(41, 'x-get', -32001, 'task not found').end(41, 'x-get'),
+    script: () =>
+      pausedOnStream()
+        .request(40, 'x-get', 'GetTask', { id: TASK_ID })
+        .error(41, 'x-get', -32001, 'task not found')
+        .end(41, 'x-get'),
     finishAt: 50,
   },
   { reason: 'pause_ignored', script: () => pausedOnStream().artifact(12, 'x-stream'), finishAt: 30 },
@@ -78,7 +85,10 @@ describe('observer span events rendered as OTel spans', () => {
     expect(suspension.parentSpanContext?.spanId).toBe(task.spanContext().spanId);
     expect(suspension.spanContext().traceId).toBe(task.spanContext().traceId);
     expect([suspension.startTime, suspension.endTime]).toEqual([hr(5), hr(6)]);
-    expect(suspension.attributes).toMatchObject({ [ATTR_TASK_ID]: TASK_ID, [ATTR_PAUSE_INITIATED_BY]: 'PAUSE_INITIATOR_CLIENT' });
+    expect(suspension.attributes).toMatchObject({
+      [ATTR_TASK_ID]: TASK_ID,
+      [ATTR_PAUSE_INITIATED_BY]: 'PAUSE_INITIATOR_CLIENT',
+    });
     expect(suspension.attributes[ATTR_RECEIPT_HASH]).toMatch(/^sha256:suspension:/);
     expect(resume.parentSpanContext).toBeUndefined();
     expect([resume.startTime, resume.endTime]).toEqual([hr(60), hr(61)]);
@@ -95,7 +105,11 @@ describe('observer span events rendered as OTel spans', () => {
       pausedOnStream()
         .request(30, 'x-cancel', 'CancelTask', { id: TASK_ID })
         .status(31, 'x-stream', { state: 'TASK_STATE_CANCELED', timestamp: at(31) })
-        .result(31, 'x-cancel', { id: TASK_ID, contextId: CONTEXT_ID, status: { state: 'TASK_STATE_CANCELED', timestamp: at(31) } })
+        .result(31, 'x-cancel', {
+          id: TASK_ID,
+          contextId: CONTEXT_ID,
+          status: { state: 'TASK_STATE_CANCELED', timestamp: at(31) },
+        })
         .end(31, 'x-cancel')
         .end(31, 'x-stream'),
       40,
@@ -109,7 +123,10 @@ describe('observer span events rendered as OTel spans', () => {
 
   it("parents the Suspension on the PauseTask caller's traceparent", () => {
     observe(
-      new EntryScript().openStream(0).clientPause(5, { stream: 'x-stream', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' }).resume(60, 'x-stream'),
+      new EntryScript()
+        .openStream(0)
+        .clientPause(5, { stream: 'x-stream', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' })
+        .resume(60, 'x-stream'),
       80,
     );
     const suspension = tracing.one('Suspension');
@@ -145,12 +162,18 @@ describe('observer span events rendered as OTel spans', () => {
     tracing = memoryTracing();
     const dir = mkdtempSync(join(tmpdir(), 'a2a-observed-'));
     try {
-      const script = pausedOnStream().resume(60, 'x-stream').clientPause(90, { stream: 'x-stream', token: 'tok-2' }).end(100, 'x-stream');
+      const script = pausedOnStream()
+        .resume(60, 'x-stream')
+        .clientPause(90, { stream: 'x-stream', token: 'tok-2' })
+        .end(100, 'x-stream');
       const files: string[] = [];
       for (const name of ['first', 'second']) {
         const traced = setupTracing({ tracesDir: dir, name, env: {}, warn: (line) => tracing.problems.push(line) });
         const observer = new PauseObserver({ recordingId: RECORDING.id });
-        for (const output of [...script.entries.flatMap((entry) => observer.observe(entry)), ...observer.finish(at(120))]) {
+        for (const output of [
+          ...script.entries.flatMap((entry) => observer.observe(entry)),
+          ...observer.finish(at(120)),
+        ]) {
           if (output.type === 'span') traced.sink.handle(output.event);
         }
         await traced.shutdown();

@@ -60,7 +60,11 @@ export interface OtlpSpan {
 export interface OtlpTraceRequest {
   resourceSpans?: {
     resource?: { attributes?: OtlpKeyValue[]; droppedAttributesCount?: number };
-    scopeSpans?: { scope?: { name?: string; version?: string; attributes?: OtlpKeyValue[] }; spans?: OtlpSpan[]; schemaUrl?: string }[];
+    scopeSpans?: {
+      scope?: { name?: string; version?: string; attributes?: OtlpKeyValue[] };
+      spans?: OtlpSpan[];
+      schemaUrl?: string;
+    }[];
     schemaUrl?: string;
   }[];
 }
@@ -83,7 +87,12 @@ function toJsonShape(value: unknown): unknown {
 /** The request, decoded by the generated OTLP code, in the OTLP JSON shape. */
 export function decodeTraceRequest(bytes: Uint8Array): OtlpTraceRequest {
   const message = ExportTraceServiceRequest.decode(bytes);
-  const object = ExportTraceServiceRequest.toObject(message, { longs: String, bytes: String, defaults: false, arrays: false });
+  const object = ExportTraceServiceRequest.toObject(message, {
+    longs: String,
+    bytes: String,
+    defaults: false,
+    arrays: false,
+  });
   return toJsonShape(object) as OtlpTraceRequest;
 }
 
@@ -94,7 +103,8 @@ export function spansOf(request: OtlpTraceRequest): OtlpSpan[] {
 /** A span's attributes as a plain object (string/bool/int/double values). */
 export function attributesOf(list: OtlpKeyValue[] | undefined): Record<string, string | number | boolean | undefined> {
   const out: Record<string, string | number | boolean | undefined> = {};
-  for (const { key, value } of list ?? []) out[key] = value.stringValue ?? value.boolValue ?? value.intValue ?? value.doubleValue;
+  for (const { key, value } of list ?? [])
+    out[key] = value.stringValue ?? value.boolValue ?? value.intValue ?? value.doubleValue;
   return out;
 }
 
@@ -109,7 +119,11 @@ export function withoutDefaults(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    if (!ANY_VALUE_KEYS.has(key) && (item === undefined || item === 0 || item === '' || (Array.isArray(item) && item.length === 0))) continue;
+    if (
+      !ANY_VALUE_KEYS.has(key) &&
+      (item === undefined || item === 0 || item === '' || (Array.isArray(item) && item.length === 0))
+    )
+      continue;
     out[key] = withoutDefaults(item);
   }
   return out;

@@ -31,7 +31,13 @@ describe('SpanBridge', () => {
     tracing = memoryTracing();
     feed(
       tracing.bridge,
-      pauseStory({ initiatedBy: 'PAUSE_INITIATOR_CLIENT', via: 'PauseTask', cause: 'explicit_resume', outcome: 'resumed', pipeline: taskRef }),
+      pauseStory({
+        initiatedBy: 'PAUSE_INITIATOR_CLIENT',
+        via: 'PauseTask',
+        cause: 'explicit_resume',
+        outcome: 'resumed',
+        pipeline: taskRef,
+      }),
       { 'suspension:5': 'sha256:aaaa', 'resume:9': 'sha256:bbbb' },
     );
     expect(tracing.problems).toEqual([]);
@@ -54,7 +60,9 @@ describe('SpanBridge', () => {
     expect(resume.spanContext()).toMatchObject(refFor('resume', 9, 'resume:9'));
     expect(resume.parentSpanContext).toBeUndefined();
     expect([resume.startTime, resume.endTime]).toEqual([hr(60), hr(61)]);
-    expect(resume.links.map((l) => ({ traceId: l.context.traceId, spanId: l.context.spanId, attributes: l.attributes }))).toEqual([
+    expect(
+      resume.links.map((l) => ({ traceId: l.context.traceId, spanId: l.context.spanId, attributes: l.attributes })),
+    ).toEqual([
       { ...expectedSuspension, attributes: { [ATTR_LINK_KIND]: 'suspension' } },
       { ...taskRef, attributes: { [ATTR_LINK_KIND]: 'pipeline' } },
     ]);
@@ -77,16 +85,36 @@ describe('SpanBridge', () => {
 
   it('renders an agent self-park with a single suspension link when no pipeline span was active', () => {
     tracing = memoryTracing();
-    feed(tracing.bridge, pauseStory({ initiatedBy: 'PAUSE_INITIATOR_AGENT', via: 'statusUpdate', cause: 'external_event', outcome: 'resumed', pipeline: null }));
+    feed(
+      tracing.bridge,
+      pauseStory({
+        initiatedBy: 'PAUSE_INITIATOR_AGENT',
+        via: 'statusUpdate',
+        cause: 'external_event',
+        outcome: 'resumed',
+        pipeline: null,
+      }),
+    );
     const resume = tracing.one('Resume');
-    expect(resume.links.map((l) => [l.context.spanId, l.attributes?.[ATTR_LINK_KIND]])).toEqual([[suspensionIn(taskRef).spanId, 'suspension']]);
+    expect(resume.links.map((l) => [l.context.spanId, l.attributes?.[ATTR_LINK_KIND]])).toEqual([
+      [suspensionIn(taskRef).spanId, 'suspension'],
+    ]);
     expect(Object.keys(resume.attributes).filter((k) => k.startsWith('a2a.link.pipeline'))).toEqual([]);
     expect(tracing.one('Suspension').attributes[ATTR_PAUSE_INITIATED_BY]).toBe('PAUSE_INITIATOR_AGENT');
   });
 
   it('renders a timeout resume with cause timeout and no error', () => {
     tracing = memoryTracing();
-    feed(tracing.bridge, pauseStory({ initiatedBy: 'PAUSE_INITIATOR_AGENT', via: 'AwaitTaskResumption', cause: 'timeout', outcome: 'resumed', pipeline: null }));
+    feed(
+      tracing.bridge,
+      pauseStory({
+        initiatedBy: 'PAUSE_INITIATOR_AGENT',
+        via: 'AwaitTaskResumption',
+        cause: 'timeout',
+        outcome: 'resumed',
+        pipeline: null,
+      }),
+    );
     const resume = tracing.one('Resume');
     expect(resume.attributes[ATTR_RESUME_CAUSE]).toBe('timeout');
     expect(resume.status.code).toBe(SpanStatusCode.UNSET);
@@ -115,11 +143,25 @@ describe('SpanBridge', () => {
     tracing = memoryTracing();
     const caller = parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01');
     expect(caller).toBeDefined();
-    feed(tracing.bridge, pauseStory({ initiatedBy: 'PAUSE_INITIATOR_CLIENT', via: 'PauseTask', cause: 'explicit_resume', outcome: 'resumed', parent: caller!, pipeline: caller! }));
+    feed(
+      tracing.bridge,
+      pauseStory({
+        initiatedBy: 'PAUSE_INITIATOR_CLIENT',
+        via: 'PauseTask',
+        cause: 'explicit_resume',
+        outcome: 'resumed',
+        parent: caller!,
+        pipeline: caller!,
+      }),
+    );
     const suspension = tracing.one('Suspension');
     expect(suspension.spanContext().traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
     expect(suspension.spanContext().spanId).toBe(refFor('suspension', 5).spanId);
-    expect(suspension.parentSpanContext).toMatchObject({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', isRemote: true });
+    expect(suspension.parentSpanContext).toMatchObject({
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      spanId: '00f067aa0ba902b7',
+      isRemote: true,
+    });
     expect(tracing.one('Resume').links[0]?.context.traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
     expect(tracing.problems).toEqual([]);
   });
@@ -127,7 +169,13 @@ describe('SpanBridge', () => {
   it('renders a lost event as a LostPause ERROR span under its Suspension, from PAUSED to detection', () => {
     tracing = memoryTracing();
     const suspension = suspensionIn(taskRef);
-    const events: SpanEvent[] = pauseStory({ initiatedBy: 'PAUSE_INITIATOR_CLIENT', via: 'PauseTask', cause: 'x', outcome: 'x', pipeline: null }).slice(0, 3);
+    const events: SpanEvent[] = pauseStory({
+      initiatedBy: 'PAUSE_INITIATOR_CLIENT',
+      via: 'PauseTask',
+      cause: 'x',
+      outcome: 'x',
+      pipeline: null,
+    }).slice(0, 3);
     const lostRef: SpanRef = { traceId: suspension.traceId, spanId: refFor('lost', 5).spanId };
     events.push({
       type: 'lost',
@@ -161,11 +209,42 @@ describe('SpanBridge', () => {
   it('starts a LostPause at PAUSED even after a rejected resume attempt', () => {
     tracing = memoryTracing();
     const suspension = suspensionIn(taskRef);
-    const events: SpanEvent[] = pauseStory({ initiatedBy: 'PAUSE_INITIATOR_CLIENT', via: 'PauseTask', cause: 'x', outcome: 'x', pipeline: null }).slice(0, 3);
+    const events: SpanEvent[] = pauseStory({
+      initiatedBy: 'PAUSE_INITIATOR_CLIENT',
+      via: 'PauseTask',
+      cause: 'x',
+      outcome: 'x',
+      pipeline: null,
+    }).slice(0, 3);
     events.push(
-      { type: 'resume.start', key: 'resume:9', suspensionKey: 'suspension:5', taskId: TASK, at: at(60), span: refFor('resume', 9, 'resume:9'), links: { suspension, pipeline: null }, attributes: {} },
-      { type: 'resume.end', key: 'resume:9', at: at(61), attributes: { [ATTR_RESUME_OUTCOME]: 'rejected' }, error: 'resume rejected (-32011)' },
-      { type: 'lost', key: 'lost:5', suspensionKey: 'suspension:5', taskId: TASK, at: at(300), span: refFor('lost', 5, 'lost:5'), link: suspension, reason: 'stream_ended', attributes: {} },
+      {
+        type: 'resume.start',
+        key: 'resume:9',
+        suspensionKey: 'suspension:5',
+        taskId: TASK,
+        at: at(60),
+        span: refFor('resume', 9, 'resume:9'),
+        links: { suspension, pipeline: null },
+        attributes: {},
+      },
+      {
+        type: 'resume.end',
+        key: 'resume:9',
+        at: at(61),
+        attributes: { [ATTR_RESUME_OUTCOME]: 'rejected' },
+        error: 'resume rejected (-32011)',
+      },
+      {
+        type: 'lost',
+        key: 'lost:5',
+        suspensionKey: 'suspension:5',
+        taskId: TASK,
+        at: at(300),
+        span: refFor('lost', 5, 'lost:5'),
+        link: suspension,
+        reason: 'stream_ended',
+        attributes: {},
+      },
     );
     feed(tracing.bridge, events);
     expect(tracing.one('Resume').status).toEqual({ code: SpanStatusCode.ERROR, message: 'resume rejected (-32011)' });
@@ -200,13 +279,22 @@ describe('SpanBridge', () => {
       tracing.bridge.handle(end);
       tracing.bridge.handle(end);
     }).not.toThrow();
-    expect(tracing.problems).toEqual(['tracing: an end for span event key resume:404, which was never started, is ignored']);
+    expect(tracing.problems).toEqual([
+      'tracing: an end for span event key resume:404, which was never started, is ignored',
+    ]);
     expect(tracing.spans()).toEqual([]);
   });
 
   it('reports a tracer that does not use its id generator', () => {
     tracing = memoryTracing({ honourIds: false });
-    tracing.bridge.handle({ type: 'task.start', key: 'task:1', taskId: TASK, at: at(1), span: taskRef, attributes: {} });
+    tracing.bridge.handle({
+      type: 'task.start',
+      key: 'task:1',
+      taskId: TASK,
+      at: at(1),
+      span: taskRef,
+      attributes: {},
+    });
     expect(tracing.problems).toHaveLength(1);
     expect(tracing.problems[0]).toContain('EventIdGenerator');
   });
@@ -215,7 +303,15 @@ describe('SpanBridge', () => {
     tracing = memoryTracing();
     const attributes: SpanAttributes = {};
     tracing.bridge.handle({ type: 'task.start', key: 'task:1', taskId: TASK, at: at(1), span: taskRef, attributes });
-    tracing.bridge.handle({ type: 'suspension.start', key: 'suspension:5', taskId: TASK, at: at(7), span: suspensionIn(taskRef), parent: taskRef, attributes });
+    tracing.bridge.handle({
+      type: 'suspension.start',
+      key: 'suspension:5',
+      taskId: TASK,
+      at: at(7),
+      span: suspensionIn(taskRef),
+      parent: taskRef,
+      attributes,
+    });
     expect(tracing.spans()).toEqual([]);
     tracing.bridge.close();
     expect(tracing.bridge.openSpans).toBe(0);

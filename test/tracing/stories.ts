@@ -15,7 +15,10 @@ import { at, refFor } from './memory-tracing.js';
 export const TASK = 'task-1';
 export const taskRef = refFor('task', 1);
 /** The Suspension span of the stories: in its parent's trace. */
-export const suspensionIn = (parent: SpanRef): SpanRef => ({ traceId: parent.traceId, spanId: refFor('suspension', 5).spanId });
+export const suspensionIn = (parent: SpanRef): SpanRef => ({
+  traceId: parent.traceId,
+  spanId: refFor('suspension', 5).spanId,
+});
 
 export interface PauseStory {
   initiatedBy: string;
@@ -33,7 +36,14 @@ export interface PauseStory {
 export function pauseStory(story: PauseStory): SpanEvent[] {
   const suspensionRef = suspensionIn(story.parent ?? taskRef);
   return [
-    { type: 'task.start', key: 'task:1', taskId: TASK, at: at(1), span: taskRef, attributes: { [ATTR_GEN_AI_CONVERSATION_ID]: 'ctx-1' } },
+    {
+      type: 'task.start',
+      key: 'task:1',
+      taskId: TASK,
+      at: at(1),
+      span: taskRef,
+      attributes: { [ATTR_GEN_AI_CONVERSATION_ID]: 'ctx-1' },
+    },
     {
       type: 'suspension.start',
       key: 'suspension:5',
@@ -72,14 +82,15 @@ export function feed(sink: SpanSink, events: SpanEvent[], hashes: Record<string,
   }
 }
 
-
 /** The task of {@link lostStory}: another task in the same recording, entries from 101 on. */
 export const LOST_TASK = 'task-2';
 export const lostTaskRef = refFor('task', 101);
 export const lostSuspensionRef: SpanRef = { traceId: lostTaskRef.traceId, spanId: refFor('suspension', 105).spanId };
 
 /** A client pause on task-2 whose PAUSED was seen at 106 s, declared lost at 300 s for `reason`. */
-export function lostStory(reason: 'stream_ended' | 'recording_ended' | 'paused_until_passed' | 'task_gone' | 'pause_ignored'): SpanEvent[] {
+export function lostStory(
+  reason: 'stream_ended' | 'recording_ended' | 'paused_until_passed' | 'task_gone' | 'pause_ignored',
+): SpanEvent[] {
   return [
     { type: 'task.start', key: 'task:101', taskId: LOST_TASK, at: at(101), span: lostTaskRef, attributes: {} },
     {

@@ -40,7 +40,13 @@ async function startReceiver(): Promise<Receiver> {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, server };
 }
 
-const story = pauseStory({ initiatedBy: 'PAUSE_INITIATOR_CLIENT', via: 'PauseTask', cause: 'explicit_resume', outcome: 'resumed', pipeline: taskRef });
+const story = pauseStory({
+  initiatedBy: 'PAUSE_INITIATOR_CLIENT',
+  via: 'PauseTask',
+  cause: 'explicit_resume',
+  outcome: 'resumed',
+  pipeline: taskRef,
+});
 const hashes = { 'suspension:5': 'sha256:aaaa', 'resume:9': 'sha256:bbbb' };
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -58,11 +64,15 @@ function tempDir(): string {
 function withoutFlags(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutFlags);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([k]) => k !== 'flags').map(([k, v]) => [k, withoutFlags(v)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => k !== 'flags')
+      .map(([k, v]) => [k, withoutFlags(v)]),
+  );
 }
 
 describe('setupTracing', () => {
-  it('sends Suspension, Resume and LostPause spans over OTLP/HTTP protobuf with their links and attributes', async () => {
+  it('sends Suspension, Resume and LostPause spans over OTLP/HTTP protobuf with links and attributes', async () => {
     const receiver = await startReceiver();
     cleanups.push(() => new Promise<void>((resolve) => receiver.server.close(() => resolve())));
     const warnings: string[] = [];
@@ -73,10 +83,19 @@ describe('setupTracing', () => {
 
     expect(warnings).toEqual([]);
     expect(receiver.bodies.length).toBeGreaterThan(0);
-    expect(receiver.bodies.every((b) => b.path === '/v1/traces' && b.contentType === 'application/x-protobuf')).toBe(true);
+    expect(receiver.bodies.every((b) => b.path === '/v1/traces' && b.contentType === 'application/x-protobuf')).toBe(
+      true,
+    );
     const requests = receiver.bodies.map((b) => decodeTraceRequest(b.body));
     const spans = requests.flatMap(spansOf);
-    expect(spans.map((s) => s.name).sort()).toEqual(['LostPause', 'Resume', 'Suspension', 'Suspension', 'Task', 'Task']);
+    expect(spans.map((s) => s.name).sort()).toEqual([
+      'LostPause',
+      'Resume',
+      'Suspension',
+      'Suspension',
+      'Task',
+      'Task',
+    ]);
     const resource = attributesOf(requests[0]?.resourceSpans?.[0]?.resource?.attributes);
     expect(resource).toEqual({ 'service.name': 'a2a-replay' });
 
@@ -93,8 +112,14 @@ describe('setupTracing', () => {
       [ATTR_LINK_PIPELINE_SPAN_ID]: taskRef.spanId,
       [ATTR_RECEIPT_HASH]: 'sha256:bbbb',
     });
-    const firstSuspension = spans.find((s) => s.name === 'Suspension' && attributesOf(s.attributes)[ATTR_RECEIPT_HASH] === 'sha256:aaaa');
-    expect(firstSuspension).toMatchObject({ traceId: suspension.traceId, spanId: suspension.spanId, parentSpanId: taskRef.spanId });
+    const firstSuspension = spans.find(
+      (s) => s.name === 'Suspension' && attributesOf(s.attributes)[ATTR_RECEIPT_HASH] === 'sha256:aaaa',
+    );
+    expect(firstSuspension).toMatchObject({
+      traceId: suspension.traceId,
+      spanId: suspension.spanId,
+      parentSpanId: taskRef.spanId,
+    });
     expect(firstSuspension?.startTimeUnixNano).toBe(`${Date.UTC(2025, 0, 1, 0, 0, 5)}000000`);
     const lost = spans.find((s) => s.name === 'LostPause');
     expect(lost?.status).toEqual({ code: 2, message: 'pause lost: stream_ended' });
@@ -111,7 +136,9 @@ describe('setupTracing', () => {
     const memory = memoryTracing();
     cleanups.push(() => memory.provider.shutdown());
     feed(memory.bridge, story, hashes);
-    const json = JSON.parse(Buffer.from(JsonTraceSerializer.serializeRequest(memory.spans()) ?? []).toString('utf8')) as unknown;
+    const json = JSON.parse(
+      Buffer.from(JsonTraceSerializer.serializeRequest(memory.spans()) ?? []).toString('utf8'),
+    ) as unknown;
     const decoded = receiver.bodies.map((b) => decodeTraceRequest(b.body));
     expect(decoded).toHaveLength(1);
     // The generated schema predates Span.flags / Link.flags (proto fields 16 and 6), so those are
@@ -132,8 +159,16 @@ describe('setupTracing', () => {
     const first = await write('first');
     const second = await write('second');
     expect(second).toBe(first);
-    const document = JSON.parse(first) as { resourceSpans: { resource: unknown; scopeSpans: { scope: unknown; spans: { name: string; startTimeUnixNano: string }[] }[] }[] };
-    expect(document.resourceSpans[0]?.resource).toEqual({ attributes: [{ key: 'service.name', value: { stringValue: 'a2a-replay' } }], droppedAttributesCount: 0 });
+    const document = JSON.parse(first) as {
+      resourceSpans: {
+        resource: unknown;
+        scopeSpans: { scope: unknown; spans: { name: string; startTimeUnixNano: string }[] }[];
+      }[];
+    };
+    expect(document.resourceSpans[0]?.resource).toEqual({
+      attributes: [{ key: 'service.name', value: { stringValue: 'a2a-replay' } }],
+      droppedAttributesCount: 0,
+    });
     expect(document.resourceSpans[0]?.scopeSpans[0]?.scope).toEqual({ name: 'a2a-replay' });
     const starts = document.resourceSpans[0]?.scopeSpans[0]?.spans.map((s) => BigInt(s.startTimeUnixNano)) ?? [];
     expect(starts).toEqual([...starts].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -143,7 +178,10 @@ describe('setupTracing', () => {
   it('writes spans in the same order whatever order they ended in', () => {
     const one = memoryTracing();
     const two = memoryTracing();
-    cleanups.push(() => one.provider.shutdown(), () => two.provider.shutdown());
+    cleanups.push(
+      () => one.provider.shutdown(),
+      () => two.provider.shutdown(),
+    );
     feed(one.bridge, story, hashes);
     feed(two.bridge, story, hashes);
     expect(otlpJsonDocument([...two.spans()].reverse())).toBe(otlpJsonDocument(one.spans()));
@@ -155,7 +193,14 @@ describe('setupTracing', () => {
     await new Promise<void>((resolve) => probe.server.close(() => resolve()));
     const dir = tempDir();
     const warnings: string[] = [];
-    const tracing = setupTracing({ otlp: deadUrl, tracesDir: dir, name: 'dead', env: {}, warn: (line) => warnings.push(line), otlpTimeoutMs: 300 });
+    const tracing = setupTracing({
+      otlp: deadUrl,
+      tracesDir: dir,
+      name: 'dead',
+      env: {},
+      warn: (line) => warnings.push(line),
+      otlpTimeoutMs: 300,
+    });
     feed(tracing.sink, story, hashes);
     await tracing.flush();
     feed(tracing.sink, lostStory('task_gone'));
@@ -175,11 +220,18 @@ describe('setupTracing', () => {
   it('takes the OTLP endpoint from --otlp, then the traces variable as is, then the base variable', () => {
     expect(resolveOtlpTracesUrl('http://127.0.0.1:4318', {})).toBe('http://127.0.0.1:4318/v1/traces');
     expect(resolveOtlpTracesUrl('http://127.0.0.1:4318/v1/traces/', {})).toBe('http://127.0.0.1:4318/v1/traces');
-    expect(resolveOtlpTracesUrl(undefined, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:9/custom', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://b:1' })).toBe(
-      'http://c:9/custom',
+    expect(
+      resolveOtlpTracesUrl(undefined, {
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:9/custom',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://b:1',
+      }),
+    ).toBe('http://c:9/custom');
+    expect(resolveOtlpTracesUrl(undefined, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://b:4318/' })).toBe(
+      'http://b:4318/v1/traces',
     );
-    expect(resolveOtlpTracesUrl(undefined, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://b:4318/' })).toBe('http://b:4318/v1/traces');
-    expect(resolveOtlpTracesUrl('http://a:1', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://b:1' })).toBe('http://a:1/v1/traces');
+    expect(resolveOtlpTracesUrl('http://a:1', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://b:1' })).toBe(
+      'http://a:1/v1/traces',
+    );
     expect(resolveOtlpTracesUrl(undefined, {})).toBeUndefined();
   });
 });

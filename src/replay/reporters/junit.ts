@@ -36,11 +36,17 @@ function testcase(r: RecordingResult): string {
       return `${open}>\n      <system-out>${body}</system-out>\n    </testcase>`;
     case 'drift': {
       const n = (r.receipts?.differences.length ?? 0) + r.drift.length;
-      return `${open}>\n      <failure type="drift" message="${n} difference${n === 1 ? '' : 's'} from the recording">${body}</failure>\n    </testcase>`;
+      return (
+        `${open}>\n      <failure type="drift" message="${n} difference${n === 1 ? '' : 's'} ` +
+        `from the recording">${body}</failure>\n    </testcase>`
+      );
     }
     case 'malformed':
     case 'infrastructure':
-      return `${open}>\n      <error type="${r.outcome}" message="${escapeXml(r.error?.message ?? r.outcome)}">${body}</error>\n    </testcase>`;
+      return (
+        `${open}>\n      <error type="${r.outcome}" ` +
+        `message="${escapeXml(r.error?.message ?? r.outcome)}">${body}</error>\n    </testcase>`
+      );
     default: {
       const never: never = r.outcome;
       return never;
@@ -52,7 +58,9 @@ export function renderJunit(summary: RunSummary): string {
   const tests = summary.results.length;
   const failures = summary.results.filter((r) => r.outcome === 'drift').length;
   const errors = summary.results.filter((r) => r.outcome === 'malformed' || r.outcome === 'infrastructure').length;
-  const attrs = `name="a2a-replay run" tests="${tests}" failures="${failures}" errors="${errors}" skipped="0" time="${time(summary.durationMs)}"`;
+  const attrs =
+    `name="a2a-replay run" tests="${tests}" failures="${failures}" errors="${errors}" ` +
+    `skipped="0" time="${time(summary.durationMs)}"`;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites ${attrs}>`,

@@ -41,11 +41,17 @@ export function describeDrift(d: ExchangeDrift): string {
     case 'missing':
       return `${where(d.expected)} missing: ${d.expected.shape} — ${d.reason}`;
     case 'extra':
-      return d.closest
-        ? `extra live ${d.actual.shape} (live seq ${d.actual.seq}); closest recorded: ${where(d.closest)} ${d.closest.shape}${d.differences.length ? ` — differs in ${d.differences.join(', ')}` : ' — same shape, one too many'}`
-        : `extra live ${d.actual.shape} (live seq ${d.actual.seq}) with no recorded counterpart`;
+      if (!d.closest) return `extra live ${d.actual.shape} (live seq ${d.actual.seq}) with no recorded counterpart`;
+      return (
+        `extra live ${d.actual.shape} (live seq ${d.actual.seq}); closest recorded: ` +
+        `${where(d.closest)} ${d.closest.shape}` +
+        (d.differences.length ? ` — differs in ${d.differences.join(', ')}` : ' — same shape, one too many')
+      );
     case 'timeout':
-      return `${where(d.request)} waited ${d.waitedMs} ms for ${where(d.waitingFor)} (${d.waitingFor.shape}) that never came`;
+      return (
+        `${where(d.request)} waited ${d.waitedMs} ms for ${where(d.waitingFor)} ` +
+        `(${d.waitingFor.shape}) that never came`
+      );
     default: {
       const never: never = d;
       return never;
@@ -79,7 +85,10 @@ export function renderRecordingText(r: RecordingResult, options: TextReportOptio
       lines.push(`${paint(32, 'PASS   ')} ${r.recording} ${stats}`);
       break;
     case 'updated':
-      lines.push(`${paint(36, 'UPDATED')} ${r.golden} ${r.update?.created ? '(created)' : `(${r.update?.changes.length ?? 0} changes)`} ${stats}`);
+      lines.push(
+        `${paint(36, 'UPDATED')} ${r.golden} ` +
+          `${r.update?.created ? '(created)' : `(${r.update?.changes.length ?? 0} changes)`} ${stats}`,
+      );
       lines.push(...list(r.update?.changes ?? [], limit, describeDifference, '    '));
       break;
     case 'drift':
@@ -125,7 +134,10 @@ export function renderSummaryLine(summary: RunSummary): string {
   for (const r of summary.results) counts.set(r.outcome, (counts.get(r.outcome) ?? 0) + 1);
   const parts = [...counts].map(([outcome, n]) => `${n} ${outcome}`);
   const n = summary.results.length;
-  return `${n} recording${n === 1 ? '' : 's'}: ${parts.join(', ') || 'none'} (exit ${summary.exitCode}) in ${seconds(summary.durationMs)}`;
+  return (
+    `${n} recording${n === 1 ? '' : 's'}: ${parts.join(', ') || 'none'} (exit ` +
+    `${summary.exitCode}) in ${seconds(summary.durationMs)}`
+  );
 }
 
 /** The whole report. */
