@@ -3,6 +3,9 @@
  * RFC 8785 JSON Canonicalization Scheme (JCS): one canonical form used by hashing, signing,
  * verifying and diffing. Values JCS cannot represent are rejected with the JSON path of the
  * offending value — never dropped, because a silently dropped field is a forged hash.
+ *
+ * The serializer walks the value with an explicit stack, never the call stack, so a value of any
+ * nesting depth serializes (or is refused by `maxDepth`) instead of overflowing (docs/design.md §5).
  */
 import { createHash } from 'node:crypto';
 import { A2aReplayError } from '../errors.js';
@@ -22,6 +25,17 @@ export class CanonicalizationError extends A2aReplayError {
   }
 }
 
+export interface CanonicalOptions {
+  /**
+   * `reject` (the default, RFC 8785): a lone surrogate is an error. `escape`: it is written as a
+   * `\uXXXX` escape, which keeps the text valid JSON that parses back to the same string; used
+   * for recording lines, which must keep what a client sent (docs/design.md §5), never for hashes.
+   */
+  loneSurrogates?: 'reject' | 'escape';
+  /** Containers nested deeper than this are refused (default: no limit). */
+  maxDepth?: number;
+}
+
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 function childPath(path: string, key: string | number): string {
@@ -30,37 +44,20 @@ function childPath(path: string, key: string | number): string {
 }
 
 /** Index of the first lone surrogate in `s`, or -1. */
-function loneSurrogateAt(s: string): number {
+export function loneSurrogateAt(s: string): number {
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff) {
+    if (c < 0xd800 || c > 0xdfff) continue;
+    if (c <= 0xdbff) {
       const next = s.charCodeAt(i + 1);
       if (next >= 0xdc00 && next <= 0xdfff) {
         i++;
         continue;
       }
-      return i;
     }
-    if (c >= 0xdc00 && c <= 0xdfff) return i;
+    return i;
   }
   return -1;
-}
-
-function serializeString(s: string, path: string, what: string): string {
-  const at = loneSurrogateAt(s);
-  if (at >= 0) {
-    const unit = s.charCodeAt(at).toString(16);
-    throw new CanonicalizationError(path, `${what} has a lone surrogate \\u${unit} at index ${at}`);
-  }
-  // JSON.stringify escapes exactly as RFC 8785 §3.2.2.2 requires for well-formed strings:
-  // \" \\ \b \f \n \r \t, other controls as lower-case \u00xx, everything else verbatim.
-  return JSON.stringify(s);
-}
-
-function serializeNumber(n: number, path: string): string {
-  if (!Number.isFinite(n)) throw new CanonicalizationError(path, `${String(n)} is not a JSON number`);
-  // ECMAScript Number::toString is the RFC 8785 §3.2.2.3 number form; -0 serializes as 0.
-  return Object.is(n, -0) ? '0' : String(n);
 }
 
 function describe(value: unknown): string {
@@ -77,51 +74,112 @@ function isPlainObject(value: object): boolean {
   return proto === Object.prototype || proto === null;
 }
 
-function serialize(value: unknown, path: string, ancestors: Set<object>): string {
-  switch (typeof value) {
-    case 'string':
-      return serializeString(value, path, 'string');
-    case 'number':
-      return serializeNumber(value, path);
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'object': {
-      if (value === null) return 'null';
-      if (ancestors.has(value)) throw new CanonicalizationError(path, 'cycle: the value contains itself');
-      if (Array.isArray(value)) {
-        ancestors.add(value);
-        const parts: string[] = [];
-        for (let i = 0; i < value.length; i++) {
-          if (!(i in value)) throw new CanonicalizationError(childPath(path, i), 'sparse array hole');
-          parts.push(serialize(value[i], childPath(path, i), ancestors));
-        }
-        ancestors.delete(value);
-        return `[${parts.join(',')}]`;
-      }
-      if (!isPlainObject(value)) throw new CanonicalizationError(path, `${describe(value)} is not JSON`);
-      if (Object.getOwnPropertySymbols(value).length > 0) {
-        throw new CanonicalizationError(path, 'symbol-keyed properties are not JSON');
-      }
-      ancestors.add(value);
-      const record = value as Record<string, unknown>;
-      // Default sort compares UTF-16 code units, which is the RFC 8785 §3.2.3 property order.
-      const keys = Object.keys(record).sort();
-      const parts: string[] = [];
-      for (const key of keys) {
-        const child = childPath(path, key);
-        parts.push(`${serializeString(key, child, 'property name')}:${serialize(record[key], child, ancestors)}`);
-      }
-      ancestors.delete(value);
-      return `{${parts.join(',')}}`;
-    }
-    default:
-      throw new CanonicalizationError(path, `${describe(value)} is not JSON`);
-  }
+/** One container being serialized: its members so far, and where it sits for error paths. */
+interface Frame {
+  value: object;
+  /** Array: undefined. Object: its keys in RFC 8785 §3.2.3 order. */
+  keys: string[] | undefined;
+  length: number;
+  next: number;
+  parts: string[];
+  /** The member of the parent this container is (index or key); undefined for the root. */
+  at: string | number | undefined;
+  /** `"key":` when the parent is an object, else ''. */
+  prefix: string;
+}
+
+function pathOf(stack: readonly Frame[], last?: string | number): string {
+  let path = '$';
+  for (let i = 1; i < stack.length; i++) path = childPath(path, stack[i]!.at as string | number);
+  return last === undefined ? path : childPath(path, last);
 }
 
 /** RFC 8785 canonical form of `value`. Throws {@link CanonicalizationError} naming the path. */
-export function canonicalJson(value: unknown): string {
-  return serialize(value, '$', new Set());
+export function canonicalJson(value: unknown, options: CanonicalOptions = {}): string {
+  const escape = options.loneSurrogates === 'escape';
+  const maxDepth = options.maxDepth ?? Infinity;
+  const stack: Frame[] = [];
+  const open = new Set<object>();
+
+  const string = (s: string, at: string | number | undefined, what: string): string => {
+    if (!escape) {
+      const bad = loneSurrogateAt(s);
+      if (bad >= 0) {
+        const unit = s.charCodeAt(bad).toString(16);
+        throw new CanonicalizationError(pathOf(stack, at), `${what} has a lone surrogate \\u${unit} at index ${bad}`);
+      }
+    }
+    // JSON.stringify escapes exactly as RFC 8785 §3.2.2.2 requires for well-formed strings
+    // (\" \\ \b \f \n \r \t, other controls as lower-case \u00xx), and lone surrogates as \udxxx.
+    return JSON.stringify(s);
+  };
+
+  /** A scalar's text, or undefined after pushing a frame for a container. */
+  const enter = (v: unknown, at: string | number | undefined, prefix: string): string | undefined => {
+    switch (typeof v) {
+      case 'string':
+        return string(v, at, 'string');
+      case 'number':
+        if (!Number.isFinite(v))
+          throw new CanonicalizationError(pathOf(stack, at), `${String(v)} is not a JSON number`);
+        // ECMAScript Number::toString is the RFC 8785 §3.2.2.3 number form; -0 serializes as 0.
+        return Object.is(v, -0) ? '0' : String(v);
+      case 'boolean':
+        return v ? 'true' : 'false';
+      case 'object': {
+        if (v === null) return 'null';
+        if (open.has(v)) throw new CanonicalizationError(pathOf(stack, at), 'cycle: the value contains itself');
+        if (stack.length >= maxDepth) {
+          throw new CanonicalizationError(pathOf(stack, at), `nests deeper than ${maxDepth} levels`);
+        }
+        let keys: string[] | undefined;
+        let length: number;
+        if (Array.isArray(v)) {
+          length = v.length;
+        } else {
+          if (!isPlainObject(v)) throw new CanonicalizationError(pathOf(stack, at), `${describe(v)} is not JSON`);
+          if (Object.getOwnPropertySymbols(v).length > 0) {
+            throw new CanonicalizationError(pathOf(stack, at), 'symbol-keyed properties are not JSON');
+          }
+          // Default sort compares UTF-16 code units, which is the RFC 8785 §3.2.3 property order.
+          keys = Object.keys(v).sort();
+          length = keys.length;
+        }
+        open.add(v);
+        stack.push({ value: v, keys, length, next: 0, parts: [], at, prefix });
+        return undefined;
+      }
+      default:
+        throw new CanonicalizationError(pathOf(stack, at), `${describe(v)} is not JSON`);
+    }
+  };
+
+  const root = enter(value, undefined, '');
+  if (root !== undefined) return root;
+  for (;;) {
+    const frame = stack[stack.length - 1]!;
+    if (frame.next < frame.length) {
+      const i = frame.next++;
+      if (frame.keys === undefined) {
+        const array = frame.value as unknown[];
+        if (!(i in array)) throw new CanonicalizationError(pathOf(stack, i), 'sparse array hole');
+        const text = enter(array[i], i, '');
+        if (text !== undefined) frame.parts.push(text);
+      } else {
+        const key = frame.keys[i]!;
+        const prefix = `${string(key, key, 'property name')}:`;
+        const text = enter((frame.value as Record<string, unknown>)[key], key, prefix);
+        if (text !== undefined) frame.parts.push(prefix + text);
+      }
+      continue;
+    }
+    stack.pop();
+    open.delete(frame.value);
+    const text = frame.keys === undefined ? `[${frame.parts.join(',')}]` : `{${frame.parts.join(',')}}`;
+    const parent = stack[stack.length - 1];
+    if (parent === undefined) return text;
+    parent.parts.push(frame.prefix + text);
+  }
 }
 
 /** `"sha256:" + hex(SHA-256(UTF-8(JCS(value))))`, the one hash form of the project. */
@@ -132,4 +190,49 @@ export function hashCanonical(value: unknown): string {
 /** `"sha256:" + hex(SHA-256(UTF-8(text)))` for text that is already canonical. */
 export function sha256Prefixed(text: string | Uint8Array): string {
   return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+}
+
+/**
+ * `value` with every lone surrogate in its strings and property names replaced by U+FFFD, and
+ * whether anything was replaced: what a receipt does with text RFC 8785 cannot encode
+ * (docs/design.md §6). The value is copied only when something needs repair; the walk uses an
+ * explicit stack, so any depth is fine.
+ */
+export function repairLoneSurrogates<T>(value: T): { value: T; repaired: boolean } {
+  if (typeof value === 'string') {
+    const fixed = value.toWellFormed();
+    return { value: fixed as T, repaired: fixed !== value };
+  }
+  if (typeof value !== 'object' || value === null || !containsLoneSurrogate(value)) return { value, repaired: false };
+  const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
+  const work: [source: object, target: Record<string, unknown> | unknown[]][] = [[value, copy]];
+  while (work.length > 0) {
+    const [source, target] = work.pop()!;
+    for (const [key, child] of Object.entries(source)) {
+      let out: unknown = child;
+      if (typeof child === 'string') out = child.toWellFormed();
+      else if (typeof child === 'object' && child !== null) {
+        const inner: Record<string, unknown> | unknown[] = Array.isArray(child) ? [] : {};
+        work.push([child, inner]);
+        out = inner;
+      }
+      if (Array.isArray(target)) target[Number(key)] = out;
+      else target[key.toWellFormed()] = out;
+    }
+  }
+  return { value: copy as T, repaired: true };
+}
+
+function containsLoneSurrogate(value: object): boolean {
+  const work: object[] = [value];
+  while (work.length > 0) {
+    const node = work.pop()!;
+    for (const [key, child] of Object.entries(node) as [string, unknown][]) {
+      if (!Array.isArray(node) && !key.isWellFormed()) return true;
+      if (typeof child === 'string') {
+        if (!child.isWellFormed()) return true;
+      } else if (typeof child === 'object' && child !== null) work.push(child);
+    }
+  }
+  return false;
 }

@@ -1,11 +1,11 @@
 /**
  * @module observe/pause-observer
- * The PauseObserver (DESIGN §2 "the key idea"): a pure state machine from recording entries to
+ * The PauseObserver (docs/design.md §2 "the key idea"): a pure state machine from recording entries to
  * receipt drafts, span events and findings. The recorder and the replayer feed it the same way,
  * so the same entries always give the same outputs; it reads no clock, no randomness, no I/O.
  *
  * Rules the specification leaves open, as implemented here:
- * - One pause is one receipt: pauses are keyed by task and `hashCanonical(resumeToken)`. The
+ * - One pause is one receipt: pauses are keyed by task and `tokenHashOf(resumeToken)`. The
  *   receipt is emitted at the FIRST entry that proves PAUSED (a PauseTask / AwaitTaskResumption
  *   answer, a stream event, a task snapshot); later sightings of the same pause add nothing.
  * - A pause proven while a PauseTask / AwaitTaskResumption for that task is in flight is
@@ -31,7 +31,6 @@
  * `observe/entry-reads`, pause and resume payloads by `observe/sightings`; span keys, ids and
  * attributes come from `observe/observer-spans`; the peer's clock from `observe/peer-clock`.
  */
-import { hashCanonical } from '../canonical/canonical-json.js';
 import { JSON_RPC_ERRORS, type JsonRpcErrorObject } from '../protocol/errors.js';
 import { parseJsonRpcMessage } from '../protocol/json-rpc.js';
 import { CONTROL_METHODS, CONTROL_PATH } from '../protocol/methods.js';
@@ -39,10 +38,17 @@ import { isKnownMethod, parseMethodCall } from '../protocol/params.js';
 import { parseSendMessageResult, parseStreamResponse, parseTask } from '../protocol/parse-objects.js';
 import { formatIssue, isRecord } from '../protocol/read.js';
 import { checkTransition } from '../protocol/state-machine.js';
-import { type PauseMode, type ResumeCause, TERMINAL_STATES, type TaskPause, type TaskState } from '../protocol/types.js';
+import {
+  type PauseMode,
+  type ResumeCause,
+  TERMINAL_STATES,
+  type TaskPause,
+  type TaskState,
+} from '../protocol/types.js';
 import { buildResumptionDraft, buildSuspensionDraft } from '../receipts/drafts.js';
 import type { ResumptionDraft, SpanRef, SuspensionDraft } from '../receipts/types.js';
 import type { RecordingEntry } from '../recording/format.js';
+import { tokenHashOf } from '../recording/resume-token.js';
 import { type LostPauseReason, type SpanEvent, parseTraceparent } from '../tracing/span-events.js';
 import { entryProblem, pausedUntilMs, taskIdFromRaw, taskIdOfCall } from './entry-reads.js';
 import type { FindingCode, ObserverFinding } from './findings.js';
@@ -88,7 +94,7 @@ import {
 } from './sightings.js';
 
 export interface ObserverOptions {
-  /** The recording header's `id`: every span id derives from it (DESIGN §7). */
+  /** The recording header's `id`: every span id derives from it (docs/design.md §7). */
   recordingId: string;
 }
 
@@ -123,7 +129,7 @@ const CONTROL_MEMORY = 64;
 const { TASK_NOT_FOUND, INVALID_TASK_STATE, RESUME_TOKEN_MISMATCH } = JSON_RPC_ERRORS;
 
 /**
- * Turns recording entries into receipt drafts and span events (DESIGN §2, §6, §7). Feed every
+ * Turns recording entries into receipt drafts and span events (docs/design.md §2, §6, §7). Feed every
  * entry once, in `seq` order, then call {@link finish}. Never throws: bad input becomes a
  * `finding` output and the observer carries on.
  */
@@ -155,7 +161,12 @@ export class PauseObserver {
     }
     try {
       if (entry.seq <= this.#lastSeq) {
-        this.#finding('out-of-order', entry.seq, 'seq', `entry ${entry.seq} arrived after entry ${this.#lastSeq}: entries must be fed in seq order`);
+        this.#finding(
+          'out-of-order',
+          entry.seq,
+          'seq',
+          `entry ${entry.seq} arrived after entry ${this.#lastSeq}: entries must be fed in seq order`,
+        );
       } else {
         this.#lastSeq = entry.seq;
       }
@@ -181,7 +192,12 @@ export class PauseObserver {
       }
       this.#markOverdue(entry);
     } catch (error) {
-      this.#finding('observer-error', entry.seq, 'entry', `could not observe entry ${entry.seq}: ${error instanceof Error ? error.message : String(error)}`);
+      this.#finding(
+        'observer-error',
+        entry.seq,
+        'entry',
+        `could not observe entry ${entry.seq}: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     return out;
   }
@@ -198,7 +214,11 @@ export class PauseObserver {
       const now = this.#clock.nowAt(at);
       for (const s of [...this.#open]) {
         const overdue = s.overdueSince !== undefined || (s.pausedUntilMs !== undefined && now > s.pausedUntilMs);
-        const reason: LostPauseReason = overdue ? 'paused_until_passed' : s.streamEnded ? 'stream_ended' : 'recording_ended';
+        const reason: LostPauseReason = overdue
+          ? 'paused_until_passed'
+          : s.streamEnded
+            ? 'stream_ended'
+            : 'recording_ended';
         this.#lose(s, reason, null, at);
       }
       for (const s of [...this.#resuming]) {
@@ -207,21 +227,38 @@ export class PauseObserver {
         if (task && aw) this.#closeFromSignal(task, s, aw.signal, { seq: aw.seq, at: aw.at }, [aw.seq]);
       }
       for (const task of this.#tasks.values()) {
-        for (const p of task.pendingPauses.values()) this.#endPendingPause(p, at, 'no answer to the pause call before the recording ended');
+        for (const p of task.pendingPauses.values())
+          this.#endPendingPause(p, at, 'no answer to the pause call before the recording ended');
         task.pendingPauses.clear();
         for (const c of task.closers.values()) {
-          if (c.started && !c.ended) this.#endResume(c, at, {}, `no answer to ${c.kind === 'resume' ? 'ResumeTask' : 'CancelTask'} before the recording ended`);
+          if (c.started && !c.ended)
+            this.#endResume(
+              c,
+              at,
+              {},
+              `no answer to ${c.kind === 'resume' ? 'ResumeTask' : 'CancelTask'} before the recording ended`,
+            );
         }
         task.closers.clear();
       }
       for (const task of this.#tasks.values()) {
         if (task.started && !task.ended) {
           task.ended = true;
-          this.#span({ type: 'task.end', key: taskSpanKey(task.taskId), at, attributes: taskAttributes(task.taskId, task.contextId, null) });
+          this.#span({
+            type: 'task.end',
+            key: taskSpanKey(task.taskId),
+            at,
+            attributes: taskAttributes(task.taskId, task.contextId, null),
+          });
         }
       }
     } catch (error) {
-      this.#finding('observer-error', null, 'finish', `could not finish: ${error instanceof Error ? error.message : String(error)}`);
+      this.#finding(
+        'observer-error',
+        null,
+        'finish',
+        `could not finish: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     return out;
   }
@@ -256,15 +293,6 @@ export class PauseObserver {
     this.#finding(issue.code, seq, issue.field, issue.message, taskId);
   }
 
-  #hash(value: unknown, seq: number, field: string): string | null {
-    try {
-      return hashCanonical(value);
-    } catch (error) {
-      this.#finding('malformed-params', seq, field, `${field}: cannot be hashed: ${error instanceof Error ? error.message : String(error)}`);
-      return null;
-    }
-  }
-
   // ---- tasks ----
 
   #task(taskId: string): TaskRecord {
@@ -293,7 +321,12 @@ export class PauseObserver {
     task.terminal = true;
     if (!task.started || task.ended) return;
     task.ended = true;
-    this.#span({ type: 'task.end', key: taskSpanKey(task.taskId), at: entry.at, attributes: taskAttributes(task.taskId, task.contextId, entry.seq) });
+    this.#span({
+      type: 'task.end',
+      key: taskSpanKey(task.taskId),
+      at: entry.at,
+      attributes: taskAttributes(task.taskId, task.contextId, entry.seq),
+    });
   }
 
   // ---- entries ----
@@ -302,14 +335,24 @@ export class PauseObserver {
     const ex = this.#exchanges.get(entry.xid);
     if (!ex && !this.#orphans.has(entry.xid)) {
       this.#orphans.add(entry.xid);
-      this.#finding('orphan-entry', entry.seq, 'xid', `${entry.kind} entry ${entry.seq} belongs to exchange ${entry.xid}, which has no request`);
+      this.#finding(
+        'orphan-entry',
+        entry.seq,
+        'xid',
+        `${entry.kind} entry ${entry.seq} belongs to exchange ${entry.xid}, which has no request`,
+      );
     }
     return ex;
   }
 
   #onRequest(entry: RecordingEntry): void {
     if (this.#exchanges.has(entry.xid)) {
-      this.#finding('duplicate-request', entry.seq, 'xid', `request entry ${entry.seq} reuses exchange id ${entry.xid}, already open`);
+      this.#finding(
+        'duplicate-request',
+        entry.seq,
+        'xid',
+        `request entry ${entry.seq} reuses exchange id ${entry.xid}, already open`,
+      );
       return;
     }
     const ex: Exchange = {
@@ -328,18 +371,29 @@ export class PauseObserver {
     };
     this.#exchanges.set(entry.xid, ex);
     if (entry.body === undefined) {
-      if (entry.bodyText !== undefined) this.#finding('malformed-json-rpc', entry.seq, 'bodyText', 'the request body is not JSON');
+      if (entry.bodyText !== undefined)
+        this.#finding('malformed-json-rpc', entry.seq, 'bodyText', 'the request body is not JSON');
       return;
     }
     const message = parseJsonRpcMessage(entry.body);
     if (!message.ok) {
-      this.#finding('malformed-json-rpc', entry.seq, `body.${message.issue.field}`, `body.${formatIssue(message.issue)}`);
+      this.#finding(
+        'malformed-json-rpc',
+        entry.seq,
+        `body.${message.issue.field}`,
+        `body.${formatIssue(message.issue)}`,
+      );
       return;
     }
     const m = message.value;
     if (m.kind === 'notification') return;
     if (m.kind !== 'request') {
-      this.#finding('malformed-json-rpc', entry.seq, 'body', 'a request entry holds a JSON-RPC response, not a request');
+      this.#finding(
+        'malformed-json-rpc',
+        entry.seq,
+        'body',
+        'a request entry holds a JSON-RPC response, not a request',
+      );
       return;
     }
     ex.rpcId = m.id;
@@ -347,7 +401,13 @@ export class PauseObserver {
     if (!isKnownMethod(m.method)) return;
     const call = parseMethodCall(m.method, m.params);
     if (!call.ok) {
-      this.#finding('malformed-params', entry.seq, `body.${call.issue.field}`, `body.${formatIssue(call.issue)}`, taskIdFromRaw(m.params));
+      this.#finding(
+        'malformed-params',
+        entry.seq,
+        `body.${call.issue.field}`,
+        `body.${formatIssue(call.issue)}`,
+        taskIdFromRaw(m.params),
+      );
       return;
     }
     ex.call = call.value;
@@ -355,14 +415,30 @@ export class PauseObserver {
     switch (c.method) {
       case 'PauseTask':
       case 'AwaitTaskResumption':
-        this.#openPendingPause(ex, entry, c.params.taskId, c.method, c.method === 'PauseTask' ? c.params.mode : null, c.params.reason ?? null);
+        this.#openPendingPause(
+          ex,
+          entry,
+          c.params.taskId,
+          c.method,
+          c.method === 'PauseTask' ? c.params.mode : null,
+          c.params.reason ?? null,
+        );
         break;
       case 'ResumeTask': {
         const p = c.params;
         const task = this.#task(p.taskId);
-        const tokenHash = this.#hash(p.resumeToken, entry.seq, 'body.params.resumeToken');
-        const inputOk = p.input === undefined || this.#hash(p.input, entry.seq, 'body.params.input') !== null;
-        const closer = newCloser(this.#recordingId, 'resume', ex, entry, p.taskId, tokenHash, inputOk ? p.input : undefined, p.input !== undefined, p.continueTranscript);
+        const tokenHash = tokenHashOf(p.resumeToken);
+        const closer = newCloser(
+          this.#recordingId,
+          'resume',
+          ex,
+          entry,
+          p.taskId,
+          tokenHash,
+          p.input,
+          p.input !== undefined,
+          p.continueTranscript,
+        );
         closer.target = (tokenHash !== null ? task.byToken.get(tokenHash) : undefined) ?? task.open ?? task.last;
         task.closers.set(ex.xid, closer);
         if (closer.target) this.#startResume(closer, closer.target, closer.principal);
@@ -436,18 +512,33 @@ export class PauseObserver {
   #onRpcAnswer(ex: Exchange, entry: RecordingEntry, body: unknown, isEvent: boolean): void {
     const message = parseJsonRpcMessage(body);
     if (!message.ok) {
-      this.#finding('malformed-json-rpc', entry.seq, `body.${message.issue.field}`, `body.${formatIssue(message.issue)}`);
+      this.#finding(
+        'malformed-json-rpc',
+        entry.seq,
+        `body.${message.issue.field}`,
+        `body.${formatIssue(message.issue)}`,
+      );
       if (!isEvent) this.#failCall(ex, entry, 'the answer is not a JSON-RPC response');
       return;
     }
     const m = message.value;
     if (m.kind === 'request' || m.kind === 'notification') {
-      this.#finding('malformed-json-rpc', entry.seq, 'body', `${entry.kind} entry ${entry.seq} holds a JSON-RPC request, not a response`);
+      this.#finding(
+        'malformed-json-rpc',
+        entry.seq,
+        'body',
+        `${entry.kind} entry ${entry.seq} holds a JSON-RPC request, not a response`,
+      );
       if (!isEvent) this.#failCall(ex, entry, 'the answer is not a JSON-RPC response');
       return;
     }
     if (m.id !== null && ex.rpcId !== undefined && m.id !== ex.rpcId) {
-      this.#finding('id-mismatch', entry.seq, 'body.id', `body.id: expected ${JSON.stringify(ex.rpcId)} (the request's id); got ${JSON.stringify(m.id)}`);
+      this.#finding(
+        'id-mismatch',
+        entry.seq,
+        'body.id',
+        `body.id: expected ${JSON.stringify(ex.rpcId)} (the request's id); got ${JSON.stringify(m.id)}`,
+      );
     }
     if (m.kind === 'error') {
       this.#onCallError(ex, entry, m.error);
@@ -561,7 +652,13 @@ export class PauseObserver {
     }
   }
 
-  #onSnapshot(ex: Exchange, entry: RecordingEntry, task: Parameters<typeof sightTask>[0], field: string, kind: 'snapshot' | 'call'): void {
+  #onSnapshot(
+    ex: Exchange,
+    entry: RecordingEntry,
+    task: Parameters<typeof sightTask>[0],
+    field: string,
+    kind: 'snapshot' | 'call',
+  ): void {
     const { sighting, issues } = sightTask(task, field);
     this.#onSighting(entry, sighting, issues, { kind, ex }, field);
   }
@@ -571,7 +668,13 @@ export class PauseObserver {
     if (!ex) return;
     this.#exchanges.delete(ex.xid);
     if (!ex.answered && ex.rpcId !== undefined) {
-      this.#failCall(ex, entry, entry.kind === 'error' ? `the exchange broke: ${entry.error ?? 'no reason given'}` : 'the exchange ended without an answer');
+      this.#failCall(
+        ex,
+        entry,
+        entry.kind === 'error'
+          ? `the exchange broke: ${entry.error ?? 'no reason given'}`
+          : 'the exchange ended without an answer',
+      );
     }
     for (const taskId of ex.carries) {
       const task = this.#tasks.get(taskId);
@@ -586,7 +689,8 @@ export class PauseObserver {
   #onSighting(entry: RecordingEntry, sighting: Sighting, issues: SightingIssue[], origin: Origin, field: string): void {
     for (const issue of issues) this.#issue(issue, entry.seq, sighting.taskId);
     const task = this.#task(sighting.taskId);
-    if (sighting.contextId !== null && sighting.contextId !== '' && task.contextId === null) task.contextId = sighting.contextId;
+    if (sighting.contextId !== null && sighting.contextId !== '' && task.contextId === null)
+      task.contextId = sighting.contextId;
     this.#startTask(task, entry);
     if (sighting.timestamp !== undefined) this.#clock.report(sighting.timestamp, entry.at);
     if (sighting.resume) this.#clock.report(sighting.resume.resumedAt, entry.at);
@@ -599,7 +703,13 @@ export class PauseObserver {
       if (prev !== undefined && prev !== state) {
         const verdict = checkTransition(prev, state);
         if (!verdict.allowed) {
-          this.#finding('impossible-transition', entry.seq, `${field}.status.state`, `task ${task.taskId} moved ${prev} -> ${state} on this stream: ${verdict.reason}`, task.taskId);
+          this.#finding(
+            'impossible-transition',
+            entry.seq,
+            `${field}.status.state`,
+            `task ${task.taskId} moved ${prev} -> ${state} on this stream: ${verdict.reason}`,
+            task.taskId,
+          );
         }
       }
       ex.lastState.set(task.taskId, state);
@@ -614,7 +724,13 @@ export class PauseObserver {
     const open = task.open;
     if (open) this.#onLeftPause(entry, task, open, sighting, origin, field);
     else if (sighting.resume && !task.last && !this.#hasResuming(task)) {
-      this.#finding('unmatched-resume', entry.seq, `${field}.metadata`, `task ${task.taskId} announces a resume, but no pause of it was observed`, task.taskId);
+      this.#finding(
+        'unmatched-resume',
+        entry.seq,
+        `${field}.metadata`,
+        `task ${task.taskId} announces a resume, but no pause of it was observed`,
+        task.taskId,
+      );
     }
     if (TERMINAL_STATES.has(state)) this.#endTask(task, entry);
   }
@@ -632,11 +748,24 @@ export class PauseObserver {
     if (!task.terminal && this.#exchanges.has(ex.xid)) task.streams.add(ex.xid);
     const open = task.open;
     if (open && open.caughtUp.has(ex.xid)) {
-      this.#lose(open, 'pause_ignored', entry, entry.at, `task ${taskId} delivered an artifact while PAUSED: the pause was ignored`);
+      this.#lose(
+        open,
+        'pause_ignored',
+        entry,
+        entry.at,
+        `task ${taskId} delivered an artifact while PAUSED: the pause was ignored`,
+      );
     }
   }
 
-  #onLeftPause(entry: RecordingEntry, task: TaskRecord, s: Suspension, sighting: Sighting, origin: Origin, field: string): void {
+  #onLeftPause(
+    entry: RecordingEntry,
+    task: TaskRecord,
+    s: Suspension,
+    sighting: Sighting,
+    origin: Origin,
+    field: string,
+  ): void {
     const caughtUp = origin.kind !== 'stream' || s.caughtUp.has(origin.ex.xid);
     const state = sighting.state;
     switch (state) {
@@ -651,14 +780,26 @@ export class PauseObserver {
         const closer =
           (origin.kind === 'call' ? task.closers.get(origin.ex.xid) : undefined) ??
           [...task.closers.values()].find((c) => c.kind === 'cancel' && !c.closed);
-        const facts = closingFacts('canceled', 'canceled', closer?.principal ?? null, sighting.timestamp ?? null, closer ? [closer.seq, entry.seq] : [entry.seq]);
+        const facts = closingFacts(
+          'canceled',
+          'canceled',
+          closer?.principal ?? null,
+          sighting.timestamp ?? null,
+          closer ? [closer.seq, entry.seq] : [entry.seq],
+        );
         this.#close(task, s, closer ?? eventResumeSpan(this.#recordingId, entry), facts, entry);
         if (closer) closer.closed = s;
         return;
       }
       case 'TASK_STATE_FAILED': {
         const control = this.#attributeControl(s, 'timeout', entry.seq);
-        const facts = closingFacts('timeout', 'failed', control?.principal ?? null, sighting.timestamp ?? null, control ? [control.seq, entry.seq] : [entry.seq]);
+        const facts = closingFacts(
+          'timeout',
+          'failed',
+          control?.principal ?? null,
+          sighting.timestamp ?? null,
+          control ? [control.seq, entry.seq] : [entry.seq],
+        );
         this.#close(task, s, eventResumeSpan(this.#recordingId, entry), facts, entry);
         return;
       }
@@ -666,9 +807,22 @@ export class PauseObserver {
       case 'TASK_STATE_REJECTED':
         if (origin.kind !== 'stream') {
           const verdict = checkTransition('TASK_STATE_PAUSED', state);
-          if (!verdict.allowed) this.#finding('impossible-transition', entry.seq, `${field}.status.state`, `task ${task.taskId} is ${state} while PAUSED: ${verdict.reason}`, task.taskId);
+          if (!verdict.allowed)
+            this.#finding(
+              'impossible-transition',
+              entry.seq,
+              `${field}.status.state`,
+              `task ${task.taskId} is ${state} while PAUSED: ${verdict.reason}`,
+              task.taskId,
+            );
         }
-        this.#lose(s, 'pause_ignored', entry, entry.at, `task ${task.taskId} reached ${state} while PAUSED: the pause was ignored`);
+        this.#lose(
+          s,
+          'pause_ignored',
+          entry,
+          entry.at,
+          `task ${task.taskId} reached ${state} while PAUSED: the pause was ignored`,
+        );
         return;
       case 'TASK_STATE_SUBMITTED':
       case 'TASK_STATE_INPUT_REQUIRED':
@@ -677,9 +831,22 @@ export class PauseObserver {
         if (caughtUp) {
           if (origin.kind !== 'stream') {
             const verdict = checkTransition('TASK_STATE_PAUSED', state);
-            if (!verdict.allowed) this.#finding('impossible-transition', entry.seq, `${field}.status.state`, `task ${task.taskId} is ${state} while PAUSED: ${verdict.reason}`, task.taskId);
+            if (!verdict.allowed)
+              this.#finding(
+                'impossible-transition',
+                entry.seq,
+                `${field}.status.state`,
+                `task ${task.taskId} is ${state} while PAUSED: ${verdict.reason}`,
+                task.taskId,
+              );
           }
-          this.#lose(s, 'pause_ignored', entry, entry.at, `task ${task.taskId} moved to ${state} while PAUSED without a resume`);
+          this.#lose(
+            s,
+            'pause_ignored',
+            entry,
+            entry.at,
+            `task ${task.taskId} moved to ${state} while PAUSED without a resume`,
+          );
         }
         return;
       case 'TASK_STATE_PAUSED':
@@ -707,21 +874,42 @@ export class PauseObserver {
     });
   }
 
-  #openPendingPause(ex: Exchange, entry: RecordingEntry, taskId: string, method: PendingPause['method'], mode: PauseMode | null, reason: string | null): void {
+  #openPendingPause(
+    ex: Exchange,
+    entry: RecordingEntry,
+    taskId: string,
+    method: PendingPause['method'],
+    mode: PauseMode | null,
+    reason: string | null,
+  ): void {
     const task = this.#task(taskId);
     // A pause call on a finished or already paused task opens nothing: the peer refuses it or
     // answers with the pause in force.
     if (task.terminal || task.open) return;
     this.#startTask(task, entry);
     const s = newSuspension(this.#recordingId, task, entry, ex.parent, ex.principal);
-    task.pendingPauses.set(ex.xid, { xid: ex.xid, seq: entry.seq, method, mode, reason, principal: ex.principal, suspension: s });
+    task.pendingPauses.set(ex.xid, {
+      xid: ex.xid,
+      seq: entry.seq,
+      method,
+      mode,
+      reason,
+      principal: ex.principal,
+      suspension: s,
+    });
     this.#startSuspension(s, task);
   }
 
   #endPendingPause(p: PendingPause, at: string, error: string): void {
     if (!p.suspension.started || p.suspension.status !== 'pending') return;
     p.suspension.status = 'closed';
-    this.#span({ type: 'suspension.end', key: p.suspension.key, at, attributes: suspensionStartAttributes(p.suspension.taskId, null, p.principal, p.seq), error });
+    this.#span({
+      type: 'suspension.end',
+      key: p.suspension.key,
+      at,
+      attributes: suspensionStartAttributes(p.suspension.taskId, null, p.principal, p.seq),
+      error,
+    });
   }
 
   #onPauseResult(ex: Exchange, entry: RecordingEntry, taskId: string, result: unknown, field: string): void {
@@ -733,7 +921,13 @@ export class PauseObserver {
       return;
     }
     if (read.value.taskId !== taskId) {
-      this.#finding('malformed-result', entry.seq, `${field}.taskId`, `${field}.taskId: expected ${JSON.stringify(taskId)} (the request's); got ${JSON.stringify(read.value.taskId)}`, taskId);
+      this.#finding(
+        'malformed-result',
+        entry.seq,
+        `${field}.taskId`,
+        `${field}.taskId: expected ${JSON.stringify(taskId)} (the request's); got ${JSON.stringify(read.value.taskId)}`,
+        taskId,
+      );
     }
     this.#startTask(task, entry);
     if (!task.terminal) this.#onPaused(entry, task, read.value.pause, read.value.legacy, { kind: 'call', ex });
@@ -746,7 +940,7 @@ export class PauseObserver {
 
   #onPaused(entry: RecordingEntry, task: TaskRecord, pause: TaskPause, legacy: boolean, origin: Origin): void {
     this.#clock.report(pause.pausedAt, entry.at);
-    const tokenHash = this.#hash(pause.resumeToken, entry.seq, 'pause.resumeToken');
+    const tokenHash = tokenHashOf(pause.resumeToken);
     const known = tokenHash !== null ? task.byToken.get(tokenHash) : undefined;
     const own = origin.kind === 'call' ? task.pendingPauses.get(origin.ex.xid) : undefined;
     if (known) {
@@ -755,14 +949,32 @@ export class PauseObserver {
         task.pendingPauses.delete(own.xid);
         if (own.suspension !== known && own.suspension.started && own.suspension.status === 'pending') {
           own.suspension.status = 'closed';
-          this.#span({ type: 'suspension.end', key: own.suspension.key, at: entry.at, attributes: suspensionStartAttributes(task.taskId, task.contextId, own.principal, entry.seq) });
+          this.#span({
+            type: 'suspension.end',
+            key: own.suspension.key,
+            at: entry.at,
+            attributes: suspensionStartAttributes(task.taskId, task.contextId, own.principal, entry.seq),
+          });
         }
       }
       return;
     }
     if (task.open) {
-      this.#finding('impossible-transition', entry.seq, 'pause.resumeToken', `task ${task.taskId} is PAUSED again with a new resume token, but the pause ${task.open.key} was never seen to end`, task.taskId);
-      this.#lose(task.open, 'pause_ignored', entry, entry.at, `task ${task.taskId} left pause ${task.open.key} without an observed resume`);
+      this.#finding(
+        'impossible-transition',
+        entry.seq,
+        'pause.resumeToken',
+        `task ${task.taskId} is PAUSED again with a new resume token, but the pause ` +
+          `${task.open.key} was never seen to end`,
+        task.taskId,
+      );
+      this.#lose(
+        task.open,
+        'pause_ignored',
+        entry,
+        entry.at,
+        `task ${task.taskId} left pause ${task.open.key} without an observed resume`,
+      );
     }
     const pending = own ?? [...task.pendingPauses.values()][0];
     const s = pending?.suspension ?? newSuspension(this.#recordingId, task, entry, origin.ex.parent, null);
@@ -797,7 +1009,12 @@ export class PauseObserver {
     if (tokenHash !== null) task.byToken.set(tokenHash, s);
     this.#open.add(s);
     this.#startSuspension(s, task);
-    this.#span({ type: 'suspension.end', key: s.key, at: entry.at, attributes: suspensionEndAttributes(draft, entry.seq) });
+    this.#span({
+      type: 'suspension.end',
+      key: s.key,
+      at: entry.at,
+      attributes: suspensionEndAttributes(draft, entry.seq),
+    });
     this.#out.push({ type: 'suspension', key: s.key, draft });
   }
 
@@ -828,7 +1045,13 @@ export class PauseObserver {
   }
 
   /** Emits a resumption for `s` (resume.start if needed → resume.end → draft); closes `s` unless rejected. */
-  #close(task: TaskRecord, s: Suspension, r: ResumeSpan, facts: ClosingFacts, entry: { seq: number; at: string }): void {
+  #close(
+    task: TaskRecord,
+    s: Suspension,
+    r: ResumeSpan,
+    facts: ClosingFacts,
+    entry: { seq: number; at: string },
+  ): void {
     const draft = buildResumptionDraft({
       taskId: s.taskId,
       cause: facts.cause,
@@ -854,8 +1077,11 @@ export class PauseObserver {
     }
     this.#startResume(r, s, facts.principal);
     const error =
-      facts.outcome === 'failed' ? `task ${s.taskId} failed while PAUSED (${facts.cause})` :
-      facts.outcome === 'rejected' ? `resume of task ${s.taskId} rejected with ${facts.errorCode ?? 'an error'}` : undefined;
+      facts.outcome === 'failed'
+        ? `task ${s.taskId} failed while PAUSED (${facts.cause})`
+        : facts.outcome === 'rejected'
+          ? `resume of task ${s.taskId} rejected with ${facts.errorCode ?? 'an error'}`
+          : undefined;
     this.#endResume(r, entry.at, resumeEndAttributes(draft, entry.seq), error);
     this.#out.push({ type: 'resumption', key: r.key, suspensionKey: s.key, draft });
   }
@@ -868,7 +1094,13 @@ export class PauseObserver {
       const only = candidates.length === 1 ? candidates[0] : undefined;
       if (only) {
         only.closed = s;
-        this.#close(task, s, only, closerFacts(only, signal.cause, 'resumed', signal.resumedAt, [only.seq, entry.seq]), entry);
+        this.#close(
+          task,
+          s,
+          only,
+          closerFacts(only, signal.cause, 'resumed', signal.resumedAt, [only.seq, entry.seq]),
+          entry,
+        );
         return;
       }
       if (candidates.length > 1) {
@@ -885,7 +1117,13 @@ export class PauseObserver {
   }
 
   /** A resume known only from the peer's announcement (no ResumeTask of ours won it). */
-  #closeFromSignal(task: TaskRecord, s: Suspension, signal: ResumeSignal, entry: { seq: number; at: string }, entries: number[]): void {
+  #closeFromSignal(
+    task: TaskRecord,
+    s: Suspension,
+    signal: ResumeSignal,
+    entry: { seq: number; at: string },
+    entries: number[],
+  ): void {
     const control = signal.cause === 'explicit_resume' ? undefined : this.#attributeControl(s, signal.cause, entry.seq);
     const facts: ClosingFacts = {
       cause: signal.cause,
@@ -941,20 +1179,44 @@ export class PauseObserver {
     if (awaiting?.awaiting) {
       closer.closed = awaiting;
       const aw = awaiting.awaiting;
-      this.#close(task, awaiting, closer, closerFacts(closer, read.value.cause, 'resumed', read.value.resumedAt, [closer.seq, aw.seq, entry.seq]), entry);
+      this.#close(
+        task,
+        awaiting,
+        closer,
+        closerFacts(closer, read.value.cause, 'resumed', read.value.resumedAt, [closer.seq, aw.seq, entry.seq]),
+        entry,
+      );
       return;
     }
     const s = task.open;
     if (!s) {
-      this.#finding('unmatched-resume', entry.seq, `${field}`, `ResumeTask on task ${taskId} succeeded, but no open pause of it was observed`, taskId);
+      this.#finding(
+        'unmatched-resume',
+        entry.seq,
+        `${field}`,
+        `ResumeTask on task ${taskId} succeeded, but no open pause of it was observed`,
+        taskId,
+      );
       this.#endResume(closer, entry.at, {});
       return;
     }
     if (closer.tokenHash !== null && s.tokenHash !== null && closer.tokenHash !== s.tokenHash) {
-      this.#finding('unmatched-resume', entry.seq, 'body.params.resumeToken', `ResumeTask on task ${taskId} succeeded with a token that is not the token of pause ${s.key}`, taskId);
+      this.#finding(
+        'unmatched-resume',
+        entry.seq,
+        'body.params.resumeToken',
+        `ResumeTask on task ${taskId} succeeded with a token that is not the token of pause ${s.key}`,
+        taskId,
+      );
     }
     closer.closed = s;
-    this.#close(task, s, closer, closerFacts(closer, read.value.cause, 'resumed', read.value.resumedAt, [closer.seq, entry.seq]), entry);
+    this.#close(
+      task,
+      s,
+      closer,
+      closerFacts(closer, read.value.cause, 'resumed', read.value.resumedAt, [closer.seq, entry.seq]),
+      entry,
+    );
   }
 
   #cancelAnswered(ex: Exchange, entry: RecordingEntry, state: TaskState): void {
@@ -964,7 +1226,13 @@ export class PauseObserver {
     const closer = task?.closers.get(ex.xid);
     if (!task || !closer) return;
     task.closers.delete(ex.xid);
-    if (!closer.closed) this.#endResume(closer, entry.at, {}, state === 'TASK_STATE_CANCELED' ? undefined : `CancelTask answered ${state}`);
+    if (!closer.closed)
+      this.#endResume(
+        closer,
+        entry.at,
+        {},
+        state === 'TASK_STATE_CANCELED' ? undefined : `CancelTask answered ${state}`,
+      );
   }
 
   // ---- failures and losses ----
@@ -977,7 +1245,13 @@ export class PauseObserver {
     if (!task) return;
     const method = ex.call?.method ?? 'the call';
     if (error.code === TASK_NOT_FOUND.code && task.open) {
-      this.#lose(task.open, 'task_gone', entry, entry.at, `${method} on task ${taskId} answered -32001 (task not found) while it was PAUSED`);
+      this.#lose(
+        task.open,
+        'task_gone',
+        entry,
+        entry.at,
+        `${method} on task ${taskId} answered -32001 (task not found) while it was PAUSED`,
+      );
     }
     const closer = task.closers.get(ex.xid);
     if (closer) {
@@ -992,15 +1266,30 @@ export class PauseObserver {
   }
 
   #closerFailed(task: TaskRecord, closer: Closer, entry: RecordingEntry, code: number | undefined): void {
-    const rejectable = closer.kind === 'resume' && (code === RESUME_TOKEN_MISMATCH.code || code === INVALID_TASK_STATE.code);
+    const rejectable =
+      closer.kind === 'resume' && (code === RESUME_TOKEN_MISMATCH.code || code === INVALID_TASK_STATE.code);
     const target = rejectable
-      ? ((closer.tokenHash !== null ? task.byToken.get(closer.tokenHash) : undefined) ?? closer.target ?? task.open ?? task.last)
+      ? ((closer.tokenHash !== null ? task.byToken.get(closer.tokenHash) : undefined) ??
+        closer.target ??
+        task.open ??
+        task.last)
       : undefined;
     if (target && code !== undefined) {
-      this.#close(task, target, closer, closerFacts(closer, 'explicit_resume', 'rejected', null, [closer.seq, entry.seq], code), entry);
+      this.#close(
+        task,
+        target,
+        closer,
+        closerFacts(closer, 'explicit_resume', 'rejected', null, [closer.seq, entry.seq], code),
+        entry,
+      );
     } else {
       const what = closer.kind === 'resume' ? 'ResumeTask' : 'CancelTask';
-      this.#endResume(closer, entry.at, {}, code === undefined ? `${what} got no answer` : `${what} failed with ${code}`);
+      this.#endResume(
+        closer,
+        entry.at,
+        {},
+        code === undefined ? `${what} got no answer` : `${what} failed with ${code}`,
+      );
     }
     // A loser of a resume race is out; the last candidate standing won.
     for (const s of [...this.#resuming]) {
@@ -1011,7 +1300,13 @@ export class PauseObserver {
         const winner = xid === undefined ? undefined : task.closers.get(xid);
         if (winner) {
           winner.closed = s;
-          this.#close(task, s, winner, closerFacts(winner, aw.signal.cause, 'resumed', aw.signal.resumedAt, [winner.seq, aw.seq]), { seq: aw.seq, at: aw.at });
+          this.#close(
+            task,
+            s,
+            winner,
+            closerFacts(winner, aw.signal.cause, 'resumed', aw.signal.resumedAt, [winner.seq, aw.seq]),
+            { seq: aw.seq, at: aw.at },
+          );
         }
       } else if (aw.candidates.size === 0) {
         this.#closeFromSignal(task, s, aw.signal, { seq: aw.seq, at: aw.at }, [aw.seq]);
@@ -1056,7 +1351,13 @@ export class PauseObserver {
       reason,
       attributes: lostAttributes(s.taskId, reason, s.span, entry?.seq ?? null),
     });
-    this.#finding('lost-pause', entry?.seq ?? null, 'entry', `pause ${s.key} of task ${s.taskId} is lost (${reason})${message ? `: ${message}` : ''}`, s.taskId);
+    this.#finding(
+      'lost-pause',
+      entry?.seq ?? null,
+      'entry',
+      `pause ${s.key} of task ${s.taskId} is lost (${reason})${message ? `: ${message}` : ''}`,
+      s.taskId,
+    );
   }
 
   #markOverdue(entry: RecordingEntry): void {
@@ -1064,14 +1365,21 @@ export class PauseObserver {
     const now = this.#clock.nowAt(entry.at);
     if (Number.isNaN(now)) return;
     for (const s of this.#open) {
-      if (s.pausedUntilMs !== undefined && s.overdueSince === undefined && now > s.pausedUntilMs) s.overdueSince = entry.seq;
+      if (s.pausedUntilMs !== undefined && s.overdueSince === undefined && now > s.pausedUntilMs)
+        s.overdueSince = entry.seq;
     }
   }
 
   #declareOverdue(entry: RecordingEntry): void {
     for (const s of [...this.#open]) {
       if (s.overdueSince !== undefined && s.overdueSince < entry.seq) {
-        this.#lose(s, 'paused_until_passed', entry, entry.at, `pausedUntil ${s.pausedUntil ?? ''} passed without a resume`);
+        this.#lose(
+          s,
+          'paused_until_passed',
+          entry,
+          entry.at,
+          `pausedUntil ${s.pausedUntil ?? ''} passed without a resume`,
+        );
       }
     }
   }

@@ -1,7 +1,7 @@
 /**
  * @module receipts/chain
  * The in-memory sealer: turns drafts into signed, hash-chained receipt lines and emits
- * checkpoints (DESIGN §6). No I/O, no clock, no randomness: the same key, header facts and
+ * checkpoints (docs/design.md §6). No I/O, no clock, no randomness: the same key, header facts and
  * drafts always give the same bytes, so replay derives receipts exactly as recording did.
  * The log writer and replay both use it.
  */
@@ -70,13 +70,16 @@ function signingKey(keyring: Keyring, kid: string): ReceiptKey {
 }
 
 /**
- * A receipt log in the making. The header lists the kids this chain may sign with: the current
- * one first, then the other keyring kids holding a secret (the ones {@link rotate} may switch to).
+ * A receipt log in the making. The header lists the kids this chain may sign receipts with: the
+ * current one first, then the other keyring kids holding a secret (the ones {@link rotate} may
+ * switch to). It also pins the checkpoint signer: the first kid, with Ed25519 when that key has a
+ * pair, else HMAC; every checkpoint of the log is signed so, whatever {@link rotate} does.
  */
 export class ReceiptChain {
   readonly header: SealedLine<ReceiptLogHeader>;
   readonly #keyring: Keyring;
   readonly #every: number;
+  readonly #checkpointKey: ReceiptKey;
   #key: ReceiptKey;
   #head: string;
   #seq = 0;
@@ -84,12 +87,14 @@ export class ReceiptChain {
 
   constructor(options: ReceiptChainOptions) {
     const every = options.checkpointEvery ?? DEFAULT_CHECKPOINT_EVERY;
-    if (!Number.isInteger(every) || every < 0) throw new A2aReplayError('INVALID_ARGUMENT', `checkpointEvery: expected an integer >= 0, got ${every}`);
+    if (!Number.isInteger(every) || every < 0)
+      throw new A2aReplayError('INVALID_ARGUMENT', `checkpointEvery: expected an integer >= 0, got ${every}`);
     this.#keyring = options.keyring;
     this.#every = every;
     const kid = options.kid ?? options.keyring.kids.find((k) => options.keyring.get(k)?.hasHmac);
     if (kid === undefined) throw new A2aReplayError('KEY_INVALID', 'no key with an HMAC secret to sign receipts');
     this.#key = signingKey(options.keyring, kid);
+    this.#checkpointKey = this.#key;
     const others = options.keyring.kids.filter((k) => k !== kid && options.keyring.get(k)?.hasHmac);
     this.header = sealLine<ReceiptLogHeader>({
       type: 'ReceiptLog',
@@ -97,7 +102,7 @@ export class ReceiptChain {
       version: RECEIPT_VERSION,
       recording: options.recording,
       kids: [kid, ...others],
-      checkpointKid: this.#key.hasEd25519Secret ? kid : null,
+      checkpoint: { alg: this.#key.hasEd25519Secret ? 'ed25519' : 'hmac-sha256', kid },
       createdAt: options.createdAt,
       tool: options.tool,
     });
@@ -122,10 +127,8 @@ export class ReceiptChain {
   /** Signs further receipts with another kid of the keyring (one the header declares). */
   rotate(kid: string): void {
     const key = signingKey(this.#keyring, kid);
-    if (!this.header.line.kids.includes(kid)) throw new A2aReplayError('KEY_INVALID', `kid ${kid} is not declared in this log's header`);
-    if (this.header.line.checkpointKid !== null && !key.hasEd25519Secret) {
-      throw new A2aReplayError('KEY_INVALID', `key ${kid} has no Ed25519 pair, but this log's checkpoints are Ed25519-signed`);
-    }
+    if (!this.header.line.kids.includes(kid))
+      throw new A2aReplayError('KEY_INVALID', `kid ${kid} is not declared in this log's header`);
     this.#key = key;
   }
 
@@ -135,14 +138,19 @@ export class ReceiptChain {
 
   /** `suspensionHash`: the hash returned when the suspension this resumption closes was sealed. */
   sealResumption(draft: ResumptionDraft, suspensionHash: string): SealedReceipt<ResumptionReceipt> {
-    return this.#append<ResumptionReceipt>({ ...draft, suspension: suspensionHash, seq: this.#seq + 1, prev: this.#head });
+    return this.#append<ResumptionReceipt>({
+      ...draft,
+      suspension: suspensionHash,
+      seq: this.#seq + 1,
+      prev: this.#head,
+    });
   }
 
   /** A checkpoint over everything so far. */
   checkpoint(): SealedLine<Checkpoint> {
     const body: Unsigned<Checkpoint> = { type: 'Checkpoint', size: this.#seq, root: this.#head };
     const bodyText = canonicalJson(body);
-    const sig = signCheckpoint(body, this.#key, bodyText);
+    const sig = signCheckpoint(body, this.#checkpointKey, bodyText);
     const sealed = sealedFrom<Checkpoint>({ ...body, sig }, canonicalWithSig(bodyText, body, sig));
     this.#head = sealed.hash;
     this.#lastWasCheckpoint = true;

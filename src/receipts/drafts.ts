@@ -1,13 +1,17 @@
 /**
  * @module receipts/drafts
  * Pure builders that turn what the observer saw into receipt drafts: they apply the hashing
- * rules of DESIGN §6 (`conditionsHash`, `resumeTokenHash`, `inputHash` via `hashCanonical`),
- * write null for every absent value and sort `entries`, so every caller derives the same draft
- * from the same facts. Tokens and inputs are taken only to be hashed; they never reach a receipt.
+ * rules of docs/design.md §6 (`conditionsHash`, `resumeTokenHash`, `inputHash`), write null for
+ * every absent value, sort `entries`, and repair text RFC 8785 cannot encode (a lone surrogate
+ * becomes U+FFFD and the member is listed in `repaired`), so every caller derives the same draft
+ * from the same facts and no draft is ever refused for its content. Tokens and inputs are taken
+ * only to be hashed; they never reach a receipt.
  */
-import { type JsonValue, hashCanonical } from '../canonical/canonical-json.js';
+import { type JsonValue, hashCanonical, repairLoneSurrogates } from '../canonical/canonical-json.js';
 import type { PauseInitiator, PauseMode, ResumeConditions } from '../protocol/types.js';
+import { tokenHashOf } from '../recording/resume-token.js';
 import type {
+  ReceiptBinding,
   ResumeOutcome,
   ResumeReceiptCause,
   ResumptionDraft,
@@ -26,13 +30,15 @@ export interface SuspensionFacts {
   reason?: string | null;
   mode?: PauseMode | null;
   conditions?: ResumeConditions | null;
-  /** The clear token: only its hash is kept. */
+  /** The clear token or its recording placeholder: only its hash is kept. */
   resumeToken?: string | null;
   pausedAt: string;
   pausedUntil?: string | null;
   observedAt: string;
   entries: readonly number[];
   span: SpanRef;
+  /** Default `JSONRPC`. */
+  binding?: ReceiptBinding;
 }
 
 /** Facts of an observed resume, cancel, failure or rejected resume attempt. */
@@ -48,10 +54,14 @@ export interface ResumptionFacts {
   hadResumeInput?: boolean;
   continueTranscript?: boolean | null;
   resumedAt?: string | null;
+  /** The end was inferred from the recording, not announced by the peer (default false). */
+  inferred?: boolean;
   observedAt: string;
   entries: readonly number[];
   span: SpanRef;
   links: { suspension: SpanRef; pipeline?: SpanRef | null };
+  /** Default `JSONRPC`. */
+  binding?: ReceiptBinding;
 }
 
 function sortedEntries(entries: readonly number[]): number[] {
@@ -62,61 +72,94 @@ function span(ref: SpanRef): SpanRef {
   return { traceId: ref.traceId, spanId: ref.spanId };
 }
 
-/** `hashCanonical(conditions)`, or null without conditions. */
-export function conditionsHashOf(conditions: ResumeConditions | null | undefined): string | null {
-  return conditions == null ? null : hashCanonical(conditions);
+/** Collects the names of repaired members while values pass through it. */
+class Repairs {
+  readonly #names = new Set<string>();
+
+  /** `value` repaired; `name` is listed when anything had to change. */
+  take<T>(name: string, value: T): T {
+    const fixed = repairLoneSurrogates(value);
+    if (fixed.repaired) this.#names.add(name);
+    return fixed.value;
+  }
+
+  /** Marks `name` as repaired when `text` holds a lone surrogate (it is hashed elsewhere). */
+  note(name: string, text: string | null | undefined): void {
+    if (text != null && !text.isWellFormed()) this.#names.add(name);
+  }
+
+  list(): string[] {
+    return [...this.#names].sort();
+  }
 }
 
-/** `hashCanonical(token)`, or null without a token. */
+/** `hashCanonical(conditions)`, or null without conditions. */
+export function conditionsHashOf(conditions: ResumeConditions | null | undefined): string | null {
+  return conditions == null ? null : hashCanonical(repairLoneSurrogates(conditions).value);
+}
+
+/** The receipt hash of a token (or of its recording placeholder), or null without a token. */
 export function resumeTokenHashOf(token: string | null | undefined): string | null {
-  return token == null ? null : hashCanonical(token);
+  return token == null ? null : tokenHashOf(token);
 }
 
 /** `hashCanonical(input)`, or null when no input was given. */
 export function inputHashOf(input: JsonValue | undefined): string | null {
-  return input === undefined || input === null ? null : hashCanonical(input);
+  return input === undefined || input === null ? null : hashCanonical(repairLoneSurrogates(input).value);
 }
 
-/** A SuspensionDraft from observed facts (DESIGN §6). */
+/** A SuspensionDraft from observed facts (docs/design.md §6). */
 export function buildSuspensionDraft(facts: SuspensionFacts): SuspensionDraft {
-  const conditions = facts.conditions ?? null;
+  const r = new Repairs();
+  const conditions = r.take('conditions', facts.conditions ?? null);
+  r.note('resumeTokenHash', facts.resumeToken);
   return {
     type: 'SuspensionReceipt',
-    taskId: facts.taskId,
-    contextId: facts.contextId ?? null,
+    taskId: r.take('taskId', facts.taskId),
+    contextId: r.take('contextId', facts.contextId ?? null),
     initiatedBy: facts.initiatedBy,
-    principal: facts.principal ?? null,
+    principal: r.take('principal', facts.principal ?? null),
     via: facts.via,
-    reason: facts.reason ?? null,
+    reason: r.take('reason', facts.reason ?? null),
     mode: facts.mode ?? null,
     conditions,
-    conditionsHash: conditionsHashOf(conditions),
+    conditionsHash: conditions === null ? null : hashCanonical(conditions),
     resumeTokenHash: resumeTokenHashOf(facts.resumeToken),
-    pausedAt: facts.pausedAt,
-    pausedUntil: facts.pausedUntil ?? null,
+    pausedAt: r.take('pausedAt', facts.pausedAt),
+    pausedUntil: r.take('pausedUntil', facts.pausedUntil ?? null),
     observedAt: facts.observedAt,
     entries: sortedEntries(facts.entries),
     span: span(facts.span),
+    binding: facts.binding ?? 'JSONRPC',
+    repaired: r.list(),
   };
 }
 
-/** A ResumptionDraft from observed facts (DESIGN §6); the chain adds `suspension`. */
+/** A ResumptionDraft from observed facts (docs/design.md §6); the chain adds `suspension`. */
 export function buildResumptionDraft(facts: ResumptionFacts): ResumptionDraft {
-  const inputHash = inputHashOf(facts.input);
+  const r = new Repairs();
+  const input = facts.input === undefined || facts.input === null ? null : r.take('inputHash', facts.input);
+  const inputHash = input === null ? null : hashCanonical(input);
   return {
     type: 'ResumptionReceipt',
-    taskId: facts.taskId,
+    taskId: r.take('taskId', facts.taskId),
     cause: facts.cause,
     outcome: facts.outcome,
     errorCode: facts.errorCode ?? null,
-    principal: facts.principal ?? null,
+    principal: r.take('principal', facts.principal ?? null),
     hadResumeInput: facts.hadResumeInput ?? inputHash !== null,
     inputHash,
     continueTranscript: facts.continueTranscript ?? null,
-    resumedAt: facts.resumedAt ?? null,
+    resumedAt: r.take('resumedAt', facts.resumedAt ?? null),
+    inferred: facts.inferred ?? false,
     observedAt: facts.observedAt,
     entries: sortedEntries(facts.entries),
     span: span(facts.span),
-    links: { suspension: span(facts.links.suspension), pipeline: facts.links.pipeline ? span(facts.links.pipeline) : null },
+    links: {
+      suspension: span(facts.links.suspension),
+      pipeline: facts.links.pipeline ? span(facts.links.pipeline) : null,
+    },
+    binding: facts.binding ?? 'JSONRPC',
+    repaired: r.list(),
   };
 }

@@ -28,10 +28,18 @@ import type {
   SuspensionReceipt,
   SuspensionVia,
 } from './types.js';
-import { RECEIPT_FORMAT, RECEIPT_VERSION } from './types.js';
+import { RECEIPT_BINDINGS, RECEIPT_FORMAT, RECEIPT_VERSION } from './types.js';
 
 const VIAS: readonly SuspensionVia[] = ['PauseTask', 'AwaitTaskResumption', 'statusUpdate', 'legacy-metadata'];
-const CAUSES: readonly ResumeReceiptCause[] = ['explicit_resume', 'condition_fired', 'timeout', 'external_event', 'canceled'];
+const CAUSES: readonly ResumeReceiptCause[] = [
+  'explicit_resume',
+  'condition_fired',
+  'timeout',
+  'external_event',
+  'canceled',
+  'failure',
+];
+const CHECKPOINT_ALGS = ['ed25519', 'hmac-sha256'] as const;
 const OUTCOMES: readonly ResumeOutcome[] = ['resumed', 'canceled', 'failed', 'rejected'];
 const HASH = /^sha256:[0-9a-f]{64}$/;
 const HEX32 = /^[0-9a-f]{32}$/;
@@ -40,7 +48,12 @@ const HEX16 = /^[0-9a-f]{16}$/;
 function exactKeys(r: Record<string, unknown>, field: string, keys: readonly string[]): void {
   onlyKeys(r, field, keys);
   for (const key of keys) {
-    if (!(key in r)) throw new FieldError({ field: field ? `${field}.${key}` : key, expected: 'a member (null when it does not apply)', got: 'nothing' });
+    if (!(key in r))
+      throw new FieldError({
+        field: field ? `${field}.${key}` : key,
+        expected: 'a member (null when it does not apply)',
+        got: 'nothing',
+      });
   }
 }
 
@@ -56,8 +69,10 @@ function hash(value: unknown, field: string): string {
 function span(value: unknown, field: string): SpanRef {
   const r = object(value, field);
   exactKeys(r, field, ['traceId', 'spanId']);
-  if (typeof r.traceId !== 'string' || !HEX32.test(r.traceId)) fail(`${field}.traceId`, '32 lower-case hex digits', r.traceId);
-  if (typeof r.spanId !== 'string' || !HEX16.test(r.spanId)) fail(`${field}.spanId`, '16 lower-case hex digits', r.spanId);
+  if (typeof r.traceId !== 'string' || !HEX32.test(r.traceId))
+    fail(`${field}.traceId`, '32 lower-case hex digits', r.traceId);
+  if (typeof r.spanId !== 'string' || !HEX16.test(r.spanId))
+    fail(`${field}.spanId`, '16 lower-case hex digits', r.spanId);
   return { traceId: r.traceId, spanId: r.spanId };
 }
 
@@ -72,27 +87,91 @@ function entries(value: unknown, field: string): number[] {
   return value as number[];
 }
 
-function sig<A extends string>(value: unknown, field: string, algs: readonly A[]): { alg: A; kid: string; value: string } {
+function sig<A extends string>(
+  value: unknown,
+  field: string,
+  algs: readonly A[],
+): { alg: A; kid: string; value: string } {
   const r = object(value, field);
   exactKeys(r, field, ['alg', 'kid', 'value']);
-  return { alg: oneOf(r.alg, `${field}.alg`, algs), kid: string(r.kid, `${field}.kid`), value: string(r.value, `${field}.value`) };
+  return {
+    alg: oneOf(r.alg, `${field}.alg`, algs),
+    kid: string(r.kid, `${field}.kid`),
+    value: string(r.value, `${field}.value`),
+  };
 }
 
-const HEADER_KEYS = ['type', 'format', 'version', 'recording', 'kids', 'checkpointKid', 'createdAt', 'tool'] as const;
+function readCheckpointPin(value: unknown): ReceiptLogHeader['checkpoint'] {
+  const r = object(value, 'checkpoint');
+  exactKeys(r, 'checkpoint', ['alg', 'kid']);
+  return { alg: oneOf(r.alg, 'checkpoint.alg', CHECKPOINT_ALGS), kid: string(r.kid, 'checkpoint.kid') };
+}
+
+function repaired(value: unknown, field: string): string[] {
+  if (!Array.isArray(value)) fail(field, 'an array of member names', value);
+  let last = '';
+  value.forEach((v, i) => {
+    const name = string(v, `${field}[${i}]`);
+    if (name <= last) fail(`${field}[${i}]`, `a name after ${JSON.stringify(last)} (sorted, no repeats)`, v);
+    last = name;
+  });
+  return value as string[];
+}
+
+const HEADER_KEYS = ['type', 'format', 'version', 'recording', 'kids', 'checkpoint', 'createdAt', 'tool'] as const;
 const SUSPENSION_KEYS = [
-  'type', 'seq', 'prev', 'taskId', 'contextId', 'initiatedBy', 'principal', 'via', 'reason', 'mode', 'conditions',
-  'conditionsHash', 'resumeTokenHash', 'pausedAt', 'pausedUntil', 'observedAt', 'entries', 'span', 'sig',
+  'type',
+  'seq',
+  'prev',
+  'taskId',
+  'contextId',
+  'initiatedBy',
+  'principal',
+  'via',
+  'reason',
+  'mode',
+  'conditions',
+  'conditionsHash',
+  'resumeTokenHash',
+  'pausedAt',
+  'pausedUntil',
+  'observedAt',
+  'entries',
+  'span',
+  'binding',
+  'repaired',
+  'sig',
 ] as const;
 const RESUMPTION_KEYS = [
-  'type', 'seq', 'prev', 'suspension', 'taskId', 'cause', 'outcome', 'errorCode', 'principal', 'hadResumeInput',
-  'inputHash', 'continueTranscript', 'resumedAt', 'observedAt', 'entries', 'span', 'links', 'sig',
+  'type',
+  'seq',
+  'prev',
+  'suspension',
+  'taskId',
+  'cause',
+  'outcome',
+  'errorCode',
+  'principal',
+  'hadResumeInput',
+  'inputHash',
+  'continueTranscript',
+  'resumedAt',
+  'inferred',
+  'observedAt',
+  'entries',
+  'span',
+  'links',
+  'binding',
+  'repaired',
+  'sig',
 ] as const;
 const CHECKPOINT_KEYS = ['type', 'size', 'root', 'sig'] as const;
 
 function readHeader(r: Record<string, unknown>): ReceiptLogHeader {
   exactKeys(r, '', HEADER_KEYS);
   if (r.format !== RECEIPT_FORMAT) fail('format', `"${RECEIPT_FORMAT}"`, r.format);
-  if (r.version !== RECEIPT_VERSION) fail('version', `${RECEIPT_VERSION} (the only version this build reads)`, r.version);
+  if (r.version !== RECEIPT_VERSION)
+    fail('version', `${RECEIPT_VERSION} (the only version this build reads)`, r.version);
   if (!Array.isArray(r.kids) || r.kids.length === 0) fail('kids', 'a non-empty array of kids', r.kids);
   r.kids.forEach((k, i) => string(k, `kids[${i}]`));
   return {
@@ -101,7 +180,7 @@ function readHeader(r: Record<string, unknown>): ReceiptLogHeader {
     version: RECEIPT_VERSION,
     recording: nullable(r.recording, (v) => string(v, 'recording')),
     kids: r.kids as string[],
-    checkpointKid: nullable(r.checkpointKid, (v) => string(v, 'checkpointKid')),
+    checkpoint: readCheckpointPin(r.checkpoint),
     createdAt: string(r.createdAt, 'createdAt'),
     tool: string(r.tool, 'tool'),
   };
@@ -129,6 +208,8 @@ function readSuspension(r: Record<string, unknown>): SuspensionReceipt {
     observedAt: string(r.observedAt, 'observedAt'),
     entries: entries(r.entries, 'entries'),
     span: span(r.span, 'span'),
+    binding: oneOf(r.binding, 'binding', RECEIPT_BINDINGS),
+    repaired: repaired(r.repaired, 'repaired'),
     sig: sig(r.sig, 'sig', ['hmac-sha256'] as const),
   };
 }
@@ -151,10 +232,16 @@ function readResumption(r: Record<string, unknown>): ResumptionReceipt {
     inputHash: nullable(r.inputHash, (v) => hash(v, 'inputHash')),
     continueTranscript: nullable(r.continueTranscript, (v) => boolean(v, 'continueTranscript')),
     resumedAt: nullable(r.resumedAt, (v) => string(v, 'resumedAt')),
+    inferred: boolean(r.inferred, 'inferred'),
     observedAt: string(r.observedAt, 'observedAt'),
     entries: entries(r.entries, 'entries'),
     span: span(r.span, 'span'),
-    links: { suspension: span(links.suspension, 'links.suspension'), pipeline: nullable(links.pipeline, (v) => span(v, 'links.pipeline')) },
+    links: {
+      suspension: span(links.suspension, 'links.suspension'),
+      pipeline: nullable(links.pipeline, (v) => span(v, 'links.pipeline')),
+    },
+    binding: oneOf(r.binding, 'binding', RECEIPT_BINDINGS),
+    repaired: repaired(r.repaired, 'repaired'),
     sig: sig(r.sig, 'sig', ['hmac-sha256'] as const),
   };
 }
@@ -165,7 +252,7 @@ function readCheckpoint(r: Record<string, unknown>): Checkpoint {
     type: 'Checkpoint',
     size: integer(r.size, 'size', 0),
     root: hash(r.root, 'root'),
-    sig: sig(r.sig, 'sig', ['ed25519', 'hmac-sha256'] as const),
+    sig: sig(r.sig, 'sig', CHECKPOINT_ALGS),
   };
 }
 

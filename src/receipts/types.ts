@@ -1,6 +1,6 @@
 /**
  * @module receipts/types
- * Receipt log lines (DESIGN §6): the header, SuspensionReceipt, ResumptionReceipt and
+ * Receipt log lines (docs/design.md §6): the header, SuspensionReceipt, ResumptionReceipt and
  * Checkpoint. Every member is always present (null when it does not apply) so that logs from
  * record and replay compare field by field.
  */
@@ -8,7 +8,7 @@ import type { JsonValue } from '../canonical/canonical-json.js';
 import type { PauseInitiator, PauseMode, ResumeConditions } from '../protocol/types.js';
 
 export const RECEIPT_FORMAT = 'a2a-replay.receipts';
-export const RECEIPT_VERSION = 1;
+export const RECEIPT_VERSION = 2;
 /** DSSE-style payload type signed by the HMAC (PAE). */
 export const RECEIPT_PAYLOAD_TYPE = 'application/vnd.a2a-replay.receipt.v1+json';
 export const CHECKPOINT_PAYLOAD_TYPE = 'application/vnd.a2a-replay.checkpoint.v1+json';
@@ -35,13 +35,20 @@ export interface ReceiptLogHeader {
   recording: string | null;
   /** Kids that sign receipts in this log (the first is the writer's current key). */
   kids: string[];
-  /** Kid of the Ed25519 checkpoint key, or null when checkpoints are HMAC-only. */
-  checkpointKid: string | null;
+  /**
+   * The one algorithm and key that sign every checkpoint of this log: Ed25519 when the writer's
+   * key has a pair (an auditor then verifies with the public key alone), else HMAC.
+   */
+  checkpoint: { alg: CheckpointSignature['alg']; kid: string };
   createdAt: string;
   tool: string;
 }
 
 export type SuspensionVia = 'PauseTask' | 'AwaitTaskResumption' | 'statusUpdate' | 'legacy-metadata';
+
+/** The A2A protocol binding the exchanges behind a receipt used. */
+export const RECEIPT_BINDINGS = ['JSONRPC', 'HTTP+JSON'] as const;
+export type ReceiptBinding = (typeof RECEIPT_BINDINGS)[number];
 
 export interface SuspensionReceipt {
   type: 'SuspensionReceipt';
@@ -69,10 +76,21 @@ export interface SuspensionReceipt {
   /** Recording seqs this receipt was derived from, ascending. */
   entries: number[];
   span: SpanRef;
+  binding: ReceiptBinding;
+  /**
+   * Members whose text held a lone surrogate, replaced by U+FFFD before sealing because RFC 8785
+   * cannot encode it (docs/design.md §6); sorted, empty when nothing was repaired.
+   */
+  repaired: string[];
   sig: ReceiptSignature;
 }
 
-export type ResumeReceiptCause = 'explicit_resume' | 'condition_fired' | 'timeout' | 'external_event' | 'canceled';
+/**
+ * Why a suspension ended: the RFC's four resume causes, `canceled` (CancelTask), or `failure` (the
+ * task failed while PAUSED for a reason other than a timeout).
+ */
+export type ResumeReceiptCause =
+  'explicit_resume' | 'condition_fired' | 'timeout' | 'external_event' | 'canceled' | 'failure';
 export type ResumeOutcome = 'resumed' | 'canceled' | 'failed' | 'rejected';
 
 export interface ResumptionReceipt {
@@ -93,10 +111,18 @@ export interface ResumptionReceipt {
   continueTranscript: boolean | null;
   /** The peer's `resumedAt` (or the closing status timestamp), null when rejected. */
   resumedAt: string | null;
+  /**
+   * True when the peer never announced this end (no RFC resume metadata was seen) and the cause
+   * was inferred from what the recording proves; `entries` then cites the entries that prove it.
+   */
+  inferred: boolean;
   observedAt: string;
   entries: number[];
   span: SpanRef;
   links: { suspension: SpanRef; pipeline: SpanRef | null };
+  binding: ReceiptBinding;
+  /** As on {@link SuspensionReceipt}. */
+  repaired: string[];
   sig: ReceiptSignature;
 }
 
@@ -113,7 +139,7 @@ export interface CheckpointSignature {
   value: string;
 }
 
-/** Every N receipts and at close: commits to the log so far (DESIGN §6). */
+/** Every N receipts and at close: commits to the log so far (docs/design.md §6). */
 export interface Checkpoint {
   type: 'Checkpoint';
   /** Number of receipts (not lines) so far. */

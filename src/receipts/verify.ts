@@ -1,6 +1,6 @@
 /**
  * @module receipts/verify
- * Verifies a receipt log line by line in constant memory (DESIGN §6): canonical form, shape,
+ * Verifies a receipt log line by line in constant memory (docs/design.md §6): canonical form, shape,
  * signatures, sequence, hash chain and checkpoints, plus an optional checkpoint kept outside the
  * log that detects a truncated tail. It stops at the first bad line and says which and why.
  */
@@ -153,7 +153,11 @@ export class ReceiptLogVerifier {
 
   finish(): VerifyResult {
     if (!this.#error && this.#header === null) {
-      this.#error = { line: 1, reason: 'malformed_line', message: 'the log is empty: line 1 must be a receipt log header' };
+      this.#error = {
+        line: 1,
+        reason: 'malformed_line',
+        message: 'the log is empty: line 1 must be a receipt log header',
+      };
     }
     const anchor = this.#options.anchor;
     if (!this.#error && anchor && !this.#anchorMatched) {
@@ -162,12 +166,15 @@ export class ReceiptLogVerifier {
           ? {
               line: this.#lines + 1,
               reason: 'truncated',
-              message: `the log ends after line ${this.#lines} with ${this.#receipts} receipts, but the outside checkpoint commits to ${anchor.size}: its tail was cut off`,
+              message:
+                `the log ends after line ${this.#lines} with ${this.#receipts} receipts, but ` +
+                `the outside checkpoint commits to ${anchor.size}: its tail was cut off`,
             }
           : {
               line: this.#lineAtAnchorSize ?? this.#lines,
               reason: 'checkpoint_mismatch',
-              message: `the chain head after ${anchor.size} receipts is not the outside checkpoint's root ${anchor.root}`,
+              message:
+                `the chain head after ${anchor.size} receipts is not ` + `the outside checkpoint's root ${anchor.root}`,
             };
     }
     return {
@@ -188,12 +195,14 @@ export class ReceiptLogVerifier {
   #check(raw: RawLine): VerifyFailure | null {
     const n = raw.number;
     const fail = (reason: VerifyFailureReason, message: string): VerifyFailure => ({ line: n, reason, message });
-    if (raw.text === null) return fail(raw.complete ? 'malformed_line' : 'torn_tail', `line ${n} is ${raw.problem ?? 'unreadable'}`);
+    if (raw.text === null)
+      return fail(raw.complete ? 'malformed_line' : 'torn_tail', `line ${n} is ${raw.problem ?? 'unreadable'}`);
     let value: unknown;
     try {
       value = JSON.parse(raw.text);
     } catch {
-      if (!raw.complete) return fail('torn_tail', `line ${n} is cut off (no newline, not JSON): the writer stopped mid-line`);
+      if (!raw.complete)
+        return fail('torn_tail', `line ${n} is cut off (no newline, not JSON): the writer stopped mid-line`);
       return fail('malformed_line', `line ${n} is not JSON`);
     }
     if (!raw.complete) return fail('torn_tail', `line ${n} has no newline: the writer stopped before finishing it`);
@@ -213,9 +222,14 @@ export class ReceiptLogVerifier {
     } catch {
       canonical = null;
     }
-    if (canonical !== raw.text) return fail('malformed_line', `line ${n} is not in canonical form (RFC 8785): lines are written canonical, so it was edited`);
+    if (canonical !== raw.text)
+      return fail(
+        'malformed_line',
+        `line ${n} is not in canonical form (RFC 8785): lines are written canonical, so it was edited`,
+      );
     const hash = sha256Prefixed(raw.text);
-    const failure = this.#header === null ? this.#checkHeader(line, n) : this.#checkBody(line, n, this.#header, bodyText);
+    const failure =
+      this.#header === null ? this.#checkHeader(line, n) : this.#checkBody(line, n, this.#header, bodyText);
     if (failure) return failure;
     this.#previous = line.type;
     this.#head = hash;
@@ -228,7 +242,12 @@ export class ReceiptLogVerifier {
   }
 
   #checkHeader(line: ReceiptLogLine, n: number): VerifyFailure | null {
-    if (line.type !== 'ReceiptLog') return { line: n, reason: 'malformed_line', message: `line ${n} is a ${line.type}, but a log starts with its header` };
+    if (line.type !== 'ReceiptLog')
+      return {
+        line: n,
+        reason: 'malformed_line',
+        message: `line ${n} is a ${line.type}, but a log starts with its header`,
+      };
     this.#header = line;
     return null;
   }
@@ -244,31 +263,50 @@ export class ReceiptLogVerifier {
         const { sig, ...body } = line;
         if (keyring.hasHmac) {
           const check = checkReceiptSignature(body, sig, keyring, bodyText);
-          if (check === 'unknown_kid') return fail('unknown_kid', `line ${n} is signed by kid ${sig.kid}, and no key for it was given`);
-          if (check === 'unchecked') return fail('unknown_kid', `line ${n} is signed by kid ${sig.kid}, and only its public key was given`);
-          if (check === 'bad_signature') return fail('bad_signature', `line ${n}: the ${line.type} signature does not match its content (edited or forged)`);
+          if (check === 'unknown_kid')
+            return fail('unknown_kid', `line ${n} is signed by kid ${sig.kid}, and no key for it was given`);
+          if (check === 'unchecked')
+            return fail('unknown_kid', `line ${n} is signed by kid ${sig.kid}, and only its public key was given`);
+          if (check === 'bad_signature')
+            return fail(
+              'bad_signature',
+              `line ${n}: the ${line.type} signature does not match its content (edited or forged)`,
+            );
         }
         if (line.seq !== this.#receipts + 1) {
-          return fail('sequence_gap', `line ${n} has seq ${line.seq}, expected ${this.#receipts + 1}: a receipt is missing or out of order`);
+          return fail(
+            'sequence_gap',
+            `line ${n} has seq ${line.seq}, expected ${this.#receipts + 1}: a receipt is missing or out of order`,
+          );
         }
         const chain = this.#checkPrev(line.prev, n, `${line.type} ${line.seq}`);
         if (chain) return chain;
         // After the chain check: a header edited to drop a kid is caught above, at line 1.
-        if (!header.kids.includes(sig.kid)) return fail('unknown_kid', `line ${n} is signed by kid ${sig.kid}, which the header does not declare`);
+        if (!header.kids.includes(sig.kid))
+          return fail('unknown_kid', `line ${n} is signed by kid ${sig.kid}, which the header does not declare`);
         this.#receipts++;
         if (!this.#kids.includes(sig.kid)) this.#kids.push(sig.kid);
         return null;
       }
       case 'Checkpoint': {
         const { sig, ...body } = line;
-        if (header.checkpointKid !== null && sig.alg !== 'ed25519') {
-          return fail('bad_signature', `line ${n}: checkpoint signed with ${sig.alg}, but the header says checkpoints are Ed25519-signed`);
+        if (sig.alg !== header.checkpoint.alg || sig.kid !== header.checkpoint.kid) {
+          return fail(
+            'bad_signature',
+            `line ${n}: checkpoint signed with ${sig.alg} by ${sig.kid}, ` +
+              `but the header pins ${header.checkpoint.alg} by ${header.checkpoint.kid}`,
+          );
         }
         const check = checkCheckpointSignature(body, sig, keyring, bodyText);
-        if (check === 'unknown_kid') return fail('unknown_kid', `line ${n}: checkpoint signed by kid ${sig.kid}, and no key for it was given`);
-        if (check === 'bad_signature') return fail('bad_signature', `line ${n}: the checkpoint signature does not match its content`);
+        if (check === 'unknown_kid')
+          return fail('unknown_kid', `line ${n}: checkpoint signed by kid ${sig.kid}, and no key for it was given`);
+        if (check === 'bad_signature')
+          return fail('bad_signature', `line ${n}: the checkpoint signature does not match its content`);
         if (line.size !== this.#receipts) {
-          return fail('checkpoint_mismatch', `line ${n}: checkpoint counts ${line.size} receipts, but ${this.#receipts} precede it`);
+          return fail(
+            'checkpoint_mismatch',
+            `line ${n}: checkpoint counts ${line.size} receipts, but ${this.#receipts} precede it`,
+          );
         }
         const chain = this.#checkPrev(line.root, n, 'checkpoint');
         if (chain) return chain;
@@ -292,7 +330,11 @@ export class ReceiptLogVerifier {
         message: `the header (line 1) is not the one ${what} at line ${n} was chained to: the header was edited`,
       };
     }
-    return { line: n, reason: 'broken_chain', message: `line ${n}: ${what} is not chained to line ${n - 1}: a line is missing or was moved` };
+    return {
+      line: n,
+      reason: 'broken_chain',
+      message: `line ${n}: ${what} is not chained to line ${n - 1}: a line is missing or was moved`,
+    };
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * @module recording/recording-writer
- * Writes a recording (DESIGN §5): the header line first, then one canonical-JSON line per entry
+ * Writes a recording (docs/design.md §5): the header line first, then one canonical-JSON line per entry
  * in the order appended. `append` is synchronous and never throws: it stamps `seq` and `at` and
  * queues the line; queued lines go to the sink in batches, so a slow or failing disk never blocks
  * or breaks the exchange being recorded. A failing sink is reported once through `onError`.
@@ -33,13 +33,16 @@ export interface RecordingWriterOptions {
   onError?: (error: unknown) => void;
 }
 
-/** Serializes one line: RFC 8785 form, so equal entries are equal bytes. */
+/**
+ * Serializes one line: RFC 8785 form, so equal entries are equal bytes; a lone surrogate a
+ * client sent is kept as a `\uXXXX` escape (docs/design.md §5).
+ */
 export function serializeLine(value: RecordingHeader | RecordingEntry): string {
   try {
-    return `${canonicalJson(value)}\n`;
+    return `${canonicalJson(value, { loneSurrogates: 'escape' })}\n`;
   } catch {
-    // A body JCS cannot represent (a lone surrogate from an escaped \ud800): keep it as
-    // well-formed text rather than lose the entry.
+    // Not JSON at all (cannot come from a parsed body): keep it as well-formed text rather than
+    // lose the entry.
     const { body, ...rest } = value as RecordingEntry;
     const text = JSON.stringify(body ?? null).replace(/\\ud[89ab][0-9a-f]{2}|\\ud[c-f][0-9a-f]{2}/gi, '\\ufffd');
     return `${canonicalJson({ ...rest, bodyText: text })}\n`;
@@ -140,4 +143,3 @@ export class RecordingWriter implements EntryWriter {
     }
   }
 }
-

@@ -1,6 +1,6 @@
 /**
  * @module replay/diff
- * Golden receipt diff (DESIGN §8): the receipt log a replay derived against the golden one, line by
+ * Golden receipt diff (docs/design.md §8): the receipt log a replay derived against the golden one, line by
  * line, as `{path, expected, actual}`. Pure: text lines in, differences out.
  *
  * - Receipts pair by position (`receipts[i]`), checkpoints by position (`checkpoints[i]`), the
@@ -21,7 +21,7 @@ export const VOLATILE_FIELDS = {
 } as const;
 
 /** Extra fields ignored when the replay could not sign with the golden key. */
-export const UNSIGNED_VOLATILE_FIELDS = { header: ['kids', 'checkpointKid'], checkpoint: [] as string[] } as const;
+export const UNSIGNED_VOLATILE_FIELDS = { header: ['kids', 'checkpoint'], checkpoint: [] as string[] } as const;
 
 export interface ReceiptDifference {
   /** e.g. `receipts[1].cause`, `header.recording`, `checkpoints[0].size`, `line 4`. */
@@ -72,7 +72,8 @@ export function nameReceiptLines(lines: readonly string[]): NamedLine[] {
     const parsed: unknown = JSON.parse(text);
     const value: Obj = isObj(parsed) ? parsed : { value: parsed as JsonValue };
     if (value.type === 'ReceiptLog') out.push({ name: 'header', kind: 'header', text, value });
-    else if (value.type === 'Checkpoint') out.push({ name: `checkpoints[${checkpoints++}]`, kind: 'checkpoint', text, value });
+    else if (value.type === 'Checkpoint')
+      out.push({ name: `checkpoints[${checkpoints++}]`, kind: 'checkpoint', text, value });
     else out.push({ name: `receipts[${receipts++}]`, kind: 'receipt', text, value });
   }
   return out;
@@ -91,7 +92,12 @@ function same(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
 }
 
 /** Structural differences between two JSON values, leaf by leaf. */
-export function diffJson(path: string, expected: JsonValue | undefined, actual: JsonValue | undefined, out: ReceiptDifference[]): void {
+export function diffJson(
+  path: string,
+  expected: JsonValue | undefined,
+  actual: JsonValue | undefined,
+  out: ReceiptDifference[],
+): void {
   if (same(expected, actual)) return;
   if (Array.isArray(expected) && Array.isArray(actual)) {
     const n = Math.max(expected.length, actual.length);
@@ -145,7 +151,11 @@ function diffLine(
  * Compares a replayed receipt log with the golden one. Lines are the files' lines (canonical JSON,
  * no newline); blank lines are ignored.
  */
-export function diffReceiptLogs(golden: readonly string[], actual: readonly string[], options: ReceiptDiffOptions = {}): ReceiptDiff {
+export function diffReceiptLogs(
+  golden: readonly string[],
+  actual: readonly string[],
+  options: ReceiptDiffOptions = {},
+): ReceiptDiff {
   const strict = options.strict ?? false;
   const signed = options.signed ?? true;
   const g = nameReceiptLines(golden);

@@ -1,6 +1,7 @@
 import canonicalize from 'canonicalize';
 import { describe, expect, it } from 'vitest';
 import { CanonicalizationError, canonicalJson, hashCanonical } from '../../src/index.js';
+import { repairLoneSurrogates } from '../../src/canonical/canonical-json.js';
 
 function fromIeeeHex(hex: string): number {
   const view = new DataView(new ArrayBuffer(8));
@@ -33,7 +34,9 @@ describe('canonicalJson (RFC 8785)', () => {
     const keys = Object.keys(JSON.parse(canonicalJson(input)) as object);
     // Object.keys puts the integer-like "1" first; read the order from the text instead.
     const text = canonicalJson(input);
-    const order = ['\\r', '1', '\u0080', '\u00f6', '\u20ac', '\ud83d\ude00', '\ufb33'].map((k) => text.indexOf(`"${k}"`));
+    const order = ['\\r', '1', '\u0080', '\u00f6', '\u20ac', '\ud83d\ude00', '\ufb33'].map((k) =>
+      text.indexOf(`"${k}"`),
+    );
     expect(order.every((pos, i) => pos >= 0 && (i === 0 || pos > (order[i - 1] as number)))).toBe(true);
     expect(keys).toHaveLength(7);
   });
@@ -81,7 +84,12 @@ describe('canonicalJson (RFC 8785)', () => {
     const docs: unknown[] = [
       { z: [1, 2, { b: null, a: [true, false] }], y: 'x', '': -0.5, é: { '\u0000': 1e-7 } },
       [[], {}, [[[]]], 123456789012345680000, 0.1 + 0.2],
-      { task: { id: 't-1', status: { state: 'TASK_STATE_PAUSED', pause: { resumable: true, pausedAt: '2026-01-01T00:00:00.000Z' } } } },
+      {
+        task: {
+          id: 't-1',
+          status: { state: 'TASK_STATE_PAUSED', pause: { resumable: true, pausedAt: '2026-01-01T00:00:00.000Z' } },
+        },
+      },
     ];
     for (const doc of docs) expect(canonicalJson(doc)).toBe(canonicalize(doc));
   });
@@ -142,5 +150,46 @@ describe('hashCanonical', () => {
 
   it('changes when any value changes', () => {
     expect(hashCanonical({ a: 1 })).not.toBe(hashCanonical({ a: 2 }));
+  });
+});
+
+describe('canonicalJson on hostile input', () => {
+  it('serializes 100,000 levels of nesting without touching the call stack', () => {
+    const depth = 100_000;
+    const value = JSON.parse('['.repeat(depth) + ']'.repeat(depth)) as unknown;
+    expect(canonicalJson(value)).toHaveLength(2 * depth);
+  });
+
+  it('refuses nesting past maxDepth, naming where', () => {
+    expect(() => canonicalJson({ a: [[[1]]] }, { maxDepth: 3 })).toThrow(
+      'cannot canonicalize $.a[0][0]: nests deeper than 3 levels',
+    );
+    expect(canonicalJson({ a: [[1]] }, { maxDepth: 3 })).toBe('{"a":[[1]]}');
+  });
+
+  it('writes a lone surrogate as an escape only when asked to, and the text parses back', () => {
+    const value = { 'k\udc00': ['\ud800'] };
+    expect(() => canonicalJson(value)).toThrow(CanonicalizationError);
+    const text = canonicalJson(value, { loneSurrogates: 'escape' });
+    expect(text).toBe('{"k\\udc00":["\\ud800"]}');
+    expect(JSON.parse(text)).toEqual(value);
+  });
+});
+
+describe('repairLoneSurrogates', () => {
+  it('replaces every lone surrogate in strings and keys with U+FFFD and says so', () => {
+    const value = { a: ['ok', 'x\ud800'], ['k\udc00']: { deep: '\udbff' }, pair: '\ud83d\ude00' };
+    const fixed = repairLoneSurrogates(value);
+    expect(fixed.repaired).toBe(true);
+    expect(fixed.value).toEqual({ a: ['ok', 'x\ufffd'], ['k\ufffd']: { deep: '\ufffd' }, pair: '\ud83d\ude00' });
+    expect(value.a[1]).toBe('x\ud800');
+    expect(canonicalJson(fixed.value)).toContain('\ufffd');
+  });
+
+  it('returns the same value untouched when nothing needs repair', () => {
+    const value = { a: [1, 'two', { three: null }] };
+    const fixed = repairLoneSurrogates(value);
+    expect(fixed.repaired).toBe(false);
+    expect(fixed.value).toBe(value);
   });
 });

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { PauseObserver, type RecordingEntry, deriveSpanId, deriveTraceId, hashCanonical, legacyMetadata, pauseToLegacy } from '../../src/index.js';
+import {
+  PauseObserver,
+  type RecordingEntry,
+  deriveSpanId,
+  deriveTraceId,
+  hashCanonical,
+  legacyMetadata,
+  pauseToLegacy,
+} from '../../src/index.js';
 import {
   CTX,
   Entries,
@@ -71,6 +79,8 @@ describe('PauseObserver: caller pause (PauseTask)', () => {
         traceId: deriveTraceId(RECORDING_ID, `task:${TASK}`),
         spanId: deriveSpanId(RECORDING_ID, `suspension:${req.seq}`),
       },
+      binding: 'JSONRPC',
+      repaired: [],
     });
   });
 
@@ -105,9 +115,17 @@ describe('PauseObserver: caller pause (PauseTask)', () => {
     streamingTask(e);
     e.request('p1', 'PauseTask', { taskId: TASK });
     e.result('p1', pauseResult(clientPause()));
-    const req = e.request('r1', 'ResumeTask', { taskId: TASK, resumeToken: TOKEN, input: { approved: true }, continueTranscript: false }, { principal: 'jwt:sub=carol' });
+    const req = e.request(
+      'r1',
+      'ResumeTask',
+      { taskId: TASK, resumeToken: TOKEN, input: { approved: true }, continueTranscript: false },
+      { principal: 'jwt:sub=carol' },
+    );
     const res = e.result('r1', resumeResult(RESUMED_AT));
-    e.event('s1', resumed({ cause: 'explicit_resume', resumedAt: RESUMED_AT, hadResumeInput: true, continueTranscript: false }));
+    e.event(
+      's1',
+      resumed({ cause: 'explicit_resume', resumedAt: RESUMED_AT, hadResumeInput: true, continueTranscript: false }),
+    );
     const out = observeAll(e.list);
     const [s] = suspensions(out);
     const [r, ...more] = resumptions(out);
@@ -123,10 +141,22 @@ describe('PauseObserver: caller pause (PauseTask)', () => {
       inputHash: hashCanonical({ approved: true }),
       continueTranscript: false,
       resumedAt: RESUMED_AT,
+      inferred: false,
       observedAt: res.at,
       entries: [req.seq, res.seq],
-      span: { traceId: deriveTraceId(RECORDING_ID, `resume:${req.seq}`), spanId: deriveSpanId(RECORDING_ID, `resume:${req.seq}`) },
-      links: { suspension: s?.span, pipeline: { traceId: deriveTraceId(RECORDING_ID, `task:${TASK}`), spanId: deriveSpanId(RECORDING_ID, `task:${TASK}`) } },
+      span: {
+        traceId: deriveTraceId(RECORDING_ID, `resume:${req.seq}`),
+        spanId: deriveSpanId(RECORDING_ID, `resume:${req.seq}`),
+      },
+      links: {
+        suspension: s?.span,
+        pipeline: {
+          traceId: deriveTraceId(RECORDING_ID, `task:${TASK}`),
+          spanId: deriveSpanId(RECORDING_ID, `task:${TASK}`),
+        },
+      },
+      binding: 'JSONRPC',
+      repaired: [],
     });
     expect(lost(out)).toHaveLength(0);
   });
@@ -175,10 +205,21 @@ describe('PauseObserver: agent-initiated pauses', () => {
     const e = new Entries();
     streamingTask(e);
     const conditions = { onEvent: 'ci.build.completed:1234', timeout: { durationMinutes: 30, onTimeout: 'fail' } };
-    const req = e.request('a1', 'AwaitTaskResumption', { taskId: TASK, reason: 'waiting on ci/build:1234', conditions }, { principal: 'svc:worker' });
+    const req = e.request(
+      'a1',
+      'AwaitTaskResumption',
+      { taskId: TASK, reason: 'waiting on ci/build:1234', conditions },
+      { principal: 'svc:worker' },
+    );
     const res = e.result('a1', pauseResult(agentPause()));
     const [draft] = suspensions(observeAll(e.list));
-    expect(draft).toMatchObject({ via: 'AwaitTaskResumption', initiatedBy: 'PAUSE_INITIATOR_AGENT', mode: null, principal: 'svc:worker', entries: [req.seq, res.seq] });
+    expect(draft).toMatchObject({
+      via: 'AwaitTaskResumption',
+      initiatedBy: 'PAUSE_INITIATOR_AGENT',
+      mode: null,
+      principal: 'svc:worker',
+      entries: [req.seq, res.seq],
+    });
   });
 
   it('attributes a condition_fired resume to the FireEvent that matches the pause condition', () => {
@@ -222,14 +263,24 @@ describe('PauseObserver: legacy metadata.harn.pause', () => {
     e.event('s1', legacy ? legacyPaused(clientPause(), TASK, 'finish_step') : paused(clientPause()));
     e.result('p1', legacy ? legacyPauseResult(clientPause(), TASK, 'finish_step') : pauseResult(clientPause()));
     e.request('r1', 'ResumeTask', { taskId: TASK, resumeToken: TOKEN }, { principal: 'jwt:sub=carol' });
-    e.event('s1', legacy ? legacyResumed({ cause: 'explicit_resume', resumedAt: RESUMED_AT }) : resumed({ cause: 'explicit_resume', resumedAt: RESUMED_AT }));
+    e.event(
+      's1',
+      legacy
+        ? legacyResumed({ cause: 'explicit_resume', resumedAt: RESUMED_AT })
+        : resumed({ cause: 'explicit_resume', resumedAt: RESUMED_AT }),
+    );
     e.result('r1', legacy ? legacyResumeResult(RESUMED_AT) : resumeResult(RESUMED_AT));
     e.request('a1', 'AwaitTaskResumption', { taskId: TASK, conditions: { onEvent: 'ci.build.completed:1234' } });
     const pause2 = agentPause({ resumeToken: 'suspend-2', conditions: { onEvent: 'ci.build.completed:1234' } });
     e.result('a1', legacy ? legacyPauseResult(pause2) : pauseResult(pause2));
     e.event('s1', legacy ? legacyPaused(pause2) : paused(pause2));
     e.control('c1', 'FireEvent', { name: 'ci.build.completed:1234' });
-    e.event('s1', legacy ? legacyResumed({ cause: 'condition_fired', resumedAt: RESUMED_AT }) : resumed({ cause: 'condition_fired', resumedAt: RESUMED_AT }));
+    e.event(
+      's1',
+      legacy
+        ? legacyResumed({ cause: 'condition_fired', resumedAt: RESUMED_AT })
+        : resumed({ cause: 'condition_fired', resumedAt: RESUMED_AT }),
+    );
     e.result('c1', { fired: 1 });
     e.event('s1', statusOf('TASK_STATE_COMPLETED'));
     e.end('s1');
@@ -257,7 +308,11 @@ describe('PauseObserver: legacy metadata.harn.pause', () => {
     e.request('g1', 'GetTask', { id: TASK });
     e.result('g1', { ...taskObject('TASK_STATE_WORKING'), metadata: legacyMetadata(pauseToLegacy(agentPause())) });
     const [draft] = suspensions(observeAll(e.list));
-    expect(draft).toMatchObject({ via: 'legacy-metadata', initiatedBy: 'PAUSE_INITIATOR_AGENT', resumeTokenHash: hashCanonical(TOKEN) });
+    expect(draft).toMatchObject({
+      via: 'legacy-metadata',
+      initiatedBy: 'PAUSE_INITIATOR_AGENT',
+      resumeTokenHash: hashCanonical(TOKEN),
+    });
   });
 });
 
@@ -320,7 +375,12 @@ describe('PauseObserver: rejected and racing resumes', () => {
     streamingTask(e);
     e.request('p1', 'PauseTask', { taskId: TASK });
     e.result('p1', pauseResult(clientPause()));
-    const bad = e.request('r1', 'ResumeTask', { taskId: TASK, resumeToken: 'wrong-token' }, { principal: 'jwt:sub=eve' });
+    const bad = e.request(
+      'r1',
+      'ResumeTask',
+      { taskId: TASK, resumeToken: 'wrong-token' },
+      { principal: 'jwt:sub=eve' },
+    );
     const badRes = e.error('r1', -32011, 'Resume token does not match the current suspension');
     const observer = new PauseObserver({ recordingId: RECORDING_ID });
     const out = e.list.flatMap((entry) => observer.observe(entry));
@@ -337,9 +397,10 @@ describe('PauseObserver: rejected and racing resumes', () => {
     const endEvent = spans(out, 'resume.end')[0];
     expect(endEvent?.type === 'resume.end' && endEvent.error).toMatch(/-32011/);
 
-    const more = [e.request('r2', 'ResumeTask', { taskId: TASK, resumeToken: TOKEN }, { principal: 'jwt:sub=carol' }), e.result('r2', resumeResult(RESUMED_AT))].flatMap((entry) =>
-      observer.observe(entry),
-    );
+    const more = [
+      e.request('r2', 'ResumeTask', { taskId: TASK, resumeToken: TOKEN }, { principal: 'jwt:sub=carol' }),
+      e.result('r2', resumeResult(RESUMED_AT)),
+    ].flatMap((entry) => observer.observe(entry));
     const [accepted] = resumptions(more);
     expect(accepted).toMatchObject({ outcome: 'resumed', principal: 'jwt:sub=carol', errorCode: null });
     const keys = [...out, ...more].flatMap((o) => (o.type === 'resumption' ? [o.suspensionKey] : []));
@@ -444,7 +505,13 @@ describe('PauseObserver: pauses that end without a resume', () => {
     e.end('s1');
     const out = observeAll(e.list);
     const [r] = resumptions(out);
-    expect(r).toMatchObject({ cause: 'timeout', outcome: 'failed', principal: 'ops:clock', entries: [advance.seq, ev.seq], resumedAt: '2026-04-30T13:04:56.789Z' });
+    expect(r).toMatchObject({
+      cause: 'timeout',
+      outcome: 'failed',
+      principal: 'ops:clock',
+      entries: [advance.seq, ev.seq],
+      resumedAt: '2026-04-30T13:04:56.789Z',
+    });
     const end = spans(out, 'resume.end')[0];
     expect(end?.type === 'resume.end' && end.error).toBeTruthy();
     expect(lost(out)).toHaveLength(0);
@@ -592,7 +659,12 @@ describe('PauseObserver: spans', () => {
     const caller = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
     const e = new Entries();
     streamingTask(e);
-    const req = e.request('p1', 'PauseTask', { taskId: TASK }, { traceparent: `00-${caller.traceId}-${caller.spanId}-01` });
+    const req = e.request(
+      'p1',
+      'PauseTask',
+      { taskId: TASK },
+      { traceparent: `00-${caller.traceId}-${caller.spanId}-01` },
+    );
     e.result('p1', pauseResult(clientPause()));
     const resume = e.request('r1', 'ResumeTask', { taskId: TASK, resumeToken: TOKEN });
     e.result('r1', resumeResult(RESUMED_AT));
@@ -604,7 +676,10 @@ describe('PauseObserver: spans', () => {
     expect(suspensions(out)[0]?.span).toEqual(suspensionSpan);
     const rs = spans(out, 'resume.start')[0];
     expect(rs).toMatchObject({
-      span: { traceId: deriveTraceId(RECORDING_ID, `resume:${resume.seq}`), spanId: deriveSpanId(RECORDING_ID, `resume:${resume.seq}`) },
+      span: {
+        traceId: deriveTraceId(RECORDING_ID, `resume:${resume.seq}`),
+        spanId: deriveSpanId(RECORDING_ID, `resume:${resume.seq}`),
+      },
       links: { suspension: suspensionSpan, pipeline: caller },
       attributes: {
         'a2a.link.suspension.trace_id': caller.traceId,
@@ -622,8 +697,14 @@ describe('PauseObserver: spans', () => {
     e.event('s1', paused(agentPause()));
     e.event('s1', statusOf('TASK_STATE_CANCELED'));
     const out = observeAll(e.list);
-    const taskSpan = { traceId: deriveTraceId(RECORDING_ID, `task:${TASK}`), spanId: deriveSpanId(RECORDING_ID, `task:${TASK}`) };
-    expect(spans(out, 'task.start')[0]).toMatchObject({ span: taskSpan, attributes: { 'a2a.task.id': TASK, 'a2a.context.id': CTX, 'gen_ai.conversation.id': CTX } });
+    const taskSpan = {
+      traceId: deriveTraceId(RECORDING_ID, `task:${TASK}`),
+      spanId: deriveSpanId(RECORDING_ID, `task:${TASK}`),
+    };
+    expect(spans(out, 'task.start')[0]).toMatchObject({
+      span: taskSpan,
+      attributes: { 'a2a.task.id': TASK, 'a2a.context.id': CTX, 'gen_ai.conversation.id': CTX },
+    });
     expect(spans(out, 'suspension.start')[0]).toMatchObject({ parent: taskSpan });
     expect(spans(out, 'task.end')).toHaveLength(1);
     expect(shape(out).at(-1)).toBe('span:task.end');
@@ -669,9 +750,23 @@ describe('PauseObserver: findings', () => {
     const e = new Entries();
     streamingTask(e);
     e.raw({ xid: 'g0', kind: 'request', http: { method: 'POST', path: '/' }, body: { hello: 'world' } });
-    e.raw({ xid: 'nobody', kind: 'response', http: { method: 'POST', path: '/' }, body: { jsonrpc: '2.0', id: 1, result: {} } });
+    e.raw({
+      xid: 'nobody',
+      kind: 'response',
+      http: { method: 'POST', path: '/' },
+      body: { jsonrpc: '2.0', id: 1, result: {} },
+    });
     e.request('p1', 'PauseTask', { taskId: TASK, mode: 'sometime' });
-    e.event('s1', { statusUpdate: { taskId: TASK, contextId: CTX, status: { state: 'TASK_STATE_PAUSED', pause: { initiatedBy: 'PAUSE_INITIATOR_CLIENT', pausedAt: 'yesterday', resumeToken: 't' } } } });
+    e.event('s1', {
+      statusUpdate: {
+        taskId: TASK,
+        contextId: CTX,
+        status: {
+          state: 'TASK_STATE_PAUSED',
+          pause: { initiatedBy: 'PAUSE_INITIATOR_CLIENT', pausedAt: 'yesterday', resumeToken: 't' },
+        },
+      },
+    });
     e.event('s1', { statusUpdate: { taskId: TASK, contextId: CTX, status: { state: 'TASK_STATE_PAUSED' } } });
     e.event('s1', statusOf('TASK_STATE_COMPLETED'));
     e.event('s1', statusOf('TASK_STATE_WORKING'));

@@ -15,7 +15,13 @@ import { CREATED_AT, buildLogLines, fixedKey, resumptionDraftFor, suspensionDraf
 const keyring = new Keyring([fixedKey('key-a')]);
 
 function newChain(checkpointEvery = 2): ReceiptChain {
-  return new ReceiptChain({ keyring, checkpointEvery, recording: 'rec-1', createdAt: CREATED_AT, tool: 'a2a-replay@test' });
+  return new ReceiptChain({
+    keyring,
+    checkpointEvery,
+    recording: 'rec-1',
+    createdAt: CREATED_AT,
+    tool: 'a2a-replay@test',
+  });
 }
 
 describe('pae', () => {
@@ -29,10 +35,10 @@ describe('ReceiptChain', () => {
     expect(newChain().header.line).toEqual({
       type: 'ReceiptLog',
       format: 'a2a-replay.receipts',
-      version: 1,
+      version: 2,
       recording: 'rec-1',
       kids: ['key-a'],
-      checkpointKid: 'key-a',
+      checkpoint: { alg: 'ed25519', kid: 'key-a' },
       createdAt: CREATED_AT,
       tool: 'a2a-replay@test',
     });
@@ -57,7 +63,9 @@ describe('ReceiptChain', () => {
     const { sig, ...body } = receipt.line;
     expect(sig.alg).toBe('hmac-sha256');
     expect(sig.kid).toBe('key-a');
-    const expected = fixedKey('key-a').mac(pae(RECEIPT_PAYLOAD_TYPE, canonicalJson(body))).toString('base64url');
+    const expected = fixedKey('key-a')
+      .mac(pae(RECEIPT_PAYLOAD_TYPE, canonicalJson(body)))
+      .toString('base64url');
     expect(sig.value).toBe(expected);
     expect(checkReceiptSignature(body, sig, keyring)).toBe('ok');
     expect(checkReceiptSignature({ ...body, reason: 'other' } as typeof body, sig, keyring)).toBe('bad_signature');
@@ -69,7 +77,12 @@ describe('ReceiptChain', () => {
     const a = chain.sealSuspension(suspensionDraftFor(1));
     expect(a.checkpoint).toBeNull();
     const b = chain.sealSuspension(suspensionDraftFor(2));
-    expect(b.checkpoint?.line).toMatchObject({ type: 'Checkpoint', size: 2, root: b.receipt.hash, sig: { alg: 'ed25519', kid: 'key-a' } });
+    expect(b.checkpoint?.line).toMatchObject({
+      type: 'Checkpoint',
+      size: 2,
+      root: b.receipt.hash,
+      sig: { alg: 'ed25519', kid: 'key-a' },
+    });
     const c = chain.sealSuspension(suspensionDraftFor(3));
     expect(c.receipt.line.prev).toBe(b.checkpoint?.hash);
     expect(chain.close()?.line).toMatchObject({ size: 3, root: c.receipt.hash });
@@ -83,7 +96,7 @@ describe('ReceiptChain', () => {
       createdAt: CREATED_AT,
       tool: 't',
     });
-    expect(chain.header.line.checkpointKid).toBeNull();
+    expect(chain.header.line.checkpoint).toEqual({ alg: 'hmac-sha256', kid: 'mac-only' });
     expect(chain.close()?.line.sig.alg).toBe('hmac-sha256');
   });
 
@@ -92,9 +105,11 @@ describe('ReceiptChain', () => {
     const b = buildLogLines({ count: 20, keyring: new Keyring([fixedKey('key-a')]) });
     expect(a).toEqual(b);
     const lines = a.map((t) => JSON.parse(t) as ReceiptLogLine);
-    expect(lines.filter((l): l is Receipt => l.type === 'SuspensionReceipt' || l.type === 'ResumptionReceipt').map((r) => r.seq)).toEqual(
-      Array.from({ length: 20 }, (_, i) => i + 1),
-    );
+    expect(
+      lines
+        .filter((l): l is Receipt => l.type === 'SuspensionReceipt' || l.type === 'ResumptionReceipt')
+        .map((r) => r.seq),
+    ).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
   });
 
   it('keeps tokens and inputs out of receipts, only their hashes', () => {

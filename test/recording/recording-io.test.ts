@@ -26,11 +26,22 @@ afterEach(async () => {
 
 function writerTo(sink: LineSink, onError?: (e: unknown) => void): { writer: RecordingWriter; clock: ManualClock } {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
-  const writer = new RecordingWriter({ sink, clock, ids: new CounterIdSource(3), target: 'http://peer', ...(onError ? { onError } : {}) });
+  const writer = new RecordingWriter({
+    sink,
+    clock,
+    ids: new CounterIdSource(3),
+    target: 'http://peer',
+    ...(onError ? { onError } : {}),
+  });
   return { writer, clock };
 }
 
-const draft = (xid: string, kind: RecordingEntry['kind'] = 'request') => ({ xid, kind, http: { method: 'POST', path: '/' }, body: { b: 1, a: [2] } });
+const draft = (xid: string, kind: RecordingEntry['kind'] = 'request') => ({
+  xid,
+  kind,
+  http: { method: 'POST', path: '/' },
+  body: { b: 1, a: [2] },
+});
 
 describe('RecordingWriter', () => {
   it('writes the header first, then canonical entries with 1-based seq and the clock time', async () => {
@@ -70,12 +81,19 @@ describe('RecordingWriter', () => {
     expect(writer.failed).toBe(true);
   });
 
-  it('keeps a body JCS cannot represent as well-formed text', async () => {
+  it('keeps a lone surrogate a client sent as an escape, so the line parses back to the same body', async () => {
     const sink = new MemoryLineSink();
     const { writer } = writerTo(sink);
-    writer.append({ xid: 'x', kind: 'request', http: { method: 'POST', path: '/' }, body: JSON.parse('{"t":"\\ud800"}') as { t: string } });
+    writer.append({
+      xid: 'x',
+      kind: 'request',
+      http: { method: 'POST', path: '/' },
+      body: JSON.parse('{"t":"\\ud800"}') as { t: string },
+    });
     await writer.close();
-    expect(JSON.parse(sink.lines()[1] ?? '')).toMatchObject({ bodyText: '{"t":"\\ufffd"}' });
+    const line = sink.lines()[1] ?? '';
+    expect(line).toContain('"body":{"t":"\\ud800"}');
+    expect(JSON.parse(line)).toMatchObject({ body: { t: '\ud800' } });
   });
 });
 
@@ -99,7 +117,10 @@ describe('readRecording', () => {
     const path = await writeFileRecording(4);
     const size = (await readFile(path)).byteLength;
     await truncate(path, size - 10);
-    await expect(readRecording(path)).rejects.toMatchObject({ code: 'RECORDING_TORN', message: expect.stringContaining(':5: torn last line') as unknown });
+    await expect(readRecording(path)).rejects.toMatchObject({
+      code: 'RECORDING_TORN',
+      message: expect.stringContaining(':5: torn last line') as unknown,
+    });
     const recording = await readRecording(path, { allowTornTail: true });
     expect(recording.entries.map((e) => e.seq)).toEqual([1, 2, 3]);
     expect(recording.tornTail).toMatchObject({ line: 5 });

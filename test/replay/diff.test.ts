@@ -2,14 +2,44 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson, checkpointIntervalOf } from '../../src/index.js';
 import { diffReceiptLogs } from '../../src/replay/diff.js';
 
-const header = { type: 'ReceiptLog', format: 'a2a-replay.receipts', version: 1, recording: 'r1', kids: ['k1'], checkpointKid: null, createdAt: '2026-01-01T00:00:00.000Z', tool: 'a2a-replay@0.1.0' };
-const suspension = { type: 'SuspensionReceipt', seq: 1, prev: 'sha256:aa', taskId: 't1', via: 'PauseTask', pausedAt: '2026-01-01T00:00:01.000Z', sig: { alg: 'hmac-sha256', kid: 'k1', value: 'AAA' } };
-const resumption = { type: 'ResumptionReceipt', seq: 2, prev: 'sha256:bb', suspension: 'sha256:cc', taskId: 't1', cause: 'explicit_resume', resumedAt: '2026-01-01T00:00:02.000Z', sig: { alg: 'hmac-sha256', kid: 'k1', value: 'BBB' } };
+const header = {
+  type: 'ReceiptLog',
+  format: 'a2a-replay.receipts',
+  version: 2,
+  recording: 'r1',
+  kids: ['k1'],
+  checkpoint: { alg: 'hmac-sha256', kid: 'k1' },
+  createdAt: '2026-01-01T00:00:00.000Z',
+  tool: 'a2a-replay@0.1.0',
+};
+const suspension = {
+  type: 'SuspensionReceipt',
+  seq: 1,
+  prev: 'sha256:aa',
+  taskId: 't1',
+  via: 'PauseTask',
+  pausedAt: '2026-01-01T00:00:01.000Z',
+  sig: { alg: 'hmac-sha256', kid: 'k1', value: 'AAA' },
+};
+const resumption = {
+  type: 'ResumptionReceipt',
+  seq: 2,
+  prev: 'sha256:bb',
+  suspension: 'sha256:cc',
+  taskId: 't1',
+  cause: 'explicit_resume',
+  resumedAt: '2026-01-01T00:00:02.000Z',
+  sig: { alg: 'hmac-sha256', kid: 'k1', value: 'BBB' },
+};
 const log = (...lines: object[]): string[] => lines.map((l) => canonicalJson(l));
 
 describe('diffReceiptLogs', () => {
   it('ignores volatile fields by default and lists them', () => {
-    const actual = log(header, { ...suspension, pausedAt: '2026-09-09T00:00:00.000Z', sig: { ...suspension.sig, value: 'ZZZ' } }, resumption);
+    const actual = log(
+      header,
+      { ...suspension, pausedAt: '2026-09-09T00:00:00.000Z', sig: { ...suspension.sig, value: 'ZZZ' } },
+      resumption,
+    );
     const diff = diffReceiptLogs(log(header, suspension, resumption), actual);
     expect(diff.differences).toEqual([]);
     expect(diff.ignored).toEqual([
@@ -19,7 +49,10 @@ describe('diffReceiptLogs', () => {
   });
 
   it('names the exact path of a differing field', () => {
-    const diff = diffReceiptLogs(log(header, suspension, resumption), log(header, suspension, { ...resumption, cause: 'timeout' }));
+    const diff = diffReceiptLogs(
+      log(header, suspension, resumption),
+      log(header, suspension, { ...resumption, cause: 'timeout' }),
+    );
     expect(diff.differences).toEqual([{ path: 'receipts[1].cause', expected: 'explicit_resume', actual: 'timeout' }]);
   });
 

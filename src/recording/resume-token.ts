@@ -1,0 +1,35 @@
+/**
+ * @module recording/resume-token
+ * Resume tokens are capabilities: whoever holds one can resume the paused task. Recordings never
+ * keep them (docs/design.md §5): the recorder writes a placeholder derived from the token's hash
+ * instead. The placeholder embeds exactly the hash a receipt keeps (`resumeTokenHash`), so the
+ * observer derives the same receipt from a recording as from the live traffic, and replay pairs
+ * placeholders with the live peer's tokens as it pairs ids.
+ */
+import { hashCanonical, repairLoneSurrogates } from '../canonical/canonical-json.js';
+
+/** What every placeholder starts with; the rest is `sha256:<64 hex>`. */
+export const TOKEN_PLACEHOLDER_PREFIX = 'a2a-replay:resume-token:';
+
+const PLACEHOLDER = /^a2a-replay:resume-token:(sha256:[0-9a-f]{64})$/;
+
+/** The hash receipts keep for a token, `hashCanonical(token)`; a lone surrogate counts as U+FFFD. */
+export function hashToken(token: string): string {
+  return hashCanonical(repairLoneSurrogates(token).value);
+}
+
+/** The placeholder that stands in for `token` in a recording (a placeholder stays as it is). */
+export function tokenPlaceholder(token: string): string {
+  return isTokenPlaceholder(token) ? token : `${TOKEN_PLACEHOLDER_PREFIX}${hashToken(token)}`;
+}
+
+/** True for a value written by {@link tokenPlaceholder}. */
+export function isTokenPlaceholder(value: string): boolean {
+  return PLACEHOLDER.test(value);
+}
+
+/** The receipt hash of a token or of its placeholder: both give the same value. */
+export function tokenHashOf(value: string): string {
+  const match = PLACEHOLDER.exec(value);
+  return match ? match[1]! : hashToken(value);
+}
