@@ -782,6 +782,13 @@ export class PauseObserver {
     const task = this.#task(fact.task.taskId);
     if (task.terminal || !this.#authoritative(task, fact.origin)) return;
     const open = task.open;
+    if (open && fact.origin.kind !== 'stream' && Date.parse(fact.signal.resumedAt) < Date.parse(open.pause.pausedAt)) {
+      // Metadata of an earlier resume still on the task: it says nothing about this pause.
+      const { entry, origin, field } = fact;
+      const seen = { type: 'StateSeen', entry, task: fact.task, state: 'TASK_STATE_WORKING', origin, field } as const;
+      this.#onLeftPause(task, open, { ...seen, timestamp: undefined });
+      return;
+    }
     if (open) {
       this.#onResumeSignal(task, open, fact.signal, fact.entry, fact.origin);
       return;

@@ -119,11 +119,24 @@ export function sightStatusUpdate(
   return { sighting, issues };
 }
 
-/** A Task (GetTask, CancelTask, a SendMessage result, a stream's `task` member). */
+/**
+ * A Task (GetTask, CancelTask, a SendMessage result, a stream's `task` member). A peer may keep the
+ * RFC resume metadata of the last resume on `Task.metadata` (docs/design.md §14.2): it is read like
+ * a status update's.
+ */
 export function sightTask(task: Task, field: string): { sighting: Sighting; issues: SightingIssue[] } {
   const issues: SightingIssue[] = [];
   const envelope = readLegacy(task.metadata, `${field}.metadata`, issues);
-  return { sighting: fromStatus(task.id, task.contextId ?? null, task.status, envelope, field, issues), issues };
+  const sighting = fromStatus(task.id, task.contextId ?? null, task.status, envelope, field, issues);
+  if (!sighting.resume && sighting.state === 'TASK_STATE_WORKING') {
+    const meta = parseResumeMetadata(task.metadata, `${field}.metadata`);
+    if (!meta.ok) issues.push(issueOf('malformed-pause', meta.issue));
+    else if (meta.value) {
+      const { cause, resumedAt, hadResumeInput, continueTranscript } = meta.value;
+      sighting.resume = { cause, resumedAt, hadResumeInput, continueTranscript };
+    }
+  }
+  return { sighting, issues };
 }
 
 export interface PauseCallResult {
