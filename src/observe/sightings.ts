@@ -24,7 +24,7 @@ export interface ResumeSignal {
 export interface Sighting {
   taskId: string;
   contextId: string | null;
-  /** The effective state: a legacy paused envelope on a WORKING status counts as PAUSED. */
+  /** The effective state: a legacy paused envelope on a WORKING status (only) counts as PAUSED. */
   state: TaskState;
   pause: TaskPause | undefined;
   /** The pause or resume came from `metadata.harn.pause`. */
@@ -83,7 +83,9 @@ function fromStatus(
         field: `${field}.status.pause`,
         message: `${field}.status.pause: a PAUSED status must carry its pause; got nothing`,
       });
-  } else if (envelope?.state === 'paused') {
+  } else if (envelope?.state === 'paused' && status.state === 'TASK_STATE_WORKING') {
+    // The legacy envelope tunnels a pause on a WORKING status only: on any other state it is a
+    // leftover (a store that merges status metadata keeps the last envelope), not a pause.
     sighting.state = 'TASK_STATE_PAUSED';
     sighting.pause = legacyToPause(envelope);
     sighting.legacy = true;

@@ -316,6 +316,24 @@ describe('PauseObserver: legacy metadata.harn.pause', () => {
   });
 });
 
+describe('PauseObserver: a leftover legacy envelope', () => {
+  it('reads a CANCELED task that still carries the paused envelope of its pause as CANCELED', () => {
+    const e = new Entries();
+    e.request('p1', 'PauseTask', { taskId: TASK });
+    e.result('p1', legacyPauseResult(clientPause(), TASK, 'finish_step'));
+    const cancel = e.request('x1', 'CancelTask', { id: TASK });
+    const answer = e.result('x1', {
+      ...taskObject('TASK_STATE_CANCELED'),
+      metadata: legacyMetadata(pauseToLegacy(clientPause(), 'finish_step')),
+    });
+    const out = observeAll(e.list);
+    expect(resumptions(out)).toMatchObject([
+      { cause: 'canceled', outcome: 'canceled', entries: [cancel.seq, answer.seq] },
+    ]);
+    expect(lost(out)).toEqual([]);
+  });
+});
+
 describe('PauseObserver: one pause, one receipt', () => {
   it('dedupes a pause seen in the answer, on two streams and again in GetTask', () => {
     const e = new Entries();
