@@ -272,14 +272,21 @@ export function entryResumeSpan(ctx: RuleContext, entry: { seq: number; at: stri
 }
 
 /** A Resume span for an end decided when the recording ended (no entry proved it). */
-export function endResumeSpan(ctx: RuleContext, s: SuspensionIdentity, at: string, seq: number): ResumeSpan {
-  const key = `resume:end:${s.key}`;
-  return { key, seq, at, span: rootSpan(ctx.recordingId, key), phase: 'unstarted' };
+export function endResumeSpan(
+  ctx: RuleContext,
+  args: { suspension: SuspensionIdentity; at: string; seq: number },
+): ResumeSpan {
+  const key = `resume:end:${args.suspension.key}`;
+  return { key, seq: args.seq, at: args.at, span: rootSpan(ctx.recordingId, key), phase: 'unstarted' };
 }
 
 /** The Resume span starts (linked to its Suspension and the pipeline span), unless it has. */
-export function startResume(r: ResumeSpan, s: SuspensionIdentity, principal: string | null): Step<ResumeSpan> {
+export function startResume(
+  r: ResumeSpan,
+  args: { suspension: SuspensionIdentity; principal: string | null },
+): Step<ResumeSpan> {
   if (r.phase !== 'unstarted') return { next: r, out: [] };
+  const { suspension: s, principal } = args;
   const links = { suspension: s.span, pipeline: s.parent };
   return {
     next: { ...r, phase: 'started' },
@@ -299,10 +306,13 @@ export function startResume(r: ResumeSpan, s: SuspensionIdentity, principal: str
 }
 
 /** The Resume span ends (in error with `error`), if it is running. */
-export function finishResume(r: ResumeSpan, at: string, attributes: SpanAttributes, error?: string): Step<ResumeSpan> {
+export function finishResume(
+  r: ResumeSpan,
+  args: { at: string; attributes: SpanAttributes; error?: string | undefined },
+): Step<ResumeSpan> {
   if (r.phase !== 'started') return { next: r, out: [] };
-  const event: SpanEvent = { type: 'resume.end', key: r.key, at, attributes };
-  if (error !== undefined) event.error = error;
+  const event: SpanEvent = { type: 'resume.end', key: r.key, at: args.at, attributes: args.attributes };
+  if (args.error !== undefined) event.error = args.error;
   return { next: { ...r, phase: 'ended' }, out: [span(event)] };
 }
 
@@ -335,14 +345,14 @@ export function resumption(args: {
     span: args.resume.span,
     links: { suspension: s.span, pipeline: s.parent },
   });
-  const started = startResume(args.resume, s, closing.principal);
+  const started = startResume(args.resume, { suspension: s, principal: closing.principal });
   const error =
     closing.outcome === 'failed'
       ? `task ${s.taskId} failed while PAUSED (${closing.cause})`
       : closing.outcome === 'rejected'
         ? `resume of task ${s.taskId} rejected with ${closing.errorCode ?? 'an error'}`
         : undefined;
-  const ended = finishResume(started.next, entry.at, resumeEndAttributes(draft, entry.seq), error);
+  const ended = finishResume(started.next, { at: entry.at, attributes: resumeEndAttributes(draft, entry.seq), error });
   return {
     next: ended.next,
     out: [...started.out, ...ended.out, { type: 'resumption', key: args.resume.key, suspensionKey: s.key, draft }],

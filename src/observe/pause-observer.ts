@@ -217,16 +217,26 @@ export class PauseObserver {
         const verdict = atRecordingEnd(s, now);
         if (verdict.kind === 'close') {
           const x = verdict.explanation;
-          const r = endResumeSpan(this.#ctx, s, at, x.entries.at(-1) ?? s.lastPausedSeq);
-          this.#closeLive(task, s, r, this.#inferred(s, x, []), { seq: null, at });
+          const r = endResumeSpan(this.#ctx, { suspension: s, at, seq: x.entries.at(-1) ?? s.lastPausedSeq });
+          this.#close(task, {
+            suspension: s,
+            resume: r,
+            closing: this.#inferred(s, x, { after: [] }),
+            entry: { seq: null, at },
+          });
         } else {
-          this.#lose(task, s, verdict.reason, null, at);
+          this.#lose(task, s, { reason: verdict.reason, entry: null, at });
         }
       }
       for (const [key, taskId] of [...this.#resuming]) {
         const task = this.#tasks.get(taskId);
         const s = task?.resuming.find((r) => r.key === key);
-        if (task && s) this.#closeFromSignal(task, s, s.race.signal, { seq: s.race.seq, at: s.race.at }, [s.race.seq]);
+        if (task && s)
+          this.#closeFromSignal(task, s, {
+            signal: s.race.signal,
+            entry: { seq: s.race.seq, at: s.race.at },
+            entries: [s.race.seq],
+          });
       }
       for (const task of this.#tasks.values()) {
         for (const p of task.pending.values())
@@ -241,7 +251,9 @@ export class PauseObserver {
         task.pending.clear();
         for (const c of task.closers.values()) {
           const what = c.kind === 'resume' ? 'ResumeTask' : 'CancelTask';
-          this.#emitStep(finishResume(c.resume, at, {}, `no answer to ${what} before the recording ended`));
+          this.#emitStep(
+            finishResume(c.resume, { at, attributes: {}, error: `no answer to ${what} before the recording ended` }),
+          );
         }
         task.closers.clear();
       }
@@ -421,14 +433,17 @@ export class PauseObserver {
     if (ended.tokenHash !== null) this.#ended.set(endedKey(ended.taskId, ended.tokenHash), ended);
   }
 
-  /** Emits a resumption for `s` with the resume span `r`; closes `s` unless the outcome is `rejected`. */
+  /** Emits a resumption for `suspension` with its resume span; closes it unless the outcome is `rejected`. */
   #close(
     task: TaskRecord,
-    s: SuspensionIdentity,
-    r: ResumeSpan,
-    closing: Closing,
-    entry: { seq: number | null; at: string },
+    args: {
+      suspension: SuspensionIdentity;
+      resume: ResumeSpan;
+      closing: Closing;
+      entry: { seq: number | null; at: string };
+    },
   ): ResumeSpan {
+    const { suspension: s, resume: r, closing, entry } = args;
     const live = this.#liveOf(task, s.key);
     if (closing.outcome !== 'rejected' && live) {
       if (live.state === 'open') this.#leaveOpen(task, live);
@@ -441,55 +456,47 @@ export class PauseObserver {
     return this.#emitStep(resumption({ s, resume: r, closing, entry }));
   }
 
-  #closeLive(
-    task: TaskRecord,
-    s: SuspensionLive,
-    r: ResumeSpan,
-    closing: Closing,
-    entry: { seq: number | null; at: string },
-  ): ResumeSpan {
-    return this.#close(task, s, r, closing, entry);
-  }
-
   #liveOf(task: TaskRecord, key: string): SuspensionLive | undefined {
     if (task.open?.key === key) return task.open;
     return task.resuming.find((x) => x.key === key);
   }
 
-  /** Closes `s` with the call `c`: the call's resume span carries the resumption. */
+  /** Closes `suspension` with the call `call`: the call's resume span carries the resumption. */
   #closeWithCall(
     task: TaskRecord,
-    s: SuspensionIdentity,
-    c: Closer,
-    closing: Closing,
-    entry: { seq: number | null; at: string },
+    args: { suspension: SuspensionIdentity; call: Closer; closing: Closing; entry: { seq: number | null; at: string } },
   ): void {
-    c.resume = this.#close(task, s, c.resume, closing, entry);
-    if (closing.outcome !== 'rejected') c.settled = s.key;
+    const { call, closing } = args;
+    call.resume = this.#close(task, { ...args, resume: call.resume });
+    if (closing.outcome !== 'rejected') call.settled = args.suspension.key;
   }
 
   #lose(
     task: TaskRecord,
     s: SuspensionOpen,
-    reason: LostPauseReason,
-    entry: EntryRef | null,
-    at: string,
-    message?: string,
+    args: { reason: LostPauseReason; entry: EntryRef | null; at: string; message?: string },
   ): void {
     this.#leaveOpen(task, s);
-    const args = { s, reason, seq: entry?.seq ?? null, at, ...(message === undefined ? {} : { message }) };
-    this.#remember(this.#emitStep(lose(this.#ctx, args)));
+    const { reason, entry, at, message } = args;
+    const step = lose(this.#ctx, {
+      s,
+      reason,
+      seq: entry?.seq ?? null,
+      at,
+      ...(message === undefined ? {} : { message }),
+    });
+    this.#remember(this.#emitStep(step));
   }
 
   /** Closing facts of an inferred end (docs/design.md §14.3): last PAUSED sighting, proof, sighting after. */
-  #inferred(s: SuspensionOpen, x: Explanation, after: readonly number[], resumedAt: string | null = null): Closing {
+  #inferred(s: SuspensionOpen, x: Explanation, args: { after: readonly number[]; resumedAt?: string | null }): Closing {
     return closingOf({
       cause: x.cause,
       outcome: x.outcome,
       principal: x.principal,
-      resumedAt,
+      resumedAt: args.resumedAt ?? null,
       inferred: true,
-      entries: [s.lastPausedSeq, ...x.entries, ...after],
+      entries: [s.lastPausedSeq, ...x.entries, ...args.after],
     });
   }
 
@@ -525,7 +532,7 @@ export class PauseObserver {
         const target = task.open;
         const c = this.#newCloser('cancel', fact, target);
         task.closers.set(fact.xid, c);
-        if (target) c.resume = this.#emitStep(startResume(c.resume, target, c.principal));
+        if (target) c.resume = this.#emitStep(startResume(c.resume, { suspension: target, principal: c.principal }));
         return;
       }
       case 'ControlCalled': {
@@ -559,14 +566,12 @@ export class PauseObserver {
         const task = this.#task(fact.task.taskId);
         const open = task.open;
         if (open && open.caughtUp.has(fact.stream)) {
-          this.#lose(
-            task,
-            open,
-            'pause_ignored',
-            fact.entry,
-            fact.entry.at,
-            `task ${task.taskId} delivered an artifact while PAUSED: the pause was ignored`,
-          );
+          this.#lose(task, open, {
+            reason: 'pause_ignored',
+            entry: fact.entry,
+            at: fact.entry.at,
+            message: `task ${task.taskId} delivered an artifact while PAUSED: the pause was ignored`,
+          });
         }
         return;
       }
@@ -597,7 +602,7 @@ export class PauseObserver {
         this.#touched.add(task);
         if (c.settled === undefined) {
           const error = fact.state === 'TASK_STATE_CANCELED' ? undefined : `CancelTask answered ${fact.state}`;
-          c.resume = this.#emitStep(finishResume(c.resume, fact.entry.at, {}, error));
+          c.resume = this.#emitStep(finishResume(c.resume, { at: fact.entry.at, attributes: {}, error }));
         }
         return;
       }
@@ -683,7 +688,7 @@ export class PauseObserver {
     const target = this.#byToken(task, fact.tokenHash) ?? task.open ?? task.last;
     const c = this.#newCloser('resume', fact, target);
     task.closers.set(fact.xid, c);
-    if (target) c.resume = this.#emitStep(startResume(c.resume, target, c.principal));
+    if (target) c.resume = this.#emitStep(startResume(c.resume, { suspension: target, principal: c.principal }));
   }
 
   #onPausedSeen(fact: Extract<Fact, { type: 'PausedSeen' }>): void {
@@ -705,14 +710,12 @@ export class PauseObserver {
       const again = seenAgain(open, origin, entry);
       this.#setOpen(task, again);
       if (leasePassed(again, this.#clock.nowAt(entry.at))) {
-        this.#lose(
-          task,
-          again,
-          'paused_until_passed',
+        this.#lose(task, again, {
+          reason: 'paused_until_passed',
           entry,
-          entry.at,
-          `task ${task.taskId} is still PAUSED after its pausedUntil ${again.pause.pausedUntil ?? ''} passed`,
-        );
+          at: entry.at,
+          message: `task ${task.taskId} is still PAUSED after its pausedUntil ${again.pause.pausedUntil ?? ''} passed`,
+        });
       }
       return;
     }
@@ -746,13 +749,12 @@ export class PauseObserver {
     if (!consecutive) {
       const x = explainUnseenResume(open, this.#evidence(task, open, entry.at));
       if (x) {
-        this.#closeLive(
-          task,
-          open,
-          this.#entryResume(entry, task, origin),
-          this.#inferred(open, x, [entry.seq]),
+        this.#close(task, {
+          suspension: open,
+          resume: this.#entryResume(entry, task, origin),
+          closing: this.#inferred(open, x, { after: [entry.seq] }),
           entry,
-        );
+        });
         return;
       }
     }
@@ -763,14 +765,12 @@ export class PauseObserver {
       `task ${task.taskId} is PAUSED again with a new resume token, but the pause ${open.key} was never seen to end`,
       task.taskId,
     );
-    this.#lose(
-      task,
-      open,
-      'pause_ignored',
+    this.#lose(task, open, {
+      reason: 'pause_ignored',
       entry,
-      entry.at,
-      `task ${task.taskId} left pause ${open.key} without an observed resume`,
-    );
+      at: entry.at,
+      message: `task ${task.taskId} left pause ${open.key} without an observed resume`,
+    });
   }
 
   /** A snapshot decides how a pause ended only when no stream carries the task: a stream is the authority on order. */
@@ -815,7 +815,7 @@ export class PauseObserver {
           resumedAt: signal.resumedAt,
           entries: [only.seq, entry.seq],
         });
-        this.#closeWithCall(task, s, only, closing, entry);
+        this.#closeWithCall(task, { suspension: s, call: only, closing, entry });
         return;
       }
       if (candidates.length > 1) {
@@ -832,7 +832,7 @@ export class PauseObserver {
         return;
       }
     }
-    this.#closeFromSignal(task, s, signal, entry, [entry.seq], origin);
+    this.#closeFromSignal(task, s, { signal, entry, entries: [entry.seq], origin });
   }
 
   /** ResumeTask calls in flight that may resume `s` (its token, or any when it has none). */
@@ -847,11 +847,9 @@ export class PauseObserver {
   #closeFromSignal(
     task: TaskRecord,
     s: SuspensionLive,
-    signal: ResumeSignal,
-    entry: EntryRef,
-    entries: number[],
-    origin?: Origin,
+    args: { signal: ResumeSignal; entry: EntryRef; entries: number[]; origin?: Origin },
   ): void {
+    const { signal, entry, entries, origin } = args;
     const control =
       signal.cause === 'explicit_resume'
         ? undefined
@@ -865,8 +863,8 @@ export class PauseObserver {
       resumedAt: signal.resumedAt,
       entries: control ? [control.seq, ...entries] : entries,
     });
-    const r = origin ? this.#entryResume(entry, task, origin) : entryResumeSpan(this.#ctx, entry);
-    this.#closeLive(task, s, r, closing, entry);
+    const resume = origin ? this.#entryResume(entry, task, origin) : entryResumeSpan(this.#ctx, entry);
+    this.#close(task, { suspension: s, resume, closing, entry });
   }
 
   #onStateSeen(fact: Extract<Fact, { type: 'StateSeen' }>): void {
@@ -898,7 +896,7 @@ export class PauseObserver {
               : terminal
                 ? `task ${task.taskId} reached ${state} while PAUSED: the pause was ignored`
                 : `task ${task.taskId} moved to ${state} while PAUSED without a resume`;
-          this.#lose(task, s, 'pause_ignored', entry, entry.at, message);
+          this.#lose(task, s, { reason: 'pause_ignored', entry, at: entry.at, message });
           return;
         }
         if (onStream) return; // a stream that has not delivered the pause yet shows older news
@@ -917,15 +915,15 @@ export class PauseObserver {
           inferred: origin.kind === 'snapshot',
           entries: closer ? [closer.seq, entry.seq] : [entry.seq],
         });
-        if (closer) this.#closeWithCall(task, s, closer, closing, entry);
-        else this.#closeLive(task, s, this.#entryResume(entry, task, origin), closing, entry);
+        if (closer) this.#closeWithCall(task, { suspension: s, call: closer, closing, entry });
+        else this.#close(task, { suspension: s, resume: this.#entryResume(entry, task, origin), closing, entry });
         return;
       }
       case 'TASK_STATE_FAILED': {
         const x = explainFailure(s, { timestamp: fact.timestamp }, this.#evidence(task, s, entry.at));
         const inferred = !consecutive && origin.kind !== 'answer';
         const closing = inferred
-          ? this.#inferred(s, x, [entry.seq], fact.timestamp ?? null)
+          ? this.#inferred(s, x, { after: [entry.seq], resumedAt: fact.timestamp ?? null })
           : closingOf({
               cause: x.cause,
               outcome: x.outcome,
@@ -933,7 +931,7 @@ export class PauseObserver {
               resumedAt: fact.timestamp ?? null,
               entries: [...x.entries, entry.seq],
             });
-        this.#closeLive(task, s, this.#entryResume(entry, task, origin), closing, entry);
+        this.#close(task, { suspension: s, resume: this.#entryResume(entry, task, origin), closing, entry });
         return;
       }
       case 'TASK_STATE_SUBMITTED':
@@ -948,14 +946,12 @@ export class PauseObserver {
               task.taskId,
             );
           }
-          this.#lose(
-            task,
-            s,
-            'pause_ignored',
+          this.#lose(task, s, {
+            reason: 'pause_ignored',
             entry,
-            entry.at,
-            `task ${task.taskId} moved to ${state} while PAUSED without a resume`,
-          );
+            at: entry.at,
+            message: `task ${task.taskId} moved to ${state} while PAUSED without a resume`,
+          });
         }
         return;
       case 'TASK_STATE_PAUSED':
@@ -976,18 +972,21 @@ export class PauseObserver {
     if (this.#resumeCalls(task, s).length > 0) return;
     const x = explainUnseenResume(s, this.#evidence(task, s, entry.at));
     if (x) {
-      this.#closeLive(task, s, this.#entryResume(entry, task, origin), this.#inferred(s, x, [entry.seq]), entry);
+      this.#close(task, {
+        suspension: s,
+        resume: this.#entryResume(entry, task, origin),
+        closing: this.#inferred(s, x, { after: [entry.seq] }),
+        entry,
+      });
       return;
     }
     const how = state === 'TASK_STATE_WORKING' ? 'is WORKING' : `is ${state}`;
-    this.#lose(
-      task,
-      s,
-      'pause_ignored',
+    this.#lose(task, s, {
+      reason: 'pause_ignored',
       entry,
-      entry.at,
-      `task ${task.taskId} ${how} and nothing in the recording can have resumed it`,
-    );
+      at: entry.at,
+      message: `task ${task.taskId} ${how} and nothing in the recording can have resumed it`,
+    });
   }
 
   #onResumeAnswered(fact: Extract<Fact, { type: 'ResumeAnswered' }>): void {
@@ -1005,7 +1004,7 @@ export class PauseObserver {
         resumedAt: fact.resumedAt,
         entries: [closer.seq, racing.race.seq, entry.seq],
       });
-      this.#closeWithCall(task, racing, closer, closing, entry);
+      this.#closeWithCall(task, { suspension: racing, call: closer, closing, entry });
       return;
     }
     const s = task.open;
@@ -1017,7 +1016,7 @@ export class PauseObserver {
         `ResumeTask on task ${taskId} succeeded, but no open pause of it was observed`,
         taskId,
       );
-      closer.resume = this.#emitStep(finishResume(closer.resume, entry.at, {}));
+      closer.resume = this.#emitStep(finishResume(closer.resume, { at: entry.at, attributes: {} }));
       return;
     }
     if (closer.tokenHash !== null && s.pause.tokenHash !== null && closer.tokenHash !== s.pause.tokenHash) {
@@ -1035,7 +1034,7 @@ export class PauseObserver {
       resumedAt: fact.resumedAt,
       entries: [closer.seq, entry.seq],
     });
-    this.#closeWithCall(task, s, closer, closing, entry);
+    this.#closeWithCall(task, { suspension: s, call: closer, closing, entry });
   }
 
   #onCallFailed(fact: Extract<Fact, { type: 'CallFailed' }>): void {
@@ -1043,19 +1042,18 @@ export class PauseObserver {
     if (!task) return;
     const { entry, code } = fact;
     if (code === RULE_ERRORS.TASK_NOT_FOUND && task.open) {
-      this.#lose(
-        task,
-        task.open,
-        'task_gone',
+      this.#lose(task, task.open, {
+        reason: 'task_gone',
         entry,
-        entry.at,
-        `${fact.method} on task ${task.taskId} answered -32001 (task not found) while it was PAUSED`,
-      );
+        at: entry.at,
+        message: `${fact.method} on task ${task.taskId} answered -32001 (task not found) while it was PAUSED`,
+      });
     }
     const closer = task.closers.get(fact.xid);
     if (closer) {
       task.closers.delete(fact.xid);
-      if (fact.unreadable) closer.resume = this.#emitStep(finishResume(closer.resume, entry.at, {}, fact.why));
+      if (fact.unreadable)
+        closer.resume = this.#emitStep(finishResume(closer.resume, { at: entry.at, attributes: {}, error: fact.why }));
       else this.#closerFailed(task, closer, entry, code);
     }
     const pending = task.pending.get(fact.xid);
@@ -1080,11 +1078,11 @@ export class PauseObserver {
         entries: [closer.seq, entry.seq],
         errorCode: code,
       });
-      this.#closeWithCall(task, target, closer, closing, entry);
+      this.#closeWithCall(task, { suspension: target, call: closer, closing, entry });
     } else {
       const what = closer.kind === 'resume' ? 'ResumeTask' : 'CancelTask';
       const error = code === undefined ? `${what} got no answer` : `${what} failed with ${code}`;
-      closer.resume = this.#emitStep(finishResume(closer.resume, entry.at, {}, error));
+      closer.resume = this.#emitStep(finishResume(closer.resume, { at: entry.at, attributes: {}, error }));
     }
     // A loser of a resume race is out; the last candidate standing won.
     for (const s of [...task.resuming]) {
@@ -1103,10 +1101,10 @@ export class PauseObserver {
             resumedAt: updated.race.signal.resumedAt,
             entries: [winner.seq, updated.race.seq],
           });
-          this.#closeWithCall(task, updated, winner, closing, at);
+          this.#closeWithCall(task, { suspension: updated, call: winner, closing, entry: at });
         }
       } else if (candidates.size === 0) {
-        this.#closeFromSignal(task, updated, updated.race.signal, at, [updated.race.seq]);
+        this.#closeFromSignal(task, updated, { signal: updated.race.signal, entry: at, entries: [updated.race.seq] });
       }
     }
   }
@@ -1123,7 +1121,12 @@ export class PauseObserver {
       const s = task?.open;
       if (task && s) {
         const x = causeOfFire(s, call);
-        this.#closeLive(task, s, this.#entryResume(entry, task, undefined), this.#inferred(s, x, [entry.seq]), entry);
+        this.#close(task, {
+          suspension: s,
+          resume: this.#entryResume(entry, task, undefined),
+          closing: this.#inferred(s, x, { after: [entry.seq] }),
+          entry,
+        });
       } else if (!task?.last) {
         this.#finding(
           'unmatched-resume',
