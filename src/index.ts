@@ -335,6 +335,7 @@ export {
   type ObserverOptions,
   type ObserverOutput,
   type OpenSuspension,
+  type ObserverStats,
   PauseObserver,
 } from './observe/pause-observer.js';
 export {

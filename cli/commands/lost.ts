@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import {
   type LostPauseListing,
   LostPauseCollector,
-  PauseObserver,
+  ObservationPipeline,
   type ReceiptLogLine,
   formatIssue,
   lostPausesInReceiptLog,
@@ -66,18 +66,14 @@ function firstLineType(file: string, bytes: Buffer): string {
   return type;
 }
 
+/** The observer's verdicts over a recording, through the same pipeline record and run use. */
 async function lostInRecording(file: string, allowTornTail: boolean): Promise<LostPauseListing[]> {
   const recording = await readRecording(file, { allowTornTail, source: file });
-  const observer = new PauseObserver({ recordingId: recording.header.id });
   const collector = new LostPauseCollector();
-  const take = (outputs: ReturnType<PauseObserver['observe']>): void => {
-    for (const output of outputs) {
-      if (output.type === 'suspension') collector.noteSuspension(output.key, output.draft);
-      else if (output.type === 'span') collector.handle(output.event);
-    }
-  };
-  for (const entry of recording.entries) take(observer.observe(entry));
-  take(observer.finish(recording.entries.at(-1)?.at ?? recording.header.createdAt));
+  const pipeline = new ObservationPipeline({ recordingId: recording.header.id, spans: collector });
+  for (const entry of recording.entries) void pipeline.push(entry);
+  await pipeline.finish(recording.entries.at(-1)?.at ?? recording.header.createdAt);
+  await pipeline.idle();
   return [...collector.lost];
 }
 

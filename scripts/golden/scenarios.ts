@@ -297,4 +297,58 @@ export const SCENARIOS: Scenario[] = [
       await client.control('AdvanceClock', { ms: 60 * 1000 });
     },
   },
+  {
+    name: 'poll-self-park-fired',
+    proves: 'a self-park seen only by GetTask polls, resumed by FireEvent of its event, is closed and not lost',
+    rule:
+      'PAUSED (initiatedBy AGENT, seen in a GetTask answer) -> FireEvent {resumed: [task]} -> COMPLETED ' +
+      '(cause condition_fired, inferred)',
+    run: async (client) => {
+      const task = await startTask(client, 'work:1 await:approval:30 work:1', 'pfired-m1');
+      await client.control('AdvanceClock', { ms: STEP });
+      await client.ok('GetTask', { id: task.id });
+      await client.control('FireEvent', { name: 'approval' });
+      await client.control('AdvanceClock', { ms: STEP });
+      await client.ok('GetTask', { id: task.id });
+    },
+  },
+  {
+    name: 'poll-timeout-fail',
+    proves: 'a self-park whose timeout fails the task, seen only by GetTask polls, closes as failed by timeout',
+    rule: 'PAUSED -> AdvanceClock past the timeout -> FAILED seen by GetTask (cause timeout, outcome failed, inferred)',
+    run: async (client) => {
+      const task = await startTask(client, 'work:1 await:approval:30:fail work:1', 'ptfail-m1');
+      await client.control('AdvanceClock', { ms: STEP });
+      await client.ok('GetTask', { id: task.id });
+      await client.control('AdvanceClock', { ms: 30 * 60 * 1000 });
+      await client.ok('GetTask', { id: task.id });
+    },
+  },
+  {
+    name: 'poll-caller-pause-resume',
+    proves: 'a caller pause and resume followed by ListTasks polls, with no stream, yields one pause and one resume',
+    rule: 'PauseTask answer proves PAUSED; ListTasks shows it; the ResumeTask answer closes it (explicit_resume)',
+    run: async (client) => {
+      const task = await startTask(client, 'work:3', 'pcaller-m1');
+      await client.control('AdvanceClock', { ms: STEP });
+      const p = await client.ok<PauseResult>('PauseTask', { taskId: task.id, reason: 'operator review' });
+      await client.ok('ListTasks', { contextId: task.contextId });
+      await client.ok('ResumeTask', { taskId: task.id, resumeToken: tokenOf(p) });
+      await client.control('AdvanceClock', { ms: 3 * STEP });
+      await client.ok('ListTasks', { contextId: task.contextId });
+    },
+  },
+  {
+    name: 'poll-external-event',
+    proves: 'a FireEvent whose payload names a paused task resumes it, and polls see a receipted external_event',
+    rule: 'FireEvent {payload.taskId} on a task paused on another event -> WORKING (cause external_event, inferred)',
+    run: async (client) => {
+      const task = await startTask(client, 'work:1 await:review work:1', 'pext-m1');
+      await client.control('AdvanceClock', { ms: STEP });
+      await client.ok('GetTask', { id: task.id });
+      await client.control('FireEvent', { name: 'operator.override', payload: { taskId: task.id } });
+      await client.control('AdvanceClock', { ms: STEP });
+      await client.ok('GetTask', { id: task.id });
+    },
+  },
 ];

@@ -1,11 +1,10 @@
 /**
  * @module observe/entry-reads
- * Pure reads the PauseObserver makes of raw input before it trusts it: whether an entry has the
- * recording-format shape, which task a call or an unparsed payload names, and a pause's lease.
+ * Pure reads made of raw input before it is trusted: whether an entry has the recording-format
+ * shape, and which task a call or an unparsed payload names.
  */
 import type { MethodCall } from '../protocol/params.js';
 import { isRecord } from '../protocol/read.js';
-import type { TaskPause } from '../protocol/types.js';
 import { ENTRY_KINDS } from '../recording/format.js';
 
 /** Why `entry` is not a recording entry (docs/design.md §5), as `field: expectation`; undefined when it is one. */
@@ -48,13 +47,6 @@ export function taskIdOfCall(call: MethodCall | undefined): string | undefined {
       return never;
     }
   }
-}
-
-/** A pause's `pausedUntil` in epoch ms (RFC `TaskPause`); undefined when absent or not a time. */
-export function pausedUntilMs(pause: TaskPause): number | undefined {
-  if (pause.pausedUntil === undefined) return undefined;
-  const ms = Date.parse(pause.pausedUntil);
-  return Number.isNaN(ms) ? undefined : ms;
 }
 
 /** Best-effort task id from unparsed params or results, for findings. */

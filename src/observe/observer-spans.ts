@@ -127,7 +127,7 @@ export function resumeStartAttributes(
   ]);
 }
 
-export function resumeEndAttributes(draft: ResumptionDraft, seq: number): SpanAttributes {
+export function resumeEndAttributes(draft: ResumptionDraft, seq: number | null): SpanAttributes {
   return attributes([
     [ATTR_TASK_ID, draft.taskId],
     [ATTR_RESUME_CAUSE, draft.cause],

@@ -21,6 +21,11 @@ export class PeerClock {
     if (this.#offsetMs === undefined || offset > this.#offsetMs) this.#offsetMs = offset;
   }
 
+  /** The latest instant the peer itself reported (ms since the epoch), or NaN before any report. */
+  get latestMs(): number {
+    return this.#latestMs === Number.NEGATIVE_INFINITY ? Number.NaN : this.#latestMs;
+  }
+
   /** The peer's time when the recorder's clock read `entryAt` (ms since the epoch), or NaN before any report. */
   nowAt(entryAt: string): number {
     const at = Date.parse(entryAt);

@@ -24,7 +24,7 @@ export interface ResumeSignal {
 export interface Sighting {
   taskId: string;
   contextId: string | null;
-  /** The effective state: a legacy paused envelope on a WORKING status counts as PAUSED. */
+  /** The effective state: a legacy paused envelope on a WORKING status (only) counts as PAUSED. */
   state: TaskState;
   pause: TaskPause | undefined;
   /** The pause or resume came from `metadata.harn.pause`. */
@@ -83,7 +83,9 @@ function fromStatus(
         field: `${field}.status.pause`,
         message: `${field}.status.pause: a PAUSED status must carry its pause; got nothing`,
       });
-  } else if (envelope?.state === 'paused') {
+  } else if (envelope?.state === 'paused' && status.state === 'TASK_STATE_WORKING') {
+    // The legacy envelope tunnels a pause on a WORKING status only: on any other state it is a
+    // leftover (a store that merges status metadata keeps the last envelope), not a pause.
     sighting.state = 'TASK_STATE_PAUSED';
     sighting.pause = legacyToPause(envelope);
     sighting.legacy = true;
@@ -119,11 +121,24 @@ export function sightStatusUpdate(
   return { sighting, issues };
 }
 
-/** A Task (GetTask, CancelTask, a SendMessage result, a stream's `task` member). */
+/**
+ * A Task (GetTask, CancelTask, a SendMessage result, a stream's `task` member). A peer may keep the
+ * RFC resume metadata of the last resume on `Task.metadata` (docs/design.md §14.2): it is read like
+ * a status update's.
+ */
 export function sightTask(task: Task, field: string): { sighting: Sighting; issues: SightingIssue[] } {
   const issues: SightingIssue[] = [];
   const envelope = readLegacy(task.metadata, `${field}.metadata`, issues);
-  return { sighting: fromStatus(task.id, task.contextId ?? null, task.status, envelope, field, issues), issues };
+  const sighting = fromStatus(task.id, task.contextId ?? null, task.status, envelope, field, issues);
+  if (!sighting.resume && sighting.state === 'TASK_STATE_WORKING') {
+    const meta = parseResumeMetadata(task.metadata, `${field}.metadata`);
+    if (!meta.ok) issues.push(issueOf('malformed-pause', meta.issue));
+    else if (meta.value) {
+      const { cause, resumedAt, hadResumeInput, continueTranscript } = meta.value;
+      sighting.resume = { cause, resumedAt, hadResumeInput, continueTranscript };
+    }
+  }
+  return { sighting, issues };
 }
 
 export interface PauseCallResult {

@@ -1,12 +1,14 @@
 /**
  * @module tracing/lost-pauses
- * Lists lost pauses (docs/design.md §7 `LostPause`) for people: from the PauseObserver's `lost` span
- * events over a recording, or from a receipt log, where a suspension that no resumption closed
- * is lost because the log ended (`recording_ended`). Detection itself is the observer's.
+ * Lists lost pauses (docs/design.md §7 `LostPause`, §14.5) for people: from the PauseObserver's
+ * `lost` span events over a recording (as an ObservationPipeline's span sink), or from a receipt
+ * log, where a suspension that no resumption closed is lost because the log ended
+ * (`recording_ended`). Detection itself is the observer's.
  */
 import { sealLine } from '../receipts/chain.js';
-import type { ReceiptLogLine, SpanRef, SuspensionDraft, SuspensionReceipt } from '../receipts/types.js';
-import type { LostPauseReason, SpanEvent, SpanSink } from './span-events.js';
+import type { ReceiptLogLine, SpanRef, SuspensionReceipt } from '../receipts/types.js';
+import { ATTR_PAUSE_INITIATED_BY, ATTR_PAUSE_PAUSED_AT, ATTR_PAUSE_REASON, ATTR_RESUME_OUTCOME } from './attributes.js';
+import type { LostPauseReason, SpanAttributes, SpanEvent, SpanSink } from './span-events.js';
 
 /** One lost pause, as `a2a-replay lost` shows it. */
 export interface LostPauseListing {
@@ -25,42 +27,70 @@ export interface LostPauseListing {
 }
 
 /**
- * A {@link SpanSink} that keeps the `lost` events; give it the observer's suspension drafts too
- * ({@link noteSuspension}), so a listing can say who paused and since when.
+ * A {@link SpanSink} that keeps the `lost` events of the PauseObserver, with who paused, why and
+ * since when, read from the `suspension.end` span attributes (docs/design.md §7). Put it behind an
+ * {@link ObservationPipeline} as its `spans` sink; what it remembers of a pause is dropped once a
+ * resume closed it.
  */
 export class LostPauseCollector implements SpanSink {
-  readonly #drafts = new Map<string, SuspensionDraft>();
-  readonly #starts = new Map<string, { at: string; span: SpanRef }>();
+  readonly #pauses = new Map<string, { at: string; span: SpanRef; ended?: SpanAttributes }>();
+  /** Resume span key → the suspension it closes. */
+  readonly #resumes = new Map<string, string>();
   readonly #lost: LostPauseListing[] = [];
 
-  /** The suspension draft the observer emitted under `key`. */
-  noteSuspension(key: string, draft: SuspensionDraft): void {
-    this.#drafts.set(key, draft);
-  }
-
   handle(event: SpanEvent): void {
-    if (event.type === 'suspension.start') {
-      this.#starts.set(event.key, { at: event.at, span: event.span });
-      return;
+    switch (event.type) {
+      case 'suspension.start':
+        this.#pauses.set(event.key, { at: event.at, span: event.span });
+        return;
+      case 'suspension.end': {
+        const pause = this.#pauses.get(event.key);
+        if (pause) pause.ended = event.attributes;
+        return;
+      }
+      case 'resume.start':
+        this.#resumes.set(event.key, event.suspensionKey);
+        return;
+      case 'resume.end': {
+        const suspension = this.#resumes.get(event.key);
+        this.#resumes.delete(event.key);
+        if (suspension !== undefined && event.attributes[ATTR_RESUME_OUTCOME] !== 'rejected')
+          this.#pauses.delete(suspension);
+        return;
+      }
+      case 'lost': {
+        const pause = this.#pauses.get(event.suspensionKey);
+        this.#pauses.delete(event.suspensionKey);
+        const ended = pause?.ended ?? {};
+        this.#lost.push({
+          taskId: event.taskId,
+          initiatedBy: text(ended[ATTR_PAUSE_INITIATED_BY]),
+          reason: event.reason,
+          since: text(ended[ATTR_PAUSE_PAUSED_AT]) ?? pause?.at ?? event.at,
+          detectedAt: event.at,
+          pauseReason: text(ended[ATTR_PAUSE_REASON]),
+          span: event.link,
+        });
+        return;
+      }
+      case 'task.start':
+      case 'task.end':
+        return;
+      default: {
+        const never: never = event;
+        return never;
+      }
     }
-    if (event.type !== 'lost') return;
-    const draft = this.#drafts.get(event.suspensionKey);
-    const start = this.#starts.get(event.suspensionKey);
-    this.#lost.push({
-      taskId: event.taskId,
-      initiatedBy: draft?.initiatedBy ?? null,
-      reason: event.reason,
-      since: draft?.pausedAt ?? start?.at ?? event.at,
-      detectedAt: event.at,
-      pauseReason: draft?.reason ?? null,
-      span: event.link,
-    });
   }
 
   /** Lost pauses in the order they were declared. */
   get lost(): readonly LostPauseListing[] {
     return this.#lost;
   }
+}
+
+function text(value: SpanAttributes[string] | undefined): string | null {
+  return typeof value === 'string' ? value : null;
 }
 
 /**

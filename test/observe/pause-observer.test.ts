@@ -316,6 +316,24 @@ describe('PauseObserver: legacy metadata.harn.pause', () => {
   });
 });
 
+describe('PauseObserver: a leftover legacy envelope', () => {
+  it('reads a CANCELED task that still carries the paused envelope of its pause as CANCELED', () => {
+    const e = new Entries();
+    e.request('p1', 'PauseTask', { taskId: TASK });
+    e.result('p1', legacyPauseResult(clientPause(), TASK, 'finish_step'));
+    const cancel = e.request('x1', 'CancelTask', { id: TASK });
+    const answer = e.result('x1', {
+      ...taskObject('TASK_STATE_CANCELED'),
+      metadata: legacyMetadata(pauseToLegacy(clientPause(), 'finish_step')),
+    });
+    const out = observeAll(e.list);
+    expect(resumptions(out)).toMatchObject([
+      { cause: 'canceled', outcome: 'canceled', entries: [cancel.seq, answer.seq] },
+    ]);
+    expect(lost(out)).toEqual([]);
+  });
+});
+
 describe('PauseObserver: one pause, one receipt', () => {
   it('dedupes a pause seen in the answer, on two streams and again in GetTask', () => {
     const e = new Entries();
@@ -567,19 +585,35 @@ describe('PauseObserver: lost pauses', () => {
     expect(resumptions(out)).toHaveLength(1);
   });
 
-  it('loses a pause whose pausedUntil passed on the peer clock (paused_until_passed), once', () => {
+  it('loses a pause the peer still shows PAUSED after its pausedUntil passed (paused_until_passed), once', () => {
     const e = new Entries();
     e.request('p1', 'PauseTask', { taskId: TASK });
     e.result('p1', pauseResult(clientPause({ pausedUntil: '2026-04-30T13:00:00.000Z' })));
     e.control('c1', 'AdvanceClock', { ms: 3_600_000 });
     e.result('c1', { now: '2026-04-30T13:34:56.789Z' });
-    const next = e.request('g1', 'GetTask', { id: TASK });
+    e.request('g1', 'GetTask', { id: TASK });
+    const still = e.result(
+      'g1',
+      taskObject('TASK_STATE_PAUSED', clientPause({ pausedUntil: '2026-04-30T13:00:00.000Z' })),
+    );
     const observer = new PauseObserver({ recordingId: RECORDING_ID });
     const out = e.list.flatMap((entry) => observer.observe(entry));
     const [l, ...more] = lost(out);
     expect(more).toHaveLength(0);
-    expect(l).toMatchObject({ reason: 'paused_until_passed', at: next.at });
+    expect(l).toMatchObject({ reason: 'paused_until_passed', at: still.at });
     expect(lost(observer.finish(e.nextAt()))).toHaveLength(0);
+  });
+
+  it('loses a pause whose pausedUntil passed with nothing after it at the end (paused_until_passed)', () => {
+    const e = new Entries();
+    e.request('p1', 'PauseTask', { taskId: TASK });
+    e.result('p1', pauseResult(clientPause({ pausedUntil: '2026-04-30T13:00:00.000Z' })));
+    e.control('c1', 'AdvanceClock', { ms: 3_600_000 });
+    e.result('c1', { now: '2026-04-30T13:34:56.789Z' });
+    e.request('g1', 'GetTask', { id: TASK });
+    const out = observeAll(e.list);
+    expect(lost(out).map((l) => [l.reason, l.at])).toEqual([['paused_until_passed', e.nextAt()]]);
+    expect(resumptions(out)).toEqual([]);
   });
 
   it('does not lose a pause closed by its own timeout event that raced the clock move', () => {

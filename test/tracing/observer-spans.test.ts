@@ -30,7 +30,6 @@ function observe(script: EntryScript, finishAt: number): LostPauseCollector {
   const collector = new LostPauseCollector();
   const outputs = [...script.entries.flatMap((entry) => observer.observe(entry)), ...observer.finish(at(finishAt))];
   for (const output of outputs) {
-    if (output.type === 'suspension') collector.noteSuspension(output.key, output.draft);
     if (output.type !== 'span') continue;
     const hash =
       output.event.type === 'suspension.end' || output.event.type === 'resume.end'

@@ -1,0 +1,793 @@
+/**
+ * @module observe/facts
+ * Reads recording entries into typed facts (docs/design.md §14.2): what a request asked for, what
+ * an answer or a stream event showed about a task, which call failed, what the control channel
+ * did. It follows each exchange from its request to its end (and forgets it there), checks the
+ * JSON-RPC envelopes and parses params and results at this edge, and reports what it cannot read
+ * as findings. It decides nothing about pauses: that is `observe/lifecycle`'s job.
+ */
+import type { JsonValue } from '../canonical/canonical-json.js';
+import { describeError } from '../errors.js';
+import { JSON_RPC_ERRORS } from '../protocol/errors.js';
+import { type JsonRpcId, parseJsonRpcMessage } from '../protocol/json-rpc.js';
+import { CONTROL_METHODS, CONTROL_PATH } from '../protocol/methods.js';
+import { type MethodCall, isKnownMethod, parseMethodCall } from '../protocol/params.js';
+import { parseSendMessageResult, parseStreamResponse, parseTask } from '../protocol/parse-objects.js';
+import { formatIssue, isRecord } from '../protocol/read.js';
+import { checkTransition } from '../protocol/state-machine.js';
+import type { PauseMode, ResumeCause, Task, TaskPause, TaskState } from '../protocol/types.js';
+import type { SpanRef } from '../receipts/types.js';
+import type { RecordingEntry } from '../recording/format.js';
+import { tokenHashOf } from '../recording/resume-token.js';
+import { parseTraceparent } from '../tracing/span-events.js';
+import { BoundedMap } from './bounded-map.js';
+import { entryProblem, taskIdFromRaw, taskIdOfCall } from './entry-reads.js';
+import type { FindingCode, ObserverFinding } from './findings.js';
+import {
+  type ResumeSignal,
+  type Sighting,
+  type SightingIssue,
+  codeForField,
+  issueOf,
+  readPauseCallResult,
+  readResumeCallResult,
+  sightStatusUpdate,
+  sightTask,
+} from './sightings.js';
+
+/** The entry a fact was read from. */
+export interface EntryRef {
+  seq: number;
+  at: string;
+}
+
+/**
+ * Where a sighting of a task came from: an event of a stream (an ordered log of the task), a
+ * snapshot (GetTask, ListTasks, a SendMessage result: the state at one instant), or the answer to
+ * a call on the task (PauseTask, AwaitTaskResumption, CancelTask).
+ */
+export type Origin =
+  { kind: 'stream'; xid: string } | { kind: 'snapshot'; xid: string; multi: boolean } | { kind: 'answer'; xid: string };
+
+/** A task as a sighting names it. */
+export interface TaskRef {
+  taskId: string;
+  contextId: string | null;
+}
+
+/** The methods that open a pause. */
+export type PauseMethod = 'PauseTask' | 'AwaitTaskResumption';
+
+/** The control-channel calls the lifecycle rules use as evidence. */
+export type ControlMethod = 'AdvanceClock' | 'FireEvent' | 'GetClock';
+
+/** A control call as its request named it. */
+export interface ControlCall {
+  seq: number;
+  method: ControlMethod;
+  /** FireEvent `name`. */
+  name: string | undefined;
+  /** FireEvent `payload.taskId`. */
+  payloadTaskId: string | undefined;
+  principal: string | null;
+}
+
+/** The facts of docs/design.md §14.2, in the order they happened. */
+export type Fact =
+  /** A PauseTask / AwaitTaskResumption request. */
+  | {
+      type: 'PauseRequested';
+      entry: EntryRef;
+      xid: string;
+      taskId: string;
+      method: PauseMethod;
+      mode: PauseMode | null;
+      reason: string | null;
+      principal: string | null;
+      /** The caller's span from its `traceparent`. */
+      parent: SpanRef | undefined;
+    }
+  /** A ResumeTask request. */
+  | {
+      type: 'ResumeCalled';
+      entry: EntryRef;
+      xid: string;
+      taskId: string;
+      tokenHash: string | null;
+      input: JsonValue | undefined;
+      continueTranscript: boolean | null;
+      principal: string | null;
+    }
+  /** A CancelTask request. */
+  | { type: 'CancelCalled'; entry: EntryRef; xid: string; taskId: string; principal: string | null }
+  /** An AdvanceClock / FireEvent request on the control channel. */
+  | { type: 'ControlCalled'; entry: EntryRef; call: ControlCall }
+  /** A task was seen at all (before what was seen of it): its context, its stream, the peer's time. */
+  | {
+      type: 'TaskSeen';
+      entry: EntryRef;
+      task: TaskRef;
+      /** The stream that carried it, if a stream did. */
+      stream: string | undefined;
+      /** Instants the peer stated (`status.timestamp`, `resumedAt`). */
+      times: string[];
+    }
+  /** A sighting of TASK_STATE_PAUSED (native, or the legacy envelope) with its pause. */
+  | {
+      type: 'PausedSeen';
+      entry: EntryRef;
+      task: TaskRef;
+      pause: TaskPause;
+      legacy: boolean;
+      origin: Origin;
+      /** The traceparent span of the exchange it came on. */
+      parent: SpanRef | undefined;
+    }
+  /** A sighting that announces a resume (RFC resume metadata, or the legacy `resumed` envelope). */
+  | { type: 'ResumeAnnounced'; entry: EntryRef; task: TaskRef; signal: ResumeSignal; origin: Origin; field: string }
+  /** Any other sighting of a task's state. */
+  | {
+      type: 'StateSeen';
+      entry: EntryRef;
+      task: TaskRef;
+      state: TaskState;
+      timestamp: string | undefined;
+      origin: Origin;
+      field: string;
+    }
+  /** An artifactUpdate: the task did work. */
+  | { type: 'WorkSeen'; entry: EntryRef; task: TaskRef; stream: string }
+  /** A PauseTask / AwaitTaskResumption answer was read (after its PausedSeen, if it carried a pause). */
+  | { type: 'PauseAnswered'; entry: EntryRef; xid: string; taskId: string }
+  /** A ResumeTask answer that succeeded. */
+  | { type: 'ResumeAnswered'; entry: EntryRef; xid: string; taskId: string; cause: ResumeCause; resumedAt: string }
+  /** A CancelTask answer (after its StateSeen). */
+  | { type: 'CancelAnswered'; entry: EntryRef; xid: string; taskId: string; state: TaskState }
+  /** A call on a task got a JSON-RPC error (`code`) or no usable answer (`code` undefined). */
+  | {
+      type: 'CallFailed';
+      entry: EntryRef;
+      xid: string;
+      taskId: string;
+      method: string;
+      code: number | undefined;
+      why: string;
+      /** The answer came but could not be read (a ResumeTask answer that is not a resume result). */
+      unreadable: boolean;
+    }
+  /** A control call was answered: the peer's clock (`now`) and, for FireEvent, the tasks it resumed. */
+  | {
+      type: 'ControlAnswered';
+      entry: EntryRef;
+      call: ControlCall;
+      now: string | undefined;
+      /** FireEvent `result.resumed`, when the peer listed what it resumed. */
+      resumed: readonly string[] | undefined;
+    }
+  /** An exchange that carried tasks ended (a stream closed, or a single JSON answer). */
+  | { type: 'StreamEnded'; entry: EntryRef; xid: string; tasks: readonly string[] };
+
+/** What reading one entry gave, in order: facts and findings. */
+export type ReadItem = Fact | { type: 'finding'; finding: ObserverFinding };
+
+/** One exchange from its request to its end. */
+interface Exchange {
+  xid: string;
+  principal: string | null;
+  parent: SpanRef | undefined;
+  control: boolean;
+  rpcId: JsonRpcId | undefined;
+  call: MethodCall | undefined;
+  seq: number;
+  /** Tasks this exchange carried (stream events, or a streaming method's single JSON answer). */
+  carries: Set<string>;
+  /** Last effective state per task on this stream, for transition checks. */
+  lastState: Map<string, TaskState>;
+}
+
+/** Exchanges remembered after their answer, so a trailing `end` is no orphan. */
+const FINISHED_MEMORY = 4096;
+/** Exchange ids already reported as orphans. */
+const ORPHAN_MEMORY = 1024;
+
+/**
+ * Turns entries into facts. Holds only the exchanges in flight (a unary exchange is forgotten at
+ * its answer, a stream at its end) and two bounded memories; see {@link FactReader.size}.
+ */
+export class FactReader {
+  readonly #exchanges = new Map<string, Exchange>();
+  readonly #finished = new BoundedMap<string, true>(FINISHED_MEMORY);
+  readonly #orphans = new BoundedMap<string, true>(ORPHAN_MEMORY);
+  #lastSeq = 0;
+  #out: ReadItem[] = [];
+
+  /** Exchanges in flight and the two memories, for stats. */
+  get size(): { exchanges: number; finishedExchanges: number } {
+    return { exchanges: this.#exchanges.size, finishedExchanges: this.#finished.size };
+  }
+
+  /** Reads one entry (in `seq` order) into facts and findings. */
+  read(entry: RecordingEntry): ReadItem[] {
+    const out: ReadItem[] = [];
+    this.#out = out;
+    const problem = entryProblem(entry);
+    if (problem !== undefined) {
+      const seq = isRecord(entry) && typeof entry.seq === 'number' ? entry.seq : null;
+      this.#finding('malformed-entry', seq, 'entry', `entry is not a recording entry: ${problem}`);
+      return out;
+    }
+    try {
+      if (entry.seq <= this.#lastSeq) {
+        this.#finding(
+          'out-of-order',
+          entry.seq,
+          'seq',
+          `entry ${entry.seq} arrived after entry ${this.#lastSeq}: entries must be fed in seq order`,
+        );
+      } else {
+        this.#lastSeq = entry.seq;
+      }
+      switch (entry.kind) {
+        case 'request':
+          this.#onRequest(entry);
+          break;
+        case 'response':
+          this.#onResponse(entry);
+          break;
+        case 'event':
+          this.#onEvent(entry);
+          break;
+        case 'end':
+        case 'error':
+          this.#onEnd(entry);
+          break;
+        default: {
+          const never: never = entry.kind;
+          return never;
+        }
+      }
+    } catch (error) {
+      this.#finding(
+        'observer-error',
+        entry.seq,
+        'entry',
+        `could not observe entry ${entry.seq}: ${describeError(error)}`,
+      );
+    }
+    return out;
+  }
+
+  // ---- output ----
+
+  #fact(fact: Fact): void {
+    this.#out.push(fact);
+  }
+
+  #finding(code: FindingCode, seq: number | null, field: string, message: string, taskId?: string): void {
+    const finding: ObserverFinding = { code, seq, field, message };
+    if (taskId !== undefined) finding.taskId = taskId;
+    this.#out.push({ type: 'finding', finding });
+  }
+
+  #issue(issue: SightingIssue, seq: number, taskId?: string): void {
+    this.#finding(issue.code, seq, issue.field, issue.message, taskId);
+  }
+
+  // ---- exchanges ----
+
+  #exchange(entry: RecordingEntry): Exchange | undefined {
+    const ex = this.#exchanges.get(entry.xid);
+    if (ex) return ex;
+    if (entry.kind === 'end' && this.#finished.delete(entry.xid)) return undefined;
+    if (this.#finished.has(entry.xid)) {
+      this.#finding(
+        'orphan-entry',
+        entry.seq,
+        'xid',
+        `${entry.kind} entry ${entry.seq} belongs to exchange ${entry.xid}, which was already answered`,
+      );
+      return undefined;
+    }
+    if (!this.#orphans.has(entry.xid)) {
+      this.#orphans.set(entry.xid, true);
+      this.#finding(
+        'orphan-entry',
+        entry.seq,
+        'xid',
+        `${entry.kind} entry ${entry.seq} belongs to exchange ${entry.xid}, which has no request`,
+      );
+    }
+    return undefined;
+  }
+
+  /** A unary answer completes its exchange: it is forgotten, and what it carried ends with it. */
+  #complete(ex: Exchange, entry: RecordingEntry): void {
+    this.#exchanges.delete(ex.xid);
+    this.#finished.set(ex.xid, true);
+    if (ex.carries.size > 0)
+      this.#fact({ type: 'StreamEnded', entry: ref(entry), xid: ex.xid, tasks: [...ex.carries] });
+  }
+
+  #onRequest(entry: RecordingEntry): void {
+    if (this.#exchanges.has(entry.xid) || this.#finished.has(entry.xid)) {
+      this.#finding(
+        'duplicate-request',
+        entry.seq,
+        'xid',
+        `request entry ${entry.seq} reuses exchange id ${entry.xid}, already ${
+          this.#exchanges.has(entry.xid) ? 'open' : 'used'
+        }`,
+      );
+      return;
+    }
+    const ex: Exchange = {
+      xid: entry.xid,
+      principal: entry.principal ?? null,
+      parent: parseTraceparent(entry.http.headers?.traceparent),
+      control: entry.http.path === CONTROL_PATH,
+      rpcId: undefined,
+      call: undefined,
+      seq: entry.seq,
+      carries: new Set(),
+      lastState: new Map(),
+    };
+    this.#exchanges.set(entry.xid, ex);
+    if (entry.body === undefined) {
+      if (entry.bodyText !== undefined)
+        this.#finding('malformed-json-rpc', entry.seq, 'bodyText', 'the request body is not JSON');
+      return;
+    }
+    const message = parseJsonRpcMessage(entry.body);
+    if (!message.ok) {
+      this.#finding(
+        'malformed-json-rpc',
+        entry.seq,
+        `body.${message.issue.field}`,
+        `body.${formatIssue(message.issue)}`,
+      );
+      return;
+    }
+    const m = message.value;
+    if (m.kind === 'notification') return;
+    if (m.kind !== 'request') {
+      this.#finding(
+        'malformed-json-rpc',
+        entry.seq,
+        'body',
+        'a request entry holds a JSON-RPC response, not a request',
+      );
+      return;
+    }
+    ex.rpcId = m.id;
+    if ((CONTROL_METHODS as readonly string[]).includes(m.method)) ex.control = true;
+    if (!isKnownMethod(m.method)) return;
+    const call = parseMethodCall(m.method, m.params);
+    if (!call.ok) {
+      this.#finding(
+        'malformed-params',
+        entry.seq,
+        `body.${call.issue.field}`,
+        `body.${formatIssue(call.issue)}`,
+        taskIdFromRaw(m.params),
+      );
+      return;
+    }
+    ex.call = call.value;
+    const c = call.value;
+    const at = ref(entry);
+    switch (c.method) {
+      case 'PauseTask':
+      case 'AwaitTaskResumption':
+        this.#fact({
+          type: 'PauseRequested',
+          entry: at,
+          xid: ex.xid,
+          taskId: c.params.taskId,
+          method: c.method,
+          mode: c.method === 'PauseTask' ? c.params.mode : null,
+          reason: c.params.reason ?? null,
+          principal: ex.principal,
+          parent: ex.parent,
+        });
+        break;
+      case 'ResumeTask':
+        this.#fact({
+          type: 'ResumeCalled',
+          entry: at,
+          xid: ex.xid,
+          taskId: c.params.taskId,
+          tokenHash: tokenHashOf(c.params.resumeToken),
+          input: c.params.input,
+          continueTranscript: c.params.continueTranscript,
+          principal: ex.principal,
+        });
+        break;
+      case 'CancelTask':
+        this.#fact({ type: 'CancelCalled', entry: at, xid: ex.xid, taskId: c.params.id, principal: ex.principal });
+        break;
+      case 'AdvanceClock':
+      case 'FireEvent':
+        this.#fact({ type: 'ControlCalled', entry: at, call: controlCallOf(ex, c) });
+        break;
+      case 'SendStreamingMessage':
+      case 'SubscribeToTask':
+      case 'SendMessage':
+      case 'GetTask':
+      case 'ListTasks':
+      case 'GetClock':
+        break;
+      default: {
+        const never: never = c;
+        return never;
+      }
+    }
+  }
+
+  #onResponse(entry: RecordingEntry): void {
+    const ex = this.#exchange(entry);
+    if (!ex) return;
+    if (entry.body === undefined) {
+      if (entry.bodyText === undefined) return; // the head of an SSE stream
+      if (ex.rpcId !== undefined) {
+        this.#finding('malformed-json-rpc', entry.seq, 'bodyText', `the answer to exchange ${ex.xid} is not JSON`);
+        this.#callFailed(ex, entry, undefined, 'the answer is not JSON');
+      }
+      this.#complete(ex, entry);
+      return;
+    }
+    if (ex.rpcId !== undefined) this.#onRpcAnswer(ex, entry, entry.body, false);
+    this.#complete(ex, entry);
+  }
+
+  #onEvent(entry: RecordingEntry): void {
+    const ex = this.#exchange(entry);
+    if (!ex) return;
+    if (entry.body === undefined) {
+      this.#finding('malformed-json-rpc', entry.seq, 'body', `SSE event ${entry.seq} has no JSON data`);
+      return;
+    }
+    this.#onRpcAnswer(ex, entry, entry.body, true);
+  }
+
+  #onEnd(entry: RecordingEntry): void {
+    const ex = this.#exchange(entry);
+    if (!ex) return;
+    this.#exchanges.delete(ex.xid);
+    if (ex.rpcId !== undefined) {
+      this.#callFailed(
+        ex,
+        entry,
+        undefined,
+        entry.kind === 'error'
+          ? `the exchange broke: ${entry.error ?? 'no reason given'}`
+          : 'the exchange ended without an answer',
+      );
+    }
+    if (ex.carries.size > 0)
+      this.#fact({ type: 'StreamEnded', entry: ref(entry), xid: ex.xid, tasks: [...ex.carries] });
+  }
+
+  #callFailed(ex: Exchange, entry: RecordingEntry, code: number | undefined, why: string, unreadable = false): void {
+    if (ex.control) return;
+    const taskId = taskIdOfCall(ex.call);
+    if (taskId === undefined) return;
+    this.#fact({
+      type: 'CallFailed',
+      entry: ref(entry),
+      xid: ex.xid,
+      taskId,
+      method: ex.call?.method ?? 'the call',
+      code,
+      why,
+      unreadable,
+    });
+  }
+
+  #onRpcAnswer(ex: Exchange, entry: RecordingEntry, body: unknown, isEvent: boolean): void {
+    const message = parseJsonRpcMessage(body);
+    if (!message.ok) {
+      this.#finding(
+        'malformed-json-rpc',
+        entry.seq,
+        `body.${message.issue.field}`,
+        `body.${formatIssue(message.issue)}`,
+      );
+      if (!isEvent) this.#callFailed(ex, entry, undefined, 'the answer is not a JSON-RPC response');
+      return;
+    }
+    const m = message.value;
+    if (m.kind === 'request' || m.kind === 'notification') {
+      this.#finding(
+        'malformed-json-rpc',
+        entry.seq,
+        'body',
+        `${entry.kind} entry ${entry.seq} holds a JSON-RPC request, not a response`,
+      );
+      if (!isEvent) this.#callFailed(ex, entry, undefined, 'the answer is not a JSON-RPC response');
+      return;
+    }
+    if (m.id !== null && ex.rpcId !== undefined && m.id !== ex.rpcId) {
+      this.#finding(
+        'id-mismatch',
+        entry.seq,
+        'body.id',
+        `body.id: expected ${JSON.stringify(ex.rpcId)} (the request's id); got ${JSON.stringify(m.id)}`,
+      );
+    }
+    if (m.kind === 'error') {
+      const method = ex.call?.method ?? 'the call';
+      this.#callFailed(ex, entry, m.error.code, `${method} failed with ${m.error.code}: ${m.error.message}`);
+      return;
+    }
+    if (ex.control) {
+      this.#onControlResult(ex, entry, m.result);
+      return;
+    }
+    if (isEvent) {
+      this.#onStreamResult(ex, entry, m.result);
+      return;
+    }
+    this.#onCallResult(ex, entry, m.result);
+  }
+
+  #onControlResult(ex: Exchange, entry: RecordingEntry, result: unknown): void {
+    const c = ex.call;
+    const call: ControlCall =
+      c && (c.method === 'AdvanceClock' || c.method === 'FireEvent' || c.method === 'GetClock')
+        ? controlCallOf(ex, c)
+        : { seq: ex.seq, method: 'GetClock', name: undefined, payloadTaskId: undefined, principal: ex.principal };
+    if (!isRecord(result)) return;
+    let now: string | undefined;
+    if (typeof result.now === 'string') now = result.now;
+    else if (typeof result.now === 'number' && Number.isFinite(result.now)) now = new Date(result.now).toISOString();
+    let resumed: string[] | undefined;
+    if (call.method === 'FireEvent' && Array.isArray(result.resumed))
+      resumed = result.resumed.filter((id): id is string => typeof id === 'string' && id !== '');
+    if (now === undefined && resumed === undefined) return;
+    this.#fact({ type: 'ControlAnswered', entry: ref(entry), call, now, resumed });
+  }
+
+  #onStreamResult(ex: Exchange, entry: RecordingEntry, result: unknown): void {
+    const field = 'body.result';
+    const parsed = parseStreamResponse(result, field);
+    if (!parsed.ok) {
+      this.#issue(issueOf(codeForField(parsed.issue.field), parsed.issue), entry.seq, taskIdFromRaw(result));
+      return;
+    }
+    const ev = parsed.value;
+    const origin: Origin = { kind: 'stream', xid: ex.xid };
+    switch (ev.kind) {
+      case 'task': {
+        const { sighting, issues } = sightTask(ev.task, `${field}.task`);
+        this.#sighting(ex, entry, sighting, issues, origin, `${field}.task`);
+        break;
+      }
+      case 'statusUpdate': {
+        const { sighting, issues } = sightStatusUpdate(ev.statusUpdate, `${field}.statusUpdate`);
+        this.#sighting(ex, entry, sighting, issues, origin, `${field}.statusUpdate`);
+        break;
+      }
+      case 'artifactUpdate': {
+        const { taskId, contextId } = ev.artifactUpdate;
+        const task: TaskRef = { taskId, contextId: contextId === '' ? null : contextId };
+        ex.carries.add(taskId);
+        this.#fact({ type: 'TaskSeen', entry: ref(entry), task, stream: ex.xid, times: [] });
+        this.#fact({ type: 'WorkSeen', entry: ref(entry), task, stream: ex.xid });
+        break;
+      }
+      case 'message':
+        break;
+      default: {
+        const never: never = ev;
+        return never;
+      }
+    }
+  }
+
+  #onCallResult(ex: Exchange, entry: RecordingEntry, result: unknown): void {
+    const call = ex.call;
+    if (!call) return;
+    const field = 'body.result';
+    switch (call.method) {
+      case 'SendMessage': {
+        const parsed = parseSendMessageResult(result, field);
+        if (!parsed.ok) this.#issue(issueOf(codeForField(parsed.issue.field), parsed.issue), entry.seq);
+        else if ('task' in parsed.value) this.#snapshot(ex, entry, parsed.value.task, `${field}.task`, false);
+        break;
+      }
+      case 'SendStreamingMessage':
+      case 'SubscribeToTask':
+        // A JSON answer to a streaming method: the peer answered with one StreamResponse.
+        this.#onStreamResult(ex, entry, result);
+        break;
+      case 'GetTask':
+      case 'CancelTask': {
+        const parsed = parseTask(result, field);
+        if (!parsed.ok) {
+          this.#issue(issueOf(codeForField(parsed.issue.field), parsed.issue), entry.seq, taskIdOfCall(call));
+          this.#callFailed(ex, entry, undefined, 'the answer is not a Task');
+          break;
+        }
+        if (call.method === 'GetTask') {
+          this.#snapshot(ex, entry, parsed.value, field, false);
+          break;
+        }
+        const { sighting, issues } = sightTask(parsed.value, field);
+        this.#sighting(ex, entry, sighting, issues, { kind: 'answer', xid: ex.xid }, field);
+        this.#fact({
+          type: 'CancelAnswered',
+          entry: ref(entry),
+          xid: ex.xid,
+          taskId: call.params.id,
+          state: parsed.value.status.state,
+        });
+        break;
+      }
+      case 'ListTasks': {
+        if (!isRecord(result) || !Array.isArray(result.tasks)) {
+          this.#finding('malformed-result', entry.seq, `${field}.tasks`, `${field}.tasks: expected an array of tasks`);
+          break;
+        }
+        result.tasks.forEach((raw, i) => {
+          const parsed = parseTask(raw, `${field}.tasks[${i}]`);
+          if (!parsed.ok) this.#issue(issueOf(codeForField(parsed.issue.field), parsed.issue), entry.seq);
+          else this.#snapshot(ex, entry, parsed.value, `${field}.tasks[${i}]`, true);
+        });
+        break;
+      }
+      case 'PauseTask':
+      case 'AwaitTaskResumption':
+        this.#onPauseResult(ex, entry, call.params.taskId, result, field);
+        break;
+      case 'ResumeTask': {
+        const taskId = call.params.taskId;
+        const read = readResumeCallResult(result, field);
+        if (!read.ok) {
+          this.#issue(read.issue, entry.seq, taskId);
+          this.#callFailed(ex, entry, undefined, 'the ResumeTask answer is malformed', true);
+          break;
+        }
+        this.#fact({
+          type: 'ResumeAnswered',
+          entry: ref(entry),
+          xid: ex.xid,
+          taskId,
+          cause: read.value.cause,
+          resumedAt: read.value.resumedAt,
+        });
+        break;
+      }
+      case 'AdvanceClock':
+      case 'FireEvent':
+      case 'GetClock':
+        this.#onControlResult(ex, entry, result);
+        break;
+      default: {
+        const never: never = call;
+        return never;
+      }
+    }
+  }
+
+  #onPauseResult(ex: Exchange, entry: RecordingEntry, taskId: string, result: unknown, field: string): void {
+    const read = readPauseCallResult(result, field);
+    if (!read.ok) {
+      this.#issue(read.issue, entry.seq, taskId);
+      this.#callFailed(ex, entry, undefined, 'the answer does not carry a pause');
+      return;
+    }
+    if (read.value.taskId !== taskId) {
+      this.#finding(
+        'malformed-result',
+        entry.seq,
+        `${field}.taskId`,
+        `${field}.taskId: expected ${JSON.stringify(taskId)} (the request's); got ${JSON.stringify(read.value.taskId)}`,
+        taskId,
+      );
+    }
+    const at = ref(entry);
+    const task: TaskRef = { taskId, contextId: null };
+    this.#fact({ type: 'TaskSeen', entry: at, task, stream: undefined, times: [] });
+    this.#fact({
+      type: 'PausedSeen',
+      entry: at,
+      task,
+      pause: read.value.pause,
+      legacy: read.value.legacy,
+      origin: { kind: 'answer', xid: ex.xid },
+      parent: ex.parent,
+    });
+    this.#fact({ type: 'PauseAnswered', entry: at, xid: ex.xid, taskId });
+  }
+
+  #snapshot(ex: Exchange, entry: RecordingEntry, task: Task, field: string, multi: boolean): void {
+    const { sighting, issues } = sightTask(task, field);
+    this.#sighting(ex, entry, sighting, issues, { kind: 'snapshot', xid: ex.xid, multi }, field);
+  }
+
+  /** One sighting: its issues, the task seen, the stream's transition check, then what it showed. */
+  #sighting(
+    ex: Exchange,
+    entry: RecordingEntry,
+    sighting: Sighting,
+    issues: SightingIssue[],
+    origin: Origin,
+    field: string,
+  ): void {
+    for (const issue of issues) this.#issue(issue, entry.seq, sighting.taskId);
+    const at = ref(entry);
+    const task: TaskRef = {
+      taskId: sighting.taskId,
+      contextId: sighting.contextId === '' ? null : sighting.contextId,
+    };
+    const times: string[] = [];
+    if (sighting.timestamp !== undefined) times.push(sighting.timestamp);
+    if (sighting.resume) times.push(sighting.resume.resumedAt);
+    const state = sighting.state;
+    this.#fact({
+      type: 'TaskSeen',
+      entry: at,
+      task,
+      stream: origin.kind === 'stream' ? ex.xid : undefined,
+      times,
+    });
+    if (origin.kind === 'stream') {
+      ex.carries.add(task.taskId);
+      const prev = ex.lastState.get(task.taskId);
+      if (prev !== undefined && prev !== state) {
+        const verdict = checkTransition(prev, state);
+        if (!verdict.allowed) {
+          this.#finding(
+            'impossible-transition',
+            entry.seq,
+            `${field}.status.state`,
+            `task ${task.taskId} moved ${prev} -> ${state} on this stream: ${verdict.reason}`,
+            task.taskId,
+          );
+        }
+      }
+      ex.lastState.set(task.taskId, state);
+    }
+    if (state === 'TASK_STATE_PAUSED') {
+      if (sighting.pause)
+        this.#fact({
+          type: 'PausedSeen',
+          entry: at,
+          task,
+          pause: sighting.pause,
+          legacy: sighting.legacy,
+          origin,
+          parent: ex.parent,
+        });
+      return;
+    }
+    if (sighting.resume && state === 'TASK_STATE_WORKING') {
+      this.#fact({ type: 'ResumeAnnounced', entry: at, task, signal: sighting.resume, origin, field });
+      return;
+    }
+    this.#fact({ type: 'StateSeen', entry: at, task, state, timestamp: sighting.timestamp, origin, field });
+  }
+}
+
+/** The JSON-RPC error codes the lifecycle rules read (docs/design.md §3). */
+export const RULE_ERRORS = {
+  TASK_NOT_FOUND: JSON_RPC_ERRORS.TASK_NOT_FOUND.code,
+  INVALID_TASK_STATE: JSON_RPC_ERRORS.INVALID_TASK_STATE.code,
+  RESUME_TOKEN_MISMATCH: JSON_RPC_ERRORS.RESUME_TOKEN_MISMATCH.code,
+} as const;
+
+function ref(entry: RecordingEntry): EntryRef {
+  return { seq: entry.seq, at: entry.at };
+}
+
+function controlCallOf(
+  ex: Exchange,
+  c: Extract<MethodCall, { method: 'AdvanceClock' | 'FireEvent' | 'GetClock' }>,
+): ControlCall {
+  if (c.method !== 'FireEvent')
+    return { seq: ex.seq, method: c.method, name: undefined, payloadTaskId: undefined, principal: ex.principal };
+  const payload = c.params.payload;
+  const payloadTaskId =
+    isRecord(payload) && typeof payload.taskId === 'string' && payload.taskId !== '' ? payload.taskId : undefined;
+  return { seq: ex.seq, method: 'FireEvent', name: c.params.name, payloadTaskId, principal: ex.principal };
+}

@@ -1,0 +1,52 @@
+/**
+ * The PauseObserver's memory stays flat however many pauses it sees (docs/design.md §14.6): after
+ * many pause/resume pairs, what it retains is bounded by constants, not by the number of tasks.
+ * Sizes are counted through `stats()`, never timed (the timing is bench/observer-scale.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { PauseObserver, type ObserverStats } from '../../src/index.js';
+import { pauseResumePairs } from '../fixtures/pause-traffic.js';
+
+function observePairs(count: number): {
+  stats: ObserverStats;
+  suspensions: number;
+  resumptions: number;
+  other: string[];
+} {
+  const observer = new PauseObserver({ recordingId: 'rec-scale' });
+  let suspensions = 0;
+  let resumptions = 0;
+  const other: string[] = [];
+  for (const entry of pauseResumePairs(count)) {
+    for (const out of observer.observe(entry)) {
+      if (out.type === 'suspension') suspensions++;
+      else if (out.type === 'resumption') resumptions++;
+      else if (out.type === 'finding') other.push(`${out.finding.code} ${out.finding.message}`);
+      else if (out.event.type === 'lost') other.push(`lost ${out.event.reason}`);
+    }
+  }
+  return { stats: observer.stats(), suspensions, resumptions, other };
+}
+
+describe('PauseObserver at scale', () => {
+  it('retains O(1) state after 20,000 pause/resume pairs, the same as after 5,000', () => {
+    const small = observePairs(5_000);
+    const large = observePairs(20_000);
+    expect(large.other).toEqual([]);
+    expect(large.suspensions).toBe(20_000);
+    expect(large.resumptions).toBe(20_000);
+    // Nothing live is left, and every memory of what ended is capped.
+    expect(large.stats).toMatchObject({ exchanges: 0, tasks: 0, openSuspensions: 0, resumingSuspensions: 0 });
+    expect(large.stats.retiredTasks).toBeLessThanOrEqual(4096);
+    expect(large.stats.recentlyEnded).toBeLessThanOrEqual(4096);
+    expect(large.stats.finishedExchanges).toBeLessThanOrEqual(4096);
+    expect(large.stats.controlsByTask).toBeLessThanOrEqual(1024);
+    expect(large.stats.controlsByName).toBeLessThanOrEqual(1024);
+    // Deadlines of pauses resumed early are compacted away, not kept per pause.
+    expect(large.stats.deadlines).toBeLessThanOrEqual(64);
+    // Four times the pairs, the same retained sizes (the deadline heap saws between compactions).
+    const { deadlines: _large, ...rest } = large.stats;
+    const { deadlines: _small, ...before } = small.stats;
+    expect(rest).toEqual(before);
+  });
+});
