@@ -127,6 +127,15 @@ export {
 } from './protocol/parse-objects.js';
 export { type FieldIssue, type ParseResult, formatIssue } from './protocol/read.js';
 export {
+  BOUNDS,
+  type IntegerBound,
+  MAX_CLOCK_MS,
+  MAX_INSTANT,
+  MIN_INSTANT,
+  checkCallRanges,
+  instantOf,
+} from './protocol/bounds.js';
+export {
   TRANSITIONS,
   type Transition,
   type TransitionSource,
@@ -352,6 +361,22 @@ export {
   type ReferencePeerSettings,
   referencePeerSettingsOf,
 } from './peer/agent-card.js';
+// peer limits and its own ground truth (the transitions log)
+export { DEFAULT_MAX_TASKS } from './peer/task-store.js';
+export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './peer/http-limits.js';
+export {
+  type EvictedLine,
+  PEER_TRANSITIONS_TYPE,
+  PEER_TRANSITIONS_VERSION,
+  type PauseAttemptMethod,
+  type PausedDetail,
+  type PeerTransitionLine,
+  type PeerTransitionsHeader,
+  type RejectedLine,
+  type TransitionCause,
+  type TransitionLine,
+} from './peer/transition-log.js';
+export { type PeerTransitions, parsePeerTransitions, readPeerTransitions } from './peer/read-transitions.js';
 
 // ---- intercept ----
 export { rewriteAgentCard, rewriteUrl } from './intercept/agent-card-rewrite.js';

@@ -3,6 +3,11 @@
  * `a2a-replay peer`: runs the reference peer (docs/design.md §4) until SIGINT or SIGTERM. The first
  * stdout line is `listening on http://HOST:PORT`.
  *
+ * Limits: `--max-tasks` (terminal tasks kept), `--request-timeout-ms` (408 for a request that
+ * does not arrive in time; headers within 10 s), `--max-connections` (503 beyond). With
+ * `--transitions FILE` the peer writes its own transitions log (mode 0600), flushed on SIGINT or
+ * SIGTERM.
+ *
  * Spans: with `--otlp URL`, `--traces DIR` (file `DIR/peer.otlp.json`) or the OTEL_EXPORTER_OTLP_*
  * variables, the peer observes its own traffic: the in-process recording middleware turns every
  * exchange into recording entries (kept nowhere) that feed an ObservationPipeline without
@@ -43,6 +48,10 @@ interface PeerCommandOptions {
   verbose?: boolean;
   otlp?: string;
   traces?: string;
+  maxTasks: string;
+  requestTimeoutMs: string;
+  maxConnections: string;
+  transitions?: string;
 }
 
 interface SelfObservation {
@@ -105,10 +114,17 @@ export function registerPeer(program: Command): void {
       'export the pause/resume spans of the peer’s traffic over OTLP/HTTP (default: $OTEL_EXPORTER_OTLP_ENDPOINT)',
     )
     .option('--traces <dir>', `write those spans as OTLP-JSON into DIR/${PEER_TRACE_NAME}.otlp.json on shutdown`)
+    .option('--max-tasks <n>', 'finished tasks kept (the oldest finished is evicted first)', '10000')
+    .option('--request-timeout-ms <n>', 'a request must fully arrive within N ms, else HTTP 408', '30000')
+    .option('--max-connections <n>', 'open connections served; requests on further ones get HTTP 503', '1024')
+    .option('--transitions <file>', 'write every task state change, refused pause/resume and eviction as JSONL')
     .action(async (options: PeerCommandOptions) => {
       const port = integerOption(options.port, 'port', 0, 65535);
       const seed = integerOption(options.seed, 'seed', 0, Number.MAX_SAFE_INTEGER);
       const stepMs = integerOption(options.stepMs, 'step-ms', 1, 24 * 3600 * 1000);
+      const maxTasks = integerOption(options.maxTasks, 'max-tasks', 1, 10_000_000);
+      const requestTimeoutMs = integerOption(options.requestTimeoutMs, 'request-timeout-ms', 1, 24 * 3600 * 1000);
+      const maxConnections = integerOption(options.maxConnections, 'max-connections', 1, 1_000_000);
       const tracing = setupTracing({ otlp: options.otlp, tracesDir: options.traces, name: PEER_TRACE_NAME });
       const observation = tracing.enabled
         ? observeOwnTraffic(tracing.sink, (line) => process.stderr.write(`a2a-replay: ${line}\n`))
@@ -121,6 +137,10 @@ export function registerPeer(program: Command): void {
         stepMs,
         control: options.control ?? false,
         legacyPause: options.legacyPause ?? false,
+        maxTasks,
+        requestTimeoutMs,
+        maxConnections,
+        ...(options.transitions === undefined ? {} : { transitionsFile: options.transitions }),
         ...(options.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
         ...(observation ? { wrapHandler: observation.wrap } : {}),
       }).catch(async (error: unknown) => {

@@ -58,6 +58,51 @@ async function pauseThenResume(client: A2aTestClient, mode: string, id: string):
   await client.ok('GetTask', { id: task.id });
 }
 
+/**
+ * The caller-pause mode scenarios: `work:1 tool:4 work:1` with 1000 ms steps, paused at 2.5 s,
+ * half-way through the tool call's second step (docs/design.md §3 "Modes"). Each mode's clock
+ * moves are exactly what the reference peer needs, so a peer that ignores `mode` drifts:
+ * - `interrupt_immediate` pauses at once (no tool artifact) and redoes the whole tool call after
+ *   the resume: 4 + 1 steps to complete;
+ * - `finish_step` waits for the end of that step (3 s), then 2 + 1 steps after the resume;
+ * - `wait_for_completion` waits for the tool call to complete (5 s, its artifact before PAUSED),
+ *   then 1 step after the resume.
+ * A pause that waits is announced on the stream; the scenario waits for that announcement
+ * before moving the clock, so the recorded order is the peer's.
+ */
+const MODE_TIMING: Record<string, { untilPaused: number; afterResume: number }> = {
+  interrupt_immediate: { untilPaused: 0, afterResume: 5 * STEP },
+  finish_step: { untilPaused: STEP / 2, afterResume: 3 * STEP },
+  wait_for_completion: { untilPaused: 2.5 * STEP, afterResume: STEP },
+};
+
+const pausePending = (e: Record<string, unknown>) =>
+  stateOf(e) === 'TASK_STATE_WORKING' &&
+  (e as { statusUpdate?: { status?: { message?: { metadata?: { pausePending?: unknown } } } } }).statusUpdate?.status
+    ?.message?.metadata?.pausePending !== undefined;
+
+async function pauseMidTool(client: A2aTestClient, mode: string, id: string): Promise<void> {
+  const timing = MODE_TIMING[mode];
+  if (!timing) throw new Error(`no timing for mode ${mode}`);
+  await client.agentCard();
+  const stream = streamTask(client, 'work:1 tool:4 work:1', `${id}-m1`);
+  const taskId = await taskIdOf(stream);
+  await client.control('AdvanceClock', { ms: 2.5 * STEP });
+  const pausing = client.ok<PauseResult>('PauseTask', { taskId, reason: 'operator review', mode });
+  if (timing.untilPaused > 0) {
+    await stream.next(pausePending);
+    await client.control('AdvanceClock', { ms: timing.untilPaused });
+  }
+  const result = await pausing;
+  await stream.next(paused);
+  await client.ok('GetTask', { id: taskId });
+  await client.ok('ResumeTask', { taskId, resumeToken: tokenOf(result) });
+  await client.control('AdvanceClock', { ms: timing.afterResume });
+  await stream.next(terminal);
+  await stream.done;
+  await client.ok('GetTask', { id: taskId });
+}
+
 /** Streams a task until it is done, returning the stream so the scenario can wait on events. */
 function streamTask(client: A2aTestClient, script: string, messageId: string) {
   return client.stream('SendStreamingMessage', userMessage(script, messageId));
@@ -75,21 +120,27 @@ const terminal = (e: Record<string, unknown>) =>
 export const SCENARIOS: Scenario[] = [
   {
     name: 'caller-pause-finish-step',
-    proves: 'a caller pause in the default mode, resumed with its token, then completed',
-    rule: 'WORKING -> PAUSED (PauseTask, initiatedBy CLIENT); PAUSED -> WORKING (ResumeTask, cause explicit_resume)',
-    run: (client) => pauseThenResume(client, 'finish_step', 'finish'),
+    proves:
+      'a caller pause in the default mode during a tool call waits for the step in flight, pauses with the tool ' +
+      'call suspended mid-way, and the tool call continues after the resume',
+    rule:
+      'WORKING -> PAUSED (PauseTask finish_step, initiatedBy CLIENT) at the end of the step in flight; ' +
+      'PAUSED -> WORKING (ResumeTask, cause explicit_resume)',
+    run: (client) => pauseMidTool(client, 'finish_step', 'finish'),
   },
   {
     name: 'caller-pause-interrupt-immediate',
-    proves: 'interrupt_immediate pauses at once and the interrupted step is redone after resume',
-    rule: 'PauseTask mode interrupt_immediate',
-    run: (client) => pauseThenResume(client, 'interrupt_immediate', 'interrupt'),
+    proves:
+      'interrupt_immediate pauses at once, aborting the tool call in flight (no artifact); ' +
+      'the tool call is redone after the resume',
+    rule: 'PauseTask mode interrupt_immediate: in-flight tool calls are cancelled',
+    run: (client) => pauseMidTool(client, 'interrupt_immediate', 'interrupt'),
   },
   {
     name: 'caller-pause-wait-for-completion',
-    proves: 'wait_for_completion pauses once in-flight work is done',
-    rule: 'PauseTask mode wait_for_completion',
-    run: (client) => pauseThenResume(client, 'wait_for_completion', 'wait'),
+    proves: 'wait_for_completion lets the tool call in flight complete (its artifact before PAUSED), then pauses',
+    rule: 'PauseTask mode wait_for_completion: in-flight tool calls complete before PAUSED',
+    run: (client) => pauseMidTool(client, 'wait_for_completion', 'wait'),
   },
   {
     name: 'idempotent-second-pause',

@@ -1,21 +1,28 @@
 /**
  * @module peer/script
  * The scripted agent's language (docs/design.md §4): the first text part of the user message is a
- * whitespace-separated list of directives, run in order.
+ * whitespace-separated list of directives, run in order. Every count, duration and instant has
+ * its range in the one table of src/protocol/bounds.ts.
  *
- * - `work:N` — N work steps, one artifactUpdate each (N from 0 to 10000);
+ * - `work:N` — N work steps (N from 0 to 10,000), one artifactUpdate at the end of each;
+ * - `tool:N` — one tool call that takes N steps (N from 1 to 10,000) and yields one
+ *   artifactUpdate when its last step ends (what the pause modes tell apart, see task-engine);
  * - `await:EVENT[:MINUTES[:fail|resume]]` — self-park (PAUSE_INITIATOR_AGENT) until FireEvent
- *   `EVENT`; with MINUTES a timeout whose action defaults to `fail`. EVENT holds no `:`;
- * - `sleep-until:TIME` — self-park until the RFC 3339 instant TIME (`conditions.trigger.at`);
- *   a TIME that is not in the future parks nothing;
+ *   `EVENT`; with MINUTES (1 to 525,600, a year) a timeout whose action defaults to `fail`.
+ *   EVENT holds no `:`;
+ * - `sleep-until:TIME` — self-park until the RFC 3339 instant TIME (`conditions.trigger.at`), a
+ *   real instant from year 0000 up to one year before the end of 9999 (what the virtual clock can
+ *   reach); a TIME that is not in the future parks nothing;
  * - `input` — TASK_STATE_INPUT_REQUIRED until the next message on the task (`message.taskId`);
  * - `auth` — TASK_STATE_AUTH_REQUIRED (credentials needed) until the next message on the task;
  * - `fail` — TASK_STATE_FAILED.
  *
- * The end of the script completes the task. Text that is not a script at all (any word that is
- * not one of the directives above) means `work:3`; a directive with malformed arguments is a
- * -32602 naming the part and the directive.
+ * At most 1,000 directives. The end of the script completes the task. Text that is not a script
+ * at all (any word that is not one of the directives above) means `work:3`; a directive with
+ * malformed or out-of-range arguments is a -32602 naming the part, the directive and its
+ * position (`directive 2 of 3`), so SendMessage refuses it before any task exists.
  */
+import { BOUNDS, MAX_CLOCK_MS, WAKE_UP_EXPECTED, describeBound, instantOf, withinBound } from '../protocol/bounds.js';
 import { type FieldIssue, describeValue } from '../protocol/read.js';
 import type { OnTimeout, Part, TaskState } from '../protocol/types.js';
 
@@ -30,6 +37,7 @@ const INTERRUPT_WORDS: ReadonlyMap<string, InterruptState> = new Map<string, Int
 
 export type Directive =
   | { kind: 'work'; steps: number }
+  | { kind: 'tool'; steps: number }
   | { kind: 'await'; event: string; timeout?: { durationMinutes: number; onTimeout: OnTimeout } }
   | { kind: 'sleep-until'; at: string; atMs: number }
   | { kind: 'interrupt'; state: InterruptState }
@@ -40,9 +48,7 @@ export type ScriptResult = { ok: true; directives: Directive[] } | { ok: false; 
 /** The script used for any text that is not a script. */
 export const DEFAULT_SCRIPT: readonly Directive[] = [{ kind: 'work', steps: 3 }];
 
-const MAX_STEPS = 10_000;
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
-const DIRECTIVE_WORD = /^(work|await|sleep-until):/;
+const DIRECTIVE_WORD = /^(work|tool|await|sleep-until):/;
 
 function looksLikeDirective(word: string): boolean {
   return INTERRUPT_WORDS.has(word) || word === 'fail' || DIRECTIVE_WORD.test(word);
@@ -57,26 +63,29 @@ function parseDirective(word: string): Directive | string {
   const name = word.slice(0, colon);
   const rest = word.slice(colon + 1);
   switch (name) {
-    case 'work': {
-      if (!/^\d+$/.test(rest) || Number(rest) > MAX_STEPS) return `work:N with N a step count from 0 to ${MAX_STEPS}`;
-      return { kind: 'work', steps: Number(rest) };
+    case 'work':
+    case 'tool': {
+      const bound = name === 'work' ? BOUNDS.workSteps : BOUNDS.toolSteps;
+      if (!/^\d+$/.test(rest) || !withinBound(Number(rest), bound)) return `${name}:N with N ${describeBound(bound)}`;
+      return { kind: name, steps: Number(rest) };
     }
     case 'await': {
       const [event, minutes, action, ...extra] = rest.split(':');
       if (!event) return 'await:EVENT[:MINUTES[:fail|resume]] with a non-empty EVENT';
       if (extra.length > 0) return 'await:EVENT[:MINUTES[:fail|resume]] (EVENT holds no ":")';
       if (minutes === undefined) return { kind: 'await', event };
-      if (!/^\d+$/.test(minutes) || Number(minutes) < 1) return 'await:EVENT:MINUTES with MINUTES a positive integer';
+      if (!/^\d+$/.test(minutes) || !withinBound(Number(minutes), BOUNDS.durationMinutes)) {
+        return `await:EVENT:MINUTES with MINUTES ${describeBound(BOUNDS.durationMinutes)}`;
+      }
       if (action !== undefined && action !== 'fail' && action !== 'resume') {
         return 'await:EVENT:MINUTES:ACTION with ACTION "fail" or "resume"';
       }
       return { kind: 'await', event, timeout: { durationMinutes: Number(minutes), onTimeout: action ?? 'fail' } };
     }
     case 'sleep-until': {
-      const atMs = Date.parse(rest);
-      if (!RFC3339.test(rest) || Number.isNaN(atMs))
-        return 'sleep-until:TIME with TIME an RFC 3339 timestamp such as 2026-01-01T09:00:00Z';
-      return { kind: 'sleep-until', at: rest, atMs };
+      const instant = instantOf(rest, MAX_CLOCK_MS);
+      if (!instant.ok) return `sleep-until:TIME with TIME ${WAKE_UP_EXPECTED}; this one is ${instant.why}`;
+      return { kind: 'sleep-until', at: rest, atMs: instant.ms };
     }
     default:
       return 'a directive';
@@ -93,13 +102,24 @@ export function parseScript(parts: readonly Part[], field: string): ScriptResult
   if (text === undefined) return { ok: true, directives: [...DEFAULT_SCRIPT] };
   const words = text.split(/\s+/).filter((w) => w.length > 0);
   if (words.length === 0 || !words.every(looksLikeDirective)) return { ok: true, directives: [...DEFAULT_SCRIPT] };
+  const at = `${field}[${index}].text`;
+  if (words.length > BOUNDS.scriptDirectives.max) {
+    return {
+      ok: false,
+      issue: {
+        field: at,
+        expected: `a script of at most ${BOUNDS.scriptDirectives.max} directives`,
+        got: `${words.length} directives`,
+      },
+    };
+  }
   const directives: Directive[] = [];
-  for (const word of words) {
+  for (const [i, word] of words.entries()) {
     const parsed = parseDirective(word);
     if (typeof parsed === 'string') {
       return {
         ok: false,
-        issue: { field: `${field}[${index}].text`, expected: parsed, got: `directive ${describeValue(word)}` },
+        issue: { field: at, expected: parsed, got: `directive ${i + 1} of ${words.length}, ${describeValue(word)}` },
       };
     }
     directives.push(parsed);

@@ -6,13 +6,16 @@
  * kind gets a JSON-RPC error; nothing a client sends crashes the peer.
  *
  * Wire decisions:
+ * - HTTP limits come first (src/peer/http-limits.ts): 408 for a request that does not arrive in
+ *   time, 503 past the connection cap, 413 for a body over the limit (the client reads it).
  * - Requests must carry `A2A-Version: 1.0` (header, or the `A2A-Version` query parameter, spec
  *   §3.6); a missing value means 0.3 → -32009. `/control` is not A2A and does not require it.
  * - Checks run in this order: body size (HTTP 413 + -32600 naming the limit), JSON (-32700),
  *   nesting depth (-32600 past 128 levels, which could not be echoed back), JSON-RPC request
  *   envelope (-32600; notifications and batches are refused: every call needs an `id`),
  *   version (-32009), method (-32601; control methods exist only on `/control`, A2A
- *   methods only on `/`), params (-32602 naming the field), then the method's own errors.
+ *   methods only on `/`), params (-32602 naming the field), ranges (-32602 naming the field and
+ *   its range, src/protocol/bounds.ts), then the method's own errors.
  * - HTTP status 200 for JSON-RPC errors except -32603 (500); unknown path 404, wrong HTTP
  *   method 405, both with a JSON-RPC error body. `/control` answers only loopback clients.
  * - Push-notification methods → -32003; GetExtendedAgentCard → -32004 (none is declared).
@@ -20,13 +23,20 @@
  *   stream opened is an `event: error` frame, then the stream ends.
  * - Responses to calls that cause events (ResumeTask, PauseTask, CancelTask, AdvanceClock,
  *   FireEvent, ...) are sent only after those events were written to every open stream, so a
- *   recorder sees a stable order.
+ *   recorder sees a stable order. A PauseTask that waits for a step or a tool call (see
+ *   task-engine) is answered during the AdvanceClock that lets the task pause, before that
+ *   AdvanceClock's own answer.
+ * - With `transitionsFile`, every state change, refused pause/resume and eviction is written to
+ *   the peer's transitions log (src/peer/transition-log.ts), naming the principal of the request
+ *   that caused it as the recorder names it (src/recording/principal.ts).
  *
  * The control channel, a small JSON-RPC protocol any peer may implement to become replayable
  * (`POST /control`, loopback clients only, no A2A-Version needed):
  * - `GetClock {}` → `{now: ISO}`;
  * - `AdvanceClock {ms}` → `{now: ISO}`: fires every timer due up to now+ms in time order, each
- *   at its own instant, then sets the clock to now+ms; answered after the events it caused;
+ *   at its own instant, then sets the clock to now+ms; answered after the events it caused.
+ *   Moves run one at a time; a move that fires many timers yields to other requests between
+ *   batches. `ms` is at most a year, and the clock never passes {@link MAX_CLOCK_MS};
  * - `FireEvent {name, payload?}` → `{resumed: [taskId]}`: resumes the paused tasks whose
  *   `conditions.onEvent` is `name` (cause `condition_fired`), then the paused task named by
  *   `payload.taskId`, if any and not already resumed (cause `external_event`).
@@ -41,17 +51,31 @@ import type { AddressInfo } from 'node:net';
 import { A2aReplayError } from '../errors.js';
 import { type Clock, ManualClock, isoAt, systemClock } from '../clock.js';
 import { CounterIdSource, type IdSource, randomIdSource } from '../ids.js';
-import { type JsonRpcErrorObject, jsonRpcError } from '../protocol/errors.js';
+import { MAX_CLOCK_MS, checkCallRanges } from '../protocol/bounds.js';
+import { type JsonRpcErrorName, type JsonRpcErrorObject, jsonRpcError } from '../protocol/errors.js';
 import { type JsonRpcId, errorResponse, parseJsonRpcRequest, successResponse } from '../protocol/json-rpc.js';
 import { CONTROL_METHODS, CONTROL_PATH, CORE_METHODS, PAUSE_METHODS } from '../protocol/methods.js';
 import { type MethodCall, isKnownMethod, parseMethodCall } from '../protocol/params.js';
 import { formatIssue } from '../protocol/read.js';
 import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, type StreamResponse } from '../protocol/types.js';
 import { isTerminal } from '../protocol/state-machine.js';
+import { principalOf } from '../recording/principal.js';
+import { VERSION } from '../version.js';
 import { buildAgentCard } from './agent-card.js';
+import {
+  DEFAULT_HTTP_LIMITS,
+  type HttpLimits,
+  answerAndClose,
+  drainRequest,
+  guardServer,
+  limitedServerOptions,
+  readLimitedBody,
+} from './http-limits.js';
 import { RpcFailure } from './rpc-failure.js';
 import { RealScheduler, type Scheduler, VirtualScheduler } from './scheduler.js';
-import { type Subscriber, TaskEngine } from './task-engine.js';
+import { type Caller, type Subscriber, TaskEngine } from './task-engine.js';
+import { DEFAULT_MAX_TASKS } from './task-store.js';
+import { PEER_TRANSITIONS_TYPE, PEER_TRANSITIONS_VERSION, TransitionLogWriter } from './transition-log.js';
 
 /** Where the deterministic peer's virtual clock starts. */
 export const DETERMINISTIC_EPOCH = '2026-01-01T00:00:00.000Z';
@@ -71,8 +95,18 @@ export interface PeerOptions {
   control?: boolean;
   /** Reports pauses the Harn way (src/protocol/legacy.ts). */
   legacyPause?: boolean;
-  /** Largest accepted request body; default 1 MiB. */
+  /** Largest accepted request body; default 1 MiB (larger: HTTP 413). */
   bodyLimitBytes?: number;
+  /** Terminal tasks kept, oldest finished evicted first; default 10,000. */
+  maxTasks?: number;
+  /** A request must fully arrive within this many ms (else HTTP 408); default 30,000. */
+  requestTimeoutMs?: number;
+  /** Its headers within this many ms (at most `requestTimeoutMs`); default 10,000. */
+  headersTimeoutMs?: number;
+  /** Open connections served (requests on further ones: HTTP 503); default 1024. */
+  maxConnections?: number;
+  /** Writes the peer's transitions log (src/peer/transition-log.ts) to this file, mode 0600. */
+  transitionsFile?: string;
   /** Injected clock; in deterministic mode it must be a ManualClock. */
   clock?: Clock;
   /** Injected id source. */
@@ -92,7 +126,6 @@ export interface RunningPeer {
   close(): Promise<void>;
 }
 
-const DEFAULT_BODY_LIMIT = 1024 * 1024;
 const A2A_METHODS: ReadonlySet<string> = new Set<string>([...CORE_METHODS, ...PAUSE_METHODS]);
 const CONTROL: ReadonlySet<string> = new Set<string>(CONTROL_METHODS);
 
@@ -104,6 +137,30 @@ function positive(value: number | undefined, name: string, fallback: number): nu
     throw new A2aReplayError('INVALID_ARGUMENT', `peer option ${name}: expected a positive number; got ${value}`);
   }
   return value;
+}
+
+function wholePositive(value: number | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new A2aReplayError(
+      'INVALID_ARGUMENT',
+      `peer option ${name}: expected a whole number of at least 1; got ${value}`,
+    );
+  }
+  return value;
+}
+
+/** The principal of a request, named as the recorder names it (`jwt:sub=...`, `bearer:sha256:...`). */
+function callerOf(req: IncomingMessage, method: string): Caller {
+  const auth = req.headers.authorization;
+  const principal = typeof auth === 'string' ? principalOf({ authorization: auth }) : undefined;
+  return { method, principal: principal ?? null };
+}
+
+/** The JSON-RPC error body of an answer sent by the HTTP limits. */
+function limitBody(status: number, message: string): string {
+  const name: JsonRpcErrorName = status === 503 ? 'INTERNAL' : 'INVALID_REQUEST';
+  return JSON.stringify(errorResponse(null, jsonRpcError(name, message, { httpStatus: String(status) })));
 }
 
 function isLoopback(address: string | undefined): boolean {
@@ -120,40 +177,6 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
 
 function sendError(res: ServerResponse, id: JsonRpcId | null, error: JsonRpcErrorObject, status?: number): void {
   sendJson(res, status ?? (error.code === -32603 ? 500 : 200), errorResponse(id, error));
-}
-
-type BodyResult = { kind: 'ok'; text: string } | { kind: 'too-large'; size: number } | { kind: 'aborted' };
-
-/** Reads the body up to `limit` bytes; past it, drains (bounded) so the 413 reaches the client. */
-function readBody(req: IncomingMessage, limit: number): Promise<BodyResult> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let done = false;
-    const finish = (result: BodyResult): void => {
-      if (done) return;
-      done = true;
-      resolve(result);
-    };
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) {
-        chunks.push(chunk);
-        return;
-      }
-      chunks.length = 0;
-      // Beyond a generous drain allowance, stop listening: answer now and drop the connection.
-      if (size > limit * 4 + 16 * 1024 * 1024) {
-        finish({ kind: 'too-large', size });
-        req.pause();
-      }
-    });
-    req.on('end', () =>
-      finish(size > limit ? { kind: 'too-large', size } : { kind: 'ok', text: Buffer.concat(chunks).toString('utf8') }),
-    );
-    req.on('error', () => finish({ kind: 'aborted' }));
-    req.on('close', () => finish(size > limit ? { kind: 'too-large', size } : { kind: 'aborted' }));
-  });
 }
 
 /** Largest JSON nesting accepted: deeper values could not be serialised back (call-stack bound). */
@@ -188,7 +211,23 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   const host = options.host ?? '127.0.0.1';
   const deterministic = options.deterministic ?? false;
   const stepMs = positive(options.stepMs, 'stepMs', 1000);
-  const bodyLimit = positive(options.bodyLimitBytes, 'bodyLimitBytes', DEFAULT_BODY_LIMIT);
+  const requestTimeoutMs = wholePositive(
+    options.requestTimeoutMs,
+    'requestTimeoutMs',
+    DEFAULT_HTTP_LIMITS.requestTimeoutMs,
+  );
+  const limits: HttpLimits = {
+    requestTimeoutMs,
+    headersTimeoutMs: Math.min(
+      requestTimeoutMs,
+      wholePositive(options.headersTimeoutMs, 'headersTimeoutMs', DEFAULT_HTTP_LIMITS.headersTimeoutMs),
+    ),
+    maxConnections: wholePositive(options.maxConnections, 'maxConnections', DEFAULT_HTTP_LIMITS.maxConnections),
+    bodyLimitBytes: wholePositive(options.bodyLimitBytes, 'bodyLimitBytes', DEFAULT_HTTP_LIMITS.bodyLimitBytes),
+    drainLimitBytes: DEFAULT_HTTP_LIMITS.drainLimitBytes,
+  };
+  const bodyLimit = limits.bodyLimitBytes;
+  const maxTasks = wholePositive(options.maxTasks, 'maxTasks', DEFAULT_MAX_TASKS);
   const legacy = options.legacyPause ?? false;
   const controlEnabled = deterministic || (options.control ?? false);
   const log = options.log ?? (() => undefined);
@@ -200,14 +239,48 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     if (options.clock !== undefined && !(options.clock instanceof ManualClock)) {
       throw new A2aReplayError('INVALID_ARGUMENT', 'peer option clock: deterministic mode needs a ManualClock');
     }
-    scheduler = new VirtualScheduler(options.clock ?? new ManualClock(Date.parse(DETERMINISTIC_EPOCH)), onTimerError);
+    const clock = options.clock ?? new ManualClock(Date.parse(DETERMINISTIC_EPOCH));
+    scheduler = new VirtualScheduler(clock, onTimerError, MAX_CLOCK_MS);
   } else {
     scheduler = new RealScheduler(options.clock ?? systemClock, onTimerError);
   }
   const ids = options.ids ?? (deterministic ? new CounterIdSource(options.seed ?? 0) : randomIdSource);
-  const engine = new TaskEngine({ scheduler, ids, stepMs, legacy });
+  const seed = Number(options.seed ?? 0);
+  const transitions =
+    options.transitionsFile === undefined
+      ? undefined
+      : await TransitionLogWriter.open(
+          options.transitionsFile,
+          {
+            type: PEER_TRANSITIONS_TYPE,
+            version: PEER_TRANSITIONS_VERSION,
+            startedAt: isoAt(scheduler.clock.now()),
+            tool: `a2a-replay@${VERSION}`,
+            peer: { deterministic, seed, stepMs, legacyPause: legacy, maxTasks },
+          },
+          (error) =>
+            log(`peer: the transitions log stopped: ${error instanceof Error ? error.message : String(error)}`),
+        );
+  const engine = new TaskEngine({
+    scheduler,
+    ids,
+    stepMs,
+    legacy,
+    maxTasks,
+    onTransition: transitions ? (fact) => transitions.append(fact) : undefined,
+  });
   const streams = new Set<ServerResponse>();
+  /** Answers of event-causing calls being sent; AdvanceClock answers after those it let happen. */
+  const answers = new Set<Promise<void>>();
   let cardJson = '';
+
+  /** Sends a success once every event so far reached its streams (docs/design.md §4 "Order"). */
+  function answerAfterEvents(res: ServerResponse, id: JsonRpcId, result: unknown): Promise<void> {
+    const sent = engine.flushed().then(() => sendJson(res, 200, successResponse(id, result)));
+    answers.add(sent);
+    void sent.finally(() => answers.delete(sent));
+    return sent;
+  }
 
   function openStream(res: ServerResponse, id: JsonRpcId): Subscriber {
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
@@ -244,26 +317,26 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     };
   }
 
-  async function dispatch(call: MethodCall, id: JsonRpcId, res: ServerResponse): Promise<void> {
+  async function dispatch(call: MethodCall, id: JsonRpcId, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const caller = callerOf(req, call.method);
     switch (call.method) {
       case 'SendMessage': {
-        const taskId = engine.accept(call.params);
-        engine.start(taskId);
-        if (call.params.configuration?.returnImmediately !== true) await engine.untilSettled(taskId);
-        await engine.flushed();
-        sendJson(
-          res,
-          200,
-          successResponse(id, { task: engine.getTask(taskId, call.params.configuration?.historyLength) }),
-        );
+        const historyLength = call.params.configuration?.historyLength;
+        const taskId = engine.accept(call.params, caller);
+        engine.start(taskId, caller);
+        const task =
+          call.params.configuration?.returnImmediately === true
+            ? engine.getTask(taskId, historyLength)
+            : await engine.untilSettled(taskId, historyLength);
+        await answerAfterEvents(res, id, { task });
         return;
       }
       case 'SendStreamingMessage': {
-        const taskId = engine.accept(call.params);
+        const taskId = engine.accept(call.params, caller);
         const sub = openStream(res, id);
         const off = engine.subscribe(taskId, sub);
         res.on('close', off);
-        engine.start(taskId);
+        engine.start(taskId, caller);
         return;
       }
       case 'GetTask':
@@ -272,12 +345,9 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
       case 'ListTasks':
         sendJson(res, 200, successResponse(id, engine.listTasks(call.params)));
         return;
-      case 'CancelTask': {
-        const task = engine.cancel(call.params.id);
-        await engine.flushed();
-        sendJson(res, 200, successResponse(id, task));
+      case 'CancelTask':
+        await answerAfterEvents(res, id, engine.cancel(call.params.id, caller));
         return;
-      }
       case 'SubscribeToTask': {
         const state = engine.taskState(call.params.id);
         if (isTerminal(state)) {
@@ -295,24 +365,15 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
         res.on('close', off);
         return;
       }
-      case 'PauseTask': {
-        const result = await engine.pause(call.params);
-        await engine.flushed();
-        sendJson(res, 200, successResponse(id, result));
+      case 'PauseTask':
+        await answerAfterEvents(res, id, await engine.pause(call.params, caller));
         return;
-      }
-      case 'AwaitTaskResumption': {
-        const result = await engine.awaitResumption(call.params);
-        await engine.flushed();
-        sendJson(res, 200, successResponse(id, result));
+      case 'AwaitTaskResumption':
+        await answerAfterEvents(res, id, await engine.awaitResumption(call.params, caller));
         return;
-      }
-      case 'ResumeTask': {
-        const result = engine.resume(call.params);
-        await engine.flushed();
-        sendJson(res, 200, successResponse(id, result));
+      case 'ResumeTask':
+        await answerAfterEvents(res, id, await engine.resume(call.params, caller));
         return;
-      }
       case 'AdvanceClock': {
         if (!(scheduler instanceof VirtualScheduler)) {
           throw new RpcFailure(
@@ -320,17 +381,24 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
             'AdvanceClock needs a deterministic peer (--deterministic): this peer runs on the real clock',
           );
         }
-        const now = scheduler.advance(call.params.ms);
+        const moved = await scheduler.advance(call.params.ms);
+        if (moved.kind === 'past-limit') {
+          throw new RpcFailure(
+            'INVALID_PARAMS',
+            `params.ms: expected at most ${moved.limit - moved.now} (the virtual clock stands at ` +
+              `${isoAt(moved.now)} and never passes ${isoAt(moved.limit)}); got ${call.params.ms}`,
+            { field: 'params.ms' },
+          );
+        }
         await engine.flushed();
-        sendJson(res, 200, successResponse(id, { now: isoAt(now) }));
+        // The answers this move let happen (a PauseTask that waited for a step) go out first.
+        await Promise.all([...answers]);
+        sendJson(res, 200, successResponse(id, { now: isoAt(moved.now) }));
         return;
       }
-      case 'FireEvent': {
-        const resumed = engine.fireEvent(call.params.name, call.params.payload);
-        await engine.flushed();
-        sendJson(res, 200, successResponse(id, { resumed }));
+      case 'FireEvent':
+        await answerAfterEvents(res, id, { resumed: engine.fireEvent(call.params.name, call.params.payload, caller) });
         return;
-      }
       case 'GetClock':
         sendJson(res, 200, successResponse(id, { now: isoAt(scheduler.clock.now()) }));
         return;
@@ -342,13 +410,13 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   }
 
   async function rpc(endpoint: Endpoint, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
-    const body = await readBody(req, bodyLimit);
+    const body = await readLimitedBody(req, bodyLimit, limits.drainLimitBytes);
     if (body.kind === 'aborted') return;
     if (body.kind === 'too-large') {
       const error = jsonRpcError('INVALID_REQUEST', `request body is larger than the ${bodyLimit}-byte limit`, {
         limitBytes: String(bodyLimit),
       });
-      sendJson(res, 413, errorResponse(null, error), { Connection: 'close' });
+      await answerAndClose(res, 413, JSON.stringify(errorResponse(null, error)), body.drained);
       return;
     }
     let value: unknown;
@@ -444,8 +512,13 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
       sendError(res, id, jsonRpcError('INVALID_PARAMS', formatIssue(call.issue), { field: call.issue.field }));
       return;
     }
+    const outOfRange = checkCallRanges(call.value);
+    if (outOfRange) {
+      sendError(res, id, jsonRpcError('INVALID_PARAMS', formatIssue(outOfRange), { field: outOfRange.field }));
+      return;
+    }
     try {
-      await dispatch(call.value, id, res);
+      await dispatch(call.value, id, req, res);
     } catch (error) {
       const rpcError =
         error instanceof RpcFailure
@@ -465,6 +538,14 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    gate.track(req, res);
+    if (gate.overCapacity(req)) {
+      const message = `the peer serves at most ${limits.maxConnections} connections at once; try again later`;
+      await answerAndClose(res, 503, limitBody(503, message), drainRequest(req, limits.drainLimitBytes), {
+        'Retry-After': '1',
+      });
+      return;
+    }
     let url: URL;
     try {
       url = new URL(req.url ?? '/', 'http://peer.invalid');
@@ -532,11 +613,11 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
       else if (!res.writableEnded) res.end();
     });
   };
-  const server: Server = createServer(options.wrapHandler ? options.wrapHandler(handler) : handler);
-  server.on('clientError', (_error, socket) => {
-    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
-    else socket.destroy();
-  });
+  const server: Server = createServer(
+    limitedServerOptions(limits),
+    options.wrapHandler ? options.wrapHandler(handler) : handler,
+  );
+  const gate = guardServer(server, limits, limitBody);
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -544,13 +625,14 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
       server.off('error', reject);
       resolve();
     });
+  }).catch(async (error: unknown) => {
+    await transitions?.close();
+    throw error;
   });
   const address = server.address() as AddressInfo;
   const shownHost = address.address.includes(':') ? `[${address.address}]` : address.address;
   const url = `http://${shownHost}:${address.port}`;
-  cardJson = JSON.stringify(
-    buildAgentCard(url, { deterministic, seed: Number(options.seed ?? 0), stepMs, legacyPause: legacy }),
-  );
+  cardJson = JSON.stringify(buildAgentCard(url, { deterministic, seed, stepMs, legacyPause: legacy }));
   log(`peer: listening on ${url}${deterministic ? ' (deterministic)' : ''}`);
 
   let closing: Promise<void> | undefined;
@@ -563,7 +645,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
         server.close(() => resolve());
         server.closeIdleConnections();
         setImmediate(() => server.closeAllConnections());
-      });
+      }).then(() => transitions?.close());
       return closing;
     },
   };

@@ -2,22 +2,41 @@
  * @module peer/task-engine
  * The reference peer's task engine: tasks, the scripted agent that drives them, and the
  * paused-state RFC's pause/resume semantics with docs/design.md §3's decisions. Written once against an
- * injected {@link Scheduler} (virtual or real time) and {@link IdSource}; it does no network I/O
- * and reports every event to its {@link Subscriber}s.
+ * injected {@link Scheduler} (virtual or real time) and {@link IdSource}; it does no network I/O,
+ * reports every event to its {@link Subscriber}s and every state change to its
+ * {@link TransitionSink}.
  *
- * Decisions where the RFC is silent (docs/design.md §3–§4):
- * - Pause modes. With real timers a work step is "in flight" between its start and its
- *   artifact: `finish_step` and `wait_for_completion` (the scripted agent has no tool calls, so
- *   the two coincide) let it finish and emit its artifact, then pause; `interrupt_immediate`
- *   aborts it and redoes it in full after resume. With the virtual clock no step is in flight
- *   between clock moves, so all modes pause at once: `interrupt_immediate` drops the pending
- *   step's progress (redone in full after resume), the others keep it (the step completes the
- *   same virtual time after resume as it still had to go at the pause).
- *   AwaitTaskResumption pauses in the default mode (`finish_step`).
+ * Steps and tool calls. A `work:N` directive is N steps of `stepMs`, each ending with an
+ * artifact; a `tool:N` directive is one tool call of N steps that yields one artifact when its
+ * last step ends. A step starts when the previous one ends (or when the task starts or
+ * resumes). A step is *in flight* from the instant after it started until it ends: at the very
+ * instant a step starts, nothing of it has run yet, so that instant is a step boundary. A tool
+ * call is in flight once its first step is in flight, until its last step ends. This holds on
+ * the virtual clock as on the real one: between two AdvanceClock calls the virtual clock stands
+ * still, and a step that started before the current instant is in flight until a later move
+ * reaches its end.
+ *
+ * Pause modes (RFC "cancelling any in-flight tool calls (or letting them complete in
+ * `wait_for_completion` mode)"), when PauseTask reaches a WORKING task:
+ * - `interrupt_immediate` pauses at once. A work step in flight is aborted (no artifact) and
+ *   redone in full after resume; a tool call in flight is aborted (no artifact) and redone from
+ *   its first step after resume.
+ * - `finish_step` pauses at once at a step boundary; with a step in flight it pauses when that
+ *   step ends (a work step's artifact appears before PAUSED). A tool call stops at that step's
+ *   end, suspended mid-way, and continues with its next step after resume.
+ * - `wait_for_completion` pauses at once when no tool call and no step is in flight; with a
+ *   tool call in flight it pauses when the tool call's last step ends (its artifact appears
+ *   before PAUSED); with a work step in flight, when that step ends.
+ * A pause that waits is *pending*: the task announces it with a WORKING status update whose
+ * message says what it waits for, and the PauseTask answer is sent once the task is PAUSED (on
+ * the virtual clock, during the AdvanceClock that reaches that instant). A pending pause is
+ * joined by later pause requests: an `interrupt_immediate` one makes it happen at once, a
+ * `finish_step` one narrows a wait for a tool call to the step in flight (announced again). AwaitTaskResumption
+ * pauses in the default mode (`finish_step`). CancelTask answers every pending request -32010.
+ *
+ * Other decisions where the RFC is silent (docs/design.md §3–§4):
  * - Idempotency. PauseTask or AwaitTaskResumption on a PAUSED task returns the current pause
- *   unchanged (same token, same pausedAt); on a task whose pause is pending (a step is
- *   finishing) it waits for the same pause. An `interrupt_immediate` request escalates a
- *   pending one.
+ *   unchanged (same token, same pausedAt).
  * - `pausedUntil` = pausedAt + timeout when a timeout is declared; absent otherwise.
  *   `resumeMode`: TIMEOUT for a timeout alone, EXTERNAL_EVENT when onEvent or trigger is set,
  *   CLIENT_MESSAGE otherwise. AwaitTaskResumption's `summary` becomes the PAUSED status message.
@@ -35,27 +54,31 @@
  *   AUTH_REQUIRED (-32004 for terminal tasks as A2A says; -32010 for others: a paused task is
  *   resumed with ResumeTask, not a message). The message continues the script either way; the
  *   scripted agent checks no credentials.
+ * - Bounded state: at most `maxTasks` terminal tasks are kept (src/peer/task-store.ts); an
+ *   evicted task is unknown from then on (-32001).
  * - ListTasks lists newest task first; `pageToken` is an offset; artifacts only with
  *   `includeArtifacts: true`.
+ * - Every value that becomes an instant was range-checked at the edge (src/protocol/bounds.ts),
+ *   and a pause is fully computed before the task is touched, so no input leaves a task half
+ *   moved.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { isoAt } from '../clock.js';
 import type { JsonObject, JsonValue } from '../canonical/canonical-json.js';
 import type { IdSource } from '../ids.js';
-import type {
-  AwaitTaskResumptionParams,
-  ListTasksParams,
-  ListTasksResult,
-  PauseTaskParams,
-} from '../protocol/types.js';
+import { JSON_RPC_ERRORS } from '../protocol/errors.js';
 import { formatIssue } from '../protocol/read.js';
 import { checkTransition, isTerminal } from '../protocol/state-machine.js';
 import {
   DEFAULT_PAUSE_MODE,
   type Artifact,
+  type AwaitTaskResumptionParams,
+  type ListTasksParams,
+  type ListTasksResult,
   type Message,
   type PauseInitiator,
   type PauseMode,
+  type PauseTaskParams,
   type ResumeCause,
   type ResumeConditions,
   type ResumeEventMetadata,
@@ -69,9 +92,12 @@ import {
   type TaskState,
   type TaskStatus,
 } from '../protocol/types.js';
+import { tokenHashOf } from '../recording/resume-token.js';
 import { RpcFailure } from './rpc-failure.js';
 import type { Scheduler, TimerHandle } from './scheduler.js';
 import { type Directive, type InterruptState, parseScript } from './script.js';
+import { TaskStore } from './task-store.js';
+import type { PauseAttemptMethod, PausedDetail, TransitionCause, TransitionSink } from './transition-log.js';
 import {
   type ViewOptions,
   pauseResultView,
@@ -90,17 +116,33 @@ export interface Subscriber {
   close(): void;
 }
 
+/** Who sent the request being handled: its method, and its principal (null without a bearer). */
+export interface Caller {
+  method: string;
+  principal: string | null;
+}
+
 interface PauseRequest {
   initiatedBy: PauseInitiator;
   mode: PauseMode;
   reason?: string | undefined;
   conditions?: ResumeConditions | undefined;
   summary?: string | undefined;
+  /** The request that asked for the pause; null for a script's self-park. */
+  caller: Caller | null;
 }
 
 interface Waiter {
   resolve: (result: JsonObject) => void;
   reject: (error: unknown) => void;
+}
+
+/** What a pending pause waits for: the end of the step in flight, or of the tool call in flight. */
+type PauseWait = 'now' | 'step' | 'tool';
+
+interface PendingPause extends PauseRequest {
+  until: Exclude<PauseWait, 'now'>;
+  waiters: Waiter[];
 }
 
 interface CurrentPause {
@@ -109,23 +151,34 @@ interface CurrentPause {
   timers: TimerHandle[];
 }
 
+interface StepInFlight {
+  handle: TimerHandle;
+  startedAt: number;
+}
+
 interface TaskRecord {
-  readonly task: Task & { artifacts: Artifact[]; history: Message[] };
-  readonly seq: number;
+  readonly task: Task & { contextId: string; artifacts: Artifact[]; history: Message[] };
   readonly script: Directive[];
   /** Index of the directive being run. */
   pc: number;
-  /** Steps of the current `work:N` already done. */
+  /** Steps of the current `work:N` or `tool:N` already done. */
   stepsDone: number;
-  /** The step in flight, if any. */
-  step?: { handle: TimerHandle; dueAt: number } | undefined;
-  /** After a pause that cut a step short: how long the step still takes after resume. */
-  resumeStepIn?: number | undefined;
+  /** The step scheduled, if any (in flight once the clock has moved past `startedAt`). */
+  step?: StepInFlight | undefined;
   paused?: CurrentPause | undefined;
-  /** A pause waiting for the step in flight to finish (real time only). */
-  pending?: (PauseRequest & { waiters: Waiter[] }) | undefined;
+  /** A pause waiting for a step or a tool call to end. */
+  pending?: PendingPause | undefined;
   readonly subscribers: Set<Subscriber>;
   readonly watchers: Set<() => void>;
+}
+
+/** Why the task moves, for the transitions log. */
+interface Why {
+  cause: TransitionCause;
+  caller: Caller | null;
+  /** The resume token of the pause entered or left. */
+  token?: string | undefined;
+  pause?: PausedDetail | undefined;
 }
 
 export interface TaskEngineOptions {
@@ -134,6 +187,10 @@ export interface TaskEngineOptions {
   /** Duration of one work step in clock ms. */
   stepMs: number;
   legacy: boolean;
+  /** Terminal tasks kept (oldest finished evicted first). */
+  maxTasks: number;
+  /** Receives every state change, refused pause/resume attempt and eviction. */
+  onTransition?: TransitionSink | undefined;
 }
 
 /** States in which a blocking SendMessage returns (terminal or interrupted; PAUSED counts). */
@@ -159,6 +216,14 @@ const INTERRUPT_TEXT: Readonly<Record<InterruptState, string>> = {
   TASK_STATE_AUTH_REQUIRED: 'credentials required: send a message with this taskId to authenticate and continue',
 };
 
+/** The status message announcing a pending pause. */
+const PENDING_TEXT: Readonly<Record<PendingPause['until'], string>> = {
+  step: 'pause requested: pausing when the step in flight ends',
+  tool: 'pause requested: pausing when the tool call in flight completes',
+};
+
+const URGENCY: Readonly<Record<PauseWait, number>> = { now: 0, step: 1, tool: 2 };
+
 function digestOf(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
 }
@@ -179,15 +244,17 @@ export class TaskEngine {
   readonly #ids: IdSource;
   readonly #stepMs: number;
   readonly #legacy: boolean;
-  readonly #tasks = new Map<string, TaskRecord>();
+  readonly #tasks: TaskStore<TaskRecord>;
+  readonly #onTransition: TransitionSink | undefined;
   readonly #writes = new Set<Promise<void>>();
-  #seq = 0;
 
   constructor(options: TaskEngineOptions) {
     this.#scheduler = options.scheduler;
     this.#ids = options.ids;
     this.#stepMs = options.stepMs;
     this.#legacy = options.legacy;
+    this.#tasks = new TaskStore<TaskRecord>(options.maxTasks);
+    this.#onTransition = options.onTransition;
   }
 
   // ---- time, views, events ----
@@ -210,20 +277,22 @@ export class TaskEngine {
   }
 
   #emit(rec: TaskRecord, event: StreamResponse): void {
-    for (const sub of rec.subscribers) {
-      const write = sub.send(event).then(
-        () => undefined,
-        () => undefined,
-      );
-      this.#writes.add(write);
-      void write.then(() => this.#writes.delete(write));
-    }
+    for (const sub of rec.subscribers) this.#track(sub.send(event));
+  }
+
+  #track(write: Promise<void>): void {
+    const settled = write.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#writes.add(settled);
+    void settled.then(() => this.#writes.delete(settled));
   }
 
   #agentMessage(rec: TaskRecord, text: string, metadata?: JsonObject): Message {
     const message: Message = {
       messageId: this.#ids.next('msg'),
-      contextId: rec.task.contextId ?? '',
+      contextId: rec.task.contextId,
       taskId: rec.task.id,
       role: 'ROLE_AGENT',
       parts: [{ text }],
@@ -232,10 +301,14 @@ export class TaskEngine {
     return message;
   }
 
-  /** Moves the task, guarded by the RFC state machine, and emits the status update. */
+  /**
+   * Moves the task, guarded by the RFC state machine, emits the status update and logs the
+   * transition (a WORKING → WORKING progress update is not a transition).
+   */
   #setStatus(
     rec: TaskRecord,
     state: TaskState,
+    why: Why,
     extra: { message?: Message; pause?: TaskPause; resume?: ResumeEventMetadata } = {},
   ): void {
     const from = rec.task.status.state;
@@ -250,6 +323,7 @@ export class TaskEngine {
     }
     if (extra.pause) status.pause = extra.pause;
     rec.task.status = status;
+    if (from !== state) this.#logTransition(rec, from, why);
     const view = this.#view(rec);
     const event = extra.pause
       ? pausedEventView(rec.task, view)
@@ -261,6 +335,25 @@ export class TaskEngine {
     for (const watch of [...rec.watchers]) watch();
   }
 
+  #logTransition(rec: TaskRecord, from: TaskState | null, why: Why): void {
+    if (!this.#onTransition) return;
+    const to = rec.task.status.state;
+    this.#onTransition({
+      event: 'transition',
+      at: rec.task.status.timestamp ?? this.#iso(),
+      taskId: rec.task.id,
+      contextId: rec.task.contextId,
+      from,
+      to,
+      cause: why.cause,
+      initiator: to === 'TASK_STATE_PAUSED' ? (rec.task.status.pause?.initiatedBy ?? null) : null,
+      principal: why.caller?.principal ?? null,
+      method: why.caller?.method ?? null,
+      resumeTokenHash: why.token === undefined ? null : tokenHashOf(why.token),
+      pause: why.pause ?? null,
+    });
+  }
+
   #finish(rec: TaskRecord): void {
     this.#scheduler.cancel(rec.step?.handle);
     rec.step = undefined;
@@ -268,6 +361,15 @@ export class TaskEngine {
     rec.paused = undefined;
     for (const sub of rec.subscribers) sub.close();
     rec.subscribers.clear();
+    for (const gone of this.#tasks.finished(rec.task.id)) {
+      this.#onTransition?.({
+        event: 'evicted',
+        at: this.#iso(),
+        taskId: gone.task.id,
+        contextId: gone.task.contextId,
+        state: gone.task.status.state,
+      });
+    }
   }
 
   // ---- lookups ----
@@ -318,7 +420,7 @@ export class TaskEngine {
     };
   }
 
-  /** Whether the task exists and is terminal (SubscribeToTask refuses those with -32004). */
+  /** The state of a task (SubscribeToTask refuses terminal ones with -32004). */
   taskState(id: string): TaskState {
     return this.#get(id, 'params.id').task.status.state;
   }
@@ -330,7 +432,7 @@ export class TaskEngine {
    * `taskId`, or the continuation of an INPUT_REQUIRED or AUTH_REQUIRED task. Call {@link start}
    * after subscribing.
    */
-  accept(params: SendMessageParams): string {
+  accept(params: SendMessageParams, caller: Caller): string {
     const m = params.message;
     if (m.role !== 'ROLE_USER') {
       throw new RpcFailure(
@@ -365,11 +467,11 @@ export class TaskEngine {
             `context); got ${JSON.stringify(m.contextId)}`,
         );
       }
-      rec.task.history.push({ ...m, taskId: rec.task.id, contextId: rec.task.contextId ?? '' });
+      rec.task.history.push({ ...m, taskId: rec.task.id, contextId: rec.task.contextId });
       return rec.task.id;
     }
     const script = parseScript(m.parts, 'params.message.parts');
-    if (!script.ok) throw new RpcFailure('INVALID_PARAMS', formatIssue(script.issue));
+    if (!script.ok) throw new RpcFailure('INVALID_PARAMS', formatIssue(script.issue), { field: script.issue.field });
     const id = this.#ids.next('task');
     const contextId = m.contextId !== undefined && m.contextId !== '' ? m.contextId : this.#ids.next('ctx');
     const rec: TaskRecord = {
@@ -380,35 +482,39 @@ export class TaskEngine {
         artifacts: [],
         history: [{ ...m, taskId: id, contextId }],
       },
-      seq: this.#seq++,
       script: script.directives,
       pc: 0,
       stepsDone: 0,
       subscribers: new Set(),
       watchers: new Set(),
     };
-    this.#tasks.set(id, rec);
+    this.#tasks.add(id, rec);
+    this.#logTransition(rec, null, { cause: 'message', caller });
     return id;
   }
 
   /** Starts (SUBMITTED) or continues (INPUT_REQUIRED, AUTH_REQUIRED) an accepted task. */
-  start(id: string): void {
+  start(id: string, caller: Caller): void {
     const rec = this.#get(id, 'params.message.taskId');
     const state = rec.task.status.state;
     if (state !== 'TASK_STATE_SUBMITTED' && !INTERRUPTED.has(state)) return;
-    this.#setStatus(rec, 'TASK_STATE_WORKING');
+    this.#setStatus(rec, 'TASK_STATE_WORKING', { cause: 'message', caller });
     this.#advance(rec);
   }
 
-  /** Resolves when the task is terminal or interrupted (INPUT_REQUIRED, AUTH_REQUIRED, PAUSED). */
-  untilSettled(id: string): Promise<void> {
+  /**
+   * Resolves with the task's view (as GetTask would show it) as soon as it is terminal or
+   * interrupted (INPUT_REQUIRED, AUTH_REQUIRED, PAUSED): a blocking SendMessage's answer.
+   */
+  untilSettled(id: string, historyLength?: number): Promise<Task> {
     const rec = this.#get(id, 'params.id');
-    if (SETTLED.has(rec.task.status.state)) return Promise.resolve();
+    const view = (): Task => taskView(rec.task, this.#view(rec, { historyLength }));
+    if (SETTLED.has(rec.task.status.state)) return Promise.resolve(view());
     return new Promise((resolve) => {
       const watch = (): void => {
         if (!SETTLED.has(rec.task.status.state)) return;
         rec.watchers.delete(watch);
-        resolve();
+        resolve(view());
       };
       rec.watchers.add(watch);
     });
@@ -420,13 +526,19 @@ export class TaskEngine {
       if (rec.task.status.state !== 'TASK_STATE_WORKING') return;
       const d = rec.script[rec.pc];
       if (!d) {
-        this.#setStatus(rec, 'TASK_STATE_COMPLETED', { message: this.#agentMessage(rec, 'script complete') });
+        this.#setStatus(
+          rec,
+          'TASK_STATE_COMPLETED',
+          { cause: 'completed', caller: null },
+          { message: this.#agentMessage(rec, 'script complete') },
+        );
         return;
       }
       switch (d.kind) {
         case 'work':
+        case 'tool':
           if (rec.stepsDone < d.steps) {
-            this.#scheduleStep(rec, this.#stepMs);
+            this.#scheduleStep(rec);
             return;
           }
           rec.pc++;
@@ -441,6 +553,7 @@ export class TaskEngine {
             mode: DEFAULT_PAUSE_MODE,
             reason: `awaiting event ${d.event}`,
             conditions,
+            caller: null,
           });
           return;
         }
@@ -452,16 +565,27 @@ export class TaskEngine {
             mode: DEFAULT_PAUSE_MODE,
             reason: `sleeping until ${d.at}`,
             conditions: { trigger: { at: d.at } },
+            caller: null,
           });
           return;
         case 'interrupt':
           // Interrupted until the next message on the task: accept() takes it, start() continues.
           rec.pc++;
-          this.#setStatus(rec, d.state, { message: this.#agentMessage(rec, INTERRUPT_TEXT[d.state]) });
+          this.#setStatus(
+            rec,
+            d.state,
+            { cause: 'script', caller: null },
+            { message: this.#agentMessage(rec, INTERRUPT_TEXT[d.state]) },
+          );
           return;
         case 'fail':
           rec.pc++;
-          this.#setStatus(rec, 'TASK_STATE_FAILED', { message: this.#agentMessage(rec, 'the script says fail') });
+          this.#setStatus(
+            rec,
+            'TASK_STATE_FAILED',
+            { cause: 'failure', caller: null },
+            { message: this.#agentMessage(rec, 'the script says fail') },
+          );
           return;
         default: {
           const never: never = d;
@@ -471,31 +595,41 @@ export class TaskEngine {
     }
   }
 
-  #scheduleStep(rec: TaskRecord, inMs: number): void {
-    const dueAt = this.#now() + inMs;
-    rec.step = { dueAt, handle: this.#scheduler.schedule(dueAt, () => this.#stepDone(rec)) };
+  #scheduleStep(rec: TaskRecord): void {
+    const startedAt = this.#now();
+    rec.step = { startedAt, handle: this.#scheduler.schedule(startedAt + this.#stepMs, () => this.#stepDone(rec)) };
   }
 
   #stepDone(rec: TaskRecord): void {
     rec.step = undefined;
     const d = rec.script[rec.pc];
-    if (rec.task.status.state !== 'TASK_STATE_WORKING' || d?.kind !== 'work') return;
+    if (rec.task.status.state !== 'TASK_STATE_WORKING' || (d?.kind !== 'work' && d?.kind !== 'tool')) return;
     const k = rec.stepsDone + 1;
-    const artifact: Artifact = {
-      artifactId: `artifact-${rec.pc + 1}-${k}`,
-      name: `step ${k} of ${d.steps}`,
-      parts: [{ text: `directive ${rec.pc + 1} (work:${d.steps}): step ${k} done` }],
-    };
-    rec.task.artifacts.push(artifact);
     rec.stepsDone = k;
-    this.#emit(rec, {
-      artifactUpdate: { taskId: rec.task.id, contextId: rec.task.contextId ?? '', artifact, lastChunk: true },
-    });
+    const artifact: Artifact | undefined =
+      d.kind === 'work'
+        ? {
+            artifactId: `artifact-${rec.pc + 1}-${k}`,
+            name: `step ${k} of ${d.steps}`,
+            parts: [{ text: `directive ${rec.pc + 1} (work:${d.steps}): step ${k} done` }],
+          }
+        : k === d.steps
+          ? {
+              artifactId: `artifact-${rec.pc + 1}-tool`,
+              name: `tool call of ${d.steps} steps`,
+              parts: [{ text: `directive ${rec.pc + 1} (tool:${d.steps}): tool call complete` }],
+            }
+          : undefined;
+    if (artifact) {
+      rec.task.artifacts.push(artifact);
+      this.#emit(rec, {
+        artifactUpdate: { taskId: rec.task.id, contextId: rec.task.contextId, artifact, lastChunk: true },
+      });
+    }
     const pending = rec.pending;
-    if (pending) {
+    if (pending && (pending.until === 'step' || d.kind !== 'tool' || k === d.steps)) {
       rec.pending = undefined;
-      const result = this.#enterPause(rec, pending);
-      for (const w of pending.waiters) w.resolve(result);
+      this.#settlePending(rec, pending, pending.mode);
       return;
     }
     this.#advance(rec);
@@ -504,32 +638,104 @@ export class TaskEngine {
   // ---- pause ----
 
   /** PauseTask (RFC "PauseTask"): resolves with the result once the task is PAUSED. */
-  pause(params: PauseTaskParams): Promise<JsonObject> {
-    const request: PauseRequest = { initiatedBy: 'PAUSE_INITIATOR_CLIENT', mode: params.mode, reason: params.reason };
-    return this.#requestPause(params.taskId, request);
+  pause(params: PauseTaskParams, caller: Caller): Promise<JsonObject> {
+    const request: PauseRequest = {
+      initiatedBy: 'PAUSE_INITIATOR_CLIENT',
+      mode: params.mode,
+      reason: params.reason,
+      caller,
+    };
+    return this.#attempt('PauseTask', params.taskId, caller, undefined, () =>
+      this.#requestPause(params.taskId, request),
+    );
   }
 
   /** AwaitTaskResumption (RFC): an agent-initiated pause with the given conditions. */
-  awaitResumption(params: AwaitTaskResumptionParams): Promise<JsonObject> {
-    return this.#requestPause(params.taskId, {
+  awaitResumption(params: AwaitTaskResumptionParams, caller: Caller): Promise<JsonObject> {
+    const request: PauseRequest = {
       initiatedBy: 'PAUSE_INITIATOR_AGENT',
       mode: DEFAULT_PAUSE_MODE,
       reason: params.reason,
       conditions: params.conditions,
       summary: params.summary,
+      caller,
+    };
+    return this.#attempt('AwaitTaskResumption', params.taskId, caller, undefined, () =>
+      this.#requestPause(params.taskId, request),
+    );
+  }
+
+  /** Runs a pause or resume attempt; a refusal is logged (event `rejected`), then passed on. */
+  async #attempt<T>(
+    method: PauseAttemptMethod,
+    taskId: string,
+    caller: Caller,
+    token: string | undefined,
+    run: () => T | Promise<T>,
+  ): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      this.#rejected(method, taskId, caller, token, error);
+      throw error;
+    }
+  }
+
+  #rejected(
+    method: PauseAttemptMethod,
+    taskId: string,
+    caller: Caller,
+    token: string | undefined,
+    error: unknown,
+  ): void {
+    if (!this.#onTransition || !(error instanceof RpcFailure)) return;
+    const rec = this.#tasks.get(taskId);
+    this.#onTransition({
+      event: 'rejected',
+      at: this.#iso(),
+      taskId,
+      contextId: rec?.task.contextId ?? null,
+      method,
+      principal: caller.principal,
+      state: rec?.task.status.state ?? null,
+      errorCode: JSON_RPC_ERRORS[error.errorName].code,
+      reason: JSON_RPC_ERRORS[error.errorName].reason,
+      resumeTokenHash: token === undefined ? null : tokenHashOf(token),
     });
+  }
+
+  /** When a pause in `mode` may happen on a WORKING task: now, or at the end of a step or tool call. */
+  #pauseWait(rec: TaskRecord, mode: PauseMode): PauseWait {
+    const stepInFlight = rec.step !== undefined && rec.step.startedAt < this.#now();
+    const d = rec.script[rec.pc];
+    const toolInFlight = d?.kind === 'tool' && (stepInFlight || rec.stepsDone > 0);
+    switch (mode) {
+      case 'interrupt_immediate':
+        return 'now';
+      case 'finish_step':
+        return stepInFlight ? 'step' : 'now';
+      case 'wait_for_completion':
+        return toolInFlight ? 'tool' : stepInFlight ? 'step' : 'now';
+      default: {
+        const never: never = mode;
+        return never;
+      }
+    }
   }
 
   #requestPause(taskId: string, request: PauseRequest): Promise<JsonObject> {
     const rec = this.#get(taskId, 'params.taskId');
     if (rec.paused) return Promise.resolve(pauseResultView(rec.task.id, rec.paused.pause, this.#view(rec)));
-    if (rec.pending) {
-      const pending = rec.pending;
+    const pending = rec.pending;
+    if (pending) {
       const joined = new Promise<JsonObject>((resolve, reject) => pending.waiters.push({ resolve, reject }));
-      if (request.mode === 'interrupt_immediate') {
+      const wait = this.#pauseWait(rec, request.mode);
+      if (wait === 'now') {
         rec.pending = undefined;
-        const result = this.#enterPause(rec, { ...pending, mode: 'interrupt_immediate' });
-        for (const w of pending.waiters) w.resolve(result);
+        this.#settlePending(rec, pending, request.mode);
+      } else if (URGENCY[wait] < URGENCY[pending.until]) {
+        pending.until = wait;
+        this.#announcePending(rec, wait, request.caller);
       }
       return joined;
     }
@@ -543,23 +749,40 @@ export class TaskEngine {
         }),
       );
     }
-    if (rec.step && !this.#scheduler.virtual && request.mode !== 'interrupt_immediate') {
-      return new Promise((resolve, reject) => {
-        rec.pending = { ...request, waiters: [{ resolve, reject }] };
-      });
+    const wait = this.#pauseWait(rec, request.mode);
+    if (wait === 'now') return Promise.resolve(this.#enterPause(rec, request));
+    return new Promise((resolve, reject) => {
+      rec.pending = { ...request, until: wait, waiters: [{ resolve, reject }] };
+      this.#announcePending(rec, wait, request.caller);
+    });
+  }
+
+  /** The WORKING status update saying what a pending pause waits for (not a transition). */
+  #announcePending(rec: TaskRecord, until: PendingPause['until'], caller: Caller | null): void {
+    this.#setStatus(
+      rec,
+      'TASK_STATE_WORKING',
+      { cause: 'pause_request', caller },
+      { message: this.#agentMessage(rec, PENDING_TEXT[until], { pausePending: until }) },
+    );
+  }
+
+  /** Enters the pending pause (in `mode`) and answers everyone waiting for it. */
+  #settlePending(rec: TaskRecord, pending: PendingPause, mode: PauseMode): void {
+    let result: JsonObject;
+    try {
+      result = this.#enterPause(rec, { ...pending, mode });
+    } catch (error) {
+      for (const w of pending.waiters) w.reject(error);
+      throw error;
     }
-    return Promise.resolve(this.#enterPause(rec, request));
+    for (const w of pending.waiters) w.resolve(result);
   }
 
   #enterPause(rec: TaskRecord, request: PauseRequest): JsonObject {
-    if (rec.step) {
-      const remaining =
-        request.mode === 'interrupt_immediate' ? this.#stepMs : Math.max(0, rec.step.dueAt - this.#now());
-      this.#scheduler.cancel(rec.step.handle);
-      rec.step = undefined;
-      rec.resumeStepIn = remaining;
-    }
+    // Everything is computed before the task is touched: nothing below can leave it half moved.
     const pausedAtMs = this.#now();
+    const conditions = request.conditions;
     const pause: TaskPause = {
       initiatedBy: request.initiatedBy,
       pausedAt: isoAt(pausedAtMs),
@@ -567,47 +790,77 @@ export class TaskEngine {
       resumable: true,
     };
     if (request.reason !== undefined) pause.reason = request.reason;
-    const conditions = request.conditions;
-    if (conditions?.timeout) pause.pausedUntil = isoAt(pausedAtMs + conditions.timeout.durationMinutes * 60_000);
+    const timeoutAt = conditions?.timeout ? pausedAtMs + conditions.timeout.durationMinutes * 60_000 : undefined;
+    if (timeoutAt !== undefined) pause.pausedUntil = isoAt(timeoutAt);
     if (conditions) pause.conditions = conditions;
     pause.resumeMode = resumeModeOf(conditions);
-    const current: CurrentPause = {
-      pause,
-      mode: request.initiatedBy === 'PAUSE_INITIATOR_CLIENT' ? request.mode : undefined,
-      timers: [],
-    };
+    const triggerAt = conditions?.trigger ? Date.parse(conditions.trigger.at) : undefined;
+    const mode = request.initiatedBy === 'PAUSE_INITIATOR_CLIENT' ? request.mode : undefined;
+
+    if (request.mode === 'interrupt_immediate') {
+      const d = rec.script[rec.pc];
+      // The tool call in flight is aborted and redone from its first step; a work step from its start.
+      if (d?.kind === 'tool' && (rec.stepsDone > 0 || (rec.step && rec.step.startedAt < pausedAtMs))) {
+        rec.stepsDone = 0;
+      }
+    }
+    // A step not yet begun, or one interrupt_immediate aborts, is scheduled again after the resume.
+    this.#scheduler.cancel(rec.step?.handle);
+    rec.step = undefined;
+    const current: CurrentPause = { pause, mode, timers: [] };
     rec.paused = current;
     const extra: { pause: TaskPause; message?: Message } = { pause };
     if (request.summary !== undefined) extra.message = this.#agentMessage(rec, request.summary, { pauseSummary: true });
-    this.#setStatus(rec, 'TASK_STATE_PAUSED', extra);
     const token = pause.resumeToken;
-    if (conditions?.trigger) {
-      const at = Date.parse(conditions.trigger.at);
-      current.timers.push(this.#scheduler.schedule(at, () => this.#conditionFired(rec, token, 'condition_fired')));
+    this.#setStatus(
+      rec,
+      'TASK_STATE_PAUSED',
+      {
+        cause: request.caller ? 'pause_request' : 'script',
+        caller: request.caller,
+        token,
+        pause: {
+          reason: pause.reason ?? null,
+          mode: mode ?? null,
+          conditions: conditions ?? null,
+          pausedUntil: pause.pausedUntil ?? null,
+        },
+      },
+      extra,
+    );
+    if (triggerAt !== undefined) {
+      current.timers.push(this.#scheduler.schedule(triggerAt, () => this.#conditionFired(rec, token)));
     }
-    if (conditions?.timeout) {
+    if (timeoutAt !== undefined && conditions?.timeout) {
       const { durationMinutes, onTimeout } = conditions.timeout;
-      const at = pausedAtMs + durationMinutes * 60_000;
       current.timers.push(
-        this.#scheduler.schedule(at, () => {
+        this.#scheduler.schedule(timeoutAt, () => {
           if (rec.paused?.pause.resumeToken !== token) return;
           if (onTimeout === 'resume') {
-            this.#leavePause(rec, 'timeout', undefined, true);
+            this.#leavePause(rec, 'timeout', null, undefined, true);
             return;
           }
           this.#retirePause(rec);
-          this.#setStatus(rec, 'TASK_STATE_FAILED', {
-            message: this.#agentMessage(rec, `the pause timed out after ${durationMinutes} minutes (onTimeout: fail)`),
-          });
+          this.#setStatus(
+            rec,
+            'TASK_STATE_FAILED',
+            { cause: 'timeout', caller: null, token },
+            {
+              message: this.#agentMessage(
+                rec,
+                `the pause timed out after ${durationMinutes} minutes (onTimeout: fail)`,
+              ),
+            },
+          );
         }),
       );
     }
-    return pauseResultView(rec.task.id, pause, { legacy: this.#legacy, mode: current.mode });
+    return pauseResultView(rec.task.id, pause, { legacy: this.#legacy, mode });
   }
 
-  #conditionFired(rec: TaskRecord, token: string, cause: ResumeCause): void {
+  #conditionFired(rec: TaskRecord, token: string): void {
     if (rec.paused?.pause.resumeToken !== token) return;
-    this.#leavePause(rec, cause, undefined, true);
+    this.#leavePause(rec, 'condition_fired', null, undefined, true);
   }
 
   /** Retires the current pause: its timers stop and its token can never be used again. */
@@ -623,6 +876,7 @@ export class TaskEngine {
   #leavePause(
     rec: TaskRecord,
     cause: ResumeCause,
+    caller: Caller | null,
     input: JsonValue | undefined,
     continueTranscript: boolean,
   ): ResumeTaskResult & { meta: ResumeEventMetadata } {
@@ -638,7 +892,7 @@ export class TaskEngine {
     if (input !== undefined) {
       rec.task.history.push({
         messageId: this.#ids.next('msg'),
-        contextId: rec.task.contextId ?? '',
+        contextId: rec.task.contextId,
         taskId: rec.task.id,
         role: 'ROLE_USER',
         parts: [{ data: input }],
@@ -652,14 +906,8 @@ export class TaskEngine {
       continueTranscript,
       resumedAt,
     };
-    this.#setStatus(rec, 'TASK_STATE_WORKING', { resume: meta });
-    if (rec.resumeStepIn !== undefined) {
-      const inMs = rec.resumeStepIn;
-      rec.resumeStepIn = undefined;
-      this.#scheduleStep(rec, inMs);
-    } else {
-      this.#advance(rec);
-    }
+    this.#setStatus(rec, 'TASK_STATE_WORKING', { cause, caller, token: current?.pause.resumeToken }, { resume: meta });
+    this.#advance(rec);
     return {
       taskId: rec.task.id,
       state: 'TASK_STATE_WORKING',
@@ -675,28 +923,36 @@ export class TaskEngine {
    * the current pause's -32011. Node runs each call to completion, so of N racing resumes the
    * first wins and the others find the task WORKING (-32010) or a newer token (-32011).
    */
-  resume(params: ResumeTaskParams): JsonObject {
-    const rec = this.#get(params.taskId, 'params.taskId');
-    const state = rec.task.status.state;
-    if (state !== 'TASK_STATE_PAUSED' || !rec.paused) {
-      throw new RpcFailure(
-        'INVALID_TASK_STATE',
-        `task ${rec.task.id} is ${state}, not TASK_STATE_PAUSED: there is no pause to resume`,
-        {
-          taskId: rec.task.id,
-          state,
-        },
+  resume(params: ResumeTaskParams, caller: Caller): Promise<JsonObject> {
+    return this.#attempt('ResumeTask', params.taskId, caller, params.resumeToken, () => {
+      const rec = this.#get(params.taskId, 'params.taskId');
+      const state = rec.task.status.state;
+      if (state !== 'TASK_STATE_PAUSED' || !rec.paused) {
+        throw new RpcFailure(
+          'INVALID_TASK_STATE',
+          `task ${rec.task.id} is ${state}, not TASK_STATE_PAUSED: there is no pause to resume`,
+          {
+            taskId: rec.task.id,
+            state,
+          },
+        );
+      }
+      if (!sameToken(params.resumeToken, rec.paused.pause.resumeToken)) {
+        throw new RpcFailure(
+          'RESUME_TOKEN_MISMATCH',
+          `params.resumeToken does not match the current pause of task ${rec.task.id} (tokens are consume-once)`,
+          { taskId: rec.task.id },
+        );
+      }
+      const { meta, ...result } = this.#leavePause(
+        rec,
+        'explicit_resume',
+        caller,
+        params.input,
+        params.continueTranscript,
       );
-    }
-    if (!sameToken(params.resumeToken, rec.paused.pause.resumeToken)) {
-      throw new RpcFailure(
-        'RESUME_TOKEN_MISMATCH',
-        `params.resumeToken does not match the current pause of task ${rec.task.id} (tokens are consume-once)`,
-        { taskId: rec.task.id },
-      );
-    }
-    const { meta, ...result } = this.#leavePause(rec, 'explicit_resume', params.input, params.continueTranscript);
-    return resumeResultView(result, meta, { legacy: this.#legacy });
+      return resumeResultView(result, meta, { legacy: this.#legacy });
+    });
   }
 
   /**
@@ -704,11 +960,11 @@ export class TaskEngine {
    * (`condition_fired`), then the paused task named by `payload.taskId` if it was not among
    * them (`external_event`). Returns the resumed task ids in that order.
    */
-  fireEvent(name: string, payload: JsonValue | undefined): string[] {
+  fireEvent(name: string, payload: JsonValue | undefined, caller: Caller): string[] {
     const resumed: string[] = [];
     for (const rec of [...this.#tasks.values()]) {
       if (rec.paused?.pause.conditions?.onEvent !== name) continue;
-      this.#leavePause(rec, 'condition_fired', undefined, true);
+      this.#leavePause(rec, 'condition_fired', caller, undefined, true);
       resumed.push(rec.task.id);
     }
     const target =
@@ -718,7 +974,7 @@ export class TaskEngine {
     if (target !== undefined && !resumed.includes(target)) {
       const rec = this.#tasks.get(target);
       if (rec?.paused) {
-        this.#leavePause(rec, 'external_event', undefined, true);
+        this.#leavePause(rec, 'external_event', caller, undefined, true);
         resumed.push(target);
       }
     }
@@ -728,7 +984,7 @@ export class TaskEngine {
   // ---- cancel, subscribe, shutdown ----
 
   /** CancelTask (A2A v1.0 §3.1.5; RFC PAUSED → CANCELED). Terminal tasks → -32002. */
-  cancel(id: string): Task {
+  cancel(id: string, caller: Caller): Task {
     const rec = this.#get(id, 'params.id');
     const state = rec.task.status.state;
     if (isTerminal(state)) {
@@ -739,8 +995,8 @@ export class TaskEngine {
     }
     const pending = rec.pending;
     rec.pending = undefined;
-    this.#retirePause(rec);
-    this.#setStatus(rec, 'TASK_STATE_CANCELED');
+    const left = this.#retirePause(rec);
+    this.#setStatus(rec, 'TASK_STATE_CANCELED', { cause: 'canceled', caller, token: left?.pause.resumeToken });
     for (const w of pending?.waiters ?? []) {
       w.reject(
         new RpcFailure('INVALID_TASK_STATE', `task ${id} was canceled before it could pause`, {
@@ -758,12 +1014,7 @@ export class TaskEngine {
    */
   subscribe(id: string, subscriber: Subscriber): () => void {
     const rec = this.#get(id, 'params.id');
-    const first = subscriber.send({ task: taskView(rec.task, this.#view(rec)) }).then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#writes.add(first);
-    void first.then(() => this.#writes.delete(first));
+    this.#track(subscriber.send({ task: taskView(rec.task, this.#view(rec)) }));
     if (isTerminal(rec.task.status.state)) {
       subscriber.close();
       return () => undefined;
@@ -775,6 +1026,11 @@ export class TaskEngine {
   /** The pause view of a task currently paused (tests, diagnostics). */
   currentPause(id: string): TaskPause | undefined {
     return this.#tasks.get(id)?.paused?.pause;
+  }
+
+  /** Every kept task's id and state (invariant checks, diagnostics). */
+  taskStates(): { id: string; state: TaskState }[] {
+    return [...this.#tasks.values()].map((r) => ({ id: r.task.id, state: r.task.status.state }));
   }
 
   /** Stops every timer and ends every stream. */

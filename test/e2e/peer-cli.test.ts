@@ -1,8 +1,14 @@
 /**
- * `a2a-replay peer` as a process: first stdout line, a working endpoint, clean exit on signals.
+ * `a2a-replay peer` as a process: first stdout line, a working endpoint, clean exit on signals,
+ * and the limit and ground-truth flags.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
+import { readPeerTransitions } from '../../src/index.js';
 import { CLI, ROOT, runCli } from '../helpers/cli.js';
 
 let child: ChildProcessWithoutNullStreams | undefined;
@@ -89,4 +95,68 @@ it('exits 2 with a one-line reason on a bad option', async () => {
   const r = await runCli(['peer', '--port', 'abc']);
   expect(r.code).toBe(2);
   expect(r.stderr).toMatch(/--port: expected an integer/);
+});
+
+it('applies --max-tasks and --request-timeout-ms, and flushes --transitions on SIGTERM', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'peer-cli-'));
+  try {
+    const file = join(dir, 'transitions.jsonl');
+    const { url, exited } = await startCli([
+      '--deterministic',
+      '--max-tasks',
+      '1',
+      '--request-timeout-ms',
+      '300',
+      '--transitions',
+      file,
+    ]);
+    const start = async (): Promise<string> =>
+      (
+        (await rpc(url, '/', 'SendMessage', {
+          message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:0' }] },
+          configuration: { returnImmediately: true },
+        })) as { result: { task: { id: string } } }
+      ).result.task.id;
+    const first = await start();
+    await start();
+    expect(await rpc(url, '/', 'GetTask', { id: first })).toMatchObject({ error: { code: -32001 } });
+    const port = Number(new URL(url).port);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write('POST / HTTP/1.1\r\nHost: peer\r\nContent-Length: 10\r\n\r\n{'),
+      );
+      let got = '';
+      socket.setEncoding('utf8').on('data', (d: string) => (got += d));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(got));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    child?.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const log = await readPeerTransitions(file);
+    expect(log.header.peer.maxTasks).toBe(1);
+    expect(log.lines.map((l) => l.event)).toEqual([
+      'transition',
+      'transition',
+      'transition',
+      'transition',
+      'transition',
+      'transition',
+      'evicted',
+    ]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+it.each([
+  [['--max-tasks', '0'], /--max-tasks: expected an integer from 1 to/],
+  [['--request-timeout-ms', '-5'], /--request-timeout-ms: expected an integer/],
+  [['--max-connections', 'lots'], /--max-connections: expected an integer/],
+  [['--transitions', '/nonexistent-dir/t.jsonl'], /cannot write the transitions log \/nonexistent-dir\/t\.jsonl/],
+])('exits 2 naming the problem for %j', async (args, why) => {
+  const r = await runCli(['peer', ...args]);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(why);
 });

@@ -6,7 +6,8 @@ import { type PauseTaskResult, type ResumeTaskResult, type Task } from '../../sr
 import { type PeerClient, peerPerTest, label } from './peer-client.js';
 
 let c: PeerClient;
-peerPerTest((client) => (c = client));
+// 1,000 requests at once, plus the client's idle keep-alive sockets: above the default connection cap.
+peerPerTest((client) => (c = client), { deterministic: true, maxConnections: 4096 });
 
 it('lets exactly one of 50 concurrent ResumeTask calls with the right token win, and streams one resume', async () => {
   const task = await c.start('work:2');

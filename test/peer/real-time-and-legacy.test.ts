@@ -46,7 +46,9 @@ describe('real-time pause modes', () => {
     expect(p.state).toBe('TASK_STATE_PAUSED');
     await s.waitUntil((ev) => label(ev) === 'status:TASK_STATE_PAUSED');
     const labels = s.frames.map((f) => label(f.result!));
-    expect(labels[2]).toMatch(/^artifact:/);
+    // The pending pause is announced (WORKING, "pause requested: ..."), then the step ends.
+    expect(labels[2]).toBe('status:TASK_STATE_WORKING');
+    expect(labels[3]).toMatch(/^artifact:/);
     expect(labels[labels.length - 1]).toBe('status:TASK_STATE_PAUSED');
     const artifactsAtPause = labels.filter((l) => l.startsWith('artifact:')).length;
     expect((await c.getTask(taskId)).artifacts).toHaveLength(artifactsAtPause);

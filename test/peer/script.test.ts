@@ -39,8 +39,8 @@ describe('parseScript', () => {
       ok: false,
       issue: {
         field: 'params.message.parts[1].text',
-        expected: 'work:N with N a step count from 0 to 10000',
-        got: 'directive "work:-1"',
+        expected: 'work:N with N an integer from 0 to 10000 (steps)',
+        got: 'directive 2 of 2, "work:-1"',
       },
     });
   });
@@ -54,6 +54,9 @@ describe('parseScript', () => {
     'await:a:1:fail:extra',
     'sleep-until:',
     'sleep-until:2026-13-01',
+    'tool:0',
+    'tool:10001',
+    'tool:x',
   ])('refuses %j', (text) => {
     expect(parse(text).ok).toBe(false);
   });

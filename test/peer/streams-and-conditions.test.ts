@@ -190,24 +190,7 @@ describe('resume conditions and causes', () => {
   });
 });
 
-describe('pause modes on the virtual clock', () => {
-  it("keeps a pending step's progress for finish_step and redoes it in full for interrupt_immediate", async () => {
-    const a = await c.start('work:1');
-    const b = await c.start('work:1');
-    await c.advance(400);
-    const pa = await c.result<PauseTaskResult>('PauseTask', { taskId: a.id, mode: 'finish_step' });
-    const pb = await c.result<PauseTaskResult>('PauseTask', { taskId: b.id, mode: 'interrupt_immediate' });
-    await c.result('ResumeTask', { taskId: a.id, resumeToken: pa.pause.resumeToken });
-    await c.result('ResumeTask', { taskId: b.id, resumeToken: pb.pause.resumeToken });
-    await c.advance(600);
-    expect((await c.getTask(a.id)).status.state).toBe('TASK_STATE_COMPLETED');
-    expect((await c.getTask(b.id)).status.state).toBe('TASK_STATE_WORKING');
-    await c.advance(400);
-    const done = await c.getTask(b.id);
-    expect(done.status.state).toBe('TASK_STATE_COMPLETED');
-    expect(done.status.timestamp).toBe('2026-01-01T00:00:01.400Z');
-  });
-
+describe('blocking SendMessage', () => {
   it('returns a blocking SendMessage at PAUSED', async () => {
     const r = await c.result<{ task: Task }>('SendMessage', { message: message('work:0 await:go') });
     expect(r.task.status.state).toBe('TASK_STATE_PAUSED');

@@ -80,9 +80,9 @@ describe('JSON-RPC errors', () => {
   });
 
   it.each([
-    ['work:x', /directive "work:x"/],
-    ['work:1 await:', /directive "await:"/],
-    ['await:ev:0', /MINUTES a positive integer/],
+    ['work:x', /directive 1 of 1, "work:x"/],
+    ['work:1 await:', /directive 2 of 2, "await:"/],
+    ['await:ev:0', /MINUTES an integer from 1 to 525600/],
     ['await:ev:5:maybe', /"fail" or "resume"/],
     ['sleep-until:noon', /RFC 3339/],
   ])('answers the malformed script %j with -32602 naming the part', async (script, why) => {
