@@ -9,7 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { PauseObserver, type RecordingEntry } from '../src/index.js';
+import { PauseObserver, type RecordingEntry } from '../src/internal.js';
 import { manyOpenPauses, pauseResumePairs } from '../test/fixtures/pause-traffic.js';
 
 setFlagsFromString('--expose-gc');

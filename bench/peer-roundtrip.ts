@@ -12,7 +12,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { type PauseTaskResult, type RunningPeer, type Task, startPeer, systemClock } from '../src/index.js';
+import { type PauseTaskResult, type RunningPeer, type Task, startPeer, systemClock } from '../src/internal.js';
 
 const HEADERS = { 'Content-Type': 'application/json', 'A2A-Version': '1.0' };
 

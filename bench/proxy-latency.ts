@@ -22,7 +22,7 @@ import {
   randomIdSource,
   startRecordingProxy,
   systemClock,
-} from '../src/index.js';
+} from '../src/internal.js';
 
 const UNARY_CALLS = Number(process.env.BENCH_UNARY ?? 4000);
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 600);

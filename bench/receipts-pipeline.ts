@@ -21,7 +21,7 @@ import {
   buildSuspensionDraft,
   canonicalJson,
   verifyReceiptLog,
-} from '../src/index.js';
+} from '../src/internal.js';
 import { CREATED_AT, fixedKey } from '../test/receipts/fixtures.js';
 
 const COUNT = Number(process.argv[2] ?? 50_000);

@@ -10,7 +10,7 @@ import { createWriteStream, existsSync, mkdtempSync, rmSync, statSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Keyring, ReceiptChain, type SealedLine, canonicalJson } from '../src/index.js';
+import { Keyring, ReceiptChain, type SealedLine, canonicalJson } from '../src/internal.js';
 import { CREATED_AT, fixedKey, resumptionDraftFor, suspensionDraftFor } from '../test/receipts/fixtures.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

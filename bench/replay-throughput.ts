@@ -23,7 +23,7 @@ import {
   startRecordingProxy,
   systemClock,
   unsignedKeyring,
-} from '../src/index.js';
+} from '../src/internal.js';
 
 function arg(name: string, fallback: string): string {
   const i = process.argv.indexOf(`--${name}`);

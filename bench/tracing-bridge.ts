@@ -22,7 +22,7 @@ import {
   SpanBridge,
   deriveSpanId,
   deriveTraceId,
-} from '../src/index.js';
+} from '../src/internal.js';
 
 const STORIES = Number(process.argv[2] ?? 5_000);
 const EPOCH = Date.UTC(2025, 0, 1);

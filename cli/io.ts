@@ -3,7 +3,7 @@
  * What every command shares: reading input, exit codes, one-line failures, waiting to be stopped.
  */
 import { readFile } from 'node:fs/promises';
-import { A2aReplayError } from '../src/index.js';
+import { A2aReplayError } from '../src/internal.js';
 
 /** Exit codes shared by all commands (docs/design.md §8, §9). */
 export const EXIT = { ok: 0, drift: 1, usage: 2, infrastructure: 3 } as const;

@@ -4,7 +4,7 @@
  * The `a2a-replay` program: one file per command under `cli/commands/`.
  */
 import { Command, CommanderError } from 'commander';
-import { VERSION } from '../src/index.js';
+import { VERSION } from '../src/internal.js';
 import { registerCanon } from './commands/canon.js';
 import { registerDiff } from './commands/diff.js';
 import { registerAudit } from './commands/audit.js';

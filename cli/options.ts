@@ -14,7 +14,7 @@ import {
   loadKeyring,
   parseJsonText,
   readKeyFile,
-} from '../src/index.js';
+} from '../src/internal.js';
 import { CliExit, EXIT, readInput } from './io.js';
 
 /**

@@ -18,7 +18,7 @@ import {
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { EventIdGenerator, type SpanEvent, type SpanSink, SpanBridge } from '../src/index.js';
+import { EventIdGenerator, type SpanEvent, type SpanSink, SpanBridge } from '../src/internal.js';
 import { OtlpJsonFileExporter } from './trace-file-exporter.js';
 
 /** The service every span is reported under (Jaeger's "Service" box). */

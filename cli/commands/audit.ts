@@ -5,7 +5,7 @@
  * verified as it reads: a log that does not verify is reported (exit 1), not audited.
  */
 import type { Command } from 'commander';
-import { type AuditFilter, type AuditRow, auditReceiptLog, canonicalJson } from '../../src/index.js';
+import { type AuditFilter, type AuditRow, auditReceiptLog, canonicalJson } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
 import { type KeyOptions, loadVerifyInputs, withKeyOptions } from '../options.js';
 import { textTable } from '../text-table.js';

@@ -6,7 +6,7 @@
  * malformed log (named with its line).
  */
 import type { Command } from 'commander';
-import { describeDifference, diffReceiptLogs, readGoldenLines } from '../../src/index.js';
+import { describeDifference, diffReceiptLogs, readGoldenLines } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
 
 async function readLog(path: string): Promise<string[]> {

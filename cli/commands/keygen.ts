@@ -5,7 +5,7 @@
  * Prints where it wrote what — never key material.
  */
 import type { Command } from 'commander';
-import { A2aReplayError, canonicalJson, generateReceiptKey, writeSecretFile } from '../../src/index.js';
+import { A2aReplayError, canonicalJson, generateReceiptKey, writeSecretFile } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
 
 async function write(path: string, text: string, force: boolean, mode: number): Promise<void> {

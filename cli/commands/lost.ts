@@ -17,7 +17,7 @@ import {
   readRecording,
   splitLogBytes,
   verifyReceiptLogBytes,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
 import { keyringFromFiles } from '../options.js';
 import { textTable } from '../text-table.js';

@@ -29,7 +29,7 @@ import {
   startPeer,
   systemClock,
   withRecording,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { integerOption } from '../options.js';
 import { setupTracing } from '../tracing-setup.js';

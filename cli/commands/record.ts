@@ -43,7 +43,7 @@ import {
   randomIdSource,
   startRecordingProxy,
   systemClock,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { integerOption, optionalKeyring } from '../options.js';
 import { traceName } from '../trace-name.js';

@@ -36,7 +36,7 @@ import {
   startPeerProcess,
   stopAllPeerProcesses,
   systemClock,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
 import { integerOption, optionalKeyring } from '../options.js';
 import { traceName } from '../trace-name.js';

@@ -5,7 +5,7 @@
  * 1 naming the first bad line and why, 2 on a usage error (no such file, no key).
  */
 import type { Command } from 'commander';
-import { type VerifyResult, verifyReceiptLog } from '../../src/index.js';
+import { type VerifyResult, verifyReceiptLog } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
 import { type KeyOptions, loadVerifyInputs, withKeyOptions } from '../options.js';
 

@@ -3,7 +3,7 @@
  * A minimal A2A v1.0 JSON-RPC client over plain `fetch`, for driving golden scenarios: every
  * call carries `A2A-Version: 1.0`, control calls go to `/control`, streams are read event by event.
  */
-import { SseParser } from '../../src/index.js';
+import { SseParser } from '../../src/internal.js';
 
 export interface RpcReply {
   result?: unknown;

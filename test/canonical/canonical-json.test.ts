@@ -1,6 +1,6 @@
 import canonicalize from 'canonicalize';
 import { describe, expect, it } from 'vitest';
-import { CanonicalizationError, canonicalJson, hashCanonical } from '../../src/index.js';
+import { CanonicalizationError, canonicalJson, hashCanonical } from '../../src/internal.js';
 import { repairLoneSurrogates } from '../../src/canonical/canonical-json.js';
 
 function fromIeeeHex(hex: string): number {

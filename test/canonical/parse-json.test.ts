@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { A2aReplayError, locateJsonError, parseJsonText } from '../../src/index.js';
+import { A2aReplayError, locateJsonError, parseJsonText } from '../../src/internal.js';
 
 describe('parseJsonText', () => {
   it('parses valid JSON', () => {

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Keyring, ManualClock, ReceiptLogWriter, loadKeyFile } from '../../src/index.js';
+import { Keyring, ManualClock, ReceiptLogWriter, loadKeyFile } from '../../src/internal.js';
 import { runCli } from '../helpers/cli.js';
 import { CREATED_AT, resumptionDraftFor, suspensionDraftFor } from '../receipts/fixtures.js';
 

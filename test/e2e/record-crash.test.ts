@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { canonicalJson, generateReceiptKey, readRecording } from '../../src/index.js';
+import { canonicalJson, generateReceiptKey, readRecording } from '../../src/internal.js';
 import { runCli } from '../helpers/cli.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 import { call } from '../replay/session.js';

@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { generateReceiptKey, readRecording } from '../../src/index.js';
+import { generateReceiptKey, readRecording } from '../../src/internal.js';
 import { runCli } from '../helpers/cli.js';
 import { recordPauseSession } from '../intercept/pause-session.js';
 import { type OtlpTraceRequest, attributesOf, spansOf } from '../tracing/otlp-proto.js';

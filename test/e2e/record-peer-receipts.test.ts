@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { canonicalJson, generateReceiptKey, readRecording, shortSha256 } from '../../src/index.js';
+import { canonicalJson, generateReceiptKey, readRecording, shortSha256 } from '../../src/internal.js';
 import { CLI, ROOT, runCli } from '../helpers/cli.js';
 import { type RecordProcess, startRecordProcess } from '../intercept/record-process.js';
 import { userTextMessage } from '../intercept/sdk-echo-server.js';

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TOOL_NAME, generateReceiptKey, readRecording, sha256Prefixed } from '../../src/index.js';
+import { TOOL_NAME, generateReceiptKey, readRecording, sha256Prefixed } from '../../src/internal.js';
 import { runCli } from '../helpers/cli.js';
 import { recordPauseSession } from '../intercept/pause-session.js';
 import { type OtlpSpan, type OtlpTraceRequest, attributesOf, spansOf } from '../tracing/otlp-proto.js';

@@ -22,7 +22,7 @@ import {
   RecordingWriter,
   createRecordingFetch,
   readRecording,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { type RecordProcess, startRecordProcess } from '../intercept/record-process.js';
 import { startSdkEchoServer, userTextMessage } from '../intercept/sdk-echo-server.js';
 

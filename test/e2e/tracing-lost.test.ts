@@ -11,7 +11,7 @@ import {
   deriveSpanId,
   deriveTraceId,
   generateReceiptKey,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { runCli } from '../helpers/cli.js';
 import { EntryScript, RECORDING, TASK_ID } from '../tracing/entries.js';
 import { at } from '../tracing/memory-tracing.js';

@@ -3,7 +3,7 @@
  * the same traffic as the same entries, byte for byte.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { RESPONSE_CUT_MESSAGE, type RecordingEntry, redactValue } from '../../src/index.js';
+import { RESPONSE_CUT_MESSAGE, type RecordingEntry, redactValue } from '../../src/internal.js';
 import type { Handler, Harness, HarnessFactory } from './harness.js';
 
 /** Headers a test client sends explicitly, so no fetch default differs between adapters. */

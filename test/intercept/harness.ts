@@ -11,7 +11,7 @@ import {
   MemoryLineSink,
   type RecordingEntry,
   RecordingWriter,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -12,7 +12,7 @@ import {
   type RecordingProxy,
   RecordingWriter,
   startRecordingProxy,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { type Handler, closeServer, listen, memoryRecorder } from './harness.js';
 
 const cleanups: (() => Promise<void>)[] = [];

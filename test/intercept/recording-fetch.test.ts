@@ -1,4 +1,4 @@
-import { createRecordingFetch } from '../../src/index.js';
+import { createRecordingFetch } from '../../src/internal.js';
 import { recorderSuite } from './common.case.js';
 import { closeServer, listen, memoryRecorder } from './harness.js';
 

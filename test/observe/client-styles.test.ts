@@ -6,7 +6,7 @@
  * finding.
  */
 import { describe, expect, it } from 'vitest';
-import type { JsonObject, ResumeConditions, TaskPause } from '../../src/index.js';
+import type { JsonObject, ResumeConditions, TaskPause } from '../../src/internal.js';
 import {
   Entries,
   TASK,

@@ -14,7 +14,7 @@ import {
   type TaskPause,
   legacyMetadata,
   pauseToLegacy,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 
 export const RECORDING_ID = 'rec-observe-test';
 export const START_MS = Date.parse('2026-04-30T12:34:50.000Z');

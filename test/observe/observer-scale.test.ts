@@ -4,7 +4,7 @@
  * Sizes are counted through `stats()`, never timed (the timing is bench/observer-scale.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { PauseObserver, type ObserverStats } from '../../src/index.js';
+import { PauseObserver, type ObserverStats } from '../../src/internal.js';
 import { pauseResumePairs } from '../fixtures/pause-traffic.js';
 
 function observePairs(count: number): {

@@ -7,7 +7,7 @@ import {
   hashCanonical,
   legacyMetadata,
   pauseToLegacy,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import {
   CTX,
   Entries,

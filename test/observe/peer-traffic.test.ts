@@ -10,7 +10,7 @@ import {
   type RunningPeer,
   SseParser,
   startPeer,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { findings, lost, resumptions, suspensions } from './entries.js';
 
 const AT0 = Date.parse('2026-06-01T00:00:00.000Z');

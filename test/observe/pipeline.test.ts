@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Keyring, ReceiptChain, ReceiptKey, type SpanEvent, type SpanSink } from '../../src/index.js';
+import { Keyring, ReceiptChain, ReceiptKey, type SpanEvent, type SpanSink } from '../../src/internal.js';
 import { ObservationPipeline, type ReceiptSink } from '../../src/observe/pipeline.js';
 import {
   Entries,

@@ -4,7 +4,7 @@
  * not stall other requests.
  */
 import { describe, expect, it } from 'vitest';
-import { type PauseTaskResult, type RunningPeer, type Task, startPeer } from '../../src/index.js';
+import { type PauseTaskResult, type RunningPeer, type Task, startPeer } from '../../src/internal.js';
 import { PeerClient, message } from './peer-client.js';
 
 async function withPeer(

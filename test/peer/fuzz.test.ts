@@ -25,7 +25,7 @@ import {
   isTerminal,
   readPeerTransitions,
   startPeer,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 
 const MAX_TASKS = 4;
 const BODY_LIMIT = 16 * 1024;

@@ -6,7 +6,7 @@
 import { request } from 'node:http';
 import { type Socket, connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type PauseTaskResult, type PeerOptions, type RunningPeer, startPeer } from '../../src/index.js';
+import { type PauseTaskResult, type PeerOptions, type RunningPeer, startPeer } from '../../src/internal.js';
 import { PeerClient, label, message } from './peer-client.js';
 
 let peer: RunningPeer | undefined;

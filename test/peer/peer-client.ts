@@ -10,7 +10,7 @@ import {
   type StreamResponse,
   type Task,
   startPeer,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 
 export interface RpcReply<T = unknown> {
   status: number;

@@ -13,7 +13,7 @@ import {
   instantOf,
   isoAt,
   startPeer,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { PeerClient, peerPerTest, message } from './peer-client.js';
 
 let c: PeerClient;

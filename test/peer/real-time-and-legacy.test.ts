@@ -11,7 +11,7 @@ import {
   parseLegacyEnvelope,
   startPeer,
   systemClock,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { PeerClient, label, message } from './peer-client.js';
 
 let peer: RunningPeer | undefined;

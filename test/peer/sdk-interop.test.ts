@@ -6,7 +6,7 @@
 import { type Message, Role, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { type PauseTaskResult, type RunningPeer, type Task, startPeer } from '../../src/index.js';
+import { type PauseTaskResult, type RunningPeer, type Task, startPeer } from '../../src/internal.js';
 import { PeerClient } from './peer-client.js';
 
 let peer: RunningPeer;

@@ -8,7 +8,7 @@ import {
   type Task,
   type TaskStatusUpdateEvent,
   parseResumeMetadata,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { type PeerClient, peerPerTest, label, message } from './peer-client.js';
 
 let c: PeerClient;

@@ -15,7 +15,7 @@ import {
   hashCanonical,
   readPeerTransitions,
   startPeer,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { PeerClient, message } from './peer-client.js';
 
 let dir = '';

@@ -8,7 +8,7 @@ import {
   REFERENCE_PEER_EXTENSION_URI,
   referencePeerSettingsOf,
   startPeer,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { PeerClient, peerPerTest, type RpcReply, message } from './peer-client.js';
 
 let c: PeerClient;

@@ -24,7 +24,7 @@ import {
   parseTask,
   pauseToLegacy,
   type TaskPause,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 
 const PAUSE: TaskPause = {
   initiatedBy: 'PAUSE_INITIATOR_CLIENT',

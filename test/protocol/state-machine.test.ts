@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TASK_STATES, type TaskState, checkTransition, isAllowedTransition, isTerminal } from '../../src/index.js';
+import { TASK_STATES, type TaskState, checkTransition, isAllowedTransition, isTerminal } from '../../src/internal.js';
 
 /**
  * The expected table, written out independently from the RFC's "Task state machine deltas" and

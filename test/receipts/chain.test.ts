@@ -8,8 +8,8 @@ import {
   hashCanonical,
   pae,
   sha256Prefixed,
-} from '../../src/index.js';
-import type { Receipt, ReceiptLogLine } from '../../src/index.js';
+} from '../../src/internal.js';
+import type { Receipt, ReceiptLogLine } from '../../src/internal.js';
 import { CREATED_AT, buildLogLines, fixedKey, resumptionDraftFor, suspensionDraftFor } from './fixtures.js';
 
 const keyring = new Keyring([fixedKey('key-a')]);

@@ -12,7 +12,7 @@ import {
   buildResumptionDraft,
   buildSuspensionDraft,
   generateReceiptKey,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 
 /** A key whose bytes derive from `seed`: the same seed always gives the same key. */
 export function fixedKey(kid: string, seed = kid, withEd25519 = true): ReceiptKey {

@@ -14,7 +14,7 @@ import {
   readKeyFile,
   verifyReceiptLogBytes,
   writeSecretFile,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { CREATED_AT, buildLogLines, fixedKey, suspensionDraftFor } from './fixtures.js';
 
 let dir: string;

@@ -10,7 +10,7 @@ import {
   ReceiptLogWriter,
   readLogLines,
   verifyReceiptLog,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { CREATED_AT, buildLogLines, fixedKey, resumptionDraftFor, suspensionDraftFor } from './fixtures.js';
 
 let dir: string;

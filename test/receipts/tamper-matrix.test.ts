@@ -7,7 +7,7 @@ import {
   type VerifyResult,
   splitLogBytes,
   verifyReceiptLogBytes,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 import { CREATED_AT, buildLogLines, fixedKey, suspensionDraftFor } from './fixtures.js';
 
 const keyring = new Keyring([fixedKey('key-a')]);

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { A2aReplayError, parsePrincipalSource, principalOf, redactHeaders, redactValue } from '../../src/index.js';
+import { A2aReplayError, parsePrincipalSource, principalOf, redactHeaders, redactValue } from '../../src/internal.js';
 
 const jwt = (claims: object): string =>
   `${Buffer.from('{"alg":"RS256"}').toString('base64url')}.` +

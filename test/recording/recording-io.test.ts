@@ -14,7 +14,7 @@ import {
   canonicalJson,
   fileLineSink,
   readRecording,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 
 let dir = '';
 beforeEach(async () => {

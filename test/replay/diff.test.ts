@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, checkpointIntervalOf } from '../../src/index.js';
+import { canonicalJson, checkpointIntervalOf } from '../../src/internal.js';
 import { diffReceiptLogs } from '../../src/replay/diff.js';
 
 const header = {

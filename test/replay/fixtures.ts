@@ -1,7 +1,7 @@
 /**
  * Hand-made recording entries for the replay unit tests.
  */
-import type { JsonValue, RecordingEntry } from '../../src/index.js';
+import type { JsonValue, RecordingEntry } from '../../src/internal.js';
 
 const BASE = Date.UTC(2026, 0, 1);
 

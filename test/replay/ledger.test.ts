@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonValue, RecordingEntry } from '../../src/index.js';
+import type { JsonValue, RecordingEntry } from '../../src/internal.js';
 import { planReplay } from '../../src/replay/lanes.js';
 import { type LiveAnswer, ReplayLedger } from '../../src/replay/ledger.js';
 import { IdMap } from '../../src/replay/substitution.js';

@@ -5,7 +5,7 @@ import {
   type RunningPeer,
   recordedPeerSettings,
   startPeer,
-} from '../../src/index.js';
+} from '../../src/internal.js';
 
 let peer: RunningPeer | undefined;
 afterEach(async () => {

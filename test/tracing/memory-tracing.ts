@@ -12,7 +12,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { EventIdGenerator } from '../../src/tracing/event-id-generator.js';
 import { SpanBridge } from '../../src/tracing/span-bridge.js';
-import { type SpanRef, deriveSpanId, deriveTraceId } from '../../src/index.js';
+import { type SpanRef, deriveSpanId, deriveTraceId } from '../../src/internal.js';
 
 export interface MemoryTracing {
   exporter: InMemorySpanExporter;

@@ -1,6 +1,6 @@
 import { SpanStatusCode } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type SpanAttributes, type SpanEvent, type SpanRef, parseTraceparent } from '../../src/index.js';
+import { type SpanAttributes, type SpanEvent, type SpanRef, parseTraceparent } from '../../src/internal.js';
 import {
   ATTR_LINK_KIND,
   ATTR_LINK_PIPELINE_SPAN_ID,

@@ -1,7 +1,7 @@
 /**
  * Hand-written span-event scenarios: the events the PauseObserver emits for common pause stories.
  */
-import { type SpanEvent, type SpanRef, type SpanSink } from '../../src/index.js';
+import { type SpanEvent, type SpanRef, type SpanSink } from '../../src/internal.js';
 import {
   ATTR_GEN_AI_CONVERSATION_ID,
   ATTR_PAUSE_INITIATED_BY,
