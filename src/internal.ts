@@ -288,7 +288,10 @@ export {
   writeSecretFile,
 } from './receipts/key-file.js';
 export {
+  AUDIT_FLAGS,
   AuditCollector,
+  type AuditCollectorOptions,
+  type AuditFlag,
   type AuditFilter,
   type AuditOutcome,
   type AuditResult,

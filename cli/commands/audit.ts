@@ -1,8 +1,10 @@
 /**
  * @module cli/commands/audit
- * `a2a-replay audit LOG [--json] [--task ID] [--initiator client|agent]`: one row per
- * suspension — who paused which task, when, why, under which conditions, and how it ended —
- * verified as it reads: a log that does not verify is reported (exit 1), not audited.
+ * `a2a-replay audit LOG [--json] [--task ID] [--initiator client|agent] [--agent-principal P]...`:
+ * one row per suspension — who paused which task, when, why, under which conditions, and how it
+ * ended — verified as it reads: a log that does not verify is reported (exit 1), not audited. An
+ * agent-initiated pause that a client requested (`AwaitTaskResumption`) as a principal other than
+ * the agent's own is flagged (docs/design.md §6).
  */
 import type { Command } from 'commander';
 import { type AuditFilter, type AuditRow, auditReceiptLog, canonicalJson } from '../../src/internal.js';
@@ -42,7 +44,17 @@ function ending(row: AuditRow): string {
 
 /** A plain-text table, one row per suspension. */
 export function auditTable(rows: AuditRow[]): string {
-  const header = ['TASK', 'INITIATED BY', 'PRINCIPAL', 'REASON', 'CONDITIONS', 'PAUSED AT', 'ENDED', 'REJECTED'];
+  const header = [
+    'TASK',
+    'INITIATED BY',
+    'PRINCIPAL',
+    'REASON',
+    'CONDITIONS',
+    'PAUSED AT',
+    'ENDED',
+    'REJECTED',
+    'FLAG',
+  ];
   const body = rows.map((r) => [
     r.taskId,
     initiatorLabel(r.initiatedBy),
@@ -52,8 +64,16 @@ export function auditTable(rows: AuditRow[]): string {
     r.pausedAt,
     ending(r),
     String(r.rejectedAttempts),
+    r.flags.length === 0 ? '-' : r.flags.map((f) => `! ${f}`).join(', '),
   ]);
   return textTable([header, ...body]);
+}
+
+interface AuditCommandOptions extends KeyOptions {
+  json?: boolean;
+  task?: string;
+  initiator?: string;
+  agentPrincipal: string[];
 }
 
 export function registerAudit(program: Command): void {
@@ -63,7 +83,13 @@ export function registerAudit(program: Command): void {
     .option('--json', 'print the rows as a JSON array')
     .option('--task <id>', 'only this task')
     .option('--initiator <who>', 'only pauses initiated by "client" or "agent"')
-    .action(async (log: string, options: KeyOptions & { json?: boolean; task?: string; initiator?: string }) => {
+    .option(
+      '--agent-principal <principal>',
+      "a principal the agent itself acts as (repeatable); other principals' AwaitTaskResumption calls are flagged",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .action(async (log: string, options: AuditCommandOptions) => {
       const filter: AuditFilter = {};
       if (options.task !== undefined) filter.taskId = options.task;
       if (options.initiator !== undefined) {
@@ -80,6 +106,7 @@ export function registerAudit(program: Command): void {
         keyring: inputs.keyring,
         ...(inputs.anchor ? { anchor: inputs.anchor } : {}),
         filter,
+        agentPrincipals: options.agentPrincipal,
       });
       if (!result.verify.ok) {
         process.stderr.write(`a2a-replay: not audited: ${verifySummary(log, result.verify)}\n`);
@@ -94,6 +121,11 @@ export function registerAudit(program: Command): void {
         `${result.rows.length} suspension${result.rows.length === 1 ? '' : 's'}`,
         verifySummary(log, result.verify),
       ];
+      const flagged = result.rows.filter((r) => r.flags.length > 0).length;
+      if (flagged > 0) {
+        const who = options.agentPrincipal.length === 0 ? 'no --agent-principal given' : 'not an --agent-principal';
+        notes.push(`${flagged} agent pause${flagged === 1 ? '' : 's'} requested by another principal (${who})`);
+      }
       if (result.orphans > 0) notes.push(`${result.orphans} resumption(s) name a suspension not in this log`);
       process.stderr.write(`${notes.join('; ')}\n`);
     });

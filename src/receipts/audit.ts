@@ -6,7 +6,7 @@
 import type { JsonValue } from '../canonical/canonical-json.js';
 import type { PauseInitiator } from '../protocol/types.js';
 import { type VerifiedLine, type VerifyOptions, type VerifyResult, verifyReceiptLog } from './verify.js';
-import type { ResumeReceiptCause, SuspensionVia } from './types.js';
+import type { ResumeReceiptCause, SuspensionReceipt, SuspensionVia } from './types.js';
 
 /** How a suspension ended: `open` when no closing receipt was logged. */
 export type AuditOutcome = 'resumed' | 'canceled' | 'failed' | 'open';
@@ -33,6 +33,21 @@ export interface AuditRow {
   /** Rejected resume attempts (e.g. -32011) against this suspension. */
   rejectedAttempts: number;
   rejectedCodes: number[];
+  /** What an auditor should look at (docs/design.md §6, "Audit flags"); empty when nothing. */
+  flags: AuditFlag[];
+}
+
+/**
+ * `agent-pause-requested-by-other-principal`: an agent-initiated pause that arrived as a client
+ * request (`AwaitTaskResumption`) from a principal that is not one of the agent's own — or from
+ * any principal when the agent's principals are not configured.
+ */
+export const AUDIT_FLAGS = ['agent-pause-requested-by-other-principal'] as const;
+export type AuditFlag = (typeof AUDIT_FLAGS)[number];
+
+export interface AuditCollectorOptions {
+  /** The principals the agent itself acts as (`audit --agent-principal`). */
+  agentPrincipals?: readonly string[];
 }
 
 export interface AuditFilter {
@@ -51,7 +66,19 @@ export interface AuditResult {
 /** Collects audit rows from verified lines (feed it as the verifier's `onLine`). */
 export class AuditCollector {
   readonly #rows = new Map<string, AuditRow>();
+  readonly #agentPrincipals: ReadonlySet<string>;
   #orphans = 0;
+
+  constructor(options: AuditCollectorOptions = {}) {
+    this.#agentPrincipals = new Set(options.agentPrincipals ?? []);
+  }
+
+  #flagsOf(receipt: SuspensionReceipt): AuditFlag[] {
+    const requested = receipt.initiatedBy === 'PAUSE_INITIATOR_AGENT' && receipt.via === 'AwaitTaskResumption';
+    if (!requested) return [];
+    const own = receipt.principal !== null && this.#agentPrincipals.has(receipt.principal);
+    return own ? [] : ['agent-pause-requested-by-other-principal'];
+  }
 
   readonly onLine = (verified: VerifiedLine): void => {
     const { line, hash, number } = verified;
@@ -76,6 +103,7 @@ export class AuditCollector {
           closedAtLine: null,
           rejectedAttempts: 0,
           rejectedCodes: [],
+          flags: this.#flagsOf(line),
         });
         return;
       case 'ResumptionReceipt': {
@@ -123,9 +151,9 @@ export class AuditCollector {
 /** Verifies `path` while collecting rows; rows are returned only when the log verifies. */
 export async function auditReceiptLog(
   path: string,
-  options: VerifyOptions & { filter?: AuditFilter },
+  options: VerifyOptions & AuditCollectorOptions & { filter?: AuditFilter },
 ): Promise<AuditResult> {
-  const collector = new AuditCollector();
+  const collector = new AuditCollector(options.agentPrincipals ? { agentPrincipals: options.agentPrincipals } : {});
   const outer = options.onLine;
   const verify = await verifyReceiptLog(path, {
     ...options,

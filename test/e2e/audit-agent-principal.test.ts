@@ -1,0 +1,104 @@
+/**
+ * Audit shows who asked for an agent's pause: `AwaitTaskResumption` sent by a client principal is
+ * recorded with that principal, and `audit` flags it unless the principal is one of the agent's
+ * own (`--agent-principal`). A pause the agent's script takes by itself is never flagged.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { canonicalJson, generateReceiptKey } from '../../src/internal.js';
+import { runCli } from '../helpers/cli.js';
+import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+
+let dir = '';
+const procs: RecordProcess[] = [];
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'audit-principal-'));
+});
+afterEach(async () => {
+  for (const p of procs.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  await rm(dir, { recursive: true, force: true });
+});
+
+function bearer(sub: string): string {
+  const part = (v: object): string => Buffer.from(JSON.stringify(v)).toString('base64url');
+  return `Bearer ${part({ alg: 'none' })}.${part({ sub })}.`;
+}
+
+async function rpc(url: string, method: string, params: unknown, sub: string): Promise<Record<string, unknown>> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', authorization: bearer(sub) },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return (await res.json()) as Record<string, unknown>;
+}
+
+interface Row {
+  taskId: string;
+  initiatedBy: string;
+  principal: string | null;
+  via: string;
+  flags: string[];
+}
+
+it('flags an AwaitTaskResumption requested by a principal other than the agent, never a self-park', async () => {
+  const key = join(dir, 'key.json');
+  await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'audit' }).keyFile()), { mode: 0o600 });
+  const peer = await startCliProcess(['peer', '--deterministic']);
+  procs.push(peer);
+  const out = join(dir, 'session.jsonl');
+  const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', key]);
+  procs.push(recorder);
+
+  const send = async (text: string, sub: string): Promise<string> => {
+    const r = (await rpc(
+      recorder.url,
+      'SendMessage',
+      {
+        message: { messageId: `m-${text}`, role: 'ROLE_USER', parts: [{ text }] },
+        configuration: { returnImmediately: true },
+      },
+      sub,
+    )) as { result: { task: { id: string } } };
+    return r.result.task.id;
+  };
+  const requested = await send('work:3', 'alice');
+  const selfParked = await send('work:1 await:review work:1', 'alice');
+  await rpc(`${recorder.url}/control`, 'AdvanceClock', { ms: 1000 }, 'ops');
+  const awaited = await rpc(
+    recorder.url,
+    'AwaitTaskResumption',
+    { taskId: requested, reason: 'ci', conditions: { onEvent: 'ci.done' } },
+    'mallory',
+  );
+  expect(awaited).toHaveProperty('result');
+  await rpc(recorder.url, 'GetTask', { id: selfParked }, 'alice');
+  expect(await stopProcess(recorder)).toBe(0);
+
+  const log = join(dir, 'session.receipts.jsonl');
+  const rows = (open: string[]): Promise<Row[]> =>
+    runCli(['audit', log, '--key', key, '--json', ...open]).then((r) => JSON.parse(r.stdout) as Row[]);
+
+  const unconfigured = await rows([]);
+  const byTask = new Map(unconfigured.map((r) => [r.taskId, r]));
+  expect(byTask.get(requested)).toMatchObject({
+    initiatedBy: 'PAUSE_INITIATOR_AGENT',
+    via: 'AwaitTaskResumption',
+    principal: 'jwt:sub=mallory',
+    flags: ['agent-pause-requested-by-other-principal'],
+  });
+  expect(byTask.get(selfParked)).toMatchObject({ initiatedBy: 'PAUSE_INITIATOR_AGENT', flags: [] });
+
+  const asAgent = await rows(['--agent-principal', 'jwt:sub=mallory']);
+  expect(asAgent.find((r) => r.taskId === requested)?.flags).toEqual([]);
+  const otherAgent = await rows(['--agent-principal', 'jwt:sub=agent-7']);
+  expect(otherAgent.find((r) => r.taskId === requested)?.flags).toEqual(['agent-pause-requested-by-other-principal']);
+
+  const table = await runCli(['audit', log, '--key', key]);
+  expect(table.code).toBe(0);
+  expect(table.stdout).toMatch(/! agent-pause-requested-by-other-principal/);
+  expect(table.stderr).toMatch(/1 agent pause requested by another principal \(no --agent-principal given\)/);
+});
