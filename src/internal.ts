@@ -367,7 +367,7 @@ export {
 } from './peer/agent-card.js';
 // peer limits and its own ground truth (the transitions log)
 export { DEFAULT_MAX_TASKS } from './peer/task-store.js';
-export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './peer/http-limits.js';
+export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.js';
 export {
   type EvictedLine,
   PEER_TRANSITIONS_TYPE,

@@ -15,7 +15,8 @@ export interface SseEvent {
 
 export class SseParser {
   readonly #decoder = new TextDecoder('utf-8');
-  #buffer = '';
+  /** The current line so far, as it arrived (joined once the line ends). */
+  #pieces: string[] = [];
   /** The previous chunk ended in CR: a LF at the start of the next one belongs to it. */
   #pendingCr = false;
   #data: string[] = [];
@@ -39,37 +40,45 @@ export class SseParser {
    */
   end(): { events: SseEvent[]; incomplete: boolean } {
     const events = this.#consume(this.#decoder.decode());
-    const incomplete = this.#buffer.length > 0 || this.#data.length > 0;
-    this.#buffer = '';
+    const incomplete = this.#pieces.length > 0 || this.#data.length > 0;
+    this.#pieces = [];
     this.#data = [];
     this.#event = undefined;
     this.#id = undefined;
     return { events, incomplete };
   }
 
+  /**
+   * Splits `text` into lines. Only the new text is scanned, and a line cut across chunks is kept
+   * as pieces joined once when it completes, so the cost is linear in the stream's size.
+   */
   #consume(text: string): SseEvent[] {
     const events: SseEvent[] = [];
-    let s = text;
+    let start = 0;
     if (this.#pendingCr) {
       this.#pendingCr = false;
-      if (s.startsWith('\n')) s = s.slice(1);
+      if (text.charCodeAt(0) === 10) start = 1;
     }
-    let buffer = this.#buffer + s;
-    let start = 0;
     for (;;) {
       let end = -1;
-      for (let i = start; i < buffer.length; i++) {
-        const c = buffer.charCodeAt(i);
+      for (let i = start; i < text.length; i++) {
+        const c = text.charCodeAt(i);
         if (c === 10 || c === 13) {
           end = i;
           break;
         }
       }
       if (end < 0) break;
-      const line = buffer.slice(start, end);
-      if (buffer.charCodeAt(end) === 13) {
-        if (end + 1 < buffer.length) {
-          start = buffer.charCodeAt(end + 1) === 10 ? end + 2 : end + 1;
+      const piece = text.slice(start, end);
+      let line = piece;
+      if (this.#pieces.length > 0) {
+        this.#pieces.push(piece);
+        line = this.#pieces.join('');
+        this.#pieces = [];
+      }
+      if (text.charCodeAt(end) === 13) {
+        if (end + 1 < text.length) {
+          start = text.charCodeAt(end + 1) === 10 ? end + 2 : end + 1;
         } else {
           this.#pendingCr = true;
           start = end + 1;
@@ -80,8 +89,7 @@ export class SseParser {
       const event = this.#line(line);
       if (event !== undefined) events.push(event);
     }
-    buffer = buffer.slice(start);
-    this.#buffer = buffer;
+    if (start < text.length) this.#pieces.push(text.slice(start));
     return events;
   }
 

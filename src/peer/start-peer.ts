@@ -6,7 +6,7 @@
  * kind gets a JSON-RPC error; nothing a client sends crashes the peer.
  *
  * Wire decisions:
- * - HTTP limits come first (src/peer/http-limits.ts): 408 for a request that does not arrive in
+ * - HTTP limits come first (src/http/limits.ts): 408 for a request that does not arrive in
  *   time, 503 past the connection cap, 413 for a body over the limit (the client reads it).
  * - Requests must carry `A2A-Version: 1.0` (header, or the `A2A-Version` query parameter, spec
  *   §3.6); a missing value means 0.3 → -32009. `/control` is not A2A and does not require it.
@@ -61,6 +61,7 @@ import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, type StreamResponse } from '../p
 import { isTerminal } from '../protocol/state-machine.js';
 import { principalOf } from '../recording/principal.js';
 import { VERSION } from '../version.js';
+import { sendJson } from '../http/json-answer.js';
 import { buildAgentCard } from './agent-card.js';
 import {
   DEFAULT_HTTP_LIMITS,
@@ -70,7 +71,7 @@ import {
   guardServer,
   limitedServerOptions,
   readLimitedBody,
-} from './http-limits.js';
+} from '../http/limits.js';
 import { RpcFailure } from './rpc-failure.js';
 import { RealScheduler, type Scheduler, VirtualScheduler } from './scheduler.js';
 import { type Caller, type Subscriber, TaskEngine } from './task-engine.js';
@@ -166,13 +167,6 @@ function limitBody(status: number, message: string): string {
 function isLoopback(address: string | undefined): boolean {
   if (!address) return false;
   return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
-}
-
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  if (res.headersSent || res.destroyed) return;
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
-  res.end(text);
 }
 
 function sendError(res: ServerResponse, id: JsonRpcId | null, error: JsonRpcErrorObject, status?: number): void {
@@ -276,7 +270,9 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
 
   /** Sends a success once every event so far reached its streams (docs/design.md §4 "Order"). */
   function answerAfterEvents(res: ServerResponse, id: JsonRpcId, result: unknown): Promise<void> {
-    const sent = engine.flushed().then(() => sendJson(res, 200, successResponse(id, result)));
+    const sent = engine.flushed().then(() => {
+      sendJson(res, 200, successResponse(id, result));
+    });
     answers.add(sent);
     void sent.finally(() => answers.delete(sent));
     return sent;
@@ -421,7 +417,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     }
     let value: unknown;
     try {
-      value = JSON.parse(body.text) as unknown;
+      value = JSON.parse(body.bytes.toString('utf8')) as unknown;
     } catch (error) {
       const why = error instanceof Error ? error.message : 'not valid JSON';
       sendError(res, null, jsonRpcError('PARSE_ERROR', `request body is not valid JSON: ${why}`));

@@ -1,7 +1,8 @@
 /**
- * @module peer/http-limits
- * The reference peer's defences at the HTTP edge (docs/design.md §4), on `node:http` alone:
- * time-outs, a connection cap and a body limit whose answer the client actually reads.
+ * @module http/limits
+ * Defences at the HTTP edge shared by the reference peer and the recording proxy (docs/design.md
+ * §4, §5), on `node:http` alone: time-outs, a connection cap and a body limit whose answer the
+ * client actually reads.
  *
  * - A request whose headers have not all arrived within `headersTimeoutMs` (default 10 s), or
  *   whose body has not fully arrived within `requestTimeoutMs` (default 30 s, counted from the
@@ -16,8 +17,8 @@
  *   paused task may stay quiet for hours. (Idle keep-alive connections between requests close
  *   after Node's `keepAliveTimeout`.)
  *
- * The answers' bodies come from the caller (the peer sends JSON-RPC errors), so this module
- * knows HTTP only.
+ * The answers' bodies come from the caller (both send JSON-RPC errors), so this module knows
+ * HTTP only.
  */
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -112,7 +113,7 @@ export function guardServer(server: Server, limits: HttpLimits, body: LimitAnswe
 }
 
 export type BodyResult =
-  | { kind: 'ok'; text: string }
+  | { kind: 'ok'; bytes: Buffer }
   /** `drained` settles once the rest was read and dropped (up to the drain limit) or the client left. */
   | { kind: 'too-large'; size: number; drained: Promise<void> }
   | { kind: 'aborted' };
@@ -173,7 +174,7 @@ export function readLimitedBody(req: IncomingMessage, limit: number, drainLimit:
     };
     const onEnd = (): void => {
       cleanup();
-      resolve({ kind: 'ok', text: Buffer.concat(chunks).toString('utf8') });
+      resolve({ kind: 'ok', bytes: Buffer.concat(chunks, size) });
     };
     const onAbort = (): void => {
       cleanup();
