@@ -3,10 +3,11 @@
  * What every command shares: reading input, exit codes, one-line failures, waiting to be stopped.
  */
 import { readFile } from 'node:fs/promises';
-import { A2aReplayError } from '../src/internal.js';
+import { A2aReplayError, EXIT_CODES } from '../src/internal.js';
 
 /** Exit codes shared by all commands (docs/design.md §8, §9). */
-export const EXIT = { ok: 0, drift: 1, usage: 2, infrastructure: 3 } as const;
+/** The one exit-code table (src/errors.ts), under the name the commands use. */
+export const EXIT = EXIT_CODES;
 
 /** Thrown by commands to stop with a one-line message and an exit code. */
 export class CliExit extends Error {

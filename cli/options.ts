@@ -14,6 +14,7 @@ import {
   loadKeyring,
   parseJsonText,
   readKeyFile,
+  errorMessage,
 } from '../src/internal.js';
 import { CliExit, EXIT, readInput } from './io.js';
 
@@ -38,7 +39,7 @@ export async function keyringFromFiles(files: readonly string[]): Promise<Keyrin
     try {
       keyring.add(readKeyFile(parseJsonText(text, source), source));
     } catch (error) {
-      throw new CliExit(EXIT.usage, error instanceof Error ? error.message : String(error));
+      throw new CliExit(EXIT.usage, errorMessage(error));
     }
   }
   return keyring;

@@ -9,10 +9,7 @@ import { join } from 'node:path';
 import { type ExportResult, ExportResultCode } from '@opentelemetry/core';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-
-function compareHrTime(a: readonly [number, number], b: readonly [number, number]): number {
-  return a[0] !== b[0] ? a[0] - b[0] : a[1] - b[1];
-}
+import { compareHrTime } from '../src/internal.js';
 
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

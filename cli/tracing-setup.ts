@@ -18,7 +18,7 @@ import {
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { EventIdGenerator, type SpanEvent, type SpanSink, SpanBridge } from '../src/internal.js';
+import { EventIdGenerator, type SpanEvent, type SpanSink, SpanBridge, errorMessage } from '../src/internal.js';
 import { OtlpJsonFileExporter } from './trace-file-exporter.js';
 
 /** The service every span is reported under (Jaeger's "Service" box). */
@@ -166,7 +166,7 @@ export function setupTracing(options: TracingOptions = {}): Tracing {
 }
 
 function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /** Passes spans on, and tells the first failure once; a failing exporter never fails the command. */

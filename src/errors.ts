@@ -34,10 +34,21 @@ export class A2aReplayError extends Error {
  * (`ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9`, unless the message already says it); a code
  * only on its `cause`, as `fetch` reports network failures, goes last (`fetch failed (ECONNREFUSED)`).
  */
+/** The message of an Error, or the text of anything else thrown. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 export function describeError(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const own = (error as { code?: unknown } | null | undefined)?.code;
   if (typeof own === 'string') return message.includes(own) ? message : `${own}: ${message}`;
   const fromCause = (error as { cause?: { code?: unknown } } | null | undefined)?.cause?.code;
   return typeof fromCause === 'string' ? `${message} (${fromCause})` : message;
 }
+
+/**
+ * The exit codes of every command (README "Commands"): 0 success, 1 drift / an invalid log / lost
+ * pauses, 2 usage error or malformed input, 3 infrastructure failure.
+ */
+export const EXIT_CODES = { ok: 0, drift: 1, usage: 2, infrastructure: 3 } as const;

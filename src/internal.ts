@@ -5,7 +5,7 @@
  */
 
 // ---- core ----
-export { A2aReplayError, type A2aReplayErrorCode, describeError } from './errors.js';
+export { A2aReplayError, type A2aReplayErrorCode, EXIT_CODES, describeError, errorMessage } from './errors.js';
 export { type Clock, ManualClock, isoAt, systemClock } from './clock.js';
 export { CounterIdSource, type IdSource, randomIdSource } from './ids.js';
 export { TOOL_NAME, VERSION } from './version.js';
@@ -339,7 +339,7 @@ export {
   type SpanName,
 } from './tracing/attributes.js';
 export { EventIdGenerator } from './tracing/event-id-generator.js';
-export { SpanBridge, type SpanBridgeOptions, isoToHrTime } from './tracing/span-bridge.js';
+export { SpanBridge, type SpanBridgeOptions, compareHrTime, isoToHrTime } from './tracing/span-bridge.js';
 export { LostPauseCollector, type LostPauseListing, lostPausesInReceiptLog } from './tracing/lost-pauses.js';
 
 // ---- observe ----
@@ -451,7 +451,6 @@ export {
 export {
   type RecordingOutcome,
   type RecordingResult,
-  RUN_EXIT,
   type RunSummary,
   exitCodeOf,
   summaryExitCode,

@@ -17,6 +17,7 @@ import {
   readRecording,
   splitLogBytes,
   verifyReceiptLogBytes,
+  errorMessage,
 } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
 import { keyringFromFiles } from '../options.js';
@@ -50,7 +51,7 @@ function firstLineType(file: string, bytes: Buffer): string {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new CliExit(EXIT.usage, `${file}:1: not JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw new CliExit(EXIT.usage, `${file}:1: not JSON (${errorMessage(error)})`);
   }
   const type =
     value !== null && typeof value === 'object' && !Array.isArray(value)
@@ -86,10 +87,7 @@ function receiptLines(file: string, bytes: Buffer): ReceiptLogLine[] {
     try {
       value = JSON.parse(raw.text);
     } catch (error) {
-      throw new CliExit(
-        EXIT.usage,
-        `${file}:${raw.number}: not JSON (${error instanceof Error ? error.message : String(error)})`,
-      );
+      throw new CliExit(EXIT.usage, `${file}:${raw.number}: not JSON (${errorMessage(error)})`);
     }
     const parsed = readReceiptLogLine(value);
     if (!parsed.ok) throw new CliExit(EXIT.usage, `${file}:${raw.number}: ${formatIssue(parsed.issue)}`);

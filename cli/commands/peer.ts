@@ -29,6 +29,7 @@ import {
   startPeer,
   systemClock,
   withRecording,
+  errorMessage,
 } from '../../src/internal.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { integerOption } from '../options.js';
@@ -79,7 +80,7 @@ function observeOwnTraffic(spans: SpanSink, warn: (line: string) => void): SelfO
     (error: unknown): void => {
       if (told.has(what)) return;
       told.add(what);
-      warn(`${what} failed, the peer keeps serving: ${error instanceof Error ? error.message : String(error)}`);
+      warn(`${what} failed, the peer keeps serving: ${errorMessage(error)}`);
     };
   const pipeline = new ObservationPipeline({ recordingId, spans, onSinkError: (error, sink) => once(sink)(error) });
   const recorder = new ExchangeRecorder({

@@ -19,7 +19,6 @@ import {
   A2aReplayError,
   DEFAULT_WAIT_MS,
   type LivePeer,
-  RUN_EXIT,
   type RecordingHeader,
   type Shard,
   TOOL_NAME,
@@ -217,6 +216,6 @@ export function registerRun(program: Command): void {
           );
         }
       }
-      if (summary.exitCode !== RUN_EXIT.match) throw new CliExit(summary.exitCode, '');
+      if (summary.exitCode !== EXIT.ok) throw new CliExit(summary.exitCode, '');
     });
 }

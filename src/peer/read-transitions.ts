@@ -5,7 +5,7 @@
  * For comparing what a recorder derived with what the peer did.
  */
 import { readFile } from 'node:fs/promises';
-import { A2aReplayError } from '../errors.js';
+import { A2aReplayError, errorMessage } from '../errors.js';
 import {
   type FieldIssue,
   FieldError,
@@ -168,7 +168,7 @@ export async function readPeerTransitions(path: string): Promise<PeerTransitions
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     throw new A2aReplayError('IO_FAILED', `cannot read the transitions log ${path}: ${why}`, { cause: error });
   }
   return parsePeerTransitions(text, path);

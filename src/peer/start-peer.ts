@@ -48,7 +48,7 @@
  */
 import { type IncomingMessage, type RequestListener, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { A2aReplayError } from '../errors.js';
+import { A2aReplayError, errorMessage } from '../errors.js';
 import { type Clock, ManualClock, isoAt, systemClock } from '../clock.js';
 import { CounterIdSource, type IdSource, randomIdSource } from '../ids.js';
 import { MAX_CLOCK_MS, checkCallRanges } from '../protocol/bounds.js';
@@ -226,8 +226,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   const controlEnabled = deterministic || (options.control ?? false);
   const log = options.log ?? (() => undefined);
 
-  const onTimerError = (error: unknown): void =>
-    log(`peer: timer failed: ${error instanceof Error ? error.message : String(error)}`);
+  const onTimerError = (error: unknown): void => log(`peer: timer failed: ${errorMessage(error)}`);
   let scheduler: Scheduler;
   if (deterministic) {
     if (options.clock !== undefined && !(options.clock instanceof ManualClock)) {
@@ -252,8 +251,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
             tool: `a2a-replay@${VERSION}`,
             peer: { deterministic, seed, stepMs, legacyPause: legacy, maxTasks },
           },
-          (error) =>
-            log(`peer: the transitions log stopped: ${error instanceof Error ? error.message : String(error)}`),
+          (error) => log(`peer: the transitions log stopped: ${errorMessage(error)}`),
         );
   const engine = new TaskEngine({
     scheduler,
@@ -300,7 +298,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
           try {
             frame = `data: ${JSON.stringify(successResponse(id, event))}\n\n`;
           } catch (error) {
-            log(`peer: cannot serialise a stream event: ${error instanceof Error ? error.message : String(error)}`);
+            log(`peer: cannot serialise a stream event: ${errorMessage(error)}`);
             const failure = errorResponse(id, jsonRpcError('INTERNAL', 'a stream event could not be serialised'));
             frame = `event: error\ndata: ${JSON.stringify(failure)}\n\n`;
           }
@@ -519,10 +517,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
       const rpcError =
         error instanceof RpcFailure
           ? error.toError()
-          : jsonRpcError(
-              'INTERNAL',
-              `internal error in ${method}: ${error instanceof Error ? error.message : String(error)}`,
-            );
+          : jsonRpcError('INTERNAL', `internal error in ${method}: ${errorMessage(error)}`);
       if (!(error instanceof RpcFailure) || error.errorName === 'INTERNAL')
         log(`peer: ${method} failed: ${rpcError.message}`);
       if (res.headersSent) {
@@ -604,7 +599,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
 
   const handler: RequestListener = (req, res) => {
     handle(req, res).catch((error: unknown) => {
-      log(`peer: request failed: ${error instanceof Error ? error.message : String(error)}`);
+      log(`peer: request failed: ${errorMessage(error)}`);
       if (!res.headersSent) sendError(res, null, jsonRpcError('INTERNAL', 'internal error'));
       else if (!res.writableEnded) res.end();
     });

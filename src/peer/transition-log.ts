@@ -19,7 +19,7 @@
 import { chmod, open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { canonicalJson } from '../canonical/canonical-json.js';
-import { A2aReplayError } from '../errors.js';
+import { A2aReplayError, errorMessage } from '../errors.js';
 import type { PauseInitiator, PauseMode, ResumeCause, ResumeConditions, TaskState } from '../protocol/types.js';
 
 export const PEER_TRANSITIONS_TYPE = 'peer-transitions';
@@ -160,7 +160,7 @@ export class TransitionLogWriter {
       // A file that already existed keeps its mode on open: tighten it.
       await chmod(path, 0o600);
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = errorMessage(error);
       throw new A2aReplayError('INVALID_ARGUMENT', `cannot write the transitions log ${path}: ${why}`, {
         cause: error,
       });

@@ -4,12 +4,10 @@
  * with the exit code (docs/design.md §8: 0 match, 1 drift, 2 usage or malformed input, 3 infrastructure).
  * Plain data, shared by the runner and the text / JSON / JUnit reporters.
  */
+import { EXIT_CODES } from '../errors.js';
 import type { ReceiptDiff, ReceiptDifference } from './diff.js';
 import type { TaskTimeline } from './driver.js';
 import type { ExchangeDrift } from './drift.js';
-
-/** Exit codes of `a2a-replay run`. */
-export const RUN_EXIT = { match: 0, drift: 1, malformed: 2, infrastructure: 3 } as const;
 
 export type RecordingOutcome =
   /** Receipts and exchanges as recorded. */
@@ -58,13 +56,13 @@ export function exitCodeOf(outcome: RecordingOutcome): number {
   switch (outcome) {
     case 'match':
     case 'updated':
-      return RUN_EXIT.match;
+      return EXIT_CODES.ok;
     case 'drift':
-      return RUN_EXIT.drift;
+      return EXIT_CODES.drift;
     case 'malformed':
-      return RUN_EXIT.malformed;
+      return EXIT_CODES.usage;
     case 'infrastructure':
-      return RUN_EXIT.infrastructure;
+      return EXIT_CODES.infrastructure;
     default: {
       const never: never = outcome;
       return never;
@@ -74,5 +72,5 @@ export function exitCodeOf(outcome: RecordingOutcome): number {
 
 /** The run's exit code: the most severe of its results (3 > 2 > 1 > 0). */
 export function summaryExitCode(results: readonly RecordingResult[]): number {
-  return results.reduce<number>((code, r) => Math.max(code, exitCodeOf(r.outcome)), RUN_EXIT.match);
+  return results.reduce<number>((code, r) => Math.max(code, exitCodeOf(r.outcome)), EXIT_CODES.ok);
 }

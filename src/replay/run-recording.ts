@@ -11,7 +11,7 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { type Clock, systemClock } from '../clock.js';
-import { A2aReplayError } from '../errors.js';
+import { A2aReplayError, errorMessage } from '../errors.js';
 import { formatIssue } from '../protocol/read.js';
 import type { Keyring } from '../receipts/keys.js';
 import { readReceiptLogLine } from '../receipts/read-line.js';
@@ -91,7 +91,7 @@ function failed(result: RecordingResult, error: unknown): RecordingResult {
       error: { code: error.code, message: error.message },
     };
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return { ...result, outcome: 'infrastructure', error: { code: 'INTERNAL', message } };
 }
 

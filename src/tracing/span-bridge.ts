@@ -37,6 +37,7 @@ import {
 } from './attributes.js';
 import type { EventIdGenerator } from './event-id-generator.js';
 import type { SpanAttributes, SpanEvent, SpanSink } from './span-events.js';
+import { errorMessage } from '../errors.js';
 
 export interface SpanBridgeOptions {
   /**
@@ -70,7 +71,8 @@ export function isoToHrTime(iso: string): HrTime | undefined {
   return [Math.floor(ms / 1000), Number(fraction.padEnd(9, '0'))];
 }
 
-function compareHrTime(a: HrTime, b: HrTime): number {
+/** Orders two `HrTime`s: negative, zero or positive. */
+export function compareHrTime(a: readonly [number, number], b: readonly [number, number]): number {
   return a[0] !== b[0] ? a[0] - b[0] : a[1] - b[1];
 }
 
@@ -112,10 +114,7 @@ export class SpanBridge implements SpanSink {
     try {
       this.#handle(event, extra);
     } catch (error) {
-      this.#problem(
-        'failed',
-        `tracing: could not render ${event.type} span event: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.#problem('failed', `tracing: could not render ${event.type} span event: ${errorMessage(error)}`);
     }
   }
 
