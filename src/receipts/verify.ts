@@ -300,6 +300,13 @@ export class ReceiptLogVerifier {
         const check = checkCheckpointSignature(body, sig, keyring, bodyText);
         if (check === 'unknown_kid')
           return fail('unknown_kid', `line ${n}: checkpoint signed by kid ${sig.kid}, and no key for it was given`);
+        // A checkpoint the given keys cannot check vouches for nothing: it is an error, never a pass.
+        if (check === 'unchecked')
+          return fail(
+            'unknown_kid',
+            `line ${n}: checkpoint is ${sig.alg}-signed by ${sig.kid}, and only its public key was given: ` +
+              'it cannot be checked',
+          );
         if (check === 'bad_signature')
           return fail('bad_signature', `line ${n}: the checkpoint signature does not match its content`);
         if (line.size !== this.#receipts) {

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   type Checkpoint,
   Keyring,
+  canonicalJson,
+  readKeyFile,
+  sha256Prefixed,
   ReceiptChain,
   ReceiptLogVerifier,
   type VerifyResult,
@@ -175,5 +178,35 @@ describe('tamper matrix over a log of 50 receipts', () => {
       expect(result.firstError?.line).toBe(6);
       expect(result.firstError?.reason).toBe(forger.kid === 'key-x' ? 'unknown_kid' : 'bad_signature');
     }
+  });
+
+  it('refuses, with the public key alone, a keyless forgery whose checkpoints claim an HMAC it cannot check', () => {
+    const publicFile = fixedKey('key-a').publicKeyFile();
+    if (!publicFile) throw new Error('the fixture key has an Ed25519 pair');
+    const publicOnly = new Keyring([readKeyFile(publicFile, 'public key')]);
+    expect(verifyReceiptLogBytes(text, { keyring: publicOnly }).ok).toBe(true);
+
+    // Without any secret: principals rewritten, the pin moved to HMAC, checkpoints with junk MACs,
+    // and seq/prev/root recomputed so the chain itself is whole.
+    const forged: string[] = [];
+    for (const original of lines) {
+      const line = JSON.parse(original) as Record<string, unknown> & { type: string; sig?: Record<string, unknown> };
+      const previous = forged.length > 0 ? sha256Prefixed(forged[forged.length - 1] as string) : null;
+      if (line.type === 'ReceiptLog') line.checkpoint = { alg: 'hmac-sha256', kid: 'key-a' };
+      if (line.type === 'SuspensionReceipt' || line.type === 'ResumptionReceipt') {
+        line.principal = 'jwt:sub=mallory';
+        line.prev = previous;
+      }
+      if (line.type === 'Checkpoint') {
+        line.root = previous;
+        line.sig = { alg: 'hmac-sha256', kid: 'key-a', value: 'AAAA' };
+      }
+      forged.push(canonicalJson(line as never));
+    }
+    const result = verifyReceiptLogBytes(joined(forged), { keyring: publicOnly });
+    expect(result.ok).toBe(false);
+    const firstCheckpoint = forged.findIndex((l) => l.includes('"type":"Checkpoint"')) + 1;
+    expect(result.firstError?.line).toBe(firstCheckpoint);
+    expect(result.firstError?.message).toMatch(/cannot be checked/);
   });
 });
