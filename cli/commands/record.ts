@@ -63,6 +63,7 @@ interface RecordCommandOptions {
   redact?: string[];
   maxBodyBytes: string;
   graceMs: string;
+  force?: boolean;
 }
 
 /** `X.jsonl` pairs with `X.receipts.jsonl` (docs/design.md §10). */
@@ -89,13 +90,16 @@ function fsyncPolicy(text: string): FsyncPolicy {
   return policy;
 }
 
-/** Refuses to start over an existing receipt log: receipt logs are append-only audit records. */
-async function assertAbsent(file: string): Promise<void> {
-  const exists = await stat(file).then(
+async function exists(file: string): Promise<boolean> {
+  return stat(file).then(
     () => true,
     (error: NodeJS.ErrnoException) => error.code !== 'ENOENT',
   );
-  if (exists) {
+}
+
+/** Refuses to start over an existing receipt log: receipt logs are append-only audit records. */
+async function assertAbsent(file: string): Promise<void> {
+  if (await exists(file)) {
     throw new CliExit(
       EXIT.usage,
       `--receipts: ${file} already exists (receipt logs are append-only): move it away or name ` +
@@ -166,6 +170,7 @@ export function registerRecord(program: Command): void {
     .option('--redact <header...>', `extra header names to redact (always: ${DEFAULT_REDACTED_HEADERS.join(', ')})`)
     .option('--max-body-bytes <n>', 'refuse request bodies above this size', String(DEFAULT_MAX_BODY_BYTES))
     .option('--grace-ms <n>', 'on shutdown, how long exchanges in flight may take to finish', '2000')
+    .option('--force', 'overwrite an existing --out recording (a receipt log is never overwritten)')
     .action(async (options: RecordCommandOptions) => {
       const listen = parseListen(options.listen);
       let principal;
@@ -182,6 +187,12 @@ export function registerRecord(program: Command): void {
         new URL(options.upstream);
       } catch {
         throw new CliExit(EXIT.usage, `--upstream: ${JSON.stringify(options.upstream)} is not a URL`);
+      }
+      if (!options.force && (await exists(options.out))) {
+        throw new CliExit(
+          EXIT.usage,
+          `--out: ${options.out} already exists: name another file, or pass --force to overwrite it`,
+        );
       }
       const keyring = await optionalKeyring(options.key);
       const receiptsFile = options.receipts ?? receiptsPathFor(options.out);

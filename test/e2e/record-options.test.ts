@@ -74,6 +74,22 @@ it('refuses to start over an existing receipt log and leaves the recording untou
   expect(await readFile(join(dir, 'kept.receipts.jsonl'), 'utf8')).toBe('an earlier audit log\n');
 });
 
+it('refuses to overwrite an existing recording unless --force, and names the file', async () => {
+  const out = join(dir, 'earlier.jsonl');
+  await writeFile(out, 'an earlier recording\n');
+  const refused = await runCli(['record', '--upstream', 'http://127.0.0.1:9', '--out', out], {
+    env: { A2A_REPLAY_KEY_FILE: '' },
+  });
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toMatch(/--out: .*earlier\.jsonl already exists: name another file, or pass --force/);
+  expect(await readFile(out, 'utf8')).toBe('an earlier recording\n');
+
+  await recordPauseSession(['--out', out, '--force'], { A2A_REPLAY_KEY_FILE: '' });
+  const written = await readFile(out, 'utf8');
+  expect(written).not.toContain('an earlier recording');
+  expect(written).toContain('"PauseTask"');
+});
+
 it.each([
   [['--fsync', 'sometimes'], /--fsync: expected one of always, batch, never/],
   [['--checkpoint-every', '-1'], /--checkpoint-every: expected an integer of at least 0/],
