@@ -11,8 +11,18 @@
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
 
-/** Fields a live peer fills on its own clock: never drift. */
-export const DEFAULT_VOLATILE: readonly string[] = ['/**/timestamp', '/**/createdAt', '/**/updatedAt'];
+/**
+ * Never drift: fields a live peer fills on its own clock, and the agent card's URLs (the live peer
+ * listens on another port; `run` compares the cards' bindings and paths on their own).
+ */
+export const DEFAULT_VOLATILE: readonly string[] = [
+  '/**/timestamp',
+  '/**/createdAt',
+  '/**/updatedAt',
+  '/url',
+  '/supportedInterfaces/*/url',
+  '/additionalInterfaces/*/url',
+];
 
 /** Ignored paths per JSON-RPC method; `*` applies to every method. */
 export type NoiseRules = Readonly<Record<string, readonly string[]>>;
