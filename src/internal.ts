@@ -430,6 +430,16 @@ export {
 export { type EntryRef, type EntryShape, type ExchangeDrift, describeShape, shapeOf } from './replay/drift.js';
 export { type LaneKey, type PlannedExchange, type ReplayPlan, planReplay } from './replay/lanes.js';
 export { type LiveAnswer, ReplayLedger } from './replay/ledger.js';
+export {
+  type ContentDifference,
+  DEFAULT_VOLATILE,
+  IgnoreSet,
+  type NoiseRules,
+  contentDifferences,
+  describeContent,
+  parsePointerPattern,
+} from './replay/content.js';
+export { CONFIG_FILE, readReplayConfig } from './replay/config.js';
 export { ID_FIELDS, type IdConflict, IdMap } from './replay/substitution.js';
 export { type Shard, parseShard, selectShard } from './replay/shard.js';
 export {

@@ -17,6 +17,9 @@ import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
   A2aReplayError,
+  CONFIG_FILE,
+  parsePointerPattern,
+  readReplayConfig,
   DEFAULT_WAIT_MS,
   type LivePeer,
   type RecordingHeader,
@@ -59,6 +62,9 @@ interface RunCommandOptions {
   seed?: string;
   stepMs?: string;
   legacyPause?: boolean;
+  ignore: string[];
+  config?: string;
+  force?: boolean;
 }
 
 function peerFactory(
@@ -134,6 +140,14 @@ export function registerRun(program: Command): void {
     .option('--seed <n>', 'embedded peer: seed of its deterministic ids (default: as recorded, else 0)')
     .option('--step-ms <n>', 'embedded peer: virtual ms per work step (default: as recorded, else 1000)')
     .option('--legacy-pause', 'embedded peer: report pauses the Harn way (default: as recorded)')
+    .option(
+      '--ignore <pointer>',
+      'never compare this JSON pointer in answers (`*` one segment, `**` any; repeatable)',
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option('--config <file>', `noise rules per method (default: ./${CONFIG_FILE} when present)`)
+    .option('--force', 'let --update rewrite the expectations even when CI is set')
     .action(async (given: string[], options: RunCommandOptions) => {
       // A glob over a folder also matches the golden logs: X.receipts.jsonl is never a recording.
       const recordings = given.filter((f) => !f.endsWith('.receipts.jsonl'));
@@ -153,6 +167,25 @@ export function registerRun(program: Command): void {
       let shard: Shard | undefined;
       try {
         shard = options.shard === undefined ? undefined : parseShard(options.shard);
+      } catch (error) {
+        throw new CliExit(EXIT.usage, (error as Error).message);
+      }
+      for (const pointer of options.ignore) {
+        try {
+          parsePointerPattern(pointer);
+        } catch (error) {
+          throw new CliExit(EXIT.usage, `--ignore: ${(error as Error).message}`);
+        }
+      }
+      if (options.update && process.env.CI && !options.force) {
+        throw new CliExit(
+          EXIT.usage,
+          '--update rewrites the recordings’ expectations and golden receipts; refused because CI is set (add --force)',
+        );
+      }
+      let noise;
+      try {
+        noise = (await readReplayConfig(options.config ?? CONFIG_FILE)).noise;
       } catch (error) {
         throw new CliExit(EXIT.usage, (error as Error).message);
       }
@@ -190,6 +223,8 @@ export function registerRun(program: Command): void {
           strict: options.strict ?? false,
           ...(keyring ? { keyring } : {}),
           timeoutMs,
+          noise,
+          ignore: options.ignore,
           tool: TOOL_NAME,
           concurrency,
           ...(shard ? { shard } : {}),

@@ -25,6 +25,7 @@ import { type Clock, systemClock } from '../clock.js';
 import type { A2aReplayError } from '../errors.js';
 import { STREAMING_METHODS } from '../protocol/methods.js';
 import type { RecordingEntry } from '../recording/format.js';
+import type { NoiseRules } from './content.js';
 import { type ExchangeDrift, driftLane, shapeOf } from './drift.js';
 import { type LaneKey, type PlannedExchange, type ReplayPlan, planReplay } from './lanes.js';
 import { ReplayLedger } from './ledger.js';
@@ -50,6 +51,10 @@ export interface DriveOptions {
   onProgress?: (settled: number, total: number) => void;
   /** Returns an error once the peer process died (checked while waiting and at the end). */
   peerFailure?: () => A2aReplayError | undefined;
+  /** Paths never compared, per method (`a2a-replay.config.json`). */
+  noise?: NoiseRules;
+  /** Paths never compared for any method (`--ignore`). */
+  ignore?: readonly string[];
 }
 
 /** A task's states in order, recorded and live, for reports. */
@@ -161,7 +166,7 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
   const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
   const plan = planReplay(entries);
   const ids = new IdMap();
-  const ledger = new ReplayLedger(plan, ids);
+  const ledger = new ReplayLedger(plan, ids, options.noise ?? {}, options.ignore ?? []);
   const changed = new ChangeSignal();
   ledger.onSettle = (seq) => changed.settled(seq);
   const base = new URL(options.peerUrl);

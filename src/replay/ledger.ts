@@ -23,6 +23,7 @@ import type { EntryHttp, EntryKind, RecordingEntry } from '../recording/format.j
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { type EntryRef, type ExchangeDrift, describeShape, driftSeq, shapeDifferences, shapeOf } from './drift.js';
 import type { LaneKey, PlannedExchange, ReplayPlan } from './lanes.js';
+import { IgnoreSet, type NoiseRules, contentDifferences, describeContent } from './content.js';
 import type { IdMap } from './substitution.js';
 
 /** What the live peer answered, as the driver observed it (live ids, live timing). */
@@ -72,10 +73,16 @@ export class ReplayLedger {
   #liveCount = 0;
   /** Called whenever a recorded entry becomes settled. */
   onSettle: ((seq: number) => void) | undefined;
+  readonly #noise: NoiseRules;
+  readonly #ignore: readonly string[];
+  readonly #ignoreSets = new Map<string | null, IgnoreSet>();
 
-  constructor(plan: ReplayPlan, ids: IdMap) {
+  /** `noise`: per-method ignored paths; `ignore`: paths ignored for every method (`--ignore`). */
+  constructor(plan: ReplayPlan, ids: IdMap, noise: NoiseRules = {}, ignore: readonly string[] = []) {
     this.plan = plan;
     this.ids = ids;
+    this.#noise = noise;
+    this.#ignore = ignore;
     let max = 0;
     for (const e of plan.entries) {
       this.#bySeq.set(e.seq, e);
@@ -215,7 +222,10 @@ export class ReplayLedger {
       this.#replayed.set(recorded.seq, entry);
       if (!was) this.onSettle?.(recorded.seq);
       progress.lastSeq = Math.max(progress.lastSeq, recorded.seq);
-      const differences = shapeDifferences(shapeOf(recorded), shapeOf(entry));
+      const differences = [
+        ...shapeDifferences(shapeOf(recorded), shapeOf(entry)),
+        ...this.content(ex, recorded, entry),
+      ];
       if (differences.length > 0) {
         this.#drift.push({ type: 'mismatch', expected: this.ref(recorded), actual: this.ref(entry), differences });
       }
@@ -239,6 +249,20 @@ export class ReplayLedger {
         this.abandon(e.seq, `the live stream ended (${answer.kind}) before it`);
     }
     return entry;
+  }
+
+  /** Content differences of a live entry from the recorded one it answers (docs/design.md §8). */
+  content(ex: PlannedExchange, recorded: RecordingEntry, live: RecordingEntry): string[] {
+    if (recorded.kind !== 'response' && recorded.kind !== 'event') return [];
+    let ignore = this.#ignoreSets.get(ex.method);
+    if (!ignore) {
+      ignore = IgnoreSet.forMethod(ex.method, this.#noise, this.#ignore);
+      this.#ignoreSets.set(ex.method, ignore);
+    }
+    if (recorded.body === undefined && live.body === undefined) {
+      return recorded.bodyText !== live.bodyText ? ['content: the body text differs'] : [];
+    }
+    return describeContent(recorded.body, live.body, contentDifferences(recorded.body, live.body, ignore));
   }
 
   /** The driver waited `waitedMs` for `waitingFor` before acting on `at` (a request, or a recorded close), in vain. */

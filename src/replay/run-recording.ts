@@ -19,6 +19,7 @@ import type { RecordingEntry, RecordingHeader } from '../recording/format.js';
 import { type Recording, readRecording } from '../recording/recording-reader.js';
 import type { SpanSink } from '../tracing/span-events.js';
 import { checkpointIntervalOf, deriveReceiptLog, unsignedKeyring } from './derive-receipts.js';
+import type { NoiseRules } from './content.js';
 import { diffReceiptLogs } from './diff.js';
 import { driveRecording } from './driver.js';
 import type { RecordingResult } from './result.js';
@@ -46,6 +47,10 @@ export interface RunRecordingOptions {
   /** A span sink for this recording's trace (`--otlp`, `--traces`); flushed by the caller. */
   spans?: (header: RecordingHeader, file: string) => SpanSink | undefined;
   onProgress?: (settled: number, total: number) => void;
+  /** Paths never compared, per method (`a2a-replay.config.json`). */
+  noise?: NoiseRules;
+  /** Paths never compared for any method (`--ignore`). */
+  ignore?: readonly string[];
 }
 
 /** `X.receipts.jsonl` beside `X.jsonl`. */
@@ -157,6 +162,8 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
       ...(currentPeer.failure ? { peerFailure: currentPeer.failure } : {}),
+      ...(options.noise ? { noise: options.noise } : {}),
+      ...(options.ignore ? { ignore: options.ignore } : {}),
     });
     result = {
       ...result,
