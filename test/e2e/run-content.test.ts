@@ -1,0 +1,76 @@
+/**
+ * `run` compares what the peer answers, not only states and receipts: a recording whose GetTask
+ * answer holds one artifact more than the live peer returns fails, naming the artifact path; a
+ * `--ignore` rule for that path lets it pass. Commands that load a key warn when others can read it.
+ */
+import { copyFile, chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { ROOT, runCli } from '../helpers/cli.js';
+
+const SCENARIO = join(ROOT, 'golden/caller-pause-finish-step');
+let dir = '';
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'run-content-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** The scenario's recording with one artifact added to its last recorded answer, beside its golden log. */
+async function withExtraArtifact(): Promise<string> {
+  const lines = (await readFile(join(SCENARIO, 'recording.jsonl'), 'utf8')).trimEnd().split('\n');
+  const last = lines.length - 1;
+  const entry = JSON.parse(lines[last] as string) as { body: { result: { artifacts: unknown[] } } };
+  entry.body.result.artifacts.push({ artifactId: 'artifact-extra', name: 'extra', parts: [{ text: 'more' }] });
+  lines[last] = JSON.stringify(entry);
+  const recording = join(dir, 'recording.jsonl');
+  await writeFile(recording, `${lines.join('\n')}\n`);
+  await copyFile(join(SCENARIO, 'recording.receipts.jsonl'), join(dir, 'recording.receipts.jsonl'));
+  return recording;
+}
+
+it('fails on an artifact the peer no longer returns and names its path', async () => {
+  const recording = await withExtraArtifact();
+  const index =
+    (
+      JSON.parse((await readFile(recording, 'utf8')).trimEnd().split('\n').pop() as string) as {
+        body: { result: { artifacts: unknown[] } };
+      }
+    ).body.result.artifacts.length - 1;
+  const result = await runCli(['run', recording, '--key', join(ROOT, 'golden/test-key.json')]);
+  expect(result.code).toBe(1);
+  expect(result.stdout).toContain(`/result/artifacts/${index}`);
+
+  const ignored = await runCli([
+    'run',
+    recording,
+    '--key',
+    join(ROOT, 'golden/test-key.json'),
+    '--ignore',
+    '/result/artifacts/*',
+  ]);
+  expect(ignored.stdout).toMatch(/^PASS /m);
+  expect(ignored.code).toBe(0);
+});
+
+it('passes the untouched recording (content equal)', async () => {
+  const result = await runCli(['run', join(SCENARIO, 'recording.jsonl'), '--key', join(ROOT, 'golden/test-key.json')]);
+  expect(result.stdout).toMatch(/^PASS /m);
+  expect(result.code).toBe(0);
+});
+
+it('warns when the key file given to run is readable by others, without printing it', async () => {
+  const key = join(dir, 'key.json');
+  await copyFile(join(ROOT, 'golden/test-key.json'), key);
+  await chmod(key, 0o644);
+  const result = await runCli(['run', join(SCENARIO, 'recording.jsonl'), '--key', key]);
+  expect(result.code).toBe(0);
+  expect(result.stderr).toMatch(
+    /warning: .*key\.json holds secret keys but is readable by group or others .*chmod 600/,
+  );
+  const secret = (JSON.parse(await readFile(key, 'utf8')) as { hmac?: string; secret?: string }).hmac;
+  if (secret) expect(result.stderr + result.stdout).not.toContain(secret);
+});
