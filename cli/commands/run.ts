@@ -185,7 +185,8 @@ export function registerRun(program: Command): void {
       }
       let noise;
       try {
-        noise = (await readReplayConfig(options.config ?? CONFIG_FILE)).noise;
+        noise = (await readReplayConfig(options.config ?? CONFIG_FILE, { required: options.config !== undefined }))
+          .noise;
       } catch (error) {
         throw new CliExit(EXIT.usage, (error as Error).message);
       }

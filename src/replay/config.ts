@@ -21,13 +21,13 @@ export interface ReplayConfig {
   noise: NoiseRules;
 }
 
-/** Reads `path`; a missing file is an empty config. */
-export async function readReplayConfig(path: string): Promise<ReplayConfig> {
+/** Reads `path`; a missing file is an empty config unless `required` (a file the user named). */
+export async function readReplayConfig(path: string, options: { required?: boolean } = {}): Promise<ReplayConfig> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { noise: {} };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && options.required !== true) return { noise: {} };
     throw new A2aReplayError('IO_FAILED', `${path}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   let value: unknown;

@@ -74,3 +74,16 @@ it('warns when the key file given to run is readable by others, without printing
   const secret = (JSON.parse(await readFile(key, 'utf8')) as { hmac?: string; secret?: string }).hmac;
   if (secret) expect(result.stderr + result.stdout).not.toContain(secret);
 });
+
+it('reads noise rules from a config file, and refuses a named config file that is missing', async () => {
+  const recording = await withExtraArtifact();
+  const config = join(dir, 'rules.json');
+  await writeFile(config, JSON.stringify({ replay: { ignore: { GetTask: ['/result/artifacts/*'] } } }));
+  const key = join(ROOT, 'golden/test-key.json');
+  const passed = await runCli(['run', recording, '--key', key, '--config', config]);
+  expect(passed.stdout).toMatch(/^PASS /m);
+  expect(passed.code).toBe(0);
+  const missing = await runCli(['run', recording, '--key', key, '--config', join(dir, 'absent.json')]);
+  expect(missing.code).toBe(2);
+  expect(missing.stderr).toContain('absent.json: cannot read (ENOENT)');
+});
