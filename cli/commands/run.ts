@@ -13,7 +13,7 @@
  * Output: the text report on stdout (colour on a TTY unless NO_COLOR), or `--json`; `--junit FILE`
  * besides. Progress goes to stderr on a TTY, or every few seconds on long runs.
  */
-import { writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
   A2aReplayError,
@@ -153,6 +153,13 @@ export function registerRun(program: Command): void {
       const recordings = given.filter((f) => !f.endsWith('.receipts.jsonl'));
       if (recordings.length === 0)
         throw new CliExit(EXIT.usage, 'no recordings given (X.receipts.jsonl files are golden logs, not recordings)');
+      for (const file of recordings) {
+        const found = await stat(file).then(
+          (s) => (s.isFile() ? null : 'not a file'),
+          (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? 'no such file' : (error.code ?? 'cannot read')),
+        );
+        if (found !== null) throw new CliExit(EXIT.usage, `${file}: ${found}`);
+      }
       if (options.peer !== undefined && options.peerCmd !== undefined) {
         throw new CliExit(EXIT.usage, '--peer and --peer-cmd exclude each other');
       }

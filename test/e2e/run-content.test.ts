@@ -87,3 +87,13 @@ it('reads noise rules from a config file, and refuses a named config file that i
   expect(missing.code).toBe(2);
   expect(missing.stderr).toContain('absent.json: cannot read (ENOENT)');
 });
+
+it('exits 2 naming a recording that does not exist, and counts one receipt in the singular', async () => {
+  const absent = join(dir, 'absent.jsonl');
+  const missing = await runCli(['run', absent]);
+  expect(missing.code).toBe(2);
+  expect(missing.stderr).toContain(`${absent}: no such file`);
+
+  const single = await runCli(['run', join(ROOT, 'golden/lost-pause/recording.jsonl')]);
+  expect(single.stdout).toMatch(/^PASS .*\(\d+ exchanges?, 1 receipt[,)]/m);
+});

@@ -77,7 +77,9 @@ function seconds(ms: number): string {
 export function renderRecordingText(r: RecordingResult, options: TextReportOptions = {}): string {
   const paint = painter(options.color ?? false);
   const limit = options.limit ?? 20;
-  const receiptCount = r.receipts ? `, ${r.receipts.actualReceipts} receipts` : '';
+  const receiptCount = r.receipts
+    ? `, ${r.receipts.actualReceipts} receipt${r.receipts.actualReceipts === 1 ? '' : 's'}`
+    : '';
   const stats = `(${r.exchanges} exchanges${receiptCount}, ${seconds(r.durationMs)})`;
   const lines: string[] = [];
   switch (r.outcome) {
