@@ -41,7 +41,7 @@ import {
 } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
 import { integerOption, optionalKeyring } from '../options.js';
-import { traceName } from '../trace-name.js';
+import { traceName, uniqueTraceNames } from '../trace-name.js';
 import { type Tracing, setupTracing } from '../tracing-setup.js';
 
 interface RunCommandOptions {
@@ -206,10 +206,15 @@ export function registerRun(program: Command): void {
       }
 
       const tracings: Tracing[] = [];
+      const traceNames = uniqueTraceNames(recordings);
       const wantsTraces = options.traces !== undefined || options.otlp !== undefined;
       const spans = wantsTraces
         ? (_header: RecordingHeader, file: string) => {
-            const tracing = setupTracing({ otlp: options.otlp, tracesDir: options.traces, name: traceName(file) });
+            const tracing = setupTracing({
+              otlp: options.otlp,
+              tracesDir: options.traces,
+              name: traceNames.get(file) ?? traceName(file),
+            });
             tracings.push(tracing);
             return tracing.sink;
           }

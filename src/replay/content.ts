@@ -13,12 +13,16 @@ import type { JsonValue } from '../canonical/canonical-json.js';
 
 /**
  * Never drift: fields a live peer fills on its own clock, and the agent card's URLs (the live peer
- * listens on another port; `run` compares the cards' bindings and paths on their own).
+ * listens on another port). The pause times are the ones receipts treat as volatile too
+ * (src/replay/diff.ts VOLATILE_FIELDS).
  */
 export const DEFAULT_VOLATILE: readonly string[] = [
   '/**/timestamp',
   '/**/createdAt',
   '/**/updatedAt',
+  '/**/pausedAt',
+  '/**/pausedUntil',
+  '/**/resumedAt',
   '/url',
   '/supportedInterfaces/*/url',
   '/additionalInterfaces/*/url',

@@ -3,7 +3,7 @@
  * answer holds one artifact more than the live peer returns fails, naming the artifact path; a
  * `--ignore` rule for that path lets it pass. Commands that load a key warn when others can read it.
  */
-import { copyFile, chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
@@ -96,4 +96,19 @@ it('exits 2 naming a recording that does not exist, and counts one receipt in th
 
   const single = await runCli(['run', join(ROOT, 'golden/lost-pause/recording.jsonl')]);
   expect(single.stdout).toMatch(/^PASS .*\(\d+ exchanges?, 1 receipt[,)]/m);
+});
+
+it('writes one trace file per recording when two recordings share a file name', async () => {
+  const copies = [join(dir, 'a'), join(dir, 'b')];
+  for (const copy of copies) {
+    await mkdir(copy);
+    await copyFile(join(ROOT, 'golden/lost-pause/recording.jsonl'), join(copy, 'session.jsonl'));
+    await copyFile(join(ROOT, 'golden/lost-pause/recording.receipts.jsonl'), join(copy, 'session.receipts.jsonl'));
+  }
+  const traces = join(dir, 'traces');
+  const result = await runCli(['run', ...copies.map((c) => join(c, 'session.jsonl')), '--traces', traces]);
+  expect(result.code).toBe(0);
+  const files = (await readdir(traces)).sort();
+  expect(files).toHaveLength(2);
+  expect(files.every((f) => /^session-[0-9a-f]{8}\.otlp\.json$/.test(f))).toBe(true);
 });

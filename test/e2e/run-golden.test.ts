@@ -27,7 +27,7 @@ beforeAll(async () => {
     kid: 'test-key',
     random: (size) => new Uint8Array(size).map(() => (n++ * 37) & 0xff),
   });
-  await writeFile(keyFile, JSON.stringify(key.keyFile()));
+  await writeFile(keyFile, JSON.stringify(key.keyFile()), { mode: 0o600 });
   const peer = await startCliServer(['peer', '--deterministic']);
   const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', recording]);
   try {

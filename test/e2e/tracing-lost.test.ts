@@ -88,7 +88,7 @@ function writeReceiptLog(): { log: string; keyFile: string; lines: string[] } {
   const log = join(dir, 'run.receipts.jsonl');
   writeFileSync(log, lines.map((l) => `${l}\n`).join(''));
   const keyFile = join(dir, 'key.json');
-  writeFileSync(keyFile, JSON.stringify(key.keyFile()));
+  writeFileSync(keyFile, JSON.stringify(key.keyFile()), { mode: 0o600 });
   return { log, keyFile, lines };
 }
 

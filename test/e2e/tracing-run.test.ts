@@ -43,6 +43,7 @@ beforeAll(async () => {
   writeFileSync(
     keyFile,
     JSON.stringify(generateReceiptKey({ kid: 'k-trace', random: (n) => new Uint8Array(n).fill(3) }).keyFile()),
+    { mode: 0o600 },
   );
   const peer = await startCliServer(['peer', '--deterministic']);
   try {

@@ -100,11 +100,10 @@ describe('ReplayLedger', () => {
     ledger.live(x1, live('event', statusUpdate('t', 'TASK_STATE_WORKING')));
     ledger.live(x1, live('end'));
     const drift = ledger.finish();
-    const mismatch = drift.find((d) => d.type === 'mismatch');
-    expect(mismatch).toMatchObject({
-      expected: { seq: 4 },
-      differences: ['state: TASK_STATE_PAUSED → TASK_STATE_WORKING'],
-    });
+    const mismatch = drift.find((d) => d.type === 'mismatch' && d.expected.seq === 4);
+    expect(mismatch?.type === 'mismatch' ? mismatch.differences : []).toContain(
+      'state: TASK_STATE_PAUSED → TASK_STATE_WORKING',
+    );
     const missing = drift.filter((d) => d.type === 'missing').map((d) => d.expected.seq);
     expect(missing).toEqual([5, 6, 7, 8, 9, 10]);
     const six = drift.find((d) => d.type === 'missing' && d.expected.seq === 6);
