@@ -129,19 +129,28 @@ export async function* readRecordingStream(
     return read;
   };
 
+  // Linear in the input: only new text is searched for newlines, and the pieces of an unfinished
+  // line are joined once, when its newline arrives.
+  const pending: string[] = [];
   for await (const chunk of input) {
-    carry +=
+    const text =
       typeof chunk === 'string' ? chunk : decoder.write(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     let start = 0;
-    let newline = carry.indexOf('\n');
+    let newline = text.indexOf('\n');
     while (newline >= 0) {
-      yield complete(carry.slice(start, newline));
+      const piece = text.slice(start, newline);
+      if (pending.length === 0) {
+        yield complete(piece);
+      } else {
+        pending.push(piece);
+        yield complete(pending.splice(0).join(''));
+      }
       start = newline + 1;
-      newline = carry.indexOf('\n', start);
+      newline = text.indexOf('\n', start);
     }
-    carry = carry.slice(start);
+    if (start < text.length) pending.push(text.slice(start));
   }
-  carry += decoder.end();
+  carry = pending.join('') + decoder.end();
   if (carry.length > 0) {
     lineNumber += 1;
     const read = parseLine(carry, lineNumber);
