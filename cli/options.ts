@@ -10,6 +10,7 @@ import {
   type Checkpoint,
   KEY_FILE_ENV,
   Keyring,
+  type LoadedKey,
   loadCheckpointFile,
   loadKeyFile,
   loadKeyring,
@@ -36,25 +37,21 @@ export function integerOption(text: string, name: string, min: number, max?: num
 export async function keyringFromFiles(files: readonly string[]): Promise<Keyring> {
   const keyring = new Keyring();
   for (const file of files) {
-    if (file !== '-') {
-      // A file path: loadKeyFile also tells when others can read the secret in it.
-      try {
-        const { key, warnings } = await loadKeyFile(file);
-        keyring.add(key);
-        for (const warning of warnings) process.stderr.write(`a2a-replay: warning: ${warning}\n`);
-      } catch (error) {
-        throw new CliExit(EXIT.usage, errorMessage(error));
-      }
-      continue;
-    }
-    const { text, source } = await readInput(file);
     try {
-      keyring.add(readKeyFile(parseJsonText(text, source), source));
+      // A path goes through loadKeyFile, which also tells when others can read the secret in it.
+      const { key, warnings } = file === '-' ? await keyFromStdin() : await loadKeyFile(file);
+      keyring.add(key);
+      for (const warning of warnings) process.stderr.write(`a2a-replay: warning: ${warning}\n`);
     } catch (error) {
       throw new CliExit(EXIT.usage, errorMessage(error));
     }
   }
   return keyring;
+}
+
+async function keyFromStdin(): Promise<LoadedKey> {
+  const { text, source } = await readInput('-');
+  return { key: readKeyFile(parseJsonText(text, source), source), warnings: [] };
 }
 
 /**

@@ -103,7 +103,6 @@ export async function* readRecordingStream(
 ): AsyncGenerator<RecordingLineRead> {
   const source = options.source ?? 'recording';
   const decoder = new StringDecoder('utf8');
-  let carry = '';
   let lineNumber = 0;
   let sawHeader = false;
 
@@ -150,7 +149,7 @@ export async function* readRecordingStream(
     }
     if (start < text.length) pending.push(text.slice(start));
   }
-  carry = pending.join('') + decoder.end();
+  const carry = pending.join('') + decoder.end();
   if (carry.length > 0) {
     lineNumber += 1;
     const read = parseLine(carry, lineNumber);

@@ -98,25 +98,25 @@ export function contentDifferences(
   live: JsonValue | undefined,
   ignore: IgnoreSet,
 ): ContentDifference[] {
+  // Depth first, children in order (array indexes, then sorted keys), without recursion: a
+  // recorded body may nest arbitrarily deep.
   const out: ContentDifference[] = [];
-  const walk = (r: JsonValue | undefined, l: JsonValue | undefined, path: string[]): void => {
-    if (ignore.ignores(path)) return;
+  type Pair = { r: JsonValue | undefined; l: JsonValue | undefined; path: string[] };
+  const stack: Pair[] = [{ r: recorded, l: live, path: [] }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { r, l, path } = next;
+    if (ignore.ignores(path) || (r === undefined && l === undefined)) continue;
     const pointer = (): string => path.map((s) => `/${escapeSegment(s)}`).join('');
-    if (r === undefined && l === undefined) return;
-    if (r === undefined) return void out.push({ path: pointer(), change: 'added' });
-    if (l === undefined) return void out.push({ path: pointer(), change: 'removed' });
-    if (Array.isArray(r) && Array.isArray(l)) {
-      for (let i = 0; i < Math.max(r.length, l.length); i++) walk(r[i], l[i], [...path, String(i)]);
-      return;
-    }
-    if (isRecord(r) && isRecord(l)) {
-      const keys = new Set([...Object.keys(r), ...Object.keys(l)]);
-      for (const k of [...keys].sort()) walk(r[k], l[k], [...path, k]);
-      return;
-    }
-    if (r !== l) out.push({ path: pointer(), change: 'changed' });
-  };
-  walk(recorded, live, []);
+    if (r === undefined) out.push({ path: pointer(), change: 'added' });
+    else if (l === undefined) out.push({ path: pointer(), change: 'removed' });
+    else if (Array.isArray(r) && Array.isArray(l)) {
+      for (let i = Math.max(r.length, l.length) - 1; i >= 0; i--)
+        stack.push({ r: r[i], l: l[i], path: [...path, String(i)] });
+    } else if (isRecord(r) && isRecord(l)) {
+      const keys = [...new Set([...Object.keys(r), ...Object.keys(l)])].sort().reverse();
+      for (const k of keys) stack.push({ r: r[k], l: l[k], path: [...path, k] });
+    } else if (r !== l) out.push({ path: pointer(), change: 'changed' });
+  }
   return out;
 }
 

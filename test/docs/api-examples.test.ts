@@ -3,8 +3,6 @@
  * package name): a stock SDK client recorded in process, a receipt log verified and audited from
  * code, and a recording replayed against the reference peer.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Role } from '@a2a-js/sdk';
 import {
@@ -95,18 +93,13 @@ it('verifies and audits a receipt log from code', async () => {
 });
 
 it('replays a recording against a fresh reference peer and finds no drift', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'api-replay-'));
-  try {
-    const { key } = await loadKeyFile(join(ROOT, 'golden/test-key.json'));
-    const file = join(ROOT, 'golden/wrong-token-then-right/recording.jsonl');
-    const result = await runRecording(file, {
-      openPeer: () => startPeer({ deterministic: true }),
-      keyring: new Keyring([key]),
-      tool: TOOL_NAME,
-    });
-    expect(result.outcome).toBe('match');
-    expect((await readRecording(file)).entries.length).toBeGreaterThan(0);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+  const { key } = await loadKeyFile(join(ROOT, 'golden/test-key.json'));
+  const file = join(ROOT, 'golden/wrong-token-then-right/recording.jsonl');
+  const result = await runRecording(file, {
+    openPeer: () => startPeer({ deterministic: true }),
+    keyring: new Keyring([key]),
+    tool: TOOL_NAME,
+  });
+  expect(result.outcome).toBe('match');
+  expect((await readRecording(file)).entries.length).toBeGreaterThan(0);
 });

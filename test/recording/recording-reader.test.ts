@@ -24,6 +24,12 @@ function chunked(bytes: Uint8Array, size: number): Uint8Array[] {
   return out;
 }
 
+/** A request entry line with `extra` members. */
+function requestLine(extra: Record<string, unknown>): string {
+  const base = { at: '2026-01-01T00:00:00.000Z', http: { method: 'POST', path: '/' }, kind: 'request', seq: 1 };
+  return JSON.stringify({ ...base, xid: 'x-1', ...extra });
+}
+
 const golden = readFileSync(join(ROOT, 'golden/wrong-token-then-right/recording.jsonl'));
 
 describe('readRecordingStream', () => {
@@ -35,14 +41,7 @@ describe('readRecordingStream', () => {
 
   it('keeps multi-byte characters and CRLF line ends split across chunks', async () => {
     const header = golden.toString('utf8').split('\n')[0] as string;
-    const entry = JSON.stringify({
-      at: '2026-01-01T00:00:00.000Z',
-      http: { method: 'POST', path: '/' },
-      kind: 'request',
-      seq: 1,
-      xid: 'x-1',
-      body: { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'tâche-€-𝄞' } },
-    });
+    const entry = requestLine({ body: { jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'tâche-€-𝄞' } } });
     const bytes = Buffer.from(`${header}\r\n${entry}\r\n`, 'utf8');
     const lines = await readAll(chunked(bytes, 1));
     expect(lines).toHaveLength(2);
@@ -58,14 +57,7 @@ describe('readRecordingStream', () => {
 
     const header = text.split('\n')[0] as string;
     const big = 'x'.repeat(4 * 1024 * 1024);
-    const entry = JSON.stringify({
-      at: '2026-01-01T00:00:00.000Z',
-      http: { method: 'POST', path: '/' },
-      kind: 'request',
-      seq: 1,
-      xid: 'x-1',
-      bodyText: big,
-    });
+    const entry = requestLine({ bodyText: big });
     const lines = await readAll(chunked(Buffer.from(`${header}\n${entry}\n`, 'utf8'), 64 * 1024));
     const read = lines[1];
     expect(read?.kind === 'entry' ? (read.entry as { bodyText?: string }).bodyText?.length : 0).toBe(big.length);
