@@ -70,6 +70,16 @@ describe('run against the embedded deterministic peer', () => {
     expect(r.stdout).toMatch(/timeline task:/);
   });
 
+  it('refuses --update when CI is set unless --force, leaving the golden file as it was', async () => {
+    const before = await readFile(golden, 'utf8');
+    const refused = await runCli(['run', recording, '--update', '--key', keyFile], { env: { CI: 'true' } });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/refused because CI is set \(add --force\)/);
+    expect(await readFile(golden, 'utf8')).toBe(before);
+    const forced = await runCli(['run', recording, '--update', '--force', '--key', keyFile], { env: { CI: 'true' } });
+    expect(forced.code).toBe(0);
+  });
+
   it('drifts against a hand-mutated golden file, naming the field', async () => {
     const mutated = join(dir, 'mutated.receipts.jsonl');
     await writeFile(mutated, (await readFile(golden, 'utf8')).replace('"reason":"review"', '"reason":"audit"'));

@@ -7,6 +7,20 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
+/**
+ * The environment of a child CLI run: this process's, without the variables that change the CLI's
+ * behaviour (CI, OTEL_*, A2A_REPLAY_*), so a test means the same on a laptop and in CI; a test
+ * that wants one passes it in `extra`.
+ */
+export function childEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (name === 'CI' || name.startsWith('OTEL_') || name.startsWith('A2A_REPLAY_')) continue;
+    env[name] = value;
+  }
+  return { ...env, NO_COLOR: '1', ...extra };
+}
+
 export interface CliResult {
   code: number | null;
   stdout: string;
@@ -20,7 +34,7 @@ export function runCli(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: options.cwd ?? ROOT,
-      env: { ...process.env, NO_COLOR: '1', ...options.env },
+      env: childEnv(options.env),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -3,7 +3,7 @@
  * do, for whole-process tests.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { CLI, ROOT } from '../helpers/cli.js';
+import { CLI, ROOT, childEnv } from '../helpers/cli.js';
 
 export interface RecordProcess {
   url: string;
@@ -16,7 +16,7 @@ export interface RecordProcess {
 export function startCliProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RecordProcess> {
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: ROOT,
-    env: { ...process.env, NO_COLOR: '1', ...env },
+    env: childEnv(env),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
