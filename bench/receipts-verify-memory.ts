@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Keyring, ReceiptChain, type SealedLine, canonicalJson } from '../src/internal.js';
-import { CREATED_AT, fixedKey, resumptionDraftFor, suspensionDraftFor } from '../test/receipts/fixtures.js';
+import { CREATED_AT, fixedKey, resumptionDraftFor, suspensionDraftFor, taskFor } from '../test/receipts/fixtures.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI = join(ROOT, 'dist/cli/main.js');
@@ -35,7 +35,7 @@ async function generate(path: string, keyring: Keyring, count: number): Promise<
   for (let n = 0; chain.size < count; n++) {
     const sealed: { receipt: SealedLine; checkpoint: SealedLine | null } =
       open !== null && n % 2 === 1
-        ? chain.sealResumption(resumptionDraftFor(n), open)
+        ? chain.sealResumption(resumptionDraftFor(n, 'resumed', taskFor(n - 1)), open)
         : chain.sealSuspension(suspensionDraftFor(n));
     open = sealed.receipt.line.type === 'SuspensionReceipt' ? sealed.receipt.hash : null;
     chunk.push(`${sealed.receipt.text}\n`);

@@ -87,6 +87,27 @@ export function withKeyOptions(command: Command): Command {
     .option('--checkpoint <file>', 'a checkpoint kept outside the log: detects a truncated tail');
 }
 
+export interface OpenEndOptions {
+  allowTornTail?: boolean;
+  allowOpen?: boolean;
+}
+
+/** `--allow-torn-tail` and `--allow-open`: how a log cut short by a crash may end. */
+export function withOpenEndOptions(command: Command): Command {
+  return command
+    .option('--allow-torn-tail', 'accept a last line cut off by a crash (it is reported, not verified)')
+    .option(
+      '--allow-open',
+      'accept a log that does not end in a checkpoint (a recorder still running or killed): ' +
+        'says how many receipts a checkpoint vouches for',
+    );
+}
+
+/** The verifier options that `withOpenEndOptions` parsed. */
+export function openEnd(options: OpenEndOptions): { allowTornTail: boolean; allowOpen: boolean } {
+  return { allowTornTail: options.allowTornTail === true, allowOpen: options.allowOpen === true };
+}
+
 /** Loads keys and the outside checkpoint for verifying `log`; problems are usage errors (exit 2). */
 export async function loadVerifyInputs(
   log: string,

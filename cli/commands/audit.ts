@@ -9,7 +9,14 @@
 import type { Command } from 'commander';
 import { type AuditFilter, type AuditRow, auditReceiptLog, canonicalJson } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
-import { type KeyOptions, loadVerifyInputs, withKeyOptions } from '../options.js';
+import {
+  type KeyOptions,
+  type OpenEndOptions,
+  loadVerifyInputs,
+  openEnd,
+  withKeyOptions,
+  withOpenEndOptions,
+} from '../options.js';
 import { textTable } from '../text-table.js';
 import { verifySummary } from './verify.js';
 
@@ -42,6 +49,12 @@ function ending(row: AuditRow): string {
     .join(' ');
 }
 
+function flagText(row: AuditRow): string {
+  const flags: string[] = [...row.flags];
+  if (!row.vouched) flags.push('not-vouched-for-by-a-checkpoint');
+  return flags.length === 0 ? '-' : flags.map((f) => `! ${f}`).join(', ');
+}
+
 /** A plain-text table, one row per suspension. */
 export function auditTable(rows: AuditRow[]): string {
   const header = [
@@ -64,12 +77,12 @@ export function auditTable(rows: AuditRow[]): string {
     r.pausedAt,
     ending(r),
     String(r.rejectedAttempts),
-    r.flags.length === 0 ? '-' : r.flags.map((f) => `! ${f}`).join(', '),
+    flagText(r),
   ]);
   return textTable([header, ...body]);
 }
 
-interface AuditCommandOptions extends KeyOptions {
+interface AuditCommandOptions extends KeyOptions, OpenEndOptions {
   json?: boolean;
   task?: string;
   initiator?: string;
@@ -77,7 +90,7 @@ interface AuditCommandOptions extends KeyOptions {
 }
 
 export function registerAudit(program: Command): void {
-  withKeyOptions(program.command('audit'))
+  withOpenEndOptions(withKeyOptions(program.command('audit')))
     .description('who paused which task, when, why, and how it ended (verifies the log as it reads)')
     .argument('<log>', 'receipt log (*.receipts.jsonl)')
     .option('--json', 'print the rows as a JSON array')
@@ -107,6 +120,7 @@ export function registerAudit(program: Command): void {
         ...(inputs.anchor ? { anchor: inputs.anchor } : {}),
         filter,
         agentPrincipals: options.agentPrincipal,
+        ...openEnd(options),
       });
       if (!result.verify.ok) {
         process.stderr.write(`a2a-replay: not audited: ${verifySummary(log, result.verify)}\n`);

@@ -138,7 +138,12 @@ export function registerLost(program: Command): void {
         const lines = receiptLines(file, bytes);
         source = { kind: 'receipt log', verification: 'unverified' };
         if (options.key?.length) {
-          const result = verifyReceiptLogBytes(bytes, { keyring: await keyringFromFiles(options.key) });
+          // An open end is what `lost` looks at (a recorder killed before its closing checkpoint).
+          const result = verifyReceiptLogBytes(bytes, {
+            keyring: await keyringFromFiles(options.key),
+            allowOpen: true,
+            allowTornTail: options.allowTornTail ?? false,
+          });
           if (!result.ok) {
             const failure = result.firstError;
             throw new CliExit(

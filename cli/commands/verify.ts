@@ -1,13 +1,21 @@
 /**
  * @module cli/commands/verify
- * `a2a-replay verify LOG [--key FILE]... [--public-key FILE]... [--checkpoint FILE] [--json]`:
- * streams a receipt log in constant memory; exit 0 with a one-line summary when it verifies,
- * 1 naming the first bad line and why, 2 on a usage error (no such file, no key).
+ * `a2a-replay verify LOG [--key FILE]... [--public-key FILE]... [--checkpoint FILE] [--allow-torn-tail]
+ * [--allow-open] [--json]`: streams a receipt log in constant memory; exit 0 with a one-line summary
+ * when it verifies, 1 naming the first bad line and why (a log that does not end in a checkpoint
+ * included, unless --allow-open), 2 on a usage error (no such file, no key).
  */
 import type { Command } from 'commander';
 import { type VerifyResult, verifyReceiptLog } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
-import { type KeyOptions, loadVerifyInputs, withKeyOptions } from '../options.js';
+import {
+  type KeyOptions,
+  type OpenEndOptions,
+  loadVerifyInputs,
+  openEnd,
+  withKeyOptions,
+  withOpenEndOptions,
+} from '../options.js';
 
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
@@ -23,7 +31,10 @@ export function verifySummary(log: string, result: VerifyResult): string {
     `${log}: ok: ${plural(result.receipts, 'receipt')}, ` +
       `${plural(result.checkpoints, 'checkpoint')}, ${plural(result.lines, 'line')}`,
     result.kids.length > 0 ? `kids ${result.kids.join(', ')}` : 'no receipts',
-    result.closed ? 'closed by a checkpoint' : 'not closed (no final checkpoint)',
+    result.closed
+      ? 'closed by a checkpoint'
+      : `OPEN: ${result.vouched} of ${plural(result.receipts, 'receipt')} vouched for by a checkpoint, ` +
+        `${result.receipts - result.vouched} after the last one not`,
   ];
   if (result.anchored) parts.push('matches the outside checkpoint');
   if (result.tornTail !== null) parts.push(`torn tail at line ${result.tornTail} skipped`);
@@ -33,17 +44,16 @@ export function verifySummary(log: string, result: VerifyResult): string {
 }
 
 export function registerVerify(program: Command): void {
-  withKeyOptions(program.command('verify'))
+  withOpenEndOptions(withKeyOptions(program.command('verify')))
     .description('verify a signed, hash-chained receipt log (streams it in constant memory)')
     .argument('<log>', 'receipt log (*.receipts.jsonl)')
-    .option('--allow-torn-tail', 'accept a last line cut off by a crash (it is reported, not verified)')
     .option('--json', 'print the result as JSON')
-    .action(async (log: string, options: KeyOptions & { json?: boolean; allowTornTail?: boolean }) => {
+    .action(async (log: string, options: KeyOptions & OpenEndOptions & { json?: boolean }) => {
       const inputs = await loadVerifyInputs(log, options);
       const result = await verifyReceiptLog(log, {
         keyring: inputs.keyring,
         ...(inputs.anchor ? { anchor: inputs.anchor } : {}),
-        allowTornTail: options.allowTornTail === true,
+        ...openEnd(options),
       });
       process.stdout.write(
         options.json ? `${JSON.stringify({ file: log, ...result })}\n` : `${verifySummary(log, result)}\n`,

@@ -35,6 +35,11 @@ export interface AuditRow {
   rejectedCodes: number[];
   /** What an auditor should look at (docs/design.md §6, "Audit flags"); empty when nothing. */
   flags: AuditFlag[];
+  /**
+   * Whether a valid checkpoint covers this row's receipts (the suspension and what closed it).
+   * False only in a log accepted with `allowOpen`: the rows after its last checkpoint.
+   */
+  vouched: boolean;
 }
 
 /**
@@ -66,6 +71,8 @@ export interface AuditResult {
 /** Collects audit rows from verified lines (feed it as the verifier's `onLine`). */
 export class AuditCollector {
   readonly #rows = new Map<string, AuditRow>();
+  /** The highest receipt seq each row rests on. */
+  readonly #lastSeq = new Map<AuditRow, number>();
   readonly #agentPrincipals: ReadonlySet<string>;
   #orphans = 0;
 
@@ -83,8 +90,8 @@ export class AuditCollector {
   readonly onLine = (verified: VerifiedLine): void => {
     const { line, hash, number } = verified;
     switch (line.type) {
-      case 'SuspensionReceipt':
-        this.#rows.set(hash, {
+      case 'SuspensionReceipt': {
+        const row: AuditRow = {
           line: number,
           suspension: hash,
           taskId: line.taskId,
@@ -104,14 +111,19 @@ export class AuditCollector {
           rejectedAttempts: 0,
           rejectedCodes: [],
           flags: this.#flagsOf(line),
-        });
+          vouched: true,
+        };
+        this.#rows.set(hash, row);
+        this.#lastSeq.set(row, line.seq);
         return;
+      }
       case 'ResumptionReceipt': {
         const row = this.#rows.get(line.suspension);
         if (!row) {
           this.#orphans++;
           return;
         }
+        this.#lastSeq.set(row, line.seq);
         if (line.outcome === 'rejected') {
           row.rejectedAttempts++;
           if (line.errorCode !== null) row.rejectedCodes.push(line.errorCode);
@@ -138,13 +150,15 @@ export class AuditCollector {
     return this.#orphans;
   }
 
-  /** Rows in log order, filtered. */
-  rows(filter: AuditFilter = {}): AuditRow[] {
-    return [...this.#rows.values()].filter(
-      (r) =>
-        (filter.taskId === undefined || r.taskId === filter.taskId) &&
-        (filter.initiatedBy === undefined || r.initiatedBy === filter.initiatedBy),
-    );
+  /** Rows in log order, filtered; `vouched` is how many receipts a checkpoint covers (default all). */
+  rows(filter: AuditFilter = {}, vouched = Number.POSITIVE_INFINITY): AuditRow[] {
+    return [...this.#rows.values()]
+      .filter(
+        (r) =>
+          (filter.taskId === undefined || r.taskId === filter.taskId) &&
+          (filter.initiatedBy === undefined || r.initiatedBy === filter.initiatedBy),
+      )
+      .map((r) => ({ ...r, vouched: (this.#lastSeq.get(r) ?? 0) <= vouched }));
   }
 }
 
@@ -162,5 +176,9 @@ export async function auditReceiptLog(
       outer?.(line);
     },
   });
-  return { verify, rows: verify.ok ? collector.rows(options.filter) : [], orphans: collector.orphans };
+  return {
+    verify,
+    rows: verify.ok ? collector.rows(options.filter, verify.vouched) : [],
+    orphans: collector.orphans,
+  };
 }

@@ -10,7 +10,7 @@ import type { Keyring } from './keys.js';
 import { type RawLine, readLogLines, splitLogBytes } from './log-reader.js';
 import { readReceiptLogLine } from './read-line.js';
 import { canonicalWithSig, checkCheckpointSignature, checkReceiptSignature } from './signing.js';
-import type { Checkpoint, ReceiptLogHeader, ReceiptLogLine } from './types.js';
+import type { Checkpoint, ReceiptLogHeader, ReceiptLogLine, ResumptionReceipt } from './types.js';
 
 export const VERIFY_FAILURE_REASONS = [
   'malformed_line',
@@ -21,8 +21,17 @@ export const VERIFY_FAILURE_REASONS = [
   'broken_chain',
   'checkpoint_mismatch',
   'truncated',
+  'not_closed',
+  'unknown_suspension',
 ] as const;
 export type VerifyFailureReason = (typeof VERIFY_FAILURE_REASONS)[number];
+
+/**
+ * How many closed suspensions a rejected resume attempt may still name (a double resume, a late
+ * retry): the verifier remembers that many, most recently named first, so its memory stays flat.
+ * It is far above what the observer itself remembers of ended pauses (docs/design.md §6).
+ */
+export const CLOSED_SUSPENSION_MEMORY = 65_536;
 
 /** The first bad line: `line` is 1-based (0 = the outside checkpoint itself). */
 export interface VerifyFailure {
@@ -43,6 +52,11 @@ export interface VerifyResult {
   receiptSignatures: 'checked' | 'unchecked';
   /** The last line is a checkpoint covering every receipt (the writer closed the log). */
   closed: boolean;
+  /**
+   * Receipts covered by a valid checkpoint (the last one's `size`): the only ones the log vouches
+   * for. Equal to `receipts` when `closed`.
+   */
+  vouched: number;
   /** Hash of the last good line. */
   head: string | null;
   /** Whether an outside checkpoint was given and matched. */
@@ -65,6 +79,11 @@ export interface VerifyOptions {
   anchor?: Checkpoint;
   /** Treat a torn last line as a crash to tolerate (reported in `tornTail`) rather than a failure. */
   allowTornTail?: boolean;
+  /**
+   * Accept a log that does not end in a checkpoint (a recorder still running, or killed): the
+   * receipts after the last checkpoint are then reported as not vouched for instead of failing.
+   */
+  allowOpen?: boolean;
   /** Called for each verified line, in order (audit builds on this). */
   onLine?: (line: VerifiedLine) => void;
 }
@@ -77,6 +96,11 @@ export class ReceiptLogVerifier {
   #lines = 0;
   #receipts = 0;
   #checkpoints = 0;
+  #vouched = 0;
+  /** Suspensions no resumption has closed yet: hash → task id. */
+  #open = new Map<string, string>();
+  /** Closed suspensions a rejected attempt may still name (least recently named first). */
+  #closed = new Map<string, string>();
   #head: string | null = null;
   #previous: ReceiptLogLine['type'] | null = null;
   #anchorMatched = false;
@@ -122,6 +146,9 @@ export class ReceiptLogVerifier {
     this.#lines = other.#lines;
     this.#receipts = other.#receipts;
     this.#checkpoints = other.#checkpoints;
+    this.#vouched = other.#vouched;
+    this.#open = new Map(other.#open);
+    this.#closed = new Map(other.#closed);
     this.#head = other.#head;
     this.#previous = other.#previous;
     this.#anchorMatched = other.#anchorMatched;
@@ -177,6 +204,21 @@ export class ReceiptLogVerifier {
                 `the chain head after ${anchor.size} receipts is not ` + `the outside checkpoint's root ${anchor.root}`,
             };
     }
+    const closed = this.#previous === 'Checkpoint';
+    // An outside checkpoint that matches the very end vouches for every receipt, as a final one would.
+    const anchoredEnd = anchor !== undefined && this.#anchorMatched && this.#receipts === anchor.size;
+    if (anchoredEnd) this.#vouched = anchor.size;
+    if (!this.#error && !closed && !anchoredEnd && !this.#options.allowOpen) {
+      const after = this.#receipts - this.#vouched;
+      this.#error = {
+        line: this.#lines + 1,
+        reason: 'not_closed',
+        message:
+          `not closed: the log ends after line ${this.#lines} without a checkpoint, so ${after} ` +
+          `receipt${after === 1 ? '' : 's'} after the last checkpoint cannot be vouched for ` +
+          '(the writer was stopped or the end was cut; --allow-open accepts an open end)',
+      };
+    }
     return {
       ok: this.#error === null,
       lines: this.#lines,
@@ -184,7 +226,8 @@ export class ReceiptLogVerifier {
       checkpoints: this.#checkpoints,
       kids: [...this.#kids],
       receiptSignatures: this.#options.keyring.hasHmac ? 'checked' : 'unchecked',
-      closed: this.#previous === 'Checkpoint',
+      closed,
+      vouched: this.#vouched,
       head: this.#head,
       anchored: anchor !== undefined && this.#anchorMatched,
       tornTail: this.#tornTail,
@@ -233,6 +276,7 @@ export class ReceiptLogVerifier {
     if (failure) return failure;
     this.#previous = line.type;
     this.#head = hash;
+    if (line.type === 'SuspensionReceipt') this.#open.set(hash, line.taskId);
     if (this.#options.anchor && this.#receipts === this.#options.anchor.size) {
       this.#lineAtAnchorSize ??= n;
       if (hash === this.#options.anchor.root) this.#anchorMatched = true;
@@ -284,6 +328,10 @@ export class ReceiptLogVerifier {
         // After the chain check: a header edited to drop a kid is caught above, at line 1.
         if (!header.kids.includes(sig.kid))
           return fail('unknown_kid', `line ${n} is signed by kid ${sig.kid}, which the header does not declare`);
+        if (line.type === 'ResumptionReceipt') {
+          const unknown = this.#checkSuspension(line, n);
+          if (unknown) return unknown;
+        }
         this.#receipts++;
         if (!this.#kids.includes(sig.kid)) this.#kids.push(sig.kid);
         return null;
@@ -318,6 +366,7 @@ export class ReceiptLogVerifier {
         const chain = this.#checkPrev(line.root, n, 'checkpoint');
         if (chain) return chain;
         this.#checkpoints++;
+        this.#vouched = line.size;
         return null;
       }
       default: {
@@ -325,6 +374,45 @@ export class ReceiptLogVerifier {
         throw new Error(`unhandled line ${JSON.stringify(never)}`);
       }
     }
+  }
+
+  /**
+   * A resumption names the hash of an earlier SuspensionReceipt of the same task in this log: one
+   * still open when it closes it (resumed, canceled, failed), open or recently closed when it is a
+   * rejected attempt. Called once the line passed every other check; records what it changes.
+   */
+  #checkSuspension(line: ResumptionReceipt, n: number): VerifyFailure | null {
+    const { suspension } = line;
+    const openTask = this.#open.get(suspension);
+    const closedTask = openTask === undefined ? this.#closed.get(suspension) : undefined;
+    const task = openTask ?? closedTask;
+    const fail = (message: string): VerifyFailure => ({ line: n, reason: 'unknown_suspension', message });
+    if (task === undefined)
+      return fail(
+        `line ${n}: the ResumptionReceipt names suspension ${suspension}, which is no ` +
+          `${line.outcome === 'rejected' ? 'open or recently closed' : 'open'} SuspensionReceipt ` +
+          'earlier in this log (forged, copied from another log, or moved)',
+      );
+    if (task !== line.taskId)
+      return fail(
+        `line ${n}: the ResumptionReceipt is for task ${line.taskId}, but the suspension it names is of task ${task}`,
+      );
+    if (line.outcome === 'rejected') {
+      if (closedTask !== undefined) {
+        this.#closed.delete(suspension);
+        this.#closed.set(suspension, task);
+      }
+      return null;
+    }
+    if (openTask === undefined)
+      return fail(`line ${n}: the ResumptionReceipt closes suspension ${suspension}, which an earlier line closed`);
+    this.#open.delete(suspension);
+    this.#closed.set(suspension, task);
+    if (this.#closed.size > CLOSED_SUSPENSION_MEMORY) {
+      const oldest = this.#closed.keys().next().value;
+      if (oldest !== undefined) this.#closed.delete(oldest);
+    }
+    return null;
   }
 
   /** A signed line whose `prev` is not the head: a line is missing before it, or the header changed. */

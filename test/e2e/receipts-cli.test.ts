@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Keyring, ManualClock, ReceiptLogWriter, loadKeyFile } from '../../src/internal.js';
 import { runCli } from '../helpers/cli.js';
-import { CREATED_AT, resumptionDraftFor, suspensionDraftFor } from '../receipts/fixtures.js';
+import { CREATED_AT, resumptionDraftFor, suspensionDraftFor, taskFor } from '../receipts/fixtures.js';
 
 let dir: string;
 let keyA: string;
@@ -25,13 +25,16 @@ async function writeLog(path: string, keyring: Keyring, count: number, rotateTo?
     clock: new ManualClock(Date.parse(CREATED_AT)),
     tool: 'a2a-replay@test',
   });
-  const open: string[] = [];
+  const open: { hash: string; task: string }[] = [];
   for (let n = 0; writer.chain.size < count; n++) {
     if (rotateTo && writer.chain.size === Math.floor(count / 2)) writer.rotate(rotateTo);
-    if (n % 4 === 3 && open.length > 0) await writer.appendResumption(resumptionDraftFor(n), open.shift() as string);
-    else if (n % 4 === 2 && open.length > 0)
-      await writer.appendResumption(resumptionDraftFor(n, 'rejected'), open[0] as string);
-    else open.push((await writer.appendSuspension(suspensionDraftFor(n))).hash);
+    const first = open[0];
+    if (n % 4 === 3 && first) {
+      open.shift();
+      await writer.appendResumption(resumptionDraftFor(n, 'resumed', first.task), first.hash);
+    } else if (n % 4 === 2 && first)
+      await writer.appendResumption(resumptionDraftFor(n, 'rejected', first.task), first.hash);
+    else open.push({ hash: (await writer.appendSuspension(suspensionDraftFor(n))).hash, task: taskFor(n) });
   }
   await writer.close();
 }
@@ -115,7 +118,16 @@ describe('a2a-replay verify', () => {
     );
     const cut = join(dir, 'cut.receipts.jsonl');
     await writeFile(cut, `${lines.slice(0, 50).join('\n')}\n`);
-    expect((await runCli(['verify', cut, '--key', keyA])).code).toBe(0);
+    const open = await runCli(['verify', cut, '--key', keyA]);
+    expect(open.code).toBe(1);
+    expect(open.stdout).toMatch(/INVALID at line 51: not_closed: not closed: .* receipts? after the last checkpoint/);
+    const allowed = await runCli(['verify', cut, '--key', keyA, '--allow-open']);
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout).toMatch(/OPEN: 40 of 4\d receipts vouched for by a checkpoint/);
+    const audited = await runCli(['audit', cut, '--key', keyA, '--allow-open']);
+    expect(audited.code).toBe(0);
+    expect(audited.stdout).toContain('! not-vouched-for-by-a-checkpoint');
+    expect((await runCli(['audit', cut, '--key', keyA])).code).toBe(1);
     const r = await runCli(['verify', cut, '--key', keyA, '--checkpoint', anchor]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/INVALID at line 51: truncated: /);

@@ -26,10 +26,10 @@ async function logFile(): Promise<string> {
   const s0 = push(chain.sealSuspension(suspensionDraftFor(0))); // client, task-0
   const s1 = push(chain.sealSuspension(suspensionDraftFor(1))); // agent, task-1
   const s2 = push(chain.sealSuspension(suspensionDraftFor(2))); // client, task-2
-  push(chain.sealResumption(resumptionDraftFor(10, 'rejected'), s0));
-  push(chain.sealResumption(resumptionDraftFor(10, 'rejected'), s0));
-  push(chain.sealResumption(resumptionDraftFor(11), s0));
-  push(chain.sealResumption(resumptionDraftFor(12, 'canceled'), s2));
+  push(chain.sealResumption(resumptionDraftFor(10, 'rejected', 'task-0'), s0));
+  push(chain.sealResumption(resumptionDraftFor(10, 'rejected', 'task-0'), s0));
+  push(chain.sealResumption(resumptionDraftFor(11, 'resumed', 'task-0'), s0));
+  push(chain.sealResumption(resumptionDraftFor(12, 'canceled', 'task-2'), s2));
   void s1;
   texts.push((chain.close() as { text: string }).text);
   const path = join(dir, 'a.receipts.jsonl');

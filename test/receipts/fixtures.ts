@@ -32,7 +32,7 @@ const span = (n: number): { traceId: string; spanId: string } => ({
 
 export function suspensionDraftFor(n: number): SuspensionDraft {
   return buildSuspensionDraft({
-    taskId: `task-${n % 7}`,
+    taskId: taskFor(n),
     contextId: `ctx-${n % 3}`,
     initiatedBy: n % 2 === 0 ? 'PAUSE_INITIATOR_CLIENT' : 'PAUSE_INITIATOR_AGENT',
     principal: n % 2 === 0 ? 'jwt:sub=alice' : null,
@@ -48,9 +48,19 @@ export function suspensionDraftFor(n: number): SuspensionDraft {
   });
 }
 
-export function resumptionDraftFor(n: number, outcome: ResumptionDraft['outcome'] = 'resumed'): ResumptionDraft {
+/** The task of {@link suspensionDraftFor}(n). */
+export function taskFor(n: number): string {
+  return `task-${n % 7}`;
+}
+
+/** A resumption of a suspension of `taskId` (a resumption names a suspension of its own task). */
+export function resumptionDraftFor(
+  n: number,
+  outcome: ResumptionDraft['outcome'] = 'resumed',
+  taskId = taskFor(n),
+): ResumptionDraft {
   return buildResumptionDraft({
-    taskId: `task-${n % 7}`,
+    taskId,
     cause: outcome === 'canceled' ? 'canceled' : 'explicit_resume',
     outcome,
     errorCode: outcome === 'rejected' ? -32011 : null,
@@ -87,18 +97,19 @@ export function buildLogLines(options: {
     tool: 'a2a-replay@test',
   });
   const lines: SealedLine[] = [chain.header];
-  const open: string[] = [];
+  const open: { hash: string; task: string }[] = [];
   let n = 0;
   while (chain.size < options.count) {
     if (options.rotateAt && chain.size + 1 === options.rotateAt.seq) chain.rotate(options.rotateAt.kid);
     const step = n % 4;
+    const first = open[0];
     const sealed =
-      step === 3 && open.length > 0
-        ? chain.sealResumption(resumptionDraftFor(n), open.shift() as string)
-        : step === 2 && open.length > 0
-          ? chain.sealResumption(resumptionDraftFor(n, 'rejected'), open[0] as string)
+      step === 3 && first
+        ? chain.sealResumption(resumptionDraftFor(n, 'resumed', first.task), (open.shift() as typeof first).hash)
+        : step === 2 && first
+          ? chain.sealResumption(resumptionDraftFor(n, 'rejected', first.task), first.hash)
           : chain.sealSuspension(suspensionDraftFor(n));
-    if (sealed.receipt.line.type === 'SuspensionReceipt') open.push(sealed.receipt.hash);
+    if (sealed.receipt.line.type === 'SuspensionReceipt') open.push({ hash: sealed.receipt.hash, task: taskFor(n) });
     lines.push(sealed.receipt);
     if (sealed.checkpoint) lines.push(sealed.checkpoint);
     n++;

@@ -11,7 +11,7 @@ import {
   readLogLines,
   verifyReceiptLog,
 } from '../../src/internal.js';
-import { CREATED_AT, buildLogLines, fixedKey, resumptionDraftFor, suspensionDraftFor } from './fixtures.js';
+import { CREATED_AT, buildLogLines, fixedKey, resumptionDraftFor, suspensionDraftFor, taskFor } from './fixtures.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -38,15 +38,18 @@ async function writeLog(
     clock,
     tool: 'a2a-replay@test',
   });
-  const open: string[] = [];
+  const open: { hash: string; task: string }[] = [];
   let n = 0;
   while (writer.chain.size < count) {
     if (options.rotateAt && writer.chain.size + 1 === options.rotateAt.seq) writer.rotate(options.rotateAt.kid);
     const step = n % 4;
-    if (step === 3 && open.length > 0) await writer.appendResumption(resumptionDraftFor(n), open.shift() as string);
-    else if (step === 2 && open.length > 0)
-      await writer.appendResumption(resumptionDraftFor(n, 'rejected'), open[0] as string);
-    else open.push((await writer.appendSuspension(suspensionDraftFor(n))).hash);
+    const first = open[0];
+    if (step === 3 && first) {
+      open.shift();
+      await writer.appendResumption(resumptionDraftFor(n, 'resumed', first.task), first.hash);
+    } else if (step === 2 && first)
+      await writer.appendResumption(resumptionDraftFor(n, 'rejected', first.task), first.hash);
+    else open.push({ hash: (await writer.appendSuspension(suspensionDraftFor(n))).hash, task: taskFor(n) });
     n++;
   }
   await writer.close();

@@ -11,7 +11,7 @@ import {
   splitLogBytes,
   verifyReceiptLogBytes,
 } from '../../src/internal.js';
-import { CREATED_AT, buildLogLines, fixedKey, suspensionDraftFor } from './fixtures.js';
+import { CREATED_AT, buildLogLines, fixedKey, resumptionDraftFor, suspensionDraftFor, taskFor } from './fixtures.js';
 
 const keyring = new Keyring([fixedKey('key-a')]);
 const lines = buildLogLines({ count: 50, keyring, checkpointEvery: 10 });
@@ -31,6 +31,38 @@ function mutationsOf(byte: number): number[] {
 
 function verify(data: Uint8Array | string): VerifyResult {
   return verifyReceiptLogBytes(data, { keyring });
+}
+
+type LogObject = Record<string, unknown> & { type: string };
+
+/**
+ * What a forger without any key can do: edit or drop parsed lines (`edit` returns the lines that
+ * replace one), then recompute `seq`, `prev`, checkpoint `root` and `size`, and the `suspension`
+ * each resumption names, so that the chain is whole again and only signatures can tell.
+ */
+function rechain(source: readonly string[], edit: (line: LogObject, index: number) => LogObject[]): string[] {
+  const out: string[] = [];
+  const renamed = new Map<string, string>();
+  let seq = 0;
+  source.forEach((text, index) => {
+    const originalHash = sha256Prefixed(text);
+    for (const line of edit(JSON.parse(text) as LogObject, index)) {
+      const previous = out.length > 0 ? sha256Prefixed(out[out.length - 1] as string) : null;
+      if (line.type === 'SuspensionReceipt' || line.type === 'ResumptionReceipt') {
+        line.seq = ++seq;
+        line.prev = previous;
+        if (line.type === 'ResumptionReceipt')
+          line.suspension = renamed.get(line.suspension as string) ?? line.suspension;
+      }
+      if (line.type === 'Checkpoint') {
+        line.root = previous;
+        line.size = seq;
+      }
+      out.push(canonicalJson(line as never));
+      if (line.type === 'SuspensionReceipt') renamed.set(originalHash, sha256Prefixed(out[out.length - 1] as string));
+    }
+  });
+  return out;
 }
 
 function joined(ls: string[]): string {
@@ -91,14 +123,10 @@ describe('tamper matrix over a log of 50 receipts', () => {
   it('detects every deleted line at its position', () => {
     for (let k = 0; k < lines.length; k++) {
       const result = verify(joined(lines.filter((_, i) => i !== k)));
-      // Deleting the closing checkpoint leaves a valid prefix: only an outside checkpoint can tell.
-      if (k === lines.length - 1) {
-        expect(result.ok, `delete line ${k + 1}`).toBe(true);
-        expect(result.closed).toBe(false);
-        continue;
-      }
       expect(result.ok, `delete line ${k + 1}`).toBe(false);
       expect(result.firstError?.line, `delete line ${k + 1}`).toBe(k + 1);
+      // Deleting the closing checkpoint leaves a valid prefix that no checkpoint closes.
+      if (k === lines.length - 1) expect(result.firstError?.reason).toBe('not_closed');
     }
   });
 
@@ -140,7 +168,13 @@ describe('tamper matrix over a log of 50 receipts', () => {
     expect(verifyReceiptLogBytes(joined(lines.slice(0, -1)), { keyring, anchor }).ok).toBe(true);
     for (const keep of [lines.length - 2, lines.length - 3, 20, 1]) {
       const cut = joined(lines.slice(0, keep));
-      expect(verify(cut).ok, `${keep} lines without the anchor`).toBe(true);
+      expect(verify(cut).firstError, `${keep} lines without the anchor`).toMatchObject({
+        line: keep + 1,
+        reason: 'not_closed',
+      });
+      const open = verifyReceiptLogBytes(cut, { keyring, allowOpen: true });
+      expect(open.ok).toBe(true);
+      expect(open.vouched).toBeLessThanOrEqual(open.receipts);
       const result = verifyReceiptLogBytes(cut, { keyring, anchor });
       expect(result.firstError, `${keep} lines`).toMatchObject({ line: keep + 1, reason: 'truncated' });
     }
@@ -149,10 +183,16 @@ describe('tamper matrix over a log of 50 receipts', () => {
   it('reports a torn last line distinctly from tampering', () => {
     const torn = `${joined(lines.slice(0, 30))}${(lines[30] as string).slice(0, 40)}`;
     expect(verify(torn).firstError).toMatchObject({ line: 31, reason: 'torn_tail' });
-    expect(verifyReceiptLogBytes(torn, { keyring, allowTornTail: true })).toMatchObject({
+    expect(verifyReceiptLogBytes(torn, { keyring, allowTornTail: true }).firstError).toMatchObject({
+      line: 31,
+      reason: 'not_closed',
+    });
+    expect(verifyReceiptLogBytes(torn, { keyring, allowTornTail: true, allowOpen: true })).toMatchObject({
       ok: true,
       tornTail: 31,
       receipts: 27,
+      vouched: 20,
+      closed: false,
     });
   });
 
@@ -188,25 +228,113 @@ describe('tamper matrix over a log of 50 receipts', () => {
 
     // Without any secret: principals rewritten, the pin moved to HMAC, checkpoints with junk MACs,
     // and seq/prev/root recomputed so the chain itself is whole.
-    const forged: string[] = [];
-    for (const original of lines) {
-      const line = JSON.parse(original) as Record<string, unknown> & { type: string; sig?: Record<string, unknown> };
-      const previous = forged.length > 0 ? sha256Prefixed(forged[forged.length - 1] as string) : null;
+    const forged = rechain(lines, (line) => {
       if (line.type === 'ReceiptLog') line.checkpoint = { alg: 'hmac-sha256', kid: 'key-a' };
-      if (line.type === 'SuspensionReceipt' || line.type === 'ResumptionReceipt') {
-        line.principal = 'jwt:sub=mallory';
-        line.prev = previous;
-      }
-      if (line.type === 'Checkpoint') {
-        line.root = previous;
-        line.sig = { alg: 'hmac-sha256', kid: 'key-a', value: 'AAAA' };
-      }
-      forged.push(canonicalJson(line as never));
-    }
+      if (line.type === 'SuspensionReceipt' || line.type === 'ResumptionReceipt') line.principal = 'jwt:sub=mallory';
+      if (line.type === 'Checkpoint') line.sig = { alg: 'hmac-sha256', kid: 'key-a', value: 'AAAA' };
+      return [line];
+    });
     const result = verifyReceiptLogBytes(joined(forged), { keyring: publicOnly });
     expect(result.ok).toBe(false);
     const firstCheckpoint = forged.findIndex((l) => l.includes('"type":"Checkpoint"')) + 1;
     expect(result.firstError?.line).toBe(firstCheckpoint);
     expect(result.firstError?.message).toMatch(/cannot be checked/);
+  });
+});
+
+describe('keyless forgeries, re-chained so that only signatures and checkpoints can tell', () => {
+  const publicFile = fixedKey('key-a').publicKeyFile();
+  if (!publicFile) throw new Error('the fixture key has an Ed25519 pair');
+  const publicOnly = new Keyring([readKeyFile(publicFile, 'public key')]);
+  const other = buildLogLines({ count: 12, keyring, checkpointEvery: 0 });
+  const firstCheckpoint = lines.findIndex((l) => l.includes('"type":"Checkpoint"')) + 1;
+  const suspensionAt = (n: number): number => lines.findIndex((l, i) => i >= n && l.includes('"SuspensionReceipt"'));
+
+  const forgeries: Record<string, () => string[]> = {
+    'principals rewritten': () =>
+      rechain(lines, (line) => {
+        if (line.type === 'SuspensionReceipt') line.principal = 'jwt:sub=mallory';
+        return [line];
+      }),
+    'two receipts swapped': () => {
+      const a = suspensionAt(1);
+      const b = suspensionAt(a + 1);
+      const swapped = [...lines];
+      swapped[a] = lines[b] as string;
+      swapped[b] = lines[a] as string;
+      return rechain(swapped, (line) => [line]);
+    },
+    'every checkpoint dropped': () => rechain(lines, (line) => (line.type === 'Checkpoint' ? [] : [line])),
+    'checkpoints forged as HMAC': () =>
+      rechain(lines, (line) => {
+        if (line.type === 'ReceiptLog') line.checkpoint = { alg: 'hmac-sha256', kid: 'key-a' };
+        if (line.type === 'Checkpoint') line.sig = { alg: 'hmac-sha256', kid: 'key-a', value: 'AAAA' };
+        return [line];
+      }),
+    'a receipt copied from another log signed by the same key': () =>
+      rechain(lines, (line, index) => (index === 3 ? [line, JSON.parse(other[2] as string) as LogObject] : [line])),
+  };
+
+  for (const [name, forge] of Object.entries(forgeries)) {
+    it(`refuses ${name}, with the public key alone and with the HMAC key, naming a line`, () => {
+      const forged = forge();
+      for (const ring of [publicOnly, keyring]) {
+        const result = verifyReceiptLogBytes(joined(forged), { keyring: ring });
+        expect(result.ok, `${name} (${ring.hasHmac ? 'HMAC' : 'public'} key)`).toBe(false);
+        expect(result.firstError?.line).toBeGreaterThan(0);
+        if (ring.hasHmac) expect(result.firstError?.line).toBeLessThanOrEqual(firstCheckpoint);
+      }
+      // Even told to accept an open end, the public key vouches for no forged receipt.
+      const open = verifyReceiptLogBytes(joined(forged), { keyring: publicOnly, allowOpen: true });
+      if (open.ok) expect(open.vouched).toBe(0);
+    });
+  }
+});
+
+describe('a resumption names an open suspension of its own task in the same log', () => {
+  const newChain = (): ReceiptChain =>
+    new ReceiptChain({ keyring, checkpointEvery: 0, recording: 'rec', createdAt: CREATED_AT, tool: 't' });
+  const close = (chain: ReceiptChain, texts: string[]): string => {
+    texts.push((chain.close() as { text: string }).text);
+    return joined(texts);
+  };
+
+  it('accepts rejected attempts after the close, and refuses a second close', () => {
+    const chain = newChain();
+    const texts = [chain.header.text];
+    const s = chain.sealSuspension(suspensionDraftFor(0)).receipt;
+    texts.push(s.text);
+    texts.push(chain.sealResumption(resumptionDraftFor(1, 'resumed', taskFor(0)), s.hash).receipt.text);
+    texts.push(chain.sealResumption(resumptionDraftFor(2, 'rejected', taskFor(0)), s.hash).receipt.text);
+    const good = close(chain, texts);
+    expect(verify(good)).toMatchObject({ ok: true, receipts: 3 });
+    const again = newChain();
+    const twice = [again.header.text];
+    const s2 = again.sealSuspension(suspensionDraftFor(0)).receipt;
+    twice.push(s2.text);
+    twice.push(again.sealResumption(resumptionDraftFor(1, 'resumed', taskFor(0)), s2.hash).receipt.text);
+    twice.push(again.sealResumption(resumptionDraftFor(2, 'canceled', taskFor(0)), s2.hash).receipt.text);
+    expect(verify(close(again, twice)).firstError).toMatchObject({ line: 4, reason: 'unknown_suspension' });
+  });
+
+  it('refuses, even when correctly signed, a suspension hash this log does not hold or of another task', () => {
+    const chain = newChain();
+    const texts = [chain.header.text];
+    const s = chain.sealSuspension(suspensionDraftFor(0)).receipt;
+    texts.push(s.text);
+    texts.push(
+      chain.sealResumption(resumptionDraftFor(1, 'resumed', taskFor(0)), `sha256:${'0'.repeat(64)}`).receipt.text,
+    );
+    const result = verify(close(chain, texts));
+    expect(result.firstError).toMatchObject({ line: 3, reason: 'unknown_suspension' });
+    expect(result.firstError?.message).toMatch(/no open SuspensionReceipt earlier in this log/);
+    const wrongTask = newChain();
+    const w = [wrongTask.header.text];
+    const ws = wrongTask.sealSuspension(suspensionDraftFor(0)).receipt;
+    w.push(ws.text);
+    w.push(wrongTask.sealResumption(resumptionDraftFor(1, 'resumed', taskFor(1)), ws.hash).receipt.text);
+    expect(verify(close(wrongTask, w)).firstError?.message).toMatch(
+      /is for task task-1, but the suspension it names is of task task-0/,
+    );
   });
 });
