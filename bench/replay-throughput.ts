@@ -100,7 +100,9 @@ async function main(): Promise<void> {
   const recorder = new ExchangeRecorder({
     writer,
     ids: new CounterIdSource(writer.header.id),
-    onEntry: (e) => entries.push(e),
+    onEntry: (e) => {
+      entries.push(e);
+    },
   });
   const proxy = await startRecordingProxy({ upstream: recordPeer.url, recorder });
   const recorded = await session(proxy.url);

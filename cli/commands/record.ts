@@ -56,6 +56,7 @@ interface RecordCommandOptions {
   receipts?: string;
   key?: string;
   fsync: string;
+  witness?: string;
   checkpointEvery: string;
   otlp?: string;
   traces?: string;
@@ -109,7 +110,8 @@ async function assertAbsent(file: string): Promise<void> {
 }
 
 interface Observation {
-  push(entry: RecordingEntry): void;
+  /** Observes an entry; a promise back is a hold (the entry caused a receipt: see `observe`). */
+  push(entry: RecordingEntry): Promise<void> | undefined;
   /** Ends the recording at its last entry, as replay does, then closes the receipt log. */
   close(): Promise<void>;
 }
@@ -117,11 +119,15 @@ interface Observation {
 /**
  * Feeds entries to the observation pipeline: receipts into `log` (when a key was given), spans
  * into `spans`. Entries arrive in `seq` order, so the last one pushed is the recording's last.
+ * An entry that causes a receipt gets a hold back that settles once the receipt and the
+ * recording lines it cites are durable under `fsync` (docs/design.md §5); the proxy releases the
+ * response bytes that carried the entry only then.
  */
 function observe(
   recording: RecordingWriter,
   log: ReceiptLogWriter | undefined,
   spans: SpanSink | undefined,
+  fsync: FsyncPolicy,
   onError: (what: string) => (error: unknown) => void,
 ): Observation {
   const pipeline = new ObservationPipeline({
@@ -135,7 +141,13 @@ function observe(
   return {
     push(entry) {
       lastAt = entry.at;
-      void pipeline.push(entry);
+      if (!log) {
+        void pipeline.push(entry);
+        return undefined;
+      }
+      const held = pipeline.pushHeld(entry);
+      if (held === undefined) return undefined;
+      return Promise.all([held, recording.durable(fsync !== 'never')]).then(() => undefined);
     },
     async close() {
       await pipeline.finish(lastAt);
@@ -156,8 +168,13 @@ export function registerRecord(program: Command): void {
     .option('--key <file>', 'receipt signing key file (default: $A2A_REPLAY_KEY_FILE)')
     .option(
       '--fsync <policy>',
-      `receipt log durability: ${FSYNC_POLICIES.join(' | ')} (batch: every 64 lines, at checkpoints and on close)`,
+      `durability: ${FSYNC_POLICIES.join(' | ')}; answers showing a pause or resume wait until its ` +
+        'receipt is fsynced (never: written), see README',
       'batch',
+    )
+    .option(
+      '--witness <file>',
+      'keep the latest checkpoint in FILE too (replaced atomically): `verify --checkpoint FILE` detects a cut log',
     )
     .option(
       '--checkpoint-every <n>',
@@ -231,6 +248,7 @@ export function registerRecord(program: Command): void {
           clock: systemClock,
           fsync,
           checkpointEvery,
+          ...(options.witness === undefined ? {} : { witness: options.witness }),
         }).catch(async (error: unknown) => {
           await writer.close();
           if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
@@ -240,7 +258,7 @@ export function registerRecord(program: Command): void {
       const tracing = setupTracing({ otlp: options.otlp, tracesDir: options.traces, name: traceName(options.out) });
       const observation =
         log || tracing.enabled
-          ? observe(writer, log, tracing.enabled ? tracing.sink : undefined, reportOnce)
+          ? observe(writer, log, tracing.enabled ? tracing.sink : undefined, fsync, reportOnce)
           : undefined;
 
       const recorder = new ExchangeRecorder({

@@ -43,8 +43,13 @@ export interface ExchangeRecorderOptions {
   principal?: PrincipalSource;
   /** Bodies above this many bytes are kept as truncated `bodyText` (default 1 MiB). */
   maxBodyBytes?: number;
-  /** Called with every entry as written, e.g. to feed an observation pipeline. */
-  onEntry?: (entry: RecordingEntry) => void;
+  /**
+   * Called with every entry as written, e.g. to feed an observation pipeline. A promise it returns
+   * is a hold: the entry made something durable-worthy observable (a pause, a resume), and the
+   * adapter should not release the bytes that carried it before the promise settles
+   * ({@link Exchange.takeHold}).
+   */
+  onEntry?: (entry: RecordingEntry) => void | Promise<void>;
   /** Called once, with the first recorder or listener failure. */
   onError?: (error: unknown) => void;
 }
@@ -117,6 +122,7 @@ export class Exchange {
   #total = 0;
   #encoding = '';
   #parser: SseParser | undefined;
+  #holds: Promise<void>[] = [];
 
   /** @internal created by {@link ExchangeRecorder.request} */
   constructor(recorder: ExchangeRecorder, xid: string, http: EntryHttp) {
@@ -128,6 +134,21 @@ export class Exchange {
   /** False once the exchange has ended or failed. */
   get open(): boolean {
     return this.#phase !== 'done';
+  }
+
+  /**
+   * The holds that the entries recorded since the last call produced, as one promise, or
+   * `undefined` when there are none: the proxy calls it after `data` and `finish` and releases the
+   * bytes it just recorded only once the promise settles (it never rejects).
+   */
+  takeHold(): Promise<void> | undefined {
+    if (this.#holds.length === 0) return undefined;
+    const holds = this.#holds;
+    this.#holds = [];
+    return Promise.all(holds).then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   /** The response head arrived. An SSE response is recorded at once; a unary one at `finish`. */
@@ -247,7 +268,8 @@ export class Exchange {
   }
 
   #emit(draft: Omit<EntryDraft, 'xid'>): void {
-    this.#recorder.emit({ xid: this.xid, ...draft } as EntryDraft);
+    const hold = this.#recorder.emit({ xid: this.xid, ...draft } as EntryDraft);
+    if (hold !== undefined) this.#holds.push(hold);
   }
 
   #guard(step: () => void): void {
@@ -267,7 +289,7 @@ export class ExchangeRecorder {
   readonly #ids: IdSource;
   readonly #redact: readonly string[];
   readonly #principal: PrincipalSource;
-  readonly #onEntry: ((entry: RecordingEntry) => void) | undefined;
+  readonly #onEntry: ((entry: RecordingEntry) => void | Promise<void>) | undefined;
   readonly #onError: (error: unknown) => void;
   #reported = false;
 
@@ -301,7 +323,8 @@ export class ExchangeRecorder {
         ),
       };
       if (principal !== undefined) draft.principal = principal;
-      this.emit(draft);
+      // A request shows the client nothing, so it is never held.
+      void this.emit(draft);
     } catch (error) {
       this.report(error);
     }
@@ -313,14 +336,15 @@ export class ExchangeRecorder {
     return redactHeaders(headers, this.#redact);
   }
 
-  /** @internal writes one entry and hands it to the listener */
-  emit(draft: EntryDraft): void {
+  /** @internal writes one entry and hands it to the listener; returns the listener's hold */
+  emit(draft: EntryDraft): Promise<void> | undefined {
     const entry = this.#writer.append(draft);
-    if (this.#onEntry === undefined) return;
+    if (this.#onEntry === undefined) return undefined;
     try {
-      this.#onEntry(entry);
+      return this.#onEntry(entry) ?? undefined;
     } catch (error) {
       this.report(error);
+      return undefined;
     }
   }
 

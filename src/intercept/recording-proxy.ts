@@ -243,17 +243,51 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       }
 
       res.writeHead(status, upstreamRes.statusMessage, rawHeaders);
-      if (contentType === 'text/event-stream') res.flushHeaders();
-      upstreamRes.on('data', (chunk: Buffer) => {
+      const stream = contentType === 'text/event-stream';
+      if (stream) res.flushHeaders();
+      // Durable before acknowledged (docs/design.md §5): bytes that make a pause or resume
+      // observable are released only once its receipt is durable. An SSE chunk waits for the
+      // hold its events produced; a unary answer keeps its last chunk back until `finish` has
+      // recorded the whole body, since the client cannot read the answer without it.
+      let gate: Promise<void> | undefined;
+      const release = (action: () => void, hold: Promise<void> | undefined): void => {
+        if (gate === undefined && hold === undefined) {
+          action();
+          return;
+        }
+        upstreamRes.pause();
+        const next = (gate ?? Promise.resolve()).then(() => hold).then(action);
+        gate = next;
+        void next.then(() => {
+          if (gate !== next) return;
+          gate = undefined;
+          if (!res.writableNeedDrain) upstreamRes.resume();
+        });
+      };
+      const write = (chunk: Buffer): void => {
         if (!res.write(chunk)) {
           upstreamRes.pause();
-          res.once('drain', () => upstreamRes.resume());
+          res.once('drain', () => {
+            if (gate === undefined) upstreamRes.resume();
+          });
         }
+      };
+      let last: Buffer | undefined;
+      upstreamRes.on('data', (chunk: Buffer) => {
         exchange.data(chunk);
+        const hold = exchange.takeHold();
+        if (stream) {
+          release(() => write(chunk), hold);
+          return;
+        }
+        const previous = last;
+        last = chunk;
+        if (previous !== undefined) release(() => write(previous), hold);
       });
       upstreamRes.on('end', () => {
         exchange.finish();
-        res.end(settle);
+        const tail = last;
+        release(() => res.end(tail ?? '', settle), exchange.takeHold());
       });
     });
 

@@ -16,6 +16,8 @@ export interface ReceiptSink {
   appendSuspension(draft: SuspensionDraft): Promise<{ hash: string }>;
   /** `suspensionHash`: the hash returned for the suspension this resumption closes (or attempted). */
   appendResumption(draft: ResumptionDraft, suspensionHash: string): Promise<{ hash: string }>;
+  /** Resolves when everything appended so far is durable (a log file's fsync policy). */
+  durable?(): Promise<void>;
 }
 
 export type PipelineSinkName = 'receipts' | 'spans';
@@ -62,6 +64,28 @@ export class ObservationPipeline {
   /** Observes one entry; resolves when its receipts and spans have been handed to the sinks. */
   push(entry: RecordingEntry): Promise<void> {
     return this.#enqueue(this.observer.observe(entry));
+  }
+
+  /**
+   * Observes one entry like {@link push}. When the entry causes a receipt, returns a promise that
+   * resolves once that receipt is written and durable (the sink's `durable()`): the proxy holds
+   * the response that showed the pause or resume until then (docs/design.md §5, "Durable before
+   * acknowledged"). Returns `undefined` for every other entry, so nothing else waits. The promise
+   * never rejects: a receipt that could not be written is reported as a sink failure.
+   */
+  pushHeld(entry: RecordingEntry): Promise<void> | undefined {
+    const outputs = this.observer.observe(entry);
+    const causesReceipt = outputs.some((o) => o.type === 'suspension' || o.type === 'resumption');
+    const handled = this.#enqueue(outputs);
+    if (!causesReceipt) return undefined;
+    const receipts = this.#receipts;
+    return handled.then(async () => {
+      try {
+        await receipts?.durable?.();
+      } catch (error) {
+        this.#failed(error, 'receipts');
+      }
+    });
   }
 
   /** Ends the recording (lost pauses, open spans) and resolves when everything is handed over. */

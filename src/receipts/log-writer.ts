@@ -14,8 +14,12 @@
  * at once; appends made while it is in flight join the next one), so a caller awaiting each append
  * does not wait for the disk; a write error then fails the next append and `close()`. At most
  * {@link MAX_QUEUED_BYTES} wait in memory: beyond that, appends wait for the disk.
+ *
+ * `durable()` is the hold-until-durable rule's half here (docs/design.md §5): it resolves once every
+ * line appended so far is on disk as the policy says — fsynced under `always` and `batch`, handed
+ * to the OS under `never`. Callers waiting at the same time share one write and one fsync.
  */
-import { type FileHandle, open } from 'node:fs/promises';
+import { type FileHandle, open, rename } from 'node:fs/promises';
 import { type Clock, isoAt } from '../clock.js';
 import { A2aReplayError } from '../errors.js';
 import { ReceiptChain, type SealedLine } from './chain.js';
@@ -44,6 +48,12 @@ export interface ReceiptLogWriterOptions {
   tool: string;
   /** Replace an existing file (default: refuse). */
   overwrite?: boolean;
+  /**
+   * A file that always holds the latest checkpoint, kept apart from the log so that
+   * `verify --checkpoint FILE` detects a cut tail: rewritten atomically (temp file, fsync,
+   * rename; mode 0600) after each checkpoint is written and synced.
+   */
+  witness?: string;
 }
 
 /** What an append returns: the sealed receipt and its line hash (for `appendResumption`). */
@@ -57,6 +67,25 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
+/** Replaces `path` with one checkpoint line, atomically: a reader sees the old or the new one. */
+async function writeWitness(path: string, text: string): Promise<void> {
+  const temp = `${path}.tmp`;
+  try {
+    const file = await open(temp, 'w', 0o600);
+    try {
+      await file.write(`${text}\n`);
+      await file.sync();
+    } finally {
+      await file.close();
+    }
+    await rename(temp, path);
+  } catch (cause) {
+    throw new A2aReplayError('IO_FAILED', `cannot write the witness file ${path}: ${(cause as Error).message}`, {
+      cause,
+    });
+  }
+}
+
 export class ReceiptLogWriter {
   readonly path: string;
   readonly chain: ReceiptChain;
@@ -66,7 +95,12 @@ export class ReceiptLogWriter {
   #buffer: string[] = [];
   #bufferBytes = 0;
   #waiters: Waiter[] = [];
+  /** `durable()` callers: resolved after the next write (and fsync, unless `never`). */
+  #durableWaiters: Waiter[] = [];
   #bufferHasCheckpoint = false;
+  /** The last checkpoint line in the buffer, for the witness file. */
+  #bufferCheckpoint: string | null = null;
+  #witness: string | undefined;
   #linesSinceSync = 0;
   #writing = false;
   #failure: A2aReplayError | null = null;
@@ -96,7 +130,7 @@ export class ReceiptLogWriter {
     });
     let file: FileHandle;
     try {
-      file = await open(path, options.overwrite ? 'w' : 'wx', 0o644);
+      file = await open(path, options.overwrite ? 'w' : 'wx', 0o600);
     } catch (cause) {
       const code = (cause as NodeJS.ErrnoException).code ?? 'error';
       const why =
@@ -104,6 +138,7 @@ export class ReceiptLogWriter {
       throw new A2aReplayError('IO_FAILED', `cannot create receipt log ${path}: ${why}`, { cause });
     }
     const writer = new ReceiptLogWriter(path, file, chain, options.fsync ?? 'batch', fsyncEvery);
+    writer.#witness = options.witness;
     await writer.#enqueue([chain.header]);
     return writer;
   }
@@ -121,6 +156,19 @@ export class ReceiptLogWriter {
     const sealed = this.chain.sealResumption(draft, suspensionHash);
     await this.#enqueue(sealed.checkpoint ? [sealed.receipt, sealed.checkpoint] : [sealed.receipt]);
     return { receipt: sealed.receipt.line, hash: sealed.receipt.hash };
+  }
+
+  /**
+   * Resolves when every line appended so far is durable under the fsync policy (see the module
+   * doc); rejects when the log cannot be written.
+   */
+  durable(): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    const synced = this.#fsync === 'never' || this.#linesSinceSync === 0;
+    if (!this.#writing && this.#buffer.length === 0 && synced) return Promise.resolve();
+    const done = new Promise<void>((resolve, reject) => this.#durableWaiters.push({ resolve, reject }));
+    if (!this.#writing) void this.#drain();
+    return done;
   }
 
   /** Signs further receipts with another kid the header declares. */
@@ -157,7 +205,10 @@ export class ReceiptLogWriter {
     for (const line of lines) {
       this.#buffer.push(`${line.text}\n`);
       this.#bufferBytes += line.text.length + 1;
-      if (line.line.type === 'Checkpoint') this.#bufferHasCheckpoint = true;
+      if (line.line.type === 'Checkpoint') {
+        this.#bufferHasCheckpoint = true;
+        this.#bufferCheckpoint = line.text;
+      }
     }
     const durable = this.#fsync === 'always' || this.#bufferBytes > MAX_QUEUED_BYTES || this.#closing !== null;
     const done = durable
@@ -169,23 +220,28 @@ export class ReceiptLogWriter {
 
   async #drain(): Promise<void> {
     this.#writing = true;
-    while (this.#buffer.length > 0) {
+    while (this.#buffer.length > 0 || this.#durableWaiters.length > 0) {
       const text = this.#buffer.join('');
       const count = this.#buffer.length;
-      const waiters = this.#waiters;
+      const waiters = [...this.#waiters, ...this.#durableWaiters];
+      const wantsSync = this.#durableWaiters.length > 0 && this.#fsync !== 'never';
       const checkpoint = this.#bufferHasCheckpoint;
+      const witnessed = this.#bufferCheckpoint;
+      this.#bufferCheckpoint = null;
       this.#buffer = [];
       this.#bufferBytes = 0;
       this.#waiters = [];
+      this.#durableWaiters = [];
       this.#bufferHasCheckpoint = false;
       try {
         if (this.#failure) throw this.#failure;
-        await this.#file.write(text);
+        if (count > 0) await this.#file.write(text);
         this.#linesSinceSync += count;
-        if (this.#syncDue(checkpoint)) {
+        if ((wantsSync && this.#linesSinceSync > 0) || this.#syncDue(checkpoint)) {
           await this.#file.sync();
           this.#linesSinceSync = 0;
         }
+        if (witnessed !== null && this.#witness !== undefined) await writeWitness(this.#witness, witnessed);
         for (const w of waiters) w.resolve();
       } catch (cause) {
         this.#failure ??=

@@ -7,6 +7,8 @@ import { type FileHandle, open } from 'node:fs/promises';
 /** An ordered byte destination for JSONL text. `write` calls never overlap. */
 export interface LineSink {
   write(text: string): Promise<void>;
+  /** Makes what was written durable (fsync); absent when the sink has no disk behind it. */
+  sync?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -16,11 +18,14 @@ export interface LineSink {
  */
 export function fileLineSink(path: string): LineSink {
   let handle: Promise<FileHandle> | undefined;
-  const opened = (): Promise<FileHandle> => (handle ??= open(path, 'w'));
+  const opened = (): Promise<FileHandle> => (handle ??= open(path, 'w', 0o600));
   return {
     async write(text) {
       const file = await opened();
       await file.write(text);
+    },
+    async sync() {
+      await (await opened()).sync();
     },
     async close() {
       if (handle === undefined) return;

@@ -59,6 +59,9 @@ export class RecordingWriter implements EntryWriter {
   #writing: Promise<void> | undefined;
   #failed: unknown;
   #closed: Promise<void> | undefined;
+  /** The sync running now, and the one that callers arriving meanwhile share (group commit). */
+  #syncing: Promise<void> | undefined;
+  #nextSync: Promise<void> | undefined;
 
   constructor(options: RecordingWriterOptions) {
     this.#sink = options.sink;
@@ -95,6 +98,39 @@ export class RecordingWriter implements EntryWriter {
   /** Resolves when every line appended so far has reached the sink (or the sink failed). */
   async flush(): Promise<void> {
     while (this.#writing !== undefined) await this.#writing;
+  }
+
+  /**
+   * Resolves when every line appended so far has reached the sink and, with `sync`, been made
+   * durable (the sink's fsync). Callers that arrive while a sync runs share the next one. Never
+   * rejects: a failing sink is reported through `onError`, as for writes.
+   */
+  durable(sync: boolean): Promise<void> {
+    if (!sync || this.#sink.sync === undefined) return this.flush();
+    if (this.#nextSync) return this.#nextSync;
+    const run = async (): Promise<void> => {
+      await this.flush();
+      if (this.#failed !== undefined || this.#closed !== undefined) return;
+      try {
+        await this.#sink.sync?.();
+      } catch (error) {
+        this.#fail(error);
+      }
+    };
+    const start = (): Promise<void> => {
+      const running = run().finally(() => {
+        if (this.#syncing === running) this.#syncing = undefined;
+      });
+      this.#syncing = running;
+      return running;
+    };
+    if (this.#syncing === undefined) return start();
+    const next = this.#syncing.then(() => {
+      this.#nextSync = undefined;
+      return start();
+    });
+    this.#nextSync = next;
+    return next;
   }
 
   /** Flushes and closes the sink. Later appends still return entries but are not written. */

@@ -3,7 +3,7 @@
  * (`--fsync`, `--checkpoint-every`), refusing to overwrite a receipt log, and tracing that fails
  * or runs without a key — the recording always completes.
  */
-import { access, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -62,6 +62,26 @@ it('writes a checkpoint after each receipt with --checkpoint-every 1 --fsync alw
   const strict = await runCli(['run', out, '--key', keyFile, '--strict']);
   expect(strict.stdout).toMatch(/^PASS /m);
   expect(strict.code).toBe(0);
+});
+
+it('keeps the latest checkpoint in a --witness file that detects a cut log; every file it writes is 0600', async () => {
+  const out = join(dir, 'witnessed.jsonl');
+  const witness = join(dir, 'witnessed.checkpoint');
+  await recordPauseSession(['--out', out, '--key', keyFile, '--checkpoint-every', '1', '--witness', witness]);
+  const receipts = join(dir, 'witnessed.receipts.jsonl');
+  for (const file of [out, receipts, witness]) expect((await stat(file)).mode & 0o777).toBe(0o600);
+  const lines = (await readFile(receipts, 'utf8')).trim().split('\n');
+  expect((await readFile(witness, 'utf8')).trim()).toBe(lines.at(-1));
+  const anchored = await runCli(['verify', receipts, '--key', keyFile, '--checkpoint', witness]);
+  expect(anchored.stdout).toContain('matches the outside checkpoint');
+  expect(anchored.code).toBe(0);
+  // Cut after the third receipt's checkpoint: a whole, closed-looking log, yet the witness knows.
+  const cut = join(dir, 'witnessed-cut.receipts.jsonl');
+  await writeFile(cut, `${lines.slice(0, 7).join('\n')}\n`);
+  expect((await runCli(['verify', cut, '--key', keyFile])).code).toBe(0);
+  const detected = await runCli(['verify', cut, '--key', keyFile, '--checkpoint', witness]);
+  expect(detected.code).toBe(1);
+  expect(detected.stdout).toMatch(/INVALID at line 8: truncated: /);
 });
 
 it('refuses to start over an existing receipt log and leaves the recording untouched', async () => {
