@@ -19,7 +19,7 @@ export {
   hashCanonical,
   sha256Prefixed,
 } from './canonical/canonical-json.js';
-export { lineColumnAt, locateJsonError, parseJsonText } from './canonical/parse-json.js';
+export { findDuplicateKey, lineColumnAt, locateJsonError, parseJsonText } from './canonical/parse-json.js';
 
 // ---- protocol ----
 export {

@@ -1,8 +1,9 @@
 /**
  * @module canonical/parse-json
  * JSON text to value with errors that say where: line and column, not just "invalid JSON".
- * Parsing itself is `JSON.parse` (fast); only on failure does a small scanner walk the text to
- * find the first error, because Node's messages do not always carry a position.
+ * Parsing itself is `JSON.parse` (fast); a small scanner walks the text to find the first error,
+ * because Node's messages do not always carry a position, and to refuse a key repeated in one
+ * object (I-JSON), which JSON.parse accepts silently.
  */
 import { A2aReplayError } from '../errors.js';
 
@@ -28,22 +29,44 @@ class JsonSyntaxError extends Error {
   }
 }
 
-/** Walks JSON text (RFC 8259 grammar) and throws at the first error. */
+/** A container being scanned: an object with its keys so far, or an array with its index. */
+type Frame = { kind: 'object'; keys: Set<string>; key: string } | { kind: 'array'; index: number };
+
+/**
+ * Walks JSON text (RFC 8259 grammar) with an explicit stack, so any nesting depth is fine, and
+ * throws at the first error. With `duplicates`, a key repeated in one object is an error too
+ * (I-JSON, RFC 7493 §2.3), reported at the repeated key with its JSON Pointer.
+ */
 class Scanner {
   i = 0;
+  readonly #stack: Frame[] = [];
 
-  constructor(private readonly s: string) {}
+  constructor(
+    private readonly s: string,
+    private readonly duplicates = false,
+  ) {}
 
   private ws(): void {
-    while (this.i < this.s.length && ' \t\n\r'.includes(this.s[this.i] as string)) this.i++;
+    while (this.i < this.s.length) {
+      const c = this.s.charCodeAt(this.i);
+      if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) return;
+      this.i++;
+    }
   }
 
-  private err(problem: string): never {
-    throw new JsonSyntaxError(this.i, problem);
+  private err(problem: string, offset = this.i): never {
+    throw new JsonSyntaxError(offset, problem);
   }
 
   private found(): string {
     return this.i >= this.s.length ? 'end of input' : JSON.stringify(this.s[this.i]);
+  }
+
+  /** The JSON Pointer of the member being scanned. */
+  pointer(): string {
+    return this.#stack
+      .map((f) => `/${f.kind === 'object' ? f.key.replace(/~/g, '~0').replace(/\//g, '~1') : String(f.index)}`)
+      .join('');
   }
 
   document(): void {
@@ -54,11 +77,82 @@ class Scanner {
     if (this.i < this.s.length) this.err(`unexpected ${this.found()} after the JSON value`);
   }
 
+  /** One value, containers included, without recursion. */
   private value(): void {
+    const stack = this.#stack;
+    const base = stack.length;
+    for (;;) {
+      this.ws();
+      const c = this.s[this.i];
+      if (c === '{' || c === '[') {
+        this.i++;
+        this.ws();
+        const close = c === '{' ? '}' : ']';
+        if (this.s[this.i] === close) {
+          this.i++;
+        } else if (c === '{') {
+          const frame: Frame = { kind: 'object', keys: new Set(), key: '' };
+          stack.push(frame);
+          this.member(frame);
+          continue;
+        } else {
+          stack.push({ kind: 'array', index: 0 });
+          continue;
+        }
+      } else {
+        this.scalar();
+      }
+      // A value ended: close the containers it ended, or move to the next member.
+      for (;;) {
+        if (stack.length === base) return;
+        const top = stack[stack.length - 1] as Frame;
+        this.ws();
+        const next = this.s[this.i];
+        if (next === ',') {
+          this.i++;
+          if (top.kind === 'object') this.member(top);
+          else top.index++;
+          break;
+        }
+        if (next === (top.kind === 'object' ? '}' : ']')) {
+          this.i++;
+          stack.pop();
+          continue;
+        }
+        this.err(
+          top.kind === 'object'
+            ? `expected ',' or '}' in an object, found ${this.found()}`
+            : `expected ',' or ']' in an array, found ${this.found()}`,
+        );
+      }
+    }
+  }
+
+  /** A property name and its colon; the value follows. */
+  private member(frame: Extract<Frame, { kind: 'object' }>): void {
     this.ws();
+    if (this.s[this.i] !== '"') this.err(`expected a double-quoted property name, found ${this.found()}`);
+    const start = this.i;
+    this.string();
+    if (this.duplicates) {
+      const raw = this.s.slice(start + 1, this.i - 1);
+      const key = raw.includes('\\') ? (JSON.parse(this.s.slice(start, this.i)) as string) : raw;
+      if (frame.keys.has(key)) {
+        frame.key = key;
+        this.err(`duplicate key ${JSON.stringify(key)} at ${this.pointer()}`, start);
+      }
+      frame.keys.add(key);
+      frame.key = key;
+    } else {
+      frame.key = this.s.slice(start + 1, this.i - 1);
+    }
+    this.ws();
+    if (this.s[this.i] !== ':') this.err(`expected ':' after a property name, found ${this.found()}`);
+    this.i++;
+  }
+
+  private scalar(): void {
     const c = this.s[this.i];
-    if (c === '{') return this.object();
-    if (c === '[') return this.array();
     if (c === '"') return this.string();
     if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return this.number();
     for (const word of ['true', 'false', 'null']) {
@@ -68,56 +162,6 @@ class Scanner {
       }
     }
     return this.err(`unexpected ${this.found()} where a value was expected`);
-  }
-
-  private object(): void {
-    this.i++;
-    this.ws();
-    if (this.s[this.i] === '}') {
-      this.i++;
-      return;
-    }
-    for (;;) {
-      this.ws();
-      if (this.s[this.i] !== '"') this.err(`expected a double-quoted property name, found ${this.found()}`);
-      this.string();
-      this.ws();
-      if (this.s[this.i] !== ':') this.err(`expected ':' after a property name, found ${this.found()}`);
-      this.i++;
-      this.value();
-      this.ws();
-      if (this.s[this.i] === ',') {
-        this.i++;
-        continue;
-      }
-      if (this.s[this.i] === '}') {
-        this.i++;
-        return;
-      }
-      this.err(`expected ',' or '}' in an object, found ${this.found()}`);
-    }
-  }
-
-  private array(): void {
-    this.i++;
-    this.ws();
-    if (this.s[this.i] === ']') {
-      this.i++;
-      return;
-    }
-    for (;;) {
-      this.value();
-      this.ws();
-      if (this.s[this.i] === ',') {
-        this.i++;
-        continue;
-      }
-      if (this.s[this.i] === ']') {
-        this.i++;
-        return;
-      }
-      this.err(`expected ',' or ']' in an array, found ${this.found()}`);
-    }
   }
 
   private string(): void {
@@ -165,10 +209,31 @@ export function locateJsonError(
   }
 }
 
-/** Parses JSON text; on failure throws INVALID_JSON as `source:line:column: invalid JSON: problem`. */
-export function parseJsonText(text: string, source = 'input'): unknown {
+/**
+ * Where `text` (valid JSON) repeats a key within one object, or `undefined`: JSON.parse keeps
+ * only the last, so a hash of the parsed value would silently differ from what others read.
+ */
+export function findDuplicateKey(
+  text: string,
+): { offset: number; line: number; column: number; problem: string } | undefined {
   try {
-    return JSON.parse(text) as unknown;
+    new Scanner(text, true).document();
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof JsonSyntaxError)) throw error;
+    return { offset: error.offset, ...lineColumnAt(text, error.offset), problem: error.problem };
+  }
+}
+
+/**
+ * Parses JSON text; on failure throws INVALID_JSON as `source:line:column: invalid JSON: problem`.
+ * Unless `allowDuplicateKeys`, a key repeated in one object is refused the same way: input that
+ * is hashed or signed must be I-JSON (RFC 7493), as RFC 8785 requires.
+ */
+export function parseJsonText(text: string, source = 'input', options: { allowDuplicateKeys?: boolean } = {}): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text) as unknown;
   } catch (cause) {
     const where = locateJsonError(text) ?? { line: 1, column: 1, problem: 'not valid JSON' };
     throw new A2aReplayError(
@@ -179,4 +244,15 @@ export function parseJsonText(text: string, source = 'input'): unknown {
       },
     );
   }
+  if (!options.allowDuplicateKeys && text.includes('"')) {
+    const duplicate = findDuplicateKey(text);
+    if (duplicate) {
+      throw new A2aReplayError(
+        'INVALID_JSON',
+        `${source}:${duplicate.line}:${duplicate.column}: ${duplicate.problem}: RFC 8785 input must be I-JSON ` +
+          '(no key twice in one object); JSON.parse would silently keep only the last',
+      );
+    }
+  }
+  return value;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { A2aReplayError, locateJsonError, parseJsonText } from '../../src/internal.js';
+import { A2aReplayError, findDuplicateKey, locateJsonError, parseJsonText } from '../../src/internal.js';
 
 describe('parseJsonText', () => {
   it('parses valid JSON', () => {
@@ -38,5 +38,34 @@ describe('parseJsonText', () => {
       expect(locateJsonError(text)).toBeUndefined();
       expect(() => JSON.parse(text) as unknown).not.toThrow();
     }
+  });
+});
+
+describe('duplicate keys (I-JSON)', () => {
+  it('refuses a key repeated in one object, naming its line, column and JSON Pointer', () => {
+    expect(() => parseJsonText('{"a":{"b":1,\n "b":2}}', 'x.json')).toThrow(
+      /^x\.json:2:2: duplicate key "b" at \/a\/b: RFC 8785 input must be I-JSON/,
+    );
+    expect(findDuplicateKey('[{"k":1},{"k":2,"m":[{"x":0,"x":1}]}]')).toMatchObject({
+      problem: 'duplicate key "x" at /1/m/0/x',
+    });
+  });
+
+  it('sees keys that differ only in their escapes as the same key', () => {
+    expect(findDuplicateKey('{"a":1,"\\u0061":2}')?.problem).toBe('duplicate key "a" at /a');
+    expect(findDuplicateKey('{"a/b":1,"a~b":2,"c":{"a/b":3}}')).toBeUndefined();
+  });
+
+  it('accepts the same key in different objects, and duplicates when told to', () => {
+    expect(parseJsonText('[{"a":1},{"a":2}]')).toEqual([{ a: 1 }, { a: 2 }]);
+    expect(parseJsonText('{"a":1,"a":2}', 'x', { allowDuplicateKeys: true })).toEqual({ a: 2 });
+  });
+
+  it('scans any nesting depth without overflowing the stack', () => {
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    expect(locateJsonError(deep)).toBeUndefined();
+    expect(locateJsonError(`${'['.repeat(200_000)}`)?.problem).toMatch(/where a value was expected|expected ','/);
+    const objects = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`;
+    expect(findDuplicateKey(objects)).toBeUndefined();
   });
 });

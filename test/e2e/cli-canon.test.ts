@@ -35,6 +35,13 @@ describe('a2a-replay canon', () => {
     expect(result.stderr).toContain('$.x.s');
   });
 
+  it('exits 2 naming a key repeated in one object, never hashing the input', async () => {
+    const result = await runCli(['canon', '--hash'], { input: '{"conditions":{"onEvent":"a",\n"onEvent":"b"}}' });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/stdin:2:1: duplicate key "onEvent" at \/conditions\/onEvent/);
+  });
+
   it('exits 2 for a file it cannot read', async () => {
     const result = await runCli(['canon', '/nonexistent/doc.json']);
     expect(result.code).toBe(2);
