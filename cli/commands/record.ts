@@ -132,6 +132,8 @@ function observe(
 ): Observation {
   const pipeline = new ObservationPipeline({
     recordingId: recording.header.id,
+    // A recorder may run for days: nothing reads findings back, so none are kept.
+    retainFindings: false,
     ...(log ? { receipts: log } : {}),
     ...(spans ? { spans } : {}),
     onSinkError: (error, sink) =>

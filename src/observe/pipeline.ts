@@ -9,6 +9,7 @@ import type { ResumptionDraft, SuspensionDraft } from '../receipts/types.js';
 import type { RecordingEntry } from '../recording/format.js';
 import type { SpanEvent, SpanSink } from '../tracing/span-events.js';
 import type { ObserverFinding } from './findings.js';
+import { BoundedMap } from './bounded-map.js';
 import { type ObserverOutput, PauseObserver } from './pause-observer.js';
 
 /** Where drafts are sealed and written (a receipt log writer, or an in-memory chain for replay). */
@@ -34,7 +35,20 @@ export interface ObservationPipelineOptions {
   onSinkError?: (error: unknown, sink: PipelineSinkName) => void;
   /** Every finding, as it is made. */
   onFinding?: (finding: ObserverFinding) => void;
+  /**
+   * Keep every finding for {@link ObservationPipeline.findings} (default true, for a recording
+   * read to its end). A long-running recorder passes false and sees them through `onFinding`, so
+   * memory stays flat.
+   */
+  retainFindings?: boolean;
 }
+
+/**
+ * How many receipt hashes of closed suspensions (and of resumptions) the pipeline remembers: a
+ * rejected attempt after the close still names the suspension's receipt. Open suspensions are
+ * always remembered. Above the observer's own memory of ended pauses (docs/design.md §14.6).
+ */
+const CLOSED_HASH_MEMORY = 16_384;
 
 /**
  * Feeds entries to a PauseObserver and its outputs to the sinks, strictly in entry order: the
@@ -48,8 +62,12 @@ export class ObservationPipeline {
   readonly #spans: SpanSink | undefined;
   readonly #onSinkError: ((error: unknown, sink: PipelineSinkName) => void) | undefined;
   readonly #onFinding: ((finding: ObserverFinding) => void) | undefined;
-  readonly #hashes = new Map<string, string>();
+  /** Receipt hashes of suspensions still open, by key. */
+  readonly #openHashes = new Map<string, string>();
+  /** Receipt hashes of closed suspensions and of resumptions, most recently used last. */
+  readonly #closedHashes = new BoundedMap<string, string>(CLOSED_HASH_MEMORY);
   readonly #findings: ObserverFinding[] = [];
+  readonly #retainFindings: boolean;
   readonly #failures: Record<PipelineSinkName, number> = { receipts: 0, spans: 0 };
   #queue: Promise<void> = Promise.resolve();
 
@@ -59,6 +77,7 @@ export class ObservationPipeline {
     this.#spans = options.spans;
     this.#onSinkError = options.onSinkError;
     this.#onFinding = options.onFinding;
+    this.#retainFindings = options.retainFindings ?? true;
   }
 
   /** Observes one entry; resolves when its receipts and spans have been handed to the sinks. */
@@ -98,7 +117,7 @@ export class ObservationPipeline {
     return this.#queue;
   }
 
-  /** Findings so far. */
+  /** Findings so far (none kept when `retainFindings` is false). */
   get findings(): readonly ObserverFinding[] {
     return this.#findings;
   }
@@ -108,15 +127,27 @@ export class ObservationPipeline {
     return { ...this.#failures };
   }
 
-  /** The hash of the receipt written for a suspension or resumption key, once written. */
+  /**
+   * The hash of the receipt written for a suspension or resumption key, once written: always for
+   * an open suspension, for the {@link CLOSED_HASH_MEMORY} most recent otherwise.
+   */
   receiptHash(key: string): string | undefined {
-    return this.#hashes.get(key);
+    return this.#openHashes.get(key) ?? this.#closedHashes.get(key);
+  }
+
+  /** Sizes of what the pipeline retains (for tests that hold memory flat). */
+  get retained(): { openHashes: number; closedHashes: number; findings: number } {
+    return {
+      openHashes: this.#openHashes.size,
+      closedHashes: this.#closedHashes.size,
+      findings: this.#findings.length,
+    };
   }
 
   #enqueue(outputs: ObserverOutput[]): Promise<void> {
     for (const output of outputs) {
       if (output.type === 'finding') {
-        this.#findings.push(output.finding);
+        if (this.#retainFindings) this.#findings.push(output.finding);
         this.#safely(() => this.#onFinding?.(output.finding));
       }
     }
@@ -142,12 +173,12 @@ export class ObservationPipeline {
         }
         case 'suspension': {
           const hash = await this.#append(() => this.#receipts?.appendSuspension(output.draft));
-          if (hash !== undefined) this.#hashes.set(output.key, hash);
+          if (hash !== undefined) this.#openHashes.set(output.key, hash);
           this.#release(held, output.key, hash);
           break;
         }
         case 'resumption': {
-          const suspensionHash = this.#hashes.get(output.suspensionKey);
+          const suspensionHash = this.receiptHash(output.suspensionKey);
           let hash: string | undefined;
           if (suspensionHash === undefined) {
             if (this.#receipts) {
@@ -161,7 +192,9 @@ export class ObservationPipeline {
             }
           } else {
             hash = await this.#append(() => this.#receipts?.appendResumption(output.draft, suspensionHash));
-            if (hash !== undefined) this.#hashes.set(output.key, hash);
+            if (hash !== undefined) this.#closedHashes.set(output.key, hash);
+            if (output.draft.outcome !== 'rejected' && this.#openHashes.delete(output.suspensionKey))
+              this.#closedHashes.set(output.suspensionKey, suspensionHash);
           }
           this.#release(held, output.key, hash);
           break;

@@ -4,7 +4,15 @@
  * Sizes are counted through `stats()`, never timed (the timing is bench/observer-scale.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { PauseObserver, type ObserverStats } from '../../src/internal.js';
+import {
+  Keyring,
+  ObservationPipeline,
+  PauseObserver,
+  ReceiptChain,
+  type ObserverStats,
+  type ReceiptSink,
+} from '../../src/internal.js';
+import { fixedKey } from '../receipts/fixtures.js';
 import { pauseResumePairs } from '../fixtures/pause-traffic.js';
 
 function observePairs(count: number): {
@@ -48,5 +56,36 @@ describe('PauseObserver at scale', () => {
     const { deadlines: _large, ...rest } = large.stats;
     const { deadlines: _small, ...before } = small.stats;
     expect(rest).toEqual(before);
+  });
+});
+
+describe('ObservationPipeline at scale', () => {
+  it('keeps no receipt hash of a closed pause beyond a cap, and no finding when told not to', async () => {
+    const chain = new ReceiptChain({
+      keyring: new Keyring([fixedKey('key-a')]),
+      checkpointEvery: 0,
+      recording: 'rec-scale',
+      createdAt: '2026-01-01T00:00:00.000Z',
+      tool: 'test',
+    });
+    let written = 0;
+    const sink: ReceiptSink = {
+      appendSuspension: async (draft) => {
+        written++;
+        return { hash: chain.sealSuspension(draft).receipt.hash };
+      },
+      appendResumption: async (draft, suspension) => {
+        written++;
+        return { hash: chain.sealResumption(draft, suspension).receipt.hash };
+      },
+    };
+    const pipeline = new ObservationPipeline({ recordingId: 'rec-scale', receipts: sink, retainFindings: false });
+    for (const entry of pauseResumePairs(20_000)) void pipeline.push(entry);
+    await pipeline.idle();
+    expect(written).toBe(40_000);
+    expect(pipeline.failures.receipts).toBe(0);
+    expect(pipeline.retained.openHashes).toBe(0);
+    expect(pipeline.retained.closedHashes).toBeLessThanOrEqual(16_384);
+    expect(pipeline.retained.findings).toBe(0);
   });
 });
