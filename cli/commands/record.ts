@@ -64,6 +64,10 @@ interface RecordCommandOptions {
   redact?: string[];
   maxBodyBytes: string;
   graceMs: string;
+  upstreamTimeoutMs: string;
+  requestTimeoutMs: string;
+  headersTimeoutMs: string;
+  maxConnections: string;
   force?: boolean;
 }
 
@@ -165,6 +169,14 @@ export function registerRecord(program: Command): void {
     .description('record the A2A traffic to a peer through a reverse proxy')
     .requiredOption('--upstream <url>', 'the peer to forward to')
     .requiredOption('--out <file>', 'recording to write (JSONL)')
+    .option('--upstream-timeout-ms <n>', 'the upstream must send its response head within N ms, else HTTP 504', '30000')
+    .option('--request-timeout-ms <n>', 'a client request must fully arrive within N ms, else HTTP 408', '30000')
+    .option(
+      '--headers-timeout-ms <n>',
+      'its headers within N ms (at most --request-timeout-ms), else HTTP 408',
+      '10000',
+    )
+    .option('--max-connections <n>', 'open client connections served; requests on further ones get HTTP 503', '1024')
     .option('--listen <host:port>', 'address to listen on', '127.0.0.1:0')
     .option('--receipts <file>', 'receipt log to write (default: X.receipts.jsonl beside X.jsonl; never overwritten)')
     .option('--key <file>', 'receipt signing key file (default: $A2A_REPLAY_KEY_FILE)')
@@ -200,6 +212,12 @@ export function registerRecord(program: Command): void {
       }
       const maxBodyBytes = integerOption(options.maxBodyBytes, 'max-body-bytes', 1);
       const graceMs = integerOption(options.graceMs, 'grace-ms', 0);
+      const upstreamTimeoutMs = integerOption(options.upstreamTimeoutMs, 'upstream-timeout-ms', 1);
+      const limits = {
+        requestTimeoutMs: integerOption(options.requestTimeoutMs, 'request-timeout-ms', 1),
+        headersTimeoutMs: integerOption(options.headersTimeoutMs, 'headers-timeout-ms', 1),
+        maxConnections: integerOption(options.maxConnections, 'max-connections', 1),
+      };
       const fsync = fsyncPolicy(options.fsync);
       const checkpointEvery = integerOption(options.checkpointEvery, 'checkpoint-every', 0);
       try {
@@ -278,6 +296,8 @@ export function registerRecord(program: Command): void {
         host: listen.host,
         port: listen.port,
         maxBodyBytes,
+        upstreamTimeoutMs,
+        limits,
       }).catch(async (error: unknown) => {
         await writer.close();
         await observation?.close();

@@ -14,6 +14,7 @@
  * Nothing here throws into the adapter: a failure of the recorder or of an entry listener is
  * reported once through `onError` and the proxied exchange goes on untouched.
  */
+import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { JsonValue } from '../canonical/canonical-json.js';
 import type { IdSource } from '../ids.js';
@@ -90,8 +91,8 @@ function bodyFields(bytes: Buffer, total: number, cap: number): Pick<EntryDraft,
   }
 }
 
-function decode(encoding: string, bytes: Buffer, cap: number): Buffer | undefined {
-  const options = { maxOutputLength: cap + 1 };
+function decode(encoding: string, bytes: Buffer, cap: number): Buffer | 'unknown' | 'too-large' | 'corrupt' {
+  const options = { maxOutputLength: cap };
   try {
     switch (encoding) {
       case 'gzip':
@@ -102,11 +103,36 @@ function decode(encoding: string, bytes: Buffer, cap: number): Buffer | undefine
       case 'br':
         return brotliDecompressSync(bytes, options);
       default:
-        return undefined;
+        return 'unknown';
     }
-  } catch {
-    return undefined;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? 'too-large' : 'corrupt';
   }
+}
+
+/**
+ * The body fields of a content-encoded answer: the decoded body (the entry's headers still name
+ * the encoding), or, when it cannot be decoded within the cap, a `bodyText` saying why — never
+ * the compressed bytes as text.
+ */
+function encodedBodyFields(
+  encoding: string,
+  bytes: Buffer,
+  total: number,
+  cap: number,
+): Pick<EntryDraft, 'body' | 'bodyText'> {
+  const what = `[${encoding}-encoded body of ${total} bytes`;
+  if (total > cap) return { bodyText: `${what}, over the ${cap}-byte recording cap: not decoded]` };
+  const decoded = decode(encoding, bytes, cap);
+  if (decoded instanceof Buffer) return bodyFields(decoded, decoded.byteLength, cap);
+  const digest = createHash('sha256').update(bytes).digest('hex');
+  const why =
+    decoded === 'unknown'
+      ? 'an encoding the recorder does not decode'
+      : decoded === 'too-large'
+        ? `it decodes to more than the ${cap}-byte recording cap`
+        : 'it is not valid data of that encoding';
+  return { bodyText: `${what} not recorded: ${why}; sha256:${digest}]` };
 }
 
 /** One exchange being recorded. Calls after the exchange is done are ignored. */
@@ -199,21 +225,18 @@ export class Exchange {
           return;
         case 'unary': {
           const cap = this.#recorder.maxBodyBytes;
-          let bytes = concat(this.#chunks, this.#kept);
-          let total = this.#total;
-          if (this.#encoding !== 'identity' && total > 0 && total <= cap) {
-            const decoded = decode(this.#encoding, bytes, cap);
-            if (decoded !== undefined) {
-              bytes = decoded;
-              total = decoded.byteLength;
-            }
-          }
+          const bytes = concat(this.#chunks, this.#kept);
+          const total = this.#total;
+          const fields =
+            this.#encoding !== 'identity' && total > 0
+              ? encodedBodyFields(this.#encoding, bytes, total, cap)
+              : bodyFields(bytes, total, cap);
           this.#chunks = [];
           this.#phase = 'done';
           this.#emit({
             kind: 'response',
             http: { ...this.#http, status: this.#status, headers: this.#headers },
-            ...bodyFields(bytes, total, cap),
+            ...fields,
           });
           return;
         }

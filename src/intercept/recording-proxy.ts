@@ -6,9 +6,13 @@
  * the {@link ExchangeRecorder} what it saw. Agent cards are the one thing changed in flight:
  * their interface URLs are moved to the proxy's address (see `agent-card-rewrite`).
  *
- * The proxy never crashes on input: a dead upstream gets a JSON-RPC error with HTTP 502 naming
- * the upstream, a body over the limit gets HTTP 413 with a JSON-RPC error, malformed HTTP gets
- * 400. Recording cannot touch the client's response: the recorder swallows its own failures.
+ * The proxy never crashes or hangs on input: a dead upstream gets a JSON-RPC error with HTTP 502
+ * naming the upstream, one that sends no response head within `upstreamTimeoutMs` gets 504; the
+ * HTTP edge limits of src/http/limits.ts apply as on the peer (408 for a request that does not
+ * arrive in time, 503 past the connection cap, 413 that the client reads for a body over the
+ * limit, 400 for malformed HTTP). Refusals and upstream failures are recorded as `error` entries.
+ * An open response (an SSE stream of a paused task) is never cut for idleness. Recording cannot
+ * touch the client's response: the recorder swallows its own failures.
  */
 import {
   Agent as HttpAgent,
@@ -19,7 +23,7 @@ import {
   request as httpRequest,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { A2aReplayError, describeError } from '../errors.js';
 import { jsonRpcError } from '../protocol/errors.js';
 import { rewriteAgentCard } from './agent-card-rewrite.js';
@@ -29,10 +33,28 @@ import {
   type ExchangeRecorder,
   RESPONSE_CUT_MESSAGE,
 } from './exchange-recorder.js';
+import {
+  DEFAULT_HTTP_LIMITS,
+  type HttpLimits,
+  answerAndClose,
+  drainRequest,
+  guardServer,
+  limitedServerOptions,
+  readLimitedBody,
+} from '../http/limits.js';
 import { endToEndRawHeaders, mediaType } from './http-headers.js';
 
-/** Request bodies past the limit are read and dropped up to this much, then the socket is cut. */
-const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+/** Default time the upstream has to send its response head. */
+export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
+
+/** The JSON-RPC error body of an answer sent by the HTTP limits. */
+function limitBody(status: number, message: string): string {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id: null,
+    error: jsonRpcError(status === 503 ? 'INTERNAL' : 'INVALID_REQUEST', message, { httpStatus: String(status) }),
+  });
+}
 
 export interface RecordingProxyOptions {
   /** The peer to forward to, e.g. `http://127.0.0.1:8080` (a path prefix is kept). */
@@ -44,6 +66,10 @@ export interface RecordingProxyOptions {
   port?: number;
   /** Request bodies above this are refused with HTTP 413 (default 1 MiB). */
   maxBodyBytes?: number;
+  /** The upstream must send its response head within this many ms, else HTTP 504 (default 30 s). */
+  upstreamTimeoutMs?: number;
+  /** Time-outs and the connection cap at the client edge (defaults: src/http/limits.ts). */
+  limits?: Partial<Pick<HttpLimits, 'requestTimeoutMs' | 'headersTimeoutMs' | 'maxConnections'>>;
 }
 
 export interface RecordingProxy {
@@ -121,6 +147,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   const send = secure ? httpsRequest : httpRequest;
   const recorder = options.recorder;
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const upstreamTimeoutMs = options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS;
+  const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.limits, bodyLimitBytes: maxBody };
   const flights = new Set<Flight>();
   let ownUrl = '';
   let idle: (() => void) | undefined;
@@ -138,9 +166,23 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       },
     };
     flights.add(flight);
+    // The upstream has this long to send its response head (an SSE stream may then idle for hours).
+    const headTimer = setTimeout(() => {
+      if (done) return;
+      const why = `upstream ${upstreamLabel} sent no response within ${upstreamTimeoutMs} ms`;
+      exchange.fail(why);
+      upstreamReq.destroy();
+      sendJson(res, 504, {
+        jsonrpc: '2.0',
+        id: jsonRpcIdOf(body),
+        error: jsonRpcError('INTERNAL', why, { upstream: upstreamLabel }),
+      });
+      settle();
+    }, upstreamTimeoutMs);
     const settle = (): void => {
       if (done) return;
       done = true;
+      clearTimeout(headTimer);
       flights.delete(flight);
       if (flights.size === 0) idle?.();
     };
@@ -185,6 +227,11 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     });
 
     upstreamReq.on('response', (upstreamRes) => {
+      clearTimeout(headTimer);
+      if (done) {
+        upstreamRes.resume();
+        return;
+      }
       const status = upstreamRes.statusCode ?? 502;
       const rawHeaders = endToEndRawHeaders(upstreamRes.rawHeaders);
       exchange.head(status, upstreamRes.headers);
@@ -294,6 +341,11 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     upstreamReq.end(body);
   };
 
+  const server = createServer({ noDelay: true, ...limitedServerOptions(limits) }, (req, res) => {
+    handle(req, res);
+  });
+  const gate = guardServer(server, limits, limitBody);
+
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     res.on('error', () => {
       // the client went away; 'close' does the bookkeeping
@@ -301,68 +353,45 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     req.on('error', () => {
       res.destroy();
     });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.byteLength;
-      if (size > maxBody) {
-        if (!over) {
-          over = true;
-          chunks.length = 0;
-        }
-        if (size > DRAIN_LIMIT_BYTES) {
-          refuse(req, res, size);
-          req.destroy();
-        }
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (over) {
-        refuse(req, res, size);
-        return;
-      }
-      try {
-        forward(req, res, Buffer.concat(chunks, size));
-      } catch (error) {
-        sendJson(res, 500, {
-          jsonrpc: '2.0',
-          id: null,
-          error: jsonRpcError('INTERNAL', `proxy failure: ${describeError(error)}`),
-        });
-      }
-    });
-  };
-
-  const refused = new WeakSet<ServerResponse>();
-  const refuse = (req: IncomingMessage, res: ServerResponse, size: number): void => {
-    if (refused.has(res)) return;
-    refused.add(res);
-    const seen = size > DRAIN_LIMIT_BYTES ? `more than ${DRAIN_LIMIT_BYTES}` : String(size);
-    const why = `request body of ${seen} bytes is over the proxy limit of ${maxBody} bytes; not forwarded`;
-    const exchange = recorder.request({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers });
-    exchange.fail(why);
-    sendJson(res, 413, { jsonrpc: '2.0', id: null, error: jsonRpcError('INVALID_REQUEST', why) }, true);
-  };
-
-  const server = createServer({ noDelay: true }, (req, res) => {
-    try {
-      handle(req, res);
-    } catch (error) {
-      sendJson(res, 500, {
-        jsonrpc: '2.0',
-        id: null,
-        error: jsonRpcError('INTERNAL', `proxy failure: ${describeError(error)}`),
+    gate.track(req, res);
+    if (gate.overCapacity(req)) {
+      const why = `the recorder serves at most ${limits.maxConnections} connections at once; try again later`;
+      recorder.request({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers }).fail(why);
+      void answerAndClose(res, 503, limitBody(503, why), drainRequest(req, limits.drainLimitBytes), {
+        'Retry-After': '1',
       });
+      return;
     }
-  });
-  server.on('clientError', (_error, socket: Socket) => {
-    if (socket.writable && !socket.destroyed)
-      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-    else socket.destroy();
-  });
+    void readLimitedBody(req, maxBody, limits.drainLimitBytes).then((result) => {
+      switch (result.kind) {
+        case 'ok':
+          try {
+            forward(req, res, result.bytes);
+          } catch (error) {
+            sendJson(res, 500, {
+              jsonrpc: '2.0',
+              id: null,
+              error: jsonRpcError('INTERNAL', `proxy failure: ${describeError(error)}`),
+            });
+          }
+          return;
+        case 'too-large': {
+          const why =
+            `request body over the recorder's limit of ${maxBody} bytes ` +
+            `(${result.size} bytes declared or seen); not forwarded`;
+          recorder.request({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers }).fail(why);
+          void answerAndClose(res, 413, limitBody(413, why), result.drained);
+          return;
+        }
+        case 'aborted':
+          return;
+        default: {
+          const never: never = result;
+          return never;
+        }
+      }
+    });
+  };
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error) =>

@@ -72,7 +72,7 @@ describe('recording proxy', () => {
     expect(res.status).toBe(413);
     const body = (await res.json()) as { error: { code: number; message: string } };
     expect(body.error).toMatchObject({ code: -32600 });
-    expect(body.error.message).toMatch(/over the proxy limit of 1000 bytes/);
+    expect(body.error.message).toMatch(/over the recorder's limit of 1000 bytes/);
     const ok = await fetch(proxy.url, rpc(1));
     expect(ok.status).toBe(200);
     expect(forwarded).toBe(1);

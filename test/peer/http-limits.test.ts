@@ -3,8 +3,8 @@
  * not arrive in time (body or headers), 503 past the connection cap, a 413 the client reads
  * (chunked or not), and open SSE streams that idleness never cuts.
  */
-import { request } from 'node:http';
 import { type Socket, connect } from 'node:net';
+import { postBig, raw } from '../helpers/raw-http.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type PauseTaskResult, type PeerOptions, type RunningPeer, startPeer } from '../../src/internal.js';
 import { PeerClient, label, message } from './peer-client.js';
@@ -22,55 +22,6 @@ async function open(options: PeerOptions): Promise<URL> {
   peer = await startPeer({ deterministic: true, ...options });
   c = new PeerClient(peer.url);
   return new URL(peer.url);
-}
-
-/** Writes raw bytes on a fresh connection and resolves with everything the peer sent until it closed. */
-function raw(url: URL, bytes: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes));
-    let got = '';
-    socket.setEncoding('utf8').on('data', (d: string) => (got += d));
-    socket.on('error', reject);
-    socket.on('close', () => resolve(got));
-  });
-}
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** POSTs `size` bytes in 64 KiB chunks (chunked, or with a Content-Length) and resolves with the answer. */
-function postBig(url: URL, size: number, chunked: boolean): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { 'Content-Type': 'application/json', 'A2A-Version': '1.0' };
-    if (!chunked) headers['Content-Length'] = String(size);
-    const req = request(
-      { host: url.hostname, port: url.port, method: 'POST', path: '/', headers, agent: false },
-      (res) => {
-        let body = '';
-        res.setEncoding('utf8').on('data', (d: string) => (body += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-        res.on('error', reject);
-      },
-    );
-    // The peer closes once it answered and drained enough: the rest of the upload fails, as it should.
-    req.on('error', () => undefined);
-    const chunk = Buffer.alloc(64 * 1024, 0x20);
-    let sent = 0;
-    const pump = (): void => {
-      while (sent < size) {
-        sent += chunk.length;
-        if (!req.write(chunk)) {
-          req.once('drain', pump);
-          return;
-        }
-      }
-      req.end();
-    };
-    pump();
-  });
 }
 
 function errorOf(body: string): { code: number; message: string } {

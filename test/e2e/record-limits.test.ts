@@ -1,0 +1,227 @@
+/**
+ * `a2a-replay record` under slow or hostile parties, against real sockets with short flag values:
+ * an upstream that never answers (504 naming it, recorded as an error), a client whose body or
+ * headers do not arrive in time (408), connections past the cap (503), a 50 MB chunked body (a
+ * 413 the client reads), and a gzip answer passed through untouched but recorded decoded.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { type Server, createServer } from 'node:http';
+import { type Socket, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readRecording } from '../../src/internal.js';
+import { postBig, raw } from '../helpers/raw-http.js';
+import { type RecordProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+
+let dir = '';
+const processes: RecordProcess[] = [];
+const servers: Server[] = [];
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'record-limits-'));
+});
+afterEach(async () => {
+  for (const p of processes.splice(0)) await stopProcess(p, 'SIGKILL');
+  for (const s of servers.splice(0)) {
+    s.closeAllConnections();
+    await new Promise<void>((resolve) => s.close(() => resolve()));
+  }
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** An upstream on 127.0.0.1 run by `handler`. */
+async function upstream(handler: Parameters<typeof createServer>[1]): Promise<string> {
+  const server = createServer(handler);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const address = server.address() as { port: number };
+  return `http://127.0.0.1:${address.port}`;
+}
+
+async function record(target: string, ...flags: string[]): Promise<{ proc: RecordProcess; out: string; url: URL }> {
+  const out = join(dir, `r${processes.length}.jsonl`);
+  const proc = await startRecordProcess(['--upstream', target, '--out', out, ...flags], { A2A_REPLAY_KEY_FILE: '' });
+  processes.push(proc);
+  return { proc, out, url: new URL(proc.url) };
+}
+
+function rpc(method: string, params: unknown = {}): string {
+  return JSON.stringify({ jsonrpc: '2.0', id: 7, method, params });
+}
+
+function bodyOf(answer: string): { error: { code: number; message: string } } {
+  return JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: number; message: string } };
+}
+
+async function entriesOf(proc: RecordProcess, out: string) {
+  await stopProcess(proc);
+  return (await readRecording(out)).entries;
+}
+
+describe('time-outs', () => {
+  it('answers 504 naming the upstream when it sends no response head in time, and records the error', async () => {
+    const silent = await upstream(() => undefined);
+    const { proc, out, url } = await record(silent, '--upstream-timeout-ms', '200');
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: rpc('GetTask'),
+    });
+    expect(res.status).toBe(504);
+    const answer = (await res.json()) as { id: number; error: { code: number; message: string } };
+    expect(answer.id).toBe(7);
+    expect(answer.error.code).toBe(-32603);
+    expect(answer.error.message).toBe(`upstream ${silent} sent no response within 200 ms`);
+    const entries = await entriesOf(proc, out);
+    expect(entries.map((e) => e.kind)).toEqual(['request', 'error']);
+    expect(entries[1]?.error).toMatch(/sent no response within 200 ms/);
+  });
+
+  it('answers 408 and closes when a request body does not arrive in time', async () => {
+    const peer = await upstream((_req, res) => res.end('{}'));
+    const { url } = await record(peer, '--request-timeout-ms', '300', '--headers-timeout-ms', '200');
+    const got = await raw(
+      url,
+      'POST / HTTP/1.1\r\nHost: r\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc"',
+    );
+    expect(got).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(bodyOf(got).error.message).toMatch(/the whole request within 300 ms/);
+  });
+
+  it('answers 408 and closes when the headers do not arrive in time', async () => {
+    const peer = await upstream((_req, res) => res.end('{}'));
+    const { url } = await record(peer, '--headers-timeout-ms', '200');
+    const got = await raw(url, 'POST / HTTP/1.1\r\nHost: r\r\nContent-Ty');
+    expect(got).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(bodyOf(got).error.message).toMatch(/headers within 200 ms/);
+  });
+
+  it('never cuts an open SSE stream for idleness', async () => {
+    const streaming = await upstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {"n":1}\n\n');
+      setTimeout(() => res.end('data: {"n":2}\n\n'), 900);
+    });
+    const { url } = await record(
+      streaming,
+      '--request-timeout-ms',
+      '200',
+      '--headers-timeout-ms',
+      '100',
+      '--upstream-timeout-ms',
+      '200',
+    );
+    const res = await fetch(url, { method: 'POST', body: rpc('SendStreamingMessage') });
+    expect(await res.text()).toBe('data: {"n":1}\n\ndata: {"n":2}\n\n');
+  });
+});
+
+describe('--max-connections', () => {
+  it('answers 503 with Retry-After on a connection past the cap', async () => {
+    const peer = await upstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {}\n\n');
+    });
+    const { proc, out, url } = await record(peer, '--max-connections', '2');
+    const held: Socket[] = [];
+    for (let i = 0; i < 2; i++) {
+      held.push(
+        await new Promise<Socket>((resolve, reject) => {
+          const socket = connect(Number(url.port), url.hostname, () =>
+            socket.write(`POST / HTTP/1.1\r\nHost: r\r\nContent-Length: 2\r\n\r\n{}`),
+          );
+          socket.once('data', () => resolve(socket));
+          socket.on('error', reject);
+        }),
+      );
+    }
+    const body = rpc('ListTasks');
+    const over = await raw(url, `POST / HTTP/1.1\r\nHost: r\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    expect(over).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+    expect(over).toMatch(/\r\nRetry-After: 1\r\n/i);
+    expect(bodyOf(over).error.message).toMatch(/at most 2 connections/);
+    for (const socket of held) socket.destroy();
+    const entries = await entriesOf(proc, out);
+    expect(entries.filter((e) => e.kind === 'error').map((e) => e.error)).toContainEqual(
+      expect.stringMatching(/at most 2 connections/),
+    );
+  });
+});
+
+describe('bodies', () => {
+  it('answers a 50 MB chunked body with a 413 the client reads, records the refusal, and keeps serving', async () => {
+    let forwarded = 0;
+    const peer = await upstream((req, res) => {
+      forwarded++;
+      req.resume();
+      req.on('end', () => res.end('{"jsonrpc":"2.0","id":1,"result":{}}'));
+    });
+    const { proc, out, url } = await record(peer, '--max-body-bytes', '65536');
+    const answer = await postBig(url, 50 * 1024 * 1024, true);
+    expect(answer.status).toBe(413);
+    expect(answer.headers.connection).toBe('close');
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: -32600 } });
+    expect(forwarded).toBe(0);
+    const after = await fetch(url, { method: 'POST', body: rpc('ListTasks') });
+    expect(after.status).toBe(200);
+    const entries = await entriesOf(proc, out);
+    expect(entries[1]?.error).toMatch(/over the recorder's limit of 65536 bytes/);
+  });
+
+  it('passes a gzip answer to the client untouched and records it decoded', async () => {
+    const json = { jsonrpc: '2.0', id: 7, result: { artifacts: ['a', 'b'] } };
+    const compressed = gzipSync(JSON.stringify(json));
+    const peer = await upstream((_req, res) => {
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        'content-length': compressed.length,
+      });
+      res.end(compressed);
+    });
+    const { proc, out, url } = await record(peer);
+    const bytes = await new Promise<Buffer>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () =>
+        socket.write(`GET /x HTTP/1.1\r\nHost: r\r\nConnection: close\r\n\r\n`),
+      );
+      const chunks: Buffer[] = [];
+      socket.on('data', (d: Buffer) => chunks.push(d));
+      socket.on('close', () => resolve(Buffer.concat(chunks)));
+      socket.on('error', reject);
+    });
+    const head = bytes.subarray(0, bytes.indexOf('\r\n\r\n') + 4).toString('latin1');
+    expect(head).toMatch(/content-encoding: gzip/i);
+    expect(bytes.subarray(head.length).equals(compressed)).toBe(true);
+    const entries = await entriesOf(proc, out);
+    const response = entries.find((e) => e.kind === 'response');
+    expect(response?.body).toEqual(json);
+    expect(response?.http.headers?.['content-encoding']).toBe('gzip');
+    const text = await readFile(out, 'utf8');
+    for (const magic of ['\\u001f\\u008b', '\u001f\u008b']) expect(text).not.toContain(magic);
+  });
+
+  it.each([
+    ['br', brotliCompressSync(Buffer.from('{"ok":true}')), /^$/],
+    [
+      'gzip',
+      Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0xde, 0xad]),
+      /not valid data of that encoding; sha256:[0-9a-f]{64}\]$/,
+    ],
+    ['zstd', Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00]), /an encoding the recorder does not decode/],
+  ])('records a %s answer decoded, or says why not, never as binary text', async (encoding, bytes, why) => {
+    const peer = await upstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': encoding });
+      res.end(bytes);
+    });
+    const { proc, out, url } = await record(peer);
+    const res = await fetch(url, { headers: { 'accept-encoding': 'identity' } }).catch(() => undefined);
+    await res?.arrayBuffer().catch(() => undefined);
+    const response = (await entriesOf(proc, out)).find((e) => e.kind === 'response');
+    if (encoding === 'br') expect(response?.body).toEqual({ ok: true });
+    else expect(response?.bodyText).toMatch(why);
+    // Compressed bytes read as UTF-8 would bring control characters or U+FFFD.
+    expect([...(response?.bodyText ?? '')].some((ch) => ch.charCodeAt(0) < 0x09 || ch === '\ufffd')).toBe(false);
+  });
+});

@@ -1,0 +1,55 @@
+/**
+ * Raw HTTP for tests of the HTTP edge (peer and recorder): bytes written on a fresh socket, and
+ * large uploads, so that time-outs, caps and limits are seen as a client sees them.
+ */
+import { request } from 'node:http';
+import { connect } from 'node:net';
+
+/** Writes raw bytes on a fresh connection and resolves with everything the peer sent until it closed. */
+export function raw(url: URL, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes));
+    let got = '';
+    socket.setEncoding('utf8').on('data', (d: string) => (got += d));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(got));
+  });
+}
+
+export interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** POSTs `size` bytes in 64 KiB chunks (chunked, or with a Content-Length) and resolves with the answer. */
+export function postBig(url: URL, size: number, chunked: boolean): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { 'Content-Type': 'application/json', 'A2A-Version': '1.0' };
+    if (!chunked) headers['Content-Length'] = String(size);
+    const req = request(
+      { host: url.hostname, port: url.port, method: 'POST', path: '/', headers, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+        res.on('error', reject);
+      },
+    );
+    // The peer closes once it answered and drained enough: the rest of the upload fails, as it should.
+    req.on('error', () => undefined);
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    let sent = 0;
+    const pump = (): void => {
+      while (sent < size) {
+        sent += chunk.length;
+        if (!req.write(chunk)) {
+          req.once('drain', pump);
+          return;
+        }
+      }
+      req.end();
+    };
+    pump();
+  });
+}
