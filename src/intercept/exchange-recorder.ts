@@ -14,6 +14,7 @@
  * Nothing here throws into the adapter: a failure of the recorder or of an entry listener is
  * reported once through `onError` and the proxied exchange goes on untouched.
  */
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { JsonValue } from '../canonical/canonical-json.js';
@@ -79,10 +80,21 @@ function concat(chunks: Uint8Array[], length: number): Buffer {
   );
 }
 
-/** `body` for JSON, `bodyText` for anything else, nothing for an empty body. */
+/**
+ * `body` for JSON, `bodyText` for anything else, nothing for an empty body. Bytes that are not
+ * UTF-8 cannot be written as text without loss: a note stands in, with the sha256 of the bytes.
+ */
 function bodyFields(bytes: Buffer, total: number, cap: number): Pick<EntryDraft, 'body' | 'bodyText'> {
   if (total === 0) return {};
-  const text = bytes.subarray(0, cap).toString('utf8');
+  const kept = bytes.subarray(0, cap);
+  // A cut at the cap may split a character: only the last 3 bytes may be an unfinished sequence.
+  const whole = total > cap ? kept.subarray(0, Math.max(0, kept.length - 3)) : kept;
+  if (!isUtf8(whole)) {
+    const digest = createHash('sha256').update(kept).digest('hex');
+    const which = total > cap ? `the first ${kept.length} of ${total} bytes` : `${total} bytes`;
+    return { bodyText: `[body not recorded: not valid UTF-8; sha256 of ${which}:${digest}]` };
+  }
+  const text = kept.toString('utf8');
   if (total > cap) return { bodyText: text };
   try {
     return { body: JSON.parse(text) as JsonValue };
