@@ -3,19 +3,23 @@
  * Golden receipt diff (docs/design.md §8): the receipt log a replay derived against the golden one, line by
  * line, as `{path, expected, actual}`. Pure: text lines in, differences out.
  *
- * - Receipts pair by position (`receipts[i]`), checkpoints by position (`checkpoints[i]`), the
- *   header is `header`. A receipt only one side has is reported whole (`expected` or `actual` absent).
+ * - Receipts pair by identity, not position: a suspension is the k-th of its task, a resumption
+ *   the end of such a suspension or its j-th rejected attempt (see {@link receiptIdentity}), so one
+ *   extra or missing receipt is reported as exactly that, and the others still pair. A paired
+ *   receipt is named by its golden place (`receipts[i]`); one only a side has is reported whole,
+ *   its identity in the path (`receipts[3] (task-1 suspension 2)`). Checkpoints pair by position
+ *   (`checkpoints[i]`), the header is `header`.
  * - Default mode ignores {@link VOLATILE_FIELDS} — values the peer's clock decides, and the chain
  *   hashes and signatures that shift whenever one of them shifts — and counts how often each was
  *   ignored, so the report can list them. Without a key (`signed: false`), key ids are volatile too.
  * - Strict mode compares the canonical lines byte for byte (signatures included); each differing
  *   line is explained field by field with nothing ignored.
  */
-import { type JsonValue, canonicalJson } from '../canonical/canonical-json.js';
+import { type JsonValue, canonicalJson, sha256Prefixed } from '../canonical/canonical-json.js';
 
 /** Fields ignored by default, per line type. */
 export const VOLATILE_FIELDS = {
-  receipt: ['sig', 'prev', 'suspension', 'pausedAt', 'pausedUntil', 'resumedAt'],
+  receipt: ['sig', 'seq', 'prev', 'suspension', 'pausedAt', 'pausedUntil', 'resumedAt'],
   checkpoint: ['root', 'sig'],
   header: ['createdAt', 'tool'],
 } as const;
@@ -75,6 +79,40 @@ export function nameReceiptLines(lines: readonly string[]): NamedLine[] {
     else if (value.type === 'Checkpoint')
       out.push({ name: `checkpoints[${checkpoints++}]`, kind: 'checkpoint', text, value });
     else out.push({ name: `receipts[${receipts++}]`, kind: 'receipt', text, value });
+  }
+  return out;
+}
+
+/**
+ * What a receipt is, independent of its place in the log: `TASK suspension K` for the K-th
+ * SuspensionReceipt of a task, `TASK suspension K end` for the resumption that closed it,
+ * `TASK suspension K rejected J` for its J-th rejected attempt.
+ */
+export function receiptIdentities(lines: readonly NamedLine[]): Map<NamedLine, string> {
+  const out = new Map<NamedLine, string>();
+  const perTask = new Map<string, number>();
+  const byHash = new Map<string, string>();
+  const attempts = new Map<string, number>();
+  for (const line of lines) {
+    if (line.kind !== 'receipt') continue;
+    const task = typeof line.value.taskId === 'string' ? line.value.taskId : canonicalJson(line.value.taskId ?? null);
+    if (line.value.type === 'SuspensionReceipt') {
+      const k = (perTask.get(task) ?? 0) + 1;
+      perTask.set(task, k);
+      const identity = `${task} suspension ${k}`;
+      byHash.set(sha256Prefixed(line.text), identity);
+      out.set(line, identity);
+      continue;
+    }
+    const named = line.value.suspension;
+    const base = (typeof named === 'string' ? byHash.get(named) : undefined) ?? `${task} suspension ?`;
+    if (line.value.outcome === 'rejected') {
+      const j = (attempts.get(base) ?? 0) + 1;
+      attempts.set(base, j);
+      out.set(line, `${base} rejected ${j}`);
+    } else {
+      out.set(line, `${base} end`);
+    }
   }
   return out;
 }
@@ -147,6 +185,44 @@ function diffLine(
   diffJson(path, e, a, out);
 }
 
+interface LinePair {
+  name: string;
+  gl: NamedLine | undefined;
+  al: NamedLine | undefined;
+}
+
+/** Golden and replayed lines side by side: receipts by identity, the rest by name (position). */
+function pairLines(g: readonly NamedLine[], a: readonly NamedLine[]): LinePair[] {
+  const gIds = receiptIdentities(g);
+  const aIds = receiptIdentities(a);
+  const actualById = new Map<string, NamedLine>();
+  for (const [line, id] of aIds) if (!actualById.has(id)) actualById.set(id, line);
+  const actualByName = new Map(a.filter((l) => l.kind !== 'receipt').map((l) => [l.name, l]));
+  const used = new Set<NamedLine>();
+  const pairs: LinePair[] = [];
+  for (const gl of g) {
+    if (gl.kind !== 'receipt') {
+      const al = actualByName.get(gl.name);
+      if (al) used.add(al);
+      pairs.push({ name: gl.name, gl, al });
+      continue;
+    }
+    const id = gIds.get(gl) as string;
+    const al = actualById.get(id);
+    if (al && !used.has(al)) {
+      used.add(al);
+      pairs.push({ name: gl.name, gl, al });
+    } else {
+      pairs.push({ name: `${gl.name} (${id})`, gl, al: undefined });
+    }
+  }
+  for (const al of a) {
+    if (used.has(al)) continue;
+    pairs.push({ name: al.kind === 'receipt' ? `${al.name} (${aIds.get(al) as string})` : al.name, gl: undefined, al });
+  }
+  return pairs;
+}
+
 /**
  * Compares a replayed receipt log with the golden one. Lines are the files' lines (canonical JSON,
  * no newline); blank lines are ignored.
@@ -160,9 +236,7 @@ export function diffReceiptLogs(
   const signed = options.signed ?? true;
   const g = nameReceiptLines(golden);
   const a = nameReceiptLines(actual);
-  const byName = new Map(a.map((l) => [l.name, l]));
-  const names = [...g.map((l) => l.name), ...a.map((l) => l.name).filter((n) => !g.some((l) => l.name === n))];
-  const goldenByName = new Map(g.map((l) => [l.name, l]));
+  const pairs = pairLines(g, a);
   const differences: ReceiptDifference[] = [];
   const ignored = new IgnoreCounter();
   const volatile = {
@@ -170,9 +244,7 @@ export function diffReceiptLogs(
     receipt: VOLATILE_FIELDS.receipt,
     checkpoint: VOLATILE_FIELDS.checkpoint,
   };
-  for (const name of names) {
-    const gl = goldenByName.get(name);
-    const al = byName.get(name);
+  for (const { name, gl, al } of pairs) {
     if (strict) {
       if (gl?.text === al?.text) continue;
       const before = differences.length;

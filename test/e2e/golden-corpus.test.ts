@@ -125,8 +125,8 @@ describe('mutated golden files', () => {
     let path: string;
     if (receiptIndex.length > 0) {
       const target = receiptIndex[0] as LogLine;
-      target.taskId = 'task-mutated';
-      path = 'receipts[0].taskId';
+      target.reason = 'reason-mutated';
+      path = 'receipts[0].reason';
     } else {
       (lines[0] as LogLine).recording = 'recording-mutated';
       path = 'header.recording';

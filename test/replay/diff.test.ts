@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, checkpointIntervalOf } from '../../src/internal.js';
+import { canonicalJson, checkpointIntervalOf, sha256Prefixed } from '../../src/internal.js';
 import { diffReceiptLogs } from '../../src/replay/diff.js';
 
 const header = {
@@ -59,8 +59,30 @@ describe('diffReceiptLogs', () => {
   it('reports a receipt only one side has, whole', () => {
     const diff = diffReceiptLogs(log(header, suspension, resumption), log(header, suspension));
     expect(diff.differences).toHaveLength(1);
-    expect(diff.differences[0]).toMatchObject({ path: 'receipts[1]', expected: { cause: 'explicit_resume' } });
+    expect(diff.differences[0]).toMatchObject({
+      path: 'receipts[1] (t1 suspension ? end)',
+      expected: { cause: 'explicit_resume' },
+    });
     expect(diff.differences[0]).not.toHaveProperty('actual');
+  });
+
+  it('pairs receipts by identity: one extra pause in the middle is reported alone, the rest still pair', () => {
+    const hashOf = (line: object): string => sha256Prefixed(canonicalJson(line));
+    const pause = (taskId: string, seq: number) => ({ ...suspension, taskId, seq });
+    const end = (of: object, taskId: string, seq: number) => ({ ...resumption, taskId, seq, suspension: hashOf(of) });
+    const a1 = pause('t1', 1);
+    const b1 = pause('t2', 2);
+    const golden = log(header, a1, b1, end(a1, 't1', 3), end(b1, 't2', 4));
+    const a2 = pause('t1', 4);
+    const actual = log(header, a1, b1, end(a1, 't1', 3), a2, end(b1, 't2', 5), end(a2, 't1', 6));
+    const diff = diffReceiptLogs(golden, actual);
+    expect(diff.differences.map((d) => d.path)).toEqual([
+      'receipts[3] (t1 suspension 2)',
+      'receipts[5] (t1 suspension 2 end)',
+    ]);
+    expect(diff.differences.every((d) => d.expected === undefined && d.actual !== undefined)).toBe(true);
+    // Nothing else drifts: the later receipts' shifted seq is counted as ignored, not reported.
+    expect(diff.ignored).toContainEqual({ field: 'seq', count: 1 });
   });
 
   it('in strict mode, fails on a signature alone', () => {
