@@ -368,6 +368,8 @@ export {
 // peer limits and its own ground truth (the transitions log)
 export { DEFAULT_MAX_TASKS } from './peer/task-store.js';
 export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.js';
+export { fetchAgentCard } from './http/agent-card-fetch.js';
+export { cardCauses, trafficCauses } from './replay/likely-cause.js';
 export {
   type EvictedLine,
   PEER_TRANSITIONS_TYPE,

@@ -38,6 +38,7 @@ import {
   RecordingWriter,
   type SpanSink,
   TOOL_NAME,
+  fetchAgentCard,
   fileLineSink,
   parsePrincipalSource,
   randomIdSource,
@@ -243,7 +244,14 @@ export function registerRecord(program: Command): void {
           reported.add(what);
           process.stderr.write(`a2a-replay: ${what} failed, the proxy keeps forwarding: ${describeError(error)}\n`);
         };
+      // The upstream's card, kept in the header so that `run` knows the peer it was made against.
+      const agentCard = await fetchAgentCard(options.upstream);
+      if (agentCard === undefined)
+        process.stderr.write(
+          `a2a-replay: no agent card answered at the upstream's /.well-known/agent-card.json; recording without it\n`,
+        );
       const writer = new RecordingWriter({
+        ...(agentCard === undefined ? {} : { agentCard }),
         sink: fileLineSink(options.out),
         clock: systemClock,
         ids: randomIdSource,

@@ -16,6 +16,11 @@ export interface RecordingHeader {
   createdAt: string;
   target: { url: string };
   tool: string;
+  /**
+   * The upstream's agent card as `record` fetched it when it started (absent when none answered):
+   * `run` compares it with the live peer's and says what differs (docs/design.md §8).
+   */
+  agentCard?: JsonValue;
 }
 
 /**

@@ -5,7 +5,7 @@
  * queues the line; queued lines go to the sink in batches, so a slow or failing disk never blocks
  * or breaks the exchange being recorded. A failing sink is reported once through `onError`.
  */
-import { canonicalJson } from '../canonical/canonical-json.js';
+import { type JsonValue, canonicalJson } from '../canonical/canonical-json.js';
 import { type Clock, isoAt } from '../clock.js';
 import type { IdSource } from '../ids.js';
 import { TOOL_NAME } from '../version.js';
@@ -29,6 +29,8 @@ export interface RecordingWriterOptions {
   target: string;
   /** Defaults to {@link TOOL_NAME}. */
   tool?: string;
+  /** The upstream's agent card, kept in the header (`agentCard`). */
+  agentCard?: JsonValue;
   /** Called once, with the first sink failure; later lines are dropped. */
   onError?: (error: unknown) => void;
 }
@@ -74,6 +76,7 @@ export class RecordingWriter implements EntryWriter {
       createdAt: isoAt(options.clock.now()),
       target: { url: options.target },
       tool: options.tool ?? TOOL_NAME,
+      ...(options.agentCard === undefined ? {} : { agentCard: options.agentCard }),
     };
     this.#enqueue(serializeLine(this.header));
   }

@@ -4,7 +4,7 @@
  * line, as `{path, expected, actual}`. Pure: text lines in, differences out.
  *
  * - Receipts pair by identity, not position: a suspension is the k-th of its task, a resumption
- *   the end of such a suspension or its j-th rejected attempt (see {@link receiptIdentity}), so one
+ *   the j-th resumption receipt naming such a suspension (see {@link receiptIdentities}), so one
  *   extra or missing receipt is reported as exactly that, and the others still pair. A paired
  *   receipt is named by its golden place (`receipts[i]`); one only a side has is reported whole,
  *   its identity in the path (`receipts[3] (task-1 suspension 2)`). Checkpoints pair by position
@@ -85,8 +85,8 @@ export function nameReceiptLines(lines: readonly string[]): NamedLine[] {
 
 /**
  * What a receipt is, independent of its place in the log: `TASK suspension K` for the K-th
- * SuspensionReceipt of a task, `TASK suspension K end` for the resumption that closed it,
- * `TASK suspension K rejected J` for its J-th rejected attempt.
+ * SuspensionReceipt of a task, `TASK suspension K resumption J` for the J-th resumption receipt
+ * naming it (a rejected attempt or the end), so a changed outcome still pairs and is named.
  */
 export function receiptIdentities(lines: readonly NamedLine[]): Map<NamedLine, string> {
   const out = new Map<NamedLine, string>();
@@ -105,14 +105,14 @@ export function receiptIdentities(lines: readonly NamedLine[]): Map<NamedLine, s
       continue;
     }
     const named = line.value.suspension;
-    const base = (typeof named === 'string' ? byHash.get(named) : undefined) ?? `${task} suspension ?`;
-    if (line.value.outcome === 'rejected') {
-      const j = (attempts.get(base) ?? 0) + 1;
-      attempts.set(base, j);
-      out.set(line, `${base} rejected ${j}`);
-    } else {
-      out.set(line, `${base} end`);
-    }
+    // A hand-edited line no longer hashes as it did: then the task's latest suspension is meant.
+    const latest = perTask.get(task);
+    const base =
+      (typeof named === 'string' ? byHash.get(named) : undefined) ??
+      `${task} suspension ${latest === undefined ? '?' : latest}`;
+    const n = (attempts.get(base) ?? 0) + 1;
+    attempts.set(base, n);
+    out.set(line, `${base} resumption ${n}`);
   }
   return out;
 }

@@ -43,6 +43,11 @@ export interface RecordingResult {
   error: { code: string; message: string } | null;
   /** Remarks a reader needs (unsigned comparison, ids remapped, ...). */
   notes: string[];
+  /**
+   * The likely cause of a drift or failure, said first: the agent cards compared and the live
+   * answers classified (src/replay/likely-cause.ts). Empty when nothing points anywhere.
+   */
+  causes: string[];
 }
 
 export interface RunSummary {

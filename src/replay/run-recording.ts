@@ -11,7 +11,10 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { type Clock, systemClock } from '../clock.js';
+import type { JsonValue } from '../canonical/canonical-json.js';
 import { A2aReplayError, errorMessage } from '../errors.js';
+import { fetchAgentCard } from '../http/agent-card-fetch.js';
+import { AGENT_CARD_PATH } from '../protocol/types.js';
 import { formatIssue } from '../protocol/read.js';
 import type { Keyring } from '../receipts/keys.js';
 import { readReceiptLogLine } from '../receipts/read-line.js';
@@ -22,6 +25,7 @@ import { checkpointIntervalOf, deriveReceiptLog, unsignedKeyring } from './deriv
 import type { NoiseRules } from './content.js';
 import { diffReceiptLogs } from './diff.js';
 import { driveRecording } from './driver.js';
+import { cardCauses, trafficCauses } from './likely-cause.js';
 import type { RecordingResult } from './result.js';
 
 /** A live peer for one recording. */
@@ -51,6 +55,16 @@ export interface RunRecordingOptions {
   noise?: NoiseRules;
   /** Paths never compared for any method (`--ignore`). */
   ignore?: readonly string[];
+}
+
+/** The recorded peer's agent card: kept in the header by `record`, else the first one fetched. */
+function recordedCard(recording: Recording): JsonValue | undefined {
+  if (recording.header.agentCard) return recording.header.agentCard;
+  for (const entry of recording.entries) {
+    if (entry.kind === 'response' && entry.http.path.split('?')[0] === AGENT_CARD_PATH && entry.http.status === 200)
+      return entry.body;
+  }
+  return undefined;
 }
 
 /** `X.receipts.jsonl` beside `X.jsonl`. */
@@ -133,6 +147,7 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
     update: null,
     error: null,
     notes: [],
+    causes: [],
   };
   const done = (r: RecordingResult): RecordingResult => ({ ...r, durationMs: clock.now() - started });
   let recording: Recording;
@@ -156,6 +171,7 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
   try {
     peer = await options.openPeer(recording.entries);
     const currentPeer = peer;
+    result.causes = cardCauses(recordedCard(recording), await fetchAgentCard(peer.url));
     const drive = await driveRecording(recording.entries, {
       peerUrl: peer.url,
       clock,
@@ -171,6 +187,7 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
       liveEntries: drive.liveEntries,
       drift: drive.drift,
       timelines: drive.timelines,
+      causes: [...result.causes, ...trafficCauses(drive.replayed)],
     };
     const signed = options.keyring !== undefined;
     const spans = options.spans?.(recording.header, file);

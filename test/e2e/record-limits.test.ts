@@ -154,7 +154,8 @@ describe('bodies', () => {
   it('answers a 50 MB chunked body with a 413 the client reads, records the refusal, and keeps serving', async () => {
     let forwarded = 0;
     const peer = await upstream((req, res) => {
-      forwarded++;
+      // The recorder fetches the agent card as it starts: only POSTs are forwarded calls.
+      if (req.method === 'POST') forwarded++;
       req.resume();
       req.on('end', () => res.end('{"jsonrpc":"2.0","id":1,"result":{}}'));
     });

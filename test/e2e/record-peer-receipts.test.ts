@@ -60,16 +60,36 @@ async function rpc(
 
 const advance = (base: string, ms: number) => rpc(base, 'AdvanceClock', { ms }, '/control');
 
-/** Waits for the stream's first event (the task exists), then drains the rest in the background. */
-async function started(stream: AsyncGenerator<unknown>): Promise<{ events: Promise<number> }> {
+/** A status update that shows a pause: PAUSED (the SDK reads it as UNRECOGNIZED, -1) or the legacy envelope. */
+function showsPause(event: unknown): boolean {
+  const payload = (event as { payload?: { $case?: string; value?: Record<string, unknown> } }).payload;
+  if (payload?.$case !== 'statusUpdate') return false;
+  const value = payload.value ?? {};
+  const state = (value.status as { state?: unknown } | undefined)?.state;
+  const harn = (value.metadata as { harn?: { pause?: { state?: string } } } | undefined)?.harn;
+  return state === -1 || harn?.pause?.state === 'paused';
+}
+
+/**
+ * Waits for the stream's first event (the task exists), then drains the rest in the background;
+ * `paused` resolves once the client holds the event that shows the pause — by then the recorder
+ * has observed it (it releases that event only once its receipt is written), so what the test
+ * sends next is seen after it, for a native and a legacy peer alike.
+ */
+async function started(stream: AsyncGenerator<unknown>): Promise<{ events: Promise<number>; paused: Promise<void> }> {
   const first = await stream.next();
   expect(first.done).toBe(false);
+  let sawPause: () => void = () => undefined;
+  const paused = new Promise<void>((resolve) => (sawPause = resolve));
   const events = (async () => {
     let n = 1;
-    for await (const _ of stream) n++;
+    for await (const event of stream) {
+      n++;
+      if (showsPause(event)) sawPause();
+    }
     return n;
   })();
-  return { events };
+  return { events, paused };
 }
 
 /** The session, driven by the SDK client (messages, streams, cancel) and raw calls (pause methods, control). */
@@ -102,6 +122,7 @@ async function session(base: string): Promise<void> {
     }),
   );
   await advance(base, 1000);
+  await parked.paused;
   await rpc(base, 'FireEvent', { name: 'ci.done' }, '/control');
   await advance(base, 1000);
   expect(await parked.events).toBeGreaterThan(2);
@@ -115,6 +136,7 @@ async function session(base: string): Promise<void> {
     }),
   );
   await advance(base, 1000);
+  await timed.paused;
   await advance(base, 30 * 60 * 1000);
   expect(await timed.events).toBeGreaterThan(2);
 }

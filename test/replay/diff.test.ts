@@ -60,7 +60,7 @@ describe('diffReceiptLogs', () => {
     const diff = diffReceiptLogs(log(header, suspension, resumption), log(header, suspension));
     expect(diff.differences).toHaveLength(1);
     expect(diff.differences[0]).toMatchObject({
-      path: 'receipts[1] (t1 suspension ? end)',
+      path: 'receipts[1] (t1 suspension 1 resumption 1)',
       expected: { cause: 'explicit_resume' },
     });
     expect(diff.differences[0]).not.toHaveProperty('actual');
@@ -78,7 +78,7 @@ describe('diffReceiptLogs', () => {
     const diff = diffReceiptLogs(golden, actual);
     expect(diff.differences.map((d) => d.path)).toEqual([
       'receipts[3] (t1 suspension 2)',
-      'receipts[5] (t1 suspension 2 end)',
+      'receipts[5] (t1 suspension 2 resumption 1)',
     ]);
     expect(diff.differences.every((d) => d.expected === undefined && d.actual !== undefined)).toBe(true);
     // Nothing else drifts: the later receipts' shifted seq is counted as ignored, not reported.

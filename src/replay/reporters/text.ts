@@ -107,6 +107,8 @@ export function renderRecordingText(r: RecordingResult, options: TextReportOptio
       return never;
     }
   }
+  if (r.outcome === 'drift' || r.outcome === 'infrastructure')
+    for (const cause of r.causes) lines.push(`  likely cause: ${cause}`);
   const diffs = r.receipts?.differences ?? [];
   if (diffs.length > 0) {
     lines.push(`  receipts differ from ${r.golden}${r.receipts?.strict ? ' (strict: bytes)' : ''}:`);

@@ -1,0 +1,122 @@
+/**
+ * @module replay/likely-cause
+ * The likely cause of a drift, said first (docs/design.md §8): a short classification with its
+ * evidence, drawn from the agent cards (recorded and live) and from what the live peer answered —
+ * the pause extension missing, no `/control` channel, JSON-RPC served at another path, the
+ * version header or the credentials refused. Pure: cards and entries in, sentences out.
+ */
+import type { JsonValue } from '../canonical/canonical-json.js';
+import { referencePeerSettingsOf } from '../peer/agent-card.js';
+import { PAUSE_EXTENSION_URI } from '../protocol/types.js';
+import type { RecordingEntry } from '../recording/format.js';
+
+const PAUSE_METHODS = new Set(['PauseTask', 'ResumeTask', 'AwaitTaskResumption']);
+
+type Obj = { [key: string]: JsonValue };
+
+function obj(value: JsonValue | undefined): Obj | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+}
+
+/** The path of each binding's interface URL in a card (`JSONRPC` → `/a2a/jsonrpc`). */
+function interfacePaths(card: Obj): Map<string, string> {
+  const paths = new Map<string, string>();
+  const list = card.supportedInterfaces;
+  const interfaces = Array.isArray(list) ? list : [];
+  if (interfaces.length === 0 && typeof card.url === 'string')
+    interfaces.push({ url: card.url, protocolBinding: 'JSONRPC' });
+  for (const item of interfaces) {
+    const i = obj(item);
+    if (typeof i?.url !== 'string') continue;
+    const binding = typeof i.protocolBinding === 'string' ? i.protocolBinding : 'JSONRPC';
+    try {
+      paths.set(binding, new URL(i.url).pathname.replace(/\/+$/, '') || '/');
+    } catch {
+      // not a URL: nothing to compare
+    }
+  }
+  return paths;
+}
+
+function declaresPause(card: Obj): boolean {
+  const extensions = obj(card.capabilities)?.extensions;
+  return Array.isArray(extensions) && extensions.some((e) => obj(e)?.uri === PAUSE_EXTENSION_URI);
+}
+
+/** What differs between the recorded peer's card and the live one, as causes. */
+export function cardCauses(recorded: JsonValue | undefined, live: JsonValue | undefined): string[] {
+  const r = obj(recorded);
+  if (!r) return [];
+  const l = obj(live);
+  if (!l) return ['agent card: the live peer serves no agent card at /.well-known/agent-card.json'];
+  const causes: string[] = [];
+  const recordedPaths = interfacePaths(r);
+  const livePaths = interfacePaths(l);
+  for (const [binding, path] of recordedPaths) {
+    const now = livePaths.get(binding);
+    if (now === undefined) causes.push(`binding: the recorded peer offered ${binding}, the live peer does not`);
+    else if (now !== path)
+      causes.push(
+        `path mismatch: the recording was made against ${binding} at ${path}, the live peer serves it at ${now}`,
+      );
+  }
+  if (declaresPause(r) && !declaresPause(l))
+    causes.push(
+      `pause extension missing: the live peer's card does not declare ${PAUSE_EXTENSION_URI} ` +
+        '(the recorded one did): PauseTask and ResumeTask are likely to fail',
+    );
+  const before = referencePeerSettingsOf(r);
+  const after = referencePeerSettingsOf(l);
+  if (before && after) {
+    const changed = (['legacyPause', 'deterministic', 'seed', 'stepMs'] as const).filter(
+      (k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]),
+    );
+    const describe = (k: (typeof changed)[number]): string =>
+      `${k} recorded ${JSON.stringify(before[k])}, live ${JSON.stringify(after[k])}`;
+    if (changed.length > 0) causes.push(`peer settings: ${changed.map(describe).join('; ')}`);
+  }
+  return causes;
+}
+
+/** Causes read from the live answers (replayed entries, in the recording's identity). */
+export function trafficCauses(replayed: readonly RecordingEntry[]): string[] {
+  const methodOf = new Map<string, string>();
+  const causes = new Map<string, string>();
+  const once = (key: string, cause: string): void => {
+    if (!causes.has(key)) causes.set(key, cause);
+  };
+  for (const entry of replayed) {
+    if (entry.kind === 'request') {
+      const method = obj(entry.body)?.method;
+      if (typeof method === 'string') methodOf.set(entry.xid, method);
+      continue;
+    }
+    if (entry.kind !== 'response') continue;
+    const method = methodOf.get(entry.xid) ?? null;
+    const path = entry.http.path.split('?')[0] ?? '/';
+    const status = entry.http.status ?? 0;
+    const code = obj(obj(entry.body)?.error)?.code;
+    const control = path === '/control' || path.endsWith('/control');
+    if (control && (status === 404 || status === 403 || code === -32601)) {
+      const answer = status === 404 || status === 403 ? `HTTP ${status}` : '-32601';
+      once(
+        'control',
+        `no /control channel: the live peer answers ${answer} to ${method ?? 'a control call'}, ` +
+          'so the clock cannot be advanced nor events fired',
+      );
+    } else if (method !== null && PAUSE_METHODS.has(method) && code === -32601) {
+      once(
+        'pause',
+        `pause extension missing: the live peer answers -32601 (method not found) to ${method}: ` +
+          'it does not implement the pause extension',
+      );
+    } else if (code === -32009) {
+      once('version', 'version refused: the live peer answers -32009 to the A2A-Version header sent');
+    } else if (status === 401 || status === 403) {
+      once('auth', `authentication refused: the live peer answers HTTP ${status} to ${method ?? path}`);
+    } else if (status === 404 && method !== null) {
+      once('path', `path mismatch: the live peer answers HTTP 404 to ${method} at ${path}`);
+    }
+  }
+  return [...causes.values()];
+}

@@ -1,0 +1,156 @@
+/**
+ * `run` says the likely cause first. A session recorded through `record` (which keeps the
+ * upstream's agent card in the recording header) is replayed against peer variants in front of
+ * a real reference peer: one that answers -32601 to the pause methods, one without a `/control`
+ * channel, and the `@a2a-js/sdk` peer serving JSON-RPC at another path. The report's first line
+ * after the verdict names the cause, in text and in `--json`.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canonicalJson, generateReceiptKey } from '../../src/internal.js';
+import { startSdkPausePeer } from '../fixtures/sdk-pause-peer.js';
+import { runCli } from '../helpers/cli.js';
+import { type CliServer, callerPauseSession, startCliServer } from '../replay/session.js';
+
+let dir = '';
+let recording = '';
+let keyFile = '';
+let peer: CliServer;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'run-causes-'));
+  recording = join(dir, 'session.jsonl');
+  keyFile = join(dir, 'key.json');
+  await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'causes' }).keyFile()), { mode: 0o600 });
+  const recorded = await startCliServer(['peer', '--deterministic']);
+  const recorder = await startCliServer(['record', '--upstream', recorded.url, '--out', recording, '--key', keyFile]);
+  try {
+    await callerPauseSession(recorder.url);
+  } finally {
+    await recorder.stop();
+    await recorded.stop();
+  }
+  peer = await startCliServer(['peer', '--deterministic']);
+});
+afterAll(async () => {
+  await peer.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A peer variant: forwards to the reference peer, except what `refuse` answers itself. */
+async function variant(
+  refuse: (path: string, method: string | undefined, res: ServerResponse) => boolean,
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      let method: string | undefined;
+      try {
+        method = (JSON.parse(body.toString('utf8')) as { method?: string }).method;
+      } catch {
+        method = undefined;
+      }
+      if (refuse(req.url ?? '/', method, res)) return;
+      void fetch(new URL(req.url ?? '/', peer.url), {
+        method: req.method ?? 'GET',
+        headers: Object.fromEntries(
+          Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)),
+        ) as Record<string, string>,
+        ...(body.length > 0 ? { body } : {}),
+      }).then(async (answer) => {
+        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+        if (!answer.body) {
+          res.end();
+          return;
+        }
+        for await (const chunk of answer.body) res.write(chunk);
+        res.end();
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function answer(res: ServerResponse, status: number, value: unknown): true {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(value));
+  return true;
+}
+
+/** The first line after the verdict. */
+const firstDetail = (stdout: string): string => stdout.split('\n')[1] ?? '';
+
+describe('run names the likely cause first', () => {
+  it('keeps the upstream agent card in the recording header', async () => {
+    const header = JSON.parse((await readFile(recording, 'utf8')).split('\n')[0] as string) as {
+      agentCard?: { capabilities?: { extensions?: { uri: string }[] } };
+    };
+    expect(header.agentCard?.capabilities?.extensions?.map((e) => e.uri)).toContain(
+      'https://a2a-replay.dev/extensions/paused-state/v1',
+    );
+  });
+
+  it('a peer without the pause methods: the pause extension is missing', async () => {
+    const live = await variant((_path, method, res) =>
+      method === 'PauseTask' || method === 'ResumeTask'
+        ? answer(res, 200, { jsonrpc: '2.0', id: 1, error: { code: -32601, message: 'Method not found' } })
+        : false,
+    );
+    try {
+      const r = await runCli(['run', recording, '--peer', live.url, '--key', keyFile, '--timeout-ms', '2000']);
+      expect(r.code).toBe(1);
+      expect(firstDetail(r.stdout)).toBe(
+        '  likely cause: pause extension missing: the live peer answers -32601 (method not found) to PauseTask: ' +
+          'it does not implement the pause extension',
+      );
+      const json = await runCli(['run', recording, '--peer', live.url, '--json', '--timeout-ms', '2000']);
+      const summary = JSON.parse(json.stdout) as { results: { causes: string[] }[] };
+      expect(summary.results[0]?.causes[0]).toMatch(/^pause extension missing: /);
+    } finally {
+      await live.close();
+    }
+  });
+
+  it('a peer without /control: the clock cannot be advanced', async () => {
+    const live = await variant((path, _method, res) =>
+      path.startsWith('/control') ? answer(res, 404, { error: 'not found' }) : false,
+    );
+    try {
+      const r = await runCli(['run', recording, '--peer', live.url, '--key', keyFile, '--timeout-ms', '2000']);
+      expect(r.code).toBe(1);
+      expect(firstDetail(r.stdout)).toMatch(
+        /^ {2}likely cause: no \/control channel: the live peer answers HTTP 404 to /,
+      );
+    } finally {
+      await live.close();
+    }
+  });
+
+  it('a peer serving JSON-RPC at another path: the path is named from the agent cards', async () => {
+    const sdk = await startSdkPausePeer();
+    try {
+      const r = await runCli(['run', recording, '--peer', sdk.url, '--timeout-ms', '1000']);
+      expect(r.code).toBe(1);
+      expect(firstDetail(r.stdout)).toBe(
+        '  likely cause: path mismatch: the recording was made against JSONRPC at /, ' +
+          'the live peer serves it at /a2a/jsonrpc',
+      );
+    } finally {
+      await sdk.close();
+    }
+  });
+});
