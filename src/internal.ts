@@ -190,7 +190,15 @@ export {
   type RecordingWriterOptions,
   serializeLine,
 } from './recording/recording-writer.js';
-export { DEFAULT_REDACTED_HEADERS, redactHeaders, redactValue, shortSha256 } from './recording/redaction.js';
+export {
+  DEFAULT_REDACTED_HEADERS,
+  SECRET_HEADER_WORDS,
+  isSecretHeader,
+  redactHeaders,
+  redactValue,
+  sha256Prefix,
+  shortSha256,
+} from './recording/redaction.js';
 
 // ---- receipts ----
 export {

@@ -29,6 +29,7 @@ import {
   DEFAULT_CHECKPOINT_EVERY,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_REDACTED_HEADERS,
+  SECRET_HEADER_WORDS,
   ExchangeRecorder,
   FSYNC_POLICIES,
   type FsyncPolicy,
@@ -166,8 +167,16 @@ export function registerRecord(program: Command): void {
     )
     .option('--otlp <url>', 'export the pause/resume spans over OTLP/HTTP (default: $OTEL_EXPORTER_OTLP_ENDPOINT)')
     .option('--traces <dir>', 'write the spans as OTLP-JSON into DIR/<name>.otlp.json on shutdown')
-    .option('--principal-from <source>', 'who sent a request: jwt-sub | header:NAME', 'jwt-sub')
-    .option('--redact <header...>', `extra header names to redact (always: ${DEFAULT_REDACTED_HEADERS.join(', ')})`)
+    .option(
+      '--principal-from <source>',
+      'who sent a request: jwt-sub | header:NAME (a secret header gives header:NAME=sha256:<16 hex>, never its value)',
+      'jwt-sub',
+    )
+    .option(
+      '--redact <header...>',
+      `extra header names to redact (always: ${DEFAULT_REDACTED_HEADERS.join(', ')}, and every header whose name ` +
+        `contains ${SECRET_HEADER_WORDS.join(', ')})`,
+    )
     .option('--max-body-bytes <n>', 'refuse request bodies above this size', String(DEFAULT_MAX_BODY_BYTES))
     .option('--grace-ms <n>', 'on shutdown, how long exchanges in flight may take to finish', '2000')
     .option('--force', 'overwrite an existing --out recording (a receipt log is never overwritten)')

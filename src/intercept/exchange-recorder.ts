@@ -37,7 +37,10 @@ export interface ExchangeRecorderOptions {
   writer: EntryWriter;
   /** Source of exchange ids (`xid`). */
   ids: IdSource;
-  /** Header names to redact (default {@link DEFAULT_REDACTED_HEADERS}). */
+  /**
+   * Header names to redact (default {@link DEFAULT_REDACTED_HEADERS}); secret-looking headers
+   * (`isSecretHeader`) are redacted whatever the list says.
+   */
   redact?: readonly string[];
   /** How the request principal is found (default `jwt-sub`). */
   principal?: PrincipalSource;
@@ -288,7 +291,7 @@ export class ExchangeRecorder {
     try {
       xid = this.#ids.next('x');
       const headers = recordedHeaders(facts.headers);
-      const principal = principalOf(headers, this.#principal);
+      const principal = principalOf(headers, this.#principal, this.#redact);
       const body = facts.body ?? new Uint8Array(0);
       const draft: EntryDraft = {
         xid,

@@ -21,6 +21,8 @@ export {
   MemoryLineSink,
   fileLineSink,
   DEFAULT_REDACTED_HEADERS,
+  SECRET_HEADER_WORDS,
+  isSecretHeader,
   type PrincipalSource,
   parsePrincipalSource,
   type Recording,

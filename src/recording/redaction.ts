@@ -1,8 +1,9 @@
 /**
  * @module recording/redaction
- * Secrets never reach a recording (docs/design.md §5): header values named in a redaction list are
- * replaced by `"[redacted sha256:<first 8 hex of sha256(value)>]"`, so two requests with the same
- * secret still compare equal without the secret being written.
+ * Secrets never reach a recording (docs/design.md §5): the value of a secret header (one named in
+ * a redaction list, or one whose name looks secret, see {@link isSecretHeader}) is replaced by
+ * `"[redacted sha256:<first 8 hex of sha256(value)>]"`, so two requests with the same secret still
+ * compare equal without the secret being written.
  */
 import { createHash } from 'node:crypto';
 
@@ -16,9 +17,29 @@ export const DEFAULT_REDACTED_HEADERS: readonly string[] = [
   'api-key',
 ];
 
+/** A header whose lower-case name contains one of these is secret, whatever the redaction list says. */
+export const SECRET_HEADER_WORDS: readonly string[] = [
+  'token',
+  'secret',
+  'password',
+  'passwd',
+  'api-key',
+  'apikey',
+  'session',
+  'cookie',
+  'auth',
+  'credential',
+  'signature',
+];
+
+/** The first `hexDigits` hex digits of SHA-256(UTF-8(value)). */
+export function sha256Prefix(value: string, hexDigits: number): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex').slice(0, hexDigits);
+}
+
 /** First 8 hex digits of SHA-256(UTF-8(value)). */
 export function shortSha256(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 8);
+  return sha256Prefix(value, 8);
 }
 
 /** The redacted form of one secret value. */
@@ -27,8 +48,17 @@ export function redactValue(value: string): string {
 }
 
 /**
- * A copy of `headers` (lower-case names) with every header in `names` redacted.
- * `names` is matched case-insensitively.
+ * True when a header called `name` carries a secret: it is in `names` (matched
+ * case-insensitively), or its lower-case name contains one of {@link SECRET_HEADER_WORDS}.
+ */
+export function isSecretHeader(name: string, names: readonly string[] = DEFAULT_REDACTED_HEADERS): boolean {
+  const lower = name.toLowerCase();
+  return SECRET_HEADER_WORDS.some((word) => lower.includes(word)) || names.some((n) => n.toLowerCase() === lower);
+}
+
+/**
+ * A copy of `headers` (lower-case names) with every secret header redacted: those in `names`
+ * (case-insensitive) and every secret-looking one ({@link isSecretHeader}).
  */
 export function redactHeaders(
   headers: Readonly<Record<string, string>>,
@@ -37,7 +67,8 @@ export function redactHeaders(
   const secret = new Set(names.map((n) => n.toLowerCase()));
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    out[name] = secret.has(name.toLowerCase()) ? redactValue(value) : value;
+    const lower = name.toLowerCase();
+    out[name] = secret.has(lower) || SECRET_HEADER_WORDS.some((w) => lower.includes(w)) ? redactValue(value) : value;
   }
   return out;
 }
