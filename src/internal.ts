@@ -195,6 +195,7 @@ export {
   SECRET_HEADER_WORDS,
   isSecretHeader,
   redactHeaders,
+  redactUrl,
   redactValue,
   sha256Prefix,
   shortSha256,

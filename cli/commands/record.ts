@@ -42,6 +42,7 @@ import {
   fileLineSink,
   parsePrincipalSource,
   randomIdSource,
+  redactUrl,
   startRecordingProxy,
   systemClock,
 } from '../../src/internal.js';
@@ -195,7 +196,7 @@ export function registerRecord(program: Command): void {
       try {
         new URL(options.upstream);
       } catch {
-        throw new CliExit(EXIT.usage, `--upstream: ${JSON.stringify(options.upstream)} is not a URL`);
+        throw new CliExit(EXIT.usage, `--upstream: ${JSON.stringify(redactUrl(options.upstream))} is not a URL`);
       }
       if (!options.force && (await exists(options.out))) {
         throw new CliExit(
@@ -219,7 +220,7 @@ export function registerRecord(program: Command): void {
         sink: fileLineSink(options.out),
         clock: systemClock,
         ids: randomIdSource,
-        target: options.upstream,
+        target: redactUrl(options.upstream),
         onError: reportOnce(`writing ${options.out}`),
       });
       await writer.flush();

@@ -29,6 +29,7 @@ import {
   type ExchangeRecorder,
   RESPONSE_CUT_MESSAGE,
 } from './exchange-recorder.js';
+import { redactUrl } from '../recording/redaction.js';
 import { endToEndRawHeaders, mediaType } from './http-headers.js';
 
 /** Request bodies past the limit are read and dropped up to this much, then the socket is cut. */
@@ -109,12 +110,13 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   try {
     upstream = new URL(options.upstream);
   } catch {
-    throw new A2aReplayError('INVALID_ARGUMENT', `upstream "${options.upstream}" is not a URL`);
+    throw new A2aReplayError('INVALID_ARGUMENT', `upstream "${redactUrl(options.upstream)}" is not a URL`);
   }
   if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') {
-    throw new A2aReplayError('INVALID_ARGUMENT', `upstream "${options.upstream}" is not an http or https URL`);
+    throw new A2aReplayError('INVALID_ARGUMENT', `upstream "${redactUrl(upstream)}" is not an http or https URL`);
   }
-  const upstreamLabel = upstream.href.replace(/\/$/, '');
+  // User-info is neither sent upstream nor ever printed: the label is what 502s and errors name.
+  const upstreamLabel = redactUrl(upstream).replace(/\/$/, '');
   const basePath = upstream.pathname.replace(/\/+$/, '');
   const secure = upstream.protocol === 'https:';
   const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });

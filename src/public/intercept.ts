@@ -23,6 +23,7 @@ export {
   DEFAULT_REDACTED_HEADERS,
   SECRET_HEADER_WORDS,
   isSecretHeader,
+  redactUrl,
   type PrincipalSource,
   parsePrincipalSource,
   type Recording,

@@ -72,3 +72,32 @@ export function redactHeaders(
   }
   return out;
 }
+
+/** `scheme://` (or `scheme:\\`, which URL parsers read alike) and a user-info part up to its last `@`. */
+const USER_INFO = /^(\s*[a-z][a-z0-9+.-]*:[\\/]*)[^\\/?#]*@/i;
+
+/**
+ * `url` as it may be printed or written: without user-info (`http://admin:pw@host:8080` gives
+ * `http://host:8080`). A URL without user-info comes back exactly as given; text that is not a URL
+ * loses whatever stands where user-info would.
+ */
+export function redactUrl(url: string | URL): string {
+  if (typeof url !== 'string') {
+    if (url.username === '' && url.password === '') return url.href;
+    const copy = new URL(url.href);
+    copy.username = '';
+    copy.password = '';
+    return copy.href;
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url.replace(USER_INFO, '$1');
+  }
+  if (parsed.username === '' && parsed.password === '') return url;
+  const href = redactUrl(parsed);
+  // new URL() adds a `/` to a bare origin: keep the form the caller gave.
+  const bare = parsed.pathname === '/' && parsed.search === '' && parsed.hash === '' && !/[/\\]\s*$/.test(url);
+  return bare ? href.replace(/\/$/, '') : href;
+}

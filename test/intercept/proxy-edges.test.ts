@@ -57,6 +57,36 @@ describe('recording proxy', () => {
     expect(entries[1]?.error).toContain('ECONNREFUSED');
   });
 
+  it('never writes or sends the user-info of its upstream URL, and does not forward it as credentials', async () => {
+    const seen: (string | undefined)[] = [];
+    const upstream = await listen((req, res) => {
+      seen.push(req.headers.authorization);
+      req.resume();
+      res.setHeader('content-type', 'application/json');
+      res.end('{"jsonrpc":"2.0","id":1,"result":{}}');
+    });
+    const withUserInfo = upstream.url.replace('http://', 'http://admin:pw-9f3k@');
+    const rec = memoryRecorder(withUserInfo);
+    const proxy = await startRecordingProxy({ upstream: withUserInfo, recorder: rec.recorder });
+    cleanups.push(() => proxy.close({ graceMs: 0 }));
+    expect((await fetch(proxy.url, rpc(1))).status).toBe(200);
+    expect(seen).toEqual([undefined]);
+    await closeServer(upstream.server);
+    const res = await fetch(proxy.url, rpc(2));
+    expect(res.status).toBe(502);
+    const body = await res.text();
+    expect(body).toContain(`upstream ${upstream.url} failed`);
+    await rec.settled();
+    await rec.writer.flush();
+    const written = rec.sink.text();
+    expect(rec.writer.header.target.url).toBe(upstream.url);
+    expect(written).toContain('ECONNREFUSED');
+    for (const text of [body, written]) {
+      expect(text).not.toContain('admin');
+      expect(text).not.toContain('pw-9f3k');
+    }
+  });
+
   it('refuses a body over the limit with HTTP 413 and does not forward it', async () => {
     let forwarded = 0;
     const { rec, proxy } = await setup((req, res) => {

@@ -7,6 +7,7 @@ import {
   parsePrincipalSource,
   principalOf,
   redactHeaders,
+  redactUrl,
   redactValue,
 } from '../../src/internal.js';
 
@@ -68,6 +69,21 @@ describe('redaction', () => {
     for (const word of SECRET_HEADER_WORDS) expect(isSecretHeader(`X-${word.toUpperCase()}-Y`, [])).toBe(true);
     expect(isSecretHeader('X-User', ['x-user'])).toBe(true);
     expect(isSecretHeader('x-user')).toBe(false);
+  });
+});
+
+describe('redactUrl', () => {
+  it('drops user-info and keeps everything else as given', () => {
+    expect(redactUrl('http://admin:pw@127.0.0.1:8080')).toBe('http://127.0.0.1:8080');
+    expect(redactUrl('http://admin:pw@127.0.0.1:8080/')).toBe('http://127.0.0.1:8080/');
+    expect(redactUrl('https://admin@peer.example/a2a?x=1')).toBe('https://peer.example/a2a?x=1');
+    expect(redactUrl('http://:pw@[::1]:9/')).toBe('http://[::1]:9/');
+    expect(redactUrl(new URL('http://u:p@h:1/p'))).toBe('http://h:1/p');
+    // no user-info: exactly as given
+    expect(redactUrl('http://127.0.0.1:8080')).toBe('http://127.0.0.1:8080');
+    expect(redactUrl('http://h/path@x')).toBe('http://h/path@x');
+    // not a URL at all: what stands where user-info would goes anyway
+    expect(redactUrl('http://admin:pw@host:99999')).toBe('http://host:99999');
   });
 });
 
