@@ -193,8 +193,11 @@ export {
 export {
   DEFAULT_REDACTED_HEADERS,
   SECRET_HEADER_WORDS,
+  SECRET_QUERY_WORDS,
   isSecretHeader,
+  isSecretQueryName,
   redactHeaders,
+  redactPath,
   redactUrl,
   redactValue,
   sha256Prefix,

@@ -30,6 +30,7 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_REDACTED_HEADERS,
   SECRET_HEADER_WORDS,
+  SECRET_QUERY_WORDS,
   ExchangeRecorder,
   FSYNC_POLICIES,
   type FsyncPolicy,
@@ -63,6 +64,7 @@ interface RecordCommandOptions {
   traces?: string;
   principalFrom: string;
   redact?: string[];
+  redactQuery?: string[];
   maxBodyBytes: string;
   graceMs: string;
   force?: boolean;
@@ -178,6 +180,11 @@ export function registerRecord(program: Command): void {
       `extra header names to redact (always: ${DEFAULT_REDACTED_HEADERS.join(', ')}, and every header whose name ` +
         `contains ${SECRET_HEADER_WORDS.join(', ')})`,
     )
+    .option(
+      '--redact-query <name...>',
+      `extra query parameter names whose values are redacted in recorded paths (always: every name ` +
+        `containing ${SECRET_QUERY_WORDS.join(', ')}); the request sent upstream is unchanged`,
+    )
     .option('--max-body-bytes <n>', 'refuse request bodies above this size', String(DEFAULT_MAX_BODY_BYTES))
     .option('--grace-ms <n>', 'on shutdown, how long exchanges in flight may take to finish', '2000')
     .option('--force', 'overwrite an existing --out recording (a receipt log is never overwritten)')
@@ -258,6 +265,7 @@ export function registerRecord(program: Command): void {
         ids: new CounterIdSource(writer.header.id),
         principal,
         redact: [...DEFAULT_REDACTED_HEADERS, ...(options.redact ?? []).map((n) => n.toLowerCase())],
+        redactQuery: options.redactQuery ?? [],
         maxBodyBytes,
         ...(observation ? { onEntry: (entry: RecordingEntry) => observation.push(entry) } : {}),
         onError: reportOnce('recording'),

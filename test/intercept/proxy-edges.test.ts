@@ -11,6 +11,7 @@ import {
   ManualClock,
   type RecordingProxy,
   RecordingWriter,
+  redactValue,
   startRecordingProxy,
 } from '../../src/internal.js';
 import { type Handler, closeServer, listen, memoryRecorder } from './harness.js';
@@ -85,6 +86,31 @@ describe('recording proxy', () => {
       expect(text).not.toContain('admin');
       expect(text).not.toContain('pw-9f3k');
     }
+  });
+
+  it('records secret query values redacted and forwards the request target unchanged', async () => {
+    const targets: (string | undefined)[] = [];
+    const { rec, proxy } = await setup((req, res) => {
+      targets.push(req.url);
+      req.resume();
+      res.end('{}');
+    });
+    const outer = memoryRecorder(proxy.url, { redactQuery: ['Tenant'] });
+    const other = await startRecordingProxy({ upstream: proxy.url, recorder: outer.recorder });
+    cleanups.push(() => other.close({ graceMs: 0 }));
+    const sent = '/.well-known/agent-card.json?api_key=QS-77x&tenant=acme&page=2';
+    expect((await fetch(`${other.url}${sent}`)).status).toBe(200);
+    expect(targets).toEqual([sent]);
+    const r = (v: string): string => encodeURIComponent(redactValue(v));
+    // the outer proxy redacts the extra name `tenant` too, the inner one the secret-looking names only
+    expect((await outer.settled())[0]?.http.path).toBe(
+      `/.well-known/agent-card.json?api_key=${r('QS-77x')}&tenant=${r('acme')}&page=2`,
+    );
+    expect((await rec.settled())[0]?.http.path).toBe(
+      `/.well-known/agent-card.json?api_key=${r('QS-77x')}&tenant=acme&page=2`,
+    );
+    expect(outer.sink.text()).not.toContain('QS-77x');
+    expect(rec.sink.text()).not.toContain('QS-77x');
   });
 
   it('refuses a body over the limit with HTTP 413 and does not forward it', async () => {

@@ -7,6 +7,7 @@ import {
   parsePrincipalSource,
   principalOf,
   redactHeaders,
+  redactPath,
   redactUrl,
   redactValue,
 } from '../../src/internal.js';
@@ -72,6 +73,46 @@ describe('redaction', () => {
   });
 });
 
+describe('redactPath', () => {
+  const r = (v: string): string => encodeURIComponent(redactValue(v));
+
+  it('redacts the value of every secret-looking query parameter and keeps the rest byte for byte', () => {
+    expect(redactPath('/.well-known/agent-card.json?api_key=QS-1&x=a%20b&flag')).toBe(
+      `/.well-known/agent-card.json?api_key=${r('QS-1')}&x=a%20b&flag`,
+    );
+    expect(r('QS-1')).toMatch(/^%5Bredacted%20sha256%3A[0-9a-f]{8}%5D$/);
+    for (const name of [
+      'key',
+      'Access_Token',
+      'client_secret',
+      'password',
+      'passwd',
+      'sig',
+      'X-Amz-Signature',
+      'auth',
+      'credentials',
+      'sessionid',
+      'SAS-KEY',
+    ]) {
+      expect(redactPath(`/p?${name}=v1`)).toBe(`/p?${name}=${r('v1')}`);
+    }
+    // encoded names and values are read decoded: the hash is the decoded value's
+    expect(redactPath('/p?api%5Fkey=a%2Bb+c')).toBe(`/p?api%5Fkey=${r('a+b c')}`);
+    expect(redactPath('/p?token=%E0%A4%A')).toBe(`/p?token=${r('%E0%A4%A')}`);
+  });
+
+  it('leaves paths without secrets, and other parameters, exactly as given', () => {
+    for (const path of ['/', '/?', '/p?code=abc&state=1&page=2', '/p?a=1&&b', '/p#token=x', '/p?=v']) {
+      expect(redactPath(path)).toBe(path);
+    }
+  });
+
+  it('redacts the names it is given, case-insensitively', () => {
+    expect(redactPath('/p?Tenant=t1&user=u', ['tenant'])).toBe(`/p?Tenant=${r('t1')}&user=u`);
+    expect(redactPath('/p?tenant=t1')).toBe('/p?tenant=t1');
+  });
+});
+
 describe('redactUrl', () => {
   it('drops user-info and keeps everything else as given', () => {
     expect(redactUrl('http://admin:pw@127.0.0.1:8080')).toBe('http://127.0.0.1:8080');
@@ -84,6 +125,10 @@ describe('redactUrl', () => {
     expect(redactUrl('http://h/path@x')).toBe('http://h/path@x');
     // not a URL at all: what stands where user-info would goes anyway
     expect(redactUrl('http://admin:pw@host:99999')).toBe('http://host:99999');
+    // secret query parameters too
+    expect(redactUrl('http://u:p@h:1/a?token=t&x=1')).toBe(
+      `http://h:1/a?token=${encodeURIComponent(redactValue('t'))}&x=1`,
+    );
   });
 });
 
