@@ -380,6 +380,7 @@ export {
 // peer limits and its own ground truth (the transitions log)
 export { DEFAULT_MAX_TASKS } from './peer/task-store.js';
 export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.js';
+export { isLoopbackHost } from './http/loopback.js';
 export {
   type EvictedLine,
   PEER_TRANSITIONS_TYPE,
@@ -419,7 +420,13 @@ export {
   createRecordingMiddleware,
   withRecording,
 } from './intercept/recording-middleware.js';
-export { type RecordingProxy, type RecordingProxyOptions, startRecordingProxy } from './intercept/recording-proxy.js';
+export {
+  CONTROL_REFUSED_MESSAGE,
+  type RecordingProxy,
+  type RecordingProxyOptions,
+  isControlTarget,
+  startRecordingProxy,
+} from './intercept/recording-proxy.js';
 export { type SseEvent, SseParser } from './intercept/sse-parser.js';
 
 // ---- replay ----

@@ -1,7 +1,8 @@
 /**
  * @module cli/commands/record
  * `a2a-replay record --upstream URL --out FILE`: a recording reverse proxy in front of a peer
- * (docs/design.md §5, §9). Prints `listening on http://HOST:PORT` first; on SIGINT or SIGTERM it stops
+ * (docs/design.md §5, §9). Prints `listening on http://HOST:PORT` first (and, listening on a
+ * non-loopback address, one warning on stderr naming what it exposes); on SIGINT or SIGTERM it stops
  * accepting, lets exchanges in flight finish (up to `--grace-ms`), flushes the recording, the
  * receipt log and the spans, and exits 0.
  *
@@ -41,6 +42,7 @@ import {
   type SpanSink,
   TOOL_NAME,
   fileLineSink,
+  isLoopbackHost,
   parsePrincipalSource,
   randomIdSource,
   redactUrl,
@@ -284,6 +286,12 @@ export function registerRecord(program: Command): void {
         throw error;
       });
       process.stdout.write(`listening on ${proxy.url}\n`);
+      if (!isLoopbackHost(new URL(proxy.url).hostname)) {
+        process.stderr.write(
+          `a2a-replay: listening on a non-loopback address: every client that can reach it can send requests to ` +
+            `${redactUrl(options.upstream).replace(/\/$/, '')} through this recorder (/control is not forwarded)\n`,
+        );
+      }
 
       await waitForStopSignal();
       await proxy.close({ graceMs });

@@ -9,6 +9,11 @@
  * The proxy never crashes on input: a dead upstream gets a JSON-RPC error with HTTP 502 naming
  * the upstream, a body over the limit gets HTTP 413 with a JSON-RPC error, malformed HTTP gets
  * 400. Recording cannot touch the client's response: the recorder swallows its own failures.
+ *
+ * `/control` (a peer's clock and event channel, docs/design.md §4) and anything under it is
+ * forwarded only while the proxy listens on a loopback address and its upstream is loopback:
+ * otherwise any client that reaches the proxy could move the peer's clock. A refused request gets
+ * HTTP 403 with a JSON-RPC error and is recorded as an `error` entry, as the other refusals are.
  */
 import {
   Agent as HttpAgent,
@@ -21,7 +26,9 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import { A2aReplayError, describeError } from '../errors.js';
+import { isLoopbackHost } from '../http/loopback.js';
 import { jsonRpcError } from '../protocol/errors.js';
+import { CONTROL_PATH } from '../protocol/methods.js';
 import { rewriteAgentCard } from './agent-card-rewrite.js';
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -45,6 +52,11 @@ export interface RecordingProxyOptions {
   port?: number;
   /** Request bodies above this are refused with HTTP 413 (default 1 MiB). */
   maxBodyBytes?: number;
+  /**
+   * Whether `/control` and paths under it are forwarded. Default: only when the address the
+   * proxy listens on and the upstream host are both loopback (127.0.0.0/8, ::1, localhost).
+   */
+  forwardControl?: boolean;
 }
 
 export interface RecordingProxy {
@@ -53,6 +65,8 @@ export interface RecordingProxy {
   readonly server: Server;
   /** Exchanges still in flight. */
   readonly inFlight: number;
+  /** Whether `/control` requests are forwarded (see {@link RecordingProxyOptions.forwardControl}). */
+  readonly forwardsControl: boolean;
   /**
    * Stops accepting, lets exchanges in flight finish for up to `graceMs` (default 2000), then
    * cuts the rest (recorded as `error` entries) and closes every connection.
@@ -87,6 +101,39 @@ function jsonRpcMethodOf(body: Buffer): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The message of a refused `/control` request. */
+export const CONTROL_REFUSED_MESSAGE =
+  '/control is forwarded only while the recorder listens on loopback and its upstream is loopback';
+
+/**
+ * True when a request target names `/control` or a path under it, read as generously as any
+ * server might read it: absolute form, percent-escapes, dot segments, repeated slashes or
+ * backslashes, `;` parameters and letter case do not hide it.
+ */
+export function isControlTarget(target: string): boolean {
+  let path = target.split(/[?#]/, 1)[0] ?? '';
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
+    try {
+      path = new URL(path).pathname;
+    } catch {
+      // not a URL: read it as a path
+    }
+  }
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // a stray %: read it as it is
+  }
+  const segments: string[] = [];
+  for (const raw of path.split(/[/\\]/)) {
+    const segment = (raw.split(';', 1)[0] ?? '').trim().toLowerCase();
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') segments.pop();
+    else segments.push(segment);
+  }
+  return segments[0] === CONTROL_PATH.slice(1);
 }
 
 function sendJson(res: ServerResponse, status: number, value: unknown, close = false): void {
@@ -125,6 +172,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const flights = new Set<Flight>();
   let ownUrl = '';
+  let forwardControl = options.forwardControl ?? false;
   let idle: (() => void) | undefined;
 
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
@@ -293,7 +341,9 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
         return;
       }
       try {
-        forward(req, res, Buffer.concat(chunks, size));
+        const body = Buffer.concat(chunks, size);
+        if (!forwardControl && isControlTarget(req.url ?? '/')) refuseControl(req, res, body);
+        else forward(req, res, body);
       } catch (error) {
         sendJson(res, 500, {
           jsonrpc: '2.0',
@@ -313,6 +363,21 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     const exchange = recorder.request({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers });
     exchange.fail(why);
     sendJson(res, 413, { jsonrpc: '2.0', id: null, error: jsonRpcError('INVALID_REQUEST', why) }, true);
+  };
+
+  const refuseControl = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
+    const exchange = recorder.request({
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      headers: req.headers,
+      body,
+    });
+    exchange.fail(CONTROL_REFUSED_MESSAGE);
+    sendJson(res, 403, {
+      jsonrpc: '2.0',
+      id: jsonRpcIdOf(body),
+      error: jsonRpcError('INVALID_REQUEST', CONTROL_REFUSED_MESSAGE),
+    });
   };
 
   const server = createServer({ noDelay: true }, (req, res) => {
@@ -347,6 +412,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   ownUrl = `http://${host}:${address.port}`;
+  forwardControl = options.forwardControl ?? (isLoopbackHost(address.address) && isLoopbackHost(upstream.hostname));
 
   let closing: Promise<void> | undefined;
   return {
@@ -355,6 +421,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     get inFlight() {
       return flights.size;
     },
+    forwardsControl: forwardControl,
     close(closeOptions = {}) {
       closing ??= (async () => {
         const graceMs = closeOptions.graceMs ?? 2000;
