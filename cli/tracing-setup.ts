@@ -18,7 +18,14 @@ import {
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { EventIdGenerator, type SpanEvent, type SpanSink, SpanBridge, errorMessage } from '../src/internal.js';
+import {
+  EventIdGenerator,
+  type SpanEvent,
+  type SpanSink,
+  SpanBridge,
+  errorMessage,
+  redactUrl,
+} from '../src/internal.js';
 import { OtlpJsonFileExporter } from './trace-file-exporter.js';
 
 /** The service every span is reported under (Jaeger's "Service" box). */
@@ -120,14 +127,14 @@ export function setupTracing(options: TracingOptions = {}): Tracing {
     try {
       url = new URL(otlpUrl);
     } catch {
-      warn(`tracing: OTLP endpoint ${JSON.stringify(otlpUrl)} is not a URL; spans are not sent there`);
+      warn(`tracing: OTLP endpoint ${JSON.stringify(redactUrl(otlpUrl))} is not a URL; spans are not sent there`);
     }
     if (url) {
       const exporter = new OTLPTraceExporter({ url: url.href, timeoutMillis: options.otlpTimeoutMs ?? 5000 });
       // A replay produces spans much faster than the default queue (2,048) drains: keep them all.
       const batching = { maxQueueSize: 100_000, maxExportBatchSize: 1_000 };
       processors.push(
-        new BatchSpanProcessor(new ReportingExporter(exporter, `OTLP export to ${url.href}`, warn), batching),
+        new BatchSpanProcessor(new ReportingExporter(exporter, `OTLP export to ${redactUrl(url)}`, warn), batching),
       );
     }
   }

@@ -190,7 +190,19 @@ export {
   type RecordingWriterOptions,
   serializeLine,
 } from './recording/recording-writer.js';
-export { DEFAULT_REDACTED_HEADERS, redactHeaders, redactValue, shortSha256 } from './recording/redaction.js';
+export {
+  DEFAULT_REDACTED_HEADERS,
+  SECRET_HEADER_WORDS,
+  SECRET_QUERY_WORDS,
+  isSecretHeader,
+  isSecretQueryName,
+  redactHeaders,
+  redactPath,
+  redactUrl,
+  redactValue,
+  sha256Prefix,
+  shortSha256,
+} from './recording/redaction.js';
 
 // ---- receipts ----
 export {
@@ -370,6 +382,7 @@ export { DEFAULT_MAX_TASKS } from './peer/task-store.js';
 export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.js';
 export { fetchAgentCard } from './http/agent-card-fetch.js';
 export { cardCauses, trafficCauses } from './replay/likely-cause.js';
+export { isLoopbackHost } from './http/loopback.js';
 export {
   type EvictedLine,
   PEER_TRANSITIONS_TYPE,
@@ -409,7 +422,13 @@ export {
   createRecordingMiddleware,
   withRecording,
 } from './intercept/recording-middleware.js';
-export { type RecordingProxy, type RecordingProxyOptions, startRecordingProxy } from './intercept/recording-proxy.js';
+export {
+  CONTROL_REFUSED_MESSAGE,
+  type RecordingProxy,
+  type RecordingProxyOptions,
+  isControlTarget,
+  startRecordingProxy,
+} from './intercept/recording-proxy.js';
 export { type SseEvent, SseParser } from './intercept/sse-parser.js';
 
 // ---- replay ----

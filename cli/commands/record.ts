@@ -1,7 +1,8 @@
 /**
  * @module cli/commands/record
  * `a2a-replay record --upstream URL --out FILE`: a recording reverse proxy in front of a peer
- * (docs/design.md §5, §9). Prints `listening on http://HOST:PORT` first; on SIGINT or SIGTERM it stops
+ * (docs/design.md §5, §9). Prints `listening on http://HOST:PORT` first (and, listening on a
+ * non-loopback address, one warning on stderr naming what it exposes); on SIGINT or SIGTERM it stops
  * accepting, lets exchanges in flight finish (up to `--grace-ms`), flushes the recording, the
  * receipt log and the spans, and exits 0.
  *
@@ -29,6 +30,8 @@ import {
   DEFAULT_CHECKPOINT_EVERY,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_REDACTED_HEADERS,
+  SECRET_HEADER_WORDS,
+  SECRET_QUERY_WORDS,
   ExchangeRecorder,
   FSYNC_POLICIES,
   type FsyncPolicy,
@@ -40,8 +43,10 @@ import {
   TOOL_NAME,
   fetchAgentCard,
   fileLineSink,
+  isLoopbackHost,
   parsePrincipalSource,
   randomIdSource,
+  redactUrl,
   startRecordingProxy,
   systemClock,
 } from '../../src/internal.js';
@@ -63,6 +68,7 @@ interface RecordCommandOptions {
   traces?: string;
   principalFrom: string;
   redact?: string[];
+  redactQuery?: string[];
   maxBodyBytes: string;
   graceMs: string;
   upstreamTimeoutMs: string;
@@ -198,8 +204,21 @@ export function registerRecord(program: Command): void {
     )
     .option('--otlp <url>', 'export the pause/resume spans over OTLP/HTTP (default: $OTEL_EXPORTER_OTLP_ENDPOINT)')
     .option('--traces <dir>', 'write the spans as OTLP-JSON into DIR/<name>.otlp.json on shutdown')
-    .option('--principal-from <source>', 'who sent a request: jwt-sub | header:NAME', 'jwt-sub')
-    .option('--redact <header...>', `extra header names to redact (always: ${DEFAULT_REDACTED_HEADERS.join(', ')})`)
+    .option(
+      '--principal-from <source>',
+      'who sent a request: jwt-sub | header:NAME (a secret header gives header:NAME=sha256:<16 hex>, never its value)',
+      'jwt-sub',
+    )
+    .option(
+      '--redact <header...>',
+      `extra header names to redact (always: ${DEFAULT_REDACTED_HEADERS.join(', ')}, and every header whose name ` +
+        `contains ${SECRET_HEADER_WORDS.join(', ')})`,
+    )
+    .option(
+      '--redact-query <name...>',
+      `extra query parameter names whose values are redacted in recorded paths (always: every name ` +
+        `containing ${SECRET_QUERY_WORDS.join(', ')}); the request sent upstream is unchanged`,
+    )
     .option('--max-body-bytes <n>', 'refuse request bodies above this size', String(DEFAULT_MAX_BODY_BYTES))
     .option('--grace-ms <n>', 'on shutdown, how long exchanges in flight may take to finish', '2000')
     .option('--force', 'overwrite an existing --out recording (a receipt log is never overwritten)')
@@ -224,7 +243,7 @@ export function registerRecord(program: Command): void {
       try {
         new URL(options.upstream);
       } catch {
-        throw new CliExit(EXIT.usage, `--upstream: ${JSON.stringify(options.upstream)} is not a URL`);
+        throw new CliExit(EXIT.usage, `--upstream: ${JSON.stringify(redactUrl(options.upstream))} is not a URL`);
       }
       if (!options.force && (await exists(options.out))) {
         throw new CliExit(
@@ -255,7 +274,7 @@ export function registerRecord(program: Command): void {
         sink: fileLineSink(options.out),
         clock: systemClock,
         ids: randomIdSource,
-        target: options.upstream,
+        target: redactUrl(options.upstream),
         onError: reportOnce(`writing ${options.out}`),
       });
       await writer.flush();
@@ -294,6 +313,7 @@ export function registerRecord(program: Command): void {
         ids: new CounterIdSource(writer.header.id),
         principal,
         redact: [...DEFAULT_REDACTED_HEADERS, ...(options.redact ?? []).map((n) => n.toLowerCase())],
+        redactQuery: options.redactQuery ?? [],
         maxBodyBytes,
         ...(observation ? { onEntry: (entry: RecordingEntry) => observation.push(entry) } : {}),
         onError: reportOnce('recording'),
@@ -314,6 +334,12 @@ export function registerRecord(program: Command): void {
         throw error;
       });
       process.stdout.write(`listening on ${proxy.url}\n`);
+      if (!isLoopbackHost(new URL(proxy.url).hostname)) {
+        process.stderr.write(
+          `a2a-replay: listening on a non-loopback address: every client that can reach it can send requests to ` +
+            `${redactUrl(options.upstream).replace(/\/$/, '')} through this recorder (/control is not forwarded)\n`,
+        );
+      }
 
       await waitForStopSignal();
       await proxy.close({ graceMs });

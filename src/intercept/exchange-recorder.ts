@@ -5,7 +5,8 @@
  * turns it into recording entries (docs/design.md §5), so all three record the same traffic the same way.
  *
  * Entry rules: one `request` entry (end-to-end headers, lower-cased and redacted after the
- * principal was taken, body parsed as JSON or kept as text); then for a unary response one
+ * principal was taken, the path with secret query values redacted, body parsed as JSON or kept
+ * as text); then for a unary response one
  * `response` entry with status, headers and body, and nothing after it; for an SSE response
  * (`text/event-stream`) one `response` entry without body, one `event` entry per SSE event, and
  * `end` (clean close) or `error` (broken stream). An exchange that breaks before its response
@@ -21,7 +22,7 @@ import type { JsonValue } from '../canonical/canonical-json.js';
 import type { IdSource } from '../ids.js';
 import type { EntryHttp, RecordingEntry } from '../recording/format.js';
 import { DEFAULT_PRINCIPAL_SOURCE, type PrincipalSource, principalOf } from '../recording/principal.js';
-import { DEFAULT_REDACTED_HEADERS, redactHeaders } from '../recording/redaction.js';
+import { DEFAULT_REDACTED_HEADERS, redactHeaders, redactPath } from '../recording/redaction.js';
 import type { EntryDraft, EntryWriter } from '../recording/recording-writer.js';
 import { type HeaderInput, mediaType, recordedHeaders } from './http-headers.js';
 import { SseParser } from './sse-parser.js';
@@ -39,8 +40,16 @@ export interface ExchangeRecorderOptions {
   writer: EntryWriter;
   /** Source of exchange ids (`xid`). */
   ids: IdSource;
-  /** Header names to redact (default {@link DEFAULT_REDACTED_HEADERS}). */
+  /**
+   * Header names to redact (default {@link DEFAULT_REDACTED_HEADERS}); secret-looking headers
+   * (`isSecretHeader`) are redacted whatever the list says.
+   */
   redact?: readonly string[];
+  /**
+   * Extra query parameter names whose values are redacted in the recorded path (case-insensitive);
+   * secret-looking ones (`isSecretQueryName`) always are. The request itself is not changed.
+   */
+  redactQuery?: readonly string[];
   /** How the request principal is found (default `jwt-sub`). */
   principal?: PrincipalSource;
   /** Bodies above this many bytes are kept as truncated `bodyText` (default 1 MiB). */
@@ -323,6 +332,7 @@ export class ExchangeRecorder {
   readonly #writer: EntryWriter;
   readonly #ids: IdSource;
   readonly #redact: readonly string[];
+  readonly #redactQuery: readonly string[];
   readonly #principal: PrincipalSource;
   readonly #onEntry: ((entry: RecordingEntry) => void | Promise<void>) | undefined;
   readonly #onError: (error: unknown) => void;
@@ -332,6 +342,7 @@ export class ExchangeRecorder {
     this.#writer = options.writer;
     this.#ids = options.ids;
     this.#redact = options.redact ?? DEFAULT_REDACTED_HEADERS;
+    this.#redactQuery = options.redactQuery ?? [];
     this.#principal = options.principal ?? DEFAULT_PRINCIPAL_SOURCE;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.#onEntry = options.onEntry;
@@ -341,11 +352,11 @@ export class ExchangeRecorder {
   /** Records the request of a new exchange and returns the exchange. Never throws. */
   request(facts: RequestFacts): Exchange {
     let xid = 'x-unknown';
-    const http: EntryHttp = { method: facts.method.toUpperCase(), path: facts.path };
+    const http: EntryHttp = { method: facts.method.toUpperCase(), path: redactPath(facts.path, this.#redactQuery) };
     try {
       xid = this.#ids.next('x');
       const headers = recordedHeaders(facts.headers);
-      const principal = principalOf(headers, this.#principal);
+      const principal = principalOf(headers, this.#principal, this.#redact);
       const body = facts.body ?? new Uint8Array(0);
       const draft: EntryDraft = {
         xid,

@@ -13,6 +13,11 @@
  * limit, 400 for malformed HTTP). Refusals and upstream failures are recorded as `error` entries.
  * An open response (an SSE stream of a paused task) is never cut for idleness. Recording cannot
  * touch the client's response: the recorder swallows its own failures.
+ *
+ * `/control` (a peer's clock and event channel, docs/design.md §4) and anything under it is
+ * forwarded only while the proxy listens on a loopback address and its upstream is loopback:
+ * otherwise any client that reaches the proxy could move the peer's clock. A refused request gets
+ * HTTP 403 with a JSON-RPC error and is recorded as an `error` entry, as the other refusals are.
  */
 import {
   Agent as HttpAgent,
@@ -25,7 +30,9 @@ import {
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { A2aReplayError, describeError } from '../errors.js';
+import { isLoopbackHost } from '../http/loopback.js';
 import { jsonRpcError } from '../protocol/errors.js';
+import { CONTROL_PATH } from '../protocol/methods.js';
 import { rewriteAgentCard } from './agent-card-rewrite.js';
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -42,6 +49,7 @@ import {
   limitedServerOptions,
   readLimitedBody,
 } from '../http/limits.js';
+import { redactUrl } from '../recording/redaction.js';
 import { endToEndRawHeaders, mediaType } from './http-headers.js';
 
 /** Default time the upstream has to send its response head. */
@@ -70,6 +78,11 @@ export interface RecordingProxyOptions {
   upstreamTimeoutMs?: number;
   /** Time-outs and the connection cap at the client edge (defaults: src/http/limits.ts). */
   limits?: Partial<Pick<HttpLimits, 'requestTimeoutMs' | 'headersTimeoutMs' | 'maxConnections'>>;
+  /**
+   * Whether `/control` and paths under it are forwarded. Default: only when the address the
+   * proxy listens on and the upstream host are both loopback (127.0.0.0/8, ::1, localhost).
+   */
+  forwardControl?: boolean;
 }
 
 export interface RecordingProxy {
@@ -78,6 +91,8 @@ export interface RecordingProxy {
   readonly server: Server;
   /** Exchanges still in flight. */
   readonly inFlight: number;
+  /** Whether `/control` requests are forwarded (see {@link RecordingProxyOptions.forwardControl}). */
+  readonly forwardsControl: boolean;
   /**
    * Stops accepting, lets exchanges in flight finish for up to `graceMs` (default 2000), then
    * cuts the rest (recorded as `error` entries) and closes every connection.
@@ -114,6 +129,39 @@ function jsonRpcMethodOf(body: Buffer): string | undefined {
   }
 }
 
+/** The message of a refused `/control` request. */
+export const CONTROL_REFUSED_MESSAGE =
+  '/control is forwarded only while the recorder listens on loopback and its upstream is loopback';
+
+/**
+ * True when a request target names `/control` or a path under it, read as generously as any
+ * server might read it: absolute form, percent-escapes, dot segments, repeated slashes or
+ * backslashes, `;` parameters and letter case do not hide it.
+ */
+export function isControlTarget(target: string): boolean {
+  let path = target.split(/[?#]/, 1)[0] ?? '';
+  if (/^[a-z][a-z0-9+.-]*:/i.test(path)) {
+    try {
+      path = new URL(path).pathname;
+    } catch {
+      // not a URL: read it as a path
+    }
+  }
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // a stray %: read it as it is
+  }
+  const segments: string[] = [];
+  for (const raw of path.split(/[/\\]/)) {
+    const segment = (raw.split(';', 1)[0] ?? '').trim().toLowerCase();
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') segments.pop();
+    else segments.push(segment);
+  }
+  return segments[0] === CONTROL_PATH.slice(1);
+}
+
 function sendJson(res: ServerResponse, status: number, value: unknown, close = false): void {
   if (res.headersSent || res.destroyed) {
     res.destroy();
@@ -135,12 +183,13 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   try {
     upstream = new URL(options.upstream);
   } catch {
-    throw new A2aReplayError('INVALID_ARGUMENT', `upstream "${options.upstream}" is not a URL`);
+    throw new A2aReplayError('INVALID_ARGUMENT', `upstream "${redactUrl(options.upstream)}" is not a URL`);
   }
   if (upstream.protocol !== 'http:' && upstream.protocol !== 'https:') {
-    throw new A2aReplayError('INVALID_ARGUMENT', `upstream "${options.upstream}" is not an http or https URL`);
+    throw new A2aReplayError('INVALID_ARGUMENT', `upstream "${redactUrl(upstream)}" is not an http or https URL`);
   }
-  const upstreamLabel = upstream.href.replace(/\/$/, '');
+  // User-info is neither sent upstream nor ever printed: the label is what 502s and errors name.
+  const upstreamLabel = redactUrl(upstream).replace(/\/$/, '');
   const basePath = upstream.pathname.replace(/\/+$/, '');
   const secure = upstream.protocol === 'https:';
   const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
@@ -151,6 +200,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.limits, bodyLimitBytes: maxBody };
   const flights = new Set<Flight>();
   let ownUrl = '';
+  let forwardControl = options.forwardControl ?? false;
   let idle: (() => void) | undefined;
 
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
@@ -341,6 +391,21 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     upstreamReq.end(body);
   };
 
+  const refuseControl = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
+    const exchange = recorder.request({
+      method: req.method ?? 'GET',
+      path: req.url ?? '/',
+      headers: req.headers,
+      body,
+    });
+    exchange.fail(CONTROL_REFUSED_MESSAGE);
+    sendJson(res, 403, {
+      jsonrpc: '2.0',
+      id: jsonRpcIdOf(body),
+      error: jsonRpcError('INVALID_REQUEST', CONTROL_REFUSED_MESSAGE),
+    });
+  };
+
   const server = createServer({ noDelay: true, ...limitedServerOptions(limits) }, (req, res) => {
     handle(req, res);
   });
@@ -366,7 +431,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       switch (result.kind) {
         case 'ok':
           try {
-            forward(req, res, result.bytes);
+            if (!forwardControl && isControlTarget(req.url ?? '/')) refuseControl(req, res, result.bytes);
+            else forward(req, res, result.bytes);
           } catch (error) {
             sendJson(res, 500, {
               jsonrpc: '2.0',
@@ -408,6 +474,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   ownUrl = `http://${host}:${address.port}`;
+  forwardControl = options.forwardControl ?? (isLoopbackHost(address.address) && isLoopbackHost(upstream.hostname));
 
   let closing: Promise<void> | undefined;
   return {
@@ -416,6 +483,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     get inFlight() {
       return flights.size;
     },
+    forwardsControl: forwardControl,
     close(closeOptions = {}) {
       closing ??= (async () => {
         const graceMs = closeOptions.graceMs ?? 2000;

@@ -62,6 +62,7 @@ import { isTerminal } from '../protocol/state-machine.js';
 import { principalOf } from '../recording/principal.js';
 import { VERSION } from '../version.js';
 import { sendJson } from '../http/json-answer.js';
+import { isLoopbackHost } from '../http/loopback.js';
 import { buildAgentCard } from './agent-card.js';
 import {
   DEFAULT_HTTP_LIMITS,
@@ -162,11 +163,6 @@ function callerOf(req: IncomingMessage, method: string): Caller {
 function limitBody(status: number, message: string): string {
   const name: JsonRpcErrorName = status === 503 ? 'INTERNAL' : 'INVALID_REQUEST';
   return JSON.stringify(errorResponse(null, jsonRpcError(name, message, { httpStatus: String(status) })));
-}
-
-function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
 }
 
 function sendError(res: ServerResponse, id: JsonRpcId | null, error: JsonRpcErrorObject, status?: number): void {
@@ -571,7 +567,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
       return rpc('a2a', req, res, url);
     }
     if (path === CONTROL_PATH && controlEnabled) {
-      if (!isLoopback(req.socket.remoteAddress)) {
+      if (!isLoopbackHost(req.socket.remoteAddress)) {
         req.resume();
         sendJson(
           res,

@@ -86,6 +86,20 @@ async function writeWitness(path: string, text: string): Promise<void> {
   }
 }
 
+/** Receipt logs are readable by their owner only. */
+export const RECEIPT_LOG_MODE = 0o600;
+
+async function openPrivate(path: string, flags: 'w' | 'wx'): Promise<FileHandle> {
+  const file = await open(path, flags, RECEIPT_LOG_MODE);
+  try {
+    await file.chmod(RECEIPT_LOG_MODE);
+  } catch (error) {
+    await file.close();
+    throw error;
+  }
+  return file;
+}
+
 export class ReceiptLogWriter {
   readonly path: string;
   readonly chain: ReceiptChain;
@@ -115,7 +129,10 @@ export class ReceiptLogWriter {
     this.#fsyncEvery = fsyncEvery;
   }
 
-  /** Creates the log and writes its header. Refuses an existing file unless `overwrite`. */
+  /**
+   * Creates the log (mode 0600: it names who paused what) and writes its header. Refuses an
+   * existing file unless `overwrite`; an overwritten one is set to 0600 too.
+   */
   static async open(path: string, options: ReceiptLogWriterOptions): Promise<ReceiptLogWriter> {
     const fsyncEvery = options.fsyncEvery ?? DEFAULT_FSYNC_EVERY;
     if (!Number.isInteger(fsyncEvery) || fsyncEvery < 1)
@@ -130,7 +147,7 @@ export class ReceiptLogWriter {
     });
     let file: FileHandle;
     try {
-      file = await open(path, options.overwrite ? 'w' : 'wx', 0o600);
+      file = await openPrivate(path, options.overwrite ? 'w' : 'wx');
     } catch (cause) {
       const code = (cause as NodeJS.ErrnoException).code ?? 'error';
       const why =

@@ -12,13 +12,28 @@ export interface LineSink {
   close(): Promise<void>;
 }
 
+/** Recordings hold what clients sent: readable by their owner only. */
+export const RECORDING_FILE_MODE = 0o600;
+
+/** Opens `path` for writing (created or truncated) with mode 0600, an existing file's mode included. */
+async function openPrivate(path: string): Promise<FileHandle> {
+  const file = await open(path, 'w', RECORDING_FILE_MODE);
+  try {
+    await file.chmod(RECORDING_FILE_MODE);
+  } catch (error) {
+    await file.close();
+    throw error;
+  }
+  return file;
+}
+
 /**
- * A sink writing to `path` (created or truncated). The file is opened lazily on the first write,
- * so constructing the sink never throws; an open failure surfaces as a failed write.
+ * A sink writing to `path` (created or truncated, mode 0600). The file is opened lazily on the
+ * first write, so constructing the sink never throws; an open failure surfaces as a failed write.
  */
 export function fileLineSink(path: string): LineSink {
   let handle: Promise<FileHandle> | undefined;
-  const opened = (): Promise<FileHandle> => (handle ??= open(path, 'w', 0o600));
+  const opened = (): Promise<FileHandle> => (handle ??= openPrivate(path));
   return {
     async write(text) {
       const file = await opened();

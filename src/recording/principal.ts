@@ -4,13 +4,15 @@
  * attributes receipts exactly as recording did without keeping the secret.
  */
 import { A2aReplayError } from '../errors.js';
-import { shortSha256 } from './redaction.js';
+import { DEFAULT_REDACTED_HEADERS, isSecretHeader, sha256Prefix, shortSha256 } from './redaction.js';
 
 /**
  * - `jwt-sub` (the default): a `Bearer` credential that is a JWT with a string `sub` gives
  *   `jwt:sub=<sub>` (payload decoded, signature NOT verified: this names, it does not
  *   authenticate); any other bearer gives `bearer:sha256:<8 hex>`; no bearer, no principal.
- * - `header`: the value of the named header, verbatim.
+ * - `header`: the value of the named header: verbatim for a header that carries no secret (`x-user`
+ *   gives `bob`); for a secret header (one that is redacted, see `isSecretHeader`) never the value
+ *   but `header:NAME=sha256:<first 16 hex of sha256(value)>`.
  */
 export type PrincipalSource = { kind: 'jwt-sub' } | { kind: 'header'; name: string };
 
@@ -44,11 +46,14 @@ export function jwtSubject(token: string): string | undefined {
 }
 
 /**
- * The principal of a request from its (lower-case, unredacted) headers, or undefined.
+ * The principal of a request from its (lower-case, unredacted) headers, or undefined. `redacted`
+ * is the redaction list in force: a `header:NAME` source naming a header in it, or a
+ * secret-looking one, gives the hashed form.
  */
 export function principalOf(
   headers: Readonly<Record<string, string>>,
   source: PrincipalSource = DEFAULT_PRINCIPAL_SOURCE,
+  redacted: readonly string[] = DEFAULT_REDACTED_HEADERS,
 ): string | undefined {
   switch (source.kind) {
     case 'jwt-sub': {
@@ -61,7 +66,8 @@ export function principalOf(
     }
     case 'header': {
       const value = headers[source.name];
-      return value === undefined || value === '' ? undefined : value;
+      if (value === undefined || value === '') return undefined;
+      return isSecretHeader(source.name, redacted) ? `header:${source.name}=sha256:${sha256Prefix(value, 16)}` : value;
     }
     default: {
       const never: never = source;

@@ -11,6 +11,7 @@ import type { IdSource } from '../ids.js';
 import { TOOL_NAME } from '../version.js';
 import { RECORDING_VERSION, type RecordingEntry, type RecordingHeader } from './format.js';
 import type { LineSink } from './line-sink.js';
+import { redactUrl } from './redaction.js';
 
 /** An entry before the writer gives it its place (`seq`) and time (`at`). */
 export type EntryDraft = Omit<RecordingEntry, 'seq' | 'at'>;
@@ -25,7 +26,7 @@ export interface RecordingWriterOptions {
   sink: LineSink;
   clock: Clock;
   ids: IdSource;
-  /** The recorded peer's URL (header `target.url`). */
+  /** The recorded peer's URL (header `target.url`, written without user-info). */
   target: string;
   /** Defaults to {@link TOOL_NAME}. */
   tool?: string;
@@ -74,7 +75,7 @@ export class RecordingWriter implements EntryWriter {
       version: RECORDING_VERSION,
       id: options.ids.next('rec'),
       createdAt: isoAt(options.clock.now()),
-      target: { url: options.target },
+      target: { url: redactUrl(options.target) },
       tool: options.tool ?? TOOL_NAME,
       ...(options.agentCard === undefined ? {} : { agentCard: options.agentCard }),
     };

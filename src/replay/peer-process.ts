@@ -12,6 +12,7 @@ import { get } from 'node:http';
 import { createServer } from 'node:net';
 import { A2aReplayError } from '../errors.js';
 import { AGENT_CARD_PATH } from '../protocol/types.js';
+import { redactUrl } from '../recording/redaction.js';
 
 /** Default time a peer command gets to answer its agent card. */
 export const DEFAULT_READY_MS = 15_000;
@@ -181,7 +182,7 @@ export function probePeer(url: string): Promise<void> {
     try {
       target = new URL(AGENT_CARD_PATH, url);
     } catch {
-      reject(new A2aReplayError('INVALID_ARGUMENT', `--peer: ${JSON.stringify(url)} is not a URL`));
+      reject(new A2aReplayError('INVALID_ARGUMENT', `--peer: ${JSON.stringify(redactUrl(url))} is not a URL`));
       return;
     }
     const req = get(target, { timeout: 5000 }, (res) => {
@@ -191,7 +192,10 @@ export function probePeer(url: string): Promise<void> {
     req.on('timeout', () => req.destroy(new Error('no answer within 5000 ms')));
     req.on('error', (error: NodeJS.ErrnoException) => {
       reject(
-        new A2aReplayError('PEER_UNREACHABLE', `cannot reach the peer at ${url} (${error.code ?? error.message})`),
+        new A2aReplayError(
+          'PEER_UNREACHABLE',
+          `cannot reach the peer at ${redactUrl(url)} (${error.code ?? error.message})`,
+        ),
       );
     });
   });

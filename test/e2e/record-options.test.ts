@@ -1,9 +1,9 @@
 /**
  * `a2a-replay record` options as a process: receipt log durability and checkpoints
- * (`--fsync`, `--checkpoint-every`), refusing to overwrite a receipt log, and tracing that fails
+ * (`--fsync`, `--checkpoint-every`), refusing to overwrite a receipt log, files of mode 0600, and tracing that fails
  * or runs without a key — the recording always completes.
  */
-import { access, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -108,6 +108,17 @@ it('refuses to overwrite an existing recording unless --force, and names the fil
   const written = await readFile(out, 'utf8');
   expect(written).not.toContain('an earlier recording');
   expect(written).toContain('"PauseTask"');
+});
+
+it('writes the recording and the receipt log with mode 0600, a --force overwrite too', async () => {
+  const out = join(dir, 'private.jsonl');
+  await writeFile(out, 'an earlier recording\n');
+  await chmod(out, 0o644);
+  await recordPauseSession(['--out', out, '--force', '--key', keyFile]);
+  for (const file of [out, join(dir, 'private.receipts.jsonl')]) {
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+  }
+  expect((await readRecording(out)).entries.length).toBeGreaterThan(10);
 });
 
 it.each([

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import {
   CounterIdSource,
   ExchangeRecorder,
+  type ExchangeRecorderOptions,
   ManualClock,
   MemoryLineSink,
   type RecordingEntry,
@@ -41,7 +42,10 @@ export async function closeServer(server: Server): Promise<void> {
 }
 
 /** A recorder over an in-memory writer, plus a way to wait for exchanges to complete. */
-export function memoryRecorder(target: string): {
+export function memoryRecorder(
+  target: string,
+  options: Pick<ExchangeRecorderOptions, 'redact' | 'redactQuery' | 'principal'> = {},
+): {
   recorder: ExchangeRecorder;
   writer: RecordingWriter;
   sink: MemoryLineSink;
@@ -66,6 +70,7 @@ export function memoryRecorder(target: string): {
     return entries.length > 0 && open.size === 0;
   };
   const recorder = new ExchangeRecorder({
+    ...options,
     writer,
     ids: new CounterIdSource(7),
     onEntry: (entry) => {

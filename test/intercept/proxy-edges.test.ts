@@ -6,11 +6,13 @@ import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  CONTROL_REFUSED_MESSAGE,
   CounterIdSource,
   ExchangeRecorder,
   ManualClock,
   type RecordingProxy,
   RecordingWriter,
+  redactValue,
   startRecordingProxy,
 } from '../../src/internal.js';
 import { type Handler, closeServer, listen, memoryRecorder } from './harness.js';
@@ -55,6 +57,134 @@ describe('recording proxy', () => {
     const entries = await rec.settled();
     expect(entries.map((e) => e.kind)).toEqual(['request', 'error']);
     expect(entries[1]?.error).toContain('ECONNREFUSED');
+  });
+
+  it('never writes or sends the user-info of its upstream URL, and does not forward it as credentials', async () => {
+    const seen: (string | undefined)[] = [];
+    const upstream = await listen((req, res) => {
+      seen.push(req.headers.authorization);
+      req.resume();
+      res.setHeader('content-type', 'application/json');
+      res.end('{"jsonrpc":"2.0","id":1,"result":{}}');
+    });
+    const withUserInfo = upstream.url.replace('http://', 'http://admin:pw-9f3k@');
+    const rec = memoryRecorder(withUserInfo);
+    const proxy = await startRecordingProxy({ upstream: withUserInfo, recorder: rec.recorder });
+    cleanups.push(() => proxy.close({ graceMs: 0 }));
+    expect((await fetch(proxy.url, rpc(1))).status).toBe(200);
+    expect(seen).toEqual([undefined]);
+    await closeServer(upstream.server);
+    const res = await fetch(proxy.url, rpc(2));
+    expect(res.status).toBe(502);
+    const body = await res.text();
+    expect(body).toContain(`upstream ${upstream.url} failed`);
+    await rec.settled();
+    await rec.writer.flush();
+    const written = rec.sink.text();
+    expect(rec.writer.header.target.url).toBe(upstream.url);
+    expect(written).toContain('ECONNREFUSED');
+    for (const text of [body, written]) {
+      expect(text).not.toContain('admin');
+      expect(text).not.toContain('pw-9f3k');
+    }
+  });
+
+  it('records secret query values redacted and forwards the request target unchanged', async () => {
+    const targets: (string | undefined)[] = [];
+    const { rec, proxy } = await setup((req, res) => {
+      targets.push(req.url);
+      req.resume();
+      res.end('{}');
+    });
+    const outer = memoryRecorder(proxy.url, { redactQuery: ['Tenant'] });
+    const other = await startRecordingProxy({ upstream: proxy.url, recorder: outer.recorder });
+    cleanups.push(() => other.close({ graceMs: 0 }));
+    const sent = '/.well-known/agent-card.json?api_key=QS-77x&tenant=acme&page=2';
+    expect((await fetch(`${other.url}${sent}`)).status).toBe(200);
+    expect(targets).toEqual([sent]);
+    const r = (v: string): string => encodeURIComponent(redactValue(v));
+    // the outer proxy redacts the extra name `tenant` too, the inner one the secret-looking names only
+    expect((await outer.settled())[0]?.http.path).toBe(
+      `/.well-known/agent-card.json?api_key=${r('QS-77x')}&tenant=${r('acme')}&page=2`,
+    );
+    expect((await rec.settled())[0]?.http.path).toBe(
+      `/.well-known/agent-card.json?api_key=${r('QS-77x')}&tenant=acme&page=2`,
+    );
+    expect(outer.sink.text()).not.toContain('QS-77x');
+    expect(rec.sink.text()).not.toContain('QS-77x');
+  });
+
+  it('forwards /control between loopback ends only; otherwise answers 403 and records the refusal', async () => {
+    const seen: string[] = [];
+    const handler: Handler = (req, res) => {
+      seen.push(req.url ?? '');
+      req.resume();
+      res.setHeader('content-type', 'application/json');
+      res.end('{"jsonrpc":"2.0","id":1,"result":{"now":"2026-01-01T00:00:00.000Z"}}');
+    };
+    const loopback = await setup(handler);
+    expect(loopback.proxy.forwardsControl).toBe(true);
+    const clock = { ...rpc(5), body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'GetClock', params: {} }) };
+    expect((await fetch(`${loopback.proxy.url}/control`, clock)).status).toBe(200);
+    expect(seen).toEqual(['/control']);
+
+    const upstream = await listen(handler);
+    cleanups.push(() => closeServer(upstream.server));
+    const rec = memoryRecorder(upstream.url);
+    const guarded = await startRecordingProxy({
+      upstream: upstream.url,
+      recorder: rec.recorder,
+      forwardControl: false,
+    });
+    cleanups.push(() => guarded.close({ graceMs: 0 }));
+    expect(guarded.forwardsControl).toBe(false);
+    const res = await fetch(`${guarded.url}/control`, clock);
+    expect(res.status).toBe(403);
+    expect(await res.json()).toMatchObject({
+      jsonrpc: '2.0',
+      id: 5,
+      error: { code: -32600, message: CONTROL_REFUSED_MESSAGE },
+    });
+    for (const path of ['/control/x', '/Control?ms=1', '/./control', '/a/../control', '//control', '/%63ontrol']) {
+      expect((await fetch(`${guarded.url}${path}`, clock)).status).toBe(403);
+    }
+    // everything else is forwarded as before
+    expect((await fetch(`${guarded.url}/controls`, clock)).status).toBe(200);
+    expect((await fetch(guarded.url, rpc(6))).status).toBe(200);
+    expect(seen).toEqual(['/control', '/controls', '/']);
+    const entries = await rec.settled();
+    expect(entries.slice(0, 2).map((e) => [e.kind, e.http.path, e.error])).toEqual([
+      ['request', '/control', undefined],
+      ['error', '/control', CONTROL_REFUSED_MESSAGE],
+    ]);
+    expect(entries[0]?.body).toMatchObject({ method: 'GetClock' });
+  });
+
+  it('does not forward /control by default when the upstream or the listen address is not loopback', async () => {
+    const remote = await startRecordingProxy({
+      upstream: 'http://192.0.2.1:9',
+      recorder: memoryRecorder('x').recorder,
+    });
+    cleanups.push(() => remote.close({ graceMs: 0 }));
+    expect(remote.forwardsControl).toBe(false);
+    // refused at the proxy: the unreachable upstream is never tried
+    expect((await fetch(`${remote.url}/control`, { method: 'POST', body: '{}' })).status).toBe(403);
+    const upstream = await listen((_req, res) => res.end());
+    cleanups.push(() => closeServer(upstream.server));
+    const wide = await startRecordingProxy({
+      upstream: upstream.url,
+      recorder: memoryRecorder('x').recorder,
+      host: '0.0.0.0',
+    });
+    cleanups.push(() => wide.close({ graceMs: 0 }));
+    expect(wide.forwardsControl).toBe(false);
+    const named = await startRecordingProxy({
+      upstream: upstream.url.replace('127.0.0.1', 'localhost'),
+      recorder: memoryRecorder('x').recorder,
+      host: 'localhost',
+    });
+    cleanups.push(() => named.close({ graceMs: 0 }));
+    expect(named.forwardsControl).toBe(true);
   });
 
   it('refuses a body over the limit with HTTP 413 and does not forward it', async () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -117,6 +117,15 @@ describe('ReceiptLogWriter', () => {
     await expect(writer.appendSuspension(suspensionDraftFor(1))).rejects.toThrow(/closed/);
     const again = await ReceiptLogWriter.open(path, { keyring, clock, tool: 't', overwrite: true });
     await again.close();
+  });
+
+  it('creates the log with mode 0600, and sets an overwritten one to 0600', async () => {
+    const path = join(dir, 'private.receipts.jsonl');
+    await (await ReceiptLogWriter.open(path, { keyring, clock, tool: 't' })).close();
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    await chmod(path, 0o644);
+    await (await ReceiptLogWriter.open(path, { keyring, clock, tool: 't', overwrite: true })).close();
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
   });
 
   it('verifies a log rotated from kid A to kid B with both keys, and names kid B with only A', async () => {

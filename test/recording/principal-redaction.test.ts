@@ -1,6 +1,16 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { A2aReplayError, parsePrincipalSource, principalOf, redactHeaders, redactValue } from '../../src/internal.js';
+import {
+  A2aReplayError,
+  SECRET_HEADER_WORDS,
+  isSecretHeader,
+  parsePrincipalSource,
+  principalOf,
+  redactHeaders,
+  redactPath,
+  redactUrl,
+  redactValue,
+} from '../../src/internal.js';
 
 const jwt = (claims: object): string =>
   `${Buffer.from('{"alg":"RS256"}').toString('base64url')}.` +
@@ -20,14 +30,105 @@ describe('redaction', () => {
       'x-api-key': 'k',
       'api-key': 'k2',
       'proxy-authorization': 'p',
-      'x-tenant-secret': 'ts',
+      'x-tenant-id': 'tid',
       'content-type': 'application/json',
     };
-    const out = redactHeaders(headers, [...Object.keys(headers).slice(0, 6), 'X-Tenant-Secret']);
+    const out = redactHeaders(headers, [...Object.keys(headers).slice(0, 6), 'X-Tenant-Id']);
     for (const name of Object.keys(headers).slice(0, 7))
       expect(out[name]).toBe(redactValue(headers[name as keyof typeof headers]));
     expect(out['content-type']).toBe('application/json');
-    expect(redactHeaders(headers)['x-tenant-secret']).toBe('ts');
+    expect(redactHeaders(headers)['x-tenant-id']).toBe('tid');
+  });
+
+  it('redacts every secret-looking header by default, even with an empty list', () => {
+    const secretLooking = {
+      'x-auth-token': 'a',
+      'x-tenant-secret': 'b',
+      'x-db-password': 'c',
+      'x-passwd': 'd',
+      'x-my-apikey': 'e',
+      'x-session-id': 'f',
+      'x-csrf-cookie': 'g',
+      'x-credentials': 'h',
+      'x-request-signature': 'i',
+      'x-goog-api-key': 'j',
+      'x-amz-security-token': 'k',
+    };
+    const plain = {
+      'a2a-version': '1.0',
+      accept: 'text/event-stream',
+      'content-type': 'application/json',
+      'user-agent': 'node',
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
+      'x-user': 'bob',
+    };
+    for (const list of [undefined, []]) {
+      const out = redactHeaders({ ...secretLooking, ...plain }, list);
+      for (const [name, value] of Object.entries(secretLooking)) expect(out[name]).toBe(redactValue(value));
+      for (const [name, value] of Object.entries(plain)) expect(out[name]).toBe(value);
+    }
+    for (const word of SECRET_HEADER_WORDS) expect(isSecretHeader(`X-${word.toUpperCase()}-Y`, [])).toBe(true);
+    expect(isSecretHeader('X-User', ['x-user'])).toBe(true);
+    expect(isSecretHeader('x-user')).toBe(false);
+  });
+});
+
+describe('redactPath', () => {
+  const r = (v: string): string => encodeURIComponent(redactValue(v));
+
+  it('redacts the value of every secret-looking query parameter and keeps the rest byte for byte', () => {
+    expect(redactPath('/.well-known/agent-card.json?api_key=QS-1&x=a%20b&flag')).toBe(
+      `/.well-known/agent-card.json?api_key=${r('QS-1')}&x=a%20b&flag`,
+    );
+    expect(r('QS-1')).toMatch(/^%5Bredacted%20sha256%3A[0-9a-f]{8}%5D$/);
+    for (const name of [
+      'key',
+      'Access_Token',
+      'client_secret',
+      'password',
+      'passwd',
+      'sig',
+      'X-Amz-Signature',
+      'auth',
+      'credentials',
+      'sessionid',
+      'SAS-KEY',
+    ]) {
+      expect(redactPath(`/p?${name}=v1`)).toBe(`/p?${name}=${r('v1')}`);
+    }
+    // encoded names and values are read decoded: the hash is the decoded value's
+    expect(redactPath('/p?api%5Fkey=a%2Bb+c')).toBe(`/p?api%5Fkey=${r('a+b c')}`);
+    expect(redactPath('/p?token=%E0%A4%A')).toBe(`/p?token=${r('%E0%A4%A')}`);
+  });
+
+  it('leaves paths without secrets, and other parameters, exactly as given', () => {
+    for (const path of ['/', '/?', '/p?code=abc&state=1&page=2', '/p?a=1&&b', '/p#token=x', '/p?=v']) {
+      expect(redactPath(path)).toBe(path);
+    }
+  });
+
+  it('redacts the names it is given, case-insensitively', () => {
+    expect(redactPath('/p?Tenant=t1&user=u', ['tenant'])).toBe(`/p?Tenant=${r('t1')}&user=u`);
+    expect(redactPath('/p?tenant=t1')).toBe('/p?tenant=t1');
+  });
+});
+
+describe('redactUrl', () => {
+  it('drops user-info and keeps everything else as given', () => {
+    expect(redactUrl('http://admin:pw@127.0.0.1:8080')).toBe('http://127.0.0.1:8080');
+    expect(redactUrl('http://admin:pw@127.0.0.1:8080/')).toBe('http://127.0.0.1:8080/');
+    expect(redactUrl('https://admin@peer.example/a2a?x=1')).toBe('https://peer.example/a2a?x=1');
+    expect(redactUrl('http://:pw@[::1]:9/')).toBe('http://[::1]:9/');
+    expect(redactUrl(new URL('http://u:p@h:1/p'))).toBe('http://h:1/p');
+    // no user-info: exactly as given
+    expect(redactUrl('http://127.0.0.1:8080')).toBe('http://127.0.0.1:8080');
+    expect(redactUrl('http://h/path@x')).toBe('http://h/path@x');
+    // not a URL at all: what stands where user-info would goes anyway
+    expect(redactUrl('http://admin:pw@host:99999')).toBe('http://host:99999');
+    // secret query parameters too
+    expect(redactUrl('http://u:p@h:1/a?token=t&x=1')).toBe(
+      `http://h:1/a?token=${encodeURIComponent(redactValue('t'))}&x=1`,
+    );
   });
 });
 
@@ -48,6 +149,22 @@ describe('principal', () => {
     expect(principalOf({}, parsePrincipalSource('header:x-user'))).toBeUndefined();
     expect(principalOf({ authorization: 'Basic Zm9vOmJhcg==' })).toBeUndefined();
     expect(principalOf({})).toBeUndefined();
+  });
+
+  it('names a secret header by a hash of its value, never by the value', () => {
+    const hex16 = (v: string): string => createHash('sha256').update(v).digest('hex').slice(0, 16);
+    const key = 'AK-live-1234567890';
+    expect(principalOf({ 'x-api-key': key }, parsePrincipalSource('header:X-Api-Key'))).toBe(
+      `header:x-api-key=sha256:${hex16(key)}`,
+    );
+    expect(principalOf({ 'x-auth-token': 'tok' }, parsePrincipalSource('header:x-auth-token'))).toBe(
+      `header:x-auth-token=sha256:${hex16('tok')}`,
+    );
+    // a header the redaction list names is secret too, and so hashed
+    expect(principalOf({ 'x-user': 'bob' }, parsePrincipalSource('header:x-user'), ['x-user'])).toBe(
+      `header:x-user=sha256:${hex16('bob')}`,
+    );
+    expect(principalOf({ 'x-user': 'bob' }, parsePrincipalSource('header:x-user'), [])).toBe('bob');
   });
 
   it('rejects an unknown principal source with INVALID_ARGUMENT', () => {
