@@ -48,6 +48,8 @@ export interface TracingOptions {
   serviceName?: string | undefined;
   /** Where OTEL_* variables are read from. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /** What goes on when an exporter fails, for its warning. Default `recording`. */
+  work?: string;
   /** One line per problem (export failed, ...). Default: `a2a-replay: <line>` on stderr. */
   warn?: (line: string) => void;
   /** How long one OTLP export may take, retries included. Default 5000 ms. */
@@ -104,6 +106,7 @@ export function setupTracing(options: TracingOptions = {}): Tracing {
     if (!told) warn(`tracing: ${what} failed: ${describe(error)}`);
   };
   const otlpUrl = resolveOtlpTracesUrl(options.otlp, env);
+  const work = options.work ?? 'recording';
   const serviceName = options.serviceName ?? TRACING_SERVICE_NAME;
   const fileExporter =
     options.tracesDir === undefined
@@ -134,12 +137,17 @@ export function setupTracing(options: TracingOptions = {}): Tracing {
       // A replay produces spans much faster than the default queue (2,048) drains: keep them all.
       const batching = { maxQueueSize: 100_000, maxExportBatchSize: 1_000 };
       processors.push(
-        new BatchSpanProcessor(new ReportingExporter(exporter, `OTLP export to ${redactUrl(url)}`, warn), batching),
+        new BatchSpanProcessor(
+          new ReportingExporter(exporter, `OTLP export to ${redactUrl(url)}`, warn, work),
+          batching,
+        ),
       );
     }
   }
   if (fileExporter)
-    processors.push(new SimpleSpanProcessor(new ReportingExporter(fileExporter, `writing ${fileExporter.path}`, warn)));
+    processors.push(
+      new SimpleSpanProcessor(new ReportingExporter(fileExporter, `writing ${fileExporter.path}`, warn, work)),
+    );
 
   const ids = new EventIdGenerator();
   const provider = new BasicTracerProvider({
@@ -181,12 +189,14 @@ class ReportingExporter implements SpanExporter {
   readonly #inner: SpanExporter;
   readonly #what: string;
   readonly #warn: (line: string) => void;
+  readonly #work: string;
   #told = false;
 
-  constructor(inner: SpanExporter, what: string, warn: (line: string) => void) {
+  constructor(inner: SpanExporter, what: string, warn: (line: string) => void, work: string) {
     this.#inner = inner;
     this.#what = what;
     this.#warn = warn;
+    this.#work = work;
   }
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
@@ -225,7 +235,7 @@ class ReportingExporter implements SpanExporter {
     this.#told = true;
     this.#warn(
       `tracing: ${this.#what} failed (${error === undefined ? 'no reason given' : describe(error)}); ` +
-        'recording goes on without it',
+        `${this.#work} goes on without it`,
     );
   }
 }

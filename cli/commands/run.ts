@@ -42,7 +42,7 @@ import {
 import { CliExit, EXIT } from '../io.js';
 import { integerOption, optionalKeyring } from '../options.js';
 import { traceName, uniqueTraceNames } from '../trace-name.js';
-import { type Tracing, setupTracing } from '../tracing-setup.js';
+import { type Tracing, resolveOtlpTracesUrl, setupTracing } from '../tracing-setup.js';
 
 interface RunCommandOptions {
   peer?: string;
@@ -207,13 +207,24 @@ export function registerRun(program: Command): void {
 
       const tracings: Tracing[] = [];
       const traceNames = uniqueTraceNames(recordings);
-      const wantsTraces = options.traces !== undefined || options.otlp !== undefined;
+      // --otlp, --traces, or the standard OTEL_EXPORTER_OTLP_* variables, as for record.
+      const wantsTraces = options.traces !== undefined || resolveOtlpTracesUrl(options.otlp, process.env) !== undefined;
+      // One warning per run, however many recordings each set up their tracing.
+      const warned = new Set<string>();
+      const warnOnce = (line: string): void => {
+        const what = line.replace(/ failed.*$/s, '');
+        if (warned.has(what)) return;
+        warned.add(what);
+        process.stderr.write(`a2a-replay: ${line}\n`);
+      };
       const spans = wantsTraces
         ? (_header: RecordingHeader, file: string) => {
             const tracing = setupTracing({
               otlp: options.otlp,
               tracesDir: options.traces,
               name: traceNames.get(file) ?? traceName(file),
+              work: 'the replay',
+              warn: warnOnce,
             });
             tracings.push(tracing);
             return tracing.sink;

@@ -69,13 +69,26 @@ export class IdMap {
     this.#toRecorded.set(live, recorded);
   }
 
-  /** Walks `recorded` and `live` in parallel and pairs the values of {@link ID_FIELDS}. */
+  /**
+   * Walks `recorded` and `live` in parallel and pairs the values of {@link ID_FIELDS}. A resume
+   * token the walk could not pair because the two answers show the pause in different shapes —
+   * the RFC's `pause.resumeToken` on one side, the legacy `metadata.harn.pause.handle` on the
+   * other — is paired across the shapes.
+   */
   learn(recorded: JsonValue | undefined, live: JsonValue | undefined): void {
+    this.#walk(recorded, live);
+    const r = resumeTokenIn(recorded);
+    const l = resumeTokenIn(live);
+    if (r !== undefined && l !== undefined && !this.#toLive.has(r) && !this.#toRecorded.has(l))
+      this.pair(r, l, 'resumeToken');
+  }
+
+  #walk(recorded: JsonValue | undefined, live: JsonValue | undefined): void {
     if (recorded === undefined || live === undefined || recorded === null || live === null) return;
     if (Array.isArray(recorded)) {
       if (!Array.isArray(live)) return;
       const n = Math.min(recorded.length, live.length);
-      for (let i = 0; i < n; i++) this.learn(recorded[i], live[i]);
+      for (let i = 0; i < n; i++) this.#walk(recorded[i], live[i]);
       return;
     }
     if (typeof recorded !== 'object' || typeof live !== 'object' || Array.isArray(live)) return;
@@ -83,7 +96,7 @@ export class IdMap {
       if (!Object.hasOwn(live, key)) continue;
       const l = live[key];
       if (ID_FIELDS.has(key) && typeof r === 'string' && typeof l === 'string') this.pair(r, l, key);
-      else this.learn(r, l);
+      else this.#walk(r, l);
     }
   }
 
@@ -106,6 +119,36 @@ export class IdMap {
   toRecorded<T extends JsonValue | undefined>(body: T): T {
     return rewrite(body, this.#toRecorded) as T;
   }
+}
+
+type Obj = { [key: string]: JsonValue };
+
+function asObj(value: JsonValue | undefined): Obj | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+}
+
+/**
+ * The resume token an answer or event shows, in either shape: a `pause` object's `resumeToken`
+ * (RFC) or `metadata.harn.pause.handle` (legacy), the first found walking the value in order.
+ */
+export function resumeTokenIn(value: JsonValue | undefined): string | undefined {
+  const stack: (JsonValue | undefined)[] = [value];
+  while (stack.length > 0) {
+    const current = stack.pop();
+    if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) stack.push(current[i]);
+      continue;
+    }
+    const o = asObj(current);
+    if (!o) continue;
+    const native = asObj(o.pause)?.resumeToken;
+    if (typeof native === 'string') return native;
+    const legacy = asObj(asObj(asObj(o.metadata)?.harn)?.pause)?.handle;
+    if (typeof legacy === 'string') return legacy;
+    const values = Object.values(o);
+    for (let i = values.length - 1; i >= 0; i--) stack.push(values[i]);
+  }
+  return undefined;
 }
 
 function rewrite(value: JsonValue | undefined, map: ReadonlyMap<string, string>): JsonValue | undefined {

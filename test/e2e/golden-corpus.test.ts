@@ -137,3 +137,15 @@ describe('mutated golden files', () => {
     expect(r.stdout).toContain(`${path}: expected`);
   });
 });
+
+describe('a corpus recording replayed against another response shape', () => {
+  it('budget-interrupt against --legacy-pause drifts in via only: tokens map from resumeToken to handle', async () => {
+    const r = await runCli(['run', join(GOLDEN, 'budget-interrupt', 'recording.jsonl'), '--legacy-pause']);
+    expect(r.code).toBe(1);
+    const receiptLines = r.stdout.split('\n').filter((l) => /^ {4}receipts\[/.test(l));
+    expect(receiptLines.length).toBeGreaterThan(0);
+    expect(
+      receiptLines.every((l) => /^ {4}receipts\[\d+\]\.via: expected "PauseTask", actual "legacy-metadata"$/.test(l)),
+    ).toBe(true);
+  });
+});

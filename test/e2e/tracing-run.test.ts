@@ -125,6 +125,34 @@ describe('a2a-replay run with tracing', () => {
     }
   });
 
+  it('honours OTEL_EXPORTER_OTLP_ENDPOINT as record does, and tells a collector that is down once per run', async () => {
+    const bodies: Buffer[] = [];
+    const server: Server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        if (req.url === '/v1/traces') bodies.push(Buffer.concat(chunks));
+        res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const result = await runCli(['run', recording, '--key', keyFile], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: url } });
+      expect(result.code).toBe(0);
+      expect(bodies.flatMap((b) => spansOf(decodeTraceRequest(b))).map((s) => s.name)).toContain('Suspension');
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+    // Nothing listens there now: two recordings, one warning, in replay words.
+    const down = await runCli(['run', recording, recording, '--key', keyFile], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: url },
+    });
+    const warnings = down.stderr.split('\n').filter((l) => l.includes('OTLP export'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/the replay goes on without it$/);
+  });
+
   it('lists the pause left behind with the lost command', async () => {
     const result = await runCli(['lost', recording]);
     expect(result.code).toBe(1);

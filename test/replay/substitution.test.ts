@@ -51,4 +51,20 @@ describe('IdMap', () => {
     ids.pair('task-rec', 'task-live');
     expect(ids.toLive({ 'task-rec': 'other', n: 1 })).toEqual({ 'task-rec': 'other', n: 1 });
   });
+
+  it('pairs a resume token across shapes: the RFC resumeToken and the legacy handle, either way', () => {
+    const native = { result: { taskId: 't1', state: 'TASK_STATE_PAUSED', pause: { resumeToken: 'tok-rec' } } };
+    const legacy = {
+      result: { taskId: 't1', state: 'TASK_STATE_WORKING', metadata: { harn: { pause: { handle: 'tok-live' } } } },
+    };
+    const ids = new IdMap();
+    ids.learn(native, legacy);
+    expect(ids.liveOf('tok-rec')).toBe('tok-live');
+    const back = new IdMap();
+    back.learn(legacy, native);
+    expect(back.liveOf('tok-live')).toBe('tok-rec');
+    // Same shapes pair by the walk; an already paired token is never re-paired across shapes.
+    ids.learn(native, { result: { pause: { resumeToken: 'other' } } });
+    expect(ids.liveOf('tok-rec')).toBe('tok-live');
+  });
 });
