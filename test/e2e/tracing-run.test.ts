@@ -125,7 +125,7 @@ describe('a2a-replay run with tracing', () => {
     }
   });
 
-  it('honours OTEL_EXPORTER_OTLP_ENDPOINT as record does, and tells a collector that is down once per run', async () => {
+  it('honours OTEL_EXPORTER_OTLP_ENDPOINT as record does, and tells a dead collector once per run', async () => {
     const bodies: Buffer[] = [];
     const server: Server = createServer((req, res) => {
       const chunks: Buffer[] = [];
