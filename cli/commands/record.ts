@@ -165,6 +165,10 @@ function observe(
     async close() {
       await pipeline.finish(lastAt);
       await pipeline.idle();
+      // Every loss, counted once at the end (the first of each kind was told as it happened).
+      const { receipts, spans: spanFailures } = pipeline.failures;
+      if (receipts > 0) process.stderr.write(`a2a-replay: ${receipts} receipt writes failed in this run\n`);
+      if (spanFailures > 0) process.stderr.write(`a2a-replay: ${spanFailures} span events failed in this run\n`);
       if (log) await log.close().catch(onError(`writing ${log.path}`));
     },
   };
@@ -344,6 +348,8 @@ export function registerRecord(program: Command): void {
       await waitForStopSignal();
       await proxy.close({ graceMs });
       await writer.close();
+      if (writer.dropped > 0)
+        process.stderr.write(`a2a-replay: ${writer.dropped} recording lines were not written to ${options.out}\n`);
       await observation?.close();
       await tracing.shutdown();
     });

@@ -62,6 +62,7 @@ export class RecordingWriter implements EntryWriter {
   #writing: Promise<void> | undefined;
   #failed: unknown;
   #closed: Promise<void> | undefined;
+  #dropped = 0;
   /** The sync running now, and the one that callers arriving meanwhile share (group commit). */
   #syncing: Promise<void> | undefined;
   #nextSync: Promise<void> | undefined;
@@ -90,6 +91,11 @@ export class RecordingWriter implements EntryWriter {
   /** True once the sink has failed (later lines are dropped). */
   get failed(): boolean {
     return this.#failed !== undefined;
+  }
+
+  /** Lines that did not reach the sink because it failed (counted for the shutdown report). */
+  get dropped(): number {
+    return this.#dropped;
   }
 
   append(draft: EntryDraft): RecordingEntry {
@@ -151,7 +157,10 @@ export class RecordingWriter implements EntryWriter {
   }
 
   #enqueue(line: string): void {
-    if (this.#failed !== undefined) return;
+    if (this.#failed !== undefined) {
+      this.#dropped += 1;
+      return;
+    }
     this.#pending.push(line);
     this.#writing ??= this.#drain();
   }
@@ -159,15 +168,18 @@ export class RecordingWriter implements EntryWriter {
   async #drain(): Promise<void> {
     try {
       while (this.#pending.length > 0 && this.#failed === undefined) {
+        const lines = this.#pending.length;
         const batch = this.#pending.join('');
         this.#pending = [];
         try {
           await this.#sink.write(batch);
         } catch (error) {
+          this.#dropped += lines;
           this.#fail(error);
         }
       }
     } finally {
+      this.#dropped += this.#pending.length;
       this.#pending = [];
       this.#writing = undefined;
     }

@@ -79,6 +79,8 @@ describe('RecordingWriter', () => {
     await writer.close();
     expect(errors).toHaveLength(1);
     expect(writer.failed).toBe(true);
+    // The header and all six entries were lost, and each is counted for the shutdown report.
+    expect(writer.dropped).toBe(7);
   });
 
   it('keeps a lone surrogate a client sent as an escape, so the line parses back to the same body', async () => {
