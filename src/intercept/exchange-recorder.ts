@@ -21,6 +21,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { JsonValue } from '../canonical/canonical-json.js';
 import type { IdSource } from '../ids.js';
 import type { EntryHttp, RecordingEntry } from '../recording/format.js';
+import { replaceResumeTokens } from '../recording/resume-token.js';
 import { DEFAULT_PRINCIPAL_SOURCE, type PrincipalSource, principalOf } from '../recording/principal.js';
 import { DEFAULT_REDACTED_HEADERS, redactHeaders, redactPath } from '../recording/redaction.js';
 import type { EntryDraft, EntryWriter } from '../recording/recording-writer.js';
@@ -63,7 +64,16 @@ export interface ExchangeRecorderOptions {
   onEntry?: (entry: RecordingEntry) => void | Promise<void>;
   /** Called once, with the first recorder or listener failure. */
   onError?: (error: unknown) => void;
+  /**
+   * `placeholder` (the default): resume tokens in bodies are replaced by their placeholders
+   * (src/recording/resume-token.ts), since recordings never hold them. `keep`: for replay's
+   * in-memory capture of live answers, which must learn the live peer's real tokens.
+   */
+  tokens?: TokenPolicy;
 }
+
+/** What the recorder does with resume tokens in bodies (see {@link ExchangeRecorderOptions.tokens}). */
+export type TokenPolicy = 'placeholder' | 'keep';
 
 /** What an adapter knows about a request. */
 export interface RequestFacts {
@@ -93,7 +103,12 @@ function concat(chunks: Uint8Array[], length: number): Buffer {
  * `body` for JSON, `bodyText` for anything else, nothing for an empty body. Bytes that are not
  * UTF-8 cannot be written as text without loss: a note stands in, with the sha256 of the bytes.
  */
-function bodyFields(bytes: Buffer, total: number, cap: number): Pick<EntryDraft, 'body' | 'bodyText'> {
+function bodyFields(
+  bytes: Buffer,
+  total: number,
+  cap: number,
+  tokens: TokenPolicy = 'placeholder',
+): Pick<EntryDraft, 'body' | 'bodyText'> {
   if (total === 0) return {};
   const kept = bytes.subarray(0, cap);
   // A cut at the cap may split a character: only the last 3 bytes may be an unfinished sequence.
@@ -106,7 +121,8 @@ function bodyFields(bytes: Buffer, total: number, cap: number): Pick<EntryDraft,
   const text = kept.toString('utf8');
   if (total > cap) return { bodyText: text };
   try {
-    return { body: JSON.parse(text) as JsonValue };
+    const body = JSON.parse(text) as JsonValue;
+    return { body: tokens === 'placeholder' ? replaceResumeTokens(body, text) : body };
   } catch {
     return { bodyText: text };
   }
@@ -141,11 +157,12 @@ function encodedBodyFields(
   bytes: Buffer,
   total: number,
   cap: number,
+  tokens: TokenPolicy,
 ): Pick<EntryDraft, 'body' | 'bodyText'> {
   const what = `[${encoding}-encoded body of ${total} bytes`;
   if (total > cap) return { bodyText: `${what}, over the ${cap}-byte recording cap: not decoded]` };
   const decoded = decode(encoding, bytes, cap);
-  if (decoded instanceof Buffer) return bodyFields(decoded, decoded.byteLength, cap);
+  if (decoded instanceof Buffer) return bodyFields(decoded, decoded.byteLength, cap, tokens);
   const digest = createHash('sha256').update(bytes).digest('hex');
   const why =
     decoded === 'unknown'
@@ -250,8 +267,8 @@ export class Exchange {
           const total = this.#total;
           const fields =
             this.#encoding !== 'identity' && total > 0
-              ? encodedBodyFields(this.#encoding, bytes, total, cap)
-              : bodyFields(bytes, total, cap);
+              ? encodedBodyFields(this.#encoding, bytes, total, cap, this.#recorder.tokens)
+              : bodyFields(bytes, total, cap, this.#recorder.tokens);
           this.#chunks = [];
           this.#phase = 'done';
           this.#emit({
@@ -292,7 +309,8 @@ export class Exchange {
   #event(data: string, event: string | undefined, id: string | undefined): void {
     let fields: Pick<EntryDraft, 'body' | 'bodyText'>;
     try {
-      fields = { body: JSON.parse(data) as JsonValue };
+      const body = JSON.parse(data) as JsonValue;
+      fields = { body: this.#recorder.tokens === 'placeholder' ? replaceResumeTokens(body, data) : body };
     } catch {
       fields = { bodyText: data };
     }
@@ -329,6 +347,7 @@ export class Exchange {
 /** Turns observed exchanges into recording entries (see module doc). */
 export class ExchangeRecorder {
   readonly maxBodyBytes: number;
+  readonly tokens: TokenPolicy;
   readonly #writer: EntryWriter;
   readonly #ids: IdSource;
   readonly #redact: readonly string[];
@@ -345,6 +364,7 @@ export class ExchangeRecorder {
     this.#redactQuery = options.redactQuery ?? [];
     this.#principal = options.principal ?? DEFAULT_PRINCIPAL_SOURCE;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.tokens = options.tokens ?? 'placeholder';
     this.#onEntry = options.onEntry;
     this.#onError = options.onError ?? (() => {});
   }
@@ -366,6 +386,7 @@ export class ExchangeRecorder {
           Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, this.maxBodyBytes + 1)),
           body.byteLength,
           this.maxBodyBytes,
+          this.tokens,
         ),
       };
       if (principal !== undefined) draft.principal = principal;

@@ -33,3 +33,33 @@ export function tokenHashOf(value: string): string {
   const match = PLACEHOLDER.exec(value);
   return match ? match[1]! : hashToken(value);
 }
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/**
+ * Replaces, in place, every resume token in a freshly parsed body by its placeholder: a string
+ * `resumeToken` member anywhere (RFC answers, ResumeTask params) and the legacy
+ * `metadata.harn.pause.handle`. Walks with an explicit stack (any depth) and only when `text`
+ * (the body's JSON text) names such a member at all, so other bodies cost one substring search.
+ */
+export function replaceResumeTokens<T>(body: T, text: string): T {
+  if (!text.includes('"resumeToken"') && !text.includes('"handle"')) return body;
+  const stack: { value: Json; key: string; parentKey: string }[] = [{ value: body as Json, key: '', parentKey: '' }];
+  while (stack.length > 0) {
+    const { value, key, parentKey } = stack.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (Array.isArray(value)) {
+      for (const item of value) stack.push({ value: item, key: '', parentKey: key });
+      continue;
+    }
+    for (const [name, member] of Object.entries(value)) {
+      const legacyHandle = name === 'handle' && key === 'pause' && parentKey === 'harn';
+      if ((name === 'resumeToken' || legacyHandle) && typeof member === 'string') {
+        value[name] = tokenPlaceholder(member);
+      } else {
+        stack.push({ value: member, key: name, parentKey: key });
+      }
+    }
+  }
+  return body;
+}

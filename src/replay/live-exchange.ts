@@ -77,6 +77,8 @@ export function sendLive(options: LiveCallOptions): LiveCall {
       },
     },
     redact: [],
+    // Replay must learn the live peer's real tokens to send them back; nothing here is written.
+    tokens: 'keep',
   });
   const url = new URL(request.http.path, options.base);
   const headers = replayHeaders(request.http.headers, options.body !== undefined);

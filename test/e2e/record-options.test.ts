@@ -70,6 +70,10 @@ it('keeps the latest checkpoint in a --witness file that detects a cut log; ever
   await recordPauseSession(['--out', out, '--key', keyFile, '--checkpoint-every', '1', '--witness', witness]);
   const receipts = join(dir, 'witnessed.receipts.jsonl');
   for (const file of [out, receipts, witness]) expect((await stat(file)).mode & 0o777).toBe(0o600);
+  // Resume tokens are capabilities: the recording holds their placeholders, never the tokens.
+  const recorded = await readFile(out, 'utf8');
+  expect(recorded).toMatch(/"resumeToken":"a2a-replay:resume-token:sha256:[0-9a-f]{64}"/);
+  expect(recorded).not.toMatch(/"resumeToken":"(?!a2a-replay:resume-token:)/);
   const lines = (await readFile(receipts, 'utf8')).trim().split('\n');
   expect((await readFile(witness, 'utf8')).trim()).toBe(lines.at(-1));
   const anchored = await runCli(['verify', receipts, '--key', keyFile, '--checkpoint', witness]);
