@@ -39,6 +39,12 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
+/** Servers still running; killed when this process exits, however it exits. */
+const running = new Set<ChildProcessWithoutNullStreams>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /** Runs `node NODE_ARGS SCRIPT ARGS` and resolves on its first stdout line, `listening on URL`. */
 export function startServer(script: string, args: string[], nodeArgs: string[] = []): Promise<ServerProcess> {
   const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
@@ -46,6 +52,8 @@ export function startServer(script: string, args: string[], nodeArgs: string[] =
     env: cleanEnv(),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  running.add(child);
+  child.on('exit', () => running.delete(child));
   let err = '';
   child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -75,8 +83,8 @@ export function startCli(args: string[], nodeArgs: string[] = []): Promise<Serve
 }
 
 /** bench/bare-proxy.ts in front of `upstream`, in its own process. */
-export function startBareProxy(upstream: string): Promise<ServerProcess> {
-  return startServer(join(ROOT, 'bench/bare-proxy.ts'), ['--upstream', upstream], ['--import', 'tsx']);
+export function startBareProxy(upstream: string, nodeArgs: string[] = []): Promise<ServerProcess> {
+  return startServer(join(ROOT, 'bench/bare-proxy.ts'), ['--upstream', upstream], ['--import', 'tsx', ...nodeArgs]);
 }
 
 /** A fresh receipt key file, written by `a2a-replay keygen`. */
