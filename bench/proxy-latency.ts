@@ -12,8 +12,9 @@
  *   on the peer's virtual clock), directly and through `record --key K --fsync batch`.
  *
  * `npx tsx bench/proxy-latency.ts [--unary 6000] [--streams 1500] [--pairs 3000] [--concurrency 8]
- *  [--rounds 3] [--only unary,sse,pause] [--cpu-prof DIR]` — with --cpu-prof each recorder runs
- * under `node --cpu-prof` and writes its profile into DIR on exit (bench/profile-summary.ts reads it).
+ *  [--rounds 3] [--only unary,sse,pause] [--cpu-prof DIR]` — with --cpu-prof each recorder and the
+ * bare proxy run under `node --cpu-prof` and write their profiles into DIR on exit
+ * (record-unary, record-pause, bare; bench/profile-summary.ts reads them).
  * Needs `npm run build` first.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -49,14 +50,16 @@ const rpc = new Rpc(CONCURRENCY * 4);
 const figures: Figures = {};
 const rows: string[][] = [['case', 'path', 'calls', 'per second', 'p50 ms', 'p99 ms']];
 
+/** With --cpu-prof DIR: `node --cpu-prof` writing DIR/NAME.cpuprofile on exit. */
+function profiled(name: string): string[] {
+  if (!PROF) return [];
+  mkdirSync(PROF, { recursive: true });
+  return ['--cpu-prof', `--cpu-prof-dir=${PROF}`, `--cpu-prof-name=${name}.cpuprofile`];
+}
+
 function record(peer: string, name: string, extra: string[] = []): Promise<ServerProcess> {
-  const nodeArgs: string[] = [];
-  if (PROF) {
-    mkdirSync(PROF, { recursive: true });
-    nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${PROF}`, `--cpu-prof-name=record-${name}.cpuprofile`);
-  }
   const out = join(dir, `${name}.jsonl`);
-  return startCli(['record', '--upstream', peer, '--out', out, '--key', key, ...extra], nodeArgs);
+  return startCli(['record', '--upstream', peer, '--out', out, '--key', key, ...extra], profiled(`record-${name}`));
 }
 
 /** Runs `once` on every path, `ROUNDS` times in turn, `count` calls per path in all. */
@@ -90,7 +93,7 @@ const userMessage = (text: string, id: string): unknown => ({
 });
 
 async function unaryAndSse(peer: string): Promise<void> {
-  const bare = await startBareProxy(peer);
+  const bare = await startBareProxy(peer, profiled('bare'));
   const recorder = await record(peer, 'unary');
   const paths = { direct: peer, bare: bare.url, record: recorder.url };
   try {
