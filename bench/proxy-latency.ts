@@ -11,8 +11,8 @@
  * - pause: PauseTask + ResumeTask round trips (one task per lane, `work:1`, which stays WORKING
  *   on the peer's virtual clock), directly and through `record --key K --fsync batch`.
  *
- * `npx tsx bench/proxy-latency.ts [--unary 6000] [--streams 1500] [--pairs 3000] [--concurrency 8]
- *  [--rounds 3] [--only unary,sse,pause] [--cpu-prof DIR]` — with --cpu-prof each recorder and the
+ * `npx tsx bench/proxy-latency.ts [--unary 20000] [--streams 5000] [--pairs 10000] [--concurrency 8]
+ *  [--rounds 5] [--only unary,sse,pause] [--cpu-prof DIR]` — with --cpu-prof each recorder and the
  * bare proxy run under `node --cpu-prof` and write their profiles into DIR on exit
  * (record-unary, record-pause, bare; bench/profile-summary.ts reads them).
  * Needs `npm run build` first.
@@ -36,11 +36,11 @@ import {
   stats,
 } from './_lib.js';
 
-const UNARY = Number(arg('unary', '6000'));
-const STREAMS = Number(arg('streams', '1500'));
-const PAIRS = Number(arg('pairs', '3000'));
+const UNARY = Number(arg('unary', '20000'));
+const STREAMS = Number(arg('streams', '5000'));
+const PAIRS = Number(arg('pairs', '10000'));
 const CONCURRENCY = Number(arg('concurrency', '8'));
-const ROUNDS = Number(arg('rounds', '3'));
+const ROUNDS = Number(arg('rounds', '5'));
 const ONLY = arg('only', 'unary,sse,pause').split(',');
 const PROF = arg('cpu-prof', '');
 

@@ -12,7 +12,7 @@
  * receipts derived and compared with the golden ones. The start-up alone (`a2a-replay --version`)
  * is measured too and reported beside it.
  *
- *   npx tsx bench/replay-throughput.ts [--tasks 1000] [--concurrency 16] [--rounds 2]
+ *   npx tsx bench/replay-throughput.ts [--tasks 1000] [--concurrency 16] [--rounds 3]
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,7 +22,7 @@ import { type Figures, Rpc, arg, cliStartupMs, emitFigures, keygen, round, start
 
 const TASKS = Number(arg('tasks', '1000'));
 const CONCURRENCY = Number(arg('concurrency', '16'));
-const ROUNDS = Number(arg('rounds', '2'));
+const ROUNDS = Number(arg('rounds', '3'));
 const GETS = 6;
 
 /** The session, `CONCURRENCY` tasks in flight; resolves with the exchanges sent. */
