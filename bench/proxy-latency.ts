@@ -9,12 +9,13 @@
  * - sse: SendStreamingMessage with the script `work:0` (task, WORKING, COMPLETED), each stream
  *   read to its end, on the same three paths;
  * - pause: PauseTask + ResumeTask round trips (one task per lane, `work:1`, which stays WORKING
- *   on the peer's virtual clock), directly and through `record --key K --fsync batch`.
+ *   on the peer's virtual clock), directly, through the bare proxy and through
+ *   `record --key K --fsync batch`.
  *
  * `npx tsx bench/proxy-latency.ts [--unary 20000] [--streams 5000] [--pairs 10000] [--concurrency 8]
  *  [--rounds 5] [--only unary,sse,pause] [--cpu-prof DIR]` — with --cpu-prof each recorder and the
  * bare proxy run under `node --cpu-prof` and write their profiles into DIR on exit
- * (record-unary, record-pause, bare; bench/profile-summary.ts reads them).
+ * (record-unary, record-pause, bare-unary, bare-pause; bench/profile-summary.ts reads them).
  * Needs `npm run build` first.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -93,7 +94,7 @@ const userMessage = (text: string, id: string): unknown => ({
 });
 
 async function unaryAndSse(peer: string): Promise<void> {
-  const bare = await startBareProxy(peer, profiled('bare'));
+  const bare = await startBareProxy(peer, profiled('bare-unary'));
   const recorder = await record(peer, 'unary');
   const paths = { direct: peer, bare: bare.url, record: recorder.url };
   try {
@@ -133,35 +134,37 @@ async function unaryAndSse(peer: string): Promise<void> {
 }
 
 async function pauseResume(peer: string): Promise<void> {
+  const bare = await startBareProxy(peer, profiled('bare-pause'));
   const recorder = await record(peer, 'pause', ['--fsync', 'batch']);
   try {
-    const tasks = async (base: string, tag: string): Promise<string[]> => {
+    const paths = { direct: peer, bare: bare.url, record: recorder.url };
+    const byPath = new Map<string, string[]>();
+    for (const [name, base] of Object.entries(paths)) {
       const ids: string[] = [];
       for (let lane = 0; lane < CONCURRENCY; lane++) {
         const sent = await rpc.call<{ task: { id: string } }>(
           base,
           'SendMessage',
-          userMessage('work:1', `${tag}-${lane}`),
+          userMessage('work:1', `${name}-${lane}`),
         );
         ids.push(sent.task.id);
       }
-      return ids;
-    };
-    const byPath = new Map([
-      [peer, await tasks(peer, 'direct')],
-      [recorder.url, await tasks(recorder.url, 'record')],
-    ]);
-    const s = await compare('pause+resume', { direct: peer, record: recorder.url }, PAIRS, async (base, lane) => {
+      byPath.set(base, ids);
+    }
+    const s = await compare('pause+resume', paths, PAIRS, async (base, lane) => {
       const taskId = byPath.get(base)![lane]!;
       const paused = await rpc.call<{ pause: { resumeToken: string } }>(base, 'PauseTask', { taskId, reason: 'bench' });
       await rpc.call(base, 'ResumeTask', { taskId, resumeToken: paused.pause.resumeToken });
     });
     figures['proxy.pauseResume.recorderOverDirect'] = round(s.record!.perSecond / s.direct!.perSecond);
+    figures['proxy.pauseResume.recorderOverBare'] = round(s.record!.perSecond / s.bare!.perSecond);
+    figures['proxy.pauseResume.bareOverDirect'] = round(s.bare!.perSecond / s.direct!.perSecond);
     figures['proxy.pauseResume.recordPerSecond'] = round(s.record!.perSecond, 0);
     figures['proxy.pauseResume.directPerSecond'] = round(s.direct!.perSecond, 0);
     figures['proxy.pauseResume.addedP50Ms'] = round(s.record!.p50 - s.direct!.p50);
   } finally {
     await recorder.stop();
+    await bare.stop();
   }
 }
 
