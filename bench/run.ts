@@ -11,7 +11,7 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { textTable } from '../cli/text-table.js';
@@ -91,6 +91,7 @@ const seconds: Record<string, number> = {};
 const failed: string[] = [];
 const scratch = mkdtempSync(join(tmpdir(), 'bench-run-'));
 const started = performance.now();
+const loadBefore = loadavg()[0];
 try {
   for (const bench of BENCHES.filter((b) => b.file.includes(filter))) {
     process.stdout.write(`\n== ${bench.file} ${bench.args[size].join(' ')} ==\n`);
@@ -164,6 +165,9 @@ if (jsonFile !== undefined) {
       date: new Date().toISOString(),
       node: process.version,
       cpus: cpus().length,
+      // One-minute load averages: well above the benchmarks' own two or three processes means
+      // something else shared the machine during the run.
+      loadAverage: { before: Number(loadBefore?.toFixed(2)), after: Number(loadavg()[0]?.toFixed(2)) },
       totalSeconds: Number(((performance.now() - started) / 1000).toFixed(1)),
       seconds,
       goals: Object.fromEntries(REQUIRED.map((r) => [r.key, r.goal])),
