@@ -88,6 +88,7 @@ if (process.env.BENCH_BUILT !== '1') {
 const figures: Figures = {};
 const notes: Record<string, string> = {};
 const seconds: Record<string, number> = {};
+const loadAfter: Record<string, number> = {};
 const failed: string[] = [];
 const scratch = mkdtempSync(join(tmpdir(), 'bench-run-'));
 const started = performance.now();
@@ -107,6 +108,7 @@ try {
       },
     );
     seconds[bench.file] = Number(((performance.now() - t0) / 1000).toFixed(1));
+    loadAfter[bench.file] = Number(loadavg()[0]?.toFixed(2));
     let handed: { figures: Figures; notes: Record<string, string> } | undefined;
     try {
       handed = JSON.parse(readFileSync(out, 'utf8')) as typeof handed;
@@ -167,7 +169,7 @@ if (jsonFile !== undefined) {
       cpus: cpus().length,
       // One-minute load averages: well above the benchmarks' own two or three processes means
       // something else shared the machine during the run.
-      loadAverage: { before: Number(loadBefore?.toFixed(2)), after: Number(loadavg()[0]?.toFixed(2)) },
+      loadAverage: { before: Number(loadBefore?.toFixed(2)), afterEach: loadAfter },
       totalSeconds: Number(((performance.now() - started) / 1000).toFixed(1)),
       seconds,
       goals: Object.fromEntries(REQUIRED.map((r) => [r.key, r.goal])),
