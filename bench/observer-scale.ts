@@ -11,6 +11,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { PauseObserver, type RecordingEntry } from '../src/internal.js';
 import { manyOpenPauses, pauseResumePairs } from '../test/fixtures/pause-traffic.js';
+import { type Figures, emitFigures, round } from './_lib.js';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -53,9 +54,10 @@ const fmt = (r: Run): string =>
   `${r.ms.toFixed(0).padStart(6)} ms  ${((r.ms * 1000) / r.entries).toFixed(2)} us/entry  ` +
   `retained ${r.retainedMb.toFixed(1)} MB`;
 
-for (const [name, traffic] of [
-  ['pairs one after another (three client styles)', pauseResumePairs],
-  ['all pauses open at once, then all resumed', manyOpenPauses],
+const figures: Figures = {};
+for (const [name, key, traffic] of [
+  ['pairs one after another (three client styles)', 'observer.pairs', pauseResumePairs],
+  ['all pauses open at once, then all resumed', 'observer.openAtOnce', manyOpenPauses],
 ] as const) {
   run(1_000, traffic); // warm-up
   const small = run(SMALL, traffic);
@@ -65,4 +67,7 @@ for (const [name, traffic] of [
     `  time ${LARGE}/${SMALL}: ${(large.ms / small.ms).toFixed(2)}x for ${(LARGE / SMALL).toFixed(1)}x the pairs ` +
       `(goal <= 4.4); retained heap ${(large.retainedMb / Math.max(small.retainedMb, 0.01)).toFixed(2)}x\n`,
   );
+  figures[`${key}.timeLargeOverSmall`] = round(large.ms / small.ms);
+  figures[`${key}.retainedLargeOverSmall`] = round(large.retainedMb / Math.max(small.retainedMb, 0.01));
 }
+emitFigures(figures);

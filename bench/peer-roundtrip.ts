@@ -13,6 +13,9 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { type PauseTaskResult, type RunningPeer, type Task, startPeer, systemClock } from '../src/internal.js';
+import { type Figures, emitFigures, round } from './_lib.js';
+
+const figures: Figures = {};
 
 const HEADERS = { 'Content-Type': 'application/json', 'A2A-Version': '1.0' };
 
@@ -95,6 +98,8 @@ async function boundedState(n: number): Promise<void> {
   const show = (g: { atN: number; at2N: number; ratio: number }): string =>
     `+${g.atN.toFixed(1)} MB after ${n}, +${g.at2N.toFixed(1)} MB after ${2 * n} (x${g.ratio.toFixed(2)})`;
   console.log(`finished tasks, heap growth: keeping all ${show(kept)}; --max-tasks ${n} ${show(bounded)}`);
+  figures['peer.boundedHeap2nOverN'] = round(bounded.ratio);
+  figures['peer.keptHeap2nOverN'] = round(kept.ratio);
 }
 
 /** GetTask latency while a clock move fires 10,000 timers, beside an idle GetTask. */
@@ -133,6 +138,7 @@ async function stallDuringAdvance(): Promise<void> {
         `${during.toFixed(1)} ms vs ${idle.toFixed(1)} ms idle (median of 21); during / move = ` +
         `${(during / advance).toFixed(2)} (1.00 would be a stall)`,
     );
+    figures['peer.getDuringClockMoveOverMove'] = round(during / advance);
   } finally {
     await peer.close();
   }
@@ -168,12 +174,14 @@ async function main(): Promise<void> {
           `(${(pauseResume * 2).toFixed(0)} requests/s); pause+resume / GetTask = ${(pauseResume / get).toFixed(2)} ` +
           `(per request ${((pauseResume * 2) / get).toFixed(2)})`,
       );
+      figures[`peer.c${lanes}.pauseResumeOverGetTask`] = round(pauseResume / get);
     }
   } finally {
     await peer.close();
   }
   await boundedState(Number(arg('tasks', '10000')));
   await stallDuringAdvance();
+  emitFigures(figures);
 }
 
 await main();

@@ -1,218 +1,186 @@
 /**
- * Recording proxy overhead: the same peer called directly and through the proxy (recording to a
- * real file), in the same run, for unary JSON-RPC calls and for SSE streams. Prints p50/p99
- * latency per exchange, throughput, and proxy/direct ratios. `npx tsx bench/proxy-latency.ts`.
+ * Recording proxy overhead, every path in front of the same `a2a-replay peer --deterministic`
+ * process and measured in the same run, in alternating segments so drift on a shared machine hits
+ * all paths alike:
  *
- * The peer runs in this process; the proxy runs as `a2a-replay record` in its own process
- * (BENCH_IN_PROCESS=1 runs it in this process instead, sharing one event loop with client and
- * peer). Needs `npm run build` first for the CLI.
+ * - unary: GetTask of one task (created once with SendMessage), at concurrency C, directly,
+ *   through the bare pass-through proxy (bench/bare-proxy.ts, its own process) and through
+ *   `a2a-replay record --key K` (default fsync);
+ * - sse: SendStreamingMessage with the script `work:0` (task, WORKING, COMPLETED), each stream
+ *   read to its end, on the same three paths;
+ * - pause: PauseTask + ResumeTask round trips (one task per lane, `work:1`, which stays WORKING
+ *   on the peer's virtual clock), directly, through the bare proxy and through
+ *   `record --key K --fsync batch`.
+ *
+ * `npx tsx bench/proxy-latency.ts [--unary 20000] [--streams 5000] [--pairs 10000] [--concurrency 8]
+ *  [--rounds 5] [--only unary,sse,pause] [--cpu-prof DIR]` — with --cpu-prof each recorder and the
+ * bare proxy run under `node --cpu-prof` and write their profiles into DIR on exit
+ * (record-unary, record-pause, bare-unary, bare-pause; bench/profile-summary.ts reads them).
+ * Needs `npm run build` first.
  */
-import { spawn } from 'node:child_process';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { Agent, type IncomingMessage, type ServerResponse, createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { textTable } from '../cli/text-table.js';
 import {
-  ExchangeRecorder,
-  RecordingWriter,
-  fileLineSink,
-  randomIdSource,
-  startRecordingProxy,
-  systemClock,
-} from '../src/internal.js';
+  type Figures,
+  Rpc,
+  type ServerProcess,
+  type Stats,
+  arg,
+  closedLoop,
+  emitFigures,
+  keygen,
+  round,
+  startBareProxy,
+  startCli,
+  stats,
+} from './_lib.js';
 
-const UNARY_CALLS = Number(process.env.BENCH_UNARY ?? 4000);
-const STREAMS = Number(process.env.BENCH_STREAMS ?? 600);
-const EVENTS_PER_STREAM = 10;
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+const UNARY = Number(arg('unary', '20000'));
+const STREAMS = Number(arg('streams', '5000'));
+const PAIRS = Number(arg('pairs', '10000'));
+const CONCURRENCY = Number(arg('concurrency', '8'));
+const ROUNDS = Number(arg('rounds', '5'));
+const ONLY = arg('only', 'unary,sse,pause').split(',');
+const PROF = arg('cpu-prof', '');
 
-const RESULT = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  result: { task: { id: 't', contextId: 'c', status: { state: 'TASK_STATE_COMPLETED' } } },
-});
-const WORKING_EVENT = { statusUpdate: { taskId: 't', status: { state: 'TASK_STATE_WORKING' } } };
-const EVENT = `data: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: WORKING_EVENT })}\n\n`;
+const dir = mkdtempSync(join(tmpdir(), 'bench-proxy-'));
+const key = keygen(join(dir, 'key.json'));
+const rpc = new Rpc(CONCURRENCY * 4);
+const figures: Figures = {};
+const rows: string[][] = [['case', 'path', 'calls', 'per second', 'p50 ms', 'p99 ms']];
 
-function peer(req: IncomingMessage, res: ServerResponse): void {
-  const chunks: Buffer[] = [];
-  req.on('data', (c: Buffer) => chunks.push(c));
-  req.on('end', () => {
-    const streaming = Buffer.concat(chunks).includes('SendStreamingMessage');
-    if (!streaming) {
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(RESULT) });
-      res.end(RESULT);
-      return;
+/** With --cpu-prof DIR: `node --cpu-prof` writing DIR/NAME.cpuprofile on exit. */
+function profiled(name: string): string[] {
+  if (!PROF) return [];
+  mkdirSync(PROF, { recursive: true });
+  return ['--cpu-prof', `--cpu-prof-dir=${PROF}`, `--cpu-prof-name=${name}.cpuprofile`];
+}
+
+function record(peer: string, name: string, extra: string[] = []): Promise<ServerProcess> {
+  const out = join(dir, `${name}.jsonl`);
+  return startCli(['record', '--upstream', peer, '--out', out, '--key', key, ...extra], profiled(`record-${name}`));
+}
+
+/** Runs `once` on every path, `ROUNDS` times in turn, `count` calls per path in all. */
+async function compare(
+  label: string,
+  paths: Record<string, string>,
+  count: number,
+  once: (base: string, lane: number) => Promise<void>,
+): Promise<Record<string, Stats>> {
+  const names = Object.keys(paths);
+  for (const name of names) await closedLoop(Math.min(300, count), CONCURRENCY, (lane) => once(paths[name]!, lane));
+  const segments: Record<string, { ms: number; latencies: number[] }[]> = {};
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const name of names) {
+      const seg = await closedLoop(Math.ceil(count / ROUNDS), CONCURRENCY, (lane) => once(paths[name]!, lane));
+      (segments[name] ??= []).push(seg);
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-    let n = 0;
-    const next = (): void => {
-      if (++n > EVENTS_PER_STREAM) {
-        res.end();
-        return;
-      }
-      res.write(EVENT);
-      setImmediate(next);
-    };
-    next();
-  });
-}
-
-const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-
-function call(base: string, method: string): Promise<void> {
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method,
-    params: { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } },
-  });
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${base}/`,
-      {
-        method: 'POST',
-        agent,
-        headers: {
-          'content-type': 'application/json',
-          'a2a-version': '1.0',
-          'content-length': Buffer.byteLength(body),
-        },
-      },
-      (res) => {
-        res.on('data', () => {});
-        res.on('end', () => resolve());
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-interface Stats {
-  p50: number;
-  p99: number;
-  perSecond: number;
-}
-
-async function measure(base: string, method: string, count: number): Promise<Stats> {
-  const latencies: number[] = [];
-  let issued = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (issued < count) {
-        issued++;
-        const t0 = performance.now();
-        await call(base, method);
-        latencies.push(performance.now() - t0);
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const at = (q: number): number => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { p50: at(0.5), p99: at(0.99), perSecond: count / elapsed };
-}
-
-interface BenchProxy {
-  url: string;
-  label: string;
-  close(): Promise<void>;
-}
-
-async function inProcessProxy(upstream: string, out: string): Promise<BenchProxy> {
-  const writer = new RecordingWriter({
-    sink: fileLineSink(out),
-    clock: systemClock,
-    ids: randomIdSource,
-    target: upstream,
-  });
-  const proxy = await startRecordingProxy({
-    upstream,
-    recorder: new ExchangeRecorder({ writer, ids: randomIdSource }),
-  });
-  return {
-    url: proxy.url,
-    label: 'proxy in the bench process',
-    close: async () => {
-      await proxy.close({ graceMs: 0 });
-      await writer.close();
-    },
-  };
-}
-
-async function cliProxy(upstream: string, out: string): Promise<BenchProxy> {
-  const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
-  const child = spawn(process.execPath, [cli, 'record', '--upstream', upstream, '--out', out], {
-    stdio: ['ignore', 'pipe', 'ignore'],
-  });
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      text += d;
-      const m = /^listening on (\S+)\n/.exec(text);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`a2a-replay record exited with ${code}`)));
-  });
-  return {
-    url,
-    label: 'a2a-replay record as its own process',
-    close: async () => {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
-const ms = (n: number): string => `${n.toFixed(3)} ms`;
-
-async function main(): Promise<void> {
-  const server = createServer(peer);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const direct = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const dir = await mkdtemp(join(tmpdir(), 'bench-proxy-'));
-  const out = join(dir, 'bench.jsonl');
-  const proxy = process.env.BENCH_IN_PROCESS === '1' ? await inProcessProxy(direct, out) : await cliProxy(direct, out);
-
-  console.log(
-    `unary: ${UNARY_CALLS} calls, SSE: ${STREAMS} streams x ${EVENTS_PER_STREAM} events, concurrency ${CONCURRENCY}`,
-  );
-  // warm-up both paths
-  await measure(direct, 'GetTask', 200);
-  await measure(proxy.url, 'GetTask', 200);
-  for (const [label, method, count] of [
-    ['unary', 'GetTask', UNARY_CALLS],
-    ['sse', 'SendStreamingMessage', STREAMS],
-  ] as const) {
-    // alternate direct and proxied halves so drift on a shared machine hits both
-    const d1 = await measure(direct, method, count / 2);
-    const p1 = await measure(proxy.url, method, count / 2);
-    const d2 = await measure(direct, method, count / 2);
-    const p2 = await measure(proxy.url, method, count / 2);
-    const d = { p50: (d1.p50 + d2.p50) / 2, p99: (d1.p99 + d2.p99) / 2, perSecond: (d1.perSecond + d2.perSecond) / 2 };
-    const p = { p50: (p1.p50 + p2.p50) / 2, p99: (p1.p99 + p2.p99) / 2, perSecond: (p1.perSecond + p2.perSecond) / 2 };
-    console.log(
-      `${label.padEnd(5)} direct  p50 ${ms(d.p50)}  p99 ${ms(d.p99)}  ${d.perSecond.toFixed(0)}/s\n` +
-        `${label.padEnd(5)} proxied p50 ${ms(p.p50)}  p99 ${ms(p.p99)}  ${p.perSecond.toFixed(0)}/s\n` +
-        `${label.padEnd(5)} added   p50 +${ms(p.p50 - d.p50)}  p99 +${ms(p.p99 - d.p99)}\n` +
-        `${label.padEnd(5)} ratio   p50 x${(p.p50 / d.p50).toFixed(2)}  p99 ` +
-        `x${(p.p99 / d.p99).toFixed(2)}  throughput x${(p.perSecond / d.perSecond).toFixed(2)}`,
-    );
   }
-  await proxy.close();
-  const lines = (await readFile(out, 'utf8')).split('\n').length - 2;
-  console.log(`recorded ${lines} entries, ${((await stat(out)).size / 1024 / 1024).toFixed(1)} MiB (${proxy.label})`);
-  agent.destroy();
-  server.closeAllConnections();
-  server.close();
-  await rm(dir, { recursive: true, force: true });
+  const result: Record<string, Stats> = {};
+  for (const name of names) {
+    const s = stats(segments[name]!);
+    result[name] = s;
+    rows.push([label, name, String(s.count), s.perSecond.toFixed(0), s.p50.toFixed(3), s.p99.toFixed(3)]);
+  }
+  return result;
 }
 
-await main();
+const userMessage = (text: string, id: string): unknown => ({
+  message: { messageId: id, role: 'ROLE_USER', parts: [{ text }] },
+  configuration: { returnImmediately: true },
+});
+
+async function unaryAndSse(peer: string): Promise<void> {
+  const bare = await startBareProxy(peer, profiled('bare-unary'));
+  const recorder = await record(peer, 'unary');
+  const paths = { direct: peer, bare: bare.url, record: recorder.url };
+  try {
+    if (ONLY.includes('unary')) {
+      const { task } = await rpc.call<{ task: { id: string } }>(
+        recorder.url,
+        'SendMessage',
+        userMessage('work:1', 'u'),
+      );
+      const s = await compare('unary GetTask', paths, UNARY, async (base) => {
+        await rpc.call(base, 'GetTask', { id: task.id });
+      });
+      figures['proxy.unary.recorderOverBare'] = round(s.record!.perSecond / s.bare!.perSecond);
+      figures['proxy.unary.addedP50OverBareMs'] = round(s.record!.p50 - s.bare!.p50);
+      figures['proxy.unary.bareOverDirect'] = round(s.bare!.perSecond / s.direct!.perSecond);
+      figures['proxy.unary.recordPerSecond'] = round(s.record!.perSecond, 0);
+      figures['proxy.unary.barePerSecond'] = round(s.bare!.perSecond, 0);
+      figures['proxy.unary.recordP50Ms'] = round(s.record!.p50);
+      figures['proxy.unary.bareP50Ms'] = round(s.bare!.p50);
+    }
+    if (ONLY.includes('sse')) {
+      let n = 0;
+      const s = await compare('sse work:0', paths, STREAMS, async (base) => {
+        const reply = await rpc.post(base, 'SendStreamingMessage', userMessage('work:0', `s-${n++}`));
+        if (reply.status !== 200 || !reply.body.includes('TASK_STATE_COMPLETED'))
+          throw new Error(`stream did not complete: ${reply.body.slice(0, 200)}`);
+      });
+      figures['proxy.sse.recorderOverBare'] = round(s.record!.perSecond / s.bare!.perSecond);
+      figures['proxy.sse.addedP50OverBareMs'] = round(s.record!.p50 - s.bare!.p50);
+      figures['proxy.sse.bareOverDirect'] = round(s.bare!.perSecond / s.direct!.perSecond);
+      figures['proxy.sse.recordPerSecond'] = round(s.record!.perSecond, 0);
+    }
+  } finally {
+    await recorder.stop();
+    await bare.stop();
+  }
+}
+
+async function pauseResume(peer: string): Promise<void> {
+  const bare = await startBareProxy(peer, profiled('bare-pause'));
+  const recorder = await record(peer, 'pause', ['--fsync', 'batch']);
+  try {
+    const paths = { direct: peer, bare: bare.url, record: recorder.url };
+    const byPath = new Map<string, string[]>();
+    for (const [name, base] of Object.entries(paths)) {
+      const ids: string[] = [];
+      for (let lane = 0; lane < CONCURRENCY; lane++) {
+        const sent = await rpc.call<{ task: { id: string } }>(
+          base,
+          'SendMessage',
+          userMessage('work:1', `${name}-${lane}`),
+        );
+        ids.push(sent.task.id);
+      }
+      byPath.set(base, ids);
+    }
+    const s = await compare('pause+resume', paths, PAIRS, async (base, lane) => {
+      const taskId = byPath.get(base)![lane]!;
+      const paused = await rpc.call<{ pause: { resumeToken: string } }>(base, 'PauseTask', { taskId, reason: 'bench' });
+      await rpc.call(base, 'ResumeTask', { taskId, resumeToken: paused.pause.resumeToken });
+    });
+    figures['proxy.pauseResume.recorderOverDirect'] = round(s.record!.perSecond / s.direct!.perSecond);
+    figures['proxy.pauseResume.recorderOverBare'] = round(s.record!.perSecond / s.bare!.perSecond);
+    figures['proxy.pauseResume.bareOverDirect'] = round(s.bare!.perSecond / s.direct!.perSecond);
+    figures['proxy.pauseResume.recordPerSecond'] = round(s.record!.perSecond, 0);
+    figures['proxy.pauseResume.directPerSecond'] = round(s.direct!.perSecond, 0);
+    figures['proxy.pauseResume.addedP50Ms'] = round(s.record!.p50 - s.direct!.p50);
+  } finally {
+    await recorder.stop();
+    await bare.stop();
+  }
+}
+
+const peer = await startCli(['peer', '--deterministic']);
+try {
+  console.log(
+    `concurrency ${CONCURRENCY}, ${ROUNDS} alternating rounds; unary ${UNARY} GetTask, sse ${STREAMS} streams, ` +
+      `pause ${PAIRS} pause+resume pairs per path`,
+  );
+  if (ONLY.includes('unary') || ONLY.includes('sse')) await unaryAndSse(peer.url);
+  if (ONLY.includes('pause')) await pauseResume(peer.url);
+  console.log(textTable(rows));
+  for (const [name, value] of Object.entries(figures)) console.log(`${name} = ${value}`);
+  emitFigures(figures);
+} finally {
+  rpc.close();
+  await peer.stop();
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,12 +1,15 @@
 /**
- * Receipts per second through the full pipeline — build the draft from plain facts,
- * canonicalize, hash, sign, chain, write (ReceiptLogWriter, fsync `batch` and `never`) — beside
- * a raw loop that only canonicalizes and HMACs the same receipt bodies, measured in the same run;
- * then `verifyReceiptLog` on the written file against the same baseline.
+ * Receipts per second through the full pipeline — ReceiptLogWriter appends: seal, hash, HMAC,
+ * chain, write to a temp file (fsync `batch`, the recorder's default, and `never`) — beside a raw
+ * loop that only canonicalizes (RFC 8785) and HMACs the same receipt bodies, measured in the same
+ * run (the raw loop runs before and after; its mean is the baseline). The drafts are built from
+ * plain facts before the clock starts. Then `verifyReceiptLog` on the written log, in lines per
+ * second against the same baseline, and the `a2a-replay verify` CLI (its start-up taken off), with
+ * `--jobs 2` once that option exists.
  * `npx tsx bench/receipts-pipeline.ts [receipts, default 50000]`
  */
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -15,7 +18,9 @@ import {
   ManualClock,
   ReceiptChain,
   ReceiptLogWriter,
+  type ResumptionDraft,
   type ResumptionFacts,
+  type SuspensionDraft,
   type SuspensionFacts,
   buildResumptionDraft,
   buildSuspensionDraft,
@@ -23,6 +28,7 @@ import {
   verifyReceiptLog,
 } from '../src/internal.js';
 import { CREATED_AT, fixedKey } from '../test/receipts/fixtures.js';
+import { cliStartupMs, emitFigures, round, timeCli } from './_lib.js';
 
 const COUNT = Number(process.argv[2] ?? 50_000);
 const key = fixedKey('bench-key');
@@ -105,7 +111,19 @@ function rawLoop(items: object[]): number {
   return performance.now() - started;
 }
 
+type Draft = { kind: 'suspension'; draft: SuspensionDraft } | { kind: 'resumption'; draft: ResumptionDraft };
+
+/** The drafts the observer would hand over, built before the clock starts. */
+const drafts = (): Draft[] =>
+  facts.map((f): Draft =>
+    f.kind === 'suspension'
+      ? { kind: 'suspension', draft: buildSuspensionDraft(f.facts) }
+      : { kind: 'resumption', draft: buildResumptionDraft(f.facts) },
+  );
+
+/** Appends every draft (seal, HMAC, chain, write) and closes the log: ms. */
 async function pipeline(path: string, fsync: FsyncPolicy): Promise<number> {
+  const items = drafts();
   const started = performance.now();
   const writer = await ReceiptLogWriter.open(path, {
     keyring,
@@ -115,42 +133,84 @@ async function pipeline(path: string, fsync: FsyncPolicy): Promise<number> {
     tool: 'a2a-replay@bench',
   });
   let open = '';
-  for (const f of facts) {
+  for (const item of items) {
     const result =
-      f.kind === 'suspension'
-        ? await writer.appendSuspension(buildSuspensionDraft(f.facts))
-        : await writer.appendResumption(buildResumptionDraft(f.facts), open);
+      item.kind === 'suspension'
+        ? await writer.appendSuspension(item.draft)
+        : await writer.appendResumption(item.draft, open);
     open = result.hash;
   }
   await writer.close();
   return performance.now() - started;
 }
 
-const rate = (ms: number): string => `${Math.round((COUNT / ms) * 1000).toLocaleString('en-US')} receipts/s`;
+const perSecond = (n: number, ms: number): number => (n / ms) * 1000;
+const show = (perS: number, what: string): string => `${Math.round(perS).toLocaleString('en-US')} ${what}/s`;
+const rate = (n: number, ms: number, what = 'receipts'): string => show(perSecond(n, ms), what);
 const dir = mkdtempSync(join(tmpdir(), 'receipts-pipeline-'));
 try {
   const items = bodies();
   rawLoop(items.slice(0, 2000)); // warm-up
-  const raw = rawLoop(items);
-  console.log(`raw JCS + HMAC loop:         ${rate(raw)}  (baseline)`);
+  await pipeline(join(dir, 'warm-up.receipts.jsonl'), 'never');
+  // The raw loop before and after the pipelines; its mean is the baseline.
+  const rawBefore = rawLoop(items);
+  const ms: Record<FsyncPolicy, number> = { always: NaN, never: 0, batch: 0 };
+  for (const fsync of ['never', 'batch'] as const)
+    ms[fsync] = await pipeline(join(dir, `${fsync}.receipts.jsonl`), fsync);
+  const log = join(dir, 'batch.receipts.jsonl');
+  const started = performance.now();
+  const result = await verifyReceiptLog(log, { keyring });
+  const verifyMs = performance.now() - started;
+  if (!result.ok) throw new Error(`verify failed: ${JSON.stringify(result.firstError)}`);
+  const raw = (rawBefore + rawLoop(items)) / 2;
+  const rawRate = perSecond(COUNT, raw);
+
+  // The CLI: `verify LOG --key K`, and `--jobs 2` once the option exists; start-up taken off.
+  const keyFile = join(dir, 'bench.key');
+  writeFileSync(keyFile, canonicalJson(key.keyFile()), { mode: 0o600 });
+  const startup = cliStartupMs();
+  const cliRate = (args: string[]): number => {
+    const run = timeCli(['verify', log, '--key', keyFile, ...args]);
+    if (run.code !== 0) throw new Error(`verify ${args.join(' ')} exited with ${run.code}: ${run.stdout}`);
+    return perSecond(result.lines, Math.max(1, run.ms - startup));
+  };
+  const hasJobs = /--jobs\b/.test(timeCli(['verify', '--help']).stdout);
+  const cli1 = cliRate([]);
+  const cli2 = hasJobs ? cliRate(['--jobs', '2']) : null;
+
+  console.log(`raw JCS + HMAC loop:         ${rate(COUNT, raw)}  (baseline, mean of a run before and after)`);
   for (const fsync of ['never', 'batch'] as const) {
-    const path = join(dir, `${fsync}.receipts.jsonl`);
-    const ms = await pipeline(path, fsync);
     console.log(
-      `pipeline, fsync ${fsync.padEnd(6)}:      ${rate(ms)}  = ${(raw / ms).toFixed(2)}x the raw ` +
-        `loop (${(ms / raw).toFixed(2)}x its time)`,
+      `pipeline, fsync ${fsync.padEnd(6)}:      ${rate(COUNT, ms[fsync])}  = ` +
+        `${(raw / ms[fsync]).toFixed(2)}x the raw loop (${(ms[fsync] / raw).toFixed(2)}x its time)`,
     );
-    if (fsync === 'batch') {
-      const started = performance.now();
-      const result = await verifyReceiptLog(path, { keyring });
-      const vms = performance.now() - started;
-      if (!result.ok) throw new Error(`verify failed: ${JSON.stringify(result.firstError)}`);
-      console.log(
-        `verifyReceiptLog:            ${rate(vms)}  = ${(raw / vms).toFixed(2)}x the raw loop ` +
-          `(${(vms / raw).toFixed(2)}x its time)`,
-      );
-    }
   }
+  console.log(
+    `verifyReceiptLog:            ${rate(result.lines, verifyMs, 'lines')}  = ` +
+      `${(perSecond(result.lines, verifyMs) / rawRate).toFixed(2)}x the raw loop (${result.lines} lines)`,
+  );
+  console.log(
+    `a2a-replay verify:           ${show(cli1, 'lines')}  = ${(cli1 / rawRate).toFixed(2)}x ` +
+      `(CLI start-up of ${startup.toFixed(0)} ms taken off)`,
+  );
+  console.log(
+    cli2 === null
+      ? 'a2a-replay verify --jobs 2:  the option does not exist yet'
+      : `a2a-replay verify --jobs 2:  ${show(cli2, 'lines')}  = ${(cli2 / rawRate).toFixed(2)}x`,
+  );
+  emitFigures(
+    {
+      'receipts.pipelineOverRaw': round(raw / ms.batch),
+      'receipts.pipelineNeverOverRaw': round(raw / ms.never),
+      'receipts.rawPerSecond': round(rawRate, 0),
+      'receipts.pipelinePerSecond': round(perSecond(COUNT, ms.batch), 0),
+      'verify.overRaw': round(perSecond(result.lines, verifyMs) / rawRate),
+      'verify.linesPerSecond': round(perSecond(result.lines, verifyMs), 0),
+      'verify.cliOverRaw': round(cli1 / rawRate),
+      'verify.jobs2OverRaw': cli2 === null ? null : round(cli2 / rawRate),
+    },
+    cli2 === null ? { 'verify.jobs2OverRaw': '`a2a-replay verify` has no --jobs option yet' } : {},
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,149 +1,128 @@
 /**
  * @module bench/replay-throughput
- * Exchanges per second replayed by the driver, beside the same session sent by a plain client in
- * the same run, both against a fresh deterministic reference peer; and the time to replay a
- * recording of N exchanges (default 10,000) end to end, receipts derived and sealed.
+ * Exchanges per second of `a2a-replay run RECORDING --peer URL --key K` beside a plain client
+ * sending the same session (same requests, same count, same concurrency), each against a fresh
+ * `a2a-replay peer --deterministic` process, in the same run and in alternating rounds.
  *
- * The session: T tasks run concurrently (C at a time), each sequentially SendMessage(work:3,
- * returnImmediately) → PauseTask → GetTask ×(K) → ResumeTask → GetTask: 10 exchanges per task
- * with K = 6, so 1,000 tasks make 10,000 exchanges and 2,000 receipts.
+ * The session: T tasks, C at a time, each sequentially SendMessage(work:3, returnImmediately) →
+ * PauseTask → GetTask ×6 → ResumeTask → GetTask: 10 exchanges per task, so 1,000 tasks make
+ * 10,000 exchanges and 2,000 receipts. It is recorded once through `a2a-replay record --key K`.
  *
- *   npx tsx bench/replay-throughput.ts [--tasks 1000] [--concurrency 16]
+ * The replay is timed as a user sees it: the whole `run` process, start-up, probe, replay,
+ * receipts derived and compared with the golden ones. The start-up alone (`a2a-replay --version`)
+ * is measured too and reported beside it.
+ *
+ *   npx tsx bench/replay-throughput.ts [--tasks 1000] [--concurrency 16] [--rounds 3]
  */
-import { Agent, request } from 'node:http';
-import {
-  CounterIdSource,
-  ExchangeRecorder,
-  MemoryLineSink,
-  RecordingWriter,
-  type RecordingEntry,
-  deriveReceiptLog,
-  driveRecording,
-  startPeer,
-  startRecordingProxy,
-  systemClock,
-  unsignedKeyring,
-} from '../src/internal.js';
-
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
-}
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { type Figures, Rpc, arg, cliStartupMs, emitFigures, keygen, round, startCli, timeCli } from './_lib.js';
 
 const TASKS = Number(arg('tasks', '1000'));
 const CONCURRENCY = Number(arg('concurrency', '16'));
+const ROUNDS = Number(arg('rounds', '3'));
 const GETS = 6;
 
-function client(base: string): (method: string, params: unknown) => Promise<Record<string, unknown>> {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
-  let id = 0;
-  return (method, params) =>
-    new Promise((resolve, reject) => {
-      const body = JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params });
-      const req = request(
-        base,
-        { method: 'POST', agent, headers: { 'content-type': 'application/json', 'a2a-version': '1.0' } },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => {
-            const reply = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-              result?: Record<string, unknown>;
-              error?: unknown;
-            };
-            if (reply.error !== undefined) reject(new Error(`${method}: ${JSON.stringify(reply.error)}`));
-            else resolve(reply.result ?? {});
-          });
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
-}
-
-/** The session, with `CONCURRENCY` tasks in flight; returns exchanges sent. */
+/** The session, `CONCURRENCY` tasks in flight; resolves with the exchanges sent. */
 async function session(base: string): Promise<number> {
-  const rpc = client(base);
+  const rpc = new Rpc(CONCURRENCY * 2);
   let next = 0;
   let exchanges = 0;
   const one = async (n: number): Promise<void> => {
-    const { task } = (await rpc('SendMessage', {
+    const { task } = await rpc.call<{ task: { id: string } }>(base, 'SendMessage', {
       message: { messageId: `m-${n}`, role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
       configuration: { returnImmediately: true },
-    })) as { task: { id: string } };
-    const paused = (await rpc('PauseTask', { taskId: task.id, reason: 'bench', mode: 'finish_step' })) as {
-      pause: { resumeToken: string };
-    };
-    for (let i = 0; i < GETS; i++) await rpc('GetTask', { id: task.id });
-    await rpc('ResumeTask', { taskId: task.id, resumeToken: paused.pause.resumeToken });
-    await rpc('GetTask', { id: task.id });
+    });
+    const paused = await rpc.call<{ pause: { resumeToken: string } }>(base, 'PauseTask', {
+      taskId: task.id,
+      reason: 'bench',
+      mode: 'finish_step',
+    });
+    for (let i = 0; i < GETS; i++) await rpc.call(base, 'GetTask', { id: task.id });
+    await rpc.call(base, 'ResumeTask', { taskId: task.id, resumeToken: paused.pause.resumeToken });
+    await rpc.call(base, 'GetTask', { id: task.id });
     exchanges += 4 + GETS;
   };
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < TASKS) await one(next++);
-    }),
-  );
+  try {
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next < TASKS) await one(next++);
+      }),
+    );
+  } finally {
+    rpc.close();
+  }
   return exchanges;
 }
 
-async function main(): Promise<void> {
-  // 1. Record the session through the recording proxy.
-  const recordPeer = await startPeer({ deterministic: true, port: 0 });
-  const writer = new RecordingWriter({
-    sink: new MemoryLineSink(),
-    clock: systemClock,
-    ids: new CounterIdSource('bench'),
-    target: recordPeer.url,
-  });
-  const entries: RecordingEntry[] = [];
-  const recorder = new ExchangeRecorder({
-    writer,
-    ids: new CounterIdSource(writer.header.id),
-    onEntry: (e) => {
-      entries.push(e);
-    },
-  });
-  const proxy = await startRecordingProxy({ upstream: recordPeer.url, recorder });
-  const recorded = await session(proxy.url);
-  await proxy.close();
-  await recordPeer.close();
-
-  // 2. Baseline: a plain client sends the same session to a fresh peer.
-  const plainPeer = await startPeer({ deterministic: true, port: 0 });
-  let t = systemClock.now();
-  const plain = await session(plainPeer.url);
-  const plainMs = systemClock.now() - t;
-  await plainPeer.close();
-
-  // 3. Replay the recording against a fresh peer, then derive and seal the receipts.
-  const replayPeer = await startPeer({ deterministic: true, port: 0 });
-  t = systemClock.now();
-  const drive = await driveRecording(entries, { peerUrl: replayPeer.url, timeoutMs: 30_000 });
-  const driveMs = systemClock.now() - t;
-  t = systemClock.now();
-  const log = await deriveReceiptLog({
-    header: writer.header,
-    entries: drive.replayed,
-    keyring: unsignedKeyring(),
-    tool: 'bench',
-  });
-  const deriveMs = systemClock.now() - t;
-  await replayPeer.close();
-
-  const rate = (n: number, ms: number): string => `${Math.round((n / ms) * 1000)}/s`;
-  const receipts = log.lines.filter((l) => l.includes('Receipt"')).length;
-  process.stdout.write(
-    [
-      `session: ${TASKS} tasks, ${recorded} exchanges (${entries.length} entries), ${CONCURRENCY} tasks in flight`,
-      `plain client:   ${plain} exchanges in ${plainMs} ms  (${rate(plain, plainMs)})`,
-      `replay driver:  ${drive.plan.exchanges.length} exchanges in ${driveMs} ms  ` +
-        `(${rate(drive.plan.exchanges.length, driveMs)}), drift ${drive.drift.length}`,
-      `receipts:       ${receipts} derived and sealed in ${deriveMs} ms`,
-      `replay / plain: ${(plainMs / driveMs).toFixed(2)}x the plain client's rate; end to end ` +
-        `${driveMs + deriveMs} ms for ${recorded} exchanges`,
-    ].join('\n') + '\n',
-  );
+/** Runs `body` against a fresh deterministic peer process. */
+async function withPeer<T>(body: (url: string) => Promise<T>): Promise<T> {
+  const peer = await startCli(['peer', '--deterministic']);
+  try {
+    return await body(peer.url);
+  } finally {
+    await peer.stop();
+  }
 }
 
-await main();
+const dir = mkdtempSync(join(tmpdir(), 'bench-replay-'));
+try {
+  const key = keygen(join(dir, 'key.json'));
+  const recording = join(dir, 'session.jsonl');
+
+  // 1. Record the session through `a2a-replay record`.
+  const recorded = await withPeer(async (url) => {
+    const recorder = await startCli(['record', '--upstream', url, '--out', recording, '--key', key]);
+    const exchanges = await session(recorder.url).finally(() => recorder.stop());
+    const code = await recorder.stop();
+    if (code !== 0) throw new Error(`record exited with ${code}: ${recorder.stderr()}`);
+    return exchanges;
+  });
+  const requests = readFileSync(recording, 'utf8')
+    .split('\n')
+    .filter((line) => line.includes('"kind":"request"')).length;
+
+  // 2. Alternate: the plain client, then the replay, each on a fresh peer.
+  let plainMs = 0;
+  let replayMs = 0;
+  let plainExchanges = 0;
+  for (let r = 0; r < ROUNDS; r++) {
+    plainMs += await withPeer(async (url) => {
+      const started = performance.now();
+      plainExchanges += await session(url);
+      return performance.now() - started;
+    });
+    replayMs += await withPeer(async (url) => {
+      const run = timeCli(['run', recording, '--peer', url, '--key', key]);
+      if (run.code !== 0) throw new Error(`run exited with ${run.code}:\n${run.stdout}`);
+      return run.ms;
+    });
+  }
+  const startup = cliStartupMs();
+  const plainRate = (plainExchanges * 1000) / plainMs;
+  const replayRate = (recorded * ROUNDS * 1000) / replayMs;
+  const replayRateAfterStartup = (recorded * ROUNDS * 1000) / (replayMs - startup * ROUNDS);
+  console.log(
+    [
+      `session: ${TASKS} tasks, ${recorded} exchanges (${requests} request entries), ${CONCURRENCY} tasks in flight, ` +
+        `${ROUNDS} rounds`,
+      `plain client:  ${plainExchanges} exchanges in ${plainMs.toFixed(0)} ms (${plainRate.toFixed(0)}/s)`,
+      `a2a-replay run: ${recorded * ROUNDS} exchanges in ${replayMs.toFixed(0)} ms (${replayRate.toFixed(0)}/s), ` +
+        `CLI start-up ${startup.toFixed(0)} ms per run`,
+      `run / plain: ${(replayRate / plainRate).toFixed(2)}x; without the start-up ` +
+        `${(replayRateAfterStartup / plainRate).toFixed(2)}x`,
+    ].join('\n'),
+  );
+  const figures: Figures = {
+    'replay.overPlain': round(replayRate / plainRate),
+    'replay.overPlainAfterStartup': round(replayRateAfterStartup / plainRate),
+    'replay.runPerSecond': round(replayRate, 0),
+    'replay.plainPerSecond': round(plainRate, 0),
+    'replay.cliStartupMs': round(startup, 0),
+  };
+  emitFigures(figures);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -23,6 +23,7 @@ import {
   deriveSpanId,
   deriveTraceId,
 } from '../src/internal.js';
+import { emitFigures, round } from './_lib.js';
 
 const STORIES = Number(process.argv[2] ?? 5_000);
 const EPOCH = Date.UTC(2025, 0, 1);
@@ -137,3 +138,7 @@ console.log(
     `µs/span, ${(bytes / 1e6).toFixed(1)} MB)`,
 );
 console.log(`ratio file / bridge: ${(file / memory).toFixed(2)}x`);
+emitFigures({
+  'tracing.bridgeUsPerSpan': round((memory * 1000) / spans, 2),
+  'tracing.fileOverBridge': round(file / memory),
+});

@@ -1,0 +1,230 @@
+/**
+ * Shared pieces of the benchmarks: CLI servers as child processes, a keep-alive JSON-RPC client
+ * over node:http, a closed-loop load generator, memory of another process, and the hand-over of
+ * figures to bench/run.ts (a benchmark run alone just prints).
+ */
+import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const CLI = join(ROOT, 'dist/cli/main.js');
+
+/** `--name value` from argv, else `fallback`. */
+export function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? (process.argv[i + 1] ?? fallback) : fallback;
+}
+
+/** This process's environment without what changes the CLI's behaviour (CI, OTEL_*, A2A_REPLAY_*). */
+export function cleanEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (name === 'CI' || name.startsWith('OTEL_') || name.startsWith('A2A_REPLAY_') || name.startsWith('BENCH_'))
+      continue;
+    env[name] = value;
+  }
+  return env;
+}
+
+export interface ServerProcess {
+  url: string;
+  pid: number;
+  child: ChildProcessWithoutNullStreams;
+  stderr(): string;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Servers still running; killed when this process exits, however it exits. */
+const running = new Set<ChildProcessWithoutNullStreams>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+/** Runs `node NODE_ARGS SCRIPT ARGS` and resolves on its first stdout line, `listening on URL`. */
+export function startServer(script: string, args: string[], nodeArgs: string[] = []): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], {
+    cwd: ROOT,
+    env: cleanEnv(),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  running.add(child);
+  child.on('exit', () => running.delete(child));
+  let err = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const stop = async (): Promise<number | null> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    return exited;
+  };
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const onData = (d: string): void => {
+      out += d;
+      if (!out.includes('\n')) return;
+      child.stdout.off('data', onData);
+      child.stdout.resume();
+      const m = /^listening on (http:\/\/\S+)$/.exec(out.split('\n')[0] ?? '');
+      if (m?.[1]) resolve({ url: m[1], pid: child.pid!, child, stderr: () => err, stop });
+      else reject(new Error(`unexpected first line: ${out}`));
+    };
+    child.stdout.setEncoding('utf8').on('data', onData);
+    child.on('exit', (code) => reject(new Error(`${[script, ...args].join(' ')} exited with ${code}: ${err}`)));
+  });
+}
+
+/** `a2a-replay ARGS` (a server command: peer, record) from dist/. */
+export function startCli(args: string[], nodeArgs: string[] = []): Promise<ServerProcess> {
+  return startServer(CLI, args, nodeArgs);
+}
+
+/** bench/bare-proxy.ts in front of `upstream`, in its own process. */
+export function startBareProxy(upstream: string, nodeArgs: string[] = []): Promise<ServerProcess> {
+  return startServer(join(ROOT, 'bench/bare-proxy.ts'), ['--upstream', upstream], ['--import', 'tsx', ...nodeArgs]);
+}
+
+/** A fresh receipt key file, written by `a2a-replay keygen`. */
+export function keygen(path: string): string {
+  execFileSync(process.execPath, [CLI, 'keygen', '--out', path], { env: cleanEnv(), stdio: 'ignore' });
+  return path;
+}
+
+/** Wall time of `a2a-replay ARGS` run to its end, in ms, with its exit code and stdout. */
+export function timeCli(args: string[]): { ms: number; code: number | null; stdout: string } {
+  const started = performance.now();
+  try {
+    const stdout = execFileSync(process.execPath, [CLI, ...args], {
+      env: cleanEnv(),
+      encoding: 'utf8',
+      maxBuffer: 1 << 26,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    return { ms: performance.now() - started, code: 0, stdout };
+  } catch (error) {
+    const e = error as { status?: number | null; stdout?: string };
+    return { ms: performance.now() - started, code: e.status ?? null, stdout: e.stdout ?? '' };
+  }
+}
+
+/** Median wall time of `a2a-replay --version`: the start-up every CLI run pays. */
+export function cliStartupMs(runs = 5): number {
+  const times = Array.from({ length: runs }, () => timeCli(['--version']).ms).sort((a, b) => a - b);
+  return times[Math.floor(runs / 2)] ?? 0;
+}
+
+export interface Reply {
+  status: number;
+  body: string;
+}
+
+/** A JSON-RPC client on one keep-alive pool. */
+export class Rpc {
+  readonly #agent: Agent;
+  #id = 0;
+
+  constructor(sockets: number) {
+    this.#agent = new Agent({ keepAlive: true, maxSockets: sockets });
+  }
+
+  /** POSTs one request; resolves with the whole answer (an SSE stream read to its end). */
+  post(base: string, method: string, params: unknown, path = '/'): Promise<Reply> {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: ++this.#id, method, params });
+    return new Promise((resolve, reject) => {
+      const req = request(
+        new URL(path, base),
+        {
+          method: 'POST',
+          agent: this.#agent,
+          headers: {
+            'content-type': 'application/json',
+            'a2a-version': '1.0',
+            'content-length': Buffer.byteLength(body),
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', reject);
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  /** A unary call's `result`; a JSON-RPC error or a non-200 answer throws. */
+  async call<T>(base: string, method: string, params: unknown, path = '/'): Promise<T> {
+    const reply = await this.post(base, method, params, path);
+    const parsed = JSON.parse(reply.body) as { result?: T; error?: unknown };
+    if (reply.status !== 200 || parsed.error !== undefined)
+      throw new Error(`${method}: HTTP ${reply.status} ${JSON.stringify(parsed.error)}`);
+    return parsed.result as T;
+  }
+
+  close(): void {
+    this.#agent.destroy();
+  }
+}
+
+export interface Stats {
+  count: number;
+  ms: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+}
+
+/** `lanes` loops calling `once` until `count` calls were made; latencies per call. */
+export async function closedLoop(
+  count: number,
+  lanes: number,
+  once: (lane: number) => Promise<void>,
+): Promise<{ ms: number; latencies: number[] }> {
+  const latencies: number[] = [];
+  let issued = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: lanes }, async (_, lane) => {
+      while (issued < count) {
+        issued++;
+        const t0 = performance.now();
+        await once(lane);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  return { ms: performance.now() - started, latencies };
+}
+
+/** Statistics over several closed-loop segments of the same path. */
+export function stats(segments: { ms: number; latencies: number[] }[]): Stats {
+  const latencies = segments.flatMap((s) => s.latencies).sort((a, b) => a - b);
+  const ms = segments.reduce((sum, s) => sum + s.ms, 0);
+  const at = (q: number): number => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return { count: latencies.length, ms, perSecond: (latencies.length * 1000) / ms, p50: at(0.5), p99: at(0.99) };
+}
+
+/** Peak (VmHWM) and current (VmRSS) resident memory of a process, in MiB, from /proc. */
+export function memoryOf(pid: number): { peakMiB: number; rssMiB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { peakMiB: kib('VmHWM') / 1024, rssMiB: kib('VmRSS') / 1024 };
+}
+
+export type Figures = Record<string, number | null>;
+
+/**
+ * Hands the figures (and, for a null, why) to bench/run.ts when it ran this benchmark
+ * (BENCH_FIGURES names the file); alone, a benchmark only prints.
+ */
+export function emitFigures(figures: Figures, notes: Record<string, string> = {}): void {
+  const file = process.env.BENCH_FIGURES;
+  if (file) writeFileSync(file, `${JSON.stringify({ figures, notes })}\n`);
+}
+
+export const round = (n: number, digits = 3): number => Number(n.toFixed(digits));
