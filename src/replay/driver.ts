@@ -182,7 +182,8 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
 
   const progress = (): void => {
     if (!options.onProgress) return;
-    const n = ledger.settledCount;
+    // Extra live entries settle too: progress counts recorded entries and never passes its total.
+    const n = Math.min(ledger.settledCount, total);
     if (n !== settled) {
       settled = n;
       options.onProgress(n, total);
