@@ -94,10 +94,62 @@ function pathOf(stack: readonly Frame[], last?: string | number): string {
   return last === undefined ? path : childPath(path, last);
 }
 
+/** How deep the fast path recurses before it hands the value to the stack-based walk. */
+const FAST_DEPTH = 64;
+
+/**
+ * The canonical form of plain JSON (what `JSON.parse` makes: plain objects, arrays, strings,
+ * finite numbers, booleans, null) by direct recursion, or `undefined` for anything else —
+ * another type, a lone surrogate when they are refused, nesting past {@link FAST_DEPTH} — which
+ * the full walk then serializes or refuses with its path. Same bytes as the full walk.
+ */
+function plainCanonical(value: unknown, escape: boolean, depth: number): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return escape || loneSurrogateAt(value) < 0 ? JSON.stringify(value) : undefined;
+    case 'number':
+      if (!Number.isFinite(value)) return undefined;
+      return Object.is(value, -0) ? '0' : String(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object': {
+      if (value === null) return 'null';
+      if (depth >= FAST_DEPTH) return undefined;
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let i = 0; i < value.length; i++) {
+          const item = plainCanonical(value[i], escape, depth + 1);
+          if (item === undefined) return undefined;
+          out += i === 0 ? item : `,${item}`;
+        }
+        return `${out}]`;
+      }
+      if (!isPlainObject(value) || Object.getOwnPropertySymbols(value).length > 0) return undefined;
+      const record = value as Record<string, unknown>;
+      const keys = Object.keys(record).sort();
+      let out = '{';
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i] as string;
+        if (!escape && loneSurrogateAt(key) >= 0) return undefined;
+        const member = plainCanonical(record[key], escape, depth + 1);
+        if (member === undefined) return undefined;
+        out += `${i === 0 ? '' : ','}${JSON.stringify(key)}:${member}`;
+      }
+      return `${out}}`;
+    }
+    default:
+      return undefined;
+  }
+}
+
 /** RFC 8785 canonical form of `value`. Throws {@link CanonicalizationError} naming the path. */
 export function canonicalJson(value: unknown, options: CanonicalOptions = {}): string {
   const escape = options.loneSurrogates === 'escape';
   const maxDepth = options.maxDepth ?? Infinity;
+  if (maxDepth === Infinity) {
+    const fast = plainCanonical(value, escape, 0);
+    if (fast !== undefined) return fast;
+  }
   const stack: Frame[] = [];
   const open = new Set<object>();
 
