@@ -11,6 +11,7 @@ import { registerAudit } from './commands/audit.js';
 import { registerKeygen } from './commands/keygen.js';
 import { registerVerify } from './commands/verify.js';
 import { registerLost } from './commands/lost.js';
+import { registerReport } from './commands/report.js';
 import { registerPeer } from './commands/peer.js';
 import { registerRecord } from './commands/record.js';
 import { registerRun } from './commands/run.js';
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerVerify(program);
   registerAudit(program);
   registerLost(program);
+  registerReport(program);
   registerPeer(program);
   registerRecord(program);
   registerRun(program);

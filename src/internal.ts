@@ -504,3 +504,17 @@ export {
 } from './replay/reporters/text.js';
 export { renderJson } from './replay/reporters/json.js';
 export { escapeXml, renderJunit } from './replay/reporters/junit.js';
+
+// report: the HTML report (docs/design.md §12)
+export {
+  type DriftLine,
+  type Lane,
+  type LanePause,
+  type LaneState,
+  type Report,
+  type ReportRow,
+  type ReportSection,
+  escapeHtml,
+  renderHtmlReport,
+} from './report/html-report.js';
+export { receiptLogSection, recordingSection, replaySection } from './report/build-report.js';

@@ -33,6 +33,7 @@ import {
   renderJunit,
   renderRecordingText,
   renderSummaryLine,
+  replaySection,
   runCorpus,
   startPeer,
   startPeerProcess,
@@ -43,6 +44,7 @@ import { CliExit, EXIT } from '../io.js';
 import { integerOption, optionalKeyring } from '../options.js';
 import { traceName, uniqueTraceNames } from '../trace-name.js';
 import { type Tracing, resolveOtlpTracesUrl, setupTracing } from '../tracing-setup.js';
+import { writeReport } from './report.js';
 
 interface RunCommandOptions {
   peer?: string;
@@ -53,6 +55,7 @@ interface RunCommandOptions {
   key?: string;
   json?: boolean;
   junit?: string;
+  html?: string;
   otlp?: string;
   traces?: string;
   concurrency: string;
@@ -131,6 +134,7 @@ export function registerRun(program: Command): void {
     .option('--key <file>', 'the golden receipts’ key file (default: $A2A_REPLAY_KEY_FILE)')
     .option('--json', 'print the report as JSON')
     .option('--junit <file>', 'also write a JUnit XML report, one testcase per recording')
+    .option('--html <file>', 'also write a self-contained HTML report: likely cause, expected vs actual, task lanes')
     .option('--otlp <url>', 'export the replay’s spans over OTLP/HTTP')
     .option('--traces <dir>', 'write each recording’s spans as OTLP-JSON into DIR')
     .option('--concurrency <n>', 'recordings replayed at once', '1')
@@ -264,6 +268,10 @@ export function registerRun(program: Command): void {
       else {
         for (const r of summary.results) process.stdout.write(`${renderRecordingText(r, { color })}\n`);
         process.stdout.write(`${renderSummaryLine(summary)}\n`);
+      }
+      if (options.html !== undefined) {
+        const sections = await Promise.all(summary.results.map((r) => replaySection(r)));
+        await writeReport(options.html, sections, 'a2a-replay run');
       }
       if (options.junit !== undefined) {
         try {

@@ -1,0 +1,97 @@
+/**
+ * @module cli/commands/report
+ * `a2a-replay report FILE... --out report.html [--key FILE]... [--public-key FILE]...`: one
+ * self-contained HTML file over recordings and receipt logs (docs/design.md §12) — each task's
+ * states over time, each pause coloured by initiator with its end, rejected attempts and lost
+ * verdict, and the audit rows with receipt hashes, span ids and verification status. Exit 0
+ * when written; 2 on a usage error or a file that is neither a recording nor a receipt log.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import {
+  type Keyring,
+  type ReportSection,
+  errorMessage,
+  loadKeyring,
+  receiptLogSection,
+  recordingSection,
+  renderHtmlReport,
+  systemClock,
+} from '../../src/internal.js';
+import { CliExit, EXIT } from '../io.js';
+
+interface ReportOptions {
+  out: string;
+  key: string[];
+  publicKey: string[];
+}
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+async function kindOf(file: string): Promise<'recording' | 'receipt log'> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CliExit(EXIT.usage, `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  const first = text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n'));
+  let type: unknown;
+  try {
+    type = (JSON.parse(first) as { type?: unknown }).type;
+  } catch {
+    throw new CliExit(EXIT.usage, `${file}:1: not JSON; expected a recording or a receipt log header`);
+  }
+  if (type === 'recording') return 'recording';
+  if (type === 'ReceiptLog') return 'receipt log';
+  throw new CliExit(EXIT.usage, `${file}:1: neither a recording nor a receipt log header`);
+}
+
+/** Writes the report of `sections` to `out`; the path is named in the error when it cannot. */
+export async function writeReport(out: string, sections: ReportSection[], title: string): Promise<void> {
+  const html = renderHtmlReport({ title, createdAt: new Date(systemClock.now()).toISOString(), sections });
+  try {
+    await writeFile(out, html);
+  } catch (error) {
+    throw new CliExit(EXIT.usage, `${out}: cannot write the report (${errorMessage(error)})`);
+  }
+}
+
+export function registerReport(program: Command): void {
+  program
+    .command('report')
+    .description('one self-contained HTML file of pauses, receipts and lost pauses, over recordings and receipt logs')
+    .argument('<files...>', 'recordings (*.jsonl) and receipt logs (*.receipts.jsonl)')
+    .requiredOption('--out <file>', 'the HTML file to write')
+    .option('--key <file>', 'key file to verify receipt logs with (repeatable)', collect, [])
+    .option('--public-key <file>', 'public key file: verifies checkpoints only (repeatable)', collect, [])
+    .action(async (files: string[], options: ReportOptions) => {
+      let keyring: Keyring | undefined;
+      if (options.key.length > 0 || options.publicKey.length > 0) {
+        try {
+          const loaded = await loadKeyring({ keys: options.key, publicKeys: options.publicKey, env: {} });
+          for (const warning of loaded.warnings) process.stderr.write(`a2a-replay: ${warning}\n`);
+          keyring = loaded.keyring;
+        } catch (error) {
+          throw new CliExit(EXIT.usage, errorMessage(error));
+        }
+      }
+      const sections: ReportSection[] = [];
+      for (const file of files) {
+        try {
+          sections.push(
+            (await kindOf(file)) === 'recording'
+              ? await recordingSection(file)
+              : await receiptLogSection(file, keyring),
+          );
+        } catch (error) {
+          if (error instanceof CliExit) throw error;
+          throw new CliExit(EXIT.usage, `${file}: ${errorMessage(error)}`);
+        }
+      }
+      await writeReport(options.out, sections, 'a2a-replay report');
+      const pauses = sections.reduce((n, s) => n + s.rows.length, 0);
+      const lost = sections.reduce((n, s) => n + s.rows.filter((r) => r.outcome === 'lost').length, 0);
+      process.stdout.write(`wrote ${options.out}: ${sections.length} files, ${pauses} pauses, ${lost} lost\n`);
+    });
+}

@@ -1,0 +1,268 @@
+/**
+ * @module report/build-report
+ * Gathers what the HTML report shows (docs/design.md §12) from recordings, receipt logs and
+ * replay results: each task's states over recorded time, each pause with its initiator, end,
+ * rejected attempts and lost verdict, and the audit rows with their receipt hashes, span ids and
+ * verification status. The lost verdicts are the observer's own (the LostPause spans `lost`
+ * lists), so the report never disagrees with `lost`, `audit` or Jaeger.
+ */
+import { readFile } from 'node:fs/promises';
+import { type JsonValue, sha256Prefixed } from '../canonical/canonical-json.js';
+import { ObservationPipeline } from '../observe/pipeline.js';
+import { AuditCollector, type AuditRow } from '../receipts/audit.js';
+import type { Keyring } from '../receipts/keys.js';
+import { splitLogBytes } from '../receipts/log-reader.js';
+import { readReceiptLogLine } from '../receipts/read-line.js';
+import type { ReceiptLogLine } from '../receipts/types.js';
+import { verifyReceiptLogBytes } from '../receipts/verify.js';
+import type { RecordingEntry } from '../recording/format.js';
+import { readRecording } from '../recording/recording-reader.js';
+import { deriveReceiptLog, unsignedKeyring } from '../replay/derive-receipts.js';
+import { describeDrift } from '../replay/reporters/text.js';
+import type { RecordingResult } from '../replay/result.js';
+import { LostPauseCollector, type LostPauseListing, lostPausesInReceiptLog } from '../tracing/lost-pauses.js';
+import type { Lane, LanePause, LaneState, ReportRow, ReportSection } from './html-report.js';
+
+type Obj = { [key: string]: JsonValue };
+const obj = (v: JsonValue | undefined): Obj | undefined =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? v : undefined;
+
+/** (task, state) pairs an answer or event shows; a legacy pause envelope counts as PAUSED. */
+function statesIn(body: JsonValue | undefined): { taskId: string; state: string }[] {
+  const out: { taskId: string; state: string }[] = [];
+  const stack: { value: JsonValue | undefined; depth: number }[] = [{ value: body, depth: 0 }];
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop()!;
+    if (depth > 6) continue;
+    if (Array.isArray(value)) {
+      for (const v of value) stack.push({ value: v, depth: depth + 1 });
+      continue;
+    }
+    const o = obj(value);
+    if (!o) continue;
+    const taskId = typeof o.taskId === 'string' ? o.taskId : typeof o.id === 'string' ? o.id : undefined;
+    const status = obj(o.status);
+    let state = typeof status?.state === 'string' ? status.state : typeof o.state === 'string' ? o.state : undefined;
+    const harn = obj(obj(obj(o.metadata)?.harn)?.pause);
+    if (state === 'TASK_STATE_WORKING' && harn?.state === 'paused') state = 'TASK_STATE_PAUSED';
+    if (taskId !== undefined && state?.startsWith('TASK_STATE_')) {
+      out.push({ taskId, state });
+      continue;
+    }
+    for (const v of Object.values(o)) stack.push({ value: v, depth: depth + 1 });
+  }
+  return out;
+}
+
+function statesOf(entries: readonly RecordingEntry[]): Map<string, LaneState[]> {
+  const lanes = new Map<string, LaneState[]>();
+  const end = entries.length > 0 ? Date.parse(entries[entries.length - 1]!.at) : 0;
+  for (const entry of entries) {
+    if (entry.kind !== 'response' && entry.kind !== 'event') continue;
+    const at = Date.parse(entry.at);
+    for (const { taskId, state } of statesIn(entry.body)) {
+      const lane = lanes.get(taskId) ?? [];
+      const last = lane[lane.length - 1];
+      if (last?.state === state) continue;
+      if (last) last.to = at;
+      lane.push({ state, from: at, to: end });
+      lanes.set(taskId, lane);
+    }
+  }
+  return lanes;
+}
+
+function initiatorOf(value: string): 'client' | 'agent' | 'unspecified' {
+  return value === 'PAUSE_INITIATOR_CLIENT' ? 'client' : value === 'PAUSE_INITIATOR_AGENT' ? 'agent' : 'unspecified';
+}
+
+function parsedLines(texts: readonly string[]): { line: ReceiptLogLine; text: string }[] {
+  const out: { line: ReceiptLogLine; text: string }[] = [];
+  for (const text of texts) {
+    if (text.trim() === '') continue;
+    const parsed = readReceiptLogLine(JSON.parse(text) as unknown);
+    if (parsed.ok) out.push({ line: parsed.value, text });
+  }
+  return out;
+}
+
+/** Rows and lane pauses from receipt lines, with the lost verdicts and a verification status. */
+function fromReceipts(
+  lines: readonly { line: ReceiptLogLine; text: string }[],
+  lost: readonly LostPauseListing[],
+  verification: (line: number, seq: number) => ReportRow['verification'],
+): { rows: ReportRow[]; pauses: Map<string, LanePause[]> } {
+  const collector = new AuditCollector();
+  const observed = new Map<string, { from: number; to: number | null; rejected: number[]; seqs: number[] }>();
+  lines.forEach(({ line, text }, i) => {
+    const hash = sha256Prefixed(text);
+    collector.onLine({ number: i + 1, line, hash });
+    if (line.type === 'SuspensionReceipt') {
+      observed.set(hash, { from: Date.parse(line.observedAt), to: null, rejected: [], seqs: [line.seq] });
+    } else if (line.type === 'ResumptionReceipt') {
+      const o = observed.get(line.suspension);
+      if (!o) return;
+      o.seqs.push(line.seq);
+      if (line.outcome === 'rejected') o.rejected.push(Date.parse(line.observedAt));
+      else o.to = Date.parse(line.observedAt);
+    }
+  });
+  const lostByTask = new Map(lost.map((l) => [l.taskId, l]));
+  const rows: ReportRow[] = [];
+  const pauses = new Map<string, LanePause[]>();
+  for (const row of collector.rows()) {
+    const o = observed.get(row.suspension);
+    const lostPause = row.outcome === 'open' ? lostByTask.get(row.taskId) : undefined;
+    const ended = endedText(row);
+    rows.push({
+      taskId: row.taskId,
+      initiator: initiatorOf(row.initiatedBy),
+      principal: row.principal,
+      reason: row.reason,
+      mode: suspensionOf(lines, row)?.mode ?? null,
+      pausedAt: row.pausedAt,
+      outcome: lostPause ? 'lost' : row.outcome,
+      ended: lostPause ? `LOST: ${lostPause.reason}` : ended,
+      rejected: row.rejectedAttempts,
+      receiptHash: row.suspension,
+      traceId: suspensionOf(lines, row)?.span.traceId ?? null,
+      spanId: suspensionOf(lines, row)?.span.spanId ?? null,
+      verification: verification(row.line, Math.max(...(o?.seqs ?? [0]))),
+    });
+    const lane = pauses.get(row.taskId) ?? [];
+    lane.push({
+      from: o?.from ?? Date.parse(row.pausedAt),
+      to: o?.to ?? null,
+      initiator: initiatorOf(row.initiatedBy),
+      reason: row.reason,
+      mode: null,
+      ended: row.outcome === 'open' ? null : ended,
+      lost: lostPause ? lostPause.reason : null,
+      rejected: o?.rejected ?? [],
+    });
+    pauses.set(row.taskId, lane);
+  }
+  return { rows, pauses };
+}
+
+/** The SuspensionReceipt an audit row was built from (`row.line` is its 1-based place). */
+function suspensionOf(lines: readonly { line: ReceiptLogLine; text: string }[], row: AuditRow) {
+  const found = lines[row.line - 1]?.line;
+  return found?.type === 'SuspensionReceipt' ? found : undefined;
+}
+
+function endedText(row: AuditRow): string {
+  if (row.outcome === 'open') return 'still open';
+  return [row.outcome, row.cause ? `(${row.cause})` : '', row.closedAt ? `at ${row.closedAt}` : '']
+    .filter(Boolean)
+    .join(' ');
+}
+
+function lanesOf(states: Map<string, LaneState[]>, pauses: Map<string, LanePause[]>): Lane[] {
+  const tasks = [...new Set([...states.keys(), ...pauses.keys()])];
+  return tasks.map((taskId) => ({ taskId, states: states.get(taskId) ?? [], pauses: pauses.get(taskId) ?? [] }));
+}
+
+function verdictOf(rows: readonly ReportRow[]): string {
+  const lost = rows.filter((r) => r.outcome === 'lost').length;
+  return `${rows.length} pause${rows.length === 1 ? '' : 's'}, ${lost} lost`;
+}
+
+/** A recording: its receipts derived as replay and record derive them (not signed). */
+export async function recordingSection(file: string): Promise<ReportSection> {
+  const recording = await readRecording(file, { allowTornTail: true, source: file });
+  const derived = await deriveReceiptLog({
+    header: recording.header,
+    entries: recording.entries,
+    keyring: unsignedKeyring(),
+    tool: 'a2a-replay report',
+  });
+  const collector = new LostPauseCollector();
+  const pipeline = new ObservationPipeline({ recordingId: recording.header.id, spans: collector });
+  for (const entry of recording.entries) void pipeline.push(entry);
+  await pipeline.finish(recording.entries.at(-1)?.at ?? recording.header.createdAt);
+  await pipeline.idle();
+  const { rows, pauses } = fromReceipts(parsedLines(derived.lines), collector.lost, () => ({
+    status: 'not checked',
+    why: 'derived from the recording; pass its receipt log to verify',
+  }));
+  return {
+    file,
+    kind: 'recording',
+    verdict: verdictOf(rows),
+    causes: [],
+    lanes: lanesOf(statesOf(recording.entries), pauses),
+    rows,
+    drift: [],
+    exchanges: [],
+    notes: recording.tornTail ? [`torn last line ${recording.tornTail.line} skipped`] : [],
+  };
+}
+
+/** A receipt log, verified as it is read when a key is given. */
+export async function receiptLogSection(file: string, keyring: Keyring | undefined): Promise<ReportSection> {
+  const bytes = await readFile(file);
+  const texts: string[] = [];
+  for (const raw of splitLogBytes(bytes)) if (raw.text !== null && raw.complete) texts.push(raw.text);
+  const lines = parsedLines(texts);
+  const result = keyring ? verifyReceiptLogBytes(bytes, { keyring, allowOpen: true, allowTornTail: true }) : undefined;
+  const verification = (line: number, seq: number): ReportRow['verification'] => {
+    if (!result) return { status: 'not checked', why: 'no key given' };
+    if (!result.ok) {
+      const e = result.firstError;
+      return { status: 'failed', why: `line ${e?.line ?? '?'}: ${e?.reason ?? 'invalid'}` };
+    }
+    if (result.firstError === undefined && line > 0 && seq > result.vouched)
+      return { status: 'not checked', why: 'after the last checkpoint' };
+    return {
+      status: 'verified',
+      why: result.receiptSignatures === 'checked' ? 'signature and chain' : 'chain and checkpoint (public key)',
+    };
+  };
+  const { rows, pauses } = fromReceipts(lines, lostPausesInReceiptLog(lines.map((l) => l.line)), verification);
+  const notes: string[] = [];
+  if (result && !result.ok) notes.push(`does not verify: ${result.firstError?.message ?? 'invalid'}`);
+  return {
+    file,
+    kind: 'receipt log',
+    verdict: `${verdictOf(rows)}, ${result ? (result.ok ? 'verified' : 'DOES NOT VERIFY') : 'not verified (no key)'}`,
+    causes: [],
+    lanes: lanesOf(new Map(), pauses),
+    rows,
+    drift: [],
+    exchanges: [],
+    notes,
+  };
+}
+
+const brief = (v: JsonValue | undefined): string => (v === undefined ? '(absent)' : JSON.stringify(v));
+
+/** A replay (`run --html`): the verdict, the likely cause, expected vs actual, and the recording's lanes. */
+export async function replaySection(result: RecordingResult): Promise<ReportSection> {
+  let recorded: ReportSection | undefined;
+  try {
+    recorded = await recordingSection(result.recording);
+  } catch {
+    recorded = undefined;
+  }
+  return {
+    file: result.recording,
+    kind: 'replay',
+    verdict:
+      result.outcome === 'match'
+        ? 'PASS'
+        : result.outcome === 'drift'
+          ? 'DRIFT'
+          : `${result.outcome.toUpperCase()}${result.error ? `: ${result.error.message}` : ''}`,
+    causes: result.causes,
+    lanes: recorded?.lanes ?? [],
+    rows: recorded?.rows ?? [],
+    drift: (result.receipts?.differences ?? []).map((d) => ({
+      path: d.path,
+      expected: brief(d.expected),
+      actual: brief(d.actual),
+    })),
+    exchanges: result.drift.map(describeDrift),
+    notes: result.notes,
+  };
+}

@@ -1,0 +1,316 @@
+/**
+ * @module report/html-report
+ * One self-contained HTML file of pauses, receipts and drift (docs/design.md §12): inline CSS,
+ * JS and SVG, no network, opens from disk. Pure: a {@link Report} in, HTML text out. Every value
+ * from a recording or log is escaped; the data the page's script filters on travels as
+ * `data-*` attributes, never as script.
+ */
+
+/** A task state over recorded time (ms since the epoch). */
+export interface LaneState {
+  state: string;
+  from: number;
+  to: number;
+}
+
+/** A pause on a task's lane. */
+export interface LanePause {
+  from: number;
+  /** null while open at the end. */
+  to: number | null;
+  initiator: 'client' | 'agent' | 'unspecified';
+  reason: string | null;
+  mode: string | null;
+  /** How it ended (`resumed (explicit_resume)`), or null. */
+  ended: string | null;
+  /** A lost pause's reason (`pause_ignored`, ...). */
+  lost: string | null;
+  /** Times of rejected resume attempts. */
+  rejected: number[];
+}
+
+export interface Lane {
+  taskId: string;
+  states: LaneState[];
+  pauses: LanePause[];
+}
+
+/** One row of the audit view. */
+export interface ReportRow {
+  taskId: string;
+  initiator: string;
+  principal: string | null;
+  reason: string | null;
+  mode: string | null;
+  pausedAt: string;
+  /** `resumed`, `canceled`, `failed`, `open` or `lost`. */
+  outcome: string;
+  ended: string;
+  rejected: number;
+  receiptHash: string | null;
+  traceId: string | null;
+  spanId: string | null;
+  /** `verified`, `not checked` or `failed`, and why. */
+  verification: { status: 'verified' | 'not checked' | 'failed'; why: string };
+}
+
+/** One compared field of a replay's drift. */
+export interface DriftLine {
+  path: string;
+  expected: string;
+  actual: string;
+}
+
+export interface ReportSection {
+  /** The file as given. */
+  file: string;
+  kind: 'recording' | 'receipt log' | 'replay';
+  /** A one-line verdict (`3 pauses, 1 lost`, `DRIFT`, ...). */
+  verdict: string;
+  /** Likely causes, said first (replay). */
+  causes: string[];
+  lanes: Lane[];
+  rows: ReportRow[];
+  drift: DriftLine[];
+  /** Exchange drift, as text lines. */
+  exchanges: string[];
+  notes: string[];
+}
+
+export interface Report {
+  title: string;
+  /** When it was made (ISO), shown in the header. */
+  createdAt: string;
+  sections: ReportSection[];
+}
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text safe in HTML content and attribute values. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+}
+
+const STATE_COLORS: Record<string, string> = {
+  TASK_STATE_SUBMITTED: 'var(--submitted)',
+  TASK_STATE_WORKING: 'var(--working)',
+  TASK_STATE_PAUSED: 'var(--paused)',
+  TASK_STATE_COMPLETED: 'var(--completed)',
+  TASK_STATE_FAILED: 'var(--failed)',
+  TASK_STATE_CANCELED: 'var(--canceled)',
+  TASK_STATE_INPUT_REQUIRED: 'var(--input)',
+  TASK_STATE_AUTH_REQUIRED: 'var(--input)',
+};
+
+const short = (state: string): string => state.replace(/^TASK_STATE_/, '').toLowerCase();
+
+function lanesSvg(lanes: readonly Lane[]): string {
+  if (lanes.length === 0) return '<p class="empty">No task states or pauses to draw.</p>';
+  const times = lanes.flatMap((l) => [
+    ...l.states.flatMap((s) => [s.from, s.to]),
+    ...l.pauses.flatMap((p) => [p.from, p.to ?? p.from, ...p.rejected]),
+  ]);
+  const start = Math.min(...times);
+  const end = Math.max(...times, start + 1);
+  const width = 900;
+  const left = 190;
+  const x = (t: number): number => left + ((t - start) / (end - start)) * (width - left - 10);
+  const rowHeight = 46;
+  const parts: string[] = [];
+  lanes.forEach((lane, i) => {
+    const y = 10 + i * rowHeight;
+    const task = escapeHtml(lane.taskId);
+    parts.push(`<g class="lane" data-task="${task}" tabindex="0" aria-label="task ${task}">`);
+    parts.push(`<title>task ${task}</title>`);
+    parts.push(`<text x="4" y="${y + 16}" class="lane-label">${escapeHtml(lane.taskId.slice(0, 26))}</text>`);
+    for (const s of lane.states) {
+      const w = Math.max(2, x(s.to) - x(s.from));
+      parts.push(
+        `<rect class="state" x="${x(s.from).toFixed(1)}" y="${y}" width="${w.toFixed(1)}" height="12" ` +
+          `fill="${STATE_COLORS[s.state] ?? 'var(--other)'}"><title>${escapeHtml(short(s.state))}</title></rect>`,
+      );
+      if (w > 48)
+        parts.push(
+          `<text class="state-label" x="${(x(s.from) + 3).toFixed(1)}" y="${y + 10}">` +
+            `${escapeHtml(short(s.state))}</text>`,
+        );
+    }
+    for (const p of lane.pauses) {
+      const to = p.to ?? end;
+      const w = Math.max(4, x(to) - x(p.from));
+      const cls = p.lost ? 'pause lost' : `pause ${p.initiator}`;
+      const label = p.lost ? `LOST: ${p.lost}` : `${p.initiator} pause${p.reason ? `: ${p.reason}` : ''}`;
+      const tip = [label, p.mode ? `mode ${p.mode}` : '', p.ended ? `ended ${p.ended}` : 'still open'].filter(Boolean);
+      parts.push(
+        `<rect class="${cls}" x="${x(p.from).toFixed(1)}" y="${y + 16}" width="${w.toFixed(1)}" height="14" rx="3">` +
+          `<title>${escapeHtml(tip.join(' · '))}</title></rect>`,
+      );
+      parts.push(
+        `<text class="pause-label" x="${(x(p.from) + 3).toFixed(1)}" y="${y + 27}">` +
+          `${escapeHtml(label.slice(0, 60))}</text>`,
+      );
+      for (const r of p.rejected) {
+        parts.push(
+          `<text class="rejected" x="${x(r).toFixed(1)}" y="${y + 42}">` +
+            '✕<title>rejected resume attempt</title></text>',
+        );
+      }
+    }
+    parts.push('</g>');
+  });
+  const height = 20 + lanes.length * rowHeight;
+  return (
+    `<svg class="lanes" viewBox="0 0 ${width} ${height}" width="100%" role="img" ` +
+    `aria-label="timeline of ${lanes.length} task${lanes.length === 1 ? '' : 's'}">${parts.join('')}</svg>`
+  );
+}
+
+function rowsTable(rows: readonly ReportRow[]): string {
+  if (rows.length === 0) return '<p class="empty">No suspensions.</p>';
+  const head = [
+    'task',
+    'initiated by',
+    'principal',
+    'reason',
+    'mode',
+    'paused at',
+    'ended',
+    'rejected',
+    'receipt',
+    'span (Jaeger)',
+    'verification',
+  ];
+  const body = rows.map((r) => {
+    const cells = [
+      r.taskId,
+      r.initiator,
+      r.principal ?? '-',
+      r.reason ?? '-',
+      r.mode ?? '-',
+      r.pausedAt,
+      r.ended,
+      String(r.rejected),
+      r.receiptHash ?? '-',
+      r.traceId && r.spanId ? `trace ${r.traceId} span ${r.spanId}` : '-',
+      `${r.verification.status}${r.verification.why ? ` (${r.verification.why})` : ''}`,
+    ].map((c, i) => `<td class="c${i}">${escapeHtml(c)}</td>`);
+    const cls = r.outcome === 'lost' ? ' class="lost-row"' : '';
+    return (
+      `<tr${cls} tabindex="0" data-task="${escapeHtml(r.taskId)}" data-initiator="${escapeHtml(r.initiator)}" ` +
+      `data-outcome="${escapeHtml(r.outcome)}">${cells.join('')}</tr>`
+    );
+  });
+  const headRow = head.map((h) => `<th>${h}</th>`).join('');
+  return `<table class="rows"><thead><tr>${headRow}</tr></thead><tbody>${body.join('')}</tbody></table>`;
+}
+
+function driftTable(drift: readonly DriftLine[]): string {
+  if (drift.length === 0) return '';
+  const rows = drift.map(
+    (d) =>
+      `<tr><td>${escapeHtml(d.path)}</td><td class="expected">${escapeHtml(d.expected)}</td>` +
+      `<td class="actual">${escapeHtml(d.actual)}</td></tr>`,
+  );
+  return (
+    '<h3>Receipts: expected vs actual</h3><table class="drift"><thead><tr><th>path</th><th>expected</th>' +
+    `<th>actual</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+  );
+}
+
+function section(s: ReportSection, index: number): string {
+  const list = (items: readonly string[], cls: string): string =>
+    items.length === 0 ? '' : `<ul class="${cls}">${items.map((i) => `<li>${escapeHtml(i)}</li>`).join('')}</ul>`;
+  return [
+    `<section class="file" id="file-${index}" data-kind="${escapeHtml(s.kind)}">`,
+    `<h2>${escapeHtml(s.file)} <span class="kind">${escapeHtml(s.kind)}</span></h2>`,
+    `<p class="verdict">${escapeHtml(s.verdict)}</p>`,
+    s.causes.length > 0 ? `<h3>Likely cause</h3>${list(s.causes, 'causes')}` : '',
+    driftTable(s.drift),
+    s.exchanges.length > 0 ? `<h3>Exchanges that drifted</h3>${list(s.exchanges, 'exchanges')}` : '',
+    s.lanes.length > 0 ? `<h3>Tasks over time</h3>${lanesSvg(s.lanes)}` : '',
+    s.rows.length > 0 || s.kind !== 'replay' ? `<h3>Who paused what, when, why</h3>${rowsTable(s.rows)}` : '',
+    list(s.notes, 'notes'),
+    '</section>',
+  ].join('\n');
+}
+
+const CSS = `
+:root{--bg:#fff;--fg:#1b1f24;--muted:#57606a;--line:#d0d7de;--submitted:#8c959f;--working:#54aeff;--paused:#d4a72c;
+--completed:#4ac26b;--failed:#cf222e;--canceled:#6e7781;--input:#bf8700;--other:#afb8c1;
+--client:#0969da;--agent:#8250df;--lost:#cf222e}
+@media (prefers-color-scheme:dark){:root{--bg:#0d1117;--fg:#e6edf3;--muted:#8d96a0;--line:#30363d;
+--client:#4493f8;--agent:#ab7df8;--lost:#f85149}
+}
+body{font:14px/1.45 system-ui,sans-serif;background:var(--bg);color:var(--fg);margin:0 24px 48px}
+header{position:sticky;top:0;background:var(--bg);padding:12px 0;border-bottom:1px solid var(--line)}
+h1{font-size:20px;margin:0 0 6px}h2{font-size:16px;margin:28px 0 4px}
+h3{font-size:14px;margin:16px 0 6px;color:var(--muted)}
+.kind{font-weight:normal;color:var(--muted);font-size:13px}.verdict{font-weight:600}
+table{border-collapse:collapse;width:100%;font-size:12.5px}
+th,td{border:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top;word-break:break-all}
+tr:focus{outline:2px solid var(--client)}tr.lost-row td{color:var(--lost);font-weight:600}
+td.expected{background:rgba(207,34,46,.08)}td.actual{background:rgba(74,194,107,.10)}
+svg.lanes{max-width:1100px;border:1px solid var(--line);border-radius:6px}
+.lane-label,.state-label,.pause-label{font:11px ui-monospace,monospace;fill:var(--fg)}.state-label{fill:#000}
+.pause.client{fill:var(--client)}.pause.agent{fill:var(--agent)}.pause.unspecified{fill:var(--muted)}
+.pause.lost{fill:var(--lost)}
+.pause-label{fill:#fff;pointer-events:none}.rejected{fill:var(--lost);font-size:13px}
+.lane:focus{outline:2px solid var(--client)}.hidden{display:none}.causes li{color:var(--lost);font-weight:600}
+.filters label{margin-right:12px}.empty{color:var(--muted)}.legend span{margin-right:12px}
+.legend i{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px;vertical-align:middle}`;
+
+const SCRIPT = `
+(function(){
+  var byId=function(id){return document.getElementById(id);};
+  var f={task:byId('f-task'),initiator:byId('f-initiator'),outcome:byId('f-outcome')};
+  function apply(){
+    var t=f.task.value.trim(),i=f.initiator.value,o=f.outcome.value;
+    document.querySelectorAll('tr[data-task]').forEach(function(r){
+      var show=(!t||r.dataset.task.indexOf(t)>=0)&&(!i||r.dataset.initiator===i)&&(!o||r.dataset.outcome===o);
+      r.classList.toggle('hidden',!show);
+    });
+    document.querySelectorAll('g.lane').forEach(function(g){
+      g.classList.toggle('hidden',!!t&&g.dataset.task.indexOf(t)<0);
+    });
+  }
+  Object.keys(f).forEach(function(k){f[k].addEventListener('input',apply);});
+  document.addEventListener('keydown',function(e){
+    if(e.target&&(e.target.tagName==='INPUT'||e.target.tagName==='SELECT'))return;
+    if(e.key==='/'){e.preventDefault();f.task.focus();return;}
+    if(e.key!=='j'&&e.key!=='k')return;
+    var all=document.querySelectorAll('tr[data-task]');
+    var rows=Array.prototype.filter.call(all,function(r){return !r.classList.contains('hidden');});
+    if(rows.length===0)return;
+    var at=rows.indexOf(document.activeElement);
+    var next=e.key==='j'?Math.min(rows.length-1,at+1):Math.max(0,at-1);
+    rows[next].focus();
+  });
+})();`;
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** The whole report as one HTML document. */
+export function renderHtmlReport(report: Report): string {
+  const pauses = report.sections.reduce((n, s) => n + s.rows.length, 0);
+  const lost = report.sections.reduce((n, s) => n + s.rows.filter((r) => r.outcome === 'lost').length, 0);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta http-equiv="Content-Security-Policy"
+ content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<title>${escapeHtml(report.title)}</title><style>${CSS}</style></head>
+<body><header><h1>${escapeHtml(report.title)}</h1>
+<p class="summary">${plural(report.sections.length, 'file')} · ${plural(pauses, 'pause')} ·
+<strong class="lost-count">${lost} lost</strong> · made ${escapeHtml(report.createdAt)}</p>
+<p class="legend"><span><i style="background:var(--client)"></i>client pause</span><span>
+<i style="background:var(--agent)"></i>agent pause</span><span><i style="background:var(--lost)"></i>lost pause</span>
+<span>✕ rejected resume</span><span>keys: / filter, j/k rows</span></p>
+<p class="filters"><label>task <input id="f-task" placeholder="id contains"></label>
+<label>initiator <select id="f-initiator"><option value="">any</option><option>client</option><option>agent</option>
+<option>unspecified</option></select></label>
+<label>outcome <select id="f-outcome"><option value="">any</option><option>resumed</option><option>canceled</option>
+<option>failed</option><option>open</option><option>lost</option></select></label></p>
+</header>
+<main>${report.sections.map(section).join('\n')}</main>
+<script>${SCRIPT}</script></body></html>
+`;
+}

@@ -1,0 +1,122 @@
+/**
+ * `a2a-replay report` opened from disk in a real browser: Debian's chromium, driven by the pinned
+ * playwright-core against the system binary (no browser download). The page shows a lane per
+ * task, the lost pause marked in text as well as colour, filters that hide what does not match,
+ * and no console errors; a screenshot is kept as a test artifact in test-results/. Without a
+ * chromium binary the browser test is skipped, saying why; the report's contents are checked
+ * without a browser either way.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, runCli } from '../helpers/cli.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
+const SKIPPED = 'skipped: no chromium binary; apt-get install -y chromium, or set CHROMIUM_PATH';
+const GOLDEN = join(ROOT, 'golden');
+const FILES = [
+  join(GOLDEN, 'lost-pause', 'recording.jsonl'),
+  join(GOLDEN, 'caller-pause-finish-step', 'recording.jsonl'),
+  join(GOLDEN, 'wrong-token-then-right', 'recording.receipts.jsonl'),
+];
+
+let dir = '';
+let report = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'report-'));
+  report = join(dir, 'report.html');
+  const r = await runCli(['report', ...FILES, '--key', join(GOLDEN, 'test-key.json'), '--out', report]);
+  expect(r.code, r.stderr).toBe(0);
+  expect(r.stdout).toMatch(/^wrote .*report\.html: 3 files, \d+ pauses, 1 lost\n$/);
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('the HTML report, as a file', () => {
+  it('is self-contained: no network, no external resource', async () => {
+    const html = await readFile(report, 'utf8');
+    expect(html).not.toMatch(/\b(src|href)=["']?(https?:)?\/\//);
+    expect(html).toContain("default-src 'none'");
+    expect(html).toContain('LOST: recording_ended');
+    expect(html).toMatch(/verified \(signature and chain\)/);
+    expect(Buffer.byteLength(html)).toBeLessThan(200_000);
+  });
+
+  it('run --html shows the drift of a replay: expected vs actual with the receipt path', async () => {
+    const golden = join(GOLDEN, 'caller-pause-finish-step', 'recording.receipts.jsonl');
+    const mutated = join(dir, 'mutated.receipts.jsonl');
+    await writeFile(
+      mutated,
+      (await readFile(golden, 'utf8')).replace('"reason":"operator review"', '"reason":"audit"'),
+    );
+    const html = join(dir, 'run.html');
+    const r = await runCli([
+      'run',
+      join(GOLDEN, 'caller-pause-finish-step', 'recording.jsonl'),
+      '--golden',
+      mutated,
+      '--html',
+      html,
+    ]);
+    expect(r.code).toBe(1);
+    const text = await readFile(html, 'utf8');
+    expect(text).toContain('<p class="verdict">DRIFT</p>');
+    expect(text).toMatch(
+      /<td>receipts\[0\]\.reason<\/td><td class="expected">&quot;audit&quot;<\/td><td class="actual">&quot;operator /,
+    );
+  });
+
+  it('exits 2 naming a file that is neither a recording nor a receipt log', async () => {
+    const r = await runCli(['report', join(ROOT, 'package.json'), '--out', join(dir, 'x.html')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/package\.json:1: /);
+  });
+});
+
+describe.skipIf(CHROMIUM === undefined)(`the HTML report in chromium (${CHROMIUM ?? SKIPPED})`, () => {
+  it('shows a lane per task, the lost pause in text, working filters and no console errors', async () => {
+    const browser = await chromium.launch({ executablePath: CHROMIUM as string, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const errors: string[] = [];
+      page.on('console', (m) => {
+        if (m.type() === 'error') errors.push(m.text());
+      });
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(pathToFileURL(report).href);
+      /** One attribute of every element the selector finds, in document order. */
+      const attrs = async (selector: string, name: string): Promise<(string | null)[]> => {
+        const found = page.locator(selector);
+        const out: (string | null)[] = [];
+        for (let i = 0; i < (await found.count()); i++) out.push(await found.nth(i).getAttribute(name));
+        return out;
+      };
+      const tasks = [...new Set(await attrs('tr[data-task]', 'data-task'))];
+      const laneTasks = await attrs('g.lane', 'data-task');
+      expect(tasks.length).toBeGreaterThan(0);
+      for (const task of tasks) expect(laneTasks).toContain(task);
+      expect(await page.locator('tr.lost-row').count()).toBe(1);
+      expect(await page.locator('tr.lost-row').innerText()).toContain('LOST: recording_ended');
+      expect(await page.locator('rect.pause.lost').count()).toBeGreaterThanOrEqual(1);
+      await mkdir(join(ROOT, 'test-results'), { recursive: true });
+      await page.screenshot({ path: join(ROOT, 'test-results', 'report.png'), fullPage: true });
+      // Filter by the lost pause's task: only its rows stay visible.
+      const lostTask = (await page.locator('tr.lost-row').getAttribute('data-task')) as string;
+      await page.fill('#f-task', lostTask);
+      const visible = await attrs('tr[data-task]:not(.hidden)', 'data-task');
+      expect(visible.length).toBeGreaterThan(0);
+      expect(visible.every((t) => t === lostTask)).toBe(true);
+      await page.selectOption('#f-outcome', 'lost');
+      const lostOnly = await attrs('tr[data-task]:not(.hidden)', 'data-outcome');
+      expect(lostOnly).toEqual(['lost']);
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+});
