@@ -5,7 +5,8 @@
  * UTF-8, broken envelopes, bodies over the limit). Properties, for every run: `seq` is contiguous
  * and the recording reads back whole; `lost` reads it (exit 0 or 1, never 2); the receipt log
  * verifies; and there is exactly one SuspensionReceipt per pause and one resumed
- * ResumptionReceipt per resume that a client was told about. Inputs come from a fixed seed.
+ * ResumptionReceipt per resume that a client was told about; and every JSON-RPC call with an id
+ * gets a JSON-RPC answer (a result or an error). Inputs come from a fixed seed.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -99,17 +100,22 @@ function rpc(method: string, params: unknown): string {
 type Result = { result?: Record<string, unknown> };
 
 /** Runs the steps through the recorder; returns the task ids whose pause and resume were acknowledged. */
-async function drive(url: string, steps: Step[]): Promise<{ pauses: string[]; resumes: string[]; sent: number }> {
+async function drive(
+  url: string,
+  steps: Step[],
+): Promise<{ pauses: string[]; resumes: string[]; sent: number; unanswered: string[] }> {
   const pauses: string[] = [];
   const resumes: string[] = [];
   let sent = 0;
+  const unanswered: string[] = [];
   const send = (body: string | Buffer, headers: Record<string, string> = {}): Promise<Answer> => {
     sent++;
     return post(url, body, headers);
   };
   for (const step of steps) {
     if (step.kind === 'raw') {
-      await send(step.body);
+      const answer = await send(step.body);
+      if (isCall(step.body)) unanswered.push(...(isRpcAnswer(answer.body) ? [] : [JSON.stringify(answer.body)]));
       continue;
     }
     const auth: Record<string, string> = step.sub === null ? {} : { authorization: `Bearer ${jwt(step.sub)}` };
@@ -135,7 +141,26 @@ async function drive(url: string, steps: Step[]): Promise<{ pauses: string[]; re
     ).body as Result;
     if (resumed.result?.state !== undefined) resumes.push(taskId);
   }
-  return { pauses, resumes, sent };
+  return { pauses, resumes, sent, unanswered };
+}
+
+/** A JSON-RPC request with an id (a call that must get an answer), from raw bytes or text. */
+function isCall(body: Buffer | string): boolean {
+  try {
+    const value = JSON.parse(body.toString()) as unknown;
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+    const { id, method } = value as { id?: unknown; method?: unknown };
+    return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number');
+  } catch {
+    return false;
+  }
+}
+
+/** A JSON-RPC answer: `jsonrpc: "2.0"` and a result or an error. */
+function isRpcAnswer(body: unknown): boolean {
+  if (body === null || typeof body !== 'object') return false;
+  const answer = body as Record<string, unknown>;
+  return answer.jsonrpc === '2.0' && ('result' in answer || 'error' in answer);
 }
 
 let runs = 0;
@@ -154,13 +179,15 @@ it('records every hostile run whole, with one receipt per acknowledged pause and
         '--max-body-bytes',
         String(64 * 1024),
       ]);
-      let acknowledged: { pauses: string[]; resumes: string[]; sent: number };
+      let acknowledged: Awaited<ReturnType<typeof drive>>;
       try {
         acknowledged = await drive(recorder.url, steps);
       } finally {
         expect(await stopProcess(recorder)).toBe(0);
       }
       expect(recorder.stderr()).not.toMatch(/failed/);
+      // Every JSON-RPC call, however hostile, got a JSON-RPC answer through the recorder.
+      expect(acknowledged.unanswered).toEqual([]);
 
       const recording = await readRecording(out);
       expect(recording.entries.map((e) => e.seq)).toEqual(recording.entries.map((_, i) => i + 1));
