@@ -189,10 +189,7 @@ export function registerRun(program: Command): void {
         }
       }
       if (options.update && process.env.CI && !options.force) {
-        throw new CliExit(
-          EXIT.usage,
-          '--update rewrites the golden receipts; refused because CI is set (add --force)',
-        );
+        throw new CliExit(EXIT.usage, '--update rewrites the golden receipts; refused because CI is set (add --force)');
       }
       let noise;
       try {
