@@ -151,7 +151,7 @@ export function registerRun(program: Command): void {
       [] as string[],
     )
     .option('--config <file>', `noise rules per method (default: ./${CONFIG_FILE} when present)`)
-    .option('--force', 'let --update rewrite the golden receipts even when CI is set')
+    .option('--force', 'let --update rewrite the golden receipts and recordings even when CI is set')
     .action(async (given: string[], options: RunCommandOptions) => {
       // A glob over a folder also matches the golden logs: X.receipts.jsonl is never a recording.
       const recordings = given.filter((f) => !f.endsWith('.receipts.jsonl'));
@@ -189,7 +189,11 @@ export function registerRun(program: Command): void {
         }
       }
       if (options.update && process.env.CI && !options.force) {
-        throw new CliExit(EXIT.usage, '--update rewrites the golden receipts; refused because CI is set (add --force)');
+        throw new CliExit(
+          EXIT.usage,
+          '--update rewrites the golden receipts (and, on exchange drift, the recordings); ' +
+            'refused because CI is set (add --force)',
+        );
       }
       let noise;
       try {

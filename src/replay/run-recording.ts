@@ -9,7 +9,7 @@
  * file (named with its line) is `malformed` unless updating. Exchange drift alone (receipts equal)
  * is drift too: the peer answered differently even if no pause changed.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rename, writeFile } from 'node:fs/promises';
 import { type Clock, systemClock } from '../clock.js';
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { A2aReplayError, errorMessage } from '../errors.js';
@@ -20,6 +20,9 @@ import type { Keyring } from '../receipts/keys.js';
 import { readReceiptLogLine } from '../receipts/read-line.js';
 import type { RecordingEntry, RecordingHeader } from '../recording/format.js';
 import { type Recording, readRecording } from '../recording/recording-reader.js';
+import { serializeLine } from '../recording/recording-writer.js';
+import { redactHeaders } from '../recording/redaction.js';
+import { replaceResumeTokens } from '../recording/resume-token.js';
 import type { SpanSink } from '../tracing/span-events.js';
 import { checkpointIntervalOf, deriveReceiptLog, unsignedKeyring } from './derive-receipts.js';
 import type { NoiseRules } from './content.js';
@@ -65,6 +68,31 @@ function recordedCard(recording: Recording): JsonValue | undefined {
       return entry.body;
   }
   return undefined;
+}
+
+/**
+ * Writes the replayed entries (already in the recording's identity) as the recording `file`,
+ * renumbered 1..n in their order, as the recorder would have written them: canonical lines,
+ * resume tokens as placeholders, secret headers redacted, mode 0600, replaced atomically.
+ */
+async function rewriteRecording(
+  file: string,
+  header: RecordingHeader,
+  replayed: readonly RecordingEntry[],
+): Promise<RecordingEntry[]> {
+  const entries = replayed.map((entry, i): RecordingEntry => {
+    const copy: RecordingEntry = { ...entry, seq: i + 1, http: { ...entry.http } };
+    if (copy.http.headers) copy.http.headers = redactHeaders(copy.http.headers);
+    if (copy.body !== undefined) {
+      const body = structuredClone(copy.body);
+      copy.body = replaceResumeTokens(body, JSON.stringify(body));
+    }
+    return copy;
+  });
+  const temp = `${file}.update.tmp`;
+  await writeFile(temp, [header, ...entries].map((line) => serializeLine(line)).join(''), { mode: 0o600 });
+  await rename(temp, file);
+  return entries;
 }
 
 /** `X.receipts.jsonl` beside `X.jsonl`. */
@@ -212,9 +240,26 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
       result.notes.push(`${drive.ids.conflicts.length} id pairs contradicted earlier ones and were ignored`);
     }
     if (options.update) {
+      let lines = derived.lines;
+      if (result.drift.length > 0) {
+        // Exchange drift: the live answers become the recording's expectations, so the next run
+        // passes; the golden receipts are then derived from exactly that file.
+        const entries = await rewriteRecording(file, recording.header, drive.replayed);
+        lines = (
+          await deriveReceiptLog({
+            header: recording.header,
+            entries,
+            keyring: options.keyring ?? unsignedKeyring(),
+            tool: options.tool,
+            ...(checkpointEvery !== undefined ? { checkpointEvery } : {}),
+          })
+        ).lines;
+        const n = result.drift.length;
+        result.notes.push(`${file}: rewritten from the live answers (${n} exchange drift${n === 1 ? '' : 's'})`);
+      }
       const changes =
-        goldenLines === undefined ? [] : diffReceiptLogs(goldenLines, derived.lines, { strict: true }).differences;
-      await writeFile(golden, `${derived.lines.join('\n')}\n`);
+        goldenLines === undefined ? [] : diffReceiptLogs(goldenLines, lines, { strict: true }).differences;
+      await writeFile(golden, `${lines.join('\n')}\n`);
       return done({ ...result, outcome: 'updated', update: { created: goldenLines === undefined, changes } });
     }
     const receipts = diffReceiptLogs(goldenLines ?? [], derived.lines, { strict: options.strict ?? false, signed });

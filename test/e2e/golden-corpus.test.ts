@@ -148,4 +148,27 @@ describe('a corpus recording replayed against another response shape', () => {
       receiptLines.every((l) => /^ {4}receipts\[\d+\]\.via: expected "PauseTask", actual "legacy-metadata"$/.test(l)),
     ).toBe(true);
   });
+
+  it('--update clears exchange drift too: live answers become the expectations; the next run passes', async () => {
+    const dir = join(scratch, 'update-exchanges');
+    await mkdir(dir, { recursive: true });
+    for (const name of ['recording.jsonl', 'recording.receipts.jsonl'])
+      await copyFile(join(GOLDEN, 'budget-interrupt', name), join(dir, name));
+    const recording = join(dir, 'recording.jsonl');
+    expect((await runCli(['run', recording, '--legacy-pause'])).code).toBe(1);
+    const updated = await runCli(['run', recording, '--legacy-pause', '--update']);
+    expect(updated.code).toBe(0);
+    const again = await runCli(['run', recording, '--legacy-pause']);
+    expect(again.stdout).toMatch(/^PASS /m);
+    expect(again.code).toBe(0);
+    // Rewritten as the recorder writes: no resume token in clear, seq contiguous.
+    const text = await readFile(recording, 'utf8');
+    expect(text).not.toMatch(/"(resumeToken|handle)":"(?!a2a-replay:resume-token:)/);
+    const seqs = text
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => (JSON.parse(l) as { seq: number }).seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+  });
 });

@@ -151,25 +151,30 @@ describe('--max-connections', () => {
 });
 
 describe('bodies', () => {
-  it('answers a 50 MB chunked body with a 413 the client reads, records the refusal, and keeps serving', async () => {
-    let forwarded = 0;
-    const peer = await upstream((req, res) => {
-      // The recorder fetches the agent card as it starts: only POSTs are forwarded calls.
-      if (req.method === 'POST') forwarded++;
-      req.resume();
-      req.on('end', () => res.end('{"jsonrpc":"2.0","id":1,"result":{}}'));
-    });
-    const { proc, out, url } = await record(peer, '--max-body-bytes', '65536');
-    const answer = await postBig(url, 50 * 1024 * 1024, true);
-    expect(answer.status).toBe(413);
-    expect(answer.headers.connection).toBe('close');
-    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: -32600 } });
-    expect(forwarded).toBe(0);
-    const after = await fetch(url, { method: 'POST', body: rpc('ListTasks') });
-    expect(after.status).toBe(200);
-    const entries = await entriesOf(proc, out);
-    expect(entries[1]?.error).toMatch(/over the recorder's limit of 65536 bytes/);
-  });
+  // 50 MB through two processes on a loaded 2-core machine can take a while: a generous deadline.
+  it(
+    'answers a 50 MB chunked body with a 413 the client reads, records the refusal, and keeps serving',
+    { timeout: 180_000 },
+    async () => {
+      let forwarded = 0;
+      const peer = await upstream((req, res) => {
+        // The recorder fetches the agent card as it starts: only POSTs are forwarded calls.
+        if (req.method === 'POST') forwarded++;
+        req.resume();
+        req.on('end', () => res.end('{"jsonrpc":"2.0","id":1,"result":{}}'));
+      });
+      const { proc, out, url } = await record(peer, '--max-body-bytes', '65536');
+      const answer = await postBig(url, 50 * 1024 * 1024, true);
+      expect(answer.status).toBe(413);
+      expect(answer.headers.connection).toBe('close');
+      expect(JSON.parse(answer.body)).toMatchObject({ error: { code: -32600 } });
+      expect(forwarded).toBe(0);
+      const after = await fetch(url, { method: 'POST', body: rpc('ListTasks') });
+      expect(after.status).toBe(200);
+      const entries = await entriesOf(proc, out);
+      expect(entries[1]?.error).toMatch(/over the recorder's limit of 65536 bytes/);
+    },
+  );
 
   it('passes a gzip answer to the client untouched and records it decoded', async () => {
     const json = { jsonrpc: '2.0', id: 7, result: { artifacts: ['a', 'b'] } };
