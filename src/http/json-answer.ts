@@ -4,6 +4,8 @@
  * proxy: one `writeHead` with `Content-Type` and `Content-Length`, then the body.
  */
 import type { ServerResponse } from 'node:http';
+import { jsonRpcError } from '../protocol/errors.js';
+import { errorResponse } from '../protocol/json-rpc.js';
 
 /**
  * Sends `value` as JSON with `status`. Returns false (and sends nothing) when the response has
@@ -20,4 +22,13 @@ export function sendJson(
   res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers });
   res.end(text);
   return true;
+}
+
+/**
+ * The JSON-RPC error body of an answer the HTTP limits send (408, 413, 431, 400, 503): id null,
+ * -32603 for 503 (the server is busy), -32600 for the rest, the HTTP status in `data`.
+ */
+export function limitAnswerBody(status: number, message: string): string {
+  const name = status === 503 ? 'INTERNAL' : 'INVALID_REQUEST';
+  return JSON.stringify(errorResponse(null, jsonRpcError(name, message, { httpStatus: String(status) })));
 }

@@ -49,20 +49,12 @@ import {
   limitedServerOptions,
   readLimitedBody,
 } from '../http/limits.js';
+import { limitAnswerBody as limitBody, sendJson } from '../http/json-answer.js';
 import { redactUrl } from '../recording/redaction.js';
 import { endToEndRawHeaders, mediaType } from './http-headers.js';
 
 /** Default time the upstream has to send its response head. */
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
-
-/** The JSON-RPC error body of an answer sent by the HTTP limits. */
-function limitBody(status: number, message: string): string {
-  return JSON.stringify({
-    jsonrpc: '2.0',
-    id: null,
-    error: jsonRpcError(status === 503 ? 'INTERNAL' : 'INVALID_REQUEST', message, { httpStatus: String(status) }),
-  });
-}
 
 export interface RecordingProxyOptions {
   /** The peer to forward to, e.g. `http://127.0.0.1:8080` (a path prefix is kept). */
@@ -162,19 +154,9 @@ export function isControlTarget(target: string): boolean {
   return segments[0] === CONTROL_PATH.slice(1);
 }
 
-function sendJson(res: ServerResponse, status: number, value: unknown, close = false): void {
-  if (res.headersSent || res.destroyed) {
-    res.destroy();
-    return;
-  }
-  const body = JSON.stringify(value);
-  const headers: Record<string, string | number> = {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(body),
-  };
-  if (close) headers.connection = 'close';
-  res.writeHead(status, headers);
-  res.end(body);
+/** A whole JSON answer, or, when the response has already started, the connection cut. */
+function answerJson(res: ServerResponse, status: number, value: unknown): void {
+  if (!sendJson(res, status, value)) res.destroy();
 }
 
 /** Starts the proxy; resolves once it listens. */
@@ -222,7 +204,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       const why = `upstream ${upstreamLabel} sent no response within ${upstreamTimeoutMs} ms`;
       exchange.fail(why);
       upstreamReq.destroy();
-      sendJson(res, 504, {
+      answerJson(res, 504, {
         jsonrpc: '2.0',
         id: jsonRpcIdOf(body),
         error: jsonRpcError('INTERNAL', why, { upstream: upstreamLabel }),
@@ -256,7 +238,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       const why = `upstream ${upstreamLabel} failed: ${describeError(error)}`;
       exchange.fail(why);
       if (!res.headersSent) {
-        sendJson(res, 502, {
+        answerJson(res, 502, {
           jsonrpc: '2.0',
           id: jsonRpcIdOf(body),
           error: jsonRpcError('INTERNAL', why, { upstream: upstreamLabel }),
@@ -399,7 +381,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       body,
     });
     exchange.fail(CONTROL_REFUSED_MESSAGE);
-    sendJson(res, 403, {
+    answerJson(res, 403, {
       jsonrpc: '2.0',
       id: jsonRpcIdOf(body),
       error: jsonRpcError('INVALID_REQUEST', CONTROL_REFUSED_MESSAGE),
@@ -434,7 +416,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
             if (!forwardControl && isControlTarget(req.url ?? '/')) refuseControl(req, res, result.bytes);
             else forward(req, res, result.bytes);
           } catch (error) {
-            sendJson(res, 500, {
+            answerJson(res, 500, {
               jsonrpc: '2.0',
               id: null,
               error: jsonRpcError('INTERNAL', `proxy failure: ${describeError(error)}`),

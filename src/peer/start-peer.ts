@@ -52,7 +52,7 @@ import { A2aReplayError, errorMessage } from '../errors.js';
 import { type Clock, ManualClock, isoAt, systemClock } from '../clock.js';
 import { CounterIdSource, type IdSource, randomIdSource } from '../ids.js';
 import { MAX_CLOCK_MS, checkCallRanges } from '../protocol/bounds.js';
-import { type JsonRpcErrorName, type JsonRpcErrorObject, jsonRpcError } from '../protocol/errors.js';
+import { type JsonRpcErrorObject, jsonRpcError } from '../protocol/errors.js';
 import { type JsonRpcId, errorResponse, parseJsonRpcRequest, successResponse } from '../protocol/json-rpc.js';
 import { CONTROL_METHODS, CONTROL_PATH, CORE_METHODS, PAUSE_METHODS } from '../protocol/methods.js';
 import { type MethodCall, isKnownMethod, parseMethodCall } from '../protocol/params.js';
@@ -61,7 +61,7 @@ import { A2A_PROTOCOL_VERSION, AGENT_CARD_PATH, type StreamResponse } from '../p
 import { isTerminal } from '../protocol/state-machine.js';
 import { principalOf } from '../recording/principal.js';
 import { VERSION } from '../version.js';
-import { sendJson } from '../http/json-answer.js';
+import { limitAnswerBody as limitBody, sendJson } from '../http/json-answer.js';
 import { isLoopbackHost } from '../http/loopback.js';
 import { buildAgentCard } from './agent-card.js';
 import {
@@ -157,12 +157,6 @@ function callerOf(req: IncomingMessage, method: string): Caller {
   const auth = req.headers.authorization;
   const principal = typeof auth === 'string' ? principalOf({ authorization: auth }) : undefined;
   return { method, principal: principal ?? null };
-}
-
-/** The JSON-RPC error body of an answer sent by the HTTP limits. */
-function limitBody(status: number, message: string): string {
-  const name: JsonRpcErrorName = status === 503 ? 'INTERNAL' : 'INVALID_REQUEST';
-  return JSON.stringify(errorResponse(null, jsonRpcError(name, message, { httpStatus: String(status) })));
 }
 
 function sendError(res: ServerResponse, id: JsonRpcId | null, error: JsonRpcErrorObject, status?: number): void {

@@ -8,7 +8,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { type JsonValue, sha256Prefixed } from '../canonical/canonical-json.js';
-import { ObservationPipeline } from '../observe/pipeline.js';
 import { AuditCollector, type AuditRow } from '../receipts/audit.js';
 import type { Keyring } from '../receipts/keys.js';
 import { splitLogBytes } from '../receipts/log-reader.js';
@@ -112,6 +111,7 @@ function fromReceipts(
   const pauses = new Map<string, LanePause[]>();
   for (const row of collector.rows()) {
     const o = observed.get(row.suspension);
+    const suspension = suspensionOf(lines, row);
     const lostPause = row.outcome === 'open' ? lostByTask.get(row.taskId) : undefined;
     const ended = endedText(row);
     rows.push({
@@ -119,14 +119,14 @@ function fromReceipts(
       initiator: initiatorOf(row.initiatedBy),
       principal: row.principal,
       reason: row.reason,
-      mode: suspensionOf(lines, row)?.mode ?? null,
+      mode: suspension?.mode ?? null,
       pausedAt: row.pausedAt,
       outcome: lostPause ? 'lost' : row.outcome,
       ended: lostPause ? `LOST: ${lostPause.reason}` : ended,
       rejected: row.rejectedAttempts,
       receiptHash: row.suspension,
-      traceId: suspensionOf(lines, row)?.span.traceId ?? null,
-      spanId: suspensionOf(lines, row)?.span.spanId ?? null,
+      traceId: suspension?.span.traceId ?? null,
+      spanId: suspension?.span.spanId ?? null,
       verification: verification(row.line, Math.max(...(o?.seqs ?? [0]))),
     });
     const lane = pauses.get(row.taskId) ?? [];
@@ -171,17 +171,15 @@ function verdictOf(rows: readonly ReportRow[]): string {
 /** A recording: its receipts derived as replay and record derive them (not signed). */
 export async function recordingSection(file: string): Promise<ReportSection> {
   const recording = await readRecording(file, { allowTornTail: true, source: file });
+  // One observer pass: the receipts, and the LostPause verdicts from the same pass's span events.
+  const collector = new LostPauseCollector();
   const derived = await deriveReceiptLog({
     header: recording.header,
     entries: recording.entries,
     keyring: unsignedKeyring(),
     tool: 'a2a-replay report',
+    spans: collector,
   });
-  const collector = new LostPauseCollector();
-  const pipeline = new ObservationPipeline({ recordingId: recording.header.id, spans: collector });
-  for (const entry of recording.entries) void pipeline.push(entry);
-  await pipeline.finish(recording.entries.at(-1)?.at ?? recording.header.createdAt);
-  await pipeline.idle();
   const { rows, pauses } = fromReceipts(parsedLines(derived.lines), collector.lost, () => ({
     status: 'not checked',
     why: 'derived from the recording; pass its receipt log to verify',

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { canonicalJson, generateReceiptKey } from '../../src/internal.js';
 import { runCli } from '../helpers/cli.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { bearer } from '../helpers/jwt.js';
 
 let dir = '';
 const procs: RecordProcess[] = [];
@@ -21,11 +22,6 @@ afterEach(async () => {
   for (const p of procs.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
   await rm(dir, { recursive: true, force: true });
 });
-
-function bearer(sub: string): string {
-  const part = (v: object): string => Buffer.from(JSON.stringify(v)).toString('base64url');
-  return `Bearer ${part({ alg: 'none' })}.${part({ sub })}.`;
-}
 
 async function rpc(url: string, method: string, params: unknown, sub: string): Promise<Record<string, unknown>> {
   const res = await fetch(url, {

@@ -20,6 +20,7 @@ import { SseParser, canonicalJson, generateReceiptKey } from '../../src/internal
 import { sdkUserMessage, startSdkPausePeer } from '../fixtures/sdk-pause-peer.js';
 import { runCli } from '../helpers/cli.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { bearer } from '../helpers/jwt.js';
 
 const STYLES = ['stream', 'resubscribe', 'poll', 'sdk'] as const;
 type Style = (typeof STYLES)[number];
@@ -41,12 +42,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-/** An unsigned JWT, so the recorder and the peer name the same principal. */
-function bearer(sub: string): string {
-  const part = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url');
-  return `Bearer ${part({ alg: 'none' })}.${part({ sub })}.`;
-}
 
 type Json = Record<string, unknown>;
 let nextId = 1;

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { canonicalJson, generateReceiptKey, readRecording } from '../../src/internal.js';
 import { runCli } from '../helpers/cli.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { unsignedJwt } from '../helpers/jwt.js';
 
 let dir = '';
 let keyFile = '';
@@ -34,12 +35,6 @@ afterAll(async () => {
 
 const lone = fc.constantFrom('\ud800', 'x\udfff', '\udc00\ud800', 'ok\ud83d');
 const text = fc.oneof(fc.string({ maxLength: 12 }), lone);
-
-/** A JWT (unsigned: the recorder names, it does not authenticate) whose `sub` is `sub`. */
-function jwt(sub: string): string {
-  const part = (value: unknown): string => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
-  return `${part({ alg: 'none' })}.${part({ sub })}.sig`;
-}
 
 type Step =
   | { kind: 'pause'; reason: string; onEvent: string | null; sub: string | null; resume: 'right' | 'wrong' | 'none' }
@@ -118,7 +113,7 @@ async function drive(
       if (isCall(step.body)) unanswered.push(...(isRpcAnswer(answer.body) ? [] : [JSON.stringify(answer.body)]));
       continue;
     }
-    const auth: Record<string, string> = step.sub === null ? {} : { authorization: `Bearer ${jwt(step.sub)}` };
+    const auth: Record<string, string> = step.sub === null ? {} : { authorization: `Bearer ${unsignedJwt(step.sub)}` };
     const started = (
       await send(
         rpc('SendMessage', {

@@ -62,6 +62,21 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** An OTLP/HTTP receiver on 127.0.0.1 keeping the protobuf bodies posted to /v1/traces. */
+async function otlpReceiver(): Promise<{ server: Server; bodies: Buffer[] }> {
+  const bodies: Buffer[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.url === '/v1/traces') bodies.push(Buffer.concat(chunks));
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, bodies };
+}
+
 describe('a2a-replay run with tracing', () => {
   it('writes the same trace file, byte for byte, on every replay of a recording', async () => {
     const first = await runCli(['run', recording, '--key', keyFile, '--traces', join(dir, 'one')]);
@@ -80,16 +95,7 @@ describe('a2a-replay run with tracing', () => {
   });
 
   it('sends the same spans over OTLP/HTTP protobuf, with the ids the receipts carry', async () => {
-    const bodies: Buffer[] = [];
-    const server: Server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        if (req.url === '/v1/traces') bodies.push(Buffer.concat(chunks));
-        res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { server, bodies } = await otlpReceiver();
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const result = await runCli(['run', recording, '--key', keyFile, '--otlp', url]);
@@ -126,16 +132,7 @@ describe('a2a-replay run with tracing', () => {
   });
 
   it('honours OTEL_EXPORTER_OTLP_ENDPOINT as record does, and tells a dead collector once per run', async () => {
-    const bodies: Buffer[] = [];
-    const server: Server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        if (req.url === '/v1/traces') bodies.push(Buffer.concat(chunks));
-        res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { server, bodies } = await otlpReceiver();
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
       const result = await runCli(['run', recording, '--key', keyFile], { env: { OTEL_EXPORTER_OTLP_ENDPOINT: url } });

@@ -20,6 +20,7 @@ import {
 } from '../fixtures/sdk-pause-peer.js';
 import { runCli } from '../helpers/cli.js';
 import { startCliServer } from '../replay/session.js';
+import { bearer } from '../helpers/jwt.js';
 
 let dir = '';
 let peer: SdkPausePeer | undefined;
@@ -54,12 +55,6 @@ async function rpc(
 }
 
 const control = (base: string, method: string, params: unknown) => rpc(`${base}/control`, method, params, {});
-
-/** The sub of an unsigned JWT, so the recorder and the peer name the same principal. */
-function bearer(sub: string): string {
-  const part = (v: object) => Buffer.from(JSON.stringify(v)).toString('base64url');
-  return `Bearer ${part({ alg: 'none' })}.${part({ sub })}.`;
-}
 
 interface Collected {
   events: StreamResponse[];
