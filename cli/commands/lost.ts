@@ -29,9 +29,7 @@ interface LostCommandOptions {
   allowTornTail?: boolean;
 }
 
-type Source =
-  | { kind: 'recording' }
-  | { kind: 'receipt log'; verification: 'unverified' | 'verified' | 'chain verified, signatures unchecked' };
+type Source = { kind: 'recording' } | { kind: 'receipt log'; verification: string };
 
 async function readBytes(file: string): Promise<Buffer> {
   try {
@@ -152,8 +150,14 @@ export function registerLost(program: Command): void {
                 `${failure?.message ?? ''})`,
             );
           }
+          // With only a public key, receipts after the last checkpoint rest on nothing: say so.
+          const unvouched = result.receipts - result.vouched;
           source.verification =
-            result.receiptSignatures === 'checked' ? 'verified' : 'chain verified, signatures unchecked';
+            result.receiptSignatures === 'checked'
+              ? 'verified'
+              : `chain verified, signatures unchecked${
+                  unvouched > 0 ? `; ${unvouched} after the last checkpoint not vouched for` : ''
+                }`;
         }
         lost = lostPausesInReceiptLog(lines);
       }

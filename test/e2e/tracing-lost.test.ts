@@ -36,7 +36,7 @@ const ref = (name: string): SpanRef => ({
 });
 
 /** A signed log: task-1 paused and resumed; task-2 paused, one rejected resume, never resumed. */
-function writeReceiptLog(): { log: string; keyFile: string; lines: string[] } {
+function writeReceiptLog(): { log: string; keyFile: string; publicFile: string; lines: string[] } {
   const key = generateReceiptKey({ kid: 'k-test', random: (size) => new Uint8Array(size).fill(7) });
   const chain = new ReceiptChain({
     keyring: new Keyring([key]),
@@ -89,7 +89,9 @@ function writeReceiptLog(): { log: string; keyFile: string; lines: string[] } {
   writeFileSync(log, lines.map((l) => `${l}\n`).join(''));
   const keyFile = join(dir, 'key.json');
   writeFileSync(keyFile, JSON.stringify(key.keyFile()), { mode: 0o600 });
-  return { log, keyFile, lines };
+  const publicFile = join(dir, 'key.pub.json');
+  writeFileSync(publicFile, JSON.stringify(key.publicKeyFile()));
+  return { log, keyFile, publicFile, lines };
 }
 
 describe('a2a-replay lost', () => {
@@ -171,6 +173,27 @@ describe('a2a-replay lost', () => {
       at(20),
       '"waiting on task-2"',
     ]);
+  });
+
+  it('with only a public key, says how many receipts after the last checkpoint nothing vouches for', async () => {
+    const { log, publicFile, lines } = writeReceiptLog();
+    const open = join(dir, 'open.receipts.jsonl');
+    writeFileSync(
+      open,
+      lines
+        .slice(0, -1)
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
+    const r = await runCli(['lost', open, '--key', publicFile]);
+    expect(r.stdout.split('\n')[0]).toBe(
+      `1 lost pause in ${open} (receipt log, chain verified, signatures unchecked; ` +
+        '4 after the last checkpoint not vouched for)',
+    );
+    const closed = await runCli(['lost', log, '--key', publicFile]);
+    expect(closed.stdout.split('\n')[0]).toBe(
+      `1 lost pause in ${log} (receipt log, chain verified, signatures unchecked)`,
+    );
   });
 
   it('says verified when --key verifies the log, and names the bad line when it does not', async () => {
