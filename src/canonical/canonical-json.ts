@@ -234,6 +234,76 @@ export function canonicalJson(value: unknown, options: CanonicalOptions = {}): s
   }
 }
 
+/**
+ * The RFC 8785 §3.2.3 order of an object's keys with their `"key":` prefixes, remembered for the
+ * last key set seen: objects of one shape (the receipts of a log) then skip the sort and the
+ * key checks. Any other key set is sorted and remembered in its place.
+ */
+export class KeyOrder {
+  #insertion: readonly string[] = [];
+  #sorted: readonly string[] = [];
+  #prefixes: readonly string[] = [];
+
+  /** `keys` (as `Object.keys` gives them) sorted, and each one's `"key":`. */
+  of(keys: readonly string[]): { sorted: readonly string[]; prefixes: readonly string[] } {
+    if (!sameKeys(keys, this.#insertion)) {
+      const sorted = [...keys].sort();
+      for (const key of sorted) {
+        const bad = loneSurrogateAt(key);
+        if (bad >= 0) {
+          const unit = key.charCodeAt(bad).toString(16);
+          throw new CanonicalizationError(
+            childPath('$', key),
+            `property name has a lone surrogate \\u${unit} at index ${bad}`,
+          );
+        }
+      }
+      this.#insertion = [...keys];
+      this.#sorted = sorted;
+      this.#prefixes = sorted.map((key) => `${JSON.stringify(key)}:`);
+    }
+    return { sorted: this.#sorted, prefixes: this.#prefixes };
+  }
+}
+
+function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * The members of a plain object in canonical order, each as canonical `"key":value` text, so a
+ * caller can join them with or without a member of its own (a signature) and serialize once:
+ * `{${members.join(',')}}` is `canonicalJson(record)`. Throws as {@link canonicalJson} does.
+ */
+export function canonicalMembers(
+  record: object,
+  order: KeyOrder = new KeyOrder(),
+): { keys: readonly string[]; members: string[] } {
+  if (!isPlainObject(record) || Object.getOwnPropertySymbols(record).length > 0) canonicalJson(record);
+  const { sorted, prefixes } = order.of(Object.keys(record));
+  const values = record as Record<string, unknown>;
+  const members: string[] = new Array<string>(sorted.length);
+  for (let i = 0; i < sorted.length; i++) {
+    const value = values[sorted[i]!];
+    // Most receipt members are strings or null: written here, without the general walk.
+    let text =
+      typeof value === 'string' && value.isWellFormed()
+        ? JSON.stringify(value)
+        : value === null
+          ? 'null'
+          : plainCanonical(value, false, 1);
+    if (text === undefined) {
+      // Unrepresentable somewhere (the whole-record walk throws naming the path), or just deep.
+      canonicalJson(record);
+      text = canonicalJson(value);
+    }
+    members[i] = prefixes[i]! + text;
+  }
+  return { keys: sorted, members };
+}
+
 /** `"sha256:" + hex(SHA-256(UTF-8(JCS(value))))`, the one hash form of the project. */
 export function hashCanonical(value: unknown): string {
   return sha256Prefixed(canonicalJson(value));

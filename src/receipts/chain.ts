@@ -5,17 +5,19 @@
  * drafts always give the same bytes, so replay derives receipts exactly as recording did.
  * The log writer and replay both use it.
  */
-import { canonicalJson, sha256Prefixed } from '../canonical/canonical-json.js';
+import { KeyOrder, canonicalJson, canonicalMembers, sha256Prefixed } from '../canonical/canonical-json.js';
 import { A2aReplayError } from '../errors.js';
 import type { Keyring, ReceiptKey } from './keys.js';
-import { type Unsigned, canonicalWithSig, signCheckpoint, signReceipt } from './signing.js';
+import { type Unsigned, signCheckpoint, signReceipt } from './signing.js';
 import {
   type Checkpoint,
+  type CheckpointSignature,
   RECEIPT_FORMAT,
   type Receipt,
   RECEIPT_VERSION,
   type ReceiptLogHeader,
   type ReceiptLogLine,
+  type ReceiptSignature,
   type ResumptionDraft,
   type ResumptionReceipt,
   type SuspensionDraft,
@@ -58,8 +60,37 @@ export function sealLine<T extends ReceiptLogLine>(line: T): SealedLine<T> {
   return { line, text, hash: sha256Prefixed(text) };
 }
 
-function sealedFrom<T extends ReceiptLogLine>(line: T, text: string): SealedLine<T> {
-  return { line, text, hash: sha256Prefixed(text) };
+/**
+ * Canonical text of a body and of the body with its `sig` member, from one serialization: the
+ * body's members in canonical order, joined without and then with `"sig":…` at its place.
+ */
+function signedTexts(
+  body: object,
+  order: KeyOrder,
+  sign: (bodyText: string) => ReceiptSignature | CheckpointSignature,
+): { sig: ReceiptSignature | CheckpointSignature; text: string } {
+  const { keys, members } = canonicalMembers(body, order);
+  let at = 0;
+  while (at < keys.length && keys[at]! < 'sig') at++;
+  const before = members.slice(0, at).join(',');
+  const after = members.slice(at).join(',');
+  const sig = sign(`{${before}${before && after ? ',' : ''}${after}}`);
+  return { sig, text: `{${before}${before ? ',' : ''}"sig":${sigText(sig)}${after ? ',' : ''}${after}}` };
+}
+
+const BASE64URL = /^[A-Za-z0-9_-]*$/;
+let lastSigPrefix = { alg: '', kid: '', text: '' };
+
+/**
+ * `canonicalJson(sig)`: `{"alg":…,"kid":…,"value":"…"}`, the prefix up to the value remembered for
+ * the last signer. The value is base64url, which JSON writes as it is.
+ */
+function sigText(sig: ReceiptSignature | CheckpointSignature): string {
+  if (lastSigPrefix.alg !== sig.alg || lastSigPrefix.kid !== sig.kid) {
+    const text = canonicalJson({ alg: sig.alg, kid: sig.kid, value: '' });
+    lastSigPrefix = { alg: sig.alg, kid: sig.kid, text: text.slice(0, -2) };
+  }
+  return BASE64URL.test(sig.value) ? `${lastSigPrefix.text}${sig.value}"}` : canonicalJson(sig);
 }
 
 function signingKey(keyring: Keyring, kid: string): ReceiptKey {
@@ -84,6 +115,12 @@ export class ReceiptChain {
   #head: string;
   #seq = 0;
   #lastWasCheckpoint = false;
+  /** Key orders of the three signed line types: constant per log, so sorted once (design §6). */
+  readonly #orders = {
+    SuspensionReceipt: new KeyOrder(),
+    ResumptionReceipt: new KeyOrder(),
+    Checkpoint: new KeyOrder(),
+  };
 
   constructor(options: ReceiptChainOptions) {
     const every = options.checkpointEvery ?? DEFAULT_CHECKPOINT_EVERY;
@@ -133,25 +170,25 @@ export class ReceiptChain {
   }
 
   sealSuspension(draft: SuspensionDraft): SealedReceipt<SuspensionReceipt> {
-    return this.#append<SuspensionReceipt>({ ...draft, seq: this.#seq + 1, prev: this.#head });
+    // Object.assign, not `{ ...draft, seq, prev }`: V8 copies a spread followed by more members
+    // member by member on its slow path, several times the cost of the whole signature.
+    return this.#append<SuspensionReceipt>(Object.assign({}, draft, { seq: this.#seq + 1, prev: this.#head }));
   }
 
   /** `suspensionHash`: the hash returned when the suspension this resumption closes was sealed. */
   sealResumption(draft: ResumptionDraft, suspensionHash: string): SealedReceipt<ResumptionReceipt> {
-    return this.#append<ResumptionReceipt>({
-      ...draft,
-      suspension: suspensionHash,
-      seq: this.#seq + 1,
-      prev: this.#head,
-    });
+    return this.#append<ResumptionReceipt>(
+      Object.assign({}, draft, { suspension: suspensionHash, seq: this.#seq + 1, prev: this.#head }),
+    );
   }
 
   /** A checkpoint over everything so far. */
   checkpoint(): SealedLine<Checkpoint> {
     const body: Unsigned<Checkpoint> = { type: 'Checkpoint', size: this.#seq, root: this.#head };
-    const bodyText = canonicalJson(body);
-    const sig = signCheckpoint(body, this.#checkpointKey, bodyText);
-    const sealed = sealedFrom<Checkpoint>({ ...body, sig }, canonicalWithSig(bodyText, body, sig));
+    const { sig, text } = signedTexts(body, this.#orders.Checkpoint, (bodyText) =>
+      signCheckpoint(body, this.#checkpointKey, bodyText),
+    );
+    const sealed: SealedLine<Checkpoint> = { line: { ...body, sig }, text, hash: sha256Prefixed(text) };
     this.#head = sealed.hash;
     this.#lastWasCheckpoint = true;
     return sealed;
@@ -163,10 +200,13 @@ export class ReceiptChain {
   }
 
   #append<T extends SuspensionReceipt | ResumptionReceipt>(body: Unsigned<T>): SealedReceipt<T> {
-    const bodyText = canonicalJson(body);
-    const sig = signReceipt(body as Unsigned<Receipt>, this.#key, bodyText);
-    const receipt = { ...body, sig } as T;
-    const sealed = sealedFrom(receipt, canonicalWithSig(bodyText, body, sig));
+    const key = this.#key;
+    const { sig, text } = signedTexts(body, this.#orders[body.type], (bodyText) =>
+      signReceipt(body as Unsigned<Receipt>, key, bodyText),
+    );
+    // The body becomes the receipt: `sig` is added last, as a spread would, without the copy.
+    const receipt = Object.assign(body, { sig }) as unknown as T;
+    const sealed: SealedLine<T> = { line: receipt, text, hash: sha256Prefixed(text) };
     this.#seq = receipt.seq;
     this.#head = sealed.hash;
     this.#lastWasCheckpoint = false;

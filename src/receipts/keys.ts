@@ -19,6 +19,7 @@ import {
   createHmac,
   createPrivateKey,
   createPublicKey,
+  createSecretKey,
   randomBytes,
   sign,
   verify,
@@ -85,6 +86,8 @@ function assertKid(kid: unknown, source: string): string {
 export class ReceiptKey {
   readonly kid: string;
   readonly #hmac: Buffer | null;
+  /** The HMAC secret as a KeyObject, made once: `createHmac` then skips importing it each time. */
+  #hmacKey: KeyObject | null = null;
   readonly #edSecret: Uint8Array | null;
   readonly #edPublic: Uint8Array | null;
   #edSignKey: KeyObject | null = null;
@@ -118,9 +121,17 @@ export class ReceiptKey {
 
   /** HMAC-SHA256 of `data`; throws KEY_INVALID when this kid has no secret. */
   mac(data: Uint8Array): Buffer {
+    return this.macOf([data]);
+  }
+
+  /** HMAC-SHA256 of the concatenation of `parts` (strings as UTF-8), without concatenating them. */
+  macOf(parts: readonly (string | Uint8Array)[]): Buffer {
     if (!this.#hmac)
       throw new A2aReplayError('KEY_INVALID', `key ${this.kid} has no HMAC secret (a public key cannot sign receipts)`);
-    return createHmac('sha256', this.#hmac).update(data).digest();
+    this.#hmacKey ??= createSecretKey(this.#hmac);
+    const hmac = createHmac('sha256', this.#hmacKey);
+    for (const part of parts) hmac.update(part);
+    return hmac.digest();
   }
 
   signEd25519(data: Uint8Array): Uint8Array {

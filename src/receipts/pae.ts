@@ -9,12 +9,13 @@
  * as ASCII decimal (DSSE protocol spec, "Signature definition").
  */
 export function pae(payloadType: string, body: string): Buffer {
-  const type = Buffer.from(payloadType, 'utf8');
-  const payload = Buffer.from(body, 'utf8');
-  return Buffer.concat([
-    Buffer.from(`DSSEv1 ${type.length} `, 'ascii'),
-    type,
-    Buffer.from(` ${payload.length} `, 'ascii'),
-    payload,
-  ]);
+  return Buffer.from(paeHeader(payloadType, body) + body, 'utf8');
+}
+
+/**
+ * Everything of `PAE(type, body)` before `body`, as text: a MAC can then be fed the header and
+ * the body in turn, never a copy of both. The UTF-8 of `paeHeader(t, b) + b` is `pae(t, b)`.
+ */
+export function paeHeader(payloadType: string, body: string): string {
+  return `DSSEv1 ${Buffer.byteLength(payloadType, 'utf8')} ${payloadType} ${Buffer.byteLength(body, 'utf8')} `;
 }

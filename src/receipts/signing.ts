@@ -8,7 +8,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { canonicalJson } from '../canonical/canonical-json.js';
 import { type Keyring, type ReceiptKey, decodeBase64url } from './keys.js';
-import { pae } from './pae.js';
+import { pae, paeHeader } from './pae.js';
 import {
   CHECKPOINT_PAYLOAD_TYPE,
   type Checkpoint,
@@ -49,12 +49,17 @@ export function checkpointSigningInput(body: Unsigned<Checkpoint>, bodyText = ca
 }
 
 /** HMAC-SHA256 signature of a receipt body under `key` (`bodyText`: its canonical JSON, if known). */
-export function signReceipt(body: Unsigned<Receipt>, key: ReceiptKey, bodyText?: string): ReceiptSignature {
-  return {
-    alg: 'hmac-sha256',
-    kid: key.kid,
-    value: key.mac(receiptSigningInput(body, bodyText)).toString('base64url'),
-  };
+export function signReceipt(
+  body: Unsigned<Receipt>,
+  key: ReceiptKey,
+  bodyText = canonicalJson(body),
+): ReceiptSignature {
+  return { alg: 'hmac-sha256', kid: key.kid, value: receiptMac(key, bodyText).toString('base64url') };
+}
+
+/** HMAC of `receiptSigningInput` for a body's canonical text, fed to the MAC in two parts. */
+export function receiptMac(key: ReceiptKey, bodyText: string): Buffer {
+  return key.macOf([paeHeader(RECEIPT_PAYLOAD_TYPE, bodyText), bodyText]);
 }
 
 /** Ed25519 when `key` holds a pair, else HMAC-SHA256. */
@@ -89,7 +94,7 @@ export function checkReceiptSignature(
   const key = keyring.get(sig.kid);
   if (!key) return 'unknown_kid';
   if (!key.hasHmac) return 'unchecked';
-  return macEquals(key.mac(receiptSigningInput(body, bodyText)), sig.value) ? 'ok' : 'bad_signature';
+  return macEquals(receiptMac(key, bodyText ?? canonicalJson(body)), sig.value) ? 'ok' : 'bad_signature';
 }
 
 /** Checks a checkpoint's Ed25519 signature (public key suffices) or HMAC. */
