@@ -9,13 +9,14 @@
  * as ASCII decimal (DSSE protocol spec, "Signature definition").
  */
 export function pae(payloadType: string, body: string): Buffer {
-  return Buffer.from(paeHeader(payloadType, body) + body, 'utf8');
+  return Buffer.from(paeHeader(payloadType, Buffer.byteLength(body, 'utf8')) + body, 'utf8');
 }
 
 /**
- * Everything of `PAE(type, body)` before `body`, as text: a MAC can then be fed the header and
- * the body in turn, never a copy of both. The UTF-8 of `paeHeader(t, b) + b` is `pae(t, b)`.
+ * Everything of `PAE(type, body)` before `body`, as text, for a body of `bodyBytes` UTF-8 bytes:
+ * a MAC can then be fed the header and the body in turn, never a copy of both. The UTF-8 of
+ * `paeHeader(t, byteLength(b)) + b` is `pae(t, b)`.
  */
-export function paeHeader(payloadType: string, body: string): string {
-  return `DSSEv1 ${Buffer.byteLength(payloadType, 'utf8')} ${payloadType} ${Buffer.byteLength(body, 'utf8')} `;
+export function paeHeader(payloadType: string, bodyBytes: number): string {
+  return `DSSEv1 ${Buffer.byteLength(payloadType, 'utf8')} ${payloadType} ${bodyBytes} `;
 }

@@ -57,9 +57,15 @@ export function signReceipt(
   return { alg: 'hmac-sha256', kid: key.kid, value: receiptMac(key, bodyText).toString('base64url') };
 }
 
-/** HMAC of `receiptSigningInput` for a body's canonical text, fed to the MAC in two parts. */
-export function receiptMac(key: ReceiptKey, bodyText: string): Buffer {
-  return key.macOf([paeHeader(RECEIPT_PAYLOAD_TYPE, bodyText), bodyText]);
+/**
+ * HMAC of `receiptSigningInput` for a body's canonical text, fed to the MAC in parts; the body
+ * may come in pieces (a line's text around its `sig` member), which are never joined.
+ */
+export function receiptMac(key: ReceiptKey, bodyText: string | readonly string[]): Buffer {
+  const pieces = typeof bodyText === 'string' ? [bodyText] : bodyText;
+  let bytes = 0;
+  for (const piece of pieces) bytes += Buffer.byteLength(piece, 'utf8');
+  return key.macOf([paeHeader(RECEIPT_PAYLOAD_TYPE, bytes), ...pieces]);
 }
 
 /** Ed25519 when `key` holds a pair, else HMAC-SHA256. */
@@ -89,7 +95,7 @@ export function checkReceiptSignature(
   body: Unsigned<Receipt>,
   sig: ReceiptSignature,
   keyring: Keyring,
-  bodyText?: string,
+  bodyText?: string | readonly string[],
 ): SignatureCheck {
   const key = keyring.get(sig.kid);
   if (!key) return 'unknown_kid';

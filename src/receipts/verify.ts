@@ -4,13 +4,11 @@
  * signatures, sequence, hash chain and checkpoints, plus an optional checkpoint kept outside the
  * log that detects a truncated tail. It stops at the first bad line and says which and why.
  */
-import { canonicalJson, sha256Prefixed } from '../canonical/canonical-json.js';
-import { formatIssue } from '../protocol/read.js';
+import { type Examined, type ExaminedLine, type LineFacts, examineLine } from './examine-line.js';
 import type { Keyring } from './keys.js';
-import { type RawLine, readLogLines, splitLogBytes } from './log-reader.js';
-import { readReceiptLogLine } from './read-line.js';
-import { canonicalWithSig, checkCheckpointSignature, checkReceiptSignature } from './signing.js';
-import type { Checkpoint, ReceiptLogHeader, ReceiptLogLine, ResumptionReceipt } from './types.js';
+import { type RawLine, readLogChunks, splitLogBytes } from './log-reader.js';
+import { checkCheckpointSignature } from './signing.js';
+import type { Checkpoint, ReceiptLogHeader, ReceiptLogLine } from './types.js';
 
 export const VERIFY_FAILURE_REASONS = [
   'malformed_line',
@@ -164,18 +162,7 @@ export class ReceiptLogVerifier {
 
   push(raw: RawLine): boolean {
     if (this.#error) return false;
-    this.#lines = raw.number;
-    const failure = this.#check(raw);
-    if (failure) {
-      if (failure.reason === 'torn_tail' && this.#options.allowTornTail) {
-        this.#tornTail = raw.number;
-        this.#lines = raw.number - 1;
-        return true;
-      }
-      this.#error = failure;
-      return false;
-    }
-    return true;
+    return this.accept(raw.number, examineLine(raw, this.#options.keyring, this.wantsLines));
   }
 
   finish(): VerifyResult {
@@ -235,142 +222,128 @@ export class ReceiptLogVerifier {
     };
   }
 
-  #check(raw: RawLine): VerifyFailure | null {
-    const n = raw.number;
-    const fail = (reason: VerifyFailureReason, message: string): VerifyFailure => ({ line: n, reason, message });
-    if (raw.text === null)
-      return fail(raw.complete ? 'malformed_line' : 'torn_tail', `line ${n} is ${raw.problem ?? 'unreadable'}`);
-    let value: unknown;
-    try {
-      value = JSON.parse(raw.text);
-    } catch {
-      if (!raw.complete)
-        return fail('torn_tail', `line ${n} is cut off (no newline, not JSON): the writer stopped mid-line`);
-      return fail('malformed_line', `line ${n} is not JSON`);
-    }
-    if (!raw.complete) return fail('torn_tail', `line ${n} has no newline: the writer stopped before finishing it`);
-    const parsed = readReceiptLogLine(value);
-    if (!parsed.ok) return fail('malformed_line', `line ${n}: ${formatIssue(parsed.issue)}`);
-    const line = parsed.value;
-    let bodyText = '';
-    let canonical: string | null;
-    try {
-      if (line.type === 'ReceiptLog') {
-        canonical = canonicalJson(line);
-      } else {
-        const { sig, ...body } = line;
-        bodyText = canonicalJson(body);
-        canonical = canonicalWithSig(bodyText, body, sig);
+  /**
+   * Takes the examination of the next line (see examine-line.ts; `verify --jobs` makes them on
+   * worker threads) and runs the checks that need the lines before it, in order.
+   */
+  accept(number: number, examined: Examined): boolean {
+    if (this.#error) return false;
+    this.#lines = number;
+    const failure = examined.ok ? this.#checkInOrder(examined, number) : examined.failure;
+    if (failure) {
+      if (failure.reason === 'torn_tail' && this.#options.allowTornTail) {
+        this.#tornTail = number;
+        this.#lines = number - 1;
+        return true;
       }
-    } catch {
-      canonical = null;
+      this.#error = failure;
+      return false;
     }
-    if (canonical !== raw.text)
-      return fail(
-        'malformed_line',
-        `line ${n} is not in canonical form (RFC 8785): lines are written canonical, so it was edited`,
-      );
-    const hash = sha256Prefixed(raw.text);
-    const failure =
-      this.#header === null ? this.#checkHeader(line, n) : this.#checkBody(line, n, this.#header, bodyText);
+    return true;
+  }
+
+  /** Whether `onLine` wants each line's parsed value. */
+  get wantsLines(): boolean {
+    return this.#options.onLine !== undefined;
+  }
+
+  #checkInOrder(examined: ExaminedLine, n: number): VerifyFailure | null {
+    const { facts, hash } = examined;
+    const failure = this.#header === null ? this.#checkHeader(facts, n) : this.#checkBody(examined, n, this.#header);
     if (failure) return failure;
-    this.#previous = line.type;
+    this.#previous = facts.type;
     this.#head = hash;
-    if (line.type === 'SuspensionReceipt') this.#open.set(hash, line.taskId);
+    if (facts.type === 'SuspensionReceipt') this.#open.set(hash, facts.taskId);
     if (this.#options.anchor && this.#receipts === this.#options.anchor.size) {
       this.#lineAtAnchorSize ??= n;
       if (hash === this.#options.anchor.root) this.#anchorMatched = true;
     }
-    this.#options.onLine?.({ number: n, line, hash });
+    if (this.#options.onLine && examined.line) this.#options.onLine({ number: n, line: examined.line, hash });
     return null;
   }
 
-  #checkHeader(line: ReceiptLogLine, n: number): VerifyFailure | null {
-    if (line.type !== 'ReceiptLog')
+  #checkHeader(facts: LineFacts, n: number): VerifyFailure | null {
+    if (facts.type !== 'ReceiptLog')
       return {
         line: n,
         reason: 'malformed_line',
-        message: `line ${n} is a ${line.type}, but a log starts with its header`,
+        message: `line ${n} is a ${facts.type}, but a log starts with its header`,
       };
-    this.#header = line;
+    this.#header = facts.header;
     return null;
   }
 
-  #checkBody(line: ReceiptLogLine, n: number, header: ReceiptLogHeader, bodyText: string): VerifyFailure | null {
+  #checkBody(examined: ExaminedLine, n: number, header: ReceiptLogHeader): VerifyFailure | null {
     const fail = (reason: VerifyFailureReason, message: string): VerifyFailure => ({ line: n, reason, message });
-    const keyring = this.#options.keyring;
-    switch (line.type) {
+    const { facts, signature } = examined;
+    switch (facts.type) {
       case 'ReceiptLog':
         return fail('malformed_line', `line ${n} is a second header`);
       case 'SuspensionReceipt':
       case 'ResumptionReceipt': {
-        const { sig, ...body } = line;
-        if (keyring.hasHmac) {
-          const check = checkReceiptSignature(body, sig, keyring, bodyText);
-          if (check === 'unknown_kid')
-            return fail('unknown_kid', `line ${n} is signed by kid ${sig.kid}, and no key for it was given`);
-          if (check === 'unchecked')
-            return fail('unknown_kid', `line ${n} is signed by kid ${sig.kid}, and only its public key was given`);
-          if (check === 'bad_signature')
-            return fail(
-              'bad_signature',
-              `line ${n}: the ${line.type} signature does not match its content (edited or forged)`,
-            );
-        }
-        if (line.seq !== this.#receipts + 1) {
+        const kid = facts.kid;
+        if (signature === 'unknown_kid')
+          return fail('unknown_kid', `line ${n} is signed by kid ${kid}, and no key for it was given`);
+        if (signature === 'unchecked')
+          return fail('unknown_kid', `line ${n} is signed by kid ${kid}, and only its public key was given`);
+        if (signature === 'bad_signature')
+          return fail(
+            'bad_signature',
+            `line ${n}: the ${facts.type} signature does not match its content (edited or forged)`,
+          );
+        if (facts.seq !== this.#receipts + 1) {
           return fail(
             'sequence_gap',
-            `line ${n} has seq ${line.seq}, expected ${this.#receipts + 1}: a receipt is missing or out of order`,
+            `line ${n} has seq ${facts.seq}, expected ${this.#receipts + 1}: a receipt is missing or out of order`,
           );
         }
-        const chain = this.#checkPrev(line.prev, n, `${line.type} ${line.seq}`);
+        const chain = this.#checkPrev(facts.prev, n, `${facts.type} ${facts.seq}`);
         if (chain) return chain;
         // After the chain check: a header edited to drop a kid is caught above, at line 1.
-        if (!header.kids.includes(sig.kid))
-          return fail('unknown_kid', `line ${n} is signed by kid ${sig.kid}, which the header does not declare`);
-        if (line.type === 'ResumptionReceipt') {
-          const unknown = this.#checkSuspension(line, n);
+        if (!header.kids.includes(kid))
+          return fail('unknown_kid', `line ${n} is signed by kid ${kid}, which the header does not declare`);
+        if (facts.type === 'ResumptionReceipt') {
+          const unknown = this.#checkSuspension(facts, n);
           if (unknown) return unknown;
         }
         this.#receipts++;
-        if (!this.#kids.includes(sig.kid)) this.#kids.push(sig.kid);
+        if (!this.#kids.includes(kid)) this.#kids.push(kid);
         return null;
       }
       case 'Checkpoint': {
-        const { sig, ...body } = line;
-        if (sig.alg !== header.checkpoint.alg || sig.kid !== header.checkpoint.kid) {
+        const { alg, kid } = facts;
+        if (alg !== header.checkpoint.alg || kid !== header.checkpoint.kid) {
           return fail(
             'bad_signature',
-            `line ${n}: checkpoint signed with ${sig.alg} by ${sig.kid}, ` +
+            `line ${n}: checkpoint signed with ${alg} by ${kid}, ` +
               `but the header pins ${header.checkpoint.alg} by ${header.checkpoint.kid}`,
           );
         }
-        const check = checkCheckpointSignature(body, sig, keyring, bodyText);
-        if (check === 'unknown_kid')
-          return fail('unknown_kid', `line ${n}: checkpoint signed by kid ${sig.kid}, and no key for it was given`);
+        if (signature === 'unknown_kid')
+          return fail('unknown_kid', `line ${n}: checkpoint signed by kid ${kid}, and no key for it was given`);
         // A checkpoint the given keys cannot check vouches for nothing: it is an error, never a pass.
-        if (check === 'unchecked')
+        if (signature === 'unchecked')
           return fail(
             'unknown_kid',
-            `line ${n}: checkpoint is ${sig.alg}-signed by ${sig.kid}, and only its public key was given: ` +
+            `line ${n}: checkpoint is ${alg}-signed by ${kid}, and only its public key was given: ` +
               'it cannot be checked',
           );
-        if (check === 'bad_signature')
+        if (signature === 'bad_signature')
           return fail('bad_signature', `line ${n}: the checkpoint signature does not match its content`);
-        if (line.size !== this.#receipts) {
+        if (facts.size !== this.#receipts) {
           return fail(
             'checkpoint_mismatch',
-            `line ${n}: checkpoint counts ${line.size} receipts, but ${this.#receipts} precede it`,
+            `line ${n}: checkpoint counts ${facts.size} receipts, but ${this.#receipts} precede it`,
           );
         }
-        const chain = this.#checkPrev(line.root, n, 'checkpoint');
+        const chain = this.#checkPrev(facts.root, n, 'checkpoint');
         if (chain) return chain;
         this.#checkpoints++;
-        this.#vouched = line.size;
+        this.#vouched = facts.size;
         return null;
       }
       default: {
-        const never: never = line;
+        const never: never = facts;
         throw new Error(`unhandled line ${JSON.stringify(never)}`);
       }
     }
@@ -381,7 +354,7 @@ export class ReceiptLogVerifier {
    * still open when it closes it (resumed, canceled, failed), open or recently closed when it is a
    * rejected attempt. Called once the line passed every other check; records what it changes.
    */
-  #checkSuspension(line: ResumptionReceipt, n: number): VerifyFailure | null {
+  #checkSuspension(line: Extract<LineFacts, { type: 'ResumptionReceipt' }>, n: number): VerifyFailure | null {
     const { suspension } = line;
     const openTask = this.#open.get(suspension);
     const closedTask = openTask === undefined ? this.#closed.get(suspension) : undefined;
@@ -437,8 +410,9 @@ export class ReceiptLogVerifier {
 export async function verifyReceiptLog(path: string, options: VerifyOptions): Promise<VerifyResult> {
   const verifier = new ReceiptLogVerifier(options);
   if (!verifier.ok) return verifier.finish();
-  for await (const raw of readLogLines(path)) {
-    if (!verifier.push(raw)) break;
+  // Chunk by chunk, each chunk's lines checked synchronously: no promise per line.
+  for await (const lines of readLogChunks(path)) {
+    for (const raw of lines) if (!verifier.push(raw)) return verifier.finish();
   }
   return verifier.finish();
 }

@@ -1,0 +1,110 @@
+/**
+ * @module receipts/examine-line
+ * What verifying one log line needs of that line alone (docs/design.md §6): it reads as strict
+ * UTF-8 JSON with its newline, has a receipt log shape, is in canonical form, and what its
+ * signature check says; plus its hash and the few facts the in-order checks (sequence, chain,
+ * checkpoints, suspensions) use. It needs no other line, so worker threads can examine lines
+ * while the chain is checked in order (`verify --jobs`), and the first failure is the same either way.
+ */
+import { sha256Prefixed } from '../canonical/canonical-json.js';
+import { formatIssue } from '../protocol/read.js';
+import type { Keyring } from './keys.js';
+import { lineForm } from './line-form.js';
+import type { RawLine } from './log-reader.js';
+import { readReceiptLogLine } from './read-line.js';
+import { type SignatureCheck, checkCheckpointSignature, checkReceiptSignature } from './signing.js';
+import type { CheckpointSignature, ReceiptLogHeader, ReceiptLogLine, ResumeOutcome } from './types.js';
+import type { VerifyFailure, VerifyFailureReason } from './verify.js';
+
+/** The facts of a line the in-order checks use (plain data: it crosses to and from worker threads). */
+export type LineFacts =
+  | { type: 'ReceiptLog'; header: ReceiptLogHeader }
+  | { type: 'SuspensionReceipt'; seq: number; prev: string; kid: string; taskId: string }
+  | {
+      type: 'ResumptionReceipt';
+      seq: number;
+      prev: string;
+      kid: string;
+      taskId: string;
+      suspension: string;
+      outcome: ResumeOutcome;
+    }
+  | { type: 'Checkpoint'; size: number; root: string; alg: CheckpointSignature['alg']; kid: string };
+
+/**
+ * A line that passed the line-local checks: its hash, facts, and its signature check (null for
+ * the header, and for receipts when no HMAC key was given). `line` when asked for.
+ */
+export interface ExaminedLine {
+  ok: true;
+  hash: string;
+  facts: LineFacts;
+  signature: SignatureCheck | null;
+  line?: ReceiptLogLine;
+}
+
+export type Examined = ExaminedLine | { ok: false; failure: VerifyFailure };
+
+function factsOf(line: ReceiptLogLine): LineFacts {
+  switch (line.type) {
+    case 'ReceiptLog':
+      return { type: line.type, header: line };
+    case 'SuspensionReceipt':
+      return { type: line.type, seq: line.seq, prev: line.prev, kid: line.sig.kid, taskId: line.taskId };
+    case 'ResumptionReceipt':
+      return {
+        type: line.type,
+        seq: line.seq,
+        prev: line.prev,
+        kid: line.sig.kid,
+        taskId: line.taskId,
+        suspension: line.suspension,
+        outcome: line.outcome,
+      };
+    case 'Checkpoint':
+      return { type: line.type, size: line.size, root: line.root, alg: line.sig.alg, kid: line.sig.kid };
+    default: {
+      const never: never = line;
+      throw new Error(`unhandled line ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** Examines one raw line; `keepLine` puts the parsed line in the answer (for `onLine`). */
+export function examineLine(raw: RawLine, keyring: Keyring, keepLine: boolean): Examined {
+  const n = raw.number;
+  const fail = (reason: VerifyFailureReason, message: string): Examined => ({
+    ok: false,
+    failure: { line: n, reason, message },
+  });
+  if (raw.text === null)
+    return fail(raw.complete ? 'malformed_line' : 'torn_tail', `line ${n} is ${raw.problem ?? 'unreadable'}`);
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.text);
+  } catch {
+    if (!raw.complete)
+      return fail('torn_tail', `line ${n} is cut off (no newline, not JSON): the writer stopped mid-line`);
+    return fail('malformed_line', `line ${n} is not JSON`);
+  }
+  if (!raw.complete) return fail('torn_tail', `line ${n} has no newline: the writer stopped before finishing it`);
+  const parsed = readReceiptLogLine(value);
+  if (!parsed.ok) return fail('malformed_line', `line ${n}: ${formatIssue(parsed.issue)}`);
+  const line = parsed.value;
+  const form = lineForm(raw.text, value, line);
+  if (!form.canonical)
+    return fail(
+      'malformed_line',
+      `line ${n} is not in canonical form (RFC 8785): lines are written canonical, so it was edited`,
+    );
+  let signature: SignatureCheck | null = null;
+  if (line.type === 'Checkpoint') {
+    const { sig, ...body } = line;
+    signature = checkCheckpointSignature(body, sig, keyring, form.body.join(''));
+  } else if (line.type !== 'ReceiptLog' && keyring.hasHmac) {
+    signature = checkReceiptSignature(line, line.sig, keyring, form.body);
+  }
+  const examined: ExaminedLine = { ok: true, hash: sha256Prefixed(raw.text), facts: factsOf(line), signature };
+  if (keepLine) examined.line = line;
+  return examined;
+}

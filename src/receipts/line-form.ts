@@ -1,0 +1,82 @@
+/**
+ * @module receipts/line-form
+ * Whether a log line's text is the canonical form (RFC 8785) of the line it parses to, and the
+ * canonical text of its signed body (the line without `sig`), which its signature covers
+ * (docs/design.md §6).
+ *
+ * Two ways that always agree (a property test holds them to it): `full` canonicalizes the parsed
+ * line and compares; `fast` uses that a line whose every object lists its keys in canonical order
+ * is canonical exactly when `JSON.stringify` of its parse gives the text back, and then cuts the
+ * `"sig"` member out of the text instead of serializing the body again. The fast way only ever
+ * answers "canonical" when that holds; anything it cannot decide (escapes `\u`, keys out of
+ * order, an unexpected member after `sig`) goes the full way, so a non-canonical line is refused
+ * all the same.
+ */
+import { canonicalJson } from '../canonical/canonical-json.js';
+import { canonicalWithSig } from './signing.js';
+import type { ReceiptLogLine } from './types.js';
+
+/**
+ * `canonical`: the text is the line's canonical form; `body`: the signed body's canonical text
+ * (empty for a header), in pieces that are never joined (the text before and after `sig`).
+ */
+export interface LineForm {
+  canonical: boolean;
+  body: readonly string[];
+}
+
+const NOT_CANONICAL: LineForm = { canonical: false, body: [] };
+const HEADER: LineForm = { canonical: true, body: [] };
+
+/**
+ * Members that may follow `sig` in a signed line for the fast cut: their values (a span of two
+ * hex ids, a hash, the task id, the type, `via`, a checkpoint's size) are a number, strings, or an
+ * object of strings, so `,"sig":{` cannot occur in their text (a quote inside a string is `\"`)
+ * and its last occurrence is the line's own `sig` member.
+ */
+const AFTER_SIG = new Set(['size', 'span', 'suspension', 'taskId', 'type', 'via']);
+
+/** The full way: canonicalize the parsed line (and its body) and compare with the text. */
+export function lineFormFull(text: string, line: ReceiptLogLine): LineForm {
+  try {
+    if (line.type === 'ReceiptLog') return canonicalJson(line) === text ? HEADER : NOT_CANONICAL;
+    const { sig, ...body } = line;
+    const bodyText = canonicalJson(body);
+    return canonicalWithSig(bodyText, body, sig) === text ? { canonical: true, body: [bodyText] } : NOT_CANONICAL;
+  } catch {
+    return NOT_CANONICAL;
+  }
+}
+
+/** True when every object in `value` lists its own keys in RFC 8785 §3.2.3 order. */
+function keysInOrder(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!keysInOrder(item)) return false;
+    return true;
+  }
+  const record = value as Record<string, unknown>;
+  let last: string | undefined;
+  for (const key in record) {
+    if (last !== undefined && !(last < key)) return false;
+    last = key;
+    if (!keysInOrder(record[key])) return false;
+  }
+  return true;
+}
+
+/**
+ * The fast way: `value` is what `JSON.parse(text)` gave, `line` the same line read and checked
+ * by `readReceiptLogLine`. Same answer as {@link lineFormFull}; falls back to it when undecided.
+ */
+export function lineForm(text: string, value: unknown, line: ReceiptLogLine): LineForm {
+  // `\u` escapes may hide lone surrogates or non-canonical escapes: the full way decides those.
+  if (text.includes('\\u') || !keysInOrder(value) || JSON.stringify(value) !== text) return lineFormFull(text, line);
+  if (line.type === 'ReceiptLog') return HEADER;
+  for (const key in line) if (key > 'sig' && !AFTER_SIG.has(key)) return lineFormFull(text, line);
+  // The text is canonical, so its sig member is the canonical text of the parsed sig.
+  const member = `,"sig":${JSON.stringify((value as { sig: unknown }).sig)}`;
+  const at = text.lastIndexOf(',"sig":{');
+  if (at < 0 || !text.startsWith(member, at)) return lineFormFull(text, line);
+  return { canonical: true, body: [text.slice(0, at), text.slice(at + member.length)] };
+}
