@@ -175,7 +175,7 @@ try {
     return perSecond(result.lines, Math.max(1, run.ms - startup));
   };
   const hasJobs = /--jobs\b/.test(timeCli(['verify', '--help']).stdout);
-  const cli1 = cliRate([]);
+  const cli1 = cliRate(hasJobs ? ['--jobs', '1'] : []);
   const cli2 = hasJobs ? cliRate(['--jobs', '2']) : null;
 
   console.log(`raw JCS + HMAC loop:         ${rate(COUNT, raw)}  (baseline, mean of a run before and after)`);

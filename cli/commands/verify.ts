@@ -1,16 +1,20 @@
 /**
  * @module cli/commands/verify
  * `a2a-replay verify LOG [--key FILE]... [--public-key FILE]... [--checkpoint FILE] [--allow-torn-tail]
- * [--allow-open] [--json]`: streams a receipt log in constant memory; exit 0 with a one-line summary
- * when it verifies, 1 naming the first bad line and why (a log that does not end in a checkpoint
- * included, unless --allow-open), 2 on a usage error (no such file, no key).
+ * [--allow-open] [--jobs N] [--json]`: streams a receipt log in constant memory; with `--jobs N`
+ * (default: the cores available) worker threads check signatures and canonical forms while the
+ * chain is checked in order (docs/design.md §6). Exit 0 with a one-line summary when it verifies,
+ * 1 naming the first bad line and why (a log that does not end in a checkpoint included, unless
+ * --allow-open), 2 on a usage error (no such file, no key, a bad --jobs).
  */
+import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
 import { type VerifyResult, verifyReceiptLog } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
 import {
   type KeyOptions,
   type OpenEndOptions,
+  integerOption,
   loadVerifyInputs,
   openEnd,
   withKeyOptions,
@@ -48,10 +52,17 @@ export function registerVerify(program: Command): void {
     .description('verify a signed, hash-chained receipt log (streams it in constant memory)')
     .argument('<log>', 'receipt log (*.receipts.jsonl)')
     .option('--json', 'print the result as JSON')
-    .action(async (log: string, options: KeyOptions & OpenEndOptions & { json?: boolean }) => {
+    .option(
+      '--jobs <n>',
+      'worker threads checking signatures and canonical forms (1: none; the chain is checked in order)',
+      String(availableParallelism()),
+    )
+    .action(async (log: string, options: KeyOptions & OpenEndOptions & { json?: boolean; jobs: string }) => {
+      const jobs = integerOption(options.jobs, 'jobs', 1, 256);
       const inputs = await loadVerifyInputs(log, options);
       const result = await verifyReceiptLog(log, {
         keyring: inputs.keyring,
+        jobs,
         ...(inputs.anchor ? { anchor: inputs.anchor } : {}),
         ...openEnd(options),
       });

@@ -4,10 +4,12 @@
  * signatures, sequence, hash chain and checkpoints, plus an optional checkpoint kept outside the
  * log that detects a truncated tail. It stops at the first bad line and says which and why.
  */
+import { A2aReplayError } from '../errors.js';
 import { type Examined, type ExaminedLine, type LineFacts, examineLine } from './examine-line.js';
 import type { Keyring } from './keys.js';
 import { type RawLine, readLogChunks, splitLogBytes } from './log-reader.js';
 import { checkCheckpointSignature } from './signing.js';
+import { verifyWithWorkers } from './verify-jobs.js';
 import type { Checkpoint, ReceiptLogHeader, ReceiptLogLine } from './types.js';
 
 export const VERIFY_FAILURE_REASONS = [
@@ -84,6 +86,11 @@ export interface VerifyOptions {
   allowOpen?: boolean;
   /** Called for each verified line, in order (audit builds on this). */
   onLine?: (line: VerifiedLine) => void;
+  /**
+   * `verifyReceiptLog` only: worker threads that examine lines (shape, canonical form, signatures)
+   * while the chain is checked in order here; the first error is the same. Default 1: none.
+   */
+  jobs?: number;
 }
 
 /** Incremental verifier: `push` each raw line in order, then `finish`. */
@@ -408,8 +415,12 @@ export class ReceiptLogVerifier {
 
 /** Verifies a log file, streaming it in constant memory. */
 export async function verifyReceiptLog(path: string, options: VerifyOptions): Promise<VerifyResult> {
+  const jobs = options.jobs ?? 1;
+  if (!Number.isInteger(jobs) || jobs < 1)
+    throw new A2aReplayError('INVALID_ARGUMENT', `jobs: expected an integer >= 1, got ${jobs}`);
   const verifier = new ReceiptLogVerifier(options);
   if (!verifier.ok) return verifier.finish();
+  if (jobs > 1) return verifyWithWorkers(path, verifier, options.keyring, jobs);
   // Chunk by chunk, each chunk's lines checked synchronously: no promise per line.
   for await (const lines of readLogChunks(path)) {
     for (const raw of lines) if (!verifier.push(raw)) return verifier.finish();

@@ -1,0 +1,135 @@
+/**
+ * `verifyReceiptLog` with worker threads (`jobs`) gives the result of one thread: the same
+ * verdict, counts and head on a good log, and the same first bad line and reason on logs tampered
+ * at lines in the first, a middle and the last batch (a byte of a signature, a dropped line, a
+ * space, a line that is not JSON, bytes that are not UTF-8, a torn tail); `onLine` sees the same
+ * lines. The built CLI's `--jobs 1` and `--jobs 2` agree on the same logs.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Keyring, type VerifyResult, canonicalJson, verifyReceiptLog } from '../../src/internal.js';
+import { runCli } from '../helpers/cli.js';
+import { buildLogLines, fixedKey } from './fixtures.js';
+
+const key = fixedKey('key-jobs');
+const keyring = new Keyring([key]);
+// 2,400 receipts: about five batches of 512 lines.
+const lines = buildLogLines({ count: 2400, keyring, checkpointEvery: 100 });
+let dir = '';
+let keyFile = '';
+
+type Tamper = { name: string; at: number; edit: (text: string) => string | null; bytes?: Buffer };
+
+const tampers = (at: number): Tamper[] => [
+  {
+    name: 'sig byte',
+    at,
+    edit: (t) => t.replace(/"value":"(.)/, (_m, c: string) => `"value":"${c === 'A' ? 'B' : 'A'}`),
+  },
+  { name: 'dropped', at, edit: () => null },
+  { name: 'space', at, edit: (t) => t.replace('{"', '{ "') },
+  { name: 'not JSON', at, edit: (t) => t.slice(0, 40) },
+  { name: 'not UTF-8', at, edit: (t) => t, bytes: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]) },
+];
+
+async function logWith(name: string, tamper: Tamper | null, tornTail = false): Promise<string> {
+  const parts: Buffer[] = [];
+  lines.forEach((line, i) => {
+    if (tamper && i + 1 === tamper.at) {
+      if (tamper.bytes) parts.push(tamper.bytes, Buffer.from('\n'));
+      else {
+        const edited = tamper.edit(line);
+        if (edited !== null) parts.push(Buffer.from(`${edited}\n`));
+      }
+    } else parts.push(Buffer.from(`${line}\n`));
+  });
+  let bytes = Buffer.concat(parts);
+  if (tornTail) bytes = bytes.subarray(0, bytes.length - 30);
+  const path = join(dir, `${name.replace(/\W+/g, '-')}.receipts.jsonl`);
+  await writeFile(path, bytes, { mode: 0o600 });
+  return path;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'verify-jobs-'));
+  keyFile = join(dir, 'k.key');
+  await writeFile(keyFile, canonicalJson(key.keyFile()), { mode: 0o600 });
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('verifyReceiptLog with jobs', () => {
+  it('gives the single-thread result for a good log, and onLine sees the same lines', async () => {
+    const path = await logWith('good', null);
+    const seen = { 1: [] as string[], 2: [] as string[] };
+    const one = await verifyReceiptLog(path, {
+      keyring,
+      jobs: 1,
+      onLine: (l) => seen[1].push(`${l.number} ${l.hash}`),
+    });
+    const two = await verifyReceiptLog(path, {
+      keyring,
+      jobs: 2,
+      onLine: (l) => seen[2].push(`${l.number} ${l.hash}`),
+    });
+    expect(one.ok).toBe(true);
+    expect(one.lines).toBe(lines.length);
+    expect(two).toEqual(one);
+    expect(seen[2]).toEqual(seen[1]);
+    expect(seen[1]).toHaveLength(lines.length);
+  });
+
+  it('reports the same first bad line and reason for tampering in the first, a middle and the last batch', async () => {
+    const results: [string, VerifyResult, VerifyResult][] = [];
+    for (const at of [2, 600, 1500, lines.length - 1]) {
+      for (const tamper of tampers(at)) {
+        const path = await logWith(`${tamper.name} ${at}`, tamper);
+        const one = await verifyReceiptLog(path, { keyring, jobs: 1 });
+        const two = await verifyReceiptLog(path, { keyring, jobs: 2 });
+        results.push([`${tamper.name} at ${at}`, one, two]);
+      }
+    }
+    for (const [what, one, two] of results) {
+      expect(one.ok, what).toBe(false);
+      expect(two, what).toEqual(one);
+    }
+    // The failures are at the tampered line (a dropped line is missed by the one after it).
+    expect(results.map(([, one]) => one.firstError!.line)).toContain(1500);
+  });
+
+  it('treats a torn tail the same, failing or allowed', async () => {
+    const path = await logWith('torn', null, true);
+    for (const allowTornTail of [false, true]) {
+      const one = await verifyReceiptLog(path, { keyring, jobs: 1, allowTornTail, allowOpen: true });
+      const two = await verifyReceiptLog(path, { keyring, jobs: 2, allowTornTail, allowOpen: true });
+      expect(two).toEqual(one);
+      expect(one.ok).toBe(allowTornTail);
+    }
+  });
+
+  it('refuses a jobs count that is not a positive integer', async () => {
+    const path = await logWith('good-2', null);
+    await expect(verifyReceiptLog(path, { keyring, jobs: 0 })).rejects.toThrow(/jobs: expected an integer >= 1, got 0/);
+  });
+});
+
+describe('a2a-replay verify --jobs', () => {
+  it('prints the same result with --jobs 1 and --jobs 2, good or tampered', async () => {
+    const paths = [await logWith('cli-good', null)];
+    for (const tamper of [...tampers(3), ...tampers(1200)].filter((_, i) => i % 2 === 0))
+      paths.push(await logWith(`cli ${tamper.name} ${tamper.at}`, tamper));
+    for (const path of paths) {
+      const one = await runCli(['verify', path, '--key', keyFile, '--jobs', '1', '--json']);
+      const two = await runCli(['verify', path, '--key', keyFile, '--jobs', '2', '--json']);
+      expect(two.stdout, path).toBe(one.stdout);
+      expect(two.code, path).toBe(one.code);
+      expect(one.code).toBe(path.includes('cli-good') ? 0 : 1);
+    }
+    const bad = await runCli(['verify', paths[0]!, '--key', keyFile, '--jobs', '0']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/jobs/);
+  });
+});
