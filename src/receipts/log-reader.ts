@@ -93,7 +93,8 @@ export async function* readLogChunks(
   options: { maxLineBytes?: number; highWaterMark?: number } = {},
 ): AsyncGenerator<RawLine[]> {
   const splitter = new LineSplitter(options.maxLineBytes);
-  const stream = createReadStream(path, { highWaterMark: options.highWaterMark ?? 1 << 16 });
+  // Larger reads than readLogLines': fewer calls into the file system for the same flat memory.
+  const stream = createReadStream(path, { highWaterMark: options.highWaterMark ?? 1 << 18 });
   try {
     for await (const chunk of stream) yield splitter.push(chunk as Buffer);
   } finally {
