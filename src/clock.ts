@@ -31,7 +31,17 @@ export class ManualClock implements Clock {
   }
 }
 
-/** ISO 8601 UTC with milliseconds, as ProtoJSON renders a Timestamp. */
+let lastMs = Number.NaN;
+let lastIso = '';
+
+/**
+ * ISO 8601 UTC with milliseconds, as ProtoJSON renders a Timestamp. The last answer is kept:
+ * entries of one burst share their millisecond, and each would build a Date for it.
+ */
 export function isoAt(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }
