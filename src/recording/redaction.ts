@@ -62,7 +62,9 @@ export function isSecretHeader(name: string, names: readonly string[] = DEFAULT_
  * for every exchange); rebuilt when the list was changed since.
  */
 const secretSets = new WeakMap<readonly string[], { copy: readonly string[]; set: ReadonlySet<string> }>();
+const NO_NAMES: ReadonlySet<string> = new Set();
 function secretNameSet(names: readonly string[]): ReadonlySet<string> {
+  if (names.length === 0) return NO_NAMES;
   const known = secretSets.get(names);
   if (known !== undefined && known.copy.length === names.length && known.copy.every((n, i) => n === names[i])) {
     return known.set;
