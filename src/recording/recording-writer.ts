@@ -2,8 +2,10 @@
  * @module recording/recording-writer
  * Writes a recording (docs/design.md §5): the header line first, then one canonical-JSON line per entry
  * in the order appended. `append` is synchronous and never throws: it stamps `seq` and `at` and
- * queues the line; queued lines go to the sink in batches, so a slow or failing disk never blocks
- * or breaks the exchange being recorded. A failing sink is reported once through `onError`.
+ * queues the line; queued lines go to the sink in batches (one write per burst: at most
+ * {@link WRITE_DELAY_MS} later, at once for a line somebody waits for), so a slow or failing disk
+ * never blocks or breaks the exchange being recorded. A failing sink is reported once through
+ * `onError`.
  */
 import { type JsonValue, canonicalJson } from '../canonical/canonical-json.js';
 import { type Clock, isoAt } from '../clock.js';
@@ -58,6 +60,13 @@ export function serializeLine(value: RecordingHeader | RecordingEntry): string {
   }
 }
 
+/**
+ * Lines wait this long for more to share their write, unless somebody waits for them (`flush`,
+ * `durable`, `close`) or {@link WRITE_BATCH_BYTES} are queued.
+ */
+const WRITE_DELAY_MS = 2;
+const WRITE_BATCH_BYTES = 64 * 1024;
+
 export class RecordingWriter implements EntryWriter {
   readonly header: RecordingHeader;
   readonly #sink: LineSink;
@@ -65,8 +74,10 @@ export class RecordingWriter implements EntryWriter {
   readonly #onError: (error: unknown) => void;
   #seq = 0;
   #pending: string[] = [];
-  /** A drain is scheduled or running. */
+  /** A write is running; a delayed one is scheduled. */
   #draining = false;
+  #delayed: NodeJS.Timeout | undefined;
+  #pendingBytes = 0;
   #failed: unknown;
   #closed: Promise<void> | undefined;
   #dropped = 0;
@@ -153,7 +164,9 @@ export class RecordingWriter implements EntryWriter {
   /** Resolves once the first `target` lines are settled. */
   #reach(target: number): Promise<void> {
     if (this.#settled >= target) return Promise.resolve();
-    return new Promise((resolve) => this.#reachWaiters.push({ target, resolve }));
+    const reached = new Promise<void>((resolve) => this.#reachWaiters.push({ target, resolve }));
+    this.#schedule(true);
+    return reached;
   }
 
   #settle(lines: number): void {
@@ -203,19 +216,39 @@ export class RecordingWriter implements EntryWriter {
       return;
     }
     this.#pending.push(line);
+    this.#pendingBytes += line.length;
     this.#queued += 1;
-    // Lines appended in the same turn of the event loop go to the sink in one write.
-    if (this.#draining) return;
-    this.#draining = true;
-    setImmediate(() => void this.#drain());
+    this.#schedule(false);
   }
 
+  /**
+   * Starts a write of what is queued: at once when `now` (somebody waits for it) or when a full
+   * batch is queued, else after {@link WRITE_DELAY_MS}, so the lines of a burst share one write.
+   */
+  #schedule(now: boolean): void {
+    if (this.#draining || this.#pending.length === 0) return;
+    if (now || this.#pendingBytes >= WRITE_BATCH_BYTES || this.#closed !== undefined) {
+      clearTimeout(this.#delayed);
+      this.#delayed = undefined;
+      void this.#drain();
+      return;
+    }
+    this.#delayed ??= setTimeout(() => {
+      this.#delayed = undefined;
+      void this.#drain();
+    }, WRITE_DELAY_MS);
+  }
+
+  /** Writes batches while somebody waits for them or a full batch is queued. */
   async #drain(): Promise<void> {
+    if (this.#draining) return;
+    this.#draining = true;
     try {
       while (this.#pending.length > 0 && this.#failed === undefined) {
         const lines = this.#pending.length;
         const batch = this.#pending.join('');
         this.#pending = [];
+        this.#pendingBytes = 0;
         try {
           await this.#sink.write(batch);
         } catch (error) {
@@ -223,13 +256,21 @@ export class RecordingWriter implements EntryWriter {
           this.#fail(error);
         }
         this.#settle(lines);
+        const due =
+          this.#reachWaiters.length > 0 || this.#pendingBytes >= WRITE_BATCH_BYTES || this.#closed !== undefined;
+        if (!due) break;
       }
     } finally {
-      const dropped = this.#pending.length;
-      this.#dropped += dropped;
-      this.#pending = [];
       this.#draining = false;
-      this.#settle(dropped);
+      if (this.#failed !== undefined) {
+        const dropped = this.#pending.length;
+        this.#dropped += dropped;
+        this.#pending = [];
+        this.#pendingBytes = 0;
+        this.#settle(dropped);
+      } else {
+        this.#schedule(this.#reachWaiters.length > 0);
+      }
     }
   }
 
