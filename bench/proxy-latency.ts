@@ -9,8 +9,9 @@
  * - sse: SendStreamingMessage with the script `work:0` (task, WORKING, COMPLETED), each stream
  *   read to its end, on the same three paths;
  * - pause: PauseTask + ResumeTask round trips (one task per lane, `work:1`, which stays WORKING
- *   on the peer's virtual clock), directly, through the bare proxy and through
- *   `record --key K --fsync batch`.
+ *   on the peer's virtual clock), directly, through the bare proxy, through
+ *   `record --key K --fsync batch` and through `record --key K --fsync never` (the same work
+ *   without the fsyncs the held answers wait for: `fsyncWaitP50Ms` is what those waits cost).
  *
  * `npx tsx bench/proxy-latency.ts [--unary 20000] [--streams 5000] [--pairs 10000] [--concurrency 8]
  *  [--rounds 5] [--only unary,sse,pause] [--cpu-prof DIR]` — with --cpu-prof each recorder and the
@@ -136,8 +137,10 @@ async function unaryAndSse(peer: string): Promise<void> {
 async function pauseResume(peer: string): Promise<void> {
   const bare = await startBareProxy(peer, profiled('bare-pause'));
   const recorder = await record(peer, 'pause', ['--fsync', 'batch']);
+  // The same recorder without fsync: what the hold-until-durable waits cost, side by side.
+  const unsynced = await record(peer, 'pause-nosync', ['--fsync', 'never']);
   try {
-    const paths = { direct: peer, bare: bare.url, record: recorder.url };
+    const paths = { direct: peer, bare: bare.url, record: recorder.url, 'record-never': unsynced.url };
     const byPath = new Map<string, string[]>();
     for (const [name, base] of Object.entries(paths)) {
       const ids: string[] = [];
@@ -162,7 +165,10 @@ async function pauseResume(peer: string): Promise<void> {
     figures['proxy.pauseResume.recordPerSecond'] = round(s.record!.perSecond, 0);
     figures['proxy.pauseResume.directPerSecond'] = round(s.direct!.perSecond, 0);
     figures['proxy.pauseResume.addedP50Ms'] = round(s.record!.p50 - s.direct!.p50);
+    figures['proxy.pauseResume.fsyncWaitP50Ms'] = round(s.record!.p50 - s['record-never']!.p50);
+    figures['proxy.pauseResume.batchOverNever'] = round(s.record!.perSecond / s['record-never']!.perSecond);
   } finally {
+    await unsynced.stop();
     await recorder.stop();
     await bare.stop();
   }

@@ -190,6 +190,7 @@ export {
   type RecordingWriterOptions,
   serializeLine,
 } from './recording/recording-writer.js';
+export { entryLine } from './recording/entry-line.js';
 export {
   DEFAULT_REDACTED_HEADERS,
   SECRET_HEADER_WORDS,

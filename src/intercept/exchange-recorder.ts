@@ -398,6 +398,15 @@ export class ExchangeRecorder {
     return new Exchange(this, xid, http);
   }
 
+  /**
+   * An exchange whose request is not recorded: only its answer is (replay sends a request it
+   * already knows and records what comes back). No request entry, no body parsed.
+   */
+  answerOf(facts: Pick<RequestFacts, 'method' | 'path'>, xid: string): Exchange {
+    const path = redactPath(facts.path, this.#redactQuery);
+    return new Exchange(this, xid, { method: facts.method.toUpperCase(), path });
+  }
+
   /** @internal */
   redact(headers: Record<string, string>): Record<string, string> {
     return redactHeaders(headers, this.#redact);

@@ -23,14 +23,25 @@ const HOP_BY_HOP = new Set([
 /** Headers every HTTP stack sets on its own: not part of what an exchange says. */
 const TRANSPORT_WRITTEN = new Set(['host', 'content-length', 'date']);
 
-/** Header names (lower-case) that must not be forwarded, given the message's Connection value. */
-export function hopByHopNames(connection: string | undefined): Set<string> {
+/**
+ * Header names (lower-case) that must not be forwarded, given the message's Connection value.
+ * Without extra names the shared set itself comes back (read-only), so no set is built per call.
+ */
+export function hopByHopNames(connection: string | undefined): ReadonlySet<string> {
+  const extra = connectionNames(connection);
+  if (extra.length === 0) return HOP_BY_HOP;
   const names = new Set(HOP_BY_HOP);
-  if (connection !== undefined) {
-    for (const token of connection.split(',')) {
-      const name = token.trim().toLowerCase();
-      if (name !== '') names.add(name);
-    }
+  for (const name of extra) names.add(name);
+  return names;
+}
+
+/** The names a Connection value lists (lower-case), other than the ones always dropped. */
+function connectionNames(connection: string | undefined): string[] {
+  if (connection === undefined) return [];
+  const names: string[] = [];
+  for (const token of connection.split(',')) {
+    const name = token.trim().toLowerCase();
+    if (name !== '' && !HOP_BY_HOP.has(name)) names.push(name);
   }
   return names;
 }
@@ -43,12 +54,13 @@ export function endToEndRawHeaders(raw: readonly string[], extraDrop: readonly s
       connection = connection === undefined ? (raw[i + 1] as string) : `${connection}, ${raw[i + 1] as string}`;
     }
   }
-  const drop = hopByHopNames(connection);
-  for (const name of extraDrop) drop.add(name);
+  const named = connectionNames(connection);
   const out: string[] = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i] as string;
-    if (!drop.has(name.toLowerCase())) out.push(name, raw[i + 1] as string);
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower) || extraDrop.includes(lower) || named.includes(lower)) continue;
+    out.push(name, raw[i + 1] as string);
   }
   return out;
 }
@@ -75,18 +87,19 @@ export function recordedHeaders(input: HeaderInput): Record<string, string> {
   } else if (Symbol.iterator in input) {
     for (const [name, value] of input as Iterable<readonly [string, string]>) add(name, value);
   } else {
-    for (const [name, value] of Object.entries(
-      input as Record<string, string | number | readonly string[] | undefined>,
-    )) {
+    const record = input as Record<string, string | number | readonly string[] | undefined>;
+    for (const name of Object.keys(record)) {
+      const value = record[name];
       if (value === undefined) continue;
       if (Array.isArray(value)) for (const v of value as readonly string[]) add(name, v);
-      else add(name, String(value as string | number));
+      else add(name, typeof value === 'string' ? value : String(value as number));
     }
   }
-  const drop = hopByHopNames(merged.get('connection'));
+  const named = connectionNames(merged.get('connection'));
   const out: Record<string, string> = {};
   for (const [name, value] of merged) {
-    if (drop.has(name) || TRANSPORT_WRITTEN.has(name) || name.startsWith('sec-fetch-')) continue;
+    if (HOP_BY_HOP.has(name) || TRANSPORT_WRITTEN.has(name) || name.startsWith('sec-fetch-')) continue;
+    if (named.length > 0 && named.includes(name)) continue;
     out[name] = value;
   }
   return out;

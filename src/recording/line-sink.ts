@@ -7,7 +7,7 @@ import { type FileHandle, open } from 'node:fs/promises';
 /** An ordered byte destination for JSONL text. `write` calls never overlap. */
 export interface LineSink {
   write(text: string): Promise<void>;
-  /** Makes what was written durable (fsync); absent when the sink has no disk behind it. */
+  /** Makes what was written durable (fdatasync); absent when the sink has no disk behind it. */
   sync?(): Promise<void>;
   close(): Promise<void>;
 }
@@ -40,7 +40,9 @@ export function fileLineSink(path: string): LineSink {
       await file.write(text);
     },
     async sync() {
-      await (await opened()).sync();
+      // fdatasync: the appended bytes and the file size that reaches them, without the
+      // timestamps fsync also writes; as durable for an append-only file, about half the cost.
+      await (await opened()).datasync();
     },
     async close() {
       if (handle === undefined) return;

@@ -2,13 +2,16 @@
  * @module recording/recording-writer
  * Writes a recording (docs/design.md §5): the header line first, then one canonical-JSON line per entry
  * in the order appended. `append` is synchronous and never throws: it stamps `seq` and `at` and
- * queues the line; queued lines go to the sink in batches, so a slow or failing disk never blocks
- * or breaks the exchange being recorded. A failing sink is reported once through `onError`.
+ * queues the line; queued lines go to the sink in batches (one write per burst: at most
+ * {@link WRITE_DELAY_MS} later, at once for a line somebody waits for), so a slow or failing disk
+ * never blocks or breaks the exchange being recorded. A failing sink is reported once through
+ * `onError`.
  */
 import { type JsonValue, canonicalJson } from '../canonical/canonical-json.js';
 import { type Clock, isoAt } from '../clock.js';
 import type { IdSource } from '../ids.js';
 import { TOOL_NAME } from '../version.js';
+import { entryLine } from './entry-line.js';
 import { RECORDING_VERSION, type RecordingEntry, type RecordingHeader } from './format.js';
 import type { LineSink } from './line-sink.js';
 import { redactUrl } from './redaction.js';
@@ -38,9 +41,14 @@ export interface RecordingWriterOptions {
 
 /**
  * Serializes one line: RFC 8785 form, so equal entries are equal bytes; a lone surrogate a
- * client sent is kept as a `\uXXXX` escape (docs/design.md §5).
+ * client sent is kept as a `\uXXXX` escape (docs/design.md §5). Entries of plain JSON take the
+ * fast writer (`entry-line.ts`, the same bytes); anything else the generic serializer.
  */
 export function serializeLine(value: RecordingHeader | RecordingEntry): string {
+  if (!('type' in value)) {
+    const fast = entryLine(value);
+    if (fast !== undefined) return `${fast}\n`;
+  }
   try {
     return `${canonicalJson(value, { loneSurrogates: 'escape' })}\n`;
   } catch {
@@ -52,6 +60,13 @@ export function serializeLine(value: RecordingHeader | RecordingEntry): string {
   }
 }
 
+/**
+ * Lines wait this long for more to share their write, unless somebody waits for them (`flush`,
+ * `durable`, `close`) or {@link WRITE_BATCH_BYTES} are queued.
+ */
+const WRITE_DELAY_MS = 2;
+const WRITE_BATCH_BYTES = 64 * 1024;
+
 export class RecordingWriter implements EntryWriter {
   readonly header: RecordingHeader;
   readonly #sink: LineSink;
@@ -59,12 +74,22 @@ export class RecordingWriter implements EntryWriter {
   readonly #onError: (error: unknown) => void;
   #seq = 0;
   #pending: string[] = [];
-  #writing: Promise<void> | undefined;
+  /** A write is running; a delayed one is scheduled. */
+  #draining = false;
+  #delayed: NodeJS.Timeout | undefined;
+  #pendingBytes = 0;
   #failed: unknown;
   #closed: Promise<void> | undefined;
   #dropped = 0;
-  /** The sync running now, and the one that callers arriving meanwhile share (group commit). */
-  #syncing: Promise<void> | undefined;
+  /** Lines queued so far (the header included), and how many of them are settled: written or dropped. */
+  #queued = 0;
+  #settled = 0;
+  /** Callers waiting for the first `target` lines to settle. */
+  #reachWaiters: { target: number; resolve: () => void }[] = [];
+  /** Lines the last finished sync covered; the sync running now and what it covers. */
+  #synced = 0;
+  #syncing: { covers: number; done: Promise<void> } | undefined;
+  /** The sync that callers arriving while one runs share (group commit). */
   #nextSync: Promise<void> | undefined;
 
   constructor(options: RecordingWriterOptions) {
@@ -106,47 +131,27 @@ export class RecordingWriter implements EntryWriter {
   }
 
   /** Resolves when every line appended so far has reached the sink (or the sink failed). */
-  async flush(): Promise<void> {
-    while (this.#writing !== undefined) await this.#writing;
+  flush(): Promise<void> {
+    return this.#reach(this.#queued);
   }
 
   /**
    * Resolves when every line appended so far has reached the sink and, with `sync`, been made
-   * durable (the sink's fsync). Callers that arrive while a sync runs share the next one. Never
-   * rejects: a failing sink is reported through `onError`, as for writes.
+   * durable (the sink's fsync); lines appended later are not waited for. Callers that arrive
+   * while a sync runs share the next one (group commit), unless the running one already covers
+   * their lines. Never rejects: a failing sink is reported through `onError`, as for writes.
    */
   durable(sync: boolean): Promise<void> {
-    if (!sync || this.#sink.sync === undefined) return this.flush();
-    if (this.#nextSync) return this.#nextSync;
-    const run = async (): Promise<void> => {
-      await this.flush();
-      if (this.#failed !== undefined || this.#closed !== undefined) return;
-      try {
-        await this.#sink.sync?.();
-      } catch (error) {
-        this.#fail(error);
-      }
-    };
-    const start = (): Promise<void> => {
-      const running = run().finally(() => {
-        if (this.#syncing === running) this.#syncing = undefined;
-      });
-      this.#syncing = running;
-      return running;
-    };
-    if (this.#syncing === undefined) return start();
-    const next = this.#syncing.then(() => {
-      this.#nextSync = undefined;
-      return start();
-    });
-    this.#nextSync = next;
-    return next;
+    const target = this.#queued;
+    if (!sync || this.#sink.sync === undefined) return this.#reach(target);
+    return this.#reach(target).then(() => this.#syncCovering(target));
   }
 
   /** Flushes and closes the sink. Later appends still return entries but are not written. */
   close(): Promise<void> {
     this.#closed ??= (async () => {
       await this.flush();
+      await this.#syncing?.done;
       try {
         await this.#sink.close();
       } catch (error) {
@@ -156,32 +161,116 @@ export class RecordingWriter implements EntryWriter {
     return this.#closed;
   }
 
+  /** Resolves once the first `target` lines are settled. */
+  #reach(target: number): Promise<void> {
+    if (this.#settled >= target) return Promise.resolve();
+    const reached = new Promise<void>((resolve) => this.#reachWaiters.push({ target, resolve }));
+    this.#schedule(true);
+    return reached;
+  }
+
+  #settle(lines: number): void {
+    this.#settled += lines;
+    if (this.#reachWaiters.length === 0) return;
+    const waiting: { target: number; resolve: () => void }[] = [];
+    for (const waiter of this.#reachWaiters) {
+      if (waiter.target <= this.#settled) waiter.resolve();
+      else waiting.push(waiter);
+    }
+    this.#reachWaiters = waiting;
+  }
+
+  /** A sync that covers the first `target` lines (all of them settled already). */
+  #syncCovering(target: number): Promise<void> {
+    if (this.#synced >= target || this.#failed !== undefined || this.#closed !== undefined) return Promise.resolve();
+    const running = this.#syncing;
+    if (running === undefined) return this.#startSync();
+    if (running.covers >= target) return running.done;
+    this.#nextSync ??= running.done.then(() => {
+      this.#nextSync = undefined;
+      return this.#startSync();
+    });
+    return this.#nextSync;
+  }
+
+  #startSync(): Promise<void> {
+    const covers = this.#settled;
+    if (this.#synced >= covers || this.#failed !== undefined || this.#closed !== undefined) return Promise.resolve();
+    const done: Promise<void> = (async () => {
+      try {
+        await this.#sink.sync?.();
+        this.#synced = Math.max(this.#synced, covers);
+      } catch (error) {
+        this.#fail(error);
+      }
+    })().then(() => {
+      if (this.#syncing?.done === done) this.#syncing = undefined;
+    });
+    this.#syncing = { covers, done };
+    return done;
+  }
+
   #enqueue(line: string): void {
     if (this.#failed !== undefined) {
       this.#dropped += 1;
       return;
     }
     this.#pending.push(line);
-    this.#writing ??= this.#drain();
+    this.#pendingBytes += line.length;
+    this.#queued += 1;
+    this.#schedule(false);
   }
 
+  /**
+   * Starts a write of what is queued: at once when `now` (somebody waits for it) or when a full
+   * batch is queued, else after {@link WRITE_DELAY_MS}, so the lines of a burst share one write.
+   */
+  #schedule(now: boolean): void {
+    if (this.#draining || this.#pending.length === 0) return;
+    if (now || this.#pendingBytes >= WRITE_BATCH_BYTES || this.#closed !== undefined) {
+      clearTimeout(this.#delayed);
+      this.#delayed = undefined;
+      void this.#drain();
+      return;
+    }
+    this.#delayed ??= setTimeout(() => {
+      this.#delayed = undefined;
+      void this.#drain();
+    }, WRITE_DELAY_MS);
+  }
+
+  /** Writes batches while somebody waits for them or a full batch is queued. */
   async #drain(): Promise<void> {
+    if (this.#draining) return;
+    this.#draining = true;
     try {
       while (this.#pending.length > 0 && this.#failed === undefined) {
         const lines = this.#pending.length;
         const batch = this.#pending.join('');
         this.#pending = [];
+        this.#pendingBytes = 0;
         try {
           await this.#sink.write(batch);
         } catch (error) {
           this.#dropped += lines;
           this.#fail(error);
         }
+        this.#settle(lines);
+        const due =
+          this.#reachWaiters.length > 0 || this.#pendingBytes >= WRITE_BATCH_BYTES || this.#closed !== undefined;
+        if (!due) break;
       }
     } finally {
-      this.#dropped += this.#pending.length;
-      this.#pending = [];
-      this.#writing = undefined;
+      this.#draining = false;
+      if (this.#failed !== undefined) {
+        const dropped = this.#pending.length;
+        this.#dropped += dropped;
+        this.#pending = [];
+        this.#pendingBytes = 0;
+        this.#settle(dropped);
+      } else {
+        this.#schedule(this.#reachWaiters.length > 0);
+      }
     }
   }
 

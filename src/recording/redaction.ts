@@ -58,6 +58,23 @@ export function isSecretHeader(name: string, names: readonly string[] = DEFAULT_
 }
 
 /**
+ * The lower-cased set of a redaction list, built once per list (a recorder passes the same one
+ * for every exchange); rebuilt when the list was changed since.
+ */
+const secretSets = new WeakMap<readonly string[], { copy: readonly string[]; set: ReadonlySet<string> }>();
+const NO_NAMES: ReadonlySet<string> = new Set();
+function secretNameSet(names: readonly string[]): ReadonlySet<string> {
+  if (names.length === 0) return NO_NAMES;
+  const known = secretSets.get(names);
+  if (known !== undefined && known.copy.length === names.length && known.copy.every((n, i) => n === names[i])) {
+    return known.set;
+  }
+  const set = new Set(names.map((n) => n.toLowerCase()));
+  secretSets.set(names, { copy: [...names], set });
+  return set;
+}
+
+/**
  * A copy of `headers` (lower-case names) with every secret header redacted: those in `names`
  * (case-insensitive) and every secret-looking one ({@link isSecretHeader}).
  */
@@ -65,7 +82,7 @@ export function redactHeaders(
   headers: Readonly<Record<string, string>>,
   names: readonly string[] = DEFAULT_REDACTED_HEADERS,
 ): Record<string, string> {
-  const secret = new Set(names.map((n) => n.toLowerCase()));
+  const secret = secretNameSet(names);
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     const lower = name.toLowerCase();

@@ -83,21 +83,43 @@ interface Action {
   ex: PlannedExchange;
 }
 
+/** How many slices a wait's deadline is cut into: a wait ends between 1 and 1 + 1/8 deadlines. */
+const DEADLINE_SLICES = 8;
+
+interface Waiter {
+  resolve: (moved: boolean) => void;
+  seq: number | undefined;
+  /** The sweep after which the deadline has passed. */
+  expiresAt: number;
+  done: boolean;
+}
+
 /**
  * Wakes waiters: per awaited recorded seq (woken when that entry settles), or on any change.
- * Each wait arms one timer, so a corpus of thousands of lanes costs timers in proportion to the
- * entries, not to lanes × changes.
+ * Deadlines cost no timer per wait: one sweep timer, running while anybody waits, ticks every
+ * 1/{@link DEADLINE_SLICES} of the deadline and ends the waits whose deadline has passed (they
+ * began in order and all last the same, so they end in order).
  */
 class ChangeSignal {
-  readonly #bySeq = new Map<number, (() => void)[]>();
-  #any: (() => void)[] = [];
+  readonly #bySeq = new Map<number, Waiter[]>();
+  #any: Waiter[] = [];
+  readonly #sliceMs: number;
+  /** Waits in the order they began, so in deadline order; settled ones are dropped as the sweep passes. */
+  #queue: Waiter[] = [];
+  #head = 0;
+  #sweeps = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(timeoutMs: number) {
+    this.#sliceMs = Math.max(1, timeoutMs / DEADLINE_SLICES);
+  }
 
   /** An entry settled: wake who waits for it, and who waits for anything. */
   settled(seq: number): void {
     const waiters = this.#bySeq.get(seq);
     if (waiters) {
       this.#bySeq.delete(seq);
-      for (const w of waiters) w();
+      for (const w of waiters) this.#wake(w, true);
     }
     this.notify();
   }
@@ -106,39 +128,73 @@ class ChangeSignal {
   wakeAll(): void {
     const all = [...this.#bySeq.values()].flat();
     this.#bySeq.clear();
-    for (const w of all) w();
+    for (const w of all) this.#wake(w, true);
     this.notify();
   }
 
   notify(): void {
     const waiters = this.#any;
     this.#any = [];
-    for (const w of waiters) w();
+    for (const w of waiters) this.#wake(w, true);
   }
 
-  /** True when `seq` settled (or, with no seq, anything changed); false when `ms` passed first. */
-  wait(ms: number, seq?: number): Promise<boolean> {
+  /** True when `seq` settled (or, with no seq, anything changed); false when the deadline passed first. */
+  wait(seq?: number): Promise<boolean> {
     return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-      const timer = setTimeout(() => {
-        if (seq === undefined) this.#any = this.#any.filter((w) => w !== done);
-        else {
-          const list = (this.#bySeq.get(seq) ?? []).filter((w) => w !== done);
-          if (list.length > 0) this.#bySeq.set(seq, list);
-          else this.#bySeq.delete(seq);
-        }
-        resolve(false);
-      }, ms);
-      if (seq === undefined) this.#any.push(done);
+      // Begun between two sweeps: one more slice, so the wait lasts at least the whole deadline.
+      const waiter: Waiter = { resolve, seq, expiresAt: this.#sweeps + DEADLINE_SLICES + 1, done: false };
+      if (seq === undefined) this.#any.push(waiter);
       else {
-        const list = this.#bySeq.get(seq) ?? [];
-        list.push(done);
-        this.#bySeq.set(seq, list);
+        const list = this.#bySeq.get(seq);
+        if (list) list.push(waiter);
+        else this.#bySeq.set(seq, [waiter]);
       }
+      this.#queue.push(waiter);
+      this.#timer ??= setInterval(() => this.#sweep(), this.#sliceMs);
     });
+  }
+
+  /** Stops the sweep timer (the replay is over). */
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #wake(waiter: Waiter, moved: boolean): void {
+    if (waiter.done) return;
+    waiter.done = true;
+    waiter.resolve(moved);
+  }
+
+  #sweep(): void {
+    this.#sweeps += 1;
+    const expired: Waiter[] = [];
+    while (this.#head < this.#queue.length) {
+      const w = this.#queue[this.#head] as Waiter;
+      if (!w.done && w.expiresAt > this.#sweeps) break;
+      if (!w.done) expired.push(w);
+      this.#head += 1;
+    }
+    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+      this.#queue = this.#queue.slice(this.#head);
+      this.#head = 0;
+    }
+    if (expired.length > 0) {
+      const gone = new Set(expired);
+      this.#any = this.#any.filter((w) => !gone.has(w));
+      for (const seq of new Set(expired.map((w) => w.seq))) {
+        if (seq === undefined) continue;
+        const list = (this.#bySeq.get(seq) ?? []).filter((w) => !gone.has(w));
+        if (list.length > 0) this.#bySeq.set(seq, list);
+        else this.#bySeq.delete(seq);
+      }
+      for (const w of expired) this.#wake(w, false);
+    }
+    if (this.#head >= this.#queue.length) {
+      this.#queue = [];
+      this.#head = 0;
+      this.stop();
+    }
   }
 }
 
@@ -167,7 +223,7 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
   const plan = planReplay(entries);
   const ids = new IdMap();
   const ledger = new ReplayLedger(plan, ids, options.noise ?? {}, options.ignore ?? []);
-  const changed = new ChangeSignal();
+  const changed = new ChangeSignal(timeoutMs);
   ledger.onSettle = (seq) => changed.settled(seq);
   const base = new URL(options.peerUrl);
   // Unary calls share a bounded pool (a corpus of thousands of lanes must not open thousands of
@@ -236,7 +292,7 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
       if (!blocker) return true;
       if (blocker.seq !== awaited) awaited = blocker.seq;
       progress();
-      const moved = await changed.wait(timeoutMs, blocker.seq);
+      const moved = await changed.wait(blocker.seq);
       if (moved) continue;
       if (checkInfra()) return false;
       const still = ledger.blockerAt(seq, ex.lane);
@@ -297,12 +353,13 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     // Every request is out: wait for the answers still due, restarting the deadline on progress.
     while (!infra && !ledger.complete) {
       progress();
-      const moved = await changed.wait(timeoutMs);
+      const moved = await changed.wait();
       if (checkInfra()) break;
       if (!moved) break;
     }
     progress();
   } finally {
+    changed.stop();
     for (const call of calls) call.abort();
     unaryAgent.destroy();
     streamAgent.destroy();

@@ -18,6 +18,9 @@ import { ExchangeRecorder } from '../intercept/exchange-recorder.js';
 import type { RecordingEntry } from '../recording/format.js';
 import type { EntryDraft } from '../recording/recording-writer.js';
 
+/** Live answers are compared, never written: nothing is redacted beyond the secret-looking headers. */
+const NO_REDACTION: readonly string[] = [];
+
 /** Headers never replayed as recorded. */
 const NOT_REPLAYED = new Set([
   'host',
@@ -72,23 +75,19 @@ export function sendLive(options: LiveCallOptions): LiveCall {
     ids: { next: () => request.xid },
     writer: {
       append(draft: EntryDraft): RecordingEntry {
-        if (!aborted && draft.kind !== 'request') options.onEntry(draft);
+        if (!aborted) options.onEntry(draft);
         return { ...draft, seq: 0, at: '' };
       },
     },
-    redact: [],
+    redact: NO_REDACTION,
     // Replay must learn the live peer's real tokens to send them back; nothing here is written.
     tokens: 'keep',
   });
   const url = new URL(request.http.path, options.base);
   const headers = replayHeaders(request.http.headers, options.body !== undefined);
   const bodyBytes = options.body === undefined ? undefined : Buffer.from(options.body, 'utf8');
-  const exchange = recorder.request({
-    method: request.http.method,
-    path: request.http.path,
-    headers,
-    ...(bodyBytes ? { body: bodyBytes } : {}),
-  });
+  // The request is the recorded one: only the answer is turned into entries.
+  const exchange = recorder.answerOf(request.http, request.xid);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const call: LiveCall = {
     done,

@@ -99,6 +99,85 @@ describe('RecordingWriter', () => {
   });
 });
 
+/** A sink whose writes and syncs wait until released, counting what it was asked. */
+class GatedSink implements LineSink {
+  readonly written: string[] = [];
+  syncs: { linesAtStart: number; release: () => void }[] = [];
+  #writeGate: Promise<void> | undefined;
+  #openWrites: (() => void) | undefined;
+
+  holdWrites(): void {
+    this.#writeGate = new Promise((resolve) => (this.#openWrites = resolve));
+  }
+
+  releaseWrites(): void {
+    this.#writeGate = undefined;
+    this.#openWrites?.();
+  }
+
+  async write(text: string): Promise<void> {
+    await this.#writeGate;
+    this.written.push(text);
+  }
+
+  sync(): Promise<void> {
+    const linesAtStart = this.written.join('').split('\n').length - 1;
+    return new Promise((resolve) => this.syncs.push({ linesAtStart, release: resolve }));
+  }
+
+  async close(): Promise<void> {}
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+}
+
+describe('RecordingWriter.durable', () => {
+  it('waits for the lines appended before the call only, however many are appended meanwhile', async () => {
+    const sink = new GatedSink();
+    const { writer } = writerTo(sink);
+    writer.append(draft('x1'));
+    let durable = false;
+    void writer.durable(false).then(() => (durable = true));
+    await until(() => sink.written.length === 1);
+    sink.holdWrites();
+    writer.append(draft('x2'));
+    await until(() => durable);
+    // x2's write is still held: durable(false) did not wait for it.
+    expect(sink.written.join('')).not.toContain('"x2"');
+    sink.releaseWrites();
+    await writer.flush();
+    expect(sink.written.join('')).toContain('"x2"');
+  });
+
+  it('lets callers arriving during a sync share the next one; one the running sync covers joins it', async () => {
+    const sink = new GatedSink();
+    const { writer } = writerTo(sink);
+    writer.append(draft('x1'));
+    const settled: string[] = [];
+    const first = writer.durable(true).then(() => settled.push('first'));
+    await until(() => sink.syncs.length === 1);
+    // Covered by the running sync (nothing new was appended): joins it.
+    const joined = writer.durable(true).then(() => settled.push('joined'));
+    writer.append(draft('x2'));
+    writer.append(draft('x3'));
+    const a = writer.durable(true).then(() => settled.push('a'));
+    const b = writer.durable(true).then(() => settled.push('b'));
+    await writer.flush();
+    expect(sink.syncs).toHaveLength(1);
+    sink.syncs[0]!.release();
+    await Promise.all([first, joined]);
+    await until(() => sink.syncs.length === 2);
+    expect(settled.sort()).toEqual(['first', 'joined']);
+    // One sync for both late callers, started after their lines were written.
+    expect(sink.syncs[1]!.linesAtStart).toBe(4);
+    sink.syncs[1]!.release();
+    await Promise.all([a, b]);
+    expect(sink.syncs).toHaveLength(2);
+    expect(settled.sort()).toEqual(['a', 'b', 'first', 'joined']);
+  });
+});
+
 describe('readRecording', () => {
   async function writeFileRecording(n: number): Promise<string> {
     const path = join(dir, 'r.jsonl');

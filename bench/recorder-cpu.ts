@@ -1,0 +1,127 @@
+/**
+ * CPU time per call of `a2a-replay record --key K --fsync batch` (user + system of the whole
+ * process, from /proc/PID/stat, so GC and the thread pool count), beside the bare proxy and,
+ * with `--baseline CLI`, beside another build's recorder (e.g. a checkout of main), all in front
+ * of one `a2a-replay peer --deterministic` and driven in alternating segments. Under a loaded
+ * machine CPU per call moves less than throughput does, so it compares two builds more fairly.
+ * Not in run.ts (it needs a second build to be useful).
+ *
+ * `npx tsx bench/recorder-cpu.ts [--calls 3000] [--cases unary,sse,pause] [--baseline DIR/dist/cli/main.js]`
+ * — unary: GetTask; sse: SendStreamingMessage `work:0` read to its end; pause: PauseTask +
+ * ResumeTask (one call = the pair). Needs `npm run build` first.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { textTable } from '../cli/text-table.js';
+import {
+  CLI,
+  type ServerProcess,
+  Rpc,
+  arg,
+  closedLoop,
+  keygen,
+  startBareProxy,
+  startCli,
+  startServer,
+} from './_lib.js';
+
+const CALLS = Number(arg('calls', '3000'));
+const CASES = arg('cases', 'unary,sse,pause').split(',');
+const BASELINE = arg('baseline', '');
+const ROUNDS = 3;
+const CONCURRENCY = 8;
+
+const dir = mkdtempSync(join(tmpdir(), 'bench-recorder-cpu-'));
+const key = keygen(join(dir, 'key.json'));
+const rpc = new Rpc(CONCURRENCY * 4);
+
+/** CPU ms (user + system) a process has used so far. */
+function cpuMs(pid: number): number {
+  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+const userMessage = (text: string, id: string): unknown => ({
+  message: { messageId: id, role: 'ROLE_USER', parts: [{ text }] },
+  configuration: { returnImmediately: true },
+});
+
+const peer = await startCli(['peer', '--deterministic']);
+const procs: Record<string, ServerProcess> = {};
+try {
+  const recordArgs = (name: string): string[] => [
+    'record',
+    '--upstream',
+    peer.url,
+    '--out',
+    join(dir, `${name}.jsonl`),
+    '--key',
+    key,
+    '--fsync',
+    'batch',
+  ];
+  if (BASELINE) procs.baseline = await startServer(BASELINE, recordArgs('baseline'));
+  procs.record = await startServer(CLI, recordArgs('record'));
+  procs.bare = await startBareProxy(peer.url);
+  const rows = [['case', 'path', 'calls', 'cpu µs per call', 'calls per second']];
+  for (const kind of CASES) {
+    const tasks: Record<string, string[]> = {};
+    for (const [name, p] of Object.entries(procs)) {
+      const ids: string[] = [];
+      for (let lane = 0; lane < CONCURRENCY; lane++) {
+        const sent = await rpc.call<{ task: { id: string } }>(
+          p.url,
+          'SendMessage',
+          userMessage('work:1', `${name}-${lane}`),
+        );
+        ids.push(sent.task.id);
+      }
+      tasks[name] = ids;
+    }
+    let n = 0;
+    const once = async (name: string, lane: number): Promise<void> => {
+      const url = procs[name]!.url;
+      const id = tasks[name]![lane]!;
+      if (kind === 'unary') await rpc.call(url, 'GetTask', { id });
+      else if (kind === 'sse') await rpc.post(url, 'SendStreamingMessage', userMessage('work:0', `s-${n++}`));
+      else {
+        const paused = await rpc.call<{ pause: { resumeToken: string } }>(url, 'PauseTask', {
+          taskId: id,
+          reason: 'b',
+        });
+        await rpc.call(url, 'ResumeTask', { taskId: id, resumeToken: paused.pause.resumeToken });
+      }
+    };
+    for (const name of Object.keys(procs)) await closedLoop(300, CONCURRENCY, (lane) => once(name, lane));
+    const totals: Record<string, { cpu: number; ms: number; calls: number }> = {};
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const [name, p] of Object.entries(procs)) {
+        const calls = Math.ceil(CALLS / ROUNDS);
+        const cpu0 = cpuMs(p.pid);
+        const t0 = performance.now();
+        await closedLoop(calls, CONCURRENCY, (lane) => once(name, lane));
+        const t = (totals[name] ??= { cpu: 0, ms: 0, calls: 0 });
+        t.cpu += cpuMs(p.pid) - cpu0;
+        t.ms += performance.now() - t0;
+        t.calls += calls;
+      }
+    }
+    for (const [name, t] of Object.entries(totals)) {
+      rows.push([
+        kind,
+        name,
+        String(t.calls),
+        ((1000 * t.cpu) / t.calls).toFixed(0),
+        ((1000 * t.calls) / t.ms).toFixed(0),
+      ]);
+    }
+  }
+  console.log(textTable(rows));
+} finally {
+  for (const p of Object.values(procs)) await p.stop();
+  await peer.stop();
+  rpc.close();
+  rmSync(dir, { recursive: true, force: true });
+}
