@@ -83,7 +83,7 @@ async function main(): Promise<void> {
     ]);
     let failure: Error | undefined;
     try {
-      await scenario.run(new A2aTestClient(recorder.url, 'operator'));
+      await scenario.run(new A2aTestClient(recorder.url, 'operator', scenario.binding ?? 'JSONRPC'));
     } catch (error) {
       failure = error instanceof Error ? error : new Error(`${scenario.name} failed`, { cause: error });
     }

@@ -308,3 +308,59 @@ export function readRestError(
   }
   return { code: reason === undefined ? undefined : CODE_BY_REASON.get(reason), reason, message };
 }
+
+/** An HTTP+JSON request: verb, path under the interface URL (query included) and body. */
+export interface RestRequest {
+  verb: 'GET' | 'POST';
+  path: string;
+  body: Record<string, unknown> | undefined;
+}
+
+function without(params: Record<string, unknown>, key: string): Record<string, unknown> {
+  const { [key]: _dropped, ...rest } = params;
+  return rest;
+}
+
+function queryOf(params: Record<string, unknown>): string {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
+      query.set(key, String(value));
+    }
+  }
+  const text = query.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/**
+ * The HTTP+JSON request of a JSON-RPC call (the inverse of {@link restParams}), for clients that
+ * speak both bindings; undefined for a method this binding does not carry (control methods).
+ * `:subscribe` is sent as POST, as the spec text and the SDK client do.
+ */
+export function restRequestOf(method: string, params: unknown): RestRequest | undefined {
+  const p = isRecord(params) ? params : {};
+  const named = typeof p.id === 'string' ? p.id : typeof p.taskId === 'string' ? p.taskId : '';
+  const id = encodeURIComponent(named);
+  switch (method) {
+    case 'SendMessage':
+      return { verb: 'POST', path: '/message:send', body: p };
+    case 'SendStreamingMessage':
+      return { verb: 'POST', path: '/message:stream', body: p };
+    case 'GetTask':
+      return { verb: 'GET', path: `/tasks/${id}${queryOf(without(p, 'id'))}`, body: undefined };
+    case 'ListTasks':
+      return { verb: 'GET', path: `/tasks${queryOf(p)}`, body: undefined };
+    case 'CancelTask':
+      return { verb: 'POST', path: `/tasks/${id}:cancel`, body: without(p, 'id') };
+    case 'SubscribeToTask':
+      return { verb: 'POST', path: `/tasks/${id}:subscribe`, body: undefined };
+    case 'PauseTask':
+      return { verb: 'POST', path: `/tasks/${id}:pause`, body: without(p, 'taskId') };
+    case 'ResumeTask':
+      return { verb: 'POST', path: `/tasks/${id}:resume`, body: without(p, 'taskId') };
+    case 'AwaitTaskResumption':
+      return { verb: 'POST', path: `/tasks/${id}:awaitResumption`, body: without(p, 'taskId') };
+    default:
+      return undefined;
+  }
+}
