@@ -104,7 +104,10 @@ it('pauses, reads and resumes a task over HTTP+JSON with the path naming the tas
 it('answers a wrong resume token with HTTP 400 FAILED_PRECONDITION and reason RESUME_TOKEN_MISMATCH', async () => {
   const task = await start('work:3');
   await control.advance(1000);
-  const waiting = await rest('POST', `/tasks/${task.id}:awaitResumption`, { summary: 'waiting', conditions: { onEvent: 'ci.done' } });
+  const waiting = await rest('POST', `/tasks/${task.id}:awaitResumption`, {
+    summary: 'waiting',
+    conditions: { onEvent: 'ci.done' },
+  });
   expect(waiting.json).toMatchObject({ taskId: task.id, state: 'TASK_STATE_PAUSED' });
   const wrong = await rest('POST', `/tasks/${task.id}:resume`, { resumeToken: 'not-the-token' });
   expect(wrong.status).toBe(400);
@@ -174,7 +177,9 @@ it('streams StreamResponses as bare SSE data frames, and subscribes by GET and b
   expect(own!.at(-1)!.data).toMatchObject({ statusUpdate: { status: { state: 'TASK_STATE_COMPLETED' } } });
   expect(own!.every((f) => !('jsonrpc' in f.data))).toBe(true);
   expect(got!.map((f) => f.data)).toEqual(posted!.map((f) => f.data));
-  expect(got!.at(-1)!.data).toMatchObject({ statusUpdate: { taskId: first, status: { state: 'TASK_STATE_COMPLETED' } } });
+  expect(got!.at(-1)!.data).toMatchObject({
+    statusUpdate: { taskId: first, status: { state: 'TASK_STATE_COMPLETED' } },
+  });
 
   const terminal = await fetch(`${peer.restUrl}/tasks/${first}:subscribe`, { headers: HEADERS });
   expect(terminal.status).toBe(400);
@@ -195,10 +200,20 @@ function sdkMessage(text: string, messageId: string): Message {
 }
 
 it('serves the stock SDK client forced to its REST transport: send, get, list, stream, cancel, typed errors', async () => {
-  const real = await startPeer({ stepMs: 5 });
+  const paths: string[] = [];
+  const real = await startPeer({
+    stepMs: 5,
+    wrapHandler: (handler) => (req, res) => {
+      paths.push(`${req.method ?? ''} ${req.url ?? ''}`);
+      handler(req, res);
+    },
+  });
   try {
     const factory = new ClientFactory(
-      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, { transports: [new RestTransportFactory()] }),
+      ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+        transports: [new RestTransportFactory()],
+        preferredTransports: ['HTTP+JSON'],
+      }),
     );
     const client = await factory.createFromUrl(real.url);
     const sent = await client.sendMessage({
@@ -238,6 +253,15 @@ it('serves the stock SDK client forced to its REST transport: send, get, list, s
     expect((missing as Error).name).toBe('TaskNotFoundError');
     const cancel = await client.cancelTask({ tenant: '', id: sent.id, metadata: undefined }).catch((e: Error) => e);
     expect((cancel as Error).name).toBe('TaskNotCancelableError');
+    expect(paths[0]).toBe('GET /.well-known/agent-card.json');
+    expect(paths.slice(1).map((p) => p.replace(/task-[0-9a-f-]+/, '{id}'))).toEqual([
+      'POST /rest/message:send',
+      'GET /rest/tasks/{id}',
+      'GET /rest/tasks?pageSize=10&includeArtifacts=false',
+      'POST /rest/message:stream',
+      'GET /rest/tasks/no-such-task',
+      'POST /rest/tasks/{id}:cancel',
+    ]);
   } finally {
     await real.close();
   }
