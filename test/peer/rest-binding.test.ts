@@ -35,14 +35,14 @@ async function rest(
   path: string,
   body?: unknown,
   headers: Record<string, string> = HEADERS,
-): Promise<{ status: number; json: any; headers: Headers }> {
+): Promise<{ status: number; json: unknown; headers: Headers }> {
   const res = await fetch(`${peer.restUrl}${path}`, {
     method: verb,
     headers,
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await res.text();
-  return { status: res.status, json: text ? JSON.parse(text) : undefined, headers: res.headers };
+  return { status: res.status, json: text ? (JSON.parse(text) as unknown) : undefined, headers: res.headers };
 }
 
 async function start(script: string): Promise<Task> {
@@ -55,19 +55,28 @@ async function start(script: string): Promise<Task> {
 }
 
 /** Reads an SSE response's `data` frames (and `event` names) until it ends. */
-async function readSse(res: Response): Promise<{ event: string | undefined; data: any }[]> {
+async function readSse(res: Response): Promise<{ event: string | undefined; data: Record<string, unknown> }[]> {
   const parser = new SseParser();
-  const out: { event: string | undefined; data: any }[] = [];
+  const out: { event: string | undefined; data: Record<string, unknown> }[] = [];
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) return out;
-    for (const ev of parser.push(value)) if (ev.data) out.push({ event: ev.event, data: JSON.parse(ev.data) });
+    for (const ev of parser.push(value))
+      if (ev.data) out.push({ event: ev.event, data: JSON.parse(ev.data) as Record<string, unknown> });
   }
 }
 
-function errorInfo(json: any): { reason: string; domain: string } {
-  return (json as { error: { details: { reason: string; domain: string }[] } }).error.details[0]!;
+interface RestErrorJson {
+  error: { code: number; status: string; message: string; details: { reason: string; domain: string }[] };
+}
+
+function errorInfo(json: unknown): { reason: string; domain: string } {
+  return (json as RestErrorJson).error.details[0]!;
+}
+
+function messageOf(json: unknown): string {
+  return (json as RestErrorJson).error.message;
 }
 
 it('lists a JSON-RPC and an HTTP+JSON interface in the agent card, each with its URL', async () => {
@@ -115,7 +124,7 @@ it('answers a wrong resume token with HTTP 400 FAILED_PRECONDITION and reason RE
   expect(errorInfo(wrong.json)).toMatchObject({ reason: 'RESUME_TOKEN_MISMATCH', domain: 'a2a-protocol.org' });
 });
 
-it('answers a pause of a finished task with HTTP 400 and reason INVALID_TASK_STATE, an unknown task with 404', async () => {
+it('answers a pause of a finished task with 400 INVALID_TASK_STATE, an unknown task with 404', async () => {
   const task = await start('work:1');
   await control.advance(2000);
   const late = await rest('POST', `/tasks/${task.id}:pause`, {});
@@ -128,16 +137,16 @@ it('answers a pause of a finished task with HTTP 400 and reason INVALID_TASK_STA
   expect(errorInfo(missing.json).reason).toBe('TASK_NOT_FOUND');
 });
 
-it('refuses a body naming another task than its path, bad params, a missing A2A-Version and unknown routes', async () => {
+it('refuses a body naming another task than its path, bad params, no A2A-Version, unknown routes', async () => {
   const task = await start('work:3');
   const conflict = await rest('POST', `/tasks/${task.id}:pause`, { taskId: 'other' });
   expect(conflict.status).toBe(400);
   expect(errorInfo(conflict.json).reason).toBe('INVALID_PARAMS');
-  expect(conflict.json.error.message).toContain('params.taskId');
+  expect(messageOf(conflict.json)).toContain('params.taskId');
 
   const badMode = await rest('POST', `/tasks/${task.id}:pause`, { mode: 'sideways' });
   expect(badMode.status).toBe(400);
-  expect(badMode.json.error.message).toContain('params.mode');
+  expect(messageOf(badMode.json)).toContain('params.mode');
 
   const noVersion = await rest('GET', `/tasks/${task.id}`, undefined, {});
   expect(noVersion.status).toBe(400);
@@ -199,7 +208,7 @@ function sdkMessage(text: string, messageId: string): Message {
   };
 }
 
-it('serves the stock SDK client forced to its REST transport: send, get, list, stream, cancel, typed errors', async () => {
+it('serves the stock SDK client forced to its REST transport: send, get, list, stream, cancel, errors', async () => {
   const paths: string[] = [];
   const real = await startPeer({
     stepMs: 5,
