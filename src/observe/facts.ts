@@ -356,11 +356,13 @@ export class FactReader {
     if (!isKnownMethod(view.method)) return;
     const call = parseMethodCall(view.method, params);
     if (!call.ok) {
+      // JSON-RPC params sit in the body; HTTP+JSON params come from path, query and body.
+      const at = view.binding === 'JSONRPC' ? 'body.' : '';
       this.#finding(
         'malformed-params',
         entry.seq,
-        `body.${call.issue.field}`,
-        `body.${formatIssue(call.issue)}`,
+        `${at}${call.issue.field}`,
+        `${at}${formatIssue(call.issue)}`,
         taskIdFromRaw(params),
       );
       return;
