@@ -145,7 +145,8 @@ deterministic mode (\`recording.jsonl\`) and the receipts derived from it
 (\`recording.receipts.jsonl\`), signed with the test-only key \`test-key.json\`. The trace of each
 scenario is \`traces/<scenario>.otlp.json\`. Scenarios named \`rest-*\` are the same sessions with the
 client speaking HTTP+JSON (docs/design.md §15); their receipts say what their JSON-RPC twins' say, in
-\`binding\` \`HTTP+JSON\` (entry numbers, times, spans and signatures are each recording's own). Nothing here is edited by hand: regenerate everything with
+\`binding\` \`HTTP+JSON\` (entry numbers, times, spans and signatures are each recording's own).
+Nothing here is edited by hand: regenerate everything with
 
     npm run build && npx tsx scripts/make-golden.ts
 
