@@ -83,7 +83,7 @@ async function main(): Promise<void> {
     ]);
     let failure: Error | undefined;
     try {
-      await scenario.run(new A2aTestClient(recorder.url, 'operator'));
+      await scenario.run(new A2aTestClient(recorder.url, 'operator', scenario.binding ?? 'JSONRPC'));
     } catch (error) {
       failure = error instanceof Error ? error : new Error(`${scenario.name} failed`, { cause: error });
     }
@@ -143,7 +143,10 @@ async function writeIndex(): Promise<void> {
 Each folder holds a session recorded through \`a2a-replay record\` against the reference peer in
 deterministic mode (\`recording.jsonl\`) and the receipts derived from it
 (\`recording.receipts.jsonl\`), signed with the test-only key \`test-key.json\`. The trace of each
-scenario is \`traces/<scenario>.otlp.json\`. Nothing here is edited by hand: regenerate everything with
+scenario is \`traces/<scenario>.otlp.json\`. Scenarios named \`rest-*\` are the same sessions with the
+client speaking HTTP+JSON (docs/design.md §15); their receipts say what their JSON-RPC twins' say, in
+\`binding\` \`HTTP+JSON\` (entry numbers, times, spans and signatures are each recording's own).
+Nothing here is edited by hand: regenerate everything with
 
     npm run build && npx tsx scripts/make-golden.ts
 

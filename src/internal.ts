@@ -155,6 +155,20 @@ export {
   pauseToLegacy,
   resumeToLegacy,
 } from './protocol/legacy.js';
+export {
+  BINDINGS,
+  type Binding,
+  REST_ERROR_STATUS,
+  type RestErrorBody,
+  type RestMatch,
+  type RestRequest,
+  matchRestRoute,
+  matchRestTail,
+  readRestError,
+  restError,
+  restParams,
+  restRequestOf,
+} from './protocol/rest-binding.js';
 
 // ---- recording ----
 export {
@@ -373,6 +387,7 @@ export {
 
 // ---- peer ----
 export { DETERMINISTIC_EPOCH, type PeerOptions, type RunningPeer, startPeer } from './peer/start-peer.js';
+export { REST_PATH } from './peer/rest-adapter.js';
 export {
   REFERENCE_PEER_EXTENSION_URI,
   type ReferencePeerSettings,

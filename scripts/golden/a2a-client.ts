@@ -1,9 +1,15 @@
 /**
  * @module scripts/golden/a2a-client
- * A minimal A2A v1.0 JSON-RPC client over plain `fetch`, for driving golden scenarios: every
- * call carries `A2A-Version: 1.0`, control calls go to `/control`, streams are read event by event.
+ * A minimal A2A v1.0 client over plain `fetch`, for driving golden scenarios in either binding:
+ * JSON-RPC on `/`, or HTTP+JSON under `/rest` (the same calls through the binding's routes, its
+ * answers read back into JSON-RPC terms, so scenarios are written once). Every call carries
+ * `A2A-Version: 1.0`; control calls go to `/control` (JSON-RPC); streams are read event by event.
  */
+import { type Binding, readRestError, restRequestOf } from '../../src/internal.js';
 import { SseParser } from '../../src/internal.js';
+
+/** Where the reference peer serves HTTP+JSON. */
+const REST_PATH = '/rest';
 
 export interface RpcReply {
   result?: unknown;
@@ -24,6 +30,7 @@ export class A2aTestClient {
   constructor(
     readonly baseUrl: string,
     principal?: string,
+    readonly binding: Binding = 'JSONRPC',
   ) {
     this.#headers = { 'content-type': 'application/json', 'a2a-version': '1.0' };
     if (principal !== undefined) this.#headers.authorization = bearerFor(principal);
@@ -31,10 +38,33 @@ export class A2aTestClient {
 
   /** A client of the same peer acting for someone else. */
   as(principal: string): A2aTestClient {
-    return new A2aTestClient(this.baseUrl, principal);
+    return new A2aTestClient(this.baseUrl, principal, this.binding);
+  }
+
+  /** The HTTP+JSON request of an A2A call, when this client speaks HTTP+JSON and `path` is the A2A one. */
+  #rest(method: string, params: unknown, path: string): { url: URL; init: RequestInit } | undefined {
+    if (this.binding !== 'HTTP+JSON' || path !== '/') return undefined;
+    const request = restRequestOf(method, params);
+    if (!request) throw new Error(`${method} has no HTTP+JSON route`);
+    return {
+      url: new URL(`${REST_PATH}${request.path}`, this.baseUrl),
+      init: {
+        method: request.verb,
+        headers: this.#headers,
+        ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+      },
+    };
   }
 
   async call(method: string, params: unknown, path = '/'): Promise<RpcReply> {
+    const rest = this.#rest(method, params, path);
+    if (rest) {
+      const response = await fetch(rest.url, rest.init);
+      const body = (await response.json()) as unknown;
+      const error = readRestError(body);
+      if (error) return { error: { code: error.code ?? -32603, message: error.message } };
+      return { result: body };
+    }
     const response = await fetch(new URL(path, this.baseUrl), {
       method: 'POST',
       headers: path === '/' ? this.#headers : { 'content-type': 'application/json' },
@@ -72,20 +102,28 @@ export class A2aTestClient {
     const events: Record<string, unknown>[] = [];
     const waiters: { test: (e: Record<string, unknown>) => boolean; resolve: (e: Record<string, unknown>) => void }[] =
       [];
+    const rest = this.#rest(method, params, '/');
     const done = (async () => {
-      const response = await fetch(new URL('/', this.baseUrl), {
-        method: 'POST',
-        headers: { ...this.#headers, accept: 'text/event-stream' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: this.#nextId++, method, params }),
-        signal: controller.signal,
-      });
+      const response = rest
+        ? await fetch(rest.url, {
+            ...rest.init,
+            headers: { ...this.#headers, accept: 'text/event-stream' },
+            signal: controller.signal,
+          })
+        : await fetch(new URL('/', this.baseUrl), {
+            method: 'POST',
+            headers: { ...this.#headers, accept: 'text/event-stream' },
+            body: JSON.stringify({ jsonrpc: '2.0', id: this.#nextId++, method, params }),
+            signal: controller.signal,
+          });
       if (!response.body) throw new Error(`${method}: no stream body`);
       const parser = new SseParser();
       try {
         for await (const chunk of response.body) {
           for (const { data } of parser.push(chunk as Uint8Array)) {
             if (!data) continue;
-            const event = (JSON.parse(data) as { result?: Record<string, unknown> }).result ?? {};
+            const frame = JSON.parse(data) as Record<string, unknown>;
+            const event = rest ? frame : ((frame as { result?: Record<string, unknown> }).result ?? {});
             events.push(event);
             for (const w of waiters.splice(0)) {
               if (w.test(event)) w.resolve(event);

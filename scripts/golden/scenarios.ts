@@ -4,6 +4,7 @@
  * reference peer in deterministic mode through `a2a-replay record`. Each scenario is named for
  * what it proves; `rule` is the RFC rule it pins. The virtual clock moves only on AdvanceClock.
  */
+import type { Binding } from '../../src/internal.js';
 import { type A2aTestClient, stateOf, userMessage } from './a2a-client.js';
 
 export interface Scenario {
@@ -12,6 +13,8 @@ export interface Scenario {
   rule: string;
   /** Run the peer with `--legacy-pause`. */
   legacy?: boolean;
+  /** The binding the client speaks (default JSONRPC); control calls are JSON-RPC either way. */
+  binding?: Binding;
   run(client: A2aTestClient): Promise<void>;
 }
 
@@ -117,7 +120,7 @@ const paused = (e: Record<string, unknown>) => stateOf(e) === 'TASK_STATE_PAUSED
 const terminal = (e: Record<string, unknown>) =>
   ['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED'].includes(stateOf(e) ?? '');
 
-export const SCENARIOS: Scenario[] = [
+const JSON_RPC_SCENARIOS: Scenario[] = [
   {
     name: 'caller-pause-finish-step',
     proves:
@@ -402,4 +405,16 @@ export const SCENARIOS: Scenario[] = [
       await client.ok('GetTask', { id: task.id });
     },
   },
+];
+
+/** Scenarios also recorded over HTTP+JSON (docs/design.md §15): the same session, the other binding. */
+const OVER_REST = ['caller-pause-finish-step', 'agent-self-park-on-event', 'wrong-token-then-right', 'lost-pause'];
+
+export const SCENARIOS: Scenario[] = [
+  ...JSON_RPC_SCENARIOS,
+  ...OVER_REST.map((name): Scenario => {
+    const base = JSON_RPC_SCENARIOS.find((s) => s.name === name);
+    if (!base) throw new Error(`no scenario ${name} to record over HTTP+JSON`);
+    return { ...base, name: `rest-${name}`, proves: `${base.proves} (over HTTP+JSON)`, binding: 'HTTP+JSON' };
+  }),
 ];

@@ -4,13 +4,16 @@
  * an answer or a stream event showed about a task, which call failed, what the control channel
  * did. It follows each exchange from its request to its end (and forgets it there), checks the
  * JSON-RPC envelopes and parses params and results at this edge, and reports what it cannot read
- * as findings. It decides nothing about pauses: that is `observe/lifecycle`'s job.
+ * as findings. Either binding is read into the same call view first (observe/call-view), so
+ * JSON-RPC and HTTP+JSON exchanges give the same facts, each naming its binding. It decides
+ * nothing about pauses: that is `observe/lifecycle`'s job.
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { describeError } from '../errors.js';
 import { JSON_RPC_ERRORS } from '../protocol/errors.js';
 import { type JsonRpcId, parseJsonRpcMessage } from '../protocol/json-rpc.js';
 import { CONTROL_METHODS, CONTROL_PATH } from '../protocol/methods.js';
+import type { Binding } from '../protocol/rest-binding.js';
 import { type MethodCall, isKnownMethod, parseMethodCall } from '../protocol/params.js';
 import { parseSendMessageResult, parseStreamResponse, parseTask } from '../protocol/parse-objects.js';
 import { formatIssue, isRecord } from '../protocol/read.js';
@@ -21,6 +24,7 @@ import type { RecordingEntry } from '../recording/format.js';
 import { tokenHashOf } from '../recording/resume-token.js';
 import { parseTraceparent } from '../tracing/span-events.js';
 import { BoundedMap } from './bounded-map.js';
+import { readRequest, readRestAnswer } from './call-view.js';
 import { entryProblem, taskIdFromRaw, taskIdOfCall } from './entry-reads.js';
 import type { FindingCode, ObserverFinding } from './findings.js';
 import {
@@ -86,6 +90,7 @@ export type Fact =
       principal: string | null;
       /** The caller's span from its `traceparent`. */
       parent: SpanRef | undefined;
+      binding: Binding;
     }
   /** A ResumeTask request. */
   | {
@@ -97,9 +102,10 @@ export type Fact =
       input: JsonValue | undefined;
       continueTranscript: boolean | null;
       principal: string | null;
+      binding: Binding;
     }
   /** A CancelTask request. */
-  | { type: 'CancelCalled'; entry: EntryRef; xid: string; taskId: string; principal: string | null }
+  | { type: 'CancelCalled'; entry: EntryRef; xid: string; taskId: string; principal: string | null; binding: Binding }
   /** An AdvanceClock / FireEvent request on the control channel. */
   | { type: 'ControlCalled'; entry: EntryRef; call: ControlCall }
   /** A task was seen at all (before what was seen of it): its context, its stream, the peer's time. */
@@ -111,6 +117,8 @@ export type Fact =
       stream: string | undefined;
       /** Instants the peer stated (`status.timestamp`, `resumedAt`). */
       times: string[];
+      /** The binding of the exchange it was seen on. */
+      binding: Binding;
     }
   /** A sighting of TASK_STATE_PAUSED (native, or the legacy envelope) with its pause. */
   | {
@@ -176,6 +184,8 @@ interface Exchange {
   principal: string | null;
   parent: SpanRef | undefined;
   control: boolean;
+  /** The binding of the call, once its request was read as one; undefined for what is no call. */
+  binding: Binding | undefined;
   rpcId: JsonRpcId | undefined;
   call: MethodCall | undefined;
   seq: number;
@@ -325,6 +335,7 @@ export class FactReader {
       principal: entry.principal ?? null,
       parent: parseTraceparent(entry.http.headers?.traceparent),
       control: entry.http.path === CONTROL_PATH,
+      binding: undefined,
       rpcId: undefined,
       call: undefined,
       seq: entry.seq,
@@ -332,43 +343,27 @@ export class FactReader {
       lastState: new Map(),
     };
     this.#exchanges.set(entry.xid, ex);
-    if (entry.body === undefined) {
-      if (entry.bodyText !== undefined)
-        this.#finding('malformed-json-rpc', entry.seq, 'bodyText', 'the request body is not JSON');
+    const view = readRequest(entry);
+    if (view.kind === 'none') return;
+    if (view.kind === 'malformed') {
+      this.#finding('malformed-json-rpc', entry.seq, view.field, view.message);
       return;
     }
-    const message = parseJsonRpcMessage(entry.body);
-    if (!message.ok) {
-      this.#finding(
-        'malformed-json-rpc',
-        entry.seq,
-        `body.${message.issue.field}`,
-        `body.${formatIssue(message.issue)}`,
-      );
-      return;
-    }
-    const m = message.value;
-    if (m.kind === 'notification') return;
-    if (m.kind !== 'request') {
-      this.#finding(
-        'malformed-json-rpc',
-        entry.seq,
-        'body',
-        'a request entry holds a JSON-RPC response, not a request',
-      );
-      return;
-    }
-    ex.rpcId = m.id;
-    if ((CONTROL_METHODS as readonly string[]).includes(m.method)) ex.control = true;
-    if (!isKnownMethod(m.method)) return;
-    const call = parseMethodCall(m.method, m.params);
+    ex.binding = view.binding;
+    ex.rpcId = view.rpcId;
+    const params = view.params;
+    if ((CONTROL_METHODS as readonly string[]).includes(view.method)) ex.control = true;
+    if (!isKnownMethod(view.method)) return;
+    const call = parseMethodCall(view.method, params);
     if (!call.ok) {
+      // JSON-RPC params sit in the body; HTTP+JSON params come from path, query and body.
+      const at = view.binding === 'JSONRPC' ? 'body.' : '';
       this.#finding(
         'malformed-params',
         entry.seq,
-        `body.${call.issue.field}`,
-        `body.${formatIssue(call.issue)}`,
-        taskIdFromRaw(m.params),
+        `${at}${call.issue.field}`,
+        `${at}${formatIssue(call.issue)}`,
+        taskIdFromRaw(params),
       );
       return;
     }
@@ -388,6 +383,7 @@ export class FactReader {
           reason: c.params.reason ?? null,
           principal: ex.principal,
           parent: ex.parent,
+          binding: view.binding,
         });
         break;
       case 'ResumeTask':
@@ -400,10 +396,18 @@ export class FactReader {
           input: c.params.input,
           continueTranscript: c.params.continueTranscript,
           principal: ex.principal,
+          binding: view.binding,
         });
         break;
       case 'CancelTask':
-        this.#fact({ type: 'CancelCalled', entry: at, xid: ex.xid, taskId: c.params.id, principal: ex.principal });
+        this.#fact({
+          type: 'CancelCalled',
+          entry: at,
+          xid: ex.xid,
+          taskId: c.params.id,
+          principal: ex.principal,
+          binding: view.binding,
+        });
         break;
       case 'AdvanceClock':
       case 'FireEvent':
@@ -428,14 +432,14 @@ export class FactReader {
     if (!ex) return;
     if (entry.body === undefined) {
       if (entry.bodyText === undefined) return; // the head of an SSE stream
-      if (ex.rpcId !== undefined) {
+      if (ex.binding !== undefined) {
         this.#finding('malformed-json-rpc', entry.seq, 'bodyText', `the answer to exchange ${ex.xid} is not JSON`);
         this.#callFailed(ex, entry, undefined, 'the answer is not JSON');
       }
       this.#complete(ex, entry);
       return;
     }
-    if (ex.rpcId !== undefined) this.#onRpcAnswer(ex, entry, entry.body, false);
+    if (ex.binding !== undefined) this.#onAnswer(ex, entry, entry.body, false);
     this.#complete(ex, entry);
   }
 
@@ -446,14 +450,14 @@ export class FactReader {
       this.#finding('malformed-json-rpc', entry.seq, 'body', `SSE event ${entry.seq} has no JSON data`);
       return;
     }
-    this.#onRpcAnswer(ex, entry, entry.body, true);
+    this.#onAnswer(ex, entry, entry.body, true);
   }
 
   #onEnd(entry: RecordingEntry): void {
     const ex = this.#exchange(entry);
     if (!ex) return;
     this.#exchanges.delete(ex.xid);
-    if (ex.rpcId !== undefined) {
+    if (ex.binding !== undefined) {
       this.#callFailed(
         ex,
         entry,
@@ -481,6 +485,20 @@ export class FactReader {
       why,
       unreadable,
     });
+  }
+
+  /** An answer (a unary body or one SSE event) in the exchange's binding. */
+  #onAnswer(ex: Exchange, entry: RecordingEntry, body: unknown, isEvent: boolean): void {
+    if (ex.binding === 'HTTP+JSON') {
+      const view = readRestAnswer(entry);
+      if (view.kind === 'error') {
+        this.#callFailed(ex, entry, view.code, `${ex.call?.method ?? 'the call'} failed with ${view.message}`);
+        return;
+      }
+      this.#onResult(ex, entry, view.result, isEvent);
+      return;
+    }
+    this.#onRpcAnswer(ex, entry, body, isEvent);
   }
 
   #onRpcAnswer(ex: Exchange, entry: RecordingEntry, body: unknown, isEvent: boolean): void {
@@ -519,15 +537,19 @@ export class FactReader {
       this.#callFailed(ex, entry, m.error.code, `${method} failed with ${m.error.code}: ${m.error.message}`);
       return;
     }
+    this.#onResult(ex, entry, m.result, isEvent);
+  }
+
+  #onResult(ex: Exchange, entry: RecordingEntry, result: unknown, isEvent: boolean): void {
     if (ex.control) {
-      this.#onControlResult(ex, entry, m.result);
+      this.#onControlResult(ex, entry, result);
       return;
     }
     if (isEvent) {
-      this.#onStreamResult(ex, entry, m.result);
+      this.#onStreamResult(ex, entry, result);
       return;
     }
-    this.#onCallResult(ex, entry, m.result);
+    this.#onCallResult(ex, entry, result);
   }
 
   #onControlResult(ex: Exchange, entry: RecordingEntry, result: unknown): void {
@@ -548,7 +570,7 @@ export class FactReader {
   }
 
   #onStreamResult(ex: Exchange, entry: RecordingEntry, result: unknown): void {
-    const field = 'body.result';
+    const field = resultField(ex);
     const parsed = parseStreamResponse(result, field);
     if (!parsed.ok) {
       this.#issue(issueOf(codeForField(parsed.issue.field), parsed.issue), entry.seq, taskIdFromRaw(result));
@@ -571,7 +593,7 @@ export class FactReader {
         const { taskId, contextId } = ev.artifactUpdate;
         const task: TaskRef = { taskId, contextId: contextId === '' ? null : contextId };
         ex.carries.add(taskId);
-        this.#fact({ type: 'TaskSeen', entry: ref(entry), task, stream: ex.xid, times: [] });
+        this.#fact({ type: 'TaskSeen', entry: ref(entry), task, stream: ex.xid, times: [], binding: bindingOf(ex) });
         this.#fact({ type: 'WorkSeen', entry: ref(entry), task, stream: ex.xid });
         break;
       }
@@ -587,7 +609,7 @@ export class FactReader {
   #onCallResult(ex: Exchange, entry: RecordingEntry, result: unknown): void {
     const call = ex.call;
     if (!call) return;
-    const field = 'body.result';
+    const field = resultField(ex);
     switch (call.method) {
       case 'SendMessage': {
         const parsed = parseSendMessageResult(result, field);
@@ -687,7 +709,7 @@ export class FactReader {
     }
     const at = ref(entry);
     const task: TaskRef = { taskId, contextId: null };
-    this.#fact({ type: 'TaskSeen', entry: at, task, stream: undefined, times: [] });
+    this.#fact({ type: 'TaskSeen', entry: at, task, stream: undefined, times: [], binding: bindingOf(ex) });
     this.#fact({
       type: 'PausedSeen',
       entry: at,
@@ -730,6 +752,7 @@ export class FactReader {
       task,
       stream: origin.kind === 'stream' ? ex.xid : undefined,
       times,
+      binding: bindingOf(ex),
     });
     if (origin.kind === 'stream') {
       ex.carries.add(task.taskId);
@@ -775,6 +798,15 @@ export const RULE_ERRORS = {
   INVALID_TASK_STATE: JSON_RPC_ERRORS.INVALID_TASK_STATE.code,
   RESUME_TOKEN_MISMATCH: JSON_RPC_ERRORS.RESUME_TOKEN_MISMATCH.code,
 } as const;
+
+/** Where a call's result sits in its answer: `body.result` (JSON-RPC) or `body` (HTTP+JSON). */
+function resultField(ex: Exchange): string {
+  return ex.binding === 'HTTP+JSON' ? 'body' : 'body.result';
+}
+
+function bindingOf(ex: Exchange): Binding {
+  return ex.binding ?? 'JSONRPC';
+}
 
 function ref(entry: RecordingEntry): EntryRef {
   return { seq: entry.seq, at: entry.at };

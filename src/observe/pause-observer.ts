@@ -12,6 +12,7 @@
  * bounded by what is still live plus fixed-size memories of what recently ended (§14.6).
  */
 import { describeError } from '../errors.js';
+import type { Binding } from '../protocol/rest-binding.js';
 import { TERMINAL_STATES, type TaskState } from '../protocol/types.js';
 import type { SpanRef } from '../receipts/types.js';
 import type { RecordingEntry } from '../recording/format.js';
@@ -127,6 +128,8 @@ interface TaskRecord {
   readonly pending: Map<string, SuspensionPending>;
   /** ResumeTask / CancelTask calls in flight, by exchange id. */
   readonly closers: Map<string, Closer>;
+  /** The binding of the latest A2A exchange that named or showed the task: its receipts carry it. */
+  binding: Binding;
 }
 
 /** A finished task, remembered so late sightings of it are recognised. */
@@ -314,8 +317,22 @@ export class PauseObserver {
 
   // ---- outputs ----
 
+  /** Receipt drafts take their task's binding (docs/design.md §15). */
   #emit(outputs: readonly ObserverOutput[]): void {
-    for (const o of outputs) this.#out.push(o);
+    for (const o of outputs) {
+      if (o.type === 'suspension' || o.type === 'resumption') {
+        const binding = this.#tasks.get(o.draft.taskId)?.binding;
+        if (binding !== undefined && binding !== o.draft.binding) {
+          this.#out.push(
+            o.type === 'suspension'
+              ? { ...o, draft: { ...o.draft, binding } }
+              : { ...o, draft: { ...o.draft, binding } },
+          );
+          continue;
+        }
+      }
+      this.#out.push(o);
+    }
   }
 
   #emitStep<S>(step: { next: S; out: ObserverOutput[] }): S {
@@ -352,6 +369,7 @@ export class PauseObserver {
         last: retired?.last,
         pending: new Map(),
         closers: new Map(),
+        binding: 'JSONRPC',
       };
       this.#tasks.set(taskId, task);
     }
@@ -520,6 +538,20 @@ export class PauseObserver {
   // ---- facts ----
 
   #onFact(fact: Fact): void {
+    switch (fact.type) {
+      case 'PauseRequested':
+      case 'ResumeCalled':
+      case 'CancelCalled': {
+        const known = this.#tasks.get(fact.taskId);
+        if (known) known.binding = fact.binding;
+        break;
+      }
+      case 'TaskSeen':
+        this.#task(fact.task.taskId).binding = fact.binding;
+        break;
+      default:
+        break;
+    }
     switch (fact.type) {
       case 'PauseRequested':
         this.#onPauseRequested(fact);

@@ -1,9 +1,10 @@
 /**
  * @module peer/agent-card
  * The reference peer's agent card (A2A v1.0 §8, served at `/.well-known/agent-card.json`):
- * one JSON-RPC interface at the bound URL, streaming, and the pause extension declared both as
- * the RFC's flat capability fields and in `capabilities.extensions` (docs/design.md §3). A
- * `--legacy-pause` peer advertises pausing the Harn way instead (`capabilities._meta.harn.pause`).
+ * two interfaces (JSON-RPC at the bound URL, HTTP+JSON at its `/rest`, docs/design.md §15),
+ * streaming, and the pause extension declared both as the RFC's flat capability fields and in
+ * `capabilities.extensions` (docs/design.md §3). A `--legacy-pause` peer advertises pausing the
+ * Harn way instead (`capabilities._meta.harn.pause`).
  *
  * Either way the card also declares the reference-peer extension, whose params are the settings
  * that shape a deterministic session (mode, seed, step length, legacy reporting). A recording that
@@ -53,14 +54,23 @@ export function referencePeerSettingsOf(card: unknown): ReferencePeerSettings | 
   return undefined;
 }
 
-export function buildAgentCard(url: string, settings: ReferencePeerSettings): AgentCard & JsonObject {
+/** The peer's interface URLs, one per binding. */
+export interface PeerInterfaces {
+  jsonRpc: string;
+  rest: string;
+}
+
+export function buildAgentCard(urls: PeerInterfaces, settings: ReferencePeerSettings): AgentCard & JsonObject {
   const base = {
     name: 'a2a-replay reference peer',
     description:
       'A scripted A2A v1.0 agent implementing the paused-state RFC (PauseTask, ResumeTask, AwaitTaskResumption). ' +
       'The first text part of a message is a script: work:N, await:EVENT[:MINUTES[:fail|resume]], ' +
       'sleep-until:TIME, input, auth, fail.',
-    supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: A2A_PROTOCOL_VERSION }],
+    supportedInterfaces: [
+      { url: urls.jsonRpc, protocolBinding: 'JSONRPC', protocolVersion: A2A_PROTOCOL_VERSION },
+      { url: urls.rest, protocolBinding: 'HTTP+JSON', protocolVersion: A2A_PROTOCOL_VERSION },
+    ],
     version: VERSION,
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['text/plain'],

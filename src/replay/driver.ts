@@ -257,6 +257,7 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     const call = sendLive({
       base,
       request: ex.request,
+      path: ids.targetToLive(ex.request.http.path),
       body: text,
       agent: ex.method !== null && STREAMING_METHODS.has(ex.method) ? streamAgent : unaryAgent,
       onEntry: (draft) => {

@@ -5,7 +5,8 @@
  *
  * - A lane per task, keyed `task:<recorded task id>`. A request names its task in
  *   `params.taskId` (pause methods), `params.id` (GetTask, CancelTask, SubscribeToTask) or
- *   `params.message.taskId` (a follow-up message).
+ *   `params.message.taskId` (a follow-up message); over HTTP+JSON the path names it, read into the
+ *   same params (observe/call-view).
  * - SendMessage / SendStreamingMessage without a task id start a lane: the task is minted by the
  *   answer, so the lane is keyed by the first task id in that exchange's response or events
  *   (`xid:<xid>` when the answer names no task, e.g. a message-only reply).
@@ -19,6 +20,7 @@
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { A2aReplayError } from '../errors.js';
+import { readRequest } from '../observe/call-view.js';
 import { CONTROL_PATH } from '../protocol/methods.js';
 import type { RecordingEntry } from '../recording/format.js';
 
@@ -61,21 +63,27 @@ function str(value: JsonValue | undefined): string | undefined {
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
-/** The JSON-RPC method of a request entry, or null. */
+/** The A2A method of a request entry in either binding (docs/design.md §15), or null. */
 export function methodOf(request: RecordingEntry): string | null {
-  return str(record(request.body)?.method) ?? null;
+  const view = readRequest(request);
+  return view.kind === 'call' ? view.method : null;
 }
 
-/** The recorded task a request addresses, if it names one. */
+/** The recorded task a request addresses, if it names one (in its params or, HTTP+JSON, its path). */
 export function requestTaskId(request: RecordingEntry): string | undefined {
-  const params = record(record(request.body)?.params);
+  const view = readRequest(request);
+  const params = view.kind === 'call' ? record(view.params as JsonValue) : undefined;
   if (!params) return undefined;
   return str(params.taskId) ?? str(params.id) ?? str(record(params.message)?.taskId);
 }
 
-/** The first task id an answer body names (`result.task.id`, `result.statusUpdate.taskId`, ...). */
+/**
+ * The first task id an answer body names (`result.task.id`, `result.statusUpdate.taskId`, ...; an
+ * HTTP+JSON body is the result itself).
+ */
 export function answerTaskId(body: JsonValue | undefined): string | undefined {
-  const result = record(record(body)?.result);
+  const envelope = record(body);
+  const result = envelope && 'jsonrpc' in envelope ? record(envelope.result) : envelope;
   if (!result) return undefined;
   const task = record(result.task);
   if (task) return str(task.id);

@@ -36,6 +36,8 @@ export interface LiveCallOptions {
   base: URL;
   /** The recorded request being replayed (method, path, headers). */
   request: RecordingEntry;
+  /** The target to send (the recorded path with live ids); default the recorded path. */
+  path?: string;
   /** The body to send (recorded body with live ids), already serialized; undefined for none. */
   body: string | undefined;
   agent: Agent;
@@ -83,11 +85,12 @@ export function sendLive(options: LiveCallOptions): LiveCall {
     // Replay must learn the live peer's real tokens to send them back; nothing here is written.
     tokens: 'keep',
   });
-  const url = new URL(request.http.path, options.base);
+  const target = options.path ?? request.http.path;
+  const url = new URL(target, options.base);
   const headers = replayHeaders(request.http.headers, options.body !== undefined);
   const bodyBytes = options.body === undefined ? undefined : Buffer.from(options.body, 'utf8');
-  // The request is the recorded one: only the answer is turned into entries.
-  const exchange = recorder.answerOf(request.http, request.xid);
+  // The request is the recorded one (its path with live ids): only the answer is turned into entries.
+  const exchange = recorder.answerOf({ method: request.http.method, path: target }, request.xid);
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   const call: LiveCall = {
     done,

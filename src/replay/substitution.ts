@@ -115,6 +115,33 @@ export class IdMap {
     return rewrite(body, this.#toLive) as T;
   }
 
+  /**
+   * A recorded request target (`/rest/tasks/t-1:pause?x=y`) with the ids it carries in its path
+   * segments and query values replaced by their live values: HTTP+JSON names tasks in the path.
+   */
+  targetToLive(target: string): string {
+    if (this.#toLive.size === 0) return target;
+    const at = target.indexOf('?');
+    const path = at < 0 ? target : target.slice(0, at);
+    const livePath = path.replace(/(?<=\/)[^/:]+/g, (segment) => {
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(segment);
+      } catch {
+        return segment;
+      }
+      const live = this.#toLive.get(decoded);
+      return live === undefined ? segment : encodeURIComponent(live);
+    });
+    if (at < 0) return livePath;
+    const query = new URLSearchParams(target.slice(at + 1));
+    for (const [key, value] of [...query]) {
+      const live = this.#toLive.get(value);
+      if (live !== undefined) query.set(key, live);
+    }
+    return `${livePath}?${query.toString()}`;
+  }
+
   /** A copy of a live body with every known live id replaced by its recorded value. */
   toRecorded<T extends JsonValue | undefined>(body: T): T {
     return rewrite(body, this.#toRecorded) as T;

@@ -1,7 +1,7 @@
 /**
  * The golden corpus (golden/<scenario>/) replays to zero drift on the embedded reference peer, byte
  * for byte with --strict; a one-field mutation of any golden file is caught and named; every
- * receipt log verifies; `lost` finds exactly the one lost pause; every trace file is OTLP JSON
+ * receipt log verifies; `lost` finds exactly the lost pause of each binding; every trace file is OTLP JSON
  * with the spans its scenario implies.
  */
 import { existsSync } from 'node:fs';
@@ -71,7 +71,7 @@ describe('the golden corpus', () => {
     }
   });
 
-  it('finds exactly one lost pause in the corpus, in the lost-pause scenario', async () => {
+  it('finds exactly one lost pause per binding in the corpus, in the two lost-pause scenarios', async () => {
     const lost: string[] = [];
     for (const name of scenarioDirs) {
       const r = await runCli(['lost', join(GOLDEN, name, 'recording.jsonl'), '--json']);
@@ -79,7 +79,7 @@ describe('the golden corpus', () => {
       const found = JSON.parse(r.stdout) as { lost: unknown[] };
       for (let i = 0; i < found.lost.length; i++) lost.push(name);
     }
-    expect(lost).toEqual(['lost-pause']);
+    expect(lost).toEqual(['lost-pause', 'rest-lost-pause']);
   });
 
   it('keeps every trace file as OTLP JSON with the spans of its scenario', async () => {
@@ -108,7 +108,7 @@ describe('the golden corpus', () => {
       );
       // Every closing resumption has its Resume span (an error span when the task failed or was canceled).
       expect(count('Resume') + count('Resume', true), `${name} Resume spans`).toBeGreaterThanOrEqual(closing);
-      expect(count('LostPause', true), `${name} LostPause spans`).toBe(name === 'lost-pause' ? 1 : 0);
+      expect(count('LostPause', true), `${name} LostPause spans`).toBe(name.endsWith('lost-pause') ? 1 : 0);
       for (const resume of spans.filter((s) => s.name === 'Resume'))
         expect(resume.links?.length).toBeGreaterThanOrEqual(1);
     }

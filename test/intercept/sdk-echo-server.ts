@@ -1,6 +1,7 @@
 /**
  * A stock `@a2a-js/sdk` server (DefaultRequestHandler + express) with a small deterministic
- * executor: fixed timestamps, so two runs differ only in the ids the SDK mints.
+ * executor: fixed timestamps, so two runs differ only in the ids the SDK mints. With `rest`, it
+ * also serves the SDK's own HTTP+JSON binding (`restHandler`) at `/a2a/rest` and lists it.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,7 +14,7 @@ import {
   InMemoryTaskStore,
   type RequestContext,
 } from '@a2a-js/sdk/server';
-import { UserBuilder, agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
+import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import express from 'express';
 
 const AT = '2026-01-01T00:00:00.000Z';
@@ -94,7 +95,9 @@ class EchoExecutor implements AgentExecutor {
   async cancelTask(): Promise<void> {}
 }
 
-export async function startSdkEchoServer(): Promise<{ url: string; close(): Promise<void> }> {
+export async function startSdkEchoServer(
+  options: { rest?: boolean } = {},
+): Promise<{ url: string; close(): Promise<void> }> {
   const app = express();
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
@@ -105,6 +108,9 @@ export async function startSdkEchoServer(): Promise<{ url: string; close(): Prom
     version: '0.0.1',
     supportedInterfaces: [
       { url: `${url}/a2a/jsonrpc`, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION },
+      ...(options.rest
+        ? [{ url: `${url}/a2a/rest`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }]
+        : []),
     ],
     provider: undefined,
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
@@ -129,6 +135,7 @@ export async function startSdkEchoServer(): Promise<{ url: string; close(): Prom
   const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new EchoExecutor());
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  if (options.rest) app.use('/a2a/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
   return {
     url,
     close: async () => {

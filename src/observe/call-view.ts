@@ -1,0 +1,83 @@
+/**
+ * @module observe/call-view
+ * Reads a recorded exchange into one binding-independent view (docs/design.md §15): a request entry
+ * becomes method + params (and, for JSON-RPC, its id), whichever binding carried it; an HTTP+JSON
+ * answer becomes a result or an error in the terms of the one error table. JSON-RPC is read from its
+ * envelope; HTTP+JSON from the verb and the path's tail (src/protocol/rest-binding.ts), its query and
+ * its body. The fact reader (observe/facts) reads every call through here.
+ */
+import { type JsonRpcId, parseJsonRpcMessage } from '../protocol/json-rpc.js';
+import { type Binding, matchRestTail, readRestError, restParams } from '../protocol/rest-binding.js';
+import { formatIssue, isRecord } from '../protocol/read.js';
+import type { RecordingEntry } from '../recording/format.js';
+
+/** What a request entry asked for. */
+export type RequestView =
+  | { kind: 'call'; binding: Binding; rpcId: JsonRpcId | undefined; method: string; params: unknown }
+  /** Nothing to read: no body and no route (an agent card GET), or a JSON-RPC notification. */
+  | { kind: 'none' }
+  /** A body that is not a request of its binding; `field` and `message` for the finding. */
+  | { kind: 'malformed'; field: string; message: string };
+
+/** Whether a body is JSON-RPC (an object with `jsonrpc`, or a batch). */
+function looksJsonRpc(body: unknown): boolean {
+  return Array.isArray(body) || (isRecord(body) && 'jsonrpc' in body);
+}
+
+function splitTarget(target: string): { path: string; query: URLSearchParams } {
+  const at = target.indexOf('?');
+  return at < 0
+    ? { path: target, query: new URLSearchParams() }
+    : { path: target.slice(0, at), query: new URLSearchParams(target.slice(at + 1)) };
+}
+
+/** Reads a request entry in its binding. */
+export function readRequest(entry: RecordingEntry): RequestView {
+  if (!looksJsonRpc(entry.body)) {
+    const { path, query } = splitTarget(entry.http.path);
+    const match = matchRestTail(entry.http.method, path);
+    if (match.kind === 'route') {
+      if (entry.body === undefined && entry.bodyText !== undefined) {
+        return { kind: 'malformed', field: 'bodyText', message: 'the request body is not JSON' };
+      }
+      const { params } = restParams(match, query, entry.body ?? {});
+      return { kind: 'call', binding: 'HTTP+JSON', rpcId: undefined, method: match.method, params };
+    }
+  }
+  if (entry.body === undefined) {
+    return entry.bodyText === undefined
+      ? { kind: 'none' }
+      : { kind: 'malformed', field: 'bodyText', message: 'the request body is not JSON' };
+  }
+  const message = parseJsonRpcMessage(entry.body);
+  if (!message.ok) {
+    return { kind: 'malformed', field: `body.${message.issue.field}`, message: `body.${formatIssue(message.issue)}` };
+  }
+  const m = message.value;
+  if (m.kind === 'notification') return { kind: 'none' };
+  if (m.kind !== 'request') {
+    return { kind: 'malformed', field: 'body', message: 'a request entry holds a JSON-RPC response, not a request' };
+  }
+  return { kind: 'call', binding: 'JSONRPC', rpcId: m.id, method: m.method, params: m.params };
+}
+
+/** What an HTTP+JSON answer (a unary body, or one SSE event) said. */
+export type RestAnswerView =
+  { kind: 'result'; result: unknown } | { kind: 'error'; code: number | undefined; message: string };
+
+/**
+ * Reads an HTTP+JSON answer: an error body (`{error: {...}}`, any status from 400, or an SSE `error`
+ * event) is an error with the JSON-RPC code its ErrorInfo reason names; anything else is the result.
+ */
+export function readRestAnswer(entry: RecordingEntry): RestAnswerView {
+  const status = entry.http.status ?? 200;
+  const error = readRestError(entry.body);
+  if (error !== undefined) {
+    const named = error.reason === undefined ? '' : ` (${error.reason})`;
+    return { kind: 'error', code: error.code, message: `HTTP ${status}${named}: ${error.message}` };
+  }
+  if (status >= 400 || entry.sse?.event === 'error') {
+    return { kind: 'error', code: undefined, message: `HTTP ${status} without an A2A error body` };
+  }
+  return { kind: 'result', result: entry.body };
+}

@@ -1,0 +1,160 @@
+/**
+ * @module peer/rest-adapter
+ * The reference peer's HTTP+JSON binding over `node:http` (docs/design.md §15): the routes of
+ * src/protocol/rest-binding.ts under the interface path {@link REST_PATH}, ProtoJSON bodies, the
+ * {@link RequestHandler} behind them. A result is the method's response message as the body
+ * (HTTP 200); a stream is SSE with one `data: <StreamResponse>` frame per event; an error is its
+ * HTTP status with `{error: {code, status, message, details: [ErrorInfo]}}`, or, after a stream
+ * opened, an `event: error` frame with that body, then the stream ends.
+ *
+ * Checks before the handler's: the route (404, or 405 with `Allow`), A2A-Version (400
+ * VERSION_NOT_SUPPORTED), body size (413), JSON (400 PARSE_ERROR), nesting depth (400), a body
+ * naming another task than its path (400 INVALID_PARAMS). An empty body is `{}` (the SDK sends
+ * none to `:cancel` and `:subscribe`).
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { errorMessage } from '../errors.js';
+import { sendJson } from '../http/json-answer.js';
+import { MAX_JSON_DEPTH, readJsonBody } from '../http/json-body.js';
+import { type HttpLimits, answerAndClose, drainRequest } from '../http/limits.js';
+import { openSse } from '../http/sse-writer.js';
+import type { JsonRpcErrorName } from '../protocol/errors.js';
+import { matchRestRoute, restError, restParams } from '../protocol/rest-binding.js';
+import type { StreamResponse } from '../protocol/types.js';
+import { type Reply, type RequestHandler, versionFailure } from './request-handler.js';
+import type { RpcFailure } from './rpc-failure.js';
+import type { Caller } from './task-engine.js';
+
+/** Where the peer serves HTTP+JSON: its interface URL is `http://HOST:PORT/rest`. */
+export const REST_PATH = '/rest';
+
+export interface RestAdapterOptions {
+  handler: RequestHandler;
+  limits: HttpLimits;
+  versionOf: (req: IncomingMessage, url: URL) => string;
+  callerOf: (req: IncomingMessage, method: string) => Caller;
+  log: (line: string) => void;
+}
+
+/** Sends an error of the table as HTTP+JSON (its status unless `status` overrides it). */
+function sendRestError(
+  res: ServerResponse,
+  name: JsonRpcErrorName,
+  message: string,
+  options: { metadata?: Record<string, string>; status?: number; headers?: Record<string, string> } = {},
+): void {
+  const { http, body } = restError(name, message, options.metadata);
+  sendJson(res, options.status ?? http, body, options.headers);
+}
+
+function restReply(res: ServerResponse, log: (line: string) => void): Reply {
+  return {
+    result(value: unknown): void {
+      sendJson(res, 200, value);
+    },
+    openStream() {
+      const sse = openSse(res);
+      return {
+        send(event: StreamResponse): Promise<void> {
+          let data: string;
+          try {
+            data = JSON.stringify(event);
+          } catch (error) {
+            log(`peer: cannot serialise a stream event: ${errorMessage(error)}`);
+            return sse.write(
+              JSON.stringify(restError('INTERNAL', 'a stream event could not be serialised').body),
+              'error',
+            );
+          }
+          return sse.write(data);
+        },
+        close: () => sse.end(),
+        onClose: (listener) => sse.onClose(listener),
+      };
+    },
+    fail(failure: RpcFailure): void {
+      const { http, body } = restError(failure.errorName, failure.message, failure.metadata);
+      if (res.headersSent) {
+        if (!res.writableEnded) res.end(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
+        return;
+      }
+      sendJson(res, http, body);
+    },
+  };
+}
+
+/** Serves one request whose path is under {@link REST_PATH}. */
+export function createRestAdapter(
+  options: RestAdapterOptions,
+): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
+  const { handler, limits } = options;
+  return async (req, res, url) => {
+    const verb = req.method ?? 'GET';
+    const tail = url.pathname.slice(REST_PATH.length);
+    const match = matchRestRoute(verb, tail);
+    if (match.kind !== 'route') {
+      const drained = drainRequest(req, limits.drainLimitBytes);
+      if (match.kind === 'wrong-verb') {
+        sendRestError(res, 'INVALID_REQUEST', `${verb} is not allowed on ${url.pathname}; use ${match.allow}`, {
+          status: 405,
+          headers: { Allow: match.allow },
+        });
+      } else {
+        sendRestError(
+          res,
+          'METHOD_NOT_FOUND',
+          `no HTTP+JSON route at ${verb} ${url.pathname}: the interface serves POST ${REST_PATH}/message:send, ` +
+            `GET ${REST_PATH}/tasks/{id}, POST ${REST_PATH}/tasks/{id}:pause, ...`,
+        );
+      }
+      await drained;
+      return;
+    }
+    const refused = versionFailure(options.versionOf(req, url));
+    if (refused) {
+      req.resume();
+      sendRestError(res, refused.errorName, refused.message);
+      return;
+    }
+    let body: unknown = {};
+    if (verb !== 'GET' && verb !== 'HEAD' && verb !== 'DELETE') {
+      const read = await readJsonBody(req, limits.bodyLimitBytes, limits.drainLimitBytes);
+      switch (read.kind) {
+        case 'aborted':
+          return;
+        case 'too-large': {
+          const { body: error } = restError(
+            'INVALID_REQUEST',
+            `request body is larger than the ${read.limitBytes}-byte limit`,
+            { limitBytes: String(read.limitBytes) },
+          );
+          await answerAndClose(res, 413, JSON.stringify(error), read.drained);
+          return;
+        }
+        case 'not-json':
+          sendRestError(res, 'PARSE_ERROR', `request body is not valid JSON: ${read.why}`);
+          return;
+        case 'too-deep':
+          sendRestError(res, 'INVALID_REQUEST', `request body nests deeper than ${MAX_JSON_DEPTH} levels`);
+          return;
+        case 'empty':
+          break;
+        case 'ok':
+          body = read.value;
+          break;
+        default: {
+          const never: never = read;
+          return never;
+        }
+      }
+    } else {
+      req.resume();
+    }
+    const { params, conflict } = restParams(match, url.searchParams, body);
+    if (conflict) {
+      sendRestError(res, 'INVALID_PARAMS', conflict.message, { metadata: { field: conflict.field } });
+      return;
+    }
+    await handler.call(match.method, params, options.callerOf(req, match.method), restReply(res, options.log));
+  };
+}
