@@ -444,6 +444,7 @@ export {
   type ReceiptDiff,
   type ReceiptDiffOptions,
   type ReceiptDifference,
+  OTHER_SESSION_FIELDS,
   UNSIGNED_VOLATILE_FIELDS,
   VOLATILE_FIELDS,
   diffReceiptLogs,
