@@ -6,7 +6,7 @@
  * requested (and the requests nothing matched); `--report FILE` writes the same as JSON, and
  * `--expect-all` exits 1 when any recorded exchange was never requested.
  */
-import { writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
   CONFIG_FILE,
@@ -87,6 +87,13 @@ export function registerMock(program: Command): void {
       const files = given.filter((f) => !f.endsWith('.receipts.jsonl'));
       if (files.length === 0)
         throw new CliExit(EXIT.usage, 'no recordings given (X.receipts.jsonl files are golden logs, not recordings)');
+      for (const file of files) {
+        const found = await stat(file).then(
+          (s) => (s.isFile() ? null : 'not a file'),
+          (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? 'no such file' : (error.code ?? 'cannot read')),
+        );
+        if (found !== null) throw new CliExit(EXIT.usage, `${file}: ${found}`);
+      }
       const port = integerOption(options.port, 'port', 0, 65535);
       const speed = options.speed === undefined ? undefined : speedOption(options.speed);
       for (const pointer of options.ignore) {
@@ -117,8 +124,10 @@ export function registerMock(program: Command): void {
           throw new CliExit(EXIT.usage, `cannot listen on ${options.host}:${port} (${code})`);
         throw error;
       });
+      // Listen for the stop before saying so: a client may stop the mock the moment it reads the line.
+      const stopped = waitForStopSignal();
       process.stdout.write(`listening on ${mock.url}\n`);
-      await waitForStopSignal();
+      await stopped;
       await mock.close();
       const report = mock.report();
       process.stdout.write(describeMockReport(report));
