@@ -115,6 +115,8 @@ export class MockEngine {
   readonly #unmatched: UnmatchedRequest[] = [];
   readonly #open = new Set<OutputQueue>();
   #pumping = false;
+  /** Index of the recording that served the last request (agent cards follow it). */
+  #lastServed = 0;
   #closed = false;
 
   constructor(sources: readonly MockSource[], options: MockOptions = {}) {
@@ -160,6 +162,7 @@ export class MockEngine {
 
   #serve(script: MockScript, ex: PlannedExchange, comparison: RequestComparison, clientId: JsonValue): OutputQueue {
     const served = script.serve(ex, comparison, clientId);
+    if (!isCardExchange(ex)) this.#lastServed = this.scripts.indexOf(script);
     this.#open.add(served.queue);
     served.queue.onCancel = () => {
       script.abandon(served);
@@ -170,12 +173,19 @@ export class MockEngine {
     return served.queue;
   }
 
+  /**
+   * The agent card of the recording in progress: the one that served the last request while it
+   * has exchanges left, else the next one after it with exchanges left (else the first). Its next
+   * recorded card exchange counts as requested; with none left, its card is served again.
+   */
   #card(request: IncomingRequest): OutputQueue {
-    for (const script of this.scripts) {
-      const ex = script.plan.exchanges.find((e) => isCardExchange(e) && !script.isServed(e));
-      if (ex) return this.#serve(script, ex, script.compare(ex, request), null);
-    }
-    const card = this.scripts.map((s) => s.agentCard()).find((c) => c !== undefined);
+    const pending = (s: MockScript): boolean => s.plan.exchanges.some((e) => !isCardExchange(e) && !s.isServed(e));
+    const n = this.scripts.length;
+    const order = Array.from({ length: n }, (_, i) => this.scripts[(this.#lastServed + i) % n] as MockScript);
+    const current = order.find(pending) ?? this.scripts[0];
+    const ex = current?.plan.exchanges.find((e) => isCardExchange(e) && !current.isServed(e));
+    if (current && ex) return this.#serve(current, ex, current.compare(ex, request), null);
+    const card = [current, ...this.scripts].map((s) => s?.agentCard()).find((c) => c !== undefined);
     if (card === undefined)
       return unary(404, rpcError(null, jsonRpcError('INTERNAL', 'the recordings hold no agent card')));
     return unary(200, card);

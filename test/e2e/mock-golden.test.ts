@@ -1,6 +1,7 @@
 /**
  * `a2a-replay mock` stands in for the recorded peer of every golden scenario: `run --peer <mock>`
- * passes, plainly and byte for byte with `--strict`, and every recorded exchange was requested.
+ * passes, plainly and byte for byte with `--strict`, one scenario per mock or all in one, and every
+ * recorded exchange was requested.
  * The scenarios' own client, through `record --key` in front of the mock, yields the golden
  * receipts (`a2a-replay diff`).
  */
@@ -54,6 +55,22 @@ describe('a2a-replay mock over the golden corpus', () => {
         const code = await stopMock(mock);
         expect(mock.stdout()).toContain('every recorded exchange was requested');
         expect(code, mock.stdout() + mock.stderr()).toBe(0);
+      }
+    },
+  );
+
+  it(
+    'serves every golden scenario at once so that run over the corpus passes with --strict',
+    { timeout: 120_000 },
+    async () => {
+      const recordings = scenarioDirs.map((name) => join(GOLDEN, name, 'recording.jsonl'));
+      const mock = await startMockProcess([...recordings, '--expect-all']);
+      try {
+        const strict = await runCli(['run', ...recordings, '--peer', mock.url, '--key', KEY, '--strict']);
+        expect(strict.code, strict.stdout + strict.stderr).toBe(0);
+        expect(strict.stdout).toContain(`${recordings.length} recordings: ${recordings.length} match`);
+      } finally {
+        expect(await stopMock(mock), mock.stdout() + mock.stderr()).toBe(0);
       }
     },
   );
