@@ -12,6 +12,7 @@ import { registerKeygen } from './commands/keygen.js';
 import { registerVerify } from './commands/verify.js';
 import { registerLost } from './commands/lost.js';
 import { registerReport } from './commands/report.js';
+import { registerMock } from './commands/mock.js';
 import { registerPeer } from './commands/peer.js';
 import { registerRecord } from './commands/record.js';
 import { registerRun } from './commands/run.js';
@@ -35,6 +36,7 @@ export function buildProgram(): Command {
   registerRecord(program);
   registerRun(program);
   registerDiff(program);
+  registerMock(program);
   for (const command of program.commands) command.exitOverride().showHelpAfterError('(run with --help for usage)');
   return program;
 }

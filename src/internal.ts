@@ -460,6 +460,7 @@ export {
   type ReceiptDiff,
   type ReceiptDiffOptions,
   type ReceiptDifference,
+  OTHER_SESSION_FIELDS,
   UNSIGNED_VOLATILE_FIELDS,
   VOLATILE_FIELDS,
   diffReceiptLogs,
@@ -534,3 +535,28 @@ export {
   renderHtmlReport,
 } from './report/html-report.js';
 export { receiptLogSection, recordingSection, replaySection } from './report/build-report.js';
+
+// mock: the peer side of recordings (docs/design.md §13)
+export {
+  type IncomingRequest,
+  type RequestComparison,
+  REQUEST_VOLATILE,
+  compareRequest,
+  distance,
+  pathOnly,
+} from './mock/match.js';
+export { type MockOutput, OutputQueue, sseFrame } from './mock/mock-output.js';
+export { type DueAnswer, MockScript, type ServedExchange, type TaskView, isCardExchange } from './mock/mock-script.js';
+export { pauseFallback } from './mock/pause-fallback.js';
+export {
+  type ExchangeRef,
+  MOCK_ERROR_DOMAIN,
+  MockEngine,
+  type MockOptions,
+  type MockReport,
+  type MockSource,
+  NO_RECORDED_EXCHANGE,
+  type UnmatchedRequest,
+} from './mock/mock-engine.js';
+export { type MockServerOptions, type RunningMock, startMockServer } from './mock/mock-server.js';
+export { DEFAULT_MOCK_URL, type MockFetch, type MockFetchOptions, createMockFetch } from './mock/mock-fetch.js';

@@ -1,9 +1,10 @@
 /**
  * @module cli/commands/diff
- * `a2a-replay diff EXPECTED ACTUAL [--strict] [--json]`: compares two receipt logs the way `run`
- * compares a replay with its golden file — receipt by receipt, `{path, expected, actual}`, volatile
- * fields ignored unless `--strict`. Exit 0 when they match, 1 when they differ, 2 for a missing or
- * malformed log (named with its line).
+ * `a2a-replay diff EXPECTED ACTUAL [--strict | --other-session] [--json]`: compares two receipt logs
+ * the way `run` compares a replay with its golden file — receipt by receipt, `{path, expected,
+ * actual}`, volatile fields ignored unless `--strict`; `--other-session` also ignores what names the
+ * session (a client's session recorded against `mock`, docs/design.md §13). Exit 0 when they
+ * match, 1 when they differ, 2 for a missing or malformed log (named with its line).
  */
 import type { Command } from 'commander';
 import { describeDifference, diffReceiptLogs, readGoldenLines } from '../../src/internal.js';
@@ -15,6 +16,12 @@ async function readLog(path: string): Promise<string[]> {
   return lines;
 }
 
+interface DiffCommandOptions {
+  strict?: boolean;
+  json?: boolean;
+  otherSession?: boolean;
+}
+
 export function registerDiff(program: Command): void {
   program
     .command('diff')
@@ -23,10 +30,18 @@ export function registerDiff(program: Command): void {
     .argument('<actual>', 'the receipt log to check')
     .option('--strict', 'compare the lines byte for byte, signatures included')
     .option('--json', 'print the differences as JSON')
-    .action(async (expectedPath: string, actualPath: string, options: { strict?: boolean; json?: boolean }) => {
+    .option(
+      '--other-session',
+      'ACTUAL is another session (a client recorded against `mock`): also ignore the recording id, ' +
+        'observed times, cited entries and span ids',
+    )
+    .action(async (expectedPath: string, actualPath: string, options: DiffCommandOptions) => {
+      if (options.strict && options.otherSession)
+        throw new CliExit(EXIT.usage, '--strict compares bytes; it cannot be used with --other-session');
       const diff = diffReceiptLogs(await readLog(expectedPath), await readLog(actualPath), {
         strict: options.strict ?? false,
         signed: true,
+        otherSession: options.otherSession ?? false,
       });
       const same = diff.differences.length === 0;
       if (options.json) {

@@ -24,6 +24,17 @@ export const VOLATILE_FIELDS = {
   header: ['createdAt', 'tool'],
 } as const;
 
+/**
+ * Extra fields ignored when the two logs come from two sessions (a client recorded against
+ * `a2a-replay mock`, docs/design.md §13): what names the session rather than what happened in it —
+ * the recording id, the times the recorder observed, the recording seqs a receipt cites, and the
+ * span ids derived from the recording id.
+ */
+export const OTHER_SESSION_FIELDS = {
+  header: ['recording'],
+  receipt: ['observedAt', 'entries', 'span', 'links'],
+} as const;
+
 /** Extra fields ignored when the replay could not sign with the golden key. */
 export const UNSIGNED_VOLATILE_FIELDS = { header: ['kids', 'checkpoint'], checkpoint: [] as string[] } as const;
 
@@ -50,6 +61,8 @@ export interface ReceiptDiffOptions {
   strict?: boolean;
   /** True when the replay signed with the golden log's key. */
   signed?: boolean;
+  /** True when the actual log is another session's (ignores {@link OTHER_SESSION_FIELDS}). */
+  otherSession?: boolean;
 }
 
 type Obj = { [key: string]: JsonValue };
@@ -239,9 +252,14 @@ export function diffReceiptLogs(
   const pairs = pairLines(g, a);
   const differences: ReceiptDifference[] = [];
   const ignored = new IgnoreCounter();
+  const other = options.otherSession ?? false;
   const volatile = {
-    header: [...VOLATILE_FIELDS.header, ...(signed ? [] : UNSIGNED_VOLATILE_FIELDS.header)],
-    receipt: VOLATILE_FIELDS.receipt,
+    header: [
+      ...VOLATILE_FIELDS.header,
+      ...(signed ? [] : UNSIGNED_VOLATILE_FIELDS.header),
+      ...(other ? OTHER_SESSION_FIELDS.header : []),
+    ],
+    receipt: [...VOLATILE_FIELDS.receipt, ...(other ? OTHER_SESSION_FIELDS.receipt : [])],
     checkpoint: VOLATILE_FIELDS.checkpoint,
   };
   for (const { name, gl, al } of pairs) {

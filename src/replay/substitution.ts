@@ -52,6 +52,15 @@ export class IdMap {
     return n;
   }
 
+  /** An independent copy (pairs and conflicts), to try a pairing without committing to it. */
+  clone(): IdMap {
+    const copy = new IdMap();
+    for (const [recorded, live] of this.#toLive) copy.#toLive.set(recorded, live);
+    for (const [live, recorded] of this.#toRecorded) copy.#toRecorded.set(live, recorded);
+    copy.conflicts.push(...this.conflicts);
+    return copy;
+  }
+
   /** Records that recorded value `recorded` is called `live` by the live peer. */
   pair(recorded: string, live: string, field = 'id'): void {
     const knownLive = this.#toLive.get(recorded);

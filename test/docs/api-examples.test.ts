@@ -1,10 +1,11 @@
 /**
  * The examples of docs/api.md, run as they are written there (relative imports stand in for the
  * package name): a stock SDK client recorded in process, a receipt log verified and audited from
- * code, and a recording replayed against the reference peer.
+ * code, a recording replayed against the reference peer, and a stock SDK client pausing and resuming
+ * a task against the mock of a recording.
  */
 import { join } from 'node:path';
-import { Role } from '@a2a-js/sdk';
+import { Role, TaskState } from '@a2a-js/sdk';
 import {
   ClientFactory,
   ClientFactoryOptions,
@@ -26,6 +27,7 @@ import {
 } from '../../src/index.js';
 import { ExchangeRecorder, MemoryLineSink } from '../../src/public/intercept.js';
 import { auditReceiptLog } from '../../src/public/receipts.js';
+import { createMockFetch } from '../../src/public/mock.js';
 import { TOOL_NAME } from '../../src/public/replay.js';
 import { ROOT } from '../helpers/cli.js';
 
@@ -102,4 +104,55 @@ it('replays a recording against a fresh reference peer and finds no drift', asyn
   });
   expect(result.outcome).toBe('match');
   expect((await readRecording(file)).entries.length).toBeGreaterThan(0);
+});
+
+it('pauses and resumes a task with a stock SDK client against a recording, through createMockFetch', async () => {
+  const recording = await readRecording(join(ROOT, 'golden/caller-pause-interrupt-immediate/recording.jsonl'));
+  // The SDK sends a default `configuration` the recorded client did not: a noise rule, as for `run`.
+  const fetchImpl = createMockFetch(recording, { ignore: ['/params/configuration'] });
+  const factory = new ClientFactory(
+    ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [new JsonRpcTransportFactory({ fetchImpl })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
+    }),
+  );
+  const client = await factory.createFromUrl(fetchImpl.url); // the card the mock serves points at the mock
+  const transport = client.transport as unknown as {
+    callExtensionMethod(method: string, params: unknown): Promise<{ result?: unknown }>;
+  };
+  const stream = client.sendMessageStream({
+    tenant: '',
+    message: {
+      messageId: 'my-m1',
+      contextId: '',
+      taskId: '',
+      role: Role.ROLE_USER,
+      parts: [
+        { content: { $case: 'text', value: 'work:1 tool:4 work:1' }, metadata: undefined, filename: '', mediaType: '' },
+      ],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    },
+    configuration: undefined,
+    metadata: undefined,
+  });
+  const states: string[] = [];
+  for await (const event of stream) {
+    const p = event.payload;
+    if (p?.$case === 'task') {
+      // The SDK has no pause methods: PauseTask and ResumeTask go through its transport.
+      const paused = await transport.callExtensionMethod('PauseTask', {
+        taskId: p.value.id,
+        reason: 'operator review',
+        mode: 'interrupt_immediate',
+      });
+      const { resumeToken } = (paused.result as { pause: { resumeToken: string } }).pause;
+      await transport.callExtensionMethod('ResumeTask', { taskId: p.value.id, resumeToken });
+    }
+    if (p?.$case === 'statusUpdate') states.push(String(TaskState[p.value.status?.state ?? 0]));
+  }
+  // The SDK decodes TASK_STATE_PAUSED, which it does not know, as UNRECOGNIZED.
+  expect(states).toEqual(['TASK_STATE_WORKING', 'UNRECOGNIZED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+  expect(fetchImpl.report().unmatched).toEqual([]);
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../helpers/cli.js';
 
-const SUBPATHS = ['receipts', 'intercept', 'replay', 'tracing', 'peer', 'protocol'] as const;
+const SUBPATHS = ['receipts', 'intercept', 'replay', 'tracing', 'peer', 'protocol', 'mock'] as const;
 
 describe('the packed package', () => {
   let project = '';

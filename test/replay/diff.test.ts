@@ -104,6 +104,37 @@ describe('diffReceiptLogs', () => {
   });
 });
 
+describe('diffReceiptLogs across sessions', () => {
+  const session = (observedAt: string, entry: number, spanId: string) => ({
+    observedAt,
+    entries: [entry],
+    span: { traceId: `${spanId}${spanId}`, spanId },
+  });
+
+  it('ignores what names the session with otherSession, and nothing else', () => {
+    const golden = log(
+      header,
+      { ...suspension, ...session('2026-01-01T00:00:01.000Z', 3, 'aa') },
+      { ...resumption, ...session('2026-01-01T00:00:02.000Z', 5, 'bb') },
+    );
+    const other = log(
+      { ...header, recording: 'r2' },
+      { ...suspension, ...session('2026-06-01T00:00:01.000Z', 4, 'cc') },
+      { ...resumption, ...session('2026-06-01T00:00:02.000Z', 7, 'dd') },
+    );
+    expect(diffReceiptLogs(golden, other).differences.map((d) => d.path)).toContain('header.recording');
+    expect(diffReceiptLogs(golden, other, { otherSession: true }).differences).toEqual([]);
+    const changed = log(
+      { ...header, recording: 'r2' },
+      { ...suspension, ...session('2026-06-01T00:00:01.000Z', 4, 'cc') },
+      { ...resumption, ...session('2026-06-01T00:00:02.000Z', 7, 'dd'), cause: 'timeout' },
+    );
+    expect(diffReceiptLogs(golden, changed, { otherSession: true }).differences).toEqual([
+      { path: 'receipts[1].cause', expected: 'explicit_resume', actual: 'timeout' },
+    ]);
+  });
+});
+
 describe('checkpointIntervalOf', () => {
   const cp = (size: number) => `{"root":"sha256:x","sig":{},"size":${size},"type":"Checkpoint"}`;
   const receipt = '{"type":"SuspensionReceipt"}';

@@ -1,0 +1,85 @@
+/**
+ * @module mock/match
+ * Which recorded exchange an incoming request is (docs/design.md §13). Pure: a recorded request
+ * and an incoming one in, the fields that differ out.
+ *
+ * A request matches a recorded one when its HTTP method, its path (without the query) and its
+ * body are the same after the id mapping and the noise rules `run` uses: the incoming body is
+ * rewritten to recorded ids with the recording's {@link IdMap} (extended by the ids this very
+ * request pairs for the first time, e.g. a message id the client chose), then compared with
+ * {@link contentDifferences} under the method's {@link IgnoreSet}, plus the JSON-RPC `id` (each
+ * client numbers its own calls). A recorded id the client was never given pairs with whatever
+ * the client sends in its place, so a wrong resume token matches the recorded wrong-token attempt;
+ * a recorded id the client was given must come back as given.
+ */
+import type { JsonValue } from '../canonical/canonical-json.js';
+import type { RecordingEntry } from '../recording/format.js';
+import { type IgnoreSet, contentDifferences } from '../replay/content.js';
+import type { IdMap } from '../replay/substitution.js';
+
+/** A request as the mock received it (any transport). */
+export interface IncomingRequest {
+  method: string;
+  /** The request target: path and query. */
+  path: string;
+  /** The parsed JSON body; undefined for none or a body that is not JSON. */
+  body: JsonValue | undefined;
+  /** The body as text (empty for none). */
+  text: string;
+}
+
+/** How an incoming request compares with one recorded request. */
+export interface RequestComparison {
+  /** The fields that differ: `http.method`, `http.path`, or JSON pointers into the body (`/params/taskId`). */
+  fields: string[];
+  /** The recording's id map plus the pairs this request makes; adopt it when the request is served. */
+  ids: IdMap;
+}
+
+/** Paths never compared in a request: the client's own JSON-RPC call number. */
+export const REQUEST_VOLATILE: readonly string[] = ['/id'];
+
+/** The path without its query. */
+export function pathOnly(path: string): string {
+  const q = path.indexOf('?');
+  return q < 0 ? path : path.slice(0, q);
+}
+
+function record(value: JsonValue | undefined): { [key: string]: JsonValue } | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+}
+
+/** The JSON-RPC `params` of a body (where ids are learned; the call number is not an id). */
+export function paramsOf(body: JsonValue | undefined): JsonValue | undefined {
+  return record(body)?.params;
+}
+
+/** Compares `incoming` with the recorded request `recorded`; `ignore` holds the method's noise rules. */
+export function compareRequest(
+  recorded: RecordingEntry,
+  incoming: IncomingRequest,
+  ids: IdMap,
+  ignore: IgnoreSet,
+): RequestComparison {
+  const fields: string[] = [];
+  if (recorded.http.method.toUpperCase() !== incoming.method.toUpperCase()) fields.push('http.method');
+  if (pathOnly(recorded.http.path) !== pathOnly(incoming.path)) fields.push('http.path');
+  const trial = ids.clone();
+  if (recorded.body === undefined || incoming.body === undefined) {
+    const recordedText = recorded.body === undefined ? (recorded.bodyText ?? '') : JSON.stringify(recorded.body);
+    const incomingText = incoming.body === undefined ? incoming.text : JSON.stringify(incoming.body);
+    if (recordedText !== incomingText) fields.push('body');
+    return { fields, ids: trial };
+  }
+  trial.learn(paramsOf(recorded.body), paramsOf(incoming.body));
+  const mapped = trial.toRecorded(incoming.body);
+  for (const d of contentDifferences(recorded.body, mapped, ignore)) fields.push(d.path === '' ? 'body' : d.path);
+  return { fields, ids: trial };
+}
+
+/** How far a comparison is from a match: a wrong path or method counts far more than a field. */
+export function distance(comparison: RequestComparison): number {
+  let n = 0;
+  for (const f of comparison.fields) n += f === 'http.method' || f === 'http.path' || f === '/method' ? 100 : 1;
+  return n;
+}

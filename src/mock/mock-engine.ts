@@ -1,0 +1,298 @@
+/**
+ * @module mock/mock-engine
+ * The transport-agnostic mock (docs/design.md §13): recordings in, for each incoming request the
+ * outputs to send. It matches the request to a recorded exchange of one of its recordings
+ * (`match.ts`), releases recorded answers as their order allows (`mock-script.ts`), answers pause
+ * calls the recordings hold no case for as the RFC prescribes (`pause-fallback.ts`), and answers
+ * anything else with a JSON-RPC error naming the closest recorded exchange. The node:http server
+ * and the in-process fetch are thin adapters over it.
+ *
+ * Timing: with `speed` (a positive number), each answer goes out no sooner than the recorded gap
+ * between it and the entry recorded before it, divided by `speed`, after it became due; without,
+ * as soon as order allows. `delay` is injectable, so nothing here reads a clock.
+ */
+import type { JsonValue } from '../canonical/canonical-json.js';
+import { ERROR_INFO_TYPE, type JsonRpcErrorObject, jsonRpcError } from '../protocol/errors.js';
+import { AGENT_CARD_PATH } from '../protocol/types.js';
+import type { Recording } from '../recording/recording-reader.js';
+import type { NoiseRules } from '../replay/content.js';
+import type { PlannedExchange } from '../replay/lanes.js';
+import { type IncomingRequest, type RequestComparison, distance, paramsOf, pathOnly } from './match.js';
+import { OutputQueue } from './mock-output.js';
+import { type DueAnswer, MockScript, isCardExchange } from './mock-script.js';
+import { pauseFallback } from './pause-fallback.js';
+
+/** The ErrorInfo reason of an answer to a request no recorded exchange matches. */
+export const NO_RECORDED_EXCHANGE = 'NO_RECORDED_EXCHANGE';
+/** The ErrorInfo domain of the mock's own reasons. */
+export const MOCK_ERROR_DOMAIN = 'a2a-replay.dev';
+
+export interface MockOptions {
+  /** Recorded timing scaled by this factor (2 = twice as fast); default: as fast as order allows. */
+  speed?: number;
+  /** Paths never compared, per method (`a2a-replay.config.json`), in requests as in answers. */
+  noise?: NoiseRules;
+  /** Paths never compared for any method (`--ignore`). */
+  ignore?: readonly string[];
+  /** Waits `ms` (default: a timer); only called when `speed` is set. */
+  delay?: (ms: number) => Promise<void>;
+}
+
+/** A recording and the name it goes by in reports (its file). */
+export interface MockSource {
+  source: string;
+  recording: Recording;
+}
+
+/** A recorded exchange, as reports name it. */
+export interface ExchangeRef {
+  recording: string;
+  xid: string;
+  seq: number;
+  /** The JSON-RPC method, or `GET <path>` for other requests. */
+  method: string;
+}
+
+/** A request no recorded exchange matched, with the closest one and the first field that differs. */
+export interface UnmatchedRequest {
+  method: string;
+  path: string;
+  closest: (ExchangeRef & { field: string | null; alreadyRequested: boolean }) | null;
+}
+
+/** What was and was not requested, per recording. */
+export interface MockReport {
+  recordings: { recording: string; id: string; exchanges: number; requested: number; unrequested: ExchangeRef[] }[];
+  unmatched: UnmatchedRequest[];
+}
+
+interface Closest {
+  script: MockScript;
+  ex: PlannedExchange;
+  comparison: RequestComparison;
+  score: number;
+}
+
+function record(value: JsonValue | undefined): { [key: string]: JsonValue } | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+}
+
+function methodName(ex: PlannedExchange): string {
+  return ex.method ?? `${ex.request.http.method} ${pathOnly(ex.request.http.path)}`;
+}
+
+function refOf(script: MockScript, ex: PlannedExchange): ExchangeRef {
+  return { recording: script.source, xid: ex.xid, seq: ex.request.seq, method: methodName(ex) };
+}
+
+function clientIdOf(body: JsonValue | undefined): JsonValue {
+  const id = record(body)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
+
+function unary(status: number, body: JsonValue): OutputQueue {
+  const queue = new OutputQueue();
+  queue.push({
+    kind: 'unary',
+    status,
+    headers: { 'content-type': 'application/json' },
+    body,
+    text: JSON.stringify(body),
+  });
+  return queue;
+}
+
+function rpcError(id: JsonValue, error: JsonRpcErrorObject): JsonValue {
+  return { jsonrpc: '2.0', id, error: error as unknown as JsonValue };
+}
+
+const defaultDelay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class MockEngine {
+  readonly scripts: MockScript[];
+  readonly #speed: number | undefined;
+  readonly #delay: (ms: number) => Promise<void>;
+  readonly #unmatched: UnmatchedRequest[] = [];
+  readonly #open = new Set<OutputQueue>();
+  #pumping = false;
+  /** Index of the recording that served the last request (agent cards follow it). */
+  #lastServed = 0;
+  #closed = false;
+
+  constructor(sources: readonly MockSource[], options: MockOptions = {}) {
+    if (options.speed !== undefined && !(options.speed > 0 && Number.isFinite(options.speed)))
+      throw new RangeError(`speed must be a positive number (got ${options.speed})`);
+    this.#speed = options.speed;
+    this.#delay = options.delay ?? defaultDelay;
+    const rules = {
+      ...(options.noise ? { noise: options.noise } : {}),
+      ...(options.ignore ? { ignore: options.ignore } : {}),
+    };
+    this.scripts = sources.map((s) => new MockScript(s.source, s.recording, rules));
+  }
+
+  /** The mock's own URL: agent cards point here. */
+  set url(url: string) {
+    for (const script of this.scripts) script.url = url;
+  }
+
+  /** Answers one request: the queue yields what to send, in order. */
+  handle(request: IncomingRequest): OutputQueue {
+    if (this.#closed) return unary(503, rpcError(null, jsonRpcError('INTERNAL', 'the mock is closing')));
+    if (request.method.toUpperCase() === 'GET' && pathOnly(request.path) === AGENT_CARD_PATH)
+      return this.#card(request);
+    const clientId = clientIdOf(request.body);
+    if (request.body === undefined && request.text.trim() !== '' && request.method.toUpperCase() === 'POST')
+      return unary(200, rpcError(null, jsonRpcError('PARSE_ERROR', 'the request body is not valid JSON')));
+    let closest: Closest | undefined;
+    for (const script of this.scripts) {
+      for (const ex of script.plan.exchanges) {
+        if (isCardExchange(ex)) continue;
+        const comparison = script.compare(ex, request);
+        const served = script.isServed(ex);
+        if (!served && comparison.fields.length === 0) return this.#serve(script, ex, comparison, clientId);
+        const score = distance(comparison) * 2 + (served ? 1 : 0);
+        if (!closest || score < closest.score) closest = { script, ex, comparison, score };
+      }
+    }
+    const fallback = this.#fallback(request.body);
+    if (fallback) return unary(200, rpcError(clientId, fallback));
+    return this.#unmatchedAnswer(request, clientId, closest);
+  }
+
+  #serve(script: MockScript, ex: PlannedExchange, comparison: RequestComparison, clientId: JsonValue): OutputQueue {
+    const served = script.serve(ex, comparison, clientId);
+    if (!isCardExchange(ex)) this.#lastServed = this.scripts.indexOf(script);
+    this.#open.add(served.queue);
+    served.queue.onCancel = () => {
+      script.abandon(served);
+      this.#open.delete(served.queue);
+      this.#pump();
+    };
+    this.#pump();
+    return served.queue;
+  }
+
+  /**
+   * The agent card of the recording in progress: the one that served the last request while it
+   * has exchanges left, else the next one after it with exchanges left (else the first). Its next
+   * recorded card exchange counts as requested; with none left, its card is served again.
+   */
+  #card(request: IncomingRequest): OutputQueue {
+    const pending = (s: MockScript): boolean => s.plan.exchanges.some((e) => !isCardExchange(e) && !s.isServed(e));
+    const n = this.scripts.length;
+    const order = Array.from({ length: n }, (_, i) => this.scripts[(this.#lastServed + i) % n] as MockScript);
+    const current = order.find(pending) ?? this.scripts[0];
+    const ex = current?.plan.exchanges.find((e) => isCardExchange(e) && !current.isServed(e));
+    if (current && ex) return this.#serve(current, ex, current.compare(ex, request), null);
+    const card = [current, ...this.scripts].map((s) => s?.agentCard()).find((c) => c !== undefined);
+    if (card === undefined)
+      return unary(404, rpcError(null, jsonRpcError('INTERNAL', 'the recordings hold no agent card')));
+    return unary(200, card);
+  }
+
+  /** The RFC's answer to a pause call no recorded exchange matched, when the recordings know the task. */
+  #fallback(body: JsonValue | undefined): JsonRpcErrorObject | undefined {
+    const method = record(body)?.method;
+    const params = record(paramsOf(body));
+    if ((method !== 'ResumeTask' && method !== 'PauseTask') || typeof params?.taskId !== 'string') return undefined;
+    for (const script of this.scripts) {
+      const view = script.taskView(params.taskId);
+      if (!view) continue;
+      const token = typeof params.resumeToken === 'string' ? script.ids.recordedOf(params.resumeToken) : undefined;
+      return pauseFallback(method, params.taskId, view, token);
+    }
+    return undefined;
+  }
+
+  #unmatchedAnswer(request: IncomingRequest, clientId: JsonValue, closest: Closest | undefined): OutputQueue {
+    const method = record(request.body)?.method;
+    const name = typeof method === 'string' ? method : `${request.method.toUpperCase()} ${pathOnly(request.path)}`;
+    const near = closest
+      ? {
+          ...refOf(closest.script, closest.ex),
+          field: closest.comparison.fields[0] ?? null,
+          alreadyRequested: closest.script.isServed(closest.ex),
+        }
+      : null;
+    this.#unmatched.push({ method: name, path: request.path, closest: near });
+    const why = !near
+      ? 'the recordings hold no exchanges'
+      : `closest: ${near.method} seq ${near.seq} (xid ${near.xid}) in ${near.recording}, ` +
+        (near.field !== null ? `which differs at ${near.field}` : 'which was already requested');
+    const metadata: Record<string, string> = near
+      ? {
+          recording: near.recording,
+          xid: near.xid,
+          seq: String(near.seq),
+          method: near.method,
+          field: near.field ?? '',
+          alreadyRequested: String(near.alreadyRequested),
+        }
+      : {};
+    const error: JsonRpcErrorObject = {
+      code: jsonRpcError('INTERNAL').code,
+      message: `no recorded exchange matches this ${name} request; ${why}`,
+      data: [{ '@type': ERROR_INFO_TYPE, reason: NO_RECORDED_EXCHANGE, domain: MOCK_ERROR_DOMAIN, metadata }],
+    };
+    return unary(200, rpcError(clientId, error));
+  }
+
+  /** Releases every answer that is due, in order; with `speed`, after its scaled recorded gap. */
+  #pump(): void {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    void (async () => {
+      let waited: number | undefined;
+      try {
+        for (;;) {
+          if (this.#closed) return;
+          let due: { script: MockScript; answer: DueAnswer } | undefined;
+          for (const script of this.scripts) {
+            const answer = script.nextDue();
+            if (answer) {
+              due = { script, answer };
+              break;
+            }
+          }
+          if (!due) return;
+          const { entry, previous, served } = due.answer;
+          const gap = previous ? Date.parse(entry.at) - Date.parse(previous.at) : 0;
+          if (this.#speed !== undefined && waited !== entry.seq && gap > 0) {
+            waited = entry.seq;
+            await this.#delay(gap / this.#speed);
+            continue;
+          }
+          due.script.release(served, entry);
+          if (served.queue.closed) this.#open.delete(served.queue);
+        }
+      } finally {
+        this.#pumping = false;
+      }
+    })();
+  }
+
+  /** Ends every open answer (streams close) and refuses further requests. */
+  close(): void {
+    this.#closed = true;
+    for (const queue of this.#open) queue.close();
+    this.#open.clear();
+  }
+
+  /** The exchanges never requested, and the requests nothing matched. */
+  report(): MockReport {
+    return {
+      recordings: this.scripts.map((script) => {
+        const unrequested = script.unrequested();
+        return {
+          recording: script.source,
+          id: script.recording.header.id,
+          exchanges: script.plan.exchanges.length,
+          requested: script.plan.exchanges.length - unrequested.length,
+          unrequested: unrequested.map((ex) => refOf(script, ex)),
+        };
+      }),
+      unmatched: [...this.#unmatched],
+    };
+  }
+}

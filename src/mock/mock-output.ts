@@ -1,0 +1,76 @@
+/**
+ * @module mock/mock-output
+ * What the mock sends for one exchange, transport-agnostic (docs/design.md §13): a whole unary
+ * answer, or an SSE head, its events and its close. The node:http server and the in-process fetch
+ * write these out; {@link OutputQueue} hands them over as they are released.
+ */
+import type { JsonValue } from '../canonical/canonical-json.js';
+
+export type MockOutput =
+  /** A whole answer: status, headers and body. */
+  | { kind: 'unary'; status: number; headers: Record<string, string>; body: JsonValue | undefined; text: string }
+  /** The head of an SSE answer. */
+  | { kind: 'head'; status: number; headers: Record<string, string> }
+  /** One SSE event, its `data` already serialized. */
+  | { kind: 'event'; data: string; event?: string; id?: string }
+  /** The answer ends normally (the stream closes). */
+  | { kind: 'end' }
+  /** The recording shows the exchange broken before any answer: drop the connection. */
+  | { kind: 'break'; reason: string };
+
+/** One SSE event as text on the wire. */
+export function sseFrame(output: Extract<MockOutput, { kind: 'event' }>): string {
+  let frame = '';
+  if (output.event !== undefined) frame += `event: ${output.event}\n`;
+  if (output.id !== undefined) frame += `id: ${output.id}\n`;
+  for (const line of output.data.split('\n')) frame += `data: ${line}\n`;
+  return `${frame}\n`;
+}
+
+/** A queue of outputs with one reader; closed after the last output or when the reader leaves. */
+export class OutputQueue implements AsyncIterable<MockOutput> {
+  readonly #items: MockOutput[] = [];
+  #wake: (() => void) | undefined;
+  #closed = false;
+  /** Called once when the reader leaves before the queue ended (the client hung up). */
+  onCancel: (() => void) | undefined;
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  push(output: MockOutput): void {
+    if (this.#closed) return;
+    this.#items.push(output);
+    if (output.kind === 'unary' || output.kind === 'end' || output.kind === 'break') this.#closed = true;
+    this.#wake?.();
+  }
+
+  /** Ends the queue with nothing more to send (the mock is closing). */
+  close(): void {
+    this.#closed = true;
+    this.#wake?.();
+  }
+
+  /** The reader left: nothing more will be read. */
+  cancel(): void {
+    if (this.#closed && this.#items.length === 0) return;
+    this.#closed = true;
+    this.#items.length = 0;
+    this.#wake?.();
+    this.onCancel?.();
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<MockOutput> {
+    for (;;) {
+      const next = this.#items.shift();
+      if (next !== undefined) {
+        yield next;
+        continue;
+      }
+      if (this.#closed) return;
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+      this.#wake = undefined;
+    }
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * @module mock/mock-server
+ * The mock over `node:http` (docs/design.md §13): every request is read whole (within the HTTP
+ * limits the peer and the proxy apply) and handed to the {@link MockEngine}; its outputs are written
+ * as they are released — a whole JSON answer, or an SSE head, one frame per event and the close.
+ * A client that hangs up cancels its exchange. Binds 127.0.0.1 unless told otherwise.
+ */
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { JsonValue } from '../canonical/canonical-json.js';
+import { errorMessage } from '../errors.js';
+import { limitAnswerBody, sendJson } from '../http/json-answer.js';
+import {
+  DEFAULT_HTTP_LIMITS,
+  answerAndClose,
+  guardServer,
+  limitedServerOptions,
+  readLimitedBody,
+} from '../http/limits.js';
+import { MockEngine, type MockOptions, type MockReport, type MockSource } from './mock-engine.js';
+import { type OutputQueue, sseFrame } from './mock-output.js';
+
+export interface MockServerOptions extends MockOptions {
+  host?: string;
+  /** 0 (default) picks a free port. */
+  port?: number;
+}
+
+export interface RunningMock {
+  url: string;
+  /** What was and was not requested so far. */
+  report(): MockReport;
+  /** Ends open streams, stops listening and closes every connection. */
+  close(): Promise<void>;
+}
+
+function parseBody(text: string): JsonValue | undefined {
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return undefined;
+  }
+}
+
+async function write(queue: OutputQueue, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const hangUp = (): void => {
+    if (!res.writableEnded) queue.cancel();
+  };
+  res.once('close', hangUp);
+  for await (const output of queue) {
+    if (res.destroyed) break;
+    switch (output.kind) {
+      case 'unary':
+        res.writeHead(output.status, { ...output.headers, 'content-length': String(Buffer.byteLength(output.text)) });
+        res.end(output.text);
+        break;
+      case 'head':
+        res.writeHead(output.status, output.headers);
+        res.flushHeaders();
+        break;
+      case 'event':
+        res.write(sseFrame(output));
+        break;
+      case 'end':
+        res.end();
+        break;
+      case 'break':
+        req.socket.destroy();
+        break;
+      default: {
+        const never: never = output;
+        throw new Error(`unknown output ${JSON.stringify(never)}`);
+      }
+    }
+  }
+  if (!res.writableEnded && !res.destroyed) res.end();
+}
+
+/** Starts the mock of `sources` on a socket. */
+export async function startMockServer(
+  sources: readonly MockSource[],
+  options: MockServerOptions = {},
+): Promise<RunningMock> {
+  const engine = new MockEngine(sources, options);
+  const limits = DEFAULT_HTTP_LIMITS;
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const read = await readLimitedBody(req, limits.bodyLimitBytes, limits.drainLimitBytes);
+    if (read.kind === 'aborted') return;
+    if (read.kind === 'too-large') {
+      const message = `the request body is larger than ${limits.bodyLimitBytes} bytes`;
+      await answerAndClose(res, 413, limitAnswerBody(413, message), read.drained);
+      return;
+    }
+    const text = read.bytes.toString('utf8');
+    const queue = engine.handle({ method: req.method ?? 'GET', path: req.url ?? '/', body: parseBody(text), text });
+    await write(queue, req, res);
+  };
+  const server: Server = createServer(limitedServerOptions(limits), (req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!sendJson(res, 500, { error: errorMessage(error) }) && !res.writableEnded) res.end();
+    });
+  });
+  guardServer(server, limits, limitAnswerBody);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const shownHost = address.address.includes(':') ? `[${address.address}]` : address.address;
+  const url = `http://${shownHost}:${address.port}`;
+  engine.url = url;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    report: () => engine.report(),
+    close(): Promise<void> {
+      closing ??= new Promise<void>((resolve) => {
+        engine.close();
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        setImmediate(() => server.closeAllConnections());
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,52 @@
+/**
+ * @module mock/pause-fallback
+ * The answer the RFC prescribes to a pause call the recording holds no case for (docs/design.md
+ * §13), from what the client has been shown of the task: a ResumeTask on a task that is not PAUSED
+ * (a second resume of a consumed token, a resume after the end) is -32010, one with a token that is
+ * not the current pause's is -32011, a PauseTask on a task in a terminal or interrupted state is
+ * -32010 — the checks and order of the reference peer (design §3). Anything else the mock cannot
+ * invent, so it is left to the no-recorded-exchange answer. Pure.
+ */
+import { type JsonRpcErrorObject, jsonRpcError } from '../protocol/errors.js';
+import type { TaskView } from './mock-script.js';
+
+const NOT_PAUSABLE: ReadonlySet<string> = new Set([
+  'TASK_STATE_COMPLETED',
+  'TASK_STATE_FAILED',
+  'TASK_STATE_CANCELED',
+  'TASK_STATE_REJECTED',
+  'TASK_STATE_INPUT_REQUIRED',
+  'TASK_STATE_AUTH_REQUIRED',
+]);
+
+/**
+ * The RFC's error for `method` on a task the client was shown as `view`, or undefined when the
+ * call would succeed (and so needs a recorded answer). `token` is the client's resume token in
+ * recorded form; `taskId` is named in the message and the ErrorInfo.
+ */
+export function pauseFallback(
+  method: string,
+  taskId: string,
+  view: TaskView,
+  token: string | undefined,
+): JsonRpcErrorObject | undefined {
+  const metadata = { taskId };
+  if (method === 'ResumeTask') {
+    if (view.state !== 'TASK_STATE_PAUSED')
+      return jsonRpcError(
+        'INVALID_TASK_STATE',
+        `task ${taskId} is ${view.state}, not PAUSED: nothing to resume`,
+        metadata,
+      );
+    if (token !== view.resumeToken)
+      return jsonRpcError(
+        'RESUME_TOKEN_MISMATCH',
+        `params.resumeToken does not match the current pause of task ${taskId} (tokens are consume-once)`,
+        metadata,
+      );
+    return undefined;
+  }
+  if (method === 'PauseTask' && NOT_PAUSABLE.has(view.state))
+    return jsonRpcError('INVALID_TASK_STATE', `task ${taskId} is ${view.state}: it cannot be paused`, metadata);
+  return undefined;
+}

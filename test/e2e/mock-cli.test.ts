@@ -1,0 +1,82 @@
+/**
+ * `a2a-replay mock` as a process: at SIGTERM it lists the recorded exchanges never requested and
+ * the requests nothing matched, `--report FILE` writes the same as JSON, `--expect-all` exits 1
+ * when an exchange was never requested; bad input is a usage error naming what was wrong.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, runCli } from '../helpers/cli.js';
+import { startMockProcess, stopMock } from '../mock/mock-process.js';
+
+const RECORDING = join(ROOT, 'golden', 'wrong-token-then-right', 'recording.jsonl');
+
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'mock-cli-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function rpc(url: string, method: string, params: unknown): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }),
+  });
+  return { status: response.status, body: await response.json() };
+}
+
+describe('a2a-replay mock', () => {
+  it('with --expect-all exits 1 naming the exchanges never requested, and --report writes them as JSON', async () => {
+    const report = join(dir, 'report.json');
+    const mock = await startMockProcess([RECORDING, '--expect-all', '--report', report]);
+    const sent = await rpc(mock.url, 'SendMessage', {
+      configuration: { returnImmediately: true },
+      message: { messageId: 'mine', parts: [{ text: 'work:2' }], role: 'ROLE_USER' },
+    });
+    expect(sent).toMatchObject({ status: 200, body: { id: 7, result: { task: { id: 'task-6e6ed95a-0001' } } } });
+    const unmatched = await rpc(mock.url, 'GetTask', { id: 'task-unknown' });
+    expect(unmatched).toMatchObject({
+      status: 200,
+      body: { id: 7, error: { code: -32603, data: [{ reason: 'NO_RECORDED_EXCHANGE' }] } },
+    });
+
+    expect(await stopMock(mock)).toBe(1);
+    expect(mock.stdout()).toContain('4 recorded exchanges were never requested:');
+    expect(mock.stdout()).toContain(`${RECORDING} seq 3 (xid x-593d93e3-0002) PauseTask`);
+    expect(mock.stdout()).toContain('1 request matched no recorded exchange:');
+    expect(mock.stderr()).toContain('--expect-all: 4 recorded exchanges were never requested');
+    const json = JSON.parse(await readFile(report, 'utf8')) as {
+      recordings: { recording: string; exchanges: number; requested: number; unrequested: { seq: number }[] }[];
+      unmatched: { method: string; closest: { field: string | null } | null }[];
+    };
+    expect(json.recordings).toHaveLength(1);
+    expect(json.recordings[0]).toMatchObject({ recording: RECORDING, exchanges: 5, requested: 1 });
+    expect(json.recordings[0]?.unrequested.map((e) => e.seq)).toEqual([3, 5, 7, 9]);
+    expect(json.unmatched).toHaveLength(1);
+    expect(json.unmatched[0]).toMatchObject({ method: 'GetTask', closest: { field: '/method' } });
+  });
+
+  it('without --expect-all exits 0 even when exchanges were never requested', async () => {
+    const mock = await startMockProcess([RECORDING]);
+    expect(await stopMock(mock)).toBe(0);
+    expect(mock.stdout()).toContain('5 recorded exchanges were never requested:');
+  });
+
+  it('refuses a bad --speed, a missing recording and a malformed one with exit 2', async () => {
+    const speed = await runCli(['mock', RECORDING, '--speed', '0']);
+    expect(speed.code).toBe(2);
+    expect(speed.stderr).toContain('--speed: expected a positive number');
+    const missing = await runCli(['mock', join(dir, 'nope.jsonl')]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('nope.jsonl');
+    const bad = join(dir, 'bad.jsonl');
+    await import('node:fs/promises').then((fs) => fs.writeFile(bad, '{"type":"recording"}\n', { mode: 0o600 }));
+    const malformed = await runCli(['mock', bad]);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain(`${bad}:1:`);
+  });
+});

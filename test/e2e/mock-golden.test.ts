@@ -1,0 +1,98 @@
+/**
+ * `a2a-replay mock` stands in for the recorded peer of every golden scenario: `run --peer <mock>`
+ * passes, plainly and byte for byte with `--strict`, one scenario per mock or all in one, and every
+ * recorded exchange was requested.
+ * The scenarios' own client, through `record --key` in front of the mock, yields the golden
+ * receipts (`a2a-replay diff`).
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
+import { SCENARIOS } from '../../scripts/golden/scenarios.js';
+import { ROOT, runCli } from '../helpers/cli.js';
+import { startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { startMockProcess, stopMock } from '../mock/mock-process.js';
+
+const GOLDEN = join(ROOT, 'golden');
+const KEY = join(GOLDEN, 'test-key.json');
+const scenarioDirs = existsSync(GOLDEN)
+  ? (await readdir(GOLDEN, { withFileTypes: true }))
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort()
+  : [];
+
+let scratch = '';
+beforeAll(async () => {
+  scratch = await mkdtemp(join(tmpdir(), 'mock-golden-'));
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+});
+
+describe('a2a-replay mock over the golden corpus', () => {
+  it('holds every golden scenario', () => {
+    expect(scenarioDirs).toEqual(SCENARIOS.map((s) => s.name).sort());
+  });
+
+  it.each(scenarioDirs)(
+    'serves %s so that run --peer passes, also with --strict',
+    { timeout: 60_000 },
+    async (name) => {
+      const recording = join(GOLDEN, name, 'recording.jsonl');
+      // Two copies of the recording: one session for the plain run, one for the strict run.
+      const mock = await startMockProcess([recording, recording, '--expect-all']);
+      try {
+        const plain = await runCli(['run', recording, '--peer', mock.url]);
+        expect(plain.code, plain.stdout + plain.stderr).toBe(0);
+        expect(plain.stdout).toContain('PASS');
+        const strict = await runCli(['run', recording, '--peer', mock.url, '--key', KEY, '--strict']);
+        expect(strict.code, strict.stdout + strict.stderr).toBe(0);
+      } finally {
+        const code = await stopMock(mock);
+        expect(mock.stdout()).toContain('every recorded exchange was requested');
+        expect(code, mock.stdout() + mock.stderr()).toBe(0);
+      }
+    },
+  );
+
+  it(
+    'serves every golden scenario at once so that run over the corpus passes with --strict',
+    { timeout: 120_000 },
+    async () => {
+      const recordings = scenarioDirs.map((name) => join(GOLDEN, name, 'recording.jsonl'));
+      const mock = await startMockProcess([...recordings, '--expect-all']);
+      try {
+        const strict = await runCli(['run', ...recordings, '--peer', mock.url, '--key', KEY, '--strict']);
+        expect(strict.code, strict.stdout + strict.stderr).toBe(0);
+        expect(strict.stdout).toContain(`${recordings.length} recordings: ${recordings.length} match`);
+      } finally {
+        expect(await stopMock(mock), mock.stdout() + mock.stderr()).toBe(0);
+      }
+    },
+  );
+
+  it.each(SCENARIOS.map((s) => [s.name, s] as const))(
+    'gives the scenario client of %s, recorded with --key in front of the mock, the golden receipts',
+    { timeout: 60_000 },
+    async (name, scenario) => {
+      const recording = join(GOLDEN, name, 'recording.jsonl');
+      const mock = await startMockProcess([recording, '--expect-all']);
+      const out = join(scratch, `${name}.jsonl`);
+      const recorder = await startRecordProcess(['--upstream', mock.url, '--out', out, '--key', KEY]);
+      try {
+        await scenario.run(new A2aTestClient(recorder.url, 'operator'));
+      } finally {
+        expect(await stopProcess(recorder), recorder.stderr()).toBe(0);
+        expect(await stopMock(mock), mock.stdout() + mock.stderr()).toBe(0);
+      }
+      const golden = join(GOLDEN, name, 'recording.receipts.jsonl');
+      const diff = await runCli(['diff', golden, join(scratch, `${name}.receipts.jsonl`), '--other-session']);
+      expect(diff.code, diff.stdout + diff.stderr).toBe(0);
+      expect(diff.stdout).toMatch(/^same: \d+ receipts/);
+    },
+  );
+});
