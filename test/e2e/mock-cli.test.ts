@@ -46,7 +46,7 @@ describe('a2a-replay mock', () => {
 
     expect(await stopMock(mock)).toBe(1);
     expect(mock.stdout()).toContain('4 recorded exchanges were never requested:');
-    expect(mock.stdout()).toContain(`${RECORDING} seq 3 (xid x-593d93e3-0002) PauseTask`);
+    expect(mock.stdout()).toContain(`${RECORDING} seq 3 (xid x-ef67da35-0002) PauseTask`);
     expect(mock.stdout()).toContain('1 request matched no recorded exchange:');
     expect(mock.stderr()).toContain('--expect-all: 4 recorded exchanges were never requested');
     const json = JSON.parse(await readFile(report, 'utf8')) as {

@@ -37,7 +37,7 @@ describe('createMockFetch', () => {
     const card = (await (await mock(new URL('/.well-known/agent-card.json', mock.url))).json()) as {
       supportedInterfaces: { url: string }[];
     };
-    expect(card.supportedInterfaces.map((i) => i.url)).toEqual(['http://127.0.0.1:9/']);
+    expect(card.supportedInterfaces.map((i) => i.url)).toEqual(['http://127.0.0.1:9/', 'http://127.0.0.1:9/rest']);
   });
 
   it('answers a request nothing matches with -32603 NO_RECORDED_EXCHANGE naming the closest exchange', async () => {
@@ -46,16 +46,16 @@ describe('createMockFetch', () => {
     expect(reply.error?.code).toBe(-32603);
     expect(reply.error?.data?.[0]).toMatchObject({
       reason: 'NO_RECORDED_EXCHANGE',
-      metadata: { recording: 'wrong-token', xid: 'x-a6da0a4c-0001', seq: '1', field: '/params/message/parts/0/text' },
+      metadata: { recording: 'wrong-token', xid: 'x-2779bbf1-0001', seq: '1', field: '/params/message/parts/0/text' },
     });
-    expect(reply.error?.message).toContain('seq 1 (xid x-a6da0a4c-0001)');
+    expect(reply.error?.message).toContain('seq 1 (xid x-2779bbf1-0001)');
     expect(mock.report().unmatched).toEqual([
       {
         method: 'SendMessage',
         path: '/',
         closest: {
           recording: 'wrong-token',
-          xid: 'x-a6da0a4c-0001',
+          xid: 'x-2779bbf1-0001',
           seq: 1,
           method: 'SendMessage',
           field: '/params/message/parts/0/text',
