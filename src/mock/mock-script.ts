@@ -232,8 +232,13 @@ export class MockScript {
     const recorded = record(body);
     const out = record(mapped);
     if (!recorded || !out) return mapped;
+    if (!('jsonrpc' in out)) {
+      // HTTP+JSON (design §15): the body is the result itself.
+      this.ids.learn(recorded, out);
+      return out;
+    }
     this.ids.learn(recorded.result, out.result);
-    return 'jsonrpc' in out ? { ...out, id: clientId } : out;
+    return { ...out, id: clientId };
   }
 
   /** Keeps what the client has now been shown of a task's state and pause. */
