@@ -245,7 +245,10 @@ export class MockScript {
   #observe(entry: RecordingEntry): void {
     if (entry.kind !== 'response' && entry.kind !== 'event') return;
     const taskId = answerTaskId(entry.body);
-    const shape = shapeOf(entry);
+    // An HTTP+JSON answer is the result itself (design §15): read its shape as the JSON-RPC one's.
+    const body = record(entry.body);
+    const rest = body !== undefined && !('jsonrpc' in body) && !('error' in body);
+    const shape = shapeOf(rest ? { ...entry, body: { result: body } } : entry);
     if (taskId === undefined || shape.state === null) return;
     const paused = shape.state === 'TASK_STATE_PAUSED' || shape.legacy === 'paused';
     this.#tasks.set(taskId, {
