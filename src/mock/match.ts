@@ -11,8 +11,15 @@
  * client numbers its own calls). A recorded id the client was never given pairs with whatever
  * the client sends in its place, so a wrong resume token matches the recorded wrong-token attempt;
  * a recorded id the client was given must come back as given.
+ *
+ * An HTTP+JSON exchange (design §15) is compared in the call view (src/observe/call-view.ts): the
+ * same method (a `:subscribe` by GET or POST alike), the same interface path before the route's
+ * tail, and the same params — the path's task id among them, so ids in the path are mapped like
+ * ids in params — under the same rules, at `/params/...`.
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
+import { type RequestView, readRequest, readRequestParts } from '../observe/call-view.js';
+import { restRequestOf } from '../protocol/rest-binding.js';
 import type { RecordingEntry } from '../recording/format.js';
 import { type IgnoreSet, contentDifferences } from '../replay/content.js';
 import type { IdMap } from '../replay/substitution.js';
@@ -54,6 +61,55 @@ export function paramsOf(body: JsonValue | undefined): JsonValue | undefined {
   return record(body)?.params;
 }
 
+/** An incoming request read in its binding (design §15). */
+export function incomingCall(incoming: IncomingRequest): RequestView {
+  const bodyText = incoming.body === undefined && incoming.text !== '' ? incoming.text : undefined;
+  return readRequestParts({
+    http: { method: incoming.method.toUpperCase(), path: incoming.path },
+    body: incoming.body,
+    bodyText,
+  });
+}
+
+/** The interface path of an HTTP+JSON target: the path before the route's tail (`/rest` of `/rest/tasks/t-1:pause`). */
+function interfacePath(target: string, method: string, params: unknown): string {
+  const path = pathOnly(target);
+  const route = restRequestOf(method, params);
+  const tail = route === undefined ? '' : pathOnly(route.path);
+  return tail !== '' && path.endsWith(tail) ? path.slice(0, path.length - tail.length) : path;
+}
+
+type CallView = Extract<RequestView, { kind: 'call' }>;
+
+function compareRest(
+  recorded: RecordingEntry,
+  recordedCall: CallView,
+  incoming: IncomingRequest,
+  ids: IdMap,
+  ignore: IgnoreSet,
+): RequestComparison {
+  const fields: string[] = [];
+  const trial = ids.clone();
+  const call = incomingCall(incoming);
+  const subscribe = recordedCall.method === 'SubscribeToTask';
+  const verbDiffers = recorded.http.method.toUpperCase() !== incoming.method.toUpperCase();
+  if (call.kind !== 'call' || call.binding !== 'HTTP+JSON') {
+    if (verbDiffers) fields.push('http.method');
+    fields.push('http.path');
+    return { fields, ids: trial };
+  }
+  if (verbDiffers && !(subscribe && call.method === 'SubscribeToTask')) fields.push('http.method');
+  if (call.method !== recordedCall.method) fields.push('/method');
+  const recordedParams = recordedCall.params as JsonValue;
+  trial.learn(recordedParams, call.params as JsonValue);
+  const mapped = trial.toRecorded(call.params as JsonValue);
+  const recordedBase = interfacePath(recorded.http.path, recordedCall.method, recordedCall.params);
+  if (recordedBase !== interfacePath(incoming.path, call.method, call.params)) fields.push('http.path');
+  for (const d of contentDifferences({ params: recordedParams }, { params: mapped }, ignore))
+    fields.push(d.path === '' ? 'body' : d.path);
+  return { fields, ids: trial };
+}
+
 /** Compares `incoming` with the recorded request `recorded`; `ignore` holds the method's noise rules. */
 export function compareRequest(
   recorded: RecordingEntry,
@@ -61,6 +117,9 @@ export function compareRequest(
   ids: IdMap,
   ignore: IgnoreSet,
 ): RequestComparison {
+  const recordedCall = readRequest(recorded);
+  if (recordedCall.kind === 'call' && recordedCall.binding === 'HTTP+JSON')
+    return compareRest(recorded, recordedCall, incoming, ids, ignore);
   const fields: string[] = [];
   if (recorded.http.method.toUpperCase() !== incoming.method.toUpperCase()) fields.push('http.method');
   if (pathOnly(recorded.http.path) !== pathOnly(incoming.path)) fields.push('http.path');

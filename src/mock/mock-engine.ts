@@ -4,23 +4,27 @@
  * outputs to send. It matches the request to a recorded exchange of one of its recordings
  * (`match.ts`), releases recorded answers as their order allows (`mock-script.ts`), answers pause
  * calls the recordings hold no case for as the RFC prescribes (`pause-fallback.ts`), and answers
- * anything else with a JSON-RPC error naming the closest recorded exchange. The node:http server
- * and the in-process fetch are thin adapters over it.
+ * anything else with an error naming the closest recorded exchange. Both bindings are served: a
+ * request is read into the call view (src/observe/call-view.ts), and the mock's own errors go out in
+ * the request's binding — a JSON-RPC error, or over HTTP+JSON an HTTP status with a
+ * `google.rpc.Status`-style body (design §15). The node:http server and the in-process fetch are thin
+ * adapters over it.
  *
  * Timing: with `speed` (a positive number), each answer goes out no sooner than the recorded gap
  * between it and the entry recorded before it, divided by `speed`, after it became due; without,
  * as soon as order allows. `delay` is injectable, so nothing here reads a clock.
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
-import { ERROR_INFO_TYPE, type JsonRpcErrorObject, jsonRpcError } from '../protocol/errors.js';
+import { ERROR_INFO_TYPE, type JsonRpcErrorName, type JsonRpcErrorObject, jsonRpcError } from '../protocol/errors.js';
+import { REST_ERROR_STATUS, matchRestTail, restError } from '../protocol/rest-binding.js';
 import { AGENT_CARD_PATH } from '../protocol/types.js';
 import type { Recording } from '../recording/recording-reader.js';
 import type { NoiseRules } from '../replay/content.js';
 import type { PlannedExchange } from '../replay/lanes.js';
-import { type IncomingRequest, type RequestComparison, distance, paramsOf, pathOnly } from './match.js';
+import { type IncomingRequest, type RequestComparison, distance, incomingCall, pathOnly } from './match.js';
 import { OutputQueue } from './mock-output.js';
 import { type DueAnswer, MockScript, isCardExchange } from './mock-script.js';
-import { pauseFallback } from './pause-fallback.js';
+import { type PauseRefusal, pauseFallback } from './pause-fallback.js';
 
 /** The ErrorInfo reason of an answer to a request no recorded exchange matches. */
 export const NO_RECORDED_EXCHANGE = 'NO_RECORDED_EXCHANGE';
@@ -106,6 +110,23 @@ function rpcError(id: JsonValue, error: JsonRpcErrorObject): JsonValue {
   return { jsonrpc: '2.0', id, error: error as unknown as JsonValue };
 }
 
+/** How a request travelled: its binding, and for JSON-RPC the client's call number. */
+type Caller = { binding: 'JSONRPC'; clientId: JsonValue } | { binding: 'HTTP+JSON' };
+
+/** An error of the table in the caller's binding: a JSON-RPC error, or an HTTP status and Status body. */
+function errorAnswer(caller: Caller, name: JsonRpcErrorName, message: string, metadata?: Record<string, string>) {
+  if (caller.binding === 'HTTP+JSON') {
+    const { http, body } = restError(name, message, metadata);
+    return unary(http, body as unknown as JsonValue);
+  }
+  return unary(200, rpcError(caller.clientId, jsonRpcError(name, message, metadata)));
+}
+
+/** Whether `request` names a route of the HTTP+JSON binding (a body that failed to parse still came over it). */
+function isRestRoute(request: IncomingRequest): boolean {
+  return matchRestTail(request.method.toUpperCase(), pathOnly(request.path)).kind === 'route';
+}
+
 const defaultDelay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class MockEngine {
@@ -142,8 +163,17 @@ export class MockEngine {
     if (request.method.toUpperCase() === 'GET' && pathOnly(request.path) === AGENT_CARD_PATH)
       return this.#card(request);
     const clientId = clientIdOf(request.body);
+    const call = incomingCall(request);
+    const overRest =
+      (call.kind === 'call' && call.binding === 'HTTP+JSON') ||
+      (call.kind === 'malformed' && call.field === 'bodyText' && request.body === undefined && isRestRoute(request));
+    const caller: Caller = overRest ? { binding: 'HTTP+JSON' } : { binding: 'JSONRPC', clientId };
     if (request.body === undefined && request.text.trim() !== '' && request.method.toUpperCase() === 'POST')
-      return unary(200, rpcError(null, jsonRpcError('PARSE_ERROR', 'the request body is not valid JSON')));
+      return errorAnswer(
+        overRest ? caller : { binding: 'JSONRPC', clientId: null },
+        'PARSE_ERROR',
+        'the request body is not valid JSON',
+      );
     let closest: Closest | undefined;
     for (const script of this.scripts) {
       for (const ex of script.plan.exchanges) {
@@ -155,9 +185,9 @@ export class MockEngine {
         if (!closest || score < closest.score) closest = { script, ex, comparison, score };
       }
     }
-    const fallback = this.#fallback(request.body);
-    if (fallback) return unary(200, rpcError(clientId, fallback));
-    return this.#unmatchedAnswer(request, clientId, closest);
+    const fallback = call.kind === 'call' ? this.#fallback(call.method, call.params) : undefined;
+    if (fallback) return errorAnswer(caller, fallback.name, fallback.message, fallback.metadata);
+    return this.#unmatchedAnswer(request, call.kind === 'call' ? call.method : undefined, caller, closest);
   }
 
   #serve(script: MockScript, ex: PlannedExchange, comparison: RequestComparison, clientId: JsonValue): OutputQueue {
@@ -192,9 +222,8 @@ export class MockEngine {
   }
 
   /** The RFC's answer to a pause call no recorded exchange matched, when the recordings know the task. */
-  #fallback(body: JsonValue | undefined): JsonRpcErrorObject | undefined {
-    const method = record(body)?.method;
-    const params = record(paramsOf(body));
+  #fallback(method: string, callParams: unknown): PauseRefusal | undefined {
+    const params = record(callParams as JsonValue);
     if ((method !== 'ResumeTask' && method !== 'PauseTask') || typeof params?.taskId !== 'string') return undefined;
     for (const script of this.scripts) {
       const view = script.taskView(params.taskId);
@@ -205,9 +234,13 @@ export class MockEngine {
     return undefined;
   }
 
-  #unmatchedAnswer(request: IncomingRequest, clientId: JsonValue, closest: Closest | undefined): OutputQueue {
-    const method = record(request.body)?.method;
-    const name = typeof method === 'string' ? method : `${request.method.toUpperCase()} ${pathOnly(request.path)}`;
+  #unmatchedAnswer(
+    request: IncomingRequest,
+    method: string | undefined,
+    caller: Caller,
+    closest: Closest | undefined,
+  ): OutputQueue {
+    const name = method ?? `${request.method.toUpperCase()} ${pathOnly(request.path)}`;
     const near = closest
       ? {
           ...refOf(closest.script, closest.ex),
@@ -230,12 +263,14 @@ export class MockEngine {
           alreadyRequested: String(near.alreadyRequested),
         }
       : {};
-    const error: JsonRpcErrorObject = {
-      code: jsonRpcError('INTERNAL').code,
-      message: `no recorded exchange matches this ${name} request; ${why}`,
-      data: [{ '@type': ERROR_INFO_TYPE, reason: NO_RECORDED_EXCHANGE, domain: MOCK_ERROR_DOMAIN, metadata }],
-    };
-    return unary(200, rpcError(clientId, error));
+    const message = `no recorded exchange matches this ${name} request; ${why}`;
+    const details = [{ '@type': ERROR_INFO_TYPE, reason: NO_RECORDED_EXCHANGE, domain: MOCK_ERROR_DOMAIN, metadata }];
+    if (caller.binding === 'HTTP+JSON') {
+      const { http, status } = REST_ERROR_STATUS.INTERNAL;
+      return unary(http, { error: { code: http, status, message, details } });
+    }
+    const error: JsonRpcErrorObject = { code: jsonRpcError('INTERNAL').code, message, data: details };
+    return unary(200, rpcError(caller.clientId, error));
   }
 
   /** Releases every answer that is due, in order; with `speed`, after its scaled recorded gap. */

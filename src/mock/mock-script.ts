@@ -232,15 +232,23 @@ export class MockScript {
     const recorded = record(body);
     const out = record(mapped);
     if (!recorded || !out) return mapped;
+    if (!('jsonrpc' in out)) {
+      // HTTP+JSON (design §15): the body is the result itself.
+      this.ids.learn(recorded, out);
+      return out;
+    }
     this.ids.learn(recorded.result, out.result);
-    return 'jsonrpc' in out ? { ...out, id: clientId } : out;
+    return { ...out, id: clientId };
   }
 
   /** Keeps what the client has now been shown of a task's state and pause. */
   #observe(entry: RecordingEntry): void {
     if (entry.kind !== 'response' && entry.kind !== 'event') return;
     const taskId = answerTaskId(entry.body);
-    const shape = shapeOf(entry);
+    // An HTTP+JSON answer is the result itself (design §15): read its shape as the JSON-RPC one's.
+    const body = record(entry.body);
+    const rest = body !== undefined && !('jsonrpc' in body) && !('error' in body);
+    const shape = shapeOf(rest ? { ...entry, body: { result: body } } : entry);
     if (taskId === undefined || shape.state === null) return;
     const paused = shape.state === 'TASK_STATE_PAUSED' || shape.legacy === 'paused';
     this.#tasks.set(taskId, {

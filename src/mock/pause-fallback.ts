@@ -5,10 +5,18 @@
  * (a second resume of a consumed token, a resume after the end) is -32010, one with a token that is
  * not the current pause's is -32011, a PauseTask on a task in a terminal or interrupted state is
  * -32010 — the checks and order of the reference peer (design §3). Anything else the mock cannot
- * invent, so it is left to the no-recorded-exchange answer. Pure.
+ * invent, so it is left to the no-recorded-exchange answer. Pure: the error is named, the engine
+ * sends it in the request's binding (a JSON-RPC error, or an HTTP+JSON status and body, design §15).
  */
-import { type JsonRpcErrorObject, jsonRpcError } from '../protocol/errors.js';
+import type { JsonRpcErrorName } from '../protocol/errors.js';
 import type { TaskView } from './mock-script.js';
+
+/** An error of the one table (src/protocol/errors.ts), by name, with its message and ErrorInfo metadata. */
+export interface PauseRefusal {
+  name: Extract<JsonRpcErrorName, 'INVALID_TASK_STATE' | 'RESUME_TOKEN_MISMATCH'>;
+  message: string;
+  metadata: Record<string, string>;
+}
 
 const NOT_PAUSABLE: ReadonlySet<string> = new Set([
   'TASK_STATE_COMPLETED',
@@ -29,24 +37,24 @@ export function pauseFallback(
   taskId: string,
   view: TaskView,
   token: string | undefined,
-): JsonRpcErrorObject | undefined {
+): PauseRefusal | undefined {
   const metadata = { taskId };
   if (method === 'ResumeTask') {
     if (view.state !== 'TASK_STATE_PAUSED')
-      return jsonRpcError(
-        'INVALID_TASK_STATE',
-        `task ${taskId} is ${view.state}, not PAUSED: nothing to resume`,
+      return {
+        name: 'INVALID_TASK_STATE',
+        message: `task ${taskId} is ${view.state}, not PAUSED: nothing to resume`,
         metadata,
-      );
+      };
     if (token !== view.resumeToken)
-      return jsonRpcError(
-        'RESUME_TOKEN_MISMATCH',
-        `params.resumeToken does not match the current pause of task ${taskId} (tokens are consume-once)`,
+      return {
+        name: 'RESUME_TOKEN_MISMATCH',
+        message: `params.resumeToken does not match the current pause of task ${taskId} (tokens are consume-once)`,
         metadata,
-      );
+      };
     return undefined;
   }
   if (method === 'PauseTask' && NOT_PAUSABLE.has(view.state))
-    return jsonRpcError('INVALID_TASK_STATE', `task ${taskId} is ${view.state}: it cannot be paused`, metadata);
+    return { name: 'INVALID_TASK_STATE', message: `task ${taskId} is ${view.state}: it cannot be paused`, metadata };
   return undefined;
 }

@@ -31,8 +31,20 @@ function splitTarget(target: string): { path: string; query: URLSearchParams } {
     : { path: target.slice(0, at), query: new URLSearchParams(target.slice(at + 1)) };
 }
 
+/** A request as it travelled: verb and target, the parsed body and, for a body that is not JSON, its text. */
+export interface RequestParts {
+  http: { method: string; path: string };
+  body?: unknown;
+  bodyText?: string | undefined;
+}
+
 /** Reads a request entry in its binding. */
 export function readRequest(entry: RecordingEntry): RequestView {
+  return readRequestParts(entry);
+}
+
+/** Reads a request in its binding, whether recorded or just received (the mock, design §13). */
+export function readRequestParts(entry: RequestParts): RequestView {
   if (!looksJsonRpc(entry.body)) {
     const { path, query } = splitTarget(entry.http.path);
     const match = matchRestTail(entry.http.method, path);

@@ -84,7 +84,7 @@ describe('a2a-replay mock over the golden corpus', () => {
       const out = join(scratch, `${name}.jsonl`);
       const recorder = await startRecordProcess(['--upstream', mock.url, '--out', out, '--key', KEY]);
       try {
-        await scenario.run(new A2aTestClient(recorder.url, 'operator'));
+        await scenario.run(new A2aTestClient(recorder.url, 'operator', scenario.binding ?? 'JSONRPC'));
       } finally {
         expect(await stopProcess(recorder), recorder.stderr()).toBe(0);
         expect(await stopMock(mock), mock.stdout() + mock.stderr()).toBe(0);
