@@ -17,6 +17,10 @@ import {
   parseJsonText,
   readKeyFile,
   errorMessage,
+  CONFIG_FILE,
+  parsePointerPattern,
+  type ReplayConfig,
+  readReplayConfig,
 } from '../src/internal.js';
 import { CliExit, EXIT, readInput } from './io.js';
 
@@ -131,5 +135,56 @@ export async function loadVerifyInputs(
   } catch (error) {
     if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
     throw error;
+  }
+}
+
+/**
+ * The recordings among a command's arguments: a glob over a folder also matches the golden logs,
+ * and X.receipts.jsonl is never a recording. None left, or one that is not a readable file, is a
+ * usage error naming it.
+ */
+export async function recordingArguments(given: readonly string[]): Promise<string[]> {
+  const recordings = given.filter((f) => !f.endsWith('.receipts.jsonl'));
+  if (recordings.length === 0)
+    throw new CliExit(EXIT.usage, 'no recordings given (X.receipts.jsonl files are golden logs, not recordings)');
+  for (const file of recordings) {
+    const found = await stat(file).then(
+      (s) => (s.isFile() ? null : 'not a file'),
+      (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? 'no such file' : (error.code ?? 'cannot read')),
+    );
+    if (found !== null) throw new CliExit(EXIT.usage, `${file}: ${found}`);
+  }
+  return recordings;
+}
+
+/** Adds `--ignore POINTER...` and `--config FILE`, the noise rules of `run` and `mock`; `what` is what they compare. */
+export function withNoiseOptions(command: Command, what: 'answers' | 'requests'): Command {
+  return command
+    .option(
+      '--ignore <pointer>',
+      `never compare this JSON pointer in ${what} (\`*\` one segment, \`**\` any; repeatable)`,
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
+    .option('--config <file>', `noise rules per method (default: ./${CONFIG_FILE} when present)`);
+}
+
+/** Checks every `--ignore` pointer; a bad one is a usage error saying why. */
+export function checkIgnorePointers(pointers: readonly string[]): void {
+  for (const pointer of pointers) {
+    try {
+      parsePointerPattern(pointer);
+    } catch (error) {
+      throw new CliExit(EXIT.usage, `--ignore: ${errorMessage(error)}`);
+    }
+  }
+}
+
+/** The noise rules of `--config FILE` (required), else of ./{@link CONFIG_FILE} when present. */
+export async function noiseRules(config: string | undefined): Promise<ReplayConfig['noise']> {
+  try {
+    return (await readReplayConfig(config ?? CONFIG_FILE, { required: config !== undefined })).noise;
+  } catch (error) {
+    throw new CliExit(EXIT.usage, errorMessage(error));
   }
 }

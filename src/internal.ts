@@ -477,7 +477,7 @@ export {
   describeContent,
   parsePointerPattern,
 } from './replay/content.js';
-export { CONFIG_FILE, readReplayConfig } from './replay/config.js';
+export { CONFIG_FILE, type ReplayConfig, readReplayConfig } from './replay/config.js';
 export { ID_FIELDS, type IdConflict, IdMap } from './replay/substitution.js';
 export { type Shard, parseShard, selectShard } from './replay/shard.js';
 export {

@@ -6,19 +6,11 @@
  * requested (and the requests nothing matched); `--report FILE` writes the same as JSON, and
  * `--expect-all` exits 1 when any recorded exchange was never requested.
  */
-import { stat, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import {
-  CONFIG_FILE,
-  type MockReport,
-  type MockSource,
-  parsePointerPattern,
-  readRecording,
-  readReplayConfig,
-  startMockServer,
-} from '../../src/internal.js';
+import { type MockReport, type MockSource, readRecording, startMockServer } from '../../src/internal.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
-import { integerOption } from '../options.js';
+import { checkIgnorePointers, integerOption, noiseRules, recordingArguments, withNoiseOptions } from '../options.js';
 
 interface MockCommandOptions {
   host: string;
@@ -67,82 +59,56 @@ function speedOption(text: string): number {
 }
 
 export function registerMock(program: Command): void {
-  program
-    .command('mock')
-    .description('serve the peer side of recordings, so a client can be tested against them')
-    .argument('<recording...>', 'recordings (X.jsonl) whose peer side to serve')
-    .option('--host <host>', 'interface to bind', '127.0.0.1')
-    .option('--port <port>', 'port to listen on (0 = a free port)', '0')
-    .option('--speed <x>', 'keep the recorded timing, scaled (2 = twice as fast); default: as fast as order allows')
-    .option('--expect-all', 'exit 1 at the stop when a recorded exchange was never requested')
-    .option('--report <file>', 'write what was and was not requested as JSON at the stop')
-    .option(
-      '--ignore <pointer>',
-      'never compare this JSON pointer in requests (`*` one segment, `**` any; repeatable)',
-      (value: string, previous: string[]) => [...previous, value],
-      [] as string[],
-    )
-    .option('--config <file>', `noise rules per method (default: ./${CONFIG_FILE} when present)`)
-    .action(async (given: string[], options: MockCommandOptions) => {
-      const files = given.filter((f) => !f.endsWith('.receipts.jsonl'));
-      if (files.length === 0)
-        throw new CliExit(EXIT.usage, 'no recordings given (X.receipts.jsonl files are golden logs, not recordings)');
-      for (const file of files) {
-        const found = await stat(file).then(
-          (s) => (s.isFile() ? null : 'not a file'),
-          (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? 'no such file' : (error.code ?? 'cannot read')),
-        );
-        if (found !== null) throw new CliExit(EXIT.usage, `${file}: ${found}`);
-      }
-      const port = integerOption(options.port, 'port', 0, 65535);
-      const speed = options.speed === undefined ? undefined : speedOption(options.speed);
-      for (const pointer of options.ignore) {
-        try {
-          parsePointerPattern(pointer);
-        } catch (error) {
-          throw new CliExit(EXIT.usage, `--ignore: ${(error as Error).message}`);
-        }
-      }
-      let noise;
-      try {
-        noise = (await readReplayConfig(options.config ?? CONFIG_FILE, { required: options.config !== undefined }))
-          .noise;
-      } catch (error) {
-        throw new CliExit(EXIT.usage, (error as Error).message);
-      }
-      const sources: MockSource[] = [];
-      for (const file of files) sources.push({ source: file, recording: await readRecording(file) });
-      const mock = await startMockServer(sources, {
-        host: options.host,
-        port,
-        noise,
-        ignore: options.ignore,
-        ...(speed !== undefined ? { speed } : {}),
-      }).catch((error: unknown) => {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')
-          throw new CliExit(EXIT.usage, `cannot listen on ${options.host}:${port} (${code})`);
-        throw error;
-      });
-      // Listen for the stop before saying so: a client may stop the mock the moment it reads the line.
-      const stopped = waitForStopSignal();
-      process.stdout.write(`listening on ${mock.url}\n`);
-      await stopped;
-      await mock.close();
-      const report = mock.report();
-      process.stdout.write(describeMockReport(report));
-      if (options.report !== undefined)
-        await writeFile(options.report, `${JSON.stringify(report, null, 2)}\n`).catch((error: unknown) => {
-          throw new CliExit(
-            EXIT.infrastructure,
-            `${options.report}: cannot write the report (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-          );
-        });
-      const missing = report.recordings.reduce((n, r) => n + r.unrequested.length, 0);
-      if (options.expectAll && missing > 0)
-        throw new CliExit(
-          EXIT.drift,
-          `--expect-all: ${missing} recorded exchange${missing === 1 ? ' was' : 's were'} never requested`,
-        );
+  withNoiseOptions(
+    program
+      .command('mock')
+      .description('serve the peer side of recordings, so a client can be tested against them')
+      .argument('<recording...>', 'recordings (X.jsonl) whose peer side to serve')
+      .option('--host <host>', 'interface to bind', '127.0.0.1')
+      .option('--port <port>', 'port to listen on (0 = a free port)', '0')
+      .option('--speed <x>', 'keep the recorded timing, scaled (2 = twice as fast); default: as fast as order allows')
+      .option('--expect-all', 'exit 1 at the stop when a recorded exchange was never requested')
+      .option('--report <file>', 'write what was and was not requested as JSON at the stop'),
+    'requests',
+  ).action(async (given: string[], options: MockCommandOptions) => {
+    const files = await recordingArguments(given);
+    const port = integerOption(options.port, 'port', 0, 65535);
+    const speed = options.speed === undefined ? undefined : speedOption(options.speed);
+    checkIgnorePointers(options.ignore);
+    const noise = await noiseRules(options.config);
+    const sources: MockSource[] = [];
+    for (const file of files) sources.push({ source: file, recording: await readRecording(file) });
+    const mock = await startMockServer(sources, {
+      host: options.host,
+      port,
+      noise,
+      ignore: options.ignore,
+      ...(speed !== undefined ? { speed } : {}),
+    }).catch((error: unknown) => {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL')
+        throw new CliExit(EXIT.usage, `cannot listen on ${options.host}:${port} (${code})`);
+      throw error;
     });
+    // Listen for the stop before saying so: a client may stop the mock the moment it reads the line.
+    const stopped = waitForStopSignal();
+    process.stdout.write(`listening on ${mock.url}\n`);
+    await stopped;
+    await mock.close();
+    const report = mock.report();
+    process.stdout.write(describeMockReport(report));
+    if (options.report !== undefined)
+      await writeFile(options.report, `${JSON.stringify(report, null, 2)}\n`).catch((error: unknown) => {
+        throw new CliExit(
+          EXIT.infrastructure,
+          `${options.report}: cannot write the report (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+        );
+      });
+    const missing = report.recordings.reduce((n, r) => n + r.unrequested.length, 0);
+    if (options.expectAll && missing > 0)
+      throw new CliExit(
+        EXIT.drift,
+        `--expect-all: ${missing} recorded exchange${missing === 1 ? ' was' : 's were'} never requested`,
+      );
+  });
 }

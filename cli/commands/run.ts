@@ -13,13 +13,10 @@
  * Output: the text report on stdout (colour on a TTY unless NO_COLOR), or `--json`; `--junit FILE`
  * besides. Progress goes to stderr on a TTY, or every few seconds on long runs.
  */
-import { stat, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
   A2aReplayError,
-  CONFIG_FILE,
-  parsePointerPattern,
-  readReplayConfig,
   DEFAULT_WAIT_MS,
   type LivePeer,
   type RecordingHeader,
@@ -41,7 +38,14 @@ import {
   systemClock,
 } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
-import { integerOption, optionalKeyring } from '../options.js';
+import {
+  checkIgnorePointers,
+  integerOption,
+  noiseRules,
+  optionalKeyring,
+  recordingArguments,
+  withNoiseOptions,
+} from '../options.js';
 import { traceName, uniqueTraceNames } from '../trace-name.js';
 import { type Tracing, resolveOtlpTracesUrl, setupTracing } from '../tracing-setup.js';
 import { writeReport } from './report.js';
@@ -122,48 +126,38 @@ function progressReporter(): (file: string, settled: number, total: number) => v
 }
 
 export function registerRun(program: Command): void {
-  program
-    .command('run')
-    .description('replay recordings against a peer and diff the receipts against the golden ones')
-    .argument('<recordings...>', 'recordings (X.jsonl; golden receipts in X.receipts.jsonl)')
-    .option('--peer <url>', 'replay against a running peer')
-    .option('--peer-cmd <command>', 'spawn this peer per recording (PORT is set; ready when its agent card answers)')
-    .option('--golden <file>', 'golden receipt log (one recording only; default X.receipts.jsonl)')
-    .option('--update', 'write the golden receipts from this replay and print what changed')
-    .option('--strict', 'demand byte-identical receipts, signatures included (needs the key)')
-    .option('--key <file>', 'the golden receipts’ key file (default: $A2A_REPLAY_KEY_FILE)')
-    .option('--json', 'print the report as JSON')
-    .option('--junit <file>', 'also write a JUnit XML report, one testcase per recording')
-    .option('--html <file>', 'also write a self-contained HTML report: likely cause, expected vs actual, task lanes')
-    .option('--otlp <url>', 'export the replay’s spans over OTLP/HTTP')
-    .option('--traces <dir>', 'write each recording’s spans as OTLP-JSON into DIR')
-    .option('--concurrency <n>', 'recordings replayed at once', '1')
-    .option('--shard <i/n>', 'replay only shard I of N (deterministic split of the recordings)')
-    .option('--timeout-ms <n>', 'how long to wait for a live answer before it counts as drift', String(DEFAULT_WAIT_MS))
-    .option('--ready-timeout-ms <n>', 'how long a --peer-cmd peer gets to answer its agent card', '15000')
-    .option('--seed <n>', 'embedded peer: seed of its deterministic ids (default: as recorded, else 0)')
-    .option('--step-ms <n>', 'embedded peer: virtual ms per work step (default: as recorded, else 1000)')
-    .option('--legacy-pause', 'embedded peer: report pauses the Harn way (default: as recorded)')
-    .option(
-      '--ignore <pointer>',
-      'never compare this JSON pointer in answers (`*` one segment, `**` any; repeatable)',
-      (value: string, previous: string[]) => [...previous, value],
-      [] as string[],
-    )
-    .option('--config <file>', `noise rules per method (default: ./${CONFIG_FILE} when present)`)
+  withNoiseOptions(
+    program
+      .command('run')
+      .description('replay recordings against a peer and diff the receipts against the golden ones')
+      .argument('<recordings...>', 'recordings (X.jsonl; golden receipts in X.receipts.jsonl)')
+      .option('--peer <url>', 'replay against a running peer')
+      .option('--peer-cmd <command>', 'spawn this peer per recording (PORT is set; ready when its agent card answers)')
+      .option('--golden <file>', 'golden receipt log (one recording only; default X.receipts.jsonl)')
+      .option('--update', 'write the golden receipts from this replay and print what changed')
+      .option('--strict', 'demand byte-identical receipts, signatures included (needs the key)')
+      .option('--key <file>', 'the golden receipts’ key file (default: $A2A_REPLAY_KEY_FILE)')
+      .option('--json', 'print the report as JSON')
+      .option('--junit <file>', 'also write a JUnit XML report, one testcase per recording')
+      .option('--html <file>', 'also write a self-contained HTML report: likely cause, expected vs actual, task lanes')
+      .option('--otlp <url>', 'export the replay’s spans over OTLP/HTTP')
+      .option('--traces <dir>', 'write each recording’s spans as OTLP-JSON into DIR')
+      .option('--concurrency <n>', 'recordings replayed at once', '1')
+      .option('--shard <i/n>', 'replay only shard I of N (deterministic split of the recordings)')
+      .option(
+        '--timeout-ms <n>',
+        'how long to wait for a live answer before it counts as drift',
+        String(DEFAULT_WAIT_MS),
+      )
+      .option('--ready-timeout-ms <n>', 'how long a --peer-cmd peer gets to answer its agent card', '15000')
+      .option('--seed <n>', 'embedded peer: seed of its deterministic ids (default: as recorded, else 0)')
+      .option('--step-ms <n>', 'embedded peer: virtual ms per work step (default: as recorded, else 1000)')
+      .option('--legacy-pause', 'embedded peer: report pauses the Harn way (default: as recorded)'),
+    'answers',
+  )
     .option('--force', 'let --update rewrite the golden receipts and recordings even when CI is set')
     .action(async (given: string[], options: RunCommandOptions) => {
-      // A glob over a folder also matches the golden logs: X.receipts.jsonl is never a recording.
-      const recordings = given.filter((f) => !f.endsWith('.receipts.jsonl'));
-      if (recordings.length === 0)
-        throw new CliExit(EXIT.usage, 'no recordings given (X.receipts.jsonl files are golden logs, not recordings)');
-      for (const file of recordings) {
-        const found = await stat(file).then(
-          (s) => (s.isFile() ? null : 'not a file'),
-          (error: NodeJS.ErrnoException) => (error.code === 'ENOENT' ? 'no such file' : (error.code ?? 'cannot read')),
-        );
-        if (found !== null) throw new CliExit(EXIT.usage, `${file}: ${found}`);
-      }
+      const recordings = await recordingArguments(given);
       if (options.peer !== undefined && options.peerCmd !== undefined) {
         throw new CliExit(EXIT.usage, '--peer and --peer-cmd exclude each other');
       }
@@ -181,13 +175,7 @@ export function registerRun(program: Command): void {
       } catch (error) {
         throw new CliExit(EXIT.usage, (error as Error).message);
       }
-      for (const pointer of options.ignore) {
-        try {
-          parsePointerPattern(pointer);
-        } catch (error) {
-          throw new CliExit(EXIT.usage, `--ignore: ${(error as Error).message}`);
-        }
-      }
+      checkIgnorePointers(options.ignore);
       if (options.update && process.env.CI && !options.force) {
         throw new CliExit(
           EXIT.usage,
@@ -195,13 +183,7 @@ export function registerRun(program: Command): void {
             'refused because CI is set (add --force)',
         );
       }
-      let noise;
-      try {
-        noise = (await readReplayConfig(options.config ?? CONFIG_FILE, { required: options.config !== undefined }))
-          .noise;
-      } catch (error) {
-        throw new CliExit(EXIT.usage, (error as Error).message);
-      }
+      const noise = await noiseRules(options.config);
       const keyring = await optionalKeyring(options.key);
       if (options.strict && !options.update && keyring === undefined) {
         throw new CliExit(

@@ -69,7 +69,7 @@ function describe(value: unknown): string {
   return name ? `an instance of ${name}` : 'a non-plain object';
 }
 
-function isPlainObject(value: object): boolean {
+export function isPlainObject(value: object): boolean {
   const proto = Object.getPrototypeOf(value) as unknown;
   return proto === Object.prototype || proto === null;
 }
@@ -101,9 +101,10 @@ const FAST_DEPTH = 64;
  * The canonical form of plain JSON (what `JSON.parse` makes: plain objects, arrays, strings,
  * finite numbers, booleans, null) by direct recursion, or `undefined` for anything else —
  * another type, a lone surrogate when they are refused, nesting past {@link FAST_DEPTH} — which
- * the full walk then serializes or refuses with its path. Same bytes as the full walk.
+ * the full walk then serializes or refuses with its path. Same bytes as the full walk. `depth` is
+ * how deep `value` already sits (the recording-line writer starts inside an entry).
  */
-function plainCanonical(value: unknown, escape: boolean, depth: number): string | undefined {
+export function plainCanonical(value: unknown, escape: boolean, depth: number): string | undefined {
   switch (typeof value) {
     case 'string':
       return escape || loneSurrogateAt(value) < 0 ? JSON.stringify(value) : undefined;

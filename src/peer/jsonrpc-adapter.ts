@@ -12,32 +12,19 @@
  * HTTP status 200 for JSON-RPC errors except -32603 (500).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorMessage } from '../errors.js';
 import { sendJson } from '../http/json-answer.js';
 import { MAX_JSON_DEPTH, readJsonBody } from '../http/json-body.js';
-import { type HttpLimits, answerAndClose } from '../http/limits.js';
-import { openSse } from '../http/sse-writer.js';
+import { answerAndClose } from '../http/limits.js';
 import { type JsonRpcErrorObject, jsonRpcError } from '../protocol/errors.js';
 import { type JsonRpcId, errorResponse, parseJsonRpcRequest, successResponse } from '../protocol/json-rpc.js';
 import { CONTROL_METHODS, CONTROL_PATH, CORE_METHODS, PAUSE_METHODS } from '../protocol/methods.js';
 import { formatIssue } from '../protocol/read.js';
-import type { StreamResponse } from '../protocol/types.js';
-import { type MethodScope, type Reply, type RequestHandler, versionFailure } from './request-handler.js';
+import { type MethodScope, type Reply, versionFailure } from './request-handler.js';
 import type { RpcFailure } from './rpc-failure.js';
-import type { Caller } from './task-engine.js';
+import { type AdapterOptions, failOpenStream, openSseStream } from './sse-reply.js';
 
 const A2A_METHODS: ReadonlySet<string> = new Set<string>([...CORE_METHODS, ...PAUSE_METHODS]);
 const CONTROL: ReadonlySet<string> = new Set<string>(CONTROL_METHODS);
-
-export interface JsonRpcAdapterOptions {
-  handler: RequestHandler;
-  limits: HttpLimits;
-  /** The request's A2A-Version ('' for none). */
-  versionOf: (req: IncomingMessage, url: URL) => string;
-  /** The request's caller, named as the recorder names it. */
-  callerOf: (req: IncomingMessage, method: string) => Caller;
-  log: (line: string) => void;
-}
 
 /** Sends a JSON-RPC error answer (HTTP 200, 500 for -32603, or `status`). */
 export function sendRpcError(
@@ -61,38 +48,23 @@ function jsonRpcReply(res: ServerResponse, id: JsonRpcId, log: (line: string) =>
     result(value: unknown): void {
       sendJson(res, 200, successResponse(id, value));
     },
-    openStream() {
-      const sse = openSse(res);
-      return {
-        send(event: StreamResponse): Promise<void> {
-          let data: string;
-          try {
-            data = JSON.stringify(successResponse(id, event));
-          } catch (error) {
-            log(`peer: cannot serialise a stream event: ${errorMessage(error)}`);
-            const failure = errorResponse(id, jsonRpcError('INTERNAL', 'a stream event could not be serialised'));
-            return sse.write(JSON.stringify(failure), 'error');
-          }
-          return sse.write(data);
-        },
-        close: () => sse.end(),
-        onClose: (listener) => sse.onClose(listener),
-      };
-    },
+    openStream: () =>
+      openSseStream(
+        res,
+        log,
+        (event) => successResponse(id, event),
+        () => errorResponse(id, jsonRpcError('INTERNAL', 'a stream event could not be serialised')),
+      ),
     fail(failure: RpcFailure): void {
       const error = failure.toError();
-      if (res.headersSent) {
-        if (!res.writableEnded) res.end(`event: error\ndata: ${JSON.stringify(errorResponse(id, error))}\n\n`);
-        return;
-      }
-      sendRpcError(res, id, error);
+      if (!failOpenStream(res, errorResponse(id, error))) sendRpcError(res, id, error);
     },
   };
 }
 
 /** Serves one JSON-RPC request on `/` (`a2a`) or `/control` (`control`). */
 export function createJsonRpcAdapter(
-  options: JsonRpcAdapterOptions,
+  options: AdapterOptions,
 ): (scope: MethodScope, req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
   const { handler, limits } = options;
   return async (scope, req, res, url) => {

@@ -13,28 +13,17 @@
  * none to `:cancel` and `:subscribe`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorMessage } from '../errors.js';
 import { sendJson } from '../http/json-answer.js';
 import { MAX_JSON_DEPTH, readJsonBody } from '../http/json-body.js';
-import { type HttpLimits, answerAndClose, drainRequest } from '../http/limits.js';
-import { openSse } from '../http/sse-writer.js';
+import { answerAndClose, drainRequest } from '../http/limits.js';
 import type { JsonRpcErrorName } from '../protocol/errors.js';
 import { matchRestRoute, restError, restParams } from '../protocol/rest-binding.js';
-import type { StreamResponse } from '../protocol/types.js';
-import { type Reply, type RequestHandler, versionFailure } from './request-handler.js';
+import { type Reply, versionFailure } from './request-handler.js';
 import type { RpcFailure } from './rpc-failure.js';
-import type { Caller } from './task-engine.js';
+import { type AdapterOptions, failOpenStream, openSseStream } from './sse-reply.js';
 
 /** Where the peer serves HTTP+JSON: its interface URL is `http://HOST:PORT/rest`. */
 export const REST_PATH = '/rest';
-
-export interface RestAdapterOptions {
-  handler: RequestHandler;
-  limits: HttpLimits;
-  versionOf: (req: IncomingMessage, url: URL) => string;
-  callerOf: (req: IncomingMessage, method: string) => Caller;
-  log: (line: string) => void;
-}
 
 /** Sends an error of the table as HTTP+JSON (its status unless `status` overrides it). */
 function sendRestError(
@@ -52,40 +41,23 @@ function restReply(res: ServerResponse, log: (line: string) => void): Reply {
     result(value: unknown): void {
       sendJson(res, 200, value);
     },
-    openStream() {
-      const sse = openSse(res);
-      return {
-        send(event: StreamResponse): Promise<void> {
-          let data: string;
-          try {
-            data = JSON.stringify(event);
-          } catch (error) {
-            log(`peer: cannot serialise a stream event: ${errorMessage(error)}`);
-            return sse.write(
-              JSON.stringify(restError('INTERNAL', 'a stream event could not be serialised').body),
-              'error',
-            );
-          }
-          return sse.write(data);
-        },
-        close: () => sse.end(),
-        onClose: (listener) => sse.onClose(listener),
-      };
-    },
+    openStream: () =>
+      openSseStream(
+        res,
+        log,
+        (event) => event,
+        () => restError('INTERNAL', 'a stream event could not be serialised').body,
+      ),
     fail(failure: RpcFailure): void {
       const { http, body } = restError(failure.errorName, failure.message, failure.metadata);
-      if (res.headersSent) {
-        if (!res.writableEnded) res.end(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
-        return;
-      }
-      sendJson(res, http, body);
+      if (!failOpenStream(res, body)) sendJson(res, http, body);
     },
   };
 }
 
 /** Serves one request whose path is under {@link REST_PATH}. */
 export function createRestAdapter(
-  options: RestAdapterOptions,
+  options: AdapterOptions,
 ): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
   const { handler, limits } = options;
   return async (req, res, url) => {
