@@ -7,7 +7,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  type Client,
   ClientFactory,
   ClientFactoryOptions,
   DefaultAgentCardResolver,
@@ -24,7 +23,7 @@ import {
   readRecording,
 } from '../../src/internal.js';
 import { type RecordProcess, startRecordProcess } from '../intercept/record-process.js';
-import { startSdkEchoServer, userTextMessage } from '../intercept/sdk-echo-server.js';
+import { sdkSession as session, startSdkEchoServer } from '../intercept/sdk-echo-server.js';
 
 let dir = '';
 let upstream: Awaited<ReturnType<typeof startSdkEchoServer>> | undefined;
@@ -41,45 +40,6 @@ afterEach(async () => {
   await upstream?.close();
   await rm(dir, { recursive: true, force: true });
 });
-
-/** A session exercising unary calls, a stream and two error answers; ids replaced by their order. */
-async function session(client: Client): Promise<unknown> {
-  const out: unknown[] = [];
-  const sent = await client.sendMessage({
-    tenant: '',
-    message: userTextMessage('hello', 'm-1'),
-    configuration: undefined,
-    metadata: undefined,
-  });
-  out.push(sent);
-  const id = (sent as { id: string }).id;
-  out.push(await client.getTask({ tenant: '', id, historyLength: undefined }));
-  const events: unknown[] = [];
-  for await (const event of client.sendMessageStream({
-    tenant: '',
-    message: userTextMessage('stream', 'm-2'),
-    configuration: undefined,
-    metadata: undefined,
-  })) {
-    events.push(event);
-  }
-  out.push(events);
-  out.push(
-    await client
-      .getTask({ tenant: '', id: 'no-such-task', historyLength: undefined })
-      .catch((e: Error) => `${e.name}: ${e.message}`),
-  );
-  out.push(
-    await client.cancelTask({ tenant: '', id, metadata: undefined }).catch((e: Error) => `${e.name}: ${e.message}`),
-  );
-  const ids = new Map<string, string>();
-  return JSON.parse(
-    JSON.stringify(out).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (uuid) => {
-      if (!ids.has(uuid)) ids.set(uuid, `id-${ids.size + 1}`);
-      return ids.get(uuid) as string;
-    }),
-  ) as unknown;
-}
 
 it('gives the SDK client the same results with and without the proxy, and records every exchange', async () => {
   const base = (upstream as { url: string }).url;

@@ -15,6 +15,7 @@ import {
   type RequestContext,
 } from '@a2a-js/sdk/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
+import type { Client } from '@a2a-js/sdk/client';
 import express from 'express';
 
 const AT = '2026-01-01T00:00:00.000Z';
@@ -143,4 +144,43 @@ export async function startSdkEchoServer(
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A session exercising unary calls, a stream and two error answers; ids replaced by their order. */
+export async function sdkSession(client: Client): Promise<unknown> {
+  const out: unknown[] = [];
+  const sent = await client.sendMessage({
+    tenant: '',
+    message: userTextMessage('hello', 'm-1'),
+    configuration: undefined,
+    metadata: undefined,
+  });
+  out.push(sent);
+  const id = (sent as { id: string }).id;
+  out.push(await client.getTask({ tenant: '', id, historyLength: undefined }));
+  const events: unknown[] = [];
+  for await (const event of client.sendMessageStream({
+    tenant: '',
+    message: userTextMessage('stream', 'm-2'),
+    configuration: undefined,
+    metadata: undefined,
+  })) {
+    events.push(event);
+  }
+  out.push(events);
+  out.push(
+    await client
+      .getTask({ tenant: '', id: 'no-such-task', historyLength: undefined })
+      .catch((e: Error) => `${e.name}: ${e.message}`),
+  );
+  out.push(
+    await client.cancelTask({ tenant: '', id, metadata: undefined }).catch((e: Error) => `${e.name}: ${e.message}`),
+  );
+  const ids = new Map<string, string>();
+  return JSON.parse(
+    JSON.stringify(out).replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, (uuid) => {
+      if (!ids.has(uuid)) ids.set(uuid, `id-${ids.size + 1}`);
+      return ids.get(uuid) as string;
+    }),
+  ) as unknown;
 }
