@@ -145,6 +145,8 @@ export class ObservationPipeline {
   }
 
   #enqueue(outputs: ObserverOutput[]): Promise<void> {
+    // Most entries show nothing: no step on the queue for them (it would resolve to the same).
+    if (outputs.length === 0) return this.#queue;
     for (const output of outputs) {
       if (output.type === 'finding') {
         if (this.#retainFindings) this.#findings.push(output.finding);

@@ -13,9 +13,22 @@ export const TOKEN_PLACEHOLDER_PREFIX = 'a2a-replay:resume-token:';
 
 const PLACEHOLDER = /^a2a-replay:resume-token:(sha256:[0-9a-f]{64})$/;
 
+/**
+ * The last tokens hashed: a token is typically hashed twice in a row (the answer that shows the
+ * pause, then the ResumeTask that hands it back), so a few are kept. A pure function's memory.
+ */
+const RECENT_TOKENS = 64;
+const recentHashes = new Map<string, string>();
+
 /** The hash receipts keep for a token, `hashCanonical(token)`; a lone surrogate counts as U+FFFD. */
 export function hashToken(token: string): string {
-  return hashCanonical(repairLoneSurrogates(token).value);
+  let hash = recentHashes.get(token);
+  if (hash === undefined) {
+    hash = hashCanonical(repairLoneSurrogates(token).value);
+    if (recentHashes.size >= RECENT_TOKENS) recentHashes.delete(recentHashes.keys().next().value!);
+    recentHashes.set(token, hash);
+  }
+  return hash;
 }
 
 /** The placeholder that stands in for `token` in a recording (a placeholder stays as it is). */
