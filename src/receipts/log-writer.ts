@@ -11,8 +11,8 @@
  * - `never`: leave it to the OS (close still closes the file).
  * Lines are sealed synchronously in call order; writes are coalesced but never reordered. Under
  * `batch` and `never` an append resolves once its line is sealed and queued (the write is issued
- * at once; appends made while it is in flight join the next one), so a caller awaiting each append
- * does not wait for the disk; a write error then fails the next append and `close()`. At most
+ * at once; appends made while a sync is in flight join the next write), so a caller awaiting each
+ * append does not wait for the disk; a write error then fails the next append and `close()`. At most
  * {@link MAX_QUEUED_BYTES} wait in memory: beyond that, appends wait for the disk.
  *
  * `durable()` is the hold-until-durable rule's half here (docs/design.md §5): it resolves once every
@@ -22,6 +22,7 @@
 import { type FileHandle, open, rename } from 'node:fs/promises';
 import { type Clock, isoAt } from '../clock.js';
 import { A2aReplayError } from '../errors.js';
+import { writeAll } from '../recording/line-sink.js';
 import { ReceiptChain, type SealedLine } from './chain.js';
 import type { Keyring } from './keys.js';
 import type { ResumptionDraft, ResumptionReceipt, SuspensionDraft, SuspensionReceipt } from './types.js';
@@ -206,7 +207,7 @@ export class ReceiptLogWriter {
       const last = this.#failure ? null : this.chain.close();
       if (last) await this.#enqueue([last]);
       await this.#settled();
-      if (this.#fsync !== 'never' && this.#linesSinceSync > 0 && !this.#failure) await this.#file.sync();
+      if (this.#fsync !== 'never' && this.#linesSinceSync > 0 && !this.#failure) await this.#file.datasync();
     } finally {
       await this.#file.close();
     }
@@ -252,10 +253,13 @@ export class ReceiptLogWriter {
       this.#bufferHasCheckpoint = false;
       try {
         if (this.#failure) throw this.#failure;
-        if (count > 0) await this.#file.write(text);
+        // A synchronous write: the lines are small and go to the page cache, where a thread-pool
+        // write costs more CPU than the copy; only the sync waits for the disk.
+        if (count > 0) writeAll(this.#file.fd, text);
         this.#linesSinceSync += count;
         if ((wantsSync && this.#linesSinceSync > 0) || this.#syncDue(checkpoint)) {
-          await this.#file.sync();
+          // fdatasync: the appended bytes and the size that reaches them (docs/design.md §5).
+          await this.#file.datasync();
           this.#linesSinceSync = 0;
         }
         if (witnessed !== null && this.#witness !== undefined) await writeWitness(this.#witness, witnessed);

@@ -3,9 +3,9 @@
  * Writes a recording (docs/design.md §5): the header line first, then one canonical-JSON line per entry
  * in the order appended. `append` is synchronous and never throws: it stamps `seq` and `at` and
  * queues the line; queued lines go to the sink in batches (one write per burst: at most
- * {@link WRITE_DELAY_MS} later, at once for a line somebody waits for), so a slow or failing disk
- * never blocks or breaks the exchange being recorded. A failing sink is reported once through
- * `onError`.
+ * {@link WRITE_DELAY_MS} later, at once for a line somebody waits for, synchronously when the
+ * sink can), so a slow or failing disk never breaks the exchange being recorded, and delays only
+ * the answers held for it. A failing sink is reported once through `onError`.
  */
 import { type JsonValue, canonicalJson } from '../canonical/canonical-json.js';
 import { type Clock, isoAt } from '../clock.js';
@@ -250,7 +250,9 @@ export class RecordingWriter implements EntryWriter {
         this.#pending = [];
         this.#pendingBytes = 0;
         try {
-          await this.#sink.write(batch);
+          // A batch somebody waits for (a held answer) is written at once where the sink can.
+          const now = this.#reachWaiters.length > 0 && this.#sink.writeNow?.(batch) === true;
+          if (!now) await this.#sink.write(batch);
         } catch (error) {
           this.#dropped += lines;
           this.#fail(error);
