@@ -178,6 +178,67 @@ describe('RecordingWriter.durable', () => {
   });
 });
 
+describe('RecordingWriter with a sink that writes at once', () => {
+  /** Counts which way each batch went; `writeNow` refuses until `ready` (a file not yet open). */
+  class CountingSink implements LineSink {
+    readonly now: string[] = [];
+    readonly later: string[] = [];
+    ready = false;
+    async write(text: string): Promise<void> {
+      this.later.push(text);
+    }
+    writeNow(text: string): boolean {
+      if (!this.ready) return false;
+      this.now.push(text);
+      return true;
+    }
+    async close(): Promise<void> {}
+  }
+
+  it('writes a batch somebody waits for at once, and the batches nobody waits for later', async () => {
+    const sink = new CountingSink();
+    const { writer } = writerTo(sink);
+    await writer.flush(); // the header: writeNow refused, so it went through write
+    expect(sink.later).toHaveLength(1);
+    sink.ready = true;
+    writer.append(draft('x1'));
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the delayed batch
+    expect(sink.later.join('')).toContain('"x1"');
+    writer.append(draft('x2'));
+    const waited = writer.durable(false);
+    // Written before durable() returned, not on a later turn.
+    expect(sink.now.join('')).toContain('"x2"');
+    await waited;
+    expect(sink.later.join('')).not.toContain('"x2"');
+    expect(sink.now.join('')).not.toContain('"x1"');
+  });
+
+  it('has the lines in the file when durable() resolves, and reports a failed write once', async () => {
+    const path = join(dir, 'now.jsonl');
+    const { writer } = writerTo(fileLineSink(path));
+    await writer.flush();
+    writer.append(draft('x1'));
+    await writer.durable(true);
+    expect((await readFile(path, 'utf8')).split('\n')[1]).toContain('"xid":"x1"');
+    await writer.close();
+
+    const errors: unknown[] = [];
+    const failing = new CountingSink();
+    failing.ready = true;
+    failing.writeNow = () => {
+      throw new Error('EIO');
+    };
+    const { writer: w } = writerTo(failing, (e) => errors.push(e));
+    w.append(draft('x1'));
+    await w.durable(false);
+    w.append(draft('x2'));
+    await w.durable(false);
+    expect(errors).toHaveLength(1);
+    expect(w.failed).toBe(true);
+    expect(w.dropped).toBeGreaterThan(0);
+  });
+});
+
 describe('readRecording', () => {
   async function writeFileRecording(n: number): Promise<string> {
     const path = join(dir, 'r.jsonl');
