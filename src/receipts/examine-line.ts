@@ -108,3 +108,70 @@ export function examineLine(raw: RawLine, keyring: Keyring, keepLine: boolean): 
   if (keepLine) examined.line = line;
   return examined;
 }
+
+const SIGNATURE_CODES: readonly (SignatureCheck | null)[] = [null, 'ok', 'unknown_kid', 'unchecked', 'bad_signature'];
+
+/**
+ * Appends a passed line to `out` as a few plain values (for `verify --jobs`: a flat array of
+ * strings and numbers crosses between threads far cheaper than an object per line); the header
+ * goes as its object. {@link unpackExamined} reads them back. `line` is not packed.
+ */
+export function packExamined(examined: ExaminedLine, out: unknown[]): void {
+  const { facts, hash } = examined;
+  const signature = SIGNATURE_CODES.indexOf(examined.signature);
+  switch (facts.type) {
+    case 'SuspensionReceipt':
+      out.push(0, hash, signature, facts.seq, facts.prev, facts.kid, facts.taskId);
+      return;
+    case 'ResumptionReceipt':
+      out.push(1, hash, signature, facts.seq, facts.prev, facts.kid, facts.taskId, facts.suspension, facts.outcome);
+      return;
+    case 'Checkpoint':
+      out.push(2, hash, signature, facts.size, facts.root, facts.alg, facts.kid);
+      return;
+    case 'ReceiptLog':
+      out.push(3, hash, signature, facts.header);
+      return;
+    default: {
+      const never: never = facts;
+      throw new Error(`unhandled line ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** The lines {@link packExamined} packed into `packed`, in order, each given to `each`. */
+export function unpackExamined(packed: readonly unknown[], each: (examined: ExaminedLine) => boolean): boolean {
+  const v = packed as never[];
+  for (let i = 0; i < v.length;) {
+    const hash = v[i + 1]!;
+    const signature = SIGNATURE_CODES[v[i + 2]!]!;
+    let facts: LineFacts;
+    switch (v[i] as unknown) {
+      case 0:
+        facts = { type: 'SuspensionReceipt', seq: v[i + 3]!, prev: v[i + 4]!, kid: v[i + 5]!, taskId: v[i + 6]! };
+        i += 7;
+        break;
+      case 1:
+        facts = {
+          type: 'ResumptionReceipt',
+          seq: v[i + 3]!,
+          prev: v[i + 4]!,
+          kid: v[i + 5]!,
+          taskId: v[i + 6]!,
+          suspension: v[i + 7]!,
+          outcome: v[i + 8]!,
+        };
+        i += 9;
+        break;
+      case 2:
+        facts = { type: 'Checkpoint', size: v[i + 3]!, root: v[i + 4]!, alg: v[i + 5]!, kid: v[i + 6]! };
+        i += 7;
+        break;
+      default:
+        facts = { type: 'ReceiptLog', header: v[i + 3]! };
+        i += 4;
+    }
+    if (!each({ ok: true, hash, facts, signature })) return false;
+  }
+  return true;
+}
