@@ -294,6 +294,7 @@ export {
   splitLogBytes,
 } from './receipts/log-reader.js';
 export { readReceiptLogLine } from './receipts/read-line.js';
+export { WORKERS_FROM_BYTES, defaultVerifyJobs } from './receipts/verify-jobs.js';
 export {
   ReceiptLogVerifier,
   VERIFY_FAILURE_REASONS,

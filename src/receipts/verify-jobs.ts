@@ -21,6 +21,17 @@ import type { ReceiptLogVerifier, VerifyResult } from './verify.js';
 
 /** Bytes read at a time: each read's complete lines are one block for a worker. */
 export const BLOCK_BYTES = 1 << 18;
+/**
+ * Below this size a log is verified on one thread by default (the CLI without `--jobs`): starting
+ * workers costs about as much as checking this many bytes' lines would gain (bench/README.md).
+ */
+export const WORKERS_FROM_BYTES = 4 << 20;
+
+/** `verify`'s default number of threads for a log of `size` bytes with `cores` available. */
+export function defaultVerifyJobs(size: number, cores: number): number {
+  return size < WORKERS_FROM_BYTES ? 1 : cores;
+}
+
 /** Blocks each worker may hold at once. */
 export const IN_FLIGHT_PER_JOB = 3;
 
@@ -45,12 +56,16 @@ function workerEntry(): { script: URL | string; eval: boolean } {
   return { script, eval: true };
 }
 
-/** Every key of the keyring as key files: the secret half and the public half of each kid. */
+/**
+ * What checking needs of each key, as key files: the HMAC secret and the Ed25519 public key. The
+ * Ed25519 secret stays here (a worker never signs), and a worker need not check it against the
+ * public key again, which costs each worker tens of milliseconds at start-up.
+ */
 function keyFiles(keyring: Keyring): unknown[] {
   const files: unknown[] = [];
   for (const kid of keyring.kids) {
     const key = keyring.get(kid)!;
-    if (key.hasHmac) files.push(key.keyFile());
+    if (key.hasHmac) files.push({ ...key.keyFile(), ed25519: null });
     const pub = key.publicKeyFile();
     if (pub) files.push(pub);
   }
