@@ -10,7 +10,7 @@ import { sha256Prefixed } from '../canonical/canonical-json.js';
 import { formatIssue } from '../protocol/read.js';
 import type { Keyring } from './keys.js';
 import { lineForm } from './line-form.js';
-import type { RawLine } from './log-reader.js';
+import { type LineBlock, type RawLine, splitBlock } from './log-reader.js';
 import { readReceiptLogLine } from './read-line.js';
 import { type SignatureCheck, checkCheckpointSignature, checkReceiptSignature } from './signing.js';
 import type { CheckpointSignature, ReceiptLogHeader, ReceiptLogLine, ResumeOutcome } from './types.js';
@@ -174,4 +174,27 @@ export function unpackExamined(packed: readonly unknown[], each: (examined: Exam
     if (!each({ ok: true, hash, facts, signature })) return false;
   }
   return true;
+}
+
+/**
+ * A block's lines examined in order up to the first bad one: those that passed, packed (with
+ * their parsed values when `keepLines`), then the bad one's failure, if any.
+ */
+export interface BlockAnswer {
+  packed: unknown[];
+  lines: ReceiptLogLine[] | null;
+  failure: VerifyFailure | null;
+}
+
+/** Examines the lines of a block (`verify --jobs`: on a worker, or on the main thread in turn). */
+export function examineBlock(block: LineBlock, keyring: Keyring, keepLines: boolean): BlockAnswer {
+  const packed: unknown[] = [];
+  const lines: ReceiptLogLine[] | null = keepLines ? [] : null;
+  for (const raw of splitBlock(block)) {
+    const examined = examineLine(raw, keyring, keepLines);
+    if (!examined.ok) return { packed, lines, failure: examined.failure };
+    packExamined(examined, packed);
+    lines?.push(examined.line!);
+  }
+  return { packed, lines, failure: null };
 }

@@ -1,19 +1,19 @@
 /**
  * @module receipts/verify-jobs
  * `verify --jobs N` (docs/design.md §6): this thread reads the log and hands each chunk's complete
- * lines to N worker threads as undecoded bytes (transferred, not copied); they decode, split and
- * examine the lines (shape, canonical form, signatures, hashes) and answer with a few packed
- * values per line, which this thread checks in file order (sequence, hash chain, checkpoints,
- * suspensions) — so the first bad line and its reason are those a single thread finds. At most
- * {@link IN_FLIGHT_PER_JOB} blocks per worker are out at once, and reading waits for the oldest
- * answer beyond that: memory stays flat however long the log.
+ * lines, as undecoded bytes (transferred, not copied), in turn to N - 1 worker threads and to
+ * itself; each decodes, splits and examines its blocks' lines (shape, canonical form,
+ * signatures, hashes) into a few packed values per line, which this thread checks in file order
+ * (sequence, hash chain, checkpoints, suspensions) — so the first bad line and its reason are
+ * those a single thread finds. At most {@link IN_FLIGHT_PER_JOB} blocks per thread are out at
+ * once, and reading waits for the oldest answer beyond that: memory stays flat however long the log.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { A2aReplayError } from '../errors.js';
-import { examineLine, unpackExamined } from './examine-line.js';
+import { type BlockAnswer, examineBlock, examineLine, unpackExamined } from './examine-line.js';
 import type { Keyring } from './keys.js';
 import { type LineBlock, type RawLine, readLogBlocks } from './log-reader.js';
 import type { VerifyBatch, VerifyBatchAnswer, VerifyWorkerData } from './verify-worker.js';
@@ -32,7 +32,7 @@ export function defaultVerifyJobs(size: number, cores: number): number {
   return size < WORKERS_FROM_BYTES ? 1 : cores;
 }
 
-/** Blocks each worker may hold at once. */
+/** Blocks out at once, per examining thread. */
 export const IN_FLIGHT_PER_JOB = 3;
 
 interface TsxManifest {
@@ -122,7 +122,7 @@ class WorkerPool {
 }
 
 /** A block's answer, or a line examined here. */
-type Pending = { first: number; answer: Promise<VerifyBatchAnswer> } | { raw: RawLine };
+type Pending = { first: number; answer: Promise<BlockAnswer> } | { raw: RawLine };
 
 /** Verifies `path` with `jobs` worker threads; `verifier` is fresh and did not fail yet. */
 export async function verifyWithWorkers(
@@ -132,7 +132,13 @@ export async function verifyWithWorkers(
   jobs: number,
 ): Promise<VerifyResult> {
   const keepLines = verifier.wantsLines;
-  const pool = new WorkerPool(jobs, { keys: keyFiles(keyring), keepLines });
+  // This thread takes every `jobs`-th block itself: N threads examine with N - 1 workers.
+  const pool = new WorkerPool(jobs - 1, { keys: keyFiles(keyring), keepLines });
+  let turn = 0;
+  const examine = (block: LineBlock): Promise<BlockAnswer> => {
+    turn = (turn + 1) % jobs;
+    return turn === 0 ? Promise.resolve(examineBlock(block, keyring, keepLines)) : pool.examine(block);
+  };
   const pending: Pending[] = [];
   let stopped = false;
   /** Accepts the oldest block's answers in order; false once a line failed. */
@@ -151,7 +157,7 @@ export async function verifyWithWorkers(
   try {
     reading: for await (const items of readLogBlocks(path, { highWaterMark: BLOCK_BYTES })) {
       for (const item of items) {
-        pending.push('bytes' in item ? { first: item.first, answer: pool.examine(item) } : { raw: item });
+        pending.push('bytes' in item ? { first: item.first, answer: examine(item) } : { raw: item });
         while (pending.length >= jobs * IN_FLIGHT_PER_JOB) {
           if (!(await settleOldest())) {
             stopped = true;

@@ -7,11 +7,9 @@
  * argument. The main thread checks sequence, chain and checkpoints in order (verify-jobs.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { examineLine, packExamined } from './examine-line.js';
+import { type BlockAnswer, examineBlock } from './examine-line.js';
 import { Keyring, readKeyFile } from './keys.js';
-import { type LineBlock, splitBlock } from './log-reader.js';
-import type { ReceiptLogLine } from './types.js';
-import type { VerifyFailure } from './verify.js';
+import type { LineBlock } from './log-reader.js';
 
 /** What the main thread hands a worker when it starts it. */
 export interface VerifyWorkerData {
@@ -27,33 +25,13 @@ export interface VerifyBatch {
   block: LineBlock;
 }
 
-/**
- * The block's lines that passed, packed (`packExamined`), with their parsed values when kept;
- * then the first bad line, if any (the lines after it are not examined).
- */
-export interface VerifyBatchAnswer {
-  id: number;
-  packed: unknown[];
-  lines: ReceiptLogLine[] | null;
-  failure: VerifyFailure | null;
-}
+/** The block's answer (`examineBlock`). */
+export type VerifyBatchAnswer = BlockAnswer & { id: number };
 
 const data = workerData as VerifyWorkerData;
 const keyring = new Keyring(data.keys.map((key, i) => readKeyFile(key, `key ${i + 1} given to the verify worker`)));
 
 parentPort?.on('message', (batch: VerifyBatch) => {
-  const packed: unknown[] = [];
-  const lines: ReceiptLogLine[] | null = data.keepLines ? [] : null;
-  let failure: VerifyFailure | null = null;
-  for (const raw of splitBlock(batch.block)) {
-    const examined = examineLine(raw, keyring, data.keepLines);
-    if (!examined.ok) {
-      failure = examined.failure;
-      break;
-    }
-    packExamined(examined, packed);
-    lines?.push(examined.line!);
-  }
-  const answer: VerifyBatchAnswer = { id: batch.id, packed, lines, failure };
+  const answer: VerifyBatchAnswer = { id: batch.id, ...examineBlock(batch.block, keyring, data.keepLines) };
   parentPort?.postMessage(answer);
 });

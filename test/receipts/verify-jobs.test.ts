@@ -15,7 +15,7 @@ import { buildLogLines, fixedKey } from './fixtures.js';
 
 const key = fixedKey('key-jobs');
 const keyring = new Keyring([key]);
-// 2,400 receipts: about five batches of 512 lines.
+// 2,400 receipts: several blocks of 256 KiB, examined in turn by the workers and the main thread.
 const lines = buildLogLines({ count: 2400, keyring, checkpointEvery: 100 });
 let dir = '';
 let keyFile = '';
@@ -80,6 +80,7 @@ describe('verifyReceiptLog with jobs', () => {
     expect(two).toEqual(one);
     expect(seen[2]).toEqual(seen[1]);
     expect(seen[1]).toHaveLength(lines.length);
+    expect(await verifyReceiptLog(path, { keyring, jobs: 3 })).toEqual(one);
   });
 
   it('reports the same first bad line and reason for tampering in the first, a middle and the last batch', async () => {
@@ -90,6 +91,7 @@ describe('verifyReceiptLog with jobs', () => {
         const one = await verifyReceiptLog(path, { keyring, jobs: 1 });
         const two = await verifyReceiptLog(path, { keyring, jobs: 2 });
         results.push([`${tamper.name} at ${at}`, one, two]);
+        results.push([`${tamper.name} at ${at}, 3 jobs`, one, await verifyReceiptLog(path, { keyring, jobs: 3 })]);
       }
     }
     for (const [what, one, two] of results) {
