@@ -16,7 +16,7 @@ import { type SignatureCheck, checkCheckpointSignature, checkReceiptSignature } 
 import type { CheckpointSignature, ReceiptLogHeader, ReceiptLogLine, ResumeOutcome } from './types.js';
 import type { VerifyFailure, VerifyFailureReason } from './verify.js';
 
-/** The facts of a line the in-order checks use (plain data: it crosses to and from worker threads). */
+/** The facts of a line the in-order checks use (plain data, as `verify --jobs` packs it). */
 export type LineFacts =
   | { type: 'ReceiptLog'; header: ReceiptLogHeader }
   | { type: 'SuspensionReceipt'; seq: number; prev: string; kid: string; taskId: string }

@@ -124,7 +124,7 @@ class WorkerPool {
 /** A block's answer, or a line examined here. */
 type Pending = { first: number; answer: Promise<BlockAnswer> } | { raw: RawLine };
 
-/** Verifies `path` with `jobs` worker threads; `verifier` is fresh and did not fail yet. */
+/** Verifies `path` on `jobs` threads (this one and `jobs - 1` workers); `verifier` is fresh and did not fail yet. */
 export async function verifyWithWorkers(
   path: string,
   verifier: ReceiptLogVerifier,
