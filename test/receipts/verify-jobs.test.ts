@@ -9,7 +9,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Keyring, type VerifyResult, canonicalJson, verifyReceiptLog } from '../../src/internal.js';
+import {
+  Keyring,
+  type VerifyResult,
+  WORKERS_FROM_BYTES,
+  canonicalJson,
+  defaultVerifyJobs,
+  verifyReceiptLog,
+} from '../../src/internal.js';
 import { runCli } from '../helpers/cli.js';
 import { buildLogLines, fixedKey } from './fixtures.js';
 
@@ -110,6 +117,13 @@ describe('verifyReceiptLog with jobs', () => {
       expect(two).toEqual(one);
       expect(one.ok).toBe(allowTornTail);
     }
+  });
+
+  it('defaults to one thread below the size where workers pay off, else to the cores', () => {
+    expect(defaultVerifyJobs(0, 4)).toBe(1);
+    expect(defaultVerifyJobs(WORKERS_FROM_BYTES - 1, 4)).toBe(1);
+    expect(defaultVerifyJobs(WORKERS_FROM_BYTES, 4)).toBe(4);
+    expect(defaultVerifyJobs(WORKERS_FROM_BYTES * 10, 2)).toBe(2);
   });
 
   it('refuses a jobs count that is not a positive integer', async () => {
