@@ -284,8 +284,17 @@ export {
   type SealedReceipt,
   sealLine,
 } from './receipts/chain.js';
-export { LineSplitter, MAX_LINE_BYTES, type RawLine, readLogLines, splitLogBytes } from './receipts/log-reader.js';
+export {
+  type LineBlock,
+  LineSplitter,
+  MAX_LINE_BYTES,
+  type RawLine,
+  readLogLines,
+  splitBlock,
+  splitLogBytes,
+} from './receipts/log-reader.js';
 export { readReceiptLogLine } from './receipts/read-line.js';
+export { WORKERS_FROM_BYTES, defaultVerifyJobs } from './receipts/verify-jobs.js';
 export {
   ReceiptLogVerifier,
   VERIFY_FAILURE_REASONS,

@@ -2,14 +2,17 @@
  * @module cli/commands/verify
  * `a2a-replay verify LOG [--key FILE]... [--public-key FILE]... [--checkpoint FILE] [--allow-torn-tail]
  * [--allow-open] [--jobs N] [--json]`: streams a receipt log in constant memory; with `--jobs N`
- * (default: the cores available) worker threads check signatures and canonical forms while the
- * chain is checked in order (docs/design.md §6). Exit 0 with a one-line summary when it verifies,
- * 1 naming the first bad line and why (a log that does not end in a checkpoint included, unless
- * --allow-open), 2 on a usage error (no such file, no key, a bad --jobs).
+ * (default: the cores available, one thread for a log under 4 MiB) N threads (N - 1 workers and
+ * the main one) check signatures and canonical forms while the chain is checked in order
+ * (docs/design.md §6). Exit 0
+ * with a one-line summary when it verifies, 1 naming the first bad line and why (a log that does
+ * not end in a checkpoint included, unless --allow-open), 2 on a usage error (no such file, no
+ * key, a bad --jobs).
  */
+import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
-import { type VerifyResult, verifyReceiptLog } from '../../src/internal.js';
+import { type VerifyResult, defaultVerifyJobs, verifyReceiptLog } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
 import {
   type KeyOptions,
@@ -54,12 +57,13 @@ export function registerVerify(program: Command): void {
     .option('--json', 'print the result as JSON')
     .option(
       '--jobs <n>',
-      'worker threads checking signatures and canonical forms (1: none; the chain is checked in order)',
-      String(availableParallelism()),
+      'threads checking signatures and canonical forms (N - 1 workers and the main one; the chain is ' +
+        'checked in order; 1: no workers; default: the cores available, 1 for a log under 4 MiB)',
     )
-    .action(async (log: string, options: KeyOptions & OpenEndOptions & { json?: boolean; jobs: string }) => {
-      const jobs = integerOption(options.jobs, 'jobs', 1, 256);
+    .action(async (log: string, options: KeyOptions & OpenEndOptions & { json?: boolean; jobs?: string }) => {
+      const given = options.jobs === undefined ? null : integerOption(options.jobs, 'jobs', 1, 256);
       const inputs = await loadVerifyInputs(log, options);
+      const jobs = given ?? defaultVerifyJobs((await stat(log)).size, availableParallelism());
       const result = await verifyReceiptLog(log, {
         keyring: inputs.keyring,
         jobs,

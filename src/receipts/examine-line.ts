@@ -10,13 +10,13 @@ import { sha256Prefixed } from '../canonical/canonical-json.js';
 import { formatIssue } from '../protocol/read.js';
 import type { Keyring } from './keys.js';
 import { lineForm } from './line-form.js';
-import type { RawLine } from './log-reader.js';
+import { type LineBlock, type RawLine, splitBlock } from './log-reader.js';
 import { readReceiptLogLine } from './read-line.js';
 import { type SignatureCheck, checkCheckpointSignature, checkReceiptSignature } from './signing.js';
 import type { CheckpointSignature, ReceiptLogHeader, ReceiptLogLine, ResumeOutcome } from './types.js';
 import type { VerifyFailure, VerifyFailureReason } from './verify.js';
 
-/** The facts of a line the in-order checks use (plain data: it crosses to and from worker threads). */
+/** The facts of a line the in-order checks use (plain data, as `verify --jobs` packs it). */
 export type LineFacts =
   | { type: 'ReceiptLog'; header: ReceiptLogHeader }
   | { type: 'SuspensionReceipt'; seq: number; prev: string; kid: string; taskId: string }
@@ -107,4 +107,94 @@ export function examineLine(raw: RawLine, keyring: Keyring, keepLine: boolean): 
   const examined: ExaminedLine = { ok: true, hash: sha256Prefixed(raw.text), facts: factsOf(line), signature };
   if (keepLine) examined.line = line;
   return examined;
+}
+
+const SIGNATURE_CODES: readonly (SignatureCheck | null)[] = [null, 'ok', 'unknown_kid', 'unchecked', 'bad_signature'];
+
+/**
+ * Appends a passed line to `out` as a few plain values (for `verify --jobs`: a flat array of
+ * strings and numbers crosses between threads far cheaper than an object per line); the header
+ * goes as its object. {@link unpackExamined} reads them back. `line` is not packed.
+ */
+export function packExamined(examined: ExaminedLine, out: unknown[]): void {
+  const { facts, hash } = examined;
+  const signature = SIGNATURE_CODES.indexOf(examined.signature);
+  switch (facts.type) {
+    case 'SuspensionReceipt':
+      out.push(0, hash, signature, facts.seq, facts.prev, facts.kid, facts.taskId);
+      return;
+    case 'ResumptionReceipt':
+      out.push(1, hash, signature, facts.seq, facts.prev, facts.kid, facts.taskId, facts.suspension, facts.outcome);
+      return;
+    case 'Checkpoint':
+      out.push(2, hash, signature, facts.size, facts.root, facts.alg, facts.kid);
+      return;
+    case 'ReceiptLog':
+      out.push(3, hash, signature, facts.header);
+      return;
+    default: {
+      const never: never = facts;
+      throw new Error(`unhandled line ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/** The lines {@link packExamined} packed into `packed`, in order, each given to `each`. */
+export function unpackExamined(packed: readonly unknown[], each: (examined: ExaminedLine) => boolean): boolean {
+  const v = packed as never[];
+  for (let i = 0; i < v.length;) {
+    const hash = v[i + 1]!;
+    const signature = SIGNATURE_CODES[v[i + 2]!]!;
+    let facts: LineFacts;
+    switch (v[i] as unknown) {
+      case 0:
+        facts = { type: 'SuspensionReceipt', seq: v[i + 3]!, prev: v[i + 4]!, kid: v[i + 5]!, taskId: v[i + 6]! };
+        i += 7;
+        break;
+      case 1:
+        facts = {
+          type: 'ResumptionReceipt',
+          seq: v[i + 3]!,
+          prev: v[i + 4]!,
+          kid: v[i + 5]!,
+          taskId: v[i + 6]!,
+          suspension: v[i + 7]!,
+          outcome: v[i + 8]!,
+        };
+        i += 9;
+        break;
+      case 2:
+        facts = { type: 'Checkpoint', size: v[i + 3]!, root: v[i + 4]!, alg: v[i + 5]!, kid: v[i + 6]! };
+        i += 7;
+        break;
+      default:
+        facts = { type: 'ReceiptLog', header: v[i + 3]! };
+        i += 4;
+    }
+    if (!each({ ok: true, hash, facts, signature })) return false;
+  }
+  return true;
+}
+
+/**
+ * A block's lines examined in order up to the first bad one: those that passed, packed (with
+ * their parsed values when `keepLines`), then the bad one's failure, if any.
+ */
+export interface BlockAnswer {
+  packed: unknown[];
+  lines: ReceiptLogLine[] | null;
+  failure: VerifyFailure | null;
+}
+
+/** Examines the lines of a block (`verify --jobs`: on a worker, or on the main thread in turn). */
+export function examineBlock(block: LineBlock, keyring: Keyring, keepLines: boolean): BlockAnswer {
+  const packed: unknown[] = [];
+  const lines: ReceiptLogLine[] | null = keepLines ? [] : null;
+  for (const raw of splitBlock(block)) {
+    const examined = examineLine(raw, keyring, keepLines);
+    if (!examined.ok) return { packed, lines, failure: examined.failure };
+    packExamined(examined, packed);
+    lines?.push(examined.line!);
+  }
+  return { packed, lines, failure: null };
 }

@@ -29,10 +29,12 @@ export class LineSplitter {
   #pending: Buffer[] = [];
   #pendingBytes = 0;
   #tooLong = false;
-  #number = 0;
+  #number: number;
 
-  constructor(maxLineBytes = MAX_LINE_BYTES) {
+  /** `before`: lines before the first one this splitter sees (its first line is `before + 1`). */
+  constructor(maxLineBytes = MAX_LINE_BYTES, before = 0) {
     this.#maxBytes = maxLineBytes;
+    this.#number = before;
   }
 
   /** Lines completed by `chunk`. */
@@ -46,6 +48,44 @@ export class LineSplitter {
       start = nl + 1;
     }
     if (start < chunk.length) this.#hold(chunk.subarray(start));
+    return out;
+  }
+
+  /**
+   * Like {@link push}, but the complete lines that end in `chunk` come as one {@link LineBlock} of
+   * their bytes, undecoded, to be split by {@link splitBlock} (on a worker thread, for `verify
+   * --jobs`): the same lines, numbers and problems. A line already too long comes as a line.
+   */
+  pushBlock(chunk: Buffer): (RawLine | LineBlock)[] {
+    const firstNewline = chunk.indexOf(NEWLINE);
+    if (firstNewline === -1) {
+      this.#hold(chunk);
+      return [];
+    }
+    const out: (RawLine | LineBlock)[] = [];
+    let start = 0;
+    if (this.#tooLong || this.#pendingBytes + firstNewline > this.#maxBytes) {
+      out.push(this.#finish(chunk.subarray(0, firstNewline), true));
+      start = firstNewline + 1;
+    }
+    const end = chunk.lastIndexOf(NEWLINE) + 1;
+    if (end > start) {
+      let count = 0;
+      for (let at = chunk.indexOf(NEWLINE, start); at !== -1 && at < end; at = chunk.indexOf(NEWLINE, at + 1)) count++;
+      // A buffer of its own, so that it can be transferred rather than copied to a worker.
+      const bytes = new Uint8Array(this.#pendingBytes + end - start);
+      let offset = 0;
+      for (const piece of this.#pending) {
+        bytes.set(piece, offset);
+        offset += piece.length;
+      }
+      bytes.set(chunk.subarray(start, end), offset);
+      out.push({ first: this.#number + 1, count, bytes });
+      this.#number += count;
+      this.#pending = [];
+      this.#pendingBytes = 0;
+    }
+    if (end < chunk.length) this.#hold(chunk.subarray(end));
     return out;
   }
 
@@ -85,6 +125,48 @@ export class LineSplitter {
 }
 
 /**
+ * Complete lines `first` to `first + count - 1`, undecoded: the bytes end with the last one's
+ * newline, and no line in them was found too long yet (see {@link LineSplitter.pushBlock}).
+ */
+export interface LineBlock {
+  first: number;
+  count: number;
+  bytes: Uint8Array;
+}
+
+const blockDecoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The lines of a block, as {@link LineSplitter.push} gives them. The block is decoded at once
+ * and split on its newlines when it is valid UTF-8 (then so is each line, as a newline byte is
+ * never part of a longer character) and has no U+FEFF; otherwise line by line, as the splitter
+ * would: a decoder drops a byte order mark at the start of each line it decodes.
+ */
+export function splitBlock(block: LineBlock, maxLineBytes = MAX_LINE_BYTES): RawLine[] {
+  const { first, bytes } = block;
+  let text: string | null = null;
+  try {
+    text = blockDecoder.decode(bytes);
+  } catch {
+    // Some line is not UTF-8: line by line below.
+  }
+  if (text === null || text.includes('\uFEFF')) {
+    return new LineSplitter(maxLineBytes, first - 1).push(
+      Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+    );
+  }
+  const texts = text.split('\n');
+  texts.pop();
+  // Only when the block is longer than a line may be can one of its lines be too long.
+  const measure = bytes.byteLength - texts.length > maxLineBytes;
+  return texts.map((line, i): RawLine => {
+    if (measure && Buffer.byteLength(line, 'utf8') > maxLineBytes)
+      return { number: first + i, text: null, problem: `longer than ${maxLineBytes} bytes`, complete: true };
+    return { number: first + i, text: line, problem: null, complete: true };
+  });
+}
+
+/**
  * Lines of a file, streamed (constant memory), a chunk's worth at a time: cheaper than
  * {@link readLogLines} for a caller that handles many lines per step.
  */
@@ -97,6 +179,22 @@ export async function* readLogChunks(
   const stream = createReadStream(path, { highWaterMark: options.highWaterMark ?? 1 << 18 });
   try {
     for await (const chunk of stream) yield splitter.push(chunk as Buffer);
+  } finally {
+    stream.destroy();
+  }
+  const last = splitter.end();
+  if (last) yield [last];
+}
+
+/** {@link readLogChunks} with the complete lines of each chunk undecoded, as a {@link LineBlock}. */
+export async function* readLogBlocks(
+  path: string,
+  options: { maxLineBytes?: number; highWaterMark?: number } = {},
+): AsyncGenerator<(RawLine | LineBlock)[]> {
+  const splitter = new LineSplitter(options.maxLineBytes);
+  const stream = createReadStream(path, { highWaterMark: options.highWaterMark ?? 1 << 18 });
+  try {
+    for await (const chunk of stream) yield splitter.pushBlock(chunk as Buffer);
   } finally {
     stream.destroy();
   }

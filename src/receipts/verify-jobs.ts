@@ -1,27 +1,38 @@
 /**
  * @module receipts/verify-jobs
- * `verify --jobs N` (docs/design.md §6): N worker threads examine batches of lines (shape,
- * canonical form, signatures, hashes) while this thread feeds them in file order and checks the
- * sequence, hash chain, checkpoints and suspensions of their answers in that order — so the first
- * bad line and its reason are those a single thread finds. At most {@link IN_FLIGHT_PER_JOB}
- * batches per worker are out at once, and reading waits for the oldest answer beyond that: memory
- * stays flat however long the log.
+ * `verify --jobs N` (docs/design.md §6): this thread reads the log and hands each chunk's complete
+ * lines, as undecoded bytes (transferred, not copied), in turn to N - 1 worker threads and to
+ * itself; each decodes, splits and examines its blocks' lines (shape, canonical form,
+ * signatures, hashes) into a few packed values per line, which this thread checks in file order
+ * (sequence, hash chain, checkpoints, suspensions) — so the first bad line and its reason are
+ * those a single thread finds. At most {@link IN_FLIGHT_PER_JOB} blocks per thread are out at
+ * once, and reading waits for the oldest answer beyond that: memory stays flat however long the log.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { A2aReplayError } from '../errors.js';
-import { type Examined, examineLine } from './examine-line.js';
+import { type BlockAnswer, examineBlock, examineLine, unpackExamined } from './examine-line.js';
 import type { Keyring } from './keys.js';
-import { type RawLine, readLogChunks } from './log-reader.js';
+import { type LineBlock, type RawLine, readLogBlocks } from './log-reader.js';
 import type { VerifyBatch, VerifyBatchAnswer, VerifyWorkerData } from './verify-worker.js';
 import type { ReceiptLogVerifier, VerifyResult } from './verify.js';
 
-/** Lines per batch, and text per batch, whichever fills first. */
-export const BATCH_LINES = 512;
-export const BATCH_CHARS = 1 << 19;
-/** Batches each worker may hold at once. */
+/** Bytes read at a time: each read's complete lines are one block for a worker. */
+export const BLOCK_BYTES = 1 << 18;
+/**
+ * Below this size a log is verified on one thread by default (the CLI without `--jobs`): starting
+ * workers costs about as much as checking this many bytes' lines would gain (bench/README.md).
+ */
+export const WORKERS_FROM_BYTES = 4 << 20;
+
+/** `verify`'s default number of threads for a log of `size` bytes with `cores` available. */
+export function defaultVerifyJobs(size: number, cores: number): number {
+  return size < WORKERS_FROM_BYTES ? 1 : cores;
+}
+
+/** Blocks out at once, per examining thread. */
 export const IN_FLIGHT_PER_JOB = 3;
 
 interface TsxManifest {
@@ -45,26 +56,25 @@ function workerEntry(): { script: URL | string; eval: boolean } {
   return { script, eval: true };
 }
 
-/** Every key of the keyring as key files: the secret half and the public half of each kid. */
+/**
+ * What checking needs of each key, as key files: the HMAC secret and the Ed25519 public key. The
+ * Ed25519 secret stays here (a worker never signs), and a worker need not check it against the
+ * public key again, which costs each worker tens of milliseconds at start-up.
+ */
 function keyFiles(keyring: Keyring): unknown[] {
   const files: unknown[] = [];
   for (const kid of keyring.kids) {
     const key = keyring.get(kid)!;
-    if (key.hasHmac) files.push(key.keyFile());
+    if (key.hasHmac) files.push({ ...key.keyFile(), ed25519: null });
     const pub = key.publicKeyFile();
     if (pub) files.push(pub);
   }
   return files;
 }
 
-interface Pending {
-  first: number;
-  answer: Promise<Examined[]>;
-}
-
 class WorkerPool {
   readonly #workers: Worker[];
-  readonly #waiting = new Map<number, { resolve: (r: Examined[]) => void; reject: (e: unknown) => void }>();
+  readonly #waiting = new Map<number, { resolve: (r: VerifyBatchAnswer) => void; reject: (e: unknown) => void }>();
   #next = 0;
   #id = 0;
   #failure: A2aReplayError | null = null;
@@ -76,7 +86,7 @@ class WorkerPool {
       worker.on('message', (answer: VerifyBatchAnswer) => {
         const waiter = this.#waiting.get(answer.id);
         this.#waiting.delete(answer.id);
-        waiter?.resolve(answer.results);
+        waiter?.resolve(answer);
       });
       worker.on('error', (error) => this.#fail(error));
       worker.on('exit', (code) => {
@@ -86,13 +96,13 @@ class WorkerPool {
     });
   }
 
-  /** Hands a batch to the next worker in turn. */
-  examine(first: number, texts: string[], lastComplete: boolean): Promise<Examined[]> {
+  /** Hands a block to the next worker in turn; its bytes move to the worker. */
+  examine(block: LineBlock): Promise<VerifyBatchAnswer> {
     if (this.#failure) return Promise.reject(this.#failure);
     const id = this.#id++;
-    const answer = new Promise<Examined[]>((resolve, reject) => this.#waiting.set(id, { resolve, reject }));
-    const batch: VerifyBatch = { id, first, texts, lastComplete };
-    this.#workers[this.#next]!.postMessage(batch);
+    const answer = new Promise<VerifyBatchAnswer>((resolve, reject) => this.#waiting.set(id, { resolve, reject }));
+    const batch: VerifyBatch = { id, block };
+    this.#workers[this.#next]!.postMessage(batch, [block.bytes.buffer as ArrayBuffer]);
     this.#next = (this.#next + 1) % this.#workers.length;
     return answer;
   }
@@ -111,48 +121,43 @@ class WorkerPool {
   }
 }
 
-/** Verifies `path` with `jobs` worker threads; `verifier` is fresh and did not fail yet. */
+/** A block's answer, or a line examined here. */
+type Pending = { first: number; answer: Promise<BlockAnswer> } | { raw: RawLine };
+
+/** Verifies `path` on `jobs` threads (this one and `jobs - 1` workers); `verifier` is fresh and did not fail yet. */
 export async function verifyWithWorkers(
   path: string,
   verifier: ReceiptLogVerifier,
   keyring: Keyring,
   jobs: number,
 ): Promise<VerifyResult> {
-  const pool = new WorkerPool(jobs, { keys: keyFiles(keyring), keepLines: verifier.wantsLines });
+  const keepLines = verifier.wantsLines;
+  // This thread takes every `jobs`-th block itself: N threads examine with N - 1 workers.
+  const pool = new WorkerPool(jobs - 1, { keys: keyFiles(keyring), keepLines });
+  let turn = 0;
+  const examine = (block: LineBlock): Promise<BlockAnswer> => {
+    turn = (turn + 1) % jobs;
+    return turn === 0 ? Promise.resolve(examineBlock(block, keyring, keepLines)) : pool.examine(block);
+  };
   const pending: Pending[] = [];
   let stopped = false;
-  /** Accepts the oldest batch's answers in order; false once a line failed. */
+  /** Accepts the oldest block's answers in order; false once a line failed. */
   const settleOldest = async (): Promise<boolean> => {
-    const { first, answer } = pending.shift()!;
-    const results = await answer;
-    for (let i = 0; i < results.length; i++) if (!verifier.accept(first + i, results[i]!)) return false;
-    return true;
-  };
-  let texts: string[] = [];
-  let chars = 0;
-  let first = 0;
-  const flush = (lastComplete: boolean): void => {
-    if (texts.length === 0) return;
-    pending.push({ first, answer: pool.examine(first, texts, lastComplete) });
-    texts = [];
-    chars = 0;
-  };
-  /** An unreadable line needs no worker: examined here, in its place in the order. */
-  const local = (raw: RawLine): void => {
-    flush(true);
-    pending.push({ first: raw.number, answer: Promise.resolve([examineLine(raw, keyring, false)]) });
+    const oldest = pending.shift()!;
+    // A line that needs no worker (too long, torn) is examined here, in its place in the order.
+    if ('raw' in oldest) return verifier.accept(oldest.raw.number, examineLine(oldest.raw, keyring, keepLines));
+    const { packed, lines, failure } = await oldest.answer;
+    let n = oldest.first;
+    const passed = unpackExamined(packed, (examined) => {
+      if (lines) examined.line = lines[n - oldest.first]!;
+      return verifier.accept(n++, examined);
+    });
+    return passed && (failure === null || verifier.accept(failure.line, { ok: false, failure }));
   };
   try {
-    reading: for await (const lines of readLogChunks(path)) {
-      for (const raw of lines) {
-        if (raw.text === null) local(raw);
-        else {
-          if (texts.length === 0) first = raw.number;
-          texts.push(raw.text);
-          chars += raw.text.length;
-          if (!raw.complete) flush(false);
-          else if (texts.length >= BATCH_LINES || chars >= BATCH_CHARS) flush(true);
-        }
+    reading: for await (const items of readLogBlocks(path, { highWaterMark: BLOCK_BYTES })) {
+      for (const item of items) {
+        pending.push('bytes' in item ? { first: item.first, answer: examine(item) } : { raw: item });
         while (pending.length >= jobs * IN_FLIGHT_PER_JOB) {
           if (!(await settleOldest())) {
             stopped = true;
@@ -161,13 +166,10 @@ export async function verifyWithWorkers(
         }
       }
     }
-    if (!stopped) {
-      flush(true);
-      while (pending.length > 0) if (!(await settleOldest())) break;
-    }
+    if (!stopped) while (pending.length > 0) if (!(await settleOldest())) break;
   } finally {
-    // Answers still out are dropped; their batches come after the first failure.
-    for (const p of pending) p.answer.catch(() => undefined);
+    // Answers still out are dropped; their blocks come after the first failure.
+    for (const p of pending) if ('answer' in p) p.answer.catch(() => undefined);
     await pool.close();
   }
   return verifier.finish();

@@ -87,8 +87,9 @@ export interface VerifyOptions {
   /** Called for each verified line, in order (audit builds on this). */
   onLine?: (line: VerifiedLine) => void;
   /**
-   * `verifyReceiptLog` only: worker threads that examine lines (shape, canonical form, signatures)
-   * while the chain is checked in order here; the first error is the same. Default 1: none.
+   * `verifyReceiptLog` only: threads that examine lines (shape, canonical form, signatures), this
+   * one and `jobs - 1` workers, while the chain is checked in order here; the first error is the
+   * same. Default 1: no workers.
    */
   jobs?: number;
 }

@@ -9,13 +9,20 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Keyring, type VerifyResult, canonicalJson, verifyReceiptLog } from '../../src/internal.js';
+import {
+  Keyring,
+  type VerifyResult,
+  WORKERS_FROM_BYTES,
+  canonicalJson,
+  defaultVerifyJobs,
+  verifyReceiptLog,
+} from '../../src/internal.js';
 import { runCli } from '../helpers/cli.js';
 import { buildLogLines, fixedKey } from './fixtures.js';
 
 const key = fixedKey('key-jobs');
 const keyring = new Keyring([key]);
-// 2,400 receipts: about five batches of 512 lines.
+// 2,400 receipts: several blocks of 256 KiB, examined in turn by the workers and the main thread.
 const lines = buildLogLines({ count: 2400, keyring, checkpointEvery: 100 });
 let dir = '';
 let keyFile = '';
@@ -80,6 +87,7 @@ describe('verifyReceiptLog with jobs', () => {
     expect(two).toEqual(one);
     expect(seen[2]).toEqual(seen[1]);
     expect(seen[1]).toHaveLength(lines.length);
+    expect(await verifyReceiptLog(path, { keyring, jobs: 3 })).toEqual(one);
   });
 
   it('reports the same first bad line and reason for tampering in the first, a middle and the last batch', async () => {
@@ -90,6 +98,7 @@ describe('verifyReceiptLog with jobs', () => {
         const one = await verifyReceiptLog(path, { keyring, jobs: 1 });
         const two = await verifyReceiptLog(path, { keyring, jobs: 2 });
         results.push([`${tamper.name} at ${at}`, one, two]);
+        results.push([`${tamper.name} at ${at}, 3 jobs`, one, await verifyReceiptLog(path, { keyring, jobs: 3 })]);
       }
     }
     for (const [what, one, two] of results) {
@@ -108,6 +117,13 @@ describe('verifyReceiptLog with jobs', () => {
       expect(two).toEqual(one);
       expect(one.ok).toBe(allowTornTail);
     }
+  });
+
+  it('defaults to one thread below the size where workers pay off, else to the cores', () => {
+    expect(defaultVerifyJobs(0, 4)).toBe(1);
+    expect(defaultVerifyJobs(WORKERS_FROM_BYTES - 1, 4)).toBe(1);
+    expect(defaultVerifyJobs(WORKERS_FROM_BYTES, 4)).toBe(4);
+    expect(defaultVerifyJobs(WORKERS_FROM_BYTES * 10, 2)).toBe(2);
   });
 
   it('refuses a jobs count that is not a positive integer', async () => {
