@@ -24,7 +24,8 @@ const NEWLINE = 0x0a;
 
 /** Incremental splitter: feed chunks, get lines; `end()` yields the final fragment, if any. */
 export class LineSplitter {
-  readonly #decoder = new TextDecoder('utf-8', { fatal: true });
+  // ignoreBOM keeps a U+FEFF in the text: a line with bytes put in front of it is not that line.
+  readonly #decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
   readonly #maxBytes: number;
   #pending: Buffer[] = [];
   #pendingBytes = 0;
@@ -134,13 +135,13 @@ export interface LineBlock {
   bytes: Uint8Array;
 }
 
-const blockDecoder = new TextDecoder('utf-8', { fatal: true });
+const blockDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * The lines of a block, as {@link LineSplitter.push} gives them. The block is decoded at once
  * and split on its newlines when it is valid UTF-8 (then so is each line, as a newline byte is
- * never part of a longer character) and has no U+FEFF; otherwise line by line, as the splitter
- * would: a decoder drops a byte order mark at the start of each line it decodes.
+ * never part of a longer character; a byte order mark stays in the text, as in the splitter);
+ * otherwise line by line, as the splitter would.
  */
 export function splitBlock(block: LineBlock, maxLineBytes = MAX_LINE_BYTES): RawLine[] {
   const { first, bytes } = block;
@@ -150,7 +151,7 @@ export function splitBlock(block: LineBlock, maxLineBytes = MAX_LINE_BYTES): Raw
   } catch {
     // Some line is not UTF-8: line by line below.
   }
-  if (text === null || text.includes('\uFEFF')) {
+  if (text === null) {
     return new LineSplitter(maxLineBytes, first - 1).push(
       Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
     );

@@ -180,6 +180,13 @@ describe('tamper matrix over a log of 50 receipts', () => {
     }
   });
 
+  it('refuses a byte order mark put in front of any line, at that line', () => {
+    for (let i = 0; i < lines.length; i++) {
+      const marked = lines.map((l, k) => (k === i ? `\uFEFF${l}` : l));
+      expect(verify(joined(marked)).firstError, `line ${i + 1}`).toMatchObject({ line: i + 1 });
+    }
+  });
+
   it('reports a torn last line distinctly from tampering', () => {
     const torn = `${joined(lines.slice(0, 30))}${(lines[30] as string).slice(0, 40)}`;
     expect(verify(torn).firstError).toMatchObject({ line: 31, reason: 'torn_tail' });

@@ -39,6 +39,7 @@ const tampers = (at: number): Tamper[] => [
   { name: 'space', at, edit: (t) => t.replace('{"', '{ "') },
   { name: 'not JSON', at, edit: (t) => t.slice(0, 40) },
   { name: 'not UTF-8', at, edit: (t) => t, bytes: Buffer.from([0x7b, 0xff, 0xfe, 0x7d]) },
+  { name: 'byte order mark', at, edit: (t) => `\uFEFF${t}` },
 ];
 
 async function logWith(name: string, tamper: Tamper | null, tornTail = false): Promise<string> {
