@@ -18,75 +18,16 @@ import {
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import {
-  EventIdGenerator,
-  type SpanEvent,
-  type SpanSink,
-  SpanBridge,
-  errorMessage,
-  redactUrl,
-} from '../src/internal.js';
+import { EventIdGenerator, SpanBridge, errorMessage, redactUrl } from '../src/internal.js';
 import { OtlpJsonFileExporter } from './trace-file-exporter.js';
+import { type Tracing, type TracingOptions, disabledTracing, resolveOtlpTracesUrl } from './tracing-options.js';
+
+export { type Tracing, type TracingOptions, resolveOtlpTracesUrl } from './tracing-options.js';
 
 /** The service every span is reported under (Jaeger's "Service" box). */
 export const TRACING_SERVICE_NAME = 'a2a-replay';
 /** The instrumentation scope name; no version, so trace files do not change with releases. */
 export const TRACER_NAME = 'a2a-replay';
-
-export interface TracingOptions {
-  /**
-   * OTLP/HTTP endpoint. A base URL (`http://127.0.0.1:4318`) gets `/v1/traces` appended; a URL
-   * already ending in `/v1/traces` is used as is. Without it: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
-   * as is, else OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`, else no OTLP export.
-   */
-  otlp?: string | undefined;
-  /** Directory for OTLP-JSON files; the file is `DIR/<name>.otlp.json`. */
-  tracesDir?: string | undefined;
-  /** File stem under `tracesDir`, e.g. the recording's base name. Default: the service name. */
-  name?: string | undefined;
-  /** Default {@link TRACING_SERVICE_NAME}. Keep the default where trace files must match across commands. */
-  serviceName?: string | undefined;
-  /** Where OTEL_* variables are read from. Default `process.env`. */
-  env?: NodeJS.ProcessEnv;
-  /** What goes on when an exporter fails, for its warning. Default `recording`. */
-  work?: string;
-  /** One line per problem (export failed, ...). Default: `a2a-replay: <line>` on stderr. */
-  warn?: (line: string) => void;
-  /** How long one OTLP export may take, retries included. Default 5000 ms. */
-  otlpTimeoutMs?: number;
-}
-
-export interface Tracing {
-  /** Give this to the observation pipeline; it never throws. */
-  sink: SpanSink;
-  /** False when no exporter was asked for: the sink then drops events at no cost. */
-  enabled: boolean;
-  /** The OTLP traces URL in use, if any. */
-  otlpUrl: string | undefined;
-  /** The trace file written on flush/shutdown, if any. */
-  tracesFile: string | undefined;
-  /** Exports what has ended so far and rewrites the trace file. Never rejects. */
-  flush(): Promise<void>;
-  /** Ends spans still open (at the latest event time), exports, writes the file. Idempotent, never rejects. */
-  shutdown(): Promise<void>;
-}
-
-/** `--otlp` / environment → the traces URL, or undefined for no OTLP export. */
-export function resolveOtlpTracesUrl(otlp: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
-  if (otlp !== undefined && otlp !== '') return withTracesPath(otlp);
-  const traces = env['OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'];
-  if (traces !== undefined && traces.trim() !== '') return traces.trim();
-  const base = env['OTEL_EXPORTER_OTLP_ENDPOINT'];
-  if (base !== undefined && base.trim() !== '') return `${base.trim().replace(/\/+$/, '')}/v1/traces`;
-  return undefined;
-}
-
-function withTracesPath(url: string): string {
-  const trimmed = url.trim().replace(/\/+$/, '');
-  return trimmed.endsWith('/v1/traces') ? trimmed : `${trimmed}/v1/traces`;
-}
-
-const noopSink: SpanSink = { handle: (_event: SpanEvent) => undefined };
 
 /**
  * Sets up tracing for one recording (or one server run). Call {@link Tracing.shutdown} before
@@ -113,16 +54,7 @@ export function setupTracing(options: TracingOptions = {}): Tracing {
       ? undefined
       : new OtlpJsonFileExporter(options.tracesDir, options.name ?? serviceName);
 
-  if (otlpUrl === undefined && fileExporter === undefined) {
-    return {
-      sink: noopSink,
-      enabled: false,
-      otlpUrl: undefined,
-      tracesFile: undefined,
-      flush: async () => undefined,
-      shutdown: async () => undefined,
-    };
-  }
+  if (otlpUrl === undefined && fileExporter === undefined) return disabledTracing();
 
   const processors: SpanProcessor[] = [];
   if (otlpUrl !== undefined) {

@@ -33,7 +33,7 @@ import {
 } from '../../src/internal.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { integerOption } from '../options.js';
-import { setupTracing } from '../tracing-setup.js';
+import { openTracing } from '../tracing-options.js';
 
 /** The trace file stem under `--traces DIR`. */
 export const PEER_TRACE_NAME = 'peer';
@@ -126,7 +126,7 @@ export function registerPeer(program: Command): void {
       const maxTasks = integerOption(options.maxTasks, 'max-tasks', 1, 10_000_000);
       const requestTimeoutMs = integerOption(options.requestTimeoutMs, 'request-timeout-ms', 1, 24 * 3600 * 1000);
       const maxConnections = integerOption(options.maxConnections, 'max-connections', 1, 1_000_000);
-      const tracing = setupTracing({ otlp: options.otlp, tracesDir: options.traces, name: PEER_TRACE_NAME });
+      const tracing = await openTracing({ otlp: options.otlp, tracesDir: options.traces, name: PEER_TRACE_NAME });
       const observation = tracing.enabled
         ? observeOwnTraffic(tracing.sink, (line) => process.stderr.write(`a2a-replay: ${line}\n`))
         : undefined;

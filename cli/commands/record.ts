@@ -53,7 +53,7 @@ import {
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { integerOption, optionalKeyring } from '../options.js';
 import { traceName } from '../trace-name.js';
-import { setupTracing } from '../tracing-setup.js';
+import { openTracing } from '../tracing-options.js';
 
 interface RecordCommandOptions {
   upstream: string;
@@ -306,7 +306,11 @@ export function registerRecord(program: Command): void {
           throw error;
         });
       }
-      const tracing = setupTracing({ otlp: options.otlp, tracesDir: options.traces, name: traceName(options.out) });
+      const tracing = await openTracing({
+        otlp: options.otlp,
+        tracesDir: options.traces,
+        name: traceName(options.out),
+      });
       const observation =
         log || tracing.enabled
           ? observe(writer, log, tracing.enabled ? tracing.sink : undefined, fsync, reportOnce)

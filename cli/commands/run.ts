@@ -47,7 +47,7 @@ import {
   withNoiseOptions,
 } from '../options.js';
 import { traceName, uniqueTraceNames } from '../trace-name.js';
-import { type Tracing, resolveOtlpTracesUrl, setupTracing } from '../tracing-setup.js';
+import { type Tracing, wantsTracing } from '../tracing-options.js';
 import { writeReport } from './report.js';
 
 interface RunCommandOptions {
@@ -195,7 +195,7 @@ export function registerRun(program: Command): void {
       const tracings: Tracing[] = [];
       const traceNames = uniqueTraceNames(recordings);
       // --otlp, --traces, or the standard OTEL_EXPORTER_OTLP_* variables, as for record.
-      const wantsTraces = options.traces !== undefined || resolveOtlpTracesUrl(options.otlp, process.env) !== undefined;
+      const wantsTraces = wantsTracing({ otlp: options.otlp, tracesDir: options.traces });
       // One warning per run, however many recordings each set up their tracing.
       const warned = new Set<string>();
       const warnOnce = (line: string): void => {
@@ -204,7 +204,9 @@ export function registerRun(program: Command): void {
         warned.add(what);
         process.stderr.write(`a2a-replay: ${line}\n`);
       };
-      const spans = wantsTraces
+      // The OpenTelemetry SDK is loaded only when traces are asked for.
+      const setupTracing = wantsTraces ? (await import('../tracing-setup.js')).setupTracing : undefined;
+      const spans = setupTracing
         ? (_header: RecordingHeader, file: string) => {
             const tracing = setupTracing({
               otlp: options.otlp,

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { afterEach, describe, expect, it } from 'vitest';
 import { otlpJsonDocument } from '../../cli/trace-file-exporter.js';
+import { openTracing, wantsTracing } from '../../cli/tracing-options.js';
 import { resolveOtlpTracesUrl, setupTracing } from '../../cli/tracing-setup.js';
 import {
   ATTR_LINK_KIND,
@@ -215,6 +216,19 @@ describe('setupTracing', () => {
     expect(tracing.enabled).toBe(false);
     feed(tracing.sink, story);
     await tracing.shutdown();
+  });
+
+  it('is opened by openTracing only when an exporter is asked for, by option or variable', async () => {
+    expect(wantsTracing({ env: {} })).toBe(false);
+    expect(wantsTracing({ env: { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1' } })).toBe(true);
+    const off = await openTracing({ env: {} });
+    expect(off.enabled).toBe(false);
+    const dir = tempDir();
+    const on = await openTracing({ tracesDir: dir, name: 'opened', env: {}, warn: () => undefined });
+    expect(on.enabled).toBe(true);
+    feed(on.sink, lostStory('recording_ended'));
+    await on.shutdown();
+    expect(JSON.parse(readFileSync(join(dir, 'opened.otlp.json'), 'utf8'))).toHaveProperty('resourceSpans');
   });
 
   it('takes the OTLP endpoint from --otlp, then the traces variable as is, then the base variable', () => {
