@@ -94,10 +94,10 @@ export function keygen(path: string): string {
 }
 
 /** Wall time of `a2a-replay ARGS` run to its end, in ms, with its exit code and stdout. */
-export function timeCli(args: string[]): { ms: number; code: number | null; stdout: string } {
+export function timeCli(args: string[], nodeArgs: string[] = []): { ms: number; code: number | null; stdout: string } {
   const started = performance.now();
   try {
-    const stdout = execFileSync(process.execPath, [CLI, ...args], {
+    const stdout = execFileSync(process.execPath, [...nodeArgs, CLI, ...args], {
       env: cleanEnv(),
       encoding: 'utf8',
       maxBuffer: 1 << 26,

@@ -12,7 +12,9 @@
  * receipts derived and compared with the golden ones. The start-up alone (`a2a-replay --version`)
  * is measured too and reported beside it.
  *
- *   npx tsx bench/replay-throughput.ts [--tasks 1000] [--concurrency 16] [--rounds 3]
+ *   npx tsx bench/replay-throughput.ts [--tasks 1000] [--concurrency 16] [--rounds 3] [--cpu-prof DIR]
+ *
+ * `--cpu-prof DIR` runs each `run` under `node --cpu-prof`, one `run-N.cpuprofile` per round in DIR.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +26,7 @@ const TASKS = Number(arg('tasks', '1000'));
 const CONCURRENCY = Number(arg('concurrency', '16'));
 const ROUNDS = Number(arg('rounds', '3'));
 const GETS = 6;
+const PROFILE_DIR = arg('cpu-prof', '');
 
 /** The session, `CONCURRENCY` tasks in flight; resolves with the exchanges sent. */
 async function session(base: string): Promise<number> {
@@ -95,7 +98,11 @@ try {
       return performance.now() - started;
     });
     replayMs += await withPeer(async (url) => {
-      const run = timeCli(['run', recording, '--peer', url, '--key', key]);
+      const profile =
+        PROFILE_DIR === ''
+          ? []
+          : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=run-${r + 1}.cpuprofile`];
+      const run = timeCli(['run', recording, '--peer', url, '--key', key], profile);
       if (run.code !== 0) throw new Error(`run exited with ${run.code}:\n${run.stdout}`);
       return run.ms;
     });
