@@ -65,12 +65,36 @@ function matches(pattern: readonly string[], path: readonly string[], pi = 0, si
   return (seg === '*' || seg === path[si]) && matches(pattern, path, pi + 1, si + 1);
 }
 
+/**
+ * Where a walk stands in an {@link IgnoreSet}'s patterns (an id the set gives out): for each
+ * pattern still alive, the segments it has matched so far (a `**` may have matched none yet).
+ * Each node of a body gets its state from its parent's and its key, so a walk never keeps or
+ * re-matches whole paths; states and their steps are remembered, as bodies repeat their keys.
+ */
+export type IgnoreState = number;
+
+/** Steps remembered per set; beyond it steps are computed each time (keys may be unbounded ids). */
+const MAX_REMEMBERED_STEPS = 1 << 14;
+
 /** A compiled set of ignored paths for one method. */
 export class IgnoreSet {
   readonly #patterns: string[][];
+  /** Positions are `pattern * stride + segment`. */
+  readonly #stride: number;
+  /** Each state's positions, whether it ignores, and its remembered steps by key. */
+  readonly #positions: number[][] = [];
+  readonly #ignored: boolean[] = [];
+  readonly #steps: Map<string, IgnoreState>[] = [];
+  readonly #ids = new Map<string, IgnoreState>();
+  #remembered = 0;
+  readonly start: IgnoreState;
 
   constructor(patterns: readonly string[]) {
     this.#patterns = patterns.map(parsePointerPattern);
+    this.#stride = Math.max(1, ...this.#patterns.map((p) => p.length + 1));
+    const start: number[] = [];
+    this.#patterns.forEach((_p, i) => this.#add(start, i, 0));
+    this.start = this.#intern(start);
   }
 
   /** The patterns for `method`: the defaults, the rules for every method, and its own. */
@@ -86,10 +110,78 @@ export class IgnoreSet {
   ignores(path: readonly string[]): boolean {
     return this.#patterns.some((p) => matches(p, path));
   }
+
+  /** The state one key (or index) below `state`. */
+  step(state: IgnoreState, key: string): IgnoreState {
+    const steps = this.#steps[state]!;
+    const known = steps.get(key);
+    if (known !== undefined) return known;
+    const next: number[] = [];
+    for (const position of this.#positions[state]!) {
+      const p = Math.floor(position / this.#stride);
+      const i = position - p * this.#stride;
+      const seg = this.#patterns[p]![i];
+      if (seg === undefined) continue;
+      if (seg === '**') this.#add(next, p, i);
+      else if (seg === '*' || seg === key) this.#add(next, p, i + 1);
+    }
+    const id = this.#intern(next);
+    if (this.#remembered < MAX_REMEMBERED_STEPS) {
+      steps.set(key, id);
+      this.#remembered++;
+    }
+    return id;
+  }
+
+  /** True when the path that led to `state` is ignored (as {@link ignores} says of it). */
+  ignored(state: IgnoreState): boolean {
+    return this.#ignored[state]!;
+  }
+
+  #intern(positions: number[]): IgnoreState {
+    positions.sort((a, b) => a - b);
+    const name = positions.join(',');
+    let id = this.#ids.get(name);
+    if (id === undefined) {
+      id = this.#positions.length;
+      this.#ids.set(name, id);
+      this.#positions.push(positions);
+      this.#ignored.push(
+        positions.some((position) => {
+          const p = Math.floor(position / this.#stride);
+          return position - p * this.#stride === this.#patterns[p]!.length;
+        }),
+      );
+      this.#steps.push(new Map());
+    }
+    return id;
+  }
+
+  /** Adds pattern `p` having matched `i` segments, and, past a `**`, as if it matched none more. */
+  #add(into: number[], p: number, i: number): void {
+    const pattern = this.#patterns[p]!;
+    for (let at = i; ; at++) {
+      const position = p * this.#stride + at;
+      if (!into.includes(position)) into.push(position);
+      if (pattern[at] !== '**') return;
+    }
+  }
 }
 
 function isRecord(value: JsonValue | undefined): value is { [key: string]: JsonValue } {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+/** A node's path, as a chain up to the root: a pointer is built only for a difference. */
+interface PathNode {
+  parent: PathNode | null;
+  segment: string;
+}
+
+function pointerOf(node: PathNode | null): string {
+  const segments: string[] = [];
+  for (let n = node; n !== null; n = n.parent) segments.push(`/${escapeSegment(n.segment)}`);
+  return segments.reverse().join('');
 }
 
 /** Every value of `recorded` and `live` that differs, outside the ignored paths. */
@@ -101,21 +193,31 @@ export function contentDifferences(
   // Depth first, children in order (array indexes, then sorted keys), without recursion: a
   // recorded body may nest arbitrarily deep.
   const out: ContentDifference[] = [];
-  type Pair = { r: JsonValue | undefined; l: JsonValue | undefined; path: string[] };
-  const stack: Pair[] = [{ r: recorded, l: live, path: [] }];
+  type Pair = { r: JsonValue | undefined; l: JsonValue | undefined; path: PathNode | null; state: IgnoreState };
+  const stack: Pair[] = [{ r: recorded, l: live, path: null, state: ignore.start }];
+  const child = (r: JsonValue | undefined, l: JsonValue | undefined, parent: Pair, segment: string): Pair => ({
+    r,
+    l,
+    path: { parent: parent.path, segment },
+    state: ignore.step(parent.state, segment),
+  });
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const { r, l, path } = next;
-    if (ignore.ignores(path) || (r === undefined && l === undefined)) continue;
-    const pointer = (): string => path.map((s) => `/${escapeSegment(s)}`).join('');
-    if (r === undefined) out.push({ path: pointer(), change: 'added' });
-    else if (l === undefined) out.push({ path: pointer(), change: 'removed' });
+    const { r, l } = next;
+    if ((r === undefined && l === undefined) || ignore.ignored(next.state)) continue;
+    if (r === undefined) out.push({ path: pointerOf(next.path), change: 'added' });
+    else if (l === undefined) out.push({ path: pointerOf(next.path), change: 'removed' });
     else if (Array.isArray(r) && Array.isArray(l)) {
-      for (let i = Math.max(r.length, l.length) - 1; i >= 0; i--)
-        stack.push({ r: r[i], l: l[i], path: [...path, String(i)] });
+      for (let i = Math.max(r.length, l.length) - 1; i >= 0; i--) stack.push(child(r[i], l[i], next, String(i)));
     } else if (isRecord(r) && isRecord(l)) {
-      const keys = [...new Set([...Object.keys(r), ...Object.keys(l)])].sort().reverse();
-      for (const k of keys) stack.push({ r: r[k], l: l[k], path: [...path, k] });
-    } else if (r !== l) out.push({ path: pointer(), change: 'changed' });
+      const keys = Object.keys(r);
+      for (const k of Object.keys(l)) if (!Object.hasOwn(r, k)) keys.push(k);
+      keys.sort();
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const k = keys[i]!;
+        // Own members only: a key such as `constructor` on one side is added or removed.
+        stack.push(child(Object.hasOwn(r, k) ? r[k] : undefined, Object.hasOwn(l, k) ? l[k] : undefined, next, k));
+      }
+    } else if (r !== l) out.push({ path: pointerOf(next.path), change: 'changed' });
   }
   return out;
 }

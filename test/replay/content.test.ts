@@ -1,6 +1,7 @@
 /**
  * Content comparison walks bodies of any depth without recursion, in document order.
  */
+import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { IgnoreSet, type JsonValue, contentDifferences } from '../../src/internal.js';
 
@@ -25,5 +26,104 @@ it('reports differences in document order: indexes ascending, keys sorted', () =
     { path: '/a/z', change: 'added' },
     { path: '/b/0', change: 'changed' },
     { path: '/b/2', change: 'removed' },
+  ]);
+});
+
+it('says a key that only one side has is added or removed, whatever its name', () => {
+  expect(contentDifferences({}, { constructor: 'x', toString: 1 }, new IgnoreSet([]))).toEqual([
+    { path: '/constructor', change: 'added' },
+    { path: '/toString', change: 'added' },
+  ]);
+  expect(contentDifferences(JSON.parse('{"__proto__":1}') as JsonValue, {}, new IgnoreSet([]))).toEqual([
+    { path: '/__proto__', change: 'removed' },
+  ]);
+});
+
+const segment = fc.constantFrom('a', 'b', '0', '1', 'x/y', 'm~n');
+const patternSegment = fc.oneof(segment, fc.constant('*'), fc.constant('**'));
+const escape = (s: string): string => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+it('walks to the same verdict as matching each whole path against the patterns', () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.array(patternSegment, { maxLength: 5 }), { maxLength: 4 }),
+      fc.array(segment, { maxLength: 7 }),
+      (patterns, path) => {
+        const set = new IgnoreSet(
+          patterns.map((p) => p.map((s) => `/${s === '*' || s === '**' ? s : escape(s)}`).join('')),
+        );
+        let state = set.start;
+        expect(set.ignored(state)).toBe(set.ignores([]));
+        path.forEach((key, i) => {
+          state = set.step(state, key);
+          expect(set.ignored(state)).toBe(set.ignores(path.slice(0, i + 1)));
+        });
+      },
+    ),
+    { numRuns: 2000 },
+  );
+});
+
+/** Every leaf and member with its path, for the reference comparison below. */
+function reference(
+  recorded: JsonValue | undefined,
+  live: JsonValue | undefined,
+  set: IgnoreSet,
+  path: string[] = [],
+): string[] {
+  if (set.ignores(path) || (recorded === undefined && live === undefined)) return [];
+  const at = path.map((s) => `/${escape(s)}`).join('');
+  if (recorded === undefined) return [`${at} added`];
+  if (live === undefined) return [`${at} removed`];
+  if (Array.isArray(recorded) && Array.isArray(live)) {
+    const out: string[] = [];
+    for (let i = 0; i < Math.max(recorded.length, live.length); i++)
+      out.push(...reference(recorded[i], live[i], set, [...path, String(i)]));
+    return out;
+  }
+  const isObject = (v: JsonValue): v is Record<string, JsonValue> =>
+    v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (isObject(recorded) && isObject(live)) {
+    const keys = [...new Set([...Object.keys(recorded), ...Object.keys(live)])].sort();
+    return keys.flatMap((k) => reference(recorded[k], live[k], set, [...path, k]));
+  }
+  return recorded === live ? [] : [`${at} changed`];
+}
+
+it('finds what a recursive walk over whole paths finds, in the same order', () => {
+  const json = fc.letrec<{ value: JsonValue }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: 'small' },
+      fc.constantFrom<JsonValue>(0, 1, 'a', null, true),
+      fc.array(tie('value'), { maxLength: 3 }),
+      fc.dictionary(segment, tie('value'), { maxKeys: 3 }),
+    ),
+  })).value;
+  fc.assert(
+    fc.property(
+      json,
+      json,
+      fc.array(fc.array(patternSegment, { maxLength: 4 }), { maxLength: 3 }),
+      (r, l, patterns) => {
+        const set = new IgnoreSet(
+          patterns.map((p) => p.map((s) => `/${s === '*' || s === '**' ? s : escape(s)}`).join('')),
+        );
+        const found = contentDifferences(r, l, set).map((d) => `${d.path} ${d.change}`);
+        expect(found).toEqual(reference(r, l, set));
+      },
+    ),
+    { numRuns: 1000 },
+  );
+});
+
+it('ignores by pattern under more distinct keys than it remembers steps for', () => {
+  const recorded: Record<string, JsonValue> = {};
+  const live: Record<string, JsonValue> = {};
+  for (let i = 0; i < 40_000; i++) {
+    recorded[`k${i}`] = { x: 1, y: 1 };
+    live[`k${i}`] = { x: 2, y: i === 39_999 ? 2 : 1 };
+  }
+  expect(contentDifferences(recorded, live, new IgnoreSet(['/*/x']))).toEqual([
+    { path: '/k39999/y', change: 'changed' },
   ]);
 });
