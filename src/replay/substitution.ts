@@ -86,10 +86,11 @@ export class IdMap {
    */
   learn(recorded: JsonValue | undefined, live: JsonValue | undefined): void {
     this.#walk(recorded, live);
+    // The live body is searched only for a recorded token not paired yet.
     const r = resumeTokenIn(recorded);
+    if (r === undefined || this.#toLive.has(r)) return;
     const l = resumeTokenIn(live);
-    if (r !== undefined && l !== undefined && !this.#toLive.has(r) && !this.#toRecorded.has(l))
-      this.pair(r, l, 'resumeToken');
+    if (l !== undefined && !this.#toRecorded.has(l)) this.pair(r, l, 'resumeToken');
   }
 
   #walk(recorded: JsonValue | undefined, live: JsonValue | undefined): void {
