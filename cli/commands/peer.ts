@@ -152,8 +152,10 @@ export function registerPeer(program: Command): void {
         }
         throw error;
       });
+      // Listen for the stop before saying so: a supervisor may stop the peer the moment it reads the line.
+      const stopped = waitForStopSignal();
       process.stdout.write(`listening on ${peer.url}\n`);
-      await waitForStopSignal();
+      await stopped;
       await peer.close();
       await observation?.finish();
       await tracing.shutdown();

@@ -341,6 +341,9 @@ export function registerRecord(program: Command): void {
         if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
         throw error;
       });
+      // Listen for the stop before saying so: a supervisor may stop the recorder the moment it reads
+      // the line, and the recording and receipt log must still be closed.
+      const stopped = waitForStopSignal();
       process.stdout.write(`listening on ${proxy.url}\n`);
       if (!isLoopbackHost(new URL(proxy.url).hostname)) {
         process.stderr.write(
@@ -349,7 +352,7 @@ export function registerRecord(program: Command): void {
         );
       }
 
-      await waitForStopSignal();
+      await stopped;
       await proxy.close({ graceMs });
       await writer.close();
       if (writer.dropped > 0)
