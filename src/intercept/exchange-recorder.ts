@@ -26,7 +26,7 @@ import { DEFAULT_PRINCIPAL_SOURCE, type PrincipalSource, principalOf } from '../
 import { DEFAULT_REDACTED_HEADERS, redactHeaders, redactPath } from '../recording/redaction.js';
 import type { EntryDraft, EntryWriter } from '../recording/recording-writer.js';
 import { type HeaderInput, mediaType, recordedHeaders } from './http-headers.js';
-import { SseParser } from './sse-parser.js';
+import { type SseEvent, SseParser } from './sse-parser.js';
 
 /**
  * The `error` message of a response cut off before its end (upstream died mid-body or
@@ -230,7 +230,8 @@ export class Exchange {
           this.#end('error', { error: `cannot record an event stream sent with content-encoding ${this.#encoding}` });
           return;
         }
-        this.#parser = new SseParser();
+        // An event keeps at most the body cap's worth of data characters (the rest still reaches the client).
+        this.#parser = new SseParser(this.#recorder.maxBodyBytes);
       } else {
         this.#phase = 'unary';
       }
@@ -249,7 +250,7 @@ export class Exchange {
           this.#kept += part.byteLength;
         }
       } else if (this.#phase === 'stream' && this.#parser !== undefined) {
-        for (const event of this.#parser.push(chunk)) this.#event(event.data, event.event, event.id);
+        for (const event of this.#parser.push(chunk)) this.#event(event);
       }
     });
   }
@@ -280,7 +281,7 @@ export class Exchange {
         }
         case 'stream': {
           const rest = this.#parser?.end();
-          for (const event of rest?.events ?? []) this.#event(event.data, event.event, event.id);
+          for (const event of rest?.events ?? []) this.#event(event);
           this.#end('end', {});
           return;
         }
@@ -299,20 +300,23 @@ export class Exchange {
     this.#guard(() => {
       if (this.#phase === 'done') return;
       if (this.#phase === 'stream') {
-        for (const event of this.#parser?.end().events ?? []) this.#event(event.data, event.event, event.id);
+        for (const event of this.#parser?.end().events ?? []) this.#event(event);
       }
       this.#chunks = [];
       this.#end('error', { error: message });
     });
   }
 
-  #event(data: string, event: string | undefined, id: string | undefined): void {
-    let fields: Pick<EntryDraft, 'body' | 'bodyText'>;
-    try {
-      const body = JSON.parse(data) as JsonValue;
-      fields = { body: this.#recorder.tokens === 'placeholder' ? replaceResumeTokens(body, data) : body };
-    } catch {
-      fields = { bodyText: data };
+  #event({ data, event, id, truncated }: SseEvent): void {
+    // An event over the cap is kept as its first characters, like a body over the cap.
+    let fields: Pick<EntryDraft, 'body' | 'bodyText'> = { bodyText: data };
+    if (!truncated) {
+      try {
+        const body = JSON.parse(data) as JsonValue;
+        fields = { body: this.#recorder.tokens === 'placeholder' ? replaceResumeTokens(body, data) : body };
+      } catch {
+        // not JSON: the text as it came
+      }
     }
     const draft: Omit<EntryDraft, 'xid'> = { kind: 'event', http: { ...this.#http }, ...fields };
     if (event !== undefined || id !== undefined) {

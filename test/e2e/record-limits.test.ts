@@ -176,6 +176,23 @@ describe('bodies', () => {
     },
   );
 
+  it('passes an SSE event over --max-body-bytes to the client whole and records its first characters', async () => {
+    const big = `{"n":"${'x'.repeat(3 * 65536)}"}`;
+    const peer = await upstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      // The big event in pieces, one of them a line that never ends inside a chunk.
+      res.write('data: {"n":1}\n\ndata: ');
+      for (let at = 0; at < big.length; at += 10_000) res.write(big.slice(at, at + 10_000));
+      res.end('\n\ndata: {"n":3}\n\n');
+    });
+    const { proc, out, url } = await record(peer, '--max-body-bytes', '65536');
+    const res = await fetch(url, { method: 'POST', body: rpc('SendStreamingMessage') });
+    expect(await res.text()).toBe(`data: {"n":1}\n\ndata: ${big}\n\ndata: {"n":3}\n\n`);
+    const events = (await entriesOf(proc, out)).filter((e) => e.kind === 'event');
+    expect(events.map((e) => e.body ?? e.bodyText?.length)).toEqual([{ n: 1 }, 65536, { n: 3 }]);
+    expect(events[1]?.bodyText).toBe(big.slice(0, 65536));
+  });
+
   it('passes a gzip answer to the client untouched and records it decoded', async () => {
     const json = { jsonrpc: '2.0', id: 7, result: { artifacts: ['a', 'b'] } };
     const compressed = gzipSync(JSON.stringify(json));
