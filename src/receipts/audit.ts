@@ -6,7 +6,7 @@
 import type { JsonValue } from '../canonical/canonical-json.js';
 import type { PauseInitiator } from '../protocol/types.js';
 import { type VerifiedLine, type VerifyOptions, type VerifyResult, verifyReceiptLog } from './verify.js';
-import type { ResumeReceiptCause, SuspensionReceipt, SuspensionVia } from './types.js';
+import type { ReceiptBinding, ResumeReceiptCause, SuspensionReceipt, SuspensionVia } from './types.js';
 
 /** How a suspension ended: `open` when no closing receipt was logged. */
 export type AuditOutcome = 'resumed' | 'canceled' | 'failed' | 'open';
@@ -20,6 +20,8 @@ export interface AuditRow {
   initiatedBy: PauseInitiator;
   principal: string | null;
   via: SuspensionVia;
+  /** The A2A binding the pause was seen over (JSON-RPC or HTTP+JSON). */
+  binding: ReceiptBinding;
   reason: string | null;
   conditions: JsonValue;
   pausedAt: string;
@@ -99,6 +101,7 @@ export class AuditCollector {
           initiatedBy: line.initiatedBy,
           principal: line.principal,
           via: line.via,
+          binding: line.binding,
           reason: line.reason,
           conditions: (line.conditions ?? null) as JsonValue,
           pausedAt: line.pausedAt,

@@ -147,6 +147,22 @@ describe('a2a-replay verify', () => {
     expect(pub.stdout).toContain('receipt HMACs NOT checked');
   });
 
+  it('names the binding of each pause in audit --json, JSON-RPC and HTTP+JSON', async () => {
+    const bindings = [];
+    for (const scenario of ['caller-pause-finish-step', 'rest-caller-pause-finish-step']) {
+      const audited = await runCli([
+        'audit',
+        `golden/${scenario}/recording.receipts.jsonl`,
+        '--key',
+        'golden/test-key.json',
+        '--json',
+      ]);
+      expect(audited.code, audited.stderr).toBe(0);
+      bindings.push((JSON.parse(audited.stdout) as { binding: string }[]).map((row) => row.binding));
+    }
+    expect(bindings).toEqual([['JSONRPC'], ['HTTP+JSON']]);
+  });
+
   it('exits 2 for a missing log or no key', async () => {
     const missing = await runCli(['verify', join(dir, 'nope.jsonl'), '--key', keyA]);
     expect(missing.code).toBe(2);
