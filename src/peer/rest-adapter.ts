@@ -33,6 +33,8 @@ function sendRestError(
   options: { metadata?: Record<string, string>; status?: number; headers?: Record<string, string> } = {},
 ): void {
   const { http, body } = restError(name, message, options.metadata);
+  // The body's code is the HTTP status it travels with (405 for a wrong verb, not the error's 400).
+  if (options.status !== undefined) body.error.code = options.status;
   sendJson(res, options.status ?? http, body, options.headers);
 }
 

@@ -160,6 +160,7 @@ it('refuses a body naming another task than its path, bad params, no A2A-Version
   const wrongVerb = await rest('DELETE', `/tasks/${task.id}:pause`);
   expect(wrongVerb.status).toBe(405);
   expect(wrongVerb.headers.get('allow')).toBe('POST');
+  expect(wrongVerb.json).toMatchObject({ error: { code: 405, status: 'INVALID_ARGUMENT' } });
   const push = await rest('GET', `/tasks/${task.id}/pushNotificationConfigs`);
   expect(push.status).toBe(400);
   expect(errorInfo(push.json).reason).toBe('PUSH_NOTIFICATION_NOT_SUPPORTED');
