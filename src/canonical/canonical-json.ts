@@ -97,6 +97,35 @@ function pathOf(stack: readonly Frame[], last?: string | number): string {
 /** How deep the fast path recurses before it hands the value to the stack-based walk. */
 const FAST_DEPTH = 64;
 
+/** A string `JSON.stringify` writes as itself in quotes: no `"`, `\\`, control character or surrogate. */
+// eslint-disable-next-line no-control-regex -- control characters are what JSON.stringify escapes
+const VERBATIM = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
+/** Strings longer than this go to `JSON.stringify` at once (its native scan beats the regex there). */
+const VERBATIM_MAX = 64;
+
+/**
+ * `JSON.stringify(s)` for a string: short strings with nothing to escape (ids, states, most
+ * keys) are quoted directly, skipping the call into the runtime.
+ */
+export function quoted(s: string): string {
+  return s.length <= VERBATIM_MAX && VERBATIM.test(s) ? `"${s}"` : JSON.stringify(s);
+}
+
+/**
+ * `JSON.stringify(key)` of property names, remembered: the bodies of one peer reuse a few dozen
+ * names. Bounded in count and in name length, so odd input cannot grow it.
+ */
+const quotedKeys = new Map<string, string>();
+const QUOTED_KEYS_MAX = 4096;
+
+function quotedKey(key: string): string {
+  let text = quotedKeys.get(key);
+  if (text !== undefined) return text;
+  text = JSON.stringify(key);
+  if (key.length <= VERBATIM_MAX && quotedKeys.size < QUOTED_KEYS_MAX) quotedKeys.set(key, text);
+  return text;
+}
+
 /**
  * The canonical form of plain JSON (what `JSON.parse` makes: plain objects, arrays, strings,
  * finite numbers, booleans, null) by direct recursion, or `undefined` for anything else —
@@ -107,7 +136,7 @@ const FAST_DEPTH = 64;
 export function plainCanonical(value: unknown, escape: boolean, depth: number): string | undefined {
   switch (typeof value) {
     case 'string':
-      return escape || loneSurrogateAt(value) < 0 ? JSON.stringify(value) : undefined;
+      return escape || loneSurrogateAt(value) < 0 ? quoted(value) : undefined;
     case 'number':
       if (!Number.isFinite(value)) return undefined;
       return Object.is(value, -0) ? '0' : String(value);
@@ -134,7 +163,7 @@ export function plainCanonical(value: unknown, escape: boolean, depth: number): 
         if (!escape && loneSurrogateAt(key) >= 0) return undefined;
         const member = plainCanonical(record[key], escape, depth + 1);
         if (member === undefined) return undefined;
-        out += `${i === 0 ? '' : ','}${JSON.stringify(key)}:${member}`;
+        out += `${i === 0 ? '' : ','}${quotedKey(key)}:${member}`;
       }
       return `${out}}`;
     }
@@ -291,7 +320,7 @@ export function canonicalMembers(
     // Most receipt members are strings or null: written here, without the general walk.
     let text =
       typeof value === 'string' && value.isWellFormed()
-        ? JSON.stringify(value)
+        ? quoted(value)
         : value === null
           ? 'null'
           : plainCanonical(value, false, 1);

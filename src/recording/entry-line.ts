@@ -8,7 +8,7 @@
  * not have) makes it answer `undefined`, and the caller takes the generic serializer, which then
  * writes or refuses it as before.
  */
-import { isPlainObject, plainCanonical } from '../canonical/canonical-json.js';
+import { isPlainObject, plainCanonical, quoted } from '../canonical/canonical-json.js';
 import type { RecordingEntry } from './format.js';
 
 /** Members an entry may have, as the fast writer knows them (in RFC 8785 order). */
@@ -25,7 +25,7 @@ function onlyKnown(value: object, known: ReadonlySet<string>): boolean {
 }
 
 function text(value: unknown): string | undefined {
-  return typeof value === 'string' ? JSON.stringify(value) : undefined;
+  return typeof value === 'string' ? quoted(value) : undefined;
 }
 
 /**

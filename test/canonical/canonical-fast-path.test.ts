@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { quoted } from '../../src/canonical/canonical-json.js';
 import { canonicalJson } from '../../src/internal.js';
 
 const walk = (value: unknown, escape = false): string =>
@@ -27,6 +28,30 @@ describe('canonicalJson fast path', () => {
       }),
       { numRuns: 300, seed: 8786 },
     );
+  });
+
+  it('quotes any string exactly as JSON.stringify does', () => {
+    // Any UTF-16 code units: quotes, backslashes, controls, lone and paired surrogates, U+2028.
+    const units = fc.array(fc.oneof(fc.integer({ min: 0, max: 0xffff }), fc.constantFrom(0x22, 0x5c, 0x1f, 0x7f)), {
+      maxLength: 80,
+    });
+    fc.assert(
+      fc.property(units, (codes) => {
+        const s = String.fromCharCode(...codes);
+        expect(quoted(s)).toBe(JSON.stringify(s));
+      }),
+      { numRuns: 2000, seed: 8787 },
+    );
+    for (const s of ['', 'a'.repeat(64), 'a'.repeat(65), 'x"y', 'x\\y', '\u2028', '\ud83d\ude00', '\udc00'])
+      expect(quoted(s)).toBe(JSON.stringify(s));
+  });
+
+  it('names keys right however many distinct ones it has seen', () => {
+    // More names than the remembered-name bound, long and odd ones too, each seen twice.
+    const record: Record<string, number> = {};
+    for (let i = 0; i < 5000; i++) record[`k${i}${i % 7 === 0 ? '"\\' : ''}${i % 11 === 0 ? 'x'.repeat(70) : ''}`] = i;
+    expect(canonicalJson(record)).toBe(walk(record));
+    expect(canonicalJson(record)).toBe(walk(record));
   });
 
   it('leaves deep nesting, cycles, lone surrogates and non-JSON to the walk, which names the path', () => {
