@@ -68,10 +68,13 @@ function keysInOrder(value: unknown): boolean {
 /**
  * The fast way: `value` is what `JSON.parse(text)` gave, `line` the same line read and checked
  * by `readReceiptLogLine`. Same answer as {@link lineFormFull}; falls back to it when undecided.
+ * `shapesInOrder`: the caller knows that every object in `value` but `conditions` lists its
+ * members in canonical order (`readReceiptLineFast` accepted it), so only `conditions` is walked.
  */
-export function lineForm(text: string, value: unknown, line: ReceiptLogLine): LineForm {
+export function lineForm(text: string, value: unknown, line: ReceiptLogLine, shapesInOrder = false): LineForm {
+  const ordered = shapesInOrder ? keysInOrder((value as { conditions?: unknown }).conditions) : keysInOrder(value);
   // `\u` escapes may hide lone surrogates or non-canonical escapes: the full way decides those.
-  if (text.includes('\\u') || !keysInOrder(value) || JSON.stringify(value) !== text) return lineFormFull(text, line);
+  if (!ordered || text.includes('\\u') || JSON.stringify(value) !== text) return lineFormFull(text, line);
   if (line.type === 'ReceiptLog') return HEADER;
   for (const key in line) if (key > 'sig' && !AFTER_SIG.has(key)) return lineFormFull(text, line);
   // The text is canonical, so its sig member is the canonical text of the parsed sig.
