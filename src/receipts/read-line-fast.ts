@@ -18,9 +18,16 @@ const CAUSES = ['explicit_resume', 'condition_fired', 'timeout', 'external_event
 const OUTCOMES = ['resumed', 'canceled', 'failed', 'rejected'] as const;
 const HMAC_ONLY = ['hmac-sha256'] as const;
 const CHECKPOINT_ALGS = ['ed25519', 'hmac-sha256'] as const;
-const HASH = /^sha256:[0-9a-f]{64}$/;
-const HEX32 = /^[0-9a-f]{32}$/;
-const HEX16 = /^[0-9a-f]{16}$/;
+/** 1 at the char codes of `0-9a-f`: a table look-up per char is cheaper here than a regex test. */
+const LOWER_HEX = new Uint8Array(128);
+for (const c of '0123456789abcdef') LOWER_HEX[c.charCodeAt(0)] = 1;
+
+/** `value` is `prefix` and then `digits` lower-case hex digits (`/^prefix[0-9a-f]{digits}$/`). */
+function isPrefixedHex(value: unknown, prefix: string, digits: number): value is string {
+  if (typeof value !== 'string' || value.length !== prefix.length + digits || !value.startsWith(prefix)) return false;
+  for (let i = prefix.length; i < value.length; i++) if (LOWER_HEX[value.charCodeAt(i)] !== 1) return false;
+  return true;
+}
 
 /** Each line type's members in canonical (RFC 8785 §3.2.3) order: the order written lines have. */
 const SUSPENSION_ORDER = [
@@ -94,7 +101,7 @@ function isInteger(value: unknown, min: number): value is number {
 }
 
 function isHash(value: unknown): value is string {
-  return typeof value === 'string' && HASH.test(value);
+  return isPrefixedHex(value, 'sha256:', 64);
 }
 
 function isNullOrString(value: unknown): value is string | null {
@@ -126,8 +133,7 @@ function isRepaired(value: unknown): value is string[] {
 function spanOf(value: unknown): SpanRef | null {
   if (!isRecord(value) || !keysAre(value, SPAN_ORDER)) return null;
   const { traceId, spanId } = value;
-  if (typeof traceId !== 'string' || !HEX32.test(traceId) || typeof spanId !== 'string' || !HEX16.test(spanId))
-    return null;
+  if (!isPrefixedHex(traceId, '', 32) || !isPrefixedHex(spanId, '', 16)) return null;
   return { traceId, spanId };
 }
 

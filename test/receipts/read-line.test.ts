@@ -198,6 +198,31 @@ describe('reading a log line: fast reader and field readers', () => {
     );
   });
 
+  it('agree on hashes and span ids of lengths near the right ones, with a char near the hex digits', () => {
+    const receipts = all.filter((t) => t.includes('"span":'));
+    const digits = fc
+      .constantFrom(0, 15, 16, 17, 31, 32, 33, 63, 64, 65)
+      .chain((n) => fc.array(fc.constantFrom<string>('0', '9', 'a', 'f'), { minLength: n, maxLength: n }));
+    const odd = fc.option(
+      fc.tuple(fc.nat(), fc.constantFrom('g', 'A', 'F', 'G', '/', ':', '`', '@', '\u0130', '\u0661')),
+    );
+    const id = fc
+      .tuple(fc.constantFrom('', 'sha256:', 'sha256', 'SHA256:'), digits, odd)
+      .map(([prefix, chars, bad]) => {
+        if (bad && chars.length > 0) chars[bad[0] % chars.length] = bad[1];
+        return prefix + chars.join('');
+      });
+    fc.assert(
+      fc.property(fc.nat(receipts.length - 1), id, id, (i, a, b) => {
+        const value = JSON.parse(receipts[i]!) as Record<string, unknown>;
+        expectAgreement({ ...value, prev: a });
+        expectAgreement({ ...value, span: { spanId: a, traceId: b } });
+        expectAgreement({ ...value, span: { spanId: b, traceId: a } });
+      }),
+      { numRuns: 2000, seed: 26 },
+    );
+  });
+
   it('agree on lines with their members in any order', () => {
     fc.assert(
       fc.property(fc.nat(all.length - 1), fc.array(fc.nat(), { minLength: 1, maxLength: 40 }), (i, picks) => {
