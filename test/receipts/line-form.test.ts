@@ -103,6 +103,29 @@ describe('line form: fast and full checks', () => {
     );
   });
 
+  it('agree on lines whose sig kid or value is any string, braces and quotes included', () => {
+    fc.assert(
+      fc.property(
+        fc.nat(written.length - 1),
+        fc.constantFrom('kid', 'value'),
+        fc.oneof(
+          fc.string({ unit: fc.constantFrom('}', '{', '"', '\\', ',', 'a', ':', '\u00e9'), maxLength: 12 }),
+          fc.constantFrom('}', 'a}b', '"}', '\\}', ',"sig":{"alg":"hmac-sha256"}', '{}', '}}'),
+          fc.string({ unit: 'binary', maxLength: 20 }),
+        ),
+        (i, member, replacement) => {
+          const value = JSON.parse(written[i]!) as Record<string, unknown>;
+          if (!value.sig) return;
+          const sig = { ...(value.sig as Record<string, unknown>), [member]: replacement };
+          const text = written[i]!.replace(JSON.stringify(value.sig), JSON.stringify(sig));
+          const answer = both(text);
+          if (answer) expect(answer.fast).toEqual(answer.full);
+        },
+      ),
+      { numRuns: 600, seed: 21 },
+    );
+  });
+
   it('agree on conditions of any JSON, numbers in other forms and a nested sig member', () => {
     const suspension = written.find((t) => t.includes('"conditions":{'))!;
     fc.assert(
