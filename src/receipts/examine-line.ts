@@ -11,7 +11,8 @@ import { formatIssue } from '../protocol/read.js';
 import type { Keyring } from './keys.js';
 import { lineForm } from './line-form.js';
 import { type LineBlock, type RawLine, splitBlock } from './log-reader.js';
-import { readReceiptLogLine } from './read-line.js';
+import { readReceiptLogLineByFields } from './read-line.js';
+import { readReceiptLineFast } from './read-line-fast.js';
 import { type SignatureCheck, checkCheckpointSignature, checkReceiptSignature } from './signing.js';
 import type { CheckpointSignature, ReceiptLogHeader, ReceiptLogLine, ResumeOutcome } from './types.js';
 import type { VerifyFailure, VerifyFailureReason } from './verify.js';
@@ -88,10 +89,15 @@ export function examineLine(raw: RawLine, keyring: Keyring, keepLine: boolean): 
     return fail('malformed_line', `line ${n} is not JSON`);
   }
   if (!raw.complete) return fail('torn_tail', `line ${n} has no newline: the writer stopped before finishing it`);
-  const parsed = readReceiptLogLine(value);
-  if (!parsed.ok) return fail('malformed_line', `line ${n}: ${formatIssue(parsed.issue)}`);
-  const line = parsed.value;
-  const form = lineForm(raw.text, value, line);
+  // The fast reader first, to tell line-form that the line's members are in canonical order.
+  let line = readReceiptLineFast(value);
+  const shapesInOrder = line !== null;
+  if (!line) {
+    const parsed = readReceiptLogLineByFields(value);
+    if (!parsed.ok) return fail('malformed_line', `line ${n}: ${formatIssue(parsed.issue)}`);
+    line = parsed.value;
+  }
+  const form = lineForm(raw.text, value, line, shapesInOrder);
   if (!form.canonical)
     return fail(
       'malformed_line',

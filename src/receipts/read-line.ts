@@ -17,6 +17,7 @@ import {
   parseWith,
   string,
 } from '../protocol/read.js';
+import { readReceiptLineFast } from './read-line-fast.js';
 import type {
   Checkpoint,
   ReceiptLogHeader,
@@ -256,8 +257,18 @@ function readCheckpoint(r: Record<string, unknown>): Checkpoint {
   };
 }
 
-/** Reads one line of a receipt log, checking every member's presence and type. */
+/**
+ * Reads one line of a receipt log, checking every member's presence and type: a line as the
+ * writer writes it the fast way (read-line-fast.ts), anything else by the field readers, which
+ * give the same value and say what is wrong.
+ */
 export function readReceiptLogLine(value: unknown): ParseResult<ReceiptLogLine> {
+  const line = readReceiptLineFast(value);
+  return line ? { ok: true, value: line } : readReceiptLogLineByFields(value);
+}
+
+/** {@link readReceiptLogLine} by the field readers alone. */
+export function readReceiptLogLineByFields(value: unknown): ParseResult<ReceiptLogLine> {
   return parseWith(() => {
     const r = object(value, 'line');
     switch (r.type) {

@@ -54,18 +54,19 @@ export function signReceipt(
   key: ReceiptKey,
   bodyText = canonicalJson(body),
 ): ReceiptSignature {
-  return { alg: 'hmac-sha256', kid: key.kid, value: receiptMac(key, bodyText).toString('base64url') };
+  return { alg: 'hmac-sha256', kid: key.kid, value: receiptMac(key, bodyText) };
 }
 
 /**
- * HMAC of `receiptSigningInput` for a body's canonical text, fed to the MAC in parts; the body
- * may come in pieces (a line's text around its `sig` member), which are never joined.
+ * base64url of the HMAC of `receiptSigningInput` for a body's canonical text, fed to the MAC in
+ * parts; the body may come in pieces (a line's text around its `sig` member), never joined.
  */
-export function receiptMac(key: ReceiptKey, bodyText: string | readonly string[]): Buffer {
-  const pieces = typeof bodyText === 'string' ? [bodyText] : bodyText;
+export function receiptMac(key: ReceiptKey, bodyText: string | readonly string[]): string {
+  if (typeof bodyText === 'string')
+    return key.macOfTexts([paeHeader(RECEIPT_PAYLOAD_TYPE, Buffer.byteLength(bodyText, 'utf8')), bodyText]);
   let bytes = 0;
-  for (const piece of pieces) bytes += Buffer.byteLength(piece, 'utf8');
-  return key.macOf([paeHeader(RECEIPT_PAYLOAD_TYPE, bytes), ...pieces]);
+  for (const piece of bodyText) bytes += Buffer.byteLength(piece, 'utf8');
+  return key.macOfTexts([paeHeader(RECEIPT_PAYLOAD_TYPE, bytes), ...bodyText]);
 }
 
 /** Ed25519 when `key` holds a pair, else HMAC-SHA256. */
@@ -84,9 +85,10 @@ export function signCheckpoint(body: Unsigned<Checkpoint>, key: ReceiptKey, body
  */
 export type SignatureCheck = 'ok' | 'unknown_kid' | 'unchecked' | 'bad_signature';
 
-function macEquals(expected: Buffer, value: string): boolean {
+/** Whether `value` is `expected` (a MAC, or its base64url text), compared in constant time. */
+function macEquals(expected: Buffer | string, value: string): boolean {
   const given = Buffer.from(value, 'utf8');
-  const want = Buffer.from(expected.toString('base64url'), 'utf8');
+  const want = Buffer.from(typeof expected === 'string' ? expected : expected.toString('base64url'), 'utf8');
   return given.length === want.length && timingSafeEqual(given, want);
 }
 

@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CanonicalizationError, canonicalJson, hashCanonical } from '../../src/internal.js';
+import { CanonicalizationError, canonicalJson, hashCanonical, sha256Prefixed } from '../../src/internal.js';
 import { repairLoneSurrogates } from '../../src/canonical/canonical-json.js';
 
 function fromIeeeHex(hex: string): number {
@@ -150,6 +152,26 @@ describe('hashCanonical', () => {
 
   it('changes when any value changes', () => {
     expect(hashCanonical({ a: 1 })).not.toBe(hashCanonical({ a: 2 }));
+  });
+});
+
+describe('sha256Prefixed', () => {
+  it('gives the createHash digest of any text or bytes, lone surrogates included', () => {
+    const byObject = (data: string | Uint8Array): string => `sha256:${createHash('sha256').update(data).digest('hex')}`;
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary', maxLength: 300 }),
+          fc.string({ unit: fc.constantFrom('\ud800', '\udfff', 'a', '\u00e9', '\ud83d\ude00'), maxLength: 20 }),
+          fc.uint8Array({ maxLength: 300 }),
+        ),
+        (data) => {
+          expect(sha256Prefixed(data)).toBe(byObject(data));
+        },
+      ),
+      { numRuns: 500, seed: 5 },
+    );
+    expect(sha256Prefixed('')).toBe('sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
   });
 });
 

@@ -1,12 +1,15 @@
+import { createHmac } from 'node:crypto';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
+import fc from 'fast-check';
 import nacl from 'tweetnacl';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   Keyring,
   ReceiptChain,
+  ReceiptKey,
   canonicalJson,
   checkpointSigningInput,
   loadKeyFile,
@@ -114,5 +117,40 @@ describe('receipt keys', () => {
     await writeFile(join(dir, 'bad.json'), `{"hmac":"${file.hmac}",`);
     const error = await loadKeyFile(join(dir, 'bad.json')).catch((e: unknown) => e);
     expect((error as Error).message).not.toContain(file.hmac);
+  });
+});
+
+describe('ReceiptKey.macOfTexts', () => {
+  const text = fc.oneof(
+    fc.string({ unit: 'binary', maxLength: 200 }),
+    fc.string({ unit: fc.constantFrom('a', '\u00e9', '\u20ac', '\ud83d\ude00', '\ud800', '\udc00'), maxLength: 60 }),
+    fc.nat(9000).map((n) => '\u20ac'.repeat(n)),
+  );
+
+  it('is the createHmac MAC (base64url) of the texts in turn as UTF-8, for keys and texts of any length', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: 1, maxLength: 200 }),
+        fc.array(fc.array(text, { maxLength: 4 }), { minLength: 1, maxLength: 4 }),
+        (secret, calls) => {
+          const key = new ReceiptKey('k-mac', { hmac: secret });
+          // Several calls on one key: its scratch buffer grows and is reused.
+          for (const texts of calls) {
+            // Each text as UTF-8 in turn (a surrogate pair split between two texts is two U+FFFD).
+            const hmac = createHmac('sha256', Buffer.from(secret));
+            for (const t of texts) hmac.update(t, 'utf8');
+            const want = hmac.digest('base64url');
+            expect(key.macOfTexts(texts)).toBe(want);
+            expect(key.macOf(texts).toString('base64url')).toBe(want);
+          }
+        },
+      ),
+      { numRuns: 300, seed: 11 },
+    );
+  });
+
+  it('refuses a key without an HMAC secret', () => {
+    const pub = new ReceiptKey('k-pub', { ed25519: { publicKey: nacl.sign.keyPair().publicKey } });
+    expect(() => pub.macOfTexts(['x'])).toThrow(/has no HMAC secret/);
   });
 });

@@ -1,0 +1,240 @@
+/**
+ * The fast reader of written lines (read-line-fast.ts) and the field readers (read-line.ts) agree:
+ * on written lines and on the same lines with a member replaced (by values of every type, valid
+ * and not), removed, added, or their members reordered, the fast reader either declines or gives
+ * the very value the field readers give (same members in the same order, the same arrays); it
+ * declines a line the field readers accept only when some fixed-shape object in it lists its
+ * members out of canonical order; and `readReceiptLogLine` answers as the field readers do.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { readReceiptLineFast } from '../../src/receipts/read-line-fast.js';
+import { readReceiptLogLineByFields } from '../../src/receipts/read-line.js';
+import { Keyring, readReceiptLogLine } from '../../src/internal.js';
+import { buildLogLines, fixedKey } from './fixtures.js';
+
+const written = buildLogLines({ count: 40, keyring: new Keyring([fixedKey('key-rl')]), checkpointEvery: 8 });
+const hmacWritten = buildLogLines({ count: 4, keyring: new Keyring([fixedKey('key-rl-h', 'h', false)]) });
+const all = [...written, ...hmacWritten];
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Whether every object of fixed shape (the line, span, sig, links and its spans) has sorted keys. */
+function fixedShapesInOrder(value: unknown): boolean {
+  if (!isRecord(value)) return true;
+  const links = value.links;
+  const objects = [value, value.span, value.sig, links, ...(isRecord(links) ? [links.suspension, links.pipeline] : [])];
+  return objects.every((o) => {
+    if (!isRecord(o)) return true;
+    const keys = Object.keys(o);
+    return keys.every((k, i) => i === 0 || keys[i - 1]! < k);
+  });
+}
+
+/** Both readers on `value`, held to each other. */
+function expectAgreement(value: unknown): void {
+  const full = readReceiptLogLineByFields(value);
+  const fast = readReceiptLineFast(value);
+  if (fast !== null) {
+    expect(full.ok).toBe(true);
+    if (!full.ok) return;
+    expect(fast).toEqual(full.value);
+    // Same members in the same order, at every depth, and the same arrays and conditions.
+    expect(JSON.stringify(fast)).toBe(JSON.stringify(full.value));
+    const { entries, repaired } = full.value as { entries?: unknown; repaired?: unknown };
+    expect((fast as { entries?: unknown }).entries).toBe(entries);
+    expect((fast as { repaired?: unknown }).repaired).toBe(repaired);
+    if (fast.type === 'SuspensionReceipt') expect(fast.conditions).toBe((full.value as typeof fast).conditions);
+  } else if (full.ok && full.value.type !== 'ReceiptLog') {
+    expect(fixedShapesInOrder(value)).toBe(false);
+  }
+  expect(readReceiptLogLine(value)).toEqual(full);
+}
+
+/** A copy of `value` with each object's keys in an order `pick` chooses. */
+function reordered(value: unknown, pick: (n: number) => number): unknown {
+  if (Array.isArray(value)) return value.map((v) => reordered(v, pick));
+  if (!isRecord(value)) return value;
+  const keys = Object.keys(value);
+  const out: Record<string, unknown> = {};
+  while (keys.length > 0) {
+    const key = keys.splice(pick(keys.length), 1)[0]!;
+    out[key] = reordered(value[key], pick);
+  }
+  return out;
+}
+
+/** Paths to every member and array item of `value`. */
+function paths(value: unknown, at: (string | number)[] = []): (string | number)[][] {
+  const here = at.length > 0 ? [at] : [];
+  if (Array.isArray(value)) return [...here, ...value.flatMap((v, i) => paths(v, [...at, i]))];
+  if (isRecord(value)) return [...here, ...Object.keys(value).flatMap((k) => paths(value[k], [...at, k]))];
+  return here;
+}
+
+const HASH = `sha256:${'ab'.repeat(32)}`;
+/** Replacements: valid values of each member somewhere, and invalid ones. */
+const replacement = fc.oneof(
+  fc.constantFrom<unknown>(
+    null,
+    true,
+    false,
+    0,
+    -0,
+    1,
+    2,
+    -1,
+    1.5,
+    -32011,
+    2 ** 53,
+    2 ** 53 - 1,
+    -(2 ** 53),
+    '',
+    'x',
+    HASH,
+    HASH.toUpperCase(),
+    `${HASH}0`,
+    'a'.repeat(32),
+    'b'.repeat(16),
+    'A'.repeat(16),
+    'hmac-sha256',
+    'ed25519',
+    'PauseTask',
+    'statusUpdate',
+    'finish_step',
+    'PAUSE_INITIATOR_AGENT',
+    'HTTP+JSON',
+    'explicit_resume',
+    'rejected',
+    'SuspensionReceipt',
+    'ResumptionReceipt',
+    'Checkpoint',
+    'ReceiptLog',
+    [],
+    [1, 2, 3],
+    [2, 1],
+    [1, 1],
+    [3, 3],
+    [0],
+    [1.5],
+    [2 ** 53],
+    ['1'],
+    ['a', 'b'],
+    ['b', 'a'],
+    [''],
+    ['a', 'a'],
+    [null],
+    {},
+    { spanId: 'b'.repeat(16), traceId: 'a'.repeat(32) },
+    { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) },
+    { spanId: 'b'.repeat(16), traceId: 'a'.repeat(32), x: 1 },
+    { alg: 'hmac-sha256', kid: 'k', value: 'v' },
+    { alg: 'ed25519', kid: 'k', value: 'v' },
+    { alg: 'hmac-sha256', kid: 1, value: 'v' },
+  ),
+  fc.jsonValue({ maxDepth: 2 }),
+);
+
+function setAt(value: unknown, path: (string | number)[], to: unknown): void {
+  let node = value as Record<string | number, unknown>;
+  for (const step of path.slice(0, -1)) node = node[step] as Record<string | number, unknown>;
+  const last = path[path.length - 1]!;
+  if (to !== REMOVE) node[last] = to;
+  else if (Array.isArray(node)) node.splice(last as number, 1);
+  else delete node[last];
+}
+const REMOVE = Symbol('remove');
+
+describe('reading a log line: fast reader and field readers', () => {
+  it('read every written line alike, the fast reader declining only the header', () => {
+    for (const text of all) {
+      const value = JSON.parse(text) as unknown;
+      expectAgreement(value);
+      const fast = readReceiptLineFast(value);
+      expect(fast === null).toBe((value as { type: string }).type === 'ReceiptLog');
+    }
+  });
+
+  it('agree on lines with one member or item replaced, removed or added', () => {
+    fc.assert(
+      fc.property(
+        fc.nat(all.length - 1),
+        fc.nat(),
+        fc.oneof(replacement, fc.constant<unknown>(REMOVE)),
+        fc.boolean(),
+        (i, p, to, add) => {
+          const value = JSON.parse(all[i]!) as Record<string, unknown>;
+          const where = paths(value);
+          const path = where[p % where.length]!;
+          // `add`: a new member beside the chosen one (a key that sorts anywhere), else replace.
+          if (add && to !== REMOVE) setAt(value, [...path.slice(0, -1), `${String(path.at(-1))}x`], to);
+          else setAt(value, path, to);
+          expectAgreement(value);
+        },
+      ),
+      { numRuns: 3000, seed: 23 },
+    );
+  });
+
+  it('agree on entries and repaired of any items: repeats, out of order, out of range, other types', () => {
+    const receipts = all.filter((t) => t.includes('"entries":'));
+    const entry = fc.oneof(
+      fc.integer({ min: -1, max: 4 }),
+      fc.constantFrom<unknown>(1.5, 2 ** 53, 2 ** 53 - 1, '1', null),
+    );
+    const name = fc.constantFrom<unknown>('', 'a', 'b', 'c', 'a\u0000', 1, null);
+    fc.assert(
+      fc.property(
+        fc.nat(receipts.length - 1),
+        fc.array(entry, { maxLength: 4 }),
+        fc.array(name, { maxLength: 4 }),
+        (i, entries, repaired) => {
+          const value = JSON.parse(receipts[i]!) as Record<string, unknown>;
+          expectAgreement({ ...value, entries });
+          expectAgreement({ ...value, repaired });
+        },
+      ),
+      { numRuns: 1000, seed: 25 },
+    );
+  });
+
+  it('agree on hashes and span ids of lengths near the right ones, with a char near the hex digits', () => {
+    const receipts = all.filter((t) => t.includes('"span":'));
+    const digits = fc
+      .constantFrom(0, 15, 16, 17, 31, 32, 33, 63, 64, 65)
+      .chain((n) => fc.array(fc.constantFrom<string>('0', '9', 'a', 'f'), { minLength: n, maxLength: n }));
+    const odd = fc.option(
+      fc.tuple(fc.nat(), fc.constantFrom('g', 'A', 'F', 'G', '/', ':', '`', '@', '\u0130', '\u0661')),
+    );
+    const id = fc
+      .tuple(fc.constantFrom('', 'sha256:', 'sha256', 'SHA256:'), digits, odd)
+      .map(([prefix, chars, bad]) => {
+        if (bad && chars.length > 0) chars[bad[0] % chars.length] = bad[1];
+        return prefix + chars.join('');
+      });
+    fc.assert(
+      fc.property(fc.nat(receipts.length - 1), id, id, (i, a, b) => {
+        const value = JSON.parse(receipts[i]!) as Record<string, unknown>;
+        expectAgreement({ ...value, prev: a });
+        expectAgreement({ ...value, span: { spanId: a, traceId: b } });
+        expectAgreement({ ...value, span: { spanId: b, traceId: a } });
+      }),
+      { numRuns: 2000, seed: 26 },
+    );
+  });
+
+  it('agree on lines with their members in any order', () => {
+    fc.assert(
+      fc.property(fc.nat(all.length - 1), fc.array(fc.nat(), { minLength: 1, maxLength: 40 }), (i, picks) => {
+        let k = 0;
+        expectAgreement(reordered(JSON.parse(all[i]!), (n) => (picks[k++ % picks.length] ?? 0) % n));
+      }),
+      { numRuns: 500, seed: 24 },
+    );
+  });
+
+  it('agree on values that are no line at all', () => {
+    for (const value of [null, 1, 'x', [], {}, { type: 'Checkpoint' }, { type: 'Other' }, [{ type: 'Checkpoint' }]])
+      expectAgreement(value);
+  });
+});
