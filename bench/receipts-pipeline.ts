@@ -3,7 +3,8 @@
  * chain, write to a temp file (fsync `batch`, the recorder's default, and `never`) — beside a raw
  * loop that only canonicalizes (RFC 8785) and HMACs the same receipt bodies, measured in the same
  * run (the raw loop runs before and after; its mean is the baseline). The drafts are built from
- * plain facts before the clock starts. Then `verifyReceiptLog` on the written log, in lines per
+ * plain facts before the clock starts. Then `verifyReceiptLog` on the written log (after one
+ * untimed verify of the warm-up log, as the raw loop and the pipeline are warmed up), in lines per
  * second against the same baseline, and the `a2a-replay verify` CLI (its start-up taken off), with
  * `--jobs 2` once that option exists.
  * `npx tsx bench/receipts-pipeline.ts [receipts, default 50000]`
@@ -158,6 +159,9 @@ try {
   for (const fsync of ['never', 'batch'] as const)
     ms[fsync] = await pipeline(join(dir, `${fsync}.receipts.jsonl`), fsync);
   const log = join(dir, 'batch.receipts.jsonl');
+  // Warmed up like the raw loop and the pipeline: the warm-up log verified once, untimed.
+  const warm = await verifyReceiptLog(join(dir, 'warm-up.receipts.jsonl'), { keyring });
+  if (!warm.ok) throw new Error(`verify of the warm-up log failed: ${JSON.stringify(warm.firstError)}`);
   const started = performance.now();
   const result = await verifyReceiptLog(log, { keyring });
   const verifyMs = performance.now() - started;
