@@ -198,6 +198,55 @@ class ChangeSignal {
   }
 }
 
+/**
+ * Unary calls in flight, at most as many as the unary pool has sockets; the others wait here in
+ * the order they were sent, as a start to run, rather than as built requests queued in the agent
+ * (a plan without barriers starts every lane at once: a thousand requests waiting for a socket
+ * cost heap and CPU and go out in the same order either way). What a call sends is fixed before it
+ * waits.
+ */
+class CallSlots {
+  readonly #max: number;
+  #active = 0;
+  #stopped = false;
+  /** Waiting starts by xid, in the order they came. */
+  readonly #waiting = new Map<string, () => Promise<void>>();
+
+  constructor(max: number) {
+    this.#max = max;
+  }
+
+  /** Runs `start` now, or once a call in flight is over; `start` returns the call's `done`. */
+  run(xid: string, start: () => Promise<void>): void {
+    if (this.#stopped) return;
+    if (this.#active < this.#max) this.#start(start);
+    else this.#waiting.set(xid, start);
+  }
+
+  /** Drops the start of `xid` if it still waits. */
+  cancel(xid: string): void {
+    this.#waiting.delete(xid);
+  }
+
+  /** Drops every waiting start; nothing starts any more (the replay is over). */
+  stop(): void {
+    this.#stopped = true;
+    this.#waiting.clear();
+  }
+
+  #start(start: () => Promise<void>): void {
+    this.#active++;
+    void start().then(() => {
+      this.#active--;
+      if (this.#stopped) return;
+      const next = this.#waiting.entries().next();
+      if (next.done) return;
+      this.#waiting.delete(next.value[0]);
+      this.#start(next.value[1]);
+    });
+  }
+}
+
 function stateLabel(entry: RecordingEntry): string | undefined {
   const shape = shapeOf(entry);
   if (shape.outcome === 'error') return `error ${shape.errorCode ?? '?'}`;
@@ -228,7 +277,9 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
   const base = new URL(options.peerUrl);
   // Unary calls share a bounded pool (a corpus of thousands of lanes must not open thousands of
   // sockets at once); streams stay open for long, so they get their own unbounded one.
-  const unaryAgent = new Agent({ keepAlive: true, maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS });
+  const maxSockets = options.maxSockets ?? DEFAULT_MAX_SOCKETS;
+  const unaryAgent = new Agent({ keepAlive: true, maxSockets });
+  const unarySlots = new CallSlots(maxSockets);
   const streamAgent = new Agent({ keepAlive: false });
   const calls = new Set<LiveCall>();
   const callsByXid = new Map<string, LiveCall>();
@@ -250,16 +301,14 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     return infra;
   };
 
-  const send = (ex: PlannedExchange): void => {
-    const body: JsonValue | undefined = ex.request.body === undefined ? undefined : ids.toLive(ex.request.body);
-    const text = body !== undefined ? JSON.stringify(body) : ex.request.bodyText;
-    ledger.sent(ex);
+  /** Starts the live call of `ex` with what `send` fixed; returns its `done`. */
+  const start = (ex: PlannedExchange, path: string, text: string | undefined, agent: Agent): Promise<void> => {
     const call = sendLive({
       base,
       request: ex.request,
-      path: ids.targetToLive(ex.request.http.path),
+      path,
       body: text,
-      agent: ex.method !== null && STREAMING_METHODS.has(ex.method) ? streamAgent : unaryAgent,
+      agent,
       onEntry: (draft) => {
         const answer = {
           ...draft,
@@ -280,6 +329,17 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
       }
       changed.notify();
     });
+    return call.done;
+  };
+
+  const send = (ex: PlannedExchange): void => {
+    // The body and target carry the live ids known now, whenever the call starts.
+    const body: JsonValue | undefined = ex.request.body === undefined ? undefined : ids.toLive(ex.request.body);
+    const text = body !== undefined ? JSON.stringify(body) : ex.request.bodyText;
+    const path = ids.targetToLive(ex.request.http.path);
+    ledger.sent(ex);
+    if (ex.method !== null && STREAMING_METHODS.has(ex.method)) void start(ex, path, text, streamAgent);
+    else unarySlots.run(ex.xid, () => start(ex, path, text, unaryAgent));
     changed.notify();
   };
 
@@ -311,6 +371,7 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
   /** Closes a live exchange where the recording shows it broken. */
   const close = (ex: PlannedExchange): void => {
     if (ledger.ended(ex) || !ex.terminal) return;
+    unarySlots.cancel(ex.xid);
     const call = callsByXid.get(ex.xid);
     call?.abort();
     const error = ex.terminal.error ?? 'the exchange broke';
@@ -361,6 +422,7 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     progress();
   } finally {
     changed.stop();
+    unarySlots.stop();
     for (const call of calls) call.abort();
     unaryAgent.destroy();
     streamAgent.destroy();
