@@ -133,6 +133,8 @@ class ChangeSignal {
   }
 
   notify(): void {
+    // Called several times per exchange; nobody waits for "anything" until the last requests are out.
+    if (this.#any.length === 0) return;
     const waiters = this.#any;
     this.#any = [];
     for (const w of waiters) this.#wake(w, true);

@@ -1,7 +1,7 @@
 import { type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import { type JsonValue, type RecordingEntry, driveRecording } from '../../src/internal.js';
+import { type RecordingEntry, driveRecording } from '../../src/internal.js';
 import { entry, result, rpc } from './fixtures.js';
 
 /** A peer that answers every GetTask with the task it names after `delayMs`, counting calls in flight. */
@@ -14,7 +14,7 @@ async function countingPeer(delayMs: number): Promise<{ server: Server; url: str
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: JsonValue; params: { id: string } };
+      const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number; params: { id: string } };
       setTimeout(() => {
         inFlight--;
         res.setHeader('content-type', 'application/json');
