@@ -213,12 +213,19 @@ class CallSlots {
   #stopped = false;
   /** Waiting starts by xid, in the order they came. */
   readonly #waiting = new Map<string, () => Promise<void>>();
+  /** What a waiting start threw (a request node refuses to build), once; nothing starts after it. */
+  failure: { error: unknown } | undefined;
+  /** Called when a waiting start throws. */
+  onFailure: (() => void) | undefined;
 
   constructor(max: number) {
     this.#max = max;
   }
 
-  /** Runs `start` now, or once a call in flight is over; `start` returns the call's `done`. */
+  /**
+   * Runs `start` now, or once a call in flight is over; `start` returns the call's `done`. A start
+   * run now throws to the caller, as a direct call would; one that waited sets {@link failure}.
+   */
   run(xid: string, start: () => Promise<void>): void {
     if (this.#stopped) return;
     if (this.#active < this.#max) this.#start(start);
@@ -238,14 +245,31 @@ class CallSlots {
 
   #start(start: () => Promise<void>): void {
     this.#active++;
-    void start().then(() => {
+    let done: Promise<void>;
+    try {
+      done = start();
+    } catch (error) {
       this.#active--;
-      if (this.#stopped) return;
-      const next = this.#waiting.entries().next();
-      if (next.done) return;
-      this.#waiting.delete(next.value[0]);
-      this.#start(next.value[1]);
+      throw error;
+    }
+    void done.then(() => {
+      this.#active--;
+      this.#next();
     });
+  }
+
+  #next(): void {
+    if (this.#stopped) return;
+    const next = this.#waiting.entries().next();
+    if (next.done) return;
+    this.#waiting.delete(next.value[0]);
+    try {
+      this.#start(next.value[1]);
+    } catch (error) {
+      this.failure = { error };
+      this.stop();
+      this.onFailure?.();
+    }
   }
 }
 
@@ -282,6 +306,7 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
   const maxSockets = options.maxSockets ?? DEFAULT_MAX_SOCKETS;
   const unaryAgent = new Agent({ keepAlive: true, maxSockets });
   const unarySlots = new CallSlots(maxSockets);
+  unarySlots.onFailure = () => changed.wakeAll();
   const streamAgent = new Agent({ keepAlive: false });
   const calls = new Set<LiveCall>();
   const callsByXid = new Map<string, LiveCall>();
@@ -302,6 +327,8 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     infra ??= options.peerFailure?.();
     return infra;
   };
+  /** True once the replay cannot go on: the peer failed, or a waiting call could not be built. */
+  const halted = (): boolean => checkInfra() !== undefined || unarySlots.failure !== undefined;
 
   /** Starts the live call of `ex` with what `send` fixed; returns its `done`. */
   const start = (ex: PlannedExchange, path: string, text: string | undefined, agent: Agent): Promise<void> => {
@@ -350,14 +377,14 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     const { seq, ex } = action;
     let awaited: number | undefined;
     for (;;) {
-      if (checkInfra()) return false;
+      if (halted()) return false;
       const blocker = ledger.blockerAt(seq, ex.lane);
       if (!blocker) return true;
       if (blocker.seq !== awaited) awaited = blocker.seq;
       progress();
       const moved = await changed.wait(blocker.seq);
       if (moved) continue;
-      if (checkInfra()) return false;
+      if (halted()) return false;
       const still = ledger.blockerAt(seq, ex.lane);
       if (!still) return true;
       if (still.seq !== awaited) continue;
@@ -385,7 +412,7 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     for (let i = 0; i < actions.length; i++) {
       const action = actions[i] as Action;
       const ready = await waitFor(action);
-      if (infra) return;
+      if (infra || unarySlots.failure) return;
       if (!ready && !isBarrierLoop) {
         const why = `not sent: lane ${action.ex.lane ?? 'barrier'} stopped after a timeout before seq ${action.seq}`;
         for (const rest of actions.slice(i)) {
@@ -415,10 +442,10 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
   try {
     await Promise.all([...loops].map(([lane, exchanges]) => runLane(exchanges, lane === null)));
     // Every request is out: wait for the answers still due, restarting the deadline on progress.
-    while (!infra && !ledger.complete) {
+    while (!infra && !unarySlots.failure && !ledger.complete) {
       progress();
       const moved = await changed.wait();
-      if (checkInfra()) break;
+      if (halted()) break;
       if (!moved) break;
     }
     progress();
@@ -429,6 +456,8 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     unaryAgent.destroy();
     streamAgent.destroy();
   }
+  // A call that waited and then could not be built fails the replay as it would have when sent.
+  if (unarySlots.failure) throw unarySlots.failure.error;
   const failure = checkInfra();
   if (failure) throw failure;
   for (const e of plan.entries) ledger.abandon(e.seq, `no live entry answered it within ${timeoutMs} ms`);

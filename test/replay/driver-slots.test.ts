@@ -60,3 +60,15 @@ it('keeps at most maxSockets unary calls in flight and answers every lane', asyn
   expect(drive.replayed.map((e) => e.seq)).toEqual(entries.map((e) => e.seq));
   expect(peer.maxInFlight()).toBe(3);
 });
+
+it('fails the replay with the error of a request node refuses to build, sent at once or after a wait', async () => {
+  const peer = await countingPeer(5);
+  open = peer.server;
+  for (const bad of [0, 2]) {
+    const entries = getTaskRecording(4, 1);
+    const request = entries[bad * 2] as RecordingEntry;
+    request.http.headers = { 'x-note': 'bad\u0001value' };
+    const drive = driveRecording(entries, { peerUrl: peer.url, maxSockets: 1 });
+    await expect(drive).rejects.toMatchObject({ code: 'ERR_INVALID_CHAR' });
+  }
+});
