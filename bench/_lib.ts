@@ -228,3 +228,39 @@ export function emitFigures(figures: Figures, notes: Record<string, string> = {}
 }
 
 export const round = (n: number, digits = 3): number => Number(n.toFixed(digits));
+
+/**
+ * The replay benchmarks' session against `base`: `tasks` tasks, `concurrency` at a time, each
+ * SendMessage(work:3, returnImmediately) → PauseTask → GetTask × `gets` → ResumeTask → GetTask.
+ * Resolves with the exchanges sent (`4 + gets` per task).
+ */
+export async function replaySession(base: string, tasks: number, concurrency: number, gets = 6): Promise<number> {
+  const rpc = new Rpc(concurrency * 2);
+  let next = 0;
+  let exchanges = 0;
+  const one = async (n: number): Promise<void> => {
+    const { task } = await rpc.call<{ task: { id: string } }>(base, 'SendMessage', {
+      message: { messageId: `m-${n}`, role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
+      configuration: { returnImmediately: true },
+    });
+    const paused = await rpc.call<{ pause: { resumeToken: string } }>(base, 'PauseTask', {
+      taskId: task.id,
+      reason: 'bench',
+      mode: 'finish_step',
+    });
+    for (let i = 0; i < gets; i++) await rpc.call(base, 'GetTask', { id: task.id });
+    await rpc.call(base, 'ResumeTask', { taskId: task.id, resumeToken: paused.pause.resumeToken });
+    await rpc.call(base, 'GetTask', { id: task.id });
+    exchanges += 4 + gets;
+  };
+  try {
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < tasks) await one(next++);
+      }),
+    );
+  } finally {
+    rpc.close();
+  }
+  return exchanges;
+}

@@ -20,7 +20,17 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { type Figures, Rpc, arg, cliStartupMs, emitFigures, keygen, round, startCli, timeCli } from './_lib.js';
+import {
+  type Figures,
+  arg,
+  cliStartupMs,
+  emitFigures,
+  keygen,
+  replaySession,
+  round,
+  startCli,
+  timeCli,
+} from './_lib.js';
 
 const TASKS = Number(arg('tasks', '1000'));
 const CONCURRENCY = Number(arg('concurrency', '16'));
@@ -29,35 +39,8 @@ const GETS = 6;
 const PROFILE_DIR = arg('cpu-prof', '');
 
 /** The session, `CONCURRENCY` tasks in flight; resolves with the exchanges sent. */
-async function session(base: string): Promise<number> {
-  const rpc = new Rpc(CONCURRENCY * 2);
-  let next = 0;
-  let exchanges = 0;
-  const one = async (n: number): Promise<void> => {
-    const { task } = await rpc.call<{ task: { id: string } }>(base, 'SendMessage', {
-      message: { messageId: `m-${n}`, role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
-      configuration: { returnImmediately: true },
-    });
-    const paused = await rpc.call<{ pause: { resumeToken: string } }>(base, 'PauseTask', {
-      taskId: task.id,
-      reason: 'bench',
-      mode: 'finish_step',
-    });
-    for (let i = 0; i < GETS; i++) await rpc.call(base, 'GetTask', { id: task.id });
-    await rpc.call(base, 'ResumeTask', { taskId: task.id, resumeToken: paused.pause.resumeToken });
-    await rpc.call(base, 'GetTask', { id: task.id });
-    exchanges += 4 + GETS;
-  };
-  try {
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (next < TASKS) await one(next++);
-      }),
-    );
-  } finally {
-    rpc.close();
-  }
-  return exchanges;
+function session(base: string): Promise<number> {
+  return replaySession(base, TASKS, CONCURRENCY, GETS);
 }
 
 /** Runs `body` against a fresh deterministic peer process. */

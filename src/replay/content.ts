@@ -172,15 +172,19 @@ function isRecord(value: JsonValue | undefined): value is { [key: string]: JsonV
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** A node's path, as a chain up to the root: a pointer is built only for a difference. */
-interface PathNode {
-  parent: PathNode | null;
+/** A node of a walk: the two values, its ignore state, and its path as a chain up to the root. */
+interface Pair {
+  r: JsonValue | undefined;
+  l: JsonValue | undefined;
+  state: IgnoreState;
+  parent: Pair | null;
   segment: string;
 }
 
-function pointerOf(node: PathNode | null): string {
+/** The JSON pointer of a node, built only for a difference. */
+function pointerOf(node: Pair): string {
   const segments: string[] = [];
-  for (let n = node; n !== null; n = n.parent) segments.push(`/${escapeSegment(n.segment)}`);
+  for (let n: Pair | null = node; n.parent !== null; n = n.parent) segments.push(`/${escapeSegment(n.segment)}`);
   return segments.reverse().join('');
 }
 
@@ -190,22 +194,25 @@ export function contentDifferences(
   live: JsonValue | undefined,
   ignore: IgnoreSet,
 ): ContentDifference[] {
+  // Most live answers differ only where ignored: an unordered look first, and the ordered walk
+  // (sorted keys, paths) only for bodies that do differ.
+  if (!differsInContent(recorded, live, ignore)) return [];
   // Depth first, children in order (array indexes, then sorted keys), without recursion: a
-  // recorded body may nest arbitrarily deep.
+  // recorded body may nest arbitrarily deep. Each node is one object, its own path link.
   const out: ContentDifference[] = [];
-  type Pair = { r: JsonValue | undefined; l: JsonValue | undefined; path: PathNode | null; state: IgnoreState };
-  const stack: Pair[] = [{ r: recorded, l: live, path: null, state: ignore.start }];
+  const stack: Pair[] = [{ r: recorded, l: live, state: ignore.start, parent: null, segment: '' }];
   const child = (r: JsonValue | undefined, l: JsonValue | undefined, parent: Pair, segment: string): Pair => ({
     r,
     l,
-    path: { parent: parent.path, segment },
     state: ignore.step(parent.state, segment),
+    parent,
+    segment,
   });
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     const { r, l } = next;
     if ((r === undefined && l === undefined) || ignore.ignored(next.state)) continue;
-    if (r === undefined) out.push({ path: pointerOf(next.path), change: 'added' });
-    else if (l === undefined) out.push({ path: pointerOf(next.path), change: 'removed' });
+    if (r === undefined) out.push({ path: pointerOf(next), change: 'added' });
+    else if (l === undefined) out.push({ path: pointerOf(next), change: 'removed' });
     else if (Array.isArray(r) && Array.isArray(l)) {
       for (let i = Math.max(r.length, l.length) - 1; i >= 0; i--) stack.push(child(r[i], l[i], next, String(i)));
     } else if (isRecord(r) && isRecord(l)) {
@@ -217,9 +224,52 @@ export function contentDifferences(
         // Own members only: a key such as `constructor` on one side is added or removed.
         stack.push(child(Object.hasOwn(r, k) ? r[k] : undefined, Object.hasOwn(l, k) ? l[k] : undefined, next, k));
       }
-    } else if (r !== l) out.push({ path: pointerOf(next.path), change: 'changed' });
+    } else if (r !== l) out.push({ path: pointerOf(next), change: 'changed' });
   }
   return out;
+}
+
+/**
+ * True when {@link contentDifferences} finds anything: the same nodes and ignore states, visited
+ * in any order, stopping at the first difference. Nothing is sorted and no node object is made
+ * (the pending pairs sit in three parallel stacks), as this runs for every live answer.
+ */
+export function differsInContent(
+  recorded: JsonValue | undefined,
+  live: JsonValue | undefined,
+  ignore: IgnoreSet,
+): boolean {
+  const rs: (JsonValue | undefined)[] = [recorded];
+  const ls: (JsonValue | undefined)[] = [live];
+  const states: IgnoreState[] = [ignore.start];
+  while (rs.length > 0) {
+    const r = rs.pop();
+    const l = ls.pop();
+    const state = states.pop()!;
+    if ((r === undefined && l === undefined) || ignore.ignored(state)) continue;
+    if (r === undefined || l === undefined) return true;
+    if (Array.isArray(r) && Array.isArray(l)) {
+      for (let i = Math.max(r.length, l.length) - 1; i >= 0; i--) {
+        rs.push(r[i]);
+        ls.push(l[i]);
+        states.push(ignore.step(state, String(i)));
+      }
+    } else if (isRecord(r) && isRecord(l)) {
+      for (const k in r) {
+        if (!Object.hasOwn(r, k)) continue;
+        rs.push(r[k]);
+        ls.push(Object.hasOwn(l, k) ? l[k] : undefined);
+        states.push(ignore.step(state, k));
+      }
+      for (const k in l) {
+        if (!Object.hasOwn(l, k) || Object.hasOwn(r, k)) continue;
+        rs.push(undefined);
+        ls.push(l[k]);
+        states.push(ignore.step(state, k));
+      }
+    } else if (r !== l) return true;
+  }
+  return false;
 }
 
 function brief(value: JsonValue | undefined): string {

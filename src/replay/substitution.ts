@@ -102,8 +102,9 @@ export class IdMap {
       return;
     }
     if (typeof recorded !== 'object' || typeof live !== 'object' || Array.isArray(live)) return;
-    for (const [key, r] of Object.entries(recorded)) {
+    for (const key of Object.keys(recorded)) {
       if (!Object.hasOwn(live, key)) continue;
+      const r = recorded[key] as JsonValue;
       const l = live[key];
       if (ID_FIELDS.has(key) && typeof r === 'string' && typeof l === 'string') this.pair(r, l, key);
       else this.#walk(r, l);
@@ -188,13 +189,58 @@ export function resumeTokenIn(value: JsonValue | undefined): string | undefined 
   return undefined;
 }
 
+/**
+ * `value` with every string the map knows replaced. Only what changes is copied: an array or
+ * object none of whose values changed is returned as it is, which for bodies fresh from
+ * `JSON.parse` is the value {@link rewriteCopy} would build. What `rewriteCopy` would not rebuild
+ * as the same plain value (an own `__proto__` key, which assignment turns into a prototype, or an
+ * object that is not plain) goes through `rewriteCopy` itself.
+ */
 function rewrite(value: JsonValue | undefined, map: ReadonlyMap<string, string>): JsonValue | undefined {
   if (value === undefined || value === null || map.size === 0) return value;
+  return rewriteShared(value, map);
+}
+
+function rewriteShared(value: JsonValue, map: ReadonlyMap<string, string>): JsonValue {
   if (typeof value === 'string') return map.get(value) ?? value;
-  if (Array.isArray(value)) return value.map((v) => rewrite(v, map) as JsonValue);
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    if (Object.getPrototypeOf(value) !== Array.prototype) return rewriteCopy(value, map) as JsonValue;
+    let out: JsonValue[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v = value[i] as JsonValue;
+      const w = rewriteShared(v, map);
+      if (w !== v && out === undefined) out = value.slice(0, i);
+      if (out !== undefined) out.push(w);
+    }
+    return out ?? value;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype || Object.hasOwn(value, '__proto__')) {
+    return rewriteCopy(value, map) as JsonValue;
+  }
+  const keys = Object.keys(value);
+  let out: { [key: string]: JsonValue } | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
+    const v = value[k] as JsonValue;
+    const w = rewriteShared(v, map);
+    if (w !== v && out === undefined) {
+      out = {};
+      for (let j = 0; j < i; j++) out[keys[j] as string] = value[keys[j] as string] as JsonValue;
+    }
+    if (out !== undefined) out[k] = w;
+  }
+  return out ?? value;
+}
+
+/** The rewrite as a full copy: every array and object rebuilt (the reference for {@link rewrite}). */
+export function rewriteCopy(value: JsonValue | undefined, map: ReadonlyMap<string, string>): JsonValue | undefined {
+  if (value === undefined || value === null || map.size === 0) return value;
+  if (typeof value === 'string') return map.get(value) ?? value;
+  if (Array.isArray(value)) return value.map((v) => rewriteCopy(v, map) as JsonValue);
   if (typeof value === 'object') {
     const out: { [key: string]: JsonValue } = {};
-    for (const [k, v] of Object.entries(value)) out[k] = rewrite(v, map) as JsonValue;
+    for (const [k, v] of Object.entries(value)) out[k] = rewriteCopy(v, map) as JsonValue;
     return out;
   }
   return value;

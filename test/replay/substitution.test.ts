@@ -1,5 +1,15 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IdMap } from '../../src/replay/substitution.js';
+import type { JsonValue } from '../../src/canonical/canonical-json.js';
+import { IdMap, rewriteCopy } from '../../src/replay/substitution.js';
+
+/** Own keys, values and prototypes all the way down, so a shared and a copied value compare alike. */
+function layout(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  const kind = proto === Object.prototype ? 'object' : proto === Array.prototype ? 'array' : 'other';
+  return { kind, own: Object.keys(value).map((k) => [k, layout((value as Record<string, unknown>)[k])]) };
+}
 
 describe('IdMap', () => {
   it('learns ids from parallel bodies and rewrites both ways', () => {
@@ -66,5 +76,39 @@ describe('IdMap', () => {
     // Same shapes pair by the walk; an already paired token is never re-paired across shapes.
     ids.learn(native, { result: { pause: { resumeToken: 'other' } } });
     expect(ids.liveOf('tok-rec')).toBe('tok-live');
+  });
+
+  it('rewrites to what a full copy builds, sharing only what did not change', () => {
+    const word = fc.constantFrom('t1', 't2', 'x', 'id', '__proto__', 'constructor', '0');
+    const json = fc.letrec<{ value: JsonValue }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        word,
+        fc.constantFrom<JsonValue>(0, 1, null, true),
+        fc.array(tie('value'), { maxLength: 3 }),
+        // JSON.parse makes `__proto__` an own key, as a recorded or live body would have it.
+        fc.dictionary(word, tie('value'), { maxKeys: 3 }).map((d) => JSON.parse(JSON.stringify(d)) as JsonValue),
+      ),
+    })).value;
+    const pairs = fc.array(fc.tuple(word, word), { maxLength: 3 });
+    fc.assert(
+      fc.property(json, pairs, (body, learned) => {
+        const ids = new IdMap();
+        // The pairs IdMap keeps: the first for a value on either side wins.
+        const toLive = new Map<string, string>();
+        const toRecorded = new Map<string, string>();
+        for (const [recorded, live] of learned) {
+          ids.pair(recorded, live);
+          if (toLive.has(recorded) || toRecorded.has(live)) continue;
+          toLive.set(recorded, live);
+          toRecorded.set(live, recorded);
+        }
+        const before = JSON.stringify(body);
+        expect(layout(ids.toLive(body))).toEqual(layout(rewriteCopy(body, toLive)));
+        expect(layout(ids.toRecorded(body))).toEqual(layout(rewriteCopy(body, toRecorded)));
+        expect(JSON.stringify(body)).toBe(before);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
