@@ -200,79 +200,6 @@ class ChangeSignal {
   }
 }
 
-/**
- * Unary calls in flight, at most as many as the unary pool has sockets; the others wait here in
- * the order they were sent, as a start to run, rather than as built requests queued in the agent
- * (a plan without barriers starts every lane at once: a thousand requests waiting for a socket
- * cost heap and CPU and go out in the same order either way). What a call sends is fixed before it
- * waits.
- */
-class CallSlots {
-  readonly #max: number;
-  #active = 0;
-  #stopped = false;
-  /** Waiting starts by xid, in the order they came. */
-  readonly #waiting = new Map<string, () => Promise<void>>();
-  /** What a waiting start threw (a request node refuses to build), once; nothing starts after it. */
-  failure: { error: unknown } | undefined;
-  /** Called when a waiting start throws. */
-  onFailure: (() => void) | undefined;
-
-  constructor(max: number) {
-    this.#max = max;
-  }
-
-  /**
-   * Runs `start` now, or once a call in flight is over; `start` returns the call's `done`. A start
-   * run now throws to the caller, as a direct call would; one that waited sets {@link failure}.
-   */
-  run(xid: string, start: () => Promise<void>): void {
-    if (this.#stopped) return;
-    if (this.#active < this.#max) this.#start(start);
-    else this.#waiting.set(xid, start);
-  }
-
-  /** Drops the start of `xid` if it still waits. */
-  cancel(xid: string): void {
-    this.#waiting.delete(xid);
-  }
-
-  /** Drops every waiting start; nothing starts any more (the replay is over). */
-  stop(): void {
-    this.#stopped = true;
-    this.#waiting.clear();
-  }
-
-  #start(start: () => Promise<void>): void {
-    this.#active++;
-    let done: Promise<void>;
-    try {
-      done = start();
-    } catch (error) {
-      this.#active--;
-      throw error;
-    }
-    void done.then(() => {
-      this.#active--;
-      this.#next();
-    });
-  }
-
-  #next(): void {
-    if (this.#stopped) return;
-    const next = this.#waiting.entries().next();
-    if (next.done) return;
-    this.#waiting.delete(next.value[0]);
-    try {
-      this.#start(next.value[1]);
-    } catch (error) {
-      this.failure = { error };
-      this.stop();
-      this.onFailure?.();
-    }
-  }
-}
-
 function stateLabel(entry: RecordingEntry): string | undefined {
   const shape = shapeOf(entry);
   if (shape.outcome === 'error') return `error ${shape.errorCode ?? '?'}`;
@@ -303,10 +230,7 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
   const base = new URL(options.peerUrl);
   // Unary calls share a bounded pool (a corpus of thousands of lanes must not open thousands of
   // sockets at once); streams stay open for long, so they get their own unbounded one.
-  const maxSockets = options.maxSockets ?? DEFAULT_MAX_SOCKETS;
-  const unaryAgent = new Agent({ keepAlive: true, maxSockets });
-  const unarySlots = new CallSlots(maxSockets);
-  unarySlots.onFailure = () => changed.wakeAll();
+  const unaryAgent = new Agent({ keepAlive: true, maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS });
   const streamAgent = new Agent({ keepAlive: false });
   const calls = new Set<LiveCall>();
   const callsByXid = new Map<string, LiveCall>();
@@ -327,17 +251,17 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     infra ??= options.peerFailure?.();
     return infra;
   };
-  /** True once the replay cannot go on: the peer failed, or a waiting call could not be built. */
-  const halted = (): boolean => checkInfra() !== undefined || unarySlots.failure !== undefined;
 
-  /** Starts the live call of `ex` with what `send` fixed; returns its `done`. */
-  const start = (ex: PlannedExchange, path: string, text: string | undefined, agent: Agent): Promise<void> => {
+  const send = (ex: PlannedExchange): void => {
+    const body: JsonValue | undefined = ex.request.body === undefined ? undefined : ids.toLive(ex.request.body);
+    const text = body !== undefined ? JSON.stringify(body) : ex.request.bodyText;
+    ledger.sent(ex);
     const call = sendLive({
       base,
       request: ex.request,
-      path,
+      path: ids.targetToLive(ex.request.http.path),
       body: text,
-      agent,
+      agent: ex.method !== null && STREAMING_METHODS.has(ex.method) ? streamAgent : unaryAgent,
       onEntry: (draft) => {
         const answer = {
           ...draft,
@@ -358,17 +282,6 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
       }
       changed.notify();
     });
-    return call.done;
-  };
-
-  const send = (ex: PlannedExchange): void => {
-    // The body and target carry the live ids known now, whenever the call starts.
-    const body: JsonValue | undefined = ex.request.body === undefined ? undefined : ids.toLive(ex.request.body);
-    const text = body !== undefined ? JSON.stringify(body) : ex.request.bodyText;
-    const path = ids.targetToLive(ex.request.http.path);
-    ledger.sent(ex);
-    if (ex.method !== null && STREAMING_METHODS.has(ex.method)) void start(ex, path, text, streamAgent);
-    else unarySlots.run(ex.xid, () => start(ex, path, text, unaryAgent));
     changed.notify();
   };
 
@@ -377,14 +290,14 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     const { seq, ex } = action;
     let awaited: number | undefined;
     for (;;) {
-      if (halted()) return false;
+      if (checkInfra()) return false;
       const blocker = ledger.blockerAt(seq, ex.lane);
       if (!blocker) return true;
       if (blocker.seq !== awaited) awaited = blocker.seq;
       progress();
       const moved = await changed.wait(blocker.seq);
       if (moved) continue;
-      if (halted()) return false;
+      if (checkInfra()) return false;
       const still = ledger.blockerAt(seq, ex.lane);
       if (!still) return true;
       if (still.seq !== awaited) continue;
@@ -400,7 +313,6 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
   /** Closes a live exchange where the recording shows it broken. */
   const close = (ex: PlannedExchange): void => {
     if (ledger.ended(ex) || !ex.terminal) return;
-    unarySlots.cancel(ex.xid);
     const call = callsByXid.get(ex.xid);
     call?.abort();
     const error = ex.terminal.error ?? 'the exchange broke';
@@ -412,7 +324,7 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     for (let i = 0; i < actions.length; i++) {
       const action = actions[i] as Action;
       const ready = await waitFor(action);
-      if (infra || unarySlots.failure) return;
+      if (infra) return;
       if (!ready && !isBarrierLoop) {
         const why = `not sent: lane ${action.ex.lane ?? 'barrier'} stopped after a timeout before seq ${action.seq}`;
         for (const rest of actions.slice(i)) {
@@ -442,22 +354,19 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
   try {
     await Promise.all([...loops].map(([lane, exchanges]) => runLane(exchanges, lane === null)));
     // Every request is out: wait for the answers still due, restarting the deadline on progress.
-    while (!infra && !unarySlots.failure && !ledger.complete) {
+    while (!infra && !ledger.complete) {
       progress();
       const moved = await changed.wait();
-      if (halted()) break;
+      if (checkInfra()) break;
       if (!moved) break;
     }
     progress();
   } finally {
     changed.stop();
-    unarySlots.stop();
     for (const call of calls) call.abort();
     unaryAgent.destroy();
     streamAgent.destroy();
   }
-  // A call that waited and then could not be built fails the replay as it would have when sent.
-  if (unarySlots.failure) throw unarySlots.failure.error;
   const failure = checkInfra();
   if (failure) throw failure;
   for (const e of plan.entries) ledger.abandon(e.seq, `no live entry answered it within ${timeoutMs} ms`);
