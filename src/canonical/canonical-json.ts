@@ -97,7 +97,7 @@ function pathOf(stack: readonly Frame[], last?: string | number): string {
 /** How deep the fast path recurses before it hands the value to the stack-based walk. */
 const FAST_DEPTH = 64;
 
-/** A string `JSON.stringify` writes as itself in quotes: no `"`, `\\`, control character or surrogate. */
+/** A string `JSON.stringify` writes as itself in quotes: no `"`, `\`, control character or surrogate. */
 // eslint-disable-next-line no-control-regex -- control characters are what JSON.stringify escapes
 const VERBATIM = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
 /** Strings longer than this go to `JSON.stringify` at once (its native scan beats the regex there). */
