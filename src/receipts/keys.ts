@@ -86,6 +86,8 @@ const oneShotHash: ((algorithm: string, data: Uint8Array, encoding: 'hex' | 'bas
 
 /** SHA-256's block: the HMAC key is padded (or first hashed) to this length (RFC 2104 §2). */
 const HMAC_BLOCK_BYTES = 64;
+/** The largest scratch a key keeps, so one long line does not hold memory for the key's life. */
+const SCRATCH_MAX_BYTES = 64 * 1024;
 
 /**
  * `scratch` starts with `K ^ ipad` and takes the text after it; `outer` is `K ^ opad` followed
@@ -177,8 +179,10 @@ export class ReceiptKey {
     let most = HMAC_BLOCK_BYTES;
     // A UTF-16 code unit takes at most 3 bytes of UTF-8: room enough without measuring each text.
     for (const text of texts) most += 3 * text.length;
+    // A text too big for the kept scratch goes to createHmac, whose set-up is nothing beside it.
+    if (most > SCRATCH_MAX_BYTES) return this.macOf(texts).toString('base64url');
     if (pads.scratch.length < most) {
-      const scratch = Buffer.alloc(Math.max(most, 2 * pads.scratch.length));
+      const scratch = Buffer.alloc(Math.min(SCRATCH_MAX_BYTES, Math.max(most, 2 * pads.scratch.length)));
       pads.inner.copy(scratch);
       pads.scratch = scratch;
     }
