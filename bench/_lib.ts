@@ -116,6 +116,15 @@ export function cliStartupMs(runs = 5): number {
   return times[Math.floor(runs / 2)] ?? 0;
 }
 
+/**
+ * CPU ms (user + system, all threads, GC and the thread pool included) process `pid` has used so
+ * far, from /proc/PID/stat (in clock ticks of 10 ms).
+ */
+export function processCpuMs(pid: number): number {
+  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 export interface Reply {
   status: number;
   body: string;

@@ -13,6 +13,10 @@
  *   `record --key K --fsync batch` and through `record --key K --fsync never` (the same work
  *   without the fsyncs the held answers wait for: `fsyncWaitP50Ms` is what those waits cost).
  *
+ * Beside the rates, each case reports the CPU per call of the recorder and of the bare proxy
+ * (user + system of each process over its own segments, from /proc), and their ratio
+ * (`*.recorderCpuOverBare`): the figure that moves least with the machine's load.
+ *
  * `npx tsx bench/proxy-latency.ts [--unary 20000] [--streams 5000] [--pairs 10000] [--concurrency 8]
  *  [--rounds 5] [--only unary,sse,pause] [--cpu-prof DIR]` — with --cpu-prof each recorder and the
  * bare proxy run under `node --cpu-prof` and write their profiles into DIR on exit
@@ -32,6 +36,7 @@ import {
   closedLoop,
   emitFigures,
   keygen,
+  processCpuMs,
   round,
   startBareProxy,
   startCli,
@@ -50,7 +55,7 @@ const dir = mkdtempSync(join(tmpdir(), 'bench-proxy-'));
 const key = keygen(join(dir, 'key.json'));
 const rpc = new Rpc(CONCURRENCY * 4);
 const figures: Figures = {};
-const rows: string[][] = [['case', 'path', 'calls', 'per second', 'p50 ms', 'p99 ms']];
+const rows: string[][] = [['case', 'path', 'calls', 'per second', 'p50 ms', 'p99 ms', 'proxy cpu µs per call']];
 
 /** With --cpu-prof DIR: `node --cpu-prof` writing DIR/NAME.cpuprofile on exit. */
 function profiled(name: string): string[] {
@@ -64,29 +69,53 @@ function record(peer: string, name: string, extra: string[] = []): Promise<Serve
   return startCli(['record', '--upstream', peer, '--out', out, '--key', key, ...extra], profiled(`record-${name}`));
 }
 
-/** Runs `once` on every path, `ROUNDS` times in turn, `count` calls per path in all. */
+/** A path's figures, and the CPU µs per call of its proxy process where it has one. */
+type PathStats = Stats & { cpuUsPerCall: number | undefined };
+
+/**
+ * Runs `once` on every path, `ROUNDS` times in turn, `count` calls per path in all. `pids` names
+ * the proxy process of a path: its CPU (user + system, from /proc) over its segments, per call,
+ * moves far less with the machine's load than the throughput does.
+ */
 async function compare(
   label: string,
   paths: Record<string, string>,
+  pids: Record<string, number>,
   count: number,
   once: (base: string, lane: number) => Promise<void>,
-): Promise<Record<string, Stats>> {
+): Promise<Record<string, PathStats>> {
   const names = Object.keys(paths);
   for (const name of names) await closedLoop(Math.min(300, count), CONCURRENCY, (lane) => once(paths[name]!, lane));
   const segments: Record<string, { ms: number; latencies: number[] }[]> = {};
+  const cpu: Record<string, number> = {};
   for (let r = 0; r < ROUNDS; r++) {
     for (const name of names) {
+      const pid = pids[name];
+      const before = pid === undefined ? 0 : processCpuMs(pid);
       const seg = await closedLoop(Math.ceil(count / ROUNDS), CONCURRENCY, (lane) => once(paths[name]!, lane));
+      if (pid !== undefined) cpu[name] = (cpu[name] ?? 0) + processCpuMs(pid) - before;
       (segments[name] ??= []).push(seg);
     }
   }
-  const result: Record<string, Stats> = {};
+  const result: Record<string, PathStats> = {};
   for (const name of names) {
     const s = stats(segments[name]!);
-    result[name] = s;
-    rows.push([label, name, String(s.count), s.perSecond.toFixed(0), s.p50.toFixed(3), s.p99.toFixed(3)]);
+    const cpuUsPerCall = cpu[name] === undefined ? undefined : (1000 * cpu[name]) / s.count;
+    result[name] = { ...s, cpuUsPerCall };
+    const cpuText = cpuUsPerCall === undefined ? '' : cpuUsPerCall.toFixed(0);
+    rows.push([label, name, String(s.count), s.perSecond.toFixed(0), s.p50.toFixed(3), s.p99.toFixed(3), cpuText]);
   }
   return result;
+}
+
+/** `key.recorderCpuUsPerCall`, `key.bareCpuUsPerCall` and their ratio, from the `record` and `bare` paths. */
+function cpuFigures(key: string, s: Record<string, PathStats>): void {
+  const recorder = s.record?.cpuUsPerCall;
+  const bare = s.bare?.cpuUsPerCall;
+  if (recorder === undefined || bare === undefined) return;
+  figures[`${key}.recorderCpuUsPerCall`] = round(recorder, 0);
+  figures[`${key}.bareCpuUsPerCall`] = round(bare, 0);
+  figures[`${key}.recorderCpuOverBare`] = round(recorder / bare);
 }
 
 const userMessage = (text: string, id: string): unknown => ({
@@ -98,6 +127,7 @@ async function unaryAndSse(peer: string): Promise<void> {
   const bare = await startBareProxy(peer, profiled('bare-unary'));
   const recorder = await record(peer, 'unary');
   const paths = { direct: peer, bare: bare.url, record: recorder.url };
+  const pids = { bare: bare.pid, record: recorder.pid };
   try {
     if (ONLY.includes('unary')) {
       const { task } = await rpc.call<{ task: { id: string } }>(
@@ -105,7 +135,7 @@ async function unaryAndSse(peer: string): Promise<void> {
         'SendMessage',
         userMessage('work:1', 'u'),
       );
-      const s = await compare('unary GetTask', paths, UNARY, async (base) => {
+      const s = await compare('unary GetTask', paths, pids, UNARY, async (base) => {
         await rpc.call(base, 'GetTask', { id: task.id });
       });
       figures['proxy.unary.recorderOverBare'] = round(s.record!.perSecond / s.bare!.perSecond);
@@ -115,10 +145,11 @@ async function unaryAndSse(peer: string): Promise<void> {
       figures['proxy.unary.barePerSecond'] = round(s.bare!.perSecond, 0);
       figures['proxy.unary.recordP50Ms'] = round(s.record!.p50);
       figures['proxy.unary.bareP50Ms'] = round(s.bare!.p50);
+      cpuFigures('proxy.unary', s);
     }
     if (ONLY.includes('sse')) {
       let n = 0;
-      const s = await compare('sse work:0', paths, STREAMS, async (base) => {
+      const s = await compare('sse work:0', paths, pids, STREAMS, async (base) => {
         const reply = await rpc.post(base, 'SendStreamingMessage', userMessage('work:0', `s-${n++}`));
         if (reply.status !== 200 || !reply.body.includes('TASK_STATE_COMPLETED'))
           throw new Error(`stream did not complete: ${reply.body.slice(0, 200)}`);
@@ -127,6 +158,7 @@ async function unaryAndSse(peer: string): Promise<void> {
       figures['proxy.sse.addedP50OverBareMs'] = round(s.record!.p50 - s.bare!.p50);
       figures['proxy.sse.bareOverDirect'] = round(s.bare!.perSecond / s.direct!.perSecond);
       figures['proxy.sse.recordPerSecond'] = round(s.record!.perSecond, 0);
+      cpuFigures('proxy.sse', s);
     }
   } finally {
     await recorder.stop();
@@ -154,7 +186,8 @@ async function pauseResume(peer: string): Promise<void> {
       }
       byPath.set(base, ids);
     }
-    const s = await compare('pause+resume', paths, PAIRS, async (base, lane) => {
+    const pids = { bare: bare.pid, record: recorder.pid, 'record-never': unsynced.pid };
+    const s = await compare('pause+resume', paths, pids, PAIRS, async (base, lane) => {
       const taskId = byPath.get(base)![lane]!;
       const paused = await rpc.call<{ pause: { resumeToken: string } }>(base, 'PauseTask', { taskId, reason: 'bench' });
       await rpc.call(base, 'ResumeTask', { taskId, resumeToken: paused.pause.resumeToken });
@@ -167,6 +200,7 @@ async function pauseResume(peer: string): Promise<void> {
     figures['proxy.pauseResume.addedP50Ms'] = round(s.record!.p50 - s.direct!.p50);
     figures['proxy.pauseResume.fsyncWaitP50Ms'] = round(s.record!.p50 - s['record-never']!.p50);
     figures['proxy.pauseResume.batchOverNever'] = round(s.record!.perSecond / s['record-never']!.perSecond);
+    cpuFigures('proxy.pauseResume', s);
   } finally {
     await unsynced.stop();
     await recorder.stop();

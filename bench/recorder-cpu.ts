@@ -10,7 +10,7 @@
  * — unary: GetTask; sse: SendStreamingMessage `work:0` read to its end; pause: PauseTask +
  * ResumeTask (one call = the pair). Needs `npm run build` first.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -22,6 +22,7 @@ import {
   arg,
   closedLoop,
   keygen,
+  processCpuMs,
   startBareProxy,
   startCli,
   startServer,
@@ -36,12 +37,6 @@ const CONCURRENCY = 8;
 const dir = mkdtempSync(join(tmpdir(), 'bench-recorder-cpu-'));
 const key = keygen(join(dir, 'key.json'));
 const rpc = new Rpc(CONCURRENCY * 4);
-
-/** CPU ms (user + system) a process has used so far. */
-function cpuMs(pid: number): number {
-  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 const userMessage = (text: string, id: string): unknown => ({
   message: { messageId: id, role: 'ROLE_USER', parts: [{ text }] },
@@ -99,11 +94,11 @@ try {
     for (let r = 0; r < ROUNDS; r++) {
       for (const [name, p] of Object.entries(procs)) {
         const calls = Math.ceil(CALLS / ROUNDS);
-        const cpu0 = cpuMs(p.pid);
+        const cpu0 = processCpuMs(p.pid);
         const t0 = performance.now();
         await closedLoop(calls, CONCURRENCY, (lane) => once(name, lane));
         const t = (totals[name] ??= { cpu: 0, ms: 0, calls: 0 });
-        t.cpu += cpuMs(p.pid) - cpu0;
+        t.cpu += processCpuMs(p.pid) - cpu0;
         t.ms += performance.now() - t0;
         t.calls += calls;
       }
