@@ -116,13 +116,21 @@ export function cliStartupMs(runs = 5): number {
   return times[Math.floor(runs / 2)] ?? 0;
 }
 
+/** Clock ticks per second of `/proc` times (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
 /**
- * CPU ms (user + system, all threads, GC and the thread pool included) process `pid` has used so
- * far, from /proc/PID/stat (in clock ticks of 10 ms).
+ * CPU ms (user + system, all threads, GC and the thread pool included) from /proc/PID/stat:
+ * what process `pid` has used so far, or with `children`, what its children that have exited and
+ * been reaped used (`cutime`, `cstime`).
  */
-export function processCpuMs(pid: number): number {
-  const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] ?? '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+export function processCpuMs(pid: number | 'self', of: 'own' | 'children' = 'own'): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command name, which may hold spaces and parentheses: field 3 first.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // proc(5) fields 14 and 15 (utime, stime) or 16 and 17 (cutime, cstime).
+  const at = of === 'own' ? 11 : 13;
+  return ((Number(fields[at]) + Number(fields[at + 1])) * 1000) / TICKS_PER_SECOND;
 }
 
 export interface Reply {

@@ -19,32 +19,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { textTable } from '../cli/text-table.js';
-import { CLI, arg, cleanEnv, keygen, replaySession, startCli } from './_lib.js';
+import { CLI, arg, cleanEnv, keygen, processCpuMs, replaySession, startCli } from './_lib.js';
 
 const TASKS = Number(arg('tasks', '1000'));
 const ROUNDS = Number(arg('rounds', '3'));
 const BASELINE = arg('baseline', '');
-/** Clock ticks per second of `/proc` times (USER_HZ, 100 on Linux). */
-const TICKS_PER_SECOND = 100;
-
-/** CPU ms (user + system) of this process's children that have exited and been reaped so far. */
-function reapedChildrenCpuMs(): number {
-  const stat = readFileSync('/proc/self/stat', 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // Fields 16 and 17 of proc(5) (cutime, cstime); the slice starts at field 3.
-  return ((Number(fields[13]) + Number(fields[14])) * 1000) / TICKS_PER_SECOND;
-}
-
 /** One `run` of `cli` to its end: its CPU and wall ms. */
 function timedRun(cli: string, args: string[]): Promise<{ cpuMs: number; wallMs: number }> {
-  const cpuBefore = reapedChildrenCpuMs();
+  const cpuBefore = processCpuMs('self', 'children');
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [cli, ...args], { env: cleanEnv(), stdio: 'ignore' });
     child.on('error', reject);
     child.on('exit', (code) => {
       if (code !== 0) reject(new Error(`${cli} ${args.join(' ')} exited with ${code}`));
-      else resolve({ cpuMs: reapedChildrenCpuMs() - cpuBefore, wallMs: performance.now() - started });
+      else resolve({ cpuMs: processCpuMs('self', 'children') - cpuBefore, wallMs: performance.now() - started });
     });
   });
 }

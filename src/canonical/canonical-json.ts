@@ -7,7 +7,7 @@
  * The serializer walks the value with an explicit stack, never the call stack, so a value of any
  * nesting depth serializes (or is refused by `maxDepth`) instead of overflowing (docs/design.md §5).
  */
-import * as crypto from 'node:crypto';
+import { sha256Hex } from '../digest.js';
 import { A2aReplayError } from '../errors.js';
 
 /** A JSON value as JCS sees it. */
@@ -339,17 +339,9 @@ export function hashCanonical(value: unknown): string {
   return sha256Prefixed(canonicalJson(value));
 }
 
-/**
- * `crypto.hash` (Node 20.12 and later) when there is one: a one-shot digest costs about half of a
- * `createHash` object for a receipt line; the digest is the same.
- */
-const oneShotHash: ((algorithm: string, data: string | Uint8Array) => string) | null =
-  typeof crypto.hash === 'function' ? crypto.hash : null;
-
 /** `"sha256:" + hex(SHA-256(UTF-8(text)))` for text that is already canonical. */
 export function sha256Prefixed(text: string | Uint8Array): string {
-  const hex = oneShotHash ? oneShotHash('sha256', text) : crypto.createHash('sha256').update(text).digest('hex');
-  return `sha256:${hex}`;
+  return `sha256:${sha256Hex(text)}`;
 }
 
 /**

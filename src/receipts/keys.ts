@@ -13,7 +13,6 @@
  * must be unpredictable, so it draws from `node:crypto` `randomBytes` unless a test injects a
  * source. Nothing else here (or in the chain) is random: logs replay byte for byte.
  */
-import * as crypto from 'node:crypto';
 import {
   type KeyObject,
   createHash,
@@ -26,6 +25,7 @@ import {
   verify,
 } from 'node:crypto';
 import nacl from 'tweetnacl';
+import { oneShotHash } from '../digest.js';
 import { A2aReplayError } from '../errors.js';
 
 export const KEY_FILE_TYPE = 'a2a-replay.key';
@@ -80,10 +80,6 @@ function assertKid(kid: unknown, source: string): string {
   return kid;
 }
 
-/** `crypto.hash` where Node has it (20.12 and later), else null. */
-const oneShotHash: ((algorithm: string, data: Uint8Array, encoding: 'hex' | 'base64url') => string) | null =
-  typeof crypto.hash === 'function' ? crypto.hash : null;
-
 /** SHA-256's block: the HMAC key is padded (or first hashed) to this length (RFC 2104 §2). */
 const HMAC_BLOCK_BYTES = 64;
 /** The largest scratch a key keeps, so one long line does not hold memory for the key's life. */
@@ -94,7 +90,6 @@ const SCRATCH_MAX_BYTES = 64 * 1024;
  * by room for the inner digest. They hold key material, so they never leave the key.
  */
 interface HmacPads {
-  inner: Buffer;
   scratch: Buffer;
   outer: Buffer;
 }
@@ -110,7 +105,7 @@ function hmacPads(secret: Buffer): HmacPads {
   outer.fill(0, HMAC_BLOCK_BYTES);
   const scratch = Buffer.alloc(4096);
   inner.copy(scratch);
-  return { inner, scratch, outer };
+  return { scratch, outer };
 }
 
 /**
@@ -174,8 +169,8 @@ export class ReceiptKey {
    * the same (a test compares the two on random keys and texts).
    */
   macOfTexts(texts: readonly string[]): string {
-    const pads = oneShotHash ? (this.#pads ??= hmacPads(this.#secretBytes())) : null;
-    if (!oneShotHash || !pads) return this.macOf(texts).toString('base64url');
+    if (!oneShotHash) return this.macOf(texts).toString('base64url');
+    const pads = (this.#pads ??= hmacPads(this.#secretBytes()));
     let most = HMAC_BLOCK_BYTES;
     // A UTF-16 code unit takes at most 3 bytes of UTF-8: room enough without measuring each text.
     for (const text of texts) most += 3 * text.length;
@@ -183,7 +178,7 @@ export class ReceiptKey {
     if (most > SCRATCH_MAX_BYTES) return this.macOf(texts).toString('base64url');
     if (pads.scratch.length < most) {
       const scratch = Buffer.alloc(Math.min(SCRATCH_MAX_BYTES, Math.max(most, 2 * pads.scratch.length)));
-      pads.inner.copy(scratch);
+      pads.scratch.copy(scratch, 0, 0, HMAC_BLOCK_BYTES);
       pads.scratch = scratch;
     }
     let end = HMAC_BLOCK_BYTES;

@@ -9,6 +9,7 @@
  * walk over the keys check both that no member is missing and that none is extra. A property
  * test holds it to the field readers on written and mutated lines.
  */
+import { isRecord } from '../protocol/read.js';
 import { PAUSE_INITIATORS, PAUSE_MODES, type ResumeConditions } from '../protocol/types.js';
 import type { Checkpoint, ReceiptLogLine, ResumptionReceipt, SpanRef, SuspensionReceipt } from './types.js';
 import { RECEIPT_BINDINGS } from './types.js';
@@ -80,10 +81,6 @@ const CHECKPOINT_ORDER = ['root', 'sig', 'size', 'type'];
 const SPAN_ORDER = ['spanId', 'traceId'];
 const SIG_ORDER = ['alg', 'kid', 'value'];
 const LINKS_ORDER = ['pipeline', 'suspension'];
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** `r`'s enumerable keys are exactly `order`, in that order. */
 function keysAre(r: Record<string, unknown>, order: readonly string[]): boolean {

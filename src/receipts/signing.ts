@@ -62,11 +62,10 @@ export function signReceipt(
  * parts; the body may come in pieces (a line's text around its `sig` member), never joined.
  */
 export function receiptMac(key: ReceiptKey, bodyText: string | readonly string[]): string {
-  if (typeof bodyText === 'string')
-    return key.macOfTexts([paeHeader(RECEIPT_PAYLOAD_TYPE, Buffer.byteLength(bodyText, 'utf8')), bodyText]);
+  const pieces = typeof bodyText === 'string' ? [bodyText] : bodyText;
   let bytes = 0;
-  for (const piece of bodyText) bytes += Buffer.byteLength(piece, 'utf8');
-  return key.macOfTexts([paeHeader(RECEIPT_PAYLOAD_TYPE, bytes), ...bodyText]);
+  for (const piece of pieces) bytes += Buffer.byteLength(piece, 'utf8');
+  return key.macOfTexts([paeHeader(RECEIPT_PAYLOAD_TYPE, bytes), ...pieces]);
 }
 
 /** Ed25519 when `key` holds a pair, else HMAC-SHA256. */
