@@ -3,8 +3,10 @@
  * give exactly the lines of `LineSplitter.push`, whatever the chunk boundaries: a line across
  * chunks, a multi-byte character cut by a boundary, a last line without its newline, CRLF ends
  * (kept in the text, as the reader does), byte order marks, bytes that are not UTF-8 and lines
- * over the length limit.
+ * over the length limit. And both decode as a fatal `TextDecoder` (keeping byte order marks) would,
+ * for any bytes.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type LineBlock, LineSplitter, type RawLine, splitBlock } from '../../src/internal.js';
 
@@ -73,5 +75,61 @@ describe('LineSplitter.pushBlock and splitBlock', () => {
       [8, null, `longer than ${MAX} bytes`],
       [9, 'c'.repeat(10), null],
     ]);
+  });
+});
+
+/** The lines of `bytes` as a fatal TextDecoder that keeps byte order marks reads each one. */
+function byTextDecoder(bytes: Buffer): RawLine[] {
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  const lines: RawLine[] = [];
+  let start = 0;
+  for (let number = 1; start < bytes.length; number++) {
+    const nl = bytes.indexOf(0x0a, start);
+    const end = nl === -1 ? bytes.length : nl;
+    const line = bytes.subarray(start, end);
+    let text: string | null = null;
+    let problem: string | null = null;
+    if (line.length > MAX) problem = `longer than ${MAX} bytes`;
+    else {
+      try {
+        text = decoder.decode(line);
+      } catch {
+        problem = 'not valid UTF-8';
+      }
+    }
+    lines.push({ number, text, problem, complete: nl !== -1 });
+    start = end + 1;
+  }
+  return lines;
+}
+
+describe('decoding', () => {
+  // Bytes that make up characters of every length, parts of them, a byte order mark, surrogates
+  // encoded as UTF-8 (not valid), over-long forms and newlines.
+  const piece = fc.oneof(
+    fc.constantFrom(
+      [0x0a],
+      [0x61],
+      [0xef, 0xbb, 0xbf],
+      [0xc3, 0xa9],
+      [0xe2, 0x82, 0xac],
+      [0xf0, 0x9d, 0x84, 0x9e],
+      [0xed, 0xa0, 0x80],
+      [0xc0, 0xaf],
+      [0xf4, 0x90, 0x80, 0x80],
+    ),
+    fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 3 }),
+  );
+  const bytes = fc.array(piece, { maxLength: 40 }).map((pieces) => Buffer.from(pieces.flat()));
+
+  it('push and splitBlock give the lines a fatal TextDecoder reads, for any bytes', () => {
+    fc.assert(
+      fc.property(bytes, fc.integer({ min: 1, max: 16 }), (input, size) => {
+        const want = byTextDecoder(input);
+        expect(byPush(input, size)).toEqual(want);
+        expect(byBlocks(input, size).lines).toEqual(want);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
