@@ -1,17 +1,19 @@
 /**
  * @module receipts/verify-jobs
  * `verify --jobs N` (docs/design.md §6): this thread reads the log and hands each chunk's complete
- * lines, as undecoded bytes (transferred, not copied), in turn to N - 1 worker threads and to
- * itself; each decodes, splits and examines its blocks' lines (shape, canonical form,
- * signatures, hashes) into a few packed values per line, which this thread checks in file order
- * (sequence, hash chain, checkpoints, suspensions) — so the first bad line and its reason are
- * those a single thread finds. At most {@link IN_FLIGHT_PER_JOB} blocks per thread are out at
+ * lines, as undecoded bytes (transferred, not copied), to the least busy of N - 1 worker threads,
+ * or examines them itself when every worker already has {@link IN_FLIGHT_PER_WORKER} blocks (so
+ * this thread, which also reads and checks the order, takes less of the examining as it has more
+ * else to do); each examiner decodes, splits and examines its blocks' lines (shape, canonical
+ * form, signatures, hashes) into a few packed values per line, which this thread checks in file
+ * order (sequence, hash chain, checkpoints, suspensions) — so the first bad line and its reason
+ * are those a single thread finds. At most {@link IN_FLIGHT_PER_JOB} blocks per thread are out at
  * once, and reading waits for the oldest answer beyond that: memory stays flat however long the log.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { A2aReplayError } from '../errors.js';
 import { type BlockAnswer, examineBlock, examineLine, unpackExamined } from './examine-line.js';
 import type { Keyring } from './keys.js';
@@ -33,7 +35,9 @@ export function defaultVerifyJobs(size: number, cores: number): number {
 }
 
 /** Blocks out at once, per examining thread. */
-export const IN_FLIGHT_PER_JOB = 3;
+export const IN_FLIGHT_PER_JOB = 4;
+/** Blocks a worker holds (examining one, the rest queued) before this thread examines the next itself. */
+export const IN_FLIGHT_PER_WORKER = 4;
 
 interface TsxManifest {
   exports: { './esm/api': { import: { default: string } } };
@@ -74,20 +78,24 @@ function keyFiles(keyring: Keyring): unknown[] {
 
 class WorkerPool {
   readonly #workers: Worker[];
+  /** Where each worker answers: read as messages arrive and, before a block is handed out, at once. */
+  readonly #answers: MessagePort[];
   readonly #waiting = new Map<number, { resolve: (r: VerifyBatchAnswer) => void; reject: (e: unknown) => void }>();
-  #next = 0;
+  /** Blocks handed to each worker and not answered yet. */
+  readonly #held: number[];
   #id = 0;
   #failure: A2aReplayError | null = null;
 
-  constructor(jobs: number, data: VerifyWorkerData) {
+  constructor(jobs: number, data: Omit<VerifyWorkerData, 'answers'>) {
     const entry = workerEntry();
-    this.#workers = Array.from({ length: jobs }, () => {
-      const worker = new Worker(entry.script, { workerData: data, eval: entry.eval });
-      worker.on('message', (answer: VerifyBatchAnswer) => {
-        const waiter = this.#waiting.get(answer.id);
-        this.#waiting.delete(answer.id);
-        waiter?.resolve(answer);
-      });
+    this.#held = Array.from({ length: jobs }, () => 0);
+    this.#answers = [];
+    this.#workers = Array.from({ length: jobs }, (_, index) => {
+      const { port1, port2 } = new MessageChannel();
+      port1.on('message', (answer: VerifyBatchAnswer) => this.#answered(index, answer));
+      this.#answers.push(port1);
+      const workerData: VerifyWorkerData = { ...data, answers: port2 };
+      const worker = new Worker(entry.script, { workerData, transferList: [port2], eval: entry.eval });
       worker.on('error', (error) => this.#fail(error));
       worker.on('exit', (code) => {
         if (code !== 0) this.#fail(new Error(`a verify worker exited with code ${code}`));
@@ -96,19 +104,38 @@ class WorkerPool {
     });
   }
 
-  /** Hands a block to the next worker in turn; its bytes move to the worker. */
-  examine(block: LineBlock): Promise<VerifyBatchAnswer> {
+  /**
+   * Hands a block to the worker holding fewest (its bytes move to the worker), or null when each
+   * holds {@link IN_FLIGHT_PER_WORKER} already. Answers that arrived while this thread was busy
+   * are taken first, so a worker that finished is seen as free.
+   */
+  examine(block: LineBlock): Promise<VerifyBatchAnswer> | null {
     if (this.#failure) return Promise.reject(this.#failure);
+    let least = -1;
+    for (let i = 0; i < this.#held.length; i++) {
+      for (let got = receiveMessageOnPort(this.#answers[i]!); got; got = receiveMessageOnPort(this.#answers[i]!))
+        this.#answered(i, got.message as VerifyBatchAnswer);
+      if (this.#held[i]! < IN_FLIGHT_PER_WORKER && (least === -1 || this.#held[i]! < this.#held[least]!)) least = i;
+    }
+    if (least === -1) return null;
     const id = this.#id++;
     const answer = new Promise<VerifyBatchAnswer>((resolve, reject) => this.#waiting.set(id, { resolve, reject }));
     const batch: VerifyBatch = { id, block };
-    this.#workers[this.#next]!.postMessage(batch, [block.bytes.buffer as ArrayBuffer]);
-    this.#next = (this.#next + 1) % this.#workers.length;
+    this.#workers[least]!.postMessage(batch, [block.bytes.buffer as ArrayBuffer]);
+    this.#held[least]!++;
     return answer;
+  }
+
+  #answered(worker: number, answer: VerifyBatchAnswer): void {
+    this.#held[worker]!--;
+    const waiter = this.#waiting.get(answer.id);
+    this.#waiting.delete(answer.id);
+    waiter?.resolve(answer);
   }
 
   async close(): Promise<void> {
     for (const worker of this.#workers) worker.removeAllListeners('exit');
+    for (const port of this.#answers) port.close();
     await Promise.all(this.#workers.map((w) => w.terminate()));
   }
 
@@ -132,13 +159,10 @@ export async function verifyWithWorkers(
   jobs: number,
 ): Promise<VerifyResult> {
   const keepLines = verifier.wantsLines;
-  // This thread takes every `jobs`-th block itself: N threads examine with N - 1 workers.
+  // N threads examine with N - 1 workers: this one takes a block when every worker is full.
   const pool = new WorkerPool(jobs - 1, { keys: keyFiles(keyring), keepLines });
-  let turn = 0;
-  const examine = (block: LineBlock): Promise<BlockAnswer> => {
-    turn = (turn + 1) % jobs;
-    return turn === 0 ? Promise.resolve(examineBlock(block, keyring, keepLines)) : pool.examine(block);
-  };
+  const examine = (block: LineBlock): Promise<BlockAnswer> =>
+    pool.examine(block) ?? Promise.resolve(examineBlock(block, keyring, keepLines));
   const pending: Pending[] = [];
   let stopped = false;
   /** Accepts the oldest block's answers in order; false once a line failed. */

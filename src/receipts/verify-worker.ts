@@ -6,7 +6,7 @@
  * stopping a block at its first bad line. The keys come in `workerData`, never by file or
  * argument. The main thread checks sequence, chain and checkpoints in order (verify-jobs.ts).
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { type BlockAnswer, examineBlock } from './examine-line.js';
 import { Keyring, readKeyFile } from './keys.js';
 import type { LineBlock } from './log-reader.js';
@@ -17,6 +17,7 @@ export interface VerifyWorkerData {
   keys: unknown[];
   /** Send each line's parsed value back (for `onLine`). */
   keepLines: boolean;
+  answers: MessagePort;
 }
 
 /** One block of complete lines; its bytes are transferred. */
@@ -33,5 +34,5 @@ const keyring = new Keyring(data.keys.map((key, i) => readKeyFile(key, `key ${i 
 
 parentPort?.on('message', (batch: VerifyBatch) => {
   const answer: VerifyBatchAnswer = { id: batch.id, ...examineBlock(batch.block, keyring, data.keepLines) };
-  parentPort?.postMessage(answer);
+  data.answers.postMessage(answer);
 });
