@@ -311,7 +311,6 @@ export {
   DEFAULT_FSYNC_EVERY,
   FSYNC_POLICIES,
   type FsyncPolicy,
-  MAX_QUEUED_BYTES,
   ReceiptLogWriter,
   type ReceiptLogWriterOptions,
 } from './receipts/log-writer.js';

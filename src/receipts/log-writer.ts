@@ -5,19 +5,21 @@
  *
  * Durability (`fsync`):
  * - `always`: every append resolves only after its line is on disk (appends that arrive while a
- *   write is in flight share one write and one fsync — group commit);
+ *   sync is in flight share the next one — group commit);
  * - `batch` (default): fsync after every `fsyncEvery` lines (default 64), after any checkpoint,
  *   and at close — no timers, so behaviour depends only on what was appended;
  * - `never`: leave it to the OS (close still closes the file).
- * Lines are sealed synchronously in call order; writes are coalesced but never reordered. Under
- * `batch` and `never` an append resolves once its line is sealed and queued (the write is issued
- * at once; appends made while a sync is in flight join the next write), so a caller awaiting each
- * append does not wait for the disk; a write error then fails the next append and `close()`. At most
- * {@link MAX_QUEUED_BYTES} wait in memory: beyond that, appends wait for the disk.
+ * Lines are sealed synchronously in call order and written in that order. Under `batch` and
+ * `never` an append resolves once its line is sealed and queued, so a caller awaiting each append
+ * does not wait for the disk; a write error then fails the next append and `close()`. The lines
+ * queued in one turn of the event loop go to the file in one synchronous write at its end
+ * (`setImmediate`), or at once when {@link WRITE_BATCH_BYTES} are queued or somebody waits for
+ * them; writes never wait for a sync in flight, so at most a batch waits in memory.
  *
  * `durable()` is the hold-until-durable rule's half here (docs/design.md §5): it resolves once every
  * line appended so far is on disk as the policy says — fsynced under `always` and `batch`, handed
- * to the OS under `never`. Callers waiting at the same time share one write and one fsync.
+ * to the OS under `never`. It joins the running sync when that covers its lines, else the next
+ * one, which every caller arriving meanwhile shares (one write and one fsync for all).
  */
 import { type FileHandle, open, rename } from 'node:fs/promises';
 import { type Clock, isoAt } from '../clock.js';
@@ -30,8 +32,8 @@ import type { ResumptionDraft, ResumptionReceipt, SuspensionDraft, SuspensionRec
 export const FSYNC_POLICIES = ['always', 'batch', 'never'] as const;
 export type FsyncPolicy = (typeof FSYNC_POLICIES)[number];
 export const DEFAULT_FSYNC_EVERY = 64;
-/** Queued bytes beyond which appends wait for the write in flight (backpressure). */
-export const MAX_QUEUED_BYTES = 1 << 20;
+/** Queued bytes that are written at once rather than at the end of the turn. */
+export const WRITE_BATCH_BYTES = 64 * 1024;
 
 export interface ReceiptLogWriterOptions {
   keyring: Keyring;
@@ -63,7 +65,9 @@ export interface AppendResult<T> {
   hash: string;
 }
 
+/** A caller waiting until the first `target` lines of the log are durable. */
 interface Waiter {
+  target: number;
   resolve: () => void;
   reject: (error: unknown) => void;
 }
@@ -107,20 +111,24 @@ export class ReceiptLogWriter {
   readonly #file: FileHandle;
   readonly #fsync: FsyncPolicy;
   readonly #fsyncEvery: number;
+  #witness: string | undefined;
+  /** Lines sealed and not yet written. */
   #buffer: string[] = [];
   #bufferBytes = 0;
-  #waiters: Waiter[] = [];
-  /** `durable()` callers: resolved after the next write (and fsync, unless `never`). */
-  #durableWaiters: Waiter[] = [];
-  #bufferHasCheckpoint = false;
-  /** The last checkpoint line in the buffer, for the witness file. */
+  /** The last checkpoint in the buffer; the last one written that no finished sync covers yet. */
   #bufferCheckpoint: string | null = null;
-  #witness: string | undefined;
-  #linesSinceSync = 0;
-  #writing = false;
+  #unsyncedCheckpoint: string | null = null;
+  /** Lines queued so far (the header included), written to the file, and durable. */
+  #queued = 0;
+  #written = 0;
+  #synced = 0;
+  /** The sync running now (fdatasync, then the witness file); at most one runs. */
+  #syncing: Promise<void> | null = null;
+  #waiters: Waiter[] = [];
+  /** The write scheduled for the end of this turn, if any. */
+  #deferred: NodeJS.Immediate | undefined;
   #failure: A2aReplayError | null = null;
   #closing: Promise<void> | null = null;
-  readonly #idle: (() => void)[] = [];
 
   private constructor(path: string, file: FileHandle, chain: ReceiptChain, fsync: FsyncPolicy, fsyncEvery: number) {
     this.path = path;
@@ -157,14 +165,20 @@ export class ReceiptLogWriter {
     }
     const writer = new ReceiptLogWriter(path, file, chain, options.fsync ?? 'batch', fsyncEvery);
     writer.#witness = options.witness;
-    await writer.#enqueue([chain.header]);
+    // The header is written at once: a log that exists is never empty.
+    writer.#queue([chain.header]);
+    writer.#write();
+    if (writer.#failure) {
+      await file.close();
+      throw writer.#failure;
+    }
     return writer;
   }
 
   async appendSuspension(draft: SuspensionDraft): Promise<AppendResult<SuspensionReceipt>> {
     this.#assertOpen();
     const sealed = this.chain.sealSuspension(draft);
-    await this.#enqueue(sealed.checkpoint ? [sealed.receipt, sealed.checkpoint] : [sealed.receipt]);
+    await this.#append(sealed.checkpoint ? [sealed.receipt, sealed.checkpoint] : [sealed.receipt]);
     return { receipt: sealed.receipt.line, hash: sealed.receipt.hash };
   }
 
@@ -172,7 +186,7 @@ export class ReceiptLogWriter {
   async appendResumption(draft: ResumptionDraft, suspensionHash: string): Promise<AppendResult<ResumptionReceipt>> {
     this.#assertOpen();
     const sealed = this.chain.sealResumption(draft, suspensionHash);
-    await this.#enqueue(sealed.checkpoint ? [sealed.receipt, sealed.checkpoint] : [sealed.receipt]);
+    await this.#append(sealed.checkpoint ? [sealed.receipt, sealed.checkpoint] : [sealed.receipt]);
     return { receipt: sealed.receipt.line, hash: sealed.receipt.hash };
   }
 
@@ -181,12 +195,7 @@ export class ReceiptLogWriter {
    * doc); rejects when the log cannot be written.
    */
   durable(): Promise<void> {
-    if (this.#failure) return Promise.reject(this.#failure);
-    const synced = this.#fsync === 'never' || this.#linesSinceSync === 0;
-    if (!this.#writing && this.#buffer.length === 0 && synced) return Promise.resolve();
-    const done = new Promise<void>((resolve, reject) => this.#durableWaiters.push({ resolve, reject }));
-    if (!this.#writing) void this.#drain();
-    return done;
+    return this.#untilDurable(this.#queued);
   }
 
   /** Signs further receipts with another kid the header declares. */
@@ -203,11 +212,19 @@ export class ReceiptLogWriter {
 
   async #close(): Promise<void> {
     try {
-      await this.#settled();
       const last = this.#failure ? null : this.chain.close();
-      if (last) await this.#enqueue([last]);
-      await this.#settled();
-      if (this.#fsync !== 'never' && this.#linesSinceSync > 0 && !this.#failure) await this.#file.datasync();
+      if (last) this.#queue([last]);
+      this.#write();
+      while (this.#syncing) await this.#syncing;
+      if (this.#fsync !== 'never' && this.#written > this.#synced && !this.#failure) {
+        try {
+          await this.#file.datasync();
+          this.#synced = this.#written;
+        } catch (cause) {
+          this.#fail(cause);
+        }
+      }
+      this.#release();
     } finally {
       await this.#file.close();
     }
@@ -219,84 +236,128 @@ export class ReceiptLogWriter {
     if (this.#closing) throw new A2aReplayError('IO_FAILED', `receipt log ${this.path} is closed`);
   }
 
-  #enqueue(lines: SealedLine[]): Promise<void> {
+  #queue(lines: SealedLine[]): void {
     for (const line of lines) {
       this.#buffer.push(`${line.text}\n`);
       this.#bufferBytes += line.text.length + 1;
-      if (line.line.type === 'Checkpoint') {
-        this.#bufferHasCheckpoint = true;
-        this.#bufferCheckpoint = line.text;
-      }
+      if (line.line.type === 'Checkpoint') this.#bufferCheckpoint = line.text;
     }
-    const durable = this.#fsync === 'always' || this.#bufferBytes > MAX_QUEUED_BYTES || this.#closing !== null;
-    const done = durable
-      ? new Promise<void>((resolve, reject) => this.#waiters.push({ resolve, reject }))
-      : Promise.resolve();
-    if (!this.#writing) void this.#drain();
+    this.#queued += lines.length;
+  }
+
+  /**
+   * Queues sealed lines. They are written at the end of this turn, so that the lines appended in
+   * it share one write (a write costs a few microseconds, several times a receipt's HMAC), or at
+   * once when {@link WRITE_BATCH_BYTES} are queued. Under `always` the append waits until they
+   * are durable.
+   */
+  #append(lines: SealedLine[]): Promise<void> {
+    this.#queue(lines);
+    if (this.#fsync === 'always') return this.#untilDurable(this.#queued);
+    if (this.#bufferBytes >= WRITE_BATCH_BYTES) this.#write();
+    else
+      this.#deferred ??= setImmediate(() => {
+        this.#deferred = undefined;
+        this.#write();
+      });
+    return this.#failure ? Promise.reject(this.#failure) : Promise.resolve();
+  }
+
+  /** Resolves once the first `target` lines are durable (written, and synced unless `never`). */
+  #untilDurable(target: number): Promise<void> {
+    if (this.#failure) return Promise.reject(this.#failure);
+    if (this.#synced >= target) return Promise.resolve();
+    const done = new Promise<void>((resolve, reject) => this.#waiters.push({ target, resolve, reject }));
+    this.#write();
     return done;
   }
 
-  async #drain(): Promise<void> {
-    this.#writing = true;
-    while (this.#buffer.length > 0 || this.#durableWaiters.length > 0) {
+  /**
+   * Writes what is queued, synchronously: the lines go to the page cache, where a thread-pool
+   * write costs more CPU than the copy; only the sync waits for the disk, and writes do not wait
+   * for it. Then starts a sync if one is due.
+   */
+  #write(): void {
+    if (this.#deferred !== undefined) clearImmediate(this.#deferred);
+    this.#deferred = undefined;
+    if (this.#buffer.length > 0) {
       const text = this.#buffer.join('');
       const count = this.#buffer.length;
-      const waiters = [...this.#waiters, ...this.#durableWaiters];
-      const wantsSync = this.#durableWaiters.length > 0 && this.#fsync !== 'never';
-      const checkpoint = this.#bufferHasCheckpoint;
-      const witnessed = this.#bufferCheckpoint;
-      this.#bufferCheckpoint = null;
+      const checkpoint = this.#bufferCheckpoint;
       this.#buffer = [];
       this.#bufferBytes = 0;
-      this.#waiters = [];
-      this.#durableWaiters = [];
-      this.#bufferHasCheckpoint = false;
-      try {
-        if (this.#failure) throw this.#failure;
-        // A synchronous write: the lines are small and go to the page cache, where a thread-pool
-        // write costs more CPU than the copy; only the sync waits for the disk.
-        if (count > 0) writeAll(this.#file.fd, text);
-        this.#linesSinceSync += count;
-        if ((wantsSync && this.#linesSinceSync > 0) || this.#syncDue(checkpoint)) {
-          // fdatasync: the appended bytes and the size that reaches them (docs/design.md §5).
-          await this.#file.datasync();
-          this.#linesSinceSync = 0;
+      this.#bufferCheckpoint = null;
+      if (this.#failure === null) {
+        try {
+          writeAll(this.#file.fd, text);
+          this.#written += count;
+          if (checkpoint !== null) this.#unsyncedCheckpoint = checkpoint;
+        } catch (cause) {
+          this.#fail(cause);
         }
-        if (witnessed !== null && this.#witness !== undefined) await writeWitness(this.#witness, witnessed);
-        for (const w of waiters) w.resolve();
+      }
+    }
+    this.#syncIfDue();
+  }
+
+  /**
+   * Starts the next sync when one is due and none runs: under `always`, or when somebody waits,
+   * or (`batch`) after a checkpoint or {@link DEFAULT_FSYNC_EVERY fsyncEvery} lines. Callers
+   * arriving while a sync runs share the next one (group commit). Under `never` written is
+   * durable, and only the witness file is written.
+   */
+  #syncIfDue(): void {
+    if (this.#syncing !== null || this.#failure !== null) return;
+    const never = this.#fsync === 'never';
+    if (never) {
+      this.#synced = this.#written;
+      this.#release();
+    }
+    const unsynced = this.#written - this.#synced;
+    const due =
+      unsynced > 0 &&
+      (this.#fsync === 'always' ||
+        this.#waiters.length > 0 ||
+        this.#unsyncedCheckpoint !== null ||
+        unsynced >= this.#fsyncEvery);
+    const witness = this.#witness === undefined ? null : this.#unsyncedCheckpoint;
+    if (!due && (!never || witness === null)) return;
+    const covers = this.#written;
+    this.#unsyncedCheckpoint = null;
+    this.#syncing = (async () => {
+      try {
+        // fdatasync: the appended bytes and the size that reaches them (docs/design.md §5).
+        if (due) await this.#file.datasync();
+        this.#synced = Math.max(this.#synced, covers);
+        if (witness !== null && this.#witness !== undefined) await writeWitness(this.#witness, witness);
       } catch (cause) {
-        this.#failure ??=
-          cause instanceof A2aReplayError
-            ? cause
-            : new A2aReplayError('IO_FAILED', `cannot write receipt log ${this.path}: ${(cause as Error).message}`, {
-                cause,
-              });
-        for (const w of waiters) w.reject(this.#failure);
+        this.#fail(cause);
       }
-    }
-    this.#writing = false;
-    for (const w of this.#idle.splice(0)) w();
+      this.#syncing = null;
+      this.#release();
+      this.#syncIfDue();
+    })();
   }
 
-  /** Resolves when nothing is queued or being written. */
-  #settled(): Promise<void> {
-    return this.#writing || this.#buffer.length > 0
-      ? new Promise<void>((resolve) => this.#idle.push(resolve))
-      : Promise.resolve();
+  /** Resolves the waiters whose lines are durable (rejects all once the log failed). */
+  #release(): void {
+    if (this.#waiters.length === 0) return;
+    const waiting: Waiter[] = [];
+    for (const waiter of this.#waiters) {
+      if (this.#failure) waiter.reject(this.#failure);
+      else if (waiter.target <= this.#synced) waiter.resolve();
+      else waiting.push(waiter);
+    }
+    this.#waiters = waiting;
   }
 
-  #syncDue(checkpoint: boolean): boolean {
-    switch (this.#fsync) {
-      case 'always':
-        return true;
-      case 'batch':
-        return checkpoint || this.#linesSinceSync >= this.#fsyncEvery;
-      case 'never':
-        return false;
-      default: {
-        const never: never = this.#fsync;
-        throw new Error(`unhandled fsync policy ${String(never)}`);
-      }
-    }
+  #fail(cause: unknown): void {
+    this.#failure ??=
+      cause instanceof A2aReplayError
+        ? cause
+        : new A2aReplayError('IO_FAILED', `cannot write receipt log ${this.path}: ${(cause as Error).message}`, {
+            cause,
+          });
+    this.#release();
   }
 }

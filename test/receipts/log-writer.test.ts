@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +23,8 @@ afterEach(async () => {
 });
 
 const keyring = new Keyring([fixedKey('key-a')]);
+/** The file's lines, read synchronously: nothing else runs in between. */
+const readFileSyncLines = (path: string): string[] => readFileSync(path, 'utf8').split('\n').filter(Boolean);
 const clock = new ManualClock(Date.parse(CREATED_AT));
 
 /** Writes the same sequence `buildLogLines` seals in memory. */
@@ -88,6 +91,46 @@ describe('ReceiptLogWriter', () => {
       expect(hash).toMatch(/^sha256:/);
     }
     await writer.close();
+  });
+
+  it('writes the lines of one turn together at its end, at once when durable() or close() waits for them', async () => {
+    const path = join(dir, 'turn.receipts.jsonl');
+    const writer = await ReceiptLogWriter.open(path, { keyring, clock, tool: 't', fsync: 'never', checkpointEvery: 0 });
+    const lines = async (): Promise<string[]> => (await readFile(path, 'utf8')).split('\n').filter(Boolean);
+    const header = await lines();
+    expect(header).toHaveLength(1);
+    // Appended and awaited in this turn: queued, not yet written; nobody waits, so the end of the
+    // turn writes them all.
+    for (let i = 1; i <= 5; i++) await writer.appendSuspension(suspensionDraftFor(i));
+    expect(readFileSyncLines(path)).toHaveLength(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await lines()).toHaveLength(6);
+    // durable() does not wait for the turn to end: the lines are in the file when it resolves.
+    for (let i = 6; i <= 8; i++) await writer.appendSuspension(suspensionDraftFor(i));
+    await writer.durable();
+    expect(readFileSyncLines(path)).toHaveLength(9);
+    // Nor does close(): the last line and the closing checkpoint are there.
+    await writer.appendSuspension(suspensionDraftFor(9));
+    await writer.close();
+    expect(await verifyReceiptLog(path, { keyring })).toMatchObject({ ok: true, receipts: 9, checkpoints: 1 });
+  });
+
+  it('writes at once, within the turn, once 64 KiB of lines are queued', async () => {
+    const path = join(dir, 'full.receipts.jsonl');
+    const writer = await ReceiptLogWriter.open(path, { keyring, clock, tool: 't', fsync: 'never', checkpointEvery: 0 });
+    let appended = 0;
+    while (readFileSyncLines(path).length === 1 && appended < 10_000) {
+      await writer.appendSuspension(suspensionDraftFor(++appended));
+    }
+    // Still the same turn: the first write holds every line so far, 64 KiB or more of them, and
+    // did not wait for more than that.
+    const written = readFileSyncLines(path).slice(1);
+    expect(written).toHaveLength(appended);
+    const bytes = written.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
+    expect(bytes).toBeGreaterThanOrEqual(64 * 1024);
+    expect(bytes - Buffer.byteLength(written.at(-1)!) - 1).toBeLessThan(64 * 1024);
+    await writer.close();
+    expect(await verifyReceiptLog(path, { keyring })).toMatchObject({ ok: true, receipts: appended });
   });
 
   it('keeps call order when appends are not awaited one by one', async () => {
