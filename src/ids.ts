@@ -3,7 +3,8 @@
  * Injected identifiers. The core asks an {@link IdSource}; this module is the one place that
  * wraps `randomUUID()`.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { sha256Hex } from './digest.js';
 
 export interface IdSource {
   /** A fresh identifier; `kind` (e.g. "task", "ctx", "suspend") becomes its prefix. */
@@ -28,7 +29,7 @@ export class CounterIdSource implements IdSource {
   next(kind: string): string {
     const n = (this.#counters.get(kind) ?? 0) + 1;
     this.#counters.set(kind, n);
-    const salt = createHash('sha256').update(`${this.#seed}:${kind}:${n}`).digest('hex').slice(0, 8);
+    const salt = sha256Hex(`${this.#seed}:${kind}:${n}`).slice(0, 8);
     return `${kind}-${salt}-${String(n).padStart(4, '0')}`;
   }
 }
