@@ -96,15 +96,13 @@ describe('ReceiptLogWriter', () => {
   it('writes the lines of one turn together at its end, at once when durable() or close() waits for them', async () => {
     const path = join(dir, 'turn.receipts.jsonl');
     const writer = await ReceiptLogWriter.open(path, { keyring, clock, tool: 't', fsync: 'never', checkpointEvery: 0 });
-    const lines = async (): Promise<string[]> => (await readFile(path, 'utf8')).split('\n').filter(Boolean);
-    const header = await lines();
-    expect(header).toHaveLength(1);
+    expect(readFileSyncLines(path)).toHaveLength(1);
     // Appended and awaited in this turn: queued, not yet written; nobody waits, so the end of the
     // turn writes them all.
     for (let i = 1; i <= 5; i++) await writer.appendSuspension(suspensionDraftFor(i));
     expect(readFileSyncLines(path)).toHaveLength(1);
     await new Promise((resolve) => setImmediate(resolve));
-    expect(await lines()).toHaveLength(6);
+    expect(readFileSyncLines(path)).toHaveLength(6);
     // durable() does not wait for the turn to end: the lines are in the file when it resolves.
     for (let i = 6; i <= 8; i++) await writer.appendSuspension(suspensionDraftFor(i));
     await writer.durable();
