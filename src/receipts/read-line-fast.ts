@@ -14,9 +14,17 @@ import { PAUSE_INITIATORS, PAUSE_MODES, type ResumeConditions } from '../protoco
 import type { Checkpoint, ReceiptLogLine, ResumptionReceipt, SpanRef, SuspensionReceipt } from './types.js';
 import { RECEIPT_BINDINGS } from './types.js';
 
-const VIAS = ['PauseTask', 'AwaitTaskResumption', 'statusUpdate', 'legacy-metadata'] as const;
-const CAUSES = ['explicit_resume', 'condition_fired', 'timeout', 'external_event', 'canceled', 'failure'] as const;
-const OUTCOMES = ['resumed', 'canceled', 'failed', 'rejected'] as const;
+/** The values a line's `via`, `cause` and `outcome` may take (also read by scan-line.ts). */
+export const VIAS = ['PauseTask', 'AwaitTaskResumption', 'statusUpdate', 'legacy-metadata'] as const;
+export const CAUSES = [
+  'explicit_resume',
+  'condition_fired',
+  'timeout',
+  'external_event',
+  'canceled',
+  'failure',
+] as const;
+export const OUTCOMES = ['resumed', 'canceled', 'failed', 'rejected'] as const;
 const HMAC_ONLY = ['hmac-sha256'] as const;
 const CHECKPOINT_ALGS = ['ed25519', 'hmac-sha256'] as const;
 /** 1 at the char codes of `0-9a-f`: a table look-up per char is cheaper here than a regex test. */
