@@ -26,6 +26,11 @@ export interface VerifyBatch {
   block: LineBlock;
 }
 
+/** A worker's first message: it has loaded and takes blocks from now on. */
+export interface VerifyWorkerReady {
+  ready: true;
+}
+
 /** The block's answer (`examineBlock`). */
 export type VerifyBatchAnswer = BlockAnswer & { id: number };
 
@@ -36,3 +41,4 @@ parentPort?.on('message', (batch: VerifyBatch) => {
   const answer: VerifyBatchAnswer = { id: batch.id, ...examineBlock(batch.block, keyring, data.keepLines) };
   data.answers.postMessage(answer);
 });
+data.answers.postMessage({ ready: true } satisfies VerifyWorkerReady);
