@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import {
   ReceiptKey,
   canonicalJson,
   checkpointSigningInput,
+  generateReceiptKey,
   loadKeyFile,
   loadKeyring,
   readKeyFile,
@@ -54,6 +55,20 @@ describe('receipt keys', () => {
       [{ ...file, kid: 'has space' }, /kid: expected/],
       [{ ...file, version: 2 }, /version: expected 1/],
       [{ ...file, ed25519: { ...file.ed25519, publicKey: otherPublic } }, /does not belong to the secret key/],
+      [
+        // NaCl's secret key form ends in the public key: a different one there is refused too.
+        {
+          ...file,
+          ed25519: {
+            ...file.ed25519,
+            secretKey: Buffer.concat([
+              Buffer.from(file.ed25519?.secretKey as string, 'base64url').subarray(0, 32),
+              Buffer.from(otherPublic, 'base64url'),
+            ]).toString('base64url'),
+          },
+        },
+        /does not belong to the secret key/,
+      ],
     ];
     for (const [value, message] of cases) {
       let error: unknown;
@@ -66,6 +81,18 @@ describe('receipt keys', () => {
       expect((error as Error).message).toMatch(message);
       expect((error as Error).message).not.toContain(file.hmac.slice(0, 12));
       expect((error as Error).message).not.toContain(file.ed25519?.secretKey.slice(0, 12));
+    }
+  });
+
+  it('makes from a seed the very pair tweetnacl makes', () => {
+    for (let i = 0; i < 20; i++) {
+      const seed = createHash('sha256').update(`seed ${i}`).digest();
+      const draws = [Buffer.alloc(32, i), seed]; // the HMAC secret, then the seed
+      const made = generateReceiptKey({ kid: 'k-seed', random: () => draws.shift()! });
+      const pair = nacl.sign.keyPair.fromSeed(seed);
+      const ed = made.keyFile().ed25519!;
+      expect(ed.publicKey).toBe(Buffer.from(pair.publicKey).toString('base64url'));
+      expect(ed.secretKey).toBe(Buffer.from(pair.secretKey).toString('base64url'));
     }
   });
 
