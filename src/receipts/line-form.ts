@@ -48,19 +48,31 @@ export function lineFormFull(text: string, line: ReceiptLogLine): LineForm {
   }
 }
 
-/** True when every object in `value` lists its own keys in RFC 8785 §3.2.3 order. */
+/** Deeper than this, `JSON.stringify` is not trusted with the value (it recurses): the full way decides. */
+const FAST_DEPTH = 64;
+
+/**
+ * True when every object in `value` lists its own keys in RFC 8785 §3.2.3 order and nothing is
+ * nested deeper than {@link FAST_DEPTH}. An explicit stack, not the call stack, so a line of any
+ * nesting depth is answered (a forged one as well).
+ */
 function keysInOrder(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return true;
-  if (Array.isArray(value)) {
-    for (const item of value) if (!keysInOrder(item)) return false;
-    return true;
-  }
-  const record = value as Record<string, unknown>;
-  let last: string | undefined;
-  for (const key in record) {
-    if (last !== undefined && !(last < key)) return false;
-    last = key;
-    if (!keysInOrder(record[key])) return false;
+  const work: [node: unknown, depth: number][] = [[value, 0]];
+  while (work.length > 0) {
+    const [node, depth] = work.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    if (depth >= FAST_DEPTH) return false;
+    if (Array.isArray(node)) {
+      for (const item of node) work.push([item, depth + 1]);
+      continue;
+    }
+    const record = node as Record<string, unknown>;
+    let last: string | undefined;
+    for (const key in record) {
+      if (last !== undefined && !(last < key)) return false;
+      last = key;
+      work.push([record[key], depth + 1]);
+    }
   }
   return true;
 }

@@ -187,6 +187,21 @@ describe('tamper matrix over a log of 50 receipts', () => {
     }
   });
 
+  it('names the line whose conditions a forger nested 100,000 levels deep, canonical or not', () => {
+    const at = lines.findIndex((l) => l.includes('"conditions":{'));
+    const deep = `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`;
+    const canonical = lines[at]!.replace(/"conditions":\{.*?\}\},/, `"conditions":${deep},`);
+    const spaced = lines[at]!.replace(/"conditions":\{.*?\}\},/, `"conditions": ${deep},`);
+    expect(canonical).not.toBe(lines[at]);
+    for (const [forged, reason] of [
+      [canonical, 'bad_signature'],
+      [spaced, 'malformed_line'],
+    ] as const) {
+      const edited = lines.map((l, k) => (k === at ? forged : l));
+      expect(verify(joined(edited)).firstError).toMatchObject({ line: at + 1, reason });
+    }
+  });
+
   it('reports a torn last line distinctly from tampering', () => {
     const torn = `${joined(lines.slice(0, 30))}${(lines[30] as string).slice(0, 40)}`;
     expect(verify(torn).firstError).toMatchObject({ line: 31, reason: 'torn_tail' });
