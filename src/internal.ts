@@ -189,6 +189,7 @@ export {
   principalOf,
 } from './recording/principal.js';
 export {
+  REPLAY_MAX_BODY_DEPTH,
   type Recording,
   type RecordingLineRead,
   type ReadRecordingOptions,

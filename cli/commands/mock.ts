@@ -8,7 +8,13 @@
  */
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { type MockReport, type MockSource, readRecording, startMockServer } from '../../src/internal.js';
+import {
+  type MockReport,
+  type MockSource,
+  REPLAY_MAX_BODY_DEPTH,
+  readRecording,
+  startMockServer,
+} from '../../src/internal.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { checkIgnorePointers, integerOption, noiseRules, recordingArguments, withNoiseOptions } from '../options.js';
 
@@ -77,7 +83,8 @@ export function registerMock(program: Command): void {
     checkIgnorePointers(options.ignore);
     const noise = await noiseRules(options.config);
     const sources: MockSource[] = [];
-    for (const file of files) sources.push({ source: file, recording: await readRecording(file) });
+    for (const file of files)
+      sources.push({ source: file, recording: await readRecording(file, { maxBodyDepth: REPLAY_MAX_BODY_DEPTH }) });
     const mock = await startMockServer(sources, {
       host: options.host,
       port,

@@ -8,6 +8,7 @@
 import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { A2aReplayError } from '../errors.js';
+import { nestsDeeperThan } from '../http/json-body.js';
 import { isRecord } from '../protocol/read.js';
 import { ENTRY_KINDS, RECORDING_VERSION, type RecordingEntry, type RecordingHeader } from './format.js';
 
@@ -18,7 +19,19 @@ export interface ReadRecordingOptions {
   onTornTail?: (tail: TornTail) => void;
   /** Name used in messages (default: the path, or "recording"). */
   source?: string;
+  /**
+   * Refuse, as RECORDING_MALFORMED naming the line, an entry whose body nests deeper than this
+   * many levels (replay and mock walk bodies on the call stack: {@link REPLAY_MAX_BODY_DEPTH}).
+   */
+  maxBodyDepth?: number;
 }
+
+/**
+ * The deepest body replay and mock take from a recording: far above what a peer accepts (the
+ * reference peer refuses requests deeper than 128 levels), far below what would exhaust the call
+ * stack of the walks that compare and rewrite bodies. A recorder records any depth it is sent.
+ */
+export const REPLAY_MAX_BODY_DEPTH = 1000;
 
 /** The incomplete last line of a recording cut short by a crash. */
 export interface TornTail {
@@ -118,7 +131,15 @@ export async function* readRecordingStream(
       sawHeader = true;
       return { line, kind: 'header', header: checkHeader(value, source, line) };
     }
-    return { line, kind: 'entry', entry: checkEntry(value, source, line, line - 1) };
+    const entry = checkEntry(value, source, line, line - 1);
+    const limit = options.maxBodyDepth;
+    if (limit !== undefined && nestsDeeperThan(entry.body, limit))
+      throw malformed(
+        source,
+        line,
+        `the entry's body nests deeper than ${limit} levels, more than replay and mock take`,
+      );
+    return { line, kind: 'entry', entry };
   };
 
   const complete = (text: string): RecordingLineRead => {

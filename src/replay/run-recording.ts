@@ -19,7 +19,7 @@ import { formatIssue } from '../protocol/read.js';
 import type { Keyring } from '../receipts/keys.js';
 import { readReceiptLogLine } from '../receipts/read-line.js';
 import type { RecordingEntry, RecordingHeader } from '../recording/format.js';
-import { type Recording, readRecording } from '../recording/recording-reader.js';
+import { REPLAY_MAX_BODY_DEPTH, type Recording, readRecording } from '../recording/recording-reader.js';
 import { serializeLine } from '../recording/recording-writer.js';
 import { redactHeaders } from '../recording/redaction.js';
 import { replaceResumeTokens } from '../recording/resume-token.js';
@@ -181,7 +181,7 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
   let recording: Recording;
   let goldenLines: string[] | undefined;
   try {
-    recording = await readRecording(file);
+    recording = await readRecording(file, { maxBodyDepth: REPLAY_MAX_BODY_DEPTH });
     result.recordingId = recording.header.id;
     result.entries = recording.entries.length;
     goldenLines = await readGoldenLines(golden);

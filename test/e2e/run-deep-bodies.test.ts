@@ -1,0 +1,85 @@
+/**
+ * A client may send a request nested as deep as it likes; `record` records it whatever its depth
+ * (the peer refuses it). Replay and mock walk bodies on the call stack, so they take bodies up to
+ * REPLAY_MAX_BODY_DEPTH levels: one just under replays to a pass, one far over is refused naming
+ * its line, never a stack overflow reported as an infrastructure failure.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPLAY_MAX_BODY_DEPTH, generateReceiptKey } from '../../src/internal.js';
+import { runCli } from '../helpers/cli.js';
+import { startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { ok } from '../replay/session.js';
+
+let dir = '';
+let keyFile = '';
+
+/** A PauseTask whose conditions nest `depth` levels below them, as raw JSON text. */
+function deepPause(taskId: string, depth: number): string {
+  const deep = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  return (
+    `{"jsonrpc":"2.0","id":7,"method":"PauseTask","params":{"taskId":${JSON.stringify(taskId)},` +
+    `"reason":"deep","conditions":{"onEvent":"e","extra":${deep}}}}`
+  );
+}
+
+/** Records a session of one task and one PauseTask nested `depth` levels deep; the recording's path. */
+async function recordDeep(name: string, depth: number): Promise<string> {
+  const out = join(dir, `${name}.jsonl`);
+  const peer = await startCliProcess(['peer', '--deterministic']);
+  try {
+    const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile]);
+    try {
+      const { task } = await ok<{ task: { id: string } }>(recorder.url, 'SendMessage', {
+        message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
+        configuration: { returnImmediately: true },
+      });
+      const answer = await fetch(recorder.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+        body: deepPause(task.id, depth),
+      });
+      expect(((await answer.json()) as { error?: { code: number } }).error?.code).toBe(-32600);
+    } finally {
+      expect(await stopProcess(recorder)).toBe(0);
+    }
+  } finally {
+    await stopProcess(peer);
+  }
+  return out;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'run-deep-'));
+  keyFile = join(dir, 'key.json');
+  await writeFile(keyFile, JSON.stringify(generateReceiptKey({ kid: 'k-deep' }).keyFile()), { mode: 0o600 });
+});
+
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('bodies nested deep, recorded and replayed', () => {
+  it('replays a request just under the depth replay takes to a pass', async () => {
+    const recording = await recordDeep('under', REPLAY_MAX_BODY_DEPTH - 10);
+    const update = await runCli(['run', recording, '--key', keyFile, '--update']);
+    expect(update.code, update.stdout + update.stderr).toBe(0);
+    const replay = await runCli(['run', recording, '--key', keyFile]);
+    expect(replay.stdout).toMatch(/^PASS /m);
+    expect(replay.code).toBe(0);
+  });
+
+  it('refuses a recording with a request far deeper, naming the line, in run and in mock', async () => {
+    const recording = await recordDeep('over', 20_000);
+    const replay = await runCli(['run', recording, '--key', keyFile, '--update']);
+    const why = `the entry's body nests deeper than ${REPLAY_MAX_BODY_DEPTH} levels, more than replay and mock take`;
+    expect(replay.stdout).toContain(`${recording}:4: ${why}`);
+    expect(replay.stdout).toMatch(/^INVALID /m);
+    expect(replay.code).toBe(2);
+    const mock = await runCli(['mock', recording]);
+    expect(mock.stderr).toContain(`${recording}:4: the entry's body nests deeper than ${REPLAY_MAX_BODY_DEPTH}`);
+    expect(mock.code).not.toBe(0);
+  });
+});
