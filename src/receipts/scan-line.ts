@@ -80,6 +80,15 @@ function str(): string {
   return s.slice(start, k);
 }
 
+/**
+ * A copy of `s` that shares nothing with the line: V8 makes a slice of 13 or more characters a
+ * view that keeps the whole line alive, and a verifier keeps task ids and suspension hashes (its
+ * open and recently closed suspensions, up to 65,536) long after their lines.
+ */
+function own(s: string): string {
+  return s.length < 13 ? s : Buffer.from(s, 'utf8').toString('utf8');
+}
+
 function nullOrStr(): string | null {
   return maybe('null') ? null : str();
 }
@@ -284,7 +293,7 @@ function suspension(binding: SuspensionReceipt['binding']): SuspensionReceipt {
   lit(',"span":');
   const sp = span();
   lit(',"taskId":');
-  const taskId = str();
+  const taskId = own(str());
   lit(',"type":"SuspensionReceipt","via":');
   const via = oneOf(VIAS);
   lit('}');
@@ -350,9 +359,9 @@ function resumption(binding: ResumptionReceipt['binding']): ResumptionReceipt {
   lit(',"span":');
   const sp = span();
   lit(',"suspension":');
-  const suspensionHash = hash();
+  const suspensionHash = own(hash());
   lit(',"taskId":');
-  const taskId = str();
+  const taskId = own(str());
   lit(',"type":"ResumptionReceipt"}');
   return {
     type: 'ResumptionReceipt',
