@@ -23,7 +23,7 @@ import type { SpanRef } from '../receipts/types.js';
 import type { RecordingEntry } from '../recording/format.js';
 import { tokenHashOf } from '../recording/resume-token.js';
 import { parseTraceparent } from '../tracing/span-events.js';
-import { BoundedMap } from './bounded-map.js';
+import { BoundedMap } from '../bounded-map.js';
 import { readRequest, readRestAnswer } from './call-view.js';
 import { entryProblem, taskIdFromRaw, taskIdOfCall } from './entry-reads.js';
 import type { FindingCode, ObserverFinding } from './findings.js';

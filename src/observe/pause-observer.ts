@@ -18,7 +18,7 @@ import type { SpanRef } from '../receipts/types.js';
 import type { RecordingEntry } from '../recording/format.js';
 import { tokenHashOf } from '../recording/resume-token.js';
 import type { LostPauseReason, SpanEvent } from '../tracing/span-events.js';
-import { BoundedMap } from './bounded-map.js';
+import { BoundedMap } from '../bounded-map.js';
 import { DeadlineHeap } from './deadline-heap.js';
 import { type ControlCall, type EntryRef, type Fact, FactReader, type Origin, RULE_ERRORS } from './facts.js';
 import type { FindingCode, ObserverFinding } from './findings.js';

@@ -9,7 +9,7 @@ import type { ResumptionDraft, SuspensionDraft } from '../receipts/types.js';
 import type { RecordingEntry } from '../recording/format.js';
 import type { SpanEvent, SpanSink } from '../tracing/span-events.js';
 import type { ObserverFinding } from './findings.js';
-import { BoundedMap } from './bounded-map.js';
+import { BoundedMap } from '../bounded-map.js';
 import { type ObserverOutput, PauseObserver } from './pause-observer.js';
 
 /** Where drafts are sealed and written (a receipt log writer, or an in-memory chain for replay). */

@@ -4,6 +4,7 @@
  * signatures, sequence, hash chain and checkpoints, plus an optional checkpoint kept outside the
  * log that detects a truncated tail. It stops at the first bad line and says which and why.
  */
+import { BoundedMap } from '../bounded-map.js';
 import { A2aReplayError } from '../errors.js';
 import { type Examined, type ExaminedLine, type LineFacts, examineLine } from './examine-line.js';
 import type { Keyring } from './keys.js';
@@ -106,7 +107,7 @@ export class ReceiptLogVerifier {
   /** Suspensions no resumption has closed yet: hash → task id. */
   #open = new Map<string, string>();
   /** Closed suspensions a rejected attempt may still name (least recently named first). */
-  #closed = new Map<string, string>();
+  #closed = new BoundedMap<string, string>(CLOSED_SUSPENSION_MEMORY);
   #head: string | null = null;
   #previous: ReceiptLogLine['type'] | null = null;
   #anchorMatched = false;
@@ -154,7 +155,7 @@ export class ReceiptLogVerifier {
     this.#checkpoints = other.#checkpoints;
     this.#vouched = other.#vouched;
     this.#open = new Map(other.#open);
-    this.#closed = new Map(other.#closed);
+    this.#closed = other.#closed.clone();
     this.#head = other.#head;
     this.#previous = other.#previous;
     this.#anchorMatched = other.#anchorMatched;
@@ -365,7 +366,7 @@ export class ReceiptLogVerifier {
   #checkSuspension(line: Extract<LineFacts, { type: 'ResumptionReceipt' }>, n: number): VerifyFailure | null {
     const { suspension } = line;
     const openTask = this.#open.get(suspension);
-    const closedTask = openTask === undefined ? this.#closed.get(suspension) : undefined;
+    const closedTask = openTask === undefined ? this.#closed.peek(suspension) : undefined;
     const task = openTask ?? closedTask;
     const fail = (message: string): VerifyFailure => ({ line: n, reason: 'unknown_suspension', message });
     if (task === undefined)
@@ -379,20 +380,14 @@ export class ReceiptLogVerifier {
         `line ${n}: the ResumptionReceipt is for task ${line.taskId}, but the suspension it names is of task ${task}`,
       );
     if (line.outcome === 'rejected') {
-      if (closedTask !== undefined) {
-        this.#closed.delete(suspension);
-        this.#closed.set(suspension, task);
-      }
+      // Named again: it is kept the longest now.
+      if (closedTask !== undefined) this.#closed.set(suspension, task);
       return null;
     }
     if (openTask === undefined)
       return fail(`line ${n}: the ResumptionReceipt closes suspension ${suspension}, which an earlier line closed`);
     this.#open.delete(suspension);
     this.#closed.set(suspension, task);
-    if (this.#closed.size > CLOSED_SUSPENSION_MEMORY) {
-      const oldest = this.#closed.keys().next().value;
-      if (oldest !== undefined) this.#closed.delete(oldest);
-    }
     return null;
   }
 
