@@ -12,21 +12,9 @@
 import { isRecord } from '../protocol/read.js';
 import { PAUSE_INITIATORS, PAUSE_MODES, type ResumeConditions } from '../protocol/types.js';
 import type { Checkpoint, ReceiptLogLine, ResumptionReceipt, SpanRef, SuspensionReceipt } from './types.js';
-import { RECEIPT_BINDINGS } from './types.js';
+import { CHECKPOINT_ALGS, RECEIPT_BINDINGS, RESUME_CAUSES, RESUME_OUTCOMES, SUSPENSION_VIAS } from './types.js';
 
-/** The values a line's `via`, `cause` and `outcome` may take (also read by scan-line.ts). */
-export const VIAS = ['PauseTask', 'AwaitTaskResumption', 'statusUpdate', 'legacy-metadata'] as const;
-export const CAUSES = [
-  'explicit_resume',
-  'condition_fired',
-  'timeout',
-  'external_event',
-  'canceled',
-  'failure',
-] as const;
-export const OUTCOMES = ['resumed', 'canceled', 'failed', 'rejected'] as const;
 const HMAC_ONLY = ['hmac-sha256'] as const;
-const CHECKPOINT_ALGS = ['ed25519', 'hmac-sha256'] as const;
 /** 1 at the char codes of `0-9a-f`: a table look-up per char is cheaper here than a regex test. */
 const LOWER_HEX = new Uint8Array(128);
 for (const c of '0123456789abcdef') LOWER_HEX[c.charCodeAt(0)] = 1;
@@ -160,7 +148,7 @@ function suspensionOf(r: Record<string, unknown>): SuspensionReceipt | null {
     !isNullOrString(contextId) ||
     !isOneOf(initiatedBy, PAUSE_INITIATORS) ||
     !isNullOrString(principal) ||
-    !isOneOf(via, VIAS) ||
+    !isOneOf(via, SUSPENSION_VIAS) ||
     !isNullOrString(reason) ||
     !(mode === null || isOneOf(mode, PAUSE_MODES)) ||
     !(conditions === null || isRecord(conditions)) ||
@@ -219,8 +207,8 @@ function resumptionOf(r: Record<string, unknown>): ResumptionReceipt | null {
     !isHash(prev) ||
     !isHash(suspension) ||
     typeof taskId !== 'string' ||
-    !isOneOf(cause, CAUSES) ||
-    !isOneOf(outcome, OUTCOMES) ||
+    !isOneOf(cause, RESUME_CAUSES) ||
+    !isOneOf(outcome, RESUME_OUTCOMES) ||
     !(errorCode === null || isInteger(errorCode, Number.MIN_SAFE_INTEGER)) ||
     !isNullOrString(principal) ||
     typeof hadResumeInput !== 'boolean' ||

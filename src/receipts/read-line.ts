@@ -22,26 +22,20 @@ import type {
   Checkpoint,
   ReceiptLogHeader,
   ReceiptLogLine,
-  ResumeOutcome,
-  ResumeReceiptCause,
   ResumptionReceipt,
   SpanRef,
   SuspensionReceipt,
-  SuspensionVia,
 } from './types.js';
-import { RECEIPT_BINDINGS, RECEIPT_FORMAT, RECEIPT_VERSION } from './types.js';
+import {
+  CHECKPOINT_ALGS,
+  RECEIPT_BINDINGS,
+  RECEIPT_FORMAT,
+  RECEIPT_VERSION,
+  RESUME_CAUSES,
+  RESUME_OUTCOMES,
+  SUSPENSION_VIAS,
+} from './types.js';
 
-const VIAS: readonly SuspensionVia[] = ['PauseTask', 'AwaitTaskResumption', 'statusUpdate', 'legacy-metadata'];
-const CAUSES: readonly ResumeReceiptCause[] = [
-  'explicit_resume',
-  'condition_fired',
-  'timeout',
-  'external_event',
-  'canceled',
-  'failure',
-];
-const CHECKPOINT_ALGS = ['ed25519', 'hmac-sha256'] as const;
-const OUTCOMES: readonly ResumeOutcome[] = ['resumed', 'canceled', 'failed', 'rejected'];
 const HASH = /^sha256:[0-9a-f]{64}$/;
 const HEX32 = /^[0-9a-f]{32}$/;
 const HEX16 = /^[0-9a-f]{16}$/;
@@ -197,7 +191,7 @@ function readSuspension(r: Record<string, unknown>): SuspensionReceipt {
     contextId: nullable(r.contextId, (v) => string(v, 'contextId')),
     initiatedBy: oneOf(r.initiatedBy, 'initiatedBy', PAUSE_INITIATORS),
     principal: nullable(r.principal, (v) => string(v, 'principal')),
-    via: oneOf(r.via, 'via', VIAS),
+    via: oneOf(r.via, 'via', SUSPENSION_VIAS),
     reason: nullable(r.reason, (v) => string(v, 'reason')),
     mode: nullable(r.mode, (v) => oneOf(v, 'mode', PAUSE_MODES)),
     // Conditions are recorded as the peer sent them; the signature, not a schema, protects them.
@@ -225,8 +219,8 @@ function readResumption(r: Record<string, unknown>): ResumptionReceipt {
     prev: hash(r.prev, 'prev'),
     suspension: hash(r.suspension, 'suspension'),
     taskId: string(r.taskId, 'taskId'),
-    cause: oneOf(r.cause, 'cause', CAUSES),
-    outcome: oneOf(r.outcome, 'outcome', OUTCOMES),
+    cause: oneOf(r.cause, 'cause', RESUME_CAUSES),
+    outcome: oneOf(r.outcome, 'outcome', RESUME_OUTCOMES),
     errorCode: nullable(r.errorCode, (v) => integer(v, 'errorCode')),
     principal: nullable(r.principal, (v) => string(v, 'principal')),
     hadResumeInput: boolean(r.hadResumeInput, 'hadResumeInput'),

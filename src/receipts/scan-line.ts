@@ -15,9 +15,8 @@
  * texts.
  */
 import { PAUSE_INITIATORS, PAUSE_MODES, type ResumeConditions } from '../protocol/types.js';
-import { CAUSES, OUTCOMES, VIAS } from './read-line-fast.js';
 import type { Checkpoint, ReceiptLogLine, ResumptionReceipt, SpanRef, SuspensionReceipt } from './types.js';
-import { RECEIPT_BINDINGS } from './types.js';
+import { CHECKPOINT_ALGS, RECEIPT_BINDINGS, RESUME_CAUSES, RESUME_OUTCOMES, SUSPENSION_VIAS } from './types.js';
 
 /** A line the scan accepted: the line as the readers give it, and its signed body's text in two pieces. */
 export interface ScannedLine {
@@ -26,7 +25,6 @@ export interface ScannedLine {
 }
 
 const HMAC_ONLY = ['hmac-sha256'] as const;
-const CHECKPOINT_ALGS = ['ed25519', 'hmac-sha256'] as const;
 /** 1 at the char codes of `0-9a-f` . */
 const LOWER_HEX = new Uint8Array(128);
 for (const c of '0123456789abcdef') LOWER_HEX[c.charCodeAt(0)] = 1;
@@ -295,7 +293,7 @@ function suspension(binding: SuspensionReceipt['binding']): SuspensionReceipt {
   lit(',"taskId":');
   const taskId = own(str());
   lit(',"type":"SuspensionReceipt","via":');
-  const via = oneOf(VIAS);
+  const via = oneOf(SUSPENSION_VIAS);
   lit('}');
   // Members in the order readReceiptLineFast gives them.
   return {
@@ -324,7 +322,7 @@ function suspension(binding: SuspensionReceipt['binding']): SuspensionReceipt {
 }
 
 function resumption(binding: ResumptionReceipt['binding']): ResumptionReceipt {
-  const cause = oneOf(CAUSES);
+  const cause = oneOf(RESUME_CAUSES);
   lit(',"continueTranscript":');
   const continueTranscript = maybe('null') ? null : bool();
   lit(',"entries":');
@@ -344,7 +342,7 @@ function resumption(binding: ResumptionReceipt['binding']): ResumptionReceipt {
   lit('},"observedAt":');
   const observedAt = str();
   lit(',"outcome":');
-  const outcome = oneOf(OUTCOMES);
+  const outcome = oneOf(RESUME_OUTCOMES);
   lit(',"prev":');
   const prev = hash();
   lit(',"principal":');

@@ -44,7 +44,9 @@ export interface ReceiptLogHeader {
   tool: string;
 }
 
-export type SuspensionVia = 'PauseTask' | 'AwaitTaskResumption' | 'statusUpdate' | 'legacy-metadata';
+/** How a suspension was seen: the values of a SuspensionReceipt's `via`. */
+export const SUSPENSION_VIAS = ['PauseTask', 'AwaitTaskResumption', 'statusUpdate', 'legacy-metadata'] as const;
+export type SuspensionVia = (typeof SUSPENSION_VIAS)[number];
 
 /** The A2A protocol binding the exchanges behind a receipt used. */
 export const RECEIPT_BINDINGS = ['JSONRPC', 'HTTP+JSON'] as const;
@@ -89,9 +91,17 @@ export interface SuspensionReceipt {
  * Why a suspension ended: the RFC's four resume causes, `canceled` (CancelTask), or `failure` (the
  * task failed while PAUSED for a reason other than a timeout).
  */
-export type ResumeReceiptCause =
-  'explicit_resume' | 'condition_fired' | 'timeout' | 'external_event' | 'canceled' | 'failure';
-export type ResumeOutcome = 'resumed' | 'canceled' | 'failed' | 'rejected';
+export const RESUME_CAUSES = [
+  'explicit_resume',
+  'condition_fired',
+  'timeout',
+  'external_event',
+  'canceled',
+  'failure',
+] as const;
+export type ResumeReceiptCause = (typeof RESUME_CAUSES)[number];
+export const RESUME_OUTCOMES = ['resumed', 'canceled', 'failed', 'rejected'] as const;
+export type ResumeOutcome = (typeof RESUME_OUTCOMES)[number];
 
 export interface ResumptionReceipt {
   type: 'ResumptionReceipt';
@@ -132,8 +142,11 @@ export type Receipt = SuspensionReceipt | ResumptionReceipt;
 export type SuspensionDraft = Omit<SuspensionReceipt, 'seq' | 'prev' | 'sig'>;
 export type ResumptionDraft = Omit<ResumptionReceipt, 'seq' | 'prev' | 'sig' | 'suspension'>;
 
+/** The algorithms that may sign a checkpoint. */
+export const CHECKPOINT_ALGS = ['ed25519', 'hmac-sha256'] as const;
+
 export interface CheckpointSignature {
-  alg: 'ed25519' | 'hmac-sha256';
+  alg: (typeof CHECKPOINT_ALGS)[number];
   kid: string;
   /** base64url */
   value: string;

@@ -12,12 +12,11 @@ import { readReceiptLineFast } from '../../src/receipts/read-line-fast.js';
 import { readReceiptLogLineByFields } from '../../src/receipts/read-line.js';
 import { Keyring, readReceiptLogLine } from '../../src/internal.js';
 import { buildLogLines, fixedKey } from './fixtures.js';
+import { REMOVE, REPLACEMENTS, isRecord, paths, setAt } from './line-mutations.js';
 
 const written = buildLogLines({ count: 40, keyring: new Keyring([fixedKey('key-rl')]), checkpointEvery: 8 });
 const hmacWritten = buildLogLines({ count: 4, keyring: new Keyring([fixedKey('key-rl-h', 'h', false)]) });
 const all = [...written, ...hmacWritten];
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Whether every object of fixed shape (the line, span, sig, links and its spans) has sorted keys. */
 function fixedShapesInOrder(value: unknown): boolean {
@@ -64,86 +63,7 @@ function reordered(value: unknown, pick: (n: number) => number): unknown {
   return out;
 }
 
-/** Paths to every member and array item of `value`. */
-function paths(value: unknown, at: (string | number)[] = []): (string | number)[][] {
-  const here = at.length > 0 ? [at] : [];
-  if (Array.isArray(value)) return [...here, ...value.flatMap((v, i) => paths(v, [...at, i]))];
-  if (isRecord(value)) return [...here, ...Object.keys(value).flatMap((k) => paths(value[k], [...at, k]))];
-  return here;
-}
-
-const HASH = `sha256:${'ab'.repeat(32)}`;
-/** Replacements: valid values of each member somewhere, and invalid ones. */
-const replacement = fc.oneof(
-  fc.constantFrom<unknown>(
-    null,
-    true,
-    false,
-    0,
-    -0,
-    1,
-    2,
-    -1,
-    1.5,
-    -32011,
-    2 ** 53,
-    2 ** 53 - 1,
-    -(2 ** 53),
-    '',
-    'x',
-    HASH,
-    HASH.toUpperCase(),
-    `${HASH}0`,
-    'a'.repeat(32),
-    'b'.repeat(16),
-    'A'.repeat(16),
-    'hmac-sha256',
-    'ed25519',
-    'PauseTask',
-    'statusUpdate',
-    'finish_step',
-    'PAUSE_INITIATOR_AGENT',
-    'HTTP+JSON',
-    'explicit_resume',
-    'rejected',
-    'SuspensionReceipt',
-    'ResumptionReceipt',
-    'Checkpoint',
-    'ReceiptLog',
-    [],
-    [1, 2, 3],
-    [2, 1],
-    [1, 1],
-    [3, 3],
-    [0],
-    [1.5],
-    [2 ** 53],
-    ['1'],
-    ['a', 'b'],
-    ['b', 'a'],
-    [''],
-    ['a', 'a'],
-    [null],
-    {},
-    { spanId: 'b'.repeat(16), traceId: 'a'.repeat(32) },
-    { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) },
-    { spanId: 'b'.repeat(16), traceId: 'a'.repeat(32), x: 1 },
-    { alg: 'hmac-sha256', kid: 'k', value: 'v' },
-    { alg: 'ed25519', kid: 'k', value: 'v' },
-    { alg: 'hmac-sha256', kid: 1, value: 'v' },
-  ),
-  fc.jsonValue({ maxDepth: 2 }),
-);
-
-function setAt(value: unknown, path: (string | number)[], to: unknown): void {
-  let node = value as Record<string | number, unknown>;
-  for (const step of path.slice(0, -1)) node = node[step] as Record<string | number, unknown>;
-  const last = path[path.length - 1]!;
-  if (to !== REMOVE) node[last] = to;
-  else if (Array.isArray(node)) node.splice(last as number, 1);
-  else delete node[last];
-}
-const REMOVE = Symbol('remove');
+const replacement = fc.oneof(fc.constantFrom<unknown>(...REPLACEMENTS), fc.jsonValue({ maxDepth: 2 }));
 
 describe('reading a log line: fast reader and field readers', () => {
   it('read every written line alike, the fast reader declining only the header', () => {
