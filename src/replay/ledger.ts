@@ -262,6 +262,11 @@ export class ReplayLedger {
     if (recorded.body === undefined && live.body === undefined) {
       return recorded.bodyText !== live.bodyText ? ['content: the body text differs'] : [];
     }
+    // JSON recorded, text live (not JSON, or more than replay compares): say what came instead.
+    if (recorded.body !== undefined && live.body === undefined && live.bodyText !== undefined) {
+      const text = live.bodyText.length > 120 ? `${live.bodyText.slice(0, 117)}...` : live.bodyText;
+      return [`content: JSON recorded, text live: ${JSON.stringify(text)}`];
+    }
     return describeContent(recorded.body, live.body, contentDifferences(recorded.body, live.body, ignore));
   }
 

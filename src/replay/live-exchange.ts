@@ -14,8 +14,10 @@
 import { type Agent, type ClientRequest, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { A2aReplayError } from '../errors.js';
+import { nestsDeeperThan } from '../http/json-body.js';
 import { ExchangeRecorder } from '../intercept/exchange-recorder.js';
 import type { RecordingEntry } from '../recording/format.js';
+import { REPLAY_MAX_BODY_DEPTH } from '../recording/recording-reader.js';
 import type { EntryDraft } from '../recording/recording-writer.js';
 
 /** Live answers are compared, never written: nothing is redacted beyond the secret-looking headers. */
@@ -55,6 +57,20 @@ export interface LiveCall {
   abort(): void;
 }
 
+/**
+ * `draft`, or, when its body nests deeper than replay walks ({@link REPLAY_MAX_BODY_DEPTH}), the
+ * same answer with a `bodyText` saying so in place of the body: it then drifts from the recorded
+ * answer (which is never that deep) instead of overflowing the walks that would compare it.
+ */
+function withinDepth(draft: EntryDraft): EntryDraft {
+  if (draft.body === undefined || !nestsDeeperThan(draft.body, REPLAY_MAX_BODY_DEPTH)) return draft;
+  const { body: _deep, ...rest } = draft;
+  return {
+    ...rest,
+    bodyText: `[the live body nests deeper than ${REPLAY_MAX_BODY_DEPTH} levels, more than replay compares]`,
+  };
+}
+
 /** The headers to send for a recorded request. */
 export function replayHeaders(recorded: Record<string, string> | undefined, hasBody: boolean): Record<string, string> {
   const out: Record<string, string> = {};
@@ -77,7 +93,7 @@ export function sendLive(options: LiveCallOptions): LiveCall {
     ids: { next: () => request.xid },
     writer: {
       append(draft: EntryDraft): RecordingEntry {
-        if (!aborted) options.onEntry(draft);
+        if (!aborted) options.onEntry(withinDepth(draft));
         return { ...draft, seq: 0, at: '' };
       },
     },

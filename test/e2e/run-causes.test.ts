@@ -6,13 +6,14 @@
  * after the verdict names the cause, in text and in `--json`.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson, generateReceiptKey } from '../../src/internal.js';
 import { startSdkPausePeer } from '../fixtures/sdk-pause-peer.js';
 import { runCli } from '../helpers/cli.js';
+import { type PeerVariant, answerJson, startPeerVariant } from '../helpers/peer-variant.js';
 import { type CliServer, callerPauseSession, startCliServer } from '../replay/session.js';
 
 let dir = '';
@@ -41,55 +42,13 @@ afterAll(async () => {
 });
 
 /** A peer variant: forwards to the reference peer, except what `refuse` answers itself. */
-async function variant(
+function variant(
   refuse: (path: string, method: string | undefined, res: ServerResponse) => boolean,
-): Promise<{ url: string; close: () => Promise<void> }> {
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      let method: string | undefined;
-      try {
-        method = (JSON.parse(body.toString('utf8')) as { method?: string }).method;
-      } catch {
-        method = undefined;
-      }
-      if (refuse(req.url ?? '/', method, res)) return;
-      void fetch(new URL(req.url ?? '/', peer.url), {
-        method: req.method ?? 'GET',
-        headers: Object.fromEntries(
-          Object.entries(req.headers).filter(([k]) => !['host', 'connection', 'content-length'].includes(k)),
-        ) as Record<string, string>,
-        ...(body.length > 0 ? { body } : {}),
-      }).then(async (answer) => {
-        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-        if (!answer.body) {
-          res.end();
-          return;
-        }
-        for await (const chunk of answer.body) res.write(chunk);
-        res.end();
-      });
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as { port: number };
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+): Promise<PeerVariant> {
+  return startPeerVariant(peer.url, refuse);
 }
 
-function answer(res: ServerResponse, status: number, value: unknown): true {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(value));
-  return true;
-}
+const answer = answerJson;
 
 /** The first line after the verdict. */
 const firstDetail = (stdout: string): string => stdout.split('\n')[1] ?? '';

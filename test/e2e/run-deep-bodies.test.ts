@@ -2,7 +2,8 @@
  * A client may send a request nested as deep as it likes; `record` records it whatever its depth
  * (the peer refuses it). Replay and mock walk bodies on the call stack, so they take bodies up to
  * REPLAY_MAX_BODY_DEPTH levels: one just under replays to a pass, one far over is refused naming
- * its line, never a stack overflow reported as an infrastructure failure.
+ * its line, never a stack overflow reported as an infrastructure failure. A live peer whose answer
+ * nests deeper makes the replay drift, saying so.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,8 +11,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPLAY_MAX_BODY_DEPTH, generateReceiptKey } from '../../src/internal.js';
 import { runCli } from '../helpers/cli.js';
+import { answerJson, startPeerVariant } from '../helpers/peer-variant.js';
 import { startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
-import { ok } from '../replay/session.js';
+import { callerPauseSession, ok } from '../replay/session.js';
 
 let dir = '';
 let keyFile = '';
@@ -81,5 +83,34 @@ describe('bodies nested deep, recorded and replayed', () => {
     const mock = await runCli(['mock', recording]);
     expect(mock.stderr).toContain(`${recording}:4: the entry's body nests deeper than ${REPLAY_MAX_BODY_DEPTH}`);
     expect(mock.code).not.toBe(0);
+  });
+
+  it('drifts, saying why, when the live peer answers deeper than replay compares', async () => {
+    const recording = join(dir, 'session.jsonl');
+    const peer = await startCliProcess(['peer', '--deterministic']);
+    try {
+      const recorder = await startRecordProcess(['--upstream', peer.url, '--out', recording, '--key', keyFile]);
+      try {
+        await callerPauseSession(recorder.url);
+      } finally {
+        expect(await stopProcess(recorder)).toBe(0);
+      }
+    } finally {
+      await stopProcess(peer);
+    }
+    const live = await startCliProcess(['peer', '--deterministic']);
+    const deep = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
+    const variant = await startPeerVariant(live.url, (_path, method, res) =>
+      method === 'GetTask' ? answerJson(res, 200, `{"jsonrpc":"2.0","id":1,"result":${deep}}`) : false,
+    );
+    try {
+      const replay = await runCli(['run', recording, '--peer', variant.url, '--key', keyFile, '--timeout-ms', '2000']);
+      expect(replay.stdout).toMatch(/^DRIFT /m);
+      expect(replay.stdout).toContain(`the live body nests deeper than ${REPLAY_MAX_BODY_DEPTH} levels`);
+      expect(replay.code).toBe(1);
+    } finally {
+      await variant.close();
+      await stopProcess(live);
+    }
   });
 });
