@@ -13,7 +13,7 @@ import { lineForm } from './line-form.js';
 import { type LineBlock, type RawLine, splitBlock } from './log-reader.js';
 import { readReceiptLogLineByFields } from './read-line.js';
 import { readReceiptLineFast } from './read-line-fast.js';
-import { scanReceiptLine } from './scan-line.js';
+import { type ScannedLine, scanReceiptLine } from './scan-line.js';
 import { type SignatureCheck, checkCheckpointSignature, checkReceiptSignature } from './signing.js';
 import type { CheckpointSignature, ReceiptLogHeader, ReceiptLogLine, ResumeOutcome } from './types.js';
 import type { VerifyFailure, VerifyFailureReason } from './verify.js';
@@ -74,71 +74,47 @@ function factsOf(line: ReceiptLogLine): LineFacts {
 
 /**
  * A complete or torn line read the general way: JSON.parse, the readers (the fast one first, to
- * tell line-form that the members are in canonical order), the canonical check.
+ * tell line-form that the members are in canonical order), the canonical check; what is wrong, if
+ * anything, named.
  */
-function readLineGeneral(
-  text: string,
-  complete: boolean,
-  n: number,
-):
-  | { ok: true; line: ReceiptLogLine; body: readonly string[] }
-  | { ok: false; reason: VerifyFailureReason; message: string } {
+function readLineGeneral(text: string, complete: boolean, n: number): ScannedLine | VerifyFailure {
+  const fail = (reason: VerifyFailureReason, message: string): VerifyFailure => ({ line: n, reason, message });
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    if (!complete)
-      return {
-        ok: false,
-        reason: 'torn_tail',
-        message: `line ${n} is cut off (no newline, not JSON): the writer stopped mid-line`,
-      };
-    return { ok: false, reason: 'malformed_line', message: `line ${n} is not JSON` };
+    if (!complete) return fail('torn_tail', `line ${n} is cut off (no newline, not JSON): the writer stopped mid-line`);
+    return fail('malformed_line', `line ${n} is not JSON`);
   }
-  if (!complete)
-    return {
-      ok: false,
-      reason: 'torn_tail',
-      message: `line ${n} has no newline: the writer stopped before finishing it`,
-    };
+  if (!complete) return fail('torn_tail', `line ${n} has no newline: the writer stopped before finishing it`);
   let line = readReceiptLineFast(value);
   const shapesInOrder = line !== null;
   if (!line) {
     const parsed = readReceiptLogLineByFields(value);
-    if (!parsed.ok) return { ok: false, reason: 'malformed_line', message: `line ${n}: ${formatIssue(parsed.issue)}` };
+    if (!parsed.ok) return fail('malformed_line', `line ${n}: ${formatIssue(parsed.issue)}`);
     line = parsed.value;
   }
   const form = lineForm(text, value, line, shapesInOrder);
   if (!form.canonical)
-    return {
-      ok: false,
-      reason: 'malformed_line',
-      message: `line ${n} is not in canonical form (RFC 8785): lines are written canonical, so it was edited`,
-    };
-  return { ok: true, line, body: form.body };
+    return fail(
+      'malformed_line',
+      `line ${n} is not in canonical form (RFC 8785): lines are written canonical, so it was edited`,
+    );
+  return { line, body: form.body };
 }
 
 /** Examines one raw line; `keepLine` puts the parsed line in the answer (for `onLine`). */
 export function examineLine(raw: RawLine, keyring: Keyring, keepLine: boolean): Examined {
   const n = raw.number;
-  const fail = (reason: VerifyFailureReason, message: string): Examined => ({
-    ok: false,
-    failure: { line: n, reason, message },
-  });
-  if (raw.text === null)
-    return fail(raw.complete ? 'malformed_line' : 'torn_tail', `line ${n} is ${raw.problem ?? 'unreadable'}`);
+  if (raw.text === null) {
+    const reason = raw.complete ? 'malformed_line' : 'torn_tail';
+    return { ok: false, failure: { line: n, reason, message: `line ${n} is ${raw.problem ?? 'unreadable'}` } };
+  }
   // A line as the writer wrote it is read, shape and canonical form, in one pass over its text;
   // anything that pass does not decide is read the general way, which names what is wrong.
-  const scanned = raw.complete ? scanReceiptLine(raw.text) : null;
-  let line: ReceiptLogLine;
-  let body: readonly string[];
-  if (scanned !== null) {
-    ({ line, body } = scanned);
-  } else {
-    const read = readLineGeneral(raw.text, raw.complete, n);
-    if (!read.ok) return fail(read.reason, read.message);
-    ({ line, body } = read);
-  }
+  const read = (raw.complete ? scanReceiptLine(raw.text) : null) ?? readLineGeneral(raw.text, raw.complete, n);
+  if ('reason' in read) return { ok: false, failure: read };
+  const { line, body } = read;
   let signature: SignatureCheck | null = null;
   if (line.type === 'Checkpoint') {
     const { sig, ...unsigned } = line;

@@ -18,10 +18,13 @@ import { PAUSE_INITIATORS, PAUSE_MODES, type ResumeConditions } from '../protoco
 import type { Checkpoint, ReceiptLogLine, ResumptionReceipt, SpanRef, SuspensionReceipt } from './types.js';
 import { CHECKPOINT_ALGS, RECEIPT_BINDINGS, RESUME_CAUSES, RESUME_OUTCOMES, SUSPENSION_VIAS } from './types.js';
 
-/** A line the scan accepted: the line as the readers give it, and its signed body's text in two pieces. */
+/**
+ * A line read and checked: the line as the readers give it, and its signed body's canonical text
+ * in pieces that are never joined (around the `sig` member; empty for a header).
+ */
 export interface ScannedLine {
   line: ReceiptLogLine;
-  body: [string, string];
+  body: readonly string[];
 }
 
 const HMAC_ONLY = ['hmac-sha256'] as const;
