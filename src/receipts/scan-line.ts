@@ -10,7 +10,7 @@
  * then reads the line the general way (JSON.parse, the readers, the canonical check), which says
  * what is wrong if anything is. So it may decline what it finds unusual and is then merely slower:
  * a backslash anywhere (an escape), a character outside the Basic Multilingual Plane, a number
- * that is not an integer of at most 15 digits, a header line. A property test holds its yes to
+ * that is not an integer of at most 15 digits, nesting past 64 levels, a header line. A property test holds its yes to
  * the general way's answer (same line, members and order, same body text) on written and mutated
  * texts.
  */
@@ -28,7 +28,7 @@ export interface ScannedLine {
 }
 
 const HMAC_ONLY = ['hmac-sha256'] as const;
-/** 1 at the char codes of `0-9a-f` . */
+/** 1 at the char codes of `0-9a-f`. */
 const LOWER_HEX = new Uint8Array(128);
 for (const c of '0123456789abcdef') LOWER_HEX[c.charCodeAt(0)] = 1;
 
