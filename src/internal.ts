@@ -292,6 +292,7 @@ export {
   type RawLine,
   readLogLines,
   splitBlock,
+  readLogChunks,
   splitLogBytes,
 } from './receipts/log-reader.js';
 export { readReceiptLogLine } from './receipts/read-line.js';
@@ -376,7 +377,12 @@ export {
 } from './tracing/attributes.js';
 export { EventIdGenerator } from './tracing/event-id-generator.js';
 export { SpanBridge, type SpanBridgeOptions, compareHrTime, isoToHrTime } from './tracing/span-bridge.js';
-export { LostPauseCollector, type LostPauseListing, lostPausesInReceiptLog } from './tracing/lost-pauses.js';
+export {
+  LostPauseCollector,
+  type LostPauseListing,
+  OpenSuspensions,
+  lostPausesInReceiptLog,
+} from './tracing/lost-pauses.js';
 
 // ---- observe ----
 export { FINDING_CODES, type FindingCode, type ObserverFinding } from './observe/findings.js';

@@ -4,19 +4,20 @@
  * recording (the PauseObserver's verdicts) or a receipt log (suspensions no resumption closed).
  * Exit 1 when there are any, 0 when none, 2 for input it cannot read.
  */
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
   type LostPauseListing,
   LostPauseCollector,
   ObservationPipeline,
+  OpenSuspensions,
+  type RawLine,
   type ReceiptLogLine,
   formatIssue,
-  lostPausesInReceiptLog,
+  readLogChunks,
   readReceiptLogLine,
-  readRecording,
-  splitLogBytes,
-  verifyReceiptLogBytes,
+  readRecordingFile,
+  verifyReceiptLog,
   errorMessage,
 } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
@@ -31,18 +32,35 @@ interface LostCommandOptions {
 
 type Source = { kind: 'recording' } | { kind: 'receipt log'; verification: string };
 
-async function readBytes(file: string): Promise<Buffer> {
+const cannotRead = (file: string, error: unknown): CliExit =>
+  new CliExit(EXIT.usage, `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+
+/** Line 1 of `file`, read alone: the rest of the file is read as it is used, never held whole. */
+async function firstLine(file: string): Promise<string> {
+  const handle = await open(file, 'r').catch((error: unknown) => {
+    throw cannotRead(file, error);
+  });
   try {
-    return await readFile(file);
+    const pieces: Buffer[] = [];
+    const buffer = Buffer.alloc(1 << 16);
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      const read = buffer.subarray(0, bytesRead);
+      const newline = read.indexOf(0x0a);
+      pieces.push(Buffer.from(newline === -1 ? read : read.subarray(0, newline)));
+      if (newline !== -1) break;
+    }
+    return Buffer.concat(pieces).toString('utf8');
   } catch (error) {
-    throw new CliExit(EXIT.usage, `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw cannotRead(file, error);
+  } finally {
+    await handle.close();
   }
 }
 
 /** The `type` of line 1: "recording" or "ReceiptLog"; anything else is a usage error naming line 1. */
-function firstLineType(file: string, bytes: Buffer): string {
-  const end = bytes.indexOf(0x0a);
-  const text = bytes.subarray(0, end === -1 ? bytes.length : end).toString('utf8');
+function firstLineType(file: string, text: string): string {
   if (text.trim() === '')
     throw new CliExit(EXIT.usage, `${file}:1: empty; expected a recording or a receipt log header`);
   let value: unknown;
@@ -65,33 +83,57 @@ function firstLineType(file: string, bytes: Buffer): string {
   return type;
 }
 
-/** The observer's verdicts over a recording, through the same pipeline record and run use. */
+/**
+ * The observer's verdicts over a recording, through the same pipeline record and run use, its
+ * entries read as they come (the observer's memory is bounded; the recording is never held whole).
+ */
 async function lostInRecording(file: string, allowTornTail: boolean): Promise<LostPauseListing[]> {
-  const recording = await readRecording(file, { allowTornTail, source: file });
   const collector = new LostPauseCollector();
-  const pipeline = new ObservationPipeline({ recordingId: recording.header.id, spans: collector });
-  for (const entry of recording.entries) void pipeline.push(entry);
-  await pipeline.finish(recording.entries.at(-1)?.at ?? recording.header.createdAt);
-  await pipeline.idle();
+  let pipeline: ObservationPipeline | undefined;
+  let lastAt = '';
+  for await (const read of readRecordingFile(file, { allowTornTail, source: file })) {
+    if (read.kind === 'header') {
+      pipeline = new ObservationPipeline({ recordingId: read.header.id, spans: collector });
+      lastAt = read.header.createdAt;
+    } else {
+      lastAt = read.entry.at;
+      void pipeline?.push(read.entry);
+    }
+  }
+  // The reader refuses a recording without a header, so the pipeline exists here.
+  await pipeline?.finish(lastAt);
+  await pipeline?.idle();
   return [...collector.lost];
 }
 
-function receiptLines(file: string, bytes: Buffer): ReceiptLogLine[] {
-  const lines: ReceiptLogLine[] = [];
-  for (const raw of splitLogBytes(bytes)) {
-    if (raw.text === null) throw new CliExit(EXIT.usage, `${file}:${raw.number}: ${raw.problem ?? 'unreadable line'}`);
-    if (raw.text.trim() === '' && !raw.complete) continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw.text);
-    } catch (error) {
-      throw new CliExit(EXIT.usage, `${file}:${raw.number}: not JSON (${errorMessage(error)})`);
-    }
-    const parsed = readReceiptLogLine(value);
-    if (!parsed.ok) throw new CliExit(EXIT.usage, `${file}:${raw.number}: ${formatIssue(parsed.issue)}`);
-    lines.push(parsed.value);
+/** A line of a receipt log as the readers read it; a bad one is a usage error naming it. */
+function receiptLine(file: string, raw: RawLine): ReceiptLogLine | undefined {
+  if (raw.text === null) throw new CliExit(EXIT.usage, `${file}:${raw.number}: ${raw.problem ?? 'unreadable line'}`);
+  if (raw.text.trim() === '' && !raw.complete) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.text);
+  } catch (error) {
+    throw new CliExit(EXIT.usage, `${file}:${raw.number}: not JSON (${errorMessage(error)})`);
   }
-  return lines;
+  const parsed = readReceiptLogLine(value);
+  if (!parsed.ok) throw new CliExit(EXIT.usage, `${file}:${raw.number}: ${formatIssue(parsed.issue)}`);
+  return parsed.value;
+}
+
+/**
+ * The lost pauses of a receipt log, its lines read as they come: only the suspensions still open
+ * are kept, so a log of any length is read in flat memory. A bad line stops the reading, naming it.
+ */
+async function lostInReceiptLog(file: string): Promise<LostPauseListing[]> {
+  const open = new OpenSuspensions();
+  for await (const chunk of readLogChunks(file)) {
+    for (const raw of chunk) {
+      const line = receiptLine(file, raw);
+      if (line) open.add(line);
+    }
+  }
+  return open.lost();
 }
 
 function describeSource(source: Source): string {
@@ -123,8 +165,7 @@ export function registerLost(program: Command): void {
     .option('--json', 'print the lost pauses as a JSON array')
     .option('--allow-torn-tail', 'skip a torn last line of a recording (a recorder crash)')
     .action(async (file: string, options: LostCommandOptions) => {
-      const bytes = await readBytes(file);
-      const type = firstLineType(file, bytes);
+      const type = firstLineType(file, await firstLine(file));
       let source: Source;
       let lost: LostPauseListing[];
       if (type === 'recording') {
@@ -133,11 +174,12 @@ export function registerLost(program: Command): void {
         source = { kind: 'recording' };
         lost = await lostInRecording(file, options.allowTornTail ?? false);
       } else {
-        const lines = receiptLines(file, bytes);
+        // Every line is read, and a bad one named, before the log is verified.
+        lost = await lostInReceiptLog(file);
         source = { kind: 'receipt log', verification: 'unverified' };
         if (options.key?.length) {
           // An open end is what `lost` looks at (a recorder killed before its closing checkpoint).
-          const result = verifyReceiptLogBytes(bytes, {
+          const result = await verifyReceiptLog(file, {
             keyring: await keyringFromFiles(options.key),
             allowOpen: true,
             allowTornTail: options.allowTornTail ?? false,
@@ -159,7 +201,6 @@ export function registerLost(program: Command): void {
                   unvouched > 0 ? `; ${unvouched} after the last checkpoint not vouched for` : ''
                 }`;
         }
-        lost = lostPausesInReceiptLog(lines);
       }
       process.stdout.write(
         options.json

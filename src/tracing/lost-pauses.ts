@@ -94,36 +94,49 @@ function text(value: SpanAttributes[string] | undefined): string | null {
 }
 
 /**
- * Lost pauses of a receipt log: every SuspensionReceipt no ResumptionReceipt closes (a
- * `rejected` one attempts but does not close it, docs/design.md §6), in log order. Lines are matched by
- * the hash of their canonical form, as `suspension` names them. Checks no signature.
+ * The suspensions of a receipt log that no resumption has closed yet, read one line at a time (a
+ * `rejected` resumption attempts but does not close one, docs/design.md §6): what it keeps is the
+ * open suspensions alone, so a log of any length is read in flat memory. Lines are matched by the
+ * hash of their canonical form, as `suspension` names them. Checks no signature.
  */
-export function lostPausesInReceiptLog(lines: Iterable<ReceiptLogLine>): LostPauseListing[] {
-  const open = new Map<string, SuspensionReceipt>();
-  for (const line of lines) {
+export class OpenSuspensions {
+  readonly #open = new Map<string, SuspensionReceipt>();
+
+  add(line: ReceiptLogLine): void {
     switch (line.type) {
       case 'SuspensionReceipt':
-        open.set(sealLine(line).hash, line);
-        break;
+        this.#open.set(sealLine(line).hash, line);
+        return;
       case 'ResumptionReceipt':
-        if (line.outcome !== 'rejected') open.delete(line.suspension);
-        break;
+        if (line.outcome !== 'rejected') this.#open.delete(line.suspension);
+        return;
       case 'ReceiptLog':
       case 'Checkpoint':
-        break;
+        return;
       default: {
         const never: never = line;
         throw new Error(`unknown receipt log line ${JSON.stringify(never)}`);
       }
     }
   }
-  return [...open.values()].map((s) => ({
-    taskId: s.taskId,
-    initiatedBy: s.initiatedBy,
-    reason: 'recording_ended',
-    since: s.pausedAt,
-    detectedAt: null,
-    pauseReason: s.reason,
-    span: s.span,
-  }));
+
+  /** The suspensions still open, as lost pauses, in log order. */
+  lost(): LostPauseListing[] {
+    return [...this.#open.values()].map((s) => ({
+      taskId: s.taskId,
+      initiatedBy: s.initiatedBy,
+      reason: 'recording_ended',
+      since: s.pausedAt,
+      detectedAt: null,
+      pauseReason: s.reason,
+      span: s.span,
+    }));
+  }
+}
+
+/** Lost pauses of a receipt log: every SuspensionReceipt no ResumptionReceipt closes ({@link OpenSuspensions}). */
+export function lostPausesInReceiptLog(lines: Iterable<ReceiptLogLine>): LostPauseListing[] {
+  const open = new OpenSuspensions();
+  for (const line of lines) open.add(line);
+  return open.lost();
 }
