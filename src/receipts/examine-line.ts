@@ -111,8 +111,11 @@ export function examineLine(raw: RawLine, keyring: Keyring, keepLine: boolean): 
     return { ok: false, failure: { line: n, reason, message: `line ${n} is ${raw.problem ?? 'unreadable'}` } };
   }
   // A line as the writer wrote it is read, shape and canonical form, in one pass over its text;
-  // anything that pass does not decide is read the general way, which names what is wrong.
-  const read = (raw.complete ? scanReceiptLine(raw.text) : null) ?? readLineGeneral(raw.text, raw.complete, n);
+  // anything that pass does not decide is read the general way, which names what is wrong. A line
+  // handed on (`keepLine`) is read the general way too: the scan's strings are slices, which
+  // would keep the whole text of every line its reader holds on to alive.
+  const scanned = raw.complete && !keepLine ? scanReceiptLine(raw.text) : null;
+  const read = scanned ?? readLineGeneral(raw.text, raw.complete, n);
   if ('reason' in read) return { ok: false, failure: read };
   const { line, body } = read;
   let signature: SignatureCheck | null = null;
