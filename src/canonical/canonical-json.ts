@@ -8,6 +8,7 @@
  * nesting depth serializes (or is refused by `maxDepth`) instead of overflowing (docs/design.md §5).
  */
 import { sha256Hex } from '../digest.js';
+import { RECURSION_DEPTH } from './depth.js';
 import { A2aReplayError } from '../errors.js';
 
 /** A JSON value as JCS sees it. */
@@ -94,9 +95,6 @@ function pathOf(stack: readonly Frame[], last?: string | number): string {
   return last === undefined ? path : childPath(path, last);
 }
 
-/** How deep the fast path recurses before it hands the value to the stack-based walk. */
-const FAST_DEPTH = 64;
-
 /** A string `JSON.stringify` writes as itself in quotes: no `"`, `\`, control character or surrogate. */
 // eslint-disable-next-line no-control-regex -- control characters are what JSON.stringify escapes
 const VERBATIM = /^[^"\\\u0000-\u001f\ud800-\udfff]*$/;
@@ -129,7 +127,7 @@ function quotedKey(key: string): string {
 /**
  * The canonical form of plain JSON (what `JSON.parse` makes: plain objects, arrays, strings,
  * finite numbers, booleans, null) by direct recursion, or `undefined` for anything else —
- * another type, a lone surrogate when they are refused, nesting past {@link FAST_DEPTH} — which
+ * another type, a lone surrogate when they are refused, nesting past {@link RECURSION_DEPTH} — which
  * the full walk then serializes or refuses with its path. Same bytes as the full walk. `depth` is
  * how deep `value` already sits (the recording-line writer starts inside an entry).
  */
@@ -144,7 +142,7 @@ export function plainCanonical(value: unknown, escape: boolean, depth: number): 
       return value ? 'true' : 'false';
     case 'object': {
       if (value === null) return 'null';
-      if (depth >= FAST_DEPTH) return undefined;
+      if (depth >= RECURSION_DEPTH) return undefined;
       if (Array.isArray(value)) {
         let out = '[';
         for (let i = 0; i < value.length; i++) {

@@ -5,6 +5,7 @@
  * case of its own, so every adapter answers it in its binding's terms.
  */
 import type { IncomingMessage } from 'node:http';
+import { nestsDeeperThan } from '../canonical/depth.js';
 import { readLimitedBody } from './limits.js';
 
 /** Largest JSON nesting accepted (a call-stack bound). */
@@ -19,18 +20,6 @@ export type JsonBody =
   | { kind: 'too-deep'; value: unknown }
   /** The client left before the body arrived. */
   | { kind: 'aborted' };
-
-/** Whether `value` nests deeper than `limit` levels (iterative: safe on any input). */
-export function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (depth >= limit) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
-  }
-  return false;
-}
 
 /** Reads and parses the body of `req`. */
 export async function readJsonBody(

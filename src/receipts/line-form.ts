@@ -13,6 +13,7 @@
  * all the same.
  */
 import { canonicalJson } from '../canonical/canonical-json.js';
+import { RECURSION_DEPTH } from '../canonical/depth.js';
 import { canonicalWithSig } from './signing.js';
 import type { ReceiptLogLine } from './types.js';
 
@@ -48,20 +49,18 @@ export function lineFormFull(text: string, line: ReceiptLogLine): LineForm {
   }
 }
 
-/** Deeper than this, `JSON.stringify` is not trusted with the value (it recurses): the full way decides. */
-const FAST_DEPTH = 64;
-
 /**
  * True when every object in `value` lists its own keys in RFC 8785 §3.2.3 order and nothing is
- * nested deeper than {@link FAST_DEPTH}. An explicit stack, not the call stack, so a line of any
- * nesting depth is answered (a forged one as well).
+ * nested deeper than {@link RECURSION_DEPTH}: `JSON.stringify` recurses, so a deeper line goes the
+ * full way. The walk uses an explicit stack, not the call stack, so a line of any nesting depth
+ * is answered (a forged one as well).
  */
 function keysInOrder(value: unknown): boolean {
   const work: [node: unknown, depth: number][] = [[value, 0]];
   while (work.length > 0) {
     const [node, depth] = work.pop()!;
     if (typeof node !== 'object' || node === null) continue;
-    if (depth >= FAST_DEPTH) return false;
+    if (depth >= RECURSION_DEPTH) return false;
     if (Array.isArray(node)) {
       for (const item of node) work.push([item, depth + 1]);
       continue;

@@ -14,6 +14,7 @@
  * the general way's answer (same line, members and order, same body text) on written and mutated
  * texts.
  */
+import { RECURSION_DEPTH } from '../canonical/depth.js';
 import { PAUSE_INITIATORS, PAUSE_MODES, type ResumeConditions } from '../protocol/types.js';
 import type { Checkpoint, ReceiptLogLine, ResumptionReceipt, SpanRef, SuspensionReceipt } from './types.js';
 import { CHECKPOINT_ALGS, RECEIPT_BINDINGS, RESUME_CAUSES, RESUME_OUTCOMES, SUSPENSION_VIAS } from './types.js';
@@ -207,7 +208,7 @@ function sig<A extends string>(algs: readonly A[]): { alg: A; kid: string; value
  * stepped over without building it.
  */
 function anyValue(depth: number): void {
-  if (depth > 64) decline();
+  if (depth > RECURSION_DEPTH) decline();
   const c = t.charCodeAt(i);
   if (c === 34) {
     str();

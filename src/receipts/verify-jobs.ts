@@ -112,8 +112,8 @@ class WorkerPool {
 
   /**
    * Hands a block to the ready worker holding fewest (its bytes move to the worker), or null when
-   * none is ready or each holds {@link IN_FLIGHT_PER_WORKER} already. Answers that arrived while this thread was busy
-   * are taken first, so a worker that finished is seen as free.
+   * none is ready or each holds {@link IN_FLIGHT_PER_WORKER} already. Answers that arrived while
+   * this thread was busy are taken first, so a worker that finished is seen as free.
    */
   examine(block: LineBlock): Promise<VerifyBatchAnswer> | null {
     if (this.#failure) return Promise.reject(this.#failure);

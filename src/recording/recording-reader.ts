@@ -8,7 +8,7 @@
 import { createReadStream } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import { A2aReplayError } from '../errors.js';
-import { nestsDeeperThan } from '../http/json-body.js';
+import { nestsDeeperThan } from '../canonical/depth.js';
 import { isRecord } from '../protocol/read.js';
 import { ENTRY_KINDS, RECORDING_VERSION, type RecordingEntry, type RecordingHeader } from './format.js';
 

@@ -13,8 +13,8 @@
  */
 import { type Agent, type ClientRequest, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { nestsDeeperThan } from '../canonical/depth.js';
 import { A2aReplayError } from '../errors.js';
-import { nestsDeeperThan } from '../http/json-body.js';
 import { ExchangeRecorder } from '../intercept/exchange-recorder.js';
 import type { RecordingEntry } from '../recording/format.js';
 import { REPLAY_MAX_BODY_DEPTH } from '../recording/recording-reader.js';
