@@ -31,6 +31,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { A2aReplayError, describeError } from '../errors.js';
 import { isLoopbackHost } from '../http/loopback.js';
+import { basePathOf, originForm, underBase } from '../http/request-target.js';
 import { jsonRpcError } from '../protocol/errors.js';
 import { CONTROL_PATH } from '../protocol/methods.js';
 import { rewriteAgentCard } from './agent-card-rewrite.js';
@@ -159,6 +160,14 @@ function answerJson(res: ServerResponse, status: number, value: unknown): void {
   if (!sendJson(res, status, value)) res.destroy();
 }
 
+/**
+ * What the proxy forwards and records of a request's target: the target as sent, or, for one in
+ * absolute form (a client that takes the recorder for a forward proxy), its path and query.
+ */
+function targetOf(req: IncomingMessage): string {
+  return originForm(req.url ?? '/');
+}
+
 /** Starts the proxy; resolves once it listens. */
 export async function startRecordingProxy(options: RecordingProxyOptions): Promise<RecordingProxy> {
   let upstream: URL;
@@ -172,7 +181,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   }
   // User-info is neither sent upstream nor ever printed: the label is what 502s and errors name.
   const upstreamLabel = redactUrl(upstream).replace(/\/$/, '');
-  const basePath = upstream.pathname.replace(/\/+$/, '');
+  const basePath = basePathOf(upstream);
   const secure = upstream.protocol === 'https:';
   const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   const send = secure ? httpsRequest : httpRequest;
@@ -186,7 +195,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   let idle: (() => void) | undefined;
 
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
-    const path = req.url ?? '/';
+    const path = targetOf(req);
     const exchange = recorder.request({ method: req.method ?? 'GET', path, headers: req.headers, body });
     let done = false;
     const flight: Flight = {
@@ -228,7 +237,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       hostname: upstream.hostname.replace(/^\[|\]$/g, ''),
       port: upstream.port,
       method: req.method,
-      path: `${basePath}${path.startsWith('/') ? path : `/${path}`}`,
+      path: underBase(basePath, path),
       headers,
       agent,
     });
@@ -376,7 +385,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   const refuseControl = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
     const exchange = recorder.request({
       method: req.method ?? 'GET',
-      path: req.url ?? '/',
+      path: targetOf(req),
       headers: req.headers,
       body,
     });
@@ -403,7 +412,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     gate.track(req, res);
     if (gate.overCapacity(req)) {
       const why = `the recorder serves at most ${limits.maxConnections} connections at once; try again later`;
-      recorder.request({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers }).fail(why);
+      recorder.request({ method: req.method ?? 'GET', path: targetOf(req), headers: req.headers }).fail(why);
       void answerAndClose(res, 503, limitBody(503, why), drainRequest(req, limits.drainLimitBytes), {
         'Retry-After': '1',
       });
@@ -413,7 +422,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       switch (result.kind) {
         case 'ok':
           try {
-            if (!forwardControl && isControlTarget(req.url ?? '/')) refuseControl(req, res, result.bytes);
+            if (!forwardControl && isControlTarget(targetOf(req))) refuseControl(req, res, result.bytes);
             else forward(req, res, result.bytes);
           } catch (error) {
             answerJson(res, 500, {
@@ -427,7 +436,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
           const why =
             `request body over the recorder's limit of ${maxBody} bytes ` +
             `(${result.size} bytes declared or seen); not forwarded`;
-          recorder.request({ method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers }).fail(why);
+          recorder.request({ method: req.method ?? 'GET', path: targetOf(req), headers: req.headers }).fail(why);
           void answerAndClose(res, 413, limitBody(413, why), result.drained);
           return;
         }

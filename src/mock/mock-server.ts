@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { errorMessage } from '../errors.js';
 import { limitAnswerBody, sendJson } from '../http/json-answer.js';
+import { originForm } from '../http/request-target.js';
 import {
   DEFAULT_HTTP_LIMITS,
   answerAndClose,
@@ -93,7 +94,12 @@ export async function startMockServer(
       return;
     }
     const text = read.bytes.toString('utf8');
-    const queue = engine.handle({ method: req.method ?? 'GET', path: req.url ?? '/', body: parseBody(text), text });
+    const queue = engine.handle({
+      method: req.method ?? 'GET',
+      path: originForm(req.url ?? '/'),
+      body: parseBody(text),
+      text,
+    });
     await write(queue, req, res);
   };
   const server: Server = createServer(limitedServerOptions(limits), (req, res) => {

@@ -15,6 +15,7 @@ import { type Agent, type ClientRequest, request as httpRequest } from 'node:htt
 import { request as httpsRequest } from 'node:https';
 import { nestsDeeperThan } from '../canonical/depth.js';
 import { A2aReplayError } from '../errors.js';
+import { basePathOf, serverOptions, underBase } from '../http/request-target.js';
 import { ExchangeRecorder } from '../intercept/exchange-recorder.js';
 import type { RecordingEntry } from '../recording/format.js';
 import { REPLAY_MAX_BODY_DEPTH } from '../recording/recording-reader.js';
@@ -34,7 +35,10 @@ const NOT_REPLAYED = new Set([
 ]);
 
 export interface LiveCallOptions {
-  /** Base URL of the live peer (`http://127.0.0.1:PORT`). */
+  /**
+   * URL of the live peer (`http://127.0.0.1:PORT`, or with a base path): every target goes to its
+   * host, under its path (src/http/request-target.ts).
+   */
   base: URL;
   /** The recorded request being replayed (method, path, headers). */
   request: RecordingEntry;
@@ -102,12 +106,13 @@ export function sendLive(options: LiveCallOptions): LiveCall {
     tokens: 'keep',
   });
   const target = options.path ?? request.http.path;
-  const url = new URL(target, options.base);
+  const server = serverOptions(options.base);
+  const path = underBase(basePathOf(options.base), target);
   const headers = replayHeaders(request.http.headers, options.body !== undefined);
   const bodyBytes = options.body === undefined ? undefined : Buffer.from(options.body, 'utf8');
   // The request is the recorded one (its path with live ids): only the answer is turned into entries.
   const exchange = recorder.answerOf({ method: request.http.method, path: target }, request.xid);
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const send = server.protocol === 'https:' ? httpsRequest : httpRequest;
   const call: LiveCall = {
     done,
     failure: undefined,
@@ -119,7 +124,7 @@ export function sendLive(options: LiveCallOptions): LiveCall {
   };
   let req: ClientRequest;
   const attempt = (retry: boolean): void => {
-    req = send(url, { method: request.http.method, headers, agent: options.agent }, (res) => {
+    req = send({ ...server, path, method: request.http.method, headers, agent: options.agent }, (res) => {
       headArrived = true;
       exchange.head(res.statusCode ?? 0, res.headers);
       res.on('data', (chunk: Buffer) => exchange.data(chunk));

@@ -114,6 +114,41 @@ describe('recording proxy', () => {
     expect(rec.sink.text()).not.toContain('QS-77x');
   });
 
+  it('takes an absolute-form target (a client that treats it as a forward proxy) as its path and query', async () => {
+    const targets: (string | undefined)[] = [];
+    const upstream = await listen((req, res) => {
+      targets.push(req.url);
+      req.resume();
+      res.setHeader('content-type', 'application/json');
+      res.end('{"jsonrpc":"2.0","id":1,"result":{}}');
+    });
+    // Under a base path, as `record --upstream URL/a2a` forwards.
+    const rec = memoryRecorder(`${upstream.url}/a2a`);
+    const proxy = await startRecordingProxy({ upstream: `${upstream.url}/a2a/`, recorder: rec.recorder });
+    cleanups.push(
+      () => closeServer(upstream.server),
+      () => proxy.close({ graceMs: 0 }),
+    );
+    const { port } = new URL(proxy.url);
+    const send = (path: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        });
+        req.on('error', reject);
+        req.end(rpc(1).body);
+      });
+    // What an HTTP client sends when HTTP_PROXY names the recorder, a plain path, and a path
+    // that only looks like an authority: the last is path text and stays so.
+    expect(await send(`http://agent.example:8080/rpc?x=1`)).toBe(200);
+    expect(await send('/rpc')).toBe(200);
+    expect(await send('//agent.example/rpc')).toBe(200);
+    expect(targets).toEqual(['/a2a/rpc?x=1', '/a2a/rpc', '/a2a//agent.example/rpc']);
+    const paths = (await rec.settled()).filter((e) => e.kind === 'request').map((e) => e.http.path);
+    expect(paths).toEqual(['/rpc?x=1', '/rpc', '//agent.example/rpc']);
+  });
+
   it('forwards /control between loopback ends only; otherwise answers 403 and records the refusal', async () => {
     const seen: string[] = [];
     const handler: Handler = (req, res) => {

@@ -4,6 +4,7 @@
  * naming the closest exchange and the field that differs, and a resume with a token the recording
  * holds no case for gets the RFC's RESUME_TOKEN_MISMATCH as HTTP 400 FAILED_PRECONDITION.
  */
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -48,6 +49,38 @@ async function post(running: RunningMock, path: string, body: unknown): Promise<
     body: JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as StatusBody };
+}
+
+/** POSTs with an absolute-form target, as a client does that takes the mock for its HTTP proxy. */
+function postAbsolute(
+  running: RunningMock,
+  path: string,
+  body: unknown,
+): Promise<{ status: number; body: StatusBody }> {
+  const { port } = new URL(running.url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: `http://agent.example${path}`,
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as StatusBody,
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
 }
 
 const send = (script: string) => ({
@@ -111,6 +144,14 @@ describe('the mock serving an HTTP+JSON recording', () => {
     const token = paused.body.pause?.resumeToken ?? '';
     const resumed = await post(running, `/rest/tasks/${TASK}:resume`, { resumeToken: token });
     expect(resumed).toMatchObject({ status: 200, body: { state: 'TASK_STATE_WORKING' } });
+    expect(running.report().unmatched).toEqual([]);
+  });
+
+  it('serves a request whose target is in absolute form as the same request by its path', async () => {
+    const running = await start();
+    expect((await postAbsolute(running, '/rest/message:send', send('work:2'))).status).toBe(200);
+    const paused = await postAbsolute(running, `/rest/tasks/${TASK}:pause`, { reason: 'review' });
+    expect(paused).toMatchObject({ status: 200, body: { state: 'TASK_STATE_PAUSED' } });
     expect(running.report().unmatched).toEqual([]);
   });
 });

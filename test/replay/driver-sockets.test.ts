@@ -72,3 +72,58 @@ it('fails the replay with the error of a request node refuses to build, sent at 
     await expect(drive).rejects.toMatchObject({ code: 'ERR_INVALID_CHAR' });
   }
 });
+
+/** A peer that answers GetTask like {@link countingPeer} and notes the target of every request. */
+async function targetsPeer(): Promise<{ server: Server; url: string; targets: string[] }> {
+  const targets: string[] = [];
+  const server = createServer((req, res) => {
+    targets.push(req.url ?? '');
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const call = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: number; params: { id: string } };
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(result({ id: call.params.id, status: { state: 'TASK_STATE_WORKING' } }, call.id)));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `http://127.0.0.1:${port}`, targets };
+}
+
+it('sends every recorded target to the --peer host, under its path, as the recorder forwarded it', async () => {
+  const peer = await targetsPeer();
+  const other = await targetsPeer();
+  try {
+    const otherHost = new URL(other.url).host;
+    // What a client may have sent through the recorder: origin-form targets that read as another
+    // host when resolved as a URL reference ("//host/…"), an absolute-form one, a plain one.
+    const recorded = [`//${otherHost}/x?q=1`, `${other.url}/y`, '/z', '/'];
+    const entries = recorded.flatMap((path, i) => {
+      const request = entry(i * 2 + 1, `x-${i}`, 'request', rpc('GetTask', { id: `task-${i}` }, i), path);
+      const answer = entry(
+        i * 2 + 2,
+        `x-${i}`,
+        'response',
+        result({ id: `task-${i}`, status: { state: 'TASK_STATE_WORKING' } }, i),
+        path,
+      );
+      return [request, answer];
+    });
+    for (const [base, prefix] of [
+      [peer.url, ''],
+      [`${peer.url}/a2a/`, '/a2a'],
+    ] as const) {
+      peer.targets.length = 0;
+      const drive = await driveRecording(entries, { peerUrl: base, maxSockets: 1 });
+      expect(drive.drift).toEqual([]);
+      expect(peer.targets.sort()).toEqual(
+        [`${prefix}//${otherHost}/x?q=1`, `${prefix}/${other.url}/y`, `${prefix}/z`, `${prefix}/`].sort(),
+      );
+    }
+    expect(other.targets).toEqual([]);
+  } finally {
+    peer.server.close();
+    other.server.close();
+  }
+});
