@@ -75,6 +75,17 @@ function checkHeader(value: unknown, source: string, line: number): RecordingHea
   return value as unknown as RecordingHeader;
 }
 
+/**
+ * What an HTTP message can carry, as Node's client and server check it before sending: replay
+ * sends a recorded request's method, target and headers as they are, and the mock a recorded
+ * answer's headers, so an entry that breaks these rules is refused here, naming its line and
+ * field, rather than failing mid-run. The recorder only writes what passed them.
+ */
+const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** A request target as sent: the characters U+0021–U+00FF (Latin-1 bytes), at least one. */
+const REQUEST_TARGET = /^[\u0021-\u00ff]+$/;
+const HEADER_VALUE = /^[\t\u0020-\u007e\u0080-\u00ff]*$/;
+
 function checkEntry(value: unknown, source: string, line: number, expectedSeq: number): RecordingEntry {
   if (!isRecord(value)) throw malformed(source, line, 'an entry is not a JSON object');
   if (value.seq !== expectedSeq) {
@@ -89,12 +100,33 @@ function checkEntry(value: unknown, source: string, line: number, expectedSeq: n
   if (!isRecord(http) || typeof http.method !== 'string' || typeof http.path !== 'string') {
     throw malformed(source, line, 'entry field "http" needs string "method" and "path"');
   }
+  if (!HTTP_TOKEN.test(http.method)) {
+    throw malformed(source, line, `entry field "http.method" ${JSON.stringify(http.method)} is not an HTTP method`);
+  }
+  if (!REQUEST_TARGET.test(http.path)) {
+    throw malformed(
+      source,
+      line,
+      `entry field "http.path" ${JSON.stringify(http.path)} is not a request target: it is empty or holds a ` +
+        'space, a control character or a character above U+00FF',
+    );
+  }
   if (http.status !== undefined && typeof http.status !== 'number') {
     throw malformed(source, line, 'entry field "http.status" is not a number');
   }
   if (http.headers !== undefined) {
     if (!isRecord(http.headers) || !Object.values(http.headers).every((v) => typeof v === 'string')) {
       throw malformed(source, line, 'entry field "http.headers" is not an object of strings');
+    }
+    for (const [name, text] of Object.entries(http.headers as Record<string, string>)) {
+      if (!HTTP_TOKEN.test(name) || !HEADER_VALUE.test(text)) {
+        throw malformed(
+          source,
+          line,
+          `entry field "http.headers" holds ${JSON.stringify(name)}, which no HTTP message can carry as it is ` +
+            '(a name that is not a token, or a value with a control character or one above U+00FF)',
+        );
+      }
     }
   }
   for (const field of ['bodyText', 'principal', 'error'] as const) {

@@ -282,6 +282,37 @@ describe('readRecording', () => {
     await expect(readRecording(path)).rejects.toBeInstanceOf(A2aReplayError);
   });
 
+  it('refuses, naming line and field, a method, target or header no HTTP message can carry as recorded', async () => {
+    const path = await writeFileRecording(3);
+    const lines = (await readFile(path, 'utf8')).split('\n');
+    const entry = JSON.parse(lines[2] as string) as { http: Record<string, unknown> };
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ method: 'PO ST' }, /:3: entry field "http\.method" "PO ST" is not an HTTP method/],
+      [{ path: '' }, /:3: entry field "http\.path" "" is not a request target/],
+      [{ path: '/a b' }, /:3: entry field "http\.path" "\/a b" is not a request target/],
+      [{ path: '/a\r\nx: y' }, /:3: entry field "http\.path" .* is not a request target/],
+      [{ path: '/\u0101' }, /:3: entry field "http\.path" .* above U\+00FF/],
+      [{ headers: { 'x-note': 'a\u0001b' } }, /:3: entry field "http\.headers" holds "x-note"/],
+      [{ headers: { 'x note': 'ok' } }, /:3: entry field "http\.headers" holds "x note"/],
+      [{ headers: { 'x-note': 'a\u2028b' } }, /:3: entry field "http\.headers" holds "x-note"/],
+    ];
+    for (const [http, message] of cases) {
+      lines[2] = JSON.stringify({ ...entry, http: { ...entry.http, ...http } });
+      await writeFile(path, lines.join('\n'));
+      await expect(readRecording(path), JSON.stringify(http)).rejects.toMatchObject({
+        code: 'RECORDING_MALFORMED',
+        message: expect.stringMatching(message) as unknown,
+      });
+    }
+    // What the recorder may write: Latin-1 text of the raw bytes, tabs and obs-text in values.
+    lines[2] = JSON.stringify({
+      ...entry,
+      http: { ...entry.http, path: '/caf\u00c3\u00a9?q=%20', headers: { 'x-note': 'a\tb \u00ff' } },
+    });
+    await writeFile(path, lines.join('\n'));
+    expect((await readRecording(path)).entries[1]?.http.path).toBe('/caf\u00c3\u00a9?q=%20');
+  });
+
   it('accepts a complete last line that lacks its newline', async () => {
     const path = await writeFileRecording(2);
     const text = await readFile(path, 'utf8');
