@@ -107,13 +107,19 @@ async function lostInRecording(file: string, allowTornTail: boolean): Promise<Lo
 }
 
 /** A line of a receipt log as the readers read it; a bad one is a usage error naming it. */
-function receiptLine(file: string, raw: RawLine): ReceiptLogLine | undefined {
-  if (raw.text === null) throw new CliExit(EXIT.usage, `${file}:${raw.number}: ${raw.problem ?? 'unreadable line'}`);
+function receiptLine(file: string, raw: RawLine, allowTornTail: boolean): ReceiptLogLine | undefined {
+  // A last line without its newline that does not parse is torn (the writer died mid-line).
+  const torn = (): boolean => !raw.complete && allowTornTail;
+  if (raw.text === null) {
+    if (torn()) return undefined;
+    throw new CliExit(EXIT.usage, `${file}:${raw.number}: ${raw.problem ?? 'unreadable line'}`);
+  }
   if (raw.text.trim() === '' && !raw.complete) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(raw.text);
   } catch (error) {
+    if (torn()) return undefined;
     throw new CliExit(EXIT.usage, `${file}:${raw.number}: not JSON (${errorMessage(error)})`);
   }
   const parsed = readReceiptLogLine(value);
@@ -125,11 +131,11 @@ function receiptLine(file: string, raw: RawLine): ReceiptLogLine | undefined {
  * The lost pauses of a receipt log, its lines read as they come: only the suspensions still open
  * are kept, so a log of any length is read in flat memory. A bad line stops the reading, naming it.
  */
-async function lostInReceiptLog(file: string): Promise<LostPauseListing[]> {
+async function lostInReceiptLog(file: string, allowTornTail: boolean): Promise<LostPauseListing[]> {
   const open = new OpenSuspensions();
   for await (const chunk of readLogChunks(file)) {
     for (const raw of chunk) {
-      const line = receiptLine(file, raw);
+      const line = receiptLine(file, raw, allowTornTail);
       if (line) open.add(line);
     }
   }
@@ -163,7 +169,7 @@ export function registerLost(program: Command): void {
     .argument('<file>', 'a recording (*.jsonl) or a receipt log (*.receipts.jsonl)')
     .option('--key <file...>', 'key file(s) to verify a receipt log with first')
     .option('--json', 'print the lost pauses as a JSON array')
-    .option('--allow-torn-tail', 'skip a torn last line of a recording (a recorder crash)')
+    .option('--allow-torn-tail', 'skip a torn last line (a recorder crash) instead of refusing the file')
     .action(async (file: string, options: LostCommandOptions) => {
       const type = firstLineType(file, await firstLine(file));
       let source: Source;
@@ -173,34 +179,41 @@ export function registerLost(program: Command): void {
           throw new CliExit(EXIT.usage, '--key applies to receipt logs only; a recording is not signed');
         source = { kind: 'recording' };
         lost = await lostInRecording(file, options.allowTornTail ?? false);
-      } else {
-        // Every line is read, and a bad one named, before the log is verified.
-        lost = await lostInReceiptLog(file);
-        source = { kind: 'receipt log', verification: 'unverified' };
-        if (options.key?.length) {
-          // An open end is what `lost` looks at (a recorder killed before its closing checkpoint).
-          const result = await verifyReceiptLog(file, {
-            keyring: await keyringFromFiles(options.key),
-            allowOpen: true,
-            allowTornTail: options.allowTornTail ?? false,
-          });
-          if (!result.ok) {
-            const failure = result.firstError;
-            throw new CliExit(
-              EXIT.usage,
-              `${file}:${failure?.line ?? '?'}: does not verify (${failure?.reason ?? 'unknown'}: ` +
-                `${failure?.message ?? ''})`,
-            );
-          }
-          // With only a public key, receipts after the last checkpoint rest on nothing: say so.
-          const unvouched = result.receipts - result.vouched;
-          source.verification =
+      } else if (options.key?.length) {
+        // One pass: the open suspensions are those of the lines as they verified, so the listing
+        // is of the log that verified even if the file changes meanwhile (a recorder still
+        // appending). An open end is what `lost` looks at (a recorder killed before its closing
+        // checkpoint).
+        const open = new OpenSuspensions();
+        const result = await verifyReceiptLog(file, {
+          keyring: await keyringFromFiles(options.key),
+          allowOpen: true,
+          allowTornTail: options.allowTornTail ?? false,
+          onLine: ({ line, hash }) => open.add(line, hash),
+        });
+        if (!result.ok) {
+          const failure = result.firstError;
+          throw new CliExit(
+            EXIT.usage,
+            `${file}:${failure?.line ?? '?'}: does not verify (${failure?.reason ?? 'unknown'}: ` +
+              `${failure?.message ?? ''})`,
+          );
+        }
+        lost = open.lost();
+        // With only a public key, receipts after the last checkpoint rest on nothing: say so.
+        const unvouched = result.receipts - result.vouched;
+        source = {
+          kind: 'receipt log',
+          verification:
             result.receiptSignatures === 'checked'
               ? 'verified'
               : `chain verified, signatures unchecked${
                   unvouched > 0 ? `; ${unvouched} after the last checkpoint not vouched for` : ''
-                }`;
-        }
+                }`,
+        };
+      } else {
+        lost = await lostInReceiptLog(file, options.allowTornTail ?? false);
+        source = { kind: 'receipt log', verification: 'unverified' };
       }
       process.stdout.write(
         options.json

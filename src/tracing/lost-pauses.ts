@@ -102,10 +102,11 @@ function text(value: SpanAttributes[string] | undefined): string | null {
 export class OpenSuspensions {
   readonly #open = new Map<string, SuspensionReceipt>();
 
-  add(line: ReceiptLogLine): void {
+  /** Takes the next line of the log; `hash` is its hash when the caller has it already (a verified line's). */
+  add(line: ReceiptLogLine, hash?: string): void {
     switch (line.type) {
       case 'SuspensionReceipt':
-        this.#open.set(sealLine(line).hash, line);
+        this.#open.set(hash ?? sealLine(line).hash, line);
         return;
       case 'ResumptionReceipt':
         if (line.outcome !== 'rejected') this.#open.delete(line.suspension);

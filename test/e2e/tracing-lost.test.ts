@@ -219,6 +219,23 @@ describe('a2a-replay lost', () => {
     expect(unverified.code).toBe(1);
   });
 
+  it('refuses a receipt log torn by a crash, naming the line, and reads up to it with --allow-torn-tail', async () => {
+    const { lines, keyFile } = writeReceiptLog();
+    const torn = join(dir, 'torn.receipts.jsonl');
+    const cut = lines[4] as string;
+    writeFileSync(torn, `${lines.slice(0, 4).join('\n')}\n${cut.slice(0, cut.length >> 1)}`);
+    for (const key of [[], ['--key', keyFile]]) {
+      const refused = await runCli(['lost', torn, ...key]);
+      expect(refused.code, key.join(' ')).toBe(2);
+      expect(refused.stderr, key.join(' ')).toContain(`${torn}:5: `);
+      const read = await runCli(['lost', torn, ...key, '--allow-torn-tail']);
+      expect(read.code, key.join(' ')).toBe(1);
+      expect(read.stdout.split('\n')[0]).toBe(
+        `1 lost pause in ${torn} (receipt log, ${key.length > 0 ? 'verified' : 'unverified'})`,
+      );
+    }
+  });
+
   it('names the malformed line of a receipt log and exits 2', async () => {
     const { lines } = writeReceiptLog();
     const path = join(dir, 'bad.receipts.jsonl');
