@@ -242,11 +242,14 @@ export {
   type SuspensionVia,
 } from './receipts/types.js';
 export {
+  RECEIPT_CONDITIONS_MAX_BYTES,
+  RECEIPT_TEXT_MAX,
   type ResumptionFacts,
   type SuspensionFacts,
   buildResumptionDraft,
   buildSuspensionDraft,
   conditionsHashOf,
+  cutText,
   inputHashOf,
   resumeTokenHashOf,
 } from './receipts/drafts.js';

@@ -2,12 +2,21 @@
  * @module receipts/drafts
  * Pure builders that turn what the observer saw into receipt drafts: they apply the hashing
  * rules of docs/design.md §6 (`conditionsHash`, `resumeTokenHash`, `inputHash`), write null for
- * every absent value, sort `entries`, and repair text RFC 8785 cannot encode (a lone surrogate
- * becomes U+FFFD and the member is listed in `repaired`), so every caller derives the same draft
- * from the same facts and no draft is ever refused for its content. Tokens and inputs are taken
+ * every absent value, sort `entries`, repair text RFC 8785 cannot encode (a lone surrogate
+ * becomes U+FFFD) and bound what a client or peer sent (a text over {@link RECEIPT_TEXT_MAX} is cut,
+ * conditions over {@link RECEIPT_CONDITIONS_MAX_BYTES} are left out, their hash kept), listing each
+ * member changed in `repaired`, so every caller derives the same draft from the same facts, no
+ * draft is ever refused for its content, and every receipt line stays within what a log reader
+ * takes. Tokens and inputs are taken
  * only to be hashed; they never reach a receipt.
  */
-import { type JsonValue, hashCanonical, repairLoneSurrogates } from '../canonical/canonical-json.js';
+import {
+  type JsonValue,
+  canonicalJson,
+  hashCanonical,
+  repairLoneSurrogates,
+  sha256Prefixed,
+} from '../canonical/canonical-json.js';
 import type { PauseInitiator, PauseMode, ResumeConditions } from '../protocol/types.js';
 import { tokenHashOf } from '../recording/resume-token.js';
 import type {
@@ -72,6 +81,26 @@ function span(ref: SpanRef): SpanRef {
   return { traceId: ref.traceId, spanId: ref.spanId };
 }
 
+/**
+ * The most UTF-16 code units a text member of a receipt keeps whole. With the conditions' bound
+ * and six bytes for the longest escape, a receipt line stays far below the 1 MiB a log reader
+ * takes (MAX_LINE_BYTES, docs/design.md §6), whatever a client or peer sends.
+ */
+export const RECEIPT_TEXT_MAX = 8192;
+/** The most bytes of canonical JSON a receipt's `conditions` may take; larger ones are left out, their hash kept. */
+export const RECEIPT_CONDITIONS_MAX_BYTES = 64 * 1024;
+/** What a cut text keeps of its start, in UTF-16 code units. */
+const CUT_KEEP = 256;
+
+/**
+ * A text over {@link RECEIPT_TEXT_MAX}, cut: its first {@link CUT_KEEP} code units (never half a
+ * surrogate pair), then its length and the hash that matches it to the recording.
+ */
+export function cutText(text: string): string {
+  const keep = /[\ud800-\udbff]/.test(text.charAt(CUT_KEEP - 1)) ? CUT_KEEP - 1 : CUT_KEEP;
+  return `${text.slice(0, keep)}…[cut: ${text.length} UTF-16 code units, ${sha256Prefixed(text)}]`;
+}
+
 /** Collects the names of repaired members while values pass through it. */
 class Repairs {
   readonly #names = new Set<string>();
@@ -81,6 +110,20 @@ class Repairs {
     const fixed = repairLoneSurrogates(value);
     if (fixed.repaired) this.#names.add(name);
     return fixed.value;
+  }
+
+  /** A text member repaired and, over {@link RECEIPT_TEXT_MAX}, cut; `name` is listed when it changed. */
+  text<T extends string | null>(name: string, value: T): T {
+    const fixed = this.take(name, value);
+    if (fixed === null || fixed.length <= RECEIPT_TEXT_MAX) return fixed;
+    this.#names.add(name);
+    return cutText(fixed) as T;
+  }
+
+  /** Null for member `name`, listed: its value is too large for a receipt (only its hash is kept). */
+  leftOut(name: string): null {
+    this.#names.add(name);
+    return null;
   }
 
   /** Marks `name` as repaired when `text` holds a lone surrogate (it is hashed elsewhere). */
@@ -112,21 +155,26 @@ export function inputHashOf(input: JsonValue | undefined): string | null {
 export function buildSuspensionDraft(facts: SuspensionFacts): SuspensionDraft {
   const r = new Repairs();
   const conditions = r.take('conditions', facts.conditions ?? null);
+  const conditionsText = conditions === null ? null : canonicalJson(conditions);
+  const keptConditions =
+    conditionsText !== null && Buffer.byteLength(conditionsText, 'utf8') > RECEIPT_CONDITIONS_MAX_BYTES
+      ? r.leftOut('conditions')
+      : conditions;
   r.note('resumeTokenHash', facts.resumeToken);
   return {
     type: 'SuspensionReceipt',
-    taskId: r.take('taskId', facts.taskId),
-    contextId: r.take('contextId', facts.contextId ?? null),
+    taskId: r.text('taskId', facts.taskId),
+    contextId: r.text('contextId', facts.contextId ?? null),
     initiatedBy: facts.initiatedBy,
-    principal: r.take('principal', facts.principal ?? null),
+    principal: r.text('principal', facts.principal ?? null),
     via: facts.via,
-    reason: r.take('reason', facts.reason ?? null),
+    reason: r.text('reason', facts.reason ?? null),
     mode: facts.mode ?? null,
-    conditions,
-    conditionsHash: conditions === null ? null : hashCanonical(conditions),
+    conditions: keptConditions,
+    conditionsHash: conditionsText === null ? null : sha256Prefixed(conditionsText),
     resumeTokenHash: resumeTokenHashOf(facts.resumeToken),
-    pausedAt: r.take('pausedAt', facts.pausedAt),
-    pausedUntil: r.take('pausedUntil', facts.pausedUntil ?? null),
+    pausedAt: r.text('pausedAt', facts.pausedAt),
+    pausedUntil: r.text('pausedUntil', facts.pausedUntil ?? null),
     observedAt: facts.observedAt,
     entries: sortedEntries(facts.entries),
     span: span(facts.span),
@@ -142,15 +190,15 @@ export function buildResumptionDraft(facts: ResumptionFacts): ResumptionDraft {
   const inputHash = input === null ? null : hashCanonical(input);
   return {
     type: 'ResumptionReceipt',
-    taskId: r.take('taskId', facts.taskId),
+    taskId: r.text('taskId', facts.taskId),
     cause: facts.cause,
     outcome: facts.outcome,
     errorCode: facts.errorCode ?? null,
-    principal: r.take('principal', facts.principal ?? null),
+    principal: r.text('principal', facts.principal ?? null),
     hadResumeInput: facts.hadResumeInput ?? inputHash !== null,
     inputHash,
     continueTranscript: facts.continueTranscript ?? null,
-    resumedAt: r.take('resumedAt', facts.resumedAt ?? null),
+    resumedAt: r.text('resumedAt', facts.resumedAt ?? null),
     inferred: facts.inferred ?? false,
     observedAt: facts.observedAt,
     entries: sortedEntries(facts.entries),

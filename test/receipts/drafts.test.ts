@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { hashCanonical } from '../../src/canonical/canonical-json.js';
-import { buildResumptionDraft, buildSuspensionDraft } from '../../src/receipts/drafts.js';
+import {
+  RECEIPT_CONDITIONS_MAX_BYTES,
+  RECEIPT_TEXT_MAX,
+  buildResumptionDraft,
+  buildSuspensionDraft,
+  cutText,
+} from '../../src/receipts/drafts.js';
 import { tokenPlaceholder } from '../../src/recording/resume-token.js';
 
 const span = { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) };
@@ -61,5 +67,55 @@ describe('receipt drafts', () => {
     expect(draft.hadResumeInput).toBe(true);
     expect(draft.inferred).toBe(false);
     expect(draft.repaired).toEqual(['inputHash']);
+  });
+
+  it('cuts a text over the bound the same way in every receipt, never half a surrogate pair, and lists it', () => {
+    const long = `${'x'.repeat(255)}\u{1F600}${'y'.repeat(RECEIPT_TEXT_MAX)}`;
+    const cut = cutText(long);
+    expect(cut.startsWith(`${'x'.repeat(255)}…[cut: ${long.length} UTF-16 code units, sha256:`)).toBe(true);
+    expect(cut.isWellFormed()).toBe(true);
+    const facts = { observedAt: '2026-01-01T00:00:00.000Z', entries: [1], span };
+    const suspension = buildSuspensionDraft({
+      ...facts,
+      taskId: long,
+      initiatedBy: 'PAUSE_INITIATOR_CLIENT',
+      principal: `jwt:sub=${'p'.repeat(RECEIPT_TEXT_MAX)}`,
+      via: 'PauseTask',
+      reason: 'r'.repeat(RECEIPT_TEXT_MAX),
+      pausedAt: '2026-01-01T00:00:00.000Z',
+    });
+    const resumption = buildResumptionDraft({
+      ...facts,
+      taskId: long,
+      cause: 'explicit_resume',
+      outcome: 'resumed',
+      links: { suspension: span },
+    });
+    expect(suspension.taskId).toBe(cut);
+    expect(resumption.taskId).toBe(cut);
+    expect(suspension.reason).toBe('r'.repeat(RECEIPT_TEXT_MAX));
+    expect(suspension.repaired).toEqual(['principal', 'taskId']);
+    expect(resumption.repaired).toEqual(['taskId']);
+  });
+
+  it('leaves out conditions over the bound and keeps the hash of what was sent', () => {
+    const facts = {
+      taskId: 't1',
+      initiatedBy: 'PAUSE_INITIATOR_AGENT' as const,
+      via: 'AwaitTaskResumption' as const,
+      pausedAt: '2026-01-01T00:00:00.000Z',
+      observedAt: '2026-01-01T00:00:00.000Z',
+      entries: [1],
+      span,
+    };
+    // Exactly at the bound (canonical bytes) is kept; one byte more is left out.
+    const at = { onEvent: 'e'.repeat(RECEIPT_CONDITIONS_MAX_BYTES - '{"onEvent":""}'.length) };
+    const over = { onEvent: `${at.onEvent}e` };
+    expect(buildSuspensionDraft({ ...facts, conditions: at })).toMatchObject({ conditions: at, repaired: [] });
+    expect(buildSuspensionDraft({ ...facts, conditions: over })).toMatchObject({
+      conditions: null,
+      conditionsHash: hashCanonical(over),
+      repaired: ['conditions'],
+    });
   });
 });

@@ -1,0 +1,103 @@
+/**
+ * A client's pause may carry a reason or conditions as large as the recorder's body cap (1 MiB by
+ * default). Before receipts bounded what they keep, such a pause made a receipt line longer than
+ * a log reader takes, and the whole log stopped verifying there. Now `record --key` cuts the text
+ * and leaves the conditions out, their hashes kept and the members listed in `repaired`, and the
+ * log verifies; the reference peer and the recorder run as real processes.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import {
+  MAX_LINE_BYTES,
+  RECEIPT_TEXT_MAX,
+  canonicalJson,
+  generateReceiptKey,
+  hashCanonical,
+} from '../../src/internal.js';
+import { runCli } from '../helpers/cli.js';
+import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+
+let dir = '';
+const processes: RecordProcess[] = [];
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'record-oversized-'));
+});
+afterEach(async () => {
+  for (const p of processes.splice(0)) await stopProcess(p, 'SIGKILL');
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function call(base: string, method: string, params: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(base, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const answer = (await res.json()) as { result?: Record<string, unknown>; error?: unknown };
+  if (answer.result === undefined) throw new Error(`${method}: ${JSON.stringify(answer.error)}`);
+  return answer.result;
+}
+
+it('keeps a log whose pauses carry a megabyte of reason or conditions verifiable, cut and listed', async () => {
+  const keyFile = join(dir, 'key.json');
+  await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'big' }).keyFile()), { mode: 0o600 });
+  const peer = await startCliProcess(['peer', '--deterministic']);
+  processes.push(peer);
+  const out = join(dir, 'big.jsonl');
+  const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile]);
+  processes.push(recorder);
+
+  // Each request stays under the recorder's 1 MiB body cap; each would make a receipt line over it.
+  const pauses = [
+    { reason: 'r'.repeat(1_048_000) },
+    { reason: '\u0001'.repeat(174_000) },
+    { reason: 'waiting', conditions: { onEvent: '\u0001'.repeat(170_000) } },
+  ];
+  // A pause with conditions is the agent's, asked for with AwaitTaskResumption.
+  const methodOf = (i: number): string => (i === 2 ? 'AwaitTaskResumption' : 'PauseTask');
+  const tasks: string[] = [];
+  for (const [i, pause] of pauses.entries()) {
+    const { task } = (await call(recorder.url, 'SendMessage', {
+      message: { messageId: `m-${i}`, role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
+      configuration: { returnImmediately: true },
+    })) as { task: { id: string } };
+    tasks.push(task.id);
+    const paused = (await call(recorder.url, methodOf(i), { taskId: task.id, ...pause })) as {
+      pause: { resumeToken: string };
+    };
+    if (i === 0) await call(recorder.url, 'ResumeTask', { taskId: task.id, resumeToken: paused.pause.resumeToken });
+  }
+  expect(await stopProcess(recorder)).toBe(0);
+
+  const log = out.replace(/\.jsonl$/, '.receipts.jsonl');
+  const lines = (await readFile(log, 'utf8')).trimEnd().split('\n');
+  for (const line of lines) expect(Buffer.byteLength(line)).toBeLessThan(MAX_LINE_BYTES / 4);
+  const receipts = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+  const suspensions = receipts.filter((r) => r.type === 'SuspensionReceipt');
+  expect(suspensions.map((s) => s.taskId)).toEqual(tasks);
+  for (const [i, s] of suspensions.slice(0, 2).entries()) {
+    const reason = pauses[i]?.reason as string;
+    const sha = createHash('sha256').update(reason, 'utf8').digest('hex');
+    expect(s.reason).toBe(`${reason.slice(0, 256)}…[cut: ${reason.length} UTF-16 code units, sha256:${sha}]`);
+    expect((s.reason as string).length).toBeLessThan(RECEIPT_TEXT_MAX);
+    expect(s).toMatchObject({ conditions: null, conditionsHash: null, repaired: ['reason'] });
+  }
+  // Conditions too large are left out, their hash kept: it still matches what the client sent.
+  expect(suspensions[2]).toMatchObject({
+    reason: 'waiting',
+    conditions: null,
+    conditionsHash: hashCanonical(pauses[2]?.conditions),
+    repaired: ['conditions'],
+  });
+  expect(receipts.filter((r) => r.type === 'ResumptionReceipt').map((r) => r.taskId)).toEqual([tasks[0]]);
+
+  const verified = await runCli(['verify', log, '--key', keyFile]);
+  expect(verified.stdout).toContain(': ok: 4 receipts, 1 checkpoint');
+  expect(verified.code).toBe(0);
+  const audited = await runCli(['audit', log, '--key', keyFile, '--json']);
+  expect(audited.code).toBe(0);
+});
