@@ -13,6 +13,7 @@ import {
   OpenSuspensions,
   type RawLine,
   type ReceiptLogLine,
+  type VerifyResult,
   formatIssue,
   readLogChunks,
   readReceiptLogLine,
@@ -142,6 +143,22 @@ async function lostInReceiptLog(file: string, allowTornTail: boolean): Promise<L
   return open.lost();
 }
 
+/**
+ * What a listing from a verified log rests on. Open ends are accepted (a recorder killed before
+ * its closing checkpoint) but said: the lines after the last checkpoint may have been cut, which
+ * hides the pauses they held, and nothing vouches for the receipts there.
+ */
+function verification(result: VerifyResult): string {
+  const notes = [result.receiptSignatures === 'checked' ? 'verified' : 'chain verified, signatures unchecked'];
+  if (result.tornTail !== null) notes.push(`torn last line ${result.tornTail} skipped`);
+  if (!result.closed) {
+    notes.push('not closed by a checkpoint: lines may be missing at its end');
+    const unvouched = result.receipts - result.vouched;
+    if (unvouched > 0) notes.push(`${unvouched} after the last checkpoint not vouched for`);
+  }
+  return notes.join('; ');
+}
+
 function describeSource(source: Source): string {
   return source.kind === 'recording' ? 'recording' : `receipt log, ${source.verification}`;
 }
@@ -200,17 +217,7 @@ export function registerLost(program: Command): void {
           );
         }
         lost = open.lost();
-        // With only a public key, receipts after the last checkpoint rest on nothing: say so.
-        const unvouched = result.receipts - result.vouched;
-        source = {
-          kind: 'receipt log',
-          verification:
-            result.receiptSignatures === 'checked'
-              ? 'verified'
-              : `chain verified, signatures unchecked${
-                  unvouched > 0 ? `; ${unvouched} after the last checkpoint not vouched for` : ''
-                }`,
-        };
+        source = { kind: 'receipt log', verification: verification(result) };
       } else {
         lost = await lostInReceiptLog(file, options.allowTornTail ?? false);
         source = { kind: 'receipt log', verification: 'unverified' };

@@ -188,7 +188,7 @@ describe('a2a-replay lost', () => {
     const r = await runCli(['lost', open, '--key', publicFile]);
     expect(r.stdout.split('\n')[0]).toBe(
       `1 lost pause in ${open} (receipt log, chain verified, signatures unchecked; ` +
-        '4 after the last checkpoint not vouched for)',
+        'not closed by a checkpoint: lines may be missing at its end; 4 after the last checkpoint not vouched for)',
     );
     const closed = await runCli(['lost', log, '--key', publicFile]);
     expect(closed.stdout.split('\n')[0]).toBe(
@@ -230,10 +230,40 @@ describe('a2a-replay lost', () => {
       expect(refused.stderr, key.join(' ')).toContain(`${torn}:5: `);
       const read = await runCli(['lost', torn, ...key, '--allow-torn-tail']);
       expect(read.code, key.join(' ')).toBe(1);
+      const verified =
+        'verified; torn last line 5 skipped; not closed by a checkpoint: lines may be missing at its end; ' +
+        '3 after the last checkpoint not vouched for';
       expect(read.stdout.split('\n')[0]).toBe(
-        `1 lost pause in ${torn} (receipt log, ${key.length > 0 ? 'verified' : 'unverified'})`,
+        `1 lost pause in ${torn} (receipt log, ${key.length > 0 ? verified : 'unverified'})`,
       );
     }
+  });
+
+  it('says when a verified log is not closed: a cut at a line boundary may hide pauses', async () => {
+    const { lines, keyFile } = writeReceiptLog();
+    // Cut after the first suspension: the second, still open in the whole log, is gone.
+    const cut = join(dir, 'cut.receipts.jsonl');
+    writeFileSync(
+      cut,
+      lines
+        .slice(0, 2)
+        .map((l) => `${l}\n`)
+        .join(''),
+    );
+    const result = await runCli(['lost', cut, '--key', keyFile]);
+    expect(result.code).toBe(1);
+    expect(result.stdout.split('\n')[0]).toBe(
+      `1 lost pause in ${cut} (receipt log, verified; not closed by a checkpoint: lines may be missing ` +
+        'at its end; 1 after the last checkpoint not vouched for)',
+    );
+    const header = join(dir, 'header.receipts.jsonl');
+    writeFileSync(header, `${lines[0]}\n`);
+    const empty = await runCli(['lost', header, '--key', keyFile, '--json']);
+    expect(empty.code).toBe(0);
+    expect(JSON.parse(empty.stdout)).toMatchObject({
+      lost: [],
+      source: 'receipt log, verified; not closed by a checkpoint: lines may be missing at its end',
+    });
   });
 
   it('names the malformed line of a receipt log and exits 2', async () => {
