@@ -128,7 +128,10 @@ export class ReceiptLogVerifier {
             check === 'unchecked'
               ? `the outside checkpoint is HMAC-signed by ${sig.kid}, and no HMAC key for it was given`
               : check === 'unknown_kid'
-                ? `the outside checkpoint is signed by kid ${sig.kid}, which no given key has`
+                ? options.keyring.get(sig.kid)
+                  ? `the outside checkpoint is ${sig.alg}-signed by ${sig.kid}, and the key given for it holds no ` +
+                    'Ed25519 public key'
+                  : `the outside checkpoint is signed by kid ${sig.kid}, which no given key has`
                 : 'the outside checkpoint has a bad signature',
         };
       }
@@ -329,7 +332,13 @@ export class ReceiptLogVerifier {
           );
         }
         if (signature === 'unknown_kid')
-          return fail('unknown_kid', `line ${n}: checkpoint signed by kid ${kid}, and no key for it was given`);
+          return fail(
+            'unknown_kid',
+            this.#options.keyring.get(kid)
+              ? `line ${n}: checkpoint is ${alg}-signed by ${kid}, and the key given for it holds no ` +
+                  'Ed25519 public key: it cannot be checked'
+              : `line ${n}: checkpoint signed by kid ${kid}, and no key for it was given`,
+          );
         // A checkpoint the given keys cannot check vouches for nothing: it is an error, never a pass.
         if (signature === 'unchecked')
           return fail(

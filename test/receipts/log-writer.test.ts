@@ -182,6 +182,16 @@ describe('ReceiptLogWriter', () => {
     expect(onlyB.firstError?.message).toContain('key-a');
   });
 
+  it('says the given key holds no Ed25519 public key when it cannot check an Ed25519 checkpoint', async () => {
+    const path = join(dir, 'ed25519.receipts.jsonl');
+    await writeLog(path, 4);
+    const hmacOnly = await verifyReceiptLog(path, { keyring: new Keyring([fixedKey('key-a', 'key-a', false)]) });
+    expect(hmacOnly.firstError).toMatchObject({ reason: 'unknown_kid' });
+    expect(hmacOnly.firstError?.message).toMatch(/ed25519-signed by key-a, and the key given for it holds no Ed25519/);
+    const none = await verifyReceiptLog(path, { keyring: new Keyring([fixedKey('other')]) });
+    expect(none.firstError?.message).toMatch(/no key for it was given/);
+  });
+
   it('reports a torn tail on disk distinctly, with its line number', async () => {
     const path = join(dir, 'torn.receipts.jsonl');
     await writeLog(path, 12);
