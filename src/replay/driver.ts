@@ -114,33 +114,34 @@ class ChangeSignal {
     this.#sliceMs = Math.max(1, timeoutMs / DEADLINE_SLICES);
   }
 
-  /** An entry settled: wake who waits for it, and who waits for anything. */
+  /** A recorded entry settled: wake who waits for it, and who waits for any progress. */
   settled(seq: number): void {
     const waiters = this.#bySeq.get(seq);
     if (waiters) {
       this.#bySeq.delete(seq);
       for (const w of waiters) this.#wake(w, true);
     }
-    this.notify();
+    // Called several times per exchange; nobody waits for "any" until the last requests are out.
+    if (this.#any.length === 0) return;
+    const any = this.#any;
+    this.#any = [];
+    for (const w of any) this.#wake(w, true);
   }
 
   /** Wakes every waiter (the replay is ending). */
   wakeAll(): void {
     const all = [...this.#bySeq.values()].flat();
     this.#bySeq.clear();
-    for (const w of all) this.#wake(w, true);
-    this.notify();
-  }
-
-  notify(): void {
-    // Called several times per exchange; nobody waits for "anything" until the last requests are out.
-    if (this.#any.length === 0) return;
-    const waiters = this.#any;
+    const any = this.#any;
     this.#any = [];
-    for (const w of waiters) this.#wake(w, true);
+    for (const w of [...all, ...any]) this.#wake(w, true);
   }
 
-  /** True when `seq` settled (or, with no seq, anything changed); false when the deadline passed first. */
+  /**
+   * True when `seq` settled (with no seq: when any recorded entry settled); false when the
+   * deadline passed first. Live entries that settle nothing (extra events) wake nobody, so they
+   * cannot hold a replay open.
+   */
   wait(seq?: number): Promise<boolean> {
     return new Promise((resolve) => {
       // Begun between two sweeps: one more slice, so the wait lasts at least the whole deadline.
@@ -268,7 +269,6 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
           http: { ...draft.http, method: ex.request.http.method, path: ex.request.http.path },
         };
         ledger.live(ex, answer as Parameters<ReplayLedger['live']>[1]);
-        changed.notify();
       },
     });
     calls.add(call);
@@ -280,9 +280,7 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
         infra ??= checkInfra() ?? call.failure;
         changed.wakeAll();
       }
-      changed.notify();
     });
-    changed.notify();
   };
 
   /** Waits until `action` is due. False when a deadline passed (drift recorded, awaited entries given up). */
@@ -305,7 +303,6 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
       for (const e of ledger.unsettledBefore(seq, ex.lane)) {
         ledger.abandon(e.seq, `it never came: waited ${timeoutMs} ms before seq ${seq}`);
       }
-      changed.notify();
       return false;
     }
   };
@@ -317,7 +314,6 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     call?.abort();
     const error = ex.terminal.error ?? 'the exchange broke';
     ledger.live(ex, { kind: 'error', http: { method: ex.request.http.method, path: ex.request.http.path }, error });
-    changed.notify();
   };
 
   const runLane = async (actions: readonly Action[], isBarrierLoop: boolean): Promise<void> => {
@@ -332,7 +328,6 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
           const ex = rest.ex;
           for (const e of [ex.request, ex.response, ...ex.events, ex.terminal]) if (e) ledger.abandon(e.seq, why);
         }
-        changed.notify();
         return;
       }
       if (action.type === 'send') send(action.ex);
@@ -353,7 +348,9 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
   for (const list of loops.values()) list.sort((a, b) => a.seq - b.seq);
   try {
     await Promise.all([...loops].map(([lane, exchanges]) => runLane(exchanges, lane === null)));
-    // Every request is out: wait for the answers still due, restarting the deadline on progress.
+    // Every request is out: wait for the answers still due, the deadline restarting only when a
+    // recorded entry settles (a peer that keeps a stream open with heartbeats must not hold the
+    // run: its events settle nothing).
     while (!infra && !ledger.complete) {
       progress();
       const moved = await changed.wait();

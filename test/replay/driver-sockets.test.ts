@@ -127,3 +127,38 @@ it('sends every recorded target to the --peer host, under its path, as the recor
     other.server.close();
   }
 });
+
+it('ends with drift within its deadline when the peer keeps a stream open with events the recording lacks', async () => {
+  // The recorded stream: its task, then `end`. The live one sends the task, then a heartbeat
+  // event every 20 ms and never ends: events that settle nothing must not hold the replay open.
+  const task = { id: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_WORKING' } };
+  const entries: RecordingEntry[] = [
+    entry(
+      1,
+      'x-s',
+      'request',
+      rpc('SendStreamingMessage', { message: { messageId: 'm', role: 'ROLE_USER', parts: [] } }),
+    ),
+    entry(2, 'x-s', 'response'),
+    entry(3, 'x-s', 'event', result({ task })),
+    entry(4, 'x-s', 'end'),
+  ];
+  const beats: NodeJS.Timeout[] = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(`data: ${JSON.stringify(result({ task }))}\n\n`);
+    beats.push(setInterval(() => res.write(`data: ${JSON.stringify(result({ heartbeat: true }))}\n\n`), 20));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  open = server;
+  try {
+    const { port } = server.address() as AddressInfo;
+    const drive = await driveRecording(entries, { peerUrl: `http://127.0.0.1:${port}`, timeoutMs: 300 });
+    expect(drive.drift.length).toBeGreaterThan(0);
+    expect(JSON.stringify(drive.drift)).toContain('no live entry answered it within 300 ms');
+  } finally {
+    for (const beat of beats) clearInterval(beat);
+    server.closeAllConnections();
+  }
+}, 20_000);
