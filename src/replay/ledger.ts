@@ -201,8 +201,8 @@ export class ReplayLedger {
       }
     }
     if (recorded && this.#replayed.has(recorded.seq)) recorded = undefined;
-    if (recorded) this.ids.learn(recorded.body, answer.body);
-    const body = answer.body === undefined ? undefined : this.ids.toRecorded(answer.body);
+    if (recorded) this.ids.learnAnswer(recorded.body, answer.body);
+    const body = answer.body === undefined ? undefined : this.ids.answerToRecorded(answer.body);
     const anchor = recorded ?? this.#bySeq.get(progress.lastSeq) ?? ex.request;
     const entry: RecordingEntry = {
       seq: recorded ? recorded.seq : this.#nextExtraSeq++,

@@ -157,6 +157,35 @@ export class IdMap {
   toRecorded<T extends JsonValue | undefined>(body: T): T {
     return rewrite(body, this.#toRecorded) as T;
   }
+
+  /**
+   * {@link learn} for a recorded answer and the live one to it: of JSON-RPC envelopes, only what
+   * they carry (`result`, `error`) is walked, never the envelope's `id`, the call number the
+   * client chose: a peer answering with the wrong one must drift, not be "mapped".
+   */
+  learnAnswer(recorded: JsonValue | undefined, live: JsonValue | undefined): void {
+    const r = envelope(recorded);
+    const l = envelope(live);
+    if (r === undefined || l === undefined) return this.learn(recorded, live);
+    this.learn(r.result, l.result);
+    this.learn(r.error, l.error);
+  }
+
+  /** {@link toRecorded} for a live answer: a JSON-RPC envelope's `id` stays as the peer sent it. */
+  answerToRecorded<T extends JsonValue | undefined>(body: T): T {
+    const e = envelope(body);
+    if (e === undefined) return this.toRecorded(body);
+    const out: Obj = { ...e };
+    if ('result' in e) out.result = this.toRecorded(e.result) as JsonValue;
+    if ('error' in e) out.error = this.toRecorded(e.error) as JsonValue;
+    return out as T;
+  }
+}
+
+/** `value` when it is a JSON-RPC 2.0 envelope (an object whose `jsonrpc` is "2.0"). */
+function envelope(value: JsonValue | undefined): Obj | undefined {
+  const o = asObj(value);
+  return o !== undefined && o.jsonrpc === '2.0' && Object.getPrototypeOf(o) === Object.prototype ? o : undefined;
 }
 
 type Obj = { [key: string]: JsonValue };

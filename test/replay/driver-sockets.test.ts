@@ -162,3 +162,34 @@ it('ends with drift within its deadline when the peer keeps a stream open with e
     server.closeAllConnections();
   }
 }, 20_000);
+
+it('drifts when the peer answers a string call id with another one: the envelope id is not a minted id', async () => {
+  const task = { id: 'task-1', status: { state: 'TASK_STATE_WORKING' } };
+  const entries: RecordingEntry[] = [
+    entry(1, 'x-1', 'request', rpc('GetTask', { id: 'task-1' }, 'rpc-1')),
+    entry(2, 'x-1', 'response', result(task, 'rpc-1')),
+  ];
+  for (const [answerId, drifts] of [
+    ['rpc-1', false],
+    ['rpc-1-WRONG', true],
+  ] as const) {
+    const server = createServer((req, res) => {
+      req.resume();
+      res.setHeader('content-type', 'application/json');
+      // A peer that mints its own task ids is mapped; its call id must be the client's.
+      res.end(JSON.stringify(result({ ...task, id: 'live-task-9' }, answerId)));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const drive = await driveRecording(entries, { peerUrl: `http://127.0.0.1:${port}` });
+      expect(drive.ids.liveOf('task-1')).toBe('live-task-9');
+      expect(drive.ids.liveOf('rpc-1')).toBe('rpc-1');
+      if (drifts) expect(JSON.stringify(drive.drift)).toContain('rpc-1-WRONG');
+      else expect(drive.drift).toEqual([]);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  }
+});
