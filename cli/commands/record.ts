@@ -141,6 +141,7 @@ function observe(
   fsync: FsyncPolicy,
   onError: (what: string) => (error: unknown) => void,
 ): Observation {
+  let observerErrors = 0;
   const pipeline = new ObservationPipeline({
     recordingId: recording.header.id,
     // A recorder may run for days: nothing reads findings back, so none are kept.
@@ -149,6 +150,15 @@ function observe(
     ...(spans ? { spans } : {}),
     onSinkError: (error, sink) =>
       onError(sink === 'receipts' ? `writing ${log?.path ?? 'receipts'}` : 'tracing')(error),
+    // An entry the observer could not read may have cost a receipt: said at once (the first) and
+    // counted at the end, never silent.
+    onFinding: (finding) => {
+      if (finding.code !== 'observer-error') return;
+      if (observerErrors++ === 0)
+        process.stderr.write(
+          `a2a-replay: ${finding.message} (seq ${finding.seq ?? '-'}); receipts and spans for it may be missing\n`,
+        );
+    },
   });
   let lastAt = recording.header.createdAt;
   return {
@@ -169,6 +179,8 @@ function observe(
       const { receipts, spans: spanFailures } = pipeline.failures;
       if (receipts > 0) process.stderr.write(`a2a-replay: ${receipts} receipt writes failed in this run\n`);
       if (spanFailures > 0) process.stderr.write(`a2a-replay: ${spanFailures} span events failed in this run\n`);
+      if (observerErrors > 0)
+        process.stderr.write(`a2a-replay: the observer could not read ${observerErrors} entries in this run\n`);
       if (log) await log.close().catch(onError(`writing ${log.path}`));
     },
   };

@@ -367,10 +367,69 @@ export function repairLoneSurrogates<T>(value: T): { value: T; repaired: boolean
         out = inner;
       }
       if (Array.isArray(target)) target[Number(key)] = out;
-      else target[key.toWellFormed()] = out;
+      else
+        Object.defineProperty(target, key.toWellFormed(), {
+          value: out,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
     }
   }
   return { value: copy as T, repaired: true };
+}
+
+/**
+ * `value` with each number that is not finite replaced by null, and whether there was one:
+ * `JSON.parse` reads a literal beyond the double range (`1e400`) as Infinity, which no canonical
+ * form holds, and JSON.stringify writes it as null too. Copies only when something changes.
+ */
+export function replaceNonFinite<T>(value: T): { value: T; repaired: boolean } {
+  if (typeof value === 'number')
+    return Number.isFinite(value) ? { value, repaired: false } : { value: null as T, repaired: true };
+  if (typeof value !== 'object' || value === null || !containsNonFinite(value)) return { value, repaired: false };
+  const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
+  const work: [source: object, target: Record<string, unknown> | unknown[]][] = [[value, copy]];
+  while (work.length > 0) {
+    const [source, target] = work.pop()!;
+    for (const [key, child] of Object.entries(source)) {
+      let out: unknown = child;
+      if (typeof child === 'number' && !Number.isFinite(child)) out = null;
+      else if (typeof child === 'object' && child !== null) {
+        const inner: Record<string, unknown> | unknown[] = Array.isArray(child) ? [] : {};
+        work.push([child, inner]);
+        out = inner;
+      }
+      if (Array.isArray(target)) target[Number(key)] = out;
+      else Object.defineProperty(target, key, { value: out, enumerable: true, writable: true, configurable: true });
+    }
+  }
+  return { value: copy as T, repaired: true };
+}
+
+/**
+ * `value` made representable in RFC 8785, and whether anything changed: each lone surrogate in its
+ * strings and property names becomes U+FFFD ({@link repairLoneSurrogates}) and each number that is
+ * not finite becomes null ({@link replaceNonFinite}). What a receipt does with what a client or
+ * peer sent before hashing or keeping it (docs/design.md §6).
+ */
+export function repairUnrepresentable<T>(value: T): { value: T; repaired: boolean } {
+  const finite = replaceNonFinite(value);
+  const whole = repairLoneSurrogates(finite.value);
+  return { value: whole.value, repaired: finite.repaired || whole.repaired };
+}
+
+function containsNonFinite(value: object): boolean {
+  const work: object[] = [value];
+  while (work.length > 0) {
+    const node = work.pop()!;
+    for (const child of Object.values(node) as unknown[]) {
+      if (typeof child === 'number') {
+        if (!Number.isFinite(child)) return true;
+      } else if (typeof child === 'object' && child !== null) work.push(child);
+    }
+  }
+  return false;
 }
 
 function containsLoneSurrogate(value: object): boolean {

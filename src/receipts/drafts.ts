@@ -2,8 +2,8 @@
  * @module receipts/drafts
  * Pure builders that turn what the observer saw into receipt drafts: they apply the hashing
  * rules of docs/design.md §6 (`conditionsHash`, `resumeTokenHash`, `inputHash`), write null for
- * every absent value, sort `entries`, repair text RFC 8785 cannot encode (a lone surrogate
- * becomes U+FFFD) and bound what a client or peer sent (a text over {@link RECEIPT_TEXT_MAX} is cut,
+ * every absent value, sort `entries`, repair what RFC 8785 cannot encode (a lone surrogate
+ * becomes U+FFFD, a number `JSON.parse` made infinite becomes null) and bound what a client or peer sent (a text over {@link RECEIPT_TEXT_MAX} is cut,
  * conditions over {@link RECEIPT_CONDITIONS_MAX_BYTES} are left out, their hash kept), listing each
  * member changed in `repaired`, so every caller derives the same draft from the same facts, no
  * draft is ever refused for its content, and every receipt line stays within what a log reader
@@ -14,7 +14,7 @@ import {
   type JsonValue,
   canonicalJson,
   hashCanonical,
-  repairLoneSurrogates,
+  repairUnrepresentable,
   sha256Prefixed,
 } from '../canonical/canonical-json.js';
 import type { PauseInitiator, PauseMode, ResumeConditions } from '../protocol/types.js';
@@ -107,7 +107,7 @@ class Repairs {
 
   /** `value` repaired; `name` is listed when anything had to change. */
   take<T>(name: string, value: T): T {
-    const fixed = repairLoneSurrogates(value);
+    const fixed = repairUnrepresentable(value);
     if (fixed.repaired) this.#names.add(name);
     return fixed.value;
   }
@@ -138,7 +138,7 @@ class Repairs {
 
 /** `hashCanonical(conditions)`, or null without conditions. */
 export function conditionsHashOf(conditions: ResumeConditions | null | undefined): string | null {
-  return conditions == null ? null : hashCanonical(repairLoneSurrogates(conditions).value);
+  return conditions == null ? null : hashCanonical(repairUnrepresentable(conditions).value);
 }
 
 /** The receipt hash of a token (or of its recording placeholder), or null without a token. */
@@ -148,7 +148,7 @@ export function resumeTokenHashOf(token: string | null | undefined): string | nu
 
 /** `hashCanonical(input)`, or null when no input was given. */
 export function inputHashOf(input: JsonValue | undefined): string | null {
-  return input === undefined || input === null ? null : hashCanonical(repairLoneSurrogates(input).value);
+  return input === undefined || input === null ? null : hashCanonical(repairUnrepresentable(input).value);
 }
 
 /** A SuspensionDraft from observed facts (docs/design.md §6). */

@@ -7,7 +7,7 @@
  * sink can), so a slow or failing disk never breaks the exchange being recorded, and delays only
  * the answers held for it. A failing sink is reported once through `onError`.
  */
-import { type JsonValue, canonicalJson } from '../canonical/canonical-json.js';
+import { type JsonValue, canonicalJson, replaceNonFinite } from '../canonical/canonical-json.js';
 import { type Clock, isoAt } from '../clock.js';
 import type { IdSource } from '../ids.js';
 import { TOOL_NAME } from '../version.js';
@@ -45,19 +45,42 @@ export interface RecordingWriterOptions {
  * fast writer (`entry-line.ts`, the same bytes); anything else the generic serializer.
  */
 export function serializeLine(value: RecordingHeader | RecordingEntry): string {
-  if (!('type' in value)) {
-    const fast = entryLine(value);
-    if (fast !== undefined) return `${fast}\n`;
-  }
+  if ('type' in value) return `${canonicalJson(value, { loneSurrogates: 'escape' })}\n`;
+  return writtenLine(value).line;
+}
+
+/**
+ * An entry's line, and the entry as that line holds it: what anything reading the recording will
+ * see, so the writer hands listeners (the observer) that and not what it was given.
+ */
+export function writtenLine(entry: RecordingEntry): { line: string; entry: RecordingEntry } {
+  const fast = entryLine(entry);
+  if (fast !== undefined) return { line: `${fast}\n`, entry };
   try {
-    return `${canonicalJson(value, { loneSurrogates: 'escape' })}\n`;
+    return { line: `${canonicalJson(entry, { loneSurrogates: 'escape' })}\n`, entry };
   } catch {
-    // Not JSON at all (cannot come from a parsed body): keep it as well-formed text rather than
-    // lose the entry.
-    const { body, ...rest } = value as RecordingEntry;
-    const text = JSON.stringify(body ?? null).replace(/\\ud[89ab][0-9a-f]{2}|\\ud[c-f][0-9a-f]{2}/gi, '\\ufffd');
-    return `${canonicalJson({ ...rest, bodyText: text })}\n`;
+    // below
   }
+  // A parsed body may hold a number beyond the double range (`1e400`, which JSON.parse reads as
+  // Infinity): it is written as null, as JSON.stringify writes it, and the body stays a body, so
+  // the observer and replay still see the call.
+  if (entry.body !== undefined) {
+    const finite = replaceNonFinite(entry.body);
+    if (finite.repaired) {
+      const written = { ...entry, body: finite.value };
+      try {
+        return { line: `${canonicalJson(written, { loneSurrogates: 'escape' })}\n`, entry: written };
+      } catch {
+        // below
+      }
+    }
+  }
+  // Not JSON at all (cannot come from a parsed body): keep it as well-formed text rather than
+  // lose the entry.
+  const { body, ...rest } = entry;
+  const text = JSON.stringify(body ?? null).replace(/\\ud[89ab][0-9a-f]{2}|\\ud[c-f][0-9a-f]{2}/gi, '\\ufffd');
+  const written = { ...rest, bodyText: text };
+  return { line: `${canonicalJson(written)}\n`, entry: written };
 }
 
 /**
@@ -125,8 +148,8 @@ export class RecordingWriter implements EntryWriter {
 
   append(draft: EntryDraft): RecordingEntry {
     this.#seq += 1;
-    const entry: RecordingEntry = { seq: this.#seq, at: isoAt(this.#clock.now()), ...draft };
-    if (this.#closed === undefined) this.#enqueue(serializeLine(entry));
+    const { line, entry } = writtenLine({ seq: this.#seq, at: isoAt(this.#clock.now()), ...draft });
+    if (this.#closed === undefined) this.#enqueue(line);
     return entry;
   }
 

@@ -13,6 +13,7 @@
  */
 import { type Agent, type ClientRequest, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { type JsonValue, replaceNonFinite } from '../canonical/canonical-json.js';
 import { nestsDeeperThan } from '../canonical/depth.js';
 import { A2aReplayError } from '../errors.js';
 import { basePathOf, serverOptions, underBase } from '../http/request-target.js';
@@ -67,12 +68,22 @@ export interface LiveCall {
  * answer (which is never that deep) instead of overflowing the walks that would compare it.
  */
 function withinDepth(draft: EntryDraft): EntryDraft {
-  if (draft.body === undefined || !nestsDeeperThan(draft.body, REPLAY_MAX_BODY_DEPTH)) return draft;
+  if (draft.body === undefined) return draft;
+  if (!nestsDeeperThan(draft.body, REPLAY_MAX_BODY_DEPTH)) return asRecorded(draft, draft.body);
   const { body: _deep, ...rest } = draft;
   return {
     ...rest,
     bodyText: `[the live body nests deeper than ${REPLAY_MAX_BODY_DEPTH} levels, more than replay compares]`,
   };
+}
+
+/**
+ * `draft` as the recorder writes it: a number `JSON.parse` made infinite (`1e400`) is null in a
+ * recording (recording-writer.ts), so it is null in the live answer compared with one too.
+ */
+function asRecorded(draft: EntryDraft, body: JsonValue): EntryDraft {
+  const finite = replaceNonFinite(body);
+  return finite.repaired ? { ...draft, body: finite.value } : draft;
 }
 
 /** The headers to send for a recorded request. */

@@ -1,9 +1,13 @@
 /**
- * A client's pause may carry a reason or conditions as large as the recorder's body cap (1 MiB by
- * default). Before receipts bounded what they keep, such a pause made a receipt line longer than
- * a log reader takes, and the whole log stopped verifying there. Now `record --key` cuts the text
- * and leaves the conditions out, their hashes kept and the members listed in `repaired`, and the
- * log verifies; the reference peer and the recorder run as real processes.
+ * What clients may send that receipts and recordings cannot hold as it is, through `record --key`
+ * in front of the reference peer (real processes):
+ * - a pause whose reason or conditions are as large as the recorder's body cap (1 MiB by default):
+ *   before receipts bounded what they keep, the receipt line was longer than a log reader takes and
+ *   the whole log stopped verifying there; now the text is cut and the conditions left out, their
+ *   hashes kept and the members listed in `repaired`;
+ * - a resume whose input holds a number beyond the double range (`1e400`): the observer could not
+ *   hash it, wrote no ResumptionReceipt, and the resumed pause was listed as lost; now the number is
+ *   recorded as null (as JSON.stringify writes it) and the resume is receipted and replays.
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -31,11 +35,11 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function call(base: string, method: string, params: unknown): Promise<Record<string, unknown>> {
+async function call(base: string, method: string, params: unknown, raw?: string): Promise<Record<string, unknown>> {
   const res = await fetch(base, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    body: raw ?? JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   });
   const answer = (await res.json()) as { result?: Record<string, unknown>; error?: unknown };
   if (answer.result === undefined) throw new Error(`${method}: ${JSON.stringify(answer.error)}`);
@@ -100,4 +104,49 @@ it('keeps a log whose pauses carry a megabyte of reason or conditions verifiable
   expect(verified.code).toBe(0);
   const audited = await runCli(['audit', log, '--key', keyFile, '--json']);
   expect(audited.code).toBe(0);
+});
+
+it('receipts and replays a resume whose input holds a number beyond the double range', async () => {
+  const keyFile = join(dir, 'key.json');
+  await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'num' }).keyFile()), { mode: 0o600 });
+  const peer = await startCliProcess(['peer', '--deterministic']);
+  processes.push(peer);
+  const out = join(dir, 'num.jsonl');
+  const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile]);
+  processes.push(recorder);
+  const { task } = (await call(recorder.url, 'SendMessage', {
+    message: { messageId: 'm-n', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
+    configuration: { returnImmediately: true },
+  })) as { task: { id: string } };
+  const paused = (await call(recorder.url, 'PauseTask', { taskId: task.id, mode: 'finish_step' })) as {
+    pause: { resumeToken: string };
+  };
+  const params = `{"taskId":${JSON.stringify(task.id)},"resumeToken":${JSON.stringify(paused.pause.resumeToken)}`;
+  const resumed = await call(
+    recorder.url,
+    'ResumeTask',
+    null,
+    `{"jsonrpc":"2.0","id":3,"method":"ResumeTask","params":${params},"input":{"budget":1e400,"n":2}}}`,
+  );
+  expect(resumed).toMatchObject({ state: 'TASK_STATE_WORKING' });
+  expect(await stopProcess(recorder)).toBe(0);
+
+  const log = out.replace(/\.jsonl$/, '.receipts.jsonl');
+  const receipts = (await readFile(log, 'utf8'))
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  expect(receipts.find((r) => r.type === 'ResumptionReceipt')).toMatchObject({
+    taskId: task.id,
+    outcome: 'resumed',
+    inputHash: hashCanonical({ budget: null, n: 2 }),
+    repaired: [],
+  });
+  const recorded = (await readFile(out, 'utf8')).split('\n').find((l) => l.includes('"method":"ResumeTask"'));
+  expect(JSON.parse(recorded as string)).toMatchObject({ body: { params: { input: { budget: null, n: 2 } } } });
+  const lost = await runCli(['lost', out]);
+  expect(lost.stdout).toMatch(/^no lost pauses/);
+  const replayed = await runCli(['run', out, '--key', keyFile]);
+  expect(replayed.stdout).toMatch(/^PASS/);
+  expect(replayed.code).toBe(0);
 });
