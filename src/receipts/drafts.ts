@@ -3,12 +3,12 @@
  * Pure builders that turn what the observer saw into receipt drafts: they apply the hashing
  * rules of docs/design.md §6 (`conditionsHash`, `resumeTokenHash`, `inputHash`), write null for
  * every absent value, sort `entries`, repair what RFC 8785 cannot encode (a lone surrogate
- * becomes U+FFFD, a number `JSON.parse` made infinite becomes null) and bound what a client or peer sent (a text over {@link RECEIPT_TEXT_MAX} is cut,
- * conditions over {@link RECEIPT_CONDITIONS_MAX_BYTES} are left out, their hash kept), listing each
- * member changed in `repaired`, so every caller derives the same draft from the same facts, no
- * draft is ever refused for its content, and every receipt line stays within what a log reader
- * takes. Tokens and inputs are taken
- * only to be hashed; they never reach a receipt.
+ * becomes U+FFFD, a number `JSON.parse` made infinite becomes null) and bound what a client or
+ * peer sent (a text over {@link RECEIPT_TEXT_MAX} is cut, conditions over
+ * {@link RECEIPT_CONDITIONS_MAX_BYTES} are left out, their hash kept), listing each member changed
+ * in `repaired`, so every caller derives the same draft from the same facts, no draft is ever
+ * refused for its content, and every receipt line stays within what a log reader takes. Tokens
+ * and inputs are taken only to be hashed; they never reach a receipt.
  */
 import {
   type JsonValue,

@@ -128,7 +128,7 @@ it('sends every recorded target to the --peer host, under its path, as the recor
   }
 });
 
-it('ends with drift within its deadline when the peer keeps a stream open with events the recording lacks', async () => {
+it('ends with drift in its deadline when the peer keeps a stream open with events the recording lacks', async () => {
   // The recorded stream: its task, then `end`. The live one sends the task, then a heartbeat
   // event every 20 ms and never ends: events that settle nothing must not hold the replay open.
   const task = { id: 'task-1', contextId: 'ctx-1', status: { state: 'TASK_STATE_WORKING' } };
