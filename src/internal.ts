@@ -433,7 +433,7 @@ export {
 export { type PeerTransitions, parsePeerTransitions, readPeerTransitions } from './peer/read-transitions.js';
 
 // ---- intercept ----
-export { rewriteAgentCard, rewriteUrl } from './intercept/agent-card-rewrite.js';
+export { foreignInterfaceUrls, rewriteAgentCard, rewriteUrl } from './intercept/agent-card-rewrite.js';
 export {
   DEFAULT_MAX_BODY_BYTES,
   Exchange,

@@ -42,6 +42,7 @@ import {
   type SpanSink,
   TOOL_NAME,
   fetchAgentCard,
+  foreignInterfaceUrls,
   fileLineSink,
   isLoopbackHost,
   parsePrincipalSource,
@@ -284,6 +285,13 @@ export function registerRecord(program: Command): void {
       if (agentCard === undefined)
         process.stderr.write(
           `a2a-replay: no agent card answered at the upstream's /.well-known/agent-card.json; recording without it\n`,
+        );
+      const foreign = foreignInterfaceUrls(agentCard, new URL(options.upstream));
+      if (foreign.length > 0)
+        process.stderr.write(
+          `a2a-replay: the upstream's agent card names ${foreign.map((url) => redactUrl(url)).join(', ')}, ` +
+            'not the upstream: ' +
+            'a client that follows it talks to that server directly, and nothing of it is recorded\n',
         );
       const writer = new RecordingWriter({
         ...(agentCard === undefined ? {} : { agentCard }),

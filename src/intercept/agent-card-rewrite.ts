@@ -3,7 +3,10 @@
  * An agent card fetched through the proxy names the upstream in `supportedInterfaces[].url`
  * (A2A v1.0 §8; `url` and `additionalInterfaces[].url` in 0.3 cards). Clients that read the card
  * would then bypass the proxy, so the proxy rewrites those URLs to its own address. The
- * recording keeps the card exactly as the upstream sent it.
+ * recording keeps the card exactly as the upstream sent it. URLs on another server (an agent's
+ * public address, when the recorder sits in front of an internal one) the proxy cannot map and
+ * leaves, and `record` says so; the mock moves them to itself too, so no client of it reaches a
+ * real agent.
  */
 import { isRecord } from '../protocol/read.js';
 
@@ -33,16 +36,23 @@ export function rewriteUrl(url: string, upstream: URL, proxy: URL): string | und
  * Rewrites the interface URLs of `card` that point at `upstream` so they point at `proxy`.
  * Returns the rewritten copy, or undefined when nothing needed rewriting.
  */
-export function rewriteAgentCard(card: unknown, upstream: URL, proxy: URL): Record<string, unknown> | undefined {
+export function rewriteAgentCard(
+  card: unknown,
+  upstream: URL,
+  proxy: URL,
+  options: { everyUrl?: boolean } = {},
+): Record<string, unknown> | undefined {
   if (!isRecord(card)) return undefined;
   let changed = false;
   const out: Record<string, unknown> = { ...card };
+  const move = (url: string): string | undefined =>
+    rewriteUrl(url, upstream, proxy) ?? (options.everyUrl ? moveHere(url, proxy) : undefined);
   const rewriteList = (key: 'supportedInterfaces' | 'additionalInterfaces'): void => {
     const list = card[key];
     if (!Array.isArray(list)) return;
     out[key] = list.map((item: unknown) => {
       if (!isRecord(item) || typeof item.url !== 'string') return item;
-      const url = rewriteUrl(item.url, upstream, proxy);
+      const url = move(item.url);
       if (url === undefined) return item;
       changed = true;
       return { ...item, url };
@@ -51,11 +61,42 @@ export function rewriteAgentCard(card: unknown, upstream: URL, proxy: URL): Reco
   rewriteList('supportedInterfaces');
   rewriteList('additionalInterfaces');
   if (typeof card.url === 'string') {
-    const url = rewriteUrl(card.url, upstream, proxy);
+    const url = move(card.url);
     if (url !== undefined) {
       out.url = url;
       changed = true;
     }
   }
   return changed ? out : undefined;
+}
+
+/** An http(s) `url` on another server, moved to `proxy` with its path (the mock: nothing may leave it). */
+function moveHere(url: string, proxy: URL): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
+  return `${proxy.origin}${parsed.pathname}${parsed.search}${parsed.hash}`;
+}
+
+/**
+ * The interface URLs of `card` that are not under `upstream`: a client following them talks to
+ * that server directly, past the recorder, and nothing of it is recorded.
+ */
+export function foreignInterfaceUrls(card: unknown, upstream: URL): string[] {
+  if (!isRecord(card)) return [];
+  const urls: string[] = [];
+  for (const key of ['supportedInterfaces', 'additionalInterfaces'] as const) {
+    const list = card[key];
+    if (Array.isArray(list))
+      for (const item of list) if (isRecord(item) && typeof item.url === 'string') urls.push(item.url);
+  }
+  if (typeof card.url === 'string') urls.push(card.url);
+  const here = new URL('http://127.0.0.1:1');
+  return [...new Set(urls)].filter(
+    (url) => moveHere(url, here) !== undefined && rewriteUrl(url, upstream, here) === undefined,
+  );
 }

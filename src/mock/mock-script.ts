@@ -225,7 +225,9 @@ export class MockScript {
   #outgoing(ex: PlannedExchange, body: JsonValue, clientId: JsonValue): JsonValue {
     if (isCardExchange(ex)) {
       return (
-        (rewriteAgentCard(body, new URL(this.recording.header.target.url), new URL(this.url)) as JsonValue) ?? body
+        (rewriteAgentCard(body, new URL(this.recording.header.target.url), new URL(this.url), {
+          everyUrl: true,
+        }) as JsonValue) ?? body
       );
     }
     const mapped = this.ids.toLive(body);
@@ -271,6 +273,10 @@ export class MockScript {
       card = answered?.response?.body;
     }
     if (card === undefined) return undefined;
-    return (rewriteAgentCard(card, new URL(this.recording.header.target.url), new URL(this.url)) as JsonValue) ?? card;
+    return (
+      (rewriteAgentCard(card, new URL(this.recording.header.target.url), new URL(this.url), {
+        everyUrl: true,
+      }) as JsonValue) ?? card
+    );
   }
 }

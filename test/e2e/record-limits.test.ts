@@ -60,6 +60,30 @@ async function entriesOf(proc: RecordProcess, out: string) {
   return (await readRecording(out)).entries;
 }
 
+describe('the upstream card', () => {
+  it('says on stderr when the card names another server, which clients would reach past the recorder', async () => {
+    const card = (url: string) => ({
+      name: 'public',
+      supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    });
+    const answer = (url: string | null) =>
+      upstream((req, res) => {
+        req.resume();
+        res.setHeader('content-type', 'application/json');
+        res.end(JSON.stringify(card(url ?? `http://${req.headers.host ?? ''}/`)));
+      });
+    const publicUrl = 'https://agent.example.com/a2a';
+    const behind = await record(await answer(publicUrl));
+    expect(behind.proc.stderr()).toContain(
+      `the upstream's agent card names ${publicUrl}, not the upstream: a client that follows it talks to ` +
+        'that server directly, and nothing of it is recorded',
+    );
+    const own = await answer(null);
+    const direct = await record(own);
+    expect(direct.proc.stderr()).not.toContain("the upstream's agent card names");
+  });
+});
+
 describe('time-outs', () => {
   it('answers 504 naming the upstream when it sends no response head in time, and records the error', async () => {
     const silent = await upstream(() => undefined);

@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type MockFetch, type Recording, createMockFetch, readRecording } from '../../src/internal.js';
+import { type JsonValue, type MockFetch, type Recording, createMockFetch, readRecording } from '../../src/internal.js';
 import { ROOT } from '../helpers/cli.js';
 
 const golden = (name: string): Promise<Recording> => readRecording(join(ROOT, 'golden', name, 'recording.jsonl'));
@@ -38,6 +38,25 @@ describe('createMockFetch', () => {
       supportedInterfaces: { url: string }[];
     };
     expect(card.supportedInterfaces.map((i) => i.url)).toEqual(['http://127.0.0.1:9/', 'http://127.0.0.1:9/rest']);
+  });
+
+  it('points every interface URL of the card at the mock, a recorded public address too', async () => {
+    const recording = await golden('caller-pause-finish-step');
+    // A card that names the agent's public address, recorded in front of an internal one: in
+    // the header and in the answer to the client's card request.
+    const publicCard = (card: unknown): JsonValue => {
+      const c = card as { supportedInterfaces: { url: string }[] };
+      const [first, ...rest] = c.supportedInterfaces;
+      return { ...c, supportedInterfaces: [{ ...first, url: 'https://agent.example.com/a2a' }, ...rest] } as JsonValue;
+    };
+    recording.header.agentCard = publicCard(recording.header.agentCard);
+    for (const e of recording.entries)
+      if (e.kind === 'response' && e.http.path.endsWith('agent-card.json')) e.body = publicCard(e.body);
+    const mock = createMockFetch(recording, { url: 'http://127.0.0.1:9/' });
+    const served = (await (await mock(new URL('/.well-known/agent-card.json', mock.url))).json()) as {
+      supportedInterfaces: { url: string }[];
+    };
+    expect(served.supportedInterfaces.map((i) => i.url)).toEqual(['http://127.0.0.1:9/a2a', 'http://127.0.0.1:9/rest']);
   });
 
   it('answers a request nothing matches with -32603 NO_RECORDED_EXCHANGE naming the closest exchange', async () => {
