@@ -23,7 +23,7 @@ import type { NoiseRules } from '../replay/content.js';
 import type { PlannedExchange } from '../replay/lanes.js';
 import { type IncomingRequest, type RequestComparison, distance, incomingCall, pathOnly } from './match.js';
 import { OutputQueue } from './mock-output.js';
-import { type DueAnswer, MockScript, isCardExchange } from './mock-script.js';
+import { type DueAnswer, MockScript, READ_METHODS, isCardExchange } from './mock-script.js';
 import { type PauseRefusal, pauseFallback } from './pause-fallback.js';
 
 /** The ErrorInfo reason of an answer to a request no recorded exchange matches. */
@@ -175,16 +175,26 @@ export class MockEngine {
         'the request body is not valid JSON',
       );
     let closest: Closest | undefined;
+    // A read that would run ahead of the client's own calls is not served fresh; the latest equal
+    // read already answered is shown again instead (design §13, "Reads").
+    let again: { script: MockScript; ex: PlannedExchange } | undefined;
     for (const script of this.scripts) {
       for (const ex of script.plan.exchanges) {
         if (isCardExchange(ex)) continue;
         const comparison = script.compare(ex, request);
         const served = script.isServed(ex);
-        if (!served && comparison.fields.length === 0) return this.#serve(script, ex, comparison, clientId);
+        const read = ex.method !== null && READ_METHODS.has(ex.method);
+        if (comparison.fields.length === 0) {
+          if (!served && !(read && script.skipsCall(ex))) return this.#serve(script, ex, comparison, clientId);
+          if (served && read && script.answered(ex) && (again === undefined || again.script === script))
+            again = { script, ex };
+        }
         const score = distance(comparison) * 2 + (served ? 1 : 0);
         if (!closest || score < closest.score) closest = { script, ex, comparison, score };
       }
     }
+    const shown = again?.script.repeat(again.ex, clientId);
+    if (shown) return shown;
     const fallback = call.kind === 'call' ? this.#fallback(call.method, call.params) : undefined;
     if (fallback) return errorAnswer(caller, fallback.name, fallback.message, fallback.metadata);
     return this.#unmatchedAnswer(request, call.kind === 'call' ? call.method : undefined, caller, closest);

@@ -64,6 +64,18 @@ function record(value: JsonValue | undefined): { [key: string]: JsonValue } | un
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
 }
 
+/**
+ * Calls that only read what the peer holds: a client may make them as often as it likes (a
+ * polling client rarely polls as often as the recorded one did), and they never move a task.
+ */
+export const READ_METHODS: ReadonlySet<string> = new Set([
+  'GetTask',
+  'ListTasks',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'GetExtendedAgentCard',
+]);
+
 /** True for a GET of the agent card: answered at once, never waited for. */
 export function isCardExchange(ex: PlannedExchange): boolean {
   return ex.request.http.method.toUpperCase() === 'GET' && pathOnly(ex.request.http.path) === AGENT_CARD_PATH;
@@ -138,6 +150,48 @@ export class MockScript {
       this.#arrivedAny = Math.max(this.#arrivedAny, seq);
     }
     return served;
+  }
+
+  /**
+   * Whether serving `ex` now would skip a call the client has not made: a request of its lane,
+   * recorded before it, that is not a read ({@link READ_METHODS}) and was not requested. A read
+   * must not show the client a state its own calls have not reached (a PAUSED task before its
+   * PauseTask).
+   */
+  skipsCall(ex: PlannedExchange): boolean {
+    if (ex.lane === null) return false;
+    for (const other of this.plan.exchanges) {
+      if (other.request.seq >= ex.request.seq) return false;
+      if (other.lane !== ex.lane || this.#served.has(other.xid) || isCardExchange(other)) continue;
+      if (other.method === null || !READ_METHODS.has(other.method)) return true;
+    }
+    return false;
+  }
+
+  /** Whether every recorded answer of `ex` went out (so it may be shown again). */
+  answered(ex: PlannedExchange): boolean {
+    const served = this.#served.get(ex.xid);
+    return served !== undefined && served.sent === answersOf(ex).length;
+  }
+
+  /**
+   * The unary answer of `ex`, a read served before, once more under `clientId`: what the client
+   * was last shown, for a read it repeats. Undefined for a streamed exchange.
+   */
+  repeat(ex: PlannedExchange, clientId: JsonValue): OutputQueue | undefined {
+    const response = ex.response;
+    if (!response || ex.events.length > 0 || (response.body === undefined && response.bodyText === undefined))
+      return undefined;
+    const body = response.body === undefined ? undefined : this.#outgoing(ex, response.body, clientId);
+    const queue = new OutputQueue();
+    queue.push({
+      kind: 'unary',
+      status: response.http.status ?? 200,
+      headers: sentHeaders(response.http.headers),
+      body,
+      text: body === undefined ? (response.bodyText ?? '') : JSON.stringify(body),
+    });
+    return queue;
   }
 
   /** The client left `served` early: its remaining answers are dropped and block nothing. */

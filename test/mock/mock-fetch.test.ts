@@ -59,6 +59,41 @@ describe('createMockFetch', () => {
     expect(served.supportedInterfaces.map((i) => i.url)).toEqual(['http://127.0.0.1:9/a2a', 'http://127.0.0.1:9/rest']);
   });
 
+  it('never shows a polling client a state its own calls have not reached, and repeats what it showed', async () => {
+    const recording = await golden('caller-pause-interrupt-immediate');
+    const params = (method: string): unknown =>
+      (
+        recording.entries.find((e) => e.kind === 'request' && (e.body as { method?: string })?.method === method)
+          ?.body as { params: unknown }
+      ).params;
+    const mock = createMockFetch(recording);
+    const state = (reply: Reply): unknown =>
+      (reply.result as { status?: { state?: string } } | undefined)?.status?.state ??
+      (reply.result as { state?: string } | undefined)?.state ??
+      reply.error?.data?.[0]?.reason;
+    // The stream starts the task; it is read later, not awaited here.
+    const stream = mock(new URL('/', mock.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 's',
+        method: 'SendStreamingMessage',
+        params: params('SendStreamingMessage'),
+      }),
+    });
+    const getTask = params('GetTask');
+    // Recorded GetTasks come after the PauseTask: before the client pauses, none may be shown.
+    expect(state(await rpc(mock, 'GetTask', getTask))).toBe('NO_RECORDED_EXCHANGE');
+    await rpc(mock, 'AdvanceClock', params('AdvanceClock'), '/control');
+    expect(state(await rpc(mock, 'PauseTask', params('PauseTask')))).toBe('TASK_STATE_PAUSED');
+    // The first poll gets the recorded one; more polls than the recorded client made show the
+    // same, never the COMPLETED task recorded after a ResumeTask the client has not sent.
+    for (let poll = 0; poll < 3; poll++) expect(state(await rpc(mock, 'GetTask', getTask))).toBe('TASK_STATE_PAUSED');
+    expect(state(await rpc(mock, 'ResumeTask', params('ResumeTask')))).toBe('TASK_STATE_WORKING');
+    await (await stream).body?.cancel();
+  });
+
   it('answers a request nothing matches with -32603 NO_RECORDED_EXCHANGE naming the closest exchange', async () => {
     const mock = createMockFetch(await golden('wrong-token-then-right'), { sources: ['wrong-token'] });
     const reply = await rpc(mock, 'SendMessage', start('work:3', 'my-m1'));
