@@ -354,29 +354,14 @@ export function repairLoneSurrogates<T>(value: T): { value: T; repaired: boolean
     return { value: fixed as T, repaired: fixed !== value };
   }
   if (typeof value !== 'object' || value === null || !containsLoneSurrogate(value)) return { value, repaired: false };
-  const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
-  const work: [source: object, target: Record<string, unknown> | unknown[]][] = [[value, copy]];
-  while (work.length > 0) {
-    const [source, target] = work.pop()!;
-    for (const [key, child] of Object.entries(source)) {
-      let out: unknown = child;
-      if (typeof child === 'string') out = child.toWellFormed();
-      else if (typeof child === 'object' && child !== null) {
-        const inner: Record<string, unknown> | unknown[] = Array.isArray(child) ? [] : {};
-        work.push([child, inner]);
-        out = inner;
-      }
-      if (Array.isArray(target)) target[Number(key)] = out;
-      else
-        Object.defineProperty(target, key.toWellFormed(), {
-          value: out,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-    }
-  }
-  return { value: copy as T, repaired: true };
+  return {
+    value: copyMapped(
+      value,
+      (child) => (typeof child === 'string' ? child.toWellFormed() : child),
+      (key) => key.toWellFormed(),
+    ) as T,
+    repaired: true,
+  };
 }
 
 /**
@@ -388,23 +373,33 @@ export function replaceNonFinite<T>(value: T): { value: T; repaired: boolean } {
   if (typeof value === 'number')
     return Number.isFinite(value) ? { value, repaired: false } : { value: null as T, repaired: true };
   if (typeof value !== 'object' || value === null || !containsNonFinite(value)) return { value, repaired: false };
+  const finite = (child: unknown): unknown => (typeof child === 'number' && !Number.isFinite(child) ? null : child);
+  return { value: copyMapped(value, finite, (key) => key) as T, repaired: true };
+}
+
+/**
+ * A deep copy of the JSON value `value` (objects and arrays), each leaf through `leaf` and each
+ * property name through `key`. The walk uses an explicit stack, so any depth is fine; names are
+ * defined, not assigned, so an own `__proto__` member stays a member.
+ */
+function copyMapped(value: object, leaf: (child: unknown) => unknown, key: (name: string) => string): unknown {
   const copy: Record<string, unknown> | unknown[] = Array.isArray(value) ? [] : {};
   const work: [source: object, target: Record<string, unknown> | unknown[]][] = [[value, copy]];
   while (work.length > 0) {
     const [source, target] = work.pop()!;
-    for (const [key, child] of Object.entries(source)) {
-      let out: unknown = child;
-      if (typeof child === 'number' && !Number.isFinite(child)) out = null;
-      else if (typeof child === 'object' && child !== null) {
+    for (const [name, child] of Object.entries(source)) {
+      let out: unknown;
+      if (typeof child === 'object' && child !== null) {
         const inner: Record<string, unknown> | unknown[] = Array.isArray(child) ? [] : {};
         work.push([child, inner]);
         out = inner;
-      }
-      if (Array.isArray(target)) target[Number(key)] = out;
-      else Object.defineProperty(target, key, { value: out, enumerable: true, writable: true, configurable: true });
+      } else out = leaf(child);
+      if (Array.isArray(target)) target[Number(name)] = out;
+      else
+        Object.defineProperty(target, key(name), { value: out, enumerable: true, writable: true, configurable: true });
     }
   }
-  return { value: copy as T, repaired: true };
+  return copy;
 }
 
 /**

@@ -3,7 +3,7 @@ import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CanonicalizationError, canonicalJson, hashCanonical, sha256Prefixed } from '../../src/internal.js';
-import { repairLoneSurrogates } from '../../src/canonical/canonical-json.js';
+import { repairLoneSurrogates, repairUnrepresentable, replaceNonFinite } from '../../src/canonical/canonical-json.js';
 
 function fromIeeeHex(hex: string): number {
   const view = new DataView(new ArrayBuffer(8));
@@ -213,5 +213,25 @@ describe('repairLoneSurrogates', () => {
     const fixed = repairLoneSurrogates(value);
     expect(fixed.repaired).toBe(false);
     expect(fixed.value).toBe(value);
+  });
+
+  it('keeps an own __proto__ member a member when it copies', () => {
+    const value = JSON.parse('{"__proto__":{"x":"\\ud800"},"n":1e400}') as Record<string, unknown>;
+    for (const fixed of [repairLoneSurrogates(value), repairUnrepresentable(value)]) {
+      expect(Object.getPrototypeOf(fixed.value)).toBe(Object.prototype);
+      expect(Object.keys(fixed.value)).toEqual(['__proto__', 'n']);
+      expect(canonicalJson(Object.getOwnPropertyDescriptor(fixed.value, '__proto__')?.value)).toBe('{"x":"\ufffd"}');
+    }
+  });
+});
+
+describe('replaceNonFinite', () => {
+  it('writes a number JSON.parse made infinite as null, at any depth, and leaves the rest', () => {
+    const value = JSON.parse('{"a":[1e400,-1e400,2],"b":{"c":1e400},"d":"1e400"}') as unknown;
+    const fixed = replaceNonFinite(value);
+    expect(fixed).toEqual({ value: { a: [null, null, 2], b: { c: null }, d: '1e400' }, repaired: true });
+    expect(replaceNonFinite(Number.POSITIVE_INFINITY)).toEqual({ value: null, repaired: true });
+    const plain = { a: [1, 'x'] };
+    expect(replaceNonFinite(plain).value).toBe(plain);
   });
 });
