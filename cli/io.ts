@@ -3,7 +3,7 @@
  * What every command shares: reading input, exit codes, one-line failures, waiting to be stopped.
  */
 import { readFile } from 'node:fs/promises';
-import { A2aReplayError, EXIT_CODES } from '../src/internal.js';
+import { A2aReplayError, EXIT_CODES, printable } from '../src/internal.js';
 
 /** Exit codes shared by all commands (docs/design.md §8, §9). */
 /** The one exit-code table (src/errors.ts), under the name the commands use. */
@@ -49,14 +49,22 @@ export function waitForStopSignal(): Promise<void> {
   });
 }
 
+/**
+ * A message's lines, each through `printable`: a message may quote what a file or peer holds (a
+ * key id, a task id), which must not act on the terminal; its own line breaks stay.
+ */
+function printableLines(message: string): string {
+  return message.split('\n').map(printable).join('\n');
+}
+
 /** Maps any failure to its exit code and one line on stderr. */
 export function reportFailure(error: unknown): number {
   if (error instanceof CliExit) {
-    if (error.message) process.stderr.write(`a2a-replay: ${error.message}\n`);
+    if (error.message) process.stderr.write(`a2a-replay: ${printableLines(error.message)}\n`);
     return error.exitCode;
   }
   if (error instanceof A2aReplayError) {
-    process.stderr.write(`a2a-replay: ${error.message}\n`);
+    process.stderr.write(`a2a-replay: ${printableLines(error.message)}\n`);
     const infra =
       error.code === 'PEER_UNREACHABLE' ||
       error.code === 'PEER_CRASHED' ||

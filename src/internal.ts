@@ -417,6 +417,7 @@ export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.js';
 export { fetchAgentCard } from './http/agent-card-fetch.js';
 export { cardCauses, trafficCauses } from './replay/likely-cause.js';
 export { isLoopbackHost } from './http/loopback.js';
+export { printable } from './printable.js';
 export { basePathOf, originForm, underBase } from './http/request-target.js';
 export {
   type EvictedLine,

@@ -7,7 +7,7 @@
  * the agent's own is flagged (docs/design.md §6).
  */
 import type { Command } from 'commander';
-import { type AuditFilter, type AuditRow, auditReceiptLog, canonicalJson } from '../../src/internal.js';
+import { type AuditFilter, type AuditRow, auditReceiptLog, canonicalJson, printable } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
 import {
   type KeyOptions,
@@ -123,7 +123,7 @@ export function registerAudit(program: Command): void {
         ...openEnd(options),
       });
       if (!result.verify.ok) {
-        process.stderr.write(`a2a-replay: not audited: ${verifySummary(log, result.verify)}\n`);
+        process.stderr.write(`a2a-replay: not audited: ${printable(verifySummary(log, result.verify))}\n`);
         throw new CliExit(EXIT.drift, '');
       }
       if (options.json) {
@@ -141,6 +141,6 @@ export function registerAudit(program: Command): void {
         notes.push(`${flagged} agent pause${flagged === 1 ? '' : 's'} requested by another principal (${who})`);
       }
       if (result.orphans > 0) notes.push(`${result.orphans} resumption(s) name a suspension not in this log`);
-      process.stderr.write(`${notes.join('; ')}\n`);
+      process.stderr.write(`${printable(notes.join('; '))}\n`);
     });
 }

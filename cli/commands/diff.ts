@@ -7,7 +7,7 @@
  * match, 1 when they differ, 2 for a missing or malformed log (named with its line).
  */
 import type { Command } from 'commander';
-import { describeDifference, diffReceiptLogs, readGoldenLines } from '../../src/internal.js';
+import { describeDifference, diffReceiptLogs, printable, readGoldenLines } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
 
 async function readLog(path: string): Promise<string[]> {
@@ -56,7 +56,7 @@ export function registerDiff(program: Command): void {
         );
       } else {
         process.stdout.write(`${diff.differences.length} difference(s) between ${expectedPath} and ${actualPath}:\n`);
-        for (const d of diff.differences) process.stdout.write(`  ${describeDifference(d)}\n`);
+        for (const d of diff.differences) process.stdout.write(`  ${printable(describeDifference(d))}\n`);
       }
       if (!same) throw new CliExit(EXIT.drift, '');
     });

@@ -12,7 +12,7 @@
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
-import { type VerifyResult, defaultVerifyJobs, verifyReceiptLog } from '../../src/internal.js';
+import { type VerifyResult, defaultVerifyJobs, printable, verifyReceiptLog } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
 import {
   type KeyOptions,
@@ -71,7 +71,7 @@ export function registerVerify(program: Command): void {
         ...openEnd(options),
       });
       process.stdout.write(
-        options.json ? `${JSON.stringify({ file: log, ...result })}\n` : `${verifySummary(log, result)}\n`,
+        options.json ? `${JSON.stringify({ file: log, ...result })}\n` : `${printable(verifySummary(log, result))}\n`,
       );
       if (!result.ok) throw new CliExit(EXIT.drift, '');
     });

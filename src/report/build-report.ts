@@ -220,10 +220,20 @@ export async function receiptLogSection(file: string, keyring: Keyring | undefin
   const { rows, pauses } = fromReceipts(lines, lostPausesInReceiptLog(lines.map((l) => l.line)), verification);
   const notes: string[] = [];
   if (result && !result.ok) notes.push(`does not verify: ${result.firstError?.message ?? 'invalid'}`);
+  // An open end is shown (a recorder killed, or lines cut off), never passed for a closed log:
+  // what was cut may have resumed a pause the rows show open or lost.
+  const open = result?.ok === true && !result.closed;
+  if (open)
+    notes.push(
+      `not closed by a checkpoint: ${result.vouched} of ${result.receipts} receipts vouched for; lines after ` +
+        'the last checkpoint may be missing, so a pause shown open or lost may have been resumed in them',
+    );
+  if (result?.ok && result.tornTail !== null) notes.push(`torn last line ${result.tornTail} skipped`);
+  const checked = result ? (result.ok ? (open ? 'verified, OPEN' : 'verified') : 'DOES NOT VERIFY') : undefined;
   return {
     file,
     kind: 'receipt log',
-    verdict: `${verdictOf(rows)}, ${result ? (result.ok ? 'verified' : 'DOES NOT VERIFY') : 'not verified (no key)'}`,
+    verdict: `${verdictOf(rows)}, ${checked ?? 'not verified (no key)'}`,
     causes: [],
     lanes: lanesOf(new Map(), pauses),
     rows,

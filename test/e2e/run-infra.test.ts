@@ -72,7 +72,7 @@ describe('run when the infrastructure fails', () => {
     );
     const r = await runCli(['run', recording, '--peer-cmd', `"${process.execPath}" "${script}"`]);
     expect(r.code).toBe(3);
-    expect(r.stdout).toMatch(/exited with code 70; its stderr:\nboom: the agent ran out of memory/);
+    expect(r.stdout).toMatch(/exited with code 70; its stderr:\n {4}boom: the agent ran out of memory/);
   });
 
   it('exits 3 when a --peer-cmd peer never answers its agent card', async () => {
@@ -86,7 +86,7 @@ describe('run when the infrastructure fails', () => {
     ]);
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(
-      /did not answer \/\.well-known\/agent-card\.json .* within 300 ms .*; its stderr:\nnot listening/s,
+      /did not answer \/\.well-known\/agent-card\.json .* within 300 ms .*; its stderr:\n {4}not listening/s,
     );
   });
 

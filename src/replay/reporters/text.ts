@@ -3,11 +3,14 @@
  * The human-readable replay report: one status line per recording; for drift, the receipt paths
  * with expected and actual values, each exchange drift with its recorded neighbour, a per-task
  * timeline of states, and the volatile fields that were ignored. Colour only when asked (the CLI
- * asks on a TTY without NO_COLOR). Long lists are cut with a count of what was left out.
+ * asks on a TTY without NO_COLOR). Long lists are cut with a count of what was left out. Every
+ * line goes through `printable`: what the peer under test answered (states, causes, messages) can
+ * neither act on the terminal nor print a line of its own.
  */
 import type { JsonValue } from '../../canonical/canonical-json.js';
 import type { ReceiptDifference } from '../diff.js';
 import type { EntryRef, ExchangeDrift } from '../drift.js';
+import { printable } from '../../printable.js';
 import type { RecordingResult, RunSummary } from '../result.js';
 
 export interface TextReportOptions {
@@ -69,6 +72,14 @@ function list<T>(items: readonly T[], limit: number, render: (item: T) => string
   return lines;
 }
 
+/**
+ * An error message's own lines (a peer command's stderr follows its failure), the ones after the
+ * first indented: no line of it can pass for a status or summary line.
+ */
+function messageLines(message: string): string[] {
+  return message.split('\n').map((line, i) => (i === 0 ? line : `    ${line}`));
+}
+
 function seconds(ms: number): string {
   return `${(ms / 1000).toFixed(1)} s`;
 }
@@ -82,25 +93,31 @@ export function renderRecordingText(r: RecordingResult, options: TextReportOptio
     : '';
   const stats = `(${r.exchanges} exchanges${receiptCount}, ${seconds(r.durationMs)})`;
   const lines: string[] = [];
+  let label: { code: number; text: string };
   switch (r.outcome) {
     case 'match':
-      lines.push(`${paint(32, 'PASS   ')} ${r.recording} ${stats}`);
+      label = { code: 32, text: 'PASS   ' };
+      lines.push(`${label.text} ${r.recording} ${stats}`);
       break;
     case 'updated':
+      label = { code: 36, text: 'UPDATED' };
       lines.push(
-        `${paint(36, 'UPDATED')} ${r.golden} ` +
+        `${label.text} ${r.golden} ` +
           `${r.update?.created ? '(created)' : `(${r.update?.changes.length ?? 0} changes)`} ${stats}`,
       );
       lines.push(...list(r.update?.changes ?? [], limit, describeDifference, '    '));
       break;
     case 'drift':
-      lines.push(`${paint(31, 'DRIFT  ')} ${r.recording} ${stats}`);
+      label = { code: 31, text: 'DRIFT  ' };
+      lines.push(`${label.text} ${r.recording} ${stats}`);
       break;
     case 'malformed':
-      lines.push(`${paint(33, 'INVALID')} ${r.recording}: ${r.error?.message ?? 'malformed input'}`);
+      label = { code: 33, text: 'INVALID' };
+      lines.push(...messageLines(`${label.text} ${r.recording}: ${r.error?.message ?? 'malformed input'}`));
       break;
     case 'infrastructure':
-      lines.push(`${paint(35, 'ERROR  ')} ${r.recording}: ${r.error?.message ?? 'infrastructure failure'}`);
+      label = { code: 35, text: 'ERROR  ' };
+      lines.push(...messageLines(`${label.text} ${r.recording}: ${r.error?.message ?? 'infrastructure failure'}`));
       break;
     default: {
       const never: never = r.outcome;
@@ -129,7 +146,9 @@ export function renderRecordingText(r: RecordingResult, options: TextReportOptio
     lines.push(`  ignored volatile fields: ${r.receipts.ignored.map((i) => `${i.field} (${i.count})`).join(', ')}`);
   }
   for (const note of r.notes) lines.push(`  note: ${note}`);
-  return lines.join('\n');
+  const safe = lines.map(printable);
+  safe[0] = `${paint(label.code, label.text)}${(safe[0] ?? '').slice(label.text.length)}`;
+  return safe.join('\n');
 }
 
 /** The closing summary line. */
