@@ -8,6 +8,7 @@
  */
 
 /** What {@link printable} escapes. */
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /** `text` with every character that could act on a terminal written as its `\uXXXX` escape. */
