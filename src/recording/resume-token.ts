@@ -52,7 +52,7 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 /**
  * Replaces, in place, every resume token in a freshly parsed body by its placeholder: a string
  * `resumeToken` member anywhere (RFC answers, ResumeTask params) and the legacy
- * `metadata.harn.pause.handle`. Walks with an explicit stack (any depth) and only when `text`
+ * `metadata.harn.pause.handle`, except an empty one. Walks with an explicit stack (any depth) and only when `text`
  * (the body's JSON text) names such a member at all, so other bodies cost one substring search.
  */
 export function replaceResumeTokens<T>(body: T, text: string): T {
@@ -67,7 +67,8 @@ export function replaceResumeTokens<T>(body: T, text: string): T {
     }
     for (const [name, member] of Object.entries(value)) {
       const legacyHandle = name === 'handle' && key === 'pause' && parentKey === 'harn';
-      if ((name === 'resumeToken' || legacyHandle) && typeof member === 'string') {
+      // An empty token is no capability: it stays empty, so replay sends what the client sent.
+      if ((name === 'resumeToken' || legacyHandle) && typeof member === 'string' && member !== '') {
         value[name] = tokenPlaceholder(member);
       } else {
         stack.push({ value: member, key: name, parentKey: key });

@@ -3,6 +3,7 @@ import { hashCanonical } from '../../src/canonical/canonical-json.js';
 import {
   TOKEN_PLACEHOLDER_PREFIX,
   isTokenPlaceholder,
+  replaceResumeTokens,
   tokenHashOf,
   tokenPlaceholder,
 } from '../../src/recording/resume-token.js';
@@ -31,5 +32,18 @@ describe('resume token placeholders', () => {
   it('does not take look-alikes for placeholders', () => {
     expect(isTokenPlaceholder(`${TOKEN_PLACEHOLDER_PREFIX}sha256:abc`)).toBe(false);
     expect(isTokenPlaceholder(`x${tokenPlaceholder('t')}`)).toBe(false);
+  });
+});
+
+describe('replaceResumeTokens', () => {
+  it('replaces every token by its placeholder but an empty one, which is no capability', () => {
+    const text =
+      '{"params":{"resumeToken":"","x":{"resumeToken":"secret-1"}},"metadata":{"harn":{"pause":{"handle":""}}}}';
+    const body = replaceResumeTokens(JSON.parse(text) as unknown, text);
+    expect(body).toEqual({
+      params: { resumeToken: '', x: { resumeToken: tokenPlaceholder('secret-1') } },
+      metadata: { harn: { pause: { handle: '' } } },
+    });
+    expect(tokenHashOf('')).toBe(hashCanonical(''));
   });
 });
