@@ -921,7 +921,7 @@ export class PauseObserver {
       case 'TASK_STATE_COMPLETED':
       case 'TASK_STATE_REJECTED': {
         const terminal = state === 'TASK_STATE_COMPLETED' || state === 'TASK_STATE_REJECTED';
-        if (consecutive || (onStream && terminal)) {
+        if (consecutive) {
           const message =
             state === 'TASK_STATE_WORKING'
               ? `task ${task.taskId} kept working while PAUSED`
@@ -931,7 +931,10 @@ export class PauseObserver {
           this.#lose(task, s, { reason: 'pause_ignored', entry, at: entry.at, message });
           return;
         }
-        if (onStream) return; // a stream that has not delivered the pause yet shows older news
+        // A stream that has not delivered the pause yet shows older news, unless the task ended:
+        // then it was resumed unseen (a deadline reached, an event, a resume) or the pause was
+        // ignored, which is what the recording's evidence decides, as for a poll (#inferEnd).
+        if (onStream && !terminal) return;
         this.#inferEnd(task, s, state, entry, origin);
         return;
       }

@@ -629,6 +629,40 @@ describe('PauseObserver: lost pauses', () => {
     expect(resumptions(out)[0]).toMatchObject({ outcome: 'failed' });
   });
 
+  it('infers a timeout resume a late subscriber could not see, from the COMPLETED its stream shows', () => {
+    const e = new Entries();
+    // The agent's self-park is seen by a poll; the clock passes its deadline (the peer resumes it,
+    // unseen); a SubscribeToTask opened afterwards shows the task finish.
+    const park = agentPause({
+      pausedUntil: '2026-04-30T13:05:00.000Z',
+      conditions: { timeout: { durationMinutes: 30, onTimeout: 'resume' } },
+    });
+    e.request('g1', 'GetTask', { id: TASK });
+    e.result('g1', taskObject('TASK_STATE_PAUSED', park));
+    e.control('c1', 'AdvanceClock', { ms: 31 * 60_000 }, 'ops:clock');
+    e.result('c1', { now: '2026-04-30T13:06:00.000Z' });
+    e.request('s2', 'SubscribeToTask', { id: TASK });
+    e.sseHead('s2');
+    e.event('s2', artifact(1));
+    e.event('s2', statusOf('TASK_STATE_COMPLETED', '2026-04-30T13:06:00.000Z'));
+    e.end('s2');
+    const out = observeAll(e.list);
+    expect(lost(out)).toEqual([]);
+    expect(resumptions(out)).toHaveLength(1);
+    expect(resumptions(out)[0]).toMatchObject({ cause: 'timeout', outcome: 'resumed', inferred: true });
+  });
+
+  it('still loses a pause when a late stream shows the task finished and nothing can have resumed it', () => {
+    const e = new Entries();
+    e.request('p1', 'PauseTask', { taskId: TASK });
+    e.result('p1', pauseResult(clientPause()));
+    e.request('s2', 'SubscribeToTask', { id: TASK });
+    e.sseHead('s2');
+    const done = e.event('s2', statusOf('TASK_STATE_COMPLETED'));
+    const out = observeAll(e.list);
+    expect(lost(out).map((l) => [l.reason, l.at])).toEqual([['pause_ignored', done.at]]);
+  });
+
   it('loses a pause when the task is gone (-32001) while paused (task_gone)', () => {
     const e = new Entries();
     e.request('p1', 'PauseTask', { taskId: TASK });
