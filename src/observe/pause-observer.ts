@@ -753,7 +753,14 @@ export class PauseObserver {
     }
     const open = task.open;
     if (open) this.#onNewToken(task, open, fact);
-    const pending = own ?? task.pending.values().next().value;
+    let pending = own ?? task.pending.values().next().value;
+    if (pending?.call.method === 'PauseTask' && pause.initiatedBy !== 'PAUSE_INITIATOR_CLIENT') {
+      // A PauseTask makes a client's pause: an answer showing the agent's own pause (it parked
+      // before the call came) proves the agent's, and the call only found it.
+      task.pending.delete(pending.call.xid);
+      this.#emit(endPending(pending, { at: entry.at, contextId: task.contextId, seq: entry.seq }));
+      pending = undefined;
+    }
     const proven = this.#emitStep(
       prove(this.#ctx, {
         task: this.#view(task),

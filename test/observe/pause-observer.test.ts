@@ -663,6 +663,23 @@ describe('PauseObserver: lost pauses', () => {
     expect(lost(out).map((l) => [l.reason, l.at])).toEqual([['pause_ignored', done.at]]);
   });
 
+  it("proves the agent's own pause, not the client's, when a PauseTask finds the task already parked", () => {
+    const e = new Entries();
+    e.request('m1', 'SendMessage', { message: userMessage('work:1 await:ev') });
+    e.result('m1', task('TASK_STATE_WORKING'));
+    e.request('p1', 'PauseTask', { taskId: TASK, mode: 'finish_step' }, { principal: 'jwt:sub=alice' });
+    const answer = e.result('p1', pauseResult(agentPause()));
+    const out = observeAll(e.list);
+    expect(suspensions(out)).toHaveLength(1);
+    expect(suspensions(out)[0]).toMatchObject({
+      initiatedBy: 'PAUSE_INITIATOR_AGENT',
+      via: 'statusUpdate',
+      principal: null,
+      mode: null,
+      entries: [answer.seq],
+    });
+  });
+
   it('loses a pause when the task is gone (-32001) while paused (task_gone)', () => {
     const e = new Entries();
     e.request('p1', 'PauseTask', { taskId: TASK });
