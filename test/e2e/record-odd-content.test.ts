@@ -46,14 +46,20 @@ async function call(base: string, method: string, params: unknown, raw?: string)
   return answer.result;
 }
 
-it('keeps a log whose pauses carry a megabyte of reason or conditions verifiable, cut and listed', async () => {
+/** A key, the reference peer and `record --key` in front of it, writing `name.jsonl`. */
+async function session(name: string): Promise<{ keyFile: string; out: string; recorder: RecordProcess }> {
   const keyFile = join(dir, 'key.json');
-  await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'big' }).keyFile()), { mode: 0o600 });
+  await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: name }).keyFile()), { mode: 0o600 });
   const peer = await startCliProcess(['peer', '--deterministic']);
   processes.push(peer);
-  const out = join(dir, 'big.jsonl');
+  const out = join(dir, `${name}.jsonl`);
   const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile]);
   processes.push(recorder);
+  return { keyFile, out, recorder };
+}
+
+it('keeps a log whose pauses carry a megabyte of reason or conditions verifiable, cut and listed', async () => {
+  const { keyFile, out, recorder } = await session('big');
 
   // Each request stays under the recorder's 1 MiB body cap; each would make a receipt line over it.
   const pauses = [
@@ -107,13 +113,7 @@ it('keeps a log whose pauses carry a megabyte of reason or conditions verifiable
 });
 
 it('receipts and replays a resume whose input holds a number beyond the double range', async () => {
-  const keyFile = join(dir, 'key.json');
-  await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'num' }).keyFile()), { mode: 0o600 });
-  const peer = await startCliProcess(['peer', '--deterministic']);
-  processes.push(peer);
-  const out = join(dir, 'num.jsonl');
-  const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile]);
-  processes.push(recorder);
+  const { keyFile, out, recorder } = await session('num');
   const { task } = (await call(recorder.url, 'SendMessage', {
     message: { messageId: 'm-n', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
     configuration: { returnImmediately: true },
