@@ -126,6 +126,11 @@ interface TaskRecord {
   last: (SuspensionIdentity & { tokenHash: string | null }) | undefined;
   /** Pause calls in flight, by exchange id, in request order. */
   readonly pending: Map<string, SuspensionPending>;
+  /**
+   * Pause calls made while a pause was open, by exchange id: they open nothing (no span) unless
+   * their answer shows a new pause, which they then made (the open one ended unseen).
+   */
+  readonly asked: Map<string, Extract<Fact, { type: 'PauseRequested' }>>;
   /** ResumeTask / CancelTask calls in flight, by exchange id. */
   readonly closers: Map<string, Closer>;
   /** The binding of the latest A2A exchange that named or showed the task: its receipts carry it. */
@@ -368,6 +373,7 @@ export class PauseObserver {
         resuming: [],
         last: retired?.last,
         pending: new Map(),
+        asked: new Map(),
         closers: new Map(),
         binding: 'JSONRPC',
       };
@@ -609,6 +615,7 @@ export class PauseObserver {
       }
       case 'PauseAnswered': {
         const task = this.#task(fact.taskId);
+        task.asked.delete(fact.xid);
         const left = task.pending.get(fact.xid);
         if (left) {
           task.pending.delete(fact.xid);
@@ -697,9 +704,19 @@ export class PauseObserver {
 
   #onPauseRequested(fact: Extract<Fact, { type: 'PauseRequested' }>): void {
     const task = this.#task(fact.taskId);
-    // A pause call on a finished or already paused task opens nothing: the peer refuses it or
-    // answers with the pause in force.
-    if (task.terminal || task.open) return;
+    // A pause call on a finished task opens nothing: the peer refuses it. On a paused task it is
+    // kept aside: the peer answers with the pause in force (then it opens nothing), or, when that
+    // pause ended unseen (its timeout reached), with the new pause the call made (#onPausedSeen).
+    if (task.terminal) return;
+    if (task.open) {
+      task.asked.set(fact.xid, fact);
+      return;
+    }
+    task.pending.set(fact.xid, this.#requestPause(task, fact));
+  }
+
+  /** The pending suspension of a pause call: its Suspension span starts at the call. */
+  #requestPause(task: TaskRecord, fact: Extract<Fact, { type: 'PauseRequested' }>): SuspensionPending {
     this.#startTask(task, fact.entry);
     const call = {
       xid: fact.xid,
@@ -709,10 +726,9 @@ export class PauseObserver {
       reason: fact.reason,
       principal: fact.principal,
     };
-    const pending = this.#emitStep(
+    return this.#emitStep(
       requestPause(this.#ctx, { task: this.#view(task), entry: fact.entry, call, parent: fact.parent }),
     );
-    task.pending.set(fact.xid, pending);
   }
 
   #onResumeCalled(fact: Extract<Fact, { type: 'ResumeCalled' }>): void {
@@ -730,7 +746,13 @@ export class PauseObserver {
     this.#clock.report(pause.pausedAt, entry.at);
     const tokenHash = tokenHashOf(pause.resumeToken);
     const known = this.#byToken(task, tokenHash);
-    const own = origin.kind === 'answer' ? task.pending.get(origin.xid) : undefined;
+    const asked = origin.kind === 'answer' ? task.asked.get(origin.xid) : undefined;
+    if (asked) task.asked.delete(asked.xid);
+    // A call made while a pause was open that is answered with a new pause made it.
+    const own =
+      origin.kind === 'answer'
+        ? (task.pending.get(origin.xid) ?? (asked && !known ? this.#requestPause(task, asked) : undefined))
+        : undefined;
     if (known) {
       if (own) {
         task.pending.delete(own.call.xid);
@@ -1098,6 +1120,7 @@ export class PauseObserver {
         closer.resume = this.#emitStep(finishResume(closer.resume, { at: entry.at, attributes: {}, error: fact.why }));
       else this.#closerFailed(task, closer, entry, code);
     }
+    task.asked.delete(fact.xid);
     const pending = task.pending.get(fact.xid);
     if (pending) {
       task.pending.delete(fact.xid);

@@ -680,6 +680,29 @@ describe('PauseObserver: lost pauses', () => {
     });
   });
 
+  it("credits a client's PauseTask with the new pause it made after the one in force ended unseen", () => {
+    const e = new Entries();
+    const park = agentPause({
+      pausedUntil: '2026-04-30T13:05:00.000Z',
+      conditions: { timeout: { durationMinutes: 30, onTimeout: 'resume' } },
+    });
+    e.request('g1', 'GetTask', { id: TASK });
+    e.result('g1', taskObject('TASK_STATE_PAUSED', park));
+    e.control('c1', 'AdvanceClock', { ms: 31 * 60_000 }, 'ops:clock');
+    e.result('c1', { now: '2026-04-30T13:06:00.000Z' });
+    // The timeout resumed the task, unseen; alice pauses it again before anyone polls.
+    const call = e.request('p1', 'PauseTask', { taskId: TASK, mode: 'interrupt_immediate' }, { principal: 'alice' });
+    const answer = e.result('p1', pauseResult(clientPause({ resumeToken: 'suspend-again-0002' })));
+    const out = observeAll(e.list);
+    expect(resumptions(out)[0]).toMatchObject({ cause: 'timeout', inferred: true });
+    expect(suspensions(out)[1]).toMatchObject({
+      via: 'PauseTask',
+      principal: 'alice',
+      mode: 'interrupt_immediate',
+      entries: [call.seq, answer.seq],
+    });
+  });
+
   it('loses a pause when the task is gone (-32001) while paused (task_gone)', () => {
     const e = new Entries();
     e.request('p1', 'PauseTask', { taskId: TASK });
