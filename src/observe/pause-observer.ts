@@ -58,6 +58,7 @@ import type {
   Closer,
   Closing,
   ObserverOutput,
+  PauseCall,
   ResumeSpan,
   SpanPhase,
   SuspensionEnded,
@@ -130,7 +131,7 @@ interface TaskRecord {
    * Pause calls made while a pause was open, by exchange id: they open nothing (no span) unless
    * their answer shows a new pause, which they then made (the open one ended unseen).
    */
-  readonly asked: Map<string, Extract<Fact, { type: 'PauseRequested' }>>;
+  readonly asked: Map<string, { fact: Extract<Fact, { type: 'PauseRequested' }>; peerBeforeMs: number }>;
   /** ResumeTask / CancelTask calls in flight, by exchange id. */
   readonly closers: Map<string, Closer>;
   /** The binding of the latest A2A exchange that named or showed the task: its receipts carry it. */
@@ -161,6 +162,18 @@ const CONTROL_MEMORY = 1024;
  * Feed every entry once, in `seq` order, then call {@link finish}. Never throws: bad input becomes
  * a `finding` output and the observer carries on.
  */
+/**
+ * Whether a pause call only found `pause` in force rather than made it: a PauseTask makes a
+ * client's pause, so one initiated by the agent was not its; and a pause the peer says began
+ * before a time it had already stated when the call was made cannot be that call's (an
+ * AwaitTaskResumption reaching an agent that had parked on its own).
+ */
+function foundOnly(call: PauseCall, pause: { initiatedBy: string; pausedAt: string }): boolean {
+  if (call.method === 'PauseTask' && pause.initiatedBy !== 'PAUSE_INITIATOR_CLIENT') return true;
+  const began = Date.parse(pause.pausedAt);
+  return !Number.isNaN(call.peerBeforeMs) && !Number.isNaN(began) && began < call.peerBeforeMs;
+}
+
 export class PauseObserver {
   readonly #ctx: RuleContext;
   readonly #reader = new FactReader();
@@ -708,15 +721,20 @@ export class PauseObserver {
     // kept aside: the peer answers with the pause in force (then it opens nothing), or, when that
     // pause ended unseen (its timeout reached), with the new pause the call made (#onPausedSeen).
     if (task.terminal) return;
+    const peerBeforeMs = this.#clock.latestMs;
     if (task.open) {
-      task.asked.set(fact.xid, fact);
+      task.asked.set(fact.xid, { fact, peerBeforeMs });
       return;
     }
-    task.pending.set(fact.xid, this.#requestPause(task, fact));
+    task.pending.set(fact.xid, this.#requestPause(task, fact, peerBeforeMs));
   }
 
   /** The pending suspension of a pause call: its Suspension span starts at the call. */
-  #requestPause(task: TaskRecord, fact: Extract<Fact, { type: 'PauseRequested' }>): SuspensionPending {
+  #requestPause(
+    task: TaskRecord,
+    fact: Extract<Fact, { type: 'PauseRequested' }>,
+    peerBeforeMs: number,
+  ): SuspensionPending {
     this.#startTask(task, fact.entry);
     const call = {
       xid: fact.xid,
@@ -725,6 +743,7 @@ export class PauseObserver {
       mode: fact.mode,
       reason: fact.reason,
       principal: fact.principal,
+      peerBeforeMs,
     };
     return this.#emitStep(
       requestPause(this.#ctx, { task: this.#view(task), entry: fact.entry, call, parent: fact.parent }),
@@ -747,11 +766,12 @@ export class PauseObserver {
     const tokenHash = tokenHashOf(pause.resumeToken);
     const known = this.#byToken(task, tokenHash);
     const asked = origin.kind === 'answer' ? task.asked.get(origin.xid) : undefined;
-    if (asked) task.asked.delete(asked.xid);
+    if (asked) task.asked.delete(asked.fact.xid);
     // A call made while a pause was open that is answered with a new pause made it.
     const own =
       origin.kind === 'answer'
-        ? (task.pending.get(origin.xid) ?? (asked && !known ? this.#requestPause(task, asked) : undefined))
+        ? (task.pending.get(origin.xid) ??
+          (asked && !known ? this.#requestPause(task, asked.fact, asked.peerBeforeMs) : undefined))
         : undefined;
     if (known) {
       if (own) {
@@ -776,9 +796,9 @@ export class PauseObserver {
     const open = task.open;
     if (open) this.#onNewToken(task, open, fact);
     let pending = own ?? task.pending.values().next().value;
-    if (pending?.call.method === 'PauseTask' && pause.initiatedBy !== 'PAUSE_INITIATOR_CLIENT') {
-      // A PauseTask makes a client's pause: an answer showing the agent's own pause (it parked
-      // before the call came) proves the agent's, and the call only found it.
+    if (pending && foundOnly(pending.call, pause)) {
+      // The pause was in force before the call: the agent's own, proven as such; the call only
+      // found it.
       task.pending.delete(pending.call.xid);
       this.#emit(endPending(pending, { at: entry.at, contextId: task.contextId, seq: entry.seq }));
       pending = undefined;

@@ -46,6 +46,11 @@ export interface PauseCall {
   readonly mode: PauseMode | null;
   readonly reason: string | null;
   readonly principal: string | null;
+  /**
+   * The latest time the peer had stated when the call was made (ms; NaN before any): a pause the
+   * peer says began before it was in force already, and the call only found it.
+   */
+  readonly peerBeforeMs: number;
 }
 
 /** `pending`: a pause call is in flight; its Suspension span has started, nothing is proven yet. */

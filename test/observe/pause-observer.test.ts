@@ -271,7 +271,11 @@ describe('PauseObserver: legacy metadata.harn.pause', () => {
     );
     e.result('r1', legacy ? legacyResumeResult(RESUMED_AT) : resumeResult(RESUMED_AT));
     e.request('a1', 'AwaitTaskResumption', { taskId: TASK, conditions: { onEvent: 'ci.build.completed:1234' } });
-    const pause2 = agentPause({ resumeToken: 'suspend-2', conditions: { onEvent: 'ci.build.completed:1234' } });
+    const pause2 = agentPause({
+      resumeToken: 'suspend-2',
+      pausedAt: RESUMED_AT,
+      conditions: { onEvent: 'ci.build.completed:1234' },
+    });
     e.result('a1', legacy ? legacyPauseResult(pause2) : pauseResult(pause2));
     e.event('s1', legacy ? legacyPaused(pause2) : paused(pause2));
     e.control('c1', 'FireEvent', { name: 'ci.build.completed:1234' });
@@ -692,7 +696,10 @@ describe('PauseObserver: lost pauses', () => {
     e.result('c1', { now: '2026-04-30T13:06:00.000Z' });
     // The timeout resumed the task, unseen; alice pauses it again before anyone polls.
     const call = e.request('p1', 'PauseTask', { taskId: TASK, mode: 'interrupt_immediate' }, { principal: 'alice' });
-    const answer = e.result('p1', pauseResult(clientPause({ resumeToken: 'suspend-again-0002' })));
+    const answer = e.result(
+      'p1',
+      pauseResult(clientPause({ resumeToken: 'suspend-again-0002', pausedAt: '2026-04-30T13:06:00.000Z' })),
+    );
     const out = observeAll(e.list);
     expect(resumptions(out)[0]).toMatchObject({ cause: 'timeout', inferred: true });
     expect(suspensions(out)[1]).toMatchObject({
@@ -701,6 +708,30 @@ describe('PauseObserver: lost pauses', () => {
       mode: 'interrupt_immediate',
       entries: [call.seq, answer.seq],
     });
+  });
+
+  it('credits an AwaitTaskResumption only with a pause that began after the call, not one it found', () => {
+    for (const [pausedAt, via, principal] of [
+      ['2026-04-30T12:35:00.000Z', 'statusUpdate', null],
+      ['2026-04-30T12:36:00.000Z', 'AwaitTaskResumption', 'alice'],
+    ] as const) {
+      const e = new Entries();
+      e.request('m1', 'SendMessage', { message: userMessage('work:1 await:ev') });
+      e.result('m1', task('TASK_STATE_WORKING'));
+      // The peer's clock read 12:36 before the call: a pause from 12:35 was in force already.
+      e.control('c1', 'AdvanceClock', { ms: 60_000 }, 'ops:clock');
+      e.result('c1', { now: '2026-04-30T12:36:00.000Z' });
+      e.request(
+        'a1',
+        'AwaitTaskResumption',
+        { taskId: TASK, conditions: { onEvent: 'other' } },
+        { principal: 'alice' },
+      );
+      e.result('a1', pauseResult(agentPause({ pausedAt })));
+      const [draft, ...more] = suspensions(observeAll(e.list));
+      expect(more).toEqual([]);
+      expect(draft).toMatchObject({ initiatedBy: 'PAUSE_INITIATOR_AGENT', via, principal });
+    }
   });
 
   it('loses a pause when the task is gone (-32001) while paused (task_gone)', () => {
