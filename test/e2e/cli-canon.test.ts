@@ -1,8 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { ROOT, runCli } from '../helpers/cli.js';
 
 describe('a2a-replay canon', () => {
   it('prints the RFC 8785 form of stdin', async () => {
@@ -58,5 +59,12 @@ describe('a2a-replay canon', () => {
     const unknown = await runCli(['nope']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'nope'");
+  });
+
+  it('runs as `npx a2a-replay` in the project, as the first command of the README does on a fresh clone', () => {
+    // The built entry is executable: npm sets that bit on installed packages, not on the project's own bin.
+    const npx = spawnSync('npx', ['--no-install', 'a2a-replay', '--version'], { cwd: ROOT, encoding: 'utf8' });
+    expect(npx.status, npx.stderr).toBe(0);
+    expect(npx.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
   });
 });
