@@ -633,10 +633,8 @@ describe('PauseObserver: lost pauses', () => {
     expect(resumptions(out)[0]).toMatchObject({ outcome: 'failed' });
   });
 
-  it('infers a timeout resume a late subscriber could not see, from the COMPLETED its stream shows', () => {
-    const e = new Entries();
-    // The agent's self-park is seen by a poll; the clock passes its deadline (the peer resumes it,
-    // unseen); a SubscribeToTask opened afterwards shows the task finish.
+  /** An agent self-park seen by a poll, then the clock moved past its timeout (which resumes it, unseen). */
+  function parkedPastItsTimeout(e: Entries): void {
     const park = agentPause({
       pausedUntil: '2026-04-30T13:05:00.000Z',
       conditions: { timeout: { durationMinutes: 30, onTimeout: 'resume' } },
@@ -645,6 +643,13 @@ describe('PauseObserver: lost pauses', () => {
     e.result('g1', taskObject('TASK_STATE_PAUSED', park));
     e.control('c1', 'AdvanceClock', { ms: 31 * 60_000 }, 'ops:clock');
     e.result('c1', { now: '2026-04-30T13:06:00.000Z' });
+  }
+
+  it('infers a timeout resume a late subscriber could not see, from the COMPLETED its stream shows', () => {
+    const e = new Entries();
+    // The agent's self-park is seen by a poll; the clock passes its deadline (the peer resumes it,
+    // unseen); a SubscribeToTask opened afterwards shows the task finish.
+    parkedPastItsTimeout(e);
     e.request('s2', 'SubscribeToTask', { id: TASK });
     e.sseHead('s2');
     e.event('s2', artifact(1));
@@ -686,14 +691,7 @@ describe('PauseObserver: lost pauses', () => {
 
   it("credits a client's PauseTask with the new pause it made after the one in force ended unseen", () => {
     const e = new Entries();
-    const park = agentPause({
-      pausedUntil: '2026-04-30T13:05:00.000Z',
-      conditions: { timeout: { durationMinutes: 30, onTimeout: 'resume' } },
-    });
-    e.request('g1', 'GetTask', { id: TASK });
-    e.result('g1', taskObject('TASK_STATE_PAUSED', park));
-    e.control('c1', 'AdvanceClock', { ms: 31 * 60_000 }, 'ops:clock');
-    e.result('c1', { now: '2026-04-30T13:06:00.000Z' });
+    parkedPastItsTimeout(e);
     // The timeout resumed the task, unseen; alice pauses it again before anyone polls.
     const call = e.request('p1', 'PauseTask', { taskId: TASK, mode: 'interrupt_immediate' }, { principal: 'alice' });
     const answer = e.result(
