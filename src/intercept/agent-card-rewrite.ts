@@ -70,21 +70,26 @@ export function rewriteAgentCard(
   return changed ? out : undefined;
 }
 
-/** An http(s) `url` on another server, moved to `proxy` with its path (the mock: nothing may leave it). */
-function moveHere(url: string, proxy: URL): string | undefined {
-  let parsed: URL;
+/** `url` parsed when it is an absolute http or https URL. */
+function httpUrl(url: string): URL | undefined {
   try {
-    parsed = new URL(url);
+    const parsed = new URL(url);
+    return parsed.protocol === 'http:' || parsed.protocol === 'https:' ? parsed : undefined;
   } catch {
     return undefined;
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
-  return `${proxy.origin}${parsed.pathname}${parsed.search}${parsed.hash}`;
+}
+
+/** An http(s) `url` on another server, moved to `proxy` with its path (the mock: nothing may leave it). */
+function moveHere(url: string, proxy: URL): string | undefined {
+  const parsed = httpUrl(url);
+  return parsed && `${proxy.origin}${parsed.pathname}${parsed.search}${parsed.hash}`;
 }
 
 /**
- * The interface URLs of `card` that are not under `upstream`: a client following them talks to
- * that server directly, past the recorder, and nothing of it is recorded.
+ * The interface URLs of `card` that are not under `upstream` (that the proxy would not rewrite):
+ * a client following them talks to that server directly, past the recorder, and nothing of it is
+ * recorded.
  */
 export function foreignInterfaceUrls(card: unknown, upstream: URL): string[] {
   if (!isRecord(card)) return [];
@@ -95,8 +100,8 @@ export function foreignInterfaceUrls(card: unknown, upstream: URL): string[] {
       for (const item of list) if (isRecord(item) && typeof item.url === 'string') urls.push(item.url);
   }
   if (typeof card.url === 'string') urls.push(card.url);
-  const here = new URL('http://127.0.0.1:1');
+  const anyProxy = new URL('http://127.0.0.1:1');
   return [...new Set(urls)].filter(
-    (url) => moveHere(url, here) !== undefined && rewriteUrl(url, upstream, here) === undefined,
+    (url) => httpUrl(url) !== undefined && rewriteUrl(url, upstream, anyProxy) === undefined,
   );
 }

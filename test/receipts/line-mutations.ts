@@ -4,6 +4,20 @@
  * to put there.
  */
 
+import { type ReceiptLogLine, readReceiptLogLine } from '../../src/internal.js';
+
+/** A text parsed and read as a receipt log line (its parse beside it), or null when it is none. */
+export function readLine(text: string): { value: unknown; line: ReceiptLogLine } | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const parsed = readReceiptLogLine(value);
+  return parsed.ok ? { value, line: parsed.value } : null;
+}
+
 export const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 

@@ -14,9 +14,9 @@ import { describe, expect, it } from 'vitest';
 import { lineForm } from '../../src/receipts/line-form.js';
 import { readReceiptLineFast } from '../../src/receipts/read-line-fast.js';
 import { scanReceiptLine } from '../../src/receipts/scan-line.js';
-import { Keyring, canonicalJson, readReceiptLogLine } from '../../src/internal.js';
+import { Keyring, canonicalJson } from '../../src/internal.js';
 import { buildLogLines, fixedKey } from './fixtures.js';
-import { REMOVE, REPLACEMENTS, paths, setAt } from './line-mutations.js';
+import { REMOVE, REPLACEMENTS, paths, readLine, setAt } from './line-mutations.js';
 
 const written = [
   ...buildLogLines({ count: 40, keyring: new Keyring([fixedKey('key-sl')]), checkpointEvery: 8 }),
@@ -26,16 +26,10 @@ const receipts = written.filter((t) => !t.includes('"type":"ReceiptLog"'));
 
 /** The general way, as examineLine takes it: the line and its signed body, or null when refused. */
 function general(text: string): { line: unknown; body: string } | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  const parsed = readReceiptLogLine(value);
-  if (!parsed.ok) return null;
-  const form = lineForm(text, value, parsed.value, readReceiptLineFast(value) !== null);
-  return form.canonical ? { line: parsed.value, body: form.body.join('') } : null;
+  const read = readLine(text);
+  if (!read) return null;
+  const form = lineForm(text, read.value, read.line, readReceiptLineFast(read.value) !== null);
+  return form.canonical ? { line: read.line, body: form.body.join('') } : null;
 }
 
 /** What the scan may leave to the general way although that way accepts the text. */
