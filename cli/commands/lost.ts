@@ -2,7 +2,9 @@
  * @module cli/commands/lost
  * `a2a-replay lost FILE`: the pauses that never came back (docs/design.md §7 `LostPause`), from a
  * recording (the PauseObserver's verdicts) or a receipt log (suspensions no resumption closed).
- * Exit 1 when there are any, 0 when none, 2 for input it cannot read.
+ * A recording with entries that do not hold all the peer sent (`incomplete`, `cut`: §5) is
+ * reported INCOMPLETE, naming each line, seq and why. Exit 1 when there are lost pauses or the
+ * recording is incomplete, 0 when neither, 2 for input it cannot read.
  */
 import { open } from 'node:fs/promises';
 import type { Command } from 'commander';
@@ -20,6 +22,7 @@ import {
   readRecordingFile,
   verifyReceiptLog,
   errorMessage,
+  printable,
 } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
 import { keyringFromFiles } from '../options.js';
@@ -84,27 +87,68 @@ function firstLineType(file: string, text: string): string {
   return type;
 }
 
+/** Incomplete entries listed by line; past this many they are only counted. */
+const INCOMPLETE_LISTED = 100;
+
+/** Where a recording does not hold what the peer sent (docs/design.md §5, §14): what `lost` cannot see. */
+interface Incomplete {
+  /** The first {@link INCOMPLETE_LISTED}, in file order: line, seq and why. */
+  listed: { line: number; seq: number; why: string }[];
+  count: number;
+}
+
 /**
  * The observer's verdicts over a recording, through the same pipeline record and run use, its
- * entries read as they come (the observer's memory is bounded; the recording is never held whole).
+ * entries read as they come (the observer's memory is bounded; the recording is never held whole),
+ * and the entries it could not read in full (`incomplete-entry` findings).
  */
-async function lostInRecording(file: string, allowTornTail: boolean): Promise<LostPauseListing[]> {
+async function lostInRecording(
+  file: string,
+  allowTornTail: boolean,
+): Promise<{ lost: LostPauseListing[]; incomplete: Incomplete }> {
   const collector = new LostPauseCollector();
+  const incomplete: Incomplete = { listed: [], count: 0 };
+  const lines = new Map<number, number>();
   let pipeline: ObservationPipeline | undefined;
   let lastAt = '';
   for await (const read of readRecordingFile(file, { allowTornTail, source: file })) {
     if (read.kind === 'header') {
-      pipeline = new ObservationPipeline({ recordingId: read.header.id, spans: collector });
+      pipeline = new ObservationPipeline({
+        recordingId: read.header.id,
+        spans: collector,
+        retainFindings: false,
+        onFinding: (finding) => {
+          if (finding.code !== 'incomplete-entry' || finding.seq === null) return;
+          incomplete.count += 1;
+          if (incomplete.listed.length < INCOMPLETE_LISTED)
+            incomplete.listed.push({ line: lines.get(finding.seq) ?? 0, seq: finding.seq, why: finding.message });
+        },
+      });
       lastAt = read.header.createdAt;
     } else {
       lastAt = read.entry.at;
+      lines.clear();
+      lines.set(read.entry.seq, read.line);
       void pipeline?.push(read.entry);
     }
   }
   // The reader refuses a recording without a header, so the pipeline exists here.
   await pipeline?.finish(lastAt);
   await pipeline?.idle();
-  return [...collector.lost];
+  return { lost: [...collector.lost], incomplete };
+}
+
+/** The lines naming where a recording is incomplete, after the listing. */
+function renderIncomplete(file: string, incomplete: Incomplete): string {
+  if (incomplete.count === 0) return '';
+  const lines = [
+    `INCOMPLETE: ${incomplete.count} entr${incomplete.count === 1 ? 'y' : 'ies'} of ${file} do not hold all the ` +
+      'peer sent; a pause or resume they carried cannot be seen here, so the listing above is not a clean bill:',
+    ...incomplete.listed.map((i) => `${file}:${i.line}: seq ${i.seq}: ${i.why}`),
+  ];
+  if (incomplete.count > incomplete.listed.length)
+    lines.push(`... and ${incomplete.count - incomplete.listed.length} more`);
+  return `${printable(lines.join('\n'))}\n`;
 }
 
 /** A line of a receipt log as the readers read it; a bad one is a usage error naming it. */
@@ -163,8 +207,11 @@ function describeSource(source: Source): string {
   return source.kind === 'recording' ? 'recording' : `receipt log, ${source.verification}`;
 }
 
-function render(file: string, source: Source, lost: readonly LostPauseListing[]): string {
-  if (lost.length === 0) return `no lost pauses in ${file} (${describeSource(source)})\n`;
+function render(file: string, source: Source, lost: readonly LostPauseListing[], incomplete: boolean): string {
+  if (lost.length === 0)
+    return incomplete
+      ? `no lost pauses seen in ${file} (${describeSource(source)}, INCOMPLETE)\n`
+      : `no lost pauses in ${file} (${describeSource(source)})\n`;
   const rows = [
     ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'PAUSE REASON'],
     ...lost.map((l) => [
@@ -191,11 +238,12 @@ export function registerLost(program: Command): void {
       const type = firstLineType(file, await firstLine(file));
       let source: Source;
       let lost: LostPauseListing[];
+      let incomplete: Incomplete = { listed: [], count: 0 };
       if (type === 'recording') {
         if (options.key?.length)
           throw new CliExit(EXIT.usage, '--key applies to receipt logs only; a recording is not signed');
         source = { kind: 'recording' };
-        lost = await lostInRecording(file, options.allowTornTail ?? false);
+        ({ lost, incomplete } = await lostInRecording(file, options.allowTornTail ?? false));
       } else if (options.key?.length) {
         // One pass: the open suspensions are those of the lines as they verified, so the listing
         // is of the log that verified even if the file changes meanwhile (a recorder still
@@ -224,9 +272,18 @@ export function registerLost(program: Command): void {
       }
       process.stdout.write(
         options.json
-          ? `${JSON.stringify({ file, source: describeSource(source), lost }, null, 2)}\n`
-          : render(file, source, lost),
+          ? `${JSON.stringify(
+              {
+                file,
+                source: describeSource(source),
+                lost,
+                ...(type === 'recording' ? { complete: incomplete.count === 0, incomplete: incomplete.listed } : {}),
+              },
+              null,
+              2,
+            )}\n`
+          : render(file, source, lost, incomplete.count > 0) + renderIncomplete(file, incomplete),
       );
-      if (lost.length > 0) throw new CliExit(EXIT.drift, '');
+      if (lost.length > 0 || incomplete.count > 0) throw new CliExit(EXIT.drift, '');
     });
 }

@@ -237,6 +237,7 @@ export class FactReader {
       } else {
         this.#lastSeq = entry.seq;
       }
+      this.#checkComplete(entry);
       switch (entry.kind) {
         case 'request':
           this.#onRequest(entry);
@@ -265,6 +266,25 @@ export class FactReader {
       );
     }
     return out;
+  }
+
+  /**
+   * An entry that does not hold all the peer sent makes this reading incomplete: said once per
+   * entry, naming it (docs/design.md §14). A cut entry handed over with its whole body (the
+   * recorder's own observer) is complete.
+   */
+  #checkComplete(entry: RecordingEntry): void {
+    if (typeof entry.incomplete === 'string') {
+      this.#finding('incomplete-entry', entry.seq, 'incomplete', `the recorder could not read it: ${entry.incomplete}`);
+    } else if (entry.cut !== undefined && entry.body === undefined) {
+      this.#finding(
+        'incomplete-entry',
+        entry.seq,
+        'cut',
+        `the recording keeps the first part of its ${entry.cut.bytes}-byte body only (${entry.cut.sha256}); ` +
+          'the recorder observed it whole, so its receipt log holds what it showed',
+      );
+    }
   }
 
   // ---- output ----

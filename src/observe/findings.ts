@@ -32,6 +32,12 @@ export const FINDING_CODES = [
   'lost-pause',
   /** The observer hit an unexpected error on this entry and skipped the rest of it. */
   'observer-error',
+  /**
+   * The entry does not hold all the peer sent (`incomplete`: the recorder could not read it;
+   * `cut`: it keeps the head of a body the recorder observed whole): a pause or resume it showed
+   * cannot be seen from the recording, so a reading of it is incomplete (docs/design.md §14).
+   */
+  'incomplete-entry',
 ] as const;
 export type FindingCode = (typeof FINDING_CODES)[number];
 

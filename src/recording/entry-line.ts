@@ -12,7 +12,20 @@ import { isPlainObject, plainCanonical, quoted } from '../canonical/canonical-js
 import type { RecordingEntry } from './format.js';
 
 /** Members an entry may have, as the fast writer knows them (in RFC 8785 order). */
-const ENTRY_MEMBERS = new Set(['at', 'body', 'bodyText', 'error', 'http', 'kind', 'principal', 'seq', 'sse', 'xid']);
+const ENTRY_MEMBERS = new Set([
+  'at',
+  'body',
+  'bodyText',
+  'cut',
+  'error',
+  'http',
+  'incomplete',
+  'kind',
+  'principal',
+  'seq',
+  'sse',
+  'xid',
+]);
 const HTTP_MEMBERS = new Set(['headers', 'method', 'path', 'status']);
 
 /** True when every own key of `value` is one of `known` and none is undefined-valued. */
@@ -56,6 +69,11 @@ export function entryLine(entry: RecordingEntry): string | undefined {
     if (bodyText === undefined) return undefined;
     out += `,"bodyText":${bodyText}`;
   }
+  if (entry.cut !== undefined) {
+    const cut = plainCanonical(entry.cut, true, 1);
+    if (cut === undefined) return undefined;
+    out += `,"cut":${cut}`;
+  }
   if (entry.error !== undefined) {
     const error = text(entry.error);
     if (error === undefined) return undefined;
@@ -73,7 +91,13 @@ export function entryLine(entry: RecordingEntry): string | undefined {
     if (statusText === undefined) return undefined;
     out += `,"status":${statusText}`;
   }
-  out += `},"kind":${kind}`;
+  out += '}';
+  if (entry.incomplete !== undefined) {
+    const incomplete = text(entry.incomplete);
+    if (incomplete === undefined) return undefined;
+    out += `,"incomplete":${incomplete}`;
+  }
+  out += `,"kind":${kind}`;
   if (entry.principal !== undefined) {
     const principal = text(entry.principal);
     if (principal === undefined) return undefined;

@@ -53,14 +53,38 @@ export interface RecordingEntry {
   http: EntryHttp;
   /** Parsed JSON body (request/response), or the parsed SSE `data` (event). */
   body?: JsonValue;
-  /** A body that is not JSON, kept verbatim (truncated to the body limit). */
+  /**
+   * A body that is not JSON, kept verbatim; a body (or SSE event data) over the recording cap,
+   * kept as its first bytes (with {@link RecordingEntry.cut}); or a note saying why a body is not
+   * recorded.
+   */
   bodyText?: string;
+  /**
+   * Set when `bodyText` holds only the first part of the body (or event data): the length in
+   * bytes and the `sha256:<hex>` of the whole (decoded) body. The recorder's observer saw the whole
+   * body (docs/design.md §5, "Bodies over the cap"); a reader of the recording sees only its head.
+   */
+  cut?: EntryCut;
+  /**
+   * Set when the recorder could not read this answer in full, so its observer did not see it
+   * (an encoding it does not decode, corrupt compressed data, a body over the observation cap):
+   * why, in user words. Readers report the recording as incomplete at this entry (§5, §14).
+   */
+  incomplete?: string;
   /** SSE framing fields other than `data`, when present. */
   sse?: { event?: string; id?: string };
   /** On requests: who sent it (`jwt:sub=alice`, `bearer:sha256:<8 hex>`, or a header's value). */
   principal?: string;
   /** On `error` entries: what broke, in user words. */
   error?: string;
+}
+
+/** What {@link RecordingEntry.cut} says of a body kept as its head. */
+export interface EntryCut {
+  /** Length of the whole body in bytes (UTF-8 for event data). */
+  bytes: number;
+  /** `sha256:<64 hex>` of the whole body's bytes. */
+  sha256: string;
 }
 
 export type RecordingLine = RecordingHeader | RecordingEntry;

@@ -129,10 +129,25 @@ function checkEntry(value: unknown, source: string, line: number, expectedSeq: n
       }
     }
   }
-  for (const field of ['bodyText', 'principal', 'error'] as const) {
+  for (const field of ['bodyText', 'principal', 'error', 'incomplete'] as const) {
     if (value[field] !== undefined && typeof value[field] !== 'string') {
       throw malformed(source, line, `entry field "${field}" is not a string`);
     }
+  }
+  if (value.cut !== undefined) {
+    const cut = value.cut;
+    if (
+      !isRecord(cut) ||
+      !Number.isSafeInteger(cut.bytes) ||
+      (cut.bytes as number) < 0 ||
+      typeof cut.sha256 !== 'string' ||
+      !/^sha256:[0-9a-f]{64}$/.test(cut.sha256) ||
+      Object.keys(cut).length !== 2
+    ) {
+      throw malformed(source, line, 'entry field "cut" is not {bytes: a whole number, sha256: "sha256:<64 hex>"}');
+    }
+    if (typeof value.bodyText !== 'string')
+      throw malformed(source, line, 'entry field "cut" says the body was cut, but the entry has no "bodyText"');
   }
   return value as unknown as RecordingEntry;
 }
