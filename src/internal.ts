@@ -389,6 +389,7 @@ export {
 
 // ---- observe ----
 export { FINDING_CODES, type FindingCode, type ObserverFinding } from './observe/findings.js';
+export { entryIncompleteness } from './observe/entry-reads.js';
 export {
   type ObserverOptions,
   type ObserverOutput,
@@ -437,6 +438,7 @@ export { type PeerTransitions, parsePeerTransitions, readPeerTransitions } from 
 export { foreignInterfaceUrls, rewriteAgentCard, rewriteUrl } from './intercept/agent-card-rewrite.js';
 export {
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_OBSERVED_BYTES,
   Exchange,
   ExchangeRecorder,
   type ExchangeRecorderOptions,

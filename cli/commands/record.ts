@@ -29,6 +29,7 @@ import {
   CounterIdSource,
   DEFAULT_CHECKPOINT_EVERY,
   DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_OBSERVED_BYTES,
   DEFAULT_REDACTED_HEADERS,
   SECRET_HEADER_WORDS,
   SECRET_QUERY_WORDS,
@@ -46,6 +47,7 @@ import {
   fileLineSink,
   isLoopbackHost,
   parsePrincipalSource,
+  printable,
   randomIdSource,
   redactUrl,
   startRecordingProxy,
@@ -71,6 +73,7 @@ interface RecordCommandOptions {
   redact?: string[];
   redactQuery?: string[];
   maxBodyBytes: string;
+  maxObservedBytes: string;
   graceMs: string;
   upstreamTimeoutMs: string;
   requestTimeoutMs: string;
@@ -187,6 +190,37 @@ function observe(
   };
 }
 
+/** Incomplete entries said on stderr as they are recorded, the first {@link INCOMPLETE_TOLD} of them. */
+const INCOMPLETE_TOLD = 20;
+
+/**
+ * What the recorder could not read is said at once on stderr, naming the entry and why: a pause
+ * or resume it carried is seen by no receipt (docs/design.md §5). Past the first
+ * {@link INCOMPLETE_TOLD} they are counted, and the count said at the end.
+ */
+function incompleteReporter(out: string): { see(entry: RecordingEntry): void; close(): void } {
+  let count = 0;
+  return {
+    see(entry) {
+      if (entry.incomplete === undefined) return;
+      count += 1;
+      if (count > INCOMPLETE_TOLD) return;
+      process.stderr.write(
+        printable(
+          `a2a-replay: ${out}: seq ${entry.seq} (${entry.kind} of ${entry.http.method} ${entry.http.path}) is ` +
+            `incomplete: ${entry.incomplete}; a pause or resume it carried is not observed`,
+        ) + '\n',
+      );
+      if (count === INCOMPLETE_TOLD)
+        process.stderr.write('a2a-replay: further incomplete entries are counted and said at the end\n');
+    },
+    close() {
+      if (count > 0)
+        process.stderr.write(`a2a-replay: ${count} incomplete entries in ${out}: lost reports it incomplete\n`);
+    },
+  };
+}
+
 export function registerRecord(program: Command): void {
   program
     .command('record')
@@ -236,7 +270,17 @@ export function registerRecord(program: Command): void {
       `extra query parameter names whose values are redacted in recorded paths (always: every name ` +
         `containing ${SECRET_QUERY_WORDS.join(', ')}); the request sent upstream is unchanged`,
     )
-    .option('--max-body-bytes <n>', 'refuse request bodies above this size', String(DEFAULT_MAX_BODY_BYTES))
+    .option(
+      '--max-body-bytes <n>',
+      'refuse request bodies above this size; answers and events above it are recorded as their first N bytes',
+      String(DEFAULT_MAX_BODY_BYTES),
+    )
+    .option(
+      '--max-observed-bytes <n>',
+      'answers and events up to this size are observed whole for receipts, even when recorded cut; ' +
+        'larger ones are recorded as incomplete (at least --max-body-bytes)',
+      String(DEFAULT_MAX_OBSERVED_BYTES),
+    )
     .option('--grace-ms <n>', 'on shutdown, how long exchanges in flight may take to finish', '2000')
     .option('--force', 'overwrite an existing --out recording (a receipt log is never overwritten)')
     .action(async (options: RecordCommandOptions) => {
@@ -248,6 +292,13 @@ export function registerRecord(program: Command): void {
         throw new CliExit(EXIT.usage, `--principal-from: ${(error as Error).message}`);
       }
       const maxBodyBytes = integerOption(options.maxBodyBytes, 'max-body-bytes', 1);
+      const maxObservedBytes = integerOption(options.maxObservedBytes, 'max-observed-bytes', 1);
+      if (maxObservedBytes < maxBodyBytes)
+        throw new CliExit(
+          EXIT.usage,
+          `--max-observed-bytes: ${maxObservedBytes} is below --max-body-bytes (${maxBodyBytes}); ` +
+            'what is recorded whole is observed whole',
+        );
       const graceMs = integerOption(options.graceMs, 'grace-ms', 0);
       const upstreamTimeoutMs = integerOption(options.upstreamTimeoutMs, 'upstream-timeout-ms', 1);
       const limits = {
@@ -336,6 +387,7 @@ export function registerRecord(program: Command): void {
           ? observe(writer, log, tracing.enabled ? tracing.sink : undefined, fsync, reportOnce)
           : undefined;
 
+      const incomplete = incompleteReporter(options.out);
       const recorder = new ExchangeRecorder({
         writer,
         ids: new CounterIdSource(writer.header.id),
@@ -343,7 +395,11 @@ export function registerRecord(program: Command): void {
         redact: [...DEFAULT_REDACTED_HEADERS, ...(options.redact ?? []).map((n) => n.toLowerCase())],
         redactQuery: options.redactQuery ?? [],
         maxBodyBytes,
-        ...(observation ? { onEntry: (entry: RecordingEntry) => observation.push(entry) } : {}),
+        maxObservedBytes,
+        onEntry: (entry: RecordingEntry) => {
+          incomplete.see(entry);
+          return observation?.push(entry);
+        },
         onError: reportOnce('recording'),
       });
       const proxy = await startRecordingProxy({
@@ -378,6 +434,7 @@ export function registerRecord(program: Command): void {
       if (writer.dropped > 0)
         process.stderr.write(`a2a-replay: ${writer.dropped} recording lines were not written to ${options.out}\n`);
       await observation?.close();
+      incomplete.close();
       await tracing.shutdown();
     });
 }

@@ -1,7 +1,9 @@
 /**
  * @module cli/commands/verify
  * `a2a-replay verify LOG [--key FILE]... [--public-key FILE]... [--checkpoint FILE] [--allow-torn-tail]
- * [--allow-open] [--jobs N] [--json]`: streams a receipt log in constant memory; with `--jobs N`
+ * [--allow-open] [--jobs N] [--recording FILE] [--json]`: streams a receipt log in constant memory
+ * (and with `--recording`, the recording beside it: the log's own, every answer read whole,
+ * docs/design.md §5); with `--jobs N`
  * (default: the cores available, one thread for a log under 4 MiB) N threads (N - 1 workers and
  * the main one) check signatures and canonical forms while the chain is checked in order
  * (docs/design.md §6). Exit 0
@@ -9,10 +11,17 @@
  * not end in a checkpoint included, unless --allow-open), 2 on a usage error (no such file, no
  * key, a bad --jobs).
  */
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
-import { type VerifyResult, defaultVerifyJobs, printable, verifyReceiptLog } from '../../src/internal.js';
+import {
+  type VerifyResult,
+  defaultVerifyJobs,
+  entryIncompleteness,
+  printable,
+  readRecordingFile,
+  verifyReceiptLog,
+} from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
 import {
   type KeyOptions,
@@ -50,29 +59,104 @@ export function verifySummary(log: string, result: VerifyResult): string {
   return parts.join('; ');
 }
 
+/** Incomplete entries of a recording named by line; past this many they are only counted. */
+const INCOMPLETE_LISTED = 100;
+
+/**
+ * What `--recording` adds: the recording the log was derived from must be the log's (its header
+ * `id` is the log's `recording`), and read whole by the recorder: an entry marked `incomplete` hid
+ * from the receipts whatever pause it showed (docs/design.md §5). Lines to print, and whether the
+ * pair is sound.
+ */
+async function checkRecording(log: string, recording: string): Promise<{ ok: boolean; lines: string[] }> {
+  let logRecording: unknown;
+  try {
+    // The header is line 1, well within its first 64 KiB: the log itself is never read whole.
+    const handle = await open(log, 'r');
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(1 << 16), 0, 1 << 16, 0).finally(() => handle.close());
+    const first = buffer.subarray(0, bytesRead).toString('utf8').split('\n', 1)[0] ?? '';
+    logRecording = (JSON.parse(first) as { recording?: unknown }).recording;
+  } catch {
+    logRecording = undefined;
+  }
+  const lines: string[] = [];
+  let count = 0;
+  let ok = true;
+  try {
+    for await (const read of readRecordingFile(recording, { source: recording, allowTornTail: true })) {
+      if (read.kind === 'header') {
+        if (read.header.id !== logRecording) {
+          ok = false;
+          lines.push(
+            `${recording}: not the recording of ${log}: its id is ${JSON.stringify(read.header.id)}, ` +
+              `the log names ${JSON.stringify(logRecording ?? null)}`,
+          );
+        }
+        continue;
+      }
+      // A body kept as its head (`cut`) was observed whole while recording: the log is whole for it.
+      const missing = entryIncompleteness(read.entry);
+      if (missing?.field !== 'incomplete') continue;
+      count += 1;
+      if (count <= INCOMPLETE_LISTED) lines.push(`${recording}:${read.line}: seq ${read.entry.seq}: ${missing.why}`);
+    }
+  } catch (error) {
+    throw new CliExit(EXIT.usage, (error as Error).message);
+  }
+  if (count > INCOMPLETE_LISTED) lines.push(`... and ${count - INCOMPLETE_LISTED} more`);
+  if (count > 0) {
+    ok = false;
+    lines.unshift(
+      `${recording}: INCOMPLETE: the recorder could not read ${count} entr${count === 1 ? 'y' : 'ies'} in full; ` +
+        'a pause or resume they carried has no receipt in the log',
+    );
+  } else if (ok) {
+    lines.push(`${recording}: complete: the recorder read every answer whole`);
+  }
+  return { ok, lines };
+}
+
 export function registerVerify(program: Command): void {
   withOpenEndOptions(withKeyOptions(program.command('verify')))
     .description('verify a signed, hash-chained receipt log (streams it in constant memory)')
     .argument('<log>', 'receipt log (*.receipts.jsonl)')
     .option('--json', 'print the result as JSON')
     .option(
+      '--recording <file>',
+      "also check the recording the log was made from: it must be the log's, and complete (exit 1 naming " +
+        'each entry the recorder could not read in full)',
+    )
+    .option(
       '--jobs <n>',
       'threads checking signatures and canonical forms (N - 1 workers and the main one; the chain is ' +
         'checked in order; 1: no workers; default: the cores available, 1 for a log under 4 MiB)',
     )
-    .action(async (log: string, options: KeyOptions & OpenEndOptions & { json?: boolean; jobs?: string }) => {
-      const given = options.jobs === undefined ? null : integerOption(options.jobs, 'jobs', 1, 256);
-      const inputs = await loadVerifyInputs(log, options);
-      const jobs = given ?? defaultVerifyJobs((await stat(log)).size, availableParallelism());
-      const result = await verifyReceiptLog(log, {
-        keyring: inputs.keyring,
-        jobs,
-        ...(inputs.anchor ? { anchor: inputs.anchor } : {}),
-        ...openEnd(options),
-      });
-      process.stdout.write(
-        options.json ? `${JSON.stringify({ file: log, ...result })}\n` : `${printable(verifySummary(log, result))}\n`,
-      );
-      if (!result.ok) throw new CliExit(EXIT.drift, '');
-    });
+    .action(
+      async (
+        log: string,
+        options: KeyOptions & OpenEndOptions & { json?: boolean; jobs?: string; recording?: string },
+      ) => {
+        const given = options.jobs === undefined ? null : integerOption(options.jobs, 'jobs', 1, 256);
+        const inputs = await loadVerifyInputs(log, options);
+        const jobs = given ?? defaultVerifyJobs((await stat(log)).size, availableParallelism());
+        const result = await verifyReceiptLog(log, {
+          keyring: inputs.keyring,
+          jobs,
+          ...(inputs.anchor ? { anchor: inputs.anchor } : {}),
+          ...openEnd(options),
+        });
+        const recording = options.recording === undefined ? undefined : await checkRecording(log, options.recording);
+        process.stdout.write(
+          options.json
+            ? `${JSON.stringify({
+                file: log,
+                ...result,
+                ...(recording === undefined ? {} : { recording: { ok: recording.ok, lines: recording.lines } }),
+              })}\n`
+            : `${printable(verifySummary(log, result))}\n` +
+                (recording === undefined ? '' : `${recording.lines.map((l) => printable(l)).join('\n')}\n`),
+        );
+        if (!result.ok || recording?.ok === false) throw new CliExit(EXIT.drift, '');
+      },
+    );
 }

@@ -12,15 +12,32 @@
  * `end` (clean close) or `error` (broken stream). An exchange that breaks before its response
  * is complete gets one `error` entry. Every entry of an exchange carries its `xid`.
  *
+ * What the observer sees (docs/design.md §5): a gzip, deflate or br answer is decoded (an SSE
+ * stream on the side, as it streams); a body or event over the recording cap is recorded as its
+ * head ({@link headText}) with `cut`, and handed to `onEntry` whole, up to the observation cap;
+ * what cannot be read (another encoding, corrupt data, past the observation cap) is recorded
+ * with `incomplete` saying why.
+ *
  * Nothing here throws into the adapter: a failure of the recorder or of an entry listener is
  * reported once through `onError` and the proxied exchange goes on untouched.
  */
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import type { JsonValue } from '../canonical/canonical-json.js';
+import {
+  type BrotliDecompress,
+  type Gunzip,
+  type Inflate,
+  brotliDecompressSync,
+  constants as zlibConstants,
+  createBrotliDecompress,
+  createGunzip,
+  createInflate,
+  gunzipSync,
+  inflateSync,
+} from 'node:zlib';
+import { type JsonValue, replaceNonFinite } from '../canonical/canonical-json.js';
 import type { IdSource } from '../ids.js';
-import type { EntryHttp, RecordingEntry } from '../recording/format.js';
+import type { EntryCut, EntryHttp, RecordingEntry } from '../recording/format.js';
 import { replaceResumeTokens } from '../recording/resume-token.js';
 import { DEFAULT_PRINCIPAL_SOURCE, type PrincipalSource, principalOf } from '../recording/principal.js';
 import { DEFAULT_REDACTED_HEADERS, redactHeaders, redactPath } from '../recording/redaction.js';
@@ -36,6 +53,21 @@ export const RESPONSE_CUT_MESSAGE = 'the response ended before it was complete (
 
 /** Default cap on a recorded body; the proxy also refuses request bodies above it. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Default cap on an answer read whole for the observer (docs/design.md §5, "Bodies over the
+ * cap"): a body or SSE event up to this size is observed whole even when the recording keeps only
+ * its head; past it the entry is marked `incomplete`.
+ */
+export const DEFAULT_MAX_OBSERVED_BYTES = 16 * 1024 * 1024;
+
+/** The content encodings the recorder decodes. */
+const DECODED_ENCODINGS = ['gzip', 'x-gzip', 'deflate', 'br'] as const;
+type DecodedEncoding = (typeof DECODED_ENCODINGS)[number];
+
+function isDecoded(encoding: string): encoding is DecodedEncoding {
+  return (DECODED_ENCODINGS as readonly string[]).includes(encoding);
+}
 
 export interface ExchangeRecorderOptions {
   writer: EntryWriter;
@@ -55,6 +87,12 @@ export interface ExchangeRecorderOptions {
   principal?: PrincipalSource;
   /** Bodies above this many bytes are kept as truncated `bodyText` (default 1 MiB). */
   maxBodyBytes?: number;
+  /**
+   * Answers (and SSE events) up to this many bytes are read whole for `onEntry` even when the
+   * recording keeps only their head (default {@link DEFAULT_MAX_OBSERVED_BYTES}, never below
+   * `maxBodyBytes`); larger ones are recorded `incomplete`.
+   */
+  maxObservedBytes?: number;
   /**
    * Called with every entry as written, e.g. to feed an observation pipeline. A promise it returns
    * is a hold: the entry made something durable-worthy observable (a pause, a resume), and the
@@ -99,36 +137,80 @@ function concat(chunks: Uint8Array[], length: number): Buffer {
   );
 }
 
+/** The recorded fields of a body, and what the observer is handed in their place, if anything else. */
+interface BodyRecord {
+  fields: Pick<EntryDraft, 'body' | 'bodyText' | 'cut' | 'incomplete'>;
+  /** The whole body, when the recording keeps only its head (`cut`). */
+  observed?: ObservedBody;
+}
+
+/** What a listener sees in place of a cut body: the whole of it, parsed as a body or kept as text. */
+type ObservedBody = { body: JsonValue } | { bodyText: string };
+
+/**
+ * The text a recording keeps of a body or SSE event data over the recording cap: its first `cap`
+ * bytes read as UTF-8 (a character the cut splits reads as U+FFFD), or its first `cap` characters.
+ * Every cut body's `bodyText` comes from here.
+ */
+export function headText(whole: Buffer | string, cap: number): string {
+  return typeof whole === 'string' ? whole.slice(0, cap) : whole.subarray(0, cap).toString('utf8');
+}
+
+function sha256Of(bytes: Buffer | string): string {
+  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+}
+
+function parsedBody(text: string, tokens: TokenPolicy): JsonValue | undefined {
+  try {
+    const body = JSON.parse(text) as JsonValue;
+    return tokens === 'placeholder' ? replaceResumeTokens(body, text) : body;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The whole text as the observer reads it: a parsed body, or the text. */
+function observedOf(text: string, tokens: TokenPolicy): ObservedBody {
+  const body = parsedBody(text, tokens);
+  return body === undefined ? { bodyText: text } : { body };
+}
+
 /**
  * `body` for JSON, `bodyText` for anything else, nothing for an empty body. Bytes that are not
  * UTF-8 cannot be written as text without loss: a note stands in, with the sha256 of the bytes.
+ * A body over `cap` keeps its head (`cut`); when all of it is at hand (`bytes` holds `total`
+ * bytes) the observer gets the whole (docs/design.md §5, "Bodies over the cap").
  */
-function bodyFields(
+function bodyRecord(
   bytes: Buffer,
   total: number,
   cap: number,
   tokens: TokenPolicy = 'placeholder',
-): Pick<EntryDraft, 'body' | 'bodyText'> {
-  if (total === 0) return {};
+  whole?: () => EntryCut,
+): BodyRecord {
+  if (total === 0) return { fields: {} };
   const kept = bytes.subarray(0, cap);
   // A cut at the cap may split a character: only the last 3 bytes may be an unfinished sequence.
-  const whole = total > cap ? kept.subarray(0, Math.max(0, kept.length - 3)) : kept;
-  if (!isUtf8(whole)) {
+  const head = total > cap ? kept.subarray(0, Math.max(0, kept.length - 3)) : kept;
+  if (!isUtf8(head)) {
     const digest = createHash('sha256').update(kept).digest('hex');
     const which = total > cap ? `the first ${kept.length} of ${total} bytes` : `${total} bytes`;
-    return { bodyText: `[body not recorded: not valid UTF-8; sha256 of ${which}:${digest}]` };
+    return { fields: { bodyText: `[body not recorded: not valid UTF-8; sha256 of ${which}:${digest}]` } };
   }
-  const text = kept.toString('utf8');
-  if (total > cap) return { bodyText: text };
-  try {
-    const body = JSON.parse(text) as JsonValue;
-    return { body: tokens === 'placeholder' ? replaceResumeTokens(body, text) : body };
-  } catch {
-    return { bodyText: text };
+  if (total <= cap) {
+    const text = kept.toString('utf8');
+    const body = parsedBody(text, tokens);
+    return { fields: body === undefined ? { bodyText: text } : { body } };
   }
+  const cut = whole?.() ?? { bytes: total, sha256: sha256Of(bytes) };
+  const fields = { bodyText: headText(bytes, cap), cut };
+  // All of it at hand and text: the observer reads it whole.
+  if (bytes.byteLength === total && isUtf8(bytes))
+    return { fields, observed: observedOf(bytes.toString('utf8'), tokens) };
+  return { fields };
 }
 
-function decode(encoding: string, bytes: Buffer, cap: number): Buffer | 'unknown' | 'too-large' | 'corrupt' {
+function decode(encoding: DecodedEncoding, bytes: Buffer, cap: number): Buffer | 'too-large' | 'corrupt' {
   const options = { maxOutputLength: cap };
   try {
     switch (encoding) {
@@ -139,8 +221,10 @@ function decode(encoding: string, bytes: Buffer, cap: number): Buffer | 'unknown
         return inflateSync(bytes, options);
       case 'br':
         return brotliDecompressSync(bytes, options);
-      default:
-        return 'unknown';
+      default: {
+        const never: never = encoding;
+        return never;
+      }
     }
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? 'too-large' : 'corrupt';
@@ -148,29 +232,56 @@ function decode(encoding: string, bytes: Buffer, cap: number): Buffer | 'unknown
 }
 
 /**
- * The body fields of a content-encoded answer: the decoded body (the entry's headers still name
- * the encoding), or, when it cannot be decoded within the cap, a `bodyText` saying why — never
- * the compressed bytes as text.
+ * The record of a content-encoded answer: the decoded body (the entry's headers still name the
+ * encoding), kept or cut as any body, or, when it cannot be decoded within the observation cap,
+ * a `bodyText` saying why, marked `incomplete` — never the compressed bytes as text.
  */
-function encodedBodyFields(
+function encodedBodyRecord(
   encoding: string,
   bytes: Buffer,
   total: number,
-  cap: number,
+  caps: { record: number; observe: number },
   tokens: TokenPolicy,
-): Pick<EntryDraft, 'body' | 'bodyText'> {
+): BodyRecord {
   const what = `[${encoding}-encoded body of ${total} bytes`;
-  if (total > cap) return { bodyText: `${what}, over the ${cap}-byte recording cap: not decoded]` };
-  const decoded = decode(encoding, bytes, cap);
-  if (decoded instanceof Buffer) return bodyFields(decoded, decoded.byteLength, cap, tokens);
+  if (total > caps.observe) {
+    const why = `its ${total} encoded bytes are over the ${caps.observe}-byte observation cap (--max-observed-bytes)`;
+    return { fields: { bodyText: `${what} not recorded: ${why}]`, incomplete: `a ${encoding}-encoded body: ${why}` } };
+  }
+  const decoded = isDecoded(encoding) ? decode(encoding, bytes, caps.observe) : 'unknown';
+  if (decoded instanceof Buffer) return bodyRecord(decoded, decoded.byteLength, caps.record, tokens);
   const digest = createHash('sha256').update(bytes).digest('hex');
   const why =
     decoded === 'unknown'
       ? 'an encoding the recorder does not decode'
       : decoded === 'too-large'
-        ? `it decodes to more than the ${cap}-byte recording cap`
+        ? `it decodes to more than the ${caps.observe}-byte observation cap (--max-observed-bytes)`
         : 'it is not valid data of that encoding';
-  return { bodyText: `${what} not recorded: ${why}; sha256:${digest}]` };
+  return {
+    fields: {
+      bodyText: `${what} not recorded: ${why}; sha256:${digest}]`,
+      incomplete: `content-encoding ${encoding}: ${why}`,
+    },
+  };
+}
+
+type Decoder = Gunzip | Inflate | BrotliDecompress;
+
+/** A streaming decompressor for an encoded SSE stream; every chunk written is flushed out at once. */
+function streamDecoder(encoding: DecodedEncoding): Decoder {
+  switch (encoding) {
+    case 'gzip':
+    case 'x-gzip':
+      return createGunzip({ flush: zlibConstants.Z_SYNC_FLUSH });
+    case 'deflate':
+      return createInflate({ flush: zlibConstants.Z_SYNC_FLUSH });
+    case 'br':
+      return createBrotliDecompress({ flush: zlibConstants.BROTLI_OPERATION_FLUSH });
+    default: {
+      const never: never = encoding;
+      return never;
+    }
+  }
 }
 
 /** One exchange being recorded. Calls after the exchange is done are ignored. */
@@ -184,8 +295,16 @@ export class Exchange {
   #chunks: Uint8Array[] = [];
   #kept = 0;
   #total = 0;
+  /** The sha256 of a unary body too large to keep whole, begun at the first byte it drops. */
+  #overflow: ReturnType<typeof createHash> | undefined;
   #encoding = '';
   #parser: SseParser | undefined;
+  /** The decompressor of an encoded SSE stream (docs/design.md §5, "Content-encoded answers"). */
+  #decoder: Decoder | undefined;
+  /** The decoder was ended (the stream finished or broke): what it still holds is being read. */
+  #draining = false;
+  /** Settles when the decoder fails or closes. */
+  #decoderGone: Promise<void> = Promise.resolve();
   #holds: Promise<void>[] = [];
 
   /** @internal created by {@link ExchangeRecorder.request} */
@@ -203,7 +322,9 @@ export class Exchange {
   /**
    * The holds that the entries recorded since the last call produced, as one promise, or
    * `undefined` when there are none: the proxy calls it after `data` and `finish` and releases the
-   * bytes it just recorded only once the promise settles (it never rejects).
+   * bytes it just recorded only once the promise settles (it never rejects). A chunk of an encoded
+   * stream always has one: it settles once the chunk is decoded and the holds of the events it
+   * carried have settled.
    */
   takeHold(): Promise<void> | undefined {
     if (this.#holds.length === 0) return undefined;
@@ -226,12 +347,18 @@ export class Exchange {
       if (mediaType(this.#headers['content-type']) === 'text/event-stream') {
         this.#phase = 'stream';
         this.#emit({ kind: 'response', http: { ...this.#http, status, headers: this.#headers } });
-        if (this.#encoding !== 'identity') {
-          this.#end('error', { error: `cannot record an event stream sent with content-encoding ${this.#encoding}` });
+        if (this.#encoding !== 'identity' && !isDecoded(this.#encoding)) {
+          const why = `content-encoding ${this.#encoding} is not one the recorder decodes (gzip, deflate, br)`;
+          this.#end('error', {
+            error: `cannot read the events of this stream: its ${why}`,
+            incomplete: why,
+          });
           return;
         }
-        // An event keeps at most the body cap's worth of data characters (the rest still reaches the client).
-        this.#parser = new SseParser(this.#recorder.maxBodyBytes);
+        // An event is read whole up to the observation cap; the recording keeps at most the body
+        // cap's worth of its data characters (the rest still reaches the client).
+        this.#parser = new SseParser(this.#recorder.maxObservedBytes);
+        if (isDecoded(this.#encoding)) this.#decodeStream(this.#encoding);
       } else {
         this.#phase = 'unary';
       }
@@ -243,14 +370,33 @@ export class Exchange {
     this.#guard(() => {
       if (this.#phase === 'unary') {
         this.#total += chunk.byteLength;
-        const room = this.#recorder.maxBodyBytes + 1 - this.#kept;
-        if (room > 0) {
-          const part = chunk.byteLength <= room ? chunk : chunk.subarray(0, room);
+        const room = this.#recorder.maxObservedBytes + 1 - this.#kept;
+        const part = room <= 0 ? undefined : chunk.byteLength <= room ? chunk : chunk.subarray(0, room);
+        if (part !== undefined) {
           this.#chunks.push(part);
           this.#kept += part.byteLength;
         }
-      } else if (this.#phase === 'stream' && this.#parser !== undefined) {
-        for (const event of this.#parser.push(chunk)) this.#event(event);
+        if (part === undefined || part.byteLength < chunk.byteLength) {
+          // Too large to keep whole: hash it as it passes, to name the whole in the recording.
+          if (this.#overflow === undefined) {
+            this.#overflow = createHash('sha256');
+            for (const kept of this.#chunks) this.#overflow.update(kept);
+            if (part !== undefined) this.#overflow.update(chunk.subarray(part.byteLength));
+          } else {
+            this.#overflow.update(chunk);
+          }
+        }
+      } else if (this.#phase === 'stream' && this.#parser !== undefined && !this.#draining) {
+        const decoder = this.#decoder;
+        if (decoder === undefined) {
+          for (const event of this.#parser.push(chunk)) this.#event(event);
+          return;
+        }
+        // The chunk's events are recorded once it is decoded; the bytes wait for their holds. A
+        // decoder that fails calls back no more: its end releases every chunk waiting on it.
+        const written = new Promise<void>((resolve) => decoder.write(chunk, () => resolve()));
+        const decoded = Promise.race([written, this.#decoderGone]);
+        this.#holds.push(decoded.then(() => this.takeHold()));
       }
     });
   }
@@ -263,23 +409,25 @@ export class Exchange {
           this.#end('error', { error: 'the exchange ended without a response' });
           return;
         case 'unary': {
-          const cap = this.#recorder.maxBodyBytes;
-          const bytes = concat(this.#chunks, this.#kept);
-          const total = this.#total;
-          const fields =
-            this.#encoding !== 'identity' && total > 0
-              ? encodedBodyFields(this.#encoding, bytes, total, cap, this.#recorder.tokens)
-              : bodyFields(bytes, total, cap, this.#recorder.tokens);
+          const fields = this.#unaryRecord();
           this.#chunks = [];
+          this.#overflow = undefined;
           this.#phase = 'done';
-          this.#emit({
-            kind: 'response',
-            http: { ...this.#http, status: this.#status, headers: this.#headers },
-            ...fields,
-          });
+          this.#emit(
+            {
+              kind: 'response',
+              http: { ...this.#http, status: this.#status, headers: this.#headers },
+              ...fields.fields,
+            },
+            fields.observed,
+          );
           return;
         }
         case 'stream': {
+          if (this.#decoder !== undefined) {
+            this.#drain('end', () => this.#end('end', {}));
+            return;
+          }
           const rest = this.#parser?.end();
           for (const event of rest?.events ?? []) this.#event(event);
           this.#end('end', {});
@@ -300,6 +448,11 @@ export class Exchange {
     this.#guard(() => {
       if (this.#phase === 'done') return;
       if (this.#phase === 'stream') {
+        if (this.#decoder !== undefined) {
+          // What was decoded of the bytes already written is still recorded, then the failure.
+          this.#drain('flush', () => this.#end('error', { error: message }));
+          return;
+        }
         for (const event of this.#parser?.end().events ?? []) this.#event(event);
       }
       this.#chunks = [];
@@ -307,16 +460,98 @@ export class Exchange {
     });
   }
 
+  /** The record of a whole unary answer (docs/design.md §5). */
+  #unaryRecord(): BodyRecord {
+    const caps = { record: this.#recorder.maxBodyBytes, observe: this.#recorder.maxObservedBytes };
+    const bytes = concat(this.#chunks, this.#kept);
+    const total = this.#total;
+    const tokens = this.#recorder.tokens;
+    if (this.#encoding !== 'identity' && total > 0)
+      return encodedBodyRecord(this.#encoding, bytes, total, caps, tokens);
+    const overflow = this.#overflow;
+    if (overflow === undefined) return bodyRecord(bytes, total, caps.record, tokens);
+    const cut = { bytes: total, sha256: `sha256:${overflow.digest('hex')}` };
+    const record = bodyRecord(bytes, total, caps.record, tokens, () => cut);
+    const why = `its body of ${total} bytes is over the ${caps.observe}-byte observation cap (--max-observed-bytes)`;
+    return { fields: { ...record.fields, incomplete: why } };
+  }
+
+  /** Decodes an encoded SSE stream on the side: its text goes to the parser, the bytes to the client unchanged. */
+  #decodeStream(encoding: DecodedEncoding): void {
+    const decoder = streamDecoder(encoding);
+    this.#decoder = decoder;
+    this.#decoderGone = new Promise<void>((resolve) => {
+      decoder.once('error', () => resolve());
+      decoder.once('close', resolve);
+    });
+    let read = 0;
+    decoder.on('data', (text: Buffer) => {
+      this.#guard(() => {
+        read += text.byteLength;
+        if (this.#phase !== 'stream' || this.#parser === undefined) return;
+        for (const event of this.#parser.push(text)) this.#event(event);
+      });
+    });
+    decoder.on('error', (error) => {
+      this.#guard(() => {
+        if (this.#phase !== 'stream') return;
+        this.#decoder = undefined;
+        for (const event of this.#parser?.end().events ?? []) this.#event(event);
+        const why =
+          `the ${encoding} stream is not valid ${encoding} data after ${read} decoded bytes ` +
+          `(${describeZlibError(error)}): the events after it cannot be read`;
+        this.#end('error', { error: `cannot read the rest of the event stream: ${why}`, incomplete: why });
+      });
+    });
+  }
+
+  /**
+   * Once every byte written to the decoder is decoded and its events recorded, records how the
+   * stream ended (`then`): `end` ends the compressed data too (an unfinished one is corrupt),
+   * `flush` only decodes what came (the stream broke, as `then` says). The proxy's hold covers it.
+   */
+  #drain(how: 'end' | 'flush', then: () => void): void {
+    const decoder = this.#decoder;
+    if (decoder === undefined || this.#draining) return;
+    this.#draining = true;
+    const drained = new Promise<void>((resolve) => {
+      decoder.once('end', resolve);
+      decoder.once('error', () => resolve());
+      decoder.once('close', resolve);
+      if (how === 'end') decoder.end();
+      else decoder.flush(() => resolve());
+    }).then(() => {
+      this.#guard(() => {
+        if (this.#phase !== 'stream') return;
+        this.#decoder = undefined;
+        for (const event of this.#parser?.end().events ?? []) this.#event(event);
+        then();
+      });
+      return this.takeHold();
+    });
+    this.#holds.push(drained);
+  }
+
   #event({ data, event, id, truncated }: SseEvent): void {
-    // An event over the cap is kept as its first characters, like a body over the cap.
-    let fields: Pick<EntryDraft, 'body' | 'bodyText'> = { bodyText: data };
-    if (!truncated) {
-      try {
-        const body = JSON.parse(data) as JsonValue;
-        fields = { body: this.#recorder.tokens === 'placeholder' ? replaceResumeTokens(body, data) : body };
-      } catch {
-        // not JSON: the text as it came
-      }
+    const cap = this.#recorder.maxBodyBytes;
+    const tokens = this.#recorder.tokens;
+    let fields: Pick<EntryDraft, 'body' | 'bodyText' | 'cut' | 'incomplete'>;
+    let observed: ObservedBody | undefined;
+    if (truncated) {
+      // Past the observation cap: neither the recording nor the observer has the whole event.
+      fields = {
+        bodyText: headText(data, cap),
+        incomplete:
+          `the event's data runs over the ${this.#recorder.maxObservedBytes}-character observation cap ` +
+          '(--max-observed-bytes)',
+      };
+    } else if (data.length > cap) {
+      // An event over the recording cap is kept as its first characters; the observer reads it whole.
+      fields = { bodyText: headText(data, cap), cut: { bytes: Buffer.byteLength(data), sha256: sha256Of(data) } };
+      observed = observedOf(data, tokens);
+    } else {
+      const body = parsedBody(data, tokens);
+      fields = body === undefined ? { bodyText: data } : { body };
     }
     const draft: Omit<EntryDraft, 'xid'> = { kind: 'event', http: { ...this.#http }, ...fields };
     if (event !== undefined || id !== undefined) {
@@ -324,17 +559,20 @@ export class Exchange {
       if (event !== undefined) draft.sse.event = event;
       if (id !== undefined) draft.sse.id = id;
     }
-    this.#emit(draft);
+    this.#emit(draft, observed);
   }
 
-  #end(kind: 'end' | 'error', extra: Pick<EntryDraft, 'error'>): void {
+  #end(kind: 'end' | 'error', extra: Pick<EntryDraft, 'error' | 'incomplete'>): void {
     this.#phase = 'done';
     this.#parser = undefined;
+    const decoder = this.#decoder;
+    this.#decoder = undefined;
+    decoder?.destroy();
     this.#emit({ kind, http: { ...this.#http }, ...extra });
   }
 
-  #emit(draft: Omit<EntryDraft, 'xid'>): void {
-    const hold = this.#recorder.emit({ xid: this.xid, ...draft } as EntryDraft);
+  #emit(draft: Omit<EntryDraft, 'xid'>, observed?: ObservedBody): void {
+    const hold = this.#recorder.emit({ xid: this.xid, ...draft } as EntryDraft, observed);
     if (hold !== undefined) this.#holds.push(hold);
   }
 
@@ -343,14 +581,29 @@ export class Exchange {
       step();
     } catch (error) {
       this.#phase = 'done';
+      this.#decoder?.destroy();
+      this.#decoder = undefined;
       this.#recorder.report(error);
     }
   }
 }
 
+function describeZlibError(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** `entry` as the observer reads it: the whole body in place of the head the recording keeps. */
+function observedView(entry: RecordingEntry, observed: ObservedBody): RecordingEntry {
+  const { bodyText: _head, cut: _cut, ...rest } = entry;
+  if ('bodyText' in observed) return { ...rest, bodyText: observed.bodyText };
+  // A number beyond the double range is null, as the writer writes a body.
+  return { ...rest, body: replaceNonFinite(observed.body).value };
+}
+
 /** Turns observed exchanges into recording entries (see module doc). */
 export class ExchangeRecorder {
   readonly maxBodyBytes: number;
+  readonly maxObservedBytes: number;
   readonly tokens: TokenPolicy;
   readonly #writer: EntryWriter;
   readonly #ids: IdSource;
@@ -368,6 +621,7 @@ export class ExchangeRecorder {
     this.#redactQuery = options.redactQuery ?? [];
     this.#principal = options.principal ?? DEFAULT_PRINCIPAL_SOURCE;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+    this.maxObservedBytes = Math.max(this.maxBodyBytes, options.maxObservedBytes ?? DEFAULT_MAX_OBSERVED_BYTES);
     this.tokens = options.tokens ?? 'placeholder';
     this.#onEntry = options.onEntry;
     this.#onError = options.onError ?? (() => {});
@@ -382,20 +636,22 @@ export class ExchangeRecorder {
       const headers = recordedHeaders(facts.headers);
       const principal = principalOf(headers, this.#principal, this.#redact);
       const body = facts.body ?? new Uint8Array(0);
+      // A request is at hand whole (the proxy refuses one over the body cap before it gets here).
+      const record = bodyRecord(
+        Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+        body.byteLength,
+        this.maxBodyBytes,
+        this.tokens,
+      );
       const draft: EntryDraft = {
         xid,
         kind: 'request',
         http: { ...http, headers: this.redact(headers) },
-        ...bodyFields(
-          Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, this.maxBodyBytes + 1)),
-          body.byteLength,
-          this.maxBodyBytes,
-          this.tokens,
-        ),
+        ...record.fields,
       };
       if (principal !== undefined) draft.principal = principal;
       // A request shows the client nothing, so it is never held.
-      void this.emit(draft);
+      void this.emit(draft, record.observed);
     } catch (error) {
       this.report(error);
     }
@@ -416,12 +672,16 @@ export class ExchangeRecorder {
     return redactHeaders(headers, this.#redact);
   }
 
-  /** @internal writes one entry and hands it to the listener; returns the listener's hold */
-  emit(draft: EntryDraft): Promise<void> | undefined {
+  /**
+   * @internal writes one entry and hands it to the listener; returns the listener's hold. An
+   * entry whose body the recording keeps cut (`observed`: the whole) reaches the listener with the
+   * whole body instead of the head, as the writer writes a body (docs/design.md §5).
+   */
+  emit(draft: EntryDraft, observed?: ObservedBody): Promise<void> | undefined {
     const entry = this.#writer.append(draft);
     if (this.#onEntry === undefined) return undefined;
     try {
-      return this.#onEntry(entry) ?? undefined;
+      return this.#onEntry(observed === undefined ? entry : observedView(entry, observed)) ?? undefined;
     } catch (error) {
       this.report(error);
       return undefined;

@@ -5,7 +5,7 @@
  */
 import type { MethodCall } from '../protocol/params.js';
 import { isRecord } from '../protocol/read.js';
-import { ENTRY_KINDS } from '../recording/format.js';
+import { ENTRY_KINDS, type RecordingEntry } from '../recording/format.js';
 
 /** Why `entry` is not a recording entry (docs/design.md §5), as `field: expectation`; undefined when it is one. */
 export function entryProblem(entry: unknown): string | undefined {
@@ -19,6 +19,24 @@ export function entryProblem(entry: unknown): string | undefined {
   if (!isRecord(entry.http) || typeof entry.http.method !== 'string' || typeof entry.http.path !== 'string') {
     return 'http: expected {method, path}';
   }
+  return undefined;
+}
+
+/**
+ * Why a reading of `entry` cannot see all the peer sent, or undefined when it can (docs/design.md
+ * §5, §14): the recorder could not read the answer (`incomplete`), or the entry keeps the head of a
+ * body (`cut`) with no whole `body` beside it (the recorder's own listener gets the whole).
+ */
+export function entryIncompleteness(entry: RecordingEntry): { field: 'incomplete' | 'cut'; why: string } | undefined {
+  if (typeof entry.incomplete === 'string')
+    return { field: 'incomplete', why: `the recorder could not read it: ${entry.incomplete}` };
+  if (entry.cut !== undefined && entry.body === undefined)
+    return {
+      field: 'cut',
+      why:
+        `the recording keeps the first part of its ${entry.cut.bytes}-byte body only (${entry.cut.sha256}); ` +
+        'the recorder observed it whole, so its receipt log holds what it showed',
+    };
   return undefined;
 }
 

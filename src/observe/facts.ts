@@ -25,7 +25,7 @@ import { tokenHashOf } from '../recording/resume-token.js';
 import { parseTraceparent } from '../tracing/span-events.js';
 import { BoundedMap } from '../bounded-map.js';
 import { readRequest, readRestAnswer } from './call-view.js';
-import { entryProblem, taskIdFromRaw, taskIdOfCall } from './entry-reads.js';
+import { entryIncompleteness, entryProblem, taskIdFromRaw, taskIdOfCall } from './entry-reads.js';
 import type { FindingCode, ObserverFinding } from './findings.js';
 import {
   type ResumeSignal,
@@ -274,17 +274,8 @@ export class FactReader {
    * recorder's own observer) is complete.
    */
   #checkComplete(entry: RecordingEntry): void {
-    if (typeof entry.incomplete === 'string') {
-      this.#finding('incomplete-entry', entry.seq, 'incomplete', `the recorder could not read it: ${entry.incomplete}`);
-    } else if (entry.cut !== undefined && entry.body === undefined) {
-      this.#finding(
-        'incomplete-entry',
-        entry.seq,
-        'cut',
-        `the recording keeps the first part of its ${entry.cut.bytes}-byte body only (${entry.cut.sha256}); ` +
-          'the recorder observed it whole, so its receipt log holds what it showed',
-      );
-    }
+    const missing = entryIncompleteness(entry);
+    if (missing !== undefined) this.#finding('incomplete-entry', entry.seq, missing.field, missing.why);
   }
 
   // ---- output ----

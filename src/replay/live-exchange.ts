@@ -17,7 +17,7 @@ import { type JsonValue, replaceNonFinite } from '../canonical/canonical-json.js
 import { nestsDeeperThan } from '../canonical/depth.js';
 import { A2aReplayError } from '../errors.js';
 import { basePathOf, serverOptions, underBase } from '../http/request-target.js';
-import { ExchangeRecorder } from '../intercept/exchange-recorder.js';
+import { DEFAULT_MAX_OBSERVED_BYTES, ExchangeRecorder } from '../intercept/exchange-recorder.js';
 import type { RecordingEntry } from '../recording/format.js';
 import { REPLAY_MAX_BODY_DEPTH } from '../recording/recording-reader.js';
 import type { EntryDraft } from '../recording/recording-writer.js';
@@ -113,6 +113,9 @@ export function sendLive(options: LiveCallOptions): LiveCall {
       },
     },
     redact: NO_REDACTION,
+    // A live answer is compared and observed whole, as the recorder observed the recorded one
+    // (a recorded body may be cut at the recording cap; docs/design.md §8).
+    maxBodyBytes: DEFAULT_MAX_OBSERVED_BYTES,
     // Replay must learn the live peer's real tokens to send them back; nothing here is written.
     tokens: 'keep',
   });

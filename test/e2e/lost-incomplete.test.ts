@@ -2,7 +2,8 @@
  * `lost` on a recording whose entries do not hold all the peer sent (docs/design.md §5, §14): an
  * entry the recorder could not read (`incomplete`) or keeps as its head (`cut`) hides what it
  * showed, so the recording is reported INCOMPLETE, naming the line, seq and why, with exit 1,
- * even when no pause is lost; the same recording whole is clean.
+ * even when no pause is lost; the same recording whole is clean. `verify --recording` checks the
+ * recording is the log's.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -80,4 +81,16 @@ it('refuses a cut that does not say what was cut, naming the line', async () => 
   expect(lost.stderr).toContain(`changed.jsonl:${PAUSED_LINE}`);
   expect(lost.stderr).toContain('entry field "cut" is not {bytes: a whole number, sha256: "sha256:<64 hex>"}');
   expect(lost.code).toBe(2);
+});
+
+it('verify --recording accepts the log with its own recording and refuses another recording', async () => {
+  const log = GOLDEN.replace(/\.jsonl$/, '.receipts.jsonl');
+  const key = join(ROOT, 'golden/test-key.json');
+  const own = await runCli(['verify', log, '--key', key, '--recording', GOLDEN]);
+  expect(own.stdout).toContain('recording.jsonl: complete: the recorder read every answer whole');
+  expect(own.code).toBe(0);
+  const other = join(ROOT, 'golden/cancel-while-paused/recording.jsonl');
+  const wrong = await runCli(['verify', log, '--key', key, '--recording', other]);
+  expect(wrong.stdout).toContain(`${other}: not the recording of ${log}`);
+  expect(wrong.code).toBe(1);
 });

@@ -3,6 +3,7 @@
  * returned a hold reach the client only once the hold settles — the last chunk of a unary answer,
  * the SSE chunk with the event — while traffic without a hold flows as before.
  */
+import { createBrotliCompress, createDeflate, createGzip } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   CounterIdSource,
@@ -119,6 +120,52 @@ describe('a held entry holds its bytes back', () => {
     await second;
     await readUntil(events[2] as string);
     expect(seen.indexOf(events[1] as string)).toBeLessThan(seen.indexOf(events[2] as string));
+  });
+
+  it.each([
+    ['gzip', () => createGzip()],
+    ['deflate', () => createDeflate()],
+    ['br', () => createBrotliCompress()],
+  ])('decodes a %s SSE stream on the side and keeps the chunk with a held event back', async (encoding, encoder) => {
+    const events = ['{"n":1}', '{"n":2,"paused":true}', '{"n":3}'];
+    const { url, release, heldEntries } = await holdingProxy(
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': encoding });
+        const out = encoder();
+        out.pipe(res);
+        // Each event compressed and flushed on its own, so each arrives as it is sent.
+        const send = (i: number): void => {
+          out.write(`data: ${events[i]}\n\n`);
+          out.flush(() => {
+            if (i + 1 < events.length) setImmediate(() => send(i + 1));
+            else out.end();
+          });
+        };
+        send(0);
+      },
+      (entry) => entry.kind === 'event' && JSON.stringify(entry.body).includes('paused'),
+    );
+    const res = await fetch(url, { method: 'POST', body: '{}' });
+    expect(res.headers.get('content-encoding')).toBe(encoding);
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let seen = '';
+    const readUntil = async (text: string): Promise<void> => {
+      while (!seen.includes(text)) {
+        const { done, value } = (await reader.read()) as { done: boolean; value?: Uint8Array };
+        if (done) return;
+        seen += decoder.decode(value, { stream: true });
+      }
+    };
+    await readUntil(events[0] as string);
+    const second = readUntil(events[1] as string);
+    for (let i = 0; i < 10_000 && heldEntries.length === 0; i++) await new Promise((r) => setImmediate(r));
+    expect(heldEntries.map((e) => e.body)).toEqual([JSON.parse(events[1] as string)]);
+    expect(await stateOf(second)).toBe('pending');
+    release();
+    await second;
+    await readUntil(events[2] as string);
+    expect(seen).toBe(events.map((e) => `data: ${e}\n\n`).join(''));
   });
 
   it('holds nothing when the listener returns no hold', async () => {

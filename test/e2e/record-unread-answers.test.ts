@@ -1,0 +1,349 @@
+/**
+ * What `record --key` (a real process) makes of answers it cannot simply read, in front of the
+ * reference peer or a small upstream:
+ * - an SSE stream the upstream gzips: the events are decoded on the side (the client still gets
+ *   the gzip bytes) and the pause they carry is receipted;
+ * - a GetTask answer over --max-body-bytes showing a pause: the recording keeps its head, the
+ *   observer reads it whole and the pause is receipted;
+ * - a stream in an encoding the recorder does not decode, or corrupt gzip: said on stderr at once,
+ *   recorded as an `error` entry marked incomplete, and `lost` on the recording says INCOMPLETE
+ *   naming the line, seq and why, exiting 1; likewise an answer or event over --max-observed-bytes,
+ *   recorded as its head with the whole body's length and hash.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { type IncomingMessage, type Server, createServer, request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createGzip, gzipSync } from 'node:zlib';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { type RecordingEntry, canonicalJson, generateReceiptKey, readRecording } from '../../src/internal.js';
+import { runCli } from '../helpers/cli.js';
+import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+
+let dir = '';
+const processes: RecordProcess[] = [];
+const servers: Server[] = [];
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'record-unread-'));
+});
+afterEach(async () => {
+  for (const p of processes.splice(0)) await stopProcess(p, 'SIGKILL');
+  for (const s of servers.splice(0)) {
+    s.closeAllConnections();
+    await new Promise<void>((resolve) => s.close(() => resolve()));
+  }
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function listen(server: Server): Promise<string> {
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+}
+
+/**
+ * A relay in front of `peer` that passes everything through, except that it gzips every SSE
+ * stream, flushing the gzip data after each chunk so each event reaches the client as it comes.
+ */
+function gzipRelay(peer: string): Promise<string> {
+  const target = new URL(peer);
+  return listen(
+    createServer((req, res) => {
+      const body: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => body.push(chunk));
+      req.on('end', () => {
+        const upstream = httpRequest(
+          { host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers },
+          (answer: IncomingMessage) => {
+            if (!String(answer.headers['content-type']).startsWith('text/event-stream')) {
+              res.writeHead(answer.statusCode ?? 502, answer.headers);
+              answer.pipe(res);
+              return;
+            }
+            const { 'content-length': _length, ...headers } = answer.headers;
+            res.writeHead(answer.statusCode ?? 502, { ...headers, 'content-encoding': 'gzip' });
+            const gzip = createGzip();
+            gzip.pipe(res);
+            answer.on('data', (chunk: Buffer) => {
+              gzip.write(chunk);
+              gzip.flush();
+            });
+            answer.on('end', () => gzip.end());
+          },
+        );
+        upstream.end(Buffer.concat(body));
+      });
+    }),
+  );
+}
+
+/** A key file, the reference peer (behind `front` when given) and `record --key` in front. */
+async function session(
+  name: string,
+  front: (peer: string) => Promise<string> = async (peer) => peer,
+  ...flags: string[]
+): Promise<{ keyFile: string; out: string; log: string; recorder: RecordProcess }> {
+  const keyFile = join(dir, 'key.json');
+  await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: name }).keyFile()), { mode: 0o600 });
+  const peer = await startCliProcess(['peer', '--deterministic']);
+  processes.push(peer);
+  const out = join(dir, `${name}.jsonl`);
+  const recorder = await startRecordProcess([
+    '--upstream',
+    await front(peer.url),
+    '--out',
+    out,
+    '--key',
+    keyFile,
+    ...flags,
+  ]);
+  processes.push(recorder);
+  return { keyFile, out, log: out.replace(/\.jsonl$/, '.receipts.jsonl'), recorder };
+}
+
+async function call(base: string, method: string, params: unknown, path = '/'): Promise<Record<string, unknown>> {
+  const res = await fetch(new URL(path, base), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const answer = (await res.json()) as { result?: Record<string, unknown>; error?: unknown };
+  if (answer.result === undefined) throw new Error(`${method}: ${JSON.stringify(answer.error)}`);
+  return answer.result;
+}
+
+async function receiptsOf(log: string): Promise<Record<string, unknown>[]> {
+  return (await readFile(log, 'utf8'))
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+async function entriesOf(out: string): Promise<RecordingEntry[]> {
+  return (await readRecording(out)).entries;
+}
+
+/** Reads an SSE answer (fetch decodes the gzip) until `until` holds of the text so far. */
+async function readUntil(stream: ReadableStream<Uint8Array>, until: (text: string) => boolean): Promise<string> {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (value) text += decoder.decode(value, { stream: true });
+    if (done || until(text)) break;
+  }
+  reader.releaseLock();
+  return text;
+}
+
+it('receipts a pause carried by a gzip SSE stream, and the recording holds its events', async () => {
+  const { keyFile, out, log, recorder } = await session('gzip-stream', gzipRelay);
+  const res = await fetch(recorder.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', 'accept-encoding': 'gzip' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'SendStreamingMessage',
+      params: { message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'await:approval' }] } },
+    }),
+  });
+  expect(res.headers.get('content-encoding')).toBe('gzip');
+  const body = res.body as ReadableStream<Uint8Array>;
+  await readUntil(body, (text) => text.includes('TASK_STATE_PAUSED'));
+  await call(recorder.url, 'FireEvent', { name: 'approval' }, '/control');
+  expect(await readUntil(body, () => false)).toContain('TASK_STATE_COMPLETED');
+  expect(await stopProcess(recorder)).toBe(0);
+
+  const receipts = await receiptsOf(log);
+  expect(receipts.filter((r) => r.type === 'SuspensionReceipt')).toHaveLength(1);
+  expect(receipts.find((r) => r.type === 'ResumptionReceipt')).toMatchObject({
+    cause: 'condition_fired',
+    outcome: 'resumed',
+  });
+  const entries = await entriesOf(out);
+  const stream = entries.filter((e) => e.http.method === 'POST' && e.http.path === '/' && e.kind !== 'request');
+  expect(stream[0]).toMatchObject({ kind: 'response', http: { headers: { 'content-encoding': 'gzip' } } });
+  expect(stream.slice(1, -1).every((e) => e.kind === 'event' && e.body !== undefined)).toBe(true);
+  expect(stream.at(-1)?.kind).toBe('end');
+  expect(recorder.stderr()).not.toContain('incomplete');
+  const lost = await runCli(['lost', out]);
+  expect(lost.stdout).toMatch(/^no lost pauses in /);
+  expect(lost.code).toBe(0);
+  const verified = await runCli(['verify', log, '--key', keyFile, '--recording', out]);
+  expect(verified.stdout).toContain('complete: the recorder read every answer whole');
+  expect(verified.code).toBe(0);
+});
+
+it('receipts a pause shown by a GetTask answer over --max-body-bytes, recorded as its head', async () => {
+  const { keyFile, out, log, recorder } = await session('over-cap', undefined, '--max-body-bytes', '4096');
+  // Twenty artifacts and a long message part: the task's answers run over 4 KiB, its request not.
+  const sent = (await call(recorder.url, 'SendMessage', {
+    message: {
+      messageId: 'm-1',
+      role: 'ROLE_USER',
+      parts: [{ text: 'work:20 await:approval' }, { text: 'x'.repeat(3000) }],
+    },
+    configuration: { returnImmediately: true },
+  })) as { task: { id: string } };
+  await call(recorder.url, 'AdvanceClock', { ms: 3_600_000 }, '/control');
+  const paused = (await call(recorder.url, 'GetTask', { id: sent.task.id })) as { status: { state: string } };
+  expect(paused.status.state).toBe('TASK_STATE_PAUSED');
+  await call(recorder.url, 'FireEvent', { name: 'approval' }, '/control');
+  expect(await stopProcess(recorder)).toBe(0);
+
+  const receipts = await receiptsOf(log);
+  expect(receipts.find((r) => r.type === 'SuspensionReceipt')).toMatchObject({
+    taskId: sent.task.id,
+    via: 'statusUpdate',
+  });
+  expect(receipts.find((r) => r.type === 'ResumptionReceipt')).toMatchObject({
+    taskId: sent.task.id,
+    cause: 'condition_fired',
+  });
+  const answer = (await entriesOf(out)).find((e) => e.kind === 'response' && e.bodyText?.includes('PAUSED'));
+  expect(answer?.bodyText).toHaveLength(4096);
+  expect(answer?.cut).toMatchObject({ sha256: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as unknown });
+  expect(answer?.cut?.bytes).toBeGreaterThan(4096);
+  expect(answer?.body).toBeUndefined();
+
+  // The recording alone cannot show what the head leaves out: lost says so; the log is complete.
+  const lost = await runCli(['lost', out]);
+  expect(lost.stdout).toContain('INCOMPLETE');
+  expect(lost.stdout).toContain(`seq ${answer?.seq}: the recording keeps the first part of its`);
+  expect(lost.code).toBe(1);
+  const fromLog = await runCli(['lost', log, '--key', keyFile]);
+  expect(fromLog.stdout).toMatch(/^no lost pauses in /);
+  expect((await runCli(['verify', log, '--key', keyFile, '--recording', out])).code).toBe(0);
+  // Replay compares the cut answers by status and derives the same receipts from the live ones.
+  const replayed = await runCli(['run', out, '--key', keyFile, '--strict']);
+  expect(replayed.stdout).toMatch(/^PASS/);
+  expect(replayed.code).toBe(0);
+});
+
+/** An upstream that answers every call with an SSE stream of `bytes`, sent as `encoding`. */
+function encodedStream(encoding: string, bytes: Buffer): Promise<string> {
+  return listen(
+    createServer((req, res) => {
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'content-encoding': encoding });
+      res.end(bytes);
+    }),
+  );
+}
+
+/** POSTs `body` and resolves with the answer's body bytes as they came (nothing decoded). */
+function postBytes(url: string, body: string): Promise<Buffer> {
+  const target = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: target.hostname, port: target.port, method: 'POST', path: '/', agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve(Buffer.concat(chunks)));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.setHeader('content-type', 'application/json');
+    req.end(body);
+  });
+}
+
+const PAUSED_EVENT =
+  'data: {"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t-1","contextId":"c-1","status":' +
+  '{"state":"TASK_STATE_PAUSED","pause":{"initiatedBy":"PAUSE_INITIATOR_AGENT","resumeToken":"r-1"}}}}}\n\n';
+
+it.each([
+  ['zstd', Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x01]), /content-encoding zstd is not one the recorder decodes/],
+  [
+    'gzip',
+    Buffer.concat([gzipSync(PAUSED_EVENT).subarray(0, 12), Buffer.from('not gzip at all')]),
+    /the gzip stream is not valid gzip data after 0 decoded bytes/,
+  ],
+])(
+  'says at once that a %s stream it cannot read is incomplete, and lost exits 1 naming it',
+  async (encoding, bytes, why) => {
+    const upstream = await encodedStream(encoding, bytes);
+    const out = join(dir, `${encoding}.jsonl`);
+    const keyFile = join(dir, 'key.json');
+    await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'k' }).keyFile()), { mode: 0o600 });
+    const recorder = await startRecordProcess(['--upstream', upstream, '--out', out, '--key', keyFile]);
+    processes.push(recorder);
+    const got = await postBytes(
+      recorder.url,
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: 't-1' } }),
+    );
+    // The client gets the bytes as the upstream sent them.
+    expect(got.equals(bytes)).toBe(true);
+    // Said while the recorder still runs.
+    await expect.poll(() => recorder.stderr()).toMatch(why);
+    expect(recorder.stderr()).toMatch(/seq 3 \(error of POST \/\) is incomplete: /);
+    expect(await stopProcess(recorder)).toBe(0);
+
+    const entries = await entriesOf(out);
+    const error = entries.find((e) => e.kind === 'error');
+    expect(error).toMatchObject({ seq: 3, incomplete: expect.stringMatching(why) as unknown });
+    const lost = await runCli(['lost', out]);
+    expect(lost.stdout).toContain('INCOMPLETE: 1 entry of');
+    expect(lost.stdout).toMatch(new RegExp(`${encoding}\\.jsonl:4: seq 3: the recorder could not read it: `));
+    expect(lost.code).toBe(1);
+    const log = out.replace(/\.jsonl$/, '.receipts.jsonl');
+    const verified = await runCli(['verify', log, '--key', keyFile, '--recording', out]);
+    expect(verified.stdout).toContain(': ok: 0 receipts');
+    expect(verified.stdout).toContain('INCOMPLETE: the recorder could not read 1 entry in full');
+    expect(verified.stdout).toMatch(new RegExp(`${encoding}\\.jsonl:4: seq 3: the recorder could not read it: `));
+    expect(verified.code).toBe(1);
+  },
+);
+
+it('records an answer and an event over --max-observed-bytes as their head, whole hash and incomplete', async () => {
+  const big = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { pad: 'p'.repeat(10_000) } });
+  const upstream = await listen(
+    createServer((req, res) => {
+      req.resume();
+      if (req.url === '/stream') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(`data: ${big}\n\n`);
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // In pieces, so the whole is hashed as it passes.
+      for (let at = 0; at < big.length; at += 3000) res.write(big.slice(at, at + 3000));
+      res.end();
+    }),
+  );
+  const out = join(dir, 'observed-cap.jsonl');
+  const recorder = await startRecordProcess(
+    ['--upstream', upstream, '--out', out, '--max-body-bytes', '1024', '--max-observed-bytes', '4096'],
+    { A2A_REPLAY_KEY_FILE: '' },
+  );
+  processes.push(recorder);
+  for (const path of ['/unary', '/stream']) {
+    const res = await fetch(new URL(path, recorder.url), { method: 'POST', body: '{}' });
+    expect(await res.text()).toContain(big);
+  }
+  await expect.poll(() => recorder.stderr()).toMatch(/seq 5 \(event of POST \/stream\) is incomplete: /);
+  expect(recorder.stderr()).toMatch(
+    /seq 2 \(response of POST \/unary\) is incomplete: its body of 10\d{3} bytes is over the 4096-byte observation cap/,
+  );
+  expect(await stopProcess(recorder)).toBe(0);
+  const entries = await entriesOf(out);
+  expect(entries[1]).toMatchObject({
+    kind: 'response',
+    bodyText: big.slice(0, 1024),
+    cut: { bytes: big.length, sha256: `sha256:${createHash('sha256').update(big).digest('hex')}` },
+  });
+  expect(entries[4]).toMatchObject({
+    kind: 'event',
+    bodyText: big.slice(0, 1024),
+    incomplete: expect.stringContaining('over the 4096-character observation cap') as unknown,
+  });
+  const lost = await runCli(['lost', out]);
+  expect(lost.stdout).toContain('INCOMPLETE: 2 entries of');
+  expect(lost.code).toBe(1);
+});
