@@ -128,6 +128,10 @@ it('writes the recording and the receipt log with mode 0600, a --force overwrite
 it.each([
   [['--fsync', 'sometimes'], /--fsync: expected one of always, batch, never/],
   [['--checkpoint-every', '-1'], /--checkpoint-every: expected an integer of at least 0/],
+  [
+    ['--max-body-bytes', '4096', '--max-observed-bytes', '1024'],
+    /--max-observed-bytes: 1024 is below --max-body-bytes \(4096\)/,
+  ],
 ])('rejects %j as a usage error', async (args, message) => {
   const result = await runCli(['record', '--upstream', 'http://127.0.0.1:9', '--out', join(dir, 'x.jsonl'), ...args]);
   expect(result.code).toBe(2);
