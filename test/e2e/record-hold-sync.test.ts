@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient, stateOf, userMessage } from '../../scripts/golden/a2a-client.js';
 import { canonicalJson, generateReceiptKey } from '../../src/internal.js';
-import { type SyncGate, startSyncGate } from '../helpers/sync-gate.js';
+import { type SyncGate, releaseOneByOne, startSyncGate } from '../helpers/sync-gate.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 
 let dir = '';
@@ -73,19 +73,6 @@ async function recorded(file: string, text: string, count: number): Promise<void
   throw new Error(`the recording never held ${count} lines with ${text}`);
 }
 
-/** Lets the gated syncs run one at a time, oldest first, until `count` acknowledgements arrived. */
-async function releaseUntil(gate: SyncGate, acks: Acks, count: number): Promise<void> {
-  await settle();
-  while (acks.seen.length < count) {
-    if (gate.pending.length === 0) {
-      await Promise.race([gate.untilPending(), acks.changed()]);
-      continue;
-    }
-    gate.releaseOldest();
-    await settle();
-  }
-}
-
 /** The end offset (bytes) of the first line of `file` that `match` accepts, and that line. */
 async function lineEnd(file: string, match: (line: Record<string, unknown>) => boolean) {
   const text = await readFile(file, 'utf8');
@@ -132,13 +119,23 @@ describe('an acknowledgement waits for the sync that covers its receipt', () => 
           const paused = client.ok<{ pause: { resumeToken: string } }>('PauseTask', { taskId, reason: 'held' });
           void paused.then(() => acks.add('pause: answer'));
           await recorded(out, 'TASK_STATE_PAUSED', 2);
-          await releaseUntil(gate, acks, 2);
+          await releaseOneByOne(
+            gate,
+            () => acks.seen.length >= 2,
+            settle,
+            () => acks.changed(),
+          );
 
           const { resumeToken } = (await paused).pause;
           void stream.next(resumedEvent).then(() => acks.add('resume: stream event'));
           void client.ok('ResumeTask', { taskId, resumeToken }).then(() => acks.add('resume: answer'));
           await recorded(out, 'explicit_resume', 2);
-          await releaseUntil(gate, acks, 4);
+          await releaseOneByOne(
+            gate,
+            () => acks.seen.length >= 4,
+            settle,
+            () => acks.changed(),
+          );
           gate.holding = false;
           while (gate.releaseOldest() !== undefined);
           stream.abort();

@@ -104,3 +104,26 @@ export async function startSyncGate(dir: string): Promise<SyncGate> {
     },
   };
 }
+
+/**
+ * Lets the held syncs of `gate` run one at a time, oldest first, until `done()`: before each,
+ * `settle()` gives whatever the recorder already sent the time to arrive, so an answer released
+ * early shows up before the sync that should have held it. `changed()` resolves when `done()`
+ * may have turned true.
+ */
+export async function releaseOneByOne(
+  gate: SyncGate,
+  done: () => boolean,
+  settle: () => Promise<void>,
+  changed: () => Promise<void>,
+): Promise<void> {
+  await settle();
+  while (!done()) {
+    if (gate.pending.length === 0) {
+      await Promise.race([gate.untilPending(), changed()]);
+      continue;
+    }
+    gate.releaseOldest();
+    await settle();
+  }
+}
