@@ -6,7 +6,9 @@
  * PauseTask / ResumeTask answer and the stream's event, whichever of them made the receipt — may
  * reach the client only after syncs the test let run cover the receipt line and the recording
  * lines it cites. The syncs are let run one at a time, oldest first, and each is given the chance
- * to show a leak before the next.
+ * to show a leak before the next. With two tasks, the second paused while a sync for the first's
+ * receipt is held: its answers wait for a sync that began after its receipt was written, never
+ * for the one already running (in either file).
  */
 import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -170,5 +172,71 @@ describe('an acknowledgement waits for the sync that covers its receipt', () => 
         }
       });
     }
+  }
+
+  for (const fsync of ['batch', 'always'] as const) {
+    it(`does not let out a pause on a sync that began before its receipt was written (--fsync ${fsync})`, async () => {
+      const out = join(dir, `two-${fsync}.jsonl`);
+      const log = out.replace(/\.jsonl$/, '.receipts.jsonl');
+      const gate = await startSyncGate(dir);
+      let recorder: RecordProcess | undefined;
+      try {
+        recorder = await startRecordProcess(
+          ['--upstream', peer.url, '--out', out, '--key', keyFile, '--fsync', fsync],
+          gate.env,
+        );
+        const client = new A2aTestClient(recorder.url);
+        const streams = ['a', 'b'].map((m) => client.stream('SendStreamingMessage', userMessage('work:3', m)));
+        const [a, b] = await Promise.all(
+          streams.map(async (st) => taskIdOf(await st.next((e) => taskIdOf(e) !== undefined)) as string),
+        );
+        const acks = new Acks(gate, log, out);
+        gate.holding = true;
+        streams.forEach((st, i) => {
+          void st.next((e) => stateOf(e) === 'TASK_STATE_PAUSED').then(() => acks.add(`${i}: stream event`));
+        });
+        void client.ok('PauseTask', { taskId: a, reason: 'first' }).then(() => acks.add('0: answer'));
+        // A sync of the log runs for the first receipt (held) before the second pause is asked for.
+        await recorded(out, 'TASK_STATE_PAUSED', 2);
+        while (!gate.pending.some((r) => r.path === log)) await gate.untilPending().then(settle);
+        void client.ok('PauseTask', { taskId: b, reason: 'second' }).then(() => acks.add('1: answer'));
+        await recorded(out, 'TASK_STATE_PAUSED', 4);
+        await releaseOneByOne(
+          gate,
+          () => acks.seen.length >= 4,
+          settle,
+          () => acks.changed(),
+        );
+        gate.holding = false;
+        while (gate.releaseOldest() !== undefined);
+        for (const st of streams) st.abort();
+
+        const needs = await Promise.all(
+          [a, b].map(async (taskId) => {
+            const receipt = await lineEnd(log, (l) => l.type === 'SuspensionReceipt' && l.taskId === taskId);
+            return { log: receipt.end, recording: await entryEnd(out, Math.max(...receipt.line.entries)) };
+          }),
+        );
+        expect(acks.seen.map((x) => x.what).sort()).toEqual([
+          '0: answer',
+          '0: stream event',
+          '1: answer',
+          '1: stream event',
+        ]);
+        for (const ack of acks.seen) {
+          const need = needs[Number(ack.what[0])] as { log: number; recording: number };
+          expect({ what: ack.what, log: ack.log >= need.log, recording: ack.recording >= need.recording }).toEqual({
+            what: ack.what,
+            log: true,
+            recording: true,
+          });
+        }
+      } finally {
+        gate.holding = false;
+        while (gate.releaseOldest() !== undefined);
+        if (recorder) expect(await stopProcess(recorder)).toBe(0);
+        await gate.close();
+      }
+    });
   }
 });
