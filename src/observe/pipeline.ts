@@ -137,7 +137,9 @@ export class ObservationPipeline {
         else (holds ??= [hold]).push(pending);
       });
     }
-    for (const taskId of observer.awaited) {
+    const awaited = observer.awaited;
+    for (let i = 0; i < awaited.length; i++) {
+      const taskId = awaited[i] as string;
       const waiting = new Promise<void>((resolve) => {
         const releases = this.#awaiting.get(taskId) ?? [];
         releases.push((receipt) => resolve(receipt));
