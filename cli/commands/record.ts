@@ -125,7 +125,7 @@ async function assertAbsent(file: string): Promise<void> {
 }
 
 interface Observation {
-  /** Observes an entry; a promise back is a hold (the entry caused a receipt: see `observe`). */
+  /** Observes an entry; a promise back is a hold (the entry shows a pause or resume: see `observe`). */
   push(entry: RecordingEntry): Promise<void> | undefined;
   /** Ends the recording at its last entry, as replay does, then closes the receipt log. */
   close(): Promise<void>;
@@ -134,9 +134,9 @@ interface Observation {
 /**
  * Feeds entries to the observation pipeline: receipts into `log` (when a key was given), spans
  * into `spans`. Entries arrive in `seq` order, so the last one pushed is the recording's last.
- * An entry that causes a receipt gets a hold back that settles once the receipt and the
- * recording lines it cites are durable under `fsync` (docs/design.md §5); the proxy releases the
- * response bytes that carried the entry only then.
+ * An entry that shows a client a pause or resume gets a hold back that settles once its receipt
+ * and the recording lines it cites are durable under `fsync` (docs/design.md §5); the proxy
+ * releases the response bytes that carried the entry only then.
  */
 function observe(
   recording: RecordingWriter,
@@ -150,7 +150,7 @@ function observe(
     recordingId: recording.header.id,
     // A recorder may run for days: nothing reads findings back, so none are kept.
     retainFindings: false,
-    ...(log ? { receipts: log } : {}),
+    ...(log ? { receipts: log, entriesDurable: () => recording.durable(fsync !== 'never') } : {}),
     ...(spans ? { spans } : {}),
     onSinkError: (error, sink) =>
       onError(sink === 'receipts' ? `writing ${log?.path ?? 'receipts'}` : 'tracing')(error),
@@ -172,9 +172,7 @@ function observe(
         void pipeline.push(entry);
         return undefined;
       }
-      const held = pipeline.pushHeld(entry);
-      if (held === undefined) return undefined;
-      return Promise.all([held, recording.durable(fsync !== 'never')]).then(() => undefined);
+      return pipeline.pushHeld(entry);
     },
     async close() {
       await pipeline.finish(lastAt);

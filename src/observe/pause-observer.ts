@@ -20,7 +20,15 @@ import { tokenHashOf } from '../recording/resume-token.js';
 import type { LostPauseReason, SpanEvent } from '../tracing/span-events.js';
 import { BoundedMap } from '../bounded-map.js';
 import { DeadlineHeap } from './deadline-heap.js';
-import { type ControlCall, type EntryRef, type Fact, FactReader, type Origin, RULE_ERRORS } from './facts.js';
+import {
+  type ControlCall,
+  type EntryRef,
+  type Fact,
+  FactReader,
+  type Origin,
+  RULE_ERRORS,
+  type ReadItem,
+} from './facts.js';
 import type { FindingCode, ObserverFinding } from './findings.js';
 import {
   type Evidence,
@@ -192,6 +200,10 @@ export class PauseObserver {
   readonly #clock = new PeerClock();
   readonly #touched = new Set<TaskRecord>();
   #out: ObserverOutput[] = [];
+  /** What the entry observed last was read into: the tasks it showed ({@link tasksShown}). */
+  #lastItems: readonly ReadItem[] = [];
+  /** Tasks the entry observed last showed past a pause that only a later entry can receipt. */
+  readonly #awaited: string[] = [];
 
   constructor(options: ObserverOptions) {
     this.#ctx = { recordingId: options.recordingId };
@@ -202,6 +214,8 @@ export class PauseObserver {
     const out: ObserverOutput[] = [];
     this.#out = out;
     const items = this.#reader.read(entry);
+    this.#lastItems = items;
+    if (this.#awaited.length > 0) this.#awaited.length = 0;
     try {
       for (const item of items) {
         if (item.type === 'finding') out.push(item);
@@ -314,6 +328,52 @@ export class PauseObserver {
       });
     }
     return list;
+  }
+
+  /**
+   * Calls `each` with the id of every task the entry observed last showed a client: a sighting of
+   * it (a task, a status or artifact update, a pause answer), a ResumeTask or CancelTask answer,
+   * an error answer to a call on it, a FireEvent answer that resumed it. A request shows nothing.
+   * What "shows a pause or resume" means for "durable before acknowledged" (docs/design.md §5).
+   */
+  tasksShown(each: (taskId: string) => void): void {
+    for (const item of this.#lastItems) {
+      switch (item.type) {
+        case 'TaskSeen':
+          each(item.task.taskId);
+          break;
+        case 'ResumeAnswered':
+        case 'CancelAnswered':
+        case 'CallFailed':
+          each(item.taskId);
+          break;
+        case 'ControlAnswered':
+          for (const taskId of item.resumed ?? []) each(taskId);
+          break;
+        default:
+          break;
+      }
+    }
+  }
+
+  /**
+   * Tasks the entry observed last showed past a pause whose receipt only a later entry can make
+   * (docs/design.md §5): a poll showing the task resumed while a stream carries it (the stream
+   * tells how), or while a ResumeTask is in flight (its answer tells), and a stream showing it
+   * resumed while several ResumeTask calls race (their answers tell who won). Valid until the
+   * next `observe`.
+   */
+  get awaited(): readonly string[] {
+    return this.#awaited;
+  }
+
+  /** Whether the observer still waits for a later entry to receipt how `taskId`'s pause ended. */
+  awaits(taskId: string): boolean {
+    const task = this.#tasks.get(taskId);
+    if (!task) return false;
+    if (task.resuming.length > 0) return true;
+    const open = task.open;
+    return open !== undefined && (task.streams.size > 0 || this.#resumeCalls(task, open).length > 0);
   }
 
   /** What the observer holds right now (docs/design.md §14.6); for tests and diagnostics. */
@@ -861,7 +921,11 @@ export class PauseObserver {
 
   #onResumeAnnounced(fact: Extract<Fact, { type: 'ResumeAnnounced' }>): void {
     const task = this.#task(fact.task.taskId);
-    if (task.terminal || !this.#authoritative(task, fact.origin)) return;
+    if (task.terminal) return;
+    if (!this.#authoritative(task, fact.origin)) {
+      if (task.open) this.#awaited.push(task.taskId);
+      return;
+    }
     const open = task.open;
     if (open && fact.origin.kind !== 'stream' && Date.parse(fact.signal.resumedAt) < Date.parse(open.pause.pausedAt)) {
       // Metadata of an earlier resume still on the task: it says nothing about this pause.
@@ -910,6 +974,7 @@ export class PauseObserver {
         this.#leaveOpen(task, s);
         task.resuming.push(racing);
         this.#resuming.set(racing.key, task.taskId);
+        this.#awaited.push(task.taskId);
         return;
       }
     }
@@ -950,7 +1015,11 @@ export class PauseObserver {
 
   #onStateSeen(fact: Extract<Fact, { type: 'StateSeen' }>): void {
     const task = this.#task(fact.task.taskId);
-    if (task.terminal || !this.#authoritative(task, fact.origin)) return;
+    if (task.terminal) return;
+    if (!this.#authoritative(task, fact.origin)) {
+      if (task.open) this.#awaited.push(task.taskId);
+      return;
+    }
     const open = task.open;
     if (open) this.#onLeftPause(task, open, fact);
     if (TERMINAL_STATES.has(fact.state)) this.#endTask(task, fact.entry);
@@ -1053,7 +1122,10 @@ export class PauseObserver {
    * ignored when nothing can explain it. A ResumeTask still in flight will tell itself.
    */
   #inferEnd(task: TaskRecord, s: SuspensionOpen, state: TaskState, entry: EntryRef, origin: Origin): void {
-    if (this.#resumeCalls(task, s).length > 0) return;
+    if (this.#resumeCalls(task, s).length > 0) {
+      this.#awaited.push(task.taskId);
+      return;
+    }
     const x = explainUnseenResume(s, this.#evidence(task, s, entry.at));
     if (x) {
       this.#close(task, {

@@ -36,6 +36,12 @@ export interface ObservationPipelineOptions {
   /** Every finding, as it is made. */
   onFinding?: (finding: ObserverFinding) => void;
   /**
+   * Resolves once the recording lines appended so far are durable (the recording writer's
+   * `durable`): a held entry also waits for the lines its receipt cites ({@link
+   * ObservationPipeline.pushHeld}). Called when an entry causes a receipt, at once.
+   */
+  entriesDurable?: () => Promise<void>;
+  /**
    * Keep every finding for {@link ObservationPipeline.findings} (default true, for a recording
    * read to its end). A long-running recorder passes false and sees them through `onFinding`, so
    * memory stays flat.
@@ -70,6 +76,15 @@ export class ObservationPipeline {
   readonly #retainFindings: boolean;
   readonly #failures: Record<PipelineSinkName, number> = { receipts: 0, spans: 0 };
   #queue: Promise<void> = Promise.resolve();
+  readonly #entriesDurable: (() => Promise<void>) | undefined;
+  /**
+   * Per task, the hold of its latest receipt while that receipt is not durable yet: every entry
+   * that shows the task meanwhile waits for it (the log is written in order, so it covers the
+   * task's earlier receipts too). Empty when nothing is in flight.
+   */
+  readonly #undurable = new Map<string, Promise<void>>();
+  /** Per task, the entries that showed it past a pause no receipt states yet: their releases. */
+  readonly #awaiting = new Map<string, ((hold: Promise<void> | undefined) => void)[]>();
 
   constructor(options: ObservationPipelineOptions) {
     this.observer = new PauseObserver({ recordingId: options.recordingId });
@@ -78,6 +93,7 @@ export class ObservationPipeline {
     this.#onSinkError = options.onSinkError;
     this.#onFinding = options.onFinding;
     this.#retainFindings = options.retainFindings ?? true;
+    this.#entriesDurable = options.entriesDurable;
   }
 
   /** Observes one entry; resolves when its receipts and spans have been handed to the sinks. */
@@ -86,30 +102,66 @@ export class ObservationPipeline {
   }
 
   /**
-   * Observes one entry like {@link push}. When the entry causes a receipt, returns a promise that
-   * resolves once that receipt is written and durable (the sink's `durable()`): the proxy holds
-   * the response that showed the pause or resume until then (docs/design.md §5, "Durable before
-   * acknowledged"). Returns `undefined` for every other entry, so nothing else waits. The promise
-   * never rejects: a receipt that could not be written is reported as a sink failure.
+   * Observes one entry like {@link push}, and returns a hold when the entry shows a client a pause
+   * or resume whose receipt is not durable yet (docs/design.md §5, "Durable before
+   * acknowledged"): the proxy keeps the bytes that carried the entry back until it settles.
+   *
+   * - An entry that causes a receipt waits for it: written, durable (the sink's `durable()`), and
+   *   the recording lines it cites durable (`entriesDurable`).
+   * - An entry that shows a task (a sighting, an answer to a call on it) while a receipt of that
+   *   task is not durable yet waits for that receipt: the PauseTask answer after the stream event
+   *   that proved the pause, the stream event after the ResumeTask answer, a poll.
+   * - An entry that shows a task past a pause whose receipt only a later entry can make
+   *   ({@link PauseObserver.awaited}) waits for that task's next receipt, or until the observer no
+   *   longer waits for one (it decided the end without a receipt, or the recording ended).
+   *
+   * Every other entry gets `undefined` and nothing is allocated for it. The promise never
+   * rejects: a receipt that could not be written is reported as a sink failure.
    */
   pushHeld(entry: RecordingEntry): Promise<void> | undefined {
-    const outputs = this.observer.observe(entry);
-    const causesReceipt = outputs.some((o) => o.type === 'suspension' || o.type === 'resumption');
+    const observer = this.observer;
+    const outputs = observer.observe(entry);
     const handled = this.#enqueue(outputs);
-    if (!causesReceipt) return undefined;
-    const receipts = this.#receipts;
-    return handled.then(async () => {
-      try {
-        await receipts?.durable?.();
-      } catch (error) {
-        this.#failed(error, 'receipts');
-      }
-    });
+    let hold: Promise<void> | undefined;
+    for (const o of outputs) {
+      if (o.type !== 'suspension' && o.type !== 'resumption') continue;
+      hold ??= this.#durableAfter(handled);
+      this.#receipted(o.draft.taskId, hold);
+    }
+    let holds: Promise<void>[] | undefined;
+    if (this.#undurable.size > 0) {
+      observer.tasksShown((taskId) => {
+        const pending = this.#undurable.get(taskId);
+        if (pending === undefined || pending === hold) return;
+        if (hold === undefined) hold = pending;
+        else (holds ??= [hold]).push(pending);
+      });
+    }
+    const awaited = observer.awaited;
+    for (let i = 0; i < awaited.length; i++) {
+      const taskId = awaited[i] as string;
+      const waiting = new Promise<void>((resolve) => {
+        const releases = this.#awaiting.get(taskId) ?? [];
+        releases.push((receipt) => resolve(receipt));
+        this.#awaiting.set(taskId, releases);
+      });
+      if (hold === undefined) hold = waiting;
+      else (holds ??= [hold]).push(waiting);
+    }
+    if (this.#awaiting.size > 0) this.#releaseUnawaited();
+    if (holds !== undefined) return Promise.all(holds).then(() => undefined);
+    return hold;
   }
 
   /** Ends the recording (lost pauses, open spans) and resolves when everything is handed over. */
   finish(at: string): Promise<void> {
-    return this.#enqueue(this.observer.finish(at));
+    const done = this.#enqueue(this.observer.finish(at));
+    // Nothing is awaited any more: entries held for a receipt still to come are released once
+    // the receipts the end made are durable.
+    const hold = this.#awaiting.size > 0 ? this.#durableAfter(done) : undefined;
+    for (const releases of this.#awaiting.values()) for (const release of releases) release(hold);
+    this.#awaiting.clear();
+    return done;
   }
 
   /** Resolves when everything pushed so far has been handled. */
@@ -142,6 +194,42 @@ export class ObservationPipeline {
       closedHashes: this.#closedHashes.size,
       findings: this.#findings.length,
     };
+  }
+
+  /** Settles once `handled` has, the receipt log is durable and the recording lines are. */
+  #durableAfter(handled: Promise<void>): Promise<void> {
+    const receipts = this.#receipts;
+    const lines = this.#entriesDurable?.().catch((error: unknown) => this.#failed(error, 'receipts'));
+    const written = handled.then(async () => {
+      try {
+        await receipts?.durable?.();
+      } catch (error) {
+        this.#failed(error, 'receipts');
+      }
+    });
+    return lines === undefined ? written : Promise.all([written, lines]).then(() => undefined);
+  }
+
+  /** `hold` settles once the latest receipt of `taskId` is durable: later sightings wait for it. */
+  #receipted(taskId: string, hold: Promise<void>): void {
+    if (this.#undurable.get(taskId) === hold) return;
+    this.#undurable.set(taskId, hold);
+    void hold.then(() => {
+      if (this.#undurable.get(taskId) === hold) this.#undurable.delete(taskId);
+    });
+    const releases = this.#awaiting.get(taskId);
+    if (releases === undefined) return;
+    this.#awaiting.delete(taskId);
+    for (const release of releases) release(hold);
+  }
+
+  /** Releases the entries held for a task the observer no longer waits on (it ended the pause without a receipt). */
+  #releaseUnawaited(): void {
+    for (const [taskId, releases] of this.#awaiting) {
+      if (this.observer.awaits(taskId)) continue;
+      this.#awaiting.delete(taskId);
+      for (const release of releases) release(undefined);
+    }
   }
 
   #enqueue(outputs: ObserverOutput[]): Promise<void> {

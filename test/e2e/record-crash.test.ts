@@ -5,14 +5,19 @@
  * or ResumeTask answer, or a PAUSED event on a stream — has its receipt in the log the killed
  * recorder left, and `verify --allow-torn-tail --allow-open` accepts that log. The recording reads
  * back up to its last complete line, with `seq` contiguous, and a torn last line is named by both
- * the recording reader and `verify`.
+ * the recording reader and `verify`. The same with a stream of each task open while its client
+ * pauses and resumes it (the answer and the stream event both tell the client), over JSON-RPC and
+ * HTTP+JSON, under every `--fsync` policy (`never`: the lines were handed to the OS, which keeps
+ * them when the process dies).
  */
 import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalJson, generateReceiptKey, readRecording } from '../../src/internal.js';
+import { A2aTestClient, stateOf, userMessage } from '../../scripts/golden/a2a-client.js';
+import { type Binding, canonicalJson, generateReceiptKey, readRecording } from '../../src/internal.js';
 import { runCli } from '../helpers/cli.js';
+import { releaseOneByOne, startSyncGate } from '../helpers/sync-gate.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 import { call, stream } from '../replay/session.js';
 
@@ -80,6 +85,48 @@ async function lane(url: string, index: number, acked: (kind: 'pause' | 'resume'
   }
 }
 
+/**
+ * One client lane with a stream open: a task streamed by SendStreamingMessage, paused by PauseTask
+ * and resumed by ResumeTask while its stream stays open, again and again until the recorder is
+ * gone. The answers and the stream's PAUSED and resume events each count as an acknowledgement.
+ * `streams` collects each stream's end, so events read after the kill are counted too.
+ */
+async function streamLane(
+  url: string,
+  binding: Binding,
+  index: number,
+  streams: Promise<void>[],
+  acked: (kind: 'pause' | 'resume', taskId: string) => void,
+) {
+  const client = new A2aTestClient(url, undefined, binding);
+  for (let round = 0; ; round++) {
+    const stream = client.stream('SendStreamingMessage', userMessage('work:3', `m-${index}-${round}`));
+    const ended = stream.done.catch(() => undefined);
+    streams.push(ended);
+    const gone = ended.then(() => undefined);
+    try {
+      const first = await Promise.race([stream.next((e) => taskIdOf(e) !== undefined), gone]);
+      const taskId = first === undefined ? undefined : taskIdOf(first);
+      if (taskId === undefined) return;
+      void stream.next((e) => stateOf(e) === 'TASK_STATE_PAUSED').then(() => acked('pause', taskId));
+      const paused = await client.ok<{ pause: { resumeToken: string } }>('PauseTask', { taskId, reason: 'crash' });
+      acked('pause', taskId);
+      void stream.next(resumedEvent).then(() => acked('resume', taskId));
+      await client.ok('ResumeTask', { taskId, resumeToken: paused.pause.resumeToken });
+      acked('resume', taskId);
+    } catch {
+      return; // the recorder is gone
+    } finally {
+      stream.abort();
+    }
+  }
+}
+
+const taskIdOf = (event: Record<string, unknown>): string | undefined =>
+  (event.task as { id?: string } | undefined)?.id ?? (event.statusUpdate as { taskId?: string } | undefined)?.taskId;
+const resumedEvent = (event: Record<string, unknown>): boolean =>
+  stateOf(event) === 'TASK_STATE_WORKING' && JSON.stringify(event).includes('explicit_resume');
+
 interface ReceiptLine {
   type: string;
   taskId?: string;
@@ -112,6 +159,17 @@ async function verifyJson(log: string, ...flags: string[]) {
     code: run.code,
     result: JSON.parse(run.stdout) as { ok: boolean; receipts: number; vouched: number; tornTail: number | null },
   };
+}
+
+/** Every pause and resume the clients were told about has its receipt among the log's complete lines. */
+async function expectReceipted(log: string, acknowledged: Acknowledged): Promise<void> {
+  const lines = await completeLines(log);
+  const suspended = new Set(lines.filter((l) => l.type === 'SuspensionReceipt').map((l) => l.taskId));
+  const resumed = new Set(
+    lines.filter((l) => l.type === 'ResumptionReceipt' && l.outcome === 'resumed').map((l) => l.taskId),
+  );
+  expect([...acknowledged.pauses].filter((t) => !suspended.has(t))).toEqual([]);
+  expect([...acknowledged.resumes].filter((t) => !resumed.has(t))).toEqual([]);
 }
 
 describe('kill -9 right after the k-th acknowledged pause or resume', () => {
@@ -149,13 +207,7 @@ describe('kill -9 right after the k-th acknowledged pause or resume', () => {
         await recorder.exited;
         expect(count).toBeGreaterThanOrEqual(k);
 
-        const lines = await completeLines(log);
-        const suspended = new Set(lines.filter((l) => l.type === 'SuspensionReceipt').map((l) => l.taskId));
-        const resumed = new Set(
-          lines.filter((l) => l.type === 'ResumptionReceipt' && l.outcome === 'resumed').map((l) => l.taskId),
-        );
-        expect([...acknowledged.pauses].filter((t) => !suspended.has(t))).toEqual([]);
-        expect([...acknowledged.resumes].filter((t) => !resumed.has(t))).toEqual([]);
+        await expectReceipted(log, acknowledged);
 
         const open = await verifyJson(log, '--allow-torn-tail', '--allow-open');
         expect(open.result.ok).toBe(true);
@@ -194,4 +246,65 @@ describe('kill -9 right after the k-th acknowledged pause or resume', () => {
     expect(strict.code).toBe(1);
     expect(strict.stdout).toContain(`INVALID at line ${tornLogLine}: torn_tail`);
   });
+});
+
+describe('kill -9 at the k-th acknowledgement with a stream of each task open', () => {
+  const cases = [
+    { lanes: 2, k: 2 },
+    { lanes: 4, k: 9 },
+  ];
+  /** A round trip to the peer and turns of the event loop: bytes already sent arrive. */
+  const settle = async (): Promise<void> => {
+    await fetch(new URL('/.well-known/agent-card.json', peer.url)).then((r) => r.text());
+    for (let i = 0; i < 20; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+  };
+  for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+    for (const fsync of ['never', 'batch', 'always'] as const) {
+      for (const { lanes, k } of cases) {
+        const name = `keeps every receipt a client was shown (${binding}, --fsync ${fsync}, ${lanes} lanes, k=${k})`;
+        it(name, async () => {
+          const out = join(dir, `stream-${binding === 'JSONRPC' ? 'rpc' : 'rest'}-${fsync}-${lanes}-${k}.jsonl`);
+          const log = out.replace(/\.jsonl$/, '.receipts.jsonl');
+          // Syncs run one at a time, each after what was sent before it arrived: an answer let out
+          // before its receipt was durable reaches the client while that receipt may not be written.
+          const gate = await startSyncGate(dir);
+          try {
+            const recorder = await startRecordProcess(
+              ['--upstream', peer.url, '--out', out, '--key', keyFile, '--fsync', fsync],
+              gate.env,
+            );
+            gate.holding = true;
+            const acknowledged: Acknowledged = { pauses: new Set(), resumes: new Set() };
+            let count = 0;
+            let wake: () => void = () => undefined;
+            const acked = (kind: 'pause' | 'resume', taskId: string): void => {
+              (kind === 'pause' ? acknowledged.pauses : acknowledged.resumes).add(taskId);
+              // Killed synchronously, from the client's own callback: no later line can be awaited.
+              if (++count === k) recorder.child.kill('SIGKILL');
+              wake();
+            };
+            const streams: Promise<void>[] = [];
+            const clients = Promise.all(
+              Array.from({ length: lanes }, (_, i) => streamLane(recorder.url, binding, i, streams, acked)),
+            );
+            await releaseOneByOne(
+              gate,
+              () => count >= k,
+              settle,
+              () => new Promise<void>((resolve) => (wake = resolve)),
+            );
+            await clients;
+            await recorder.exited;
+            // Events the recorder sent before it died are read to the end: they were shown too.
+            await Promise.all(streams);
+            expect(count).toBeGreaterThanOrEqual(k);
+            await expectReceipted(log, acknowledged);
+            expect((await verifyJson(log, '--allow-torn-tail', '--allow-open')).result.ok).toBe(true);
+          } finally {
+            await gate.close();
+          }
+        });
+      }
+    }
+  }
 });

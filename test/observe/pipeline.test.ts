@@ -7,11 +7,13 @@ import {
   TASK,
   TOKEN,
   clientPause,
+  artifact,
   pauseResult,
   paused,
   resumeResult,
   resumed,
   task,
+  taskObject,
   userMessage,
   working,
 } from './entries.js';
@@ -156,5 +158,146 @@ describe('ObservationPipeline', () => {
     expect(errors).toEqual(['spans']);
     expect(lines).toHaveLength(4);
     expect(pipeline.findings.map((f) => f.code)).toEqual(['orphan-entry']);
+  });
+});
+
+const turns = async (n: number): Promise<void> => {
+  for (let i = 0; i < n; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+};
+
+/** A receipt sink whose `durable()` settles only when the test says so. */
+function gatedSink(): { sink: ReceiptSink; lines: string[]; makeDurable(): Promise<void> } {
+  const { sink, lines } = chainSink();
+  let waiting: (() => void)[] = [];
+  return {
+    sink: { ...sink, durable: () => new Promise<void>((resolve) => waiting.push(resolve)) },
+    lines,
+    /** Once the appends so far are written (a turn each), makes them durable. */
+    async makeDurable() {
+      await turns(20);
+      const now = waiting;
+      waiting = [];
+      for (const resolve of now) resolve();
+    },
+  };
+}
+
+/** 'settled' when `hold` settles within many turns of the event loop, else 'pending'. */
+async function stateOf(hold: Promise<void> | undefined): Promise<'none' | 'settled' | 'pending'> {
+  if (hold === undefined) return 'none';
+  let settled = false;
+  void hold.then(() => (settled = true));
+  await turns(20);
+  return settled ? 'settled' : 'pending';
+}
+
+/** A stream of TASK open and its pause proven by the stream's PAUSED event (seq 5). */
+function pausedOnStream(): Entries {
+  const e = new Entries();
+  e.request('s1', 'SendStreamingMessage', userMessage('work:5'));
+  e.sseHead('s1');
+  e.event('s1', task('TASK_STATE_SUBMITTED'));
+  e.request('p1', 'PauseTask', { taskId: TASK });
+  e.event('s1', paused(clientPause()));
+  return e;
+}
+
+describe('ObservationPipeline.pushHeld', () => {
+  it('holds every entry that shows the task while its receipt is not durable, whichever entry made it', async () => {
+    const gated = gatedSink();
+    const pipeline = new ObservationPipeline({ recordingId: RECORDING_ID, receipts: gated.sink });
+    const e = pausedOnStream();
+    const holds = e.list.map((entry) => pipeline.pushHeld(entry));
+    expect(await Promise.all(holds.slice(0, 4).map(stateOf))).toEqual(['none', 'none', 'none', 'none']);
+    const streamEvent = holds[4];
+    const answer = pipeline.pushHeld(e.result('p1', pauseResult(clientPause())));
+    const other = pipeline.pushHeld(e.event('s2', working('task-other')));
+    expect([await stateOf(streamEvent), await stateOf(answer), await stateOf(other)]).toEqual([
+      'pending',
+      'pending',
+      'none',
+    ]);
+    await gated.makeDurable();
+    expect([await stateOf(streamEvent), await stateOf(answer)]).toEqual(['settled', 'settled']);
+    expect(await stateOf(pipeline.pushHeld(e.event('s1', artifact(1))))).toBe('none');
+  });
+
+  it('holds the stream event after the ResumeTask answer that made the receipt, and the recording lines', async () => {
+    const gated = gatedSink();
+    let linesDurable: () => void = () => undefined;
+    const pipeline = new ObservationPipeline({
+      recordingId: RECORDING_ID,
+      receipts: gated.sink,
+      entriesDurable: () => new Promise<void>((resolve) => (linesDurable = resolve)),
+    });
+    const e = pausedOnStream();
+    e.result('p1', pauseResult(clientPause()));
+    for (const entry of e.list) void pipeline.pushHeld(entry);
+    await gated.makeDurable();
+    linesDurable();
+    void pipeline.pushHeld(e.request('r1', 'ResumeTask', { taskId: TASK, resumeToken: TOKEN }));
+    const answer = pipeline.pushHeld(e.result('r1', resumeResult(RESUMED_AT)));
+    const streamEvent = pipeline.pushHeld(e.event('s1', resumed({ cause: 'explicit_resume', resumedAt: RESUMED_AT })));
+    expect([await stateOf(answer), await stateOf(streamEvent)]).toEqual(['pending', 'pending']);
+    await gated.makeDurable();
+    // The receipt is durable, the recording lines it cites are not yet.
+    expect(await stateOf(answer)).toBe('pending');
+    linesDurable();
+    expect([await stateOf(answer), await stateOf(streamEvent)]).toEqual(['settled', 'settled']);
+    expect(gated.lines.filter((l) => l.includes('ResumptionReceipt'))).toHaveLength(1);
+  });
+
+  it('holds a stream resume event while two ResumeTask calls race, until the winner is receipted', async () => {
+    const gated = gatedSink();
+    const pipeline = new ObservationPipeline({ recordingId: RECORDING_ID, receipts: gated.sink });
+    const e = pausedOnStream();
+    e.result('p1', pauseResult(clientPause()));
+    e.request('r1', 'ResumeTask', { taskId: TASK, resumeToken: TOKEN });
+    e.request('r2', 'ResumeTask', { taskId: TASK, resumeToken: TOKEN });
+    for (const entry of e.list) void pipeline.pushHeld(entry);
+    await gated.makeDurable();
+    const streamEvent = pipeline.pushHeld(e.event('s1', resumed({ cause: 'explicit_resume', resumedAt: RESUMED_AT })));
+    expect(await stateOf(streamEvent)).toBe('pending');
+    expect(gated.lines.filter((l) => l.includes('ResumptionReceipt'))).toHaveLength(0);
+    const loser = pipeline.pushHeld(e.error('r2', -32010));
+    const winner = pipeline.pushHeld(e.result('r1', resumeResult(RESUMED_AT)));
+    expect([await stateOf(streamEvent), await stateOf(winner), await stateOf(loser)]).toEqual([
+      'pending',
+      'pending',
+      'pending',
+    ]);
+    await gated.makeDurable();
+    expect([await stateOf(streamEvent), await stateOf(winner)]).toEqual(['settled', 'settled']);
+  });
+
+  it('holds a poll showing the task resumed while a stream carries it, until the stream tells, durably', async () => {
+    const gated = gatedSink();
+    const pipeline = new ObservationPipeline({ recordingId: RECORDING_ID, receipts: gated.sink });
+    const e = pausedOnStream();
+    e.result('p1', pauseResult(clientPause()));
+    for (const entry of e.list) void pipeline.pushHeld(entry);
+    await gated.makeDurable();
+    void pipeline.pushHeld(e.request('g1', 'GetTask', { id: TASK }));
+    const poll = pipeline.pushHeld(e.result('g1', taskObject('TASK_STATE_WORKING')));
+    expect(await stateOf(poll)).toBe('pending');
+    const streamEvent = pipeline.pushHeld(e.event('s1', resumed({ cause: 'external_event', resumedAt: RESUMED_AT })));
+    expect([await stateOf(poll), await stateOf(streamEvent)]).toEqual(['pending', 'pending']);
+    expect(gated.lines.filter((l) => l.includes('ResumptionReceipt'))).toHaveLength(1);
+    await gated.makeDurable();
+    expect([await stateOf(poll), await stateOf(streamEvent)]).toEqual(['settled', 'settled']);
+  });
+
+  it('releases a held poll when the observer stops waiting: the stream that would tell ended', async () => {
+    const gated = gatedSink();
+    const pipeline = new ObservationPipeline({ recordingId: RECORDING_ID, receipts: gated.sink });
+    const e = pausedOnStream();
+    e.result('p1', pauseResult(clientPause()));
+    for (const entry of e.list) void pipeline.pushHeld(entry);
+    await gated.makeDurable();
+    void pipeline.pushHeld(e.request('g1', 'GetTask', { id: TASK }));
+    const poll = pipeline.pushHeld(e.result('g1', taskObject('TASK_STATE_WORKING')));
+    expect(await stateOf(poll)).toBe('pending');
+    void pipeline.pushHeld(e.end('s1'));
+    expect(await stateOf(poll)).toBe('settled');
   });
 });
