@@ -6,7 +6,9 @@
  * golden one (unary vs SSE, JSON vs text bodies, recorded headers, redaction).
  *
  * Request headers are the recorded ones minus redacted values (a `[redacted sha256:…]` secret is
- * useless to the peer) and the headers the HTTP stack writes itself. A failure before any response
+ * useless to the peer) and the headers the HTTP stack writes itself. A body that is sent is always
+ * framed by `Content-Length` (docs/design.md §8): Node frames none for a GET, HEAD, DELETE or
+ * OPTIONS, so the peer would read a recorded body of one as the requests that follow. A failure before any response
  * head (connection refused, reset) is an infrastructure failure ({@link LiveCall.failure}), not an
  * exchange entry: the peer could not be asked. A failure after the head is an `error` entry, as
  * recording would have written it.
@@ -86,14 +88,38 @@ function asRecorded(draft: EntryDraft, body: JsonValue): EntryDraft {
   return finite.repaired ? { ...draft, body: finite.value } : draft;
 }
 
-/** The headers to send for a recorded request. */
-export function replayHeaders(recorded: Record<string, string> | undefined, hasBody: boolean): Record<string, string> {
+/**
+ * Methods whose body has no meaning HTTP defines (RFC 9110 §9.3): a recorded body of one is still
+ * sent, framed, and the run report says so (see {@link bodyOfBodilessMethod}).
+ */
+const BODILESS_METHODS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT']);
+
+/**
+ * The size in bytes of a body replay sends with a method that usually carries none (a GET with a
+ * body), or undefined when the request is not one.
+ */
+export function bodyOfBodilessMethod(method: string, body: string | undefined): number | undefined {
+  if (body === undefined || !BODILESS_METHODS.has(method.toUpperCase())) return undefined;
+  return Buffer.byteLength(body, 'utf8');
+}
+
+/**
+ * The headers to send for a recorded request; `bodyBytes` is the length of the body sent, which
+ * always goes with its `Content-Length`.
+ */
+export function replayHeaders(
+  recorded: Record<string, string> | undefined,
+  bodyBytes: number | undefined,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(recorded ?? {})) {
     if (NOT_REPLAYED.has(name) || value.startsWith('[redacted')) continue;
     out[name] = value;
   }
-  if (hasBody && out['content-type'] === undefined) out['content-type'] = 'application/json';
+  if (bodyBytes !== undefined) {
+    if (out['content-type'] === undefined) out['content-type'] = 'application/json';
+    out['content-length'] = String(bodyBytes);
+  }
   return out;
 }
 
@@ -119,8 +145,8 @@ export function sendLive(options: LiveCallOptions): LiveCall {
   const target = options.path ?? request.http.path;
   const server = serverOptions(options.base);
   const path = underBase(basePathOf(options.base), target);
-  const headers = replayHeaders(request.http.headers, options.body !== undefined);
   const bodyBytes = options.body === undefined ? undefined : Buffer.from(options.body, 'utf8');
+  const headers = replayHeaders(request.http.headers, bodyBytes?.byteLength);
   // The request is the recorded one (its path with live ids): only the answer is turned into entries.
   const exchange = recorder.answerOf({ method: request.http.method, path: target }, request.xid);
   const send = server.protocol === 'https:' ? httpsRequest : httpRequest;

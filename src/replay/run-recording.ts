@@ -236,6 +236,7 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
       result.notes.push(
         `${drive.ids.remapped} ids and tokens minted by the live peer were mapped to the recorded ones`,
       );
+    result.notes.push(...drive.notes);
     if (drive.ids.conflicts.length > 0) {
       result.notes.push(`${drive.ids.conflicts.length} id pairs contradicted earlier ones and were ignored`);
     }
