@@ -86,7 +86,7 @@ export async function startMockServer(
   const engine = new MockEngine(sources, options);
   const limits = DEFAULT_HTTP_LIMITS;
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const read = await readLimitedBody(req, limits.bodyLimitBytes, limits.drainLimitBytes);
+    const read = await readLimitedBody(req, limits.bodyLimitBytes, limits);
     if (read.kind === 'aborted') return;
     if (read.kind === 'too-large') {
       const message = `the request body is larger than ${limits.bodyLimitBytes} bytes`;
