@@ -19,9 +19,10 @@ import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { JsonValue } from '../canonical/canonical-json.js';
+import { nestsDeeperThan } from '../canonical/depth.js';
 import type { IdSource } from '../ids.js';
-import type { EntryHttp, RecordingEntry } from '../recording/format.js';
-import { replaceResumeTokens } from '../recording/resume-token.js';
+import { type EntryHttp, REPLAY_MAX_BODY_DEPTH, type RecordingEntry } from '../recording/format.js';
+import { replaceResumeTokens, replaceResumeTokensInText } from '../recording/resume-token.js';
 import { DEFAULT_PRINCIPAL_SOURCE, type PrincipalSource, principalOf } from '../recording/principal.js';
 import { DEFAULT_REDACTED_HEADERS, redactHeaders, redactPath } from '../recording/redaction.js';
 import type { EntryDraft, EntryWriter } from '../recording/recording-writer.js';
@@ -120,12 +121,34 @@ function bodyFields(
   }
   const text = kept.toString('utf8');
   if (total > cap) return { bodyText: text };
+  return jsonOrText(text, tokens);
+}
+
+/**
+ * `body` for JSON text, `bodyText` (the text as it came) for anything else. JSON nested deeper
+ * than replay and mock walk ({@link REPLAY_MAX_BODY_DEPTH}) is kept as its text too, so the
+ * recording stays one they take and they send or compare those bytes as they are (docs/design.md
+ * §5); its resume tokens are written as placeholders in the text, and when that cannot be done a
+ * note with the sha256 of the text stands in.
+ */
+function jsonOrText(text: string, tokens: TokenPolicy): Pick<EntryDraft, 'body' | 'bodyText'> {
+  let body: JsonValue;
   try {
-    const body = JSON.parse(text) as JsonValue;
-    return { body: tokens === 'placeholder' ? replaceResumeTokens(body, text) : body };
+    body = JSON.parse(text) as JsonValue;
   } catch {
     return { bodyText: text };
   }
+  if (!nestsDeeperThan(body, REPLAY_MAX_BODY_DEPTH)) {
+    return { body: tokens === 'placeholder' ? replaceResumeTokens(body, text) : body };
+  }
+  const kept = tokens === 'placeholder' ? replaceResumeTokensInText(body, text) : text;
+  if (kept !== undefined) return { bodyText: kept };
+  const digest = createHash('sha256').update(text, 'utf8').digest('hex');
+  return {
+    bodyText:
+      `[body not recorded: JSON nested deeper than ${REPLAY_MAX_BODY_DEPTH} levels holding a resume token ` +
+      `that cannot be replaced in its text; sha256 of ${Buffer.byteLength(text)} bytes:${digest}]`,
+  };
 }
 
 function decode(encoding: string, bytes: Buffer, cap: number): Buffer | 'unknown' | 'too-large' | 'corrupt' {
@@ -309,15 +332,7 @@ export class Exchange {
 
   #event({ data, event, id, truncated }: SseEvent): void {
     // An event over the cap is kept as its first characters, like a body over the cap.
-    let fields: Pick<EntryDraft, 'body' | 'bodyText'> = { bodyText: data };
-    if (!truncated) {
-      try {
-        const body = JSON.parse(data) as JsonValue;
-        fields = { body: this.#recorder.tokens === 'placeholder' ? replaceResumeTokens(body, data) : body };
-      } catch {
-        // not JSON: the text as it came
-      }
-    }
+    const fields = truncated ? { bodyText: data } : jsonOrText(data, this.#recorder.tokens);
     const draft: Omit<EntryDraft, 'xid'> = { kind: 'event', http: { ...this.#http }, ...fields };
     if (event !== undefined || id !== undefined) {
       draft.sse = {};

@@ -8,20 +8,19 @@
  * Request headers are the recorded ones minus redacted values (a `[redacted sha256:…]` secret is
  * useless to the peer) and the headers the HTTP stack writes itself. A body that is sent is always
  * framed by `Content-Length` (docs/design.md §8): Node frames none for a GET, HEAD, DELETE or
- * OPTIONS, so the peer would read a recorded body of one as the requests that follow. A failure before any response
- * head (connection refused, reset) is an infrastructure failure ({@link LiveCall.failure}), not an
- * exchange entry: the peer could not be asked. A failure after the head is an `error` entry, as
- * recording would have written it.
+ * OPTIONS, so the peer would read a recorded body of one as the requests that follow. A failure
+ * before any response head (connection refused, reset) is an infrastructure failure
+ * ({@link LiveCall.failure}), not an exchange entry: the peer could not be asked. A failure after
+ * the head is an `error` entry, as recording would have written it. A live answer nested deeper
+ * than replay compares is kept as its text, as the recorder keeps one (docs/design.md §5).
  */
 import { type Agent, type ClientRequest, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { type JsonValue, replaceNonFinite } from '../canonical/canonical-json.js';
-import { nestsDeeperThan } from '../canonical/depth.js';
 import { A2aReplayError } from '../errors.js';
 import { basePathOf, serverOptions, underBase } from '../http/request-target.js';
 import { ExchangeRecorder } from '../intercept/exchange-recorder.js';
 import type { RecordingEntry } from '../recording/format.js';
-import { REPLAY_MAX_BODY_DEPTH } from '../recording/recording-reader.js';
 import type { EntryDraft } from '../recording/recording-writer.js';
 
 /** Live answers are compared, never written: nothing is redacted beyond the secret-looking headers. */
@@ -62,21 +61,6 @@ export interface LiveCall {
   failure: A2aReplayError | undefined;
   /** Stops the exchange; later data is dropped. */
   abort(): void;
-}
-
-/**
- * `draft`, or, when its body nests deeper than replay walks ({@link REPLAY_MAX_BODY_DEPTH}), the
- * same answer with a `bodyText` saying so in place of the body: it then drifts from the recorded
- * answer (which is never that deep) instead of overflowing the walks that would compare it.
- */
-function withinDepth(draft: EntryDraft): EntryDraft {
-  if (draft.body === undefined) return draft;
-  if (!nestsDeeperThan(draft.body, REPLAY_MAX_BODY_DEPTH)) return asRecorded(draft, draft.body);
-  const { body: _deep, ...rest } = draft;
-  return {
-    ...rest,
-    bodyText: `[the live body nests deeper than ${REPLAY_MAX_BODY_DEPTH} levels, more than replay compares]`,
-  };
 }
 
 /**
@@ -134,7 +118,7 @@ export function sendLive(options: LiveCallOptions): LiveCall {
     ids: { next: () => request.xid },
     writer: {
       append(draft: EntryDraft): RecordingEntry {
-        if (!aborted) options.onEntry(withinDepth(draft));
+        if (!aborted) options.onEntry(draft.body === undefined ? draft : asRecorded(draft, draft.body));
         return { ...draft, seq: 0, at: '' };
       },
     },
