@@ -176,6 +176,7 @@ export {
   type EntryHttp,
   type EntryKind,
   RECORDING_VERSION,
+  REPLAY_MAX_BODY_DEPTH,
   type RecordingEntry,
   type RecordingHeader,
   type RecordingLine,
@@ -189,7 +190,6 @@ export {
   principalOf,
 } from './recording/principal.js';
 export {
-  REPLAY_MAX_BODY_DEPTH,
   type Recording,
   type RecordingLineRead,
   type ReadRecordingOptions,

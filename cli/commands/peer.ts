@@ -4,7 +4,9 @@
  * stdout line is `listening on http://HOST:PORT`.
  *
  * Limits: `--max-tasks` (terminal tasks kept), `--request-timeout-ms` (408 for a request that
- * does not arrive in time; headers within 10 s), `--max-connections` (503 beyond). With
+ * does not arrive in time; headers within 10 s), `--max-connections` (503 beyond),
+ * `--drain-limit-bytes` and `--drain-timeout-ms` (how much of a body over the limit is read after
+ * its 413, so the client reads it). With
  * `--transitions FILE` the peer writes its own transitions log (mode 0600), flushed on SIGINT or
  * SIGTERM.
  *
@@ -52,6 +54,8 @@ interface PeerCommandOptions {
   maxTasks: string;
   requestTimeoutMs: string;
   maxConnections: string;
+  drainLimitBytes: string;
+  drainTimeoutMs: string;
   transitions?: string;
 }
 
@@ -118,6 +122,8 @@ export function registerPeer(program: Command): void {
     .option('--max-tasks <n>', 'finished tasks kept (the oldest finished is evicted first)', '10000')
     .option('--request-timeout-ms <n>', 'a request must fully arrive within N ms, else HTTP 408', '30000')
     .option('--max-connections <n>', 'open connections served; requests on further ones get HTTP 503', '1024')
+    .option('--drain-limit-bytes <n>', 'read and drop up to N bytes of a body over the limit after its 413', '67108864')
+    .option('--drain-timeout-ms <n>', 'read and drop a body over the limit for at most N ms after its 413', '30000')
     .option('--transitions <file>', 'write every task state change, refused pause/resume and eviction as JSONL')
     .action(async (options: PeerCommandOptions) => {
       const port = integerOption(options.port, 'port', 0, 65535);
@@ -126,6 +132,8 @@ export function registerPeer(program: Command): void {
       const maxTasks = integerOption(options.maxTasks, 'max-tasks', 1, 10_000_000);
       const requestTimeoutMs = integerOption(options.requestTimeoutMs, 'request-timeout-ms', 1, 24 * 3600 * 1000);
       const maxConnections = integerOption(options.maxConnections, 'max-connections', 1, 1_000_000);
+      const drainLimitBytes = integerOption(options.drainLimitBytes, 'drain-limit-bytes', 1);
+      const drainTimeoutMs = integerOption(options.drainTimeoutMs, 'drain-timeout-ms', 1, 24 * 3600 * 1000);
       const tracing = await openTracing({ otlp: options.otlp, tracesDir: options.traces, name: PEER_TRACE_NAME });
       const observation = tracing.enabled
         ? observeOwnTraffic(tracing.sink, (line) => process.stderr.write(`a2a-replay: ${line}\n`))
@@ -141,6 +149,8 @@ export function registerPeer(program: Command): void {
         maxTasks,
         requestTimeoutMs,
         maxConnections,
+        drainLimitBytes,
+        drainTimeoutMs,
         ...(options.transitions === undefined ? {} : { transitionsFile: options.transitions }),
         ...(options.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
         ...(observation ? { wrapHandler: observation.wrap } : {}),

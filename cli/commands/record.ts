@@ -79,6 +79,8 @@ interface RecordCommandOptions {
   requestTimeoutMs: string;
   headersTimeoutMs: string;
   maxConnections: string;
+  drainLimitBytes: string;
+  drainTimeoutMs: string;
   force?: boolean;
 }
 
@@ -233,6 +235,8 @@ export function registerRecord(program: Command): void {
       '10000',
     )
     .option('--max-connections <n>', 'open client connections served; requests on further ones get HTTP 503', '1024')
+    .option('--drain-limit-bytes <n>', 'read and drop up to N bytes of a body over the limit after its 413', '67108864')
+    .option('--drain-timeout-ms <n>', 'read and drop a body over the limit for at most N ms after its 413', '30000')
     .option('--listen <host:port>', 'address to listen on', '127.0.0.1:0')
     .option('--receipts <file>', 'receipt log to write (default: X.receipts.jsonl beside X.jsonl; never overwritten)')
     .option('--key <file>', 'receipt signing key file (default: $A2A_REPLAY_KEY_FILE)')
@@ -303,6 +307,8 @@ export function registerRecord(program: Command): void {
         requestTimeoutMs: integerOption(options.requestTimeoutMs, 'request-timeout-ms', 1),
         headersTimeoutMs: integerOption(options.headersTimeoutMs, 'headers-timeout-ms', 1),
         maxConnections: integerOption(options.maxConnections, 'max-connections', 1),
+        drainLimitBytes: integerOption(options.drainLimitBytes, 'drain-limit-bytes', 1),
+        drainTimeoutMs: integerOption(options.drainTimeoutMs, 'drain-timeout-ms', 1, 24 * 3600 * 1000),
       };
       const fsync = fsyncPolicy(options.fsync);
       const checkpointEvery = integerOption(options.checkpointEvery, 'checkpoint-every', 0);

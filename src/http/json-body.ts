@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { nestsDeeperThan } from '../canonical/depth.js';
-import { readLimitedBody } from './limits.js';
+import { type DrainLimits, readLimitedBody } from './limits.js';
 
 /** Largest JSON nesting accepted (a call-stack bound). */
 export const MAX_JSON_DEPTH = 128;
@@ -22,12 +22,8 @@ export type JsonBody =
   | { kind: 'aborted' };
 
 /** Reads and parses the body of `req`. */
-export async function readJsonBody(
-  req: IncomingMessage,
-  limitBytes: number,
-  drainLimitBytes: number,
-): Promise<JsonBody> {
-  const body = await readLimitedBody(req, limitBytes, drainLimitBytes);
+export async function readJsonBody(req: IncomingMessage, limitBytes: number, drain: DrainLimits): Promise<JsonBody> {
+  const body = await readLimitedBody(req, limitBytes, drain);
   if (body.kind === 'aborted') return body;
   if (body.kind === 'too-large') return { kind: 'too-large', limitBytes, drained: body.drained };
   if (body.bytes.length === 0) return { kind: 'empty' };

@@ -11,8 +11,10 @@
  *   gets HTTP 503 (`Retry-After: 1`) and that connection closes.
  * - A body larger than `bodyLimitBytes` (declared by `Content-Length` or counted as chunks
  *   arrive) gets HTTP 413 at once; the rest of the body is read and dropped, up to
- *   `drainLimitBytes`, before the connection closes, so the client is not reset before it read
- *   the answer.
+ *   `drainLimitBytes` (default 64 MiB) and for at most `drainTimeoutMs` (default 30 s), before
+ *   the connection closes, as nginx's lingering close does. A client that writes its whole body
+ *   before it reads (most do) finds the 413 waiting; closing with its bytes unread would reset
+ *   the connection, and a reset throws away the answer it had not read yet.
  * - Nothing cuts a connection for idleness once its request has arrived: an SSE stream of a
  *   paused task may stay quiet for hours. (Idle keep-alive connections between requests close
  *   after Node's `keepAliveTimeout`.)
@@ -34,14 +36,20 @@ export interface HttpLimits {
   bodyLimitBytes: number;
   /** How much of an over-limit body is read and dropped after the 413 before closing. */
   drainLimitBytes: number;
+  /** How long an over-limit body is read and dropped after the 413 before closing, ms. */
+  drainTimeoutMs: number;
 }
+
+/** How much of a refused body is drained, in bytes and time (see {@link drainRequest}). */
+export type DrainLimits = Pick<HttpLimits, 'drainLimitBytes' | 'drainTimeoutMs'>;
 
 export const DEFAULT_HTTP_LIMITS: Readonly<HttpLimits> = {
   requestTimeoutMs: 30_000,
   headersTimeoutMs: 10_000,
   maxConnections: 1024,
   bodyLimitBytes: 1024 * 1024,
-  drainLimitBytes: 8 * 1024 * 1024,
+  drainLimitBytes: 64 * 1024 * 1024,
+  drainTimeoutMs: 30_000,
 };
 
 /** `node:http` server options that enforce the time-outs (and never an idle time-out). */
@@ -114,29 +122,37 @@ export function guardServer(server: Server, limits: HttpLimits, body: LimitAnswe
 
 export type BodyResult =
   | { kind: 'ok'; bytes: Buffer }
-  /** `drained` settles once the rest was read and dropped (up to the drain limit) or the client left. */
+  /** `drained` settles once the rest was read and dropped (within the drain limits) or the client left. */
   | { kind: 'too-large'; size: number; drained: Promise<void> }
   | { kind: 'aborted' };
 
 /**
- * Reads and drops what remains of `req`, up to `limit` bytes; settles when it ended, the limit
- * was passed or the client left. Attach it before any `await`, so no `end` is missed.
+ * Reads and drops what remains of `req`, up to `limits.drainLimitBytes` bytes and for at most
+ * `limits.drainTimeoutMs`; settles when it ended, either bound was passed or the client left.
+ * Attach it before any `await`, so no `end` is missed.
  */
-export function drainRequest(req: IncomingMessage, limit: number): Promise<void> {
+export function drainRequest(req: IncomingMessage, limits: DrainLimits): Promise<void> {
   return new Promise((resolve) => {
     if (req.readableEnded) return resolve();
     let dropped = 0;
     const done = (): void => {
+      clearTimeout(timer);
       req.off('data', onData);
+      req.off('end', done);
+      req.off('error', done);
+      req.off('close', done);
       resolve();
+    };
+    const stop = (): void => {
+      req.pause();
+      done();
     };
     const onData = (chunk: Buffer): void => {
       dropped += chunk.length;
-      if (dropped > limit) {
-        req.pause();
-        done();
-      }
+      if (dropped > limits.drainLimitBytes) stop();
     };
+    const timer = setTimeout(stop, limits.drainTimeoutMs);
+    timer.unref();
     req.on('data', onData);
     req.once('end', done);
     req.once('error', done);
@@ -148,10 +164,10 @@ export function drainRequest(req: IncomingMessage, limit: number): Promise<void>
  * Reads the body up to `limit` bytes. A larger body (declared or counted) resolves `too-large`
  * as soon as it is known, and the rest is drained (see {@link drainRequest}).
  */
-export function readLimitedBody(req: IncomingMessage, limit: number, drainLimit: number): Promise<BodyResult> {
+export function readLimitedBody(req: IncomingMessage, limit: number, drain: DrainLimits): Promise<BodyResult> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
-    return Promise.resolve({ kind: 'too-large', size: declared, drained: drainRequest(req, drainLimit) });
+    return Promise.resolve({ kind: 'too-large', size: declared, drained: drainRequest(req, drain) });
   }
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
@@ -170,7 +186,7 @@ export function readLimitedBody(req: IncomingMessage, limit: number, drainLimit:
       }
       cleanup();
       chunks.length = 0;
-      resolve({ kind: 'too-large', size, drained: drainRequest(req, drainLimit) });
+      resolve({ kind: 'too-large', size, drained: drainRequest(req, drain) });
     };
     const onEnd = (): void => {
       cleanup();

@@ -36,9 +36,10 @@ import {
   inflateSync,
 } from 'node:zlib';
 import { type JsonValue, replaceNonFinite } from '../canonical/canonical-json.js';
+import { nestsDeeperThan } from '../canonical/depth.js';
 import type { IdSource } from '../ids.js';
-import type { EntryCut, EntryHttp, RecordingEntry } from '../recording/format.js';
-import { replaceResumeTokens } from '../recording/resume-token.js';
+import { type EntryCut, type EntryHttp, REPLAY_MAX_BODY_DEPTH, type RecordingEntry } from '../recording/format.js';
+import { replaceResumeTokens, replaceResumeTokensInText } from '../recording/resume-token.js';
 import { DEFAULT_PRINCIPAL_SOURCE, type PrincipalSource, principalOf } from '../recording/principal.js';
 import { DEFAULT_REDACTED_HEADERS, redactHeaders, redactPath } from '../recording/redaction.js';
 import type { EntryDraft, EntryWriter } from '../recording/recording-writer.js';
@@ -160,21 +161,6 @@ function sha256Of(bytes: Buffer | string): string {
   return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 }
 
-function parsedBody(text: string, tokens: TokenPolicy): JsonValue | undefined {
-  try {
-    const body = JSON.parse(text) as JsonValue;
-    return tokens === 'placeholder' ? replaceResumeTokens(body, text) : body;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The whole text as the observer reads it: a parsed body, or the text. */
-function observedOf(text: string, tokens: TokenPolicy): ObservedBody {
-  const body = parsedBody(text, tokens);
-  return body === undefined ? { bodyText: text } : { body };
-}
-
 /**
  * `body` for JSON, `bodyText` for anything else, nothing for an empty body. Bytes that are not
  * UTF-8 cannot be written as text without loss: a note stands in, with the sha256 of the bytes.
@@ -199,15 +185,41 @@ function bodyRecord(
   }
   if (total <= cap) {
     const text = kept.toString('utf8');
-    const body = parsedBody(text, tokens);
-    return { fields: body === undefined ? { bodyText: text } : { body } };
+    return { fields: jsonOrText(text, tokens) };
   }
   const cut = whole?.() ?? { bytes: total, sha256: sha256Of(bytes) };
   const fields = { bodyText: headText(bytes, cap), cut };
   // All of it at hand and text: the observer reads it whole.
   if (bytes.byteLength === total && isUtf8(bytes))
-    return { fields, observed: observedOf(bytes.toString('utf8'), tokens) };
+    return { fields, observed: jsonOrText(bytes.toString('utf8'), tokens) };
   return { fields };
+}
+
+/**
+ * `body` for JSON text, `bodyText` (the text as it came) for anything else. JSON nested deeper
+ * than replay and mock walk ({@link REPLAY_MAX_BODY_DEPTH}) is kept as its text too, so the
+ * recording stays one they take and they send or compare those bytes as they are (docs/design.md
+ * §5); its resume tokens are written as placeholders in the text, and when that cannot be done a
+ * note with the sha256 of the text stands in.
+ */
+function jsonOrText(text: string, tokens: TokenPolicy): ObservedBody {
+  let body: JsonValue;
+  try {
+    body = JSON.parse(text) as JsonValue;
+  } catch {
+    return { bodyText: text };
+  }
+  if (!nestsDeeperThan(body, REPLAY_MAX_BODY_DEPTH)) {
+    return { body: tokens === 'placeholder' ? replaceResumeTokens(body, text) : body };
+  }
+  const kept = tokens === 'placeholder' ? replaceResumeTokensInText(body, text) : text;
+  if (kept !== undefined) return { bodyText: kept };
+  const digest = createHash('sha256').update(text, 'utf8').digest('hex');
+  return {
+    bodyText:
+      `[body not recorded: JSON nested deeper than ${REPLAY_MAX_BODY_DEPTH} levels holding a resume token ` +
+      `that cannot be replaced in its text; sha256 of ${Buffer.byteLength(text)} bytes:${digest}]`,
+  };
 }
 
 function decode(encoding: DecodedEncoding, bytes: Buffer, cap: number): Buffer | 'too-large' | 'corrupt' {
@@ -548,10 +560,9 @@ export class Exchange {
     } else if (data.length > cap) {
       // An event over the recording cap is kept as its first characters; the observer reads it whole.
       fields = { bodyText: headText(data, cap), cut: { bytes: Buffer.byteLength(data), sha256: sha256Of(data) } };
-      observed = observedOf(data, tokens);
+      observed = jsonOrText(data, tokens);
     } else {
-      const body = parsedBody(data, tokens);
-      fields = body === undefined ? { bodyText: data } : { body };
+      fields = jsonOrText(data, tokens);
     }
     const draft: Omit<EntryDraft, 'xid'> = { kind: 'event', http: { ...this.#http }, ...fields };
     if (event !== undefined || id !== undefined) {

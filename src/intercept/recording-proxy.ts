@@ -70,7 +70,9 @@ export interface RecordingProxyOptions {
   /** The upstream must send its response head within this many ms, else HTTP 504 (default 30 s). */
   upstreamTimeoutMs?: number;
   /** Time-outs and the connection cap at the client edge (defaults: src/http/limits.ts). */
-  limits?: Partial<Pick<HttpLimits, 'requestTimeoutMs' | 'headersTimeoutMs' | 'maxConnections'>>;
+  limits?: Partial<
+    Pick<HttpLimits, 'requestTimeoutMs' | 'headersTimeoutMs' | 'maxConnections' | 'drainLimitBytes' | 'drainTimeoutMs'>
+  >;
   /**
    * Whether `/control` and paths under it are forwarded. Default: only when the address the
    * proxy listens on and the upstream host are both loopback (127.0.0.0/8, ::1, localhost).
@@ -413,12 +415,12 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     if (gate.overCapacity(req)) {
       const why = `the recorder serves at most ${limits.maxConnections} connections at once; try again later`;
       recorder.request({ method: req.method ?? 'GET', path: targetOf(req), headers: req.headers }).fail(why);
-      void answerAndClose(res, 503, limitBody(503, why), drainRequest(req, limits.drainLimitBytes), {
+      void answerAndClose(res, 503, limitBody(503, why), drainRequest(req, limits), {
         'Retry-After': '1',
       });
       return;
     }
-    void readLimitedBody(req, maxBody, limits.drainLimitBytes).then((result) => {
+    void readLimitedBody(req, maxBody, limits).then((result) => {
       switch (result.kind) {
         case 'ok':
           try {

@@ -20,7 +20,8 @@
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { type RequestView, readRequest, readRequestParts } from '../observe/call-view.js';
 import { restRequestOf } from '../protocol/rest-binding.js';
-import type { RecordingEntry } from '../recording/format.js';
+import { REPLAY_MAX_BODY_DEPTH, type RecordingEntry } from '../recording/format.js';
+import { nestsDeeperThan } from '../canonical/depth.js';
 import { type IgnoreSet, contentDifferences } from '../replay/content.js';
 import type { IdMap } from '../replay/substitution.js';
 
@@ -33,6 +34,23 @@ export interface IncomingRequest {
   body: JsonValue | undefined;
   /** The body as text (empty for none). */
   text: string;
+  /**
+   * The body is JSON nested deeper than replay and mock walk: it is matched by its text, as the
+   * recorder keeps such a body as its text (docs/design.md §5).
+   */
+  deep?: boolean;
+}
+
+/** The parsed body of a request's text, or none: no body, not JSON, or JSON nested too deep. */
+export function incomingBody(text: string): Pick<IncomingRequest, 'body' | 'deep'> {
+  if (text.trim() === '') return { body: undefined };
+  let body: JsonValue;
+  try {
+    body = JSON.parse(text) as JsonValue;
+  } catch {
+    return { body: undefined };
+  }
+  return nestsDeeperThan(body, REPLAY_MAX_BODY_DEPTH) ? { body: undefined, deep: true } : { body };
 }
 
 /** How an incoming request compares with one recorded request. */

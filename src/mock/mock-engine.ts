@@ -168,7 +168,12 @@ export class MockEngine {
       (call.kind === 'call' && call.binding === 'HTTP+JSON') ||
       (call.kind === 'malformed' && call.field === 'bodyText' && request.body === undefined && isRestRoute(request));
     const caller: Caller = overRest ? { binding: 'HTTP+JSON' } : { binding: 'JSONRPC', clientId };
-    if (request.body === undefined && request.text.trim() !== '' && request.method.toUpperCase() === 'POST')
+    if (
+      request.body === undefined &&
+      request.deep !== true &&
+      request.text.trim() !== '' &&
+      request.method.toUpperCase() === 'POST'
+    )
       return errorAnswer(
         overRest ? caller : { binding: 'JSONRPC', clientId: null },
         'PARSE_ERROR',

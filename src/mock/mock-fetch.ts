@@ -7,7 +7,7 @@
  * (the agent card points at `options.url`). An aborted request cancels its exchange.
  */
 import type { Recording } from '../recording/recording-reader.js';
-import type { JsonValue } from '../canonical/canonical-json.js';
+import { incomingBody } from './match.js';
 import { MockEngine, type MockOptions, type MockReport } from './mock-engine.js';
 import { type MockOutput, sseFrame } from './mock-output.js';
 
@@ -23,15 +23,6 @@ export interface MockFetchOptions extends MockOptions {
 
 /** A `fetch` answering from recordings, with what was and was not requested so far. */
 export type MockFetch = typeof fetch & { url: string; report(): MockReport };
-
-function parseBody(text: string): JsonValue | undefined {
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Creates the in-process mock of `recording` (or several). */
 export function createMockFetch(
@@ -52,7 +43,7 @@ export function createMockFetch(
     const queue = engine.handle({
       method: request.method,
       path: `${target.pathname}${target.search}`,
-      body: parseBody(text),
+      ...incomingBody(text),
       text,
     });
     const signal = request.signal;

@@ -7,7 +7,6 @@
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { JsonValue } from '../canonical/canonical-json.js';
 import { errorMessage } from '../errors.js';
 import { limitAnswerBody, sendJson } from '../http/json-answer.js';
 import { originForm } from '../http/request-target.js';
@@ -18,6 +17,7 @@ import {
   limitedServerOptions,
   readLimitedBody,
 } from '../http/limits.js';
+import { incomingBody } from './match.js';
 import { MockEngine, type MockOptions, type MockReport, type MockSource } from './mock-engine.js';
 import { type OutputQueue, sseFrame } from './mock-output.js';
 
@@ -33,15 +33,6 @@ export interface RunningMock {
   report(): MockReport;
   /** Ends open streams, stops listening and closes every connection. */
   close(): Promise<void>;
-}
-
-function parseBody(text: string): JsonValue | undefined {
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch {
-    return undefined;
-  }
 }
 
 async function write(queue: OutputQueue, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -86,7 +77,7 @@ export async function startMockServer(
   const engine = new MockEngine(sources, options);
   const limits = DEFAULT_HTTP_LIMITS;
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const read = await readLimitedBody(req, limits.bodyLimitBytes, limits.drainLimitBytes);
+    const read = await readLimitedBody(req, limits.bodyLimitBytes, limits);
     if (read.kind === 'aborted') return;
     if (read.kind === 'too-large') {
       const message = `the request body is larger than ${limits.bodyLimitBytes} bytes`;
@@ -97,7 +88,7 @@ export async function startMockServer(
     const queue = engine.handle({
       method: req.method ?? 'GET',
       path: originForm(req.url ?? '/'),
-      body: parseBody(text),
+      ...incomingBody(text),
       text,
     });
     await write(queue, req, res);

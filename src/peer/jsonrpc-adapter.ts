@@ -68,7 +68,7 @@ export function createJsonRpcAdapter(
 ): (scope: MethodScope, req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
   const { handler, limits } = options;
   return async (scope, req, res, url) => {
-    const body = await readJsonBody(req, limits.bodyLimitBytes, limits.drainLimitBytes);
+    const body = await readJsonBody(req, limits.bodyLimitBytes, limits);
     switch (body.kind) {
       case 'aborted':
         return;

@@ -67,7 +67,7 @@ export function createRestAdapter(
     const tail = url.pathname.slice(REST_PATH.length);
     const match = matchRestRoute(verb, tail);
     if (match.kind !== 'route') {
-      const drained = drainRequest(req, limits.drainLimitBytes);
+      const drained = drainRequest(req, limits);
       if (match.kind === 'wrong-verb') {
         sendRestError(res, 'INVALID_REQUEST', `${verb} is not allowed on ${url.pathname}; use ${match.allow}`, {
           status: 405,
@@ -92,7 +92,7 @@ export function createRestAdapter(
     }
     let body: unknown = {};
     if (verb !== 'GET' && verb !== 'HEAD' && verb !== 'DELETE') {
-      const read = await readJsonBody(req, limits.bodyLimitBytes, limits.drainLimitBytes);
+      const read = await readJsonBody(req, limits.bodyLimitBytes, limits);
       switch (read.kind) {
         case 'aborted':
           return;

@@ -98,6 +98,10 @@ export interface PeerOptions {
   headersTimeoutMs?: number;
   /** Open connections served (requests on further ones: HTTP 503); default 1024. */
   maxConnections?: number;
+  /** How much of a body over the limit is read and dropped after the 413, bytes; default 64 MiB. */
+  drainLimitBytes?: number;
+  /** For how long a body over the limit is read and dropped after the 413, ms; default 30,000. */
+  drainTimeoutMs?: number;
   /** Writes the peer's transitions log (src/peer/transition-log.ts) to this file, mode 0600. */
   transitionsFile?: string;
   /** Injected clock; in deterministic mode it must be a ManualClock. */
@@ -171,7 +175,8 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     ),
     maxConnections: wholePositive(options.maxConnections, 'maxConnections', DEFAULT_HTTP_LIMITS.maxConnections),
     bodyLimitBytes: wholePositive(options.bodyLimitBytes, 'bodyLimitBytes', DEFAULT_HTTP_LIMITS.bodyLimitBytes),
-    drainLimitBytes: DEFAULT_HTTP_LIMITS.drainLimitBytes,
+    drainLimitBytes: wholePositive(options.drainLimitBytes, 'drainLimitBytes', DEFAULT_HTTP_LIMITS.drainLimitBytes),
+    drainTimeoutMs: wholePositive(options.drainTimeoutMs, 'drainTimeoutMs', DEFAULT_HTTP_LIMITS.drainTimeoutMs),
   };
   const maxTasks = wholePositive(options.maxTasks, 'maxTasks', DEFAULT_MAX_TASKS);
   const legacy = options.legacyPause ?? false;
@@ -223,7 +228,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     gate.track(req, res);
     if (gate.overCapacity(req)) {
       const message = `the peer serves at most ${limits.maxConnections} connections at once; try again later`;
-      await answerAndClose(res, 503, limitBody(503, message), drainRequest(req, limits.drainLimitBytes), {
+      await answerAndClose(res, 503, limitBody(503, message), drainRequest(req, limits), {
         'Retry-After': '1',
       });
       return;

@@ -7,6 +7,14 @@ import type { JsonValue } from '../canonical/canonical-json.js';
 
 export const RECORDING_VERSION = 1;
 
+/**
+ * The deepest body replay and mock take from a recording: far above what a peer accepts (the
+ * reference peer refuses requests deeper than 128 levels), far below what would exhaust the call
+ * stack of the walks that compare and rewrite bodies. A recorder records JSON nested deeper as
+ * its text (`bodyText`), which they send and compare as it is (docs/design.md §5).
+ */
+export const REPLAY_MAX_BODY_DEPTH = 1000;
+
 /** Line 1 of a recording. */
 export interface RecordingHeader {
   type: 'recording';

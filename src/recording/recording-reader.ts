@@ -21,17 +21,10 @@ export interface ReadRecordingOptions {
   source?: string;
   /**
    * Refuse, as RECORDING_MALFORMED naming the line, an entry whose body nests deeper than this
-   * many levels (replay and mock walk bodies on the call stack: {@link REPLAY_MAX_BODY_DEPTH}).
+   * many levels (replay and mock walk bodies on the call stack: `REPLAY_MAX_BODY_DEPTH`, format.ts).
    */
   maxBodyDepth?: number;
 }
-
-/**
- * The deepest body replay and mock take from a recording: far above what a peer accepts (the
- * reference peer refuses requests deeper than 128 levels), far below what would exhaust the call
- * stack of the walks that compare and rewrite bodies. A recorder records any depth it is sent.
- */
-export const REPLAY_MAX_BODY_DEPTH = 1000;
 
 /** The incomplete last line of a recording cut short by a crash. */
 export interface TornTail {

@@ -50,13 +50,18 @@ export function tokenHashOf(value: string): string {
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /**
- * Replaces, in place, every resume token in a freshly parsed body by its placeholder: a string
- * `resumeToken` member anywhere (RFC answers, ResumeTask params) and the legacy
- * `metadata.harn.pause.handle`, except an empty one. Walks with an explicit stack (any depth) and only when `text`
- * (the body's JSON text) names such a member at all, so other bodies cost one substring search.
+ * Calls `visit` with every resume token in a freshly parsed body, and the object and member name
+ * that hold it: a string `resumeToken` member anywhere (RFC answers, ResumeTask params) and the
+ * legacy `metadata.harn.pause.handle`, except an empty one. Walks with an explicit stack (any
+ * depth) and only when `text` (the body's JSON text) names such a member at all, so other bodies
+ * cost one substring search.
  */
-export function replaceResumeTokens<T>(body: T, text: string): T {
-  if (!text.includes('"resumeToken"') && !text.includes('"handle"')) return body;
+function forEachResumeToken(
+  body: unknown,
+  text: string,
+  visit: (holder: { [key: string]: Json }, name: string, token: string) => void,
+): void {
+  if (!text.includes('"resumeToken"') && !text.includes('"handle"')) return;
   const stack: { value: Json; key: string; parentKey: string }[] = [{ value: body as Json, key: '', parentKey: '' }];
   while (stack.length > 0) {
     const { value, key, parentKey } = stack.pop()!;
@@ -69,11 +74,39 @@ export function replaceResumeTokens<T>(body: T, text: string): T {
       const legacyHandle = name === 'handle' && key === 'pause' && parentKey === 'harn';
       // An empty token is no capability: it stays empty, so replay sends what the client sent.
       if ((name === 'resumeToken' || legacyHandle) && typeof member === 'string' && member !== '') {
-        value[name] = tokenPlaceholder(member);
+        visit(value, name, member);
       } else {
         stack.push({ value: member, key: name, parentKey: key });
       }
     }
   }
+}
+
+/** Replaces, in place, every resume token of a freshly parsed body ({@link forEachResumeToken}) by its placeholder. */
+export function replaceResumeTokens<T>(body: T, text: string): T {
+  forEachResumeToken(body, text, (holder, name, token) => {
+    holder[name] = tokenPlaceholder(token);
+  });
   return body;
+}
+
+/**
+ * `text`, a body's JSON text, with every resume token it holds (`body` is `text` parsed) written
+ * as its placeholder, for a body kept as text (one nested too deep to be kept as a body): each
+ * token's JSON string is replaced where it stands. Undefined when a token is still there after
+ * that (written with other escapes than `JSON.stringify` uses), so the text cannot be kept.
+ */
+export function replaceResumeTokensInText(body: unknown, text: string): string | undefined {
+  const tokens = new Set<string>();
+  forEachResumeToken(body, text, (_holder, _name, token) => {
+    if (!isTokenPlaceholder(token)) tokens.add(token);
+  });
+  if (tokens.size === 0) return text;
+  let out = text;
+  for (const token of tokens) out = out.split(JSON.stringify(token)).join(JSON.stringify(tokenPlaceholder(token)));
+  let left = false;
+  forEachResumeToken(JSON.parse(out), out, (_holder, _name, token) => {
+    left ||= !isTokenPlaceholder(token);
+  });
+  return left ? undefined : out;
 }

@@ -16,6 +16,9 @@
  *   anyway. Nothing hangs.
  * - When every request was sent, the driver waits (same deadline) for the answers still due,
  *   then closes what is still open (streams the recording left open).
+ * - A recorded body is sent as recorded, framed by `Content-Length`, whatever the method; one
+ *   sent with a method that usually carries none (a GET with a body) gets a note in the result,
+ *   since a peer may read or refuse such a body where the recorded one did not.
  * - A peer that cannot be reached, or that `peerFailure()` reports dead, ends the replay with an
  *   infrastructure error (A2aReplayError PEER_UNREACHABLE / PEER_CRASHED), never drift.
  */
@@ -29,7 +32,7 @@ import type { NoiseRules } from './content.js';
 import { type ExchangeDrift, driftLane, shapeOf } from './drift.js';
 import { type LaneKey, type PlannedExchange, type ReplayPlan, planReplay } from './lanes.js';
 import { ReplayLedger } from './ledger.js';
-import { type LiveCall, sendLive } from './live-exchange.js';
+import { type LiveCall, bodyOfBodilessMethod, sendLive } from './live-exchange.js';
 import { IdMap } from './substitution.js';
 
 /** Default bound on sockets for unary calls to the peer. */
@@ -37,6 +40,9 @@ export const DEFAULT_MAX_SOCKETS = 64;
 
 /** Default deadline of one wait for a live entry. */
 export const DEFAULT_WAIT_MS = 5000;
+
+/** Requests with a body their method usually lacks that are named one by one in the notes. */
+const BODY_NOTES_LISTED = 20;
 
 export interface DriveOptions {
   /** Base URL of the live peer. */
@@ -74,6 +80,8 @@ export interface DriveResult {
   ids: IdMap;
   liveEntries: number;
   durationMs: number;
+  /** Remarks for the run report: requests sent with a body their method usually lacks. */
+  notes: string[];
 }
 
 /** Something the driver does at a recorded position: send a request, or close a broken exchange. */
@@ -238,6 +246,21 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
   let infra: A2aReplayError | undefined;
   let settled = 0;
   const total = plan.entries.length;
+  const notes: string[] = [];
+  let unlistedBodies = 0;
+
+  const noteBody = (request: RecordingEntry, body: string | undefined): void => {
+    const bytes = bodyOfBodilessMethod(request.http.method, body);
+    if (bytes === undefined) return;
+    if (notes.length >= BODY_NOTES_LISTED) {
+      unlistedBodies += 1;
+      return;
+    }
+    notes.push(
+      `seq ${request.seq}: ${request.http.method} ${request.http.path} was recorded with a ${bytes}-byte body; ` +
+        'sent as recorded, framed by Content-Length',
+    );
+  };
 
   const progress = (): void => {
     if (!options.onProgress) return;
@@ -256,6 +279,7 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
   const send = (ex: PlannedExchange): void => {
     const body: JsonValue | undefined = ex.request.body === undefined ? undefined : ids.toLive(ex.request.body);
     const text = body !== undefined ? JSON.stringify(body) : ex.request.bodyText;
+    noteBody(ex.request, text);
     ledger.sent(ex);
     const call = sendLive({
       base,
@@ -376,5 +400,17 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     const recorded = plan.entries.filter((e) => plan.laneOfSeq.get(e.seq) === lane);
     timelines.push({ lane, expected: timeline(recorded), actual: timeline(ledger.replayedOf(lane)) });
   }
-  return { plan, replayed, drift, timelines, ids, liveEntries: ledger.liveCount, durationMs: clock.now() - started };
+  if (unlistedBodies > 0) {
+    notes.push(`${unlistedBodies} more requests with a body their method usually lacks were sent the same way`);
+  }
+  return {
+    plan,
+    replayed,
+    drift,
+    timelines,
+    ids,
+    liveEntries: ledger.liveCount,
+    durationMs: clock.now() - started,
+    notes,
+  };
 }

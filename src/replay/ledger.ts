@@ -19,7 +19,8 @@
  * "settled" when a live entry answered it, the driver gave up on it, or (requests) it was sent.
  */
 import { A2aReplayError } from '../errors.js';
-import type { EntryHttp, EntryKind, RecordingEntry } from '../recording/format.js';
+import { type EntryHttp, type EntryKind, REPLAY_MAX_BODY_DEPTH, type RecordingEntry } from '../recording/format.js';
+import { nestsDeeperThan } from '../canonical/depth.js';
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { type EntryRef, type ExchangeDrift, describeShape, driftSeq, shapeDifferences, shapeOf } from './drift.js';
 import type { LaneKey, PlannedExchange, ReplayPlan } from './lanes.js';
@@ -48,6 +49,15 @@ class LaneCursor {
   firstUnsettled(isSettled: (seq: number) => boolean): number | undefined {
     while (this.index < this.seqs.length && isSettled(this.seqs[this.index] as number)) this.index++;
     return this.seqs[this.index];
+  }
+}
+
+/** Whether `text` is JSON nested deeper than replay compares (the recorder keeps such a body as text). */
+function isDeepJson(text: string): boolean {
+  try {
+    return nestsDeeperThan(JSON.parse(text), REPLAY_MAX_BODY_DEPTH);
+  } catch {
+    return false;
   }
 }
 
@@ -270,7 +280,10 @@ export class ReplayLedger {
     // JSON recorded, text live (not JSON, or more than replay compares): say what came instead.
     if (recorded.body !== undefined && live.body === undefined && live.bodyText !== undefined) {
       const text = live.bodyText.length > 120 ? `${live.bodyText.slice(0, 117)}...` : live.bodyText;
-      return [`content: JSON recorded, text live: ${JSON.stringify(text)}`];
+      const why = isDeepJson(live.bodyText)
+        ? `the live body nests deeper than ${REPLAY_MAX_BODY_DEPTH} levels, more than replay compares: `
+        : '';
+      return [`content: JSON recorded, text live: ${why}${JSON.stringify(text)}`];
     }
     return describeContent(recorded.body, live.body, contentDifferences(recorded.body, live.body, ignore));
   }

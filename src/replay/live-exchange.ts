@@ -6,20 +6,21 @@
  * golden one (unary vs SSE, JSON vs text bodies, recorded headers, redaction).
  *
  * Request headers are the recorded ones minus redacted values (a `[redacted sha256:…]` secret is
- * useless to the peer) and the headers the HTTP stack writes itself. A failure before any response
- * head (connection refused, reset) is an infrastructure failure ({@link LiveCall.failure}), not an
- * exchange entry: the peer could not be asked. A failure after the head is an `error` entry, as
- * recording would have written it.
+ * useless to the peer) and the headers the HTTP stack writes itself. A body that is sent is always
+ * framed by `Content-Length` (docs/design.md §8): Node frames none for a GET, HEAD, DELETE or
+ * OPTIONS, so the peer would read a recorded body of one as the requests that follow. A failure
+ * before any response head (connection refused, reset) is an infrastructure failure
+ * ({@link LiveCall.failure}), not an exchange entry: the peer could not be asked. A failure after
+ * the head is an `error` entry, as recording would have written it. A live answer nested deeper
+ * than replay compares is kept as its text, as the recorder keeps one (docs/design.md §5).
  */
 import { type Agent, type ClientRequest, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { type JsonValue, replaceNonFinite } from '../canonical/canonical-json.js';
-import { nestsDeeperThan } from '../canonical/depth.js';
 import { A2aReplayError } from '../errors.js';
 import { basePathOf, serverOptions, underBase } from '../http/request-target.js';
 import { DEFAULT_MAX_OBSERVED_BYTES, ExchangeRecorder } from '../intercept/exchange-recorder.js';
 import type { RecordingEntry } from '../recording/format.js';
-import { REPLAY_MAX_BODY_DEPTH } from '../recording/recording-reader.js';
 import type { EntryDraft } from '../recording/recording-writer.js';
 
 /** Live answers are compared, never written: nothing is redacted beyond the secret-looking headers. */
@@ -63,21 +64,6 @@ export interface LiveCall {
 }
 
 /**
- * `draft`, or, when its body nests deeper than replay walks ({@link REPLAY_MAX_BODY_DEPTH}), the
- * same answer with a `bodyText` saying so in place of the body: it then drifts from the recorded
- * answer (which is never that deep) instead of overflowing the walks that would compare it.
- */
-function withinDepth(draft: EntryDraft): EntryDraft {
-  if (draft.body === undefined) return draft;
-  if (!nestsDeeperThan(draft.body, REPLAY_MAX_BODY_DEPTH)) return asRecorded(draft, draft.body);
-  const { body: _deep, ...rest } = draft;
-  return {
-    ...rest,
-    bodyText: `[the live body nests deeper than ${REPLAY_MAX_BODY_DEPTH} levels, more than replay compares]`,
-  };
-}
-
-/**
  * `draft` as the recorder writes it: a number `JSON.parse` made infinite (`1e400`) is null in a
  * recording (recording-writer.ts), so it is null in the live answer compared with one too.
  */
@@ -86,14 +72,38 @@ function asRecorded(draft: EntryDraft, body: JsonValue): EntryDraft {
   return finite.repaired ? { ...draft, body: finite.value } : draft;
 }
 
-/** The headers to send for a recorded request. */
-export function replayHeaders(recorded: Record<string, string> | undefined, hasBody: boolean): Record<string, string> {
+/**
+ * Methods whose body has no meaning HTTP defines (RFC 9110 §9.3): a recorded body of one is still
+ * sent, framed, and the run report says so (see {@link bodyOfBodilessMethod}).
+ */
+const BODILESS_METHODS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS', 'TRACE', 'CONNECT']);
+
+/**
+ * The size in bytes of a body replay sends with a method that usually carries none (a GET with a
+ * body), or undefined when the request is not one.
+ */
+export function bodyOfBodilessMethod(method: string, body: string | undefined): number | undefined {
+  if (body === undefined || !BODILESS_METHODS.has(method.toUpperCase())) return undefined;
+  return Buffer.byteLength(body, 'utf8');
+}
+
+/**
+ * The headers to send for a recorded request; `bodyBytes` is the length of the body sent, which
+ * always goes with its `Content-Length`.
+ */
+export function replayHeaders(
+  recorded: Record<string, string> | undefined,
+  bodyBytes: number | undefined,
+): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(recorded ?? {})) {
     if (NOT_REPLAYED.has(name) || value.startsWith('[redacted')) continue;
     out[name] = value;
   }
-  if (hasBody && out['content-type'] === undefined) out['content-type'] = 'application/json';
+  if (bodyBytes !== undefined) {
+    if (out['content-type'] === undefined) out['content-type'] = 'application/json';
+    out['content-length'] = String(bodyBytes);
+  }
   return out;
 }
 
@@ -108,7 +118,7 @@ export function sendLive(options: LiveCallOptions): LiveCall {
     ids: { next: () => request.xid },
     writer: {
       append(draft: EntryDraft): RecordingEntry {
-        if (!aborted) options.onEntry(withinDepth(draft));
+        if (!aborted) options.onEntry(draft.body === undefined ? draft : asRecorded(draft, draft.body));
         return { ...draft, seq: 0, at: '' };
       },
     },
@@ -122,8 +132,8 @@ export function sendLive(options: LiveCallOptions): LiveCall {
   const target = options.path ?? request.http.path;
   const server = serverOptions(options.base);
   const path = underBase(basePathOf(options.base), target);
-  const headers = replayHeaders(request.http.headers, options.body !== undefined);
   const bodyBytes = options.body === undefined ? undefined : Buffer.from(options.body, 'utf8');
+  const headers = replayHeaders(request.http.headers, bodyBytes?.byteLength);
   // The request is the recorded one (its path with live ids): only the answer is turned into entries.
   const exchange = recorder.answerOf({ method: request.http.method, path: target }, request.xid);
   const send = server.protocol === 'https:' ? httpsRequest : httpRequest;

@@ -18,8 +18,8 @@ import { AGENT_CARD_PATH } from '../protocol/types.js';
 import { formatIssue } from '../protocol/read.js';
 import type { Keyring } from '../receipts/keys.js';
 import { readReceiptLogLine } from '../receipts/read-line.js';
-import type { RecordingEntry, RecordingHeader } from '../recording/format.js';
-import { REPLAY_MAX_BODY_DEPTH, type Recording, readRecording } from '../recording/recording-reader.js';
+import { REPLAY_MAX_BODY_DEPTH, type RecordingEntry, type RecordingHeader } from '../recording/format.js';
+import { type Recording, readRecording } from '../recording/recording-reader.js';
 import { serializeLine } from '../recording/recording-writer.js';
 import { redactHeaders } from '../recording/redaction.js';
 import { replaceResumeTokens } from '../recording/resume-token.js';
@@ -236,6 +236,7 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
       result.notes.push(
         `${drive.ids.remapped} ids and tokens minted by the live peer were mapped to the recorded ones`,
       );
+    result.notes.push(...drive.notes);
     if (drive.ids.conflicts.length > 0) {
       result.notes.push(`${drive.ids.conflicts.length} id pairs contradicted earlier ones and were ignored`);
     }

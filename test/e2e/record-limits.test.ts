@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readRecording } from '../../src/internal.js';
-import { postBig, raw } from '../helpers/raw-http.js';
+import { postBig, raw, uploadThenRead } from '../helpers/raw-http.js';
 import { type RecordProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 
 let dir = '';
@@ -199,6 +199,44 @@ describe('bodies', () => {
       expect(entries[1]?.error).toMatch(/over the recorder's limit of 65536 bytes/);
     },
   );
+
+  it(
+    'answers a client that writes a 50 MB chunked body before it reads with a 413 it reads',
+    { timeout: 180_000 },
+    async () => {
+      const peer = await upstream((req, res) => {
+        req.resume();
+        req.on('end', () => res.end('{"jsonrpc":"2.0","id":1,"result":{}}'));
+      });
+      const { proc, out, url } = await record(peer, '--max-body-bytes', '65536');
+      const { got, uploadError } = await uploadThenRead(url, 50 * 1024 * 1024);
+      expect(uploadError).toBeUndefined();
+      expect(got).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
+      expect(bodyOf(got).error.message).toMatch(/over the recorder's limit of 65536 bytes/);
+      const entries = await entriesOf(proc, out);
+      expect(entries.map((e) => e.kind)).toEqual(['request', 'error']);
+    },
+  );
+
+  it('closes after --drain-timeout-ms a connection whose over-limit body stops arriving, its 413 read', async () => {
+    const peer = await upstream((_req, res) => res.end('{}'));
+    const { url } = await record(
+      peer,
+      '--max-body-bytes',
+      '1024',
+      '--drain-timeout-ms',
+      '200',
+      '--request-timeout-ms',
+      '60000',
+    );
+    const got = await raw(
+      url,
+      'POST / HTTP/1.1\r\nHost: r\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n' +
+        `800\r\n${' '.repeat(0x800)}\r\n`,
+    );
+    expect(got).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
+    expect(bodyOf(got).error.message).toMatch(/over the recorder's limit of 1024 bytes/);
+  });
 
   it('passes an SSE event over --max-body-bytes to the client whole and records its first characters', async () => {
     const big = `{"n":"${'x'.repeat(3 * 65536)}"}`;

@@ -1,18 +1,21 @@
 /**
  * A client may send a request nested as deep as it likes; `record` records it whatever its depth
  * (the peer refuses it). Replay and mock walk bodies on the call stack, so they take bodies up to
- * REPLAY_MAX_BODY_DEPTH levels: one just under replays to a pass, one far over is refused naming
- * its line, never a stack overflow reported as an infrastructure failure. A live peer whose answer
- * nests deeper makes the replay drift, saying so.
+ * REPLAY_MAX_BODY_DEPTH levels: the recorder keeps JSON nested deeper as its text, which replay
+ * sends and mock matches as it is, so what `record` wrote, `run` and `mock` take. A body that deep
+ * in a recording some other writer made is refused naming its line, never a stack overflow
+ * reported as an infrastructure failure. A live peer whose answer nests deeper makes the replay
+ * drift, saying so.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPLAY_MAX_BODY_DEPTH, generateReceiptKey } from '../../src/internal.js';
+import { REPLAY_MAX_BODY_DEPTH, generateReceiptKey, readRecording } from '../../src/internal.js';
 import { runCli } from '../helpers/cli.js';
 import { answerJson, startPeerVariant } from '../helpers/peer-variant.js';
 import { startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { startMockProcess, stopMock } from '../mock/mock-process.js';
 import { callerPauseSession, ok } from '../replay/session.js';
 
 let dir = '';
@@ -27,30 +30,37 @@ function deepPause(taskId: string, depth: number): string {
   );
 }
 
-/** Records a session of one task and one PauseTask nested `depth` levels deep; the recording's path. */
-async function recordDeep(name: string, depth: number): Promise<string> {
+/** Starts a task at `url` and sends it a PauseTask nested `depth` levels deep; its text and the answer's error code. */
+async function sendDeep(url: string, depth: number): Promise<{ text: string; code: number | undefined }> {
+  const { task } = await ok<{ task: { id: string } }>(url, 'SendMessage', {
+    message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
+    configuration: { returnImmediately: true },
+  });
+  const text = deepPause(task.id, depth);
+  const answer = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+    body: text,
+  });
+  return { text, code: ((await answer.json()) as { error?: { code: number } }).error?.code };
+}
+
+/** Records a session of one task and one PauseTask nested `depth` levels deep; the recording and the deep text. */
+async function recordDeep(name: string, depth: number): Promise<{ recording: string; text: string }> {
   const out = join(dir, `${name}.jsonl`);
   const peer = await startCliProcess(['peer', '--deterministic']);
   try {
     const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile]);
     try {
-      const { task } = await ok<{ task: { id: string } }>(recorder.url, 'SendMessage', {
-        message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
-        configuration: { returnImmediately: true },
-      });
-      const answer = await fetch(recorder.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-        body: deepPause(task.id, depth),
-      });
-      expect(((await answer.json()) as { error?: { code: number } }).error?.code).toBe(-32600);
+      const { text, code } = await sendDeep(recorder.url, depth);
+      expect(code).toBe(-32600);
+      return { recording: out, text };
     } finally {
       expect(await stopProcess(recorder)).toBe(0);
     }
   } finally {
     await stopProcess(peer);
   }
-  return out;
 }
 
 beforeAll(async () => {
@@ -65,7 +75,8 @@ afterAll(async () => {
 
 describe('bodies nested deep, recorded and replayed', () => {
   it('replays a request just under the depth replay takes to a pass', async () => {
-    const recording = await recordDeep('under', REPLAY_MAX_BODY_DEPTH - 10);
+    const { recording } = await recordDeep('under', REPLAY_MAX_BODY_DEPTH - 10);
+    expect((await readRecording(recording)).entries[2]?.body).toBeDefined();
     const update = await runCli(['run', recording, '--key', keyFile, '--update']);
     expect(update.code, update.stdout + update.stderr).toBe(0);
     const replay = await runCli(['run', recording, '--key', keyFile]);
@@ -73,8 +84,30 @@ describe('bodies nested deep, recorded and replayed', () => {
     expect(replay.code).toBe(0);
   });
 
-  it('refuses a recording with a request far deeper, naming the line, in run and in mock', async () => {
-    const recording = await recordDeep('over', 20_000);
+  it('records a request 100,000 levels deep as its text, which run replays to a pass and mock serves', async () => {
+    const { recording, text } = await recordDeep('over', 100_000);
+    const request = (await readRecording(recording)).entries[2];
+    expect(request !== undefined && 'body' in request).toBe(false);
+    expect(request?.bodyText).toBe(text);
+    const update = await runCli(['run', recording, '--key', keyFile, '--update']);
+    expect(update.code, update.stdout + update.stderr).toBe(0);
+    const replay = await runCli(['run', recording, '--key', keyFile]);
+    expect(replay.stdout).toMatch(/^PASS /m);
+    expect(replay.code).toBe(0);
+    const mock = await startMockProcess([recording, '--expect-all']);
+    const served = await sendDeep(mock.url, 100_000);
+    expect(served.text).toBe(text);
+    expect(served.code).toBe(-32600);
+    expect(await stopMock(mock), mock.stdout() + mock.stderr()).toBe(0);
+  });
+
+  it('refuses a recording another writer made with a far deeper body, naming the line, in run and mock', async () => {
+    const { recording: recorded } = await recordDeep('written', 20_000);
+    const lines = (await readFile(recorded, 'utf8')).split('\n');
+    const { bodyText, ...request } = JSON.parse(lines[3] ?? '') as { bodyText: string };
+    lines[3] = `${JSON.stringify(request).slice(0, -1)},"body":${bodyText}}`;
+    const recording = join(dir, 'deep-body.jsonl');
+    await writeFile(recording, lines.join('\n'));
     const replay = await runCli(['run', recording, '--key', keyFile, '--update']);
     const why = `the entry's body nests deeper than ${REPLAY_MAX_BODY_DEPTH} levels, more than replay and mock take`;
     expect(replay.stdout).toContain(`${recording}:4: ${why}`);

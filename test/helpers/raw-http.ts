@@ -53,3 +53,60 @@ export function postBig(url: URL, size: number, chunked: boolean): Promise<Answe
     pump();
   });
 }
+
+/** What a client that sent its whole body before reading got: the bytes it read, and how its upload ended. */
+export interface UploadThenRead {
+  /** Everything the server sent, read only once the upload was over. */
+  got: string;
+  /** The code of the error that ended the upload early (EPIPE, ECONNRESET), or undefined. */
+  uploadError: string | undefined;
+}
+
+/**
+ * POSTs `size` bytes chunked on a fresh connection, reading nothing until all of it was written
+ * (as a client that sends its request before it looks at the answer does), then reads until the
+ * server closes.
+ */
+export function uploadThenRead(url: URL, size: number): Promise<UploadThenRead> {
+  return new Promise((resolve) => {
+    const socket = connect(Number(url.port), url.hostname);
+    // Paused: nothing is read until the upload is over (the kernel keeps what arrives).
+    socket.pause();
+    let uploadError: string | undefined;
+    let got = '';
+    const read = (): void => {
+      socket.setEncoding('utf8').on('data', (d: string) => (got += d));
+      socket.resume();
+    };
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      uploadError ??= error.code ?? error.message;
+    });
+    socket.on('close', () => resolve({ got, uploadError }));
+    const head =
+      `POST / HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\n` +
+      'Transfer-Encoding: chunked\r\n\r\n';
+    const piece = 64 * 1024;
+    const chunk = Buffer.concat([
+      Buffer.from(`${piece.toString(16)}\r\n`),
+      Buffer.alloc(piece, 0x20),
+      Buffer.from('\r\n'),
+    ]);
+    let sent = 0;
+    const pump = (): void => {
+      while (sent < size) {
+        sent += piece;
+        if (!socket.write(chunk)) {
+          socket.once('drain', pump);
+          return;
+        }
+      }
+      socket.write('0\r\n\r\n', () => read());
+    };
+    socket.once('connect', () => {
+      socket.write(head);
+      pump();
+    });
+    // An upload cut short: what the server sent before the reset is all there is to read.
+    socket.once('error', read);
+  });
+}

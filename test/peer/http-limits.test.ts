@@ -1,10 +1,11 @@
 /**
  * The peer's HTTP limits against real sockets, with short values: 408 for a request that does
  * not arrive in time (body or headers), 503 past the connection cap, a 413 the client reads
- * (chunked or not), and open SSE streams that idleness never cuts.
+ * (chunked or not, by a client reading as it sends or only once it sent everything), and open
+ * SSE streams that idleness never cuts.
  */
 import { type Socket, connect } from 'node:net';
-import { postBig, raw } from '../helpers/raw-http.js';
+import { postBig, raw, uploadThenRead } from '../helpers/raw-http.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type PauseTaskResult, type PeerOptions, type RunningPeer, startPeer } from '../../src/internal.js';
 import { PeerClient, label, message } from './peer-client.js';
@@ -130,5 +131,27 @@ describe('body limit', () => {
     expect(res.status).toBe(413);
     expect(errorOf(await res.text()).message).toMatch(/1048576-byte limit/);
     expect((await c.start('work:1')).status.state).toBe('TASK_STATE_WORKING');
+  });
+
+  it('answers a client that writes a 50 MB chunked body before it reads with a 413 it reads', async () => {
+    const url = await open({});
+    const { got, uploadError } = await uploadThenRead(url, 50 * 1024 * 1024);
+    expect(uploadError).toBeUndefined();
+    expect(got).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
+    expect(got).toMatch(/\r\nConnection: close\r\n/i);
+    expect(errorOf(got.slice(got.indexOf('\r\n\r\n') + 4)).message).toMatch(/1048576-byte limit/);
+    expect((await c.start('work:1')).status.state).toBe('TASK_STATE_WORKING');
+  });
+
+  it('closes after drainTimeoutMs a connection whose body over the limit stops arriving, its 413 read', async () => {
+    // The whole request may take a minute: only the drain's own bound can end this one.
+    const url = await open({ bodyLimitBytes: 1024, drainTimeoutMs: 200, requestTimeoutMs: 60_000 });
+    const got = await raw(
+      url,
+      'POST / HTTP/1.1\r\nHost: peer\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n' +
+        `800\r\n${' '.repeat(0x800)}\r\n`,
+    );
+    expect(got).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
+    expect(errorOf(got.slice(got.indexOf('\r\n\r\n') + 4)).message).toMatch(/1024-byte limit/);
   });
 });

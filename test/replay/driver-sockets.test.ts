@@ -1,5 +1,5 @@
 import { type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, type Server as NetServer, connect, createServer as createNetServer } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
 import { type RecordingEntry, driveRecording } from '../../src/internal.js';
 import { entry, result, rpc } from './fixtures.js';
@@ -191,5 +191,86 @@ it('drifts when the peer answers a string call id with another one: the envelope
       server.closeAllConnections();
       server.close();
     }
+  }
+});
+
+/**
+ * An HTTP server behind a TCP relay that keeps every byte arriving from clients: what the server
+ * parsed (method, target, body) and what was on the wire, side by side.
+ */
+async function wirePeer(): Promise<{
+  url: string;
+  seen: string[];
+  wire: () => string;
+  close: () => void;
+}> {
+  const seen: string[] = [];
+  const http = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      seen.push(`${req.method} ${req.url} ${Buffer.concat(chunks).toString('latin1')}`);
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(result({ id: 'task-1', status: { state: 'TASK_STATE_WORKING' } })));
+    });
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const httpPort = (http.address() as AddressInfo).port;
+  const received: Buffer[] = [];
+  const relay: NetServer = createNetServer((client) => {
+    const upstream = connect(httpPort, '127.0.0.1');
+    client.on('data', (chunk: Buffer) => {
+      received.push(chunk);
+      upstream.write(chunk);
+    });
+    upstream.pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  const { port } = relay.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    wire: () => Buffer.concat(received).toString('latin1'),
+    close: () => {
+      http.closeAllConnections();
+      http.close();
+      relay.close();
+    },
+  };
+}
+
+it('frames the recorded body of a GET with Content-Length, so the peer never reads it as requests', async () => {
+  // A recorded GET whose body reads as a second request when sent unframed.
+  const smuggled = 'GET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n';
+  const task = { id: 'task-1', status: { state: 'TASK_STATE_WORKING' } };
+  const get = entry(1, 'x-1', 'request', undefined, '/rest/tasks/task-1');
+  get.http.method = 'GET';
+  get.bodyText = smuggled;
+  const answer = entry(2, 'x-1', 'response', result(task), '/rest/tasks/task-1');
+  answer.http.method = 'GET';
+  const post = entry(3, 'x-2', 'request', rpc('GetTask', { id: 'task-1' }));
+  const posted = entry(4, 'x-2', 'response', result(task));
+  const peer = await wirePeer();
+  try {
+    const drive = await driveRecording([get, answer, post, posted], { peerUrl: peer.url, maxSockets: 1 });
+    expect(peer.seen).toEqual([
+      `GET /rest/tasks/task-1 ${smuggled}`,
+      `POST / ${JSON.stringify(rpc('GetTask', { id: 'task-1' }))}`,
+    ]);
+    const length = (body: string): string => `content-length: ${Buffer.byteLength(body)}\r\n`;
+    expect(peer.wire()).toContain(length(smuggled));
+    expect(peer.wire()).toContain(length(JSON.stringify(rpc('GetTask', { id: 'task-1' }))));
+    expect(peer.wire()).not.toContain('transfer-encoding');
+    expect(drive.drift).toEqual([]);
+    expect(drive.notes).toEqual([
+      `seq 1: GET /rest/tasks/task-1 was recorded with a ${smuggled.length}-byte body; ` +
+        'sent as recorded, framed by Content-Length',
+    ]);
+  } finally {
+    peer.close();
   }
 });
