@@ -10,6 +10,7 @@
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { describeError } from '../errors.js';
+import { readTarget } from '../http/request-target.js';
 import { JSON_RPC_ERRORS } from '../protocol/errors.js';
 import { type JsonRpcId, parseJsonRpcMessage } from '../protocol/json-rpc.js';
 import { CONTROL_METHODS, CONTROL_PATH } from '../protocol/methods.js';
@@ -334,7 +335,7 @@ export class FactReader {
       xid: entry.xid,
       principal: entry.principal ?? null,
       parent: parseTraceparent(entry.http.headers?.traceparent),
-      control: entry.http.path === CONTROL_PATH,
+      control: readTarget(entry.http.path).path === CONTROL_PATH,
       binding: undefined,
       rpcId: undefined,
       call: undefined,
