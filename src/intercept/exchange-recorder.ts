@@ -34,6 +34,12 @@ import { type SseEvent, SseParser } from './sse-parser.js';
  */
 export const RESPONSE_CUT_MESSAGE = 'the response ended before it was complete (connection closed)';
 
+/**
+ * How `bodyRepaired` starts: the body's bytes were not valid UTF-8 and were read with each invalid
+ * sequence as U+FFFD, as the peer reads them (docs/design.md §5).
+ */
+export const UTF8_REPAIR = 'invalid UTF-8 read as U+FFFD';
+
 /** Default cap on a recorded body; the proxy also refuses request bodies above it. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
@@ -101,14 +107,16 @@ function concat(chunks: Uint8Array[], length: number): Buffer {
 
 /**
  * `body` for JSON, `bodyText` for anything else, nothing for an empty body. Bytes that are not
- * UTF-8 cannot be written as text without loss: a note stands in, with the sha256 of the bytes.
+ * UTF-8 cannot be written as text without loss: a JSON body among them is read as the peer reads
+ * it (each invalid sequence as U+FFFD) and kept as `body`, `bodyRepaired` saying so with the sha256
+ * of the bytes; for anything else a note stands in, with the sha256 of the bytes.
  */
 function bodyFields(
   bytes: Buffer,
   total: number,
   cap: number,
   tokens: TokenPolicy = 'placeholder',
-): Pick<EntryDraft, 'body' | 'bodyText'> {
+): Pick<EntryDraft, 'body' | 'bodyText' | 'bodyRepaired'> {
   if (total === 0) return {};
   const kept = bytes.subarray(0, cap);
   // A cut at the cap may split a character: only the last 3 bytes may be an unfinished sequence.
@@ -116,6 +124,19 @@ function bodyFields(
   if (!isUtf8(whole)) {
     const digest = createHash('sha256').update(kept).digest('hex');
     const which = total > cap ? `the first ${kept.length} of ${total} bytes` : `${total} bytes`;
+    if (total <= cap) {
+      // What `node:http` servers (the peer) and `fetch` clients read: invalid sequences as U+FFFD.
+      const text = kept.toString('utf8');
+      try {
+        const body = JSON.parse(text) as JsonValue;
+        return {
+          body: tokens === 'placeholder' ? replaceResumeTokens(body, text) : body,
+          bodyRepaired: `${UTF8_REPAIR}; sha256 of ${which}:${digest}`,
+        };
+      } catch {
+        // not JSON: the note below
+      }
+    }
     return { bodyText: `[body not recorded: not valid UTF-8; sha256 of ${which}:${digest}]` };
   }
   const text = kept.toString('utf8');

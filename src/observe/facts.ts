@@ -89,6 +89,8 @@ export type Fact =
       mode: PauseMode | null;
       reason: string | null;
       principal: string | null;
+      /** The request's body was read from bytes that are not valid UTF-8 (its entry's `bodyRepaired`). */
+      bodyRepaired: boolean;
       /** The caller's span from its `traceparent`. */
       parent: SpanRef | undefined;
       binding: Binding;
@@ -383,6 +385,7 @@ export class FactReader {
           mode: c.method === 'PauseTask' ? c.params.mode : null,
           reason: c.params.reason ?? null,
           principal: ex.principal,
+          bodyRepaired: entry.bodyRepaired !== undefined,
           parent: ex.parent,
           binding: view.binding,
         });

@@ -12,7 +12,19 @@ import { isPlainObject, plainCanonical, quoted } from '../canonical/canonical-js
 import type { RecordingEntry } from './format.js';
 
 /** Members an entry may have, as the fast writer knows them (in RFC 8785 order). */
-const ENTRY_MEMBERS = new Set(['at', 'body', 'bodyText', 'error', 'http', 'kind', 'principal', 'seq', 'sse', 'xid']);
+const ENTRY_MEMBERS = new Set([
+  'at',
+  'body',
+  'bodyRepaired',
+  'bodyText',
+  'error',
+  'http',
+  'kind',
+  'principal',
+  'seq',
+  'sse',
+  'xid',
+]);
 const HTTP_MEMBERS = new Set(['headers', 'method', 'path', 'status']);
 
 /** True when every own key of `value` is one of `known` and none is undefined-valued. */
@@ -50,6 +62,11 @@ export function entryLine(entry: RecordingEntry): string | undefined {
     const body = plainCanonical(entry.body, true, 1);
     if (body === undefined) return undefined;
     out += `,"body":${body}`;
+  }
+  if (entry.bodyRepaired !== undefined) {
+    const bodyRepaired = text(entry.bodyRepaired);
+    if (bodyRepaired === undefined) return undefined;
+    out += `,"bodyRepaired":${bodyRepaired}`;
   }
   if (entry.bodyText !== undefined) {
     const bodyText = text(entry.bodyText);

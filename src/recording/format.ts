@@ -55,6 +55,12 @@ export interface RecordingEntry {
   body?: JsonValue;
   /** A body that is not JSON, kept verbatim (truncated to the body limit). */
   bodyText?: string;
+  /**
+   * Set when `body` was read from bytes that are not valid UTF-8: `invalid UTF-8 read as U+FFFD;
+   * sha256 of N bytes:<hex>` (each invalid sequence read as U+FFFD, as the peer reads it; the
+   * digest is of the bytes as they came). Docs/design.md §5.
+   */
+  bodyRepaired?: string;
   /** SSE framing fields other than `data`, when present. */
   sse?: { event?: string; id?: string };
   /** On requests: who sent it (`jwt:sub=alice`, `bearer:sha256:<8 hex>`, or a header's value). */

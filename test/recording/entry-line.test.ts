@@ -28,6 +28,7 @@ const entryArb: fc.Arbitrary<RecordingEntry> = fc
       ),
       body: fc.jsonValue({ maxDepth: 5 }),
       bodyText: anyText,
+      bodyRepaired: anyText,
       sse: fc.record({ event: anyText, id: anyText }, { requiredKeys: [] }),
       principal: anyText,
       error: anyText,

@@ -1,9 +1,11 @@
 /**
- * Request targets servers read differently, through `a2a-replay record --key` in front of
- * `a2a-replay peer --deterministic` (child processes, real sockets, targets sent byte for byte):
- * a dot segment, an encoded dot segment, a fragment and a backslash in a pause's target are
- * refused with HTTP 400 and never reach the peer, recorded as a request and an `error` entry; a
- * REST pause whose body holds a `jsonrpc` member is read by its route and gets its receipt.
+ * How the recorder reads a request as the peer does, through `a2a-replay record --key` in front of
+ * `a2a-replay peer --deterministic` (child processes, real sockets, targets and bytes sent as
+ * written): a dot segment, an encoded dot segment, a fragment and a backslash in a pause's target
+ * are refused with HTTP 400 and never reach the peer, recorded as a request and an `error` entry;
+ * a REST pause whose body holds a `jsonrpc` member is read by its route and gets its receipt; a
+ * pause whose reason holds a byte that is not UTF-8 is read as the peer reads it and gets its
+ * receipt, the repair listed.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -109,6 +111,34 @@ it('reads a REST pause by its route when its body holds a jsonrpc member, and re
   expect((await receiptsOf(id))[0]?.principal).toMatch(/^bearer:sha256:/);
 });
 
+describe('a pause whose reason holds a byte that is not UTF-8', () => {
+  /** The UTF-8 of `json` with its `@` replaced by the byte 0xFF, which no UTF-8 text holds. */
+  const invalid = (json: string): Buffer => {
+    const [before = '', after = ''] = json.split('@');
+    return Buffer.concat([Buffer.from(before), Buffer.from([0xff]), Buffer.from(after)]);
+  };
+
+  it.each([
+    [
+      'JSONRPC',
+      (id: string): [string, string] => [
+        '/',
+        `{"jsonrpc":"2.0","id":3,"method":"PauseTask","params":{"taskId":"${id}","reason":"a@b"}}`,
+      ],
+    ],
+    ['HTTP+JSON', (id: string): [string, string] => [`/rest/tasks/${id}:pause`, '{"reason":"a@b"}']],
+  ] as const)('is receipted over %s, its reason read with U+FFFD and the repair listed', async (binding, request) => {
+    const id = await workingTask();
+    const [target, json] = request(id);
+    const answer = await sendTarget(recorder.url, 'POST', target, invalid(json), AUTH);
+    expect(answer.status).toBe(200);
+    expect(await peerState(id)).toBe('TASK_STATE_PAUSED');
+    expect(await receiptsOf(id)).toMatchObject([
+      { type: 'SuspensionReceipt', via: 'PauseTask', binding, reason: 'a\uFFFDb', repaired: ['reason'] },
+    ]);
+  });
+});
+
 it('records each refused target as sent, as a request and an error entry, in a log verify accepts', async () => {
   const id = await workingTask();
   const target = `/rest/tasks/a/./b/..\\${id}:pause#frag`;
@@ -126,6 +156,12 @@ it('records each refused target as sent, as a request and an error entry, in a l
     ['error', '/x/../'],
   ]);
   expect(refused[1]?.error).toMatch(/^the request target is refused: .*; not forwarded$/);
+  const repaired = entries.filter((e) => e.kind === 'request' && e.bodyRepaired !== undefined);
+  expect(repaired.map((e) => e.bodyRepaired)).toEqual([
+    expect.stringMatching(/^invalid UTF-8 read as U\+FFFD; sha256 of \d+ bytes:[0-9a-f]{64}$/),
+    expect.stringMatching(/^invalid UTF-8 read as U\+FFFD; sha256 of \d+ bytes:[0-9a-f]{64}$/),
+  ]);
+  expect(repaired.map((e) => e.body)).toMatchObject([{ params: { reason: 'a\uFFFDb' } }, { reason: 'a\uFFFDb' }]);
   const verify = await runCli(['verify', join(dir, 'session.receipts.jsonl'), '--key', join(dir, 'key.json')]);
   expect(verify.code, verify.stderr).toBe(0);
 });
