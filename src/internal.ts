@@ -388,6 +388,7 @@ export {
 } from './tracing/lost-pauses.js';
 
 // ---- observe ----
+export { type RequestView, readRequestParts } from './observe/call-view.js';
 export { FINDING_CODES, type FindingCode, type ObserverFinding } from './observe/findings.js';
 export { entryIncompleteness } from './observe/entry-reads.js';
 export {
@@ -419,7 +420,14 @@ export { fetchAgentCard } from './http/agent-card-fetch.js';
 export { cardCauses, trafficCauses } from './replay/likely-cause.js';
 export { isLoopbackHost } from './http/loopback.js';
 export { printable } from './printable.js';
-export { basePathOf, originForm, underBase } from './http/request-target.js';
+export {
+  type TargetReading,
+  basePathOf,
+  originForm,
+  readTarget,
+  refusedTargetMessage,
+  underBase,
+} from './http/request-target.js';
 export {
   type EvictedLine,
   PEER_TRANSITIONS_TYPE,

@@ -52,6 +52,12 @@ import { type SseEvent, SseParser } from './sse-parser.js';
  */
 export const RESPONSE_CUT_MESSAGE = 'the response ended before it was complete (connection closed)';
 
+/**
+ * How `bodyRepaired` starts: the body's bytes were not valid UTF-8 and were read with each invalid
+ * sequence as U+FFFD, as the peer reads them (docs/design.md §5).
+ */
+export const UTF8_REPAIR = 'invalid UTF-8 read as U+FFFD';
+
 /** Default cap on a recorded body; the proxy also refuses request bodies above it. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
@@ -140,7 +146,7 @@ function concat(chunks: Uint8Array[], length: number): Buffer {
 
 /** The recorded fields of a body, and what the observer is handed in their place, if anything else. */
 interface BodyRecord {
-  fields: Pick<EntryDraft, 'body' | 'bodyText' | 'cut' | 'incomplete'>;
+  fields: Pick<EntryDraft, 'body' | 'bodyText' | 'bodyRepaired' | 'cut' | 'incomplete'>;
   /** The whole body, when the recording keeps only its head (`cut`). */
   observed?: ObservedBody;
 }
@@ -163,7 +169,9 @@ function sha256Of(bytes: Buffer | string): string {
 
 /**
  * `body` for JSON, `bodyText` for anything else, nothing for an empty body. Bytes that are not
- * UTF-8 cannot be written as text without loss: a note stands in, with the sha256 of the bytes.
+ * UTF-8 cannot be written as text without loss: a JSON body among them is read as the peer reads
+ * it (each invalid sequence as U+FFFD) and kept as `body`, `bodyRepaired` saying so with the sha256
+ * of the bytes; for anything else a note stands in, with the sha256 of the bytes.
  * A body over `cap` keeps its head (`cut`); when all of it is at hand (`bytes` holds `total`
  * bytes) the observer gets the whole (docs/design.md §5, "Bodies over the cap").
  */
@@ -181,6 +189,23 @@ function bodyRecord(
   if (!isUtf8(head)) {
     const digest = createHash('sha256').update(kept).digest('hex');
     const which = total > cap ? `the first ${kept.length} of ${total} bytes` : `${total} bytes`;
+    if (total <= cap) {
+      // What `node:http` servers (the peer) and `fetch` clients read: invalid sequences as U+FFFD.
+      const text = kept.toString('utf8');
+      try {
+        const body = JSON.parse(text) as JsonValue;
+        // Too deep for replay to walk: the note below, as for any body it cannot keep as JSON.
+        if (nestsDeeperThan(body, REPLAY_MAX_BODY_DEPTH)) throw new RangeError('too deep');
+        return {
+          fields: {
+            body: tokens === 'placeholder' ? replaceResumeTokens(body, text) : body,
+            bodyRepaired: `${UTF8_REPAIR}; sha256 of ${which}:${digest}`,
+          },
+        };
+      } catch {
+        // not JSON: the note below
+      }
+    }
     return { fields: { bodyText: `[body not recorded: not valid UTF-8; sha256 of ${which}:${digest}]` } };
   }
   if (total <= cap) {
@@ -547,7 +572,7 @@ export class Exchange {
   #event({ data, event, id, truncated }: SseEvent): void {
     const cap = this.#recorder.maxBodyBytes;
     const tokens = this.#recorder.tokens;
-    let fields: Pick<EntryDraft, 'body' | 'bodyText' | 'cut' | 'incomplete'>;
+    let fields: Pick<EntryDraft, 'body' | 'bodyText' | 'bodyRepaired' | 'cut' | 'incomplete'>;
     let observed: ObservedBody | undefined;
     if (truncated) {
       // Past the observation cap: neither the recording nor the observer has the whole event.

@@ -18,6 +18,11 @@
  * forwarded only while the proxy listens on a loopback address and its upstream is loopback:
  * otherwise any client that reaches the proxy could move the peer's clock. A refused request gets
  * HTTP 403 with a JSON-RPC error and is recorded as an `error` entry, as the other refusals are.
+ *
+ * A target that servers read differently (src/http/request-target.ts: a dot segment, `%2F`,
+ * `%5C`, a backslash, a fragment) is refused with HTTP 400 and never forwarded, since the
+ * upstream could carry out a call the observer reads otherwise: the error in the request's
+ * binding (HTTP+JSON when its path names a route, else JSON-RPC), recorded as an `error` entry.
  */
 import {
   Agent as HttpAgent,
@@ -31,9 +36,17 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { A2aReplayError, describeError } from '../errors.js';
 import { isLoopbackHost } from '../http/loopback.js';
-import { basePathOf, originForm, underBase } from '../http/request-target.js';
+import {
+  type TargetReading,
+  basePathOf,
+  originForm,
+  readTarget,
+  refusedTargetMessage,
+  underBase,
+} from '../http/request-target.js';
 import { jsonRpcError } from '../protocol/errors.js';
 import { CONTROL_PATH } from '../protocol/methods.js';
+import { matchRestTail, restError } from '../protocol/rest-binding.js';
 import { rewriteAgentCard } from './agent-card-rewrite.js';
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -399,6 +412,20 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     });
   };
 
+  // A target servers read differently (docs/design.md §5) is refused, never forwarded: the
+  // upstream could carry out what the observer reads as another request, or as none.
+  const refuseTarget = (req: IncomingMessage, res: ServerResponse, body: Buffer, reading: TargetReading): void => {
+    const why = refusedTargetMessage(reading.ambiguity ?? '');
+    const method = req.method ?? 'GET';
+    recorder.request({ method, path: reading.sent, headers: req.headers, body }).fail(`${why}; not forwarded`);
+    if (matchRestTail(method, reading.path).kind !== 'none') {
+      const { body: error } = restError('INVALID_REQUEST', why);
+      answerJson(res, 400, error);
+    } else {
+      answerJson(res, 400, { jsonrpc: '2.0', id: jsonRpcIdOf(body), error: jsonRpcError('INVALID_REQUEST', why) });
+    }
+  };
+
   const server = createServer({ noDelay: true, ...limitedServerOptions(limits) }, (req, res) => {
     handle(req, res);
   });
@@ -424,7 +451,9 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       switch (result.kind) {
         case 'ok':
           try {
+            const reading = readTarget(req.url ?? '/');
             if (!forwardControl && isControlTarget(targetOf(req))) refuseControl(req, res, result.bytes);
+            else if (reading.ambiguity !== undefined) refuseTarget(req, res, result.bytes, reading);
             else forward(req, res, result.bytes);
           } catch (error) {
             answerJson(res, 500, {

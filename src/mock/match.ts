@@ -18,6 +18,7 @@
  * ids in params — under the same rules, at `/params/...`.
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
+import { readTarget } from '../http/request-target.js';
 import { type RequestView, readRequest, readRequestParts } from '../observe/call-view.js';
 import { restRequestOf } from '../protocol/rest-binding.js';
 import { REPLAY_MAX_BODY_DEPTH, type RecordingEntry } from '../recording/format.js';
@@ -64,10 +65,9 @@ export interface RequestComparison {
 /** Paths never compared in a request: the client's own JSON-RPC call number. */
 export const REQUEST_VOLATILE: readonly string[] = ['/id'];
 
-/** The path without its query. */
+/** The path without its query, as src/http/request-target.ts reads it (design §5). */
 export function pathOnly(path: string): string {
-  const q = path.indexOf('?');
-  return q < 0 ? path : path.slice(0, q);
+  return readTarget(path).path;
 }
 
 function record(value: JsonValue | undefined): { [key: string]: JsonValue } | undefined {

@@ -15,6 +15,7 @@
  * as soon as order allows. `delay` is injectable, so nothing here reads a clock.
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
+import { readTarget, refusedTargetMessage } from '../http/request-target.js';
 import { ERROR_INFO_TYPE, type JsonRpcErrorName, type JsonRpcErrorObject, jsonRpcError } from '../protocol/errors.js';
 import { REST_ERROR_STATUS, matchRestTail, restError } from '../protocol/rest-binding.js';
 import { AGENT_CARD_PATH } from '../protocol/types.js';
@@ -124,7 +125,7 @@ function errorAnswer(caller: Caller, name: JsonRpcErrorName, message: string, me
 
 /** Whether `request` names a route of the HTTP+JSON binding (a body that failed to parse still came over it). */
 function isRestRoute(request: IncomingRequest): boolean {
-  return matchRestTail(request.method.toUpperCase(), pathOnly(request.path)).kind === 'route';
+  return matchRestTail(request.method.toUpperCase(), readTarget(request.path).path).kind === 'route';
 }
 
 const defaultDelay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -160,9 +161,15 @@ export class MockEngine {
   /** Answers one request: the queue yields what to send, in order. */
   handle(request: IncomingRequest): OutputQueue {
     if (this.#closed) return unary(503, rpcError(null, jsonRpcError('INTERNAL', 'the mock is closing')));
-    if (request.method.toUpperCase() === 'GET' && pathOnly(request.path) === AGENT_CARD_PATH)
-      return this.#card(request);
+    const target = readTarget(request.path);
     const clientId = clientIdOf(request.body);
+    if (target.ambiguity !== undefined) {
+      // Refused as the reference peer refuses it (design §5): in HTTP+JSON terms on a route.
+      const message = refusedTargetMessage(target.ambiguity);
+      if (isRestRoute(request)) return errorAnswer({ binding: 'HTTP+JSON' }, 'INVALID_REQUEST', message);
+      return unary(400, rpcError(clientId, jsonRpcError('INVALID_REQUEST', message)));
+    }
+    if (request.method.toUpperCase() === 'GET' && target.path === AGENT_CARD_PATH) return this.#card(request);
     const call = incomingCall(request);
     const overRest =
       (call.kind === 'call' && call.binding === 'HTTP+JSON') ||

@@ -4,11 +4,14 @@
  * becomes method + params (and, for JSON-RPC, its id), whichever binding carried it; an HTTP+JSON
  * answer becomes a result or an error in the terms of the one error table. JSON-RPC is read from its
  * envelope; HTTP+JSON from the verb and the path's tail (src/protocol/rest-binding.ts), its query and
- * its body. The fact reader (observe/facts) reads every call through here.
+ * its body. The target is read as src/http/request-target.ts reads it (docs/design.md §5), and its
+ * route decides the binding: a request whose path names an HTTP+JSON route is HTTP+JSON whatever
+ * its body holds. The fact reader (observe/facts) reads every call through here.
  */
 import { type JsonRpcId, parseJsonRpcMessage } from '../protocol/json-rpc.js';
 import { type Binding, matchRestTail, readRestError, restParams } from '../protocol/rest-binding.js';
-import { formatIssue, isRecord } from '../protocol/read.js';
+import { readTarget } from '../http/request-target.js';
+import { formatIssue } from '../protocol/read.js';
 import type { RecordingEntry } from '../recording/format.js';
 
 /** What a request entry asked for. */
@@ -18,18 +21,6 @@ export type RequestView =
   | { kind: 'none' }
   /** A body that is not a request of its binding; `field` and `message` for the finding. */
   | { kind: 'malformed'; field: string; message: string };
-
-/** Whether a body is JSON-RPC (an object with `jsonrpc`, or a batch). */
-function looksJsonRpc(body: unknown): boolean {
-  return Array.isArray(body) || (isRecord(body) && 'jsonrpc' in body);
-}
-
-function splitTarget(target: string): { path: string; query: URLSearchParams } {
-  const at = target.indexOf('?');
-  return at < 0
-    ? { path: target, query: new URLSearchParams() }
-    : { path: target.slice(0, at), query: new URLSearchParams(target.slice(at + 1)) };
-}
 
 /** A request as it travelled: verb and target, the parsed body and, for a body that is not JSON, its text. */
 export interface RequestParts {
@@ -45,16 +36,16 @@ export function readRequest(entry: RecordingEntry): RequestView {
 
 /** Reads a request in its binding, whether recorded or just received (the mock, design §13). */
 export function readRequestParts(entry: RequestParts): RequestView {
-  if (!looksJsonRpc(entry.body)) {
-    const { path, query } = splitTarget(entry.http.path);
-    const match = matchRestTail(entry.http.method, path);
-    if (match.kind === 'route') {
-      if (entry.body === undefined && entry.bodyText !== undefined) {
-        return { kind: 'malformed', field: 'bodyText', message: 'the request body is not JSON' };
-      }
-      const { params } = restParams(match, query, entry.body ?? {});
-      return { kind: 'call', binding: 'HTTP+JSON', rpcId: undefined, method: match.method, params };
+  // The route decides the binding, never the body's shape: a `jsonrpc` member in a body sent to
+  // `POST …/tasks/{id}:pause` does not stop the peer from pausing the task.
+  const target = readTarget(entry.http.path);
+  const match = matchRestTail(entry.http.method, target.path);
+  if (match.kind === 'route') {
+    if (entry.body === undefined && entry.bodyText !== undefined) {
+      return { kind: 'malformed', field: 'bodyText', message: 'the request body is not JSON' };
     }
+    const { params } = restParams(match, new URLSearchParams(target.query), entry.body ?? {});
+    return { kind: 'call', binding: 'HTTP+JSON', rpcId: undefined, method: match.method, params };
   }
   if (entry.body === undefined) {
     return entry.bodyText === undefined

@@ -10,6 +10,7 @@
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { describeError } from '../errors.js';
+import { readTarget } from '../http/request-target.js';
 import { JSON_RPC_ERRORS } from '../protocol/errors.js';
 import { type JsonRpcId, parseJsonRpcMessage } from '../protocol/json-rpc.js';
 import { CONTROL_METHODS, CONTROL_PATH } from '../protocol/methods.js';
@@ -88,6 +89,8 @@ export type Fact =
       mode: PauseMode | null;
       reason: string | null;
       principal: string | null;
+      /** The request's body was read from bytes that are not valid UTF-8 (its entry's `bodyRepaired`). */
+      bodyRepaired: boolean;
       /** The caller's span from its `traceparent`. */
       parent: SpanRef | undefined;
       binding: Binding;
@@ -345,7 +348,7 @@ export class FactReader {
       xid: entry.xid,
       principal: entry.principal ?? null,
       parent: parseTraceparent(entry.http.headers?.traceparent),
-      control: entry.http.path === CONTROL_PATH,
+      control: readTarget(entry.http.path).path === CONTROL_PATH,
       binding: undefined,
       rpcId: undefined,
       call: undefined,
@@ -393,6 +396,7 @@ export class FactReader {
           mode: c.method === 'PauseTask' ? c.params.mode : null,
           reason: c.params.reason ?? null,
           principal: ex.principal,
+          bodyRepaired: entry.bodyRepaired !== undefined,
           parent: ex.parent,
           binding: view.binding,
         });

@@ -178,6 +178,7 @@ export function prove(
     observedAt: entry.at,
     entries: call ? [call.seq, entry.seq] : [entry.seq],
     span: identity.span,
+    callBodyRepaired: call?.bodyRepaired ?? false,
   });
   const until = pause.pausedUntil === undefined ? Number.NaN : Date.parse(pause.pausedUntil);
   const next: SuspensionOpen = {

@@ -803,6 +803,7 @@ export class PauseObserver {
       mode: fact.mode,
       reason: fact.reason,
       principal: fact.principal,
+      bodyRepaired: fact.bodyRepaired,
       peerBeforeMs,
     };
     return this.#emitStep(

@@ -46,6 +46,8 @@ export interface PauseCall {
   readonly mode: PauseMode | null;
   readonly reason: string | null;
   readonly principal: string | null;
+  /** Its body was read from bytes that are not valid UTF-8, each invalid sequence as U+FFFD. */
+  readonly bodyRepaired: boolean;
   /**
    * The latest time the peer had stated when the call was made (ms; NaN before any): a pause the
    * peer says began before it was in force already, and the call only found it.

@@ -21,7 +21,7 @@ import { CONTROL_METHODS, CONTROL_PATH, CORE_METHODS, PAUSE_METHODS } from '../p
 import { formatIssue } from '../protocol/read.js';
 import { type MethodScope, type Reply, versionFailure } from './request-handler.js';
 import type { RpcFailure } from './rpc-failure.js';
-import { type AdapterOptions, failOpenStream, openSseStream } from './sse-reply.js';
+import { type AdapterOptions, type PeerTarget, failOpenStream, openSseStream } from './sse-reply.js';
 
 const A2A_METHODS: ReadonlySet<string> = new Set<string>([...CORE_METHODS, ...PAUSE_METHODS]);
 const CONTROL: ReadonlySet<string> = new Set<string>(CONTROL_METHODS);
@@ -65,9 +65,9 @@ function jsonRpcReply(res: ServerResponse, id: JsonRpcId, log: (line: string) =>
 /** Serves one JSON-RPC request on `/` (`a2a`) or `/control` (`control`). */
 export function createJsonRpcAdapter(
   options: AdapterOptions,
-): (scope: MethodScope, req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
+): (scope: MethodScope, req: IncomingMessage, res: ServerResponse, target: PeerTarget) => Promise<void> {
   const { handler, limits } = options;
-  return async (scope, req, res, url) => {
+  return async (scope, req, res, target) => {
     const body = await readJsonBody(req, limits.bodyLimitBytes, limits);
     switch (body.kind) {
       case 'aborted':
@@ -127,7 +127,7 @@ export function createJsonRpcAdapter(
     }
     const { id, method, params } = parsed.value;
     if (scope === 'a2a') {
-      const refused = versionFailure(options.versionOf(req, url));
+      const refused = versionFailure(options.versionOf(req, target));
       if (refused) {
         sendRpcError(res, id, refused.toError());
         return;

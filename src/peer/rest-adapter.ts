@@ -20,7 +20,7 @@ import type { JsonRpcErrorName } from '../protocol/errors.js';
 import { matchRestRoute, restError, restParams } from '../protocol/rest-binding.js';
 import { type Reply, versionFailure } from './request-handler.js';
 import type { RpcFailure } from './rpc-failure.js';
-import { type AdapterOptions, failOpenStream, openSseStream } from './sse-reply.js';
+import { type AdapterOptions, type PeerTarget, failOpenStream, openSseStream } from './sse-reply.js';
 
 /** Where the peer serves HTTP+JSON: its interface URL is `http://HOST:PORT/rest`. */
 export const REST_PATH = '/rest';
@@ -60,16 +60,16 @@ function restReply(res: ServerResponse, log: (line: string) => void): Reply {
 /** Serves one request whose path is under {@link REST_PATH}. */
 export function createRestAdapter(
   options: AdapterOptions,
-): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
+): (req: IncomingMessage, res: ServerResponse, target: PeerTarget) => Promise<void> {
   const { handler, limits } = options;
-  return async (req, res, url) => {
+  return async (req, res, target) => {
     const verb = req.method ?? 'GET';
-    const tail = url.pathname.slice(REST_PATH.length);
+    const tail = target.path.slice(REST_PATH.length);
     const match = matchRestRoute(verb, tail);
     if (match.kind !== 'route') {
       const drained = drainRequest(req, limits);
       if (match.kind === 'wrong-verb') {
-        sendRestError(res, 'INVALID_REQUEST', `${verb} is not allowed on ${url.pathname}; use ${match.allow}`, {
+        sendRestError(res, 'INVALID_REQUEST', `${verb} is not allowed on ${target.path}; use ${match.allow}`, {
           status: 405,
           headers: { Allow: match.allow },
         });
@@ -77,14 +77,14 @@ export function createRestAdapter(
         sendRestError(
           res,
           'METHOD_NOT_FOUND',
-          `no HTTP+JSON route at ${verb} ${url.pathname}: the interface serves POST ${REST_PATH}/message:send, ` +
+          `no HTTP+JSON route at ${verb} ${target.path}: the interface serves POST ${REST_PATH}/message:send, ` +
             `GET ${REST_PATH}/tasks/{id}, POST ${REST_PATH}/tasks/{id}:pause, ...`,
         );
       }
       await drained;
       return;
     }
-    const refused = versionFailure(options.versionOf(req, url));
+    const refused = versionFailure(options.versionOf(req, target));
     if (refused) {
       req.resume();
       sendRestError(res, refused.errorName, refused.message);
@@ -124,7 +124,7 @@ export function createRestAdapter(
     } else {
       req.resume();
     }
-    const { params, conflict } = restParams(match, url.searchParams, body);
+    const { params, conflict } = restParams(match, target.query, body);
     if (conflict) {
       sendRestError(res, 'INVALID_PARAMS', conflict.message, { metadata: { field: conflict.field } });
       return;

@@ -12,12 +12,21 @@ import type { StreamResponse } from '../protocol/types.js';
 import type { RequestHandler, StreamSink } from './request-handler.js';
 import type { Caller } from './task-engine.js';
 
+/**
+ * A request's target as the peer routes it: the path as src/http/request-target.ts reads it
+ * (docs/design.md §5) and the query.
+ */
+export interface PeerTarget {
+  path: string;
+  query: URLSearchParams;
+}
+
 /** What both adapters are built from. */
 export interface AdapterOptions {
   handler: RequestHandler;
   limits: HttpLimits;
   /** The request's A2A-Version ('' for none). */
-  versionOf: (req: IncomingMessage, url: URL) => string;
+  versionOf: (req: IncomingMessage, target: PeerTarget) => string;
   /** The request's caller, named as the recorder names it. */
   callerOf: (req: IncomingMessage, method: string) => Caller;
   log: (line: string) => void;

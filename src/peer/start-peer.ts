@@ -13,6 +13,9 @@
  *   time, 503 past the connection cap, 413 for a body over the limit (the client reads it).
  * - Requests must carry `A2A-Version: 1.0` (header, or the `A2A-Version` query parameter, spec
  *   §3.6); a missing value means 0.3 → -32009. `/control` is not A2A and does not require it.
+ * - The target is read once, as src/http/request-target.ts reads it for the recorder and the
+ *   observer (docs/design.md §5): one that servers read differently (a dot segment, `%2F`,
+ *   `%5C`, a backslash, a fragment) gets 400, in HTTP+JSON terms under `/rest`, else JSON-RPC.
  * - The checks of each binding and of the handler, in order, are in their modules. Unknown path
  *   404, wrong HTTP method 405, both with a JSON-RPC error body outside `/rest`. `/control`
  *   answers only loopback clients.
@@ -53,6 +56,8 @@ import { principalOf } from '../recording/principal.js';
 import { VERSION } from '../version.js';
 import { limitAnswerBody as limitBody, sendJson } from '../http/json-answer.js';
 import { isLoopbackHost } from '../http/loopback.js';
+import { readTarget, refusedTargetMessage } from '../http/request-target.js';
+import { restError } from '../protocol/rest-binding.js';
 import { buildAgentCard } from './agent-card.js';
 import {
   DEFAULT_HTTP_LIMITS,
@@ -65,6 +70,7 @@ import {
 import { createJsonRpcAdapter, sendRpcError } from './jsonrpc-adapter.js';
 import { RequestHandler } from './request-handler.js';
 import { REST_PATH, createRestAdapter } from './rest-adapter.js';
+import type { PeerTarget } from './sse-reply.js';
 import { RealScheduler, type Scheduler, VirtualScheduler } from './scheduler.js';
 import { type Caller, TaskEngine } from './task-engine.js';
 import { DEFAULT_MAX_TASKS } from './task-store.js';
@@ -151,10 +157,10 @@ function callerOf(req: IncomingMessage, method: string): Caller {
   return { method, principal: principal ?? null };
 }
 
-function versionOf(req: IncomingMessage, url: URL): string {
+function versionOf(req: IncomingMessage, target: PeerTarget): string {
   const header = req.headers['a2a-version'];
   const value = Array.isArray(header) ? header[0] : header;
-  return (value ?? url.searchParams.get('A2A-Version') ?? '').trim();
+  return (value ?? target.query.get('A2A-Version') ?? '').trim();
 }
 
 /** Starts the reference peer; resolves once it listens. */
@@ -233,15 +239,22 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
       });
       return;
     }
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '/', 'http://peer.invalid');
-    } catch {
-      sendRpcError(res, null, jsonRpcError('INVALID_REQUEST', 'unreadable request target'), 400);
+    const method = req.method ?? 'GET';
+    // One reading of the target for routing, the recorder's and the observer's (docs/design.md §5).
+    const reading = readTarget(req.url ?? '/');
+    const path = reading.path;
+    if (reading.ambiguity !== undefined) {
+      req.resume();
+      const message = refusedTargetMessage(reading.ambiguity);
+      if (path === REST_PATH || path.startsWith(`${REST_PATH}/`)) {
+        const { http, body } = restError('INVALID_REQUEST', message);
+        sendJson(res, http, body);
+      } else {
+        sendRpcError(res, null, jsonRpcError('INVALID_REQUEST', message), 400);
+      }
       return;
     }
-    const path = url.pathname;
-    const method = req.method ?? 'GET';
+    const target: PeerTarget = { path, query: new URLSearchParams(reading.query) };
     const wrongMethod = (allow: string): void => {
       req.resume();
       sendJson(
@@ -264,9 +277,9 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     }
     if (path === '/') {
       if (method !== 'POST') return wrongMethod('POST');
-      return jsonRpc('a2a', req, res, url);
+      return jsonRpc('a2a', req, res, target);
     }
-    if (path === REST_PATH || path.startsWith(`${REST_PATH}/`)) return rest(req, res, url);
+    if (path === REST_PATH || path.startsWith(`${REST_PATH}/`)) return rest(req, res, target);
     if (path === CONTROL_PATH && controlEnabled) {
       if (!isLoopbackHost(req.socket.remoteAddress)) {
         req.resume();
@@ -278,7 +291,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
         return;
       }
       if (method !== 'POST') return wrongMethod('POST');
-      return jsonRpc('control', req, res, url);
+      return jsonRpc('control', req, res, target);
     }
     req.resume();
     sendJson(

@@ -48,6 +48,12 @@ export interface SuspensionFacts {
   span: SpanRef;
   /** Default `JSONRPC`. */
   binding?: ReceiptBinding;
+  /**
+   * The pause call's body was read from bytes that are not valid UTF-8, each invalid sequence as
+   * U+FFFD (its recording entry's `bodyRepaired`): `reason` is listed in `repaired` when it holds
+   * U+FFFD. Default false.
+   */
+  callBodyRepaired?: boolean;
 }
 
 /** Facts of an observed resume, cancel, failure or rejected resume attempt. */
@@ -131,6 +137,11 @@ class Repairs {
     if (text != null && !text.isWellFormed()) this.#names.add(name);
   }
 
+  /** Lists `name`: its value was read from repaired bytes. */
+  mark(name: string): void {
+    this.#names.add(name);
+  }
+
   list(): string[] {
     return [...this.#names].sort();
   }
@@ -161,6 +172,8 @@ export function buildSuspensionDraft(facts: SuspensionFacts): SuspensionDraft {
       ? r.leftOut('conditions')
       : conditions;
   r.note('resumeTokenHash', facts.resumeToken);
+  const reason = r.text('reason', facts.reason ?? null);
+  if (facts.callBodyRepaired === true && reason?.includes('\uFFFD') === true) r.mark('reason');
   return {
     type: 'SuspensionReceipt',
     taskId: r.text('taskId', facts.taskId),
@@ -168,7 +181,7 @@ export function buildSuspensionDraft(facts: SuspensionFacts): SuspensionDraft {
     initiatedBy: facts.initiatedBy,
     principal: r.text('principal', facts.principal ?? null),
     via: facts.via,
-    reason: r.text('reason', facts.reason ?? null),
+    reason,
     mode: facts.mode ?? null,
     conditions: keptConditions,
     conditionsHash: conditionsText === null ? null : sha256Prefixed(conditionsText),

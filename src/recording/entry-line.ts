@@ -15,6 +15,7 @@ import type { RecordingEntry } from './format.js';
 const ENTRY_MEMBERS = new Set([
   'at',
   'body',
+  'bodyRepaired',
   'bodyText',
   'cut',
   'error',
@@ -63,6 +64,11 @@ export function entryLine(entry: RecordingEntry): string | undefined {
     const body = plainCanonical(entry.body, true, 1);
     if (body === undefined) return undefined;
     out += `,"body":${body}`;
+  }
+  if (entry.bodyRepaired !== undefined) {
+    const bodyRepaired = text(entry.bodyRepaired);
+    if (bodyRepaired === undefined) return undefined;
+    out += `,"bodyRepaired":${bodyRepaired}`;
   }
   if (entry.bodyText !== undefined) {
     const bodyText = text(entry.bodyText);

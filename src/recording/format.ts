@@ -79,6 +79,12 @@ export interface RecordingEntry {
    * why, in user words. Readers report the recording as incomplete at this entry (§5, §14).
    */
   incomplete?: string;
+  /**
+   * Set when `body` was read from bytes that are not valid UTF-8: `invalid UTF-8 read as U+FFFD;
+   * sha256 of N bytes:<hex>` (each invalid sequence read as U+FFFD, as the peer reads it; the
+   * digest is of the bytes as they came). Docs/design.md §5.
+   */
+  bodyRepaired?: string;
   /** SSE framing fields other than `data`, when present. */
   sse?: { event?: string; id?: string };
   /** On requests: who sent it (`jwt:sub=alice`, `bearer:sha256:<8 hex>`, or a header's value). */

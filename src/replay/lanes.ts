@@ -20,6 +20,7 @@
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { A2aReplayError } from '../errors.js';
+import { readTarget } from '../http/request-target.js';
 import { readRequest } from '../observe/call-view.js';
 import { CONTROL_PATH } from '../protocol/methods.js';
 import type { RecordingEntry } from '../recording/format.js';
@@ -98,7 +99,7 @@ export function answerTaskId(body: JsonValue | undefined): string | undefined {
 
 /** True for requests that are global barriers: control, agent card, anything not tied to one task. */
 function isBarrier(request: RecordingEntry, method: string | null): boolean {
-  if (request.http.path === CONTROL_PATH || request.http.path.startsWith(`${CONTROL_PATH}?`)) return true;
+  if (readTarget(request.http.path).path === CONTROL_PATH) return true;
   if (method === null) return true;
   return !LANE_STARTERS.has(method) && requestTaskId(request) === undefined;
 }

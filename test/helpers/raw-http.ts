@@ -110,3 +110,37 @@ export function uploadThenRead(url: URL, size: number): Promise<UploadThenRead> 
     socket.once('error', read);
   });
 }
+
+/**
+ * Sends one request whose target goes out exactly as written (fetch would resolve dot segments,
+ * turn `\` into `/` and drop a fragment) and resolves with the answer.
+ */
+export function sendTarget(
+  base: string,
+  method: string,
+  target: string,
+  body: string | Buffer | undefined,
+  headers: Record<string, string> = {},
+): Promise<Answer> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path: target,
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers },
+        agent: false,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (d: string) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}

@@ -4,7 +4,7 @@
  * base path, the target as path text.
  */
 import { describe, expect, it } from 'vitest';
-import { basePathOf, originForm, underBase } from '../../src/internal.js';
+import { basePathOf, originForm, readTarget, underBase } from '../../src/internal.js';
 
 describe('request targets', () => {
   it('puts a target under the base path as text, whatever it looks like', () => {
@@ -29,5 +29,58 @@ describe('request targets', () => {
     for (const target of ['/', '/rpc?next=http://x/', '//agent.example/rpc', '*', 'http:/rpc', 'http://[bad/x']) {
       expect(originForm(target), target).toBe(target);
     }
+  });
+});
+
+describe('the reading of a target', () => {
+  it('normalizes the path as RFC 3986 does and keeps the query as sent', () => {
+    const cases: [string, string, string][] = [
+      ['/rest/tasks/t-1:pause', '/rest/tasks/t-1:pause', ''],
+      ['/rest/t%61sks/%7Et%2d1:pause?x=%2e#', '/rest/tasks/~t-1:pause', 'x=%2e'],
+      ['/a/%3a%e9/b', '/a/%3A%E9/b', ''],
+      ['/rest/tasks/zz/../t-1:pause', '/rest/tasks/t-1:pause', ''],
+      ['/rest/tasks/zz/%2E%2e/t-1:pause', '/rest/tasks/t-1:pause', ''],
+      ['/a/./b/.', '/a/b/', ''],
+      ['/..', '/', ''],
+      ['/a//../b', '/a/b', ''],
+      ['/rest/tasks\\t-1:pause', '/rest/tasks/t-1:pause', ''],
+      ['/rest/tasks/t-1:pause#x', '/rest/tasks/t-1:pause', ''],
+      ['//other.example/x?q', '//other.example/x', 'q'],
+      ['http://agent.example:8080/a/../b?q=1', '/b', 'q=1'],
+      ['*', '/*', ''],
+    ];
+    for (const [target, path, query] of cases) {
+      expect(readTarget(target), target).toMatchObject({ path, query });
+    }
+  });
+
+  it('names what servers read differently, and nothing in a plain target', () => {
+    const cases: [string, string | undefined][] = [
+      ['/rest/tasks/t-1:pause?next=../x\\y', undefined],
+      ['//other.example/x', undefined],
+      ['/a%20b/%3A', undefined],
+      ['/rest/tasks/zz/../t-1:pause', 'dot segment'],
+      ['/rest/tasks/zz/%2e%2E/t-1:pause', 'dot segment'],
+      ['/rest/tasks/.%2e/t-1:pause', 'dot segment'],
+      ['/rest/./tasks', 'dot segment'],
+      ['/rest/tasks/t-1:pause#x', 'fragment'],
+      ['/rest/tasks/t-1:pause?q#', 'fragment'],
+      ['/rest/tasks\\t-1:pause', 'backslash'],
+      ['http://h\\rest/tasks/t-1:pause', 'backslash'],
+      ['/rest/tasks/a%2fb:pause', 'encoded slash'],
+      ['/rest/tasks/a%5Cb:pause', 'encoded backslash'],
+      ['/rest/tasks/a%zzb:pause', '% not followed by two hex digits'],
+      ['http://agent.example/rest/../rest/tasks/t-1:pause', 'dot segment'],
+    ];
+    for (const [target, words] of cases) {
+      const { ambiguity } = readTarget(target);
+      if (words === undefined) expect(ambiguity, target).toBeUndefined();
+      else expect(ambiguity, target).toContain(words);
+    }
+  });
+
+  it('keeps the target as sent in origin form', () => {
+    expect(readTarget('http://agent.example/a/../b#f').sent).toBe('/a/../b#f');
+    expect(readTarget('/x\\y?q#f').sent).toBe('/x\\y?q#f');
   });
 });

@@ -16,6 +16,7 @@ import {
   startMockServer,
 } from '../../src/internal.js';
 import { ROOT } from '../helpers/cli.js';
+import { sendTarget } from '../helpers/raw-http.js';
 
 const RECORDING = join(ROOT, 'golden', 'rest-wrong-token-then-right', 'recording.jsonl');
 const TASK = 'task-6e6ed95a-0001';
@@ -153,5 +154,22 @@ describe('the mock serving an HTTP+JSON recording', () => {
     const paused = await postAbsolute(running, `/rest/tasks/${TASK}:pause`, { reason: 'review' });
     expect(paused).toMatchObject({ status: 200, body: { state: 'TASK_STATE_PAUSED' } });
     expect(running.report().unmatched).toEqual([]);
+  });
+
+  it('refuses a target servers read differently as the peer does, and serves its plain spelling', async () => {
+    const running = await start();
+    expect((await post(running, '/rest/message:send', send('work:2'))).status).toBe(200);
+    for (const target of [
+      `/rest/tasks/zz/%2e%2e/${TASK}:pause`,
+      `/rest/tasks\\${TASK}:pause`,
+      `/rest/tasks/a%2Fb:pause`,
+    ]) {
+      const answer = await sendTarget(running.url, 'POST', target, JSON.stringify({ reason: 'review' }));
+      expect(answer.status, target).toBe(400);
+      expect(JSON.parse(answer.body), target).toMatchObject({ error: { status: 'INVALID_ARGUMENT' } });
+    }
+    const spelled = await sendTarget(running.url, 'POST', `/rest/t%61sks/${TASK}:pause`, '{"reason":"review"}');
+    expect(spelled.status).toBe(200);
+    expect(JSON.parse(spelled.body)).toMatchObject({ state: 'TASK_STATE_PAUSED' });
   });
 });

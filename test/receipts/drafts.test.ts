@@ -36,6 +36,26 @@ describe('receipt drafts', () => {
     expect(draft.binding).toBe('JSONRPC');
   });
 
+  it('lists the reason as repaired when the pause call was read from bytes that are not UTF-8', () => {
+    const facts = {
+      taskId: 't1',
+      initiatedBy: 'PAUSE_INITIATOR_CLIENT' as const,
+      via: 'PauseTask' as const,
+      reason: 'a\ufffdb',
+      pausedAt: '2026-01-01T00:00:00.000Z',
+      observedAt: '2026-01-01T00:00:00.000Z',
+      entries: [1, 2],
+      span,
+    };
+    expect(buildSuspensionDraft({ ...facts, callBodyRepaired: true })).toMatchObject({
+      reason: 'a\ufffdb',
+      repaired: ['reason'],
+    });
+    // A U+FFFD the client sent as such is no repair; nor is a repaired call whose reason is intact.
+    expect(buildSuspensionDraft(facts).repaired).toEqual([]);
+    expect(buildSuspensionDraft({ ...facts, reason: 'ab', callBodyRepaired: true }).repaired).toEqual([]);
+  });
+
   it('derives the same token hash from a recording placeholder as from the token', () => {
     const facts = {
       taskId: 't1',

@@ -28,6 +28,7 @@ const entryArb: fc.Arbitrary<RecordingEntry> = fc
       ),
       body: fc.jsonValue({ maxDepth: 5 }),
       bodyText: anyText,
+      bodyRepaired: anyText,
       cut: fc.record({
         bytes: fc.integer({ min: 0, max: 2 ** 40 }),
         sha256: fc.stringMatching(/^sha256:[0-9a-f]{64}$/),
