@@ -209,6 +209,8 @@ export { entryLine } from './recording/entry-line.js';
 export {
   DEFAULT_REDACTED_HEADERS,
   SECRET_HEADER_WORDS,
+  SECRET_NAME_WORDS,
+  SECRET_QUERY_NAMES,
   SECRET_QUERY_WORDS,
   isSecretHeader,
   isSecretQueryName,

@@ -31,6 +31,7 @@ import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_REDACTED_HEADERS,
   SECRET_HEADER_WORDS,
+  SECRET_QUERY_NAMES,
   SECRET_QUERY_WORDS,
   ExchangeRecorder,
   FSYNC_POLICIES,
@@ -69,6 +70,7 @@ interface RecordCommandOptions {
   traces?: string;
   principalFrom: string;
   redact?: string[];
+  keepHeader?: string[];
   redactQuery?: string[];
   maxBodyBytes: string;
   graceMs: string;
@@ -232,9 +234,14 @@ export function registerRecord(program: Command): void {
         `contains ${SECRET_HEADER_WORDS.join(', ')})`,
     )
     .option(
+      '--keep-header <header...>',
+      'header names recorded in clear although their names say secret (never one --redact names)',
+    )
+    .option(
       '--redact-query <name...>',
       `extra query parameter names whose values are redacted in recorded paths (always: every name ` +
-        `containing ${SECRET_QUERY_WORDS.join(', ')}); the request sent upstream is unchanged`,
+        `containing ${SECRET_QUERY_WORDS.join(', ')}, and every one named ${SECRET_QUERY_NAMES.join(', ')}); ` +
+        'the request sent upstream is unchanged',
     )
     .option('--max-body-bytes <n>', 'refuse request bodies above this size', String(DEFAULT_MAX_BODY_BYTES))
     .option('--grace-ms <n>', 'on shutdown, how long exchanges in flight may take to finish', '2000')
@@ -255,6 +262,14 @@ export function registerRecord(program: Command): void {
         headersTimeoutMs: integerOption(options.headersTimeoutMs, 'headers-timeout-ms', 1),
         maxConnections: integerOption(options.maxConnections, 'max-connections', 1),
       };
+      const redact = [...DEFAULT_REDACTED_HEADERS, ...(options.redact ?? []).map((n) => n.toLowerCase())];
+      const keepHeaders = (options.keepHeader ?? []).map((n) => n.toLowerCase());
+      const both = keepHeaders.filter((n) => (options.redact ?? []).some((r) => r.toLowerCase() === n));
+      if (both.length > 0)
+        throw new CliExit(
+          EXIT.usage,
+          `--keep-header: ${both.join(', ')} is also named by --redact; name it in one only`,
+        );
       const fsync = fsyncPolicy(options.fsync);
       const checkpointEvery = integerOption(options.checkpointEvery, 'checkpoint-every', 0);
       try {
@@ -340,7 +355,8 @@ export function registerRecord(program: Command): void {
         writer,
         ids: new CounterIdSource(writer.header.id),
         principal,
-        redact: [...DEFAULT_REDACTED_HEADERS, ...(options.redact ?? []).map((n) => n.toLowerCase())],
+        redact,
+        keepHeaders,
         redactQuery: options.redactQuery ?? [],
         maxBodyBytes,
         ...(observation ? { onEntry: (entry: RecordingEntry) => observation.push(entry) } : {}),

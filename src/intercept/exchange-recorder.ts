@@ -21,7 +21,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { JsonValue } from '../canonical/canonical-json.js';
 import type { IdSource } from '../ids.js';
 import type { EntryHttp, RecordingEntry } from '../recording/format.js';
-import { replaceResumeTokens } from '../recording/resume-token.js';
+import { SeenTokens, redactOverCapText, replaceResumeTokens } from '../recording/resume-token.js';
 import { DEFAULT_PRINCIPAL_SOURCE, type PrincipalSource, principalOf } from '../recording/principal.js';
 import { DEFAULT_REDACTED_HEADERS, redactHeaders, redactPath } from '../recording/redaction.js';
 import type { EntryDraft, EntryWriter } from '../recording/recording-writer.js';
@@ -46,6 +46,11 @@ export interface ExchangeRecorderOptions {
    * (`isSecretHeader`) are redacted whatever the list says.
    */
   redact?: readonly string[];
+  /**
+   * Header names recorded in clear although their names say secret (`record --keep-header`); a
+   * name here is neither redacted nor hashed as a principal.
+   */
+  keepHeaders?: readonly string[];
   /**
    * Extra query parameter names whose values are redacted in the recorded path (case-insensitive);
    * secret-looking ones (`isSecretQueryName`) always are. The request itself is not changed.
@@ -100,6 +105,18 @@ function concat(chunks: Uint8Array[], length: number): Buffer {
 }
 
 /**
+ * The resume tokens of a body replaced by their placeholders when `seen` is given (the
+ * `placeholder` policy; `undefined` keeps them): a parsed body by its members, a body kept as
+ * text by what {@link redactOverCapText} finds.
+ */
+function withoutTokens(body: JsonValue, text: string, seen: SeenTokens | undefined): JsonValue {
+  return seen === undefined ? body : replaceResumeTokens(body, text, seen);
+}
+function textWithoutTokens(text: string, seen: SeenTokens | undefined): string {
+  return seen === undefined ? text : redactOverCapText(text, seen);
+}
+
+/**
  * `body` for JSON, `bodyText` for anything else, nothing for an empty body. Bytes that are not
  * UTF-8 cannot be written as text without loss: a note stands in, with the sha256 of the bytes.
  */
@@ -107,7 +124,7 @@ function bodyFields(
   bytes: Buffer,
   total: number,
   cap: number,
-  tokens: TokenPolicy = 'placeholder',
+  seen: SeenTokens | undefined,
 ): Pick<EntryDraft, 'body' | 'bodyText'> {
   if (total === 0) return {};
   const kept = bytes.subarray(0, cap);
@@ -119,12 +136,11 @@ function bodyFields(
     return { bodyText: `[body not recorded: not valid UTF-8; sha256 of ${which}:${digest}]` };
   }
   const text = kept.toString('utf8');
-  if (total > cap) return { bodyText: text };
+  if (total > cap) return { bodyText: textWithoutTokens(text, seen) };
   try {
-    const body = JSON.parse(text) as JsonValue;
-    return { body: tokens === 'placeholder' ? replaceResumeTokens(body, text) : body };
+    return { body: withoutTokens(JSON.parse(text) as JsonValue, text, seen) };
   } catch {
-    return { bodyText: text };
+    return { bodyText: textWithoutTokens(text, seen) };
   }
 }
 
@@ -157,12 +173,12 @@ function encodedBodyFields(
   bytes: Buffer,
   total: number,
   cap: number,
-  tokens: TokenPolicy,
+  seen: SeenTokens | undefined,
 ): Pick<EntryDraft, 'body' | 'bodyText'> {
   const what = `[${encoding}-encoded body of ${total} bytes`;
   if (total > cap) return { bodyText: `${what}, over the ${cap}-byte recording cap: not decoded]` };
   const decoded = decode(encoding, bytes, cap);
-  if (decoded instanceof Buffer) return bodyFields(decoded, decoded.byteLength, cap, tokens);
+  if (decoded instanceof Buffer) return bodyFields(decoded, decoded.byteLength, cap, seen);
   const digest = createHash('sha256').update(bytes).digest('hex');
   const why =
     decoded === 'unknown'
@@ -268,8 +284,8 @@ export class Exchange {
           const total = this.#total;
           const fields =
             this.#encoding !== 'identity' && total > 0
-              ? encodedBodyFields(this.#encoding, bytes, total, cap, this.#recorder.tokens)
-              : bodyFields(bytes, total, cap, this.#recorder.tokens);
+              ? encodedBodyFields(this.#encoding, bytes, total, cap, this.#recorder.seenTokens)
+              : bodyFields(bytes, total, cap, this.#recorder.seenTokens);
           this.#chunks = [];
           this.#phase = 'done';
           this.#emit({
@@ -309,15 +325,16 @@ export class Exchange {
 
   #event({ data, event, id, truncated }: SseEvent): void {
     // An event over the cap is kept as its first characters, like a body over the cap.
-    let fields: Pick<EntryDraft, 'body' | 'bodyText'> = { bodyText: data };
+    const seen = this.#recorder.seenTokens;
+    let fields: Pick<EntryDraft, 'body' | 'bodyText'> | undefined;
     if (!truncated) {
       try {
-        const body = JSON.parse(data) as JsonValue;
-        fields = { body: this.#recorder.tokens === 'placeholder' ? replaceResumeTokens(body, data) : body };
+        fields = { body: withoutTokens(JSON.parse(data) as JsonValue, data, seen) };
       } catch {
-        // not JSON: the text as it came
+        // not JSON: kept as text
       }
     }
+    fields ??= { bodyText: textWithoutTokens(data, seen) };
     const draft: Omit<EntryDraft, 'xid'> = { kind: 'event', http: { ...this.#http }, ...fields };
     if (event !== undefined || id !== undefined) {
       draft.sse = {};
@@ -352,9 +369,15 @@ export class Exchange {
 export class ExchangeRecorder {
   readonly maxBodyBytes: number;
   readonly tokens: TokenPolicy;
+  /**
+   * The resume tokens this recorder has replaced (the `placeholder` policy; `undefined` with
+   * `keep`), to find them again in body text it cannot parse.
+   */
+  readonly seenTokens: SeenTokens | undefined;
   readonly #writer: EntryWriter;
   readonly #ids: IdSource;
   readonly #redact: readonly string[];
+  readonly #keepHeaders: readonly string[];
   readonly #redactQuery: readonly string[];
   readonly #principal: PrincipalSource;
   readonly #onEntry: ((entry: RecordingEntry) => void | Promise<void>) | undefined;
@@ -365,10 +388,12 @@ export class ExchangeRecorder {
     this.#writer = options.writer;
     this.#ids = options.ids;
     this.#redact = options.redact ?? DEFAULT_REDACTED_HEADERS;
+    this.#keepHeaders = options.keepHeaders ?? [];
     this.#redactQuery = options.redactQuery ?? [];
     this.#principal = options.principal ?? DEFAULT_PRINCIPAL_SOURCE;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.tokens = options.tokens ?? 'placeholder';
+    this.seenTokens = this.tokens === 'placeholder' ? new SeenTokens() : undefined;
     this.#onEntry = options.onEntry;
     this.#onError = options.onError ?? (() => {});
   }
@@ -380,7 +405,7 @@ export class ExchangeRecorder {
     try {
       xid = this.#ids.next('x');
       const headers = recordedHeaders(facts.headers);
-      const principal = principalOf(headers, this.#principal, this.#redact);
+      const principal = principalOf(headers, this.#principal, this.#redact, this.#keepHeaders);
       const body = facts.body ?? new Uint8Array(0);
       const draft: EntryDraft = {
         xid,
@@ -390,7 +415,7 @@ export class ExchangeRecorder {
           Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, this.maxBodyBytes + 1)),
           body.byteLength,
           this.maxBodyBytes,
-          this.tokens,
+          this.seenTokens,
         ),
       };
       if (principal !== undefined) draft.principal = principal;
@@ -413,7 +438,7 @@ export class ExchangeRecorder {
 
   /** @internal */
   redact(headers: Record<string, string>): Record<string, string> {
-    return redactHeaders(headers, this.#redact);
+    return redactHeaders(headers, this.#redact, this.#keepHeaders);
   }
 
   /** @internal writes one entry and hands it to the listener; returns the listener's hold */
