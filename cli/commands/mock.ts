@@ -12,6 +12,7 @@ import {
   type MockReport,
   type MockSource,
   REPLAY_MAX_BODY_DEPTH,
+  printable,
   readRecording,
   startMockServer,
 } from '../../src/internal.js';
@@ -28,7 +29,11 @@ interface MockCommandOptions {
   config?: string;
 }
 
-/** The stop summary: every recorded exchange never requested, and every request nothing matched. */
+/**
+ * The stop summary: every recorded exchange never requested, and every request nothing matched.
+ * Each line goes through `printable`: a method name, path or field comes from a client or a
+ * recording, and must not act on the terminal or start a line of its own (a fake `PASS`).
+ */
 export function describeMockReport(report: MockReport): string {
   const lines: string[] = [];
   const unrequested = report.recordings.flatMap((r) => r.unrequested);
@@ -51,7 +56,7 @@ export function describeMockReport(report: MockReport): string {
       lines.push(`  ${u.method} ${u.path}: ${near}`);
     }
   }
-  return `${lines.join('\n')}\n`;
+  return `${lines.map(printable).join('\n')}\n`;
 }
 
 function speedOption(text: string): number {
