@@ -419,6 +419,15 @@ export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.js';
 export { fetchAgentCard } from './http/agent-card-fetch.js';
 export { cardCauses, trafficCauses } from './replay/likely-cause.js';
 export { isLoopbackHost } from './http/loopback.js';
+export {
+  OUTPUT_FILE_MODE,
+  type OutputFileOptions,
+  type WholeFileOptions,
+  openOutputFile,
+  refuseSymlink,
+  writeOutputFile,
+  writeOutputFileSync,
+} from './output-file.js';
 export { printable } from './printable.js';
 export { basePathOf, originForm, underBase } from './http/request-target.js';
 export {

@@ -6,15 +6,16 @@
  * requested (and the requests nothing matched); `--report FILE` writes the same as JSON, and
  * `--expect-all` exits 1 when any recorded exchange was never requested.
  */
-import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
   type MockReport,
   type MockSource,
   REPLAY_MAX_BODY_DEPTH,
+  describeError,
   printable,
   readRecording,
   startMockServer,
+  writeOutputFile,
 } from '../../src/internal.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { checkIgnorePointers, integerOption, noiseRules, recordingArguments, withNoiseOptions } from '../options.js';
@@ -110,11 +111,8 @@ export function registerMock(program: Command): void {
     const report = mock.report();
     process.stdout.write(describeMockReport(report));
     if (options.report !== undefined)
-      await writeFile(options.report, `${JSON.stringify(report, null, 2)}\n`).catch((error: unknown) => {
-        throw new CliExit(
-          EXIT.infrastructure,
-          `${options.report}: cannot write the report (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-        );
+      await writeOutputFile(options.report, `${JSON.stringify(report, null, 2)}\n`).catch((error: unknown) => {
+        throw new CliExit(EXIT.infrastructure, `${options.report}: cannot write the report (${describeError(error)})`);
       });
     const missing = report.recordings.reduce((n, r) => n + r.unrequested.length, 0);
     if (options.expectAll && missing > 0)

@@ -20,12 +20,13 @@
  * OTEL_EXPORTER_OTLP_* variables; the pipeline then also runs without a key, producing spans but
  * no receipts. Export failures are told once on stderr and never stop the recording.
  */
-import { stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import type { Command } from 'commander';
 import {
   A2aReplayError,
   describeError,
+  errorMessage,
   CounterIdSource,
   DEFAULT_CHECKPOINT_EVERY,
   DEFAULT_MAX_BODY_BYTES,
@@ -49,6 +50,7 @@ import {
   parsePrincipalSource,
   randomIdSource,
   redactUrl,
+  refuseSymlink,
   startRecordingProxy,
   systemClock,
 } from '../../src/internal.js';
@@ -105,8 +107,16 @@ function fsyncPolicy(text: string): FsyncPolicy {
   return policy;
 }
 
+/** A usage error naming the flag whose file cannot be used. */
+function usageError(flag: string): (error: unknown) => never {
+  return (error) => {
+    throw new CliExit(EXIT.usage, `${flag}: ${errorMessage(error)}`);
+  };
+}
+
+/** Something is at `file`: a file, or a link (dangling or not), which is never written through. */
 async function exists(file: string): Promise<boolean> {
-  return stat(file).then(
+  return lstat(file).then(
     () => true,
     (error: NodeJS.ErrnoException) => error.code !== 'ENOENT',
   );
@@ -277,6 +287,13 @@ export function registerRecord(program: Command): void {
       } catch {
         throw new CliExit(EXIT.usage, `--upstream: ${JSON.stringify(redactUrl(options.upstream))} is not a URL`);
       }
+      for (const [flag, file] of [
+        ['--out', options.out],
+        ['--receipts', options.receipts],
+        ['--witness', options.witness],
+      ] as const) {
+        if (file !== undefined) await refuseSymlink(file).catch(usageError(flag));
+      }
       if (!options.force && (await exists(options.out))) {
         throw new CliExit(
           EXIT.usage,
@@ -310,7 +327,7 @@ export function registerRecord(program: Command): void {
         );
       const writer = new RecordingWriter({
         ...(agentCard === undefined ? {} : { agentCard }),
-        sink: fileLineSink(options.out),
+        sink: fileLineSink(options.out, { replace: options.force === true }),
         clock: systemClock,
         ids: randomIdSource,
         target: redactUrl(options.upstream),
