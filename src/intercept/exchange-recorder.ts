@@ -112,8 +112,8 @@ function concat(chunks: Uint8Array[], length: number): Buffer {
 function withoutTokens(body: JsonValue, text: string, seen: SeenTokens | undefined): JsonValue {
   return seen === undefined ? body : replaceResumeTokens(body, text, seen);
 }
-function textWithoutTokens(text: string, seen: SeenTokens | undefined): string {
-  return seen === undefined ? text : redactOverCapText(text, seen);
+function textWithoutTokens(text: string, seen: SeenTokens | undefined, cut: boolean): string {
+  return seen === undefined ? text : redactOverCapText(text, seen, cut);
 }
 
 /**
@@ -136,11 +136,11 @@ function bodyFields(
     return { bodyText: `[body not recorded: not valid UTF-8; sha256 of ${which}:${digest}]` };
   }
   const text = kept.toString('utf8');
-  if (total > cap) return { bodyText: textWithoutTokens(text, seen) };
+  if (total > cap) return { bodyText: textWithoutTokens(text, seen, true) };
   try {
     return { body: withoutTokens(JSON.parse(text) as JsonValue, text, seen) };
   } catch {
-    return { bodyText: textWithoutTokens(text, seen) };
+    return { bodyText: textWithoutTokens(text, seen, false) };
   }
 }
 
@@ -334,7 +334,7 @@ export class Exchange {
         // not JSON: kept as text
       }
     }
-    fields ??= { bodyText: textWithoutTokens(data, seen) };
+    fields ??= { bodyText: textWithoutTokens(data, seen, truncated === true) };
     const draft: Omit<EntryDraft, 'xid'> = { kind: 'event', http: { ...this.#http }, ...fields };
     if (event !== undefined || id !== undefined) {
       draft.sse = {};

@@ -130,12 +130,12 @@ const MIN_CUT_PART = 4;
  * - the value of a `resumeToken` member (its name compared decoded) becomes the token's
  *   placeholder, or {@link CUT_TOKEN_TEXT} when the cap cut the value;
  * - every token the session has seen ({@link SeenTokens}), as written or JSON-escaped, becomes
- *   its placeholder, and a start of one (at least {@link MIN_CUT_PART} characters) that ends the
- *   text becomes {@link CUT_TOKEN_TEXT}.
+ *   its placeholder, and, when `cut` (the text is the head of something longer), a start of one
+ *   (at least {@link MIN_CUT_PART} characters) that ends the text becomes {@link CUT_TOKEN_TEXT}.
  *
  * Text holding none comes back as given.
  */
-export function redactOverCapText(text: string, seen: SeenTokens): string {
+export function redactOverCapText(text: string, seen: SeenTokens, cut = true): string {
   let out = text.includes('resume') || text.includes('\\u') ? redactTokenMembers(text) : text;
   const forms = new Map<string, string>();
   for (const token of seen.values()) {
@@ -149,7 +149,7 @@ export function redactOverCapText(text: string, seen: SeenTokens): string {
     const alternatives = [...forms.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp);
     out = out.replace(new RegExp(alternatives.join('|'), 'g'), (form) => forms.get(form)!);
   }
-  return withoutCutToken(out, seen);
+  return cut ? withoutCutToken(out, seen) : out;
 }
 
 function redactTokenMembers(text: string): string {

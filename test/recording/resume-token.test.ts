@@ -81,6 +81,12 @@ describe('redactOverCapText', () => {
     );
   });
 
+  it('looks for a cut token only at the end of a text that was cut', () => {
+    const seen = seenOf('suspend-0001');
+    expect(redactOverCapText('state: suspend', seen, false)).toBe('state: suspend');
+    expect(redactOverCapText('state: suspend', seen)).toBe(`state: ${CUT_TOKEN_TEXT}`);
+  });
+
   it('keeps text holding no token as it is, and forgets the oldest of too many tokens', () => {
     expect(redactOverCapText('plain text', seenOf('tok-zz'))).toBe('plain text');
     const seen = seenOf('first-token-0');
