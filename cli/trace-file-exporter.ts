@@ -4,12 +4,12 @@
  * ExportTraceServiceRequest in the OTLP JSON encoding), with spans in a fixed order so the same
  * recording always gives the same file, byte for byte (docs/design.md §7, §10 `traces/`).
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type ExportResult, ExportResultCode } from '@opentelemetry/core';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { compareHrTime } from '../src/internal.js';
+import { compareHrTime, writeOutputFileSync } from '../src/internal.js';
 
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
@@ -34,7 +34,8 @@ export function otlpJsonDocument(spans: readonly ReadableSpan[]): string {
 
 /**
  * Keeps every finished span and (re)writes the whole file on flush and shutdown, so the file
- * always holds the complete, sorted set seen so far. Written to a temporary name, then renamed.
+ * always holds the complete, sorted set seen so far. Written to a fresh temporary name, then
+ * renamed, mode 0600, never through a link (src/output-file.ts).
  */
 export class OtlpJsonFileExporter implements SpanExporter {
   readonly path: string;
@@ -56,9 +57,7 @@ export class OtlpJsonFileExporter implements SpanExporter {
   write(): void {
     if (this.#written === this.#spans.length) return;
     mkdirSync(this.#dir, { recursive: true });
-    const temporary = `${this.path}.tmp`;
-    writeFileSync(temporary, otlpJsonDocument(this.#spans));
-    renameSync(temporary, this.path);
+    writeOutputFileSync(this.path, otlpJsonDocument(this.#spans));
     this.#written = this.#spans.length;
   }
 

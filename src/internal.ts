@@ -209,6 +209,8 @@ export { entryLine } from './recording/entry-line.js';
 export {
   DEFAULT_REDACTED_HEADERS,
   SECRET_HEADER_WORDS,
+  SECRET_NAME_WORDS,
+  SECRET_QUERY_NAMES,
   SECRET_QUERY_WORDS,
   isSecretHeader,
   isSecretQueryName,
@@ -419,6 +421,15 @@ export { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http/limits.js';
 export { fetchAgentCard } from './http/agent-card-fetch.js';
 export { cardCauses, trafficCauses } from './replay/likely-cause.js';
 export { isLoopbackHost } from './http/loopback.js';
+export {
+  OUTPUT_FILE_MODE,
+  type OutputFileOptions,
+  type WholeFileOptions,
+  openOutputFile,
+  refuseSymlink,
+  writeOutputFile,
+  writeOutputFileSync,
+} from './output-file.js';
 export { printable } from './printable.js';
 export {
   type TargetReading,

@@ -6,14 +6,16 @@
  * requested (and the requests nothing matched); `--report FILE` writes the same as JSON, and
  * `--expect-all` exits 1 when any recorded exchange was never requested.
  */
-import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
   type MockReport,
   type MockSource,
   REPLAY_MAX_BODY_DEPTH,
+  describeError,
+  printable,
   readRecording,
   startMockServer,
+  writeOutputFile,
 } from '../../src/internal.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { checkIgnorePointers, integerOption, noiseRules, recordingArguments, withNoiseOptions } from '../options.js';
@@ -28,7 +30,11 @@ interface MockCommandOptions {
   config?: string;
 }
 
-/** The stop summary: every recorded exchange never requested, and every request nothing matched. */
+/**
+ * The stop summary: every recorded exchange never requested, and every request nothing matched.
+ * Each line goes through `printable`: a method name, path or field comes from a client or a
+ * recording, and must not act on the terminal or start a line of its own (a fake `PASS`).
+ */
 export function describeMockReport(report: MockReport): string {
   const lines: string[] = [];
   const unrequested = report.recordings.flatMap((r) => r.unrequested);
@@ -51,7 +57,7 @@ export function describeMockReport(report: MockReport): string {
       lines.push(`  ${u.method} ${u.path}: ${near}`);
     }
   }
-  return `${lines.join('\n')}\n`;
+  return `${lines.map(printable).join('\n')}\n`;
 }
 
 function speedOption(text: string): number {
@@ -105,11 +111,8 @@ export function registerMock(program: Command): void {
     const report = mock.report();
     process.stdout.write(describeMockReport(report));
     if (options.report !== undefined)
-      await writeFile(options.report, `${JSON.stringify(report, null, 2)}\n`).catch((error: unknown) => {
-        throw new CliExit(
-          EXIT.infrastructure,
-          `${options.report}: cannot write the report (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-        );
+      await writeOutputFile(options.report, `${JSON.stringify(report, null, 2)}\n`).catch((error: unknown) => {
+        throw new CliExit(EXIT.infrastructure, `${options.report}: cannot write the report (${describeError(error)})`);
       });
     const missing = report.recordings.reduce((n, r) => n + r.unrequested.length, 0);
     if (options.expectAll && missing > 0)

@@ -20,18 +20,20 @@
  * OTEL_EXPORTER_OTLP_* variables; the pipeline then also runs without a key, producing spans but
  * no receipts. Export failures are told once on stderr and never stop the recording.
  */
-import { stat } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import type { Command } from 'commander';
 import {
   A2aReplayError,
   describeError,
+  errorMessage,
   CounterIdSource,
   DEFAULT_CHECKPOINT_EVERY,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_OBSERVED_BYTES,
   DEFAULT_REDACTED_HEADERS,
   SECRET_HEADER_WORDS,
+  SECRET_QUERY_NAMES,
   SECRET_QUERY_WORDS,
   ExchangeRecorder,
   FSYNC_POLICIES,
@@ -50,6 +52,7 @@ import {
   printable,
   randomIdSource,
   redactUrl,
+  refuseSymlink,
   startRecordingProxy,
   systemClock,
 } from '../../src/internal.js';
@@ -71,6 +74,7 @@ interface RecordCommandOptions {
   traces?: string;
   principalFrom: string;
   redact?: string[];
+  keepHeader?: string[];
   redactQuery?: string[];
   maxBodyBytes: string;
   maxObservedBytes: string;
@@ -108,8 +112,16 @@ function fsyncPolicy(text: string): FsyncPolicy {
   return policy;
 }
 
+/** A usage error naming the flag whose file cannot be used. */
+function usageError(flag: string): (error: unknown) => never {
+  return (error) => {
+    throw new CliExit(EXIT.usage, `${flag}: ${errorMessage(error)}`);
+  };
+}
+
+/** Something is at `file`: a file, or a link (dangling or not), which is never written through. */
 async function exists(file: string): Promise<boolean> {
-  return stat(file).then(
+  return lstat(file).then(
     () => true,
     (error: NodeJS.ErrnoException) => error.code !== 'ENOENT',
   );
@@ -268,9 +280,14 @@ export function registerRecord(program: Command): void {
         `contains ${SECRET_HEADER_WORDS.join(', ')})`,
     )
     .option(
+      '--keep-header <header...>',
+      'header names recorded in clear although their names say secret (never one --redact names)',
+    )
+    .option(
       '--redact-query <name...>',
       `extra query parameter names whose values are redacted in recorded paths (always: every name ` +
-        `containing ${SECRET_QUERY_WORDS.join(', ')}); the request sent upstream is unchanged`,
+        `containing ${SECRET_QUERY_WORDS.join(', ')}, and every one named ${SECRET_QUERY_NAMES.join(', ')}); ` +
+        'the request sent upstream is unchanged',
     )
     .option(
       '--max-body-bytes <n>',
@@ -310,12 +327,27 @@ export function registerRecord(program: Command): void {
         drainLimitBytes: integerOption(options.drainLimitBytes, 'drain-limit-bytes', 1),
         drainTimeoutMs: integerOption(options.drainTimeoutMs, 'drain-timeout-ms', 1, 24 * 3600 * 1000),
       };
+      const redact = [...DEFAULT_REDACTED_HEADERS, ...(options.redact ?? []).map((n) => n.toLowerCase())];
+      const keepHeaders = (options.keepHeader ?? []).map((n) => n.toLowerCase());
+      const both = keepHeaders.filter((n) => (options.redact ?? []).some((r) => r.toLowerCase() === n));
+      if (both.length > 0)
+        throw new CliExit(
+          EXIT.usage,
+          `--keep-header: ${both.join(', ')} is also named by --redact; name it in one only`,
+        );
       const fsync = fsyncPolicy(options.fsync);
       const checkpointEvery = integerOption(options.checkpointEvery, 'checkpoint-every', 0);
       try {
         new URL(options.upstream);
       } catch {
         throw new CliExit(EXIT.usage, `--upstream: ${JSON.stringify(redactUrl(options.upstream))} is not a URL`);
+      }
+      for (const [flag, file] of [
+        ['--out', options.out],
+        ['--receipts', options.receipts],
+        ['--witness', options.witness],
+      ] as const) {
+        if (file !== undefined) await refuseSymlink(file).catch(usageError(flag));
       }
       if (!options.force && (await exists(options.out))) {
         throw new CliExit(
@@ -350,7 +382,7 @@ export function registerRecord(program: Command): void {
         );
       const writer = new RecordingWriter({
         ...(agentCard === undefined ? {} : { agentCard }),
-        sink: fileLineSink(options.out),
+        sink: fileLineSink(options.out, { replace: options.force === true }),
         clock: systemClock,
         ids: randomIdSource,
         target: redactUrl(options.upstream),
@@ -396,7 +428,8 @@ export function registerRecord(program: Command): void {
         writer,
         ids: new CounterIdSource(writer.header.id),
         principal,
-        redact: [...DEFAULT_REDACTED_HEADERS, ...(options.redact ?? []).map((n) => n.toLowerCase())],
+        redact,
+        keepHeaders,
         redactQuery: options.redactQuery ?? [],
         maxBodyBytes,
         maxObservedBytes,

@@ -6,7 +6,7 @@
  * verdict, and the audit rows with receipt hashes, span ids and verification status. Exit 0
  * when written; 2 on a usage error or a file that is neither a recording nor a receipt log.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
   type Keyring,
@@ -17,6 +17,7 @@ import {
   recordingSection,
   renderHtmlReport,
   systemClock,
+  writeOutputFile,
 } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
 
@@ -51,7 +52,7 @@ async function kindOf(file: string): Promise<'recording' | 'receipt log'> {
 export async function writeReport(out: string, sections: ReportSection[], title: string): Promise<void> {
   const html = renderHtmlReport({ title, createdAt: new Date(systemClock.now()).toISOString(), sections });
   try {
-    await writeFile(out, html);
+    await writeOutputFile(out, html);
   } catch (error) {
     throw new CliExit(EXIT.usage, `${out}: cannot write the report (${errorMessage(error)})`);
   }

@@ -13,7 +13,6 @@
  * Output: the text report on stdout (colour on a TTY unless NO_COLOR), or `--json`; `--junit FILE`
  * besides. Progress goes to stderr on a TTY, or every few seconds on long runs.
  */
-import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
   A2aReplayError,
@@ -22,6 +21,7 @@ import {
   type RecordingHeader,
   type Shard,
   TOOL_NAME,
+  describeError,
   parseShard,
   probePeer,
   type RecordingEntry,
@@ -36,6 +36,7 @@ import {
   startPeerProcess,
   stopAllPeerProcesses,
   systemClock,
+  writeOutputFile,
 } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
 import {
@@ -260,11 +261,11 @@ export function registerRun(program: Command): void {
       }
       if (options.junit !== undefined) {
         try {
-          await writeFile(options.junit, renderJunit(summary));
+          await writeOutputFile(options.junit, renderJunit(summary));
         } catch (error) {
           throw new A2aReplayError(
             'IO_FAILED',
-            `${options.junit}: cannot write the JUnit report (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+            `${options.junit}: cannot write the JUnit report (${describeError(error)})`,
           );
         }
       }

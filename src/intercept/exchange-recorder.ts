@@ -39,7 +39,12 @@ import { type JsonValue, replaceNonFinite } from '../canonical/canonical-json.js
 import { nestsDeeperThan } from '../canonical/depth.js';
 import type { IdSource } from '../ids.js';
 import { type EntryCut, type EntryHttp, REPLAY_MAX_BODY_DEPTH, type RecordingEntry } from '../recording/format.js';
-import { replaceResumeTokens, replaceResumeTokensInText } from '../recording/resume-token.js';
+import {
+  SeenTokens,
+  redactOverCapText,
+  replaceResumeTokens,
+  replaceResumeTokensInText,
+} from '../recording/resume-token.js';
 import { DEFAULT_PRINCIPAL_SOURCE, type PrincipalSource, principalOf } from '../recording/principal.js';
 import { DEFAULT_REDACTED_HEADERS, redactHeaders, redactPath } from '../recording/redaction.js';
 import type { EntryDraft, EntryWriter } from '../recording/recording-writer.js';
@@ -85,6 +90,11 @@ export interface ExchangeRecorderOptions {
    * (`isSecretHeader`) are redacted whatever the list says.
    */
   redact?: readonly string[];
+  /**
+   * Header names recorded in clear although their names say secret (`record --keep-header`); a
+   * name here is neither redacted nor hashed as a principal.
+   */
+  keepHeaders?: readonly string[];
   /**
    * Extra query parameter names whose values are redacted in the recorded path (case-insensitive);
    * secret-looking ones (`isSecretQueryName`) always are. The request itself is not changed.
@@ -155,6 +165,15 @@ interface BodyRecord {
 type ObservedBody = { body: JsonValue } | { bodyText: string };
 
 /**
+ * Body text the recorder keeps as text (not JSON, or the head of a body over the cap) with the
+ * resume tokens it can see replaced ({@link redactOverCapText}) when `seen` is given (the
+ * `placeholder` policy; `undefined` keeps them). `cut`: the text is the head of something longer.
+ */
+function textWithoutTokens(text: string, seen: SeenTokens | undefined, cut: boolean): string {
+  return seen === undefined ? text : redactOverCapText(text, seen, cut);
+}
+
+/**
  * The text a recording keeps of a body or SSE event data over the recording cap: its first `cap`
  * bytes read as UTF-8 (a character the cut splits reads as U+FFFD), or its first `cap` characters.
  * Every cut body's `bodyText` comes from here.
@@ -179,7 +198,7 @@ function bodyRecord(
   bytes: Buffer,
   total: number,
   cap: number,
-  tokens: TokenPolicy = 'placeholder',
+  seen: SeenTokens | undefined,
   whole?: () => EntryCut,
 ): BodyRecord {
   if (total === 0) return { fields: {} };
@@ -198,7 +217,7 @@ function bodyRecord(
         if (nestsDeeperThan(body, REPLAY_MAX_BODY_DEPTH)) throw new RangeError('too deep');
         return {
           fields: {
-            body: tokens === 'placeholder' ? replaceResumeTokens(body, text) : body,
+            body: seen === undefined ? body : replaceResumeTokens(body, text, seen),
             bodyRepaired: `${UTF8_REPAIR}; sha256 of ${which}:${digest}`,
           },
         };
@@ -210,13 +229,13 @@ function bodyRecord(
   }
   if (total <= cap) {
     const text = kept.toString('utf8');
-    return { fields: jsonOrText(text, tokens) };
+    return { fields: jsonOrText(text, seen) };
   }
   const cut = whole?.() ?? { bytes: total, sha256: sha256Of(bytes) };
-  const fields = { bodyText: headText(bytes, cap), cut };
+  const fields = { bodyText: textWithoutTokens(headText(bytes, cap), seen, true), cut };
   // All of it at hand and text: the observer reads it whole.
   if (bytes.byteLength === total && isUtf8(bytes))
-    return { fields, observed: jsonOrText(bytes.toString('utf8'), tokens) };
+    return { fields, observed: jsonOrText(bytes.toString('utf8'), seen) };
   return { fields };
 }
 
@@ -227,17 +246,17 @@ function bodyRecord(
  * §5); its resume tokens are written as placeholders in the text, and when that cannot be done a
  * note with the sha256 of the text stands in.
  */
-function jsonOrText(text: string, tokens: TokenPolicy): ObservedBody {
+function jsonOrText(text: string, seen: SeenTokens | undefined): ObservedBody {
   let body: JsonValue;
   try {
     body = JSON.parse(text) as JsonValue;
   } catch {
-    return { bodyText: text };
+    return { bodyText: textWithoutTokens(text, seen, false) };
   }
   if (!nestsDeeperThan(body, REPLAY_MAX_BODY_DEPTH)) {
-    return { body: tokens === 'placeholder' ? replaceResumeTokens(body, text) : body };
+    return { body: seen === undefined ? body : replaceResumeTokens(body, text, seen) };
   }
-  const kept = tokens === 'placeholder' ? replaceResumeTokensInText(body, text) : text;
+  const kept = seen === undefined ? text : replaceResumeTokensInText(body, text);
   if (kept !== undefined) return { bodyText: kept };
   const digest = createHash('sha256').update(text, 'utf8').digest('hex');
   return {
@@ -278,7 +297,7 @@ function encodedBodyRecord(
   bytes: Buffer,
   total: number,
   caps: { record: number; observe: number },
-  tokens: TokenPolicy,
+  seen: SeenTokens | undefined,
 ): BodyRecord {
   const what = `[${encoding}-encoded body of ${total} bytes`;
   if (total > caps.observe) {
@@ -286,7 +305,7 @@ function encodedBodyRecord(
     return { fields: { bodyText: `${what} not recorded: ${why}]`, incomplete: `a ${encoding}-encoded body: ${why}` } };
   }
   const decoded = isDecoded(encoding) ? decode(encoding, bytes, caps.observe) : 'unknown';
-  if (decoded instanceof Buffer) return bodyRecord(decoded, decoded.byteLength, caps.record, tokens);
+  if (decoded instanceof Buffer) return bodyRecord(decoded, decoded.byteLength, caps.record, seen);
   const digest = createHash('sha256').update(bytes).digest('hex');
   const why =
     decoded === 'unknown'
@@ -502,13 +521,12 @@ export class Exchange {
     const caps = { record: this.#recorder.maxBodyBytes, observe: this.#recorder.maxObservedBytes };
     const bytes = concat(this.#chunks, this.#kept);
     const total = this.#total;
-    const tokens = this.#recorder.tokens;
-    if (this.#encoding !== 'identity' && total > 0)
-      return encodedBodyRecord(this.#encoding, bytes, total, caps, tokens);
+    const seen = this.#recorder.seenTokens;
+    if (this.#encoding !== 'identity' && total > 0) return encodedBodyRecord(this.#encoding, bytes, total, caps, seen);
     const overflow = this.#overflow;
-    if (overflow === undefined) return bodyRecord(bytes, total, caps.record, tokens);
+    if (overflow === undefined) return bodyRecord(bytes, total, caps.record, seen);
     const cut = { bytes: total, sha256: `sha256:${overflow.digest('hex')}` };
-    const record = bodyRecord(bytes, total, caps.record, tokens, () => cut);
+    const record = bodyRecord(bytes, total, caps.record, seen, () => cut);
     const why = `its body of ${total} bytes is over the ${caps.observe}-byte observation cap (--max-observed-bytes)`;
     return { fields: { ...record.fields, incomplete: why } };
   }
@@ -571,23 +589,26 @@ export class Exchange {
 
   #event({ data, event, id, truncated }: SseEvent): void {
     const cap = this.#recorder.maxBodyBytes;
-    const tokens = this.#recorder.tokens;
+    const seen = this.#recorder.seenTokens;
     let fields: Pick<EntryDraft, 'body' | 'bodyText' | 'bodyRepaired' | 'cut' | 'incomplete'>;
     let observed: ObservedBody | undefined;
     if (truncated) {
       // Past the observation cap: neither the recording nor the observer has the whole event.
       fields = {
-        bodyText: headText(data, cap),
+        bodyText: textWithoutTokens(headText(data, cap), seen, true),
         incomplete:
           `the event's data runs over the ${this.#recorder.maxObservedBytes}-character observation cap ` +
           '(--max-observed-bytes)',
       };
     } else if (data.length > cap) {
       // An event over the recording cap is kept as its first characters; the observer reads it whole.
-      fields = { bodyText: headText(data, cap), cut: { bytes: Buffer.byteLength(data), sha256: sha256Of(data) } };
-      observed = jsonOrText(data, tokens);
+      fields = {
+        bodyText: textWithoutTokens(headText(data, cap), seen, true),
+        cut: { bytes: Buffer.byteLength(data), sha256: sha256Of(data) },
+      };
+      observed = jsonOrText(data, seen);
     } else {
-      fields = jsonOrText(data, tokens);
+      fields = jsonOrText(data, seen);
     }
     const draft: Omit<EntryDraft, 'xid'> = { kind: 'event', http: { ...this.#http }, ...fields };
     if (event !== undefined || id !== undefined) {
@@ -641,9 +662,15 @@ export class ExchangeRecorder {
   readonly maxBodyBytes: number;
   readonly maxObservedBytes: number;
   readonly tokens: TokenPolicy;
+  /**
+   * The resume tokens this recorder has replaced (the `placeholder` policy; `undefined` with
+   * `keep`), to find them again in body text it cannot parse.
+   */
+  readonly seenTokens: SeenTokens | undefined;
   readonly #writer: EntryWriter;
   readonly #ids: IdSource;
   readonly #redact: readonly string[];
+  readonly #keepHeaders: readonly string[];
   readonly #redactQuery: readonly string[];
   readonly #principal: PrincipalSource;
   readonly #onEntry: ((entry: RecordingEntry) => void | Promise<void>) | undefined;
@@ -654,11 +681,13 @@ export class ExchangeRecorder {
     this.#writer = options.writer;
     this.#ids = options.ids;
     this.#redact = options.redact ?? DEFAULT_REDACTED_HEADERS;
+    this.#keepHeaders = options.keepHeaders ?? [];
     this.#redactQuery = options.redactQuery ?? [];
     this.#principal = options.principal ?? DEFAULT_PRINCIPAL_SOURCE;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.maxObservedBytes = Math.max(this.maxBodyBytes, options.maxObservedBytes ?? DEFAULT_MAX_OBSERVED_BYTES);
     this.tokens = options.tokens ?? 'placeholder';
+    this.seenTokens = this.tokens === 'placeholder' ? new SeenTokens() : undefined;
     this.#onEntry = options.onEntry;
     this.#onError = options.onError ?? (() => {});
   }
@@ -670,14 +699,14 @@ export class ExchangeRecorder {
     try {
       xid = this.#ids.next('x');
       const headers = recordedHeaders(facts.headers);
-      const principal = principalOf(headers, this.#principal, this.#redact);
+      const principal = principalOf(headers, this.#principal, this.#redact, this.#keepHeaders);
       const body = facts.body ?? new Uint8Array(0);
       // A request is at hand whole (the proxy refuses one over the body cap before it gets here).
       const record = bodyRecord(
         Buffer.from(body.buffer, body.byteOffset, body.byteLength),
         body.byteLength,
         this.maxBodyBytes,
-        this.tokens,
+        this.seenTokens,
       );
       const draft: EntryDraft = {
         xid,
@@ -705,7 +734,7 @@ export class ExchangeRecorder {
 
   /** @internal */
   redact(headers: Record<string, string>): Record<string, string> {
-    return redactHeaders(headers, this.#redact);
+    return redactHeaders(headers, this.#redact, this.#keepHeaders);
   }
 
   /**

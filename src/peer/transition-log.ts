@@ -16,10 +16,10 @@
  * - The file is created with mode 0600 and written in order; {@link TransitionLogWriter.close}
  *   waits for every line (the CLI calls it on SIGINT and SIGTERM).
  */
-import { chmod, open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { canonicalJson } from '../canonical/canonical-json.js';
 import { A2aReplayError, errorMessage } from '../errors.js';
+import { openOutputFile } from '../output-file.js';
 import type { PauseInitiator, PauseMode, ResumeCause, ResumeConditions, TaskState } from '../protocol/types.js';
 
 export const PEER_TRANSITIONS_TYPE = 'peer-transitions';
@@ -156,9 +156,8 @@ export class TransitionLogWriter {
   ): Promise<TransitionLogWriter> {
     let file: FileHandle;
     try {
-      file = await open(path, 'w', 0o600);
-      // A file that already existed keeps its mode on open: tighten it.
-      await chmod(path, 0o600);
+      // A new file of mode 0600 in place of any there, never through a link (src/output-file.ts).
+      file = await openOutputFile(path, { replace: true });
     } catch (error) {
       const why = errorMessage(error);
       throw new A2aReplayError('INVALID_ARGUMENT', `cannot write the transitions log ${path}: ${why}`, {

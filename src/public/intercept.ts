@@ -22,6 +22,8 @@ export {
   fileLineSink,
   DEFAULT_REDACTED_HEADERS,
   SECRET_HEADER_WORDS,
+  SECRET_NAME_WORDS,
+  SECRET_QUERY_NAMES,
   SECRET_QUERY_WORDS,
   isSecretHeader,
   isSecretQueryName,

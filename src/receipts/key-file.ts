@@ -4,7 +4,8 @@
  * mode 0600 (refusing to overwrite unless forced), and reading a checkpoint kept outside a log.
  * Errors name the file and the problem; they never contain key material.
  */
-import { chmod, open, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
+import { writeOutputFile } from '../output-file.js';
 import { parseJsonText } from '../canonical/parse-json.js';
 import { A2aReplayError } from '../errors.js';
 import { formatIssue } from '../protocol/read.js';
@@ -79,31 +80,25 @@ export async function loadKeyring(options: {
   return { keyring, warnings };
 }
 
-/** Writes `text` to a new file with mode 0600; refuses an existing file unless `force`. */
+/**
+ * Writes `text` to a new file with mode 0600 (src/output-file.ts: never through a symbolic link);
+ * refuses an existing file unless `force`, which replaces it by a new one.
+ */
 export async function writeSecretFile(
   path: string,
   text: string,
   options: { force?: boolean; mode?: number } = {},
 ): Promise<void> {
-  const mode = options.mode ?? 0o600;
-  let file;
   try {
-    file = await open(path, options.force ? 'w' : 'wx', mode);
+    await writeOutputFile(path, text, { replace: options.force === true, mode: options.mode ?? 0o600, sync: true });
   } catch (cause) {
+    if (cause instanceof A2aReplayError) throw cause;
     const code = (cause as NodeJS.ErrnoException).code ?? 'error';
     throw new A2aReplayError(
       'IO_FAILED',
       code === 'EEXIST' ? `${path} already exists (pass --force to replace it)` : `cannot write ${path}: ${code}`,
       { cause },
     );
-  }
-  try {
-    // An existing file keeps its old mode on open: set it explicitly.
-    await chmod(path, mode);
-    await file.writeFile(text);
-    await file.sync();
-  } finally {
-    await file.close();
   }
 }
 

@@ -21,7 +21,8 @@
  * to the OS under `never`. It joins the running sync when that covers its lines, else the next
  * one, which every caller arriving meanwhile shares (one write and one fsync for all).
  */
-import { type FileHandle, open, rename } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { openOutputFile, writeOutputFile } from '../output-file.js';
 import { type Clock, isoAt } from '../clock.js';
 import { A2aReplayError } from '../errors.js';
 import { writeAll } from '../recording/line-sink.js';
@@ -74,16 +75,9 @@ interface Waiter {
 
 /** Replaces `path` with one checkpoint line, atomically: a reader sees the old or the new one. */
 async function writeWitness(path: string, text: string): Promise<void> {
-  const temp = `${path}.tmp`;
   try {
-    const file = await open(temp, 'w', 0o600);
-    try {
-      await file.write(`${text}\n`);
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temp, path);
+    // A fresh temporary file beside it, renamed into place; never through a link (src/output-file.ts).
+    await writeOutputFile(path, `${text}\n`, { sync: true });
   } catch (cause) {
     throw new A2aReplayError('IO_FAILED', `cannot write the witness file ${path}: ${(cause as Error).message}`, {
       cause,
@@ -93,17 +87,6 @@ async function writeWitness(path: string, text: string): Promise<void> {
 
 /** Receipt logs are readable by their owner only. */
 export const RECEIPT_LOG_MODE = 0o600;
-
-async function openPrivate(path: string, flags: 'w' | 'wx'): Promise<FileHandle> {
-  const file = await open(path, flags, RECEIPT_LOG_MODE);
-  try {
-    await file.chmod(RECEIPT_LOG_MODE);
-  } catch (error) {
-    await file.close();
-    throw error;
-  }
-  return file;
-}
 
 export class ReceiptLogWriter {
   readonly path: string;
@@ -156,8 +139,9 @@ export class ReceiptLogWriter {
     });
     let file: FileHandle;
     try {
-      file = await openPrivate(path, options.overwrite ? 'w' : 'wx');
+      file = await openOutputFile(path, { replace: options.overwrite === true, mode: RECEIPT_LOG_MODE });
     } catch (cause) {
+      if (cause instanceof A2aReplayError) throw cause;
       const code = (cause as NodeJS.ErrnoException).code ?? 'error';
       const why =
         code === 'EEXIST' ? 'it already exists (receipt logs are append-only; pass overwrite to replace it)' : code;

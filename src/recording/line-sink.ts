@@ -3,7 +3,8 @@
  * Where serialized lines go: a file (appended in order, one write per batch) or memory (tests).
  */
 import { writeSync } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { openOutputFile } from '../output-file.js';
 
 /** Writes all of `text` at the file's position (a write may take fewer bytes than asked). */
 export function writeAll(fd: number, text: string): void {
@@ -31,28 +32,18 @@ export interface LineSink {
 /** Recordings hold what clients sent: readable by their owner only. */
 export const RECORDING_FILE_MODE = 0o600;
 
-/** Opens `path` for writing (created or truncated) with mode 0600, an existing file's mode included. */
-async function openPrivate(path: string): Promise<FileHandle> {
-  const file = await open(path, 'w', RECORDING_FILE_MODE);
-  try {
-    await file.chmod(RECORDING_FILE_MODE);
-  } catch (error) {
-    await file.close();
-    throw error;
-  }
-  return file;
-}
-
 /**
- * A sink writing to `path` (created or truncated, mode 0600). The file is opened lazily on the
- * first write, so constructing the sink never throws; an open failure surfaces as a failed write.
+ * A sink writing to `path`, a new file of mode 0600 (src/output-file.ts: never through a symbolic
+ * link; a file already there is refused unless `replace`, which creates it anew). The file is
+ * opened lazily on the first write, so constructing the sink never throws; an open failure
+ * surfaces as a failed write.
  */
-export function fileLineSink(path: string): LineSink {
+export function fileLineSink(path: string, options: { replace?: boolean } = {}): LineSink {
   let handle: Promise<FileHandle> | undefined;
   /** The file once open (and not closed), for `writeNow`. */
   let file: FileHandle | undefined;
   const opened = (): Promise<FileHandle> =>
-    (handle ??= openPrivate(path).then((f) => {
+    (handle ??= openOutputFile(path, { replace: options.replace ?? false, mode: RECORDING_FILE_MODE }).then((f) => {
       file = f;
       return f;
     }));

@@ -47,13 +47,14 @@ export function jwtSubject(token: string): string | undefined {
 
 /**
  * The principal of a request from its (lower-case, unredacted) headers, or undefined. `redacted`
- * is the redaction list in force: a `header:NAME` source naming a header in it, or a
- * secret-looking one, gives the hashed form.
+ * is the redaction list in force and `keep` the headers kept in clear: a `header:NAME` source
+ * naming a header that is redacted ({@link isSecretHeader}) gives the hashed form.
  */
 export function principalOf(
   headers: Readonly<Record<string, string>>,
   source: PrincipalSource = DEFAULT_PRINCIPAL_SOURCE,
   redacted: readonly string[] = DEFAULT_REDACTED_HEADERS,
+  keep: readonly string[] = [],
 ): string | undefined {
   switch (source.kind) {
     case 'jwt-sub': {
@@ -67,7 +68,9 @@ export function principalOf(
     case 'header': {
       const value = headers[source.name];
       if (value === undefined || value === '') return undefined;
-      return isSecretHeader(source.name, redacted) ? `header:${source.name}=sha256:${sha256Prefix(value, 16)}` : value;
+      return isSecretHeader(source.name, redacted, keep)
+        ? `header:${source.name}=sha256:${sha256Prefix(value, 16)}`
+        : value;
     }
     default: {
       const never: never = source;

@@ -1,7 +1,8 @@
 /**
  * @module recording/redaction
  * Secrets never reach a recording (docs/design.md §5): the value of a secret header (one named in
- * a redaction list, or one whose name looks secret, see {@link isSecretHeader}) is replaced by
+ * a redaction list, or one whose name says secret by {@link SECRET_NAME_WORDS}, unless a keep list
+ * names it: see {@link isSecretHeader}) is replaced by
  * `"[redacted sha256:<first 8 hex of sha256(value)>]"`, so two requests with the same secret still
  * compare equal without the secret being written. Query parameters of a recorded path are treated
  * alike ({@link redactPath}), and URLs are printed without user-info ({@link redactUrl}).
@@ -18,20 +19,32 @@ export const DEFAULT_REDACTED_HEADERS: readonly string[] = [
   'api-key',
 ];
 
-/** A header whose lower-case name contains one of these is secret, whatever the redaction list says. */
-export const SECRET_HEADER_WORDS: readonly string[] = [
+/**
+ * The rule for header and query names (docs/design.md §5): a name says it carries a secret when its
+ * lower-case form contains one of these words anywhere: as a part of its own (`x-functions-key`,
+ * `cf-access-jwt-assertion`, `x-amzn-oidc-data`) or run together with others (`apikey`,
+ * `accesstoken`, `sessionid`). `oidc` counts: the `x-amzn-oidc-*` headers carry the caller's
+ * signed identity token and its claims. Matching anywhere also catches a few harmless names
+ * (`x-monkey`); a recording that needs one in clear names it with `--keep-header`.
+ */
+export const SECRET_NAME_WORDS: readonly string[] = [
+  'key',
   'token',
   'secret',
   'password',
   'passwd',
-  'api-key',
-  'apikey',
-  'session',
-  'cookie',
-  'auth',
   'credential',
+  'assertion',
+  'jwt',
+  'session',
   'signature',
+  'auth',
+  'cookie',
+  'oidc',
 ];
+
+/** A header whose lower-case name contains one of these is secret (the rule of {@link SECRET_NAME_WORDS}). */
+export const SECRET_HEADER_WORDS: readonly string[] = SECRET_NAME_WORDS;
 
 /** The first `hexDigits` hex digits of SHA-256(UTF-8(value)). */
 export function sha256Prefix(value: string, hexDigits: number): string {
@@ -46,15 +59,6 @@ export function shortSha256(value: string): string {
 /** The redacted form of one secret value. */
 export function redactValue(value: string): string {
   return `[redacted sha256:${shortSha256(value)}]`;
-}
-
-/**
- * True when a header called `name` carries a secret: it is in `names` (matched
- * case-insensitively), or its lower-case name contains one of {@link SECRET_HEADER_WORDS}.
- */
-export function isSecretHeader(name: string, names: readonly string[] = DEFAULT_REDACTED_HEADERS): boolean {
-  const lower = name.toLowerCase();
-  return SECRET_HEADER_WORDS.some((word) => lower.includes(word)) || names.some((n) => n.toLowerCase() === lower);
 }
 
 /**
@@ -74,36 +78,53 @@ function secretNameSet(names: readonly string[]): ReadonlySet<string> {
   return set;
 }
 
+/** True when the lower-case `name` contains one of `words`. */
+function saysSecret(lower: string, words: readonly string[]): boolean {
+  return words.some((word) => lower.includes(word));
+}
+
+/**
+ * True when a header called `name` carries a secret: it is in `names` (matched
+ * case-insensitively), or its lower-case name contains one of {@link SECRET_HEADER_WORDS}; unless
+ * `keep` names it (`record --keep-header`), which wins over both.
+ */
+export function isSecretHeader(
+  name: string,
+  names: readonly string[] = DEFAULT_REDACTED_HEADERS,
+  keep: readonly string[] = [],
+): boolean {
+  const lower = name.toLowerCase();
+  if (keep.length > 0 && secretNameSet(keep).has(lower)) return false;
+  return saysSecret(lower, SECRET_HEADER_WORDS) || secretNameSet(names).has(lower);
+}
+
 /**
  * A copy of `headers` (lower-case names) with every secret header redacted: those in `names`
- * (case-insensitive) and every secret-looking one ({@link isSecretHeader}).
+ * (case-insensitive) and every secret-looking one, except those `keep` names ({@link isSecretHeader}).
  */
 export function redactHeaders(
   headers: Readonly<Record<string, string>>,
   names: readonly string[] = DEFAULT_REDACTED_HEADERS,
+  keep: readonly string[] = [],
 ): Record<string, string> {
-  const secret = secretNameSet(names);
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    const lower = name.toLowerCase();
-    out[name] = secret.has(lower) || SECRET_HEADER_WORDS.some((w) => lower.includes(w)) ? redactValue(value) : value;
+    out[name] = isSecretHeader(name, names, keep) ? redactValue(value) : value;
   }
   return out;
 }
 
-/** A query parameter whose lower-case name contains one of these is secret. */
-export const SECRET_QUERY_WORDS: readonly string[] = [
-  'key',
-  'token',
-  'secret',
-  'password',
-  'passwd',
-  'sig',
-  'signature',
-  'auth',
-  'credential',
-  'session',
-];
+/**
+ * A query parameter whose lower-case name contains one of these is secret: the words of
+ * {@link SECRET_NAME_WORDS}, and `sig` (a SAS URL's signature).
+ */
+export const SECRET_QUERY_WORDS: readonly string[] = [...SECRET_NAME_WORDS, 'sig'];
+
+/**
+ * Query parameters secret by their whole name (case-insensitive), too short to look for inside
+ * other names: `code` (an OAuth authorization code), `pwd`, `pw` and `pass` (passwords).
+ */
+export const SECRET_QUERY_NAMES: readonly string[] = ['code', 'pwd', 'pw', 'pass'];
 
 /** `+` and percent-escapes decoded; text that does not decode is kept as it is. */
 function decodeQueryPart(text: string): string {
@@ -117,11 +138,12 @@ function decodeQueryPart(text: string): string {
 
 /**
  * True when a query parameter called `name` (already decoded) carries a secret: its lower-case
- * name contains one of {@link SECRET_QUERY_WORDS}, or it is one of `names` (case-insensitive).
+ * name contains one of {@link SECRET_QUERY_WORDS}, is one of {@link SECRET_QUERY_NAMES}, or is one
+ * of `names` (case-insensitive).
  */
 export function isSecretQueryName(name: string, names: readonly string[] = []): boolean {
   const lower = name.toLowerCase();
-  return SECRET_QUERY_WORDS.some((word) => lower.includes(word)) || names.some((n) => n.toLowerCase() === lower);
+  return saysSecret(lower, SECRET_QUERY_WORDS) || SECRET_QUERY_NAMES.includes(lower) || secretNameSet(names).has(lower);
 }
 
 /**

@@ -9,12 +9,13 @@
  * file (named with its line) is `malformed` unless updating. Exchange drift alone (receipts equal)
  * is drift too: the peer answered differently even if no pause changed.
  */
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { type Clock, systemClock } from '../clock.js';
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { A2aReplayError, errorMessage } from '../errors.js';
 import { fetchAgentCard } from '../http/agent-card-fetch.js';
 import { AGENT_CARD_PATH } from '../protocol/types.js';
+import { writeOutputFile } from '../output-file.js';
 import { formatIssue } from '../protocol/read.js';
 import type { Keyring } from '../receipts/keys.js';
 import { readReceiptLogLine } from '../receipts/read-line.js';
@@ -89,9 +90,7 @@ async function rewriteRecording(
     }
     return copy;
   });
-  const temp = `${file}.update.tmp`;
-  await writeFile(temp, [header, ...entries].map((line) => serializeLine(line)).join(''), { mode: 0o600 });
-  await rename(temp, file);
+  await writeOutputFile(file, [header, ...entries].map((line) => serializeLine(line)).join(''));
   return entries;
 }
 
@@ -260,7 +259,7 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
       }
       const changes =
         goldenLines === undefined ? [] : diffReceiptLogs(goldenLines, lines, { strict: true }).differences;
-      await writeFile(golden, `${lines.join('\n')}\n`);
+      await writeOutputFile(golden, `${lines.join('\n')}\n`);
       return done({ ...result, outcome: 'updated', update: { created: goldenLines === undefined, changes } });
     }
     const receipts = diffReceiptLogs(goldenLines ?? [], derived.lines, { strict: options.strict ?? false, signed });

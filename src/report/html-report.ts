@@ -2,9 +2,11 @@
  * @module report/html-report
  * One self-contained HTML file of pauses, receipts and drift (docs/design.md §12): inline CSS,
  * JS and SVG, no network, opens from disk. Pure: a {@link Report} in, HTML text out. Every value
- * from a recording or log is escaped; the data the page's script filters on travels as
- * `data-*` attributes, never as script.
+ * from a recording or log is escaped (bidirectional controls shown as `\uXXXX`); the data the
+ * page's script filters on travels as `data-*` attributes, never as script, and the page's
+ * Content-Security-Policy lets only that one script run, by its hash.
  */
+import { createHash } from 'node:crypto';
 
 /** A task state over recorded time (ms since the epoch). */
 export interface LaneState {
@@ -86,9 +88,17 @@ export interface Report {
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-/** Text safe in HTML content and attribute values. */
+/**
+ * The bidirectional controls: a browser reorders the text around them (U+202E shows
+ * `kcehc` as `check`), so they are shown as their `\uXXXX` escapes instead.
+ */
+const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** Text safe in HTML content and attribute values, its bidirectional controls shown as `\uXXXX`. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c);
+  return text
+    .replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c)
+    .replace(BIDI, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 const STATE_COLORS: Record<string, string> = {
@@ -289,6 +299,14 @@ const SCRIPT = `
 
 const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
+/**
+ * The Content-Security-Policy source that lets exactly `script` run inline: its SHA-256, so no
+ * other inline script (one a value smuggled past escaping, say) would.
+ */
+export function scriptHashSource(script: string): string {
+  return `'sha256-${createHash('sha256').update(script, 'utf8').digest('base64')}'`;
+}
+
 /** The whole report as one HTML document. */
 export function renderHtmlReport(report: Report): string {
   const pauses = report.sections.reduce((n, s) => n + s.rows.length, 0);
@@ -296,7 +314,7 @@ export function renderHtmlReport(report: Report): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta http-equiv="Content-Security-Policy"
- content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+ content="default-src 'none'; style-src 'unsafe-inline'; script-src ${scriptHashSource(SCRIPT)}">
 <title>${escapeHtml(report.title)}</title><style>${CSS}</style></head>
 <body><header><h1>${escapeHtml(report.title)}</h1>
 <p class="summary">${plural(report.sections.length, 'file')} · ${plural(pauses, 'pause')} ·

@@ -60,6 +60,18 @@ describe('a2a-replay mock', () => {
     expect(json.unmatched[0]).toMatchObject({ method: 'GetTask', closest: { field: '/method' } });
   });
 
+  it('prints a client-sent method name with its control, separator and bidi characters escaped', async () => {
+    const mock = await startMockProcess([RECORDING]);
+    const forged = 'GetTask\n\u001b[2K\u001b[32mPASS all 12 checks\u001b[0m\u2028\u202ekcehc';
+    expect((await rpc(mock.url, forged, {})).status).toBe(200);
+    expect(await stopMock(mock)).toBe(0);
+    const out = mock.stdout();
+    expect(out).toContain('  GetTask\\u000a\\u001b[2K\\u001b[32mPASS all 12 checks\\u001b[0m\\u2028\\u202ekcehc /: ');
+    expect(out).not.toMatch(/^\S*PASS/m);
+    for (const raw of ['\u001b', '\n  PASS', '\u2028', '\u202e'])
+      expect(out.includes(raw), JSON.stringify(raw)).toBe(false);
+  });
+
   it('without --expect-all exits 0 even when exchanges were never requested', async () => {
     const mock = await startMockProcess([RECORDING]);
     expect(await stopMock(mock)).toBe(0);

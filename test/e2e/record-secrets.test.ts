@@ -249,3 +249,66 @@ it('does not forward /control from a non-loopback listen address and warns once 
   ]);
   expect(entries.filter((e) => e.kind === 'request').map((e) => e.http.path)).toEqual(['/control', '/']);
 });
+
+it('redacts gateway credentials and OAuth codes by the name rule, and keeps a --keep-header in clear', async () => {
+  const peer = await startCliProcess(['peer', '--deterministic']);
+  procs.push(peer);
+  const out = join(dir, 'gateways.jsonl');
+  const recorder = await startRecordProcess(
+    ['--upstream', peer.url, '--out', out, '--keep-header', 'X-Tenant-Key', '--principal-from', 'header:x-tenant-key'],
+    { A2A_REPLAY_KEY_FILE: '' },
+  );
+  procs.push(recorder);
+  const secretHeaders: Record<string, string> = {
+    'x-functions-key': 'fnk-81c2d3e4',
+    'ocp-apim-subscription-key': 'apim-5a6b7c8d',
+    'cf-access-jwt-assertion': 'cfj-9e0f1a2b',
+    'x-goog-iap-jwt-assertion': 'iap-3c4d5e6f',
+    'x-amzn-oidc-data': 'oidc-7a8b9c0d',
+    'x-access-key': 'acc-1e2f3a4b',
+    'x-private-key': 'prv-5c6d7e8f',
+  };
+  const secretQuery: Record<string, string> = {
+    code: 'oc-9a8b7c6d',
+    pwd: 'pwd-5e4f3a2b',
+    pw: 'pw-1c0d9e8f',
+    jwt: 'qj-7a6b5c4d',
+  };
+  const query = Object.entries(secretQuery)
+    .map(([name, value]) => `${name}=${value}`)
+    .join('&');
+  const res = await fetch(`${recorder.url}/?${query}&lang=en`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', 'x-tenant-key': 'acme', ...secretHeaders },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }),
+  });
+  expect(res.status).toBe(200);
+  await res.text();
+  expect(await stopProcess(recorder)).toBe(0);
+
+  const text = await readFile(out, 'utf8');
+  for (const secret of [...Object.values(secretHeaders), ...Object.values(secretQuery)])
+    expect(text.includes(secret), `the recording holds ${secret}`).toBe(false);
+  const request = (await readRecording(out)).entries.find((e) => e.kind === 'request');
+  for (const name of Object.keys(secretHeaders))
+    expect(request?.http.headers?.[name], name).toMatch(/^\[redacted sha256:[0-9a-f]{8}\]$/);
+  expect(request?.http.headers?.['x-tenant-key']).toBe('acme');
+  expect(request?.principal).toBe('acme');
+  expect(request?.http.path).toMatch(/&lang=en$/);
+});
+
+it('refuses a header named by both --keep-header and --redact', async () => {
+  const result = await runCli([
+    'record',
+    '--upstream',
+    'http://127.0.0.1:9',
+    '--out',
+    join(dir, 'x.jsonl'),
+    '--redact',
+    'X-Tenant',
+    '--keep-header',
+    'x-tenant',
+  ]);
+  expect(result.code).toBe(2);
+  expect(result.stderr).toContain('--keep-header: x-tenant is also named by --redact');
+});

@@ -6,6 +6,7 @@
  * chromium binary the browser test is skipped, saying why; the report's contents are checked
  * without a browser either way.
  */
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -69,6 +70,25 @@ describe('the HTML report, as a file', () => {
     expect(text).toMatch(
       /<td>receipts\[0\]\.reason<\/td><td class="expected">&quot;audit&quot;<\/td><td class="actual">&quot;operator /,
     );
+  });
+
+  it('lets only its own script run, by its hash, and shows bidi controls from a recording as escapes', async () => {
+    const recording = join(dir, 'bidi.jsonl');
+    const golden = await readFile(join(GOLDEN, 'caller-pause-finish-step', 'recording.jsonl'), 'utf8');
+    await writeFile(recording, golden.replaceAll('operator review', 'weiver \\u202erotarepo'), { mode: 0o600 });
+    const out = join(dir, 'bidi.html');
+    const r = await runCli(['report', recording, '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const html = await readFile(out, 'utf8');
+    expect(html).not.toContain('\u202e');
+    expect(html).toContain('weiver \\u202erotarepo');
+    const csp = /content="([^"]*)"/.exec(html.slice(html.indexOf('Content-Security-Policy')))?.[1] ?? '';
+    const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1] ?? '');
+    expect(scripts).toHaveLength(1);
+    const hash = createHash('sha256')
+      .update(scripts[0] ?? '', 'utf8')
+      .digest('base64');
+    expect(csp).toBe(`default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-${hash}'`);
   });
 
   it('exits 2 naming a file that is neither a recording nor a receipt log', async () => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
   A2aReplayError,
+  DEFAULT_REDACTED_HEADERS,
   SECRET_HEADER_WORDS,
   isSecretHeader,
   parsePrincipalSource,
@@ -71,6 +72,27 @@ describe('redaction', () => {
     expect(isSecretHeader('X-User', ['x-user'])).toBe(true);
     expect(isSecretHeader('x-user')).toBe(false);
   });
+
+  it('redacts the gateway and identity-proxy credentials by the name rule, unless a keep list names them', () => {
+    const gateways = [
+      'x-functions-key',
+      'ocp-apim-subscription-key',
+      'cf-access-jwt-assertion',
+      'x-goog-iap-jwt-assertion',
+      'x-amzn-oidc-data',
+      'x-amzn-oidc-identity',
+      'x-access-key',
+      'x-private-key',
+      'x-apikey-id',
+    ];
+    for (const name of gateways) expect(isSecretHeader(name, []), name).toBe(true);
+    const kept = redactHeaders({ 'x-functions-key': 'fk', 'x-access-key': 'ak' }, [], ['X-Functions-Key']);
+    expect(kept).toEqual({ 'x-functions-key': 'fk', 'x-access-key': redactValue('ak') });
+    expect(isSecretHeader('authorization', DEFAULT_REDACTED_HEADERS, ['authorization'])).toBe(false);
+    const source = parsePrincipalSource('header:x-functions-key');
+    expect(principalOf({ 'x-functions-key': 'fk' }, source, [], ['x-functions-key'])).toBe('fk');
+    expect(principalOf({ 'x-functions-key': 'fk' }, source, [])).toMatch(/^header:x-functions-key=sha256:/);
+  });
 });
 
 describe('redactPath', () => {
@@ -102,9 +124,17 @@ describe('redactPath', () => {
   });
 
   it('leaves paths without secrets, and other parameters, exactly as given', () => {
-    for (const path of ['/', '/?', '/p?code=abc&state=1&page=2', '/p?a=1&&b', '/p#token=x', '/p?=v']) {
+    for (const path of ['/', '/?', '/p?lang=abc&state=1&page=2', '/p?a=1&&b', '/p#token=x', '/p?=v']) {
       expect(redactPath(path)).toBe(path);
     }
+  });
+
+  it('redacts OAuth codes and passwords by their whole names, and the name rule inside longer ones', () => {
+    const path = '/cb?code=C0DE&PWD=p1&pw=p2&pass=p3&jwt=J&accessToken=A&zip_code=75001&passage=x';
+    expect(redactPath(path)).toBe(
+      `/cb?code=${r('C0DE')}&PWD=${r('p1')}&pw=${r('p2')}&pass=${r('p3')}&jwt=${r('J')}&accessToken=${r('A')}` +
+        '&zip_code=75001&passage=x',
+    );
   });
 
   it('redacts the names it is given, case-insensitively', () => {

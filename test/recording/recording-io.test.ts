@@ -242,7 +242,7 @@ describe('RecordingWriter with a sink that writes at once', () => {
 describe('readRecording', () => {
   async function writeFileRecording(n: number): Promise<string> {
     const path = join(dir, 'r.jsonl');
-    const { writer } = writerTo(fileLineSink(path));
+    const { writer } = writerTo(fileLineSink(path, { replace: true }));
     for (let i = 0; i < n; i++) writer.append(draft(`x${i}`));
     await writer.close();
     return path;
