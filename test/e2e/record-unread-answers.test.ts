@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { createGzip, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { type RecordingEntry, canonicalJson, generateReceiptKey, readRecording } from '../../src/internal.js';
+import { tokenPlaceholder } from '../../src/recording/resume-token.js';
 import { runCli } from '../helpers/cli.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 
@@ -190,8 +191,11 @@ it('receipts a pause shown by a GetTask answer over --max-body-bytes, recorded a
     configuration: { returnImmediately: true },
   })) as { task: { id: string } };
   await call(recorder.url, 'AdvanceClock', { ms: 3_600_000 }, '/control');
-  const paused = (await call(recorder.url, 'GetTask', { id: sent.task.id })) as { status: { state: string } };
+  const paused = (await call(recorder.url, 'GetTask', { id: sent.task.id })) as {
+    status: { state: string; pause: { resumeToken: string } };
+  };
   expect(paused.status.state).toBe('TASK_STATE_PAUSED');
+  const token = paused.status.pause.resumeToken;
   await call(recorder.url, 'FireEvent', { name: 'approval' }, '/control');
   expect(await stopProcess(recorder)).toBe(0);
 
@@ -205,7 +209,11 @@ it('receipts a pause shown by a GetTask answer over --max-body-bytes, recorded a
     cause: 'condition_fired',
   });
   const answer = (await entriesOf(out)).find((e) => e.kind === 'response' && e.bodyText?.includes('PAUSED'));
-  expect(answer?.bodyText).toHaveLength(4096);
+  // The head is the first 4096 bytes, the resume token it shows written as its placeholder.
+  const placeholder = tokenPlaceholder(token);
+  expect(answer?.bodyText).toContain(`"resumeToken":"${placeholder}"`);
+  expect(answer?.bodyText).not.toContain(token);
+  expect(answer?.bodyText).toHaveLength(4096 - token.length + placeholder.length);
   expect(answer?.cut).toMatchObject({ sha256: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as unknown });
   expect(answer?.cut?.bytes).toBeGreaterThan(4096);
   expect(answer?.body).toBeUndefined();
