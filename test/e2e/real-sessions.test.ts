@@ -4,14 +4,16 @@
  * same server (`run --peer`), and a session of the reference peer in real-time mode replayed on
  * the embedded peer.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { canonicalJson, generateReceiptKey } from '../../src/internal.js';
 import { runCli } from '../helpers/cli.js';
 import { startRecordProcess, stopProcess } from '../intercept/record-process.js';
 import { sdkSession, startSdkEchoServer } from '../intercept/sdk-echo-server.js';
+import { ok, selfParkSession, startCliServer, stream } from '../replay/session.js';
 
 let dir = '';
 beforeEach(async () => {
@@ -44,4 +46,87 @@ it('replays a session of the stock SDK server and client against that server wit
   } finally {
     await upstream.close();
   }
+});
+
+/** Streams `text` until the task completes. */
+const completes = (e: Record<string, unknown>): boolean =>
+  (e.statusUpdate as { status?: { state?: string } } | undefined)?.status?.state === 'TASK_STATE_COMPLETED';
+
+it('replays a session of a real-time reference peer on the embedded peer with no flags', async () => {
+  const key = join(dir, 'key.json');
+  await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'real-time' }).keyFile()), { mode: 0o600 });
+  const peer = await startCliServer(['peer', '--step-ms', '50', '--control']);
+  const out = join(dir, 'real-time.jsonl');
+  const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', out, '--key', key]);
+  try {
+    await selfParkSession(recorder.url);
+    await (
+      await stream(recorder.url, 'work:2', completes)
+    ).rest;
+    // A wake-up time on the peer's clock, ahead of the session as it was recorded.
+    const clock = await ok<{ now: string }>(peer.url, 'GetClock', {}, '/control');
+    const wakeUp = new Date(Date.parse(clock.now) + 2000).toISOString();
+    await (
+      await stream(recorder.url, `sleep-until:${wakeUp} work:1`, completes)
+    ).rest;
+  } finally {
+    await recorder.stop();
+    await peer.stop();
+  }
+  const header = JSON.parse((await readFile(out, 'utf8')).split('\n')[0] as string) as {
+    agentCard: { capabilities: { extensions: { params: { deterministic?: boolean } }[] } };
+  };
+  expect(header.agentCard.capabilities.extensions.some((e) => e.params.deterministic === false)).toBe(true);
+  expect((await readFile(`${dir}/real-time.receipts.jsonl`, 'utf8')).match(/"ResumptionReceipt"/g)).toHaveLength(2);
+
+  const replayed = await runCli(['run', out, '--key', key]);
+  expect(replayed.stdout).toMatch(/^PASS /);
+  expect(replayed.code).toBe(0);
+});
+
+it('replays a --legacy-pause session whose client never fetched the card, from the header card alone', async () => {
+  const key = join(dir, 'key.json');
+  await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'legacy' }).keyFile()), { mode: 0o600 });
+  const peer = await startCliServer(['peer', '--deterministic', '--legacy-pause']);
+  const out = join(dir, 'legacy.jsonl');
+  const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', out, '--key', key]);
+  try {
+    const { task } = await ok<{ task: { id: string } }>(recorder.url, 'SendMessage', {
+      message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
+      configuration: { returnImmediately: true },
+    });
+    await ok(recorder.url, 'AdvanceClock', { ms: 1000 }, '/control');
+    const paused = await ok<{ metadata: { harn: { pause: { handle: string } } } }>(recorder.url, 'PauseTask', {
+      taskId: task.id,
+      reason: 'review',
+    });
+    await ok(recorder.url, 'ResumeTask', { taskId: task.id, resumeToken: paused.metadata.harn.pause.handle });
+    await ok(recorder.url, 'AdvanceClock', { ms: 3000 }, '/control');
+  } finally {
+    await recorder.stop();
+    await peer.stop();
+  }
+  expect(await readFile(out, 'utf8')).not.toContain('/.well-known/agent-card.json');
+  const replayed = await runCli(['run', out, '--key', key]);
+  expect(replayed.stdout).toMatch(/^PASS /);
+  expect(replayed.code).toBe(0);
+});
+
+it('says first that a recording of another agent needs --peer when run starts the reference peer', async () => {
+  const upstream = await startSdkEchoServer();
+  const out = join(dir, 'sdk.jsonl');
+  try {
+    const recorder = await startRecordProcess(['--upstream', upstream.url, '--out', out]);
+    await sdkSession(await new ClientFactory().createFromUrl(recorder.url));
+    expect(await stopProcess(recorder)).toBe(0);
+    expect((await runCli(['run', out, '--update', '--peer', upstream.url])).code).toBe(0);
+  } finally {
+    await upstream.close();
+  }
+  const replayed = await runCli(['run', out, '--timeout-ms', '1000']);
+  expect(replayed.code).toBe(1);
+  expect(replayed.stdout.split('\n')[1]).toBe(
+    '  likely cause: another agent: the recording was made against another agent ("Echo"), not the reference ' +
+      'peer run starts by default; pass --peer URL (or --peer-cmd CMD) to replay it against that agent',
+  );
 });
