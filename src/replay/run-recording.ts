@@ -230,7 +230,7 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
       liveEntries: drive.liveEntries,
       drift: drive.drift,
       timelines: drive.timelines,
-      causes: [...result.causes, ...trafficCauses(drive.replayed)],
+      causes: [...result.causes, ...trafficCauses(drive.replayed, recording.entries)],
     };
     const signed = options.keyring !== undefined;
     const spans = options.spans?.(recording.header, file);
