@@ -33,6 +33,18 @@ export interface IncomingRequest {
   body: JsonValue | undefined;
   /** The body as text (empty for none). */
   text: string;
+  /**
+   * The `A2A-Version` the request carried (its header, else its `A2A-Version` query parameter,
+   * trimmed; '' for none), checked as the reference peer checks it (docs/design.md §13).
+   */
+  version: string;
+}
+
+/** The `A2A-Version` of a request: the header's value, else the query parameter's, trimmed ('' for none). */
+export function requestVersion(header: string | null | undefined, target: string): string {
+  if (header !== null && header !== undefined) return header.trim();
+  const at = target.indexOf('?');
+  return at < 0 ? '' : (new URLSearchParams(target.slice(at + 1)).get('A2A-Version') ?? '').trim();
 }
 
 /** How an incoming request compares with one recorded request. */

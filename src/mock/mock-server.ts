@@ -5,6 +5,7 @@
  * as they are released — a whole JSON answer, or an SSE head, one frame per event and the close.
  * A client that hangs up cancels its exchange. Binds 127.0.0.1 unless told otherwise.
  */
+import { requestVersion } from './match.js';
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { JsonValue } from '../canonical/canonical-json.js';
@@ -94,11 +95,14 @@ export async function startMockServer(
       return;
     }
     const text = read.bytes.toString('utf8');
+    const path = originForm(req.url ?? '/');
+    const header = req.headers['a2a-version'];
     const queue = engine.handle({
       method: req.method ?? 'GET',
-      path: originForm(req.url ?? '/'),
+      path,
       body: parseBody(text),
       text,
+      version: requestVersion(Array.isArray(header) ? header[0] : header, path),
     });
     await write(queue, req, res);
   };

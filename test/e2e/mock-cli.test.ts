@@ -79,4 +79,28 @@ describe('a2a-replay mock', () => {
     expect(malformed.code).toBe(2);
     expect(malformed.stderr).toContain(`${bad}:1:`);
   });
+
+  it('refuses a request without A2A-Version 1.0 with -32009, as the reference peer does', async () => {
+    const mock = await startMockProcess([RECORDING]);
+    try {
+      const send = (headers: Record<string, string>, path = '/') =>
+        fetch(new URL(path, mock.url), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 'task-unknown' } }),
+        }).then(async (r) => ({
+          status: r.status,
+          body: (await r.json()) as { error?: { code: number; message: string } },
+        }));
+      const none = await send({});
+      expect(none.status).toBe(200);
+      expect(none.body.error?.code).toBe(-32009);
+      expect(none.body.error?.message).toContain('A2A-Version none (which means 0.3) is not supported');
+      expect((await send({ 'a2a-version': '0.3' })).body.error?.code).toBe(-32009);
+      // The query parameter counts as the header does; with 1.0 the request is matched (here: nothing matches).
+      expect((await send({}, '/?A2A-Version=1.0')).body.error?.code).toBe(-32603);
+    } finally {
+      await stopMock(mock);
+    }
+  });
 });
