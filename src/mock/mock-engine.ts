@@ -279,18 +279,28 @@ export class MockEngine {
     closest: Closest | undefined,
   ): OutputQueue {
     const name = method ?? `${request.method.toUpperCase()} ${pathOnly(request.path)}`;
-    const near = closest
-      ? {
-          ...refOf(closest.script, closest.ex),
-          field: closest.comparison.fields[0] ?? null,
-          alreadyRequested: closest.script.isServed(closest.ex),
-        }
-      : null;
+    let near: (ExchangeRef & { field: string | null; alreadyRequested: boolean }) | null = null;
+    let why = 'the recordings hold no exchanges';
+    if (closest) {
+      const { script, ex } = closest;
+      const alreadyRequested = script.isServed(ex);
+      let field = closest.comparison.fields[0] ?? null;
+      // Equal after pairing, yet not served: a read recorded after a call of its task the client
+      // has not made (design §13, "Reads"); the field is where the request differs as sent.
+      const skipped = field === null && !alreadyRequested ? script.skippedCall(ex) : undefined;
+      if (skipped) field = script.unpairedField(ex, request) ?? null;
+      near = { ...refOf(script, ex), field, alreadyRequested };
+      const differs = field !== null ? `which differs at ${field}` : '';
+      let how: string;
+      if (skipped) {
+        const call = `${methodName(skipped)} seq ${skipped.request.seq}`;
+        const lead = differs === '' ? 'which' : `${differs}, and`;
+        how = `${lead} is recorded after ${call} of its task, a call not made yet`;
+      } else if (field !== null) how = differs;
+      else how = alreadyRequested ? 'which was already requested' : 'which is not due yet';
+      why = `closest: ${near.method} seq ${near.seq} (xid ${near.xid}) in ${near.recording}, ${how}`;
+    }
     this.#unmatched.push({ method: name, path: request.path, closest: near });
-    const why = !near
-      ? 'the recordings hold no exchanges'
-      : `closest: ${near.method} seq ${near.seq} (xid ${near.xid}) in ${near.recording}, ` +
-        (near.field !== null ? `which differs at ${near.field}` : 'which was already requested');
     const metadata: Record<string, string> = near
       ? {
           recording: near.recording,

@@ -103,4 +103,22 @@ describe('a2a-replay mock', () => {
       await stopMock(mock);
     }
   });
+
+  it('names where an unmatched request differs, and says already requested only when it was', async () => {
+    const recording = join(ROOT, 'golden', 'caller-pause-finish-step', 'recording.jsonl');
+    const mock = await startMockProcess([recording]);
+    try {
+      const unmatched = await rpc(mock.url, 'GetTask', { id: 'no-such-task-xyz' });
+      const error = (unmatched.body as { error: { message: string; data: { metadata: Record<string, string> }[] } })
+        .error;
+      expect(error.data[0]?.metadata).toMatchObject({ field: '/params/id', alreadyRequested: 'false' });
+      expect(error.message).toBe(
+        'no recorded exchange matches this GetTask request; closest: GetTask seq 16 (xid x-478b56ee-0006) in ' +
+          `${recording}, which differs at /params/id, and is recorded after SendStreamingMessage seq 3 of ` +
+          'its task, a call not made yet',
+      );
+    } finally {
+      await stopMock(mock);
+    }
+  });
 });
