@@ -2,7 +2,8 @@
  * First sessions of software nobody here wrote replay clean with no flags: the stock
  * `@a2a-js/sdk` server and client recorded through the real `record` and replayed against the
  * same server (`run --peer`), and a session of the reference peer in real-time mode replayed on
- * the embedded peer.
+ * the embedded peer; and two sessions of one client against real-time peers, compared with
+ * `diff --other-session`.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -129,4 +130,45 @@ it('says first that a recording of another agent needs --peer when run starts th
     '  likely cause: another agent: the recording was made against another agent ("Echo"), not the reference ' +
       'peer run starts by default; pass --peer URL (or --peer-cmd CMD) to replay it against that agent',
   );
+});
+
+it('finds no difference between two sessions of one client against real-time peers', async () => {
+  const key = join(dir, 'key.json');
+  await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'sessions' }).keyFile()), { mode: 0o600 });
+  const logs: string[] = [];
+  for (const name of ['first', 'second']) {
+    const peer = await startCliServer(['peer', '--step-ms', '50', '--control']);
+    const out = join(dir, `${name}.jsonl`);
+    const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', out, '--key', key]);
+    try {
+      // Two tasks, each parked on an event and resumed by the client with the token it was shown.
+      for (let i = 0; i < 2; i++) {
+        let paused: { taskId: string; status: { pause: { resumeToken: string } } } | undefined;
+        const { rest } = await stream(recorder.url, 'await:go', (e) => {
+          const update = e.statusUpdate as typeof paused & { status: { state?: string } };
+          if (update?.status.state !== 'TASK_STATE_PAUSED') return false;
+          paused = update;
+          return true;
+        });
+        await ok(recorder.url, 'ResumeTask', {
+          taskId: paused?.taskId,
+          resumeToken: paused?.status.pause.resumeToken,
+        });
+        await rest;
+      }
+    } finally {
+      await recorder.stop();
+      await peer.stop();
+    }
+    logs.push(join(dir, `${name}.receipts.jsonl`));
+  }
+  const [first, second] = await Promise.all(logs.map((l) => readFile(l, 'utf8')));
+  // Each peer minted its own task ids: the sessions name different tasks.
+  const tasks = (log: string | undefined) => [...new Set(log?.match(/"taskId":"[^"]+"/g))];
+  expect(tasks(first)).toHaveLength(2);
+  expect(tasks(first).some((t) => tasks(second).includes(t))).toBe(false);
+
+  const r = await runCli(['diff', '--other-session', ...logs]);
+  expect(r.stdout + r.stderr).not.toMatch(/receipts\[/);
+  expect(r.code).toBe(0);
 });
