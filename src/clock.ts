@@ -12,6 +12,24 @@ export interface Clock {
 /** The real wall clock, for servers running in real time. */
 export const systemClock: Clock = { now: () => Date.now() };
 
+/**
+ * A clock that runs at the pace of `base` but reads `originMs` at the moment it is made: a
+ * real-time peer replaying a session starts where the recorded session started (docs/design.md §8).
+ */
+export class ShiftedClock implements Clock {
+  readonly #base: Clock;
+  readonly #offset: number;
+
+  constructor(originMs: number, base: Clock = systemClock) {
+    this.#base = base;
+    this.#offset = originMs - base.now();
+  }
+
+  now(): number {
+    return this.#base.now() + this.#offset;
+  }
+}
+
 /** A clock that moves only when told: the deterministic peer's and the tests'. */
 export class ManualClock implements Clock {
   #now: number;

@@ -6,7 +6,7 @@
 
 // ---- core ----
 export { A2aReplayError, type A2aReplayErrorCode, EXIT_CODES, describeError, errorMessage } from './errors.js';
-export { type Clock, ManualClock, isoAt, systemClock } from './clock.js';
+export { type Clock, ManualClock, ShiftedClock, isoAt, systemClock } from './clock.js';
 export { CounterIdSource, type IdSource, randomIdSource } from './ids.js';
 export { TOOL_NAME, VERSION } from './version.js';
 
@@ -489,7 +489,12 @@ export {
 export { type SseEvent, SseParser } from './intercept/sse-parser.js';
 
 // ---- replay ----
-export { recordedPeerSettings } from './replay/recorded-peer.js';
+export {
+  type RecordedPeerSetup,
+  recordedAgentCard,
+  recordedPeerSettings,
+  recordedPeerSetup,
+} from './replay/recorded-peer.js';
 export {
   DEFAULT_WAIT_MS,
   type DriveOptions,

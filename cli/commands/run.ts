@@ -5,10 +5,10 @@
  * infrastructure (peer unreachable, crashed, deadline).
  *
  * The peer: `--peer URL` (probed first), `--peer-cmd "CMD"` (spawned per recording with `PORT`
- * set, stopped afterwards and on Ctrl-C), or by default the embedded reference peer in
- * deterministic mode on a free loopback port, a fresh one per recording so ids, tokens and the
- * clock start as they did when the recording was made (`--seed`, `--step-ms`, `--legacy-pause`
- * must match how that peer ran).
+ * set, stopped afterwards and on Ctrl-C), or by default the embedded reference peer on a free
+ * loopback port, a fresh one per recording, set up as the recording's agent card says the
+ * recorded one ran (real-time or deterministic, seed, step length, legacy pause), its clock
+ * starting where the recorded one's did; `--seed`, `--step-ms`, `--legacy-pause` override that.
  *
  * Output: the text report on stdout (colour on a TTY unless NO_COLOR), or `--json`; `--junit FILE`
  * besides. Progress goes to stderr on a TTY, or every few seconds on long runs.
@@ -24,8 +24,11 @@ import {
   describeError,
   parseShard,
   probePeer,
+  DETERMINISTIC_EPOCH,
+  ManualClock,
   type RecordingEntry,
-  recordedPeerSettings,
+  ShiftedClock,
+  recordedPeerSetup,
   renderJson,
   renderJunit,
   renderRecordingText,
@@ -78,7 +81,7 @@ interface RunCommandOptions {
 function peerFactory(
   options: RunCommandOptions,
   readyMs: number,
-): (entries: readonly RecordingEntry[]) => Promise<LivePeer> {
+): (entries: readonly RecordingEntry[], header: RecordingHeader) => Promise<LivePeer> {
   if (options.peer !== undefined) {
     const url = options.peer;
     return async () => {
@@ -93,17 +96,23 @@ function peerFactory(
       return { url: peer.url, failure: () => peer.failure(), close: () => peer.stop() };
     };
   }
-  // The embedded peer: deterministic, set up like the recorded reference peer unless told otherwise.
-  return async (entries) => {
-    const recorded = recordedPeerSettings(entries);
+  // The embedded peer: set up like the recorded reference peer (its header's card says how),
+  // deterministic when nothing says; the flags override what was recorded.
+  return async (entries, header) => {
+    const recorded = recordedPeerSetup(entries, header);
+    const deterministic = recorded?.deterministic ?? true;
+    const origin = recorded?.clockOriginMs ?? Date.parse(DETERMINISTIC_EPOCH);
     const peer = await startPeer({
-      deterministic: true,
+      deterministic,
+      // A real-time session may hold /control calls (FireEvent) made to a peer run with --control.
+      control: true,
+      clock: deterministic ? new ManualClock(origin) : new ShiftedClock(origin),
       seed: options.seed === undefined ? (recorded?.seed ?? 0) : integerOption(options.seed, 'seed', 0),
       stepMs: options.stepMs === undefined ? (recorded?.stepMs ?? 1000) : integerOption(options.stepMs, 'step-ms', 1),
       legacyPause: options.legacyPause ?? recorded?.legacyPause ?? false,
       port: 0,
     });
-    return { url: peer.url, close: () => peer.close() };
+    return { url: peer.url, close: () => peer.close(), embedded: true };
   };
 }
 

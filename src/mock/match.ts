@@ -40,6 +40,11 @@ export interface IncomingRequest {
    * recorder keeps such a body as its text (docs/design.md §5).
    */
   deep?: boolean;
+  /**
+   * The `A2A-Version` the request carried (its header, else its `A2A-Version` query parameter,
+   * trimmed; '' for none), checked as the reference peer checks it (docs/design.md §13).
+   */
+  version: string;
 }
 
 /** The parsed body of a request's text, or none: no body, not JSON, or JSON nested too deep. */
@@ -52,6 +57,13 @@ export function incomingBody(text: string): Pick<IncomingRequest, 'body' | 'deep
     return { body: undefined };
   }
   return nestsDeeperThan(body, REPLAY_MAX_BODY_DEPTH) ? { body: undefined, deep: true } : { body };
+}
+
+/** The `A2A-Version` of a request: the header's value, else the query parameter's, trimmed ('' for none). */
+export function requestVersion(header: string | null | undefined, target: string): string {
+  if (header !== null && header !== undefined) return header.trim();
+  const at = target.indexOf('?');
+  return at < 0 ? '' : (new URLSearchParams(target.slice(at + 1)).get('A2A-Version') ?? '').trim();
 }
 
 /** How an incoming request compares with one recorded request. */

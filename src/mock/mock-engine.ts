@@ -18,11 +18,20 @@ import type { JsonValue } from '../canonical/canonical-json.js';
 import { readTarget, refusedTargetMessage } from '../http/request-target.js';
 import { ERROR_INFO_TYPE, type JsonRpcErrorName, type JsonRpcErrorObject, jsonRpcError } from '../protocol/errors.js';
 import { REST_ERROR_STATUS, matchRestTail, restError } from '../protocol/rest-binding.js';
+import { CONTROL_PATH } from '../protocol/methods.js';
 import { AGENT_CARD_PATH } from '../protocol/types.js';
+import { versionFailure } from '../peer/request-handler.js';
 import type { Recording } from '../recording/recording-reader.js';
 import type { NoiseRules } from '../replay/content.js';
 import type { PlannedExchange } from '../replay/lanes.js';
-import { type IncomingRequest, type RequestComparison, distance, incomingCall, pathOnly } from './match.js';
+import {
+  type IncomingRequest,
+  type RequestComparison,
+  distance,
+  incomingCall,
+  pathOnly,
+  requestVersion,
+} from './match.js';
 import { OutputQueue } from './mock-output.js';
 import { type DueAnswer, MockScript, READ_METHODS, isCardExchange } from './mock-script.js';
 import { type PauseRefusal, pauseFallback } from './pause-fallback.js';
@@ -123,6 +132,12 @@ function errorAnswer(caller: Caller, name: JsonRpcErrorName, message: string, me
   return unary(200, rpcError(caller.clientId, jsonRpcError(name, message, metadata)));
 }
 
+/** Whether a request target is the reference peer's control channel (`/control`, under any base path). */
+function isControlPath(target: string): boolean {
+  const path = pathOnly(target);
+  return path === CONTROL_PATH || path.endsWith(CONTROL_PATH);
+}
+
 /** Whether `request` names a route of the HTTP+JSON binding (a body that failed to parse still came over it). */
 function isRestRoute(request: IncomingRequest): boolean {
   return matchRestTail(request.method.toUpperCase(), readTarget(request.path).path).kind === 'route';
@@ -140,6 +155,8 @@ export class MockEngine {
   /** Index of the recording that served the last request (agent cards follow it). */
   #lastServed = 0;
   #closed = false;
+  /** The A2A-Version values the recorded requests carried. */
+  readonly #recordedVersions = new Set<string>();
 
   constructor(sources: readonly MockSource[], options: MockOptions = {}) {
     if (options.speed !== undefined && !(options.speed > 0 && Number.isFinite(options.speed)))
@@ -151,6 +168,12 @@ export class MockEngine {
       ...(options.ignore ? { ignore: options.ignore } : {}),
     };
     this.scripts = sources.map((s) => new MockScript(s.source, s.recording, rules));
+    for (const { recording } of sources)
+      for (const entry of recording.entries) {
+        if (entry.kind !== 'request' || isControlPath(entry.http.path)) continue;
+        if (pathOnly(entry.http.path) === AGENT_CARD_PATH) continue;
+        this.#recordedVersions.add(requestVersion(entry.http.headers?.['a2a-version'], entry.http.path));
+      }
   }
 
   /** The mock's own URL: agent cards point here. */
@@ -186,6 +209,11 @@ export class MockEngine {
         'PARSE_ERROR',
         'the request body is not valid JSON',
       );
+    // The version header, checked as the reference peer checks it (/control is not A2A); a
+    // version some recorded request carried is matched instead, so its recorded answer comes back.
+    const refused = isControlPath(request.path) ? undefined : versionFailure(request.version);
+    if (refused && !this.#recordedVersions.has(request.version))
+      return errorAnswer(caller, refused.errorName, refused.message);
     let closest: Closest | undefined;
     // A read that would run ahead of the client's own calls is not served fresh; the latest equal
     // read already answered is shown again instead (design §13, "Reads").
@@ -263,18 +291,28 @@ export class MockEngine {
     closest: Closest | undefined,
   ): OutputQueue {
     const name = method ?? `${request.method.toUpperCase()} ${pathOnly(request.path)}`;
-    const near = closest
-      ? {
-          ...refOf(closest.script, closest.ex),
-          field: closest.comparison.fields[0] ?? null,
-          alreadyRequested: closest.script.isServed(closest.ex),
-        }
-      : null;
+    let near: (ExchangeRef & { field: string | null; alreadyRequested: boolean }) | null = null;
+    let why = 'the recordings hold no exchanges';
+    if (closest) {
+      const { script, ex } = closest;
+      const alreadyRequested = script.isServed(ex);
+      let field = closest.comparison.fields[0] ?? null;
+      // Equal after pairing, yet not served: a read recorded after a call of its task the client
+      // has not made (design §13, "Reads"); the field is where the request differs as sent.
+      const skipped = field === null && !alreadyRequested ? script.skippedCall(ex) : undefined;
+      if (skipped) field = script.unpairedField(ex, request) ?? null;
+      near = { ...refOf(script, ex), field, alreadyRequested };
+      const differs = field !== null ? `which differs at ${field}` : '';
+      let how: string;
+      if (skipped) {
+        const call = `${methodName(skipped)} seq ${skipped.request.seq}`;
+        const lead = differs === '' ? 'which' : `${differs}, and`;
+        how = `${lead} is recorded after ${call} of its task, a call not made yet`;
+      } else if (field !== null) how = differs;
+      else how = alreadyRequested ? 'which was already requested' : 'which is not due yet';
+      why = `closest: ${near.method} seq ${near.seq} (xid ${near.xid}) in ${near.recording}, ${how}`;
+    }
     this.#unmatched.push({ method: name, path: request.path, closest: near });
-    const why = !near
-      ? 'the recordings hold no exchanges'
-      : `closest: ${near.method} seq ${near.seq} (xid ${near.xid}) in ${near.recording}, ` +
-        (near.field !== null ? `which differs at ${near.field}` : 'which was already requested');
     const metadata: Record<string, string> = near
       ? {
           recording: near.recording,

@@ -6,6 +6,7 @@
  * server decides every answer; only the URL's path and query are looked at, so any base URL works
  * (the agent card points at `options.url`). An aborted request cancels its exchange.
  */
+import { requestVersion } from './match.js';
 import type { Recording } from '../recording/recording-reader.js';
 import { incomingBody } from './match.js';
 import { MockEngine, type MockOptions, type MockReport } from './mock-engine.js';
@@ -45,6 +46,7 @@ export function createMockFetch(
       path: `${target.pathname}${target.search}`,
       ...incomingBody(text),
       text,
+      version: requestVersion(request.headers.get('a2a-version'), `${target.pathname}${target.search}`),
     });
     const signal = request.signal;
     if (signal.aborted) queue.cancel();

@@ -21,7 +21,7 @@ import { rewriteAgentCard } from '../intercept/agent-card-rewrite.js';
 import { AGENT_CARD_PATH } from '../protocol/types.js';
 import type { RecordingEntry } from '../recording/format.js';
 import type { Recording } from '../recording/recording-reader.js';
-import { IgnoreSet, type NoiseRules } from '../replay/content.js';
+import { IgnoreSet, type NoiseRules, contentDifferences } from '../replay/content.js';
 import { shapeOf } from '../replay/drift.js';
 import { type LaneKey, type PlannedExchange, type ReplayPlan, answerTaskId, planReplay } from '../replay/lanes.js';
 import { IdMap, resumeTokenIn } from '../replay/substitution.js';
@@ -129,14 +129,33 @@ export class MockScript {
     return this.plan.exchanges.filter((ex) => !this.#served.has(ex.xid));
   }
 
+  #ignoreFor(method: string | null): IgnoreSet {
+    let ignore = this.#ignoreSets.get(method);
+    if (!ignore) {
+      ignore = IgnoreSet.forMethod(method, this.#noise, [...this.#ignore, ...REQUEST_VOLATILE]);
+      this.#ignoreSets.set(method, ignore);
+    }
+    return ignore;
+  }
+
   /** How `incoming` compares with the recorded request of `ex`. */
   compare(ex: PlannedExchange, incoming: IncomingRequest): RequestComparison {
-    let ignore = this.#ignoreSets.get(ex.method);
-    if (!ignore) {
-      ignore = IgnoreSet.forMethod(ex.method, this.#noise, [...this.#ignore, ...REQUEST_VOLATILE]);
-      this.#ignoreSets.set(ex.method, ignore);
-    }
-    return compareRequest(ex.request, incoming, this.ids, ignore);
+    return compareRequest(ex.request, incoming, this.ids, this.#ignoreFor(ex.method));
+  }
+
+  /**
+   * The first field where a JSON-RPC `incoming` differs from the recorded request of `ex` under
+   * the ids known so far, without pairing new ones: where {@link compare} matched only by pairing
+   * an id the client was never handed with the recorded one (`/params/id`).
+   */
+  unpairedField(ex: PlannedExchange, incoming: IncomingRequest): string | undefined {
+    const recorded = ex.request.body;
+    if (recorded === undefined || incoming.body === undefined) return undefined;
+    const isRpc = (b: JsonValue): boolean =>
+      b !== null && typeof b === 'object' && !Array.isArray(b) && b.jsonrpc === '2.0';
+    if (!isRpc(recorded) || !isRpc(incoming.body)) return undefined;
+    const mapped = this.ids.toRecorded(incoming.body);
+    return contentDifferences(recorded, mapped, this.#ignoreFor(ex.method))[0]?.path;
   }
 
   /** The client requested `ex` (as `comparison` found): its answers go to the returned queue. */
@@ -159,13 +178,18 @@ export class MockScript {
    * PauseTask).
    */
   skipsCall(ex: PlannedExchange): boolean {
-    if (ex.lane === null) return false;
+    return this.skippedCall(ex) !== undefined;
+  }
+
+  /** The first call {@link skipsCall} finds: recorded before `ex` in its lane, not a read, not requested. */
+  skippedCall(ex: PlannedExchange): PlannedExchange | undefined {
+    if (ex.lane === null) return undefined;
     for (const other of this.plan.exchanges) {
-      if (other.request.seq >= ex.request.seq) return false;
+      if (other.request.seq >= ex.request.seq) return undefined;
       if (other.lane !== ex.lane || this.#served.has(other.xid) || isCardExchange(other)) continue;
-      if (other.method === null || !READ_METHODS.has(other.method)) return true;
+      if (other.method === null || !READ_METHODS.has(other.method)) return other;
     }
-    return false;
+    return undefined;
   }
 
   /** Whether every recorded answer of `ex` went out (so it may be shown again). */

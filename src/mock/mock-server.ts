@@ -17,7 +17,7 @@ import {
   limitedServerOptions,
   readLimitedBody,
 } from '../http/limits.js';
-import { incomingBody } from './match.js';
+import { incomingBody, requestVersion } from './match.js';
 import { MockEngine, type MockOptions, type MockReport, type MockSource } from './mock-engine.js';
 import { type OutputQueue, sseFrame } from './mock-output.js';
 
@@ -85,11 +85,14 @@ export async function startMockServer(
       return;
     }
     const text = read.bytes.toString('utf8');
+    const path = originForm(req.url ?? '/');
+    const header = req.headers['a2a-version'];
     const queue = engine.handle({
       method: req.method ?? 'GET',
-      path: originForm(req.url ?? '/'),
+      path,
       ...incomingBody(text),
       text,
+      version: requestVersion(Array.isArray(header) ? header[0] : header, path),
     });
     await write(queue, req, res);
   };

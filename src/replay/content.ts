@@ -278,6 +278,26 @@ function brief(value: JsonValue | undefined): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
+/** Characters shown of each string either side of where two strings first differ. */
+const WINDOW_BEFORE = 20;
+const WINDOW_AFTER = 30;
+
+/** `recorded → live` for a changed value; two long strings are shown around where they first differ. */
+function briefChange(recorded: JsonValue | undefined, live: JsonValue | undefined): string {
+  if (typeof recorded !== 'string' || typeof live !== 'string') return `${brief(recorded)} → ${brief(live)}`;
+  if (JSON.stringify(recorded).length <= 60 && JSON.stringify(live).length <= 60)
+    return `${brief(recorded)} → ${brief(live)}`;
+  let first = 0;
+  while (first < recorded.length && first < live.length && recorded[first] === live[first]) first++;
+  const start = Math.max(0, first - WINDOW_BEFORE);
+  const window = (s: string): string => {
+    const end = Math.min(s.length, first + WINDOW_AFTER);
+    const inner = JSON.stringify(s.slice(start, end)).slice(1, -1);
+    return `"${start > 0 ? '…' : ''}${inner}${end < s.length ? '…' : ''}"`;
+  };
+  return `${window(recorded)} → ${window(live)} (first difference at character ${first + 1})`;
+}
+
 function at(body: JsonValue | undefined, pointer: string): JsonValue | undefined {
   let v = body;
   for (const seg of parsePointerPattern(pointer)) {
@@ -301,7 +321,7 @@ export function describeContent(
       case 'removed':
         return `content ${d.path}: removed (was ${brief(at(recorded, d.path))})`;
       case 'changed':
-        return `content ${d.path}: ${brief(at(recorded, d.path))} → ${brief(at(live, d.path))}`;
+        return `content ${d.path}: ${briefChange(at(recorded, d.path), at(live, d.path))}`;
       default: {
         const never: never = d.change;
         return never;

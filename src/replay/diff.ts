@@ -16,6 +16,7 @@
  *   line is explained field by field with nothing ignored.
  */
 import { type JsonValue, canonicalJson, sha256Prefixed } from '../canonical/canonical-json.js';
+import { IdMap } from './substitution.js';
 
 /** Fields ignored by default, per line type. */
 export const VOLATILE_FIELDS = {
@@ -101,14 +102,20 @@ export function nameReceiptLines(lines: readonly string[]): NamedLine[] {
  * SuspensionReceipt of a task, `TASK suspension K resumption J` for the J-th resumption receipt
  * naming it (a rejected attempt or the end), so a changed outcome still pairs and is named.
  */
-export function receiptIdentities(lines: readonly NamedLine[]): Map<NamedLine, string> {
+export function receiptIdentities(lines: readonly NamedLine[], byTaskOrder = false): Map<NamedLine, string> {
   const out = new Map<NamedLine, string>();
   const perTask = new Map<string, number>();
   const byHash = new Map<string, string>();
   const attempts = new Map<string, number>();
+  const ordinals = new Map<string, string>();
   for (const line of lines) {
     if (line.kind !== 'receipt') continue;
-    const task = typeof line.value.taskId === 'string' ? line.value.taskId : canonicalJson(line.value.taskId ?? null);
+    const id = typeof line.value.taskId === 'string' ? line.value.taskId : canonicalJson(line.value.taskId ?? null);
+    let task = id;
+    if (byTaskOrder) {
+      task = ordinals.get(id) ?? `task ${ordinals.size + 1}`;
+      ordinals.set(id, task);
+    }
     if (line.value.type === 'SuspensionReceipt') {
       const k = (perTask.get(task) ?? 0) + 1;
       perTask.set(task, k);
@@ -205,9 +212,9 @@ interface LinePair {
 }
 
 /** Golden and replayed lines side by side: receipts by identity, the rest by name (position). */
-function pairLines(g: readonly NamedLine[], a: readonly NamedLine[]): LinePair[] {
-  const gIds = receiptIdentities(g);
-  const aIds = receiptIdentities(a);
+function pairLines(g: readonly NamedLine[], a: readonly NamedLine[], byTaskOrder: boolean): LinePair[] {
+  const gIds = receiptIdentities(g, byTaskOrder);
+  const aIds = receiptIdentities(a, byTaskOrder);
   const actualById = new Map<string, NamedLine>();
   for (const [line, id] of aIds) if (!actualById.has(id)) actualById.set(id, line);
   const actualByName = new Map(a.filter((l) => l.kind !== 'receipt').map((l) => [l.name, l]));
@@ -237,6 +244,27 @@ function pairLines(g: readonly NamedLine[], a: readonly NamedLine[]): LinePair[]
 }
 
 /**
+ * The ids two sessions minted each, paired as `run` pairs a live peer's (src/replay/substitution.ts):
+ * the task, context and resume token hash of each pair of receipts (the K-th task's J-th pause in
+ * both), the first pair of a value winning, so a contradiction stays a difference.
+ */
+function sessionIds(pairs: readonly LinePair[]): IdMap {
+  const ids = new IdMap();
+  for (const { gl, al } of pairs) {
+    if (gl?.kind !== 'receipt' || al?.kind !== 'receipt') continue;
+    for (const field of SESSION_ID_FIELDS) {
+      const e = gl.value[field];
+      const a = al.value[field];
+      if (typeof e === 'string' && typeof a === 'string') ids.pair(e, a, field);
+    }
+  }
+  return ids;
+}
+
+/** The fields of a receipt that name what a session's peer minted. */
+const SESSION_ID_FIELDS = ['taskId', 'contextId', 'resumeTokenHash'] as const;
+
+/**
  * Compares a replayed receipt log with the golden one. Lines are the files' lines (canonical JSON,
  * no newline); blank lines are ignored.
  */
@@ -249,10 +277,11 @@ export function diffReceiptLogs(
   const signed = options.signed ?? true;
   const g = nameReceiptLines(golden);
   const a = nameReceiptLines(actual);
-  const pairs = pairLines(g, a);
+  const other = options.otherSession ?? false;
+  const pairs = pairLines(g, a, other);
   const differences: ReceiptDifference[] = [];
   const ignored = new IgnoreCounter();
-  const other = options.otherSession ?? false;
+  const ids = other ? sessionIds(pairs) : undefined;
   const volatile = {
     header: [
       ...VOLATILE_FIELDS.header,
@@ -276,7 +305,8 @@ export function diffReceiptLogs(
       continue;
     }
     const kind = (gl ?? al)?.kind ?? 'receipt';
-    diffLine(name, gl?.value, al?.value, volatile[kind], ignored, differences);
+    const actual = ids && al && kind === 'receipt' ? ids.toRecorded(al.value as JsonValue) : al?.value;
+    diffLine(name, gl?.value, actual as Obj | undefined, volatile[kind], ignored, differences);
   }
   return {
     strict,

@@ -78,13 +78,48 @@ export function cardCauses(recorded: JsonValue | undefined, live: JsonValue | un
   return causes;
 }
 
-/** Causes read from the live answers (replayed entries, in the recording's identity). */
-export function trafficCauses(replayed: readonly RecordingEntry[]): string[] {
+/** What one answer says of the peer, as a likely cause (its kind, to say each once, and the sentence). */
+function answerCause(entry: RecordingEntry, method: string | null): { key: string; cause: string } | undefined {
+  const path = entry.http.path.split('?')[0] ?? '/';
+  const status = entry.http.status ?? 0;
+  const code = obj(obj(entry.body)?.error)?.code;
+  const control = path === '/control' || path.endsWith('/control');
+  if (control && (status === 404 || status === 403 || code === -32601)) {
+    const answer = status === 404 || status === 403 ? `HTTP ${status}` : '-32601';
+    return {
+      key: 'control',
+      cause:
+        `no /control channel: the live peer answers ${answer} to ${method ?? 'a control call'}, ` +
+        'so the clock cannot be advanced nor events fired',
+    };
+  }
+  if (method !== null && PAUSE_METHODS.has(method) && code === -32601) {
+    return {
+      key: 'pause',
+      cause:
+        `pause extension missing: the live peer answers -32601 (method not found) to ${method}: ` +
+        'it does not implement the pause extension',
+    };
+  }
+  if (code === -32009)
+    return { key: 'version', cause: 'version refused: the live peer answers -32009 to the A2A-Version header sent' };
+  if (status === 401 || status === 403)
+    return { key: 'auth', cause: `authentication refused: the live peer answers HTTP ${status} to ${method ?? path}` };
+  if (status === 404 && method !== null)
+    return { key: 'path', cause: `path mismatch: the live peer answers HTTP 404 to ${method} at ${path}` };
+  return undefined;
+}
+
+/**
+ * Causes read from the live answers (replayed entries, in the recording's identity). An answer
+ * the recording shows too — the recorded answer at its seq says the same (the recorded peer
+ * refused that version header, answered that 404) — is how the session went, never a cause.
+ */
+export function trafficCauses(replayed: readonly RecordingEntry[], recorded: readonly RecordingEntry[] = []): string[] {
   const methodOf = new Map<string, string>();
+  const recordedAt = new Map<number, RecordingEntry>();
+  for (const entry of recorded) if (entry.kind === 'response') recordedAt.set(entry.seq, entry);
   const causes = new Map<string, string>();
-  const once = (key: string, cause: string): void => {
-    if (!causes.has(key)) causes.set(key, cause);
-  };
   for (const entry of replayed) {
     if (entry.kind === 'request') {
       const method = obj(entry.body)?.method;
@@ -93,30 +128,11 @@ export function trafficCauses(replayed: readonly RecordingEntry[]): string[] {
     }
     if (entry.kind !== 'response') continue;
     const method = methodOf.get(entry.xid) ?? null;
-    const path = entry.http.path.split('?')[0] ?? '/';
-    const status = entry.http.status ?? 0;
-    const code = obj(obj(entry.body)?.error)?.code;
-    const control = path === '/control' || path.endsWith('/control');
-    if (control && (status === 404 || status === 403 || code === -32601)) {
-      const answer = status === 404 || status === 403 ? `HTTP ${status}` : '-32601';
-      once(
-        'control',
-        `no /control channel: the live peer answers ${answer} to ${method ?? 'a control call'}, ` +
-          'so the clock cannot be advanced nor events fired',
-      );
-    } else if (method !== null && PAUSE_METHODS.has(method) && code === -32601) {
-      once(
-        'pause',
-        `pause extension missing: the live peer answers -32601 (method not found) to ${method}: ` +
-          'it does not implement the pause extension',
-      );
-    } else if (code === -32009) {
-      once('version', 'version refused: the live peer answers -32009 to the A2A-Version header sent');
-    } else if (status === 401 || status === 403) {
-      once('auth', `authentication refused: the live peer answers HTTP ${status} to ${method ?? path}`);
-    } else if (status === 404 && method !== null) {
-      once('path', `path mismatch: the live peer answers HTTP 404 to ${method} at ${path}`);
-    }
+    const found = answerCause(entry, method);
+    if (found === undefined || causes.has(found.key)) continue;
+    const before = recordedAt.get(entry.seq);
+    if (before !== undefined && before.xid === entry.xid && answerCause(before, method)?.key === found.key) continue;
+    causes.set(found.key, found.cause);
   }
   return [...causes.values()];
 }

@@ -131,15 +131,16 @@ export async function startPeerProcess(command: string, options: PeerProcessOpti
     running.delete(child);
     exited = signal ? `was killed by ${signal}` : `exited with code ${code ?? '?'}`;
   });
+  /** What ended the command (`exited with code 7`, `could not start (...)`), once something did. */
+  const ending = (): string | undefined => (spawnError ? `could not start (${spawnError.message})` : exited);
   const failure = (): A2aReplayError | undefined => {
     if (stopping) return undefined;
-    if (spawnError)
-      return new A2aReplayError(
-        'PEER_CRASHED',
-        `the peer command "${command}" could not start (${spawnError.message})`,
-      );
-    if (exited === undefined) return undefined;
-    return new A2aReplayError('PEER_CRASHED', `the peer command "${command}" ${exited}${quote(stderr)}`);
+    const what = ending();
+    if (what === undefined) return undefined;
+    return new A2aReplayError(
+      'PEER_CRASHED',
+      `the peer command "${command}" ${what}${spawnError ? '' : quote(stderr)}`,
+    );
   };
   const stop = async (): Promise<void> => {
     stopping = true;
@@ -149,12 +150,12 @@ export async function startPeerProcess(command: string, options: PeerProcessOpti
   const deadlineMs = options.readyTimeoutMs ?? DEFAULT_READY_MS;
   let waited = 0;
   for (;;) {
-    const early = failure();
-    if (early) {
+    const early = ending();
+    if (early !== undefined) {
       await stop();
       throw new A2aReplayError(
         'PEER_CRASHED',
-        `${early.message.replace(/;.*$/s, '')} before its agent card answered at ${url}${quote(stderr)}`,
+        `the peer command "${command}" ${early} before its agent card answered at ${url}${quote(stderr)}`,
       );
     }
     if (await cardAnswers(url)) break;

@@ -14,8 +14,8 @@ import { type Clock, systemClock } from '../clock.js';
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { A2aReplayError, errorMessage } from '../errors.js';
 import { fetchAgentCard } from '../http/agent-card-fetch.js';
-import { AGENT_CARD_PATH } from '../protocol/types.js';
 import { writeOutputFile } from '../output-file.js';
+import { referencePeerSettingsOf } from '../peer/agent-card.js';
 import { formatIssue } from '../protocol/read.js';
 import type { Keyring } from '../receipts/keys.js';
 import { readReceiptLogLine } from '../receipts/read-line.js';
@@ -30,6 +30,7 @@ import type { NoiseRules } from './content.js';
 import { diffReceiptLogs } from './diff.js';
 import { driveRecording } from './driver.js';
 import { cardCauses, trafficCauses } from './likely-cause.js';
+import { recordedAgentCard } from './recorded-peer.js';
 import type { RecordingResult } from './result.js';
 
 /** A live peer for one recording. */
@@ -37,12 +38,20 @@ export interface LivePeer {
   url: string;
   /** An infrastructure error once the peer died (spawned peers only). */
   failure?: () => A2aReplayError | undefined;
+  /**
+   * True for the embedded reference peer `run` starts when given no peer: a recording made
+   * against another agent cannot replay on it, which is then the first likely cause.
+   */
+  embedded?: boolean;
   close(): Promise<void>;
 }
 
 export interface RunRecordingOptions {
-  /** Opens a fresh peer for this recording (its entries tell how the recorded peer was set up). */
-  openPeer: (entries: readonly RecordingEntry[]) => Promise<LivePeer>;
+  /**
+   * Opens a fresh peer for this recording (its header's agent card, or a card its entries hold,
+   * tells how the recorded peer was set up).
+   */
+  openPeer: (entries: readonly RecordingEntry[], header: RecordingHeader) => Promise<LivePeer>;
   /** Golden receipt log; default `goldenPathFor(file)`. */
   golden?: string;
   update?: boolean;
@@ -61,14 +70,18 @@ export interface RunRecordingOptions {
   ignore?: readonly string[];
 }
 
-/** The recorded peer's agent card: kept in the header by `record`, else the first one fetched. */
-function recordedCard(recording: Recording): JsonValue | undefined {
-  if (recording.header.agentCard) return recording.header.agentCard;
-  for (const entry of recording.entries) {
-    if (entry.kind === 'response' && entry.http.path.split('?')[0] === AGENT_CARD_PATH && entry.http.status === 200)
-      return entry.body;
-  }
-  return undefined;
+/**
+ * The first likely cause when the embedded reference peer replays a recording whose card is
+ * another agent's: nothing else can be right, so the user is told to pass that agent.
+ */
+function otherAgentCause(card: JsonValue | undefined): string | undefined {
+  if (card === undefined || referencePeerSettingsOf(card) !== undefined) return undefined;
+  const name = card !== null && typeof card === 'object' && !Array.isArray(card) ? card.name : undefined;
+  const agent = typeof name === 'string' && name !== '' ? `another agent (${JSON.stringify(name)})` : 'another agent';
+  return (
+    `another agent: the recording was made against ${agent}, not the reference peer run starts by default; ` +
+    'pass --peer URL (or --peer-cmd CMD) to replay it against that agent'
+  );
 }
 
 /**
@@ -196,9 +209,11 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
 
   let peer: LivePeer | undefined;
   try {
-    peer = await options.openPeer(recording.entries);
+    peer = await options.openPeer(recording.entries, recording.header);
     const currentPeer = peer;
-    result.causes = cardCauses(recordedCard(recording), await fetchAgentCard(peer.url));
+    const card = recordedAgentCard(recording.entries, recording.header);
+    const other = peer.embedded ? otherAgentCause(card) : undefined;
+    result.causes = [...(other ? [other] : []), ...cardCauses(card, await fetchAgentCard(peer.url))];
     const drive = await driveRecording(recording.entries, {
       peerUrl: peer.url,
       clock,
@@ -214,7 +229,7 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
       liveEntries: drive.liveEntries,
       drift: drive.drift,
       timelines: drive.timelines,
-      causes: [...result.causes, ...trafficCauses(drive.replayed)],
+      causes: [...result.causes, ...trafficCauses(drive.replayed, recording.entries)],
     };
     const signed = options.keyring !== undefined;
     const spans = options.spans?.(recording.header, file);

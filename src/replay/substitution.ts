@@ -3,7 +3,9 @@
  * Id and token substitution between a recording and a live peer (docs/design.md §8). A live peer mints its
  * own task ids, context ids, resume tokens and artifact ids; replay must send the live ones and
  * report the recorded ones. {@link IdMap} learns recorded↔live pairs by walking a recorded body and
- * the live body answering it in parallel, and rewrites whole string values in either direction.
+ * the live body answering it in parallel, and rewrites strings in either direction: a string equal
+ * to a known id, and a known id inside a string (an error message or status text naming the task)
+ * where it stands as a whole token, bounded by characters that cannot be part of an id.
  *
  * Learning looks only at fields named in {@link ID_FIELDS} (at any depth, so it covers
  * `result.task.id`, `statusUpdate.taskId`, `status.pause.resumeToken` and the legacy
@@ -25,6 +27,68 @@ export const ID_FIELDS: ReadonlySet<string> = new Set([
   'handle',
 ]);
 
+/**
+ * Ids shorter than this are mapped only as whole string values: a short id (`1`, `a1`) also
+ * occurs as an ordinary word of text (`step 1`), which must not change.
+ */
+export const MIN_EMBEDDED_ID_LENGTH = 8;
+
+/** Characters an id may continue with: an occurrence bounded by one of them is part of a longer word. */
+const ID_CHAR = 'A-Za-z0-9_\\-';
+/** Maximal runs of id characters: the candidates for ids made only of them. */
+const ID_RUN = new RegExp(`[${ID_CHAR}]+`, 'g');
+const ONLY_ID_CHARS = new RegExp(`^[${ID_CHAR}]+$`);
+
+/**
+ * One direction of an {@link IdMap} (or any map of strings): a string equal to a key becomes its
+ * value; in a longer string, each occurrence of a key of at least {@link MIN_EMBEDDED_ID_LENGTH}
+ * characters that neither follows nor precedes an id character becomes its value, all in one
+ * pass, so a replaced value is never replaced again.
+ */
+export class StringRewriter {
+  readonly whole = new Map<string, string>();
+  /** Keys found inside strings, made only of id characters: looked up per run of id characters. */
+  readonly #plain = new Map<string, string>();
+  /** Keys found inside strings holding other characters too (`a2a-replay:resume-token:…`). */
+  readonly #other = new Map<string, string>();
+  #pattern: RegExp | undefined;
+
+  constructor(map?: ReadonlyMap<string, string>) {
+    if (map) for (const [from, to] of map) this.set(from, to);
+  }
+
+  get size(): number {
+    return this.whole.size;
+  }
+
+  set(from: string, to: string): void {
+    this.whole.set(from, to);
+    if (from === to || from.length < MIN_EMBEDDED_ID_LENGTH) return;
+    if (ONLY_ID_CHARS.test(from)) this.#plain.set(from, to);
+    else {
+      this.#other.set(from, to);
+      this.#pattern = undefined;
+    }
+  }
+
+  /** `value` with the known ids replaced, as a whole value or as tokens inside it. */
+  string(value: string): string {
+    const whole = this.whole.get(value);
+    if (whole !== undefined) return whole;
+    if (value.length <= MIN_EMBEDDED_ID_LENGTH || (this.#plain.size === 0 && this.#other.size === 0)) return value;
+    const pattern = this.#other.size === 0 ? ID_RUN : (this.#pattern ??= this.#compile());
+    pattern.lastIndex = 0;
+    return value.replace(pattern, (token) => this.#plain.get(token) ?? this.#other.get(token) ?? token);
+  }
+
+  /** The keys with other characters first (each bounded by non-id characters), else a run of id characters. */
+  #compile(): RegExp {
+    const keys = [...this.#other.keys()].sort((a, b) => b.length - a.length);
+    const escaped = keys.map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+    return new RegExp(`(?<![${ID_CHAR}])(?:${escaped.join('|')})(?![${ID_CHAR}])|[${ID_CHAR}]+`, 'g');
+  }
+}
+
 /** A pair that contradicted an earlier one (kept for the report, never applied). */
 export interface IdConflict {
   field: string;
@@ -36,8 +100,8 @@ export interface IdConflict {
 
 /** Bidirectional recorded↔live id map. */
 export class IdMap {
-  readonly #toLive = new Map<string, string>();
-  readonly #toRecorded = new Map<string, string>();
+  readonly #toLive = new StringRewriter();
+  readonly #toRecorded = new StringRewriter();
   readonly conflicts: IdConflict[] = [];
 
   /** Number of learned pairs (identity pairs included). */
@@ -48,23 +112,23 @@ export class IdMap {
   /** Number of learned pairs whose live value differs from the recorded one. */
   get remapped(): number {
     let n = 0;
-    for (const [recorded, live] of this.#toLive) if (recorded !== live) n++;
+    for (const [recorded, live] of this.#toLive.whole) if (recorded !== live) n++;
     return n;
   }
 
   /** An independent copy (pairs and conflicts), to try a pairing without committing to it. */
   clone(): IdMap {
     const copy = new IdMap();
-    for (const [recorded, live] of this.#toLive) copy.#toLive.set(recorded, live);
-    for (const [live, recorded] of this.#toRecorded) copy.#toRecorded.set(live, recorded);
+    for (const [recorded, live] of this.#toLive.whole) copy.#toLive.set(recorded, live);
+    for (const [live, recorded] of this.#toRecorded.whole) copy.#toRecorded.set(live, recorded);
     copy.conflicts.push(...this.conflicts);
     return copy;
   }
 
   /** Records that recorded value `recorded` is called `live` by the live peer. */
   pair(recorded: string, live: string, field = 'id'): void {
-    const knownLive = this.#toLive.get(recorded);
-    const knownRecorded = this.#toRecorded.get(live);
+    const knownLive = this.#toLive.whole.get(recorded);
+    const knownRecorded = this.#toRecorded.whole.get(live);
     if (knownLive === live && knownRecorded === recorded) return;
     if (knownLive !== undefined) {
       this.conflicts.push({ field, recorded, live, existing: knownLive });
@@ -88,9 +152,9 @@ export class IdMap {
     this.#walk(recorded, live);
     // The live body is searched only for a recorded token not paired yet.
     const r = resumeTokenIn(recorded);
-    if (r === undefined || this.#toLive.has(r)) return;
+    if (r === undefined || this.#toLive.whole.has(r)) return;
     const l = resumeTokenIn(live);
-    if (l !== undefined && !this.#toRecorded.has(l)) this.pair(r, l, 'resumeToken');
+    if (l !== undefined && !this.#toRecorded.whole.has(l)) this.pair(r, l, 'resumeToken');
   }
 
   #walk(recorded: JsonValue | undefined, live: JsonValue | undefined): void {
@@ -113,12 +177,12 @@ export class IdMap {
 
   /** The live value for a recorded one (itself when unknown). */
   liveOf(recorded: string): string {
-    return this.#toLive.get(recorded) ?? recorded;
+    return this.#toLive.whole.get(recorded) ?? recorded;
   }
 
   /** The recorded value for a live one (itself when unknown). */
   recordedOf(live: string): string {
-    return this.#toRecorded.get(live) ?? live;
+    return this.#toRecorded.whole.get(live) ?? live;
   }
 
   /** A copy of a recorded body with every known recorded id replaced by its live value. */
@@ -141,13 +205,13 @@ export class IdMap {
       } catch {
         return segment;
       }
-      const live = this.#toLive.get(decoded);
+      const live = this.#toLive.whole.get(decoded);
       return live === undefined ? segment : encodeURIComponent(live);
     });
     if (at < 0) return livePath;
     const query = new URLSearchParams(target.slice(at + 1));
     for (const [key, value] of [...query]) {
-      const live = this.#toLive.get(value);
+      const live = this.#toLive.whole.get(value);
       if (live !== undefined) query.set(key, live);
     }
     return `${livePath}?${query.toString()}`;
@@ -225,16 +289,16 @@ export function resumeTokenIn(value: JsonValue | undefined): string | undefined 
  * as the same plain value (an own `__proto__` key, which assignment turns into a prototype, or an
  * object that is not plain) goes through `rewriteCopy` itself.
  */
-function rewrite(value: JsonValue | undefined, map: ReadonlyMap<string, string>): JsonValue | undefined {
+function rewrite(value: JsonValue | undefined, map: StringRewriter): JsonValue | undefined {
   if (value === undefined || value === null || map.size === 0) return value;
   return rewriteShared(value, map);
 }
 
-function rewriteShared(value: JsonValue, map: ReadonlyMap<string, string>): JsonValue {
-  if (typeof value === 'string') return map.get(value) ?? value;
+function rewriteShared(value: JsonValue, map: StringRewriter): JsonValue {
+  if (typeof value === 'string') return map.string(value);
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
-    if (Object.getPrototypeOf(value) !== Array.prototype) return rewriteCopy(value, map) as JsonValue;
+    if (Object.getPrototypeOf(value) !== Array.prototype) return copyRewritten(value, map) as JsonValue;
     let out: JsonValue[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const v = value[i] as JsonValue;
@@ -245,7 +309,7 @@ function rewriteShared(value: JsonValue, map: ReadonlyMap<string, string>): Json
     return out ?? value;
   }
   if (Object.getPrototypeOf(value) !== Object.prototype || Object.hasOwn(value, '__proto__')) {
-    return rewriteCopy(value, map) as JsonValue;
+    return copyRewritten(value, map) as JsonValue;
   }
   const keys = Object.keys(value);
   let out: { [key: string]: JsonValue } | undefined;
@@ -264,12 +328,16 @@ function rewriteShared(value: JsonValue, map: ReadonlyMap<string, string>): Json
 
 /** The rewrite as a full copy: every array and object rebuilt (the reference for {@link rewrite}). */
 export function rewriteCopy(value: JsonValue | undefined, map: ReadonlyMap<string, string>): JsonValue | undefined {
+  return copyRewritten(value, new StringRewriter(map));
+}
+
+function copyRewritten(value: JsonValue | undefined, map: StringRewriter): JsonValue | undefined {
   if (value === undefined || value === null || map.size === 0) return value;
-  if (typeof value === 'string') return map.get(value) ?? value;
-  if (Array.isArray(value)) return value.map((v) => rewriteCopy(v, map) as JsonValue);
+  if (typeof value === 'string') return map.string(value);
+  if (Array.isArray(value)) return value.map((v) => copyRewritten(v, map) as JsonValue);
   if (typeof value === 'object') {
     const out: { [key: string]: JsonValue } = {};
-    for (const [k, v] of Object.entries(value)) out[k] = rewriteCopy(v, map) as JsonValue;
+    for (const [k, v] of Object.entries(value)) out[k] = copyRewritten(v, map) as JsonValue;
     return out;
   }
   return value;

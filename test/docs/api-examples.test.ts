@@ -2,7 +2,7 @@
  * The examples of docs/api.md, run as they are written there (relative imports stand in for the
  * package name): a stock SDK client recorded in process, a receipt log verified and audited from
  * code, a recording replayed against the reference peer, and a stock SDK client pausing and resuming
- * a task against the mock of a recording.
+ * a task against the mock of a recording and against the reference peer itself.
  */
 import { join } from 'node:path';
 import { Role, TaskState } from '@a2a-js/sdk';
@@ -118,8 +118,10 @@ it('pauses and resumes a task with a stock SDK client against a recording, throu
   );
   const client = await factory.createFromUrl(fetchImpl.url); // the card the mock serves points at the mock
   const transport = client.transport as unknown as {
-    callExtensionMethod(method: string, params: unknown): Promise<{ result?: unknown }>;
+    callExtensionMethod(method: string, params: unknown, options?: object): Promise<{ result?: unknown }>;
   };
+  // The SDK adds A2A-Version to its own methods only: an extension call must carry it itself.
+  const version = { serviceParameters: { 'A2A-Version': client.protocolVersion } };
   const stream = client.sendMessageStream({
     tenant: '',
     message: {
@@ -142,17 +144,74 @@ it('pauses and resumes a task with a stock SDK client against a recording, throu
     const p = event.payload;
     if (p?.$case === 'task') {
       // The SDK has no pause methods: PauseTask and ResumeTask go through its transport.
-      const paused = await transport.callExtensionMethod('PauseTask', {
-        taskId: p.value.id,
-        reason: 'operator review',
-        mode: 'interrupt_immediate',
-      });
+      const paused = await transport.callExtensionMethod(
+        'PauseTask',
+        {
+          taskId: p.value.id,
+          reason: 'operator review',
+          mode: 'interrupt_immediate',
+        },
+        version,
+      );
       const { resumeToken } = (paused.result as { pause: { resumeToken: string } }).pause;
-      await transport.callExtensionMethod('ResumeTask', { taskId: p.value.id, resumeToken });
+      await transport.callExtensionMethod('ResumeTask', { taskId: p.value.id, resumeToken }, version);
     }
     if (p?.$case === 'statusUpdate') states.push(String(TaskState[p.value.status?.state ?? 0]));
   }
   // The SDK decodes TASK_STATE_PAUSED, which it does not know, as UNRECOGNIZED.
   expect(states).toEqual(['TASK_STATE_WORKING', 'UNRECOGNIZED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
   expect(fetchImpl.report().unmatched).toEqual([]);
+});
+it('pauses and resumes a task of the reference peer from a stock SDK client', async () => {
+  const peer = await startPeer({ deterministic: true }); // its clock moves only through /control
+  const client = await new ClientFactory().createFromUrl(peer.url);
+  // The SDK has no pause methods: PauseTask and ResumeTask go through its transport, which adds
+  // A2A-Version to the SDK's own methods only; without it the peer answers -32009.
+  const transport = client.transport as unknown as {
+    callExtensionMethod(method: string, params: unknown, options?: object): Promise<{ result?: unknown }>;
+  };
+  const version = { serviceParameters: { 'A2A-Version': client.protocolVersion } };
+  const advance = (ms: number) =>
+    fetch(`${peer.url}/control`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'AdvanceClock', params: { ms } }),
+    });
+  const stream = client.sendMessageStream({
+    tenant: '',
+    message: {
+      messageId: 'm-1',
+      contextId: '',
+      taskId: '',
+      role: Role.ROLE_USER,
+      parts: [{ content: { $case: 'text', value: 'work:3' }, metadata: undefined, filename: '', mediaType: '' }],
+      metadata: undefined,
+      extensions: [],
+      referenceTaskIds: [],
+    },
+    configuration: undefined,
+    metadata: undefined,
+  });
+  const states: string[] = [];
+  for await (const event of stream) {
+    const p = event.payload;
+    if (p?.$case === 'task') {
+      const paused = await transport.callExtensionMethod(
+        'PauseTask',
+        {
+          taskId: p.value.id,
+          reason: 'operator review',
+          mode: 'interrupt_immediate',
+        },
+        version,
+      );
+      const { resumeToken } = (paused.result as { pause: { resumeToken: string } }).pause;
+      await transport.callExtensionMethod('ResumeTask', { taskId: p.value.id, resumeToken }, version);
+      await advance(3000); // the three steps of work:3
+    }
+    if (p?.$case === 'statusUpdate') states.push(String(TaskState[p.value.status?.state ?? 0]));
+  }
+  // The SDK decodes TASK_STATE_PAUSED, which it does not know, as UNRECOGNIZED.
+  expect(states).toEqual(['TASK_STATE_WORKING', 'UNRECOGNIZED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+  await peer.close();
 });

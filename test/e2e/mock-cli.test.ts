@@ -91,4 +91,46 @@ describe('a2a-replay mock', () => {
     expect(malformed.code).toBe(2);
     expect(malformed.stderr).toContain(`${bad}:1:`);
   });
+
+  it('refuses a request without A2A-Version 1.0 with -32009, as the reference peer does', async () => {
+    const mock = await startMockProcess([RECORDING]);
+    try {
+      const send = (headers: Record<string, string>, path = '/') =>
+        fetch(new URL(path, mock.url), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 'task-unknown' } }),
+        }).then(async (r) => ({
+          status: r.status,
+          body: (await r.json()) as { error?: { code: number; message: string } },
+        }));
+      const none = await send({});
+      expect(none.status).toBe(200);
+      expect(none.body.error?.code).toBe(-32009);
+      expect(none.body.error?.message).toContain('A2A-Version none (which means 0.3) is not supported');
+      expect((await send({ 'a2a-version': '0.3' })).body.error?.code).toBe(-32009);
+      // The query parameter counts as the header does; with 1.0 the request is matched (here: nothing matches).
+      expect((await send({}, '/?A2A-Version=1.0')).body.error?.code).toBe(-32603);
+    } finally {
+      await stopMock(mock);
+    }
+  });
+
+  it('names where an unmatched request differs, and says already requested only when it was', async () => {
+    const recording = join(ROOT, 'golden', 'caller-pause-finish-step', 'recording.jsonl');
+    const mock = await startMockProcess([recording]);
+    try {
+      const unmatched = await rpc(mock.url, 'GetTask', { id: 'no-such-task-xyz' });
+      const error = (unmatched.body as { error: { message: string; data: { metadata: Record<string, string> }[] } })
+        .error;
+      expect(error.data[0]?.metadata).toMatchObject({ field: '/params/id', alreadyRequested: 'false' });
+      expect(error.message).toBe(
+        'no recorded exchange matches this GetTask request; closest: GetTask seq 16 (xid x-478b56ee-0006) in ' +
+          `${recording}, which differs at /params/id, and is recorded after SendStreamingMessage seq 3 of ` +
+          'its task, a call not made yet',
+      );
+    } finally {
+      await stopMock(mock);
+    }
+  });
 });

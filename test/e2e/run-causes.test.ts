@@ -113,3 +113,28 @@ describe('run names the likely cause first', () => {
     }
   });
 });
+
+it('never names as the cause an answer the recording shows too', async () => {
+  const out = join(dir, 'refused-version.jsonl');
+  const recorded = await startCliServer(['peer', '--deterministic']);
+  const recorder = await startCliServer(['record', '--upstream', recorded.url, '--out', out, '--key', keyFile]);
+  try {
+    // The recorded client once sent a version the peer refuses: -32009 at record time.
+    const refused = await fetch(recorder.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '9.9' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: 'nothing' } }),
+    });
+    expect(((await refused.json()) as { error: { code: number } }).error.code).toBe(-32009);
+    await callerPauseSession(recorder.url);
+  } finally {
+    await recorder.stop();
+    await recorded.stop();
+  }
+  // Another step length: the session drifts, for a reason that is not the version header.
+  const r = await runCli(['run', out, '--key', keyFile, '--step-ms', '700', '--json']);
+  expect(r.code).toBe(1);
+  const summary = JSON.parse(r.stdout) as { results: { causes: string[]; drift: unknown[] }[] };
+  expect(summary.results[0]?.drift.length).toBeGreaterThan(0);
+  expect(summary.results[0]?.causes.join('\n')).not.toContain('version refused');
+});

@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, runCli } from '../helpers/cli.js';
+import { CLI, ROOT, runCli } from '../helpers/cli.js';
 import { selfParkSession, startCliServer } from '../replay/session.js';
 
 let dir = '';
@@ -73,6 +73,18 @@ describe('run when the infrastructure fails', () => {
     const r = await runCli(['run', recording, '--peer-cmd', `"${process.execPath}" "${script}"`]);
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/exited with code 70; its stderr:\n {4}boom: the agent ran out of memory/);
+  });
+
+  it('names the whole peer command and its exit code when it ends before its agent card answers', async () => {
+    const golden = join(ROOT, 'golden', 'timeout-fail', 'recording.jsonl');
+    const r = await runCli(['run', golden, '--peer-cmd', 'echo boom >&2; exit 7']);
+    expect(r.code).toBe(3);
+    expect(r.stdout).toMatch(
+      new RegExp(
+        'the peer command "echo boom >&2; exit 7" exited with code 7 before its agent card answered at ' +
+          'http://127\\.0\\.0\\.1:\\d+; its stderr:\n {4}boom',
+      ),
+    );
   });
 
   it('exits 3 when a --peer-cmd peer never answers its agent card', async () => {

@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { IgnoreSet, type JsonValue, contentDifferences } from '../../src/internal.js';
-import { differsInContent } from '../../src/replay/content.js';
+import { describeContent, differsInContent } from '../../src/replay/content.js';
 
 function nested(depth: number, leaf: JsonValue): JsonValue {
   let value = leaf;
@@ -130,4 +130,19 @@ it('ignores by pattern under more distinct keys than it remembers steps for', ()
   expect(contentDifferences(recorded, live, new IgnoreSet(['/*/x']))).toEqual([
     { path: '/k39999/y', change: 'changed' },
   ]);
+});
+
+it('shows two long strings around where they first differ, both sides', () => {
+  const recorded = {
+    error: { message: `${'The task could not be canceled because '.repeat(2)}it is COMPLETED (seq 19)` },
+  };
+  const live = { error: { message: `${'The task could not be canceled because '.repeat(2)}it is FAILED (seq 19)` } };
+  const ignore = new IgnoreSet([]);
+  expect(describeContent(recorded, live, contentDifferences(recorded, live, ignore))).toEqual([
+    'content /error/message: "…celed because it is COMPLETED (seq 19)" → "…celed because it is FAILED (seq 19)" ' +
+      '(first difference at character 85)',
+  ]);
+  expect(
+    describeContent({ a: 'short' }, { a: 'shorter' }, contentDifferences({ a: 'short' }, { a: 'shorter' }, ignore)),
+  ).toEqual(['content /a: "short" → "shorter"']);
 });

@@ -62,6 +62,29 @@ describe('IdMap', () => {
     expect(ids.toLive({ 'task-rec': 'other', n: 1 })).toEqual({ 'task-rec': 'other', n: 1 });
   });
 
+  it('maps an id inside a string where it stands as a whole token, both ways', () => {
+    const ids = new IdMap();
+    ids.pair('6b9b5318-cfe7-462a-8109-885840a519df', '514e0334-e103-437a-8788-9aa6fe420361', 'id');
+    ids.pair('a2a-replay:resume-token:sha256:ab12', 'suspend-77aa8d21-0001', 'resumeToken');
+    ids.pair('a1', 'a2', 'artifactId');
+    const live = {
+      error: { code: -32002, message: 'Task not cancelable: 514e0334-e103-437a-8788-9aa6fe420361' },
+      text: 'token suspend-77aa8d21-0001 (task 514e0334-e103-437a-8788-9aa6fe420361), a2 kept',
+      longer: 'x514e0334-e103-437a-8788-9aa6fe420361 and 514e0334-e103-437a-8788-9aa6fe420361_2 stay',
+    };
+    expect(ids.toRecorded(live)).toEqual({
+      error: { code: -32002, message: 'Task not cancelable: 6b9b5318-cfe7-462a-8109-885840a519df' },
+      text: 'token a2a-replay:resume-token:sha256:ab12 (task 6b9b5318-cfe7-462a-8109-885840a519df), a2 kept',
+      longer: live.longer,
+    });
+    expect(ids.toLive('resume a2a-replay:resume-token:sha256:ab12.')).toBe('resume suspend-77aa8d21-0001.');
+    expect(ids.toLive('resume a2a-replay:resume-token:sha256:ab123')).toBe(
+      'resume a2a-replay:resume-token:sha256:ab123',
+    );
+    // A short id is mapped only as a whole value.
+    expect(ids.toLive(['a1', 'step a1'])).toEqual(['a2', 'step a1']);
+  });
+
   it('pairs a resume token across shapes: the RFC resumeToken and the legacy handle, either way', () => {
     const native = { result: { taskId: 't1', state: 'TASK_STATE_PAUSED', pause: { resumeToken: 'tok-rec' } } };
     const legacy = {
@@ -79,7 +102,18 @@ describe('IdMap', () => {
   });
 
   it('rewrites to what a full copy builds, sharing only what did not change', () => {
-    const word = fc.constantFrom('t1', 't2', 'x', 'id', '__proto__', 'constructor', '0');
+    const word = fc.constantFrom(
+      't1',
+      't2',
+      'x',
+      'id',
+      '__proto__',
+      'constructor',
+      '0',
+      'task-0000001',
+      'task-0000002',
+      'on task-0000001.',
+    );
     const json = fc.letrec<{ value: JsonValue }>((tie) => ({
       value: fc.oneof(
         { depthSize: 'small' },
