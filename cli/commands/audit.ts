@@ -118,6 +118,7 @@ export function registerAudit(program: Command): void {
       const result = await auditReceiptLog(log, {
         keyring: inputs.keyring,
         ...(inputs.anchor ? { anchor: inputs.anchor } : {}),
+        ...(inputs.recording ? { recording: inputs.recording } : {}),
         filter,
         agentPrincipals: options.agentPrincipal,
         ...openEnd(options),

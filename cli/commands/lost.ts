@@ -22,11 +22,12 @@ import {
   errorMessage,
 } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
-import { keyringFromFiles } from '../options.js';
+import { keyringFromFiles, recordingOption } from '../options.js';
 import { textTable } from '../text-table.js';
 
 interface LostCommandOptions {
   key?: string[];
+  recording?: string;
   json?: boolean;
   allowTornTail?: boolean;
 }
@@ -151,6 +152,8 @@ async function lostInReceiptLog(file: string, allowTornTail: boolean): Promise<L
 function verification(result: VerifyResult): string {
   const notes = [result.receiptSignatures === 'checked' ? 'verified' : 'chain verified, signatures unchecked'];
   if (result.tornTail !== null) notes.push(`torn last line ${result.tornTail} skipped`);
+  if (result.recordingCheck === 'bound') notes.push('bound to the recording given');
+  else if (result.recordingCheck === 'id only') notes.push('not bound to a recording: only its id was compared');
   if (!result.closed) {
     notes.push('not closed by a checkpoint: lines may be missing at its end');
     const unvouched = result.receipts - result.vouched;
@@ -185,12 +188,19 @@ export function registerLost(program: Command): void {
     .description('list pauses that were never resumed, from a recording or a receipt log (exit 1 if any)')
     .argument('<file>', 'a recording (*.jsonl) or a receipt log (*.receipts.jsonl)')
     .option('--key <file...>', 'key file(s) to verify a receipt log with first')
+    .option(
+      '--recording <file>',
+      "with --key: the log's recording; a log of another recording, or a recording cut since the log " +
+        'closed, is refused',
+    )
     .option('--json', 'print the lost pauses as a JSON array')
     .option('--allow-torn-tail', 'skip a torn last line (a recorder crash) instead of refusing the file')
     .action(async (file: string, options: LostCommandOptions) => {
       const type = firstLineType(file, await firstLine(file));
       let source: Source;
       let lost: LostPauseListing[];
+      if (options.recording !== undefined && !(type === 'ReceiptLog' && options.key?.length))
+        throw new CliExit(EXIT.usage, '--recording applies to a receipt log verified with --key');
       if (type === 'recording') {
         if (options.key?.length)
           throw new CliExit(EXIT.usage, '--key applies to receipt logs only; a recording is not signed');
@@ -206,6 +216,7 @@ export function registerLost(program: Command): void {
           keyring: await keyringFromFiles(options.key),
           allowOpen: true,
           allowTornTail: options.allowTornTail ?? false,
+          ...(await recordingOption(options.recording)),
           onLine: ({ line, hash }) => open.add(line, hash),
         });
         if (!result.ok) {

@@ -27,12 +27,13 @@ export const VOLATILE_FIELDS = {
 /**
  * Extra fields ignored when the two logs come from two sessions (a client recorded against
  * `a2a-replay mock`, docs/design.md §13): what names the session rather than what happened in it —
- * the recording id, the times the recorder observed, the recording seqs a receipt cites, and the
- * span ids derived from the recording id.
+ * the recording id, the times the recorder observed, the recording seqs a receipt cites, the
+ * span ids derived from the recording id, and the recording a closing checkpoint binds.
  */
 export const OTHER_SESSION_FIELDS = {
   header: ['recording'],
   receipt: ['observedAt', 'entries', 'span', 'links'],
+  checkpoint: ['recording'],
 } as const;
 
 /** Extra fields ignored when the replay could not sign with the golden key. */
@@ -260,7 +261,7 @@ export function diffReceiptLogs(
       ...(other ? OTHER_SESSION_FIELDS.header : []),
     ],
     receipt: [...VOLATILE_FIELDS.receipt, ...(other ? OTHER_SESSION_FIELDS.receipt : [])],
-    checkpoint: VOLATILE_FIELDS.checkpoint,
+    checkpoint: [...VOLATILE_FIELDS.checkpoint, ...(other ? OTHER_SESSION_FIELDS.checkpoint : [])],
   };
   for (const { name, gl, al } of pairs) {
     if (strict) {
