@@ -229,7 +229,24 @@ export async function receiptLogSection(file: string, keyring: Keyring | undefin
         'the last checkpoint may be missing, so a pause shown open or lost may have been resumed in them',
     );
   if (result?.ok && result.tornTail !== null) notes.push(`torn last line ${result.tornTail} skipped`);
-  const checked = result ? (result.ok ? (open ? 'verified, OPEN' : 'verified') : 'DOES NOT VERIFY') : undefined;
+  // Verified means a signature was checked over the lines: each receipt's HMAC (--key), or the
+  // Ed25519 checkpoints that cover them (--public-key). With a public key and no checkpoint,
+  // nothing signed was checked: anybody could have written that log.
+  const nothingSigned = result?.ok === true && result.receiptSignatures === 'unchecked' && result.checkpoints === 0;
+  if (nothingSigned)
+    notes.push(
+      'not verified: only a public key was given and no checkpoint vouches for any receipt, so no signature ' +
+        'was checked (pass --key to check the receipts themselves)',
+    );
+  const checked = result
+    ? result.ok
+      ? nothingSigned
+        ? 'NOT VERIFIED (no signed checkpoint)'
+        : open
+          ? 'verified, OPEN'
+          : 'verified'
+      : 'DOES NOT VERIFY'
+    : undefined;
   return {
     file,
     kind: 'receipt log',
