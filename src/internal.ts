@@ -556,6 +556,7 @@ export {
   type ReportRow,
   type ReportSection,
   escapeHtml,
+  htmlReportChunks,
   renderHtmlReport,
 } from './report/html-report.js';
 export { receiptLogSection, recordingSection, replaySection } from './report/build-report.js';

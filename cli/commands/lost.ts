@@ -21,9 +21,9 @@ import {
   verifyReceiptLog,
   errorMessage,
 } from '../../src/internal.js';
-import { CliExit, EXIT } from '../io.js';
+import { CliExit, EXIT, writeLines } from '../io.js';
 import { keyringFromFiles, recordingOption } from '../options.js';
-import { textTable } from '../text-table.js';
+import { textTableLines } from '../text-table.js';
 
 interface LostCommandOptions {
   key?: string[];
@@ -166,20 +166,24 @@ function describeSource(source: Source): string {
   return source.kind === 'recording' ? 'recording' : `receipt log, ${source.verification}`;
 }
 
-function render(file: string, source: Source, lost: readonly LostPauseListing[]): string {
-  if (lost.length === 0) return `no lost pauses in ${file} (${describeSource(source)})\n`;
-  const rows = [
-    ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'PAUSE REASON'],
-    ...lost.map((l) => [
-      l.taskId,
-      l.initiatedBy ?? '-',
-      l.reason,
-      l.since,
-      l.pauseReason === null ? '-' : JSON.stringify(l.pauseReason),
-    ]),
-  ];
-  const count = `${lost.length} lost pause${lost.length === 1 ? '' : 's'}`;
-  return `${count} in ${file} (${describeSource(source)})\n${textTable(rows)}\n`;
+const LOST_HEADER = ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'PAUSE REASON'];
+
+const lostCells = (l: LostPauseListing): string[] => [
+  l.taskId,
+  l.initiatedBy ?? '-',
+  l.reason,
+  l.since,
+  l.pauseReason === null ? '-' : JSON.stringify(l.pauseReason),
+];
+
+/** The listing, line by line: a count, then the table (rows are written as they are made). */
+function* render(file: string, source: Source, lost: readonly LostPauseListing[]): Generator<string> {
+  if (lost.length === 0) {
+    yield `no lost pauses in ${file} (${describeSource(source)})`;
+    return;
+  }
+  yield `${lost.length} lost pause${lost.length === 1 ? '' : 's'} in ${file} (${describeSource(source)})`;
+  yield* textTableLines(LOST_HEADER, lost, lostCells);
 }
 
 export function registerLost(program: Command): void {
@@ -233,11 +237,9 @@ export function registerLost(program: Command): void {
         lost = await lostInReceiptLog(file, options.allowTornTail ?? false);
         source = { kind: 'receipt log', verification: 'unverified' };
       }
-      process.stdout.write(
-        options.json
-          ? `${JSON.stringify({ file, source: describeSource(source), lost }, null, 2)}\n`
-          : render(file, source, lost),
-      );
+      if (options.json)
+        process.stdout.write(`${JSON.stringify({ file, source: describeSource(source), lost }, null, 2)}\n`);
+      else await writeLines(render(file, source, lost));
       if (lost.length > 0) throw new CliExit(EXIT.drift, '');
     });
 }
