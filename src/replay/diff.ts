@@ -36,6 +36,13 @@ export const OTHER_SESSION_FIELDS = {
   checkpoint: ['recording'],
 } as const;
 
+/**
+ * Extra fields ignored when the two logs are of different format versions (docs/design.md §6: a
+ * version-2 golden and a version-3 log of the same session differ in the version and in the
+ * checkpoint members version 3 added, not in what happened).
+ */
+export const FORMAT_VERSION_FIELDS = { header: ['version'], checkpoint: ['final', 'recording'] } as const;
+
 /** Extra fields ignored when the replay could not sign with the golden key. */
 export const UNSIGNED_VOLATILE_FIELDS = { header: ['kids', 'checkpoint'], checkpoint: [] as string[] } as const;
 
@@ -254,14 +261,21 @@ export function diffReceiptLogs(
   const differences: ReceiptDifference[] = [];
   const ignored = new IgnoreCounter();
   const other = options.otherSession ?? false;
+  const versionOf = (lines: readonly NamedLine[]): unknown => lines.find((l) => l.kind === 'header')?.value.version;
+  const versions = versionOf(g) !== versionOf(a);
   const volatile = {
     header: [
       ...VOLATILE_FIELDS.header,
       ...(signed ? [] : UNSIGNED_VOLATILE_FIELDS.header),
       ...(other ? OTHER_SESSION_FIELDS.header : []),
+      ...(versions ? FORMAT_VERSION_FIELDS.header : []),
     ],
     receipt: [...VOLATILE_FIELDS.receipt, ...(other ? OTHER_SESSION_FIELDS.receipt : [])],
-    checkpoint: [...VOLATILE_FIELDS.checkpoint, ...(other ? OTHER_SESSION_FIELDS.checkpoint : [])],
+    checkpoint: [
+      ...VOLATILE_FIELDS.checkpoint,
+      ...(other ? OTHER_SESSION_FIELDS.checkpoint : []),
+      ...(versions ? FORMAT_VERSION_FIELDS.checkpoint : []),
+    ],
   };
   for (const { name, gl, al } of pairs) {
     if (strict) {
