@@ -76,3 +76,21 @@ export function reportFailure(error: unknown): number {
   process.stderr.write(`a2a-replay: internal error: ${message}\n`);
   return EXIT.infrastructure;
 }
+
+/**
+ * Writes `lines` to standard output, each with its newline, in writes of about 64 KiB that wait
+ * for the stream to drain: output of any length is never held whole.
+ */
+export async function writeLines(lines: Iterable<string>): Promise<void> {
+  let batch = '';
+  const flush = async (): Promise<void> => {
+    const text = batch;
+    batch = '';
+    if (!process.stdout.write(text)) await new Promise<void>((resolve) => process.stdout.once('drain', resolve));
+  };
+  for (const line of lines) {
+    batch += `${line}\n`;
+    if (batch.length >= 1 << 16) await flush();
+  }
+  if (batch.length > 0) await flush();
+}

@@ -16,6 +16,8 @@ import {
   loadKeyring,
   parseJsonText,
   readKeyFile,
+  type RecordingBinding,
+  readRecordingBinding,
   errorMessage,
   CONFIG_FILE,
   parsePointerPattern,
@@ -72,6 +74,7 @@ export interface KeyOptions {
   key: string[];
   publicKey: string[];
   checkpoint?: string;
+  recording?: string;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -88,7 +91,22 @@ export function withKeyOptions(command: Command): Command {
       collect,
       [],
     )
-    .option('--checkpoint <file>', 'a checkpoint kept outside the log: detects a truncated tail');
+    .option('--checkpoint <file>', 'a checkpoint kept outside the log: detects a truncated tail')
+    .option(
+      '--recording <file>',
+      "the log's recording: detects a log of another recording, and a recording cut or changed since the log closed",
+    );
+}
+
+/** The facts of `--recording FILE` (see `readRecordingBinding`); an unreadable file is a usage error. */
+export async function recordingOption(file: string | undefined): Promise<{ recording?: RecordingBinding }> {
+  if (file === undefined) return {};
+  try {
+    return { recording: await readRecordingBinding(file) };
+  } catch (error) {
+    if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
+    throw error;
+  }
 }
 
 export interface OpenEndOptions {
@@ -116,7 +134,7 @@ export function openEnd(options: OpenEndOptions): { allowTornTail: boolean; allo
 export async function loadVerifyInputs(
   log: string,
   options: KeyOptions,
-): Promise<{ keyring: Keyring; anchor?: Checkpoint }> {
+): Promise<{ keyring: Keyring; anchor?: Checkpoint; recording?: RecordingBinding }> {
   try {
     if (!(await stat(log)).isFile()) throw new CliExit(EXIT.usage, `${log}: not a file`);
   } catch (error) {
@@ -130,8 +148,9 @@ export async function loadVerifyInputs(
       env: process.env,
     });
     for (const warning of warnings) process.stderr.write(`a2a-replay: warning: ${warning}\n`);
-    if (options.checkpoint === undefined) return { keyring };
-    return { keyring, anchor: await loadCheckpointFile(options.checkpoint) };
+    const recording = await recordingOption(options.recording);
+    if (options.checkpoint === undefined) return { keyring, ...recording };
+    return { keyring, anchor: await loadCheckpointFile(options.checkpoint), ...recording };
   } catch (error) {
     if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
     throw error;

@@ -3,17 +3,40 @@
  * The plain-text tables `lost` and `audit` print: columns padded to their widest cell, two
  * spaces apart, the last column left unpadded. Cells hold what clients and peers sent (reasons,
  * principals, task ids): each is printed through `printable`, so none can act on the terminal or
- * break its row.
+ * break its row. A table of any number of rows is measured in one pass and written line by line
+ * in a second (its cells made again), never held as one text.
  */
 import { printable } from '../src/internal.js';
 
+/**
+ * The lines of the table of `header` and one row per item of `items` (`cells` gives its cells,
+ * called twice per item: once to measure, once to write).
+ */
+export function* textTableLines<T>(
+  header: readonly string[],
+  items: readonly T[],
+  cells: (item: T) => readonly string[],
+): Generator<string> {
+  const widths = header.map((cell) => printable(cell).length);
+  for (const item of items) {
+    const row = cells(item);
+    for (let column = 0; column < widths.length; column++) {
+      const width = printable(row[column] ?? '').length;
+      if (width > widths[column]!) widths[column] = width;
+    }
+  }
+  const line = (row: readonly string[]): string =>
+    row
+      .map((cell, column) =>
+        column === row.length - 1 ? printable(cell) : printable(cell).padEnd(widths[column] ?? 0),
+      )
+      .join('  ');
+  yield line(header);
+  for (const item of items) yield line(cells(item));
+}
+
 /** Renders `rows` (the header first) as lines of padded columns. */
 export function textTable(table: readonly (readonly string[])[]): string {
-  const rows = table.map((row) => row.map(printable));
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? '').length))) ?? [];
-  return rows
-    .map((row) =>
-      row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  '),
-    )
-    .join('\n');
+  const [header = [], ...rows] = table;
+  return [...textTableLines(header, rows, (row) => row)].join('\n');
 }

@@ -230,7 +230,10 @@ export {
   RECEIPT_FORMAT,
   RECEIPT_PAYLOAD_TYPE,
   RECEIPT_VERSION,
+  RECEIPT_VERSIONS,
   type Receipt,
+  type ReceiptLogVersion,
+  type RecordingBinding,
   type ReceiptLogHeader,
   type ReceiptLogLine,
   type ReceiptSignature,
@@ -301,6 +304,7 @@ export {
   splitLogBytes,
 } from './receipts/log-reader.js';
 export { readReceiptLogLine } from './receipts/read-line.js';
+export { readRecordingBinding } from './receipts/recording-binding.js';
 export { WORKERS_FROM_BYTES, defaultVerifyJobs } from './receipts/verify-jobs.js';
 export {
   ReceiptLogVerifier,
@@ -578,6 +582,7 @@ export {
   type ReportRow,
   type ReportSection,
   escapeHtml,
+  htmlReportChunks,
   renderHtmlReport,
 } from './report/html-report.js';
 export { receiptLogSection, recordingSection, replaySection } from './report/build-report.js';

@@ -8,7 +8,7 @@
  */
 import type { Command } from 'commander';
 import { type AuditFilter, type AuditRow, auditReceiptLog, canonicalJson, printable } from '../../src/internal.js';
-import { CliExit, EXIT } from '../io.js';
+import { CliExit, EXIT, writeLines } from '../io.js';
 import {
   type KeyOptions,
   type OpenEndOptions,
@@ -17,7 +17,7 @@ import {
   withKeyOptions,
   withOpenEndOptions,
 } from '../options.js';
-import { textTable } from '../text-table.js';
+import { textTableLines } from '../text-table.js';
 import { verifySummary } from './verify.js';
 
 const INITIATORS = { client: 'PAUSE_INITIATOR_CLIENT', agent: 'PAUSE_INITIATOR_AGENT' } as const;
@@ -55,20 +55,21 @@ function flagText(row: AuditRow): string {
   return flags.length === 0 ? '-' : flags.map((f) => `! ${f}`).join(', ');
 }
 
-/** A plain-text table, one row per suspension. */
-export function auditTable(rows: AuditRow[]): string {
-  const header = [
-    'TASK',
-    'INITIATED BY',
-    'PRINCIPAL',
-    'REASON',
-    'CONDITIONS',
-    'PAUSED AT',
-    'ENDED',
-    'REJECTED',
-    'FLAG',
-  ];
-  const body = rows.map((r) => [
+const AUDIT_HEADER = [
+  'TASK',
+  'INITIATED BY',
+  'PRINCIPAL',
+  'REASON',
+  'CONDITIONS',
+  'PAUSED AT',
+  'ENDED',
+  'REJECTED',
+  'FLAG',
+];
+
+/** A row's cells in the plain-text table. */
+function auditCells(r: AuditRow): string[] {
+  return [
     r.taskId,
     initiatorLabel(r.initiatedBy),
     r.principal ?? '-',
@@ -78,8 +79,12 @@ export function auditTable(rows: AuditRow[]): string {
     ending(r),
     String(r.rejectedAttempts),
     flagText(r),
-  ]);
-  return textTable([header, ...body]);
+  ];
+}
+
+/** The plain-text table, one row per suspension, line by line. */
+export function auditTableLines(rows: readonly AuditRow[]): Iterable<string> {
+  return textTableLines(AUDIT_HEADER, rows, auditCells);
 }
 
 interface AuditCommandOptions extends KeyOptions, OpenEndOptions {
@@ -118,6 +123,7 @@ export function registerAudit(program: Command): void {
       const result = await auditReceiptLog(log, {
         keyring: inputs.keyring,
         ...(inputs.anchor ? { anchor: inputs.anchor } : {}),
+        ...(inputs.recording ? { recording: inputs.recording } : {}),
         filter,
         agentPrincipals: options.agentPrincipal,
         ...openEnd(options),
@@ -130,7 +136,7 @@ export function registerAudit(program: Command): void {
         process.stdout.write(`${JSON.stringify(result.rows)}\n`);
         return;
       }
-      process.stdout.write(`${auditTable(result.rows)}\n`);
+      await writeLines(auditTableLines(result.rows));
       const notes = [
         `${result.rows.length} suspension${result.rows.length === 1 ? '' : 's'}`,
         verifySummary(log, result.verify),

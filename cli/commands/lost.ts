@@ -24,12 +24,13 @@ import {
   errorMessage,
   printable,
 } from '../../src/internal.js';
-import { CliExit, EXIT } from '../io.js';
-import { keyringFromFiles } from '../options.js';
-import { textTable } from '../text-table.js';
+import { CliExit, EXIT, writeLines } from '../io.js';
+import { keyringFromFiles, recordingOption } from '../options.js';
+import { textTableLines } from '../text-table.js';
 
 interface LostCommandOptions {
   key?: string[];
+  recording?: string;
   json?: boolean;
   allowTornTail?: boolean;
 }
@@ -195,6 +196,8 @@ async function lostInReceiptLog(file: string, allowTornTail: boolean): Promise<L
 function verification(result: VerifyResult): string {
   const notes = [result.receiptSignatures === 'checked' ? 'verified' : 'chain verified, signatures unchecked'];
   if (result.tornTail !== null) notes.push(`torn last line ${result.tornTail} skipped`);
+  if (result.recordingCheck === 'bound') notes.push('bound to the recording given');
+  else if (result.recordingCheck === 'id only') notes.push('not bound to a recording: only its id was compared');
   if (!result.closed) {
     notes.push('not closed by a checkpoint: lines may be missing at its end');
     const unvouched = result.receipts - result.vouched;
@@ -207,23 +210,31 @@ function describeSource(source: Source): string {
   return source.kind === 'recording' ? 'recording' : `receipt log, ${source.verification}`;
 }
 
-function render(file: string, source: Source, lost: readonly LostPauseListing[], incomplete: boolean): string {
-  if (lost.length === 0)
-    return incomplete
-      ? `no lost pauses seen in ${file} (${describeSource(source)}, INCOMPLETE)\n`
-      : `no lost pauses in ${file} (${describeSource(source)})\n`;
-  const rows = [
-    ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'PAUSE REASON'],
-    ...lost.map((l) => [
-      l.taskId,
-      l.initiatedBy ?? '-',
-      l.reason,
-      l.since,
-      l.pauseReason === null ? '-' : JSON.stringify(l.pauseReason),
-    ]),
-  ];
-  const count = `${lost.length} lost pause${lost.length === 1 ? '' : 's'}`;
-  return `${count} in ${file} (${describeSource(source)})\n${textTable(rows)}\n`;
+const LOST_HEADER = ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'PAUSE REASON'];
+
+const lostCells = (l: LostPauseListing): string[] => [
+  l.taskId,
+  l.initiatedBy ?? '-',
+  l.reason,
+  l.since,
+  l.pauseReason === null ? '-' : JSON.stringify(l.pauseReason),
+];
+
+/** The listing, line by line: a count, then the table (rows are written as they are made). */
+function* render(
+  file: string,
+  source: Source,
+  lost: readonly LostPauseListing[],
+  incomplete: boolean,
+): Generator<string> {
+  if (lost.length === 0) {
+    yield incomplete
+      ? `no lost pauses seen in ${file} (${describeSource(source)}, INCOMPLETE)`
+      : `no lost pauses in ${file} (${describeSource(source)})`;
+    return;
+  }
+  yield `${lost.length} lost pause${lost.length === 1 ? '' : 's'} in ${file} (${describeSource(source)})`;
+  yield* textTableLines(LOST_HEADER, lost, lostCells);
 }
 
 export function registerLost(program: Command): void {
@@ -232,6 +243,11 @@ export function registerLost(program: Command): void {
     .description('list pauses that were never resumed, from a recording or a receipt log (exit 1 if any)')
     .argument('<file>', 'a recording (*.jsonl) or a receipt log (*.receipts.jsonl)')
     .option('--key <file...>', 'key file(s) to verify a receipt log with first')
+    .option(
+      '--recording <file>',
+      "with --key: the log's recording; a log of another recording, or a recording cut since the log " +
+        'closed, is refused',
+    )
     .option('--json', 'print the lost pauses as a JSON array')
     .option('--allow-torn-tail', 'skip a torn last line (a recorder crash) instead of refusing the file')
     .action(async (file: string, options: LostCommandOptions) => {
@@ -239,6 +255,8 @@ export function registerLost(program: Command): void {
       let source: Source;
       let lost: LostPauseListing[];
       let incomplete: Incomplete = { listed: [], count: 0 };
+      if (options.recording !== undefined && !(type === 'ReceiptLog' && options.key?.length))
+        throw new CliExit(EXIT.usage, '--recording applies to a receipt log verified with --key');
       if (type === 'recording') {
         if (options.key?.length)
           throw new CliExit(EXIT.usage, '--key applies to receipt logs only; a recording is not signed');
@@ -254,6 +272,7 @@ export function registerLost(program: Command): void {
           keyring: await keyringFromFiles(options.key),
           allowOpen: true,
           allowTornTail: options.allowTornTail ?? false,
+          ...(await recordingOption(options.recording)),
           onLine: ({ line, hash }) => open.add(line, hash),
         });
         if (!result.ok) {
@@ -270,20 +289,23 @@ export function registerLost(program: Command): void {
         lost = await lostInReceiptLog(file, options.allowTornTail ?? false);
         source = { kind: 'receipt log', verification: 'unverified' };
       }
-      process.stdout.write(
-        options.json
-          ? `${JSON.stringify(
-              {
-                file,
-                source: describeSource(source),
-                lost,
-                ...(type === 'recording' ? { complete: incomplete.count === 0, incomplete: incomplete.listed } : {}),
-              },
-              null,
-              2,
-            )}\n`
-          : render(file, source, lost, incomplete.count > 0) + renderIncomplete(file, incomplete),
-      );
+      if (options.json)
+        process.stdout.write(
+          `${JSON.stringify(
+            {
+              file,
+              source: describeSource(source),
+              lost,
+              ...(type === 'recording' ? { complete: incomplete.count === 0, incomplete: incomplete.listed } : {}),
+            },
+            null,
+            2,
+          )}\n`,
+        );
+      else {
+        await writeLines(render(file, source, lost, incomplete.count > 0));
+        process.stdout.write(renderIncomplete(file, incomplete));
+      }
       if (lost.length > 0 || incomplete.count > 0) throw new CliExit(EXIT.drift, '');
     });
 }

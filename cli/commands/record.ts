@@ -197,7 +197,8 @@ function observe(
       if (spanFailures > 0) process.stderr.write(`a2a-replay: ${spanFailures} span events failed in this run\n`);
       if (observerErrors > 0)
         process.stderr.write(`a2a-replay: the observer could not read ${observerErrors} entries in this run\n`);
-      if (log) await log.close().catch(onError(`writing ${log.path}`));
+      // The closing checkpoint binds the log to the recording as written (it is closed by now).
+      if (log) await log.close(recording.binding()).catch(onError(`writing ${log.path}`));
     },
   };
 }

@@ -6,7 +6,7 @@
  * verdict, and the audit rows with receipt hashes, span ids and verification status. Exit 0
  * when written; 2 on a usage error or a file that is neither a recording nor a receipt log.
  */
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
   type Keyring,
@@ -15,9 +15,9 @@ import {
   loadKeyring,
   receiptLogSection,
   recordingSection,
-  renderHtmlReport,
+  htmlReportChunks,
   systemClock,
-  writeOutputFile,
+  openOutputFile,
 } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
 
@@ -30,9 +30,17 @@ interface ReportOptions {
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 async function kindOf(file: string): Promise<'recording' | 'receipt log'> {
+  // Line 1 alone (a header is far below 1 MiB): the file itself is read later, as it is used.
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    const handle = await open(file, 'r');
+    try {
+      const buffer = Buffer.alloc(1 << 20);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+      text = buffer.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await handle.close();
+    }
   } catch (error) {
     throw new CliExit(EXIT.usage, `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
@@ -48,11 +56,29 @@ async function kindOf(file: string): Promise<'recording' | 'receipt log'> {
   throw new CliExit(EXIT.usage, `${file}:1: neither a recording nor a receipt log header`);
 }
 
-/** Writes the report of `sections` to `out`; the path is named in the error when it cannot. */
+/**
+ * Writes the report of `sections` to `out`, in pieces of about 1 MiB as they are made (a report of
+ * a long log is never held as one text); the path is named in the error when it cannot.
+ */
 export async function writeReport(out: string, sections: ReportSection[], title: string): Promise<void> {
-  const html = renderHtmlReport({ title, createdAt: new Date(systemClock.now()).toISOString(), sections });
+  const report = { title, createdAt: new Date(systemClock.now()).toISOString(), sections };
   try {
-    await writeOutputFile(out, html);
+    const file = await openOutputFile(out, { replace: true });
+    try {
+      let batch: string[] = [];
+      let size = 0;
+      for (const chunk of htmlReportChunks(report)) {
+        batch.push(chunk);
+        size += chunk.length;
+        if (size < 1 << 20) continue;
+        await file.write(batch.join(''));
+        batch = [];
+        size = 0;
+      }
+      await file.write(batch.join(''));
+    } finally {
+      await file.close();
+    }
   } catch (error) {
     throw new CliExit(EXIT.usage, `${out}: cannot write the report (${errorMessage(error)})`);
   }

@@ -1,12 +1,13 @@
 /**
  * @module cli/commands/verify
- * `a2a-replay verify LOG [--key FILE]... [--public-key FILE]... [--checkpoint FILE] [--allow-torn-tail]
- * [--allow-open] [--jobs N] [--recording FILE] [--json]`: streams a receipt log in constant memory
+ * `a2a-replay verify LOG [--key FILE]... [--public-key FILE]... [--checkpoint FILE] [--recording FILE]
+ * [--allow-torn-tail] [--allow-open] [--jobs N] [--json]`: streams a receipt log in constant memory
  * (and with `--recording`, the recording beside it: the log's own, every answer read whole,
  * docs/design.md §5); with `--jobs N`
  * (default: the cores available, one thread for a log under 4 MiB) N threads (N - 1 workers and
  * the main one) check signatures and canonical forms while the chain is checked in order
- * (docs/design.md §6). Exit 0
+ * (docs/design.md §6). With `--recording FILE` a log of another recording, or a recording cut or
+ * changed since the closing checkpoint bound it, fails. Exit 0
  * with a one-line summary when it verifies, 1 naming the first bad line and why (a log that does
  * not end in a checkpoint included, unless --allow-open), 2 on a usage error (no such file, no
  * key, a bad --jobs).
@@ -49,9 +50,21 @@ export function verifySummary(log: string, result: VerifyResult): string {
     result.kids.length > 0 ? `kids ${result.kids.join(', ')}` : 'no receipts',
     result.closed
       ? 'closed by a checkpoint'
-      : `OPEN: ${result.vouched} of ${plural(result.receipts, 'receipt')} vouched for by a checkpoint, ` +
-        `${result.receipts - result.vouched} after the last one not`,
+      : result.vouched === result.receipts && result.checkpoints > 0 && result.version !== 2
+        ? `OPEN: ends at an intermediate checkpoint, not the closing one (lines after it may have been cut)`
+        : `OPEN: ${result.vouched} of ${plural(result.receipts, 'receipt')} vouched for by a checkpoint, ` +
+          `${result.receipts - result.vouched} after the last one not`,
   ];
+  if (result.version === 2)
+    parts.push('format version 2: no checkpoint is marked closing, so a cut at a checkpoint cannot be told');
+  if (result.bound)
+    parts.push(
+      `bound to recording ${result.bound.id} (${plural(result.bound.lines, 'line')})` +
+        (result.recordingCheck === 'bound' ? ', which the recording given matches' : ''),
+    );
+  else if (result.recordingCheck === 'id only')
+    parts.push('not bound to a recording: only the recording id given was compared');
+  else if (result.closed) parts.push('not bound to a recording');
   if (result.anchored) parts.push('matches the outside checkpoint');
   if (result.tornTail !== null) parts.push(`torn tail at line ${result.tornTail} skipped`);
   if (result.receiptSignatures === 'unchecked')
@@ -122,11 +135,6 @@ export function registerVerify(program: Command): void {
     .argument('<log>', 'receipt log (*.receipts.jsonl)')
     .option('--json', 'print the result as JSON')
     .option(
-      '--recording <file>',
-      "also check the recording the log was made from: it must be the log's, and complete (exit 1 naming " +
-        'each entry the recorder could not read in full)',
-    )
-    .option(
       '--jobs <n>',
       'threads checking signatures and canonical forms (N - 1 workers and the main one; the chain is ' +
         'checked in order; 1: no workers; default: the cores available, 1 for a log under 4 MiB)',
@@ -143,6 +151,7 @@ export function registerVerify(program: Command): void {
           keyring: inputs.keyring,
           jobs,
           ...(inputs.anchor ? { anchor: inputs.anchor } : {}),
+          ...(inputs.recording ? { recording: inputs.recording } : {}),
           ...openEnd(options),
         });
         const recording = options.recording === undefined ? undefined : await checkRecording(log, options.recording);

@@ -17,7 +17,9 @@ import {
   RECEIPT_VERSION,
   type ReceiptLogHeader,
   type ReceiptLogLine,
+  type ReceiptLogVersion,
   type ReceiptSignature,
+  type RecordingBinding,
   type ResumptionDraft,
   type ResumptionReceipt,
   type SuspensionDraft,
@@ -52,6 +54,11 @@ export interface ReceiptChainOptions {
   createdAt: string;
   /** e.g. `TOOL_NAME`. */
   tool: string;
+  /**
+   * The format version to write (default {@link RECEIPT_VERSION}); 2 only to derive a log as a
+   * version-2 golden was written (its checkpoints have no `final` or `recording`).
+   */
+  version?: ReceiptLogVersion;
 }
 
 /** Seals a line: canonical text and its hash. */
@@ -115,6 +122,8 @@ export class ReceiptChain {
   #head: string;
   #seq = 0;
   #lastWasCheckpoint = false;
+  /** The closing checkpoint was sealed: the log ends there. */
+  #closed = false;
   /** Key orders of the three signed line types: constant per log, so sorted once (design §6). */
   readonly #orders = {
     SuspensionReceipt: new KeyOrder(),
@@ -136,7 +145,7 @@ export class ReceiptChain {
     this.header = sealLine<ReceiptLogHeader>({
       type: 'ReceiptLog',
       format: RECEIPT_FORMAT,
-      version: RECEIPT_VERSION,
+      version: options.version ?? RECEIPT_VERSION,
       recording: options.recording,
       kids: [kid, ...others],
       checkpoint: { alg: this.#key.hasEd25519Secret ? 'ed25519' : 'hmac-sha256', kid },
@@ -182,9 +191,15 @@ export class ReceiptChain {
     );
   }
 
-  /** A checkpoint over everything so far. */
-  checkpoint(): SealedLine<Checkpoint> {
-    const body: Unsigned<Checkpoint> = { type: 'Checkpoint', size: this.#seq, root: this.#head };
+  /**
+   * A checkpoint over everything so far: an intermediate one (`final: false`), or with `final`
+   * the closing one, binding the log to `recording` when given (docs/design.md §6).
+   */
+  checkpoint(final = false, recording: RecordingBinding | null = null): SealedLine<Checkpoint> {
+    const body: Unsigned<Checkpoint> =
+      this.header.line.version === 2
+        ? { type: 'Checkpoint', size: this.#seq, root: this.#head }
+        : { type: 'Checkpoint', size: this.#seq, root: this.#head, final, recording };
     const { sig, text } = signedTexts(body, this.#orders.Checkpoint, (bodyText) =>
       signCheckpoint(body, this.#checkpointKey, bodyText),
     );
@@ -194,12 +209,31 @@ export class ReceiptChain {
     return sealed;
   }
 
-  /** The closing checkpoint, or null when the last line already is one. */
-  close(): SealedLine<Checkpoint> | null {
-    return this.#lastWasCheckpoint ? null : this.checkpoint();
+  /**
+   * The closing checkpoint, marked final and binding the log to `recording` (its id, line count
+   * and last line's hash) when the caller knows it. It follows an intermediate checkpoint too:
+   * only a final one closes a log. A version-2 log has no final mark: there it is null when the
+   * last line already is a checkpoint. Null once closed: a log has one closing checkpoint.
+   */
+  close(recording: RecordingBinding | null = null): SealedLine<Checkpoint> | null {
+    if (this.#closed) return null;
+    this.#closed = true;
+    if (this.header.line.version === 2) return this.#lastWasCheckpoint ? null : this.checkpoint();
+    if (recording !== null && recording.id !== this.header.line.recording)
+      throw new A2aReplayError(
+        'INVALID_ARGUMENT',
+        `the closing checkpoint names recording ${recording.id}, but the log's header names ` +
+          `${this.header.line.recording ?? 'none'}`,
+      );
+    return this.checkpoint(true, recording);
   }
 
   #append<T extends SuspensionReceipt | ResumptionReceipt>(body: Unsigned<T>): SealedReceipt<T> {
+    if (this.#closed)
+      throw new A2aReplayError(
+        'INVALID_ARGUMENT',
+        'the receipt chain is closed: nothing follows its closing checkpoint',
+      );
     const key = this.#key;
     const { sig, text } = signedTexts(body, this.#orders[body.type], (bodyText) =>
       signReceipt(body as Unsigned<Receipt>, key, bodyText),

@@ -15,7 +15,13 @@ import { readReceiptLogLineByFields } from './read-line.js';
 import { readReceiptLineFast } from './read-line-fast.js';
 import { type ScannedLine, scanReceiptLine } from './scan-line.js';
 import { type SignatureCheck, checkCheckpointSignature, checkReceiptSignature } from './signing.js';
-import type { CheckpointSignature, ReceiptLogHeader, ReceiptLogLine, ResumeOutcome } from './types.js';
+import type {
+  CheckpointSignature,
+  ReceiptLogHeader,
+  ReceiptLogLine,
+  RecordingBinding,
+  ResumeOutcome,
+} from './types.js';
 import type { VerifyFailure, VerifyFailureReason } from './verify.js';
 
 /** The facts of a line the in-order checks use (plain data, as `verify --jobs` packs it). */
@@ -31,7 +37,16 @@ export type LineFacts =
       suspension: string;
       outcome: ResumeOutcome;
     }
-  | { type: 'Checkpoint'; size: number; root: string; alg: CheckpointSignature['alg']; kid: string };
+  | {
+      type: 'Checkpoint';
+      size: number;
+      root: string;
+      alg: CheckpointSignature['alg'];
+      kid: string;
+      /** null: a version-2 checkpoint, which has no `final` (nor `recording`). */
+      final: boolean | null;
+      recording: RecordingBinding | null;
+    };
 
 /**
  * A line that passed the line-local checks: its hash, facts, and its signature check (null for
@@ -64,7 +79,15 @@ function factsOf(line: ReceiptLogLine): LineFacts {
         outcome: line.outcome,
       };
     case 'Checkpoint':
-      return { type: line.type, size: line.size, root: line.root, alg: line.sig.alg, kid: line.sig.kid };
+      return {
+        type: line.type,
+        size: line.size,
+        root: line.root,
+        alg: line.sig.alg,
+        kid: line.sig.kid,
+        final: line.final ?? null,
+        recording: line.recording ?? null,
+      };
     default: {
       const never: never = line;
       throw new Error(`unhandled line ${JSON.stringify(never)}`);
@@ -148,7 +171,7 @@ export function packExamined(examined: ExaminedLine, out: unknown[]): void {
       out.push(1, hash, signature, facts.seq, facts.prev, facts.kid, facts.taskId, facts.suspension, facts.outcome);
       return;
     case 'Checkpoint':
-      out.push(2, hash, signature, facts.size, facts.root, facts.alg, facts.kid);
+      out.push(2, hash, signature, facts.size, facts.root, facts.alg, facts.kid, facts.final, facts.recording);
       return;
     case 'ReceiptLog':
       out.push(3, hash, signature, facts.header);
@@ -185,8 +208,16 @@ export function unpackExamined(packed: readonly unknown[], each: (examined: Exam
         i += 9;
         break;
       case 2:
-        facts = { type: 'Checkpoint', size: v[i + 3]!, root: v[i + 4]!, alg: v[i + 5]!, kid: v[i + 6]! };
-        i += 7;
+        facts = {
+          type: 'Checkpoint',
+          size: v[i + 3]!,
+          root: v[i + 4]!,
+          alg: v[i + 5]!,
+          kid: v[i + 6]!,
+          final: v[i + 7]!,
+          recording: v[i + 8]!,
+        };
+        i += 9;
         break;
       default:
         facts = { type: 'ReceiptLog', header: v[i + 3]! };

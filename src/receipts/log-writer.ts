@@ -28,7 +28,13 @@ import { A2aReplayError } from '../errors.js';
 import { writeAll } from '../recording/line-sink.js';
 import { ReceiptChain, type SealedLine } from './chain.js';
 import type { Keyring } from './keys.js';
-import type { ResumptionDraft, ResumptionReceipt, SuspensionDraft, SuspensionReceipt } from './types.js';
+import type {
+  RecordingBinding,
+  ResumptionDraft,
+  ResumptionReceipt,
+  SuspensionDraft,
+  SuspensionReceipt,
+} from './types.js';
 
 export const FSYNC_POLICIES = ['always', 'batch', 'never'] as const;
 export type FsyncPolicy = (typeof FSYNC_POLICIES)[number];
@@ -188,15 +194,19 @@ export class ReceiptLogWriter {
     this.chain.rotate(kid);
   }
 
-  /** Writes the closing checkpoint, syncs (unless `never`) and closes the file. Idempotent. */
-  close(): Promise<void> {
-    this.#closing ??= this.#close();
+  /**
+   * Writes the closing checkpoint (marked final, binding the log to `recording` when given: the
+   * recording's id, line count and last line's hash), syncs (unless `never`) and closes the file.
+   * Idempotent: the first call's `recording` counts.
+   */
+  close(recording: RecordingBinding | null = null): Promise<void> {
+    this.#closing ??= this.#close(recording);
     return this.#closing;
   }
 
-  async #close(): Promise<void> {
+  async #close(recording: RecordingBinding | null): Promise<void> {
     try {
-      const last = this.#failure ? null : this.chain.close();
+      const last = this.#failure ? null : this.chain.close(recording);
       if (last) this.#queue([last]);
       this.#write();
       while (this.#syncing) await this.#syncing;

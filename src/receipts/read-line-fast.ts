@@ -11,7 +11,14 @@
  */
 import { isRecord } from '../protocol/read.js';
 import { PAUSE_INITIATORS, PAUSE_MODES, type ResumeConditions } from '../protocol/types.js';
-import type { Checkpoint, ReceiptLogLine, ResumptionReceipt, SpanRef, SuspensionReceipt } from './types.js';
+import type {
+  Checkpoint,
+  ReceiptLogLine,
+  RecordingBinding,
+  ResumptionReceipt,
+  SpanRef,
+  SuspensionReceipt,
+} from './types.js';
 import { CHECKPOINT_ALGS, RECEIPT_BINDINGS, RESUME_CAUSES, RESUME_OUTCOMES, SUSPENSION_VIAS } from './types.js';
 
 const HMAC_ONLY = ['hmac-sha256'] as const;
@@ -73,7 +80,9 @@ const RESUMPTION_ORDER = [
   'taskId',
   'type',
 ];
-const CHECKPOINT_ORDER = ['root', 'sig', 'size', 'type'];
+const CHECKPOINT_ORDER_V2 = ['root', 'sig', 'size', 'type'];
+const CHECKPOINT_ORDER = ['final', 'recording', 'root', 'sig', 'size', 'type'];
+const BINDING_ORDER = ['id', 'lastLineHash', 'lines'];
 const SPAN_ORDER = ['spanId', 'traceId'];
 const SIG_ORDER = ['alg', 'kid', 'value'];
 const LINKS_ORDER = ['pipeline', 'suspension'];
@@ -251,8 +260,24 @@ function resumptionOf(r: Record<string, unknown>): ResumptionReceipt | null {
   };
 }
 
+function bindingOf(value: unknown): RecordingBinding | null {
+  if (!isRecord(value) || !keysAre(value, BINDING_ORDER)) return null;
+  const { id, lastLineHash, lines } = value;
+  if (typeof id !== 'string' || !isHash(lastLineHash) || !isInteger(lines, 1)) return null;
+  return { id, lastLineHash, lines };
+}
+
+/** A version-3 checkpoint (`final`, `recording`), or a version-2 one (neither). */
 function checkpointOf(r: Record<string, unknown>): Checkpoint | null {
-  if (!keysAre(r, CHECKPOINT_ORDER) || !isInteger(r.size, 0) || !isHash(r.root)) return null;
+  if ('final' in r) {
+    if (!keysAre(r, CHECKPOINT_ORDER) || !isInteger(r.size, 0) || !isHash(r.root) || typeof r.final !== 'boolean')
+      return null;
+    const recording = r.recording === null ? null : bindingOf(r.recording);
+    if (recording === null && r.recording !== null) return null;
+    const sig = sigOf(r.sig, CHECKPOINT_ALGS);
+    return sig && { type: 'Checkpoint', size: r.size, root: r.root, final: r.final, recording, sig };
+  }
+  if (!keysAre(r, CHECKPOINT_ORDER_V2) || !isInteger(r.size, 0) || !isHash(r.root)) return null;
   const sig = sigOf(r.sig, CHECKPOINT_ALGS);
   return sig && { type: 'Checkpoint', size: r.size, root: r.root, sig };
 }

@@ -20,6 +20,7 @@ import {
 import { readReceiptLineFast } from './read-line-fast.js';
 import type {
   Checkpoint,
+  RecordingBinding,
   ReceiptLogHeader,
   ReceiptLogLine,
   ResumptionReceipt,
@@ -30,7 +31,7 @@ import {
   CHECKPOINT_ALGS,
   RECEIPT_BINDINGS,
   RECEIPT_FORMAT,
-  RECEIPT_VERSION,
+  RECEIPT_VERSIONS,
   RESUME_CAUSES,
   RESUME_OUTCOMES,
   SUSPENSION_VIAS,
@@ -160,19 +161,21 @@ const RESUMPTION_KEYS = [
   'repaired',
   'sig',
 ] as const;
-const CHECKPOINT_KEYS = ['type', 'size', 'root', 'sig'] as const;
+/** A version-2 checkpoint's members, and a version-3 one's (docs/design.md §6). */
+const CHECKPOINT_KEYS_V2 = ['type', 'size', 'root', 'sig'] as const;
+const CHECKPOINT_KEYS = ['type', 'size', 'root', 'final', 'recording', 'sig'] as const;
 
 function readHeader(r: Record<string, unknown>): ReceiptLogHeader {
   exactKeys(r, '', HEADER_KEYS);
   if (r.format !== RECEIPT_FORMAT) fail('format', `"${RECEIPT_FORMAT}"`, r.format);
-  if (r.version !== RECEIPT_VERSION)
-    fail('version', `${RECEIPT_VERSION} (the only version this build reads)`, r.version);
+  if (!(RECEIPT_VERSIONS as readonly unknown[]).includes(r.version))
+    fail('version', `${RECEIPT_VERSIONS.join(' or ')} (the versions this build reads)`, r.version);
   if (!Array.isArray(r.kids) || r.kids.length === 0) fail('kids', 'a non-empty array of kids', r.kids);
   r.kids.forEach((k, i) => string(k, `kids[${i}]`));
   return {
     type: 'ReceiptLog',
     format: RECEIPT_FORMAT,
-    version: RECEIPT_VERSION,
+    version: r.version as ReceiptLogHeader['version'],
     recording: nullable(r.recording, (v) => string(v, 'recording')),
     kids: r.kids as string[],
     checkpoint: readCheckpointPin(r.checkpoint),
@@ -241,12 +244,34 @@ function readResumption(r: Record<string, unknown>): ResumptionReceipt {
   };
 }
 
+function readRecordingBinding(value: unknown): RecordingBinding {
+  const r = object(value, 'recording');
+  exactKeys(r, 'recording', ['id', 'lastLineHash', 'lines']);
+  return {
+    id: string(r.id, 'recording.id'),
+    lastLineHash: hash(r.lastLineHash, 'recording.lastLineHash'),
+    lines: integer(r.lines, 'recording.lines', 1),
+  };
+}
+
+/** A version-2 checkpoint has neither `final` nor `recording`; a version-3 one has both. */
 function readCheckpoint(r: Record<string, unknown>): Checkpoint {
+  if (!('final' in r) && !('recording' in r)) {
+    exactKeys(r, '', CHECKPOINT_KEYS_V2);
+    return {
+      type: 'Checkpoint',
+      size: integer(r.size, 'size', 0),
+      root: hash(r.root, 'root'),
+      sig: sig(r.sig, 'sig', CHECKPOINT_ALGS),
+    };
+  }
   exactKeys(r, '', CHECKPOINT_KEYS);
   return {
     type: 'Checkpoint',
     size: integer(r.size, 'size', 0),
     root: hash(r.root, 'root'),
+    final: boolean(r.final, 'final'),
+    recording: nullable(r.recording, readRecordingBinding),
     sig: sig(r.sig, 'sig', CHECKPOINT_ALGS),
   };
 }

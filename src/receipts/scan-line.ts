@@ -16,7 +16,14 @@
  */
 import { RECURSION_DEPTH } from '../canonical/depth.js';
 import { PAUSE_INITIATORS, PAUSE_MODES, type ResumeConditions } from '../protocol/types.js';
-import type { Checkpoint, ReceiptLogLine, ResumptionReceipt, SpanRef, SuspensionReceipt } from './types.js';
+import type {
+  Checkpoint,
+  ReceiptLogLine,
+  RecordingBinding,
+  ResumptionReceipt,
+  SpanRef,
+  SuspensionReceipt,
+} from './types.js';
 import { CHECKPOINT_ALGS, RECEIPT_BINDINGS, RESUME_CAUSES, RESUME_OUTCOMES, SUSPENSION_VIAS } from './types.js';
 
 /**
@@ -390,17 +397,42 @@ function resumption(binding: ResumptionReceipt['binding']): ResumptionReceipt {
   };
 }
 
-function checkpoint(): Checkpoint {
+function binding(): RecordingBinding | null {
+  if (maybe('null')) return null;
+  lit('{"id":');
+  const id = own(str());
+  lit(',"lastLineHash":');
+  const lastLineHash = hash();
+  lit(',"lines":');
+  const lines = int(1);
+  lit('}');
+  return { id, lastLineHash, lines };
+}
+
+/** A version-3 checkpoint from its `final` value on, or a version-2 one (`v3` false) from `root`'s. */
+function checkpoint(v3: boolean): Checkpoint {
+  let final = false;
+  let recording: RecordingBinding | null = null;
+  if (v3) {
+    final = bool();
+    lit(',"recording":');
+    recording = binding();
+    lit(',"root":');
+  }
   const root = hash();
   const signature = sigMember(CHECKPOINT_ALGS);
   lit(',"size":');
   const size = int(0);
   lit(',"type":"Checkpoint"}');
-  return { type: 'Checkpoint', size, root, sig: signature };
+  // Members in the order readReceiptLineFast gives them.
+  return v3
+    ? { type: 'Checkpoint', size, root, final, recording, sig: signature }
+    : { type: 'Checkpoint', size, root, sig: signature };
 }
 
 function scan(): ReceiptLogLine {
-  if (maybe('{"root":')) return checkpoint();
+  if (maybe('{"final":')) return checkpoint(true);
+  if (maybe('{"root":')) return checkpoint(false);
   lit('{"binding":');
   const binding = oneOf(RECEIPT_BINDINGS);
   if (maybe(',"conditions":')) return suspension(binding);

@@ -8,7 +8,11 @@ import type { JsonValue } from '../canonical/canonical-json.js';
 import type { PauseInitiator, PauseMode, ResumeConditions } from '../protocol/types.js';
 
 export const RECEIPT_FORMAT = 'a2a-replay.receipts';
-export const RECEIPT_VERSION = 2;
+/** The format version this build writes: 3 marks the closing checkpoint and binds it to its recording. */
+export const RECEIPT_VERSION = 3;
+/** The format versions this build reads: 2 (checkpoints without `final` and `recording`) and 3. */
+export const RECEIPT_VERSIONS = [2, 3] as const;
+export type ReceiptLogVersion = (typeof RECEIPT_VERSIONS)[number];
 /** DSSE-style payload type signed by the HMAC (PAE). */
 export const RECEIPT_PAYLOAD_TYPE = 'application/vnd.a2a-replay.receipt.v1+json';
 export const CHECKPOINT_PAYLOAD_TYPE = 'application/vnd.a2a-replay.checkpoint.v1+json';
@@ -30,7 +34,7 @@ export interface ReceiptSignature {
 export interface ReceiptLogHeader {
   type: 'ReceiptLog';
   format: typeof RECEIPT_FORMAT;
-  version: typeof RECEIPT_VERSION;
+  version: ReceiptLogVersion;
   /** The recording these receipts were derived from (its header `id`), or null. */
   recording: string | null;
   /** Kids that sign receipts in this log (the first is the writer's current key). */
@@ -152,6 +156,17 @@ export interface CheckpointSignature {
   value: string;
 }
 
+/**
+ * The recording a log's closing checkpoint binds it to (docs/design.md §6): its header `id`, how
+ * many lines it has (the header included) and the hash of its last line, as the recorder wrote it.
+ */
+export interface RecordingBinding {
+  id: string;
+  /** `sha256:` + hex SHA-256 of the last line's bytes, without its newline. */
+  lastLineHash: string;
+  lines: number;
+}
+
 /** Every N receipts and at close: commits to the log so far (docs/design.md §6). */
 export interface Checkpoint {
   type: 'Checkpoint';
@@ -159,6 +174,13 @@ export interface Checkpoint {
   size: number;
   /** Hash of the line before this checkpoint (the chain head); it doubles as this line's `prev`. */
   root: string;
+  /**
+   * Version 3: true on the closing checkpoint only, the one line a closed log ends with. Absent in
+   * a version-2 log, whose checkpoints do not say which one closed it.
+   */
+  final?: boolean;
+  /** Version 3: the closing checkpoint's recording, when the writer knew it; else null. Absent in version 2. */
+  recording?: RecordingBinding | null;
   sig: CheckpointSignature;
 }
 

@@ -11,7 +11,7 @@ import type { Keyring } from './keys.js';
 import { type RawLine, readLogChunks, splitLogBytes } from './log-reader.js';
 import { checkCheckpointSignature } from './signing.js';
 import { verifyWithWorkers } from './verify-jobs.js';
-import type { Checkpoint, ReceiptLogHeader, ReceiptLogLine } from './types.js';
+import type { Checkpoint, ReceiptLogHeader, ReceiptLogLine, ReceiptLogVersion, RecordingBinding } from './types.js';
 
 export const VERIFY_FAILURE_REASONS = [
   'malformed_line',
@@ -24,6 +24,8 @@ export const VERIFY_FAILURE_REASONS = [
   'truncated',
   'not_closed',
   'unknown_suspension',
+  'after_close',
+  'recording_mismatch',
 ] as const;
 export type VerifyFailureReason = (typeof VERIFY_FAILURE_REASONS)[number];
 
@@ -51,8 +53,21 @@ export interface VerifyResult {
   kids: string[];
   /** `unchecked` when no HMAC secret was given (public key only): chain, seq and checkpoints still are. */
   receiptSignatures: 'checked' | 'unchecked';
-  /** The last line is a checkpoint covering every receipt (the writer closed the log). */
+  /** The log's format version (null when its header was not read). */
+  version: ReceiptLogVersion | null;
+  /**
+   * The writer closed the log: its last line is the closing checkpoint (`final`), covering every
+   * receipt. In a version-2 log, whose checkpoints have no final mark, any checkpoint last.
+   */
   closed: boolean;
+  /** The recording the closing checkpoint binds the log to; null when open, version 2, or unbound. */
+  bound: RecordingBinding | null;
+  /**
+   * With `recording`: `bound` when the closing checkpoint's binding matched the recording given
+   * (id, line count, last line); `id only` when the log has no binding to compare (version 2, open,
+   * or closed without one) and only the header's recording id was compared. Null without `recording`.
+   */
+  recordingCheck: 'bound' | 'id only' | null;
   /**
    * Receipts covered by a valid checkpoint (the last one's `size`): the only ones the log vouches
    * for. Equal to `receipts` when `closed`.
@@ -78,6 +93,12 @@ export interface VerifyOptions {
   keyring: Keyring;
   /** A checkpoint kept outside the log: the log must contain its size and root. */
   anchor?: Checkpoint;
+  /**
+   * The facts of the recording the log should belong to (see `readRecordingBinding`): a log of
+   * another recording, or a recording cut, emptied or changed since the log was closed, fails
+   * with `recording_mismatch`.
+   */
+  recording?: RecordingBinding;
   /** Treat a torn last line as a crash to tolerate (reported in `tornTail`) rather than a failure. */
   allowTornTail?: boolean;
   /**
@@ -109,6 +130,9 @@ export class ReceiptLogVerifier {
   /** Closed suspensions a rejected attempt may still name (least recently named first). */
   #closed = new BoundedMap<string, string>(CLOSED_SUSPENSION_MEMORY);
   #head: string | null = null;
+  /** The closing checkpoint's line and binding, once read (a version-3 log ends there). */
+  #finalAt: number | null = null;
+  #bound: RecordingBinding | null = null;
   #previous: ReceiptLogLine['type'] | null = null;
   #anchorMatched = false;
   #lineAtAnchorSize: number | null = null;
@@ -160,6 +184,8 @@ export class ReceiptLogVerifier {
     this.#open = new Map(other.#open);
     this.#closed = other.#closed.clone();
     this.#head = other.#head;
+    this.#finalAt = other.#finalAt;
+    this.#bound = other.#bound;
     this.#previous = other.#previous;
     this.#anchorMatched = other.#anchorMatched;
     this.#lineAtAnchorSize = other.#lineAtAnchorSize;
@@ -203,21 +229,32 @@ export class ReceiptLogVerifier {
                 `the chain head after ${anchor.size} receipts is not ` + `the outside checkpoint's root ${anchor.root}`,
             };
     }
-    const closed = this.#previous === 'Checkpoint';
-    // An outside checkpoint that matches the very end vouches for every receipt, as a final one would.
-    const anchoredEnd = anchor !== undefined && this.#anchorMatched && this.#receipts === anchor.size;
-    if (anchoredEnd) this.#vouched = anchor.size;
+    const version = this.#header?.version ?? null;
+    // Version 3: only the closing checkpoint closes; an intermediate one last is a cut there.
+    const closed = version === 2 ? this.#previous === 'Checkpoint' : this.#finalAt !== null;
+    // An outside checkpoint that matches the very end vouches for every receipt; in version 3 it
+    // closes the log only when it is a closing checkpoint (an older witness file is not).
+    const anchoredEnd =
+      anchor !== undefined &&
+      this.#anchorMatched &&
+      this.#receipts === anchor.size &&
+      (version === 2 || anchor.final === true);
+    if (anchor !== undefined && this.#anchorMatched && this.#receipts === anchor.size) this.#vouched = anchor.size;
     if (!this.#error && !closed && !anchoredEnd && !this.#options.allowOpen) {
       const after = this.#receipts - this.#vouched;
       this.#error = {
         line: this.#lines + 1,
         reason: 'not_closed',
         message:
-          `not closed: the log ends after line ${this.#lines} without a checkpoint, so ${after} ` +
-          `receipt${after === 1 ? '' : 's'} after the last checkpoint cannot be vouched for ` +
-          '(the writer was stopped or the end was cut; --allow-open accepts an open end)',
+          this.#previous === 'Checkpoint' && version !== 2
+            ? `not closed: the log ends after line ${this.#lines} at an intermediate checkpoint, not the ` +
+              'closing one, so lines after it may have been cut (--allow-open accepts an open end)'
+            : `not closed: the log ends after line ${this.#lines} without a checkpoint, so ${after} ` +
+              `receipt${after === 1 ? '' : 's'} after the last checkpoint cannot be vouched for ` +
+              '(the writer was stopped or the end was cut; --allow-open accepts an open end)',
       };
     }
+    const recordingCheck = this.#error ? null : this.#checkRecording(closed);
     return {
       ok: this.#error === null,
       lines: this.#lines,
@@ -225,13 +262,50 @@ export class ReceiptLogVerifier {
       checkpoints: this.#checkpoints,
       kids: [...this.#kids],
       receiptSignatures: this.#options.keyring.hasHmac ? 'checked' : 'unchecked',
+      version,
       closed,
+      bound: closed ? this.#bound : null,
+      recordingCheck,
       vouched: this.#vouched,
       head: this.#head,
       anchored: anchor !== undefined && this.#anchorMatched,
       tornTail: this.#tornTail,
       ...(this.#error ? { firstError: this.#error } : {}),
     };
+  }
+
+  /**
+   * Compares the recording given with the log: the header's recording id, then, when the closing
+   * checkpoint binds one, its line count and last line. Sets the error on a mismatch.
+   */
+  #checkRecording(closed: boolean): VerifyResult['recordingCheck'] {
+    const given = this.#options.recording;
+    const header = this.#header;
+    if (given === undefined || header === null) return null;
+    const fail = (message: string): null => {
+      this.#error = { line: 1, reason: 'recording_mismatch', message };
+      return null;
+    };
+    if (header.recording !== given.id)
+      return fail(
+        `the log is of recording ${header.recording ?? '(none named)'}, but the recording given is ` +
+          `${given.id}: the log belongs to another recording`,
+      );
+    const bound = closed ? this.#bound : null;
+    if (bound === null) return 'id only';
+    if (bound.lines !== given.lines || bound.lastLineHash !== given.lastLineHash) {
+      this.#error = {
+        line: this.#finalAt ?? this.#lines,
+        reason: 'recording_mismatch',
+        message:
+          `the closing checkpoint binds recording ${bound.id} as ${bound.lines} lines ending in a line ` +
+          `hashed ${bound.lastLineHash}, but the recording given has ${given.lines} lines` +
+          (bound.lines === given.lines ? ' and another last line' : '') +
+          ': it was cut, emptied or changed after the log was closed',
+      };
+      return null;
+    }
+    return 'bound';
   }
 
   /**
@@ -288,6 +362,12 @@ export class ReceiptLogVerifier {
   #checkBody(examined: ExaminedLine, n: number, header: ReceiptLogHeader): VerifyFailure | null {
     const fail = (reason: VerifyFailureReason, message: string): VerifyFailure => ({ line: n, reason, message });
     const { facts, signature } = examined;
+    if (this.#finalAt !== null)
+      return fail(
+        'after_close',
+        `line ${n} follows the closing checkpoint at line ${this.#finalAt}: a closed log ends there ` +
+          '(lines were appended after it was closed)',
+      );
     switch (facts.type) {
       case 'ReceiptLog':
         return fail('malformed_line', `line ${n} is a second header`);
@@ -348,6 +428,22 @@ export class ReceiptLogVerifier {
           );
         if (signature === 'bad_signature')
           return fail('bad_signature', `line ${n}: the checkpoint signature does not match its content`);
+        // Version 3 checkpoints say whether they close the log; version 2 ones cannot.
+        if ((facts.final === null) !== (header.version === 2))
+          return fail(
+            'malformed_line',
+            header.version === 2
+              ? `line ${n}: a checkpoint with final and recording members in a version-2 log`
+              : `line ${n}: a checkpoint without final and recording members in a version-${header.version} log`,
+          );
+        if (facts.final === false && facts.recording !== null)
+          return fail('malformed_line', `line ${n}: an intermediate checkpoint binds a recording`);
+        if (facts.recording !== null && facts.recording.id !== header.recording)
+          return fail(
+            'recording_mismatch',
+            `line ${n}: the closing checkpoint binds recording ${facts.recording.id}, but the header ` +
+              `names ${header.recording ?? 'none'}`,
+          );
         if (facts.size !== this.#receipts) {
           return fail(
             'checkpoint_mismatch',
@@ -358,6 +454,10 @@ export class ReceiptLogVerifier {
         if (chain) return chain;
         this.#checkpoints++;
         this.#vouched = facts.size;
+        if (facts.final === true) {
+          this.#finalAt = n;
+          this.#bound = facts.recording;
+        }
         return null;
       }
       default: {

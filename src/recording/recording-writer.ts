@@ -7,7 +7,7 @@
  * sink can), so a slow or failing disk never breaks the exchange being recorded, and delays only
  * the answers held for it. A failing sink is reported once through `onError`.
  */
-import { type JsonValue, canonicalJson, replaceNonFinite } from '../canonical/canonical-json.js';
+import { type JsonValue, canonicalJson, replaceNonFinite, sha256Prefixed } from '../canonical/canonical-json.js';
 import { type Clock, isoAt } from '../clock.js';
 import type { IdSource } from '../ids.js';
 import { TOOL_NAME } from '../version.js';
@@ -97,6 +97,8 @@ export class RecordingWriter implements EntryWriter {
   readonly #onError: (error: unknown) => void;
   #seq = 0;
   #pending: string[] = [];
+  /** The last line queued, with its newline. */
+  #lastLine = '';
   /** A write is running; a delayed one is scheduled. */
   #draining = false;
   #delayed: NodeJS.Timeout | undefined;
@@ -170,6 +172,14 @@ export class RecordingWriter implements EntryWriter {
     return this.#reach(target).then(() => this.#syncCovering(target));
   }
 
+  /**
+   * What a receipt log's closing checkpoint binds it to (docs/design.md §6): this recording's id,
+   * its lines so far (the header included) and the hash of the last one, without its newline.
+   */
+  binding(): { id: string; lines: number; lastLineHash: string } {
+    return { id: this.header.id, lines: this.#queued, lastLineHash: sha256Prefixed(this.#lastLine.slice(0, -1)) };
+  }
+
   /** Flushes and closes the sink. Later appends still return entries but are not written. */
   close(): Promise<void> {
     this.#closed ??= (async () => {
@@ -239,6 +249,7 @@ export class RecordingWriter implements EntryWriter {
       return;
     }
     this.#pending.push(line);
+    this.#lastLine = line;
     this.#pendingBytes += line.length;
     this.#queued += 1;
     this.#schedule(false);

@@ -12,6 +12,7 @@ import { ObservationPipeline } from '../observe/pipeline.js';
 import type { ObserverFinding } from '../observe/findings.js';
 import { DEFAULT_CHECKPOINT_EVERY, ReceiptChain } from '../receipts/chain.js';
 import { Keyring, ReceiptKey } from '../receipts/keys.js';
+import { RECEIPT_VERSIONS, type ReceiptLogVersion, type RecordingBinding } from '../receipts/types.js';
 import type { RecordingEntry, RecordingHeader } from '../recording/format.js';
 import type { SpanSink } from '../tracing/span-events.js';
 
@@ -33,6 +34,10 @@ export interface DeriveOptions {
   spans?: SpanSink;
   /** A checkpoint every N receipts, as the golden log was cut; default the chain's 256. */
   checkpointEvery?: number;
+  /** The format version to write: the golden log's (see {@link logVersionOf}); default the current one. */
+  version?: ReceiptLogVersion;
+  /** What the closing checkpoint binds the log to: the recording file's facts, as the recorder's. */
+  recording?: RecordingBinding;
 }
 
 export interface DerivedLog {
@@ -50,6 +55,7 @@ export async function deriveReceiptLog(options: DeriveOptions): Promise<DerivedL
     createdAt: options.header.createdAt,
     tool: options.tool,
     ...(options.checkpointEvery !== undefined ? { checkpointEvery: options.checkpointEvery } : {}),
+    ...(options.version !== undefined ? { version: options.version } : {}),
   });
   const lines = [chain.header.text];
   let sinkError: unknown;
@@ -81,9 +87,21 @@ export async function deriveReceiptLog(options: DeriveOptions): Promise<DerivedL
   if (sinkError !== undefined) {
     throw sinkError instanceof Error ? sinkError : new A2aReplayError('RECEIPT_INVALID', 'cannot seal receipts');
   }
-  const closing = chain.close();
+  const closing = chain.close(options.recording ?? null);
   if (closing) lines.push(closing.text);
   return { lines, findings: pipeline.findings };
+}
+
+/** The format version of a log from its header line (undefined when it has none that says). */
+export function logVersionOf(lines: readonly string[]): ReceiptLogVersion | undefined {
+  const first = lines[0];
+  if (first === undefined) return undefined;
+  try {
+    const version = (JSON.parse(first) as { version?: unknown }).version;
+    return (RECEIPT_VERSIONS as readonly unknown[]).includes(version) ? (version as ReceiptLogVersion) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -28,13 +28,21 @@ export const VOLATILE_FIELDS = {
 /**
  * Extra fields ignored when the two logs come from two sessions (a client recorded against
  * `a2a-replay mock`, docs/design.md §13): what names the session rather than what happened in it —
- * the recording id, the times the recorder observed, the recording seqs a receipt cites, and the
- * span ids derived from the recording id.
+ * the recording id, the times the recorder observed, the recording seqs a receipt cites, the
+ * span ids derived from the recording id, and the recording a closing checkpoint binds.
  */
 export const OTHER_SESSION_FIELDS = {
   header: ['recording'],
   receipt: ['observedAt', 'entries', 'span', 'links'],
+  checkpoint: ['recording'],
 } as const;
+
+/**
+ * Extra fields ignored when the two logs are of different format versions (docs/design.md §6: a
+ * version-2 golden and a version-3 log of the same session differ in the version and in the
+ * checkpoint members version 3 added, not in what happened).
+ */
+export const FORMAT_VERSION_FIELDS = { header: ['version'], checkpoint: ['final', 'recording'] } as const;
 
 /** Extra fields ignored when the replay could not sign with the golden key. */
 export const UNSIGNED_VOLATILE_FIELDS = { header: ['kids', 'checkpoint'], checkpoint: [] as string[] } as const;
@@ -282,14 +290,21 @@ export function diffReceiptLogs(
   const differences: ReceiptDifference[] = [];
   const ignored = new IgnoreCounter();
   const ids = other ? sessionIds(pairs) : undefined;
+  const versionOf = (lines: readonly NamedLine[]): unknown => lines.find((l) => l.kind === 'header')?.value.version;
+  const versions = versionOf(g) !== versionOf(a);
   const volatile = {
     header: [
       ...VOLATILE_FIELDS.header,
       ...(signed ? [] : UNSIGNED_VOLATILE_FIELDS.header),
       ...(other ? OTHER_SESSION_FIELDS.header : []),
+      ...(versions ? FORMAT_VERSION_FIELDS.header : []),
     ],
     receipt: [...VOLATILE_FIELDS.receipt, ...(other ? OTHER_SESSION_FIELDS.receipt : [])],
-    checkpoint: VOLATILE_FIELDS.checkpoint,
+    checkpoint: [
+      ...VOLATILE_FIELDS.checkpoint,
+      ...(other ? OTHER_SESSION_FIELDS.checkpoint : []),
+      ...(versions ? FORMAT_VERSION_FIELDS.checkpoint : []),
+    ],
   };
   for (const { name, gl, al } of pairs) {
     if (strict) {

@@ -25,7 +25,8 @@ import { serializeLine } from '../recording/recording-writer.js';
 import { redactHeaders } from '../recording/redaction.js';
 import { replaceResumeTokens } from '../recording/resume-token.js';
 import type { SpanSink } from '../tracing/span-events.js';
-import { checkpointIntervalOf, deriveReceiptLog, unsignedKeyring } from './derive-receipts.js';
+import { readRecordingBinding } from '../receipts/recording-binding.js';
+import { checkpointIntervalOf, deriveReceiptLog, logVersionOf, unsignedKeyring } from './derive-receipts.js';
 import type { NoiseRules } from './content.js';
 import { diffReceiptLogs } from './diff.js';
 import { driveRecording } from './driver.js';
@@ -234,13 +235,21 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
     const signed = options.keyring !== undefined;
     const spans = options.spans?.(recording.header, file);
     const checkpointEvery = goldenLines === undefined ? undefined : checkpointIntervalOf(goldenLines);
+    // The log is derived as its golden was written: in its format version, closed with the
+    // recording file's binding (docs/design.md §6).
+    const version = goldenLines === undefined ? undefined : logVersionOf(goldenLines);
+    const shape = {
+      ...(checkpointEvery !== undefined ? { checkpointEvery } : {}),
+      ...(version !== undefined ? { version } : {}),
+    };
     const derived = await deriveReceiptLog({
       header: recording.header,
       entries: drive.replayed,
       keyring: options.keyring ?? unsignedKeyring(),
       tool: options.tool,
       ...(spans ? { spans } : {}),
-      ...(checkpointEvery !== undefined ? { checkpointEvery } : {}),
+      ...shape,
+      recording: await readRecordingBinding(file),
     });
     if (!signed)
       result.notes.push(
@@ -266,7 +275,8 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
             entries,
             keyring: options.keyring ?? unsignedKeyring(),
             tool: options.tool,
-            ...(checkpointEvery !== undefined ? { checkpointEvery } : {}),
+            ...shape,
+            recording: await readRecordingBinding(file),
           })
         ).lines;
         const n = result.drift.length;

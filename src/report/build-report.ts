@@ -6,20 +6,20 @@
  * verification status. The lost verdicts are the observer's own (the LostPause spans `lost`
  * lists), so the report never disagrees with `lost`, `audit` or Jaeger.
  */
-import { readFile } from 'node:fs/promises';
 import { type JsonValue, sha256Prefixed } from '../canonical/canonical-json.js';
 import { AuditCollector, type AuditRow } from '../receipts/audit.js';
 import type { Keyring } from '../receipts/keys.js';
-import { splitLogBytes } from '../receipts/log-reader.js';
+import { readLogChunks } from '../receipts/log-reader.js';
 import { readReceiptLogLine } from '../receipts/read-line.js';
-import type { ReceiptLogLine } from '../receipts/types.js';
-import { verifyReceiptLogBytes } from '../receipts/verify.js';
+import type { ReceiptLogLine, SpanRef } from '../receipts/types.js';
+import type { PauseMode } from '../protocol/types.js';
+import { verifyReceiptLog } from '../receipts/verify.js';
 import type { RecordingEntry } from '../recording/format.js';
 import { readRecording } from '../recording/recording-reader.js';
 import { deriveReceiptLog, unsignedKeyring } from '../replay/derive-receipts.js';
 import { describeDrift } from '../replay/reporters/text.js';
 import type { RecordingResult } from '../replay/result.js';
-import { LostPauseCollector, type LostPauseListing, lostPausesInReceiptLog } from '../tracing/lost-pauses.js';
+import { LostPauseCollector } from '../tracing/lost-pauses.js';
 import type { Lane, LanePause, LaneState, ReportRow, ReportSection } from './html-report.js';
 
 type Obj = { [key: string]: JsonValue };
@@ -75,80 +75,92 @@ function initiatorOf(value: string): 'client' | 'agent' | 'unspecified' {
   return value === 'PAUSE_INITIATOR_CLIENT' ? 'client' : value === 'PAUSE_INITIATOR_AGENT' ? 'agent' : 'unspecified';
 }
 
-function parsedLines(texts: readonly string[]): { line: ReceiptLogLine; text: string }[] {
-  const out: { line: ReceiptLogLine; text: string }[] = [];
-  for (const text of texts) {
-    if (text.trim() === '') continue;
-    const parsed = readReceiptLogLine(JSON.parse(text) as unknown);
-    if (parsed.ok) out.push({ line: parsed.value, text });
-  }
-  return out;
+/** What a row shows of its suspension and of the receipts that named it, gathered line by line. */
+interface Observed {
+  from: number;
+  to: number | null;
+  rejected: number[];
+  /** The last receipt's seq: a row is vouched for when a checkpoint covers it. */
+  lastSeq: number;
+  mode: PauseMode | null;
+  span: SpanRef;
 }
 
-/** Rows and lane pauses from receipt lines, with the lost verdicts and a verification status. */
-function fromReceipts(
-  lines: readonly { line: ReceiptLogLine; text: string }[],
-  lost: readonly LostPauseListing[],
-  verification: (line: number, seq: number) => ReportRow['verification'],
-): { rows: ReportRow[]; pauses: Map<string, LanePause[]> } {
-  const collector = new AuditCollector();
-  const observed = new Map<string, { from: number; to: number | null; rejected: number[]; seqs: number[] }>();
-  lines.forEach(({ line, text }, i) => {
-    const hash = sha256Prefixed(text);
-    collector.onLine({ number: i + 1, line, hash });
+/**
+ * Report rows and lane pauses from receipt lines taken one at a time: it keeps a row per
+ * suspension (the audit collector's) and what the row shows, never the lines.
+ */
+class ReceiptRows {
+  readonly #collector = new AuditCollector();
+  readonly #observed = new Map<string, Observed>();
+
+  add(line: ReceiptLogLine, hash: string, number: number): void {
+    this.#collector.onLine({ number, line, hash });
     if (line.type === 'SuspensionReceipt') {
-      observed.set(hash, { from: Date.parse(line.observedAt), to: null, rejected: [], seqs: [line.seq] });
+      this.#observed.set(hash, {
+        from: Date.parse(line.observedAt),
+        to: null,
+        rejected: [],
+        lastSeq: line.seq,
+        mode: line.mode,
+        span: line.span,
+      });
     } else if (line.type === 'ResumptionReceipt') {
-      const o = observed.get(line.suspension);
+      const o = this.#observed.get(line.suspension);
       if (!o) return;
-      o.seqs.push(line.seq);
+      o.lastSeq = line.seq;
       if (line.outcome === 'rejected') o.rejected.push(Date.parse(line.observedAt));
       else o.to = Date.parse(line.observedAt);
     }
-  });
-  const lostByTask = new Map(lost.map((l) => [l.taskId, l]));
-  const rows: ReportRow[] = [];
-  const pauses = new Map<string, LanePause[]>();
-  for (const row of collector.rows()) {
-    const o = observed.get(row.suspension);
-    const suspension = suspensionOf(lines, row);
-    const lostPause = row.outcome === 'open' ? lostByTask.get(row.taskId) : undefined;
-    const ended = endedText(row);
-    rows.push({
-      taskId: row.taskId,
-      initiator: initiatorOf(row.initiatedBy),
-      principal: row.principal,
-      reason: row.reason,
-      mode: suspension?.mode ?? null,
-      pausedAt: row.pausedAt,
-      outcome: lostPause ? 'lost' : row.outcome,
-      ended: lostPause ? `LOST: ${lostPause.reason}` : ended,
-      rejected: row.rejectedAttempts,
-      receiptHash: row.suspension,
-      traceId: suspension?.span.traceId ?? null,
-      spanId: suspension?.span.spanId ?? null,
-      verification: verification(row.line, Math.max(...(o?.seqs ?? [0]))),
-    });
-    const lane = pauses.get(row.taskId) ?? [];
-    lane.push({
-      from: o?.from ?? Date.parse(row.pausedAt),
-      to: o?.to ?? null,
-      initiator: initiatorOf(row.initiatedBy),
-      reason: row.reason,
-      mode: null,
-      ended: row.outcome === 'open' ? null : ended,
-      lost: lostPause ? lostPause.reason : null,
-      rejected: o?.rejected ?? [],
-    });
-    pauses.set(row.taskId, lane);
   }
-  return { rows, pauses };
+
+  /** The rows with their lost verdicts (`lostOf`: the reason, or null) and verification status. */
+  build(
+    lostOf: (row: AuditRow) => string | null,
+    verification: (line: number, seq: number) => ReportRow['verification'],
+  ): { rows: ReportRow[]; pauses: Map<string, LanePause[]> } {
+    const rows: ReportRow[] = [];
+    const pauses = new Map<string, LanePause[]>();
+    for (const row of this.#collector.rows()) {
+      const o = this.#observed.get(row.suspension);
+      const lost = row.outcome === 'open' ? lostOf(row) : null;
+      const ended = endedText(row);
+      rows.push({
+        taskId: row.taskId,
+        initiator: initiatorOf(row.initiatedBy),
+        principal: row.principal,
+        reason: row.reason,
+        mode: o?.mode ?? null,
+        pausedAt: row.pausedAt,
+        outcome: lost !== null ? 'lost' : row.outcome,
+        ended: lost !== null ? `LOST: ${lost}` : ended,
+        rejected: row.rejectedAttempts,
+        receiptHash: row.suspension,
+        traceId: o?.span.traceId ?? null,
+        spanId: o?.span.spanId ?? null,
+        verification: verification(row.line, o?.lastSeq ?? 0),
+      });
+      const lane = pauses.get(row.taskId) ?? [];
+      lane.push({
+        from: o?.from ?? Date.parse(row.pausedAt),
+        to: o?.to ?? null,
+        initiator: initiatorOf(row.initiatedBy),
+        reason: row.reason,
+        mode: null,
+        ended: row.outcome === 'open' ? null : ended,
+        lost,
+        rejected: o?.rejected ?? [],
+      });
+      pauses.set(row.taskId, lane);
+    }
+    return { rows, pauses };
+  }
 }
 
-/** The SuspensionReceipt an audit row was built from (`row.line` is its 1-based place). */
-function suspensionOf(lines: readonly { line: ReceiptLogLine; text: string }[], row: AuditRow) {
-  const found = lines[row.line - 1]?.line;
-  return found?.type === 'SuspensionReceipt' ? found : undefined;
+/** A line of a receipt log as the readers read it, or undefined for one they refuse (shown by verify). */
+function receiptLine(text: string): ReceiptLogLine | undefined {
+  const parsed = readReceiptLogLine(JSON.parse(text) as unknown);
+  return parsed.ok ? parsed.value : undefined;
 }
 
 function endedText(row: AuditRow): string {
@@ -180,10 +192,16 @@ export async function recordingSection(file: string): Promise<ReportSection> {
     tool: 'a2a-replay report',
     spans: collector,
   });
-  const { rows, pauses } = fromReceipts(parsedLines(derived.lines), collector.lost, () => ({
-    status: 'not checked',
-    why: 'derived from the recording; pass its receipt log to verify',
-  }));
+  const receipts = new ReceiptRows();
+  derived.lines.forEach((text, i) => {
+    const line = receiptLine(text);
+    if (line) receipts.add(line, sha256Prefixed(text), i + 1);
+  });
+  const lostByTask = new Map(collector.lost.map((l) => [l.taskId, l.reason]));
+  const { rows, pauses } = receipts.build(
+    (row) => lostByTask.get(row.taskId) ?? null,
+    () => ({ status: 'not checked', why: 'derived from the recording; pass its receipt log to verify' }),
+  );
   return {
     file,
     kind: 'recording',
@@ -197,13 +215,20 @@ export async function recordingSection(file: string): Promise<ReportSection> {
   };
 }
 
-/** A receipt log, verified as it is read when a key is given. */
+/**
+ * A receipt log, verified first when a key is given. The file is streamed, by the verifier and
+ * then for the rows, so the memory held is the rows', not the log's (docs/design.md §12).
+ */
 export async function receiptLogSection(file: string, keyring: Keyring | undefined): Promise<ReportSection> {
-  const bytes = await readFile(file);
-  const texts: string[] = [];
-  for (const raw of splitLogBytes(bytes)) if (raw.text !== null && raw.complete) texts.push(raw.text);
-  const lines = parsedLines(texts);
-  const result = keyring ? verifyReceiptLogBytes(bytes, { keyring, allowOpen: true, allowTornTail: true }) : undefined;
+  const result = keyring ? await verifyReceiptLog(file, { keyring, allowOpen: true, allowTornTail: true }) : undefined;
+  const receipts = new ReceiptRows();
+  for await (const lines of readLogChunks(file)) {
+    for (const raw of lines) {
+      if (raw.text === null || !raw.complete || raw.text.trim() === '') continue;
+      const line = receiptLine(raw.text);
+      if (line) receipts.add(line, sha256Prefixed(raw.text), raw.number);
+    }
+  }
   const verification = (line: number, seq: number): ReportRow['verification'] => {
     if (!result) return { status: 'not checked', why: 'no key given' };
     if (!result.ok) {
@@ -217,7 +242,8 @@ export async function receiptLogSection(file: string, keyring: Keyring | undefin
       why: result.receiptSignatures === 'checked' ? 'signature and chain' : 'chain and checkpoint (public key)',
     };
   };
-  const { rows, pauses } = fromReceipts(lines, lostPausesInReceiptLog(lines.map((l) => l.line)), verification);
+  // A suspension no resumption closed is lost as the log ends (lost-pauses.ts, OpenSuspensions).
+  const { rows, pauses } = receipts.build(() => 'recording_ended', verification);
   const notes: string[] = [];
   if (result && !result.ok) notes.push(`does not verify: ${result.firstError?.message ?? 'invalid'}`);
   // An open end is shown (a recorder killed, or lines cut off), never passed for a closed log:
@@ -229,7 +255,24 @@ export async function receiptLogSection(file: string, keyring: Keyring | undefin
         'the last checkpoint may be missing, so a pause shown open or lost may have been resumed in them',
     );
   if (result?.ok && result.tornTail !== null) notes.push(`torn last line ${result.tornTail} skipped`);
-  const checked = result ? (result.ok ? (open ? 'verified, OPEN' : 'verified') : 'DOES NOT VERIFY') : undefined;
+  // Verified means a signature was checked over the lines: each receipt's HMAC (--key), or the
+  // Ed25519 checkpoints that cover them (--public-key). With a public key and no checkpoint,
+  // nothing signed was checked: anybody could have written that log.
+  const nothingSigned = result?.ok === true && result.receiptSignatures === 'unchecked' && result.checkpoints === 0;
+  if (nothingSigned)
+    notes.push(
+      'not verified: only a public key was given and no checkpoint vouches for any receipt, so no signature ' +
+        'was checked (pass --key to check the receipts themselves)',
+    );
+  const checked = result
+    ? result.ok
+      ? nothingSigned
+        ? 'NOT VERIFIED (no signed checkpoint)'
+        : open
+          ? 'verified, OPEN'
+          : 'verified'
+      : 'DOES NOT VERIFY'
+    : undefined;
   return {
     file,
     kind: 'receipt log',

@@ -114,20 +114,44 @@ const STATE_COLORS: Record<string, string> = {
 
 const short = (state: string): string => state.replace(/^TASK_STATE_/, '').toLowerCase();
 
-function lanesSvg(lanes: readonly Lane[]): string {
-  if (lanes.length === 0) return '<p class="empty">No task states or pauses to draw.</p>';
-  const times = lanes.flatMap((l) => [
-    ...l.states.flatMap((s) => [s.from, s.to]),
-    ...l.pauses.flatMap((p) => [p.from, p.to ?? p.from, ...p.rejected]),
-  ]);
-  const start = Math.min(...times);
-  const end = Math.max(...times, start + 1);
+function* lanesSvg(lanes: readonly Lane[]): Generator<string> {
+  if (lanes.length === 0) {
+    yield '<p class="empty">No task states or pauses to draw.</p>';
+    return;
+  }
+  // A loop, not Math.min(...times): a spread of one argument per time overflows the call stack
+  // past some 100,000 (a report of a long log).
+  let start = Number.POSITIVE_INFINITY;
+  let last = Number.NEGATIVE_INFINITY;
+  const see = (t: number): void => {
+    if (t < start) start = t;
+    if (t > last) last = t;
+  };
+  for (const lane of lanes) {
+    for (const s of lane.states) {
+      see(s.from);
+      see(s.to);
+    }
+    for (const p of lane.pauses) {
+      see(p.from);
+      see(p.to ?? p.from);
+      for (const r of p.rejected) see(r);
+    }
+  }
+  if (start === Number.POSITIVE_INFINITY) start = last = 0;
+  const end = Math.max(last, start + 1);
   const width = 900;
   const left = 190;
   const x = (t: number): number => left + ((t - start) / (end - start)) * (width - left - 10);
   const rowHeight = 46;
-  const parts: string[] = [];
-  lanes.forEach((lane, i) => {
+  const height = 20 + lanes.length * rowHeight;
+  yield (
+    `<svg class="lanes" viewBox="0 0 ${width} ${height}" width="100%" role="img" ` +
+    `aria-label="timeline of ${lanes.length} task${lanes.length === 1 ? '' : 's'}">`
+  );
+  // One lane's parts at a time: the drawing of a long log is written as it is made.
+  for (const [i, lane] of lanes.entries()) {
+    const parts: string[] = [];
     const y = 10 + i * rowHeight;
     const task = escapeHtml(lane.taskId);
     parts.push(`<g class="lane" data-task="${task}" tabindex="0" aria-label="task ${task}">`);
@@ -167,16 +191,16 @@ function lanesSvg(lanes: readonly Lane[]): string {
       }
     }
     parts.push('</g>');
-  });
-  const height = 20 + lanes.length * rowHeight;
-  return (
-    `<svg class="lanes" viewBox="0 0 ${width} ${height}" width="100%" role="img" ` +
-    `aria-label="timeline of ${lanes.length} task${lanes.length === 1 ? '' : 's'}">${parts.join('')}</svg>`
-  );
+    yield parts.join('');
+  }
+  yield '</svg>';
 }
 
-function rowsTable(rows: readonly ReportRow[]): string {
-  if (rows.length === 0) return '<p class="empty">No suspensions.</p>';
+function* rowsTable(rows: readonly ReportRow[]): Generator<string> {
+  if (rows.length === 0) {
+    yield '<p class="empty">No suspensions.</p>';
+    return;
+  }
   const head = [
     'task',
     'initiated by',
@@ -190,7 +214,9 @@ function rowsTable(rows: readonly ReportRow[]): string {
     'span (Jaeger)',
     'verification',
   ];
-  const body = rows.map((r) => {
+  const headRow = head.map((h) => `<th>${h}</th>`).join('');
+  yield `<table class="rows"><thead><tr>${headRow}</tr></thead><tbody>`;
+  for (const r of rows) {
     const cells = [
       r.taskId,
       r.initiator,
@@ -205,13 +231,12 @@ function rowsTable(rows: readonly ReportRow[]): string {
       `${r.verification.status}${r.verification.why ? ` (${r.verification.why})` : ''}`,
     ].map((c, i) => `<td class="c${i}">${escapeHtml(c)}</td>`);
     const cls = r.outcome === 'lost' ? ' class="lost-row"' : '';
-    return (
+    yield (
       `<tr${cls} tabindex="0" data-task="${escapeHtml(r.taskId)}" data-initiator="${escapeHtml(r.initiator)}" ` +
       `data-outcome="${escapeHtml(r.outcome)}">${cells.join('')}</tr>`
     );
-  });
-  const headRow = head.map((h) => `<th>${h}</th>`).join('');
-  return `<table class="rows"><thead><tr>${headRow}</tr></thead><tbody>${body.join('')}</tbody></table>`;
+  }
+  yield '</tbody></table>';
 }
 
 function driftTable(drift: readonly DriftLine[]): string {
@@ -227,21 +252,26 @@ function driftTable(drift: readonly DriftLine[]): string {
   );
 }
 
-function section(s: ReportSection, index: number): string {
+/** A file's section, in pieces (the lanes and rows one by one), lines as before joined by newlines. */
+function* section(s: ReportSection, index: number): Generator<string> {
   const list = (items: readonly string[], cls: string): string =>
     items.length === 0 ? '' : `<ul class="${cls}">${items.map((i) => `<li>${escapeHtml(i)}</li>`).join('')}</ul>`;
-  return [
-    `<section class="file" id="file-${index}" data-kind="${escapeHtml(s.kind)}">`,
-    `<h2>${escapeHtml(s.file)} <span class="kind">${escapeHtml(s.kind)}</span></h2>`,
-    `<p class="verdict">${escapeHtml(s.verdict)}</p>`,
-    s.causes.length > 0 ? `<h3>Likely cause</h3>${list(s.causes, 'causes')}` : '',
-    driftTable(s.drift),
-    s.exchanges.length > 0 ? `<h3>Exchanges that drifted</h3>${list(s.exchanges, 'exchanges')}` : '',
-    s.lanes.length > 0 ? `<h3>Tasks over time</h3>${lanesSvg(s.lanes)}` : '',
-    s.rows.length > 0 || s.kind !== 'replay' ? `<h3>Who paused what, when, why</h3>${rowsTable(s.rows)}` : '',
-    list(s.notes, 'notes'),
-    '</section>',
-  ].join('\n');
+  yield `<section class="file" id="file-${index}" data-kind="${escapeHtml(s.kind)}">\n`;
+  yield `<h2>${escapeHtml(s.file)} <span class="kind">${escapeHtml(s.kind)}</span></h2>\n`;
+  yield `<p class="verdict">${escapeHtml(s.verdict)}</p>\n`;
+  yield `${s.causes.length > 0 ? `<h3>Likely cause</h3>${list(s.causes, 'causes')}` : ''}\n`;
+  yield `${driftTable(s.drift)}\n`;
+  yield `${s.exchanges.length > 0 ? `<h3>Exchanges that drifted</h3>${list(s.exchanges, 'exchanges')}` : ''}\n`;
+  if (s.lanes.length > 0) {
+    yield '<h3>Tasks over time</h3>';
+    yield* lanesSvg(s.lanes);
+  }
+  yield '\n';
+  if (s.rows.length > 0 || s.kind !== 'replay') {
+    yield '<h3>Who paused what, when, why</h3>';
+    yield* rowsTable(s.rows);
+  }
+  yield `\n${list(s.notes, 'notes')}\n</section>`;
 }
 
 const CSS = `
@@ -309,9 +339,18 @@ export function scriptHashSource(script: string): string {
 
 /** The whole report as one HTML document. */
 export function renderHtmlReport(report: Report): string {
+  return [...htmlReportChunks(report)].join('');
+}
+
+/**
+ * The report's HTML in pieces, in order (one lane, one row at a time), so a writer can put a
+ * report of any length on disk without ever holding it as one text.
+ */
+export function* htmlReportChunks(report: Report): Generator<string> {
   const pauses = report.sections.reduce((n, s) => n + s.rows.length, 0);
-  const lost = report.sections.reduce((n, s) => n + s.rows.filter((r) => r.outcome === 'lost').length, 0);
-  return `<!doctype html>
+  let lost = 0;
+  for (const s of report.sections) for (const r of s.rows) if (r.outcome === 'lost') lost++;
+  yield `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta http-equiv="Content-Security-Policy"
  content="default-src 'none'; style-src 'unsafe-inline'; script-src ${scriptHashSource(SCRIPT)}">
@@ -328,7 +367,12 @@ export function renderHtmlReport(report: Report): string {
 <label>outcome <select id="f-outcome"><option value="">any</option><option>resumed</option><option>canceled</option>
 <option>failed</option><option>open</option><option>lost</option></select></label></p>
 </header>
-<main>${report.sections.map(section).join('\n')}</main>
+<main>`;
+  for (const [i, s] of report.sections.entries()) {
+    if (i > 0) yield '\n';
+    yield* section(s, i);
+  }
+  yield `</main>
 <script>${SCRIPT}</script></body></html>
 `;
 }

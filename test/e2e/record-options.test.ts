@@ -54,9 +54,11 @@ it('writes a checkpoint after each receipt with --checkpoint-every 1 --fsync alw
     'Checkpoint',
     'SuspensionReceipt',
     'Checkpoint',
+    // The closing checkpoint, after the one the interval made.
+    'Checkpoint',
   ]);
   const verified = await runCli(['verify', receipts, '--key', keyFile]);
-  expect(verified.stdout).toContain('ok: 4 receipts, 4 checkpoints');
+  expect(verified.stdout).toContain('ok: 4 receipts, 5 checkpoints');
   expect(verified.code).toBe(0);
   // Replay reads the interval from the golden log's checkpoints and cuts its own log the same way.
   const strict = await runCli(['run', out, '--key', keyFile, '--strict']);
@@ -79,10 +81,13 @@ it('keeps the latest checkpoint in a --witness file that detects a cut log; ever
   const anchored = await runCli(['verify', receipts, '--key', keyFile, '--checkpoint', witness]);
   expect(anchored.stdout).toContain('matches the outside checkpoint');
   expect(anchored.code).toBe(0);
-  // Cut after the third receipt's checkpoint: a whole, closed-looking log, yet the witness knows.
+  // Cut after the third receipt's checkpoint: every line signed and chained, but it ends at an
+  // intermediate checkpoint, so it is open; the witness also knows how much is missing.
   const cut = join(dir, 'witnessed-cut.receipts.jsonl');
   await writeFile(cut, `${lines.slice(0, 7).join('\n')}\n`);
-  expect((await runCli(['verify', cut, '--key', keyFile])).code).toBe(0);
+  const open = await runCli(['verify', cut, '--key', keyFile]);
+  expect(open.code).toBe(1);
+  expect(open.stdout).toMatch(/INVALID at line 8: not_closed: .*intermediate checkpoint/);
   const detected = await runCli(['verify', cut, '--key', keyFile, '--checkpoint', witness]);
   expect(detected.code).toBe(1);
   expect(detected.stdout).toMatch(/INVALID at line 8: truncated: /);

@@ -146,7 +146,10 @@ interface ReceiptLine {
   [field: string]: unknown;
 }
 
-async function recordSession(legacy: boolean, keyFile: string): Promise<{ receipts: ReceiptLine[]; file: string }> {
+async function recordSession(
+  legacy: boolean,
+  keyFile: string,
+): Promise<{ receipts: ReceiptLine[]; file: string; recording: string; lines: number }> {
   const peer = await startPeerProcess(['--deterministic', ...(legacy ? ['--legacy-pause'] : [])]);
   const out = join(dir, `${legacy ? 'legacy' : 'native'}.jsonl`);
   recorder = await startRecordProcess(['--upstream', peer, '--out', out, '--key', keyFile]);
@@ -161,8 +164,9 @@ async function recordSession(legacy: boolean, keyFile: string): Promise<{ receip
     .split('\n')
     .map((l) => JSON.parse(l) as ReceiptLine);
   expect(lines[0]).toMatchObject({ type: 'ReceiptLog', recording: recording.header.id });
-  expect(lines.at(-1)).toMatchObject({ type: 'Checkpoint' });
-  return { receipts: lines.filter((l) => l.type.endsWith('Receipt')), file };
+  expect(lines.at(-1)).toMatchObject({ type: 'Checkpoint', final: true, recording: { id: recording.header.id } });
+  const recorded = (await readFile(out, 'utf8')).split('\n').length - 1;
+  return { receipts: lines.filter((l) => l.type.endsWith('Receipt')), file, recording: out, lines: recorded };
 }
 
 /** `a2a-replay verify LOG --key FILE --json`, as an auditor runs it. */
@@ -176,7 +180,7 @@ const summary = (r: ReceiptLine): string =>
     ? `suspend ${String(r.initiatedBy)} via ${String(r.via)} principal=${String(r.principal)}`
     : `resume ${String(r.cause)} -> ${String(r.outcome)}${typeof r.errorCode === 'number' ? ` ${r.errorCode}` : ''}`;
 
-it('records a pause/resume session into receipts that verify, the same for a native and a legacy peer', async () => {
+it('records receipts that verify, alike for a native and a legacy peer, each log bound to its recording', async () => {
   const keyFile = join(dir, 'key.json');
   await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'e2e' }).keyFile()), { mode: 0o600 });
 
@@ -198,6 +202,30 @@ it('records a pause/resume session into receipts that verify, the same for a nat
   const legacyVerified = await verify(legacy.file, keyFile);
   expect(legacyVerified.result).toMatchObject({ ok: true, receipts: 7, closed: true });
   expect(legacyVerified.code).toBe(0);
+
+  // The closing checkpoint binds each log to its recording as written: given both files, verify,
+  // audit and lost tell a log swapped for another recording's, and a recording cut or emptied.
+  const withRecording = (command: string, log: string, recording: string) =>
+    runCli([command, log, '--key', keyFile, '--recording', recording]);
+  const bound = await runCli(['verify', native.file, '--key', keyFile, '--recording', native.recording, '--json']);
+  expect(bound.code).toBe(0);
+  expect(JSON.parse(bound.stdout)).toMatchObject({ recordingCheck: 'bound', bound: { lines: native.lines } });
+  for (const command of ['verify', 'audit', 'lost']) {
+    const swapped = await withRecording(command, native.file, legacy.recording);
+    expect(swapped.code, command).not.toBe(0);
+    expect(`${swapped.stdout}${swapped.stderr}`, command).toContain('belongs to another recording');
+  }
+  const text = await readFile(native.recording, 'utf8');
+  const cut = join(dir, 'cut.jsonl');
+  const emptied = join(dir, 'emptied.jsonl');
+  await writeFile(cut, text.slice(0, text.lastIndexOf('\n', text.length - 2) + 1));
+  await writeFile(emptied, text.slice(0, text.indexOf('\n') + 1));
+  for (const recording of [cut, emptied])
+    for (const command of ['verify', 'audit', 'lost']) {
+      const changed = await withRecording(command, native.file, recording);
+      expect(changed.code, `${command} ${recording}`).not.toBe(0);
+      expect(`${changed.stdout}${changed.stderr}`, command).toContain('cut, emptied or changed');
+    }
   // Same receipts except `via` and what derives from the line bytes, the recording's random id,
   // the wall clock (`observedAt`) or the arrival order of concurrent exchanges (`entries`: a
   // control answer and the stream events it triggers travel on two connections).

@@ -14,13 +14,14 @@ import { CREATED_AT, buildLogLines, fixedKey, resumptionDraftFor, suspensionDraf
 
 const keyring = new Keyring([fixedKey('key-a')]);
 
-function newChain(checkpointEvery = 2): ReceiptChain {
+function newChain(checkpointEvery = 2, version?: 2 | 3): ReceiptChain {
   return new ReceiptChain({
     keyring,
     checkpointEvery,
     recording: 'rec-1',
     createdAt: CREATED_AT,
     tool: 'a2a-replay@test',
+    ...(version === undefined ? {} : { version }),
   });
 }
 
@@ -35,7 +36,7 @@ describe('ReceiptChain', () => {
     expect(newChain().header.line).toEqual({
       type: 'ReceiptLog',
       format: 'a2a-replay.receipts',
-      version: 2,
+      version: 3,
       recording: 'rec-1',
       kids: ['key-a'],
       checkpoint: { alg: 'ed25519', kid: 'key-a' },
@@ -81,11 +82,31 @@ describe('ReceiptChain', () => {
       type: 'Checkpoint',
       size: 2,
       root: b.receipt.hash,
+      final: false,
+      recording: null,
       sig: { alg: 'ed25519', kid: 'key-a' },
     });
     const c = chain.sealSuspension(suspensionDraftFor(3));
     expect(c.receipt.line.prev).toBe(b.checkpoint?.hash);
-    expect(chain.close()?.line).toMatchObject({ size: 3, root: c.receipt.hash });
+    expect(chain.close()?.line).toMatchObject({ size: 3, root: c.receipt.hash, final: true, recording: null });
+    expect(chain.close()).toBeNull();
+    expect(() => chain.sealSuspension(suspensionDraftFor(4))).toThrow(/closed/);
+  });
+
+  it('closes with a final checkpoint after an intermediate one, binding the recording it is given', () => {
+    const chain = newChain(1);
+    const a = chain.sealSuspension(suspensionDraftFor(1));
+    const binding = { id: 'rec-1', lines: 7, lastLineHash: sha256Prefixed('last') };
+    const closing = chain.close(binding);
+    expect(closing?.line).toMatchObject({ size: 1, root: a.checkpoint?.hash, final: true, recording: binding });
+    expect(() => newChain().close({ ...binding, id: 'rec-2' })).toThrow(/rec-2/);
+  });
+
+  it('writes a version-2 log as it was: checkpoints without final or recording, none after a checkpoint', () => {
+    const chain = newChain(1, 2);
+    expect(chain.header.line.version).toBe(2);
+    const a = chain.sealSuspension(suspensionDraftFor(1));
+    expect(Object.keys(a.checkpoint?.line ?? {})).toEqual(['type', 'size', 'root', 'sig']);
     expect(chain.close()).toBeNull();
   });
 

@@ -4,6 +4,8 @@
 import { createHash } from 'node:crypto';
 import {
   type Keyring,
+  type ReceiptLogVersion,
+  type RecordingBinding,
   ReceiptChain,
   ReceiptKey,
   type ResumptionDraft,
@@ -87,6 +89,10 @@ export function buildLogLines(options: {
   kid?: string;
   checkpointEvery?: number;
   rotateAt?: { seq: number; kid: string };
+  /** The format version (default the current one). */
+  version?: ReceiptLogVersion;
+  /** What the closing checkpoint binds the log to (its `id` must be 'rec-test'). */
+  binding?: RecordingBinding;
 }): string[] {
   const chain = new ReceiptChain({
     keyring: options.keyring,
@@ -95,6 +101,7 @@ export function buildLogLines(options: {
     recording: 'rec-test',
     createdAt: CREATED_AT,
     tool: 'a2a-replay@test',
+    ...(options.version === undefined ? {} : { version: options.version }),
   });
   const lines: SealedLine[] = [chain.header];
   const open: { hash: string; task: string }[] = [];
@@ -114,7 +121,7 @@ export function buildLogLines(options: {
     if (sealed.checkpoint) lines.push(sealed.checkpoint);
     n++;
   }
-  const last = chain.close();
+  const last = chain.close(options.binding ?? null);
   if (last) lines.push(last);
   return lines.map((l) => l.text);
 }

@@ -14,7 +14,17 @@ import { Keyring, readReceiptLogLine } from '../../src/internal.js';
 import { buildLogLines, fixedKey } from './fixtures.js';
 import { REMOVE, REPLACEMENTS, isRecord, paths, setAt } from './line-mutations.js';
 
-const written = buildLogLines({ count: 40, keyring: new Keyring([fixedKey('key-rl')]), checkpointEvery: 8 });
+const written = [
+  ...buildLogLines({ count: 40, keyring: new Keyring([fixedKey('key-rl')]), checkpointEvery: 8 }),
+  // A closing checkpoint binding its recording, and a version-2 log's checkpoints.
+  ...buildLogLines({
+    count: 4,
+    keyring: new Keyring([fixedKey('key-rl-b')]),
+    checkpointEvery: 2,
+    binding: { id: 'rec-test', lines: 9, lastLineHash: `sha256:${'cd'.repeat(32)}` },
+  }),
+  ...buildLogLines({ count: 4, keyring: new Keyring([fixedKey('key-rl-2')]), checkpointEvery: 2, version: 2 }),
+];
 const hmacWritten = buildLogLines({ count: 4, keyring: new Keyring([fixedKey('key-rl-h', 'h', false)]) });
 const all = [...written, ...hmacWritten];
 

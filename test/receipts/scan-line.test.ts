@@ -7,7 +7,8 @@
  * outside the BMP, a number that is not an integer of at most 15 digits). Texts: every written
  * line; lines with a member replaced, removed or added and serialized canonically or not; lines
  * with one character inserted, removed or changed anywhere; conditions of any JSON; sig members
- * of any strings.
+ * of any strings. Checkpoints of both shapes: version 3 (`final`, `recording`, a binding among
+ * them) and version 2.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -21,6 +22,14 @@ import { REMOVE, REPLACEMENTS, paths, readLine, setAt } from './line-mutations.j
 const written = [
   ...buildLogLines({ count: 40, keyring: new Keyring([fixedKey('key-sl')]), checkpointEvery: 8 }),
   ...buildLogLines({ count: 6, keyring: new Keyring([fixedKey('key-sl-h', 'h', false)]), checkpointEvery: 3 }),
+  // A closing checkpoint binding its recording, and the checkpoints of a version-2 log.
+  ...buildLogLines({
+    count: 4,
+    keyring: new Keyring([fixedKey('key-sl-b')]),
+    checkpointEvery: 2,
+    binding: { id: 'rec-test', lines: 12, lastLineHash: `sha256:${'ab'.repeat(32)}` },
+  }),
+  ...buildLogLines({ count: 4, keyring: new Keyring([fixedKey('key-sl-2')]), checkpointEvery: 2, version: 2 }),
 ];
 const receipts = written.filter((t) => !t.includes('"type":"ReceiptLog"'));
 

@@ -71,9 +71,10 @@ function joined(ls: string[]): string {
 
 describe('tamper matrix over a log of 50 receipts', () => {
   it('verifies the untouched log', () => {
-    expect(lines.length).toBe(1 + 50 + 5);
+    // Five intermediate checkpoints, the last at 50 receipts, then the closing one.
+    expect(lines.length).toBe(1 + 50 + 5 + 1);
     const result = verify(bytes);
-    expect(result).toMatchObject({ ok: true, lines: 56, receipts: 50, checkpoints: 5, closed: true, kids: ['key-a'] });
+    expect(result).toMatchObject({ ok: true, lines: 57, receipts: 50, checkpoints: 6, closed: true, kids: ['key-a'] });
   });
 
   it('detects every single-byte change on the line that holds the byte', () => {
@@ -164,9 +165,14 @@ describe('tamper matrix over a log of 50 receipts', () => {
   it('detects a truncated tail with a checkpoint kept outside the log', () => {
     const anchor = JSON.parse(lines.at(-1) as string) as Checkpoint;
     expect(verifyReceiptLogBytes(bytes, { keyring, anchor })).toMatchObject({ ok: true, anchored: true });
-    // Cutting only the closing checkpoint loses no receipt: the anchor's root is the last receipt's hash.
+    // Cutting only the closing checkpoint loses no receipt: the anchor's root is the line before it.
     expect(verifyReceiptLogBytes(joined(lines.slice(0, -1)), { keyring, anchor }).ok).toBe(true);
-    for (const keep of [lines.length - 2, lines.length - 3, 20, 1]) {
+    // Cut before the intermediate checkpoint at 50: as many receipts, but not the anchor's head.
+    expect(verifyReceiptLogBytes(joined(lines.slice(0, -2)), { keyring, anchor }).firstError).toMatchObject({
+      line: lines.length - 2,
+      reason: 'checkpoint_mismatch',
+    });
+    for (const keep of [lines.length - 3, lines.length - 4, 20, 1]) {
       const cut = joined(lines.slice(0, keep));
       expect(verify(cut).firstError, `${keep} lines without the anchor`).toMatchObject({
         line: keep + 1,

@@ -152,3 +152,34 @@ describe('checkpointIntervalOf', () => {
     expect(checkpointIntervalOf(['{"type":"ReceiptLog"}'])).toBeUndefined();
   });
 });
+
+const sig = { alg: 'hmac-sha256', kid: 'k1', value: 'CCC' };
+
+it('compares a version-2 golden and a version-3 log of the same receipts as equal, and strictly as not', () => {
+  const v3 = log({ ...header, version: 3 }, suspension, {
+    type: 'Checkpoint',
+    size: 1,
+    root: sha256Prefixed('x'),
+    final: true,
+    recording: null,
+    sig,
+  });
+  const v2 = log(header, suspension, { type: 'Checkpoint', size: 1, root: sha256Prefixed('x'), sig });
+  expect(diffReceiptLogs(v2, v3).differences).toEqual([]);
+  expect(diffReceiptLogs(v2, v3).ignored.map((i) => i.field)).toEqual(['final', 'recording', 'version']);
+  expect(diffReceiptLogs(v2, v3, { strict: true }).differences.map((d) => d.path)).toEqual([
+    'header.version',
+    'checkpoints[0].final',
+    'checkpoints[0].recording',
+  ]);
+  // The same version: a checkpoint's final mark is compared.
+  const open = log({ ...header, version: 3 }, suspension, {
+    type: 'Checkpoint',
+    size: 1,
+    root: sha256Prefixed('x'),
+    final: false,
+    recording: null,
+    sig,
+  });
+  expect(diffReceiptLogs(open, v3).differences.map((d) => d.path)).toEqual(['checkpoints[0].final']);
+});

@@ -13,6 +13,7 @@ import {
   buildResumptionDraft,
   buildSuspensionDraft,
   generateReceiptKey,
+  readKeyFile,
   receiptLogSection,
 } from '../../src/internal.js';
 
@@ -70,4 +71,52 @@ it('shows an open or torn log as such, with what it may be missing', async () =>
   const torn = await receiptLogSection(write('torn.jsonl', `${lines.slice(0, 4).join('\n')}\n{"type":"Chec`), keyring);
   expect(torn.verdict).toMatch(/, verified, OPEN$/);
   expect(torn.notes).toContain('torn last line 5 skipped');
+});
+
+it('does not call a log verified when only a public key was given and no checkpoint vouches for it', async () => {
+  const key = generateReceiptKey({ kid: 'r' });
+  const publicOnly = new Keyring([readKeyFile(key.publicKeyFile(), 'pub')]);
+  // A forger's own key under the same kid: receipts it signs pass no HMAC check, but a public
+  // key checks none, and without a checkpoint (which needs the Ed25519 secret) nothing signed is left.
+  const forger = new Keyring([generateReceiptKey({ kid: 'r' })]);
+  const chain = new ReceiptChain({
+    keyring: forger,
+    recording: 'rec',
+    createdAt: at(0),
+    tool: 't',
+    checkpointEvery: 0,
+  });
+  const forged = chain.sealSuspension(
+    buildSuspensionDraft({
+      taskId: 'task-f',
+      initiatedBy: 'PAUSE_INITIATOR_CLIENT',
+      via: 'PauseTask',
+      pausedAt: at(1),
+      observedAt: at(1),
+      entries: [1],
+      span: span(1),
+    }),
+  ).receipt;
+  const file = join(await mkdtemp(join(tmpdir(), 'report-forged-')), 'forged.receipts.jsonl');
+  writeFileSync(file, `${chain.header.text}\n${forged.text}\n`);
+  const section = await receiptLogSection(file, publicOnly);
+  expect(section.verdict).not.toMatch(/verified(, OPEN)?$/);
+  expect(section.verdict).toMatch(/NOT VERIFIED/);
+  expect(section.rows.map((r) => r.verification.status)).toEqual(['not checked']);
+  expect(section.notes.join('\n')).toContain('no signature was checked');
+  // With the checkpoints it signed, the genuine log is verified with the public key alone.
+  const genuine = new ReceiptChain({ keyring: new Keyring([key]), recording: 'rec', createdAt: at(0), tool: 't' });
+  const receipt = genuine.sealSuspension(
+    buildSuspensionDraft({
+      taskId: 'task-g',
+      initiatedBy: 'PAUSE_INITIATOR_CLIENT',
+      via: 'PauseTask',
+      pausedAt: at(1),
+      observedAt: at(1),
+      entries: [1],
+      span: span(1),
+    }),
+  ).receipt;
+  writeFileSync(file, `${genuine.header.text}\n${receipt.text}\n${genuine.close()?.text ?? ''}\n`);
+  expect((await receiptLogSection(file, publicOnly)).verdict).toMatch(/, verified$/);
 });
