@@ -319,7 +319,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     limitedServerOptions(limits),
     options.wrapHandler ? options.wrapHandler(listener) : listener,
   );
-  const gate = guardServer(server, limits, limitBody);
+  const gate = guardServer(server, limits, (status, message) => limitBody(status, message));
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
