@@ -19,8 +19,8 @@
  *   paused task may stay quiet for hours. (Idle keep-alive connections between requests close
  *   after Node's `keepAliveTimeout`.)
  *
- * The answers' bodies come from the caller (both send JSON-RPC errors), so this module knows
- * HTTP only.
+ * The answers' bodies come from the caller, which picks their shape from the request when its
+ * head has arrived (docs/design.md §5), so this module knows HTTP only.
  */
 import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -63,8 +63,11 @@ export function limitedServerOptions(limits: HttpLimits): ServerOptions {
   };
 }
 
-/** The body of an answer the limits send: status, message → body text (JSON, from the caller). */
-export type LimitAnswerBody = (status: number, message: string) => string;
+/**
+ * The body of an answer the limits send: status, message and the request whose head arrived
+ * (undefined when none did, e.g. headers that time out) → body text (JSON, from the caller).
+ */
+export type LimitAnswerBody = (status: number, message: string, req: IncomingMessage | undefined) => string;
 
 /** What {@link guardServer} gives the request handler. */
 export interface ConnectionGate {
@@ -97,21 +100,24 @@ export function guardServer(server: Server, limits: HttpLimits, body: LimitAnswe
     });
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    const started = answering.get(socket)?.headersSent ?? false;
-    if (!socket.writable || started) {
+    const tracked = answering.get(socket);
+    if (!socket.writable || (tracked?.headersSent ?? false)) {
       socket.destroy();
       return;
     }
+    // The request whose head arrived and whose answer has not started: its body is what failed.
+    const req = tracked?.req;
     if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
       const headersMs = Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs);
       const message =
         `the request did not fully arrive in time (headers within ${headersMs} ms, ` +
         `the whole request within ${limits.requestTimeoutMs} ms)`;
-      socket.end(rawAnswer(408, 'Request Timeout', body(408, message)));
+      socket.end(rawAnswer(408, 'Request Timeout', body(408, message, req)));
     } else if (error.code === 'HPE_HEADER_OVERFLOW') {
-      socket.end(rawAnswer(431, 'Request Header Fields Too Large', body(431, 'the request headers are too large')));
+      const answer = body(431, 'the request headers are too large', req);
+      socket.end(rawAnswer(431, 'Request Header Fields Too Large', answer));
     } else {
-      socket.end(rawAnswer(400, 'Bad Request', body(400, 'the request is not valid HTTP/1.1')));
+      socket.end(rawAnswer(400, 'Bad Request', body(400, 'the request is not valid HTTP/1.1', req)));
     }
   });
   return {

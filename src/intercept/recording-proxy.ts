@@ -6,18 +6,20 @@
  * the {@link ExchangeRecorder} what it saw. Agent cards are the one thing changed in flight:
  * their interface URLs are moved to the proxy's address (see `agent-card-rewrite`).
  *
- * The proxy never crashes or hangs on input: a dead upstream gets a JSON-RPC error with HTTP 502
- * naming the upstream, one that sends no response head within `upstreamTimeoutMs` gets 504; the
+ * The proxy never crashes or hangs on input: a dead upstream gets HTTP 502 naming the upstream,
+ * one that sends no response head within `upstreamTimeoutMs` gets 504; the
  * HTTP edge limits of src/http/limits.ts apply as on the peer (408 for a request that does not
  * arrive in time, 503 past the connection cap, 413 that the client reads for a body over the
  * limit, 400 for malformed HTTP). Refusals and upstream failures are recorded as `error` entries.
+ * Each answer of the proxy's own is in the request's binding ({@link bindingOfRequest}): an
+ * HTTP+JSON error on a route of that binding, else JSON-RPC (docs/design.md §5).
  * An open response (an SSE stream of a paused task) is never cut for idleness. Recording cannot
  * touch the client's response: the recorder swallows its own failures.
  *
  * `/control` (a peer's clock and event channel, docs/design.md §4) and anything under it is
  * forwarded only while the proxy listens on a loopback address and its upstream is loopback:
  * otherwise any client that reaches the proxy could move the peer's clock. A refused request gets
- * HTTP 403 with a JSON-RPC error and is recorded as an `error` entry, as the other refusals are.
+ * HTTP 403 in the request's binding and is recorded as an `error` entry, as the other refusals are.
  *
  * A target that servers read differently (src/http/request-target.ts: a dot segment, `%2F`,
  * `%5C`, a backslash, a fragment) is refused with HTTP 400 and never forwarded, since the
@@ -44,9 +46,8 @@ import {
   refusedTargetMessage,
   underBase,
 } from '../http/request-target.js';
-import { jsonRpcError } from '../protocol/errors.js';
 import { CONTROL_PATH } from '../protocol/methods.js';
-import { matchRestTail, restError } from '../protocol/rest-binding.js';
+import { type Binding, matchRestTail } from '../protocol/rest-binding.js';
 import { rewriteAgentCard } from './agent-card-rewrite.js';
 import {
   DEFAULT_MAX_BODY_BYTES,
@@ -63,7 +64,7 @@ import {
   limitedServerOptions,
   readLimitedBody,
 } from '../http/limits.js';
-import { limitAnswerBody as limitBody, sendJson } from '../http/json-answer.js';
+import { type OwnAnswer, limitAnswerBody, ownAnswerBody, sendJson } from '../http/json-answer.js';
 import { redactUrl } from '../recording/redaction.js';
 import { endToEndRawHeaders, mediaType } from './http-headers.js';
 
@@ -170,9 +171,29 @@ export function isControlTarget(target: string): boolean {
   return segments[0] === CONTROL_PATH.slice(1);
 }
 
-/** A whole JSON answer, or, when the response has already started, the connection cut. */
-function answerJson(res: ServerResponse, status: number, value: unknown): void {
-  if (!sendJson(res, status, value)) res.destroy();
+/**
+ * The binding the recorder answers a request in (docs/design.md §5): HTTP+JSON when the path of
+ * its target, read the one way (src/http/request-target.ts), names a route of the binding
+ * (src/protocol/rest-binding.ts, matched by its tail since the upstream's interface path is not
+ * known), else JSON-RPC; JSON-RPC too for a request whose head never arrived.
+ */
+function bindingOfRequest(req: Pick<IncomingMessage, 'method' | 'url'> | undefined): Binding {
+  if (req === undefined) return 'JSONRPC';
+  const { path } = readTarget(req.url ?? '/');
+  return matchRestTail(req.method ?? 'GET', path).kind === 'none' ? 'JSONRPC' : 'HTTP+JSON';
+}
+
+/**
+ * The recorder's own answer (a refusal or a failure) in the request's binding, whole, or, when
+ * the response has already started, the connection cut.
+ */
+function answerOwn(req: IncomingMessage, res: ServerResponse, answer: OwnAnswer): void {
+  if (!sendJson(res, answer.status, ownAnswerBody(bindingOfRequest(req), answer))) res.destroy();
+}
+
+/** The body of an answer of the HTTP limits (408, 413, 503, ...) in the request's binding. */
+function limitBody(status: number, message: string, req: IncomingMessage | undefined): string {
+  return limitAnswerBody(status, message, bindingOfRequest(req));
 }
 
 /**
@@ -228,10 +249,12 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       const why = `upstream ${upstreamLabel} sent no response within ${upstreamTimeoutMs} ms`;
       exchange.fail(why);
       upstreamReq.destroy();
-      answerJson(res, 504, {
-        jsonrpc: '2.0',
+      answerOwn(req, res, {
+        status: 504,
+        name: 'INTERNAL',
+        message: why,
         id: jsonRpcIdOf(body),
-        error: jsonRpcError('INTERNAL', why, { upstream: upstreamLabel }),
+        metadata: { upstream: upstreamLabel },
       });
       settle();
     }, upstreamTimeoutMs);
@@ -262,10 +285,12 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       const why = `upstream ${upstreamLabel} failed: ${describeError(error)}`;
       exchange.fail(why);
       if (!res.headersSent) {
-        answerJson(res, 502, {
-          jsonrpc: '2.0',
+        answerOwn(req, res, {
+          status: 502,
+          name: 'INTERNAL',
+          message: why,
           id: jsonRpcIdOf(body),
-          error: jsonRpcError('INTERNAL', why, { upstream: upstreamLabel }),
+          metadata: { upstream: upstreamLabel },
         });
       } else {
         res.destroy();
@@ -405,11 +430,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       body,
     });
     exchange.fail(CONTROL_REFUSED_MESSAGE);
-    answerJson(res, 403, {
-      jsonrpc: '2.0',
-      id: jsonRpcIdOf(body),
-      error: jsonRpcError('INVALID_REQUEST', CONTROL_REFUSED_MESSAGE),
-    });
+    const id = jsonRpcIdOf(body);
+    answerOwn(req, res, { status: 403, name: 'INVALID_REQUEST', message: CONTROL_REFUSED_MESSAGE, id });
   };
 
   // A target servers read differently (docs/design.md §5) is refused, never forwarded: the
@@ -418,12 +440,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     const why = refusedTargetMessage(reading.ambiguity ?? '');
     const method = req.method ?? 'GET';
     recorder.request({ method, path: reading.sent, headers: req.headers, body }).fail(`${why}; not forwarded`);
-    if (matchRestTail(method, reading.path).kind !== 'none') {
-      const { body: error } = restError('INVALID_REQUEST', why);
-      answerJson(res, 400, error);
-    } else {
-      answerJson(res, 400, { jsonrpc: '2.0', id: jsonRpcIdOf(body), error: jsonRpcError('INVALID_REQUEST', why) });
-    }
+    answerOwn(req, res, { status: 400, name: 'INVALID_REQUEST', message: why, id: jsonRpcIdOf(body) });
   };
 
   const server = createServer({ noDelay: true, ...limitedServerOptions(limits) }, (req, res) => {
@@ -442,7 +459,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     if (gate.overCapacity(req)) {
       const why = `the recorder serves at most ${limits.maxConnections} connections at once; try again later`;
       recorder.request({ method: req.method ?? 'GET', path: targetOf(req), headers: req.headers }).fail(why);
-      void answerAndClose(res, 503, limitBody(503, why), drainRequest(req, limits), {
+      void answerAndClose(res, 503, limitBody(503, why, req), drainRequest(req, limits), {
         'Retry-After': '1',
       });
       return;
@@ -456,11 +473,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
             else if (reading.ambiguity !== undefined) refuseTarget(req, res, result.bytes, reading);
             else forward(req, res, result.bytes);
           } catch (error) {
-            answerJson(res, 500, {
-              jsonrpc: '2.0',
-              id: null,
-              error: jsonRpcError('INTERNAL', `proxy failure: ${describeError(error)}`),
-            });
+            answerOwn(req, res, { status: 500, name: 'INTERNAL', message: `proxy failure: ${describeError(error)}` });
           }
           return;
         case 'too-large': {
@@ -468,7 +481,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
             `request body over the recorder's limit of ${maxBody} bytes ` +
             `(${result.size} bytes declared or seen); not forwarded`;
           recorder.request({ method: req.method ?? 'GET', path: targetOf(req), headers: req.headers }).fail(why);
-          void answerAndClose(res, 413, limitBody(413, why), result.drained);
+          void answerAndClose(res, 413, limitBody(413, why, req), result.drained);
           return;
         }
         case 'aborted':

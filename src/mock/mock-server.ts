@@ -101,7 +101,7 @@ export async function startMockServer(
       if (!sendJson(res, 500, { error: errorMessage(error) }) && !res.writableEnded) res.end();
     });
   });
-  guardServer(server, limits, limitAnswerBody);
+  guardServer(server, limits, (status, message) => limitAnswerBody(status, message));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {

@@ -13,7 +13,7 @@
  * none to `:cancel` and `:subscribe`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendJson } from '../http/json-answer.js';
+import { ownAnswerBody, sendJson } from '../http/json-answer.js';
 import { MAX_JSON_DEPTH, readJsonBody } from '../http/json-body.js';
 import { answerAndClose, drainRequest } from '../http/limits.js';
 import type { JsonRpcErrorName } from '../protocol/errors.js';
@@ -97,11 +97,12 @@ export function createRestAdapter(
         case 'aborted':
           return;
         case 'too-large': {
-          const { body: error } = restError(
-            'INVALID_REQUEST',
-            `request body is larger than the ${read.limitBytes}-byte limit`,
-            { limitBytes: String(read.limitBytes) },
-          );
+          const error = ownAnswerBody('HTTP+JSON', {
+            status: 413,
+            name: 'INVALID_REQUEST',
+            message: `request body is larger than the ${read.limitBytes}-byte limit`,
+            metadata: { limitBytes: String(read.limitBytes) },
+          });
           await answerAndClose(res, 413, JSON.stringify(error), read.drained);
           return;
         }

@@ -10,7 +10,8 @@
  *
  * Wire decisions:
  * - HTTP limits come first (src/http/limits.ts): 408 for a request that does not arrive in
- *   time, 503 past the connection cap, 413 for a body over the limit (the client reads it).
+ *   time, 503 past the connection cap, 413 for a body over the limit (the client reads it),
+ *   in HTTP+JSON terms under `/rest` once the request's head arrived, else JSON-RPC.
  * - Requests must carry `A2A-Version: 1.0` (header, or the `A2A-Version` query parameter, spec
  *   §3.6); a missing value means 0.3 → -32009. `/control` is not A2A and does not require it.
  * - The target is read once, as src/http/request-target.ts reads it for the recorder and the
@@ -57,7 +58,7 @@ import { VERSION } from '../version.js';
 import { limitAnswerBody as limitBody, sendJson } from '../http/json-answer.js';
 import { isLoopbackHost } from '../http/loopback.js';
 import { readTarget, refusedTargetMessage } from '../http/request-target.js';
-import { restError } from '../protocol/rest-binding.js';
+import { type Binding, restError } from '../protocol/rest-binding.js';
 import { buildAgentCard } from './agent-card.js';
 import {
   DEFAULT_HTTP_LIMITS,
@@ -230,11 +231,18 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   const rest = createRestAdapter(adapterOptions);
   let cardJson = '';
 
+  /** The binding of the peer's own answers to `req`: HTTP+JSON under {@link REST_PATH}, else JSON-RPC. */
+  function bindingOf(req: IncomingMessage | undefined): Binding {
+    if (req === undefined) return 'JSONRPC';
+    const { path } = readTarget(req.url ?? '/');
+    return path === REST_PATH || path.startsWith(`${REST_PATH}/`) ? 'HTTP+JSON' : 'JSONRPC';
+  }
+
   async function handle(req: IncomingMessage, res: Parameters<RequestListener>[1]): Promise<void> {
     gate.track(req, res);
     if (gate.overCapacity(req)) {
       const message = `the peer serves at most ${limits.maxConnections} connections at once; try again later`;
-      await answerAndClose(res, 503, limitBody(503, message), drainRequest(req, limits), {
+      await answerAndClose(res, 503, limitBody(503, message, bindingOf(req)), drainRequest(req, limits), {
         'Retry-After': '1',
       });
       return;
@@ -319,7 +327,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     limitedServerOptions(limits),
     options.wrapHandler ? options.wrapHandler(listener) : listener,
   );
-  const gate = guardServer(server, limits, limitBody);
+  const gate = guardServer(server, limits, (status, message, req) => limitBody(status, message, bindingOf(req)));
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

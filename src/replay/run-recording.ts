@@ -23,7 +23,7 @@ import { REPLAY_MAX_BODY_DEPTH, type RecordingEntry, type RecordingHeader } from
 import { type Recording, readRecording } from '../recording/recording-reader.js';
 import { serializeLine } from '../recording/recording-writer.js';
 import { redactHeaders } from '../recording/redaction.js';
-import { replaceResumeTokens } from '../recording/resume-token.js';
+import { SeenTokens, redactOverCapText, replaceResumeTokens } from '../recording/resume-token.js';
 import type { SpanSink } from '../tracing/span-events.js';
 import { readRecordingBinding } from '../receipts/recording-binding.js';
 import { checkpointIntervalOf, deriveReceiptLog, logVersionOf, unsignedKeyring } from './derive-receipts.js';
@@ -86,24 +86,42 @@ function otherAgentCause(card: JsonValue | undefined): string | undefined {
 }
 
 /**
- * Writes the replayed entries (already in the recording's identity) as the recording `file`,
- * renumbered 1..n in their order, as the recorder would have written them: canonical lines,
- * resume tokens as placeholders, secret headers redacted, mode 0600, replaced atomically.
+ * The replayed entries (already in the recording's identity) as the recorder would have written
+ * them, renumbered 1..n in their order: resume tokens as placeholders, in parsed bodies and in
+ * bodies kept as text (docs/design.md §8), and secret headers redacted by the recorder's rule
+ * (the default names and every name that says secret).
+ *
+ * Replay keeps the live peer's real tokens (it sends them back), so a live answer kept as text
+ * (not JSON, nested deeper than replay walks, or over the observation cap) holds them as they came:
+ * every `bodyText` goes through {@link redactOverCapText} with the tokens seen in every parsed body
+ * of the run (the last 64 it saw), a `resumeToken` member in the text being replaced
+ * whether seen or not, and a token cut short at the end of a cut text removed.
  */
-async function rewriteRecording(
-  file: string,
-  header: RecordingHeader,
-  replayed: readonly RecordingEntry[],
-): Promise<RecordingEntry[]> {
+function rewrittenEntries(replayed: readonly RecordingEntry[]): RecordingEntry[] {
+  const seen = new SeenTokens();
   const entries = replayed.map((entry, i): RecordingEntry => {
     const copy: RecordingEntry = { ...entry, seq: i + 1, http: { ...entry.http } };
     if (copy.http.headers) copy.http.headers = redactHeaders(copy.http.headers);
     if (copy.body !== undefined) {
       const body = structuredClone(copy.body);
-      copy.body = replaceResumeTokens(body, JSON.stringify(body));
+      copy.body = replaceResumeTokens(body, JSON.stringify(body), seen);
     }
     return copy;
   });
+  // Every body first, so a text is cleared of a token a later body shows too.
+  for (const entry of entries) {
+    if (entry.bodyText !== undefined) entry.bodyText = redactOverCapText(entry.bodyText, seen, entry.cut !== undefined);
+  }
+  return entries;
+}
+
+/** Writes {@link rewrittenEntries} as the recording `file`: canonical lines, mode 0600, replaced atomically. */
+async function rewriteRecording(
+  file: string,
+  header: RecordingHeader,
+  replayed: readonly RecordingEntry[],
+): Promise<RecordingEntry[]> {
+  const entries = rewrittenEntries(replayed);
   await writeOutputFile(file, [header, ...entries].map((line) => serializeLine(line)).join(''));
   return entries;
 }

@@ -2,7 +2,8 @@
  * `a2a-replay record` under slow or hostile parties, against real sockets with short flag values:
  * an upstream that never answers (504 naming it, recorded as an error), a client whose body or
  * headers do not arrive in time (408), connections past the cap (503), a 50 MB chunked body (a
- * 413 the client reads), and a gzip answer passed through untouched but recorded decoded.
+ * 413 the client reads), and a gzip answer passed through untouched but recorded decoded. The
+ * recorder's own answers are HTTP+JSON errors on a route of that binding, JSON-RPC elsewhere.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { type Server, createServer } from 'node:http';
@@ -10,8 +11,10 @@ import { type Socket, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
+import type { AgentCard } from '@a2a-js/sdk';
+import { RestTransportFactory } from '@a2a-js/sdk/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readRecording } from '../../src/internal.js';
+import { readRecording, readRestError } from '../../src/internal.js';
 import { postBig, raw, uploadThenRead } from '../helpers/raw-http.js';
 import { type RecordProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 
@@ -308,5 +311,96 @@ describe('bodies', () => {
     else expect(response?.bodyText).toMatch(why);
     // Compressed bytes read as UTF-8 would bring control characters or U+FFFD.
     expect([...(response?.bodyText ?? '')].some((ch) => ch.charCodeAt(0) < 0x09 || ch === '\ufffd')).toBe(false);
+  });
+});
+
+describe("the recorder's own answers on an HTTP+JSON route", () => {
+  /** The body of an HTTP+JSON error answer, read from raw bytes. */
+  const restBodyOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as unknown;
+  const restError = (code: number, status: string, reason: string, message: RegExp | string) => ({
+    error: {
+      code,
+      status,
+      message: typeof message === 'string' ? message : (expect.stringMatching(message) as unknown),
+      details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }],
+    },
+  });
+
+  it('answers 504 as an HTTP+JSON error the SDK REST client reads, naming the upstream', async () => {
+    const silent = await upstream(() => undefined);
+    const { proc, out, url } = await record(silent, '--upstream-timeout-ms', '200');
+    const why = `upstream ${silent} sent no response within 200 ms`;
+    const res = await fetch(new URL('/rest/tasks/t-1', url));
+    expect(res.status).toBe(504);
+    const body = (await res.json()) as { error: { details: { metadata?: unknown }[] } };
+    expect(body).toMatchObject(restError(504, 'INTERNAL', 'INTERNAL', why));
+    expect(body.error.details[0]?.metadata).toEqual({ upstream: silent });
+    expect(body).not.toHaveProperty('jsonrpc');
+    expect(readRestError(body)).toEqual({ code: -32603, reason: 'INTERNAL', message: why });
+
+    const transport = await new RestTransportFactory().create(new URL('/rest', url).href, {} as AgentCard);
+    const failure = await transport.getTask({ id: 't-2', tenant: '' } as Parameters<typeof transport.getTask>[0]).then(
+      () => undefined,
+      (error: unknown) => error as { message: string; statusCode: number },
+    );
+    expect(failure?.message).toBe(why);
+    expect(failure?.statusCode).toBe(504);
+    const entries = await entriesOf(proc, out);
+    expect(entries.filter((e) => e.kind === 'error').map((e) => e.http.path)).toEqual([
+      '/rest/tasks/t-1',
+      '/rest/tasks/t-2',
+    ]);
+  });
+
+  it('answers 408 for a body that does not arrive in time in the binding of the target it read', async () => {
+    const peer = await upstream((_req, res) => res.end('{}'));
+    const { url } = await record(peer, '--request-timeout-ms', '300', '--headers-timeout-ms', '200');
+    const got = await raw(
+      url,
+      'POST /rest/message:send HTTP/1.1\r\nHost: r\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"m',
+    );
+    expect(got).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(restBodyOf(got)).toMatchObject(
+      restError(408, 'INVALID_ARGUMENT', 'INVALID_REQUEST', /the whole request within 300 ms/),
+    );
+  });
+
+  it('answers 503 past the cap as an HTTP+JSON error on a route, with Retry-After', async () => {
+    const peer = await upstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('data: {}\n\n');
+    });
+    const { url } = await record(peer, '--max-connections', '1');
+    const held = await new Promise<Socket>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () =>
+        socket.write(`POST / HTTP/1.1\r\nHost: r\r\nContent-Length: 2\r\n\r\n{}`),
+      );
+      socket.once('data', () => resolve(socket));
+      socket.on('error', reject);
+    });
+    const over = await raw(url, 'GET /a2a/rest/tasks?pageSize=1 HTTP/1.1\r\nHost: r\r\n\r\n');
+    held.destroy();
+    expect(over).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+    expect(over).toMatch(/\r\nRetry-After: 1\r\n/i);
+    expect(restBodyOf(over)).toMatchObject(restError(503, 'INTERNAL', 'INTERNAL', /at most 1 connections/));
+  });
+
+  it('answers 413 as an HTTP+JSON error on a route and as JSON-RPC elsewhere', async () => {
+    const peer = await upstream((req, res) => {
+      req.resume();
+      res.end('{}');
+    });
+    const { url } = await record(peer, '--max-body-bytes', '1024');
+    const big = JSON.stringify({ message: { parts: [{ text: 'x'.repeat(5000) }] } });
+    const send = (path: string) =>
+      fetch(new URL(path, url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });
+    const rest = await send('/rest/message:send');
+    expect(rest.status).toBe(413);
+    expect(await rest.json()).toMatchObject(
+      restError(413, 'INVALID_ARGUMENT', 'INVALID_REQUEST', /over the recorder's limit of 1024 bytes/),
+    );
+    const rpcAnswer = await send('/');
+    expect(rpcAnswer.status).toBe(413);
+    expect(await rpcAnswer.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
   });
 });

@@ -11,11 +11,12 @@ export interface PeerVariant {
 
 /**
  * Starts a variant of the peer at `upstream`. `answer` sees each request's path and JSON-RPC
- * method (undefined when the body is not JSON) and returns true when it has answered `res` itself.
+ * method (undefined when the body is not JSON) and its body, and returns true when it has answered
+ * `res` itself.
  */
 export async function startPeerVariant(
   upstream: string,
-  answer: (path: string, method: string | undefined, res: ServerResponse) => boolean,
+  answer: (path: string, method: string | undefined, res: ServerResponse, body: Buffer) => boolean,
 ): Promise<PeerVariant> {
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -28,7 +29,7 @@ export async function startPeerVariant(
       } catch {
         method = undefined;
       }
-      if (answer(req.url ?? '/', method, res)) return;
+      if (answer(req.url ?? '/', method, res, body)) return;
       void fetch(new URL(req.url ?? '/', upstream), {
         method: req.method ?? 'GET',
         headers: Object.fromEntries(

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   CONTROL_REFUSED_MESSAGE,
   CounterIdSource,
+  ERROR_INFO_TYPE,
   ExchangeRecorder,
   ManualClock,
   type RecordingProxy,
@@ -57,6 +58,26 @@ describe('recording proxy', () => {
     const entries = await rec.settled();
     expect(entries.map((e) => e.kind)).toEqual(['request', 'error']);
     expect(entries[1]?.error).toContain('ECONNREFUSED');
+  });
+
+  it('answers a dead upstream on an HTTP+JSON route with 502 as an HTTP+JSON error naming it', async () => {
+    const { upstream, rec, proxy } = await setup((_req, res) => res.end());
+    await closeServer(upstream.server);
+    const res = await fetch(`${proxy.url}/a2a/rest/message:send`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'hi' }] } }),
+    });
+    expect(res.status).toBe(502);
+    const body = (await res.json()) as { error: { message: string; details: { metadata?: unknown }[] } };
+    expect(body).toMatchObject({
+      error: { code: 502, status: 'INTERNAL', details: [{ reason: 'INTERNAL', domain: 'a2a-protocol.org' }] },
+    });
+    expect(body).not.toHaveProperty('jsonrpc');
+    expect(body.error.message).toContain(`upstream ${upstream.url} failed`);
+    expect(body.error.details[0]?.metadata).toEqual({ upstream: upstream.url });
+    const entries = await rec.settled();
+    expect(entries.map((e) => e.kind)).toEqual(['request', 'error']);
   });
 
   it('never writes or sends the user-info of its upstream URL, and does not forward it as credentials', async () => {
@@ -183,6 +204,17 @@ describe('recording proxy', () => {
     for (const path of ['/control/x', '/Control?ms=1', '/./control', '/a/../control', '//control', '/%63ontrol']) {
       expect((await fetch(`${guarded.url}${path}`, clock)).status).toBe(403);
     }
+    // a refused target whose path names an HTTP+JSON route gets its refusal in that binding
+    const restRefusal = await fetch(`${guarded.url}/control/tasks/t-1`);
+    expect(restRefusal.status).toBe(403);
+    expect(await restRefusal.json()).toEqual({
+      error: {
+        code: 403,
+        status: 'INVALID_ARGUMENT',
+        message: CONTROL_REFUSED_MESSAGE,
+        details: [{ '@type': ERROR_INFO_TYPE, reason: 'INVALID_REQUEST', domain: 'a2a-protocol.org' }],
+      },
+    });
     // everything else is forwarded as before
     expect((await fetch(`${guarded.url}/controls`, clock)).status).toBe(200);
     expect((await fetch(guarded.url, rpc(6))).status).toBe(200);

@@ -155,3 +155,58 @@ describe('body limit', () => {
     expect(errorOf(got.slice(got.indexOf('\r\n\r\n') + 4)).message).toMatch(/1024-byte limit/);
   });
 });
+
+describe('the limits under /rest', () => {
+  const restBody = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as unknown;
+  const restError = (code: number, status: string, reason: string, message: RegExp) => ({
+    error: {
+      code,
+      status,
+      message: expect.stringMatching(message) as unknown,
+      details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }],
+    },
+  });
+
+  it('answers 408 for a body that does not arrive in time as an HTTP+JSON error', async () => {
+    const url = await open({ requestTimeoutMs: 300, headersTimeoutMs: 200 });
+    const got = await raw(
+      url,
+      'POST /rest/message:send HTTP/1.1\r\nHost: peer\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\n' +
+        'Content-Length: 100\r\n\r\n{"m',
+    );
+    expect(got).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(restBody(got)).toMatchObject(
+      restError(408, 'INVALID_ARGUMENT', 'INVALID_REQUEST', /the whole request within 300 ms/),
+    );
+  });
+
+  it('answers 503 past the cap as an HTTP+JSON error', async () => {
+    const url = await open({ maxConnections: 1 });
+    const held = await new Promise<Socket>((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname, () =>
+        socket.write('GET /rest/tasks HTTP/1.1\r\nHost: p\r\n'),
+      );
+      socket.once('connect', () => setImmediate(() => resolve(socket)));
+      socket.on('error', reject);
+    });
+    // The held connection is counted once the peer accepted it: ask until the cap answers (bounded).
+    let over = '';
+    for (let i = 0; i < 200 && !over.startsWith('HTTP/1.1 503 '); i++) {
+      over = await raw(url, 'GET /rest/tasks HTTP/1.1\r\nHost: peer\r\nA2A-Version: 1.0\r\nConnection: close\r\n\r\n');
+    }
+    held.destroy();
+    expect(over).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+    expect(restBody(over)).toMatchObject(restError(503, 'INTERNAL', 'INTERNAL', /at most 1 connections/));
+  });
+
+  it('answers 413 with the HTTP status as the error code', async () => {
+    const url = await open({ bodyLimitBytes: 1024 });
+    const res = await fetch(new URL('/rest/message:send', url), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+      body: JSON.stringify({ message: { parts: [{ text: 'x'.repeat(5000) }] } }),
+    });
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject(restError(413, 'INVALID_ARGUMENT', 'INVALID_REQUEST', /1024-byte limit/));
+  });
+});
