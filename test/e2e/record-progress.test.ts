@@ -2,11 +2,12 @@
  * What `record` says while it runs and when it stops: the real CLI process in front of the
  * deterministic reference peer, over real sockets.
  */
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { CLI, ROOT, childEnv, runCli } from '../helpers/cli.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 import { PeerClient } from '../peer/peer-client.js';
 
@@ -86,5 +87,52 @@ describe('record says what happens', () => {
     const s = await session(['--quiet', '--progress']);
     expect(s.code).toBe(0);
     expect(s.stderr).toBe('');
+  });
+});
+
+/** util-linux `script`, which runs a command on a pseudo-terminal of its own. */
+const hasScript = spawnSync('script', ['--version']).status === 0;
+
+describe.skipIf(!hasScript)('record on a terminal', () => {
+  it('says each pause as it happens without --progress, and stops on Ctrl-C with the summary', async () => {
+    const out = join(dir, 'terminal.jsonl');
+    const command = [process.execPath, CLI, 'record', '--upstream', peer.url, '--out', out, '--key', key]
+      .map((word) => `'${word}'`)
+      .join(' ');
+    // stdout and stderr are both the pty here; stdin is written to it, so \x03 is the user's Ctrl-C.
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: childEnv() });
+    let text = '';
+    const seen = (pattern: RegExp): Promise<RegExpExecArray> =>
+      new Promise((resolve, reject) => {
+        const look = (): boolean => {
+          const match = pattern.exec(text);
+          if (match) resolve(match);
+          return match !== null;
+        };
+        if (look()) return;
+        const onData = (): void => {
+          if (look()) child.stdout.off('data', onData);
+        };
+        child.stdout.on('data', onData);
+        child.on('exit', () => reject(new Error(`record exited before ${pattern}: ${text}`)));
+      });
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (text += d));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    // A failed expectation must not leave the recorder running.
+    onTestFinished(() => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    const url = (await seen(/listening on (http:\/\/\S+)\r\n/))[1] as string;
+    const task = await new PeerClient(url).start('await:approval');
+    await seen(
+      /a2a-replay: paused task \S+ by the agent \(no principal\) via statusUpdate: "awaiting event approval"\r\n/,
+    );
+    expect(text).not.toContain('stopped:');
+    child.stdin.write('\x03');
+    expect(await exited).toBe(0);
+    expect(text).toContain(`a2a-replay: lost pause of task ${task.id}: `);
+    expect(text).toMatch(
+      /a2a-replay: stopped: 1 exchange, 1 pause, 0 resumes, 1 receipt, 1 lost pause; wrote \S+terminal\.jsonl and /,
+    );
   });
 });
