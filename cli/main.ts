@@ -6,6 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../src/internal.js';
 import { registerCanon } from './commands/canon.js';
+import { registerClient } from './commands/client.js';
 import { registerDiff } from './commands/diff.js';
 import { registerAudit } from './commands/audit.js';
 import { registerKeygen } from './commands/keygen.js';
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerRun(program);
   registerDiff(program);
   registerMock(program);
+  registerClient(program);
   for (const command of program.commands) command.exitOverride().showHelpAfterError('(run with --help for usage)');
   return program;
 }

@@ -3,7 +3,12 @@
  * `a2a-replay keygen --out FILE [--kid ID] [--public FILE] [--force]`: a new receipt key file
  * (HMAC secret + Ed25519 pair), mode 0600, and optionally its public half for auditors.
  * Prints where it wrote what — never key material.
+ *
+ * A key file inside a git work tree that git does not ignore is one `git add .` away from being
+ * published: keygen refuses to write it there unless `--allow-unignored` (docs/design.md §9).
  */
+import { execFile } from 'node:child_process';
+import { basename, dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { A2aReplayError, canonicalJson, generateReceiptKey, writeSecretFile } from '../../src/internal.js';
 import { CliExit, EXIT } from '../io.js';
@@ -18,6 +23,37 @@ async function write(path: string, text: string, force: boolean, mode: number): 
   }
 }
 
+/** Runs git in `cwd`; its exit code, or undefined when git cannot be run at all. */
+function git(cwd: string, args: string[]): Promise<number | undefined> {
+  return new Promise((done) => {
+    execFile('git', ['-C', cwd, ...args], { windowsHide: true }, (error) => {
+      if (error === null) return done(0);
+      const code = (error as { code?: unknown }).code;
+      done(typeof code === 'number' ? code : undefined);
+    });
+  });
+}
+
+/**
+ * True when `path` lies in a git work tree and git does not ignore it (`git check-ignore`: a file
+ * tracked already is not ignored either). Without git, or outside a work tree, false.
+ */
+export async function unignoredInWorkTree(path: string): Promise<boolean> {
+  const absolute = resolve(path);
+  const dir = dirname(absolute);
+  if ((await git(dir, ['rev-parse', '--is-inside-work-tree'])) !== 0) return false;
+  // 0: ignored; 1: not ignored; anything else (128: an error) is not a clean "ignored".
+  return (await git(dir, ['check-ignore', '-q', '--', basename(absolute)])) !== 0;
+}
+
+interface KeygenOptions {
+  out: string;
+  kid?: string;
+  public?: string;
+  force?: boolean;
+  allowUnignored?: boolean;
+}
+
 export function registerKeygen(program: Command): void {
   program
     .command('keygen')
@@ -26,7 +62,8 @@ export function registerKeygen(program: Command): void {
     .option('--kid <id>', 'key id recorded in every signature (default: derived from the public key)')
     .option('--public <file>', 'also write the public half, for auditors who verify checkpoints')
     .option('--force', 'replace existing files')
-    .action(async (options: { out: string; kid?: string; public?: string; force?: boolean }) => {
+    .option('--allow-unignored', 'write the key file inside a git work tree although git does not ignore it')
+    .action(async (options: KeygenOptions) => {
       let key;
       try {
         key = generateReceiptKey(options.kid === undefined ? {} : { kid: options.kid });
@@ -38,6 +75,13 @@ export function registerKeygen(program: Command): void {
       const force = options.force === true;
       if (options.public !== undefined && options.public === options.out)
         throw new CliExit(EXIT.usage, '--public must name another file than --out');
+      if (options.allowUnignored !== true && (await unignoredInWorkTree(options.out)))
+        throw new CliExit(
+          EXIT.usage,
+          `--out: ${options.out} is inside a git work tree and git does not ignore it: a commit could ` +
+            'publish the secret key. Write it outside the work tree, add it to .gitignore, or pass ' +
+            '--allow-unignored',
+        );
       await write(options.out, `${canonicalJson(key.keyFile())}\n`, force, 0o600);
       process.stdout.write(`wrote key ${key.kid} to ${options.out} (mode 0600)\n`);
       const pub = key.publicKeyFile();

@@ -16,6 +16,9 @@
  * byte (with the default checkpoint interval). An existing receipt log is never overwritten: the
  * command refuses to start. Without a key only the recording is written and stderr says so.
  *
+ * What it says (cli/record-progress.ts): on a terminal or with `--progress`, one stderr line per
+ * pause, resume and lost pause as it happens; at the stop a summary line; `--quiet` neither.
+ *
  * Spans: `--otlp URL`, `--traces DIR` (file `DIR/<name>.otlp.json`, named as `run` names it) or the
  * OTEL_EXPORTER_OTLP_* variables; the pipeline then also runs without a key, producing spans but
  * no receipts. Export failures are told once on stderr and never stop the recording.
@@ -58,6 +61,7 @@ import {
 } from '../../src/internal.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { integerOption, optionalKeyring } from '../options.js';
+import { RecordProgress } from '../record-progress.js';
 import { traceName } from '../trace-name.js';
 import { openTracing } from '../tracing-options.js';
 
@@ -86,6 +90,8 @@ interface RecordCommandOptions {
   drainLimitBytes: string;
   drainTimeoutMs: string;
   force?: boolean;
+  quiet?: boolean;
+  progress?: boolean;
 }
 
 /** `X.jsonl` pairs with `X.receipts.jsonl` (docs/design.md §10). */
@@ -158,19 +164,21 @@ function observe(
   spans: SpanSink | undefined,
   fsync: FsyncPolicy,
   onError: (what: string) => (error: unknown) => void,
+  progress: RecordProgress,
 ): Observation {
   let observerErrors = 0;
   const pipeline = new ObservationPipeline({
     recordingId: recording.header.id,
     // A recorder may run for days: nothing reads findings back, so none are kept.
     retainFindings: false,
-    ...(log ? { receipts: log, entriesDurable: () => recording.durable(fsync !== 'never') } : {}),
+    ...(log ? { receipts: progress.receipts(log), entriesDurable: () => recording.durable(fsync !== 'never') } : {}),
     ...(spans ? { spans } : {}),
     onSinkError: (error, sink) =>
       onError(sink === 'receipts' ? `writing ${log?.path ?? 'receipts'}` : 'tracing')(error),
     // An entry the observer could not read may have cost a receipt: said at once (the first) and
     // counted at the end, never silent.
     onFinding: (finding) => {
+      progress.finding(finding);
       if (finding.code !== 'observer-error') return;
       if (observerErrors++ === 0)
         process.stderr.write(
@@ -303,6 +311,8 @@ export function registerRecord(program: Command): void {
     )
     .option('--grace-ms <n>', 'on shutdown, how long exchanges in flight may take to finish', '2000')
     .option('--force', 'overwrite an existing --out recording (a receipt log is never overwritten)')
+    .option('--progress', 'say each pause, resume and lost pause on stderr even when it is not a terminal')
+    .option('--quiet', 'say neither those lines nor the summary at the stop')
     .action(async (options: RecordCommandOptions) => {
       const listen = parseListen(options.listen);
       let principal;
@@ -419,9 +429,14 @@ export function registerRecord(program: Command): void {
         tracesDir: options.traces,
         name: traceName(options.out),
       });
+      // Lines as things happen on a terminal (or --progress); the summary at the stop unless --quiet.
+      const progress = new RecordProgress({
+        lines: options.quiet !== true && (options.progress === true || process.stderr.isTTY),
+        write: (text) => process.stderr.write(text),
+      });
       const observation =
         log || tracing.enabled
-          ? observe(writer, log, tracing.enabled ? tracing.sink : undefined, fsync, reportOnce)
+          ? observe(writer, log, tracing.enabled ? tracing.sink : undefined, fsync, reportOnce, progress)
           : undefined;
 
       const incomplete = incompleteReporter(options.out);
@@ -435,6 +450,7 @@ export function registerRecord(program: Command): void {
         maxBodyBytes,
         maxObservedBytes,
         onEntry: (entry: RecordingEntry) => {
+          if (entry.kind === 'request') progress.exchange();
           incomplete.see(entry);
           return observation?.push(entry);
         },
@@ -474,5 +490,6 @@ export function registerRecord(program: Command): void {
       await observation?.close();
       incomplete.close();
       await tracing.shutdown();
+      if (options.quiet !== true) progress.summary({ recording: options.out, receipts: log?.path });
     });
 }

@@ -151,8 +151,10 @@ it('tells an unreachable --otlp endpoint once on stderr and still completes reco
     .stderr()
     .split('\n')
     .filter((l) => l.length > 0);
-  expect(told).toHaveLength(1);
+  // The failure once, then the summary at the stop.
+  expect(told).toHaveLength(2);
   expect(told[0]).toMatch(new RegExp(`^a2a-replay: tracing: OTLP export to ${endpoint}/v1/traces failed`));
+  expect(told[1]).toMatch(/^a2a-replay: stopped: /);
   expect((await readRecording(out)).entries.length).toBeGreaterThan(10);
   const verified = await runCli(['verify', join(dir, 'otlp.receipts.jsonl'), '--key', keyFile]);
   expect(verified.stdout).toContain('ok: 4 receipts');

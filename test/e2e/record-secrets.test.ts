@@ -241,6 +241,8 @@ it('does not forward /control from a non-loopback listen address and warns once 
   expect(recorder.stderr().trimEnd().split('\n')).toEqual([
     `a2a-replay: listening on a non-loopback address: every client that can reach it can send requests to ` +
       `${peer.url} through this recorder (/control is not forwarded)`,
+    // and the summary at the stop, which names the files, not the upstream's user-info
+    expect.stringMatching(/^a2a-replay: stopped: 2 exchanges, 0 pauses, .*; wrote \S+wide\.jsonl and /),
   ]);
   const entries = (await readRecording(out)).entries;
   expect(entries.slice(0, 2).map((e) => [e.kind, e.http.path, e.error])).toEqual([

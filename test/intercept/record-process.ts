@@ -13,9 +13,13 @@ export interface RecordProcess {
 }
 
 /** Starts `a2a-replay ARGS` (a server command); resolves on its `listening on` line. */
-export function startCliProcess(args: string[], env: NodeJS.ProcessEnv = {}): Promise<RecordProcess> {
+export function startCliProcess(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  options: { cwd?: string } = {},
+): Promise<RecordProcess> {
   const child = spawn(process.execPath, [CLI, ...args], {
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     env: childEnv(env),
     stdio: ['pipe', 'pipe', 'pipe'],
   });

@@ -1,0 +1,104 @@
+/**
+ * @module cli/record-progress
+ * What `record` says while it runs (docs/design.md §9): with `lines` on (stderr a TTY, or
+ * `--progress`), one line per pause, resume and lost pause as its receipt is written or the loss
+ * is seen (task, who, via); at the stop, one summary line (exchanges, pauses, resumes, receipts,
+ * lost pauses, files written). Otherwise it only counts: a few integer additions per receipt and
+ * per exchange, nothing per entry.
+ */
+import type { ObserverFinding, ReceiptSink, ResumptionDraft, SuspensionDraft } from '../src/internal.js';
+import { printable } from '../src/internal.js';
+
+export interface RecordProgressOptions {
+  /** Say each pause, resume and lost pause as it happens. */
+  lines: boolean;
+  /** Where lines go (stderr). */
+  write: (text: string) => void;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+export class RecordProgress {
+  readonly #lines: boolean;
+  readonly #write: (text: string) => void;
+  #exchanges = 0;
+  #pauses = 0;
+  #resumes = 0;
+  #receipts = 0;
+  #lost = 0;
+
+  constructor(options: RecordProgressOptions) {
+    this.#lines = options.lines;
+    this.#write = options.write;
+  }
+
+  #say(text: string): void {
+    this.#write(`${printable(`a2a-replay: ${text}`)}\n`);
+  }
+
+  /** A request came in: one more exchange. */
+  exchange(): void {
+    this.#exchanges += 1;
+  }
+
+  /** `sink`, telling each receipt once it is written. */
+  receipts(sink: ReceiptSink): ReceiptSink {
+    const sealed: ReceiptSink = {
+      appendSuspension: async (draft) => {
+        const written = await sink.appendSuspension(draft);
+        this.#suspension(draft);
+        return written;
+      },
+      appendResumption: async (draft, suspensionHash) => {
+        const written = await sink.appendResumption(draft, suspensionHash);
+        this.#resumption(draft);
+        return written;
+      },
+    };
+    if (sink.durable) sealed.durable = () => sink.durable?.() ?? Promise.resolve();
+    return sealed;
+  }
+
+  #suspension(draft: SuspensionDraft): void {
+    this.#receipts += 1;
+    this.#pauses += 1;
+    if (!this.#lines) return;
+    const reason = draft.reason === undefined || draft.reason === null ? '' : `: ${JSON.stringify(draft.reason)}`;
+    this.#say(
+      `paused task ${draft.taskId} by the ${draft.initiatedBy.replace(/^PAUSE_INITIATOR_/, '').toLowerCase()} ` +
+        `(${draft.principal ?? 'no principal'}) via ${draft.via}${reason}`,
+    );
+  }
+
+  #resumption(draft: ResumptionDraft): void {
+    this.#receipts += 1;
+    if (draft.outcome === 'resumed') this.#resumes += 1;
+    if (!this.#lines) return;
+    const verb = draft.outcome === 'resumed' ? 'resumed' : `resume ${draft.outcome}:`;
+    this.#say(`${verb} task ${draft.taskId} by ${draft.principal ?? 'no principal'} (cause ${draft.cause})`);
+  }
+
+  /** A finding of the observer: a lost pause is counted and, with lines on, said. */
+  finding(finding: ObserverFinding): void {
+    if (finding.code !== 'lost-pause') return;
+    this.#lost += 1;
+    if (this.#lines) this.#say(`lost pause of task ${finding.taskId ?? '-'}: ${finding.message}`);
+  }
+
+  /** The closing summary: what was recorded and where. `receipts` is undefined without a key. */
+  summary(files: { recording: string; receipts: string | undefined }): void {
+    const what = [plural(this.#exchanges, 'exchange')];
+    if (files.receipts !== undefined)
+      what.push(
+        plural(this.#pauses, 'pause'),
+        plural(this.#resumes, 'resume'),
+        plural(this.#receipts, 'receipt'),
+        plural(this.#lost, 'lost pause'),
+      );
+    const written = files.receipts === undefined ? files.recording : `${files.recording} and ${files.receipts}`;
+    const unkeyed = files.receipts === undefined ? ' (no key: no receipts)' : '';
+    this.#say(`stopped: ${what.join(', ')}${unkeyed}; wrote ${written}`);
+  }
+}
