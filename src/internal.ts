@@ -585,7 +585,17 @@ export {
   htmlReportChunks,
   renderHtmlReport,
 } from './report/html-report.js';
-export { receiptLogSection, recordingSection, replaySection } from './report/build-report.js';
+export {
+  type ReportInput,
+  type ReportPart,
+  ReportInputError,
+  fileSections,
+  joinedSection,
+  pairReportInputs,
+  receiptLogSection,
+  recordingSection,
+  replaySection,
+} from './report/build-report.js';
 
 // mock: the peer side of recordings (docs/design.md §13)
 export {

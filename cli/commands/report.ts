@@ -3,18 +3,20 @@
  * `a2a-replay report FILE... --out report.html [--key FILE]... [--public-key FILE]...`: one
  * self-contained HTML file over recordings and receipt logs (docs/design.md §12) — each task's
  * states over time, each pause coloured by initiator with its end, rejected attempts and lost
- * verdict, and the audit rows with receipt hashes, span ids and verification status. Exit 0
+ * verdict, and the audit rows with receipt hashes, span ids and verification status; a recording
+ * and its receipt log are joined into one view, and the lost pauses are listed first. Exit 0
  * when written; 2 on a usage error or a file that is neither a recording nor a receipt log.
  */
 import { open } from 'node:fs/promises';
 import type { Command } from 'commander';
 import {
   type Keyring,
+  type ReportInput,
+  ReportInputError,
   type ReportSection,
   errorMessage,
+  fileSections,
   loadKeyring,
-  receiptLogSection,
-  recordingSection,
   htmlReportChunks,
   systemClock,
   openOutputFile,
@@ -29,7 +31,8 @@ interface ReportOptions {
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
-async function kindOf(file: string): Promise<'recording' | 'receipt log'> {
+/** The file's kind from its header, and the recording id it names (a log's `recording`). */
+async function inputOf(file: string): Promise<ReportInput> {
   // Line 1 alone (a header is far below 1 MiB): the file itself is read later, as it is used.
   let text: string;
   try {
@@ -45,14 +48,15 @@ async function kindOf(file: string): Promise<'recording' | 'receipt log'> {
     throw new CliExit(EXIT.usage, `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   const first = text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n'));
-  let type: unknown;
+  let header: { type?: unknown; id?: unknown; recording?: unknown } | null;
   try {
-    type = (JSON.parse(first) as { type?: unknown }).type;
+    header = JSON.parse(first) as typeof header;
   } catch {
     throw new CliExit(EXIT.usage, `${file}:1: not JSON; expected a recording or a receipt log header`);
   }
-  if (type === 'recording') return 'recording';
-  if (type === 'ReceiptLog') return 'receipt log';
+  const id = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+  if (header?.type === 'recording') return { file, kind: 'recording', id: id(header.id) };
+  if (header?.type === 'ReceiptLog') return { file, kind: 'receipt log', id: id(header.recording) };
   throw new CliExit(EXIT.usage, `${file}:1: neither a recording nor a receipt log header`);
 }
 
@@ -103,22 +107,23 @@ export function registerReport(program: Command): void {
           throw new CliExit(EXIT.usage, errorMessage(error));
         }
       }
-      const sections: ReportSection[] = [];
-      for (const file of files) {
-        try {
-          sections.push(
-            (await kindOf(file)) === 'recording'
-              ? await recordingSection(file)
-              : await receiptLogSection(file, keyring),
-          );
-        } catch (error) {
-          if (error instanceof CliExit) throw error;
-          throw new CliExit(EXIT.usage, `${file}: ${errorMessage(error)}`);
-        }
+      const inputs: ReportInput[] = [];
+      for (const file of files) inputs.push(await inputOf(file));
+      let sections: ReportSection[];
+      try {
+        // A recording and its receipt log (by the log's `recording` id) become one view.
+        sections = await fileSections(inputs, keyring);
+      } catch (error) {
+        if (error instanceof ReportInputError) throw new CliExit(EXIT.usage, error.message);
+        throw error;
       }
       await writeReport(options.out, sections, 'a2a-replay report');
-      const pauses = sections.reduce((n, s) => n + s.rows.length, 0);
-      const lost = sections.reduce((n, s) => n + s.rows.filter((r) => r.outcome === 'lost').length, 0);
-      process.stdout.write(`wrote ${options.out}: ${sections.length} files, ${pauses} pauses, ${lost} lost\n`);
+      let pauses = 0;
+      let lost = 0;
+      for (const s of sections) {
+        pauses += s.rows.length;
+        for (const r of s.rows) if (r.outcome === 'lost') lost++;
+      }
+      process.stdout.write(`wrote ${options.out}: ${files.length} files, ${pauses} pauses, ${lost} lost\n`);
     });
 }

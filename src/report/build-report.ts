@@ -17,6 +17,7 @@ import { verifyReceiptLog } from '../receipts/verify.js';
 import type { RecordingEntry } from '../recording/format.js';
 import { readRecording } from '../recording/recording-reader.js';
 import { deriveReceiptLog, unsignedKeyring } from '../replay/derive-receipts.js';
+import { errorMessage } from '../errors.js';
 import { describeDrift } from '../replay/reporters/text.js';
 import type { RecordingResult } from '../replay/result.js';
 import { LostPauseCollector } from '../tracing/lost-pauses.js';
@@ -84,6 +85,19 @@ interface Observed {
   lastSeq: number;
   mode: PauseMode | null;
   span: SpanRef;
+  /** The task and the recording entries the SuspensionReceipt cites, as one text ({@link ShownPause}). */
+  key: string;
+}
+
+/**
+ * One pause as the report shows it: its audit row and its bar on the task's lane, and the key that
+ * names it the same way in every log that sees it (the task and the recording entries its
+ * SuspensionReceipt cites), so a recording and its receipt log can be joined (docs/design.md §12).
+ */
+interface ShownPause {
+  key: string;
+  row: ReportRow;
+  lane: LanePause;
 }
 
 /**
@@ -104,6 +118,7 @@ class ReceiptRows {
         lastSeq: line.seq,
         mode: line.mode,
         span: line.span,
+        key: `${line.taskId}\n${line.entries.join(',')}`,
       });
     } else if (line.type === 'ResumptionReceipt') {
       const o = this.#observed.get(line.suspension);
@@ -118,14 +133,13 @@ class ReceiptRows {
   build(
     lostOf: (row: AuditRow) => string | null,
     verification: (line: number, seq: number) => ReportRow['verification'],
-  ): { rows: ReportRow[]; pauses: Map<string, LanePause[]> } {
-    const rows: ReportRow[] = [];
-    const pauses = new Map<string, LanePause[]>();
+  ): ShownPause[] {
+    const shown: ShownPause[] = [];
     for (const row of this.#collector.rows()) {
       const o = this.#observed.get(row.suspension);
       const lost = row.outcome === 'open' ? lostOf(row) : null;
       const ended = endedText(row);
-      rows.push({
+      const shownRow: ReportRow = {
         taskId: row.taskId,
         initiator: initiatorOf(row.initiatedBy),
         principal: row.principal,
@@ -139,9 +153,8 @@ class ReceiptRows {
         traceId: o?.span.traceId ?? null,
         spanId: o?.span.spanId ?? null,
         verification: verification(row.line, o?.lastSeq ?? 0),
-      });
-      const lane = pauses.get(row.taskId) ?? [];
-      lane.push({
+      };
+      const lane: LanePause = {
         from: o?.from ?? Date.parse(row.pausedAt),
         to: o?.to ?? null,
         initiator: initiatorOf(row.initiatedBy),
@@ -150,10 +163,10 @@ class ReceiptRows {
         ended: row.outcome === 'open' ? null : ended,
         lost,
         rejected: o?.rejected ?? [],
-      });
-      pauses.set(row.taskId, lane);
+      };
+      shown.push({ key: o?.key ?? `${row.taskId}\n${row.suspension}`, row: shownRow, lane });
     }
-    return { rows, pauses };
+    return shown;
   }
 }
 
@@ -170,18 +183,43 @@ function endedText(row: AuditRow): string {
     .join(' ');
 }
 
-function lanesOf(states: Map<string, LaneState[]>, pauses: Map<string, LanePause[]>): Lane[] {
-  const tasks = [...new Set([...states.keys(), ...pauses.keys()])];
-  return tasks.map((taskId) => ({ taskId, states: states.get(taskId) ?? [], pauses: pauses.get(taskId) ?? [] }));
+/** The lanes: the recording's task states, each with its pauses (a loop: one push per pause). */
+function lanesOf(states: Map<string, LaneState[]>, shown: readonly ShownPause[]): Lane[] {
+  const pauses = new Map<string, LanePause[]>();
+  for (const { row, lane } of shown) {
+    const list = pauses.get(row.taskId);
+    if (list) list.push(lane);
+    else pauses.set(row.taskId, [lane]);
+  }
+  const tasks = new Set(states.keys());
+  for (const taskId of pauses.keys()) tasks.add(taskId);
+  const lanes: Lane[] = [];
+  for (const taskId of tasks)
+    lanes.push({ taskId, states: states.get(taskId) ?? [], pauses: pauses.get(taskId) ?? [] });
+  return lanes;
 }
 
 function verdictOf(rows: readonly ReportRow[]): string {
-  const lost = rows.filter((r) => r.outcome === 'lost').length;
+  let lost = 0;
+  for (const r of rows) if (r.outcome === 'lost') lost++;
   return `${rows.length} pause${rows.length === 1 ? '' : 's'}, ${lost} lost`;
 }
 
-/** A recording: its receipts derived as replay and record derive them (not signed). */
-export async function recordingSection(file: string): Promise<ReportSection> {
+const rowsOf = (pauses: readonly ShownPause[]): ReportRow[] => {
+  const rows: ReportRow[] = [];
+  for (const p of pauses) rows.push(p.row);
+  return rows;
+};
+
+/** What a recording shows: its id, its task states, and its pauses derived as replay and record derive them. */
+interface RecordingData {
+  id: string;
+  states: Map<string, LaneState[]>;
+  pauses: ShownPause[];
+  notes: string[];
+}
+
+async function recordingData(file: string): Promise<RecordingData> {
   const recording = await readRecording(file, { allowTornTail: true, source: file });
   // One observer pass: the receipts, and the LostPause verdicts from the same pass's span events.
   const collector = new LostPauseCollector();
@@ -198,35 +236,43 @@ export async function recordingSection(file: string): Promise<ReportSection> {
     if (line) receipts.add(line, sha256Prefixed(text), i + 1);
   });
   const lostByTask = new Map(collector.lost.map((l) => [l.taskId, l.reason]));
-  const { rows, pauses } = receipts.build(
+  const pauses = receipts.build(
     (row) => lostByTask.get(row.taskId) ?? null,
     () => ({ status: 'not checked', why: 'derived from the recording; pass its receipt log to verify' }),
   );
   return {
-    file,
-    kind: 'recording',
-    verdict: verdictOf(rows),
-    causes: [],
-    lanes: lanesOf(statesOf(recording.entries), pauses),
-    rows,
-    drift: [],
-    exchanges: [],
+    id: recording.header.id,
+    states: statesOf(recording.entries),
+    pauses,
     notes: recording.tornTail ? [`torn last line ${recording.tornTail.line} skipped`] : [],
   };
 }
 
+/** What a receipt log says, verified first when a key is given. */
+interface LogData {
+  /** The log header's `recording`: the id of the recording it was made from, or null. */
+  recording: string | null;
+  pauses: ShownPause[];
+  notes: string[];
+  /** `verified`, `verified, OPEN`, `DOES NOT VERIFY`, `not verified (no key)`, ... */
+  checked: string;
+}
+
 /**
- * A receipt log, verified first when a key is given. The file is streamed, by the verifier and
- * then for the rows, so the memory held is the rows', not the log's (docs/design.md §12).
+ * A receipt log's pauses. The file is streamed, by the verifier and then for the rows, so the
+ * memory held is the rows', not the log's (docs/design.md §12).
  */
-export async function receiptLogSection(file: string, keyring: Keyring | undefined): Promise<ReportSection> {
+async function logData(file: string, keyring: Keyring | undefined): Promise<LogData> {
   const result = keyring ? await verifyReceiptLog(file, { keyring, allowOpen: true, allowTornTail: true }) : undefined;
   const receipts = new ReceiptRows();
+  let recording: string | null = null;
   for await (const lines of readLogChunks(file)) {
     for (const raw of lines) {
       if (raw.text === null || !raw.complete || raw.text.trim() === '') continue;
       const line = receiptLine(raw.text);
-      if (line) receipts.add(line, sha256Prefixed(raw.text), raw.number);
+      if (!line) continue;
+      if (line.type === 'ReceiptLog') recording = line.recording;
+      receipts.add(line, sha256Prefixed(raw.text), raw.number);
     }
   }
   const verification = (line: number, seq: number): ReportRow['verification'] => {
@@ -243,7 +289,7 @@ export async function receiptLogSection(file: string, keyring: Keyring | undefin
     };
   };
   // A suspension no resumption closed is lost as the log ends (lost-pauses.ts, OpenSuspensions).
-  const { rows, pauses } = receipts.build(() => 'recording_ended', verification);
+  const pauses = receipts.build(() => 'recording_ended', verification);
   const notes: string[] = [];
   if (result && !result.ok) notes.push(`does not verify: ${result.firstError?.message ?? 'invalid'}`);
   // An open end is shown (a recorder killed, or lines cut off), never passed for a closed log:
@@ -273,17 +319,167 @@ export async function receiptLogSection(file: string, keyring: Keyring | undefin
           : 'verified'
       : 'DOES NOT VERIFY'
     : undefined;
-  return {
-    file,
-    kind: 'receipt log',
-    verdict: `${verdictOf(rows)}, ${checked ?? 'not verified (no key)'}`,
-    causes: [],
-    lanes: lanesOf(new Map(), pauses),
+  return { recording, pauses, notes, checked: checked ?? 'not verified (no key)' };
+}
+
+function sectionOf(
+  file: string,
+  kind: ReportSection['kind'],
+  verdict: string,
+  lanes: Lane[],
+  rows: ReportRow[],
+  notes: string[],
+): ReportSection {
+  return { file, kind, verdict, causes: [], lanes, rows, drift: [], exchanges: [], notes };
+}
+
+/** A recording: its receipts derived as replay and record derive them (not signed). */
+export async function recordingSection(file: string): Promise<ReportSection> {
+  const data = await recordingData(file);
+  const rows = rowsOf(data.pauses);
+  return sectionOf(file, 'recording', verdictOf(rows), lanesOf(data.states, data.pauses), rows, data.notes);
+}
+
+/**
+ * A receipt log, verified first when a key is given. The file is streamed, by the verifier and
+ * then for the rows, so the memory held is the rows', not the log's (docs/design.md §12).
+ */
+export async function receiptLogSection(file: string, keyring: Keyring | undefined): Promise<ReportSection> {
+  const data = await logData(file, keyring);
+  const rows = rowsOf(data.pauses);
+  const verdict = `${verdictOf(rows)}, ${data.checked}`;
+  return sectionOf(file, 'receipt log', verdict, lanesOf(new Map(), data.pauses), rows, data.notes);
+}
+
+/**
+ * A recording and its receipt log (the log's header names the recording's id) as one view: each
+ * pause once, as the log says it (its hash, verification, lost verdict), and the pauses only the
+ * recording shows added, marked as such; the lanes' states come from the recording. The log is
+ * streamed as alone; of the recording's pauses only the keys of the log's are looked up.
+ */
+export async function joinedSection(
+  recordingFile: string,
+  logFile: string,
+  keyring: Keyring | undefined,
+): Promise<ReportSection> {
+  const recording = await recordingData(recordingFile);
+  const log = await logData(logFile, keyring);
+  if (log.recording !== recording.id)
+    throw new Error(
+      `${logFile}: its header names recording ${JSON.stringify(log.recording)}, ` +
+        `not ${JSON.stringify(recording.id)} of ${recordingFile}; they are not joined`,
+    );
+  const inLog = new Set<string>();
+  for (const p of log.pauses) inLog.add(p.key);
+  const pauses = log.pauses;
+  let only = 0;
+  for (const p of recording.pauses) {
+    if (inLog.has(p.key)) continue;
+    only++;
+    pauses.push({
+      ...p,
+      row: { ...p.row, verification: { status: 'not checked', why: 'only in the recording, not in its receipt log' } },
+    });
+  }
+  const rows = rowsOf(pauses);
+  const notes = [
+    `joined: the recording ${recordingFile} and its receipt log ${logFile} (recording id ${recording.id}); ` +
+      'each pause is shown once, as the receipt log says it',
+  ];
+  if (only > 0)
+    notes.push(`${only} ${only === 1 ? 'pause is' : 'pauses are'} only in the recording, not in its receipt log`);
+  for (const n of recording.notes) notes.push(n);
+  for (const n of log.notes) notes.push(n);
+  return sectionOf(
+    `${recordingFile} + ${logFile}`,
+    'recording + receipt log',
+    `${verdictOf(rows)}, ${log.checked}`,
+    lanesOf(recording.states, pauses),
     rows,
-    drift: [],
-    exchanges: [],
     notes,
-  };
+  );
+}
+
+/** A file given to the report: its kind, and the recording id it names (a log's `recording`). */
+export interface ReportInput {
+  file: string;
+  kind: 'recording' | 'receipt log';
+  /** A recording header's `id`, a receipt log header's `recording`; null when absent. */
+  id: string | null;
+}
+
+/** What the report shows of its inputs, in their order: a recording and its log joined, the rest alone. */
+export type ReportPart =
+  | { kind: 'joined'; recording: ReportInput; log: ReportInput }
+  | { kind: 'alone'; input: ReportInput; note: string | null };
+
+/**
+ * Pairs each recording with the first receipt log not yet paired whose header names its id; a
+ * pair takes the place of whichever of the two comes first. A file left alone while files of the
+ * other kind were given says why it was not joined.
+ */
+export function pairReportInputs(inputs: readonly ReportInput[]): ReportPart[] {
+  const logOf = new Map<ReportInput, ReportInput>();
+  const used = new Set<ReportInput>();
+  for (const r of inputs) {
+    if (r.kind !== 'recording' || r.id === null) continue;
+    const log = inputs.find((l) => l.kind === 'receipt log' && l.id === r.id && !used.has(l));
+    if (!log) continue;
+    used.add(log);
+    logOf.set(r, log);
+  }
+  const recordingOf = new Map([...logOf].map(([r, l]) => [l, r]));
+  const parts: ReportPart[] = [];
+  const done = new Set<ReportInput>();
+  const has = (kind: ReportInput['kind']): boolean => inputs.some((i) => i.kind === kind);
+  const id = (i: ReportInput): string => (i.id === null ? 'none' : i.id);
+  for (const input of inputs) {
+    if (done.has(input)) continue;
+    const other = input.kind === 'recording' ? logOf.get(input) : recordingOf.get(input);
+    if (other) {
+      done.add(other);
+      const [recording, log] = input.kind === 'recording' ? [input, other] : [other, input];
+      parts.push({ kind: 'joined', recording, log });
+      continue;
+    }
+    let note: string | null = null;
+    if (input.kind === 'recording' && has('receipt log'))
+      note = `not joined: no receipt log given and left unjoined names this recording's id (${id(input)})`;
+    if (input.kind === 'receipt log' && has('recording'))
+      note = `not joined: no recording given and left unjoined has this log's recording id (${id(input)})`;
+    parts.push({ kind: 'alone', input, note });
+  }
+  return parts;
+}
+
+/** A file given to the report could not be read; the message names it. */
+export class ReportInputError extends Error {
+  override name = 'ReportInputError';
+}
+
+/** The sections of a report over recordings and receipt logs, a recording and its log joined. */
+export async function fileSections(
+  inputs: readonly ReportInput[],
+  keyring: Keyring | undefined,
+): Promise<ReportSection[]> {
+  const sections: ReportSection[] = [];
+  for (const part of pairReportInputs(inputs)) {
+    const files = part.kind === 'joined' ? `${part.recording.file} + ${part.log.file}` : part.input.file;
+    try {
+      if (part.kind === 'joined') {
+        sections.push(await joinedSection(part.recording.file, part.log.file, keyring));
+        continue;
+      }
+      const { input, note } = part;
+      const s =
+        input.kind === 'recording' ? await recordingSection(input.file) : await receiptLogSection(input.file, keyring);
+      if (note !== null) s.notes.unshift(note);
+      sections.push(s);
+    } catch (error) {
+      throw new ReportInputError(`${files}: ${errorMessage(error)}`);
+    }
+  }
+  return sections;
 }
 
 const brief = (v: JsonValue | undefined): string => (v === undefined ? '(absent)' : JSON.stringify(v));

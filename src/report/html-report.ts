@@ -66,7 +66,7 @@ export interface DriftLine {
 export interface ReportSection {
   /** The file as given. */
   file: string;
-  kind: 'recording' | 'receipt log' | 'replay';
+  kind: 'recording' | 'receipt log' | 'recording + receipt log' | 'replay';
   /** A one-line verdict (`3 pauses, 1 lost`, `DRIFT`, ...). */
   verdict: string;
   /** Likely causes, said first (replay). */
@@ -114,6 +114,47 @@ const STATE_COLORS: Record<string, string> = {
 
 const short = (state: string): string => state.replace(/^TASK_STATE_/, '').toLowerCase();
 
+/** Width of `text` in the lanes' 11px monospace font, slightly over, for placing labels. */
+const textWidth = (text: string): number => text.length * 6.7;
+
+/** An instant on the time axis, in UTC, with its date when `withDate`. */
+function axisTime(t: number, withDate: boolean): string {
+  const iso = new Date(t).toISOString();
+  return withDate ? `${iso.slice(0, 10)} ${iso.slice(11, 23)}` : iso.slice(11, 23);
+}
+
+/** The time axis under the lanes: the start and end of the lane area and ticks between, in UTC. */
+function timeAxis(
+  start: number,
+  end: number,
+  x: (t: number) => number,
+  y: number,
+  left: number,
+  right: number,
+): string {
+  const sameDay = new Date(start).toISOString().slice(0, 10) === new Date(end).toISOString().slice(0, 10);
+  const parts = [
+    `<g class="axis" data-start="${new Date(start).toISOString()}" data-end="${new Date(end).toISOString()}">`,
+    `<text class="axis-label" x="4" y="${y + 17}">` +
+      `${sameDay ? `${new Date(start).toISOString().slice(0, 10)} (UTC)` : 'time (UTC)'}</text>`,
+    `<line class="axis-line" x1="${left}" y1="${y}" x2="${right}" y2="${y}"></line>`,
+  ];
+  // Times alone fit five labels; with dates, three.
+  const ticks = sameDay ? 4 : 2;
+  for (let i = 0; i <= ticks; i++) {
+    const t = start + ((end - start) * i) / ticks;
+    const at = x(t).toFixed(1);
+    const anchor = i === 0 ? 'start' : i === ticks ? 'end' : 'middle';
+    parts.push(`<line class="axis-tick" x1="${at}" y1="${y}" x2="${at}" y2="${y + 5}"></line>`);
+    parts.push(
+      `<text class="tick" text-anchor="${anchor}" x="${at}" y="${y + 17}">` +
+        `${escapeHtml(axisTime(t, !sameDay))}</text>`,
+    );
+  }
+  parts.push('</g>');
+  return parts.join('');
+}
+
 function* lanesSvg(lanes: readonly Lane[]): Generator<string> {
   if (lanes.length === 0) {
     yield '<p class="empty">No task states or pauses to draw.</p>';
@@ -142,9 +183,11 @@ function* lanesSvg(lanes: readonly Lane[]): Generator<string> {
   const end = Math.max(last, start + 1);
   const width = 900;
   const left = 190;
-  const x = (t: number): number => left + ((t - start) / (end - start)) * (width - left - 10);
+  const right = width - 10;
+  const x = (t: number): number => left + ((t - start) / (end - start)) * (right - left);
   const rowHeight = 46;
-  const height = 20 + lanes.length * rowHeight;
+  const axisY = 10 + lanes.length * rowHeight + 4;
+  const height = axisY + 30;
   yield (
     `<svg class="lanes" viewBox="0 0 ${width} ${height}" width="100%" role="img" ` +
     `aria-label="timeline of ${lanes.length} task${lanes.length === 1 ? '' : 's'}">`
@@ -170,19 +213,51 @@ function* lanesSvg(lanes: readonly Lane[]): Generator<string> {
         );
     }
     for (const p of lane.pauses) {
-      const to = p.to ?? end;
-      const w = Math.max(4, x(to) - x(p.from));
+      const from = x(p.from);
+      const to = x(p.to ?? end);
+      const w = Math.max(4, to - from);
       const cls = p.lost ? 'pause lost' : `pause ${p.initiator}`;
-      const label = p.lost ? `LOST: ${p.lost}` : `${p.initiator} pause${p.reason ? `: ${p.reason}` : ''}`;
+      const label = (p.lost ? `LOST: ${p.lost}` : `${p.initiator} pause${p.reason ? `: ${p.reason}` : ''}`).slice(
+        0,
+        60,
+      );
       const tip = [label, p.mode ? `mode ${p.mode}` : '', p.ended ? `ended ${p.ended}` : 'still open'].filter(Boolean);
+      const title = `<title>${escapeHtml(tip.join(' · '))}</title>`;
       parts.push(
-        `<rect class="${cls}" x="${x(p.from).toFixed(1)}" y="${y + 16}" width="${w.toFixed(1)}" height="14" rx="3">` +
-          `<title>${escapeHtml(tip.join(' · '))}</title></rect>`,
+        `<rect class="${cls}" x="${from.toFixed(1)}" y="${y + 16}" width="${w.toFixed(1)}" height="14" rx="3">` +
+          `${title}</rect>`,
       );
-      parts.push(
-        `<text class="pause-label" x="${(x(p.from) + 3).toFixed(1)}" y="${y + 27}">` +
-          `${escapeHtml(label.slice(0, 60))}</text>`,
-      );
+      const tw = textWidth(label);
+      if (p.lost) {
+        // A lost pause's label is a badge of its own, moved left as far as it must to stay whole
+        // inside the lane area: a pause lost at the end of a recording starts near its right edge.
+        const bw = tw + 8;
+        const bx = Math.max(left, Math.min(from, right - bw));
+        parts.push(
+          `<g class="lost-badge">` +
+            `<rect x="${bx.toFixed(1)}" y="${y + 15}" width="${bw.toFixed(1)}" height="16" rx="3">` +
+            `${title}</rect><text class="lost-label" x="${(bx + 4).toFixed(1)}" y="${y + 27}">` +
+            `${escapeHtml(label)}</text></g>`,
+        );
+      } else {
+        // Inside the bar when it fits; else beside it (after, or before) in the text colour; else
+        // on the line under it, kept inside the lane area.
+        const inside = tw + 6 <= w;
+        const after = to + 4 + tw <= right;
+        const before = from - 4 - tw >= left;
+        const lx = inside
+          ? from + 3
+          : after
+            ? to + 4
+            : before
+              ? from - 4 - tw
+              : Math.max(left, Math.min(from, right - tw));
+        const ly = inside || after || before ? y + 27 : y + 41;
+        parts.push(
+          `<text class="pause-label${inside ? '' : ' outside'}" x="${lx.toFixed(1)}" y="${ly}">` +
+            `${escapeHtml(label)}</text>`,
+        );
+      }
       for (const r of p.rejected) {
         parts.push(
           `<text class="rejected" x="${x(r).toFixed(1)}" y="${y + 42}">` +
@@ -193,6 +268,7 @@ function* lanesSvg(lanes: readonly Lane[]): Generator<string> {
     parts.push('</g>');
     yield parts.join('');
   }
+  yield timeAxis(start, end, x, axisY, left, right);
   yield '</svg>';
 }
 
@@ -215,7 +291,7 @@ function* rowsTable(rows: readonly ReportRow[]): Generator<string> {
     'verification',
   ];
   const headRow = head.map((h) => `<th>${h}</th>`).join('');
-  yield `<table class="rows"><thead><tr>${headRow}</tr></thead><tbody>`;
+  yield `<div class="table-wrap"><table class="rows"><thead><tr>${headRow}</tr></thead><tbody>`;
   for (const r of rows) {
     const cells = [
       r.taskId,
@@ -236,7 +312,7 @@ function* rowsTable(rows: readonly ReportRow[]): Generator<string> {
       `data-outcome="${escapeHtml(r.outcome)}">${cells.join('')}</tr>`
     );
   }
-  yield '</tbody></table>';
+  yield '</tbody></table></div>';
 }
 
 function driftTable(drift: readonly DriftLine[]): string {
@@ -247,8 +323,8 @@ function driftTable(drift: readonly DriftLine[]): string {
       `<td class="actual">${escapeHtml(d.actual)}</td></tr>`,
   );
   return (
-    '<h3>Receipts: expected vs actual</h3><table class="drift"><thead><tr><th>path</th><th>expected</th>' +
-    `<th>actual</th></tr></thead><tbody>${rows.join('')}</tbody></table>`
+    '<h3>Receipts: expected vs actual</h3><div class="table-wrap"><table class="drift"><thead><tr><th>path</th>' +
+    `<th>expected</th><th>actual</th></tr></thead><tbody>${rows.join('')}</tbody></table></div>`
   );
 }
 
@@ -274,6 +350,33 @@ function* section(s: ReportSection, index: number): Generator<string> {
   yield `\n${list(s.notes, 'notes')}\n</section>`;
 }
 
+/**
+ * The lost pauses of every section, listed first: the thing a reader must not miss. Each names its
+ * task, since when it has been paused, why it is lost, who paused it and why, and its file. One
+ * item at a time: a long log can leave 100,000 pauses lost.
+ */
+function* lostList(sections: readonly ReportSection[]): Generator<string> {
+  let count = 0;
+  for (const s of sections) for (const r of s.rows) if (r.outcome === 'lost') count++;
+  if (count === 0) {
+    yield '<p class="no-lost">No lost pauses.</p>';
+    return;
+  }
+  yield `<section class="lost-top" aria-label="lost pauses"><h2>${plural(count, 'lost pause')}</h2><ul>`;
+  for (const [index, s] of sections.entries()) {
+    for (const r of s.rows) {
+      if (r.outcome !== 'lost') continue;
+      yield (
+        `<li class="lost-item" data-task="${escapeHtml(r.taskId)}"><span class="badge">LOST</span> ` +
+        `task <code>${escapeHtml(r.taskId)}</code> · paused since <time>${escapeHtml(r.pausedAt)}</time> · ` +
+        `why: <strong>${escapeHtml(r.ended.replace(/^LOST: /, ''))}</strong> · ${escapeHtml(r.initiator)} pause` +
+        `${r.reason ? ` (${escapeHtml(r.reason)})` : ''} · <a href="#file-${index}">${escapeHtml(s.file)}</a></li>`
+      );
+    }
+  }
+  yield '</ul></section>';
+}
+
 const CSS = `
 :root{--bg:#fff;--fg:#1b1f24;--muted:#57606a;--line:#d0d7de;--submitted:#8c959f;--working:#54aeff;--paused:#d4a72c;
 --completed:#4ac26b;--failed:#cf222e;--canceled:#6e7781;--input:#bf8700;--other:#afb8c1;
@@ -288,13 +391,21 @@ h3{font-size:14px;margin:16px 0 6px;color:var(--muted)}
 .kind{font-weight:normal;color:var(--muted);font-size:13px}.verdict{font-weight:600}
 table{border-collapse:collapse;width:100%;font-size:12.5px}
 th,td{border:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top;word-break:break-all}
+th{word-break:normal;white-space:nowrap}.table-wrap{overflow-x:auto}
 tr:focus{outline:2px solid var(--client)}tr.lost-row td{color:var(--lost);font-weight:600}
 td.expected{background:rgba(207,34,46,.08)}td.actual{background:rgba(74,194,107,.10)}
 svg.lanes{max-width:1100px;border:1px solid var(--line);border-radius:6px}
 .lane-label,.state-label,.pause-label{font:11px ui-monospace,monospace;fill:var(--fg)}.state-label{fill:#000}
 .pause.client{fill:var(--client)}.pause.agent{fill:var(--agent)}.pause.unspecified{fill:var(--muted)}
 .pause.lost{fill:var(--lost)}
-.pause-label{fill:#fff;pointer-events:none}.rejected{fill:var(--lost);font-size:13px}
+.pause-label{fill:#fff;pointer-events:none}.pause-label.outside{fill:var(--fg)}
+.lost-badge rect{fill:var(--lost)}.lost-label{font:600 11px ui-monospace,monospace;fill:#fff;pointer-events:none}
+.axis-line,.axis-tick{stroke:var(--muted)}.tick,.axis-label{font:10.5px ui-monospace,monospace;fill:var(--muted)}
+.lost-top{border:2px solid var(--lost);border-radius:6px;padding:4px 14px;margin-top:16px}
+.lost-top h2{color:var(--lost);margin:6px 0}.lost-top ul{margin:4px 0 8px;padding-left:18px}
+.lost-item{margin:3px 0}.lost-item a{color:inherit}
+.badge{background:var(--lost);color:#fff;font-weight:700;padding:0 6px;border-radius:3px;letter-spacing:.04em}
+.no-lost{color:var(--muted);margin-top:16px}.rejected{fill:var(--lost);font-size:13px}
 .lane:focus{outline:2px solid var(--client)}.hidden{display:none}.causes li{color:var(--lost);font-weight:600}
 .filters label{margin-right:12px}.empty{color:var(--muted)}.legend span{margin-right:12px}
 .legend i{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px;vertical-align:middle}`;
@@ -347,6 +458,7 @@ export function renderHtmlReport(report: Report): string {
  * report of any length on disk without ever holding it as one text.
  */
 export function* htmlReportChunks(report: Report): Generator<string> {
+  const files = report.sections.reduce((n, s) => n + (s.kind === 'recording + receipt log' ? 2 : 1), 0);
   const pauses = report.sections.reduce((n, s) => n + s.rows.length, 0);
   let lost = 0;
   for (const s of report.sections) for (const r of s.rows) if (r.outcome === 'lost') lost++;
@@ -356,7 +468,7 @@ export function* htmlReportChunks(report: Report): Generator<string> {
  content="default-src 'none'; style-src 'unsafe-inline'; script-src ${scriptHashSource(SCRIPT)}">
 <title>${escapeHtml(report.title)}</title><style>${CSS}</style></head>
 <body><header><h1>${escapeHtml(report.title)}</h1>
-<p class="summary">${plural(report.sections.length, 'file')} · ${plural(pauses, 'pause')} ·
+<p class="summary">${plural(files, 'file')} · ${plural(pauses, 'pause')} ·
 <strong class="lost-count">${lost} lost</strong> · made ${escapeHtml(report.createdAt)}</p>
 <p class="legend"><span><i style="background:var(--client)"></i>client pause</span><span>
 <i style="background:var(--agent)"></i>agent pause</span><span><i style="background:var(--lost)"></i>lost pause</span>
@@ -368,6 +480,8 @@ export function* htmlReportChunks(report: Report): Generator<string> {
 <option>failed</option><option>open</option><option>lost</option></select></label></p>
 </header>
 <main>`;
+  yield* lostList(report.sections);
+  yield '\n';
   for (const [i, s] of report.sections.entries()) {
     if (i > 0) yield '\n';
     yield* section(s, i);

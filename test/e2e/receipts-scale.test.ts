@@ -106,4 +106,8 @@ it('writes the report of a log of 100,000 pauses', async () => {
   const html = await readFile(out, 'utf8');
   expect(html).toContain('100000 pauses, 100000 lost, verified</p>');
   expect(html.split('<tr class="lost-row"')).toHaveLength(100_001);
+  // Every lost pause is listed first, before the log's section, each once.
+  const top = html.slice(html.indexOf('<main>'), html.indexOf('<section class="file"'));
+  expect(top).toContain('<h2>100000 lost pauses</h2>');
+  expect(top.split('<li class="lost-item"')).toHaveLength(100_001);
 }, 180_000);
