@@ -73,6 +73,7 @@ export interface TargetReading {
   /**
    * What in the target servers read differently, in words (`a dot segment ...`), or undefined: a
    * dot segment (`.`, `..`, also as `%2E`), an encoded `/` (`%2F`) or `\` (`%5C`), a raw `\`, a
+   * `;` (a path parameter, which servlet containers strip before routing: `/tasks/t:pause;x`), a
    * `%` not followed by two hex digits, a fragment (`#`). The recorder refuses such a target
    * rather than forward it, and the reference peer and the mock refuse it too.
    */
@@ -112,6 +113,7 @@ function removeDotSegments(path: string): string {
 /** The first thing in a target's parts that servers read differently, or undefined. */
 function ambiguityOf(rawPath: string, fragment: boolean): string | undefined {
   if (rawPath.includes('\\')) return 'its path holds a backslash (\\), which some servers read as /';
+  if (rawPath.includes(';')) return 'its path holds a ; (a path parameter), which some servers strip before routing';
   if (/%(?![0-9a-fA-F]{2})/.test(rawPath)) return 'its path holds a % not followed by two hex digits';
   if (/%2f/i.test(rawPath)) return 'its path holds an encoded slash (%2F), which some servers decode before routing';
   if (/%5c/i.test(rawPath))

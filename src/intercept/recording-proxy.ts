@@ -179,7 +179,8 @@ export function isControlTarget(target: string): boolean {
  */
 function bindingOfRequest(req: Pick<IncomingMessage, 'method' | 'url'> | undefined): Binding {
   if (req === undefined) return 'JSONRPC';
-  const { path } = readTarget(req.url ?? '/');
+  // Path parameters (`;x`, refused) are read as the servers that strip them read the route.
+  const path = readTarget(req.url ?? '/').path.replace(/;[^/]*/g, '');
   return matchRestTail(req.method ?? 'GET', path).kind === 'none' ? 'JSONRPC' : 'HTTP+JSON';
 }
 

@@ -73,6 +73,7 @@ describe('a pause whose target servers read differently', () => {
     ['an encoded dot segment', (id: string) => `/rest/tasks/zz/%2e%2e/${id}:pause`, 'dot segment'],
     ['a fragment', (id: string) => `/rest/tasks/${id}:pause#x`, 'fragment'],
     ['a backslash', (id: string) => `/rest/tasks\\${id}:pause`, 'backslash'],
+    ['a path parameter', (id: string) => `/rest/tasks/${id}:pause;jsessionid=x`, 'path parameter'],
   ])('is refused with 400 and never reaches the peer when it holds %s', async (_name, targetOf, words) => {
     const id = await workingTask();
     const target = targetOf(id);

@@ -57,6 +57,7 @@ describe('the reading of a target', () => {
   it('names what servers read differently, and nothing in a plain target', () => {
     const cases: [string, string | undefined][] = [
       ['/rest/tasks/t-1:pause?next=../x\\y', undefined],
+      ['/rest/tasks/t-1?a=1;b=2', undefined],
       ['//other.example/x', undefined],
       ['/a%20b/%3A', undefined],
       ['/rest/tasks/zz/../t-1:pause', 'dot segment'],
@@ -68,6 +69,8 @@ describe('the reading of a target', () => {
       ['/rest/tasks\\t-1:pause', 'backslash'],
       ['http://h\\rest/tasks/t-1:pause', 'backslash'],
       ['/rest/tasks/a%2fb:pause', 'encoded slash'],
+      ['/rest/tasks/t-1:pause;jsessionid=x', 'path parameter'],
+      ['/rest/tasks/t-1;v=1:pause', 'path parameter'],
       ['/rest/tasks/a%5Cb:pause', 'encoded backslash'],
       ['/rest/tasks/a%zzb:pause', '% not followed by two hex digits'],
       ['http://agent.example/rest/../rest/tasks/t-1:pause', 'dot segment'],
