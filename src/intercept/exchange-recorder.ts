@@ -210,20 +210,9 @@ function bodyRecord(
     const which = total > cap ? `the first ${kept.length} of ${total} bytes` : `${total} bytes`;
     if (total <= cap) {
       // What `node:http` servers (the peer) and `fetch` clients read: invalid sequences as U+FFFD.
-      const text = kept.toString('utf8');
-      try {
-        const body = JSON.parse(text) as JsonValue;
-        // Too deep for replay to walk: the note below, as for any body it cannot keep as JSON.
-        if (nestsDeeperThan(body, REPLAY_MAX_BODY_DEPTH)) throw new RangeError('too deep');
-        return {
-          fields: {
-            body: seen === undefined ? body : replaceResumeTokens(body, text, seen),
-            bodyRepaired: `${UTF8_REPAIR}; sha256 of ${which}:${digest}`,
-          },
-        };
-      } catch {
-        // not JSON: the note below
-      }
+      // Only JSON replay can walk is kept as a body; anything else gets the note below.
+      const read = jsonOrText(kept.toString('utf8'), seen);
+      if ('body' in read) return { fields: { ...read, bodyRepaired: `${UTF8_REPAIR}; sha256 of ${which}:${digest}` } };
     }
     return { fields: { bodyText: `[body not recorded: not valid UTF-8; sha256 of ${which}:${digest}]` } };
   }
