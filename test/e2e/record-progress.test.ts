@@ -96,9 +96,13 @@ const hasScript = spawnSync('script', ['--version']).status === 0;
 describe.skipIf(!hasScript)('record on a terminal', () => {
   it('says each pause as it happens without --progress, and stops on Ctrl-C with the summary', async () => {
     const out = join(dir, 'terminal.jsonl');
-    const command = [process.execPath, CLI, 'record', '--upstream', peer.url, '--out', out, '--key', key]
-      .map((word) => `'${word}'`)
-      .join(' ');
+    // `exec`: script runs the command through $SHELL -c, and a shell that does not exec the last
+    // command itself (dash) would take the Ctrl-C's SIGINT too and exit 130 while waiting.
+    const command =
+      'exec ' +
+      [process.execPath, CLI, 'record', '--upstream', peer.url, '--out', out, '--key', key]
+        .map((word) => `'${word}'`)
+        .join(' ');
     // stdout and stderr are both the pty here; stdin is written to it, so \x03 is the user's Ctrl-C.
     const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ROOT, env: childEnv() });
     let text = '';
