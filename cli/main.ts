@@ -4,7 +4,7 @@
  * The `a2a-replay` program: one file per command under `cli/commands/`.
  */
 import { Command, CommanderError } from 'commander';
-import { VERSION } from '../src/internal.js';
+import { VERSION } from '../src/version.js';
 import { registerCanon } from './commands/canon.js';
 import { registerClient } from './commands/client.js';
 import { registerDiff } from './commands/diff.js';

@@ -5,25 +5,20 @@
  */
 import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { parseJsonText } from '../src/canonical/parse-json.js';
+import { A2aReplayError, errorMessage } from '../src/errors.js';
 import {
-  A2aReplayError,
-  type Checkpoint,
   KEY_FILE_ENV,
-  Keyring,
   type LoadedKey,
   loadCheckpointFile,
   loadKeyFile,
   loadKeyring,
-  parseJsonText,
-  readKeyFile,
-  type RecordingBinding,
-  readRecordingBinding,
-  errorMessage,
-  CONFIG_FILE,
-  parsePointerPattern,
-  type ReplayConfig,
-  readReplayConfig,
-} from '../src/internal.js';
+} from '../src/receipts/key-file.js';
+import { Keyring, readKeyFile } from '../src/receipts/keys.js';
+import { readRecordingBinding } from '../src/receipts/recording-binding.js';
+import type { Checkpoint, RecordingBinding } from '../src/receipts/types.js';
+import { CONFIG_FILE, type ReplayConfig, readReplayConfig } from '../src/replay/config.js';
+import { parsePointerPattern } from '../src/replay/content.js';
 import { CliExit, EXIT, readInput } from './io.js';
 
 /**

@@ -6,8 +6,10 @@
  * lost pauses, files written). Otherwise it only counts: a few integer additions per receipt and
  * per exchange, nothing per entry.
  */
-import type { ObserverFinding, ReceiptSink, ResumptionDraft, SuspensionDraft } from '../src/internal.js';
-import { printable } from '../src/internal.js';
+import type { ObserverFinding } from '../src/observe/findings.js';
+import type { ReceiptSink } from '../src/observe/pipeline.js';
+import type { ResumptionDraft, SuspensionDraft } from '../src/receipts/types.js';
+import { printable } from '../src/printable.js';
 
 export interface RecordProgressOptions {
   /** Say each pause, resume and lost pause as it happens. */

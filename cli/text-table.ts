@@ -6,7 +6,7 @@
  * break its row. A table of any number of rows is measured in one pass and written line by line
  * in a second (its cells made again), never held as one text.
  */
-import { printable } from '../src/internal.js';
+import { printable } from '../src/printable.js';
 
 /**
  * The lines of the table of `header` and one row per item of `items` (`cells` gives its cells,

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { type ExportResult, ExportResultCode } from '@opentelemetry/core';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { compareHrTime, writeOutputFileSync } from '../src/internal.js';
+import { writeOutputFileSync } from '../src/output-file.js';
+import { compareHrTime } from '../src/tracing/span-bridge.js';
 
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -4,7 +4,7 @@
  * the endpoint resolution, and {@link openTracing}, which loads the SDK (cli/tracing-setup.ts)
  * only when an exporter is asked for, so commands without `--otlp`/`--traces` start without it.
  */
-import type { SpanEvent, SpanSink } from '../src/internal.js';
+import type { SpanEvent, SpanSink } from '../src/tracing/span-events.js';
 
 export interface TracingOptions {
   /**

@@ -18,7 +18,10 @@ import {
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { EventIdGenerator, SpanBridge, errorMessage, redactUrl } from '../src/internal.js';
+import { errorMessage } from '../src/errors.js';
+import { redactUrl } from '../src/recording/redaction.js';
+import { EventIdGenerator } from '../src/tracing/event-id-generator.js';
+import { SpanBridge } from '../src/tracing/span-bridge.js';
 import { OtlpJsonFileExporter } from './trace-file-exporter.js';
 import { type Tracing, type TracingOptions, disabledTracing, resolveOtlpTracesUrl } from './tracing-options.js';
 

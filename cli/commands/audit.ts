@@ -7,7 +7,9 @@
  * the agent's own is flagged (docs/design.md §6).
  */
 import type { Command } from 'commander';
-import { type AuditFilter, type AuditRow, auditReceiptLog, canonicalJson, printable } from '../../src/internal.js';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { printable } from '../../src/printable.js';
+import { type AuditFilter, type AuditRow, auditReceiptLog } from '../../src/receipts/audit.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
 import {
   type KeyOptions,

@@ -13,23 +13,21 @@
  * answer that is not A2A, 3 the peer could not be reached.
  */
 import type { Command } from 'commander';
+import type { JsonValue } from '../../src/canonical/canonical-json.js';
+import { A2aReplayError, describeError } from '../../src/errors.js';
+import { randomIdSource } from '../../src/ids.js';
+import { printable } from '../../src/printable.js';
+import { readRestError, restRequestOf } from '../../src/protocol/rest-binding.js';
 import {
-  A2aReplayError,
-  type JsonValue,
   type Message,
-  type PauseMode,
   PAUSE_MODES,
+  type PauseMode,
   type PauseTaskParams,
   type ResumeTaskParams,
   type SendMessageParams,
   type Task,
   type TaskPause,
-  describeError,
-  printable,
-  randomIdSource,
-  readRestError,
-  restRequestOf,
-} from '../../src/internal.js';
+} from '../../src/protocol/types.js';
 import { CliExit, EXIT } from '../io.js';
 import { integerOption } from '../options.js';
 

@@ -7,7 +7,10 @@
  * match, 1 when they differ, 2 for a missing or malformed log (named with its line).
  */
 import type { Command } from 'commander';
-import { describeDifference, diffReceiptLogs, printable, readGoldenLines } from '../../src/internal.js';
+import { printable } from '../../src/printable.js';
+import { diffReceiptLogs } from '../../src/replay/diff.js';
+import { describeDifference } from '../../src/replay/reporters/text.js';
+import { readGoldenLines } from '../../src/replay/run-recording.js';
 import { CliExit, EXIT } from '../io.js';
 
 async function readLog(path: string): Promise<string[]> {

@@ -10,7 +10,10 @@
 import { execFile } from 'node:child_process';
 import { basename, dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { A2aReplayError, canonicalJson, generateReceiptKey, writeSecretFile } from '../../src/internal.js';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { A2aReplayError } from '../../src/errors.js';
+import { writeSecretFile } from '../../src/receipts/key-file.js';
+import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { CliExit, EXIT } from '../io.js';
 
 async function write(path: string, text: string, force: boolean, mode: number): Promise<void> {

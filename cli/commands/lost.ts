@@ -8,22 +8,16 @@
  */
 import { open } from 'node:fs/promises';
 import type { Command } from 'commander';
-import {
-  type LostPauseListing,
-  LostPauseCollector,
-  ObservationPipeline,
-  OpenSuspensions,
-  type RawLine,
-  type ReceiptLogLine,
-  type VerifyResult,
-  formatIssue,
-  readLogChunks,
-  readReceiptLogLine,
-  readRecordingFile,
-  verifyReceiptLog,
-  errorMessage,
-  printable,
-} from '../../src/internal.js';
+import { errorMessage } from '../../src/errors.js';
+import { ObservationPipeline } from '../../src/observe/pipeline.js';
+import { printable } from '../../src/printable.js';
+import { formatIssue } from '../../src/protocol/read.js';
+import { type RawLine, readLogChunks } from '../../src/receipts/log-reader.js';
+import { readReceiptLogLine } from '../../src/receipts/read-line.js';
+import type { ReceiptLogLine } from '../../src/receipts/types.js';
+import { type VerifyResult, verifyReceiptLog } from '../../src/receipts/verify.js';
+import { readRecordingFile } from '../../src/recording/recording-reader.js';
+import { LostPauseCollector, type LostPauseListing, OpenSuspensions } from '../../src/tracing/lost-pauses.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
 import { keyringFromFiles, recordingOption } from '../options.js';
 import { textTableLines } from '../text-table.js';

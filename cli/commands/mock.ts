@@ -7,16 +7,13 @@
  * `--expect-all` exits 1 when any recorded exchange was never requested.
  */
 import type { Command } from 'commander';
-import {
-  type MockReport,
-  type MockSource,
-  REPLAY_MAX_BODY_DEPTH,
-  describeError,
-  printable,
-  readRecording,
-  startMockServer,
-  writeOutputFile,
-} from '../../src/internal.js';
+import { describeError } from '../../src/errors.js';
+import type { MockReport, MockSource } from '../../src/mock/mock-engine.js';
+import { startMockServer } from '../../src/mock/mock-server.js';
+import { writeOutputFile } from '../../src/output-file.js';
+import { printable } from '../../src/printable.js';
+import { REPLAY_MAX_BODY_DEPTH } from '../../src/recording/format.js';
+import { readRecording } from '../../src/recording/recording-reader.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { checkIgnorePointers, integerOption, noiseRules, recordingArguments, withNoiseOptions } from '../options.js';
 

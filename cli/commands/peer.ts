@@ -18,21 +18,16 @@
  * gets a fresh random recording id, so two runs never share trace ids in a collector.
  */
 import type { Command } from 'commander';
-import {
-  CounterIdSource,
-  type EntryWriter,
-  ExchangeRecorder,
-  ObservationPipeline,
-  type PeerOptions,
-  type RecordingEntry,
-  type SpanSink,
-  isoAt,
-  randomIdSource,
-  startPeer,
-  systemClock,
-  withRecording,
-  errorMessage,
-} from '../../src/internal.js';
+import { isoAt, systemClock } from '../../src/clock.js';
+import { errorMessage } from '../../src/errors.js';
+import { CounterIdSource, randomIdSource } from '../../src/ids.js';
+import { ExchangeRecorder } from '../../src/intercept/exchange-recorder.js';
+import { withRecording } from '../../src/intercept/recording-middleware.js';
+import { ObservationPipeline } from '../../src/observe/pipeline.js';
+import { type PeerOptions, startPeer } from '../../src/peer/start-peer.js';
+import type { RecordingEntry } from '../../src/recording/format.js';
+import type { EntryWriter } from '../../src/recording/recording-writer.js';
+import type { SpanSink } from '../../src/tracing/span-events.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { integerOption } from '../options.js';
 import { openTracing } from '../tracing-options.js';

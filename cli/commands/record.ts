@@ -26,39 +26,36 @@
 import { lstat } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import type { Command } from 'commander';
+import { systemClock } from '../../src/clock.js';
+import { A2aReplayError, describeError, errorMessage } from '../../src/errors.js';
+import { fetchAgentCard } from '../../src/http/agent-card-fetch.js';
+import { isLoopbackHost } from '../../src/http/loopback.js';
+import { CounterIdSource, randomIdSource } from '../../src/ids.js';
+import { foreignInterfaceUrls } from '../../src/intercept/agent-card-rewrite.js';
 import {
-  A2aReplayError,
-  describeError,
-  errorMessage,
-  CounterIdSource,
-  DEFAULT_CHECKPOINT_EVERY,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_OBSERVED_BYTES,
+  ExchangeRecorder,
+} from '../../src/intercept/exchange-recorder.js';
+import { startRecordingProxy } from '../../src/intercept/recording-proxy.js';
+import { ObservationPipeline } from '../../src/observe/pipeline.js';
+import { refuseSymlink } from '../../src/output-file.js';
+import { printable } from '../../src/printable.js';
+import { DEFAULT_CHECKPOINT_EVERY } from '../../src/receipts/chain.js';
+import { FSYNC_POLICIES, type FsyncPolicy, ReceiptLogWriter } from '../../src/receipts/log-writer.js';
+import type { RecordingEntry } from '../../src/recording/format.js';
+import { fileLineSink } from '../../src/recording/line-sink.js';
+import { parsePrincipalSource } from '../../src/recording/principal.js';
+import { RecordingWriter } from '../../src/recording/recording-writer.js';
+import {
   DEFAULT_REDACTED_HEADERS,
   SECRET_HEADER_WORDS,
   SECRET_QUERY_NAMES,
   SECRET_QUERY_WORDS,
-  ExchangeRecorder,
-  FSYNC_POLICIES,
-  type FsyncPolicy,
-  ObservationPipeline,
-  ReceiptLogWriter,
-  type RecordingEntry,
-  RecordingWriter,
-  type SpanSink,
-  TOOL_NAME,
-  fetchAgentCard,
-  foreignInterfaceUrls,
-  fileLineSink,
-  isLoopbackHost,
-  parsePrincipalSource,
-  printable,
-  randomIdSource,
   redactUrl,
-  refuseSymlink,
-  startRecordingProxy,
-  systemClock,
-} from '../../src/internal.js';
+} from '../../src/recording/redaction.js';
+import type { SpanSink } from '../../src/tracing/span-events.js';
+import { TOOL_NAME } from '../../src/version.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { integerOption, optionalKeyring } from '../options.js';
 import { RecordProgress } from '../record-progress.js';

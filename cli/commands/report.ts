@@ -9,18 +9,13 @@
  */
 import { open } from 'node:fs/promises';
 import type { Command } from 'commander';
-import {
-  type Keyring,
-  type ReportInput,
-  ReportInputError,
-  type ReportSection,
-  errorMessage,
-  fileSections,
-  loadKeyring,
-  htmlReportChunks,
-  systemClock,
-  openOutputFile,
-} from '../../src/internal.js';
+import { systemClock } from '../../src/clock.js';
+import { errorMessage } from '../../src/errors.js';
+import { openOutputFile } from '../../src/output-file.js';
+import { loadKeyring } from '../../src/receipts/key-file.js';
+import type { Keyring } from '../../src/receipts/keys.js';
+import { type ReportInput, ReportInputError, fileSections } from '../../src/report/build-report.js';
+import { type ReportSection, htmlReportChunks } from '../../src/report/html-report.js';
 import { CliExit, EXIT } from '../io.js';
 
 interface ReportOptions {

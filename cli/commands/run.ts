@@ -14,33 +14,22 @@
  * besides. Progress goes to stderr on a TTY, or every few seconds on long runs.
  */
 import type { Command } from 'commander';
-import {
-  A2aReplayError,
-  DEFAULT_WAIT_MS,
-  type LivePeer,
-  type RecordingHeader,
-  type Shard,
-  TOOL_NAME,
-  describeError,
-  parseShard,
-  probePeer,
-  DETERMINISTIC_EPOCH,
-  ManualClock,
-  type RecordingEntry,
-  ShiftedClock,
-  recordedPeerSetup,
-  renderJson,
-  renderJunit,
-  renderRecordingText,
-  renderSummaryLine,
-  replaySection,
-  runCorpus,
-  startPeer,
-  startPeerProcess,
-  stopAllPeerProcesses,
-  systemClock,
-  writeOutputFile,
-} from '../../src/internal.js';
+import { ManualClock, ShiftedClock, systemClock } from '../../src/clock.js';
+import { A2aReplayError, describeError } from '../../src/errors.js';
+import { writeOutputFile } from '../../src/output-file.js';
+import { DETERMINISTIC_EPOCH, startPeer } from '../../src/peer/start-peer.js';
+import type { RecordingEntry, RecordingHeader } from '../../src/recording/format.js';
+import { DEFAULT_WAIT_MS } from '../../src/replay/driver.js';
+import { probePeer, startPeerProcess, stopAllPeerProcesses } from '../../src/replay/peer-process.js';
+import { recordedPeerSetup } from '../../src/replay/recorded-peer.js';
+import { renderJson } from '../../src/replay/reporters/json.js';
+import { renderJunit } from '../../src/replay/reporters/junit.js';
+import { renderRecordingText, renderSummaryLine } from '../../src/replay/reporters/text.js';
+import { runCorpus } from '../../src/replay/run-corpus.js';
+import type { LivePeer } from '../../src/replay/run-recording.js';
+import { type Shard, parseShard } from '../../src/replay/shard.js';
+import { replaySection } from '../../src/report/build-report.js';
+import { TOOL_NAME } from '../../src/version.js';
 import { CliExit, EXIT } from '../io.js';
 import {
   checkIgnorePointers,

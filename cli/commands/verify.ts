@@ -15,14 +15,11 @@
 import { open, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
-import {
-  type VerifyResult,
-  defaultVerifyJobs,
-  entryIncompleteness,
-  printable,
-  readRecordingFile,
-  verifyReceiptLog,
-} from '../../src/internal.js';
+import { entryIncompleteness } from '../../src/observe/entry-reads.js';
+import { printable } from '../../src/printable.js';
+import { defaultVerifyJobs } from '../../src/receipts/verify-jobs.js';
+import { type VerifyResult, verifyReceiptLog } from '../../src/receipts/verify.js';
+import { readRecordingFile } from '../../src/recording/recording-reader.js';
 import { CliExit, EXIT } from '../io.js';
 import {
   type KeyOptions,
