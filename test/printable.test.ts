@@ -8,16 +8,13 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  Keyring,
-  ReceiptChain,
-  type RecordingResult,
-  buildSuspensionDraft,
-  canonicalJson,
-  generateReceiptKey,
-  printable,
-  renderRecordingText,
-} from '../src/internal.js';
+import { canonicalJson } from '../src/canonical/canonical-json.js';
+import { printable } from '../src/printable.js';
+import { ReceiptChain } from '../src/receipts/chain.js';
+import { buildSuspensionDraft } from '../src/receipts/drafts.js';
+import { Keyring, generateReceiptKey } from '../src/receipts/keys.js';
+import { renderRecordingText } from '../src/replay/reporters/text.js';
+import type { RecordingResult } from '../src/replay/result.js';
 import { ROOT, runCli } from './helpers/cli.js';
 
 /** An escape or a carriage return anywhere: what printed output must not hold. */

@@ -5,8 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { quoted } from '../../src/canonical/canonical-json.js';
-import { canonicalJson } from '../../src/internal.js';
+import { canonicalJson, quoted } from '../../src/canonical/canonical-json.js';
 
 const walk = (value: unknown, escape = false): string =>
   canonicalJson(value, { maxDepth: 1e9, ...(escape ? { loneSurrogates: 'escape' as const } : {}) });

@@ -2,8 +2,15 @@ import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CanonicalizationError, canonicalJson, hashCanonical, sha256Prefixed } from '../../src/internal.js';
-import { repairLoneSurrogates, repairUnrepresentable, replaceNonFinite } from '../../src/canonical/canonical-json.js';
+import {
+  CanonicalizationError,
+  canonicalJson,
+  hashCanonical,
+  repairLoneSurrogates,
+  repairUnrepresentable,
+  replaceNonFinite,
+  sha256Prefixed,
+} from '../../src/canonical/canonical-json.js';
 
 function fromIeeeHex(hex: string): number {
   const view = new DataView(new ArrayBuffer(8));

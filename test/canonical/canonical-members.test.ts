@@ -5,8 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { KeyOrder, canonicalMembers } from '../../src/canonical/canonical-json.js';
-import { canonicalJson } from '../../src/internal.js';
+import { KeyOrder, canonicalJson, canonicalMembers } from '../../src/canonical/canonical-json.js';
 
 const joined = (value: object, order: KeyOrder): string => `{${canonicalMembers(value, order).members.join(',')}}`;
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { A2aReplayError, findDuplicateKey, locateJsonError, parseJsonText } from '../../src/internal.js';
+import { findDuplicateKey, locateJsonError, parseJsonText } from '../../src/canonical/parse-json.js';
+import { A2aReplayError } from '../../src/errors.js';
 
 describe('parseJsonText', () => {
   it('parses valid JSON', () => {

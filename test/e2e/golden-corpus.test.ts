@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCENARIOS } from '../../scripts/golden/scenarios.js';
-import { canonicalJson } from '../../src/internal.js';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 
 const GOLDEN = join(ROOT, 'golden');

@@ -10,7 +10,8 @@ import { link, lstat, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { canonicalJson, generateReceiptKey } from '../../src/internal.js';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 import { startMockProcess, stopMock } from '../mock/mock-process.js';

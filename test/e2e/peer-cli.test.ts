@@ -8,7 +8,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
-import { readPeerTransitions } from '../../src/internal.js';
+import { readPeerTransitions } from '../../src/peer/read-transitions.js';
 import { CLI, ROOT, runCli } from '../helpers/cli.js';
 
 let child: ChildProcessWithoutNullStreams | undefined;

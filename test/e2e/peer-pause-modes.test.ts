@@ -9,7 +9,7 @@ import { type IncomingMessage, type Server, type ServerResponse, createServer, r
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RunningPeer, startPeer } from '../../src/internal.js';
+import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 
 const GOLDEN = join(ROOT, 'golden');

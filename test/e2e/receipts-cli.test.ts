@@ -5,7 +5,10 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Keyring, ManualClock, ReceiptLogWriter, loadKeyFile } from '../../src/internal.js';
+import { ManualClock } from '../../src/clock.js';
+import { loadKeyFile } from '../../src/receipts/key-file.js';
+import { Keyring } from '../../src/receipts/keys.js';
+import { ReceiptLogWriter } from '../../src/receipts/log-writer.js';
 import { runCli } from '../helpers/cli.js';
 import { CREATED_AT, resumptionDraftFor, suspensionDraftFor, taskFor } from '../receipts/fixtures.js';
 

@@ -11,15 +11,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  Keyring,
-  ReceiptChain,
-  buildSuspensionDraft,
-  canonicalJson,
-  generateReceiptKey,
-  sha256Prefixed,
-  signCheckpoint,
-} from '../../src/internal.js';
+import { canonicalJson, sha256Prefixed } from '../../src/canonical/canonical-json.js';
+import { ReceiptChain } from '../../src/receipts/chain.js';
+import { buildSuspensionDraft } from '../../src/receipts/drafts.js';
+import { Keyring, generateReceiptKey } from '../../src/receipts/keys.js';
+import { signCheckpoint } from '../../src/receipts/signing.js';
 import { runCli } from '../helpers/cli.js';
 
 const key = generateReceiptKey({ kid: 'scale' });

@@ -15,7 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient, stateOf, userMessage } from '../../scripts/golden/a2a-client.js';
-import { canonicalJson, generateReceiptKey } from '../../src/internal.js';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { type SyncGate, releaseOneByOne, startSyncGate } from '../helpers/sync-gate.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 

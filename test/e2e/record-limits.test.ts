@@ -14,7 +14,8 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { AgentCard } from '@a2a-js/sdk';
 import { RestTransportFactory } from '@a2a-js/sdk/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readRecording, readRestError } from '../../src/internal.js';
+import { readRestError } from '../../src/protocol/rest-binding.js';
+import { readRecording } from '../../src/recording/recording-reader.js';
 import { postBig, raw, uploadThenRead } from '../helpers/raw-http.js';
 import { type RecordProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 

@@ -14,13 +14,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import {
-  MAX_LINE_BYTES,
-  RECEIPT_TEXT_MAX,
-  canonicalJson,
-  generateReceiptKey,
-  hashCanonical,
-} from '../../src/internal.js';
+import { canonicalJson, hashCanonical } from '../../src/canonical/canonical-json.js';
+import { RECEIPT_TEXT_MAX } from '../../src/receipts/drafts.js';
+import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { MAX_LINE_BYTES } from '../../src/receipts/log-reader.js';
 import { runCli } from '../helpers/cli.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 

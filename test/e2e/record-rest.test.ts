@@ -12,7 +12,8 @@ import { type Client, ClientFactory, ClientFactoryOptions, RestTransportFactory 
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
 import { SCENARIOS } from '../../scripts/golden/scenarios.js';
-import { type Binding, readRecording } from '../../src/internal.js';
+import type { Binding } from '../../src/protocol/rest-binding.js';
+import { readRecording } from '../../src/recording/recording-reader.js';
 import { runCli } from '../helpers/cli.js';
 import { type RecordProcess, startCliProcess, startRecordProcess } from '../intercept/record-process.js';
 import { sdkSession as session, startSdkEchoServer } from '../intercept/sdk-echo-server.js';

@@ -13,15 +13,13 @@ import {
   JsonRpcTransportFactory,
 } from '@a2a-js/sdk/client';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import {
-  CounterIdSource,
-  ExchangeRecorder,
-  ManualClock,
-  MemoryLineSink,
-  RecordingWriter,
-  createRecordingFetch,
-  readRecording,
-} from '../../src/internal.js';
+import { ManualClock } from '../../src/clock.js';
+import { CounterIdSource } from '../../src/ids.js';
+import { ExchangeRecorder } from '../../src/intercept/exchange-recorder.js';
+import { createRecordingFetch } from '../../src/intercept/recording-fetch.js';
+import { MemoryLineSink } from '../../src/recording/line-sink.js';
+import { readRecording } from '../../src/recording/recording-reader.js';
+import { RecordingWriter } from '../../src/recording/recording-writer.js';
 import { type RecordProcess, startRecordProcess } from '../intercept/record-process.js';
 import { sdkSession as session, startSdkEchoServer } from '../intercept/sdk-echo-server.js';
 

@@ -9,7 +9,10 @@ import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { CONTROL_REFUSED_MESSAGE, canonicalJson, generateReceiptKey, readRecording } from '../../src/internal.js';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { CONTROL_REFUSED_MESSAGE } from '../../src/intercept/recording-proxy.js';
+import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { readRecording } from '../../src/recording/recording-reader.js';
 import { runCli } from '../helpers/cli.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 

@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { readRecording } from '../../src/internal.js';
+import { readRecording } from '../../src/recording/recording-reader.js';
 import { tokenPlaceholder } from '../../src/recording/resume-token.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 

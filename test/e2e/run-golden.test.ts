@@ -8,7 +8,7 @@ import { type Server, createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateReceiptKey } from '../../src/internal.js';
+import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
 import { callerPauseSession, startCliServer } from '../replay/session.js';
 

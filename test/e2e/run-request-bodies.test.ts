@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readRecording } from '../../src/internal.js';
+import { readRecording } from '../../src/recording/recording-reader.js';
 import { runCli } from '../helpers/cli.js';
 import { startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 import { callerPauseSession } from '../replay/session.js';

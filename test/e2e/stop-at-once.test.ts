@@ -7,7 +7,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { canonicalJson, generateReceiptKey } from '../../src/internal.js';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
 import { type RecordProcess, startCliProcess, stopProcess } from '../intercept/record-process.js';
 

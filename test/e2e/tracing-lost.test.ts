@@ -2,16 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  Keyring,
-  ReceiptChain,
-  type SpanRef,
-  buildResumptionDraft,
-  buildSuspensionDraft,
-  deriveSpanId,
-  deriveTraceId,
-  generateReceiptKey,
-} from '../../src/internal.js';
+import { ReceiptChain } from '../../src/receipts/chain.js';
+import { buildResumptionDraft, buildSuspensionDraft } from '../../src/receipts/drafts.js';
+import { Keyring, generateReceiptKey } from '../../src/receipts/keys.js';
+import type { SpanRef } from '../../src/receipts/types.js';
+import { deriveSpanId, deriveTraceId } from '../../src/tracing/span-events.js';
 import { runCli } from '../helpers/cli.js';
 import { EntryScript, RECORDING, TASK_ID } from '../tracing/entries.js';
 import { at } from '../tracing/memory-tracing.js';

@@ -4,7 +4,7 @@ import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateReceiptKey } from '../../src/internal.js';
+import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
 import { ok, startCliServer } from '../replay/session.js';
 import { attributesOf, decodeTraceRequest, spansOf } from '../tracing/otlp-proto.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { type StreamResponse, type Task, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { generateReceiptKey } from '../../src/internal.js';
+import { generateReceiptKey } from '../../src/receipts/keys.js';
 import {
   type SdkPausePeer,
   type TransitionLine,

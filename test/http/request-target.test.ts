@@ -4,7 +4,7 @@
  * base path, the target as path text.
  */
 import { describe, expect, it } from 'vitest';
-import { basePathOf, originForm, readTarget, underBase } from '../../src/internal.js';
+import { basePathOf, originForm, readTarget, underBase } from '../../src/http/request-target.js';
 
 describe('request targets', () => {
   it('puts a target under the base path as text, whatever it looks like', () => {

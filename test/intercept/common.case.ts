@@ -3,7 +3,9 @@
  * the same traffic as the same entries, byte for byte.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { RESPONSE_CUT_MESSAGE, type RecordingEntry, redactValue } from '../../src/internal.js';
+import { RESPONSE_CUT_MESSAGE } from '../../src/intercept/exchange-recorder.js';
+import type { RecordingEntry } from '../../src/recording/format.js';
+import { redactValue } from '../../src/recording/redaction.js';
 import type { Handler, Harness, HarnessFactory } from './harness.js';
 
 /** Headers a test client sends explicitly, so no fetch default differs between adapters. */

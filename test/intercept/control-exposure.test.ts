@@ -3,7 +3,8 @@
  * which hosts are loopback.
  */
 import { describe, expect, it } from 'vitest';
-import { isControlTarget, isLoopbackHost } from '../../src/internal.js';
+import { isLoopbackHost } from '../../src/http/loopback.js';
+import { isControlTarget } from '../../src/intercept/recording-proxy.js';
 
 describe('isControlTarget', () => {
   it('finds /control however the target spells it', () => {

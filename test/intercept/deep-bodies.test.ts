@@ -5,14 +5,10 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  CounterIdSource,
-  type EntryDraft,
-  ExchangeRecorder,
-  REPLAY_MAX_BODY_DEPTH,
-  type RecordingEntry,
-} from '../../src/internal.js';
-import type { TokenPolicy } from '../../src/intercept/exchange-recorder.js';
+import { CounterIdSource } from '../../src/ids.js';
+import { REPLAY_MAX_BODY_DEPTH, type RecordingEntry } from '../../src/recording/format.js';
+import type { EntryDraft } from '../../src/recording/recording-writer.js';
+import { ExchangeRecorder, type TokenPolicy } from '../../src/intercept/exchange-recorder.js';
 import { tokenPlaceholder } from '../../src/recording/resume-token.js';
 
 /** A recorder whose entries land in `drafts`. */

@@ -4,15 +4,12 @@
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import {
-  CounterIdSource,
-  ExchangeRecorder,
-  type ExchangeRecorderOptions,
-  ManualClock,
-  MemoryLineSink,
-  type RecordingEntry,
-  RecordingWriter,
-} from '../../src/internal.js';
+import { ManualClock } from '../../src/clock.js';
+import { CounterIdSource } from '../../src/ids.js';
+import { ExchangeRecorder, type ExchangeRecorderOptions } from '../../src/intercept/exchange-recorder.js';
+import type { RecordingEntry } from '../../src/recording/format.js';
+import { MemoryLineSink } from '../../src/recording/line-sink.js';
+import { RecordingWriter } from '../../src/recording/recording-writer.js';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 

@@ -5,17 +5,17 @@
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { CounterIdSource } from '../../src/ids.js';
+import { ExchangeRecorder } from '../../src/intercept/exchange-recorder.js';
 import {
   CONTROL_REFUSED_MESSAGE,
-  CounterIdSource,
-  ERROR_INFO_TYPE,
-  ExchangeRecorder,
-  ManualClock,
   type RecordingProxy,
-  RecordingWriter,
-  redactValue,
   startRecordingProxy,
-} from '../../src/internal.js';
+} from '../../src/intercept/recording-proxy.js';
+import { ERROR_INFO_TYPE } from '../../src/protocol/errors.js';
+import { RecordingWriter } from '../../src/recording/recording-writer.js';
+import { redactValue } from '../../src/recording/redaction.js';
 import { type Handler, closeServer, listen, memoryRecorder } from './harness.js';
 
 const cleanups: (() => Promise<void>)[] = [];

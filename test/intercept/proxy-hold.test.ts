@@ -5,15 +5,13 @@
  */
 import { createBrotliCompress, createDeflate, createGzip } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  CounterIdSource,
-  ExchangeRecorder,
-  ManualClock,
-  MemoryLineSink,
-  type RecordingEntry,
-  RecordingWriter,
-  startRecordingProxy,
-} from '../../src/internal.js';
+import { ManualClock } from '../../src/clock.js';
+import { CounterIdSource } from '../../src/ids.js';
+import { ExchangeRecorder } from '../../src/intercept/exchange-recorder.js';
+import { startRecordingProxy } from '../../src/intercept/recording-proxy.js';
+import type { RecordingEntry } from '../../src/recording/format.js';
+import { MemoryLineSink } from '../../src/recording/line-sink.js';
+import { RecordingWriter } from '../../src/recording/recording-writer.js';
 import { type Handler, START_MS, closeServer, listen } from './harness.js';
 
 const cleanups: (() => Promise<void>)[] = [];

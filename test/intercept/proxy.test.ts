@@ -1,4 +1,4 @@
-import { startRecordingProxy } from '../../src/internal.js';
+import { startRecordingProxy } from '../../src/intercept/recording-proxy.js';
 import { recorderSuite } from './common.case.js';
 import { closeServer, listen, memoryRecorder } from './harness.js';
 

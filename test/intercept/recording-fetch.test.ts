@@ -1,4 +1,4 @@
-import { createRecordingFetch } from '../../src/internal.js';
+import { createRecordingFetch } from '../../src/intercept/recording-fetch.js';
 import { recorderSuite } from './common.case.js';
 import { closeServer, listen, memoryRecorder } from './harness.js';
 

@@ -1,4 +1,4 @@
-import { withRecording } from '../../src/internal.js';
+import { withRecording } from '../../src/intercept/recording-middleware.js';
 import { recorderSuite } from './common.case.js';
 import { closeServer, listen, memoryRecorder } from './harness.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SseParser } from '../../src/internal.js';
+import { SseParser } from '../../src/intercept/sse-parser.js';
 
 const STREAM =
   'data: {"a":1}\r\n\r\n: comment\nevent: status\nid: 7\ndata: line one\ndata: line ' +

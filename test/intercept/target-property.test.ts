@@ -10,15 +10,11 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  type ObserverOutput,
-  PauseObserver,
-  type RecordingProxy,
-  type RunningPeer,
-  principalOf,
-  startPeer,
-  startRecordingProxy,
-} from '../../src/internal.js';
+import { type RecordingProxy, startRecordingProxy } from '../../src/intercept/recording-proxy.js';
+import { PauseObserver } from '../../src/observe/pause-observer.js';
+import type { ObserverOutput } from '../../src/observe/suspension.js';
+import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
+import { principalOf } from '../../src/recording/principal.js';
 import { sendTarget } from '../helpers/raw-http.js';
 import { ok } from '../replay/session.js';
 import { memoryRecorder } from './harness.js';

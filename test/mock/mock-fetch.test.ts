@@ -6,7 +6,9 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type JsonValue, type MockFetch, type Recording, createMockFetch, readRecording } from '../../src/internal.js';
+import type { JsonValue } from '../../src/canonical/canonical-json.js';
+import { type MockFetch, createMockFetch } from '../../src/mock/mock-fetch.js';
+import { type Recording, readRecording } from '../../src/recording/recording-reader.js';
 import { ROOT } from '../helpers/cli.js';
 
 const golden = (name: string): Promise<Recording> => readRecording(join(ROOT, 'golden', name, 'recording.jsonl'));

@@ -7,14 +7,10 @@
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ERROR_DOMAIN,
-  MOCK_ERROR_DOMAIN,
-  NO_RECORDED_EXCHANGE,
-  type RunningMock,
-  readRecording,
-  startMockServer,
-} from '../../src/internal.js';
+import { MOCK_ERROR_DOMAIN, NO_RECORDED_EXCHANGE } from '../../src/mock/mock-engine.js';
+import { type RunningMock, startMockServer } from '../../src/mock/mock-server.js';
+import { ERROR_DOMAIN } from '../../src/protocol/errors.js';
+import { readRecording } from '../../src/recording/recording-reader.js';
 import { ROOT } from '../helpers/cli.js';
 import { sendTarget } from '../helpers/raw-http.js';
 

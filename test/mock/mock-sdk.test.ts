@@ -18,19 +18,16 @@ import {
   JsonRpcTransportFactory,
 } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CounterIdSource,
-  ExchangeRecorder,
-  ManualClock,
-  type Recording,
-  RecordingWriter,
-  createMockFetch,
-  createRecordingFetch,
-  fileLineSink,
-  readRecording,
-  startMockServer,
-  startPeer,
-} from '../../src/internal.js';
+import { ManualClock } from '../../src/clock.js';
+import { CounterIdSource } from '../../src/ids.js';
+import { ExchangeRecorder } from '../../src/intercept/exchange-recorder.js';
+import { createRecordingFetch } from '../../src/intercept/recording-fetch.js';
+import { createMockFetch } from '../../src/mock/mock-fetch.js';
+import { startMockServer } from '../../src/mock/mock-server.js';
+import { startPeer } from '../../src/peer/start-peer.js';
+import { fileLineSink } from '../../src/recording/line-sink.js';
+import { type Recording, readRecording } from '../../src/recording/recording-reader.js';
+import { RecordingWriter } from '../../src/recording/recording-writer.js';
 import { tokenPlaceholder } from '../../src/recording/resume-token.js';
 
 interface ExtensionTransport {

@@ -3,7 +3,7 @@
  * src/http/request-target.ts reads it, and its binding decided by its route, never by its body.
  */
 import { describe, expect, it } from 'vitest';
-import { readRequestParts } from '../../src/internal.js';
+import { readRequestParts } from '../../src/observe/call-view.js';
 
 const pause = (path: string, body: unknown) => readRequestParts({ http: { method: 'POST', path }, body });
 

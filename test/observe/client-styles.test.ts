@@ -6,7 +6,8 @@
  * finding.
  */
 import { describe, expect, it } from 'vitest';
-import type { JsonObject, ResumeConditions, TaskPause } from '../../src/internal.js';
+import type { JsonObject } from '../../src/canonical/canonical-json.js';
+import type { ResumeConditions, TaskPause } from '../../src/protocol/types.js';
 import {
   Entries,
   TASK,

@@ -2,19 +2,14 @@
  * Hand-built recording entries for observer tests, shaped after the RFC's wire examples
  * (a2a-paused-state-rfc.md "Proposed wire format") and docs/design.md §5.
  */
-import {
-  type JsonObject,
-  type JsonValue,
-  type ObserverOutput,
-  PauseObserver,
-  type RecordingEntry,
-  type ResumptionDraft,
-  type SpanEvent,
-  type SuspensionDraft,
-  type TaskPause,
-  legacyMetadata,
-  pauseToLegacy,
-} from '../../src/internal.js';
+import type { JsonObject, JsonValue } from '../../src/canonical/canonical-json.js';
+import { PauseObserver } from '../../src/observe/pause-observer.js';
+import type { ObserverOutput } from '../../src/observe/suspension.js';
+import { legacyMetadata, pauseToLegacy } from '../../src/protocol/legacy.js';
+import type { TaskPause } from '../../src/protocol/types.js';
+import type { ResumptionDraft, SuspensionDraft } from '../../src/receipts/types.js';
+import type { RecordingEntry } from '../../src/recording/format.js';
+import type { SpanEvent } from '../../src/tracing/span-events.js';
 
 export const RECORDING_ID = 'rec-observe-test';
 export const START_MS = Date.parse('2026-04-30T12:34:50.000Z');

@@ -4,14 +4,10 @@
  * Sizes are counted through `stats()`, never timed (the timing is bench/observer-scale.ts).
  */
 import { describe, expect, it } from 'vitest';
-import {
-  Keyring,
-  ObservationPipeline,
-  PauseObserver,
-  ReceiptChain,
-  type ObserverStats,
-  type ReceiptSink,
-} from '../../src/internal.js';
+import { type ObserverStats, PauseObserver } from '../../src/observe/pause-observer.js';
+import { ObservationPipeline, type ReceiptSink } from '../../src/observe/pipeline.js';
+import { ReceiptChain } from '../../src/receipts/chain.js';
+import { Keyring } from '../../src/receipts/keys.js';
 import { fixedKey } from '../receipts/fixtures.js';
 import { pauseResumePairs } from '../fixtures/pause-traffic.js';
 

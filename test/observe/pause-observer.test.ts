@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  PauseObserver,
-  type RecordingEntry,
-  deriveSpanId,
-  deriveTraceId,
-  hashCanonical,
-  legacyMetadata,
-  pauseToLegacy,
-} from '../../src/internal.js';
+import { hashCanonical } from '../../src/canonical/canonical-json.js';
+import { PauseObserver } from '../../src/observe/pause-observer.js';
+import { legacyMetadata, pauseToLegacy } from '../../src/protocol/legacy.js';
+import type { RecordingEntry } from '../../src/recording/format.js';
+import { deriveSpanId, deriveTraceId } from '../../src/tracing/span-events.js';
 import {
   CTX,
   Entries,

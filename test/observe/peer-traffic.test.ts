@@ -3,14 +3,11 @@
  * every exchange recorded into RecordingEntry objects by a tiny in-test recorder.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type JsonValue,
-  PauseObserver,
-  type RecordingEntry,
-  type RunningPeer,
-  SseParser,
-  startPeer,
-} from '../../src/internal.js';
+import type { JsonValue } from '../../src/canonical/canonical-json.js';
+import { SseParser } from '../../src/intercept/sse-parser.js';
+import { PauseObserver } from '../../src/observe/pause-observer.js';
+import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
+import type { RecordingEntry } from '../../src/recording/format.js';
 import { findings, lost, resumptions, suspensions } from './entries.js';
 
 const AT0 = Date.parse('2026-06-01T00:00:00.000Z');

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Keyring, ReceiptChain, ReceiptKey, type SpanEvent, type SpanSink } from '../../src/internal.js';
+import { ReceiptChain } from '../../src/receipts/chain.js';
+import { Keyring, ReceiptKey } from '../../src/receipts/keys.js';
+import type { SpanEvent, SpanSink } from '../../src/tracing/span-events.js';
 import { ObservationPipeline, type ReceiptSink } from '../../src/observe/pipeline.js';
 import {
   Entries,

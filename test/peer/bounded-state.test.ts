@@ -4,7 +4,8 @@
  * not stall other requests.
  */
 import { describe, expect, it } from 'vitest';
-import { type PauseTaskResult, type RunningPeer, type Task, startPeer } from '../../src/internal.js';
+import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
+import type { PauseTaskResult, Task } from '../../src/protocol/types.js';
 import { PeerClient, message } from './peer-client.js';
 
 async function withPeer(

@@ -2,7 +2,7 @@
  * Racing resumes and many concurrent pause/resume cycles against the deterministic peer.
  */
 import { expect, it } from 'vitest';
-import { type PauseTaskResult, type ResumeTaskResult, type Task } from '../../src/internal.js';
+import type { PauseTaskResult, ResumeTaskResult, Task } from '../../src/protocol/types.js';
 import { type PeerClient, peerPerTest, label } from './peer-client.js';
 
 let c: PeerClient;

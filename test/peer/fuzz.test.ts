@@ -16,16 +16,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  JSON_RPC_ERRORS,
-  SseParser,
-  TASK_STATES,
-  type Task,
-  checkTransition,
-  isTerminal,
-  readPeerTransitions,
-  startPeer,
-} from '../../src/internal.js';
+import { SseParser } from '../../src/intercept/sse-parser.js';
+import { readPeerTransitions } from '../../src/peer/read-transitions.js';
+import { startPeer } from '../../src/peer/start-peer.js';
+import { JSON_RPC_ERRORS } from '../../src/protocol/errors.js';
+import { checkTransition, isTerminal } from '../../src/protocol/state-machine.js';
+import { TASK_STATES, type Task } from '../../src/protocol/types.js';
 
 const MAX_TASKS = 4;
 const BODY_LIMIT = 16 * 1024;

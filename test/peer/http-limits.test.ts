@@ -7,7 +7,8 @@
 import { type Socket, connect } from 'node:net';
 import { postBig, raw, uploadThenRead } from '../helpers/raw-http.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type PauseTaskResult, type PeerOptions, type RunningPeer, startPeer } from '../../src/internal.js';
+import { type PeerOptions, type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
+import type { PauseTaskResult } from '../../src/protocol/types.js';
 import { PeerClient, label, message } from './peer-client.js';
 
 let peer: RunningPeer | undefined;

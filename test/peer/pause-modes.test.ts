@@ -3,7 +3,7 @@
  * between clock moves, and what each mode does with it. Steps are 1000 virtual ms.
  */
 import { describe, expect, it } from 'vitest';
-import { type PauseTaskResult, type StreamResponse } from '../../src/internal.js';
+import type { PauseTaskResult, StreamResponse } from '../../src/protocol/types.js';
 import { type PeerClient, type SseStream, peerPerTest, label, message } from './peer-client.js';
 
 let c: PeerClient;

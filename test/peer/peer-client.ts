@@ -3,14 +3,10 @@
  * per-test peer most peer tests start.
  */
 import { afterEach, beforeEach } from 'vitest';
-import {
-  type JsonRpcErrorObject,
-  type PeerOptions,
-  SseParser,
-  type StreamResponse,
-  type Task,
-  startPeer,
-} from '../../src/internal.js';
+import { SseParser } from '../../src/intercept/sse-parser.js';
+import { type PeerOptions, startPeer } from '../../src/peer/start-peer.js';
+import type { JsonRpcErrorObject } from '../../src/protocol/errors.js';
+import type { StreamResponse, Task } from '../../src/protocol/types.js';
 
 export interface RpcReply<T = unknown> {
   status: number;

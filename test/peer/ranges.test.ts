@@ -4,16 +4,10 @@
  * wedged task.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  DETERMINISTIC_EPOCH,
-  MAX_CLOCK_MS,
-  ManualClock,
-  type PauseTaskResult,
-  type RunningPeer,
-  instantOf,
-  isoAt,
-  startPeer,
-} from '../../src/internal.js';
+import { ManualClock, isoAt } from '../../src/clock.js';
+import { DETERMINISTIC_EPOCH, type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
+import { MAX_CLOCK_MS, instantOf } from '../../src/protocol/bounds.js';
+import type { PauseTaskResult } from '../../src/protocol/types.js';
 import { PeerClient, peerPerTest, message } from './peer-client.js';
 
 let c: PeerClient;

@@ -2,16 +2,10 @@
  * The peer on real timers (pause modes with a step in flight) and in `--legacy-pause` mode.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type PauseTaskResult,
-  type RunningPeer,
-  type StreamResponse,
-  type Task,
-  isoAt,
-  parseLegacyEnvelope,
-  startPeer,
-  systemClock,
-} from '../../src/internal.js';
+import { isoAt, systemClock } from '../../src/clock.js';
+import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
+import { parseLegacyEnvelope } from '../../src/protocol/legacy.js';
+import type { PauseTaskResult, StreamResponse, Task } from '../../src/protocol/types.js';
 import { PeerClient, label, message } from './peer-client.js';
 
 let peer: RunningPeer | undefined;

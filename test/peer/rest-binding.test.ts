@@ -6,14 +6,9 @@
 import { type Message, Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, RestTransportFactory } from '@a2a-js/sdk/client';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import {
-  type PauseTaskResult,
-  type ResumeTaskResult,
-  type RunningPeer,
-  SseParser,
-  type Task,
-  startPeer,
-} from '../../src/internal.js';
+import { SseParser } from '../../src/intercept/sse-parser.js';
+import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
+import type { PauseTaskResult, ResumeTaskResult, Task } from '../../src/protocol/types.js';
 import { PeerClient } from './peer-client.js';
 
 const HEADERS = { 'Content-Type': 'application/json', 'A2A-Version': '1.0' };

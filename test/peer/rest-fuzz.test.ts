@@ -12,7 +12,9 @@
 import { request } from 'node:http';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { TASK_STATES, type TaskState, isTerminal, startPeer } from '../../src/internal.js';
+import { startPeer } from '../../src/peer/start-peer.js';
+import { isTerminal } from '../../src/protocol/state-machine.js';
+import { TASK_STATES, type TaskState } from '../../src/protocol/types.js';
 
 interface Answer {
   status: number;

@@ -2,7 +2,7 @@
  * The virtual scheduler behind deterministic mode.
  */
 import { expect, it } from 'vitest';
-import { ManualClock } from '../../src/internal.js';
+import { ManualClock } from '../../src/clock.js';
 import { ADVANCE_BATCH, VirtualScheduler } from '../../src/peer/scheduler.js';
 
 it('fires due timers in time order, each at its own instant, including timers scheduled while firing', async () => {

@@ -6,7 +6,8 @@
 import { type Message, Role, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { type PauseTaskResult, type RunningPeer, type Task, startPeer } from '../../src/internal.js';
+import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
+import type { PauseTaskResult, Task } from '../../src/protocol/types.js';
 import { PeerClient } from './peer-client.js';
 
 let peer: RunningPeer;

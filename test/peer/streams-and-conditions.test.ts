@@ -2,13 +2,8 @@
  * Streams across a pause, resume conditions and their causes, on the deterministic peer.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  type PauseTaskResult,
-  type StreamResponse,
-  type Task,
-  type TaskStatusUpdateEvent,
-  parseResumeMetadata,
-} from '../../src/internal.js';
+import { parseResumeMetadata } from '../../src/protocol/parse-objects.js';
+import type { PauseTaskResult, StreamResponse, Task, TaskStatusUpdateEvent } from '../../src/protocol/types.js';
 import { type PeerClient, peerPerTest, label, message } from './peer-client.js';
 
 let c: PeerClient;

@@ -8,14 +8,11 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type PauseTaskResult,
-  type PeerTransitionLine,
-  type RunningPeer,
-  hashCanonical,
-  readPeerTransitions,
-  startPeer,
-} from '../../src/internal.js';
+import { hashCanonical } from '../../src/canonical/canonical-json.js';
+import { readPeerTransitions } from '../../src/peer/read-transitions.js';
+import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
+import type { PeerTransitionLine } from '../../src/peer/transition-log.js';
+import type { PauseTaskResult } from '../../src/protocol/types.js';
 import { PeerClient, message } from './peer-client.js';
 
 let dir = '';

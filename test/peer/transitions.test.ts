@@ -3,7 +3,7 @@
  * real requests against the deterministic peer.
  */
 import { describe, expect, it } from 'vitest';
-import { type PauseTaskResult, type ResumeTaskResult, type Task } from '../../src/internal.js';
+import type { PauseTaskResult, ResumeTaskResult, Task } from '../../src/protocol/types.js';
 import { type PeerClient, peerPerTest, label, message } from './peer-client.js';
 
 let c: PeerClient;

@@ -2,13 +2,9 @@
  * Every JSON-RPC error the peer sends, from real requests, and its robustness against bad input.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  type AgentCard,
-  PAUSE_EXTENSION_URI,
-  REFERENCE_PEER_EXTENSION_URI,
-  referencePeerSettingsOf,
-  startPeer,
-} from '../../src/internal.js';
+import { REFERENCE_PEER_EXTENSION_URI, referencePeerSettingsOf } from '../../src/peer/agent-card.js';
+import { startPeer } from '../../src/peer/start-peer.js';
+import { type AgentCard, PAUSE_EXTENSION_URI } from '../../src/protocol/types.js';
 import { PeerClient, peerPerTest, type RpcReply, message } from './peer-client.js';
 
 let c: PeerClient;

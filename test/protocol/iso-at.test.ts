@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isoAt } from '../../src/internal.js';
+import { isoAt } from '../../src/clock.js';
 
 describe('isoAt', () => {
   it('renders any sequence of instants as toISOString does', () => {

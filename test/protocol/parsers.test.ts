@@ -1,30 +1,18 @@
 import { describe, expect, it } from 'vitest';
+import { JSON_RPC_ERRORS, errorInfoReason, errorNameForCode, jsonRpcError } from '../../src/protocol/errors.js';
+import { parseJsonRpcMessage, parseJsonRpcRequest, parseJsonRpcResponse } from '../../src/protocol/json-rpc.js';
+import { legacyMetadata, legacyToPause, parseLegacyEnvelope, pauseToLegacy } from '../../src/protocol/legacy.js';
+import { type KnownMethod, isKnownMethod, parseMethodCall } from '../../src/protocol/params.js';
 import {
-  type FieldIssue,
-  JSON_RPC_ERRORS,
-  type ParseResult,
-  type KnownMethod,
-  errorInfoReason,
-  errorNameForCode,
-  formatIssue,
-  isKnownMethod,
-  jsonRpcError,
-  legacyMetadata,
-  legacyToPause,
-  parseJsonRpcMessage,
-  parseJsonRpcRequest,
-  parseJsonRpcResponse,
-  parseLegacyEnvelope,
-  parseMethodCall,
   parsePauseTaskResult,
   parseResumeMetadata,
   parseResumeTaskResult,
   parseSendMessageResult,
   parseStreamResponse,
   parseTask,
-  pauseToLegacy,
-  type TaskPause,
-} from '../../src/internal.js';
+} from '../../src/protocol/parse-objects.js';
+import { type FieldIssue, type ParseResult, formatIssue } from '../../src/protocol/read.js';
+import type { TaskPause } from '../../src/protocol/types.js';
 
 const PAUSE: TaskPause = {
   initiatedBy: 'PAUSE_INITIATOR_CLIENT',

@@ -3,17 +3,16 @@
  * the error mapping both ways, and recorded targets rewritten to live ids.
  */
 import { describe, expect, it } from 'vitest';
+import { JSON_RPC_ERRORS, type JsonRpcErrorName } from '../../src/protocol/errors.js';
 import {
-  IdMap,
-  JSON_RPC_ERRORS,
-  type JsonRpcErrorName,
   matchRestRoute,
   matchRestTail,
   readRestError,
   restError,
   restParams,
   restRequestOf,
-} from '../../src/internal.js';
+} from '../../src/protocol/rest-binding.js';
+import { IdMap } from '../../src/replay/substitution.js';
 
 describe('routes', () => {
   it('names each method by verb and path, with an optional tenant, and the path id decoded', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TASK_STATES, type TaskState, checkTransition, isAllowedTransition, isTerminal } from '../../src/internal.js';
+import { checkTransition, isAllowedTransition, isTerminal } from '../../src/protocol/state-machine.js';
+import { TASK_STATES, type TaskState } from '../../src/protocol/types.js';
 
 /**
  * The expected table, written out independently from the RFC's "Task state machine deltas" and

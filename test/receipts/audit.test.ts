@@ -2,7 +2,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Keyring, ReceiptChain, auditReceiptLog } from '../../src/internal.js';
+import { auditReceiptLog } from '../../src/receipts/audit.js';
+import { ReceiptChain } from '../../src/receipts/chain.js';
+import { Keyring } from '../../src/receipts/keys.js';
 import { CREATED_AT, fixedKey, resumptionDraftFor, suspensionDraftFor } from './fixtures.js';
 
 let dir: string;

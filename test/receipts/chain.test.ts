@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import {
-  Keyring,
-  RECEIPT_PAYLOAD_TYPE,
-  ReceiptChain,
-  canonicalJson,
-  checkReceiptSignature,
-  hashCanonical,
-  pae,
-  sha256Prefixed,
-} from '../../src/internal.js';
-import type { Receipt, ReceiptLogLine } from '../../src/internal.js';
+import { canonicalJson, hashCanonical, sha256Prefixed } from '../../src/canonical/canonical-json.js';
+import { ReceiptChain } from '../../src/receipts/chain.js';
+import { Keyring } from '../../src/receipts/keys.js';
+import { pae } from '../../src/receipts/pae.js';
+import { checkReceiptSignature } from '../../src/receipts/signing.js';
+import { RECEIPT_PAYLOAD_TYPE } from '../../src/receipts/types.js';
+import type { Receipt, ReceiptLogLine } from '../../src/receipts/types.js';
 import { CREATED_AT, buildLogLines, fixedKey, resumptionDraftFor, suspensionDraftFor } from './fixtures.js';
 
 const keyring = new Keyring([fixedKey('key-a')]);

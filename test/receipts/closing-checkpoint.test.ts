@@ -8,16 +8,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type Checkpoint,
-  Keyring,
-  ReceiptChain,
-  type RecordingBinding,
-  readKeyFile,
-  readRecordingBinding,
-  sha256Prefixed,
-  verifyReceiptLogBytes,
-} from '../../src/internal.js';
+import { sha256Prefixed } from '../../src/canonical/canonical-json.js';
+import { ReceiptChain } from '../../src/receipts/chain.js';
+import { Keyring, readKeyFile } from '../../src/receipts/keys.js';
+import { readRecordingBinding } from '../../src/receipts/recording-binding.js';
+import type { Checkpoint, RecordingBinding } from '../../src/receipts/types.js';
+import { verifyReceiptLogBytes } from '../../src/receipts/verify.js';
 import { CREATED_AT, buildLogLines, fixedKey, suspensionDraftFor } from './fixtures.js';
 
 const key = fixedKey('key-a');

@@ -2,19 +2,15 @@
  * Deterministic keys and drafts for receipt tests and benches.
  */
 import { createHash } from 'node:crypto';
-import {
-  type Keyring,
-  type ReceiptLogVersion,
-  type RecordingBinding,
-  ReceiptChain,
-  ReceiptKey,
-  type ResumptionDraft,
-  type SealedLine,
-  type SuspensionDraft,
-  buildResumptionDraft,
-  buildSuspensionDraft,
-  generateReceiptKey,
-} from '../../src/internal.js';
+import { ReceiptChain, type SealedLine } from '../../src/receipts/chain.js';
+import { buildResumptionDraft, buildSuspensionDraft } from '../../src/receipts/drafts.js';
+import { type Keyring, ReceiptKey, generateReceiptKey } from '../../src/receipts/keys.js';
+import type {
+  ReceiptLogVersion,
+  RecordingBinding,
+  ResumptionDraft,
+  SuspensionDraft,
+} from '../../src/receipts/types.js';
 
 /** A key whose bytes derive from `seed`: the same seed always gives the same key. */
 export function fixedKey(kid: string, seed = kid, withEd25519 = true): ReceiptKey {

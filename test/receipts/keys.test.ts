@@ -6,19 +6,12 @@ import { inspect } from 'node:util';
 import fc from 'fast-check';
 import nacl from 'tweetnacl';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  Keyring,
-  ReceiptChain,
-  ReceiptKey,
-  canonicalJson,
-  checkpointSigningInput,
-  generateReceiptKey,
-  loadKeyFile,
-  loadKeyring,
-  readKeyFile,
-  verifyReceiptLogBytes,
-  writeSecretFile,
-} from '../../src/internal.js';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { ReceiptChain } from '../../src/receipts/chain.js';
+import { loadKeyFile, loadKeyring, writeSecretFile } from '../../src/receipts/key-file.js';
+import { Keyring, ReceiptKey, generateReceiptKey, readKeyFile } from '../../src/receipts/keys.js';
+import { checkpointSigningInput } from '../../src/receipts/signing.js';
+import { verifyReceiptLogBytes } from '../../src/receipts/verify.js';
 import { CREATED_AT, buildLogLines, fixedKey, suspensionDraftFor } from './fixtures.js';
 
 let dir: string;

@@ -10,7 +10,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { lineForm, lineFormFull } from '../../src/receipts/line-form.js';
 import { readReceiptLineFast } from '../../src/receipts/read-line-fast.js';
-import { Keyring, canonicalJson } from '../../src/internal.js';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { Keyring } from '../../src/receipts/keys.js';
 import { buildLogLines, fixedKey } from './fixtures.js';
 import { readLine } from './line-mutations.js';
 

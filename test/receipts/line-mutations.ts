@@ -4,7 +4,8 @@
  * to put there.
  */
 
-import { type ReceiptLogLine, readReceiptLogLine } from '../../src/internal.js';
+import { readReceiptLogLine } from '../../src/receipts/read-line.js';
+import type { ReceiptLogLine } from '../../src/receipts/types.js';
 
 /** A text parsed and read as a receipt log line (its parse beside it), or null when it is none. */
 export function readLine(text: string): { value: unknown; line: ReceiptLogLine } | null {

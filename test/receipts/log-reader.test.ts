@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { type LineBlock, LineSplitter, type RawLine, splitBlock } from '../../src/internal.js';
+import { type LineBlock, LineSplitter, type RawLine, splitBlock } from '../../src/receipts/log-reader.js';
 
 const MAX = 24;
 

@@ -3,15 +3,11 @@ import { chmod, mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type FsyncPolicy,
-  Keyring,
-  LineSplitter,
-  ManualClock,
-  ReceiptLogWriter,
-  readLogLines,
-  verifyReceiptLog,
-} from '../../src/internal.js';
+import { ManualClock } from '../../src/clock.js';
+import { Keyring } from '../../src/receipts/keys.js';
+import { LineSplitter, readLogLines } from '../../src/receipts/log-reader.js';
+import { type FsyncPolicy, ReceiptLogWriter } from '../../src/receipts/log-writer.js';
+import { verifyReceiptLog } from '../../src/receipts/verify.js';
 import { CREATED_AT, buildLogLines, fixedKey, resumptionDraftFor, suspensionDraftFor, taskFor } from './fixtures.js';
 
 let dir: string;

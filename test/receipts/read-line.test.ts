@@ -9,8 +9,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { readReceiptLineFast } from '../../src/receipts/read-line-fast.js';
-import { readReceiptLogLineByFields } from '../../src/receipts/read-line.js';
-import { Keyring, readReceiptLogLine } from '../../src/internal.js';
+import { readReceiptLogLine, readReceiptLogLineByFields } from '../../src/receipts/read-line.js';
+import { Keyring } from '../../src/receipts/keys.js';
 import { buildLogLines, fixedKey } from './fixtures.js';
 import { REMOVE, REPLACEMENTS, isRecord, paths, setAt } from './line-mutations.js';
 

@@ -15,7 +15,8 @@ import { describe, expect, it } from 'vitest';
 import { lineForm } from '../../src/receipts/line-form.js';
 import { readReceiptLineFast } from '../../src/receipts/read-line-fast.js';
 import { scanReceiptLine } from '../../src/receipts/scan-line.js';
-import { Keyring, canonicalJson } from '../../src/internal.js';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { Keyring } from '../../src/receipts/keys.js';
 import { buildLogLines, fixedKey } from './fixtures.js';
 import { REMOVE, REPLACEMENTS, paths, readLine, setAt } from './line-mutations.js';
 

@@ -1,16 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type Checkpoint,
-  Keyring,
-  canonicalJson,
-  readKeyFile,
-  sha256Prefixed,
-  ReceiptChain,
-  ReceiptLogVerifier,
-  type VerifyResult,
-  splitLogBytes,
-  verifyReceiptLogBytes,
-} from '../../src/internal.js';
+import { canonicalJson, sha256Prefixed } from '../../src/canonical/canonical-json.js';
+import { ReceiptChain } from '../../src/receipts/chain.js';
+import { Keyring, readKeyFile } from '../../src/receipts/keys.js';
+import { splitLogBytes } from '../../src/receipts/log-reader.js';
+import type { Checkpoint } from '../../src/receipts/types.js';
+import { ReceiptLogVerifier, type VerifyResult, verifyReceiptLogBytes } from '../../src/receipts/verify.js';
 import { CREATED_AT, buildLogLines, fixedKey, resumptionDraftFor, suspensionDraftFor, taskFor } from './fixtures.js';
 
 const keyring = new Keyring([fixedKey('key-a')]);

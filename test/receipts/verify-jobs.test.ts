@@ -9,14 +9,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  Keyring,
-  type VerifyResult,
-  WORKERS_FROM_BYTES,
-  canonicalJson,
-  defaultVerifyJobs,
-  verifyReceiptLog,
-} from '../../src/internal.js';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { Keyring } from '../../src/receipts/keys.js';
+import { WORKERS_FROM_BYTES, defaultVerifyJobs } from '../../src/receipts/verify-jobs.js';
+import { type VerifyResult, verifyReceiptLog } from '../../src/receipts/verify.js';
 import { runCli } from '../helpers/cli.js';
 import { buildLogLines, fixedKey } from './fixtures.js';
 

@@ -5,7 +5,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ENTRY_KINDS, type RecordingEntry, canonicalJson, entryLine, serializeLine } from '../../src/internal.js';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { entryLine } from '../../src/recording/entry-line.js';
+import { ENTRY_KINDS, type RecordingEntry } from '../../src/recording/format.js';
+import { serializeLine } from '../../src/recording/recording-writer.js';
 
 const generic = (entry: unknown): string => canonicalJson(entry, { loneSurrogates: 'escape' });
 const anyText = fc.string({ unit: 'binary', maxLength: 12 });

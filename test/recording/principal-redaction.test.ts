@@ -1,17 +1,16 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { A2aReplayError } from '../../src/errors.js';
+import { parsePrincipalSource, principalOf } from '../../src/recording/principal.js';
 import {
-  A2aReplayError,
   DEFAULT_REDACTED_HEADERS,
   SECRET_HEADER_WORDS,
   isSecretHeader,
-  parsePrincipalSource,
-  principalOf,
   redactHeaders,
   redactPath,
   redactUrl,
   redactValue,
-} from '../../src/internal.js';
+} from '../../src/recording/redaction.js';
 
 const jwt = (claims: object): string =>
   `${Buffer.from('{"alg":"RS256"}').toString('base64url')}.` +

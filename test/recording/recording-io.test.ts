@@ -2,19 +2,15 @@ import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  A2aReplayError,
-  CounterIdSource,
-  type LineSink,
-  ManualClock,
-  MemoryLineSink,
-  type RecordingEntry,
-  RecordingWriter,
-  TOOL_NAME,
-  canonicalJson,
-  fileLineSink,
-  readRecording,
-} from '../../src/internal.js';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { ManualClock } from '../../src/clock.js';
+import { A2aReplayError } from '../../src/errors.js';
+import { CounterIdSource } from '../../src/ids.js';
+import type { RecordingEntry } from '../../src/recording/format.js';
+import { type LineSink, MemoryLineSink, fileLineSink } from '../../src/recording/line-sink.js';
+import { readRecording } from '../../src/recording/recording-reader.js';
+import { RecordingWriter } from '../../src/recording/recording-writer.js';
+import { TOOL_NAME } from '../../src/version.js';
 
 let dir = '';
 beforeEach(async () => {

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type RecordingLineRead, readRecordingStream } from '../../src/internal.js';
+import { type RecordingLineRead, readRecordingStream } from '../../src/recording/recording-reader.js';
 import { ROOT } from '../helpers/cli.js';
 
 async function readAll(chunks: Iterable<Uint8Array | string>, allowTornTail = false): Promise<RecordingLineRead[]> {

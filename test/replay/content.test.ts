@@ -3,8 +3,8 @@
  */
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
-import { IgnoreSet, type JsonValue, contentDifferences } from '../../src/internal.js';
-import { describeContent, differsInContent } from '../../src/replay/content.js';
+import type { JsonValue } from '../../src/canonical/canonical-json.js';
+import { IgnoreSet, contentDifferences, describeContent, differsInContent } from '../../src/replay/content.js';
 
 function nested(depth: number, leaf: JsonValue): JsonValue {
   let value = leaf;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, checkpointIntervalOf, sha256Prefixed } from '../../src/internal.js';
+import { canonicalJson, sha256Prefixed } from '../../src/canonical/canonical-json.js';
+import { checkpointIntervalOf } from '../../src/replay/derive-receipts.js';
 import { diffReceiptLogs } from '../../src/replay/diff.js';
 
 const header = {

@@ -1,7 +1,8 @@
 import { type Server, createServer } from 'node:http';
 import { type AddressInfo, type Server as NetServer, connect, createServer as createNetServer } from 'node:net';
 import { afterEach, expect, it } from 'vitest';
-import { type RecordingEntry, driveRecording } from '../../src/internal.js';
+import type { RecordingEntry } from '../../src/recording/format.js';
+import { driveRecording } from '../../src/replay/driver.js';
 import { entry, result, rpc } from './fixtures.js';
 
 /** A peer that answers every GetTask with the task it names after `delayMs`, counting calls in flight. */

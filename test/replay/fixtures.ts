@@ -1,7 +1,8 @@
 /**
  * Hand-made recording entries for the replay unit tests.
  */
-import type { JsonValue, RecordingEntry } from '../../src/internal.js';
+import type { JsonValue } from '../../src/canonical/canonical-json.js';
+import type { RecordingEntry } from '../../src/recording/format.js';
 
 const BASE = Date.UTC(2026, 0, 1);
 

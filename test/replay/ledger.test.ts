@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { JsonValue, RecordingEntry } from '../../src/internal.js';
+import type { JsonValue } from '../../src/canonical/canonical-json.js';
+import type { RecordingEntry } from '../../src/recording/format.js';
 import { planReplay } from '../../src/replay/lanes.js';
 import { type LiveAnswer, ReplayLedger } from '../../src/replay/ledger.js';
 import { IdMap } from '../../src/replay/substitution.js';

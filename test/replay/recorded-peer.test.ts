@@ -1,11 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type JsonValue,
-  type RecordingEntry,
-  type RunningPeer,
-  recordedPeerSettings,
-  startPeer,
-} from '../../src/internal.js';
+import type { JsonValue } from '../../src/canonical/canonical-json.js';
+import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
+import type { RecordingEntry } from '../../src/recording/format.js';
+import { recordedPeerSettings } from '../../src/replay/recorded-peer.js';
 
 let peer: RunningPeer | undefined;
 afterEach(async () => {

@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { SseParser } from '../../src/internal.js';
+import { SseParser } from '../../src/intercept/sse-parser.js';
 import { CLI, ROOT, childEnv } from '../helpers/cli.js';
 
 export interface CliServer {

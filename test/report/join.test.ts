@@ -7,14 +7,9 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type ReportInput,
-  fileSections,
-  joinedSection,
-  loadKeyring,
-  pairReportInputs,
-  sha256Prefixed,
-} from '../../src/internal.js';
+import { sha256Prefixed } from '../../src/canonical/canonical-json.js';
+import { loadKeyring } from '../../src/receipts/key-file.js';
+import { type ReportInput, fileSections, joinedSection, pairReportInputs } from '../../src/report/build-report.js';
 import { ROOT } from '../helpers/cli.js';
 
 const GOLDEN = join(ROOT, 'golden');

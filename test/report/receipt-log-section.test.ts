@@ -7,15 +7,10 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import {
-  Keyring,
-  ReceiptChain,
-  buildResumptionDraft,
-  buildSuspensionDraft,
-  generateReceiptKey,
-  readKeyFile,
-  receiptLogSection,
-} from '../../src/internal.js';
+import { ReceiptChain } from '../../src/receipts/chain.js';
+import { buildResumptionDraft, buildSuspensionDraft } from '../../src/receipts/drafts.js';
+import { Keyring, generateReceiptKey, readKeyFile } from '../../src/receipts/keys.js';
+import { receiptLogSection } from '../../src/report/build-report.js';
 
 const at = (s: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
 const span = (n: number) => ({ traceId: String(n).padStart(32, 'a'), spanId: String(n).padStart(16, 'b') });

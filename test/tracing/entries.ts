@@ -2,7 +2,8 @@
  * Hand-built recording entries (docs/design.md §5) for pause stories on one streaming task, to feed the
  * real PauseObserver and render its span events.
  */
-import type { JsonObject, JsonValue, RecordingEntry, RecordingHeader } from '../../src/internal.js';
+import type { JsonObject, JsonValue } from '../../src/canonical/canonical-json.js';
+import type { RecordingEntry, RecordingHeader } from '../../src/recording/format.js';
 import { at } from './memory-tracing.js';
 
 export const RECORDING: RecordingHeader = {

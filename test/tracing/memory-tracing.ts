@@ -12,7 +12,8 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { EventIdGenerator } from '../../src/tracing/event-id-generator.js';
 import { SpanBridge } from '../../src/tracing/span-bridge.js';
-import { type SpanRef, deriveSpanId, deriveTraceId } from '../../src/internal.js';
+import type { SpanRef } from '../../src/receipts/types.js';
+import { deriveSpanId, deriveTraceId } from '../../src/tracing/span-events.js';
 
 export interface MemoryTracing {
   exporter: InMemorySpanExporter;

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setupTracing } from '../../cli/tracing-setup.js';
-import { type LostPauseReason, PauseObserver } from '../../src/internal.js';
+import { PauseObserver } from '../../src/observe/pause-observer.js';
+import type { LostPauseReason } from '../../src/tracing/span-events.js';
 import {
   ATTR_LINK_KIND,
   ATTR_LOST_REASON,

@@ -1,6 +1,7 @@
 import { SpanStatusCode } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type SpanAttributes, type SpanEvent, type SpanRef, parseTraceparent } from '../../src/internal.js';
+import type { SpanRef } from '../../src/receipts/types.js';
+import { type SpanAttributes, type SpanEvent, parseTraceparent } from '../../src/tracing/span-events.js';
 import {
   ATTR_LINK_KIND,
   ATTR_LINK_PIPELINE_SPAN_ID,

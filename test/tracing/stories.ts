@@ -1,7 +1,8 @@
 /**
  * Hand-written span-event scenarios: the events the PauseObserver emits for common pause stories.
  */
-import { type SpanEvent, type SpanRef, type SpanSink } from '../../src/internal.js';
+import type { SpanRef } from '../../src/receipts/types.js';
+import type { SpanEvent, SpanSink } from '../../src/tracing/span-events.js';
 import {
   ATTR_GEN_AI_CONVERSATION_ID,
   ATTR_PAUSE_INITIATED_BY,
