@@ -9,7 +9,8 @@
 import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { PauseObserver, type RecordingEntry } from '../src/internal.js';
+import { PauseObserver } from '../src/observe/pause-observer.js';
+import type { RecordingEntry } from '../src/recording/format.js';
 import { manyOpenPauses, pauseResumePairs } from '../test/fixtures/pause-traffic.js';
 import { type Figures, emitFigures, round } from './_lib.js';
 

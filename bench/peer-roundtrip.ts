@@ -12,7 +12,9 @@
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { type PauseTaskResult, type RunningPeer, type Task, startPeer, systemClock } from '../src/internal.js';
+import { systemClock } from '../src/clock.js';
+import { type RunningPeer, startPeer } from '../src/peer/start-peer.js';
+import type { PauseTaskResult, Task } from '../src/protocol/types.js';
 import { type Figures, emitFigures, round } from './_lib.js';
 
 const figures: Figures = {};

@@ -13,21 +13,19 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { canonicalJson } from '../src/canonical/canonical-json.js';
+import { ManualClock } from '../src/clock.js';
+import { ReceiptChain } from '../src/receipts/chain.js';
 import {
-  type FsyncPolicy,
-  Keyring,
-  ManualClock,
-  ReceiptChain,
-  ReceiptLogWriter,
-  type ResumptionDraft,
   type ResumptionFacts,
-  type SuspensionDraft,
   type SuspensionFacts,
   buildResumptionDraft,
   buildSuspensionDraft,
-  canonicalJson,
-  verifyReceiptLog,
-} from '../src/internal.js';
+} from '../src/receipts/drafts.js';
+import { Keyring } from '../src/receipts/keys.js';
+import { type FsyncPolicy, ReceiptLogWriter } from '../src/receipts/log-writer.js';
+import type { ResumptionDraft, SuspensionDraft } from '../src/receipts/types.js';
+import { verifyReceiptLog } from '../src/receipts/verify.js';
 import { CREATED_AT, fixedKey } from '../test/receipts/fixtures.js';
 import { cliStartupMs, emitFigures, round, timeCli } from './_lib.js';
 

@@ -10,7 +10,9 @@ import { createWriteStream, existsSync, mkdtempSync, rmSync, statSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Keyring, ReceiptChain, type SealedLine, canonicalJson } from '../src/internal.js';
+import { canonicalJson } from '../src/canonical/canonical-json.js';
+import { ReceiptChain, type SealedLine } from '../src/receipts/chain.js';
+import { Keyring } from '../src/receipts/keys.js';
 import { CREATED_AT, fixedKey, resumptionDraftFor, suspensionDraftFor, taskFor } from '../test/receipts/fixtures.js';
 import { emitFigures, round } from './_lib.js';
 

@@ -15,14 +15,9 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import { setupTracing } from '../cli/tracing-setup.js';
-import {
-  EventIdGenerator,
-  type SpanEvent,
-  type SpanSink,
-  SpanBridge,
-  deriveSpanId,
-  deriveTraceId,
-} from '../src/internal.js';
+import { EventIdGenerator } from '../src/tracing/event-id-generator.js';
+import { SpanBridge } from '../src/tracing/span-bridge.js';
+import { type SpanEvent, type SpanSink, deriveSpanId, deriveTraceId } from '../src/tracing/span-events.js';
 import { emitFigures, round } from './_lib.js';
 
 const STORIES = Number(process.argv[2] ?? 5_000);

@@ -5,8 +5,8 @@
  * answers read back into JSON-RPC terms, so scenarios are written once). Every call carries
  * `A2A-Version: 1.0`; control calls go to `/control` (JSON-RPC); streams are read event by event.
  */
-import { type Binding, readRestError, restRequestOf } from '../../src/internal.js';
-import { SseParser } from '../../src/internal.js';
+import { type Binding, readRestError, restRequestOf } from '../../src/protocol/rest-binding.js';
+import { SseParser } from '../../src/intercept/sse-parser.js';
 
 /** Where the reference peer serves HTTP+JSON. */
 const REST_PATH = '/rest';

@@ -4,7 +4,7 @@
  * reference peer in deterministic mode through `a2a-replay record`. Each scenario is named for
  * what it proves; `rule` is the RFC rule it pins. The virtual clock moves only on AdvanceClock.
  */
-import type { Binding } from '../../src/internal.js';
+import type { Binding } from '../../src/protocol/rest-binding.js';
 import { type A2aTestClient, stateOf, userMessage } from './a2a-client.js';
 
 export interface Scenario {
