@@ -3,23 +3,18 @@
  * Recording A2A traffic: the reverse proxy, the `fetch` wrapper and the `node:http` middleware,
  * all writing through one exchange recorder into a JSONL recording (docs/design.md §5).
  */
+export { type RecordingProxy, type RecordingProxyOptions, startRecordingProxy } from '../intercept/recording-proxy.js';
+export { type RecordingFetchOptions, createRecordingFetch } from '../intercept/recording-fetch.js';
 export {
-  type RecordingProxy,
-  type RecordingProxyOptions,
-  startRecordingProxy,
-  type RecordingFetchOptions,
-  createRecordingFetch,
   type RecordingMiddleware,
   type RecordingMiddlewareOptions,
   createRecordingMiddleware,
   withRecording,
-  ExchangeRecorder,
-  type ExchangeRecorderOptions,
-  RecordingWriter,
-  type RecordingWriterOptions,
-  type LineSink,
-  MemoryLineSink,
-  fileLineSink,
+} from '../intercept/recording-middleware.js';
+export { ExchangeRecorder, type ExchangeRecorderOptions } from '../intercept/exchange-recorder.js';
+export { RecordingWriter, type RecordingWriterOptions } from '../recording/recording-writer.js';
+export { type LineSink, MemoryLineSink, fileLineSink } from '../recording/line-sink.js';
+export {
   DEFAULT_REDACTED_HEADERS,
   SECRET_HEADER_WORDS,
   SECRET_NAME_WORDS,
@@ -29,13 +24,12 @@ export {
   isSecretQueryName,
   redactPath,
   redactUrl,
-  type PrincipalSource,
-  parsePrincipalSource,
+} from '../recording/redaction.js';
+export { type PrincipalSource, parsePrincipalSource } from '../recording/principal.js';
+export {
   type Recording,
-  type RecordingEntry,
-  type RecordingHeader,
-  type RecordingLine,
   readRecording,
   readRecordingFile,
   readRecordingStream,
-} from '../internal.js';
+} from '../recording/recording-reader.js';
+export type { RecordingEntry, RecordingHeader, RecordingLine } from '../recording/format.js';

@@ -4,14 +4,9 @@
  * answers as the recorded peer did (`startMockServer`), and the same in process as a `fetch` that
  * the `@a2a-js/sdk` client accepts (`createMockFetch`).
  */
+export { createMockFetch, type MockFetch, type MockFetchOptions, DEFAULT_MOCK_URL } from '../mock/mock-fetch.js';
+export { startMockServer, type MockServerOptions, type RunningMock } from '../mock/mock-server.js';
 export {
-  createMockFetch,
-  type MockFetch,
-  type MockFetchOptions,
-  DEFAULT_MOCK_URL,
-  startMockServer,
-  type MockServerOptions,
-  type RunningMock,
   type MockOptions,
   type MockSource,
   type MockReport,
@@ -19,4 +14,4 @@ export {
   type UnmatchedRequest,
   NO_RECORDED_EXCHANGE,
   MOCK_ERROR_DOMAIN,
-} from '../internal.js';
+} from '../mock/mock-engine.js';

@@ -29,17 +29,10 @@ export {
   TASK_STATES,
   TERMINAL_STATES,
   PAUSE_MODES,
-  PAUSE_METHODS,
-  CORE_METHODS,
-  JSON_RPC_ERRORS,
-  type JsonRpcErrorCode,
-  type JsonRpcRequest,
-  type JsonRpcResponse,
-  type ErrorInfo,
-  parseJsonRpcMessage,
-  parseMethodCall,
-  parseTask,
-  parseStreamResponse,
-  checkTransition,
-  isTerminal,
-} from '../internal.js';
+} from '../protocol/types.js';
+export { PAUSE_METHODS, CORE_METHODS } from '../protocol/methods.js';
+export { JSON_RPC_ERRORS, type JsonRpcErrorCode, type ErrorInfo } from '../protocol/errors.js';
+export { type JsonRpcRequest, type JsonRpcResponse, parseJsonRpcMessage } from '../protocol/json-rpc.js';
+export { parseMethodCall } from '../protocol/params.js';
+export { parseTask, parseStreamResponse } from '../protocol/parse-objects.js';
+export { checkTransition, isTerminal } from '../protocol/state-machine.js';

@@ -15,21 +15,18 @@ export {
   RECEIPT_VERSIONS,
   type ReceiptLogVersion,
   type RecordingBinding,
-  readRecordingBinding,
-  ReceiptKey,
-  Keyring,
-  type LoadedKey,
-  generateReceiptKey,
-  loadKeyFile,
-  loadKeyring,
-  loadCheckpointFile,
-  KEY_FILE_ENV,
-  ReceiptChain,
-  type ReceiptChainOptions,
+} from '../receipts/types.js';
+export { readRecordingBinding } from '../receipts/recording-binding.js';
+export { ReceiptKey, Keyring, generateReceiptKey } from '../receipts/keys.js';
+export { type LoadedKey, loadKeyFile, loadKeyring, loadCheckpointFile, KEY_FILE_ENV } from '../receipts/key-file.js';
+export { ReceiptChain, type ReceiptChainOptions } from '../receipts/chain.js';
+export {
   ReceiptLogWriter,
   type ReceiptLogWriterOptions,
   FSYNC_POLICIES,
   type FsyncPolicy,
+} from '../receipts/log-writer.js';
+export {
   ReceiptLogVerifier,
   type VerifyOptions,
   type VerifyResult,
@@ -38,14 +35,13 @@ export {
   VERIFY_FAILURE_REASONS,
   verifyReceiptLog,
   verifyReceiptLogBytes,
+} from '../receipts/verify.js';
+export {
   type AuditFilter,
   type AuditOutcome,
   type AuditResult,
   type AuditRow,
   auditReceiptLog,
-  type ReceiptDiff,
-  type ReceiptDifference,
-  diffReceiptLogs,
-  canonicalJson,
-  hashCanonical,
-} from '../internal.js';
+} from '../receipts/audit.js';
+export { type ReceiptDiff, type ReceiptDifference, diffReceiptLogs } from '../replay/diff.js';
+export { canonicalJson, hashCanonical } from '../canonical/canonical-json.js';

@@ -3,25 +3,17 @@
  * Observing pauses and resumes: the PauseObserver, the pipeline that feeds receipts and spans, the
  * OpenTelemetry span bridge and lost-pause findings (docs/design.md §7, §14).
  */
+export { PauseObserver, type ObserverOptions, type ObserverStats } from '../observe/pause-observer.js';
+export type { ObserverOutput } from '../observe/suspension.js';
+export { ObservationPipeline, type ObservationPipelineOptions, type ReceiptSink } from '../observe/pipeline.js';
+export { SpanBridge, type SpanBridgeOptions } from '../tracing/span-bridge.js';
 export {
-  PauseObserver,
-  type ObserverOptions,
-  type ObserverOutput,
-  type ObserverStats,
-  ObservationPipeline,
-  type ObservationPipelineOptions,
-  type ReceiptSink,
-  SpanBridge,
-  type SpanBridgeOptions,
   type SpanSink,
   type SpanEvent,
-  SPAN_NAMES,
-  type SpanName,
   LOST_PAUSE_REASONS,
   type LostPauseReason,
-  LostPauseCollector,
-  type LostPauseListing,
-  lostPausesInReceiptLog,
   deriveTraceId,
   deriveSpanId,
-} from '../internal.js';
+} from '../tracing/span-events.js';
+export { SPAN_NAMES, type SpanName } from '../tracing/attributes.js';
+export { LostPauseCollector, type LostPauseListing, lostPausesInReceiptLog } from '../tracing/lost-pauses.js';
