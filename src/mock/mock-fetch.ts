@@ -10,7 +10,7 @@ import { requestVersion } from './match.js';
 import type { Recording } from '../recording/recording-reader.js';
 import { incomingBody } from './match.js';
 import { MockEngine, type MockOptions, type MockReport } from './mock-engine.js';
-import { type MockOutput, sseFrame } from './mock-output.js';
+import { type MockOutput, eventFrame } from './mock-output.js';
 
 /** Where the in-process mock says it lives, unless `url` is given. */
 export const DEFAULT_MOCK_URL = 'http://mock.a2a-replay.invalid';
@@ -66,7 +66,7 @@ export function createMockFetch(
           async pull(controller) {
             const next = await outputs.next();
             if (next.done || next.value.kind === 'end') controller.close();
-            else if (next.value.kind === 'event') controller.enqueue(encoder.encode(sseFrame(next.value)));
+            else if (next.value.kind === 'event') controller.enqueue(encoder.encode(eventFrame(next.value)));
             else if (next.value.kind === 'break') controller.error(new TypeError(next.value.reason));
           },
           cancel() {

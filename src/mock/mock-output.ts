@@ -19,7 +19,7 @@ export type MockOutput =
   | { kind: 'break'; reason: string };
 
 /** One SSE event as text on the wire. */
-export function sseFrame(output: Extract<MockOutput, { kind: 'event' }>): string {
+export function eventFrame(output: Extract<MockOutput, { kind: 'event' }>): string {
   let frame = '';
   if (output.event !== undefined) frame += `event: ${output.event}\n`;
   if (output.id !== undefined) frame += `id: ${output.id}\n`;

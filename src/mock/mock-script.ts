@@ -39,7 +39,7 @@ export interface ServedExchange {
 }
 
 /** What the client has been shown of a task (recorded ids). */
-export interface TaskView {
+export interface MockTaskView {
   state: string;
   /** The current pause's resume token (recorded form), while PAUSED. */
   resumeToken: string | undefined;
@@ -99,7 +99,7 @@ export class MockScript {
   readonly #released = new Set<number>();
   readonly #arrived = new Map<LaneKey, number>();
   #arrivedAny = 0;
-  readonly #tasks = new Map<string, TaskView>();
+  readonly #tasks = new Map<string, MockTaskView>();
   readonly #recordedTasks = new Set<string>();
   readonly #previous = new Map<number, RecordingEntry>();
   readonly #noise: NoiseRules;
@@ -338,7 +338,7 @@ export class MockScript {
   }
 
   /** What the client was shown of the task it calls `clientTaskId`, when it is one of this recording's tasks. */
-  taskView(clientTaskId: string): TaskView | undefined {
+  taskView(clientTaskId: string): MockTaskView | undefined {
     const recorded = this.ids.recordedOf(clientTaskId);
     return this.#recordedTasks.has(recorded) ? this.#tasks.get(recorded) : undefined;
   }

@@ -19,7 +19,7 @@ import {
 } from '../http/limits.js';
 import { incomingBody, requestVersion } from './match.js';
 import { MockEngine, type MockOptions, type MockReport, type MockSource } from './mock-engine.js';
-import { type OutputQueue, sseFrame } from './mock-output.js';
+import { type OutputQueue, eventFrame } from './mock-output.js';
 
 export interface MockServerOptions extends MockOptions {
   host?: string;
@@ -52,7 +52,7 @@ async function write(queue: OutputQueue, req: IncomingMessage, res: ServerRespon
         res.flushHeaders();
         break;
       case 'event':
-        res.write(sseFrame(output));
+        res.write(eventFrame(output));
         break;
       case 'end':
         res.end();

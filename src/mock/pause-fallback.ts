@@ -9,7 +9,7 @@
  * sends it in the request's binding (a JSON-RPC error, or an HTTP+JSON status and body, design §15).
  */
 import type { JsonRpcErrorName } from '../protocol/errors.js';
-import type { TaskView } from './mock-script.js';
+import type { MockTaskView } from './mock-script.js';
 
 /** An error of the one table (src/protocol/errors.ts), by name, with its message and ErrorInfo metadata. */
 export interface PauseRefusal {
@@ -35,7 +35,7 @@ const NOT_PAUSABLE: ReadonlySet<string> = new Set([
 export function pauseFallback(
   method: string,
   taskId: string,
-  view: TaskView,
+  view: MockTaskView,
   token: string | undefined,
 ): PauseRefusal | undefined {
   const metadata = { taskId };

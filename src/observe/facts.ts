@@ -13,7 +13,7 @@ import { describeError } from '../errors.js';
 import { readTarget } from '../http/request-target.js';
 import { JSON_RPC_ERRORS } from '../protocol/errors.js';
 import { type JsonRpcId, parseJsonRpcMessage } from '../protocol/json-rpc.js';
-import { CONTROL_METHODS, CONTROL_PATH } from '../protocol/methods.js';
+import { CONTROL_METHODS, CONTROL_PATH, type ControlMethod } from '../protocol/methods.js';
 import type { Binding } from '../protocol/rest-binding.js';
 import { type MethodCall, isKnownMethod, parseMethodCall } from '../protocol/params.js';
 import { parseSendMessageResult, parseStreamResponse, parseTask } from '../protocol/parse-objects.js';
@@ -61,10 +61,7 @@ export interface TaskRef {
 }
 
 /** The methods that open a pause. */
-export type PauseMethod = 'PauseTask' | 'AwaitTaskResumption';
-
-/** The control-channel calls the lifecycle rules use as evidence. */
-export type ControlMethod = 'AdvanceClock' | 'FireEvent' | 'GetClock';
+export type PauseOpeningMethod = 'PauseTask' | 'AwaitTaskResumption';
 
 /** A control call as its request named it. */
 export interface ControlCall {
@@ -85,7 +82,7 @@ export type Fact =
       entry: EntryRef;
       xid: string;
       taskId: string;
-      method: PauseMethod;
+      method: PauseOpeningMethod;
       mode: PauseMode | null;
       reason: string | null;
       principal: string | null;

@@ -10,7 +10,7 @@ import type { PauseMode, ResumeConditions } from '../protocol/types.js';
 import type { ResumptionDraft, SpanRef, SuspensionDraft } from '../receipts/types.js';
 import type { LostPauseReason, SpanEvent } from '../tracing/span-events.js';
 import type { ObserverFinding } from './findings.js';
-import type { PauseMethod } from './facts.js';
+import type { PauseOpeningMethod } from './facts.js';
 import type { ResumeSignal } from './sightings.js';
 
 /**
@@ -42,7 +42,7 @@ export interface SuspensionIdentity {
 export interface PauseCall {
   readonly xid: string;
   readonly seq: number;
-  readonly method: PauseMethod;
+  readonly method: PauseOpeningMethod;
   readonly mode: PauseMode | null;
   readonly reason: string | null;
   readonly principal: string | null;

@@ -19,7 +19,7 @@ import type {
   SpanRef,
   SuspensionReceipt,
 } from './types.js';
-import { CHECKPOINT_ALGS, RECEIPT_BINDINGS, RESUME_CAUSES, RESUME_OUTCOMES, SUSPENSION_VIAS } from './types.js';
+import { CHECKPOINT_ALGS, RECEIPT_BINDINGS, RESUME_RECEIPT_CAUSES, RESUME_OUTCOMES, SUSPENSION_VIAS } from './types.js';
 
 const HMAC_ONLY = ['hmac-sha256'] as const;
 /** 1 at the char codes of `0-9a-f`: a table look-up per char is cheaper here than a regex test. */
@@ -216,7 +216,7 @@ function resumptionOf(r: Record<string, unknown>): ResumptionReceipt | null {
     !isHash(prev) ||
     !isHash(suspension) ||
     typeof taskId !== 'string' ||
-    !isOneOf(cause, RESUME_CAUSES) ||
+    !isOneOf(cause, RESUME_RECEIPT_CAUSES) ||
     !isOneOf(outcome, RESUME_OUTCOMES) ||
     !(errorCode === null || isInteger(errorCode, Number.MIN_SAFE_INTEGER)) ||
     !isNullOrString(principal) ||

@@ -32,7 +32,7 @@ import {
   RECEIPT_BINDINGS,
   RECEIPT_FORMAT,
   RECEIPT_VERSIONS,
-  RESUME_CAUSES,
+  RESUME_RECEIPT_CAUSES,
   RESUME_OUTCOMES,
   SUSPENSION_VIAS,
 } from './types.js';
@@ -222,7 +222,7 @@ function readResumption(r: Record<string, unknown>): ResumptionReceipt {
     prev: hash(r.prev, 'prev'),
     suspension: hash(r.suspension, 'suspension'),
     taskId: string(r.taskId, 'taskId'),
-    cause: oneOf(r.cause, 'cause', RESUME_CAUSES),
+    cause: oneOf(r.cause, 'cause', RESUME_RECEIPT_CAUSES),
     outcome: oneOf(r.outcome, 'outcome', RESUME_OUTCOMES),
     errorCode: nullable(r.errorCode, (v) => integer(v, 'errorCode')),
     principal: nullable(r.principal, (v) => string(v, 'principal')),

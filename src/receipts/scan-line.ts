@@ -24,7 +24,7 @@ import type {
   SpanRef,
   SuspensionReceipt,
 } from './types.js';
-import { CHECKPOINT_ALGS, RECEIPT_BINDINGS, RESUME_CAUSES, RESUME_OUTCOMES, SUSPENSION_VIAS } from './types.js';
+import { CHECKPOINT_ALGS, RECEIPT_BINDINGS, RESUME_RECEIPT_CAUSES, RESUME_OUTCOMES, SUSPENSION_VIAS } from './types.js';
 
 /**
  * A line read and checked: the line as the readers give it, and its signed body's canonical text
@@ -333,7 +333,7 @@ function suspension(binding: SuspensionReceipt['binding']): SuspensionReceipt {
 }
 
 function resumption(binding: ResumptionReceipt['binding']): ResumptionReceipt {
-  const cause = oneOf(RESUME_CAUSES);
+  const cause = oneOf(RESUME_RECEIPT_CAUSES);
   lit(',"continueTranscript":');
   const continueTranscript = maybe('null') ? null : bool();
   lit(',"entries":');

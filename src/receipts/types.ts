@@ -95,7 +95,7 @@ export interface SuspensionReceipt {
  * Why a suspension ended: the RFC's four resume causes, `canceled` (CancelTask), or `failure` (the
  * task failed while PAUSED for a reason other than a timeout).
  */
-export const RESUME_CAUSES = [
+export const RESUME_RECEIPT_CAUSES = [
   'explicit_resume',
   'condition_fired',
   'timeout',
@@ -103,7 +103,7 @@ export const RESUME_CAUSES = [
   'canceled',
   'failure',
 ] as const;
-export type ResumeReceiptCause = (typeof RESUME_CAUSES)[number];
+export type ResumeReceiptCause = (typeof RESUME_RECEIPT_CAUSES)[number];
 export const RESUME_OUTCOMES = ['resumed', 'canceled', 'failed', 'rejected'] as const;
 export type ResumeOutcome = (typeof RESUME_OUTCOMES)[number];
 

@@ -126,7 +126,7 @@ export function describeShape(shape: EntryShape): string {
 }
 
 /** A recorded or live entry, as a report names it. */
-export interface EntryRef {
+export interface DriftEntryRef {
   /** Recorded seq (for live extras: the synthetic seq they were observed under). */
   seq: number;
   xid: string;
@@ -141,13 +141,13 @@ export interface EntryRef {
 
 export type ExchangeDrift =
   /** A live entry answered a recorded one differently. */
-  | { type: 'mismatch'; expected: EntryRef; actual: EntryRef; differences: string[] }
+  | { type: 'mismatch'; expected: DriftEntryRef; actual: DriftEntryRef; differences: string[] }
   /** A recorded entry that no live entry answered. */
-  | { type: 'missing'; expected: EntryRef; reason: string }
+  | { type: 'missing'; expected: DriftEntryRef; reason: string }
   /** A live entry with no recorded counterpart, with the closest recorded entry and how it differs. */
-  | { type: 'extra'; actual: EntryRef; closest: EntryRef | null; differences: string[] }
+  | { type: 'extra'; actual: DriftEntryRef; closest: DriftEntryRef | null; differences: string[] }
   /** A request waited for a recorded entry that never came within the deadline. */
-  | { type: 'timeout'; request: EntryRef; waitingFor: EntryRef; waitedMs: number };
+  | { type: 'timeout'; request: DriftEntryRef; waitingFor: DriftEntryRef; waitedMs: number };
 
 /** Seq of the recorded entry a drift is about, for sorting reports. */
 export function driftSeq(drift: ExchangeDrift): number {

@@ -22,7 +22,7 @@ import { A2aReplayError } from '../errors.js';
 import { type EntryHttp, type EntryKind, REPLAY_MAX_BODY_DEPTH, type RecordingEntry } from '../recording/format.js';
 import { nestsDeeperThan } from '../canonical/depth.js';
 import type { JsonValue } from '../canonical/canonical-json.js';
-import { type EntryRef, type ExchangeDrift, describeShape, driftSeq, shapeDifferences, shapeOf } from './drift.js';
+import { type DriftEntryRef, type ExchangeDrift, describeShape, driftSeq, shapeDifferences, shapeOf } from './drift.js';
 import type { LaneKey, PlannedExchange, ReplayPlan } from './lanes.js';
 import { IgnoreSet, type NoiseRules, contentDifferences, describeContent } from './content.js';
 import type { IdMap } from './substitution.js';
@@ -312,7 +312,7 @@ export class ReplayLedger {
   }
 
   /** A report reference to an entry. */
-  ref(entry: RecordingEntry): EntryRef {
+  ref(entry: RecordingEntry): DriftEntryRef {
     const ex = this.#byXid.get(entry.xid);
     return {
       seq: entry.seq,

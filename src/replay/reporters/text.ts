@@ -9,7 +9,7 @@
  */
 import type { JsonValue } from '../../canonical/canonical-json.js';
 import type { ReceiptDifference } from '../diff.js';
-import type { EntryRef, ExchangeDrift } from '../drift.js';
+import type { DriftEntryRef, ExchangeDrift } from '../drift.js';
 import { printable } from '../../printable.js';
 import type { RecordingResult, RunSummary } from '../result.js';
 
@@ -31,7 +31,7 @@ function value(v: JsonValue | undefined): string {
   return text.length > 160 ? `${text.slice(0, 157)}...` : text;
 }
 
-function where(ref: EntryRef): string {
+function where(ref: DriftEntryRef): string {
   const what = ref.method ? `${ref.method} ${ref.kind}` : ref.kind;
   return `seq ${ref.seq} ${what}${ref.lane ? ` [${ref.lane}]` : ''}`;
 }
