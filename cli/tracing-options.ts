@@ -1,8 +1,8 @@
 /**
  * @module cli/tracing-options
- * What a command asks of tracing (docs/design.md §7), without the OpenTelemetry SDK: the options,
- * the endpoint resolution, and {@link openTracing}, which loads the SDK (cli/tracing-setup.ts)
- * only when an exporter is asked for, so commands without `--otlp`/`--traces` start without it.
+ * What a command asks of tracing (docs/design.md §7), without the OpenTelemetry SDK: the options
+ * and the endpoint resolution. cli/open-tracing.ts loads the SDK (cli/tracing-setup.ts) only when
+ * an exporter is asked for, so commands without `--otlp`/`--traces` start without it.
  */
 import type { SpanEvent, SpanSink } from '../src/tracing/span-events.js';
 
@@ -78,11 +78,4 @@ export function wantsTracing(options: Pick<TracingOptions, 'otlp' | 'tracesDir' 
   return (
     options.tracesDir !== undefined || resolveOtlpTracesUrl(options.otlp, options.env ?? process.env) !== undefined
   );
-}
-
-/** `setupTracing(options)`, with the OpenTelemetry SDK loaded only when an exporter is asked for. */
-export async function openTracing(options: TracingOptions = {}): Promise<Tracing> {
-  if (!wantsTracing(options)) return disabledTracing();
-  const { setupTracing } = await import('./tracing-setup.js');
-  return setupTracing(options);
 }

@@ -60,7 +60,7 @@ import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { integerOption, optionalKeyring } from '../options.js';
 import { RecordProgress } from '../record-progress.js';
 import { traceName } from '../trace-name.js';
-import { openTracing } from '../tracing-options.js';
+import { openTracing } from '../open-tracing.js';
 
 interface RecordCommandOptions {
   upstream: string;

@@ -30,12 +30,10 @@ export {
   ReceiptLogVerifier,
   type VerifyOptions,
   type VerifyResult,
-  type VerifyFailure,
-  type VerifyFailureReason,
-  VERIFY_FAILURE_REASONS,
   verifyReceiptLog,
   verifyReceiptLogBytes,
 } from '../receipts/verify.js';
+export { type VerifyFailure, type VerifyFailureReason, VERIFY_FAILURE_REASONS } from '../receipts/verify-failure.js';
 export {
   type AuditFilter,
   type AuditOutcome,

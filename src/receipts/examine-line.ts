@@ -22,7 +22,7 @@ import type {
   RecordingBinding,
   ResumeOutcome,
 } from './types.js';
-import type { VerifyFailure, VerifyFailureReason } from './verify.js';
+import type { VerifyFailure, VerifyFailureReason } from './verify-failure.js';
 
 /** The facts of a line the in-order checks use (plain data, as `verify --jobs` packs it). */
 export type LineFacts =

@@ -15,11 +15,10 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { A2aReplayError } from '../errors.js';
-import { type BlockAnswer, examineBlock, examineLine, unpackExamined } from './examine-line.js';
+import { type BlockAnswer, type Examined, examineBlock, examineLine, unpackExamined } from './examine-line.js';
 import type { Keyring } from './keys.js';
 import { type LineBlock, type RawLine, readLogBlocks } from './log-reader.js';
 import type { VerifyBatch, VerifyBatchAnswer, VerifyWorkerData, VerifyWorkerReady } from './verify-worker.js';
-import type { ReceiptLogVerifier, VerifyResult } from './verify.js';
 
 /** Bytes read at a time: each read's complete lines are one block for a worker. */
 export const BLOCK_BYTES = 1 << 18;
@@ -162,13 +161,21 @@ class WorkerPool {
 /** A block's answer, or a line examined here. */
 type Pending = { first: number; answer: Promise<BlockAnswer> } | { raw: RawLine };
 
+/** What {@link verifyWithWorkers} hands examined lines to: the `ReceiptLogVerifier` of receipts/verify.ts. */
+export interface LineVerifier<R> {
+  readonly wantsLines: boolean;
+  /** Takes line `number` as examined; false once verification failed. */
+  accept(number: number, examined: Examined): boolean;
+  finish(): R;
+}
+
 /** Verifies `path` on `jobs` threads (this one and `jobs - 1` workers); `verifier` is fresh and did not fail yet. */
-export async function verifyWithWorkers(
+export async function verifyWithWorkers<R>(
   path: string,
-  verifier: ReceiptLogVerifier,
+  verifier: LineVerifier<R>,
   keyring: Keyring,
   jobs: number,
-): Promise<VerifyResult> {
+): Promise<R> {
   const keepLines = verifier.wantsLines;
   // N threads examine with N - 1 workers: this one takes a block when every worker is full.
   const pool = new WorkerPool(jobs - 1, { keys: keyFiles(keyring), keepLines });

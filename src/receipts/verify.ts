@@ -12,22 +12,7 @@ import { type RawLine, readLogChunks, splitLogBytes } from './log-reader.js';
 import { checkCheckpointSignature } from './signing.js';
 import { verifyWithWorkers } from './verify-jobs.js';
 import type { Checkpoint, ReceiptLogHeader, ReceiptLogLine, ReceiptLogVersion, RecordingBinding } from './types.js';
-
-export const VERIFY_FAILURE_REASONS = [
-  'malformed_line',
-  'torn_tail',
-  'bad_signature',
-  'unknown_kid',
-  'sequence_gap',
-  'broken_chain',
-  'checkpoint_mismatch',
-  'truncated',
-  'not_closed',
-  'unknown_suspension',
-  'after_close',
-  'recording_mismatch',
-] as const;
-export type VerifyFailureReason = (typeof VERIFY_FAILURE_REASONS)[number];
+import type { VerifyFailure, VerifyFailureReason } from './verify-failure.js';
 
 /**
  * How many closed suspensions a rejected resume attempt may still name (a double resume, a late
@@ -35,13 +20,6 @@ export type VerifyFailureReason = (typeof VERIFY_FAILURE_REASONS)[number];
  * It is far above what the observer itself remembers of ended pauses (docs/design.md §6).
  */
 export const CLOSED_SUSPENSION_MEMORY = 65_536;
-
-/** The first bad line: `line` is 1-based (0 = the outside checkpoint itself). */
-export interface VerifyFailure {
-  line: number;
-  reason: VerifyFailureReason;
-  message: string;
-}
 
 export interface VerifyResult {
   ok: boolean;

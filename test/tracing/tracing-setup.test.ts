@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { afterEach, describe, expect, it } from 'vitest';
 import { otlpJsonDocument } from '../../cli/trace-file-exporter.js';
-import { openTracing, wantsTracing } from '../../cli/tracing-options.js';
+import { openTracing } from '../../cli/open-tracing.js';
+import { wantsTracing } from '../../cli/tracing-options.js';
 import { resolveOtlpTracesUrl, setupTracing } from '../../cli/tracing-setup.js';
 import {
   ATTR_LINK_KIND,
