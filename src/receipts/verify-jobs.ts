@@ -10,9 +10,8 @@
  * are those a single thread finds. At most {@link IN_FLIGHT_PER_JOB} blocks per thread are out at
  * once, and reading waits for the oldest answer beyond that: memory stays flat however long the log.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
 import { A2aReplayError } from '../errors.js';
 import { type BlockAnswer, type Examined, examineBlock, examineLine, unpackExamined } from './examine-line.js';
@@ -38,25 +37,19 @@ export const IN_FLIGHT_PER_JOB = 4;
 /** Blocks a worker holds (examining one, the rest queued) before this thread examines the next itself. */
 export const IN_FLIGHT_PER_WORKER = 4;
 
-interface TsxManifest {
-  exports: { './esm/api': { import: { default: string } } };
-}
-
 /**
- * The compiled worker beside this module; when running from the TypeScript sources (tsx, vitest),
- * a bootstrap that registers tsx in the worker and then imports the `.ts` worker.
+ * The compiled worker beside this module (dist/src/receipts/verify-worker.js). Worker threads run
+ * the built package only: from the TypeScript sources there is no `.js` worker to start, and the
+ * caller is told so instead of a loader being set up in production code.
  */
-function workerEntry(): { script: URL | string; eval: boolean } {
+function workerScript(): URL {
   const js = new URL('./verify-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(js))) return { script: js, eval: false };
-  // tsx's ESM API (its `import` export; `require.resolve` would give the CommonJS one).
-  const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
-  const exports = (JSON.parse(readFileSync(manifest, 'utf8')) as TsxManifest).exports['./esm/api'].import.default;
-  const tsx = new URL(exports, pathToFileURL(manifest)).href;
-  const ts = new URL('./verify-worker.ts', import.meta.url).href;
-  const script =
-    `import(${JSON.stringify(tsx)})` + `.then((api) => { api.register(); return import(${JSON.stringify(ts)}); });`;
-  return { script, eval: true };
+  if (existsSync(fileURLToPath(js))) return js;
+  throw new A2aReplayError(
+    'INVALID_ARGUMENT',
+    `jobs: worker threads need the built verify worker ${fileURLToPath(js)}, which is missing ` +
+      '(running from the TypeScript sources?); use jobs: 1 or the built package',
+  );
 }
 
 /**
@@ -91,7 +84,7 @@ class WorkerPool {
   #failure: A2aReplayError | null = null;
 
   constructor(jobs: number, data: Omit<VerifyWorkerData, 'answers'>) {
-    const entry = workerEntry();
+    const script = workerScript();
     this.#held = Array.from({ length: jobs }, () => 0);
     this.#ready = Array.from({ length: jobs }, () => false);
     this.#answers = [];
@@ -100,7 +93,7 @@ class WorkerPool {
       port1.on('message', (answer: VerifyBatchAnswer | VerifyWorkerReady) => this.#answered(index, answer));
       this.#answers.push(port1);
       const workerData: VerifyWorkerData = { ...data, answers: port2 };
-      const worker = new Worker(entry.script, { workerData, transferList: [port2], eval: entry.eval });
+      const worker = new Worker(script, { workerData, transferList: [port2] });
       worker.on('error', (error) => this.#fail(error));
       worker.on('exit', (code) => {
         if (code !== 0) this.#fail(new Error(`a verify worker exited with code ${code}`));

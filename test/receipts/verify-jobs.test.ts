@@ -3,7 +3,9 @@
  * verdict, counts and head on a good log, and the same first bad line and reason on logs tampered
  * at lines in the first, a middle and the last batch (a byte of a signature, a dropped line, a
  * space, a line that is not JSON, bytes that are not UTF-8, a torn tail); `onLine` sees the same
- * lines. The built CLI's `--jobs 1` and `--jobs 2` agree on the same logs.
+ * lines. The built CLI's `--jobs 1` and `--jobs 2` agree on the same logs. Worker threads start the
+ * built worker, so the library tests with jobs run the built verifier (dist/, which the suite's
+ * global setup builds); from the TypeScript sources, jobs above 1 are refused with the reason.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,17 +13,23 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { Keyring } from '../../src/receipts/keys.js';
+import type * as KeyFileModule from '../../src/receipts/key-file.js';
 import { WORKERS_FROM_BYTES, defaultVerifyJobs } from '../../src/receipts/verify-jobs.js';
-import { type VerifyResult, verifyReceiptLog } from '../../src/receipts/verify.js';
+import type * as VerifyModule from '../../src/receipts/verify.js';
+import { type VerifyResult, verifyReceiptLog as verifyFromSources } from '../../src/receipts/verify.js';
 import { runCli } from '../helpers/cli.js';
 import { buildLogLines, fixedKey } from './fixtures.js';
 
 const key = fixedKey('key-jobs');
-const keyring = new Keyring([key]);
+const sourceKeyring = new Keyring([key]);
 // 2,400 receipts: several blocks of 256 KiB, examined in turn by the workers and the main thread.
-const lines = buildLogLines({ count: 2400, keyring, checkpointEvery: 100 });
+const lines = buildLogLines({ count: 2400, keyring: sourceKeyring, checkpointEvery: 100 });
 let dir = '';
 let keyFile = '';
+/** The built verifier and the key loaded by the built package. */
+let verifyReceiptLog: typeof VerifyModule.verifyReceiptLog;
+let keyring: Keyring;
+const built = (module: string): string => new URL(`../../dist/src/receipts/${module}`, import.meta.url).href;
 
 type Tamper = { name: string; at: number; edit: (text: string) => string | null; bytes?: Buffer };
 
@@ -60,6 +68,9 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'verify-jobs-'));
   keyFile = join(dir, 'k.key');
   await writeFile(keyFile, canonicalJson(key.keyFile()), { mode: 0o600 });
+  ({ verifyReceiptLog } = (await import(built('verify.js'))) as typeof VerifyModule);
+  const { loadKeyring } = (await import(built('key-file.js'))) as typeof KeyFileModule;
+  ({ keyring } = await loadKeyring({ keys: [keyFile], env: {} }));
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -121,6 +132,14 @@ describe('verifyReceiptLog with jobs', () => {
     expect(defaultVerifyJobs(WORKERS_FROM_BYTES - 1, 4)).toBe(1);
     expect(defaultVerifyJobs(WORKERS_FROM_BYTES, 4)).toBe(4);
     expect(defaultVerifyJobs(WORKERS_FROM_BYTES * 10, 2)).toBe(2);
+  });
+
+  it('runs workers from the built package only: from the sources, jobs above 1 name the missing worker', async () => {
+    const path = await logWith('sources', null);
+    expect((await verifyFromSources(path, { keyring: sourceKeyring, jobs: 1 })).ok).toBe(true);
+    await expect(verifyFromSources(path, { keyring: sourceKeyring, jobs: 2 })).rejects.toThrow(
+      /jobs: worker threads need the built verify worker .*src\/receipts\/verify-worker\.js, which is missing/,
+    );
   });
 
   it('refuses a jobs count that is not a positive integer', async () => {
