@@ -29,16 +29,16 @@ export class A2aReplayError extends Error {
   }
 }
 
-/**
- * One line for a caught error, naming its system code: the error's own `code` goes first
- * (`ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9`, unless the message already says it); a code
- * only on its `cause`, as `fetch` reports network failures, goes last (`fetch failed (ECONNREFUSED)`).
- */
 /** The message of an Error, or the text of anything else thrown. */
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * One line for a caught error, naming its system code: the error's own `code` goes first
+ * (`ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:9`, unless the message already says it); a code
+ * only on its `cause`, as `fetch` reports network failures, goes last (`fetch failed (ECONNREFUSED)`).
+ */
 export function describeError(error: unknown): string {
   const message = errorMessage(error);
   const own = (error as { code?: unknown } | null | undefined)?.code;
