@@ -76,9 +76,7 @@ import { RealScheduler, type Scheduler, VirtualScheduler } from './scheduler.js'
 import { type Caller, TaskEngine } from './task-engine.js';
 import { DEFAULT_MAX_TASKS } from './task-store.js';
 import { PEER_TRANSITIONS_TYPE, PEER_TRANSITIONS_VERSION, TransitionLogWriter } from './transition-log.js';
-
-/** Where the deterministic peer's virtual clock starts. */
-export const DETERMINISTIC_EPOCH = '2026-01-01T00:00:00.000Z';
+import { DETERMINISTIC_EPOCH } from './epoch.js';
 
 export interface PeerOptions {
   /** Interface to bind; default `127.0.0.1`. */

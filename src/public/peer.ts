@@ -3,7 +3,8 @@
  * The reference peer: a complete A2A v1.0 JSON-RPC peer with the pause extension, a scripted
  * agent, a virtual clock and its own transition log (docs/design.md §4).
  */
-export { type PeerOptions, type RunningPeer, startPeer, DETERMINISTIC_EPOCH } from '../peer/start-peer.js';
+export { type PeerOptions, type RunningPeer, startPeer } from '../peer/start-peer.js';
+export { DETERMINISTIC_EPOCH } from '../peer/epoch.js';
 export { DEFAULT_MAX_TASKS } from '../peer/task-store.js';
 export { type HttpLimits, DEFAULT_HTTP_LIMITS } from '../http/limits.js';
 export { type PeerTransitions, readPeerTransitions, parsePeerTransitions } from '../peer/read-transitions.js';

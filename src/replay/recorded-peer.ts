@@ -7,7 +7,7 @@
  * reporting, and where its clock starts — so such a recording replays without extra flags.
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
-import { DETERMINISTIC_EPOCH } from '../peer/start-peer.js';
+import { DETERMINISTIC_EPOCH } from '../peer/epoch.js';
 import { AGENT_CARD_PATH } from '../protocol/types.js';
 import { type ReferencePeerSettings, referencePeerSettingsOf } from '../peer/agent-card.js';
 import type { RecordingEntry, RecordingHeader } from '../recording/format.js';

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ManualClock, isoAt } from '../../src/clock.js';
-import { DETERMINISTIC_EPOCH, type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
+import { DETERMINISTIC_EPOCH } from '../../src/peer/epoch.js';
+import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
 import { MAX_CLOCK_MS, instantOf } from '../../src/protocol/bounds.js';
 import type { PauseTaskResult } from '../../src/protocol/types.js';
 import { PeerClient, peerPerTest, message } from './peer-client.js';

@@ -1,0 +1,97 @@
+/**
+ * What each public entry loads (docs/design.md §2): the static import closure of the built entry
+ * in dist/ (which the suite's global setup builds), walked through the import and re-export
+ * specifiers of each built file. `a2a-replay/protocol` loads protocol files only; no entry loads
+ * the recorder, the reference peer or the OpenTelemetry bridge unless they are its own layer; and
+ * each entry loads.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
+
+/** The specifiers a built file imports or re-exports from at load time (not `import()`). */
+function staticSpecifiers(file: string): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false);
+  return source.statements.flatMap((s) =>
+    (ts.isImportDeclaration(s) || ts.isExportDeclaration(s)) &&
+    s.moduleSpecifier &&
+    ts.isStringLiteral(s.moduleSpecifier)
+      ? [s.moduleSpecifier.text]
+      : [],
+  );
+}
+
+/** Files of dist/ (as `src/...js`) and packages (as their specifier) that loading `entry` loads. */
+function closureOf(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const pending = [join(DIST, entry)];
+  while (pending.length > 0) {
+    const file = pending.pop()!;
+    const name = relative(DIST, file);
+    if (seen.has(name)) continue;
+    seen.add(name);
+    for (const specifier of staticSpecifiers(file)) {
+      if (specifier.startsWith('.')) pending.push(resolve(dirname(file), specifier));
+      else seen.add(specifier);
+    }
+  }
+  return seen;
+}
+
+const ENTRIES = ['src/index.js', ...readdirSync(join(DIST, 'src/public')).filter((f) => f.endsWith('.js'))].map((f) =>
+  f.startsWith('src/') ? f : `src/public/${f}`,
+);
+
+/** The heavy layers, each as the files that stand for it. */
+const LAYERS: Record<string, (file: string) => boolean> = {
+  recorder: (f) => /^src\/intercept\/recording-(proxy|fetch|middleware)\.js$/.test(f),
+  peer: (f) => f === 'src/peer/start-peer.js',
+  tracing: (f) => f === 'src/tracing/span-bridge.js' || f.startsWith('@opentelemetry/'),
+};
+/** The layers an entry is about, and so loads. */
+const OWN: Record<string, string[]> = {
+  'src/index.js': ['recorder', 'peer'],
+  'src/public/intercept.js': ['recorder'],
+  'src/public/peer.js': ['peer'],
+  'src/public/tracing.js': ['tracing'],
+};
+
+describe('the public entries, built', () => {
+  it('has an entry per subpath of package.json', () => {
+    const manifest = JSON.parse(readFileSync(join(DIST, '../package.json'), 'utf8')) as {
+      exports: Record<string, { import?: string }>;
+    };
+    const subpaths = Object.values(manifest.exports).flatMap((e) =>
+      e.import ? [e.import.replace('./dist/', '')] : [],
+    );
+    expect(subpaths.sort()).toEqual([...ENTRIES].sort());
+  });
+
+  it('a2a-replay/protocol loads protocol files only', () => {
+    const closure = [...closureOf('src/public/protocol.js')].filter((f) => f !== 'src/public/protocol.js');
+    expect(closure).toContain('src/protocol/types.js');
+    expect(closure.filter((f) => !f.startsWith('src/protocol/'))).toEqual([]);
+  });
+
+  it('a layer of its own is loaded where it is asked for', () => {
+    expect(closureOf('src/public/intercept.js').has('src/intercept/recording-proxy.js')).toBe(true);
+    expect(closureOf('src/public/peer.js').has('src/peer/start-peer.js')).toBe(true);
+    expect(closureOf('src/public/tracing.js').has('src/tracing/span-bridge.js')).toBe(true);
+  });
+
+  for (const entry of ENTRIES) {
+    it(`${entry} loads without the recorder, the peer or the tracing bridge unless they are its own`, async () => {
+      const closure = [...closureOf(entry)];
+      const loaded = Object.entries(LAYERS)
+        .filter(([layer]) => !(OWN[entry] ?? []).includes(layer))
+        .flatMap(([layer, inLayer]) => closure.filter(inLayer).map((f) => `${layer}: ${f}`));
+      expect(loaded).toEqual([]);
+      const module = (await import(pathToFileURL(join(DIST, entry)).href)) as Record<string, unknown>;
+      expect(Object.keys(module).length).toBeGreaterThan(0);
+    });
+  }
+});
