@@ -73,7 +73,8 @@ import { RequestHandler } from './request-handler.js';
 import { REST_PATH, createRestAdapter } from './rest-adapter.js';
 import type { PeerTarget } from './sse-reply.js';
 import { RealScheduler, type Scheduler, VirtualScheduler } from './scheduler.js';
-import { type Caller, TaskEngine } from './task-engine.js';
+import { TaskEngine } from './task-engine.js';
+import type { Caller } from './task-phase.js';
 import { DEFAULT_MAX_TASKS } from './task-store.js';
 import { PEER_TRANSITIONS_TYPE, PEER_TRANSITIONS_VERSION, TransitionLogWriter } from './transition-log.js';
 
@@ -164,17 +165,14 @@ function versionOf(req: IncomingMessage, target: PeerTarget): string {
   return (value ?? target.query.get('A2A-Version') ?? '').trim();
 }
 
-/** Starts the reference peer; resolves once it listens. */
-export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer> {
-  const host = options.host ?? '127.0.0.1';
-  const deterministic = options.deterministic ?? false;
-  const stepMs = positive(options.stepMs, 'stepMs', 1000);
+/** The HTTP limits of `options`, each checked, the defaults filled in. */
+function httpLimitsOf(options: PeerOptions): HttpLimits {
   const requestTimeoutMs = wholePositive(
     options.requestTimeoutMs,
     'requestTimeoutMs',
     DEFAULT_HTTP_LIMITS.requestTimeoutMs,
   );
-  const limits: HttpLimits = {
+  return {
     requestTimeoutMs,
     headersTimeoutMs: Math.min(
       requestTimeoutMs,
@@ -185,22 +183,131 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     drainLimitBytes: wholePositive(options.drainLimitBytes, 'drainLimitBytes', DEFAULT_HTTP_LIMITS.drainLimitBytes),
     drainTimeoutMs: wholePositive(options.drainTimeoutMs, 'drainTimeoutMs', DEFAULT_HTTP_LIMITS.drainTimeoutMs),
   };
-  const maxTasks = wholePositive(options.maxTasks, 'maxTasks', DEFAULT_MAX_TASKS);
-  const legacy = options.legacyPause ?? false;
-  const controlEnabled = deterministic || (options.control ?? false);
-  const log = options.log ?? (() => undefined);
+}
 
+/** Virtual timers on a ManualClock in deterministic mode, real ones otherwise. */
+function schedulerOf(options: PeerOptions, deterministic: boolean, log: (line: string) => void): Scheduler {
   const onTimerError = (error: unknown): void => log(`peer: timer failed: ${errorMessage(error)}`);
-  let scheduler: Scheduler;
   if (deterministic) {
     if (options.clock !== undefined && !(options.clock instanceof ManualClock)) {
       throw new A2aReplayError('INVALID_ARGUMENT', 'peer option clock: deterministic mode needs a ManualClock');
     }
     const clock = options.clock ?? new ManualClock(Date.parse(DETERMINISTIC_EPOCH));
-    scheduler = new VirtualScheduler(clock, onTimerError, MAX_CLOCK_MS);
-  } else {
-    scheduler = new RealScheduler(options.clock ?? systemClock, onTimerError);
+    return new VirtualScheduler(clock, onTimerError, MAX_CLOCK_MS);
   }
+  return new RealScheduler(options.clock ?? systemClock, onTimerError);
+}
+
+/** The binding of the peer's own answers to `req`: HTTP+JSON under {@link REST_PATH}, else JSON-RPC. */
+function bindingOf(req: IncomingMessage | undefined): Binding {
+  if (req === undefined) return 'JSONRPC';
+  const { path } = readTarget(req.url ?? '/');
+  return path === REST_PATH || path.startsWith(`${REST_PATH}/`) ? 'HTTP+JSON' : 'JSONRPC';
+}
+
+/** What routing a request needs of the running peer. */
+interface Router {
+  gate: ReturnType<typeof guardServer>;
+  limits: HttpLimits;
+  jsonRpc: ReturnType<typeof createJsonRpcAdapter>;
+  rest: ReturnType<typeof createRestAdapter>;
+  controlEnabled: boolean;
+  /** The agent card, serialized once the peer knows its own URL. */
+  cardJson: string;
+}
+
+/** Answers one request: the agent card, JSON-RPC on `/`, HTTP+JSON under /rest, or /control. */
+async function routeRequest(router: Router, req: IncomingMessage, res: Parameters<RequestListener>[1]): Promise<void> {
+  const { gate, limits, jsonRpc, rest, controlEnabled, cardJson } = router;
+  gate.track(req, res);
+  if (gate.overCapacity(req)) {
+    const message = `the peer serves at most ${limits.maxConnections} connections at once; try again later`;
+    await answerAndClose(res, 503, limitBody(503, message, bindingOf(req)), drainRequest(req, limits), {
+      'Retry-After': '1',
+    });
+    return;
+  }
+  const method = req.method ?? 'GET';
+  // One reading of the target for routing, the recorder's and the observer's (docs/design.md §5).
+  const reading = readTarget(req.url ?? '/');
+  const path = reading.path;
+  if (reading.ambiguity !== undefined) {
+    req.resume();
+    const message = refusedTargetMessage(reading.ambiguity);
+    if (path === REST_PATH || path.startsWith(`${REST_PATH}/`)) {
+      const { http, body } = restError('INVALID_REQUEST', message);
+      sendJson(res, http, body);
+    } else {
+      sendRpcError(res, null, jsonRpcError('INVALID_REQUEST', message), 400);
+    }
+    return;
+  }
+  const target: PeerTarget = { path, query: new URLSearchParams(reading.query) };
+  const wrongMethod = (allow: string): void => {
+    req.resume();
+    sendJson(
+      res,
+      405,
+      errorResponse(null, jsonRpcError('INVALID_REQUEST', `${method} is not allowed on ${path}; use ${allow}`)),
+      { Allow: allow },
+    );
+  };
+  if (path === AGENT_CARD_PATH) {
+    if (method !== 'GET' && method !== 'HEAD') return wrongMethod('GET');
+    req.resume();
+    res.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(cardJson),
+      'Cache-Control': 'no-cache',
+    });
+    res.end(method === 'HEAD' ? undefined : cardJson);
+    return;
+  }
+  if (path === '/') {
+    if (method !== 'POST') return wrongMethod('POST');
+    return jsonRpc('a2a', req, res, target);
+  }
+  if (path === REST_PATH || path.startsWith(`${REST_PATH}/`)) return rest(req, res, target);
+  if (path === CONTROL_PATH && controlEnabled) {
+    if (!isLoopbackHost(req.socket.remoteAddress)) {
+      req.resume();
+      sendJson(
+        res,
+        403,
+        errorResponse(null, jsonRpcError('INVALID_REQUEST', `${CONTROL_PATH} answers loopback clients only`)),
+      );
+      return;
+    }
+    if (method !== 'POST') return wrongMethod('POST');
+    return jsonRpc('control', req, res, target);
+  }
+  req.resume();
+  sendJson(
+    res,
+    404,
+    errorResponse(
+      null,
+      jsonRpcError(
+        'METHOD_NOT_FOUND',
+        `no endpoint at ${method} ${path}: JSON-RPC is served at POST /, HTTP+JSON under ${REST_PATH}, ` +
+          `the agent card at GET ${AGENT_CARD_PATH}`,
+      ),
+    ),
+  );
+}
+
+/** Starts the reference peer; resolves once it listens. */
+export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer> {
+  const host = options.host ?? '127.0.0.1';
+  const deterministic = options.deterministic ?? false;
+  const stepMs = positive(options.stepMs, 'stepMs', 1000);
+  const limits = httpLimitsOf(options);
+  const maxTasks = wholePositive(options.maxTasks, 'maxTasks', DEFAULT_MAX_TASKS);
+  const legacy = options.legacyPause ?? false;
+  const controlEnabled = deterministic || (options.control ?? false);
+  const log = options.log ?? (() => undefined);
+
+  const scheduler = schedulerOf(options, deterministic, log);
   const ids = options.ids ?? (deterministic ? new CounterIdSource(options.seed ?? 0) : randomIdSource);
   const seed = Number(options.seed ?? 0);
   const transitions =
@@ -229,95 +336,9 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   const adapterOptions = { handler, limits, versionOf, callerOf, log };
   const jsonRpc = createJsonRpcAdapter(adapterOptions);
   const rest = createRestAdapter(adapterOptions);
-  let cardJson = '';
-
-  /** The binding of the peer's own answers to `req`: HTTP+JSON under {@link REST_PATH}, else JSON-RPC. */
-  function bindingOf(req: IncomingMessage | undefined): Binding {
-    if (req === undefined) return 'JSONRPC';
-    const { path } = readTarget(req.url ?? '/');
-    return path === REST_PATH || path.startsWith(`${REST_PATH}/`) ? 'HTTP+JSON' : 'JSONRPC';
-  }
-
-  async function handle(req: IncomingMessage, res: Parameters<RequestListener>[1]): Promise<void> {
-    gate.track(req, res);
-    if (gate.overCapacity(req)) {
-      const message = `the peer serves at most ${limits.maxConnections} connections at once; try again later`;
-      await answerAndClose(res, 503, limitBody(503, message, bindingOf(req)), drainRequest(req, limits), {
-        'Retry-After': '1',
-      });
-      return;
-    }
-    const method = req.method ?? 'GET';
-    // One reading of the target for routing, the recorder's and the observer's (docs/design.md §5).
-    const reading = readTarget(req.url ?? '/');
-    const path = reading.path;
-    if (reading.ambiguity !== undefined) {
-      req.resume();
-      const message = refusedTargetMessage(reading.ambiguity);
-      if (path === REST_PATH || path.startsWith(`${REST_PATH}/`)) {
-        const { http, body } = restError('INVALID_REQUEST', message);
-        sendJson(res, http, body);
-      } else {
-        sendRpcError(res, null, jsonRpcError('INVALID_REQUEST', message), 400);
-      }
-      return;
-    }
-    const target: PeerTarget = { path, query: new URLSearchParams(reading.query) };
-    const wrongMethod = (allow: string): void => {
-      req.resume();
-      sendJson(
-        res,
-        405,
-        errorResponse(null, jsonRpcError('INVALID_REQUEST', `${method} is not allowed on ${path}; use ${allow}`)),
-        { Allow: allow },
-      );
-    };
-    if (path === AGENT_CARD_PATH) {
-      if (method !== 'GET' && method !== 'HEAD') return wrongMethod('GET');
-      req.resume();
-      res.writeHead(200, {
-        'Content-Type': 'application/json',
-        'Content-Length': Buffer.byteLength(cardJson),
-        'Cache-Control': 'no-cache',
-      });
-      res.end(method === 'HEAD' ? undefined : cardJson);
-      return;
-    }
-    if (path === '/') {
-      if (method !== 'POST') return wrongMethod('POST');
-      return jsonRpc('a2a', req, res, target);
-    }
-    if (path === REST_PATH || path.startsWith(`${REST_PATH}/`)) return rest(req, res, target);
-    if (path === CONTROL_PATH && controlEnabled) {
-      if (!isLoopbackHost(req.socket.remoteAddress)) {
-        req.resume();
-        sendJson(
-          res,
-          403,
-          errorResponse(null, jsonRpcError('INVALID_REQUEST', `${CONTROL_PATH} answers loopback clients only`)),
-        );
-        return;
-      }
-      if (method !== 'POST') return wrongMethod('POST');
-      return jsonRpc('control', req, res, target);
-    }
-    req.resume();
-    sendJson(
-      res,
-      404,
-      errorResponse(
-        null,
-        jsonRpcError(
-          'METHOD_NOT_FOUND',
-          `no endpoint at ${method} ${path}: JSON-RPC is served at POST /, HTTP+JSON under ${REST_PATH}, ` +
-            `the agent card at GET ${AGENT_CARD_PATH}`,
-        ),
-      ),
-    );
-  }
 
   const listener: RequestListener = (req, res) => {
-    handle(req, res).catch((error: unknown) => {
+    routeRequest(router, req, res).catch((error: unknown) => {
       log(`peer: request failed: ${errorMessage(error)}`);
       if (!res.headersSent) sendRpcError(res, null, jsonRpcError('INTERNAL', 'internal error'));
       else if (!res.writableEnded) res.end();
@@ -328,6 +349,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     options.wrapHandler ? options.wrapHandler(listener) : listener,
   );
   const gate = guardServer(server, limits, (status, message, req) => limitBody(status, message, bindingOf(req)));
+  const router: Router = { gate, limits, jsonRpc, rest, controlEnabled, cardJson: '' };
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -336,6 +358,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
       resolve();
     });
   }).catch(async (error: unknown) => {
+    engine.close();
     await transitions?.close();
     throw error;
   });
@@ -343,7 +366,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   const shownHost = address.address.includes(':') ? `[${address.address}]` : address.address;
   const url = `http://${shownHost}:${address.port}`;
   const restUrl = `${url}${REST_PATH}`;
-  cardJson = JSON.stringify(
+  router.cardJson = JSON.stringify(
     buildAgentCard({ jsonRpc: url, rest: restUrl }, { deterministic, seed, stepMs, legacyPause: legacy }),
   );
   log(`peer: listening on ${url}${deterministic ? ' (deterministic)' : ''}`);
