@@ -76,6 +76,7 @@ import { RealScheduler, type Scheduler, VirtualScheduler } from './scheduler.js'
 import { TaskEngine } from './task-engine.js';
 import type { Caller } from './task-phase.js';
 import { DEFAULT_MAX_TASKS } from './task-store.js';
+import { CountingIdSource, PeerStore } from './peer-store.js';
 import { PEER_TRANSITIONS_TYPE, PEER_TRANSITIONS_VERSION, TransitionLogWriter } from './transition-log.js';
 
 /** Where the deterministic peer's virtual clock starts. */
@@ -112,6 +113,13 @@ export interface PeerOptions {
   drainTimeoutMs?: number;
   /** Writes the peer's transitions log (src/peer/transition-log.ts) to this file, mode 0600. */
   transitionsFile?: string;
+  /**
+   * Keeps tasks, pauses, tokens and transitions in this directory and carries on from it on the
+   * next start (src/peer/peer-store.ts, docs/design.md §4 "The store"); locked against a second peer.
+   */
+  storeDir?: string;
+  /** Said once about the store as it is read (a torn last line dropped); default `log`. */
+  warn?: (line: string) => void;
   /** Injected clock; in deterministic mode it must be a ManualClock. */
   clock?: Clock;
   /** Injected id source. */
@@ -186,13 +194,19 @@ function httpLimitsOf(options: PeerOptions): HttpLimits {
 }
 
 /** Virtual timers on a ManualClock in deterministic mode, real ones otherwise. */
-function schedulerOf(options: PeerOptions, deterministic: boolean, log: (line: string) => void): Scheduler {
+function schedulerOf(
+  options: PeerOptions,
+  deterministic: boolean,
+  log: (line: string) => void,
+  restoredClockMs: number | null,
+): Scheduler {
   const onTimerError = (error: unknown): void => log(`peer: timer failed: ${errorMessage(error)}`);
   if (deterministic) {
     if (options.clock !== undefined && !(options.clock instanceof ManualClock)) {
       throw new A2aReplayError('INVALID_ARGUMENT', 'peer option clock: deterministic mode needs a ManualClock');
     }
-    const clock = options.clock ?? new ManualClock(Date.parse(DETERMINISTIC_EPOCH));
+    // A restarted deterministic peer's clock goes on from the latest instant its store shows.
+    const clock = options.clock ?? new ManualClock(Math.max(Date.parse(DETERMINISTIC_EPOCH), restoredClockMs ?? 0));
     return new VirtualScheduler(clock, onTimerError, MAX_CLOCK_MS);
   }
   return new RealScheduler(options.clock ?? systemClock, onTimerError);
@@ -307,8 +321,12 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   const controlEnabled = deterministic || (options.control ?? false);
   const log = options.log ?? (() => undefined);
 
-  const scheduler = schedulerOf(options, deterministic, log);
-  const ids = options.ids ?? (deterministic ? new CounterIdSource(options.seed ?? 0) : randomIdSource);
+  const store = options.storeDir === undefined ? undefined : PeerStore.open(options.storeDir);
+  for (const note of store?.restored.notes ?? []) (options.warn ?? log)(`peer: ${note}`);
+  const scheduler = schedulerOf(options, deterministic, log, store?.restored.clockMs ?? null);
+  const baseIds = options.ids ?? (deterministic ? new CounterIdSource(options.seed ?? 0) : randomIdSource);
+  // A counter source draws the ids it drew before the restart again first, so none is issued twice.
+  const ids = store ? new CountingIdSource(baseIds, store.restored.ids, baseIds instanceof CounterIdSource) : baseIds;
   const seed = Number(options.seed ?? 0);
   const transitions =
     options.transitionsFile === undefined
@@ -323,7 +341,10 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
             peer: { deterministic, seed, stepMs, legacyPause: legacy, maxTasks },
           },
           (error) => log(`peer: the transitions log stopped: ${errorMessage(error)}`),
-        );
+        ).catch(async (error: unknown) => {
+          await store?.close();
+          throw error;
+        });
   const engine = new TaskEngine({
     scheduler,
     ids,
@@ -331,7 +352,9 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     legacy,
     maxTasks,
     onTransition: transitions ? (fact) => transitions.append(fact) : undefined,
+    store,
   });
+  if (store) engine.restore(store.restored);
   const handler = new RequestHandler({ engine, scheduler, log });
   const adapterOptions = { handler, limits, versionOf, callerOf, log };
   const jsonRpc = createJsonRpcAdapter(adapterOptions);
@@ -360,6 +383,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   }).catch(async (error: unknown) => {
     engine.close();
     await transitions?.close();
+    await store?.close();
     throw error;
   });
   const address = server.address() as AddressInfo;
@@ -382,7 +406,9 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
         server.close(() => resolve());
         server.closeIdleConnections();
         setImmediate(() => server.closeAllConnections());
-      }).then(() => transitions?.close());
+      })
+        .then(() => transitions?.close())
+        .then(() => store?.close());
       return closing;
     },
   };

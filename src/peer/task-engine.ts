@@ -81,7 +81,8 @@ import {
   type TaskState,
 } from '../protocol/types.js';
 import { tokenHashOf } from '../recording/resume-token.js';
-import { URGENCY, pauseWait, sameToken } from './pause-plan.js';
+import { URGENCY, deadlinesOf, pauseWait, sameToken } from './pause-plan.js';
+import type { PeerStore, RestoredState } from './peer-store.js';
 import { RpcFailure } from './rpc-failure.js';
 import type { Scheduler } from './scheduler.js';
 import { parseScript } from './script.js';
@@ -96,6 +97,7 @@ import {
   isSettled,
 } from './task-phase.js';
 import { TaskMover } from './task-mover.js';
+import { recordOf } from './task-restore.js';
 import { TaskStore } from './task-store.js';
 import type { PauseAttemptMethod, TransitionSink } from './transition-log.js';
 import { pauseResultView, resumeResultView, taskView } from './wire-views.js';
@@ -112,6 +114,11 @@ export interface TaskEngineOptions {
   maxTasks: number;
   /** Receives every state change, refused pause/resume attempt and eviction. */
   onTransition?: TransitionSink | undefined;
+  /**
+   * Writes every change of a task and every transition there (`peer --store`); answers wait for
+   * it to be on disk ({@link TaskEngine.flushed}). Give `ids` as a CountingIdSource with it.
+   */
+  store?: PeerStore | undefined;
 }
 
 export class TaskEngine {
@@ -127,7 +134,14 @@ export class TaskEngine {
     this.#ids = options.ids;
     this.#legacy = options.legacy;
     this.#tasks = new TaskStore<TaskRecord>(options.maxTasks);
-    this.#onTransition = options.onTransition;
+    const store = options.store;
+    const sink = options.onTransition;
+    this.#onTransition = store
+      ? (fact) => {
+          store.transition(fact);
+          sink?.(fact);
+        }
+      : sink;
     this.#mover = new TaskMover({ ...options, tasks: this.#tasks, onTransition: this.#onTransition });
   }
 
@@ -205,6 +219,7 @@ export class TaskEngine {
     };
     this.#tasks.add(id, rec);
     this.#mover.logTransition(rec, null, { cause: 'message', caller });
+    this.#mover.persist(rec);
     return id;
   }
 
@@ -501,6 +516,43 @@ export class TaskEngine {
     }
     rec.subscribers.add(subscriber);
     return () => rec.subscribers.delete(subscriber);
+  }
+
+  /**
+   * Carries on from what a store held (docs/design.md §4 "The store"): every task comes back with
+   * its phase; a paused one keeps its pause and token, its trigger and timeout armed again at
+   * their instants (one passed meanwhile fires at once); a working one schedules its step again
+   * from its start; a submitted one starts. Call before the peer serves.
+   */
+  restore(state: RestoredState): void {
+    const records = state.tasks.map(recordOf);
+    for (const rec of records) this.#tasks.add(rec.task.id, rec);
+    // A smaller --max-tasks than the store was written with evicts the oldest finished now.
+    for (const id of state.finished) for (const gone of this.#tasks.finished(id)) this.#mover.evicted(gone);
+    for (const rec of records) {
+      const phase = rec.phase;
+      switch (phase.kind) {
+        case 'submitted':
+          this.#mover.setPhase(rec, WORKING, { cause: 'message', caller: null });
+          this.#mover.advance(rec);
+          break;
+        case 'working':
+          this.#mover.advance(rec);
+          break;
+        case 'paused': {
+          const { triggerAt, timeoutAt } = deadlinesOf(phase.pause);
+          this.#mover.armPause(rec, phase, triggerAt, timeoutAt);
+          break;
+        }
+        case 'interrupted':
+        case 'terminal':
+          break;
+        default: {
+          const never: never = phase;
+          return never;
+        }
+      }
+    }
   }
 
   /** The pause view of a task currently paused (tests, diagnostics). */

@@ -23,6 +23,7 @@ import {
 } from '../protocol/types.js';
 import { tokenHashOf } from '../recording/resume-token.js';
 import { PENDING_TEXT, planPause } from './pause-plan.js';
+import { CountingIdSource, type PeerStore } from './peer-store.js';
 import { RpcFailure } from './rpc-failure.js';
 import type { Scheduler } from './scheduler.js';
 import { type InterruptState, stepArtifact } from './script.js';
@@ -36,6 +37,7 @@ import {
   WORKING,
   stateOfPhase,
 } from './task-phase.js';
+import { snapshotOf } from './task-restore.js';
 import type { TaskStore } from './task-store.js';
 import type { TransitionSink } from './transition-log.js';
 import { type ViewOptions, pauseResultView, pausedEventView, resumedEventView, statusEventView } from './wire-views.js';
@@ -61,6 +63,8 @@ export interface TaskMoverOptions {
   /** The kept tasks (a task that finishes may evict older finished ones). */
   tasks: TaskStore<TaskRecord>;
   onTransition: TransitionSink | undefined;
+  /** Where every change of a task is written (`peer --store`). */
+  store?: PeerStore | undefined;
 }
 
 export class TaskMover {
@@ -71,8 +75,10 @@ export class TaskMover {
   readonly #tasks: TaskStore<TaskRecord>;
   readonly #onTransition: TransitionSink | undefined;
   readonly #writes = new Set<Promise<void>>();
+  readonly #store: PeerStore | undefined;
 
   constructor(options: TaskMoverOptions) {
+    this.#store = options.store;
     this.#scheduler = options.scheduler;
     this.#ids = options.ids;
     this.#stepMs = options.stepMs;
@@ -81,9 +87,22 @@ export class TaskMover {
     this.#onTransition = options.onTransition;
   }
 
-  /** Resolves once every event emitted so far was handed to its socket. */
+  /**
+   * Resolves once every event emitted so far was handed to its socket and, with a store, every
+   * change so far (and where the clock stands) is on disk.
+   */
   async flushed(): Promise<void> {
     await Promise.all([...this.#writes]);
+    if (!this.#store) return;
+    this.#store.clock(this.iso());
+    await this.#store.durable();
+  }
+
+  /** Writes the task's state to the store, if any (after every change of it). */
+  persist(rec: TaskRecord): void {
+    if (!this.#store) return;
+    const ids = this.#ids instanceof CountingIdSource ? this.#ids.counts() : {};
+    this.#store.task(this.iso(), ids, snapshotOf(rec));
   }
 
   // ---- time, views, events ----
@@ -155,6 +174,7 @@ export class TaskMover {
           ? resumedEventView(rec.task, extra.resume, view)
           : statusEventView(rec.task);
     this.emit(rec, { statusUpdate: event });
+    this.persist(rec);
     if (next.kind === 'terminal') this.finish(rec);
     for (const watch of [...rec.watchers]) watch();
   }
@@ -312,6 +332,7 @@ export class TaskMover {
         artifactUpdate: { taskId: rec.task.id, contextId: rec.task.contextId, artifact, lastChunk: true },
       });
     }
+    this.persist(rec);
     const pending = phase.pending;
     if (pending && (pending.until === 'step' || d.kind !== 'tool' || k === d.steps)) {
       rec.phase = WORKING;
