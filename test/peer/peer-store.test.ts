@@ -9,6 +9,7 @@ import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
 import { PEER_STORE_FILE, PEER_STORE_LOCK, PeerStore } from '../../src/peer/peer-store.js';
 import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
 import type { Task } from '../../src/protocol/types.js';
@@ -176,5 +177,29 @@ describe('a peer started again on its store', () => {
     expect((await second.getTask(task.id)).status.state).toBe('TASK_STATE_PAUSED');
     await second.advance(1);
     expect((await second.getTask(task.id)).status.state).toBe('TASK_STATE_FAILED');
+  });
+
+  it('on the real clock, fails at once a pause whose timeout passed while the peer was down', async () => {
+    const store = join(dir, 's');
+    const t0 = Date.parse('2026-03-01T00:00:00Z');
+    // Real timers on a clock that stands still: the step never ends, nothing fires by itself.
+    const first = await startPeer({ storeDir: store, clock: new ManualClock(t0) });
+    peers.push(first);
+    const client = new PeerClient(first.url);
+    const task = await client.start('work:1');
+    await client.result('AwaitTaskResumption', {
+      taskId: task.id,
+      conditions: { timeout: { durationMinutes: 60, onTimeout: 'fail' } },
+    });
+    await stopAll();
+    const second = await startPeer({ storeDir: store, clock: new ManualClock(t0 + 2 * 3_600_000) });
+    peers.push(second);
+    const again = new PeerClient(second.url);
+    let state = (await again.getTask(task.id)).status.state;
+    for (let i = 0; i < 100 && state === 'TASK_STATE_PAUSED'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      state = (await again.getTask(task.id)).status.state;
+    }
+    expect(state).toBe('TASK_STATE_FAILED');
   });
 });
