@@ -8,7 +8,8 @@
  * `--drain-limit-bytes` and `--drain-timeout-ms` (how much of a body over the limit is read after
  * its 413, so the client reads it). With
  * `--transitions FILE` the peer writes its own transitions log (mode 0600), flushed on SIGINT or
- * SIGTERM.
+ * SIGTERM. With `--store DIR` tasks, pauses and their resume tokens outlive the process: the peer
+ * carries on from DIR when started again (src/peer/peer-store.ts).
  *
  * Spans: with `--otlp URL`, `--traces DIR` (file `DIR/peer.otlp.json`) or the OTEL_EXPORTER_OTLP_*
  * variables, the peer observes its own traffic: the in-process recording middleware turns every
@@ -52,6 +53,7 @@ interface PeerCommandOptions {
   drainLimitBytes: string;
   drainTimeoutMs: string;
   transitions?: string;
+  store?: string;
 }
 
 interface SelfObservation {
@@ -120,6 +122,7 @@ export function registerPeer(program: Command): void {
     .option('--drain-limit-bytes <n>', 'read and drop up to N bytes of a body over the limit after its 413', '67108864')
     .option('--drain-timeout-ms <n>', 'read and drop a body over the limit for at most N ms after its 413', '30000')
     .option('--transitions <file>', 'write every task state change, refused pause/resume and eviction as JSONL')
+    .option('--store <dir>', 'keep tasks, pauses and resume tokens in DIR and carry on from them after a restart')
     .action(async (options: PeerCommandOptions) => {
       const port = integerOption(options.port, 'port', 0, 65535);
       const seed = integerOption(options.seed, 'seed', 0, Number.MAX_SAFE_INTEGER);
@@ -147,6 +150,8 @@ export function registerPeer(program: Command): void {
         drainLimitBytes,
         drainTimeoutMs,
         ...(options.transitions === undefined ? {} : { transitionsFile: options.transitions }),
+        ...(options.store === undefined ? {} : { storeDir: options.store }),
+        warn: (line: string) => process.stderr.write(`a2a-replay: ${line}\n`),
         ...(options.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
         ...(observation ? { wrapHandler: observation.wrap } : {}),
       }).catch(async (error: unknown) => {

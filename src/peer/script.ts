@@ -24,7 +24,7 @@
  */
 import { BOUNDS, MAX_CLOCK_MS, WAKE_UP_EXPECTED, describeBound, instantOf, withinBound } from '../protocol/bounds.js';
 import { type FieldIssue, describeValue } from '../protocol/read.js';
-import type { OnTimeout, Part, TaskState } from '../protocol/types.js';
+import type { Artifact, OnTimeout, Part, TaskState } from '../protocol/types.js';
 
 /** The states a task waits in until the next message on it (A2A v1.0 interrupted states). */
 export type InterruptState = Extract<TaskState, 'TASK_STATE_INPUT_REQUIRED' | 'TASK_STATE_AUTH_REQUIRED'>;
@@ -125,4 +125,28 @@ export function parseScript(parts: readonly Part[], field: string): ScriptResult
     directives.push(parsed);
   }
   return { ok: true, directives };
+}
+
+/**
+ * The artifact step `k` of the `work` or `tool` directive at index `pc` yields: one per work
+ * step, one at the last step of a tool call, none otherwise.
+ */
+export function stepArtifact(
+  d: Extract<Directive, { kind: 'work' | 'tool' }>,
+  pc: number,
+  k: number,
+): Artifact | undefined {
+  if (d.kind === 'work') {
+    return {
+      artifactId: `artifact-${pc + 1}-${k}`,
+      name: `step ${k} of ${d.steps}`,
+      parts: [{ text: `directive ${pc + 1} (work:${d.steps}): step ${k} done` }],
+    };
+  }
+  if (k !== d.steps) return undefined;
+  return {
+    artifactId: `artifact-${pc + 1}-tool`,
+    name: `tool call of ${d.steps} steps`,
+    parts: [{ text: `directive ${pc + 1} (tool:${d.steps}): tool call complete` }],
+  };
 }

@@ -73,8 +73,10 @@ import { RequestHandler } from './request-handler.js';
 import { REST_PATH, createRestAdapter } from './rest-adapter.js';
 import type { PeerTarget } from './sse-reply.js';
 import { RealScheduler, type Scheduler, VirtualScheduler } from './scheduler.js';
-import { type Caller, TaskEngine } from './task-engine.js';
+import { TaskEngine } from './task-engine.js';
+import type { Caller } from './task-phase.js';
 import { DEFAULT_MAX_TASKS } from './task-store.js';
+import { CountingIdSource, PeerStore } from './peer-store.js';
 import { PEER_TRANSITIONS_TYPE, PEER_TRANSITIONS_VERSION, TransitionLogWriter } from './transition-log.js';
 import { DETERMINISTIC_EPOCH } from './epoch.js';
 
@@ -109,6 +111,13 @@ export interface PeerOptions {
   drainTimeoutMs?: number;
   /** Writes the peer's transitions log (src/peer/transition-log.ts) to this file, mode 0600. */
   transitionsFile?: string;
+  /**
+   * Keeps tasks, pauses, tokens and transitions in this directory and carries on from it on the
+   * next start (src/peer/peer-store.ts, docs/design.md §4 "The store"); locked against a second peer.
+   */
+  storeDir?: string;
+  /** Said once about the store as it is read (a torn last line dropped); default `log`. */
+  warn?: (line: string) => void;
   /** Injected clock; in deterministic mode it must be a ManualClock. */
   clock?: Clock;
   /** Injected id source. */
@@ -162,17 +171,14 @@ function versionOf(req: IncomingMessage, target: PeerTarget): string {
   return (value ?? target.query.get('A2A-Version') ?? '').trim();
 }
 
-/** Starts the reference peer; resolves once it listens. */
-export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer> {
-  const host = options.host ?? '127.0.0.1';
-  const deterministic = options.deterministic ?? false;
-  const stepMs = positive(options.stepMs, 'stepMs', 1000);
+/** The HTTP limits of `options`, each checked, the defaults filled in. */
+function httpLimitsOf(options: PeerOptions): HttpLimits {
   const requestTimeoutMs = wholePositive(
     options.requestTimeoutMs,
     'requestTimeoutMs',
     DEFAULT_HTTP_LIMITS.requestTimeoutMs,
   );
-  const limits: HttpLimits = {
+  return {
     requestTimeoutMs,
     headersTimeoutMs: Math.min(
       requestTimeoutMs,
@@ -183,23 +189,142 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     drainLimitBytes: wholePositive(options.drainLimitBytes, 'drainLimitBytes', DEFAULT_HTTP_LIMITS.drainLimitBytes),
     drainTimeoutMs: wholePositive(options.drainTimeoutMs, 'drainTimeoutMs', DEFAULT_HTTP_LIMITS.drainTimeoutMs),
   };
+}
+
+/** Virtual timers on a ManualClock in deterministic mode, real ones otherwise. */
+function schedulerOf(
+  options: PeerOptions,
+  deterministic: boolean,
+  log: (line: string) => void,
+  restoredClockMs: number | null,
+): Scheduler {
+  const onTimerError = (error: unknown): void => log(`peer: timer failed: ${errorMessage(error)}`);
+  if (deterministic) {
+    if (options.clock !== undefined && !(options.clock instanceof ManualClock)) {
+      throw new A2aReplayError('INVALID_ARGUMENT', 'peer option clock: deterministic mode needs a ManualClock');
+    }
+    // A restarted deterministic peer's clock goes on from the latest instant its store shows.
+    const clock = options.clock ?? new ManualClock(Math.max(Date.parse(DETERMINISTIC_EPOCH), restoredClockMs ?? 0));
+    return new VirtualScheduler(clock, onTimerError, MAX_CLOCK_MS);
+  }
+  return new RealScheduler(options.clock ?? systemClock, onTimerError);
+}
+
+/** The binding of the peer's own answers to `req`: HTTP+JSON under {@link REST_PATH}, else JSON-RPC. */
+function bindingOf(req: IncomingMessage | undefined): Binding {
+  if (req === undefined) return 'JSONRPC';
+  const { path } = readTarget(req.url ?? '/');
+  return path === REST_PATH || path.startsWith(`${REST_PATH}/`) ? 'HTTP+JSON' : 'JSONRPC';
+}
+
+/** What routing a request needs of the running peer. */
+interface Router {
+  gate: ReturnType<typeof guardServer>;
+  limits: HttpLimits;
+  jsonRpc: ReturnType<typeof createJsonRpcAdapter>;
+  rest: ReturnType<typeof createRestAdapter>;
+  controlEnabled: boolean;
+  /** The agent card, serialized once the peer knows its own URL. */
+  cardJson: string;
+}
+
+/** Answers one request: the agent card, JSON-RPC on `/`, HTTP+JSON under /rest, or /control. */
+async function routeRequest(router: Router, req: IncomingMessage, res: Parameters<RequestListener>[1]): Promise<void> {
+  const { gate, limits, jsonRpc, rest, controlEnabled, cardJson } = router;
+  gate.track(req, res);
+  if (gate.overCapacity(req)) {
+    const message = `the peer serves at most ${limits.maxConnections} connections at once; try again later`;
+    await answerAndClose(res, 503, limitBody(503, message, bindingOf(req)), drainRequest(req, limits), {
+      'Retry-After': '1',
+    });
+    return;
+  }
+  const method = req.method ?? 'GET';
+  // One reading of the target for routing, the recorder's and the observer's (docs/design.md §5).
+  const reading = readTarget(req.url ?? '/');
+  const path = reading.path;
+  if (reading.ambiguity !== undefined) {
+    req.resume();
+    const message = refusedTargetMessage(reading.ambiguity);
+    if (path === REST_PATH || path.startsWith(`${REST_PATH}/`)) {
+      const { http, body } = restError('INVALID_REQUEST', message);
+      sendJson(res, http, body);
+    } else {
+      sendRpcError(res, null, jsonRpcError('INVALID_REQUEST', message), 400);
+    }
+    return;
+  }
+  const target: PeerTarget = { path, query: new URLSearchParams(reading.query) };
+  const wrongMethod = (allow: string): void => {
+    req.resume();
+    sendJson(
+      res,
+      405,
+      errorResponse(null, jsonRpcError('INVALID_REQUEST', `${method} is not allowed on ${path}; use ${allow}`)),
+      { Allow: allow },
+    );
+  };
+  if (path === AGENT_CARD_PATH) {
+    if (method !== 'GET' && method !== 'HEAD') return wrongMethod('GET');
+    req.resume();
+    res.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(cardJson),
+      'Cache-Control': 'no-cache',
+    });
+    res.end(method === 'HEAD' ? undefined : cardJson);
+    return;
+  }
+  if (path === '/') {
+    if (method !== 'POST') return wrongMethod('POST');
+    return jsonRpc('a2a', req, res, target);
+  }
+  if (path === REST_PATH || path.startsWith(`${REST_PATH}/`)) return rest(req, res, target);
+  if (path === CONTROL_PATH && controlEnabled) {
+    if (!isLoopbackHost(req.socket.remoteAddress)) {
+      req.resume();
+      sendJson(
+        res,
+        403,
+        errorResponse(null, jsonRpcError('INVALID_REQUEST', `${CONTROL_PATH} answers loopback clients only`)),
+      );
+      return;
+    }
+    if (method !== 'POST') return wrongMethod('POST');
+    return jsonRpc('control', req, res, target);
+  }
+  req.resume();
+  sendJson(
+    res,
+    404,
+    errorResponse(
+      null,
+      jsonRpcError(
+        'METHOD_NOT_FOUND',
+        `no endpoint at ${method} ${path}: JSON-RPC is served at POST /, HTTP+JSON under ${REST_PATH}, ` +
+          `the agent card at GET ${AGENT_CARD_PATH}`,
+      ),
+    ),
+  );
+}
+
+/** Starts the reference peer; resolves once it listens. */
+export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer> {
+  const host = options.host ?? '127.0.0.1';
+  const deterministic = options.deterministic ?? false;
+  const stepMs = positive(options.stepMs, 'stepMs', 1000);
+  const limits = httpLimitsOf(options);
   const maxTasks = wholePositive(options.maxTasks, 'maxTasks', DEFAULT_MAX_TASKS);
   const legacy = options.legacyPause ?? false;
   const controlEnabled = deterministic || (options.control ?? false);
   const log = options.log ?? (() => undefined);
 
-  const onTimerError = (error: unknown): void => log(`peer: timer failed: ${errorMessage(error)}`);
-  let scheduler: Scheduler;
-  if (deterministic) {
-    if (options.clock !== undefined && !(options.clock instanceof ManualClock)) {
-      throw new A2aReplayError('INVALID_ARGUMENT', 'peer option clock: deterministic mode needs a ManualClock');
-    }
-    const clock = options.clock ?? new ManualClock(Date.parse(DETERMINISTIC_EPOCH));
-    scheduler = new VirtualScheduler(clock, onTimerError, MAX_CLOCK_MS);
-  } else {
-    scheduler = new RealScheduler(options.clock ?? systemClock, onTimerError);
-  }
-  const ids = options.ids ?? (deterministic ? new CounterIdSource(options.seed ?? 0) : randomIdSource);
+  const store = options.storeDir === undefined ? undefined : PeerStore.open(options.storeDir);
+  for (const note of store?.restored.notes ?? []) (options.warn ?? log)(`peer: ${note}`);
+  const scheduler = schedulerOf(options, deterministic, log, store?.restored.clockMs ?? null);
+  const baseIds = options.ids ?? (deterministic ? new CounterIdSource(options.seed ?? 0) : randomIdSource);
+  // A counter source draws the ids it drew before the restart again first, so none is issued twice.
+  const ids = store ? new CountingIdSource(baseIds, store.restored.ids, baseIds instanceof CounterIdSource) : baseIds;
   const seed = Number(options.seed ?? 0);
   const transitions =
     options.transitionsFile === undefined
@@ -214,7 +339,10 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
             peer: { deterministic, seed, stepMs, legacyPause: legacy, maxTasks },
           },
           (error) => log(`peer: the transitions log stopped: ${errorMessage(error)}`),
-        );
+        ).catch(async (error: unknown) => {
+          await store?.close();
+          throw error;
+        });
   const engine = new TaskEngine({
     scheduler,
     ids,
@@ -222,100 +350,16 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     legacy,
     maxTasks,
     onTransition: transitions ? (fact) => transitions.append(fact) : undefined,
+    store,
   });
+  if (store) engine.restore(store.restored);
   const handler = new RequestHandler({ engine, scheduler, log });
   const adapterOptions = { handler, limits, versionOf, callerOf, log };
   const jsonRpc = createJsonRpcAdapter(adapterOptions);
   const rest = createRestAdapter(adapterOptions);
-  let cardJson = '';
-
-  /** The binding of the peer's own answers to `req`: HTTP+JSON under {@link REST_PATH}, else JSON-RPC. */
-  function bindingOf(req: IncomingMessage | undefined): Binding {
-    if (req === undefined) return 'JSONRPC';
-    const { path } = readTarget(req.url ?? '/');
-    return path === REST_PATH || path.startsWith(`${REST_PATH}/`) ? 'HTTP+JSON' : 'JSONRPC';
-  }
-
-  async function handle(req: IncomingMessage, res: Parameters<RequestListener>[1]): Promise<void> {
-    gate.track(req, res);
-    if (gate.overCapacity(req)) {
-      const message = `the peer serves at most ${limits.maxConnections} connections at once; try again later`;
-      await answerAndClose(res, 503, limitBody(503, message, bindingOf(req)), drainRequest(req, limits), {
-        'Retry-After': '1',
-      });
-      return;
-    }
-    const method = req.method ?? 'GET';
-    // One reading of the target for routing, the recorder's and the observer's (docs/design.md §5).
-    const reading = readTarget(req.url ?? '/');
-    const path = reading.path;
-    if (reading.ambiguity !== undefined) {
-      req.resume();
-      const message = refusedTargetMessage(reading.ambiguity);
-      if (path === REST_PATH || path.startsWith(`${REST_PATH}/`)) {
-        const { http, body } = restError('INVALID_REQUEST', message);
-        sendJson(res, http, body);
-      } else {
-        sendRpcError(res, null, jsonRpcError('INVALID_REQUEST', message), 400);
-      }
-      return;
-    }
-    const target: PeerTarget = { path, query: new URLSearchParams(reading.query) };
-    const wrongMethod = (allow: string): void => {
-      req.resume();
-      sendJson(
-        res,
-        405,
-        errorResponse(null, jsonRpcError('INVALID_REQUEST', `${method} is not allowed on ${path}; use ${allow}`)),
-        { Allow: allow },
-      );
-    };
-    if (path === AGENT_CARD_PATH) {
-      if (method !== 'GET' && method !== 'HEAD') return wrongMethod('GET');
-      req.resume();
-      res.writeHead(200, {
-        'Content-Type': 'application/json',
-        'Content-Length': Buffer.byteLength(cardJson),
-        'Cache-Control': 'no-cache',
-      });
-      res.end(method === 'HEAD' ? undefined : cardJson);
-      return;
-    }
-    if (path === '/') {
-      if (method !== 'POST') return wrongMethod('POST');
-      return jsonRpc('a2a', req, res, target);
-    }
-    if (path === REST_PATH || path.startsWith(`${REST_PATH}/`)) return rest(req, res, target);
-    if (path === CONTROL_PATH && controlEnabled) {
-      if (!isLoopbackHost(req.socket.remoteAddress)) {
-        req.resume();
-        sendJson(
-          res,
-          403,
-          errorResponse(null, jsonRpcError('INVALID_REQUEST', `${CONTROL_PATH} answers loopback clients only`)),
-        );
-        return;
-      }
-      if (method !== 'POST') return wrongMethod('POST');
-      return jsonRpc('control', req, res, target);
-    }
-    req.resume();
-    sendJson(
-      res,
-      404,
-      errorResponse(
-        null,
-        jsonRpcError(
-          'METHOD_NOT_FOUND',
-          `no endpoint at ${method} ${path}: JSON-RPC is served at POST /, HTTP+JSON under ${REST_PATH}, ` +
-            `the agent card at GET ${AGENT_CARD_PATH}`,
-        ),
-      ),
-    );
-  }
 
   const listener: RequestListener = (req, res) => {
-    handle(req, res).catch((error: unknown) => {
+    routeRequest(router, req, res).catch((error: unknown) => {
       log(`peer: request failed: ${errorMessage(error)}`);
       if (!res.headersSent) sendRpcError(res, null, jsonRpcError('INTERNAL', 'internal error'));
       else if (!res.writableEnded) res.end();
@@ -326,6 +370,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     options.wrapHandler ? options.wrapHandler(listener) : listener,
   );
   const gate = guardServer(server, limits, (status, message, req) => limitBody(status, message, bindingOf(req)));
+  const router: Router = { gate, limits, jsonRpc, rest, controlEnabled, cardJson: '' };
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -334,14 +379,16 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
       resolve();
     });
   }).catch(async (error: unknown) => {
+    engine.close();
     await transitions?.close();
+    await store?.close();
     throw error;
   });
   const address = server.address() as AddressInfo;
   const shownHost = address.address.includes(':') ? `[${address.address}]` : address.address;
   const url = `http://${shownHost}:${address.port}`;
   const restUrl = `${url}${REST_PATH}`;
-  cardJson = JSON.stringify(
+  router.cardJson = JSON.stringify(
     buildAgentCard({ jsonRpc: url, rest: restUrl }, { deterministic, seed, stepMs, legacyPause: legacy }),
   );
   log(`peer: listening on ${url}${deterministic ? ' (deterministic)' : ''}`);
@@ -357,7 +404,9 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
         server.close(() => resolve());
         server.closeIdleConnections();
         setImmediate(() => server.closeAllConnections());
-      }).then(() => transitions?.close());
+      })
+        .then(() => transitions?.close())
+        .then(() => store?.close());
       return closing;
     },
   };

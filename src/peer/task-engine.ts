@@ -62,124 +62,47 @@
  *   and a pause is fully computed before the task is touched, so no input leaves a task half
  *   moved.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { isoAt } from '../clock.js';
 import type { JsonObject, JsonValue } from '../canonical/canonical-json.js';
 import type { IdSource } from '../ids.js';
 import { JSON_RPC_ERRORS } from '../protocol/errors.js';
 import { formatIssue } from '../protocol/read.js';
-import { checkTransition, isTerminal } from '../protocol/state-machine.js';
+import { checkTransition } from '../protocol/state-machine.js';
 import {
   DEFAULT_PAUSE_MODE,
-  type Artifact,
   type AwaitTaskResumptionParams,
   type ListTasksParams,
   type ListTasksResult,
   type Message,
-  type PauseInitiator,
-  type PauseMode,
   type PauseTaskParams,
-  type ResumeCause,
-  type ResumeConditions,
-  type ResumeEventMetadata,
-  type ResumeMode,
   type ResumeTaskParams,
-  type ResumeTaskResult,
   type SendMessageParams,
-  type StreamResponse,
   type Task,
   type TaskPause,
   type TaskState,
-  type TaskStatus,
 } from '../protocol/types.js';
 import { tokenHashOf } from '../recording/resume-token.js';
+import { URGENCY, deadlinesOf, pauseWait, sameToken } from './pause-plan.js';
+import type { PeerStore, RestoredState } from './peer-store.js';
 import { RpcFailure } from './rpc-failure.js';
-import type { Scheduler, TimerHandle } from './scheduler.js';
-import { type Directive, type InterruptState, parseScript } from './script.js';
-import { TaskStore } from './task-store.js';
-import type { PauseAttemptMethod, PausedDetail, TransitionCause, TransitionSink } from './transition-log.js';
+import type { Scheduler } from './scheduler.js';
+import { parseScript } from './script.js';
+import { listTaskPage } from './task-list.js';
 import {
-  type ViewOptions,
-  pauseResultView,
-  pausedEventView,
-  resumeResultView,
-  resumedEventView,
-  statusEventView,
-  taskView,
-} from './wire-views.js';
+  type Caller,
+  type PauseRequest,
+  type PendingPause,
+  type Subscriber,
+  type TaskRecord,
+  WORKING,
+  isSettled,
+} from './task-phase.js';
+import { TaskMover } from './task-mover.js';
+import { recordOf } from './task-restore.js';
+import { TaskStore } from './task-store.js';
+import type { PauseAttemptMethod, TransitionSink } from './transition-log.js';
+import { pauseResultView, resumeResultView, taskView } from './wire-views.js';
 
-/** One open stream on a task. */
-export interface Subscriber {
-  /** Writes one StreamResponse; resolves once it was handed to the socket. */
-  send(event: StreamResponse): Promise<void>;
-  /** Ends the stream (terminal state, or the peer shutting down). */
-  close(): void;
-}
-
-/** Who sent the request being handled: its method, and its principal (null without a bearer). */
-export interface Caller {
-  method: string;
-  principal: string | null;
-}
-
-interface PauseRequest {
-  initiatedBy: PauseInitiator;
-  mode: PauseMode;
-  reason?: string | undefined;
-  conditions?: ResumeConditions | undefined;
-  summary?: string | undefined;
-  /** The request that asked for the pause; null for a script's self-park. */
-  caller: Caller | null;
-}
-
-interface Waiter {
-  resolve: (result: JsonObject) => void;
-  reject: (error: unknown) => void;
-}
-
-/** What a pending pause waits for: the end of the step in flight, or of the tool call in flight. */
-type PauseWait = 'now' | 'step' | 'tool';
-
-interface PendingPause extends PauseRequest {
-  until: Exclude<PauseWait, 'now'>;
-  waiters: Waiter[];
-}
-
-interface CurrentPause {
-  pause: TaskPause;
-  mode: PauseMode | undefined;
-  timers: TimerHandle[];
-}
-
-interface StepInFlight {
-  handle: TimerHandle;
-  startedAt: number;
-}
-
-interface TaskRecord {
-  readonly task: Task & { contextId: string; artifacts: Artifact[]; history: Message[] };
-  readonly script: Directive[];
-  /** Index of the directive being run. */
-  pc: number;
-  /** Steps of the current `work:N` or `tool:N` already done. */
-  stepsDone: number;
-  /** The step scheduled, if any (in flight once the clock has moved past `startedAt`). */
-  step?: StepInFlight | undefined;
-  paused?: CurrentPause | undefined;
-  /** A pause waiting for a step or a tool call to end. */
-  pending?: PendingPause | undefined;
-  readonly subscribers: Set<Subscriber>;
-  readonly watchers: Set<() => void>;
-}
-
-/** Why the task moves, for the transitions log. */
-interface Why {
-  cause: TransitionCause;
-  caller: Caller | null;
-  /** The resume token of the pause entered or left. */
-  token?: string | undefined;
-  pause?: PausedDetail | undefined;
-}
+export type { Caller, Subscriber } from './task-phase.js';
 
 export interface TaskEngineOptions {
   scheduler: Scheduler;
@@ -191,185 +114,40 @@ export interface TaskEngineOptions {
   maxTasks: number;
   /** Receives every state change, refused pause/resume attempt and eviction. */
   onTransition?: TransitionSink | undefined;
-}
-
-/** States in which a blocking SendMessage returns (terminal or interrupted; PAUSED counts). */
-const SETTLED: ReadonlySet<TaskState> = new Set<TaskState>([
-  'TASK_STATE_COMPLETED',
-  'TASK_STATE_FAILED',
-  'TASK_STATE_CANCELED',
-  'TASK_STATE_REJECTED',
-  'TASK_STATE_INPUT_REQUIRED',
-  'TASK_STATE_AUTH_REQUIRED',
-  'TASK_STATE_PAUSED',
-]);
-
-/** The states a follow-up message continues (the scripted agent's `input` and `auth`). */
-const INTERRUPTED: ReadonlySet<TaskState> = new Set<TaskState>([
-  'TASK_STATE_INPUT_REQUIRED',
-  'TASK_STATE_AUTH_REQUIRED',
-]);
-
-/** The status message of each interrupted state. */
-const INTERRUPT_TEXT: Readonly<Record<InterruptState, string>> = {
-  TASK_STATE_INPUT_REQUIRED: 'input required: send a message with this taskId to continue',
-  TASK_STATE_AUTH_REQUIRED: 'credentials required: send a message with this taskId to authenticate and continue',
-};
-
-/** The status message announcing a pending pause. */
-const PENDING_TEXT: Readonly<Record<PendingPause['until'], string>> = {
-  step: 'pause requested: pausing when the step in flight ends',
-  tool: 'pause requested: pausing when the tool call in flight completes',
-};
-
-const URGENCY: Readonly<Record<PauseWait, number>> = { now: 0, step: 1, tool: 2 };
-
-function digestOf(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
-}
-
-/** Constant-time token comparison (never leaks how much of a token matched). */
-function sameToken(a: string, b: string): boolean {
-  return timingSafeEqual(digestOf(a), digestOf(b));
-}
-
-function resumeModeOf(conditions: ResumeConditions | undefined): ResumeMode {
-  if (!conditions) return 'RESUME_MODE_CLIENT_MESSAGE';
-  if (conditions.onEvent !== undefined || conditions.trigger !== undefined) return 'RESUME_MODE_EXTERNAL_EVENT';
-  return conditions.timeout !== undefined ? 'RESUME_MODE_TIMEOUT' : 'RESUME_MODE_CLIENT_MESSAGE';
+  /**
+   * Writes every change of a task and every transition there (`peer --store`); answers wait for
+   * it to be on disk ({@link TaskEngine.flushed}). Give `ids` as a CountingIdSource with it.
+   */
+  store?: PeerStore | undefined;
 }
 
 export class TaskEngine {
   readonly #scheduler: Scheduler;
   readonly #ids: IdSource;
-  readonly #stepMs: number;
   readonly #legacy: boolean;
   readonly #tasks: TaskStore<TaskRecord>;
   readonly #onTransition: TransitionSink | undefined;
-  readonly #writes = new Set<Promise<void>>();
+  readonly #mover: TaskMover;
 
   constructor(options: TaskEngineOptions) {
     this.#scheduler = options.scheduler;
     this.#ids = options.ids;
-    this.#stepMs = options.stepMs;
     this.#legacy = options.legacy;
     this.#tasks = new TaskStore<TaskRecord>(options.maxTasks);
-    this.#onTransition = options.onTransition;
-  }
-
-  // ---- time, views, events ----
-
-  #now(): number {
-    return this.#scheduler.clock.now();
-  }
-
-  #iso(): string {
-    return isoAt(this.#now());
-  }
-
-  #view(rec: TaskRecord, extra: Partial<ViewOptions> = {}): ViewOptions {
-    return { legacy: this.#legacy, mode: rec.paused?.mode, ...extra };
+    const store = options.store;
+    const sink = options.onTransition;
+    this.#onTransition = store
+      ? (fact) => {
+          store.transition(fact);
+          sink?.(fact);
+        }
+      : sink;
+    this.#mover = new TaskMover({ ...options, tasks: this.#tasks, onTransition: this.#onTransition });
   }
 
   /** Resolves once every event emitted so far was handed to its socket. */
-  async flushed(): Promise<void> {
-    await Promise.all([...this.#writes]);
-  }
-
-  #emit(rec: TaskRecord, event: StreamResponse): void {
-    for (const sub of rec.subscribers) this.#track(sub.send(event));
-  }
-
-  #track(write: Promise<void>): void {
-    const settled = write.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#writes.add(settled);
-    void settled.then(() => this.#writes.delete(settled));
-  }
-
-  #agentMessage(rec: TaskRecord, text: string, metadata?: JsonObject): Message {
-    const message: Message = {
-      messageId: this.#ids.next('msg'),
-      contextId: rec.task.contextId,
-      taskId: rec.task.id,
-      role: 'ROLE_AGENT',
-      parts: [{ text }],
-    };
-    if (metadata) message.metadata = metadata;
-    return message;
-  }
-
-  /**
-   * Moves the task, guarded by the RFC state machine, emits the status update and logs the
-   * transition (a WORKING → WORKING progress update is not a transition).
-   */
-  #setStatus(
-    rec: TaskRecord,
-    state: TaskState,
-    why: Why,
-    extra: { message?: Message; pause?: TaskPause; resume?: ResumeEventMetadata } = {},
-  ): void {
-    const from = rec.task.status.state;
-    const verdict = checkTransition(from, state);
-    if (!verdict.allowed) {
-      throw new RpcFailure('INTERNAL', `task ${rec.task.id} cannot move from ${from} to ${state}: ${verdict.reason}`);
-    }
-    const status: TaskStatus = { state, timestamp: this.#iso() };
-    if (extra.message) {
-      status.message = extra.message;
-      rec.task.history.push(extra.message);
-    }
-    if (extra.pause) status.pause = extra.pause;
-    rec.task.status = status;
-    if (from !== state) this.#logTransition(rec, from, why);
-    const view = this.#view(rec);
-    const event = extra.pause
-      ? pausedEventView(rec.task, view)
-      : extra.resume
-        ? resumedEventView(rec.task, extra.resume, view)
-        : statusEventView(rec.task);
-    this.#emit(rec, { statusUpdate: event });
-    if (isTerminal(state)) this.#finish(rec);
-    for (const watch of [...rec.watchers]) watch();
-  }
-
-  #logTransition(rec: TaskRecord, from: TaskState | null, why: Why): void {
-    if (!this.#onTransition) return;
-    const to = rec.task.status.state;
-    this.#onTransition({
-      event: 'transition',
-      at: rec.task.status.timestamp ?? this.#iso(),
-      taskId: rec.task.id,
-      contextId: rec.task.contextId,
-      from,
-      to,
-      cause: why.cause,
-      initiator: to === 'TASK_STATE_PAUSED' ? (rec.task.status.pause?.initiatedBy ?? null) : null,
-      principal: why.caller?.principal ?? null,
-      method: why.caller?.method ?? null,
-      resumeTokenHash: why.token === undefined ? null : tokenHashOf(why.token),
-      pause: why.pause ?? null,
-    });
-  }
-
-  #finish(rec: TaskRecord): void {
-    this.#scheduler.cancel(rec.step?.handle);
-    rec.step = undefined;
-    for (const t of rec.paused?.timers ?? []) this.#scheduler.cancel(t);
-    rec.paused = undefined;
-    for (const sub of rec.subscribers) sub.close();
-    rec.subscribers.clear();
-    for (const gone of this.#tasks.finished(rec.task.id)) {
-      this.#onTransition?.({
-        event: 'evicted',
-        at: this.#iso(),
-        taskId: gone.task.id,
-        contextId: gone.task.contextId,
-        state: gone.task.status.state,
-      });
-    }
+  flushed(): Promise<void> {
+    return this.#mover.flushed();
   }
 
   // ---- lookups ----
@@ -383,41 +161,20 @@ export class TaskEngine {
   /** The current wire view of a task (GetTask). */
   getTask(id: string, historyLength?: number): Task {
     const rec = this.#get(id, 'params.id');
-    return taskView(rec.task, this.#view(rec, { historyLength }));
+    return taskView(rec.task, this.#mover.view(rec, { historyLength }));
   }
 
   /** ListTasks (A2A v1.0 §3.1.4): newest first, offset page tokens. */
   listTasks(params: ListTasksParams): ListTasksResult {
-    const after = params.statusTimestampAfter === undefined ? undefined : Date.parse(params.statusTimestampAfter);
-    const all = [...this.#tasks.values()]
-      .reverse()
-      .filter((r) => params.contextId === undefined || r.task.contextId === params.contextId)
-      .filter((r) => params.status === undefined || r.task.status.state === params.status)
-      .filter((r) => after === undefined || Date.parse(r.task.status.timestamp ?? '') > after);
-    const pageSize = params.pageSize ?? 50;
-    let offset = 0;
-    if (params.pageToken !== undefined && params.pageToken !== '') {
-      if (!/^\d+$/.test(params.pageToken) || Number(params.pageToken) > all.length) {
-        throw new RpcFailure(
-          'INVALID_PARAMS',
-          `params.pageToken: expected a token from a previous ListTasks; got ${JSON.stringify(params.pageToken)}`,
-        );
-      }
-      offset = Number(params.pageToken);
-    }
-    const page = all.slice(offset, offset + pageSize);
-    const end = offset + page.length;
-    return {
-      tasks: page.map((r) =>
-        taskView(
-          r.task,
-          this.#view(r, { historyLength: params.historyLength, includeArtifacts: params.includeArtifacts ?? false }),
-        ),
+    return listTaskPage(this.#tasks.values(), params, (r) =>
+      taskView(
+        r.task,
+        this.#mover.view(r, {
+          historyLength: params.historyLength,
+          includeArtifacts: params.includeArtifacts ?? false,
+        }),
       ),
-      nextPageToken: end < all.length ? String(end) : '',
-      pageSize,
-      totalSize: all.length,
-    };
+    );
   }
 
   /** The state of a task (SubscribeToTask refuses terminal ones with -32004). */
@@ -440,36 +197,7 @@ export class TaskEngine {
         `params.message.role: expected "ROLE_USER"; got ${JSON.stringify(m.role)}`,
       );
     }
-    if (m.taskId !== undefined && m.taskId !== '') {
-      const rec = this.#get(m.taskId, 'params.message.taskId');
-      const state = rec.task.status.state;
-      if (isTerminal(state)) {
-        throw new RpcFailure(
-          'UNSUPPORTED_OPERATION',
-          `task ${rec.task.id} is ${state}: a terminal task takes no more messages`,
-          {
-            taskId: rec.task.id,
-          },
-        );
-      }
-      if (!INTERRUPTED.has(state)) {
-        throw new RpcFailure(
-          'INVALID_TASK_STATE',
-          `task ${rec.task.id} is ${state}: only a TASK_STATE_INPUT_REQUIRED or ` +
-            `TASK_STATE_AUTH_REQUIRED task takes a follow-up message (a paused task is resumed with ResumeTask)`,
-          { taskId: rec.task.id, state },
-        );
-      }
-      if (m.contextId !== undefined && m.contextId !== '' && m.contextId !== rec.task.contextId) {
-        throw new RpcFailure(
-          'INVALID_PARAMS',
-          `params.message.contextId: expected ${JSON.stringify(rec.task.contextId)} (the task's ` +
-            `context); got ${JSON.stringify(m.contextId)}`,
-        );
-      }
-      rec.task.history.push({ ...m, taskId: rec.task.id, contextId: rec.task.contextId });
-      return rec.task.id;
-    }
+    if (m.taskId !== undefined && m.taskId !== '') return this.#acceptFollowUp(m, m.taskId);
     const script = parseScript(m.parts, 'params.message.parts');
     if (!script.ok) throw new RpcFailure('INVALID_PARAMS', formatIssue(script.issue), { field: script.issue.field });
     const id = this.#ids.next('task');
@@ -478,28 +206,68 @@ export class TaskEngine {
       task: {
         id,
         contextId,
-        status: { state: 'TASK_STATE_SUBMITTED', timestamp: this.#iso() },
+        status: { state: 'TASK_STATE_SUBMITTED', timestamp: this.#mover.iso() },
         artifacts: [],
         history: [{ ...m, taskId: id, contextId }],
       },
       script: script.directives,
       pc: 0,
       stepsDone: 0,
+      phase: { kind: 'submitted' },
       subscribers: new Set(),
       watchers: new Set(),
     };
     this.#tasks.add(id, rec);
-    this.#logTransition(rec, null, { cause: 'message', caller });
+    this.#mover.logTransition(rec, null, { cause: 'message', caller });
+    this.#mover.persist(rec);
     return id;
+  }
+
+  /** A follow-up message: only an interrupted task takes one (docs/design.md §4). */
+  #acceptFollowUp(m: Message, taskId: string): string {
+    const rec = this.#get(taskId, 'params.message.taskId');
+    const phase = rec.phase;
+    const state = rec.task.status.state;
+    switch (phase.kind) {
+      case 'terminal':
+        throw new RpcFailure(
+          'UNSUPPORTED_OPERATION',
+          `task ${rec.task.id} is ${state}: a terminal task takes no more messages`,
+          { taskId: rec.task.id },
+        );
+      case 'submitted':
+      case 'working':
+      case 'paused':
+        throw new RpcFailure(
+          'INVALID_TASK_STATE',
+          `task ${rec.task.id} is ${state}: only a TASK_STATE_INPUT_REQUIRED or ` +
+            `TASK_STATE_AUTH_REQUIRED task takes a follow-up message (a paused task is resumed with ResumeTask)`,
+          { taskId: rec.task.id, state },
+        );
+      case 'interrupted':
+        break;
+      default: {
+        const never: never = phase;
+        return never;
+      }
+    }
+    if (m.contextId !== undefined && m.contextId !== '' && m.contextId !== rec.task.contextId) {
+      throw new RpcFailure(
+        'INVALID_PARAMS',
+        `params.message.contextId: expected ${JSON.stringify(rec.task.contextId)} (the task's ` +
+          `context); got ${JSON.stringify(m.contextId)}`,
+      );
+    }
+    rec.task.history.push({ ...m, taskId: rec.task.id, contextId: rec.task.contextId });
+    return rec.task.id;
   }
 
   /** Starts (SUBMITTED) or continues (INPUT_REQUIRED, AUTH_REQUIRED) an accepted task. */
   start(id: string, caller: Caller): void {
     const rec = this.#get(id, 'params.message.taskId');
-    const state = rec.task.status.state;
-    if (state !== 'TASK_STATE_SUBMITTED' && !INTERRUPTED.has(state)) return;
-    this.#setStatus(rec, 'TASK_STATE_WORKING', { cause: 'message', caller });
-    this.#advance(rec);
+    if (rec.phase.kind !== 'submitted' && rec.phase.kind !== 'interrupted') return;
+    this.#mover.setPhase(rec, WORKING, { cause: 'message', caller });
+    this.#mover.advance(rec);
   }
 
   /**
@@ -508,133 +276,17 @@ export class TaskEngine {
    */
   untilSettled(id: string, historyLength?: number): Promise<Task> {
     const rec = this.#get(id, 'params.id');
-    const view = (): Task => taskView(rec.task, this.#view(rec, { historyLength }));
-    if (SETTLED.has(rec.task.status.state)) return Promise.resolve(view());
+    const view = (): Task => taskView(rec.task, this.#mover.view(rec, { historyLength }));
+    if (isSettled(rec.phase)) return Promise.resolve(view());
     return new Promise((resolve) => {
       const watch = (): void => {
-        if (!SETTLED.has(rec.task.status.state)) return;
+        if (!isSettled(rec.phase)) return;
         rec.watchers.delete(watch);
         resolve(view());
       };
       rec.watchers.add(watch);
     });
   }
-
-  /** Runs directives until one waits (a step, a park, an interrupt) or the script ends. */
-  #advance(rec: TaskRecord): void {
-    for (;;) {
-      if (rec.task.status.state !== 'TASK_STATE_WORKING') return;
-      const d = rec.script[rec.pc];
-      if (!d) {
-        this.#setStatus(
-          rec,
-          'TASK_STATE_COMPLETED',
-          { cause: 'completed', caller: null },
-          { message: this.#agentMessage(rec, 'script complete') },
-        );
-        return;
-      }
-      switch (d.kind) {
-        case 'work':
-        case 'tool':
-          if (rec.stepsDone < d.steps) {
-            this.#scheduleStep(rec);
-            return;
-          }
-          rec.pc++;
-          rec.stepsDone = 0;
-          continue;
-        case 'await': {
-          rec.pc++;
-          const conditions: ResumeConditions = { onEvent: d.event };
-          if (d.timeout) conditions.timeout = d.timeout;
-          this.#enterPause(rec, {
-            initiatedBy: 'PAUSE_INITIATOR_AGENT',
-            mode: DEFAULT_PAUSE_MODE,
-            reason: `awaiting event ${d.event}`,
-            conditions,
-            caller: null,
-          });
-          return;
-        }
-        case 'sleep-until':
-          rec.pc++;
-          if (d.atMs <= this.#now()) continue;
-          this.#enterPause(rec, {
-            initiatedBy: 'PAUSE_INITIATOR_AGENT',
-            mode: DEFAULT_PAUSE_MODE,
-            reason: `sleeping until ${d.at}`,
-            conditions: { trigger: { at: d.at } },
-            caller: null,
-          });
-          return;
-        case 'interrupt':
-          // Interrupted until the next message on the task: accept() takes it, start() continues.
-          rec.pc++;
-          this.#setStatus(
-            rec,
-            d.state,
-            { cause: 'script', caller: null },
-            { message: this.#agentMessage(rec, INTERRUPT_TEXT[d.state]) },
-          );
-          return;
-        case 'fail':
-          rec.pc++;
-          this.#setStatus(
-            rec,
-            'TASK_STATE_FAILED',
-            { cause: 'failure', caller: null },
-            { message: this.#agentMessage(rec, 'the script says fail') },
-          );
-          return;
-        default: {
-          const never: never = d;
-          throw new Error(`unknown directive ${JSON.stringify(never)}`);
-        }
-      }
-    }
-  }
-
-  #scheduleStep(rec: TaskRecord): void {
-    const startedAt = this.#now();
-    rec.step = { startedAt, handle: this.#scheduler.schedule(startedAt + this.#stepMs, () => this.#stepDone(rec)) };
-  }
-
-  #stepDone(rec: TaskRecord): void {
-    rec.step = undefined;
-    const d = rec.script[rec.pc];
-    if (rec.task.status.state !== 'TASK_STATE_WORKING' || (d?.kind !== 'work' && d?.kind !== 'tool')) return;
-    const k = rec.stepsDone + 1;
-    rec.stepsDone = k;
-    const artifact: Artifact | undefined =
-      d.kind === 'work'
-        ? {
-            artifactId: `artifact-${rec.pc + 1}-${k}`,
-            name: `step ${k} of ${d.steps}`,
-            parts: [{ text: `directive ${rec.pc + 1} (work:${d.steps}): step ${k} done` }],
-          }
-        : k === d.steps
-          ? {
-              artifactId: `artifact-${rec.pc + 1}-tool`,
-              name: `tool call of ${d.steps} steps`,
-              parts: [{ text: `directive ${rec.pc + 1} (tool:${d.steps}): tool call complete` }],
-            }
-          : undefined;
-    if (artifact) {
-      rec.task.artifacts.push(artifact);
-      this.#emit(rec, {
-        artifactUpdate: { taskId: rec.task.id, contextId: rec.task.contextId, artifact, lastChunk: true },
-      });
-    }
-    const pending = rec.pending;
-    if (pending && (pending.until === 'step' || d.kind !== 'tool' || k === d.steps)) {
-      rec.pending = undefined;
-      this.#settlePending(rec, pending, pending.mode);
-      return;
-    }
-    this.#advance(rec);
-  }
-
   // ---- pause ----
 
   /** PauseTask (RFC "PauseTask"): resolves with the result once the task is PAUSED. */
@@ -692,7 +344,7 @@ export class TaskEngine {
     const rec = this.#tasks.get(taskId);
     this.#onTransition({
       event: 'rejected',
-      at: this.#iso(),
+      at: this.#mover.iso(),
       taskId,
       contextId: rec?.task.contextId ?? null,
       method,
@@ -704,218 +356,64 @@ export class TaskEngine {
     });
   }
 
-  /** When a pause in `mode` may happen on a WORKING task: now, or at the end of a step or tool call. */
-  #pauseWait(rec: TaskRecord, mode: PauseMode): PauseWait {
-    const stepInFlight = rec.step !== undefined && rec.step.startedAt < this.#now();
-    const d = rec.script[rec.pc];
-    const toolInFlight = d?.kind === 'tool' && (stepInFlight || rec.stepsDone > 0);
-    switch (mode) {
-      case 'interrupt_immediate':
-        return 'now';
-      case 'finish_step':
-        return stepInFlight ? 'step' : 'now';
-      case 'wait_for_completion':
-        return toolInFlight ? 'tool' : stepInFlight ? 'step' : 'now';
+  /** When a pause in `request.mode` may happen on the WORKING task `rec`. */
+  #waitOf(rec: TaskRecord, request: PauseRequest): ReturnType<typeof pauseWait> {
+    const step = rec.phase.kind === 'working' ? rec.phase.step : undefined;
+    const stepInFlight = step !== undefined && step.startedAt < this.#mover.now();
+    return pauseWait(request.mode, rec.script[rec.pc], stepInFlight, rec.stepsDone);
+  }
+
+  #requestPause(taskId: string, request: PauseRequest): Promise<JsonObject> {
+    const rec = this.#get(taskId, 'params.taskId');
+    const phase = rec.phase;
+    switch (phase.kind) {
+      case 'paused':
+        return Promise.resolve(pauseResultView(rec.task.id, phase.pause, this.#mover.view(rec)));
+      case 'working':
+        return phase.pending ? this.#joinPending(rec, phase.pending, request) : this.#pauseWorking(rec, request);
+      case 'submitted':
+      case 'interrupted':
+      case 'terminal': {
+        const state = rec.task.status.state;
+        const verdict = checkTransition(state, 'TASK_STATE_PAUSED');
+        const why = verdict.allowed ? `${state} is not TASK_STATE_WORKING` : verdict.reason;
+        return Promise.reject(
+          new RpcFailure('INVALID_TASK_STATE', `task ${rec.task.id} cannot be paused: ${why}`, {
+            taskId: rec.task.id,
+            state,
+          }),
+        );
+      }
       default: {
-        const never: never = mode;
+        const never: never = phase;
         return never;
       }
     }
   }
 
-  #requestPause(taskId: string, request: PauseRequest): Promise<JsonObject> {
-    const rec = this.#get(taskId, 'params.taskId');
-    if (rec.paused) return Promise.resolve(pauseResultView(rec.task.id, rec.paused.pause, this.#view(rec)));
-    const pending = rec.pending;
-    if (pending) {
-      const joined = new Promise<JsonObject>((resolve, reject) => pending.waiters.push({ resolve, reject }));
-      const wait = this.#pauseWait(rec, request.mode);
-      if (wait === 'now') {
-        rec.pending = undefined;
-        this.#settlePending(rec, pending, request.mode);
-      } else if (URGENCY[wait] < URGENCY[pending.until]) {
-        pending.until = wait;
-        this.#announcePending(rec, wait, request.caller);
-      }
-      return joined;
-    }
-    const state = rec.task.status.state;
-    const verdict = checkTransition(state, 'TASK_STATE_PAUSED');
-    if (!verdict.allowed) {
-      return Promise.reject(
-        new RpcFailure('INVALID_TASK_STATE', `task ${rec.task.id} cannot be paused: ${verdict.reason}`, {
-          taskId: rec.task.id,
-          state,
-        }),
-      );
-    }
-    const wait = this.#pauseWait(rec, request.mode);
-    if (wait === 'now') return Promise.resolve(this.#enterPause(rec, request));
+  /** A pause request on a WORKING task with no pause pending: now, or pending until a step or tool call ends. */
+  #pauseWorking(rec: TaskRecord, request: PauseRequest): Promise<JsonObject> {
+    const wait = this.#waitOf(rec, request);
+    if (wait === 'now') return Promise.resolve(this.#mover.enterPause(rec, request));
     return new Promise((resolve, reject) => {
-      rec.pending = { ...request, until: wait, waiters: [{ resolve, reject }] };
-      this.#announcePending(rec, wait, request.caller);
+      if (rec.phase.kind !== 'working') return;
+      rec.phase = { ...rec.phase, pending: { ...request, until: wait, waiters: [{ resolve, reject }] } };
+      this.#mover.announcePending(rec, wait, request.caller);
     });
   }
 
-  /** The WORKING status update saying what a pending pause waits for (not a transition). */
-  #announcePending(rec: TaskRecord, until: PendingPause['until'], caller: Caller | null): void {
-    this.#setStatus(
-      rec,
-      'TASK_STATE_WORKING',
-      { cause: 'pause_request', caller },
-      { message: this.#agentMessage(rec, PENDING_TEXT[until], { pausePending: until }) },
-    );
-  }
-
-  /** Enters the pending pause (in `mode`) and answers everyone waiting for it. */
-  #settlePending(rec: TaskRecord, pending: PendingPause, mode: PauseMode): void {
-    let result: JsonObject;
-    try {
-      result = this.#enterPause(rec, { ...pending, mode });
-    } catch (error) {
-      for (const w of pending.waiters) w.reject(error);
-      throw error;
+  /** A later request joins the pending pause; it may make it happen now, or narrow what it waits for. */
+  #joinPending(rec: TaskRecord, pending: PendingPause, request: PauseRequest): Promise<JsonObject> {
+    const joined = new Promise<JsonObject>((resolve, reject) => pending.waiters.push({ resolve, reject }));
+    const wait = this.#waitOf(rec, request);
+    if (wait === 'now') {
+      if (rec.phase.kind === 'working') rec.phase = { ...rec.phase, pending: undefined };
+      this.#mover.settlePending(rec, pending, request.mode);
+    } else if (URGENCY[wait] < URGENCY[pending.until]) {
+      pending.until = wait;
+      this.#mover.announcePending(rec, wait, request.caller);
     }
-    for (const w of pending.waiters) w.resolve(result);
-  }
-
-  #enterPause(rec: TaskRecord, request: PauseRequest): JsonObject {
-    // Everything is computed before the task is touched: nothing below can leave it half moved.
-    const pausedAtMs = this.#now();
-    const conditions = request.conditions;
-    const pause: TaskPause = {
-      initiatedBy: request.initiatedBy,
-      pausedAt: isoAt(pausedAtMs),
-      resumeToken: this.#ids.next('suspend'),
-      resumable: true,
-    };
-    if (request.reason !== undefined) pause.reason = request.reason;
-    const timeoutAt = conditions?.timeout ? pausedAtMs + conditions.timeout.durationMinutes * 60_000 : undefined;
-    if (timeoutAt !== undefined) pause.pausedUntil = isoAt(timeoutAt);
-    if (conditions) pause.conditions = conditions;
-    pause.resumeMode = resumeModeOf(conditions);
-    const triggerAt = conditions?.trigger ? Date.parse(conditions.trigger.at) : undefined;
-    const mode = request.initiatedBy === 'PAUSE_INITIATOR_CLIENT' ? request.mode : undefined;
-
-    if (request.mode === 'interrupt_immediate') {
-      const d = rec.script[rec.pc];
-      // The tool call in flight is aborted and redone from its first step; a work step from its start.
-      if (d?.kind === 'tool' && (rec.stepsDone > 0 || (rec.step && rec.step.startedAt < pausedAtMs))) {
-        rec.stepsDone = 0;
-      }
-    }
-    // A step not yet begun, or one interrupt_immediate aborts, is scheduled again after the resume.
-    this.#scheduler.cancel(rec.step?.handle);
-    rec.step = undefined;
-    const current: CurrentPause = { pause, mode, timers: [] };
-    rec.paused = current;
-    const extra: { pause: TaskPause; message?: Message } = { pause };
-    if (request.summary !== undefined) extra.message = this.#agentMessage(rec, request.summary, { pauseSummary: true });
-    const token = pause.resumeToken;
-    this.#setStatus(
-      rec,
-      'TASK_STATE_PAUSED',
-      {
-        cause: request.caller ? 'pause_request' : 'script',
-        caller: request.caller,
-        token,
-        pause: {
-          reason: pause.reason ?? null,
-          mode: mode ?? null,
-          conditions: conditions ?? null,
-          pausedUntil: pause.pausedUntil ?? null,
-        },
-      },
-      extra,
-    );
-    if (triggerAt !== undefined) {
-      current.timers.push(this.#scheduler.schedule(triggerAt, () => this.#conditionFired(rec, token)));
-    }
-    if (timeoutAt !== undefined && conditions?.timeout) {
-      const { durationMinutes, onTimeout } = conditions.timeout;
-      current.timers.push(
-        this.#scheduler.schedule(timeoutAt, () => {
-          if (rec.paused?.pause.resumeToken !== token) return;
-          if (onTimeout === 'resume') {
-            this.#leavePause(rec, 'timeout', null, undefined, true);
-            return;
-          }
-          this.#retirePause(rec);
-          this.#setStatus(
-            rec,
-            'TASK_STATE_FAILED',
-            { cause: 'timeout', caller: null, token },
-            {
-              message: this.#agentMessage(
-                rec,
-                `the pause timed out after ${durationMinutes} minutes (onTimeout: fail)`,
-              ),
-            },
-          );
-        }),
-      );
-    }
-    return pauseResultView(rec.task.id, pause, { legacy: this.#legacy, mode });
-  }
-
-  #conditionFired(rec: TaskRecord, token: string): void {
-    if (rec.paused?.pause.resumeToken !== token) return;
-    this.#leavePause(rec, 'condition_fired', null, undefined, true);
-  }
-
-  /** Retires the current pause: its timers stop and its token can never be used again. */
-  #retirePause(rec: TaskRecord): CurrentPause | undefined {
-    const current = rec.paused;
-    for (const t of current?.timers ?? []) this.#scheduler.cancel(t);
-    rec.paused = undefined;
-    return current;
-  }
-
-  // ---- resume ----
-
-  #leavePause(
-    rec: TaskRecord,
-    cause: ResumeCause,
-    caller: Caller | null,
-    input: JsonValue | undefined,
-    continueTranscript: boolean,
-  ): ResumeTaskResult & { meta: ResumeEventMetadata } {
-    const current = this.#retirePause(rec);
-    const resumedAt = this.#iso();
-    if (!continueTranscript) {
-      const before = rec.task.history.length;
-      const digest =
-        `digest of the transcript before the pause at ` +
-        `${current?.pause.pausedAt ?? resumedAt}: ${before} messages, ${rec.task.artifacts.length} artifacts`;
-      rec.task.history.push(this.#agentMessage(rec, digest, { transcriptDigest: true }));
-    }
-    if (input !== undefined) {
-      rec.task.history.push({
-        messageId: this.#ids.next('msg'),
-        contextId: rec.task.contextId,
-        taskId: rec.task.id,
-        role: 'ROLE_USER',
-        parts: [{ data: input }],
-        metadata: { resumeInput: true },
-      });
-    }
-    const meta: ResumeEventMetadata = {
-      previousState: 'TASK_STATE_PAUSED',
-      cause,
-      hadResumeInput: input !== undefined,
-      continueTranscript,
-      resumedAt,
-    };
-    this.#setStatus(rec, 'TASK_STATE_WORKING', { cause, caller, token: current?.pause.resumeToken }, { resume: meta });
-    this.#advance(rec);
-    return {
-      taskId: rec.task.id,
-      state: 'TASK_STATE_WORKING',
-      previousState: 'TASK_STATE_PAUSED',
-      cause,
-      resumedAt,
-      meta,
-    };
+    return joined;
   }
 
   /**
@@ -926,25 +424,23 @@ export class TaskEngine {
   resume(params: ResumeTaskParams, caller: Caller): Promise<JsonObject> {
     return this.#attempt('ResumeTask', params.taskId, caller, params.resumeToken, () => {
       const rec = this.#get(params.taskId, 'params.taskId');
-      const state = rec.task.status.state;
-      if (state !== 'TASK_STATE_PAUSED' || !rec.paused) {
+      const phase = rec.phase;
+      if (phase.kind !== 'paused') {
+        const state = rec.task.status.state;
         throw new RpcFailure(
           'INVALID_TASK_STATE',
           `task ${rec.task.id} is ${state}, not TASK_STATE_PAUSED: there is no pause to resume`,
-          {
-            taskId: rec.task.id,
-            state,
-          },
+          { taskId: rec.task.id, state },
         );
       }
-      if (!sameToken(params.resumeToken, rec.paused.pause.resumeToken)) {
+      if (!sameToken(params.resumeToken, phase.pause.resumeToken)) {
         throw new RpcFailure(
           'RESUME_TOKEN_MISMATCH',
           `params.resumeToken does not match the current pause of task ${rec.task.id} (tokens are consume-once)`,
           { taskId: rec.task.id },
         );
       }
-      const { meta, ...result } = this.#leavePause(
+      const { meta, ...result } = this.#mover.leavePause(
         rec,
         'explicit_resume',
         caller,
@@ -963,8 +459,8 @@ export class TaskEngine {
   fireEvent(name: string, payload: JsonValue | undefined, caller: Caller): string[] {
     const resumed: string[] = [];
     for (const rec of [...this.#tasks.values()]) {
-      if (rec.paused?.pause.conditions?.onEvent !== name) continue;
-      this.#leavePause(rec, 'condition_fired', caller, undefined, true);
+      if (rec.phase.kind !== 'paused' || rec.phase.pause.conditions?.onEvent !== name) continue;
+      this.#mover.leavePause(rec, 'condition_fired', caller, undefined, true);
       resumed.push(rec.task.id);
     }
     const target =
@@ -973,8 +469,8 @@ export class TaskEngine {
         : undefined;
     if (target !== undefined && !resumed.includes(target)) {
       const rec = this.#tasks.get(target);
-      if (rec?.paused) {
-        this.#leavePause(rec, 'external_event', caller, undefined, true);
+      if (rec?.phase.kind === 'paused') {
+        this.#mover.leavePause(rec, 'external_event', caller, undefined, true);
         resumed.push(target);
       }
     }
@@ -986,17 +482,16 @@ export class TaskEngine {
   /** CancelTask (A2A v1.0 §3.1.5; RFC PAUSED → CANCELED). Terminal tasks → -32002. */
   cancel(id: string, caller: Caller): Task {
     const rec = this.#get(id, 'params.id');
-    const state = rec.task.status.state;
-    if (isTerminal(state)) {
-      throw new RpcFailure('TASK_NOT_CANCELABLE', `task ${id} is ${state}: a terminal task cannot be canceled`, {
+    const phase = rec.phase;
+    if (phase.kind === 'terminal') {
+      throw new RpcFailure('TASK_NOT_CANCELABLE', `task ${id} is ${phase.state}: a terminal task cannot be canceled`, {
         taskId: id,
-        state,
+        state: phase.state,
       });
     }
-    const pending = rec.pending;
-    rec.pending = undefined;
-    const left = this.#retirePause(rec);
-    this.#setStatus(rec, 'TASK_STATE_CANCELED', { cause: 'canceled', caller, token: left?.pause.resumeToken });
+    const pending = phase.kind === 'working' ? phase.pending : undefined;
+    const token = phase.kind === 'paused' ? phase.pause.resumeToken : undefined;
+    this.#mover.setPhase(rec, { kind: 'terminal', state: 'TASK_STATE_CANCELED' }, { cause: 'canceled', caller, token });
     for (const w of pending?.waiters ?? []) {
       w.reject(
         new RpcFailure('INVALID_TASK_STATE', `task ${id} was canceled before it could pause`, {
@@ -1005,7 +500,7 @@ export class TaskEngine {
         }),
       );
     }
-    return taskView(rec.task, this.#view(rec));
+    return taskView(rec.task, this.#mover.view(rec));
   }
 
   /**
@@ -1014,8 +509,8 @@ export class TaskEngine {
    */
   subscribe(id: string, subscriber: Subscriber): () => void {
     const rec = this.#get(id, 'params.id');
-    this.#track(subscriber.send({ task: taskView(rec.task, this.#view(rec)) }));
-    if (isTerminal(rec.task.status.state)) {
+    this.#mover.track(subscriber.send({ task: taskView(rec.task, this.#mover.view(rec)) }));
+    if (rec.phase.kind === 'terminal') {
       subscriber.close();
       return () => undefined;
     }
@@ -1023,9 +518,47 @@ export class TaskEngine {
     return () => rec.subscribers.delete(subscriber);
   }
 
+  /**
+   * Carries on from what a store held (docs/design.md §4 "The store"): every task comes back with
+   * its phase; a paused one keeps its pause and token, its trigger and timeout armed again at
+   * their instants (one passed meanwhile fires at once); a working one schedules its step again
+   * from its start; a submitted one starts. Call before the peer serves.
+   */
+  restore(state: RestoredState): void {
+    const records = state.tasks.map(recordOf);
+    for (const rec of records) this.#tasks.add(rec.task.id, rec);
+    // A smaller --max-tasks than the store was written with evicts the oldest finished now.
+    for (const id of state.finished) for (const gone of this.#tasks.finished(id)) this.#mover.evicted(gone);
+    for (const rec of records) {
+      const phase = rec.phase;
+      switch (phase.kind) {
+        case 'submitted':
+          this.#mover.setPhase(rec, WORKING, { cause: 'message', caller: null });
+          this.#mover.advance(rec);
+          break;
+        case 'working':
+          this.#mover.advance(rec);
+          break;
+        case 'paused': {
+          const { triggerAt, timeoutAt } = deadlinesOf(phase.pause);
+          this.#mover.armPause(rec, phase, triggerAt, timeoutAt);
+          break;
+        }
+        case 'interrupted':
+        case 'terminal':
+          break;
+        default: {
+          const never: never = phase;
+          return never;
+        }
+      }
+    }
+  }
+
   /** The pause view of a task currently paused (tests, diagnostics). */
   currentPause(id: string): TaskPause | undefined {
-    return this.#tasks.get(id)?.paused?.pause;
+    const phase = this.#tasks.get(id)?.phase;
+    return phase?.kind === 'paused' ? phase.pause : undefined;
   }
 
   /** Every kept task's id and state (invariant checks, diagnostics). */
