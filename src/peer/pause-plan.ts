@@ -93,7 +93,7 @@ export function planPause(request: PauseRequest, pausedAtMs: number, resumeToken
 }
 
 /** The instants a pause already entered names (a pause read back from the store). */
-export function deadlinesOf(pause: TaskPause): Pick<PausePlan, 'triggerAt' | 'timeoutAt'> {
+export function pauseDeadlinesOf(pause: TaskPause): Pick<PausePlan, 'triggerAt' | 'timeoutAt'> {
   return {
     triggerAt: pause.conditions?.trigger ? Date.parse(pause.conditions.trigger.at) : undefined,
     timeoutAt: pause.pausedUntil !== undefined && pause.conditions?.timeout ? Date.parse(pause.pausedUntil) : undefined,

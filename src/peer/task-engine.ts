@@ -81,7 +81,7 @@ import {
   type TaskState,
 } from '../protocol/types.js';
 import { tokenHashOf } from '../recording/resume-token.js';
-import { URGENCY, deadlinesOf, pauseWait, sameToken } from './pause-plan.js';
+import { URGENCY, pauseDeadlinesOf, pauseWait, sameToken } from './pause-plan.js';
 import type { PeerStore, RestoredState } from './peer-store.js';
 import { RpcFailure } from './rpc-failure.js';
 import type { Scheduler } from './scheduler.js';
@@ -540,7 +540,7 @@ export class TaskEngine {
           this.#mover.advance(rec);
           break;
         case 'paused': {
-          const { triggerAt, timeoutAt } = deadlinesOf(phase.pause);
+          const { triggerAt, timeoutAt } = pauseDeadlinesOf(phase.pause);
           this.#mover.armPause(rec, phase, triggerAt, timeoutAt);
           break;
         }
