@@ -2,6 +2,12 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * Source still over the size limits below, being split up: take a path off this list once it
+ * fits, and the limits hold for it from then on.
+ */
+const NOT_YET_SPLIT = ['src/observe/**'];
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'golden/', 'traces/'] },
   js.configs.recommended,
@@ -18,6 +24,15 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
       '@typescript-eslint/no-unnecessary-type-assertion': 'off',
       '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    // Small pieces (docs/design.md §10): no source file over 600 lines, no function over 120.
+    files: ['src/**/*.ts', 'cli/**/*.ts'],
+    ignores: NOT_YET_SPLIT,
+    rules: {
+      'max-lines': ['error', { max: 600 }],
+      'max-lines-per-function': ['error', { max: 120 }],
     },
   },
   {

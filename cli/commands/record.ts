@@ -239,6 +239,231 @@ function incompleteReporter(out: string): { see(entry: RecordingEntry): void; cl
   };
 }
 
+/** The settings the options give, each checked: a bad one is a usage error naming its flag. */
+function recordSettings(options: RecordCommandOptions) {
+  const listen = parseListen(options.listen);
+  let principal;
+  try {
+    principal = parsePrincipalSource(options.principalFrom);
+  } catch (error) {
+    throw new CliExit(EXIT.usage, `--principal-from: ${(error as Error).message}`);
+  }
+  const maxBodyBytes = integerOption(options.maxBodyBytes, 'max-body-bytes', 1);
+  const maxObservedBytes = integerOption(options.maxObservedBytes, 'max-observed-bytes', 1);
+  if (maxObservedBytes < maxBodyBytes)
+    throw new CliExit(
+      EXIT.usage,
+      `--max-observed-bytes: ${maxObservedBytes} is below --max-body-bytes (${maxBodyBytes}); ` +
+        'what is recorded whole is observed whole',
+    );
+  const graceMs = integerOption(options.graceMs, 'grace-ms', 0);
+  const upstreamTimeoutMs = integerOption(options.upstreamTimeoutMs, 'upstream-timeout-ms', 1);
+  const limits = {
+    requestTimeoutMs: integerOption(options.requestTimeoutMs, 'request-timeout-ms', 1),
+    headersTimeoutMs: integerOption(options.headersTimeoutMs, 'headers-timeout-ms', 1),
+    maxConnections: integerOption(options.maxConnections, 'max-connections', 1),
+    drainLimitBytes: integerOption(options.drainLimitBytes, 'drain-limit-bytes', 1),
+    drainTimeoutMs: integerOption(options.drainTimeoutMs, 'drain-timeout-ms', 1, 24 * 3600 * 1000),
+  };
+  const redact = [...DEFAULT_REDACTED_HEADERS, ...(options.redact ?? []).map((n) => n.toLowerCase())];
+  const keepHeaders = (options.keepHeader ?? []).map((n) => n.toLowerCase());
+  const both = keepHeaders.filter((n) => (options.redact ?? []).some((r) => r.toLowerCase() === n));
+  if (both.length > 0)
+    throw new CliExit(EXIT.usage, `--keep-header: ${both.join(', ')} is also named by --redact; name it in one only`);
+  const fsync = fsyncPolicy(options.fsync);
+  const checkpointEvery = integerOption(options.checkpointEvery, 'checkpoint-every', 0);
+  return {
+    listen,
+    principal,
+    maxBodyBytes,
+    maxObservedBytes,
+    graceMs,
+    upstreamTimeoutMs,
+    limits,
+    redact,
+    keepHeaders,
+    fsync,
+    checkpointEvery,
+  };
+}
+
+/**
+ * Checks the files the options name before anything is written (no symbolic link, no recording
+ * overwritten without --force, no receipt log overwritten ever) and reads the key; gives the key
+ * and the receipt log's path.
+ */
+async function recordFiles(options: RecordCommandOptions): Promise<{
+  keyring: Awaited<ReturnType<typeof optionalKeyring>>;
+  receiptsFile: string;
+}> {
+  try {
+    new URL(options.upstream);
+  } catch {
+    throw new CliExit(EXIT.usage, `--upstream: ${JSON.stringify(redactUrl(options.upstream))} is not a URL`);
+  }
+  for (const [flag, file] of [
+    ['--out', options.out],
+    ['--receipts', options.receipts],
+    ['--witness', options.witness],
+  ] as const) {
+    if (file !== undefined) await refuseSymlink(file).catch(usageError(flag));
+  }
+  if (!options.force && (await exists(options.out))) {
+    throw new CliExit(
+      EXIT.usage,
+      `--out: ${options.out} already exists: name another file, or pass --force to overwrite it`,
+    );
+  }
+  const keyring = await optionalKeyring(options.key);
+  const receiptsFile = options.receipts ?? receiptsPathFor(options.out);
+  if (keyring) await assertAbsent(receiptsFile);
+  return { keyring, receiptsFile };
+}
+
+/**
+ * Opens the recording (its header holding the upstream's agent card) and, with a key, the receipt
+ * log, set up as replay derives it; says on stderr what is missing.
+ */
+async function openRecordFiles(
+  options: RecordCommandOptions,
+  files: Awaited<ReturnType<typeof recordFiles>>,
+  settings: Pick<ReturnType<typeof recordSettings>, 'fsync' | 'checkpointEvery'>,
+  reportOnce: (what: string) => (error: unknown) => void,
+): Promise<{ writer: RecordingWriter; log: ReceiptLogWriter | undefined }> {
+  const { keyring, receiptsFile } = files;
+  const { fsync, checkpointEvery } = settings;
+  // The upstream's card, kept in the header so that `run` knows the peer it was made against.
+  const agentCard = await fetchAgentCard(options.upstream);
+  if (agentCard === undefined)
+    process.stderr.write(
+      `a2a-replay: no agent card answered at the upstream's /.well-known/agent-card.json; recording without it\n`,
+    );
+  const foreign = foreignInterfaceUrls(agentCard, new URL(options.upstream));
+  if (foreign.length > 0)
+    process.stderr.write(
+      `a2a-replay: the upstream's agent card names ${foreign.map((url) => redactUrl(url)).join(', ')}, ` +
+        'not the upstream: ' +
+        'a client that follows it talks to that server directly, and nothing of it is recorded\n',
+    );
+  const writer = new RecordingWriter({
+    ...(agentCard === undefined ? {} : { agentCard }),
+    sink: fileLineSink(options.out, { replace: options.force === true }),
+    clock: systemClock,
+    ids: randomIdSource,
+    target: redactUrl(options.upstream),
+    onError: reportOnce(`writing ${options.out}`),
+  });
+  await writer.flush();
+  if (writer.failed) throw new CliExit(EXIT.usage, `${options.out}: cannot write the recording`);
+
+  let log: ReceiptLogWriter | undefined;
+  if (keyring === undefined) {
+    process.stderr.write(
+      'a2a-replay: no receipt key (--key FILE or A2A_REPLAY_KEY_FILE): recording without receipts\n',
+    );
+  } else {
+    // Set up as src/replay/derive-receipts.ts derives it, so a strict replay gives the same bytes.
+    log = await ReceiptLogWriter.open(receiptsFile, {
+      keyring,
+      recording: writer.header.id,
+      createdAt: writer.header.createdAt,
+      tool: TOOL_NAME,
+      clock: systemClock,
+      fsync,
+      checkpointEvery,
+      ...(options.witness === undefined ? {} : { witness: options.witness }),
+    }).catch(async (error: unknown) => {
+      await writer.close();
+      if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
+      throw error;
+    });
+  }
+  return { writer, log };
+}
+
+/** Records until SIGINT or SIGTERM (see the module doc). */
+async function runRecord(options: RecordCommandOptions): Promise<void> {
+  const settings = recordSettings(options);
+  const { listen, principal, maxBodyBytes, maxObservedBytes, graceMs, upstreamTimeoutMs, limits } = settings;
+  const files = await recordFiles(options);
+  const reported = new Set<string>();
+  const reportOnce =
+    (what: string) =>
+    (error: unknown): void => {
+      if (reported.has(what)) return;
+      reported.add(what);
+      process.stderr.write(`a2a-replay: ${what} failed, the proxy keeps forwarding: ${describeError(error)}\n`);
+    };
+  const { writer, log } = await openRecordFiles(options, files, settings, reportOnce);
+  const tracing = await openTracing({
+    otlp: options.otlp,
+    tracesDir: options.traces,
+    name: traceName(options.out),
+  });
+  // Lines as things happen on a terminal (or --progress); the summary at the stop unless --quiet.
+  const progress = new RecordProgress({
+    lines: options.quiet !== true && (options.progress === true || process.stderr.isTTY),
+    write: (text) => process.stderr.write(text),
+  });
+  const observation =
+    log || tracing.enabled
+      ? observe(writer, log, tracing.enabled ? tracing.sink : undefined, settings.fsync, reportOnce, progress)
+      : undefined;
+
+  const incomplete = incompleteReporter(options.out);
+  const recorder = new ExchangeRecorder({
+    writer,
+    ids: new CounterIdSource(writer.header.id),
+    principal,
+    redact: settings.redact,
+    keepHeaders: settings.keepHeaders,
+    redactQuery: options.redactQuery ?? [],
+    maxBodyBytes,
+    maxObservedBytes,
+    onEntry: (entry: RecordingEntry) => {
+      if (entry.kind === 'request') progress.exchange();
+      incomplete.see(entry);
+      return observation?.push(entry);
+    },
+    onError: reportOnce('recording'),
+  });
+  const proxy = await startRecordingProxy({
+    upstream: options.upstream,
+    recorder,
+    host: listen.host,
+    port: listen.port,
+    maxBodyBytes,
+    upstreamTimeoutMs,
+    limits,
+  }).catch(async (error: unknown) => {
+    await writer.close();
+    await observation?.close();
+    await tracing.shutdown();
+    if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
+    throw error;
+  });
+  // Listen for the stop before saying so: a supervisor may stop the recorder the moment it reads
+  // the line, and the recording and receipt log must still be closed.
+  const stopped = waitForStopSignal();
+  process.stdout.write(`listening on ${proxy.url}\n`);
+  if (!isLoopbackHost(new URL(proxy.url).hostname)) {
+    process.stderr.write(
+      `a2a-replay: listening on a non-loopback address: every client that can reach it can send requests to ` +
+        `${redactUrl(options.upstream).replace(/\/$/, '')} through this recorder (/control is not forwarded)\n`,
+    );
+  }
+
+  await stopped;
+  await proxy.close({ graceMs });
+  await writer.close();
+  if (writer.dropped > 0)
+    process.stderr.write(`a2a-replay: ${writer.dropped} recording lines were not written to ${options.out}\n`);
+  await observation?.close();
+  incomplete.close();
+  await tracing.shutdown();
+  if (options.quiet !== true) progress.summary({ recording: options.out, receipts: log?.path });
+}
+
 export function registerRecord(program: Command): void {
   program
     .command('record')
@@ -310,183 +535,5 @@ export function registerRecord(program: Command): void {
     .option('--force', 'overwrite an existing --out recording (a receipt log is never overwritten)')
     .option('--progress', 'say each pause, resume and lost pause on stderr even when it is not a terminal')
     .option('--quiet', 'say neither those lines nor the summary at the stop')
-    .action(async (options: RecordCommandOptions) => {
-      const listen = parseListen(options.listen);
-      let principal;
-      try {
-        principal = parsePrincipalSource(options.principalFrom);
-      } catch (error) {
-        throw new CliExit(EXIT.usage, `--principal-from: ${(error as Error).message}`);
-      }
-      const maxBodyBytes = integerOption(options.maxBodyBytes, 'max-body-bytes', 1);
-      const maxObservedBytes = integerOption(options.maxObservedBytes, 'max-observed-bytes', 1);
-      if (maxObservedBytes < maxBodyBytes)
-        throw new CliExit(
-          EXIT.usage,
-          `--max-observed-bytes: ${maxObservedBytes} is below --max-body-bytes (${maxBodyBytes}); ` +
-            'what is recorded whole is observed whole',
-        );
-      const graceMs = integerOption(options.graceMs, 'grace-ms', 0);
-      const upstreamTimeoutMs = integerOption(options.upstreamTimeoutMs, 'upstream-timeout-ms', 1);
-      const limits = {
-        requestTimeoutMs: integerOption(options.requestTimeoutMs, 'request-timeout-ms', 1),
-        headersTimeoutMs: integerOption(options.headersTimeoutMs, 'headers-timeout-ms', 1),
-        maxConnections: integerOption(options.maxConnections, 'max-connections', 1),
-        drainLimitBytes: integerOption(options.drainLimitBytes, 'drain-limit-bytes', 1),
-        drainTimeoutMs: integerOption(options.drainTimeoutMs, 'drain-timeout-ms', 1, 24 * 3600 * 1000),
-      };
-      const redact = [...DEFAULT_REDACTED_HEADERS, ...(options.redact ?? []).map((n) => n.toLowerCase())];
-      const keepHeaders = (options.keepHeader ?? []).map((n) => n.toLowerCase());
-      const both = keepHeaders.filter((n) => (options.redact ?? []).some((r) => r.toLowerCase() === n));
-      if (both.length > 0)
-        throw new CliExit(
-          EXIT.usage,
-          `--keep-header: ${both.join(', ')} is also named by --redact; name it in one only`,
-        );
-      const fsync = fsyncPolicy(options.fsync);
-      const checkpointEvery = integerOption(options.checkpointEvery, 'checkpoint-every', 0);
-      try {
-        new URL(options.upstream);
-      } catch {
-        throw new CliExit(EXIT.usage, `--upstream: ${JSON.stringify(redactUrl(options.upstream))} is not a URL`);
-      }
-      for (const [flag, file] of [
-        ['--out', options.out],
-        ['--receipts', options.receipts],
-        ['--witness', options.witness],
-      ] as const) {
-        if (file !== undefined) await refuseSymlink(file).catch(usageError(flag));
-      }
-      if (!options.force && (await exists(options.out))) {
-        throw new CliExit(
-          EXIT.usage,
-          `--out: ${options.out} already exists: name another file, or pass --force to overwrite it`,
-        );
-      }
-      const keyring = await optionalKeyring(options.key);
-      const receiptsFile = options.receipts ?? receiptsPathFor(options.out);
-      if (keyring) await assertAbsent(receiptsFile);
-
-      const reported = new Set<string>();
-      const reportOnce =
-        (what: string) =>
-        (error: unknown): void => {
-          if (reported.has(what)) return;
-          reported.add(what);
-          process.stderr.write(`a2a-replay: ${what} failed, the proxy keeps forwarding: ${describeError(error)}\n`);
-        };
-      // The upstream's card, kept in the header so that `run` knows the peer it was made against.
-      const agentCard = await fetchAgentCard(options.upstream);
-      if (agentCard === undefined)
-        process.stderr.write(
-          `a2a-replay: no agent card answered at the upstream's /.well-known/agent-card.json; recording without it\n`,
-        );
-      const foreign = foreignInterfaceUrls(agentCard, new URL(options.upstream));
-      if (foreign.length > 0)
-        process.stderr.write(
-          `a2a-replay: the upstream's agent card names ${foreign.map((url) => redactUrl(url)).join(', ')}, ` +
-            'not the upstream: ' +
-            'a client that follows it talks to that server directly, and nothing of it is recorded\n',
-        );
-      const writer = new RecordingWriter({
-        ...(agentCard === undefined ? {} : { agentCard }),
-        sink: fileLineSink(options.out, { replace: options.force === true }),
-        clock: systemClock,
-        ids: randomIdSource,
-        target: redactUrl(options.upstream),
-        onError: reportOnce(`writing ${options.out}`),
-      });
-      await writer.flush();
-      if (writer.failed) throw new CliExit(EXIT.usage, `${options.out}: cannot write the recording`);
-
-      let log: ReceiptLogWriter | undefined;
-      if (keyring === undefined) {
-        process.stderr.write(
-          'a2a-replay: no receipt key (--key FILE or A2A_REPLAY_KEY_FILE): recording without receipts\n',
-        );
-      } else {
-        // Set up as src/replay/derive-receipts.ts derives it, so a strict replay gives the same bytes.
-        log = await ReceiptLogWriter.open(receiptsFile, {
-          keyring,
-          recording: writer.header.id,
-          createdAt: writer.header.createdAt,
-          tool: TOOL_NAME,
-          clock: systemClock,
-          fsync,
-          checkpointEvery,
-          ...(options.witness === undefined ? {} : { witness: options.witness }),
-        }).catch(async (error: unknown) => {
-          await writer.close();
-          if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
-          throw error;
-        });
-      }
-      const tracing = await openTracing({
-        otlp: options.otlp,
-        tracesDir: options.traces,
-        name: traceName(options.out),
-      });
-      // Lines as things happen on a terminal (or --progress); the summary at the stop unless --quiet.
-      const progress = new RecordProgress({
-        lines: options.quiet !== true && (options.progress === true || process.stderr.isTTY),
-        write: (text) => process.stderr.write(text),
-      });
-      const observation =
-        log || tracing.enabled
-          ? observe(writer, log, tracing.enabled ? tracing.sink : undefined, fsync, reportOnce, progress)
-          : undefined;
-
-      const incomplete = incompleteReporter(options.out);
-      const recorder = new ExchangeRecorder({
-        writer,
-        ids: new CounterIdSource(writer.header.id),
-        principal,
-        redact,
-        keepHeaders,
-        redactQuery: options.redactQuery ?? [],
-        maxBodyBytes,
-        maxObservedBytes,
-        onEntry: (entry: RecordingEntry) => {
-          if (entry.kind === 'request') progress.exchange();
-          incomplete.see(entry);
-          return observation?.push(entry);
-        },
-        onError: reportOnce('recording'),
-      });
-      const proxy = await startRecordingProxy({
-        upstream: options.upstream,
-        recorder,
-        host: listen.host,
-        port: listen.port,
-        maxBodyBytes,
-        upstreamTimeoutMs,
-        limits,
-      }).catch(async (error: unknown) => {
-        await writer.close();
-        await observation?.close();
-        await tracing.shutdown();
-        if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
-        throw error;
-      });
-      // Listen for the stop before saying so: a supervisor may stop the recorder the moment it reads
-      // the line, and the recording and receipt log must still be closed.
-      const stopped = waitForStopSignal();
-      process.stdout.write(`listening on ${proxy.url}\n`);
-      if (!isLoopbackHost(new URL(proxy.url).hostname)) {
-        process.stderr.write(
-          `a2a-replay: listening on a non-loopback address: every client that can reach it can send requests to ` +
-            `${redactUrl(options.upstream).replace(/\/$/, '')} through this recorder (/control is not forwarded)\n`,
-        );
-      }
-
-      await stopped;
-      await proxy.close({ graceMs });
-      await writer.close();
-      if (writer.dropped > 0)
-        process.stderr.write(`a2a-replay: ${writer.dropped} recording lines were not written to ${options.out}\n`);
-      await observation?.close();
-      incomplete.close();
-      await tracing.shutdown();
-      if (options.quiet !== true) progress.summary({ recording: options.out, receipts: log?.path });
-    });
+    .action((options: RecordCommandOptions) => runRecord(options));
 }

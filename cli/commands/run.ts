@@ -31,6 +31,8 @@ import type { LivePeer } from '../../src/replay/run-recording.js';
 import { type Shard, parseShard } from '../../src/replay/shard.js';
 import { replaySection } from '../../src/report/build-report.js';
 import { TOOL_NAME } from '../../src/version.js';
+import type { RunSummary } from '../../src/replay/result.js';
+import type { SpanSink } from '../../src/tracing/span-events.js';
 import { CliExit, EXIT } from '../io.js';
 import {
   checkIgnorePointers,
@@ -125,6 +127,147 @@ function progressReporter(): (file: string, settled: number, total: number) => v
   };
 }
 
+/** The run's numbers and shard, each checked with the options' combinations: a bad one is a usage error. */
+function runSettings(
+  options: RunCommandOptions,
+  recordings: readonly string[],
+): { concurrency: number; timeoutMs: number; readyMs: number; shard: Shard | undefined } {
+  if (options.peer !== undefined && options.peerCmd !== undefined) {
+    throw new CliExit(EXIT.usage, '--peer and --peer-cmd exclude each other');
+  }
+  if (options.golden !== undefined && recordings.length > 1) {
+    throw new CliExit(EXIT.usage, '--golden names the golden log of one recording; it cannot be used with several');
+  }
+  const concurrency = integerOption(options.concurrency, 'concurrency', 1);
+  const timeoutMs = integerOption(options.timeoutMs, 'timeout-ms', 1);
+  const readyMs = integerOption(options.readyTimeoutMs, 'ready-timeout-ms', 1);
+  if (options.seed !== undefined) integerOption(options.seed, 'seed', 0);
+  if (options.stepMs !== undefined) integerOption(options.stepMs, 'step-ms', 1);
+  let shard: Shard | undefined;
+  try {
+    shard = options.shard === undefined ? undefined : parseShard(options.shard);
+  } catch (error) {
+    throw new CliExit(EXIT.usage, (error as Error).message);
+  }
+  checkIgnorePointers(options.ignore);
+  if (options.update && process.env.CI && !options.force) {
+    throw new CliExit(
+      EXIT.usage,
+      '--update rewrites the golden receipts (and, on exchange drift, the recordings); ' +
+        'refused because CI is set (add --force)',
+    );
+  }
+  return { concurrency, timeoutMs, readyMs, shard };
+}
+
+/**
+ * The span sink of each recording's replay when traces are asked for (--otlp, --traces, or the
+ * standard OTEL_EXPORTER_OTLP_* variables, as for record), and the tracings to shut down after.
+ */
+async function replayTracing(
+  options: RunCommandOptions,
+  recordings: readonly string[],
+): Promise<{ spans: ((header: RecordingHeader, file: string) => SpanSink) | undefined; tracings: Tracing[] }> {
+  const tracings: Tracing[] = [];
+  const traceNames = uniqueTraceNames(recordings);
+  const wantsTraces = wantsTracing({ otlp: options.otlp, tracesDir: options.traces });
+  // One warning per run, however many recordings each set up their tracing.
+  const warned = new Set<string>();
+  const warnOnce = (line: string): void => {
+    const what = line.replace(/ failed.*$/s, '');
+    if (warned.has(what)) return;
+    warned.add(what);
+    process.stderr.write(`a2a-replay: ${line}\n`);
+  };
+  // The OpenTelemetry SDK is loaded only when traces are asked for.
+  const setupTracing = wantsTraces ? (await import('../tracing-setup.js')).setupTracing : undefined;
+  const spans = setupTracing
+    ? (_header: RecordingHeader, file: string) => {
+        const tracing = setupTracing({
+          otlp: options.otlp,
+          tracesDir: options.traces,
+          name: traceNames.get(file) ?? traceName(file),
+          work: 'the replay',
+          warn: warnOnce,
+        });
+        tracings.push(tracing);
+        return tracing.sink;
+      }
+    : undefined;
+
+  return { spans, tracings };
+}
+
+/** Prints the run's report (text or --json) and writes the --html and --junit files. */
+async function reportRun(summary: RunSummary, options: RunCommandOptions): Promise<void> {
+  const color = process.stdout.isTTY && !process.env.NO_COLOR;
+  if (options.json) process.stdout.write(`${renderJson(summary)}\n`);
+  else {
+    for (const r of summary.results) process.stdout.write(`${renderRecordingText(r, { color })}\n`);
+    process.stdout.write(`${renderSummaryLine(summary)}\n`);
+  }
+  if (options.html !== undefined) {
+    const sections = await Promise.all(summary.results.map((r) => replaySection(r)));
+    await writeReport(options.html, sections, 'a2a-replay run');
+  }
+  if (options.junit !== undefined) {
+    try {
+      await writeOutputFile(options.junit, renderJunit(summary));
+    } catch (error) {
+      throw new A2aReplayError(
+        'IO_FAILED',
+        `${options.junit}: cannot write the JUnit report (${describeError(error)})`,
+      );
+    }
+  }
+}
+
+/** Replays the recordings and reports (see the module doc). */
+async function runRun(given: string[], options: RunCommandOptions): Promise<void> {
+  const recordings = await recordingArguments(given);
+  const { concurrency, timeoutMs, readyMs, shard } = runSettings(options, recordings);
+  const noise = await noiseRules(options.config);
+  const keyring = await optionalKeyring(options.key);
+  if (options.strict && !options.update && keyring === undefined) {
+    throw new CliExit(
+      EXIT.usage,
+      '--strict compares signatures: pass the golden receipts’ key with --key FILE (or A2A_REPLAY_KEY_FILE)',
+    );
+  }
+
+  const { spans, tracings } = await replayTracing(options, recordings);
+  const onSignal = (): void => {
+    void stopAllPeerProcesses().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const progress = progressReporter();
+  let summary;
+  try {
+    summary = await runCorpus(recordings, {
+      openPeer: peerFactory(options, readyMs),
+      ...(options.golden !== undefined ? { golden: options.golden } : {}),
+      update: options.update ?? false,
+      strict: options.strict ?? false,
+      ...(keyring ? { keyring } : {}),
+      timeoutMs,
+      noise,
+      ignore: options.ignore,
+      tool: TOOL_NAME,
+      concurrency,
+      ...(shard ? { shard } : {}),
+      ...(spans ? { spans } : {}),
+      onProgress: progress,
+    });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await Promise.all(tracings.map((t) => t.shutdown()));
+  }
+  await reportRun(summary, options);
+  if (summary.exitCode !== EXIT.ok) throw new CliExit(summary.exitCode, '');
+}
+
 export function registerRun(program: Command): void {
   withNoiseOptions(
     program
@@ -156,118 +299,5 @@ export function registerRun(program: Command): void {
     'answers',
   )
     .option('--force', 'let --update rewrite the golden receipts and recordings even when CI is set')
-    .action(async (given: string[], options: RunCommandOptions) => {
-      const recordings = await recordingArguments(given);
-      if (options.peer !== undefined && options.peerCmd !== undefined) {
-        throw new CliExit(EXIT.usage, '--peer and --peer-cmd exclude each other');
-      }
-      if (options.golden !== undefined && recordings.length > 1) {
-        throw new CliExit(EXIT.usage, '--golden names the golden log of one recording; it cannot be used with several');
-      }
-      const concurrency = integerOption(options.concurrency, 'concurrency', 1);
-      const timeoutMs = integerOption(options.timeoutMs, 'timeout-ms', 1);
-      const readyMs = integerOption(options.readyTimeoutMs, 'ready-timeout-ms', 1);
-      if (options.seed !== undefined) integerOption(options.seed, 'seed', 0);
-      if (options.stepMs !== undefined) integerOption(options.stepMs, 'step-ms', 1);
-      let shard: Shard | undefined;
-      try {
-        shard = options.shard === undefined ? undefined : parseShard(options.shard);
-      } catch (error) {
-        throw new CliExit(EXIT.usage, (error as Error).message);
-      }
-      checkIgnorePointers(options.ignore);
-      if (options.update && process.env.CI && !options.force) {
-        throw new CliExit(
-          EXIT.usage,
-          '--update rewrites the golden receipts (and, on exchange drift, the recordings); ' +
-            'refused because CI is set (add --force)',
-        );
-      }
-      const noise = await noiseRules(options.config);
-      const keyring = await optionalKeyring(options.key);
-      if (options.strict && !options.update && keyring === undefined) {
-        throw new CliExit(
-          EXIT.usage,
-          '--strict compares signatures: pass the golden receipts’ key with --key FILE (or A2A_REPLAY_KEY_FILE)',
-        );
-      }
-
-      const tracings: Tracing[] = [];
-      const traceNames = uniqueTraceNames(recordings);
-      // --otlp, --traces, or the standard OTEL_EXPORTER_OTLP_* variables, as for record.
-      const wantsTraces = wantsTracing({ otlp: options.otlp, tracesDir: options.traces });
-      // One warning per run, however many recordings each set up their tracing.
-      const warned = new Set<string>();
-      const warnOnce = (line: string): void => {
-        const what = line.replace(/ failed.*$/s, '');
-        if (warned.has(what)) return;
-        warned.add(what);
-        process.stderr.write(`a2a-replay: ${line}\n`);
-      };
-      // The OpenTelemetry SDK is loaded only when traces are asked for.
-      const setupTracing = wantsTraces ? (await import('../tracing-setup.js')).setupTracing : undefined;
-      const spans = setupTracing
-        ? (_header: RecordingHeader, file: string) => {
-            const tracing = setupTracing({
-              otlp: options.otlp,
-              tracesDir: options.traces,
-              name: traceNames.get(file) ?? traceName(file),
-              work: 'the replay',
-              warn: warnOnce,
-            });
-            tracings.push(tracing);
-            return tracing.sink;
-          }
-        : undefined;
-
-      const onSignal = (): void => {
-        void stopAllPeerProcesses().finally(() => process.exit(130));
-      };
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
-      const color = process.stdout.isTTY && !process.env.NO_COLOR;
-      const progress = progressReporter();
-      let summary;
-      try {
-        summary = await runCorpus(recordings, {
-          openPeer: peerFactory(options, readyMs),
-          ...(options.golden !== undefined ? { golden: options.golden } : {}),
-          update: options.update ?? false,
-          strict: options.strict ?? false,
-          ...(keyring ? { keyring } : {}),
-          timeoutMs,
-          noise,
-          ignore: options.ignore,
-          tool: TOOL_NAME,
-          concurrency,
-          ...(shard ? { shard } : {}),
-          ...(spans ? { spans } : {}),
-          onProgress: progress,
-        });
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-        await Promise.all(tracings.map((t) => t.shutdown()));
-      }
-      if (options.json) process.stdout.write(`${renderJson(summary)}\n`);
-      else {
-        for (const r of summary.results) process.stdout.write(`${renderRecordingText(r, { color })}\n`);
-        process.stdout.write(`${renderSummaryLine(summary)}\n`);
-      }
-      if (options.html !== undefined) {
-        const sections = await Promise.all(summary.results.map((r) => replaySection(r)));
-        await writeReport(options.html, sections, 'a2a-replay run');
-      }
-      if (options.junit !== undefined) {
-        try {
-          await writeOutputFile(options.junit, renderJunit(summary));
-        } catch (error) {
-          throw new A2aReplayError(
-            'IO_FAILED',
-            `${options.junit}: cannot write the JUnit report (${describeError(error)})`,
-          );
-        }
-      }
-      if (summary.exitCode !== EXIT.ok) throw new CliExit(summary.exitCode, '');
-    });
+    .action((given: string[], options: RunCommandOptions) => runRun(given, options));
 }

@@ -16,39 +16,35 @@
  * stream on the side, as it streams); a body or event over the recording cap is recorded as its
  * head ({@link headText}) with `cut`, and handed to `onEntry` whole, up to the observation cap;
  * what cannot be read (another encoding, corrupt data, past the observation cap) is recorded
- * with `incomplete` saying why.
+ * with `incomplete` saying why. How a body becomes entry fields is src/intercept/body-record.ts.
  *
  * Nothing here throws into the adapter: a failure of the recorder or of an entry listener is
  * reported once through `onError` and the proxied exchange goes on untouched.
  */
-import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
-import {
-  type BrotliDecompress,
-  type Gunzip,
-  type Inflate,
-  brotliDecompressSync,
-  constants as zlibConstants,
-  createBrotliDecompress,
-  createGunzip,
-  createInflate,
-  gunzipSync,
-  inflateSync,
-} from 'node:zlib';
-import { type JsonValue, replaceNonFinite } from '../canonical/canonical-json.js';
-import { nestsDeeperThan } from '../canonical/depth.js';
+import { replaceNonFinite } from '../canonical/canonical-json.js';
 import type { IdSource } from '../ids.js';
-import { type EntryCut, type EntryHttp, REPLAY_MAX_BODY_DEPTH, type RecordingEntry } from '../recording/format.js';
-import {
-  SeenTokens,
-  redactOverCapText,
-  replaceResumeTokens,
-  replaceResumeTokensInText,
-} from '../recording/resume-token.js';
+import type { EntryHttp, RecordingEntry } from '../recording/format.js';
+import { SeenTokens } from '../recording/resume-token.js';
 import { DEFAULT_PRINCIPAL_SOURCE, type PrincipalSource, principalOf } from '../recording/principal.js';
 import { DEFAULT_REDACTED_HEADERS, redactHeaders, redactPath } from '../recording/redaction.js';
 import type { EntryDraft, EntryWriter } from '../recording/recording-writer.js';
 import { type HeaderInput, mediaType, recordedHeaders } from './http-headers.js';
+import {
+  type BodyRecord,
+  type DecodedEncoding,
+  type Decoder,
+  type ObservedBody,
+  bodyRecord,
+  concat,
+  encodedBodyRecord,
+  headText,
+  isDecoded,
+  jsonOrText,
+  sha256Of,
+  streamDecoder,
+  textWithoutTokens,
+} from './body-record.js';
 import { type SseEvent, SseParser } from './sse-parser.js';
 
 /**
@@ -56,12 +52,6 @@ import { type SseEvent, SseParser } from './sse-parser.js';
  * mid-stream): the same words from every adapter, so their recordings agree.
  */
 export const RESPONSE_CUT_MESSAGE = 'the response ended before it was complete (connection closed)';
-
-/**
- * How `bodyRepaired` starts: the body's bytes were not valid UTF-8 and were read with each invalid
- * sequence as U+FFFD, as the peer reads them (docs/design.md §5).
- */
-export const UTF8_REPAIR = 'invalid UTF-8 read as U+FFFD';
 
 /** Default cap on a recorded body; the proxy also refuses request bodies above it. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -72,14 +62,6 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
  * its head; past it the entry is marked `incomplete`.
  */
 export const DEFAULT_MAX_OBSERVED_BYTES = 16 * 1024 * 1024;
-
-/** The content encodings the recorder decodes. */
-const DECODED_ENCODINGS = ['gzip', 'x-gzip', 'deflate', 'br'] as const;
-type DecodedEncoding = (typeof DECODED_ENCODINGS)[number];
-
-function isDecoded(encoding: string): encoding is DecodedEncoding {
-  return (DECODED_ENCODINGS as readonly string[]).includes(encoding);
-}
 
 export interface ExchangeRecorderOptions {
   writer: EntryWriter;
@@ -146,188 +128,6 @@ export interface HeadOptions {
 }
 
 type Phase = 'head' | 'unary' | 'stream' | 'done';
-
-function concat(chunks: Uint8Array[], length: number): Buffer {
-  return Buffer.concat(
-    chunks.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength)),
-    length,
-  );
-}
-
-/** The recorded fields of a body, and what the observer is handed in their place, if anything else. */
-interface BodyRecord {
-  fields: Pick<EntryDraft, 'body' | 'bodyText' | 'bodyRepaired' | 'cut' | 'incomplete'>;
-  /** The whole body, when the recording keeps only its head (`cut`). */
-  observed?: ObservedBody;
-}
-
-/** What a listener sees in place of a cut body: the whole of it, parsed as a body or kept as text. */
-type ObservedBody = { body: JsonValue } | { bodyText: string };
-
-/**
- * Body text the recorder keeps as text (not JSON, or the head of a body over the cap) with the
- * resume tokens it can see replaced ({@link redactOverCapText}) when `seen` is given (the
- * `placeholder` policy; `undefined` keeps them). `cut`: the text is the head of something longer.
- */
-function textWithoutTokens(text: string, seen: SeenTokens | undefined, cut: boolean): string {
-  return seen === undefined ? text : redactOverCapText(text, seen, cut);
-}
-
-/**
- * The text a recording keeps of a body or SSE event data over the recording cap: its first `cap`
- * bytes read as UTF-8 (a character the cut splits reads as U+FFFD), or its first `cap` characters.
- * Every cut body's `bodyText` comes from here.
- */
-export function headText(whole: Buffer | string, cap: number): string {
-  return typeof whole === 'string' ? whole.slice(0, cap) : whole.subarray(0, cap).toString('utf8');
-}
-
-function sha256Of(bytes: Buffer | string): string {
-  return `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
-}
-
-/**
- * `body` for JSON, `bodyText` for anything else, nothing for an empty body. Bytes that are not
- * UTF-8 cannot be written as text without loss: a JSON body among them is read as the peer reads
- * it (each invalid sequence as U+FFFD) and kept as `body`, `bodyRepaired` saying so with the sha256
- * of the bytes; for anything else a note stands in, with the sha256 of the bytes.
- * A body over `cap` keeps its head (`cut`); when all of it is at hand (`bytes` holds `total`
- * bytes) the observer gets the whole (docs/design.md §5, "Bodies over the cap").
- */
-function bodyRecord(
-  bytes: Buffer,
-  total: number,
-  cap: number,
-  seen: SeenTokens | undefined,
-  whole?: () => EntryCut,
-): BodyRecord {
-  if (total === 0) return { fields: {} };
-  const kept = bytes.subarray(0, cap);
-  // A cut at the cap may split a character: only the last 3 bytes may be an unfinished sequence.
-  const head = total > cap ? kept.subarray(0, Math.max(0, kept.length - 3)) : kept;
-  if (!isUtf8(head)) {
-    const digest = createHash('sha256').update(kept).digest('hex');
-    const which = total > cap ? `the first ${kept.length} of ${total} bytes` : `${total} bytes`;
-    if (total <= cap) {
-      // What `node:http` servers (the peer) and `fetch` clients read: invalid sequences as U+FFFD.
-      // Only JSON replay can walk is kept as a body; anything else gets the note below.
-      const read = jsonOrText(kept.toString('utf8'), seen);
-      if ('body' in read) return { fields: { ...read, bodyRepaired: `${UTF8_REPAIR}; sha256 of ${which}:${digest}` } };
-    }
-    return { fields: { bodyText: `[body not recorded: not valid UTF-8; sha256 of ${which}:${digest}]` } };
-  }
-  if (total <= cap) {
-    const text = kept.toString('utf8');
-    return { fields: jsonOrText(text, seen) };
-  }
-  const cut = whole?.() ?? { bytes: total, sha256: sha256Of(bytes) };
-  const fields = { bodyText: textWithoutTokens(headText(bytes, cap), seen, true), cut };
-  // All of it at hand and text: the observer reads it whole.
-  if (bytes.byteLength === total && isUtf8(bytes))
-    return { fields, observed: jsonOrText(bytes.toString('utf8'), seen) };
-  return { fields };
-}
-
-/**
- * `body` for JSON text, `bodyText` (the text as it came) for anything else. JSON nested deeper
- * than replay and mock walk ({@link REPLAY_MAX_BODY_DEPTH}) is kept as its text too, so the
- * recording stays one they take and they send or compare those bytes as they are (docs/design.md
- * §5); its resume tokens are written as placeholders in the text, and when that cannot be done a
- * note with the sha256 of the text stands in.
- */
-function jsonOrText(text: string, seen: SeenTokens | undefined): ObservedBody {
-  let body: JsonValue;
-  try {
-    body = JSON.parse(text) as JsonValue;
-  } catch {
-    return { bodyText: textWithoutTokens(text, seen, false) };
-  }
-  if (!nestsDeeperThan(body, REPLAY_MAX_BODY_DEPTH)) {
-    return { body: seen === undefined ? body : replaceResumeTokens(body, text, seen) };
-  }
-  const kept = seen === undefined ? text : replaceResumeTokensInText(body, text);
-  if (kept !== undefined) return { bodyText: kept };
-  const digest = createHash('sha256').update(text, 'utf8').digest('hex');
-  return {
-    bodyText:
-      `[body not recorded: JSON nested deeper than ${REPLAY_MAX_BODY_DEPTH} levels holding a resume token ` +
-      `that cannot be replaced in its text; sha256 of ${Buffer.byteLength(text)} bytes:${digest}]`,
-  };
-}
-
-function decode(encoding: DecodedEncoding, bytes: Buffer, cap: number): Buffer | 'too-large' | 'corrupt' {
-  const options = { maxOutputLength: cap };
-  try {
-    switch (encoding) {
-      case 'gzip':
-      case 'x-gzip':
-        return gunzipSync(bytes, options);
-      case 'deflate':
-        return inflateSync(bytes, options);
-      case 'br':
-        return brotliDecompressSync(bytes, options);
-      default: {
-        const never: never = encoding;
-        return never;
-      }
-    }
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' ? 'too-large' : 'corrupt';
-  }
-}
-
-/**
- * The record of a content-encoded answer: the decoded body (the entry's headers still name the
- * encoding), kept or cut as any body, or, when it cannot be decoded within the observation cap,
- * a `bodyText` saying why, marked `incomplete` — never the compressed bytes as text.
- */
-function encodedBodyRecord(
-  encoding: string,
-  bytes: Buffer,
-  total: number,
-  caps: { record: number; observe: number },
-  seen: SeenTokens | undefined,
-): BodyRecord {
-  const what = `[${encoding}-encoded body of ${total} bytes`;
-  if (total > caps.observe) {
-    const why = `its ${total} encoded bytes are over the ${caps.observe}-byte observation cap (--max-observed-bytes)`;
-    return { fields: { bodyText: `${what} not recorded: ${why}]`, incomplete: `a ${encoding}-encoded body: ${why}` } };
-  }
-  const decoded = isDecoded(encoding) ? decode(encoding, bytes, caps.observe) : 'unknown';
-  if (decoded instanceof Buffer) return bodyRecord(decoded, decoded.byteLength, caps.record, seen);
-  const digest = createHash('sha256').update(bytes).digest('hex');
-  const why =
-    decoded === 'unknown'
-      ? 'an encoding the recorder does not decode'
-      : decoded === 'too-large'
-        ? `it decodes to more than the ${caps.observe}-byte observation cap (--max-observed-bytes)`
-        : 'it is not valid data of that encoding';
-  return {
-    fields: {
-      bodyText: `${what} not recorded: ${why}; sha256:${digest}]`,
-      incomplete: `content-encoding ${encoding}: ${why}`,
-    },
-  };
-}
-
-type Decoder = Gunzip | Inflate | BrotliDecompress;
-
-/** A streaming decompressor for an encoded SSE stream; every chunk written is flushed out at once. */
-function streamDecoder(encoding: DecodedEncoding): Decoder {
-  switch (encoding) {
-    case 'gzip':
-    case 'x-gzip':
-      return createGunzip({ flush: zlibConstants.Z_SYNC_FLUSH });
-    case 'deflate':
-      return createInflate({ flush: zlibConstants.Z_SYNC_FLUSH });
-    case 'br':
-      return createBrotliDecompress({ flush: zlibConstants.BROTLI_OPERATION_FLUSH });
-    default: {
-      const never: never = encoding;
-      return never;
-    }
-  }
-}
 
 /** One exchange being recorded. Calls after the exchange is done are ignored. */
 export class Exchange {

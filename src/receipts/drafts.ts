@@ -19,6 +19,7 @@ import {
 } from '../canonical/canonical-json.js';
 import type { PauseInitiator, PauseMode, ResumeConditions } from '../protocol/types.js';
 import { tokenHashOf } from '../recording/resume-token.js';
+import { type LineKind, fieldsOf } from './line-fields.js';
 import type {
   ReceiptBinding,
   ResumeOutcome,
@@ -147,6 +148,18 @@ class Repairs {
   }
 }
 
+/**
+ * `draft` with each text member a client or peer sent (the `bounded` members of line-fields.ts)
+ * repaired and, over {@link RECEIPT_TEXT_MAX}, cut, listed in `r` when it changed.
+ */
+function bounded<D extends SuspensionDraft | ResumptionDraft>(r: Repairs, kind: LineKind, draft: D): D {
+  const members = draft as unknown as Record<string, string | null>;
+  for (const field of fieldsOf(kind)) {
+    if (field.bounded) members[field.name] = r.text(field.name, members[field.name] ?? null);
+  }
+  return draft;
+}
+
 /** `hashCanonical(conditions)`, or null without conditions. */
 export function conditionsHashOf(conditions: ResumeConditions | null | undefined): string | null {
   return conditions == null ? null : hashCanonical(repairUnrepresentable(conditions).value);
@@ -172,28 +185,29 @@ export function buildSuspensionDraft(facts: SuspensionFacts): SuspensionDraft {
       ? r.leftOut('conditions')
       : conditions;
   r.note('resumeTokenHash', facts.resumeToken);
-  const reason = r.text('reason', facts.reason ?? null);
-  if (facts.callBodyRepaired === true && reason?.includes('\uFFFD') === true) r.mark('reason');
-  return {
+  const draft: SuspensionDraft = bounded(r, 'suspension', {
     type: 'SuspensionReceipt',
-    taskId: r.text('taskId', facts.taskId),
-    contextId: r.text('contextId', facts.contextId ?? null),
+    taskId: facts.taskId,
+    contextId: facts.contextId ?? null,
     initiatedBy: facts.initiatedBy,
-    principal: r.text('principal', facts.principal ?? null),
+    principal: facts.principal ?? null,
     via: facts.via,
-    reason,
+    reason: facts.reason ?? null,
     mode: facts.mode ?? null,
     conditions: keptConditions,
     conditionsHash: conditionsText === null ? null : sha256Prefixed(conditionsText),
     resumeTokenHash: resumeTokenHashOf(facts.resumeToken),
-    pausedAt: r.text('pausedAt', facts.pausedAt),
-    pausedUntil: r.text('pausedUntil', facts.pausedUntil ?? null),
+    pausedAt: facts.pausedAt,
+    pausedUntil: facts.pausedUntil ?? null,
     observedAt: facts.observedAt,
     entries: sortedEntries(facts.entries),
     span: span(facts.span),
     binding: facts.binding ?? 'JSONRPC',
-    repaired: r.list(),
-  };
+    repaired: [],
+  });
+  if (facts.callBodyRepaired === true && draft.reason?.includes('\uFFFD') === true) r.mark('reason');
+  draft.repaired = r.list();
+  return draft;
 }
 
 /** A ResumptionDraft from observed facts (docs/design.md §6); the chain adds `suspension`. */
@@ -201,17 +215,17 @@ export function buildResumptionDraft(facts: ResumptionFacts): ResumptionDraft {
   const r = new Repairs();
   const input = facts.input === undefined || facts.input === null ? null : r.take('inputHash', facts.input);
   const inputHash = input === null ? null : hashCanonical(input);
-  return {
+  const draft: ResumptionDraft = bounded(r, 'resumption', {
     type: 'ResumptionReceipt',
-    taskId: r.text('taskId', facts.taskId),
+    taskId: facts.taskId,
     cause: facts.cause,
     outcome: facts.outcome,
     errorCode: facts.errorCode ?? null,
-    principal: r.text('principal', facts.principal ?? null),
+    principal: facts.principal ?? null,
     hadResumeInput: facts.hadResumeInput ?? inputHash !== null,
     inputHash,
     continueTranscript: facts.continueTranscript ?? null,
-    resumedAt: r.text('resumedAt', facts.resumedAt ?? null),
+    resumedAt: facts.resumedAt ?? null,
     inferred: facts.inferred ?? false,
     observedAt: facts.observedAt,
     entries: sortedEntries(facts.entries),
@@ -221,6 +235,8 @@ export function buildResumptionDraft(facts: ResumptionFacts): ResumptionDraft {
       pipeline: facts.links.pipeline ? span(facts.links.pipeline) : null,
     },
     binding: facts.binding ?? 'JSONRPC',
-    repaired: r.list(),
-  };
+    repaired: [],
+  });
+  draft.repaired = r.list();
+  return draft;
 }

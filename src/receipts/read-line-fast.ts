@@ -7,21 +7,13 @@
  * then read the line again and name what is wrong. It accepts a line only when every object of
  * fixed shape lists its members in canonical order (as every written line does), which lets one
  * walk over the keys check both that no member is missing and that none is extra. A property
- * test holds it to the field readers on written and mutated lines.
+ * test holds it to the field readers on written and mutated lines. The members and their shapes
+ * are those of line-fields.ts.
  */
 import { isRecord } from '../protocol/read.js';
-import { PAUSE_INITIATORS, PAUSE_MODES, type ResumeConditions } from '../protocol/types.js';
-import type {
-  Checkpoint,
-  ReceiptLogLine,
-  RecordingBinding,
-  ResumptionReceipt,
-  SpanRef,
-  SuspensionReceipt,
-} from './types.js';
-import { CHECKPOINT_ALGS, RECEIPT_BINDINGS, RESUME_RECEIPT_CAUSES, RESUME_OUTCOMES, SUSPENSION_VIAS } from './types.js';
+import { type FieldShape, type LineKind, canonicalOrderOf, fieldsOf, blankLineOf } from './line-fields.js';
+import type { ReceiptLogLine, RecordingBinding, ResumptionReceipt, SpanRef } from './types.js';
 
-const HMAC_ONLY = ['hmac-sha256'] as const;
 /** 1 at the char codes of `0-9a-f`: a table look-up per char is cheaper here than a regex test. */
 const LOWER_HEX = new Uint8Array(128);
 for (const c of '0123456789abcdef') LOWER_HEX[c.charCodeAt(0)] = 1;
@@ -33,55 +25,6 @@ function isPrefixedHex(value: unknown, prefix: string, digits: number): value is
   return true;
 }
 
-/** Each line type's members in canonical (RFC 8785 §3.2.3) order: the order written lines have. */
-const SUSPENSION_ORDER = [
-  'binding',
-  'conditions',
-  'conditionsHash',
-  'contextId',
-  'entries',
-  'initiatedBy',
-  'mode',
-  'observedAt',
-  'pausedAt',
-  'pausedUntil',
-  'prev',
-  'principal',
-  'reason',
-  'repaired',
-  'resumeTokenHash',
-  'seq',
-  'sig',
-  'span',
-  'taskId',
-  'type',
-  'via',
-];
-const RESUMPTION_ORDER = [
-  'binding',
-  'cause',
-  'continueTranscript',
-  'entries',
-  'errorCode',
-  'hadResumeInput',
-  'inferred',
-  'inputHash',
-  'links',
-  'observedAt',
-  'outcome',
-  'prev',
-  'principal',
-  'repaired',
-  'resumedAt',
-  'seq',
-  'sig',
-  'span',
-  'suspension',
-  'taskId',
-  'type',
-];
-const CHECKPOINT_ORDER_V2 = ['root', 'sig', 'size', 'type'];
-const CHECKPOINT_ORDER = ['final', 'recording', 'root', 'sig', 'size', 'type'];
 const BINDING_ORDER = ['id', 'lastLineHash', 'lines'];
 const SPAN_ORDER = ['spanId', 'traceId'];
 const SIG_ORDER = ['alg', 'kid', 'value'];
@@ -104,10 +47,6 @@ function isInteger(value: unknown, min: number): value is number {
 
 function isHash(value: unknown): value is string {
   return isPrefixedHex(value, 'sha256:', 64);
-}
-
-function isNullOrString(value: unknown): value is string | null {
-  return value === null || typeof value === 'string';
 }
 
 function isEntries(value: unknown): value is number[] {
@@ -146,118 +85,12 @@ function sigOf<A extends string>(value: unknown, algs: readonly A[]): { alg: A; 
   return { alg, kid, value: mac };
 }
 
-function suspensionOf(r: Record<string, unknown>): SuspensionReceipt | null {
-  if (!keysAre(r, SUSPENSION_ORDER)) return null;
-  const { seq, prev, taskId, contextId, initiatedBy, principal, via, reason, mode, conditions } = r;
-  const { conditionsHash, resumeTokenHash, pausedAt, pausedUntil, observedAt, entries, binding, repaired } = r;
-  if (
-    !isInteger(seq, 1) ||
-    !isHash(prev) ||
-    typeof taskId !== 'string' ||
-    !isNullOrString(contextId) ||
-    !isOneOf(initiatedBy, PAUSE_INITIATORS) ||
-    !isNullOrString(principal) ||
-    !isOneOf(via, SUSPENSION_VIAS) ||
-    !isNullOrString(reason) ||
-    !(mode === null || isOneOf(mode, PAUSE_MODES)) ||
-    !(conditions === null || isRecord(conditions)) ||
-    !(conditionsHash === null || isHash(conditionsHash)) ||
-    !(resumeTokenHash === null || isHash(resumeTokenHash)) ||
-    typeof pausedAt !== 'string' ||
-    !isNullOrString(pausedUntil) ||
-    typeof observedAt !== 'string' ||
-    !isEntries(entries) ||
-    !isOneOf(binding, RECEIPT_BINDINGS) ||
-    !isRepaired(repaired)
-  )
-    return null;
-  const span = spanOf(r.span);
-  const sig = sigOf(r.sig, HMAC_ONLY);
-  if (!span || !sig) return null;
-  return {
-    type: 'SuspensionReceipt',
-    seq,
-    prev,
-    taskId,
-    contextId,
-    initiatedBy,
-    principal,
-    via,
-    reason,
-    mode,
-    conditions: conditions as ResumeConditions | null,
-    conditionsHash,
-    resumeTokenHash,
-    pausedAt,
-    pausedUntil,
-    observedAt,
-    entries,
-    span,
-    binding,
-    repaired,
-    sig,
-  };
-}
-
 function linksOf(value: unknown): ResumptionReceipt['links'] | null {
   if (!isRecord(value) || !keysAre(value, LINKS_ORDER)) return null;
   const suspension = spanOf(value.suspension);
   const pipeline = value.pipeline === null ? null : spanOf(value.pipeline);
   if (!suspension || (pipeline === null && value.pipeline !== null)) return null;
   return { suspension, pipeline };
-}
-
-function resumptionOf(r: Record<string, unknown>): ResumptionReceipt | null {
-  if (!keysAre(r, RESUMPTION_ORDER)) return null;
-  const { seq, prev, suspension, taskId, cause, outcome, errorCode, principal, hadResumeInput, inputHash } = r;
-  const { continueTranscript, resumedAt, inferred, observedAt, entries, binding, repaired } = r;
-  if (
-    !isInteger(seq, 1) ||
-    !isHash(prev) ||
-    !isHash(suspension) ||
-    typeof taskId !== 'string' ||
-    !isOneOf(cause, RESUME_RECEIPT_CAUSES) ||
-    !isOneOf(outcome, RESUME_OUTCOMES) ||
-    !(errorCode === null || isInteger(errorCode, Number.MIN_SAFE_INTEGER)) ||
-    !isNullOrString(principal) ||
-    typeof hadResumeInput !== 'boolean' ||
-    !(inputHash === null || isHash(inputHash)) ||
-    !(continueTranscript === null || typeof continueTranscript === 'boolean') ||
-    !isNullOrString(resumedAt) ||
-    typeof inferred !== 'boolean' ||
-    typeof observedAt !== 'string' ||
-    !isEntries(entries) ||
-    !isOneOf(binding, RECEIPT_BINDINGS) ||
-    !isRepaired(repaired)
-  )
-    return null;
-  const span = spanOf(r.span);
-  const links = linksOf(r.links);
-  const sig = sigOf(r.sig, HMAC_ONLY);
-  if (!span || !links || !sig) return null;
-  return {
-    type: 'ResumptionReceipt',
-    seq,
-    prev,
-    suspension,
-    taskId,
-    cause,
-    outcome,
-    errorCode,
-    principal,
-    hadResumeInput,
-    inputHash,
-    continueTranscript,
-    resumedAt,
-    inferred,
-    observedAt,
-    entries,
-    span,
-    links,
-    binding,
-    repaired,
-    sig,
-  };
 }
 
 function bindingOf(value: unknown): RecordingBinding | null {
@@ -267,19 +100,62 @@ function bindingOf(value: unknown): RecordingBinding | null {
   return { id, lastLineHash, lines };
 }
 
-/** A version-3 checkpoint (`final`, `recording`), or a version-2 one (neither). */
-function checkpointOf(r: Record<string, unknown>): Checkpoint | null {
-  if ('final' in r) {
-    if (!keysAre(r, CHECKPOINT_ORDER) || !isInteger(r.size, 0) || !isHash(r.root) || typeof r.final !== 'boolean')
-      return null;
-    const recording = r.recording === null ? null : bindingOf(r.recording);
-    if (recording === null && r.recording !== null) return null;
-    const sig = sigOf(r.sig, CHECKPOINT_ALGS);
-    return sig && { type: 'Checkpoint', size: r.size, root: r.root, final: r.final, recording, sig };
+/** The value of a member of `shape` (never null here) as the field readers give it, or `INVALID`. */
+function shapeOf(shape: FieldShape, value: unknown): unknown {
+  switch (shape.kind) {
+    case 'type':
+      return value;
+    case 'text':
+      return typeof value === 'string' ? value : INVALID;
+    case 'integer':
+      return isInteger(value, shape.min) ? value : INVALID;
+    case 'boolean':
+      return typeof value === 'boolean' ? value : INVALID;
+    case 'hash':
+      return isHash(value) ? value : INVALID;
+    case 'enum':
+      return isOneOf(value, shape.values) ? value : INVALID;
+    case 'object':
+      return isRecord(value) ? value : INVALID;
+    case 'entries':
+      return isEntries(value) ? value : INVALID;
+    case 'repaired':
+      return isRepaired(value) ? value : INVALID;
+    case 'span':
+      return spanOf(value) ?? INVALID;
+    case 'links':
+      return linksOf(value) ?? INVALID;
+    case 'sig':
+      return sigOf(value, shape.algs) ?? INVALID;
+    case 'recording-binding':
+      return bindingOf(value) ?? INVALID;
+    // Header members: a header is read the general way.
+    case 'format':
+    case 'version':
+    case 'kids':
+    case 'checkpoint-pin':
+      return INVALID;
+    default: {
+      const never: never = shape;
+      return never;
+    }
   }
-  if (!keysAre(r, CHECKPOINT_ORDER_V2) || !isInteger(r.size, 0) || !isHash(r.root)) return null;
-  const sig = sigOf(r.sig, CHECKPOINT_ALGS);
-  return sig && { type: 'Checkpoint', size: r.size, root: r.root, sig };
+}
+
+/** A member that is not as written. */
+const INVALID = Symbol('invalid');
+
+/** A line of `kind` whose members are in canonical order and as written, in table order; else null. */
+function lineOf(r: Record<string, unknown>, kind: LineKind): ReceiptLogLine | null {
+  if (!keysAre(r, canonicalOrderOf(kind))) return null;
+  const line: Record<string, unknown> = { ...blankLineOf(kind) };
+  for (const f of fieldsOf(kind)) {
+    const value = r[f.name];
+    const read = f.nullable && value === null ? null : shapeOf(f.shape, value);
+    if (read === INVALID) return null;
+    line[f.name] = read;
+  }
+  return line as unknown as ReceiptLogLine;
 }
 
 /**
@@ -290,11 +166,11 @@ export function readReceiptLineFast(value: unknown): ReceiptLogLine | null {
   if (!isRecord(value)) return null;
   switch (value.type) {
     case 'SuspensionReceipt':
-      return suspensionOf(value);
+      return lineOf(value, 'suspension');
     case 'ResumptionReceipt':
-      return resumptionOf(value);
+      return lineOf(value, 'resumption');
     case 'Checkpoint':
-      return checkpointOf(value);
+      return lineOf(value, 'final' in value ? 'checkpoint' : 'checkpoint-v2');
     default:
       return null;
   }

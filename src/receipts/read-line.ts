@@ -1,9 +1,9 @@
 /**
  * @module receipts/read-line
  * Turns one parsed log line (`unknown`) into a typed {@link ReceiptLogLine}, or says which field
- * is wrong. Shapes are exactly those of `types.ts`: every member present, no extra members.
+ * is wrong. The members of each kind of line are those line-fields.ts declares: every member
+ * present, no extra members, each read by its shape in table order.
  */
-import { PAUSE_INITIATORS, PAUSE_MODES, type ResumeConditions } from '../protocol/types.js';
 import {
   type ParseResult,
   FieldError,
@@ -17,25 +17,10 @@ import {
   parseWith,
   string,
 } from '../protocol/read.js';
+import { type FieldShape, type LineKind, fieldsOf, blankLineOf } from './line-fields.js';
 import { readReceiptLineFast } from './read-line-fast.js';
-import type {
-  Checkpoint,
-  RecordingBinding,
-  ReceiptLogHeader,
-  ReceiptLogLine,
-  ResumptionReceipt,
-  SpanRef,
-  SuspensionReceipt,
-} from './types.js';
-import {
-  CHECKPOINT_ALGS,
-  RECEIPT_BINDINGS,
-  RECEIPT_FORMAT,
-  RECEIPT_VERSIONS,
-  RESUME_RECEIPT_CAUSES,
-  RESUME_OUTCOMES,
-  SUSPENSION_VIAS,
-} from './types.js';
+import type { RecordingBinding, ReceiptLogHeader, ReceiptLogLine, ResumptionReceipt, SpanRef } from './types.js';
+import { CHECKPOINT_ALGS, RECEIPT_FORMAT, RECEIPT_VERSIONS } from './types.js';
 
 const HASH = /^sha256:[0-9a-f]{64}$/;
 const HEX32 = /^[0-9a-f]{32}$/;
@@ -114,134 +99,53 @@ function repaired(value: unknown, field: string): string[] {
   return value as string[];
 }
 
-const HEADER_KEYS = ['type', 'format', 'version', 'recording', 'kids', 'checkpoint', 'createdAt', 'tool'] as const;
-const SUSPENSION_KEYS = [
-  'type',
-  'seq',
-  'prev',
-  'taskId',
-  'contextId',
-  'initiatedBy',
-  'principal',
-  'via',
-  'reason',
-  'mode',
-  'conditions',
-  'conditionsHash',
-  'resumeTokenHash',
-  'pausedAt',
-  'pausedUntil',
-  'observedAt',
-  'entries',
-  'span',
-  'binding',
-  'repaired',
-  'sig',
-] as const;
-const RESUMPTION_KEYS = [
-  'type',
-  'seq',
-  'prev',
-  'suspension',
-  'taskId',
-  'cause',
-  'outcome',
-  'errorCode',
-  'principal',
-  'hadResumeInput',
-  'inputHash',
-  'continueTranscript',
-  'resumedAt',
-  'inferred',
-  'observedAt',
-  'entries',
-  'span',
-  'links',
-  'binding',
-  'repaired',
-  'sig',
-] as const;
-/** A version-2 checkpoint's members, and a version-3 one's (docs/design.md §6). */
-const CHECKPOINT_KEYS_V2 = ['type', 'size', 'root', 'sig'] as const;
-const CHECKPOINT_KEYS = ['type', 'size', 'root', 'final', 'recording', 'sig'] as const;
-
-function readHeader(r: Record<string, unknown>): ReceiptLogHeader {
-  exactKeys(r, '', HEADER_KEYS);
-  if (r.format !== RECEIPT_FORMAT) fail('format', `"${RECEIPT_FORMAT}"`, r.format);
-  if (!(RECEIPT_VERSIONS as readonly unknown[]).includes(r.version))
-    fail('version', `${RECEIPT_VERSIONS.join(' or ')} (the versions this build reads)`, r.version);
-  if (!Array.isArray(r.kids) || r.kids.length === 0) fail('kids', 'a non-empty array of kids', r.kids);
-  r.kids.forEach((k, i) => string(k, `kids[${i}]`));
-  return {
-    type: 'ReceiptLog',
-    format: RECEIPT_FORMAT,
-    version: r.version as ReceiptLogHeader['version'],
-    recording: nullable(r.recording, (v) => string(v, 'recording')),
-    kids: r.kids as string[],
-    checkpoint: readCheckpointPin(r.checkpoint),
-    createdAt: string(r.createdAt, 'createdAt'),
-    tool: string(r.tool, 'tool'),
-  };
-}
-
-function readSuspension(r: Record<string, unknown>): SuspensionReceipt {
-  exactKeys(r, '', SUSPENSION_KEYS);
-  return {
-    type: 'SuspensionReceipt',
-    seq: integer(r.seq, 'seq', 1),
-    prev: hash(r.prev, 'prev'),
-    taskId: string(r.taskId, 'taskId'),
-    contextId: nullable(r.contextId, (v) => string(v, 'contextId')),
-    initiatedBy: oneOf(r.initiatedBy, 'initiatedBy', PAUSE_INITIATORS),
-    principal: nullable(r.principal, (v) => string(v, 'principal')),
-    via: oneOf(r.via, 'via', SUSPENSION_VIAS),
-    reason: nullable(r.reason, (v) => string(v, 'reason')),
-    mode: nullable(r.mode, (v) => oneOf(v, 'mode', PAUSE_MODES)),
-    // Conditions are recorded as the peer sent them; the signature, not a schema, protects them.
-    conditions: nullable(r.conditions, (v) => object(v, 'conditions') as ResumeConditions),
-    conditionsHash: nullable(r.conditionsHash, (v) => hash(v, 'conditionsHash')),
-    resumeTokenHash: nullable(r.resumeTokenHash, (v) => hash(v, 'resumeTokenHash')),
-    pausedAt: string(r.pausedAt, 'pausedAt'),
-    pausedUntil: nullable(r.pausedUntil, (v) => string(v, 'pausedUntil')),
-    observedAt: string(r.observedAt, 'observedAt'),
-    entries: entries(r.entries, 'entries'),
-    span: span(r.span, 'span'),
-    binding: oneOf(r.binding, 'binding', RECEIPT_BINDINGS),
-    repaired: repaired(r.repaired, 'repaired'),
-    sig: sig(r.sig, 'sig', ['hmac-sha256'] as const),
-  };
-}
-
-function readResumption(r: Record<string, unknown>): ResumptionReceipt {
-  exactKeys(r, '', RESUMPTION_KEYS);
-  const links = object(r.links, 'links');
-  exactKeys(links, 'links', ['suspension', 'pipeline']);
-  return {
-    type: 'ResumptionReceipt',
-    seq: integer(r.seq, 'seq', 1),
-    prev: hash(r.prev, 'prev'),
-    suspension: hash(r.suspension, 'suspension'),
-    taskId: string(r.taskId, 'taskId'),
-    cause: oneOf(r.cause, 'cause', RESUME_RECEIPT_CAUSES),
-    outcome: oneOf(r.outcome, 'outcome', RESUME_OUTCOMES),
-    errorCode: nullable(r.errorCode, (v) => integer(v, 'errorCode')),
-    principal: nullable(r.principal, (v) => string(v, 'principal')),
-    hadResumeInput: boolean(r.hadResumeInput, 'hadResumeInput'),
-    inputHash: nullable(r.inputHash, (v) => hash(v, 'inputHash')),
-    continueTranscript: nullable(r.continueTranscript, (v) => boolean(v, 'continueTranscript')),
-    resumedAt: nullable(r.resumedAt, (v) => string(v, 'resumedAt')),
-    inferred: boolean(r.inferred, 'inferred'),
-    observedAt: string(r.observedAt, 'observedAt'),
-    entries: entries(r.entries, 'entries'),
-    span: span(r.span, 'span'),
-    links: {
-      suspension: span(links.suspension, 'links.suspension'),
-      pipeline: nullable(links.pipeline, (v) => span(v, 'links.pipeline')),
-    },
-    binding: oneOf(r.binding, 'binding', RECEIPT_BINDINGS),
-    repaired: repaired(r.repaired, 'repaired'),
-    sig: sig(r.sig, 'sig', ['hmac-sha256'] as const),
-  };
+/** Reads the value of a member of `shape` (never null here), naming `field` when it is wrong. */
+function readShape(shape: FieldShape, value: unknown, field: string): unknown {
+  switch (shape.kind) {
+    case 'type':
+      return value;
+    case 'text':
+      return string(value, field);
+    case 'integer':
+      return integer(value, field, shape.min);
+    case 'boolean':
+      return boolean(value, field);
+    case 'hash':
+      return hash(value, field);
+    case 'enum':
+      return oneOf(value, field, shape.values);
+    case 'object':
+      return object(value, field);
+    case 'entries':
+      return entries(value, field);
+    case 'repaired':
+      return repaired(value, field);
+    case 'span':
+      return span(value, field);
+    case 'links':
+      return readLinks(value);
+    case 'sig':
+      return sig(value, field, shape.algs);
+    case 'recording-binding':
+      return readRecordingBinding(value);
+    case 'format':
+      if (value !== RECEIPT_FORMAT) fail(field, `"${RECEIPT_FORMAT}"`, value);
+      return value;
+    case 'version':
+      if (!(RECEIPT_VERSIONS as readonly unknown[]).includes(value))
+        fail(field, `${RECEIPT_VERSIONS.join(' or ')} (the versions this build reads)`, value);
+      return value;
+    case 'kids':
+      if (!Array.isArray(value) || value.length === 0) fail(field, 'a non-empty array of kids', value);
+      value.forEach((k, i) => string(k, `${field}[${i}]`));
+      return value;
+    case 'checkpoint-pin':
+      return readCheckpointPin(value);
+    default: {
+      const never: never = shape;
+      return never;
+    }
+  }
 }
 
 function readRecordingBinding(value: unknown): RecordingBinding {
@@ -254,26 +158,45 @@ function readRecordingBinding(value: unknown): RecordingBinding {
   };
 }
 
-/** A version-2 checkpoint has neither `final` nor `recording`; a version-3 one has both. */
-function readCheckpoint(r: Record<string, unknown>): Checkpoint {
-  if (!('final' in r) && !('recording' in r)) {
-    exactKeys(r, '', CHECKPOINT_KEYS_V2);
-    return {
-      type: 'Checkpoint',
-      size: integer(r.size, 'size', 0),
-      root: hash(r.root, 'root'),
-      sig: sig(r.sig, 'sig', CHECKPOINT_ALGS),
-    };
-  }
-  exactKeys(r, '', CHECKPOINT_KEYS);
+function linksShape(value: unknown): Record<string, unknown> {
+  const links = object(value, 'links');
+  exactKeys(links, 'links', ['suspension', 'pipeline']);
+  return links;
+}
+
+function readLinks(value: unknown): ResumptionReceipt['links'] {
+  const links = linksShape(value);
   return {
-    type: 'Checkpoint',
-    size: integer(r.size, 'size', 0),
-    root: hash(r.root, 'root'),
-    final: boolean(r.final, 'final'),
-    recording: nullable(r.recording, readRecordingBinding),
-    sig: sig(r.sig, 'sig', CHECKPOINT_ALGS),
+    suspension: span(links.suspension, 'links.suspension'),
+    pipeline: nullable(links.pipeline, (v) => span(v, 'links.pipeline')),
   };
+}
+
+/** A line of `kind`: its members as line-fields.ts declares them, checked and given in table order. */
+function readKind(r: Record<string, unknown>, kind: LineKind): ReceiptLogLine {
+  const fields = fieldsOf(kind);
+  exactKeys(
+    r,
+    '',
+    fields.map((f) => f.name),
+  );
+  // What says whether the line can be read at all is checked first; a resumption's links are
+  // shaped before its members are read.
+  for (const f of fields) {
+    if (f.first) readShape(f.shape, r[f.name], f.name);
+    else if (f.shape.kind === 'links') linksShape(r[f.name]);
+  }
+  const line: Record<string, unknown> = { ...blankLineOf(kind) };
+  for (const f of fields) {
+    const value = r[f.name];
+    line[f.name] = f.nullable && value === null ? null : readShape(f.shape, value, f.name);
+  }
+  return line as unknown as ReceiptLogLine;
+}
+
+/** A version-2 checkpoint has neither `final` nor `recording`; a version-3 one has both. */
+function checkpointKind(r: Record<string, unknown>): LineKind {
+  return !('final' in r) && !('recording' in r) ? 'checkpoint-v2' : 'checkpoint';
 }
 
 /**
@@ -292,13 +215,13 @@ export function readReceiptLogLineByFields(value: unknown): ParseResult<ReceiptL
     const r = object(value, 'line');
     switch (r.type) {
       case 'ReceiptLog':
-        return readHeader(r);
+        return readKind(r, 'header');
       case 'SuspensionReceipt':
-        return readSuspension(r);
+        return readKind(r, 'suspension');
       case 'ResumptionReceipt':
-        return readResumption(r);
+        return readKind(r, 'resumption');
       case 'Checkpoint':
-        return readCheckpoint(r);
+        return readKind(r, checkpointKind(r));
       default:
         throw new FieldError({
           field: 'type',

@@ -12,19 +12,12 @@
  * a backslash anywhere (an escape), a character outside the Basic Multilingual Plane, a number
  * that is not an integer of at most 15 digits, nesting past 64 levels, a header line. A property test holds its yes to
  * the general way's answer (same line, members and order, same body text) on written and mutated
- * texts.
+ * texts. The members, their order and their shapes are those of line-fields.ts.
  */
 import { RECURSION_DEPTH } from '../canonical/depth.js';
-import { PAUSE_INITIATORS, PAUSE_MODES, type ResumeConditions } from '../protocol/types.js';
-import type {
-  Checkpoint,
-  ReceiptLogLine,
-  RecordingBinding,
-  ResumptionReceipt,
-  SpanRef,
-  SuspensionReceipt,
-} from './types.js';
-import { CHECKPOINT_ALGS, RECEIPT_BINDINGS, RESUME_RECEIPT_CAUSES, RESUME_OUTCOMES, SUSPENSION_VIAS } from './types.js';
+import type { ResumeConditions } from '../protocol/types.js';
+import { LINE_TYPES, type LineField, type LineKind, canonicalOrderOf, fieldsOf, blankLineOf } from './line-fields.js';
+import type { ReceiptLogLine, RecordingBinding, ResumptionReceipt, SpanRef } from './types.js';
 
 /**
  * A line read and checked: the line as the readers give it, and its signed body's canonical text
@@ -35,7 +28,6 @@ export interface ScannedLine {
   body: readonly string[];
 }
 
-const HMAC_ONLY = ['hmac-sha256'] as const;
 /** 1 at the char codes of `0-9a-f`. */
 const LOWER_HEX = new Uint8Array(128);
 for (const c of '0123456789abcdef') LOWER_HEX[c.charCodeAt(0)] = 1;
@@ -98,10 +90,6 @@ function own(s: string): string {
   return s.length < 13 ? s : Buffer.from(s, 'utf8').toString('utf8');
 }
 
-function nullOrStr(): string | null {
-  return maybe('null') ? null : str();
-}
-
 /** `"` prefix, `digits` lower-case hex digits, `"`. */
 function hex(prefix: string, digits: number): string {
   const s = t;
@@ -120,10 +108,6 @@ function hex(prefix: string, digits: number): string {
 
 function hash(): string {
   return hex('sha256:', 64);
-}
-
-function nullOrHash(): string | null {
-  return maybe('null') ? null : hash();
 }
 
 function oneOf<T extends string>(allowed: readonly T[]): T {
@@ -260,145 +244,8 @@ function conditions(): ResumeConditions | null {
 let sigStart = 0;
 let sigEnd = 0;
 
-function sigMember<A extends string>(algs: readonly A[]): { alg: A; kid: string; value: string } {
-  sigStart = i;
-  lit(',"sig":');
-  const value = sig(algs);
-  sigEnd = i;
-  return value;
-}
-
-function suspension(binding: SuspensionReceipt['binding']): SuspensionReceipt {
-  const conds = conditions();
-  lit(',"conditionsHash":');
-  const conditionsHash = nullOrHash();
-  lit(',"contextId":');
-  const contextId = nullOrStr();
-  lit(',"entries":');
-  const ents = entries();
-  lit(',"initiatedBy":');
-  const initiatedBy = oneOf(PAUSE_INITIATORS);
-  lit(',"mode":');
-  const mode = maybe('null') ? null : oneOf(PAUSE_MODES);
-  lit(',"observedAt":');
-  const observedAt = str();
-  lit(',"pausedAt":');
-  const pausedAt = str();
-  lit(',"pausedUntil":');
-  const pausedUntil = nullOrStr();
-  lit(',"prev":');
-  const prev = hash();
-  lit(',"principal":');
-  const principal = nullOrStr();
-  lit(',"reason":');
-  const reason = nullOrStr();
-  lit(',"repaired":');
-  const rep = repaired();
-  lit(',"resumeTokenHash":');
-  const resumeTokenHash = nullOrHash();
-  lit(',"seq":');
-  const seq = int(1);
-  const signature = sigMember(HMAC_ONLY);
-  lit(',"span":');
-  const sp = span();
-  lit(',"taskId":');
-  const taskId = own(str());
-  lit(',"type":"SuspensionReceipt","via":');
-  const via = oneOf(SUSPENSION_VIAS);
-  lit('}');
-  // Members in the order readReceiptLineFast gives them.
-  return {
-    type: 'SuspensionReceipt',
-    seq,
-    prev,
-    taskId,
-    contextId,
-    initiatedBy,
-    principal,
-    via,
-    reason,
-    mode,
-    conditions: conds,
-    conditionsHash,
-    resumeTokenHash,
-    pausedAt,
-    pausedUntil,
-    observedAt,
-    entries: ents,
-    span: sp,
-    binding,
-    repaired: rep,
-    sig: signature,
-  };
-}
-
-function resumption(binding: ResumptionReceipt['binding']): ResumptionReceipt {
-  const cause = oneOf(RESUME_RECEIPT_CAUSES);
-  lit(',"continueTranscript":');
-  const continueTranscript = maybe('null') ? null : bool();
-  lit(',"entries":');
-  const ents = entries();
-  lit(',"errorCode":');
-  const errorCode = maybe('null') ? null : int(Number.MIN_SAFE_INTEGER);
-  lit(',"hadResumeInput":');
-  const hadResumeInput = bool();
-  lit(',"inferred":');
-  const inferred = bool();
-  lit(',"inputHash":');
-  const inputHash = nullOrHash();
-  lit(',"links":{"pipeline":');
-  const pipeline = maybe('null') ? null : span();
-  lit(',"suspension":');
-  const linked = span();
-  lit('},"observedAt":');
-  const observedAt = str();
-  lit(',"outcome":');
-  const outcome = oneOf(RESUME_OUTCOMES);
-  lit(',"prev":');
-  const prev = hash();
-  lit(',"principal":');
-  const principal = nullOrStr();
-  lit(',"repaired":');
-  const rep = repaired();
-  lit(',"resumedAt":');
-  const resumedAt = nullOrStr();
-  lit(',"seq":');
-  const seq = int(1);
-  const signature = sigMember(HMAC_ONLY);
-  lit(',"span":');
-  const sp = span();
-  lit(',"suspension":');
-  const suspensionHash = own(hash());
-  lit(',"taskId":');
-  const taskId = own(str());
-  lit(',"type":"ResumptionReceipt"}');
-  return {
-    type: 'ResumptionReceipt',
-    seq,
-    prev,
-    suspension: suspensionHash,
-    taskId,
-    cause,
-    outcome,
-    errorCode,
-    principal,
-    hadResumeInput,
-    inputHash,
-    continueTranscript,
-    resumedAt,
-    inferred,
-    observedAt,
-    entries: ents,
-    span: sp,
-    links: { suspension: linked, pipeline },
-    binding,
-    repaired: rep,
-    sig: signature,
-  };
-}
-
-function binding(): RecordingBinding | null {
-  if (maybe('null')) return null;
+/** `recording` of a closing checkpoint: null or `{id, lastLineHash, lines}`. */
+function binding(): RecordingBinding {
   lit('{"id":');
   const id = own(str());
   lit(',"lastLineHash":');
@@ -409,35 +256,109 @@ function binding(): RecordingBinding | null {
   return { id, lastLineHash, lines };
 }
 
-/** A version-3 checkpoint from its `final` value on, or a version-2 one (`v3` false) from `root`'s. */
-function checkpoint(v3: boolean): Checkpoint {
-  let final = false;
-  let recording: RecordingBinding | null = null;
-  if (v3) {
-    final = bool();
-    lit(',"recording":');
-    recording = binding();
-    lit(',"root":');
+/** A resumption's `links`: `{"pipeline":…,"suspension":…}`. */
+function links(): ResumptionReceipt['links'] {
+  lit('{"pipeline":');
+  const pipeline = maybe('null') ? null : span();
+  lit(',"suspension":');
+  const suspension = span();
+  lit('}');
+  return { suspension, pipeline };
+}
+
+/** The value of a member of `shape` (never null here) at the position. */
+function value(field: LineField, plan: ScanPlan): unknown {
+  const shape = field.shape;
+  switch (shape.kind) {
+    case 'type':
+      lit(plan.type);
+      return LINE_TYPES[plan.kind];
+    case 'text':
+      return field.held ? own(str()) : str();
+    case 'integer':
+      return int(shape.min);
+    case 'boolean':
+      return bool();
+    case 'hash':
+      return field.held ? own(hash()) : hash();
+    case 'enum':
+      return oneOf(shape.values);
+    case 'object':
+      return conditions();
+    case 'entries':
+      return entries();
+    case 'repaired':
+      return repaired();
+    case 'span':
+      return span();
+    case 'links':
+      return links();
+    case 'sig':
+      return sig(shape.algs);
+    case 'recording-binding':
+      return binding();
+    // A header is read the general way.
+    case 'format':
+    case 'version':
+    case 'kids':
+    case 'checkpoint-pin':
+      return decline();
+    default: {
+      const never: never = shape;
+      return never;
+    }
   }
-  const root = hash();
-  const signature = sigMember(CHECKPOINT_ALGS);
-  lit(',"size":');
-  const size = int(0);
-  lit(',"type":"Checkpoint"}');
-  // Members in the order readReceiptLineFast gives them.
-  return v3
-    ? { type: 'Checkpoint', size, root, final, recording, sig: signature }
-    : { type: 'Checkpoint', size, root, sig: signature };
+}
+
+/** How the scan reads a kind of line: its members in canonical order, each after its key's text. */
+interface ScanPlan {
+  kind: LineKind;
+  /** `{"name":` for the first member, `,"name":` for the rest. */
+  keys: readonly string[];
+  fields: readonly LineField[];
+  /** Where `sig` is in `fields`: the signed body is the text around it. */
+  sigAt: number;
+  /** The `type` member's text: `"SuspensionReceipt"`. */
+  type: string;
+}
+
+function planOf(kind: LineKind): ScanPlan {
+  const fields = fieldsOf(kind);
+  const ordered = canonicalOrderOf(kind).map((name) => fields.find((f) => f.name === name) as LineField);
+  const keys = ordered.map((f, n) => `${n === 0 ? '{' : ','}"${f.name}":`);
+  const sigAt = ordered.findIndex((f) => f.name === 'sig');
+  return { kind, keys, fields: ordered, sigAt, type: JSON.stringify(LINE_TYPES[kind]) };
+}
+
+/** The kinds a scan reads (never a header), told apart by their first two members. */
+const PLANS: readonly ScanPlan[] = (['checkpoint', 'checkpoint-v2', 'suspension', 'resumption'] as const).map(planOf);
+
+/** A line of `plan`'s kind from the start of the text, or undefined when its first two keys are not that kind's. */
+function lineOf(plan: ScanPlan): ReceiptLogLine | undefined {
+  const { keys, fields, sigAt } = plan;
+  // Members in the order readReceiptLineFast gives them, whatever order they are read in.
+  const line: Record<string, unknown> = { ...blankLineOf(plan.kind) };
+  for (let n = 0; n < fields.length; n++) {
+    const field = fields[n] as LineField;
+    const key = keys[n] as string;
+    // The first two keys tell the kind; past them, anything else declines.
+    if (n < 2 && !at(key)) return undefined;
+    if (n === sigAt) sigStart = i;
+    lit(key);
+    line[field.name] = field.nullable && maybe('null') ? null : value(field, plan);
+    if (n === sigAt) sigEnd = i;
+  }
+  lit('}');
+  return line as unknown as ReceiptLogLine;
 }
 
 function scan(): ReceiptLogLine {
-  if (maybe('{"final":')) return checkpoint(true);
-  if (maybe('{"root":')) return checkpoint(false);
-  lit('{"binding":');
-  const binding = oneOf(RECEIPT_BINDINGS);
-  if (maybe(',"conditions":')) return suspension(binding);
-  lit(',"cause":');
-  return resumption(binding);
+  for (const plan of PLANS) {
+    i = 0;
+    const line = lineOf(plan);
+    if (line !== undefined) return line;
+  }
+  return decline();
 }
 
 /**

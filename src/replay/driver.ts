@@ -226,6 +226,131 @@ function timeline(entries: readonly RecordingEntry[]): string[] {
   return out;
 }
 
+/**
+ * Notes on requests sent with a body their method usually lacks, the first
+ * {@link BODY_NOTES_LISTED} of them listed, the rest counted.
+ */
+class BodyNotes {
+  readonly #notes: string[] = [];
+  #unlisted = 0;
+
+  note(request: RecordingEntry, body: string | undefined): void {
+    const bytes = bodyOfBodilessMethod(request.http.method, body);
+    if (bytes === undefined) return;
+    if (this.#notes.length >= BODY_NOTES_LISTED) {
+      this.#unlisted += 1;
+      return;
+    }
+    this.#notes.push(
+      `seq ${request.seq}: ${request.http.method} ${request.http.path} was recorded with a ${bytes}-byte body; ` +
+        'sent as recorded, framed by Content-Length',
+    );
+  }
+
+  list(): string[] {
+    const notes = [...this.#notes];
+    if (this.#unlisted > 0) {
+      notes.push(`${this.#unlisted} more requests with a body their method usually lacks were sent the same way`);
+    }
+    return notes;
+  }
+}
+
+/** Each lane's actions in recorded order: a send per exchange, a close where the recording shows it broken. */
+function laneActions(plan: ReplayPlan): Map<LaneKey | null, Action[]> {
+  const loops = new Map<LaneKey | null, Action[]>();
+  const add = (action: Action): void => {
+    const list = loops.get(action.ex.lane) ?? [];
+    list.push(action);
+    loops.set(action.ex.lane, list);
+  };
+  for (const ex of plan.exchanges) {
+    add({ type: 'send', seq: ex.request.seq, ex });
+    if (ex.terminal?.kind === 'error' && ex.response !== undefined) add({ type: 'close', seq: ex.terminal.seq, ex });
+  }
+  for (const list of loops.values()) list.sort((a, b) => a.seq - b.seq);
+  return loops;
+}
+
+/** The recorded and live state timelines of each lane that drifted. */
+function driftTimelines(plan: ReplayPlan, ledger: ReplayLedger, drift: readonly ExchangeDrift[]): TaskTimeline[] {
+  const drifted = new Set(drift.map(driftLane));
+  const timelines: TaskTimeline[] = [];
+  for (const lane of plan.lanes) {
+    if (!drifted.has(lane)) continue;
+    const recorded = plan.entries.filter((e) => plan.laneOfSeq.get(e.seq) === lane);
+    timelines.push({ lane, expected: timeline(recorded), actual: timeline(ledger.replayedOf(lane)) });
+  }
+  return timelines;
+}
+
+/** Reports how many recorded entries have settled, each time the count moves. */
+function progressOf(ledger: ReplayLedger, total: number, onProgress: DriveOptions['onProgress']): () => void {
+  let settled = 0;
+  return () => {
+    if (!onProgress) return;
+    // Extra live entries settle too: progress counts recorded entries and never passes its total.
+    const n = Math.min(ledger.settledCount, total);
+    if (n !== settled) {
+      settled = n;
+      onProgress(n, total);
+    }
+  };
+}
+
+/** Closes a live exchange where the recording shows it broken. */
+function closeBroken(ex: PlannedExchange, ledger: ReplayLedger, callsByXid: ReadonlyMap<string, LiveCall>): void {
+  if (ledger.ended(ex) || !ex.terminal) return;
+  const call = callsByXid.get(ex.xid);
+  call?.abort();
+  const error = ex.terminal.error ?? 'the exchange broke';
+  ledger.live(ex, { kind: 'error', http: { method: ex.request.http.method, path: ex.request.http.path }, error });
+}
+
+/** Gives up every entry of the exchanges `actions` would have sent, saying why. */
+function abandonSends(ledger: ReplayLedger, actions: readonly Action[], why: string): void {
+  for (const rest of actions) {
+    if (rest.type !== 'send') continue;
+    const ex = rest.ex;
+    for (const e of [ex.request, ex.response, ...ex.events, ex.terminal]) if (e) ledger.abandon(e.seq, why);
+  }
+}
+
+/** What waiting for an action needs of the drive. */
+interface WaitContext {
+  ledger: ReplayLedger;
+  changed: ChangeSignal;
+  timeoutMs: number;
+  /** The peer's failure, once there is one. */
+  checkInfra: () => A2aReplayError | undefined;
+  progress: () => void;
+}
+
+/** Waits until `action` is due. False when a deadline passed (drift recorded, awaited entries given up). */
+async function waitForAction(action: Action, context: WaitContext): Promise<boolean> {
+  const { ledger, changed, timeoutMs, checkInfra, progress } = context;
+  const { seq, ex } = action;
+  let awaited: number | undefined;
+  for (;;) {
+    if (checkInfra()) return false;
+    const blocker = ledger.blockerAt(seq, ex.lane);
+    if (!blocker) return true;
+    if (blocker.seq !== awaited) awaited = blocker.seq;
+    progress();
+    const moved = await changed.wait(blocker.seq);
+    if (moved) continue;
+    if (checkInfra()) return false;
+    const still = ledger.blockerAt(seq, ex.lane);
+    if (!still) return true;
+    if (still.seq !== awaited) continue;
+    ledger.timedOut(action.type === 'send' ? ex.request : (ex.terminal ?? ex.request), still, timeoutMs);
+    for (const e of ledger.unsettledBefore(seq, ex.lane)) {
+      ledger.abandon(e.seq, `it never came: waited ${timeoutMs} ms before seq ${seq}`);
+    }
+    return false;
+  }
+}
+
 /** Replays `entries` (a recording's, in any order) against the peer at `options.peerUrl`. */
 export async function driveRecording(entries: readonly RecordingEntry[], options: DriveOptions): Promise<DriveResult> {
   const clock = options.clock ?? systemClock;
@@ -244,33 +369,9 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
   const calls = new Set<LiveCall>();
   const callsByXid = new Map<string, LiveCall>();
   let infra: A2aReplayError | undefined;
-  let settled = 0;
-  const total = plan.entries.length;
-  const notes: string[] = [];
-  let unlistedBodies = 0;
+  const notes = new BodyNotes();
 
-  const noteBody = (request: RecordingEntry, body: string | undefined): void => {
-    const bytes = bodyOfBodilessMethod(request.http.method, body);
-    if (bytes === undefined) return;
-    if (notes.length >= BODY_NOTES_LISTED) {
-      unlistedBodies += 1;
-      return;
-    }
-    notes.push(
-      `seq ${request.seq}: ${request.http.method} ${request.http.path} was recorded with a ${bytes}-byte body; ` +
-        'sent as recorded, framed by Content-Length',
-    );
-  };
-
-  const progress = (): void => {
-    if (!options.onProgress) return;
-    // Extra live entries settle too: progress counts recorded entries and never passes its total.
-    const n = Math.min(ledger.settledCount, total);
-    if (n !== settled) {
-      settled = n;
-      options.onProgress(n, total);
-    }
-  };
+  const progress = progressOf(ledger, plan.entries.length, options.onProgress);
   const checkInfra = (): A2aReplayError | undefined => {
     infra ??= options.peerFailure?.();
     return infra;
@@ -279,7 +380,7 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
   const send = (ex: PlannedExchange): void => {
     const body: JsonValue | undefined = ex.request.body === undefined ? undefined : ids.toLive(ex.request.body);
     const text = body !== undefined ? JSON.stringify(body) : ex.request.bodyText;
-    noteBody(ex.request, text);
+    notes.note(ex.request, text);
     ledger.sent(ex);
     const call = sendLive({
       base,
@@ -307,38 +408,8 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     });
   };
 
-  /** Waits until `action` is due. False when a deadline passed (drift recorded, awaited entries given up). */
-  const waitFor = async (action: Action): Promise<boolean> => {
-    const { seq, ex } = action;
-    let awaited: number | undefined;
-    for (;;) {
-      if (checkInfra()) return false;
-      const blocker = ledger.blockerAt(seq, ex.lane);
-      if (!blocker) return true;
-      if (blocker.seq !== awaited) awaited = blocker.seq;
-      progress();
-      const moved = await changed.wait(blocker.seq);
-      if (moved) continue;
-      if (checkInfra()) return false;
-      const still = ledger.blockerAt(seq, ex.lane);
-      if (!still) return true;
-      if (still.seq !== awaited) continue;
-      ledger.timedOut(action.type === 'send' ? ex.request : (ex.terminal ?? ex.request), still, timeoutMs);
-      for (const e of ledger.unsettledBefore(seq, ex.lane)) {
-        ledger.abandon(e.seq, `it never came: waited ${timeoutMs} ms before seq ${seq}`);
-      }
-      return false;
-    }
-  };
-
-  /** Closes a live exchange where the recording shows it broken. */
-  const close = (ex: PlannedExchange): void => {
-    if (ledger.ended(ex) || !ex.terminal) return;
-    const call = callsByXid.get(ex.xid);
-    call?.abort();
-    const error = ex.terminal.error ?? 'the exchange broke';
-    ledger.live(ex, { kind: 'error', http: { method: ex.request.http.method, path: ex.request.http.path }, error });
-  };
+  const waitFor = (action: Action): Promise<boolean> =>
+    waitForAction(action, { ledger, changed, timeoutMs, checkInfra, progress });
 
   const runLane = async (actions: readonly Action[], isBarrierLoop: boolean): Promise<void> => {
     for (let i = 0; i < actions.length; i++) {
@@ -347,29 +418,15 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
       if (infra) return;
       if (!ready && !isBarrierLoop) {
         const why = `not sent: lane ${action.ex.lane ?? 'barrier'} stopped after a timeout before seq ${action.seq}`;
-        for (const rest of actions.slice(i)) {
-          if (rest.type !== 'send') continue;
-          const ex = rest.ex;
-          for (const e of [ex.request, ex.response, ...ex.events, ex.terminal]) if (e) ledger.abandon(e.seq, why);
-        }
+        abandonSends(ledger, actions.slice(i), why);
         return;
       }
       if (action.type === 'send') send(action.ex);
-      else close(action.ex);
+      else closeBroken(action.ex, ledger, callsByXid);
     }
   };
 
-  const loops = new Map<LaneKey | null, Action[]>();
-  const add = (action: Action): void => {
-    const list = loops.get(action.ex.lane) ?? [];
-    list.push(action);
-    loops.set(action.ex.lane, list);
-  };
-  for (const ex of plan.exchanges) {
-    add({ type: 'send', seq: ex.request.seq, ex });
-    if (ex.terminal?.kind === 'error' && ex.response !== undefined) add({ type: 'close', seq: ex.terminal.seq, ex });
-  }
-  for (const list of loops.values()) list.sort((a, b) => a.seq - b.seq);
+  const loops = laneActions(plan);
   try {
     await Promise.all([...loops].map(([lane, exchanges]) => runLane(exchanges, lane === null)));
     // Every request is out: wait for the answers still due, the deadline restarting only when a
@@ -393,24 +450,14 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
   for (const e of plan.entries) ledger.abandon(e.seq, `no live entry answered it within ${timeoutMs} ms`);
   const drift = ledger.finish();
   const replayed = ledger.replayed();
-  const drifted = new Set(drift.map(driftLane));
-  const timelines: TaskTimeline[] = [];
-  for (const lane of plan.lanes) {
-    if (!drifted.has(lane)) continue;
-    const recorded = plan.entries.filter((e) => plan.laneOfSeq.get(e.seq) === lane);
-    timelines.push({ lane, expected: timeline(recorded), actual: timeline(ledger.replayedOf(lane)) });
-  }
-  if (unlistedBodies > 0) {
-    notes.push(`${unlistedBodies} more requests with a body their method usually lacks were sent the same way`);
-  }
   return {
     plan,
     replayed,
     drift,
-    timelines,
+    timelines: driftTimelines(plan, ledger, drift),
     ids,
     liveEntries: ledger.liveCount,
     durationMs: clock.now() - started,
-    notes,
+    notes: notes.list(),
   };
 }

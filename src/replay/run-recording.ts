@@ -29,7 +29,7 @@ import { readRecordingBinding } from '../receipts/recording-binding.js';
 import { checkpointIntervalOf, deriveReceiptLog, logVersionOf, unsignedKeyring } from './derive-receipts.js';
 import type { NoiseRules } from './content.js';
 import { diffReceiptLogs } from './diff.js';
-import { driveRecording } from './driver.js';
+import { type DriveResult, driveRecording } from './driver.js';
 import { cardCauses, trafficCauses } from './likely-cause.js';
 import { recordedAgentCard } from './recorded-peer.js';
 import type { RecordingResult } from './result.js';
@@ -186,12 +186,9 @@ async function waitForFailure(
   return undefined;
 }
 
-/** Replays one recording and compares (or updates) its golden receipts. */
-export async function runRecording(file: string, options: RunRecordingOptions): Promise<RecordingResult> {
-  const clock = options.clock ?? systemClock;
-  const started = clock.now();
-  const golden = options.golden ?? goldenPathFor(file);
-  let result: RecordingResult = {
+/** The result of a recording before anything is known of it: a match with nothing in it. */
+function emptyResult(file: string, golden: string): RecordingResult {
+  return {
     recording: file,
     recordingId: null,
     golden,
@@ -208,6 +205,28 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
     notes: [],
     causes: [],
   };
+}
+
+/** What a replay says beside its verdict: what was not compared, what was mapped or sent unusually. */
+function driveNotes(drive: DriveResult, signed: boolean): string[] {
+  const notes: string[] = [];
+  if (!signed)
+    notes.push('no key given: receipt content compared, signatures and key ids not (pass --key to compare them)');
+  if (drive.ids.remapped > 0)
+    notes.push(`${drive.ids.remapped} ids and tokens minted by the live peer were mapped to the recorded ones`);
+  notes.push(...drive.notes);
+  if (drive.ids.conflicts.length > 0) {
+    notes.push(`${drive.ids.conflicts.length} id pairs contradicted earlier ones and were ignored`);
+  }
+  return notes;
+}
+
+/** Replays one recording and compares (or updates) its golden receipts. */
+export async function runRecording(file: string, options: RunRecordingOptions): Promise<RecordingResult> {
+  const clock = options.clock ?? systemClock;
+  const started = clock.now();
+  const golden = options.golden ?? goldenPathFor(file);
+  let result = emptyResult(file, golden);
   const done = (r: RecordingResult): RecordingResult => ({ ...r, durationMs: clock.now() - started });
   let recording: Recording;
   let goldenLines: string[] | undefined;
@@ -269,18 +288,7 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
       ...shape,
       recording: await readRecordingBinding(file),
     });
-    if (!signed)
-      result.notes.push(
-        'no key given: receipt content compared, signatures and key ids not (pass --key to compare them)',
-      );
-    if (drive.ids.remapped > 0)
-      result.notes.push(
-        `${drive.ids.remapped} ids and tokens minted by the live peer were mapped to the recorded ones`,
-      );
-    result.notes.push(...drive.notes);
-    if (drive.ids.conflicts.length > 0) {
-      result.notes.push(`${drive.ids.conflicts.length} id pairs contradicted earlier ones and were ignored`);
-    }
+    result.notes.push(...driveNotes(drive, signed));
     if (options.update) {
       let lines = derived.lines;
       if (result.drift.length > 0) {

@@ -1,0 +1,94 @@
+/**
+ * @module intercept/card-answer
+ * The one answer the recording proxy changes in flight: an agent card, fetched from a well-known
+ * card path or returned by `GetExtendedAgentCard`, gets its interface URLs moved to the proxy's
+ * address (src/intercept/agent-card-rewrite.ts) so clients that read it stay behind the proxy.
+ * The recording keeps the card exactly as the upstream sent it; only the client's copy changes.
+ */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { rewriteAgentCard } from './agent-card-rewrite.js';
+import type { Exchange } from './exchange-recorder.js';
+import { endToEndRawHeaders, mediaType } from './http-headers.js';
+
+/** Which card answer a response is: the card itself (`card`) or a JSON-RPC result holding it (`call`). */
+export type CardAnswer = 'card' | 'call';
+
+const CARD_METHOD = 'GetExtendedAgentCard';
+
+function jsonRpcMethodOf(body: Buffer): string | undefined {
+  if (body.byteLength === 0 || body.byteLength > 64 * 1024) return undefined;
+  try {
+    const value = JSON.parse(body.toString('utf8')) as unknown;
+    const method = (value as Record<string, unknown> | null)?.method;
+    return typeof method === 'string' ? method : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether the answer to `method target` (request body `body`) with `status` and `headers` carries
+ * an agent card to rewrite: a 200 `application/json` answer without content encoding, to a GET of
+ * a well-known card path or to a `GetExtendedAgentCard` call.
+ */
+export function cardAnswerOf(
+  method: string,
+  target: string,
+  body: Buffer,
+  status: number,
+  headers: IncomingHttpHeaders,
+): CardAnswer | undefined {
+  const encoded = (headers['content-encoding'] ?? 'identity') !== 'identity';
+  const json = status === 200 && mediaType(headers['content-type']) === 'application/json' && !encoded;
+  if (!json) return undefined;
+  const path = (target.split('?')[0] ?? '').replace(/\/+$/, '');
+  if (method === 'GET' && /\/\.well-known\/agent(-card)?\.json$/.test(path)) return 'card';
+  // Only a body that names the method is parsed again: most exchanges skip the second JSON.parse.
+  const isCall = method === 'POST' && body.includes(CARD_METHOD) && jsonRpcMethodOf(body) === CARD_METHOD;
+  return isCall ? 'call' : undefined;
+}
+
+/** The bytes the client gets of a card answer: the card's URLs moved under `proxyBase`, else `bytes` as they came. */
+function rewrittenCard(kind: CardAnswer, bytes: Buffer, upstream: URL, proxyBase: () => URL): Buffer {
+  try {
+    const base = proxyBase();
+    const parsed = JSON.parse(bytes.toString('utf8')) as unknown;
+    if (kind === 'call') {
+      const result = (parsed as { result?: unknown } | null)?.result;
+      const card = rewriteAgentCard(result, upstream, base);
+      if (card !== undefined) return Buffer.from(JSON.stringify({ ...(parsed as object), result: card }));
+    } else {
+      const card = rewriteAgentCard(parsed, upstream, base);
+      if (card !== undefined) return Buffer.from(JSON.stringify(card));
+    }
+  } catch {
+    // not a card after all: pass the bytes through
+  }
+  return bytes;
+}
+
+/**
+ * Passes a card answer on: records its bytes as they come, and once it is whole, answers the
+ * client with the rewritten card and its own `Content-Length`; `settle` runs once it is written.
+ */
+export function passCardAnswer(
+  kind: CardAnswer,
+  from: IncomingMessage,
+  to: ServerResponse,
+  exchange: Exchange,
+  rewrite: { upstream: URL; proxyBase: () => URL },
+  settle: () => void,
+): void {
+  const chunks: Buffer[] = [];
+  from.on('data', (chunk: Buffer) => {
+    chunks.push(chunk);
+    exchange.data(chunk);
+  });
+  from.on('end', () => {
+    exchange.finish();
+    const out = rewrittenCard(kind, Buffer.concat(chunks), rewrite.upstream, rewrite.proxyBase);
+    const kept = endToEndRawHeaders(from.rawHeaders, ['content-length']);
+    to.writeHead(from.statusCode ?? 502, from.statusMessage, [...kept, 'Content-Length', String(out.byteLength)]);
+    to.end(out, settle);
+  });
+}

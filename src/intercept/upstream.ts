@@ -1,0 +1,70 @@
+/**
+ * @module intercept/upstream
+ * The one peer the recording proxy forwards to: its URL checked once, a keep-alive agent, and a
+ * request of a client sent on to it with the client's end-to-end headers, under its path prefix.
+ * User-info in the URL is neither sent upstream nor ever printed: `label` is what 502s, 504s and
+ * errors name.
+ */
+import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { A2aReplayError } from '../errors.js';
+import { basePathOf, underBase } from '../http/request-target.js';
+import { redactUrl } from '../recording/redaction.js';
+import { endToEndRawHeaders } from './http-headers.js';
+
+/** The peer behind the proxy. */
+export interface Upstream {
+  readonly url: URL;
+  /** The URL without user-info or a trailing slash, for messages. */
+  readonly label: string;
+  /**
+   * Sends `req` (its method and end-to-end headers) for `target` under the upstream's path; the
+   * caller ends it with the body.
+   */
+  send(req: IncomingMessage, target: string, body: Buffer): ClientRequest;
+  /** Closes the kept-alive connections. */
+  destroy(): void;
+}
+
+/** Methods whose empty body goes without a `Content-Length`, as their clients send them. */
+const BODYLESS = ['GET', 'HEAD', 'DELETE', 'OPTIONS'];
+
+/** The upstream at `address`; an address that is not an http or https URL is an `INVALID_ARGUMENT` error. */
+export function openUpstream(address: string): Upstream {
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    throw new A2aReplayError('INVALID_ARGUMENT', `upstream "${redactUrl(address)}" is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new A2aReplayError('INVALID_ARGUMENT', `upstream "${redactUrl(url)}" is not an http or https URL`);
+  }
+  const label = redactUrl(url).replace(/\/$/, '');
+  const basePath = basePathOf(url);
+  const secure = url.protocol === 'https:';
+  const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+  const request = secure ? httpsRequest : httpRequest;
+  return {
+    url,
+    label,
+    send(req, target, body) {
+      const headers = ['Host', url.host, ...endToEndRawHeaders(req.rawHeaders, ['host', 'content-length'])];
+      if (body.byteLength > 0 || !BODYLESS.includes(req.method ?? 'GET')) {
+        headers.push('Content-Length', String(body.byteLength));
+      }
+      return request({
+        protocol: url.protocol,
+        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port,
+        method: req.method,
+        path: underBase(basePath, target),
+        headers,
+        agent,
+      });
+    },
+    destroy() {
+      agent.destroy();
+    },
+  };
+}
