@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { canonicalJson, generateReceiptKey, readRecording, shortSha256 } from '../../src/internal.js';
-import { CLI, ROOT, runCli } from '../helpers/cli.js';
+import { ROOT, builtCli, runCli } from '../helpers/cli.js';
 import { type RecordProcess, startRecordProcess } from '../intercept/record-process.js';
 import { userTextMessage } from '../intercept/sdk-echo-server.js';
 
@@ -31,7 +31,7 @@ afterEach(async () => {
 });
 
 function startPeerProcess(args: string[]): Promise<string> {
-  const child = spawn(process.execPath, [CLI, 'peer', ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [builtCli(), 'peer', ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   children.push(child);
   return new Promise((resolve, reject) => {
     let out = '';
