@@ -26,6 +26,7 @@ import {
   readPeerTransitions,
   startPeer,
 } from '../../src/internal.js';
+import { fuzzRuns } from '../helpers/fuzz.js';
 
 const MAX_TASKS = 4;
 const BODY_LIMIT = 16 * 1024;
@@ -514,6 +515,6 @@ it('survives mutated requests: no crash, no hang, a JSON-RPC answer for each, in
         }
       }
     }),
-    { numRuns: 100, seed: 20260101, endOnFailure: true },
+    { numRuns: fuzzRuns(25), seed: 20260101, endOnFailure: true },
   );
 }, 240_000);

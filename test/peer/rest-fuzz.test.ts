@@ -13,6 +13,7 @@ import { request } from 'node:http';
 import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import { TASK_STATES, type TaskState, isTerminal, startPeer } from '../../src/internal.js';
+import { fuzzRuns } from '../helpers/fuzz.js';
 
 interface Answer {
   status: number;
@@ -202,6 +203,6 @@ it('answers every HTTP+JSON request in the error model or with a result, and kee
         await peer.close();
       }
     }),
-    { numRuns: 100, seed: 20261203, endOnFailure: true },
+    { numRuns: fuzzRuns(25), seed: 20261203, endOnFailure: true },
   );
 }, 240_000);

@@ -20,6 +20,7 @@ import {
   writeSecretFile,
 } from '../../src/internal.js';
 import { CREATED_AT, buildLogLines, fixedKey, suspensionDraftFor } from './fixtures.js';
+import { fuzzRuns } from '../helpers/fuzz.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -172,7 +173,7 @@ describe('ReceiptKey.macOfTexts', () => {
           }
         },
       ),
-      { numRuns: 300, seed: 11 },
+      { numRuns: fuzzRuns(300), seed: 11 },
     );
   });
 

@@ -18,6 +18,7 @@ import { scanReceiptLine } from '../../src/receipts/scan-line.js';
 import { Keyring, canonicalJson } from '../../src/internal.js';
 import { buildLogLines, fixedKey } from './fixtures.js';
 import { REMOVE, REPLACEMENTS, paths, readLine, setAt } from './line-mutations.js';
+import { fuzzRuns } from '../helpers/fuzz.js';
 
 const written = [
   ...buildLogLines({ count: 40, keyring: new Keyring([fixedKey('key-sl')]), checkpointEvery: 8 }),
@@ -146,7 +147,7 @@ describe('scanning a written line against the general way', () => {
           expectAgreement(text);
         },
       ),
-      { numRuns: 4000, seed: 31 },
+      { numRuns: fuzzRuns(1000), seed: 31 },
     );
   });
 
@@ -169,7 +170,7 @@ describe('scanning a written line against the general way', () => {
           expectAgreement(text);
         },
       ),
-      { numRuns: 6000, seed: 32 },
+      { numRuns: fuzzRuns(1500), seed: 32 },
     );
   });
 
@@ -192,7 +193,7 @@ describe('scanning a written line against the general way', () => {
           expectAgreement(text);
         },
       ),
-      { numRuns: 1500, seed: 33 },
+      { numRuns: fuzzRuns(400), seed: 33 },
     );
     fc.assert(
       fc.property(
@@ -208,7 +209,7 @@ describe('scanning a written line against the general way', () => {
           expectAgreement(canonicalJson(value));
         },
       ),
-      { numRuns: 1500, seed: 34 },
+      { numRuns: fuzzRuns(400), seed: 34 },
     );
   });
 

@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ENTRY_KINDS, type RecordingEntry, canonicalJson, entryLine, serializeLine } from '../../src/internal.js';
+import { fuzzRuns } from '../helpers/fuzz.js';
 
 const generic = (entry: unknown): string => canonicalJson(entry, { loneSurrogates: 'escape' });
 const anyText = fc.string({ unit: 'binary', maxLength: 12 });
@@ -50,7 +51,7 @@ describe('entryLine', () => {
         expect(line).toBe(generic(entry));
         expect(JSON.parse(line ?? '')).toEqual(JSON.parse(JSON.stringify(entry)));
       }),
-      { numRuns: 1000, seed: 5005 },
+      { numRuns: fuzzRuns(300), seed: 5005 },
     );
   });
 
@@ -67,7 +68,7 @@ describe('entryLine', () => {
         };
         expect(entryLine(entry)).toBe(generic(entry));
       }),
-      { numRuns: 300, seed: 5006 },
+      { numRuns: fuzzRuns(100), seed: 5006 },
     );
   });
 
