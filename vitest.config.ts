@@ -61,6 +61,10 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: E2E,
+          // Two workers each drive CLI processes: on a shared two-core machine under heavy load a
+          // whole-process test that takes 20 s alone can pass 60 s, so e2e tests get twice that.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
           globalSetup: ['test/helpers/global-setup.ts'],
           env: { A2A_REPLAY_TEST_PROJECT: 'e2e' },
         },
