@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BoundedMap } from '../src/bounded-map.js';
+import { fuzzRuns } from './helpers/fuzz.js';
 
 type Op =
   { op: 'set'; key: number; value: number } | { op: 'get' | 'peek' | 'delete' | 'has'; key: number } | { op: 'clone' };
@@ -82,7 +83,7 @@ describe('BoundedMap', () => {
           for (let k = 0; k <= 9; k++) expect(map.peek(k)).toBe(model.peek(k));
         }
       }),
-      { numRuns: 2000, seed: 41 },
+      { numRuns: fuzzRuns(500), seed: 41 },
     );
   });
 

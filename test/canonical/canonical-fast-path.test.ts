@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, quoted } from '../../src/canonical/canonical-json.js';
+import { fuzzRuns } from '../helpers/fuzz.js';
 
 const walk = (value: unknown, escape = false): string =>
   canonicalJson(value, { maxDepth: 1e9, ...(escape ? { loneSurrogates: 'escape' as const } : {}) });
@@ -16,7 +17,7 @@ describe('canonicalJson fast path', () => {
       fc.property(fc.jsonValue({ maxDepth: 6 }), (value) => {
         expect(canonicalJson(value)).toBe(walk(value));
       }),
-      { numRuns: 500, seed: 8785 },
+      { numRuns: fuzzRuns(500), seed: 8785 },
     );
   });
 
@@ -25,7 +26,7 @@ describe('canonicalJson fast path', () => {
       fc.property(fc.dictionary(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' })), (value) => {
         expect(canonicalJson(value, { loneSurrogates: 'escape' })).toBe(walk(value, true));
       }),
-      { numRuns: 300, seed: 8786 },
+      { numRuns: fuzzRuns(300), seed: 8786 },
     );
   });
 
@@ -39,7 +40,7 @@ describe('canonicalJson fast path', () => {
         const s = String.fromCharCode(...codes);
         expect(quoted(s)).toBe(JSON.stringify(s));
       }),
-      { numRuns: 2000, seed: 8787 },
+      { numRuns: fuzzRuns(2000), seed: 8787 },
     );
     for (const s of ['', 'a'.repeat(64), 'a'.repeat(65), 'x"y', 'x\\y', '\u2028', '\ud83d\ude00', '\udc00'])
       expect(quoted(s)).toBe(JSON.stringify(s));

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { readPeerTransitions } from '../../src/peer/read-transitions.js';
-import { CLI, ROOT, runCli } from '../helpers/cli.js';
+import { ROOT, builtCli, runCli } from '../helpers/cli.js';
 
 let child: ChildProcessWithoutNullStreams | undefined;
 
@@ -19,7 +19,7 @@ afterEach(() => {
 });
 
 function startCli(args: string[]): Promise<{ url: string; exited: Promise<number | null> }> {
-  const proc = spawn(process.execPath, [CLI, 'peer', ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [builtCli(), 'peer', ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   child = proc;
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {

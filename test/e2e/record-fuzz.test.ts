@@ -19,6 +19,7 @@ import { readRecording } from '../../src/recording/recording-reader.js';
 import { runCli } from '../helpers/cli.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 import { unsignedJwt } from '../helpers/jwt.js';
+import { fuzzRuns } from '../helpers/fuzz.js';
 
 let dir = '';
 let keyFile = '';
@@ -209,6 +210,6 @@ it('records every hostile run whole, with one receipt per acknowledged pause and
       expect(suspensions.map((l) => l.taskId).sort()).toEqual([...acknowledged.pauses].sort());
       expect(resumed.map((l) => l.taskId).sort()).toEqual([...acknowledged.resumes].sort());
     }),
-    { numRuns: 12, seed: 20261203, endOnFailure: true },
+    { numRuns: fuzzRuns(4), seed: 20261203, endOnFailure: true },
   );
 }, 240_000);

@@ -15,7 +15,7 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { shortSha256 } from '../../src/recording/redaction.js';
-import { CLI, ROOT, runCli } from '../helpers/cli.js';
+import { ROOT, builtCli, runCli } from '../helpers/cli.js';
 import { type RecordProcess, startRecordProcess } from '../intercept/record-process.js';
 import { userTextMessage } from '../intercept/sdk-echo-server.js';
 
@@ -34,7 +34,7 @@ afterEach(async () => {
 });
 
 function startPeerProcess(args: string[]): Promise<string> {
-  const child = spawn(process.execPath, [CLI, 'peer', ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [builtCli(), 'peer', ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
   children.push(child);
   return new Promise((resolve, reject) => {
     let out = '';

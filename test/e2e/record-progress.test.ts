@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { CLI, ROOT, childEnv, runCli } from '../helpers/cli.js';
+import { ROOT, builtCli, childEnv, runCli } from '../helpers/cli.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 import { PeerClient } from '../peer/peer-client.js';
 
@@ -100,7 +100,7 @@ describe.skipIf(!hasScript)('record on a terminal', () => {
     // command itself (dash) would take the Ctrl-C's SIGINT too and exit 130 while waiting.
     const command =
       'exec ' +
-      [process.execPath, CLI, 'record', '--upstream', peer.url, '--out', out, '--key', key]
+      [process.execPath, builtCli(), 'record', '--upstream', peer.url, '--out', out, '--key', key]
         .map((word) => `'${word}'`)
         .join(' ');
     // stdout and stderr are both the pty here; stdin is written to it, so \x03 is the user's Ctrl-C.

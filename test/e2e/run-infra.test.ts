@@ -7,12 +7,12 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, ROOT, runCli } from '../helpers/cli.js';
+import { ROOT, builtCli, runCli } from '../helpers/cli.js';
 import { selfParkSession, startCliServer } from '../replay/session.js';
 
 let dir = '';
 let recording = '';
-const realTimePeer = `"${process.execPath}" "${CLI}" peer --control --step-ms 5 --port $PORT`;
+const realTimePeer = `"${process.execPath}" "${builtCli()}" peer --control --step-ms 5 --port $PORT`;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'run-infra-'));

@@ -3,9 +3,27 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+/**
+ * The built CLI, dist/cli/main.js, which the e2e project's global setup builds. The unit project
+ * builds nothing, so there this throws: a test that runs the CLI belongs in the e2e project
+ * (test/e2e/, or E2E_FILES in vitest.config.ts), and would otherwise run whatever build is lying
+ * around.
+ */
+export function builtCli(): string {
+  if (process.env.A2A_REPLAY_TEST_PROJECT === 'unit') {
+    const file = expect.getState().testPath ?? 'this test file';
+    throw new Error(
+      `${file} runs the built CLI (dist/cli/main.js), which the unit project does not build: ` +
+        'move it under test/e2e/ or add it to E2E_FILES in vitest.config.ts',
+    );
+  }
+  return CLI;
+}
 
 /**
  * The environment of a child CLI run: this process's, without the variables that change the CLI's
@@ -32,7 +50,7 @@ export function runCli(
   options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, [builtCli(), ...args], {
       cwd: options.cwd ?? ROOT,
       env: childEnv(options.env),
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -3,7 +3,7 @@
  * do, for whole-process tests.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { CLI, ROOT, childEnv } from '../helpers/cli.js';
+import { ROOT, builtCli, childEnv } from '../helpers/cli.js';
 
 export interface RecordProcess {
   url: string;
@@ -18,7 +18,7 @@ export function startCliProcess(
   env: NodeJS.ProcessEnv = {},
   options: { cwd?: string } = {},
 ): Promise<RecordProcess> {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [builtCli(), ...args], {
     cwd: options.cwd ?? ROOT,
     env: childEnv(env),
     stdio: ['pipe', 'pipe', 'pipe'],

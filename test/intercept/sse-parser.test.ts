@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SseParser } from '../../src/intercept/sse-parser.js';
+import { fuzzRuns } from '../helpers/fuzz.js';
 
 const STREAM =
   'data: {"a":1}\r\n\r\n: comment\nevent: status\nid: 7\ndata: line one\ndata: line ' +
@@ -97,7 +98,7 @@ describe('SseParser', () => {
           expect(got).toEqual(want);
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: fuzzRuns(1000) },
     );
   });
 });

@@ -18,6 +18,7 @@ import { principalOf } from '../../src/recording/principal.js';
 import { sendTarget } from '../helpers/raw-http.js';
 import { ok } from '../replay/session.js';
 import { memoryRecorder } from './harness.js';
+import { fuzzRuns } from '../helpers/fuzz.js';
 
 let peer: RunningPeer;
 let proxy: RecordingProxy;
@@ -205,7 +206,7 @@ it('gives every pause and resume the peer carries out its receipt, and nothing e
         expect(resumptions, how).toMatchObject([{ principal, binding: resume.binding }]);
       }
     }),
-    { numRuns: 50, seed: 20261206 },
+    { numRuns: fuzzRuns(50), seed: 20261206 },
   );
   // The generators reach both sides of the property.
   expect(seen.paused).toBeGreaterThan(3);

@@ -3,7 +3,7 @@
  * whole-process tests of the mock.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { CLI, ROOT, childEnv } from '../helpers/cli.js';
+import { ROOT, builtCli, childEnv } from '../helpers/cli.js';
 
 export interface MockProcess {
   url: string;
@@ -15,7 +15,7 @@ export interface MockProcess {
 
 /** Starts `a2a-replay mock ARGS`; resolves on its `listening on` line. */
 export function startMockProcess(args: string[]): Promise<MockProcess> {
-  const child = spawn(process.execPath, [CLI, 'mock', ...args], { cwd: ROOT, env: childEnv(), stdio: 'pipe' });
+  const child = spawn(process.execPath, [builtCli(), 'mock', ...args], { cwd: ROOT, env: childEnv(), stdio: 'pipe' });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   let out = '';
   let err = '';

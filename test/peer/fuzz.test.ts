@@ -22,6 +22,7 @@ import { startPeer } from '../../src/peer/start-peer.js';
 import { JSON_RPC_ERRORS } from '../../src/protocol/errors.js';
 import { checkTransition, isTerminal } from '../../src/protocol/state-machine.js';
 import { TASK_STATES, type Task } from '../../src/protocol/types.js';
+import { fuzzRuns } from '../helpers/fuzz.js';
 
 const MAX_TASKS = 4;
 const BODY_LIMIT = 16 * 1024;
@@ -510,6 +511,6 @@ it('survives mutated requests: no crash, no hang, a JSON-RPC answer for each, in
         }
       }
     }),
-    { numRuns: 100, seed: 20260101, endOnFailure: true },
+    { numRuns: fuzzRuns(25), seed: 20260101, endOnFailure: true },
   );
 }, 240_000);

@@ -15,6 +15,7 @@ import { expect, it } from 'vitest';
 import { startPeer } from '../../src/peer/start-peer.js';
 import { isTerminal } from '../../src/protocol/state-machine.js';
 import { TASK_STATES, type TaskState } from '../../src/protocol/types.js';
+import { fuzzRuns } from '../helpers/fuzz.js';
 
 interface Answer {
   status: number;
@@ -204,6 +205,6 @@ it('answers every HTTP+JSON request in the error model or with a result, and kee
         await peer.close();
       }
     }),
-    { numRuns: 100, seed: 20261203, endOnFailure: true },
+    { numRuns: fuzzRuns(25), seed: 20261203, endOnFailure: true },
   );
 }, 240_000);

@@ -13,6 +13,7 @@ import { Keyring, ReceiptKey, generateReceiptKey, readKeyFile } from '../../src/
 import { checkpointSigningInput } from '../../src/receipts/signing.js';
 import { verifyReceiptLogBytes } from '../../src/receipts/verify.js';
 import { CREATED_AT, buildLogLines, fixedKey, suspensionDraftFor } from './fixtures.js';
+import { fuzzRuns } from '../helpers/fuzz.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -165,7 +166,7 @@ describe('ReceiptKey.macOfTexts', () => {
           }
         },
       ),
-      { numRuns: 300, seed: 11 },
+      { numRuns: fuzzRuns(300), seed: 11 },
     );
   });
 

@@ -14,6 +14,7 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { Keyring } from '../../src/receipts/keys.js';
 import { buildLogLines, fixedKey } from './fixtures.js';
 import { readLine } from './line-mutations.js';
+import { fuzzRuns } from '../helpers/fuzz.js';
 
 const keyring = new Keyring([fixedKey('key-lf')]);
 const written = buildLogLines({ count: 40, keyring, checkpointEvery: 8 });
@@ -65,7 +66,7 @@ describe('line form: fast and full checks', () => {
         expect(answer.fast).toEqual(answer.full);
         expect(answer.fast.canonical).toBe(text === written[i]);
       }),
-      { numRuns: 300, seed: 17 },
+      { numRuns: fuzzRuns(300), seed: 17 },
     );
   });
 
@@ -95,7 +96,7 @@ describe('line form: fast and full checks', () => {
           if (answer) expect(answer.fast).toEqual(answer.full);
         },
       ),
-      { numRuns: 400, seed: 18 },
+      { numRuns: fuzzRuns(400), seed: 18 },
     );
   });
 
@@ -118,7 +119,7 @@ describe('line form: fast and full checks', () => {
           if (answer) expect(answer.fast).toEqual(answer.full);
         },
       ),
-      { numRuns: 600, seed: 21 },
+      { numRuns: fuzzRuns(600), seed: 21 },
     );
   });
 
@@ -133,7 +134,7 @@ describe('line form: fast and full checks', () => {
         const answer = both(text);
         if (answer) expect(answer.fast).toEqual(answer.full);
       }),
-      { numRuns: 300, seed: 19 },
+      { numRuns: fuzzRuns(300), seed: 19 },
     );
     for (const [from, to] of [
       ['"seq":3', '"seq":3.0'],

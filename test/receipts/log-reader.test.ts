@@ -9,6 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type LineBlock, LineSplitter, type RawLine, splitBlock } from '../../src/receipts/log-reader.js';
+import { fuzzRuns } from '../helpers/fuzz.js';
 
 const MAX = 24;
 
@@ -129,7 +130,7 @@ describe('decoding', () => {
         expect(byPush(input, size)).toEqual(want);
         expect(byBlocks(input, size).lines).toEqual(want);
       }),
-      { numRuns: 2000 },
+      { numRuns: fuzzRuns(2000) },
     );
   });
 });

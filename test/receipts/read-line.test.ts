@@ -13,6 +13,7 @@ import { readReceiptLogLine, readReceiptLogLineByFields } from '../../src/receip
 import { Keyring } from '../../src/receipts/keys.js';
 import { buildLogLines, fixedKey } from './fixtures.js';
 import { REMOVE, REPLACEMENTS, isRecord, paths, setAt } from './line-mutations.js';
+import { fuzzRuns } from '../helpers/fuzz.js';
 
 const written = [
   ...buildLogLines({ count: 40, keyring: new Keyring([fixedKey('key-rl')]), checkpointEvery: 8 }),
@@ -102,7 +103,7 @@ describe('reading a log line: fast reader and field readers', () => {
           expectAgreement(value);
         },
       ),
-      { numRuns: 3000, seed: 23 },
+      { numRuns: fuzzRuns(1000), seed: 23 },
     );
   });
 
@@ -124,7 +125,7 @@ describe('reading a log line: fast reader and field readers', () => {
           expectAgreement({ ...value, repaired });
         },
       ),
-      { numRuns: 1000, seed: 25 },
+      { numRuns: fuzzRuns(300), seed: 25 },
     );
   });
 
@@ -149,7 +150,7 @@ describe('reading a log line: fast reader and field readers', () => {
         expectAgreement({ ...value, span: { spanId: a, traceId: b } });
         expectAgreement({ ...value, span: { spanId: b, traceId: a } });
       }),
-      { numRuns: 2000, seed: 26 },
+      { numRuns: fuzzRuns(500), seed: 26 },
     );
   });
 
@@ -159,7 +160,7 @@ describe('reading a log line: fast reader and field readers', () => {
         let k = 0;
         expectAgreement(reordered(JSON.parse(all[i]!), (n) => (picks[k++ % picks.length] ?? 0) % n));
       }),
-      { numRuns: 500, seed: 24 },
+      { numRuns: fuzzRuns(200), seed: 24 },
     );
   });
 

@@ -19,6 +19,7 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { Keyring } from '../../src/receipts/keys.js';
 import { buildLogLines, fixedKey } from './fixtures.js';
 import { REMOVE, REPLACEMENTS, paths, readLine, setAt } from './line-mutations.js';
+import { fuzzRuns } from '../helpers/fuzz.js';
 
 const written = [
   ...buildLogLines({ count: 40, keyring: new Keyring([fixedKey('key-sl')]), checkpointEvery: 8 }),
@@ -147,7 +148,7 @@ describe('scanning a written line against the general way', () => {
           expectAgreement(text);
         },
       ),
-      { numRuns: 4000, seed: 31 },
+      { numRuns: fuzzRuns(1000), seed: 31 },
     );
   });
 
@@ -170,7 +171,7 @@ describe('scanning a written line against the general way', () => {
           expectAgreement(text);
         },
       ),
-      { numRuns: 6000, seed: 32 },
+      { numRuns: fuzzRuns(1500), seed: 32 },
     );
   });
 
@@ -193,7 +194,7 @@ describe('scanning a written line against the general way', () => {
           expectAgreement(text);
         },
       ),
-      { numRuns: 1500, seed: 33 },
+      { numRuns: fuzzRuns(400), seed: 33 },
     );
     fc.assert(
       fc.property(
@@ -209,7 +210,7 @@ describe('scanning a written line against the general way', () => {
           expectAgreement(canonicalJson(value));
         },
       ),
-      { numRuns: 1500, seed: 34 },
+      { numRuns: fuzzRuns(400), seed: 34 },
     );
   });
 

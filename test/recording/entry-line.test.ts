@@ -9,6 +9,7 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { entryLine } from '../../src/recording/entry-line.js';
 import { ENTRY_KINDS, type RecordingEntry } from '../../src/recording/format.js';
 import { serializeLine } from '../../src/recording/recording-writer.js';
+import { fuzzRuns } from '../helpers/fuzz.js';
 
 const generic = (entry: unknown): string => canonicalJson(entry, { loneSurrogates: 'escape' });
 const anyText = fc.string({ unit: 'binary', maxLength: 12 });
@@ -53,7 +54,7 @@ describe('entryLine', () => {
         expect(line).toBe(generic(entry));
         expect(JSON.parse(line ?? '')).toEqual(JSON.parse(JSON.stringify(entry)));
       }),
-      { numRuns: 1000, seed: 5005 },
+      { numRuns: fuzzRuns(300), seed: 5005 },
     );
   });
 
@@ -70,7 +71,7 @@ describe('entryLine', () => {
         };
         expect(entryLine(entry)).toBe(generic(entry));
       }),
-      { numRuns: 300, seed: 5006 },
+      { numRuns: fuzzRuns(100), seed: 5006 },
     );
   });
 

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { expect, it } from 'vitest';
 import type { JsonValue } from '../../src/canonical/canonical-json.js';
 import { IgnoreSet, contentDifferences, describeContent, differsInContent } from '../../src/replay/content.js';
+import { fuzzRuns } from '../helpers/fuzz.js';
 
 function nested(depth: number, leaf: JsonValue): JsonValue {
   let value = leaf;
@@ -61,7 +62,7 @@ it('walks to the same verdict as matching each whole path against the patterns',
         });
       },
     ),
-    { numRuns: 2000 },
+    { numRuns: fuzzRuns(500) },
   );
 });
 
@@ -116,7 +117,7 @@ it('finds what a recursive walk over whole paths finds, in the same order', () =
         expect(differsInContent(r, l, set)).toBe(expected.length > 0);
       },
     ),
-    { numRuns: 1000 },
+    { numRuns: fuzzRuns(300) },
   );
 });
 

@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { SseParser } from '../../src/intercept/sse-parser.js';
-import { CLI, ROOT, childEnv } from '../helpers/cli.js';
+import { ROOT, builtCli, childEnv } from '../helpers/cli.js';
 
 export interface CliServer {
   url: string;
@@ -15,7 +15,7 @@ export interface CliServer {
 
 /** Starts a CLI server command and resolves with the URL of its `listening on` line. */
 export function startCliServer(args: string[]): Promise<CliServer> {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [builtCli(), ...args], {
     cwd: ROOT,
     env: childEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/canonical/canonical-json.js';
 import { IdMap, rewriteCopy } from '../../src/replay/substitution.js';
+import { fuzzRuns } from '../helpers/fuzz.js';
 
 /** Own keys, values and prototypes all the way down, so a shared and a copied value compare alike. */
 function layout(value: unknown): unknown {
@@ -142,7 +143,7 @@ describe('IdMap', () => {
         expect(layout(ids.toRecorded(body))).toEqual(layout(rewriteCopy(body, toRecorded)));
         expect(JSON.stringify(body)).toBe(before);
       }),
-      { numRuns: 2000 },
+      { numRuns: fuzzRuns(2000) },
     );
   });
 });

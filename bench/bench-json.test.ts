@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { ROOT, childEnv } from '../helpers/cli.js';
+import { ROOT, childEnv } from '../test/helpers/cli.js';
 
 const KEYS = [
   'proxy.unary.recorderOverBare',
@@ -31,7 +31,7 @@ it('writes every figure, a finite number or null with a note', { timeout: 240_00
   const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
     const child = spawn(npm, ['run', 'bench', '--', '--json', file, '--size', 'tiny'], {
       cwd: ROOT,
-      // The suite's global setup built dist/; other tests may be running it, so no rebuild.
+      // The global setup built dist/; other tests may be running it, so no rebuild.
       env: childEnv({ BENCH_BUILT: '1' }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
