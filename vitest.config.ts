@@ -11,7 +11,12 @@ import { type Plugin, defineConfig } from 'vitest/config';
  */
 const E2E_DIRS = ['test/e2e/**/*.test.ts'];
 /** Files outside test/e2e/ that run the built CLI beside their in-process tests. */
-const E2E_FILES = ['test/docs/tour.test.ts', 'test/printable.test.ts', 'test/receipts/verify-jobs.test.ts'];
+const E2E_FILES = [
+  'test/architecture/entry-closure.test.ts',
+  'test/docs/tour.test.ts',
+  'test/printable.test.ts',
+  'test/receipts/verify-jobs.test.ts',
+];
 const E2E = [...E2E_DIRS, ...E2E_FILES];
 
 const DIST = fileURLToPath(new URL('./dist/', import.meta.url));
