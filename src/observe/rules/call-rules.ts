@@ -67,21 +67,9 @@ export const RESUMING_RULES: RuleTable<ResumingCase> = {
       },
     ),
     rule<ResumingCase, 'CallFailed'>(
-      'resuming/all-out',
-      'CallFailed',
-      'every racing ResumeTask failed: the announced resume stands, credited to no call',
-      (c) => c.s.race.candidates.size === 0,
-      (c) =>
-        c.store.closeFromSignal(c.task, c.s, {
-          signal: c.s.race.signal,
-          entry: raceEntry(c.s),
-          entries: [c.s.race.seq],
-        }),
-    ),
-    rule<ResumingCase, 'CallFailed'>(
       'resuming/loser-out',
       'CallFailed',
-      'a racing ResumeTask failed while several are left: it is out, the race goes on',
+      'a racing ResumeTask failed and no single candidate with a call in flight is left: it is out, the race goes on',
       true,
       () => undefined,
     ),
