@@ -106,6 +106,23 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
       },
     ),
     rule<OpenCase, 'PausedSeen'>(
+      'open/timeout-passed',
+      'PausedSeen',
+      'still PAUSED with the same token after the peer clock passed its timeout: paused_until_passed',
+      (c) => sameToken(c) && c.s.reached.some((r) => r.which === 'timeout' && r.seq > c.s.lastPausedSeq),
+      (c) => {
+        const again = seenAgainNow(c);
+        const minutes = again.pause.conditions?.timeout?.durationMinutes ?? 0;
+        c.store.setOpen(c.task, again);
+        c.store.lose(c.task, again, {
+          reason: 'paused_until_passed',
+          entry: c.fact.entry,
+          at: c.fact.entry.at,
+          message: `task ${c.task.taskId} is still PAUSED after its ${minutes}-minute timeout passed on the peer clock`,
+        });
+      },
+    ),
+    rule<OpenCase, 'PausedSeen'>(
       'open/paused-again',
       'PausedSeen',
       'PAUSED with the same token: the pause is in force as of this entry, and a stream that shows it is caught up',
