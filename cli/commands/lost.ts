@@ -18,6 +18,7 @@ import type { ReceiptLogLine } from '../../src/receipts/types.js';
 import { type VerifyResult, verifyReceiptLog } from '../../src/receipts/verify.js';
 import { readRecordingFile } from '../../src/recording/recording-reader.js';
 import { LostPauseCollector, type LostPauseListing, OpenSuspensions } from '../../src/tracing/lost-pauses.js';
+import { type LostChain, VerdictChains } from '../../src/observe/verdict-chains.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
 import { keyringFromFiles, recordingOption } from '../options.js';
 import { textTableLines } from '../text-table.js';
@@ -26,6 +27,7 @@ interface LostCommandOptions {
   key?: string[];
   recording?: string;
   json?: boolean;
+  explain?: boolean;
   allowTornTail?: boolean;
 }
 
@@ -100,8 +102,10 @@ interface Incomplete {
 async function lostInRecording(
   file: string,
   allowTornTail: boolean,
-): Promise<{ lost: LostPauseListing[]; incomplete: Incomplete }> {
+  explain: boolean,
+): Promise<{ lost: LostPauseListing[]; incomplete: Incomplete; chains: readonly LostChain[] }> {
   const collector = new LostPauseCollector();
+  let chains: VerdictChains | undefined;
   const incomplete: Incomplete = { listed: [], count: 0 };
   const lines = new Map<number, number>();
   let pipeline: ObservationPipeline | undefined;
@@ -120,17 +124,31 @@ async function lostInRecording(
         },
       });
       lastAt = read.header.createdAt;
+      if (explain) chains = new VerdictChains(read.header.id);
     } else {
       lastAt = read.entry.at;
       lines.clear();
       lines.set(read.entry.seq, read.line);
       void pipeline?.push(read.entry);
+      chains?.observe(read.entry, read.line);
     }
   }
   // The reader refuses a recording without a header, so the pipeline exists here.
   await pipeline?.finish(lastAt);
   await pipeline?.idle();
-  return { lost: [...collector.lost], incomplete };
+  chains?.finish(lastAt);
+  return { lost: [...collector.lost], incomplete, chains: chains?.lost ?? [] };
+}
+
+/** For each lost pause, the chain of facts and rules that led to it (docs/design.md §14.8). */
+function* renderChains(file: string, chains: readonly LostChain[]): Generator<string> {
+  for (const c of chains) {
+    yield `why ${c.suspension} of task ${c.taskId} is lost (${c.reason}), by rule ${c.rule ?? '-'}:`;
+    for (const step of c.steps) {
+      const where = step.line === null ? 'end of recording' : `${file}:${step.line}: seq ${step.seq ?? '-'}`;
+      yield `  ${where}: ${step.fact} -> ${step.rule}`;
+    }
+  }
 }
 
 /** The lines naming where a recording is incomplete, after the listing. */
@@ -243,19 +261,27 @@ export function registerLost(program: Command): void {
         'closed, is refused',
     )
     .option('--json', 'print the lost pauses as a JSON array')
+    .option('--explain', 'for each lost pause of a recording, the facts (line, seq, type) and rules that led to it')
     .option('--allow-torn-tail', 'skip a torn last line (a recorder crash) instead of refusing the file')
     .action(async (file: string, options: LostCommandOptions) => {
       const type = firstLineType(file, await firstLine(file));
       let source: Source;
       let lost: LostPauseListing[];
       let incomplete: Incomplete = { listed: [], count: 0 };
+      let chains: readonly LostChain[] = [];
+      if (options.explain && type !== 'recording')
+        throw new CliExit(EXIT.usage, '--explain applies to a recording: a receipt log holds no rule');
       if (options.recording !== undefined && !(type === 'ReceiptLog' && options.key?.length))
         throw new CliExit(EXIT.usage, '--recording applies to a receipt log verified with --key');
       if (type === 'recording') {
         if (options.key?.length)
           throw new CliExit(EXIT.usage, '--key applies to receipt logs only; a recording is not signed');
         source = { kind: 'recording' };
-        ({ lost, incomplete } = await lostInRecording(file, options.allowTornTail ?? false));
+        ({ lost, incomplete, chains } = await lostInRecording(
+          file,
+          options.allowTornTail ?? false,
+          options.explain ?? false,
+        ));
       } else if (options.key?.length) {
         // One pass: the open suspensions are those of the lines as they verified, so the listing
         // is of the log that verified even if the file changes meanwhile (a recorder still
@@ -291,6 +317,7 @@ export function registerLost(program: Command): void {
               source: describeSource(source),
               lost,
               ...(type === 'recording' ? { complete: incomplete.count === 0, incomplete: incomplete.listed } : {}),
+              ...(options.explain ? { explain: chains } : {}),
             },
             null,
             2,
@@ -299,6 +326,7 @@ export function registerLost(program: Command): void {
       else {
         await writeLines(render(file, source, lost, incomplete.count > 0));
         process.stdout.write(renderIncomplete(file, incomplete));
+        if (options.explain) await writeLines(renderChains(file, chains));
       }
       if (lost.length > 0 || incomplete.count > 0) throw new CliExit(EXIT.drift, '');
     });

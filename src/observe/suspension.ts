@@ -10,7 +10,7 @@ import type { PauseMode, ResumeConditions } from '../protocol/types.js';
 import type { ResumptionDraft, SpanRef, SuspensionDraft } from '../receipts/types.js';
 import type { LostPauseReason, SpanEvent } from '../tracing/span-events.js';
 import type { ObserverFinding } from './findings.js';
-import type { PauseOpeningMethod } from './facts.js';
+import type { Fact, PauseOpeningMethod } from './facts.js';
 import type { ResumeSignal } from './sightings.js';
 
 /**
@@ -20,9 +20,13 @@ import type { ResumeSignal } from './sightings.js';
  * and the draft share `key`, so a pipeline can seal the draft and put its hash on the span.
  */
 export type ObserverOutput =
-  | { type: 'suspension'; key: string; draft: SuspensionDraft }
-  /** `suspensionKey` is the key of the `suspension` output this resumption closes (or attempted). */
-  | { type: 'resumption'; key: string; suspensionKey: string; draft: ResumptionDraft }
+  /** `rule` is the id of the rule that proved the pause (docs/design.md §14.8); never in the draft. */
+  | { type: 'suspension'; key: string; draft: SuspensionDraft; rule?: string }
+  /**
+   * `suspensionKey` is the key of the `suspension` output this resumption closes (or attempted);
+   * `rule` the id of the rule that decided the end.
+   */
+  | { type: 'resumption'; key: string; suspensionKey: string; draft: ResumptionDraft; rule?: string }
   | { type: 'span'; event: SpanEvent }
   | { type: 'finding'; finding: ObserverFinding };
 
@@ -59,6 +63,21 @@ export interface PauseCall {
 export interface SuspensionPending extends SuspensionIdentity {
   readonly state: 'pending';
   readonly call: PauseCall;
+}
+
+/**
+ * `kept-aside`: a pause call made while a pause of the task was open. It opens nothing (no span)
+ * unless its answer shows a new pause: the one in force ended unseen, and the call made the new
+ * one, which it then proves (it becomes `pending`, then `open`).
+ */
+export interface SuspensionKeptAside {
+  readonly state: 'kept-aside';
+  readonly taskId: string;
+  readonly xid: string;
+  /** The PauseTask / AwaitTaskResumption request. */
+  readonly request: Extract<Fact, { type: 'PauseRequested' }>;
+  /** {@link PauseCall.peerBeforeMs} of the call. */
+  readonly peerBeforeMs: number;
 }
 
 /** The pause as the peer stated it when it was proven. */
@@ -129,7 +148,8 @@ export interface SuspensionLost extends SuspensionIdentity {
 }
 
 /** One pause of one task, from its request or proof to its end. */
-export type Suspension = SuspensionPending | SuspensionOpen | SuspensionResuming | SuspensionClosed | SuspensionLost;
+export type Suspension =
+  SuspensionKeptAside | SuspensionPending | SuspensionOpen | SuspensionResuming | SuspensionClosed | SuspensionLost;
 
 /** A suspension that was proven and has not ended. */
 export type SuspensionLive = SuspensionOpen | SuspensionResuming;

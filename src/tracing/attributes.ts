@@ -52,6 +52,11 @@ export const ATTR_LINK_PIPELINE_SPAN_ID = 'a2a.link.pipeline.span_id';
 
 /** Why a pause was declared lost (see LOST_PAUSE_REASONS). */
 export const ATTR_LOST_REASON = 'a2a.lost.reason';
+/**
+ * The id of the observer rule that decided a verdict (docs/design.md §14.8), on Suspension, Resume
+ * and LostPause spans: which table row proved the pause, ended it or declared it lost.
+ */
+export const ATTR_RULE = 'a2a_replay.rule';
 /** The recording entry seq that opened or closed the span. */
 export const ATTR_RECORDING_ENTRY_SEQ = 'a2a.recording.entry_seq';
 

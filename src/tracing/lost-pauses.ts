@@ -7,7 +7,13 @@
  */
 import { sealLine } from '../receipts/chain.js';
 import type { ReceiptLogLine, SpanRef, SuspensionReceipt } from '../receipts/types.js';
-import { ATTR_PAUSE_INITIATED_BY, ATTR_PAUSE_PAUSED_AT, ATTR_PAUSE_REASON, ATTR_RESUME_OUTCOME } from './attributes.js';
+import {
+  ATTR_PAUSE_INITIATED_BY,
+  ATTR_PAUSE_PAUSED_AT,
+  ATTR_PAUSE_REASON,
+  ATTR_RESUME_OUTCOME,
+  ATTR_RULE,
+} from './attributes.js';
 import type { LostPauseReason, SpanAttributes, SpanEvent, SpanSink } from './span-events.js';
 
 /** One lost pause, as `a2a-replay lost` shows it. */
@@ -24,6 +30,11 @@ export interface LostPauseListing {
   pauseReason: string | null;
   /** The Suspension span, to find it in Jaeger. */
   span: SpanRef | null;
+  /**
+   * The observer rule that declared it lost (docs/design.md §14.8), from the LostPause span's
+   * `a2a_replay.rule`; null from a receipt log, which holds no rule.
+   */
+  rule: string | null;
 }
 
 /**
@@ -70,6 +81,7 @@ export class LostPauseCollector implements SpanSink {
           detectedAt: event.at,
           pauseReason: text(ended[ATTR_PAUSE_REASON]),
           span: event.link,
+          rule: text(event.attributes[ATTR_RULE]),
         });
         return;
       }
@@ -131,6 +143,7 @@ export class OpenSuspensions {
       detectedAt: null,
       pauseReason: s.reason,
       span: s.span,
+      rule: null,
     }));
   }
 }

@@ -134,6 +134,27 @@ describe('a2a-replay lost', () => {
     expect(document.lost.map((l) => [l.taskId, l.reason, l.detectedAt])).toEqual([[TASK_ID, 'pause_ignored', at(12)]]);
   });
 
+  it('names the rule of each lost pause in --json; --explain gives the facts and rules that led to it', async () => {
+    const file = writeRecording(
+      'explain.jsonl',
+      new EntryScript().openStream(0).clientPause(5, { stream: 'x-stream' }).artifact(12, 'x-stream'),
+    );
+    const json = await runCli(['lost', file, '--json', '--explain']);
+    expect(json.code).toBe(1);
+    const document = JSON.parse(json.stdout) as {
+      lost: { rule: string | null }[];
+      explain: { rule: string; steps: { line: number; fact: string; rule: string }[] }[];
+    };
+    expect(document.lost.map((l) => l.rule)).toEqual(['open/work-on-caught-up-stream']);
+    const chain = document.explain[0];
+    expect(chain?.rule).toBe('open/work-on-caught-up-stream');
+    expect(chain?.steps.at(0)?.rule).toBe('pending/proven');
+    expect(chain?.steps.at(-1)).toMatchObject({ fact: 'WorkSeen', rule: 'open/work-on-caught-up-stream' });
+    const text = await runCli(['lost', file, '--explain']);
+    expect(text.stdout).toMatch(/is lost \(pause_ignored\), by rule open\/work-on-caught-up-stream:/);
+    expect(text.stdout).toContain(`${file}:${chain?.steps.at(-1)?.line}: seq`);
+  });
+
   it('names the malformed line of a recording and exits 2', async () => {
     const path = join(dir, 'broken.jsonl');
     const entries = new EntryScript().openStream(0).entries.map((e) => JSON.stringify(e));

@@ -92,6 +92,36 @@ describe('LostPause rules', () => {
     expect(lost(out).map((l) => [l.reason, l.at])).toEqual([['paused_until_passed', still.at]]);
     expect(resumptions(out)).toEqual([]);
   });
+  it('paused_until_passed: the peer still shows the pause PAUSED after the clock passed its timeout', () => {
+    const pause = clientPause({ conditions: { timeout: { durationMinutes: 30, onTimeout: 'fail' } } });
+    const e = new Entries();
+    e.request('p1', 'PauseTask', { taskId: TASK });
+    e.result('p1', pauseResult(pause));
+    e.control('c1', 'AdvanceClock', { ms: 40 * 60_000 });
+    e.result('c1', { now: '2026-04-30T13:14:56.789Z' });
+    e.request('g1', 'GetTask', { id: TASK });
+    const still = e.result('g1', taskObject('TASK_STATE_PAUSED', pause));
+    const out = observeAll(e.list);
+    expect(lost(out).map((l) => [l.reason, l.at])).toEqual([['paused_until_passed', still.at]]);
+    expect(findings(out).find((f) => f.code === 'lost-pause')?.message).toMatch(/30-minute timeout passed/);
+    expect(resumptions(out)).toEqual([]);
+  });
+
+  it('keeps a pause whose timeout the clock has not reached when the peer still shows it PAUSED', () => {
+    const pause = clientPause({ conditions: { timeout: { durationMinutes: 30, onTimeout: 'fail' } } });
+    const e = new Entries();
+    e.request('p1', 'PauseTask', { taskId: TASK });
+    e.result('p1', pauseResult(pause));
+    e.control('c1', 'AdvanceClock', { ms: 10 * 60_000 });
+    e.result('c1', { now: '2026-04-30T12:44:56.789Z' });
+    e.request('g1', 'GetTask', { id: TASK });
+    e.result('g1', taskObject('TASK_STATE_PAUSED', pause));
+    e.request('f1', 'GetTask', { id: TASK });
+    e.result('f1', taskObject('TASK_STATE_FAILED'));
+    const out = observeAll(e.list);
+    expect(lost(out)).toEqual([]);
+    expect(resumptions(out)).toMatchObject([{ outcome: 'failed' }]);
+  });
 });
 
 describe('near misses: pauses that came back', () => {

@@ -862,6 +862,7 @@ describe('PauseObserver: spans', () => {
       'a2a.pause.paused_until': '2026-04-30T13:00:00.000Z',
       'a2a.principal': 'jwt:sub=bob',
       'a2a.recording.entry_seq': 6,
+      'a2a_replay.rule': 'pending/proven',
     });
   });
 
