@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'golden/', 'traces/'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'golden/', 'traces/', 'src/grpc/gen/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
