@@ -6,7 +6,10 @@
  * recording keeps the card exactly as the upstream sent it. URLs on another server (an agent's
  * public address, when the recorder sits in front of an internal one) the proxy cannot map and
  * leaves, and `record` says so; the mock moves them to itself too, so no client of it reaches a
- * real agent.
+ * real agent. A gRPC interface's `url` is a `HOST:PORT` target (what grpc-js dials, docs/design.md
+ * §16); one on the upstream's host and port is moved to the proxy's too, so a gRPC client
+ * following the card reaches the recorder, which does not serve gRPC yet and fails it, instead of
+ * reaching the agent unrecorded.
  */
 import { isRecord } from '../protocol/read.js';
 
@@ -17,8 +20,29 @@ function sameServer(a: URL, b: URL): boolean {
   return a.hostname === b.hostname || (LOOPBACK.has(a.hostname) && LOOPBACK.has(b.hostname));
 }
 
+/** A `HOST:PORT` gRPC target (a name, an IPv4 address or a bracketed IPv6 address), split. */
+function grpcTarget(url: string): { host: string; port: string } | undefined {
+  const m = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):([0-9]{1,5})$/.exec(url);
+  return m ? { host: (m[1] as string).toLowerCase(), port: String(Number(m[2])) } : undefined;
+}
+
+function portOf(url: URL): string {
+  return url.port || (url.protocol === 'https:' ? '443' : '80');
+}
+
+/** `proxy` as a gRPC target. */
+function targetOf(proxy: URL): string {
+  return `${proxy.hostname}:${portOf(proxy)}`;
+}
+
 /** `url` moved from under `upstream` to under `proxy`, or undefined when it is elsewhere. */
 export function rewriteUrl(url: string, upstream: URL, proxy: URL): string | undefined {
+  const target = grpcTarget(url);
+  if (target !== undefined) {
+    const sameHost =
+      target.host === upstream.hostname || (LOOPBACK.has(target.host) && LOOPBACK.has(upstream.hostname));
+    return sameHost && target.port === portOf(upstream) ? targetOf(proxy) : undefined;
+  }
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -80,8 +104,12 @@ function httpUrl(url: string): URL | undefined {
   }
 }
 
-/** An http(s) `url` on another server, moved to `proxy` with its path (the mock: nothing may leave it). */
+/**
+ * An http(s) `url` on another server, moved to `proxy` with its path, or a gRPC target moved to
+ * the proxy's (the mock: nothing may leave it).
+ */
 function moveHere(url: string, proxy: URL): string | undefined {
+  if (grpcTarget(url) !== undefined) return targetOf(proxy);
   const parsed = httpUrl(url);
   return parsed && `${proxy.origin}${parsed.pathname}${parsed.search}${parsed.hash}`;
 }
@@ -102,6 +130,8 @@ export function foreignInterfaceUrls(card: unknown, upstream: URL): string[] {
   if (typeof card.url === 'string') urls.push(card.url);
   const anyProxy = new URL('http://127.0.0.1:1');
   return [...new Set(urls)].filter(
-    (url) => httpUrl(url) !== undefined && rewriteUrl(url, upstream, anyProxy) === undefined,
+    (url) =>
+      (httpUrl(url) !== undefined || grpcTarget(url) !== undefined) &&
+      rewriteUrl(url, upstream, anyProxy) === undefined,
   );
 }

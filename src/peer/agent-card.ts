@@ -1,7 +1,8 @@
 /**
  * @module peer/agent-card
  * The reference peer's agent card (A2A v1.0 §8, served at `/.well-known/agent-card.json`):
- * two interfaces (JSON-RPC at the bound URL, HTTP+JSON at its `/rest`, docs/design.md §15),
+ * three interfaces (JSON-RPC at the bound URL, HTTP+JSON at its `/rest`, docs/design.md §15, and gRPC
+ * on the same port, §16),
  * streaming, and the pause extension declared both as the RFC's flat capability fields and in
  * `capabilities.extensions` (docs/design.md §3). A `--legacy-pause` peer advertises pausing the
  * Harn way instead (`capabilities._meta.harn.pause`).
@@ -58,6 +59,8 @@ export function referencePeerSettingsOf(card: unknown): ReferencePeerSettings | 
 export interface PeerInterfaces {
   jsonRpc: string;
   rest: string;
+  /** A grpc-js target, `HOST:PORT`. */
+  grpc: string;
 }
 
 export function buildAgentCard(urls: PeerInterfaces, settings: ReferencePeerSettings): AgentCard & JsonObject {
@@ -70,6 +73,7 @@ export function buildAgentCard(urls: PeerInterfaces, settings: ReferencePeerSett
     supportedInterfaces: [
       { url: urls.jsonRpc, protocolBinding: 'JSONRPC', protocolVersion: A2A_PROTOCOL_VERSION },
       { url: urls.rest, protocolBinding: 'HTTP+JSON', protocolVersion: A2A_PROTOCOL_VERSION },
+      { url: urls.grpc, protocolBinding: 'GRPC', protocolVersion: A2A_PROTOCOL_VERSION },
     ],
     version: VERSION,
     defaultInputModes: ['text/plain', 'application/json'],

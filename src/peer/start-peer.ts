@@ -1,12 +1,14 @@
 /**
  * @module peer/start-peer
- * The reference peer's HTTP edge (docs/design.md §4, §15): it routes each request to one of two thin
- * binding adapters over one transport-agnostic {@link RequestHandler}: A2A v1.0 JSON-RPC on `POST /`
- * (src/peer/jsonrpc-adapter.ts) and HTTP+JSON under `/rest` (src/peer/rest-adapter.ts), both with the
- * pause extension and SSE streams; the agent card (listing both interfaces) at
- * `/.well-known/agent-card.json`; and the `/control` channel (`AdvanceClock`, `FireEvent`,
- * `GetClock`, JSON-RPC) when enabled. Bad input of any kind gets an error in the binding's terms;
- * nothing a client sends crashes the peer.
+ * The reference peer's edge (docs/design.md §4, §15, §16): one port, whose connections go to HTTP/1.1
+ * or, when they open with the HTTP/2 preface, to gRPC (src/http/transport-sniff.ts). HTTP requests
+ * are routed to one of two thin binding adapters over one transport-agnostic
+ * {@link RequestHandler}: A2A v1.0 JSON-RPC on `POST /` (src/peer/jsonrpc-adapter.ts) and HTTP+JSON
+ * under `/rest` (src/peer/rest-adapter.ts), both with the pause extension and SSE streams; gRPC
+ * calls go to the third adapter over the same handler (src/peer/grpc-adapter.ts). The agent card
+ * (listing the three interfaces) is at `/.well-known/agent-card.json`, and the `/control` channel
+ * (`AdvanceClock`, `FireEvent`, `GetClock`, JSON-RPC) when enabled. Bad input of any kind gets an
+ * error in the binding's terms; nothing a client sends crashes the peer.
  *
  * Wire decisions:
  * - HTTP limits come first (src/http/limits.ts): 408 for a request that does not arrive in
@@ -68,6 +70,8 @@ import {
   guardServer,
   limitedServerOptions,
 } from '../http/limits.js';
+import { createSniffingServer } from '../http/transport-sniff.js';
+import { createGrpcAdapter } from './grpc-adapter.js';
 import { createJsonRpcAdapter, sendRpcError } from './jsonrpc-adapter.js';
 import { RequestHandler } from './request-handler.js';
 import { REST_PATH, createRestAdapter } from './rest-adapter.js';
@@ -136,6 +140,8 @@ export interface RunningPeer {
   url: string;
   /** `http://HOST:PORT/rest`, the HTTP+JSON interface. */
   restUrl: string;
+  /** `HOST:PORT`, the gRPC interface (a grpc-js target), on the same port. */
+  grpcUrl: string;
   close(): Promise<void>;
 }
 
@@ -357,6 +363,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   const adapterOptions = { handler, limits, versionOf, callerOf, log };
   const jsonRpc = createJsonRpcAdapter(adapterOptions);
   const rest = createRestAdapter(adapterOptions);
+  const grpc = createGrpcAdapter({ handler, messageLimitBytes: limits.bodyLimitBytes, log });
 
   const listener: RequestListener = (req, res) => {
     routeRequest(router, req, res).catch((error: unknown) => {
@@ -371,25 +378,39 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   );
   const gate = guardServer(server, limits, (status, message, req) => limitBody(status, message, bindingOf(req)));
   const router: Router = { gate, limits, jsonRpc, rest, controlEnabled, cardJson: '' };
+  // One port: HTTP/1 connections go to `server`, HTTP/2 (gRPC) ones to the gRPC adapter. A client
+  // that sends nothing within the headers time-out goes to `server`, whose time-outs answer it.
+  const port = createSniffingServer(
+    { http1: (socket) => server.emit('connection', socket), h2c: (socket) => grpc.injectConnection(socket) },
+    { silentMs: limits.headersTimeoutMs },
+  );
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
+    port.once('error', reject);
+    port.listen(options.port ?? 0, host, () => {
+      port.off('error', reject);
       resolve();
     });
   }).catch(async (error: unknown) => {
     engine.close();
+    grpc.close();
     await transitions?.close();
     await store?.close();
     throw error;
   });
-  const address = server.address() as AddressInfo;
+  // node:http starts its request and headers time-out checks when its server listens; it gets its
+  // connections from `port`, so it is told the port listens.
+  server.emit('listening');
+  const address = port.address() as AddressInfo;
   const shownHost = address.address.includes(':') ? `[${address.address}]` : address.address;
   const url = `http://${shownHost}:${address.port}`;
   const restUrl = `${url}${REST_PATH}`;
+  const grpcUrl = `${shownHost}:${address.port}`;
   router.cardJson = JSON.stringify(
-    buildAgentCard({ jsonRpc: url, rest: restUrl }, { deterministic, seed, stepMs, legacyPause: legacy }),
+    buildAgentCard(
+      { jsonRpc: url, rest: restUrl, grpc: grpcUrl },
+      { deterministic, seed, stepMs, legacyPause: legacy },
+    ),
   );
   log(`peer: listening on ${url}${deterministic ? ' (deterministic)' : ''}`);
 
@@ -397,11 +418,14 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   return {
     url,
     restUrl,
+    grpcUrl,
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
         engine.close();
         handler.closeStreams();
-        server.close(() => resolve());
+        grpc.close();
+        port.close(() => resolve());
+        server.close();
         server.closeIdleConnections();
         setImmediate(() => server.closeAllConnections());
       })

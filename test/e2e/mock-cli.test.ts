@@ -46,7 +46,7 @@ describe('a2a-replay mock', () => {
 
     expect(await stopMock(mock)).toBe(1);
     expect(mock.stdout()).toContain('4 recorded exchanges were never requested:');
-    expect(mock.stdout()).toContain(`${RECORDING} seq 3 (xid x-ef67da35-0002) PauseTask`);
+    expect(mock.stdout()).toContain(`${RECORDING} seq 3 (xid x-cb9ca1c0-0002) PauseTask`);
     expect(mock.stdout()).toContain('1 request matched no recorded exchange:');
     expect(mock.stderr()).toContain('--expect-all: 4 recorded exchanges were never requested');
     const json = JSON.parse(await readFile(report, 'utf8')) as {
@@ -125,7 +125,7 @@ describe('a2a-replay mock', () => {
         .error;
       expect(error.data[0]?.metadata).toMatchObject({ field: '/params/id', alreadyRequested: 'false' });
       expect(error.message).toBe(
-        'no recorded exchange matches this GetTask request; closest: GetTask seq 16 (xid x-478b56ee-0006) in ' +
+        'no recorded exchange matches this GetTask request; closest: GetTask seq 16 (xid x-d763b60c-0006) in ' +
           `${recording}, which differs at /params/id, and is recorded after SendStreamingMessage seq 3 of ` +
           'its task, a call not made yet',
       );

@@ -317,6 +317,8 @@ describe('recording proxy', () => {
           supportedInterfaces: [
             { url: `${base}/a2a/jsonrpc`, protocolBinding: 'JSONRPC' },
             { url: 'http://elsewhere:1/x' },
+            { url: new URL(base).host, protocolBinding: 'GRPC' },
+            { url: 'elsewhere:1', protocolBinding: 'GRPC' },
           ],
         }),
       );
@@ -325,10 +327,21 @@ describe('recording proxy', () => {
     const card = (await (await fetch(`${proxy.url}/.well-known/agent-card.json`)).json()) as {
       supportedInterfaces: { url: string }[];
     };
-    expect(card.supportedInterfaces.map((i) => i.url)).toEqual([`${proxy.url}/a2a/jsonrpc`, 'http://elsewhere:1/x']);
+    // A gRPC target on the upstream moves to the proxy too: a gRPC client never bypasses it.
+    expect(card.supportedInterfaces.map((i) => i.url)).toEqual([
+      `${proxy.url}/a2a/jsonrpc`,
+      'http://elsewhere:1/x',
+      new URL(proxy.url).host,
+      'elsewhere:1',
+    ]);
     const entries = await rec.settled();
     expect(entries[1]?.body).toMatchObject({
-      supportedInterfaces: [{ url: `${base}/a2a/jsonrpc` }, { url: 'http://elsewhere:1/x' }],
+      supportedInterfaces: [
+        { url: `${base}/a2a/jsonrpc` },
+        { url: 'http://elsewhere:1/x' },
+        { url: new URL(base).host },
+        { url: 'elsewhere:1' },
+      ],
     });
   });
 

@@ -39,7 +39,11 @@ describe('createMockFetch', () => {
     const card = (await (await mock(new URL('/.well-known/agent-card.json', mock.url))).json()) as {
       supportedInterfaces: { url: string }[];
     };
-    expect(card.supportedInterfaces.map((i) => i.url)).toEqual(['http://127.0.0.1:9/', 'http://127.0.0.1:9/rest']);
+    expect(card.supportedInterfaces.map((i) => i.url)).toEqual([
+      'http://127.0.0.1:9/',
+      'http://127.0.0.1:9/rest',
+      '127.0.0.1:9',
+    ]);
   });
 
   it('points every interface URL of the card at the mock, a recorded public address too', async () => {
@@ -58,7 +62,11 @@ describe('createMockFetch', () => {
     const served = (await (await mock(new URL('/.well-known/agent-card.json', mock.url))).json()) as {
       supportedInterfaces: { url: string }[];
     };
-    expect(served.supportedInterfaces.map((i) => i.url)).toEqual(['http://127.0.0.1:9/a2a', 'http://127.0.0.1:9/rest']);
+    expect(served.supportedInterfaces.map((i) => i.url)).toEqual([
+      'http://127.0.0.1:9/a2a',
+      'http://127.0.0.1:9/rest',
+      '127.0.0.1:9',
+    ]);
   });
 
   it('never shows a polling client a state its own calls have not reached, and repeats what it showed', async () => {
@@ -102,16 +110,16 @@ describe('createMockFetch', () => {
     expect(reply.error?.code).toBe(-32603);
     expect(reply.error?.data?.[0]).toMatchObject({
       reason: 'NO_RECORDED_EXCHANGE',
-      metadata: { recording: 'wrong-token', xid: 'x-2779bbf1-0001', seq: '1', field: '/params/message/parts/0/text' },
+      metadata: { recording: 'wrong-token', xid: 'x-d2c00de0-0001', seq: '1', field: '/params/message/parts/0/text' },
     });
-    expect(reply.error?.message).toContain('seq 1 (xid x-2779bbf1-0001)');
+    expect(reply.error?.message).toContain('seq 1 (xid x-d2c00de0-0001)');
     expect(mock.report().unmatched).toEqual([
       {
         method: 'SendMessage',
         path: '/',
         closest: {
           recording: 'wrong-token',
-          xid: 'x-2779bbf1-0001',
+          xid: 'x-d2c00de0-0001',
           seq: 1,
           method: 'SendMessage',
           field: '/params/message/parts/0/text',

@@ -98,7 +98,7 @@ describe('the mock serving an HTTP+JSON recording', () => {
       domain: MOCK_ERROR_DOMAIN,
       metadata: {
         recording: 'rest-wrong-token',
-        xid: 'x-4adc263e-0001',
+        xid: 'x-03e7cc2e-0001',
         seq: '1',
         method: 'SendMessage',
         field: '/params/message/parts/0/text',
@@ -111,7 +111,7 @@ describe('the mock serving an HTTP+JSON recording', () => {
         path: '/rest/message:send',
         closest: {
           recording: 'rest-wrong-token',
-          xid: 'x-4adc263e-0001',
+          xid: 'x-03e7cc2e-0001',
           seq: 1,
           method: 'SendMessage',
           field: '/params/message/parts/0/text',

@@ -74,13 +74,14 @@ function messageOf(json: unknown): string {
   return (json as RestErrorJson).error.message;
 }
 
-it('lists a JSON-RPC and an HTTP+JSON interface in the agent card, each with its URL', async () => {
+it('lists a JSON-RPC, an HTTP+JSON and a gRPC interface in the agent card, each with its URL', async () => {
   const card = (await (await fetch(`${peer.url}/.well-known/agent-card.json`)).json()) as {
     supportedInterfaces: unknown[];
   };
   expect(card.supportedInterfaces).toEqual([
     { url: peer.url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
     { url: `${peer.url}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+    { url: peer.grpcUrl, protocolBinding: 'GRPC', protocolVersion: '1.0' },
   ]);
 });
 
