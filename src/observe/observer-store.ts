@@ -46,7 +46,7 @@ import type {
 } from './suspension.js';
 
 /** What the observer knows of one task it follows. */
-export interface TaskRecord {
+export interface ObservedTask {
   readonly taskId: string;
   contextId: string | null;
   readonly span: SpanRef;
@@ -73,7 +73,7 @@ type SpanRef = SuspensionIdentity['span'];
 /** A finished task, remembered so late sightings of it are recognised. */
 interface RetiredTask {
   contextId: string | null;
-  last: TaskRecord['last'];
+  last: ObservedTask['last'];
 }
 
 interface DeadlineItem {
@@ -102,7 +102,7 @@ const CONTROL_MEMORY = 1024;
 
 export class ObserverStore {
   readonly ctx: RuleContext;
-  readonly tasks = new Map<string, TaskRecord>();
+  readonly tasks = new Map<string, ObservedTask>();
   readonly retired = new BoundedMap<string, RetiredTask>(RETIRED_MEMORY);
   readonly ended = new BoundedMap<string, SuspensionEnded>(ENDED_MEMORY);
   /** Open suspensions (key → task id), in the order they were proven. */
@@ -115,7 +115,7 @@ export class ObserverStore {
   fireAny: ControlCall | undefined;
   advance: ControlCall | undefined;
   readonly clock = new PeerClock();
-  readonly touched = new Set<TaskRecord>();
+  readonly touched = new Set<ObservedTask>();
   /** Tasks the entry observed last showed past a pause that only a later entry can receipt. */
   readonly awaited: string[] = [];
   /** Rules fired by the entry observed last (or by `finish`). */
@@ -233,7 +233,7 @@ export class ObserverStore {
 
   // ---- tasks ----
 
-  task(taskId: string): TaskRecord {
+  task(taskId: string): ObservedTask {
     let task = this.tasks.get(taskId);
     if (!task) {
       const retired = this.retired.get(taskId);
@@ -260,16 +260,16 @@ export class ObserverStore {
   }
 
   /** A known task (followed or retired), without creating one. */
-  known(taskId: string): TaskRecord | undefined {
+  known(taskId: string): ObservedTask | undefined {
     return this.tasks.has(taskId) || this.retired.has(taskId) ? this.task(taskId) : undefined;
   }
 
-  view(task: TaskRecord): TaskView {
+  view(task: ObservedTask): TaskView {
     return { taskId: task.taskId, contextId: task.contextId, span: task.span };
   }
 
   /** A finished task nothing can still refer to is dropped; a bounded memory keeps its context and last pause. */
-  maybeRetire(task: TaskRecord): void {
+  maybeRetire(task: ObservedTask): void {
     if (!task.terminal || task.open || task.resuming.length > 0) return;
     if (task.pending.size > 0 || task.closers.size > 0 || task.streams.size > 0) return;
     if (this.tasks.get(task.taskId) !== task) return;
@@ -277,7 +277,7 @@ export class ObserverStore {
     this.retired.set(task.taskId, { contextId: task.contextId, last: task.last });
   }
 
-  startTask(task: TaskRecord, entry: EntryRef): void {
+  startTask(task: ObservedTask, entry: EntryRef): void {
     if (task.spanPhase !== 'unstarted') return;
     task.spanPhase = 'started';
     this.span({
@@ -290,7 +290,7 @@ export class ObserverStore {
     });
   }
 
-  endTask(task: TaskRecord, entry: { seq: number | null; at: string }): void {
+  endTask(task: ObservedTask, entry: { seq: number | null; at: string }): void {
     task.terminal = true;
     if (task.spanPhase !== 'started') return;
     task.spanPhase = 'ended';
@@ -305,7 +305,7 @@ export class ObserverStore {
   // ---- suspensions: lookups and state changes ----
 
   /** The suspension of `task` whose token hashes to `tokenHash`: live, or recently ended. */
-  byToken(task: TaskRecord, tokenHash: string | null): SuspensionIdentity | undefined {
+  byToken(task: ObservedTask, tokenHash: string | null): SuspensionIdentity | undefined {
     if (tokenHash === null) return undefined;
     if (task.open?.pause.tokenHash === tokenHash) return task.open;
     const resuming = task.resuming.find((r) => r.pause.tokenHash === tokenHash);
@@ -314,14 +314,14 @@ export class ObserverStore {
   }
 
   /** ResumeTask calls in flight that may resume `s` (its token, or any when it has none). */
-  resumeCalls(task: TaskRecord, s: SuspensionLive): Closer[] {
+  resumeCalls(task: ObservedTask, s: SuspensionLive): Closer[] {
     const tokenHash = s.pause.tokenHash;
     return [...task.closers.values()].filter(
       (c) => c.kind === 'resume' && c.settled === undefined && (tokenHash === null || c.tokenHash === tokenHash),
     );
   }
 
-  setOpen(task: TaskRecord, s: SuspensionOpen): void {
+  setOpen(task: ObservedTask, s: SuspensionOpen): void {
     const before = task.open;
     task.open = s;
     if (before?.key === s.key) return;
@@ -330,7 +330,7 @@ export class ObserverStore {
   }
 
   /** `s` is no longer open (it ended or races): its index entries go. */
-  leaveOpen(task: TaskRecord, s: SuspensionOpen): void {
+  leaveOpen(task: ObservedTask, s: SuspensionOpen): void {
     if (task.open?.key === s.key) task.open = undefined;
     this.open.delete(s.key);
     const n = deadlinesOf(s).length - s.reached.length;
@@ -338,7 +338,7 @@ export class ObserverStore {
   }
 
   /** `s` races: it leaves `open` for `resuming`. */
-  startRace(task: TaskRecord, s: SuspensionOpen, racing: SuspensionResuming): void {
+  startRace(task: ObservedTask, s: SuspensionOpen, racing: SuspensionResuming): void {
     this.leaveOpen(task, s);
     task.resuming.push(racing);
     this.resuming.set(racing.key, task.taskId);
@@ -346,7 +346,7 @@ export class ObserverStore {
 
   /** The pending suspension of a pause call: its Suspension span starts at the call. */
   requestPause(
-    task: TaskRecord,
+    task: ObservedTask,
     fact: Extract<Fact, { type: 'PauseRequested' }>,
     peerBeforeMs: number,
   ): SuspensionPending {
@@ -368,7 +368,7 @@ export class ObserverStore {
 
   /** Emits a resumption for `suspension` with its resume span; closes it unless the outcome is `rejected`. */
   close(
-    task: TaskRecord,
+    task: ObservedTask,
     args: {
       suspension: SuspensionIdentity;
       resume: ResumeSpan;
@@ -389,7 +389,7 @@ export class ObserverStore {
     return this.emitStep(resumption({ s, resume: r, closing, entry }));
   }
 
-  #liveOf(task: TaskRecord, key: string): SuspensionLive | undefined {
+  #liveOf(task: ObservedTask, key: string): SuspensionLive | undefined {
     if (task.open?.key === key) return task.open;
     return task.resuming.find((x) => x.key === key);
   }
@@ -400,7 +400,7 @@ export class ObserverStore {
 
   /** Closes `suspension` with the call `call`: the call's resume span carries the resumption. */
   closeWithCall(
-    task: TaskRecord,
+    task: ObservedTask,
     args: { suspension: SuspensionIdentity; call: Closer; closing: Closing; entry: { seq: number | null; at: string } },
   ): void {
     const { call, closing } = args;
@@ -410,7 +410,7 @@ export class ObserverStore {
 
   /** Closes `s` by an end the entry proved, with the inferred closing of `x` (docs/design.md §14.3). */
   closeInferred(
-    task: TaskRecord,
+    task: ObservedTask,
     s: SuspensionOpen,
     x: Explanation,
     entry: EntryRef,
@@ -426,7 +426,7 @@ export class ObserverStore {
 
   /** A resume known only from the peer's announcement (no ResumeTask of ours won it). */
   closeFromSignal(
-    task: TaskRecord,
+    task: ObservedTask,
     s: SuspensionLive,
     args: { signal: ResumeSignal; entry: EntryRef; entries: number[]; origin?: Origin },
   ): void {
@@ -449,7 +449,7 @@ export class ObserverStore {
   }
 
   lose(
-    task: TaskRecord,
+    task: ObservedTask,
     s: SuspensionOpen,
     args: { reason: LostPauseReason; entry: EntryRef | null; at: string; message?: string },
   ): void {
@@ -477,7 +477,7 @@ export class ObserverStore {
     });
   }
 
-  evidence(task: TaskRecord, s: SuspensionLive, at: string): Evidence {
+  evidence(task: ObservedTask, s: SuspensionLive, at: string): Evidence {
     const onEvent = s.pause.conditions?.onEvent;
     return {
       fireByName: onEvent === undefined ? undefined : this.fireByName.get(onEvent),
@@ -489,7 +489,7 @@ export class ObserverStore {
   }
 
   /** A resume span for the entry that proved an end; ListTasks and control answers end several pauses at once. */
-  entryResume(entry: EntryRef, task: TaskRecord, origin: Origin | undefined): ResumeSpan {
+  entryResume(entry: EntryRef, task: ObservedTask, origin: Origin | undefined): ResumeSpan {
     const multi = origin === undefined || (origin.kind === 'snapshot' && origin.multi);
     return entryResumeSpan(this.ctx, entry, multi ? task.taskId : undefined);
   }

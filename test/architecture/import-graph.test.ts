@@ -140,7 +140,9 @@ describe('the import graph of src/ and cli/', () => {
   it('defines each exported name of src/ in one module', () => {
     const definedIn = new Map<string, string[]>();
     for (const [file, m] of modules) {
-      if (!file.startsWith('src/') || isPublicEntry(file)) continue;
+      // Code generated from the proto names its messages as the proto does (src/grpc/gen, §16):
+      // imported by their module, never beside the hand-written types of the same name.
+      if (!file.startsWith('src/') || isPublicEntry(file) || file.startsWith('src/grpc/gen/')) continue;
       for (const name of m.declares) definedIn.set(name, [...(definedIn.get(name) ?? []), file]);
     }
     expect(definedIn.get('verifyReceiptLog')).toEqual(['src/receipts/verify.ts']);

@@ -9,6 +9,7 @@ import type { LostPauseReason } from '../../src/tracing/span-events.js';
 import {
   ATTR_LINK_KIND,
   ATTR_LOST_REASON,
+  ATTR_RULE,
   ATTR_PAUSE_INITIATED_BY,
   ATTR_RECEIPT_HASH,
   ATTR_RESUME_CAUSE,
@@ -144,11 +145,14 @@ describe('observer span events rendered as OTel spans', () => {
       expect(span.status.code).toBe(SpanStatusCode.ERROR);
       expect(span.attributes[ATTR_LOST_REASON]).toBe(rule.reason);
       expect(span.links.map((l) => l.context.spanId)).toEqual([suspension.spanContext().spanId]);
+      // The listing names the rule that decided the loss, the one the span carries.
+      expect(span.attributes[ATTR_RULE]).toMatch(/^[a-z-]+\/[a-z-]+$/);
       expect(collector.lost).toEqual([
         {
           taskId: TASK_ID,
           initiatedBy: 'PAUSE_INITIATOR_CLIENT',
           reason: rule.reason,
+          rule: span.attributes[ATTR_RULE],
           since: at(6),
           detectedAt: expect.any(String) as string,
           pauseReason: 'needs approval',

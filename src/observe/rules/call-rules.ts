@@ -7,18 +7,18 @@
  */
 import { RULE_ERRORS } from '../facts.js';
 import { closingOfCall, finishResume } from '../lifecycle.js';
-import type { TaskRecord } from '../observer-store.js';
+import type { ObservedTask } from '../observer-store.js';
 import type { Closer, SuspensionResuming } from '../suspension.js';
 import { type Case, type InputOf, type RuleTable, fire, rule } from './rule.js';
 
 export interface ResumingCase {
-  readonly task: TaskRecord;
+  readonly task: ObservedTask;
   readonly s: SuspensionResuming;
   /** The ResumeTask call the input answers (or whose failure put it out of the race). */
   readonly closer?: Closer;
 }
 export interface ResumeCallCase {
-  readonly task: TaskRecord;
+  readonly task: ObservedTask;
   readonly closer: Closer;
 }
 

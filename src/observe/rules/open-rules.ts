@@ -15,14 +15,14 @@ import {
   seenAgain,
   streamsEnded,
 } from '../lifecycle.js';
-import type { TaskRecord } from '../observer-store.js';
+import type { ObservedTask } from '../observer-store.js';
 import { tokenHashOf } from '../../recording/resume-token.js';
 import type { TaskState } from '../../protocol/types.js';
 import type { Closer, SuspensionOpen } from '../suspension.js';
 import { type Case, type InputOf, type RuleTable, fire, rule } from './rule.js';
 
 export interface OpenCase {
-  readonly task: TaskRecord;
+  readonly task: ObservedTask;
   readonly s: SuspensionOpen;
   /** The ResumeTask call a `ResumeAnswered` answers (already out of the calls in flight). */
   readonly closer?: Closer;
@@ -39,7 +39,7 @@ const RESUMED_STATES: ReadonlySet<TaskState> = new Set([
 const BACKWARD_STATES: ReadonlySet<TaskState> = new Set(['TASK_STATE_SUBMITTED', 'TASK_STATE_UNSPECIFIED']);
 
 /** A snapshot decides how a pause ended only when no stream carries the task: a stream is the authority on order. */
-export function authoritative(task: TaskRecord, origin: Origin): boolean {
+export function authoritative(task: ObservedTask, origin: Origin): boolean {
   return origin.kind !== 'snapshot' || task.streams.size === 0;
 }
 

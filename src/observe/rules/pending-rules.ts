@@ -6,17 +6,17 @@
  */
 import type { Fact } from '../facts.js';
 import { endPending, prove } from '../lifecycle.js';
-import type { ObserverStore, TaskRecord } from '../observer-store.js';
+import type { ObserverStore, ObservedTask } from '../observer-store.js';
 import { tokenHashOf } from '../../recording/resume-token.js';
 import type { PauseCall, SuspensionKeptAside, SuspensionPending } from '../suspension.js';
 import { type Case, type InputOf, type RuleTable, rule } from './rule.js';
 
 export interface PendingCase {
-  readonly task: TaskRecord;
+  readonly task: ObservedTask;
   readonly s: SuspensionPending;
 }
 export interface KeptAsideCase {
-  readonly task: TaskRecord;
+  readonly task: ObservedTask;
   readonly s: SuspensionKeptAside;
 }
 
@@ -33,14 +33,14 @@ export function foundOnly(call: PauseCall, pause: { initiatedBy: string; pausedA
 }
 
 /** The pause `fact` shows is one the task already had (live or recently ended). */
-export function knownPause(store: ObserverStore, task: TaskRecord, fact: Extract<Fact, { type: 'PausedSeen' }>) {
+export function knownPause(store: ObserverStore, task: ObservedTask, fact: Extract<Fact, { type: 'PausedSeen' }>) {
   return store.byToken(task, tokenHashOf(fact.pause.resumeToken));
 }
 
 /** The pause is proven (SuspensionReceipt): by `pending`'s call, or as the agent's own when undefined. */
 export function proveOpen(
   store: ObserverStore,
-  task: TaskRecord,
+  task: ObservedTask,
   fact: Extract<Fact, { type: 'PausedSeen' }>,
   pending: SuspensionPending | undefined,
 ): void {

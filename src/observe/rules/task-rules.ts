@@ -4,7 +4,7 @@
  * call opens a `pending` suspension, a pause never requested is the agent's own (a self-park), and
  * resumes of pauses never observed are findings.
  */
-import type { TaskRecord } from '../observer-store.js';
+import type { ObservedTask } from '../observer-store.js';
 import { type RuleTable, rule } from './rule.js';
 import { authoritative } from './open-rules.js';
 import { proveOpen } from './pending-rules.js';
@@ -12,7 +12,7 @@ import { proveOpen } from './pending-rules.js';
 export interface TaskCase {
   readonly taskId: string;
   /** The task, when the observer follows or remembers it. */
-  readonly task: TaskRecord | undefined;
+  readonly task: ObservedTask | undefined;
 }
 
 export const TASK_RULES: RuleTable<TaskCase> = {
