@@ -82,6 +82,7 @@ const RESUMPTION_ORDER = [
 ];
 const CHECKPOINT_ORDER_V2 = ['root', 'sig', 'size', 'type'];
 const CHECKPOINT_ORDER = ['final', 'recording', 'root', 'sig', 'size', 'type'];
+const CHECKPOINT_ORDER_V4 = ['final', 'note', 'recording', 'root', 'sig', 'size', 'type'];
 const BINDING_ORDER = ['id', 'lastLineHash', 'lines'];
 const SPAN_ORDER = ['spanId', 'traceId'];
 const SIG_ORDER = ['alg', 'kid', 'value'];
@@ -267,15 +268,33 @@ function bindingOf(value: unknown): RecordingBinding | null {
   return { id, lastLineHash, lines };
 }
 
-/** A version-3 checkpoint (`final`, `recording`), or a version-2 one (neither). */
+/** A version-4 checkpoint (`note` too), a version-3 one (`final`, `recording`), or a version-2 one (neither). */
 function checkpointOf(r: Record<string, unknown>): Checkpoint | null {
   if ('final' in r) {
-    if (!keysAre(r, CHECKPOINT_ORDER) || !isInteger(r.size, 0) || !isHash(r.root) || typeof r.final !== 'boolean')
+    const v4 = 'note' in r;
+    if (
+      !keysAre(r, v4 ? CHECKPOINT_ORDER_V4 : CHECKPOINT_ORDER) ||
+      !isInteger(r.size, 0) ||
+      !isHash(r.root) ||
+      typeof r.final !== 'boolean' ||
+      (v4 && r.note !== null && typeof r.note !== 'string')
+    )
       return null;
     const recording = r.recording === null ? null : bindingOf(r.recording);
     if (recording === null && r.recording !== null) return null;
     const sig = sigOf(r.sig, CHECKPOINT_ALGS);
-    return sig && { type: 'Checkpoint', size: r.size, root: r.root, final: r.final, recording, sig };
+    if (!sig) return null;
+    return v4
+      ? {
+          type: 'Checkpoint',
+          size: r.size,
+          root: r.root,
+          final: r.final,
+          recording,
+          note: r.note as string | null,
+          sig,
+        }
+      : { type: 'Checkpoint', size: r.size, root: r.root, final: r.final, recording, sig };
   }
   if (!keysAre(r, CHECKPOINT_ORDER_V2) || !isInteger(r.size, 0) || !isHash(r.root)) return null;
   const sig = sigOf(r.sig, CHECKPOINT_ALGS);

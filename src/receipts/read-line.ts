@@ -164,6 +164,7 @@ const RESUMPTION_KEYS = [
 /** A version-2 checkpoint's members, and a version-3 one's (docs/design.md §6). */
 const CHECKPOINT_KEYS_V2 = ['type', 'size', 'root', 'sig'] as const;
 const CHECKPOINT_KEYS = ['type', 'size', 'root', 'final', 'recording', 'sig'] as const;
+const CHECKPOINT_KEYS_V4 = ['type', 'size', 'root', 'final', 'recording', 'note', 'sig'] as const;
 
 function readHeader(r: Record<string, unknown>): ReceiptLogHeader {
   exactKeys(r, '', HEADER_KEYS);
@@ -254,7 +255,7 @@ function readRecordingBinding(value: unknown): RecordingBinding {
   };
 }
 
-/** A version-2 checkpoint has neither `final` nor `recording`; a version-3 one has both. */
+/** A version-2 checkpoint has neither `final` nor `recording`; a version-3 one has both; a version-4 one `note` too. */
 function readCheckpoint(r: Record<string, unknown>): Checkpoint {
   if (!('final' in r) && !('recording' in r)) {
     exactKeys(r, '', CHECKPOINT_KEYS_V2);
@@ -265,15 +266,18 @@ function readCheckpoint(r: Record<string, unknown>): Checkpoint {
       sig: sig(r.sig, 'sig', CHECKPOINT_ALGS),
     };
   }
-  exactKeys(r, '', CHECKPOINT_KEYS);
-  return {
-    type: 'Checkpoint',
+  const v4 = 'note' in r;
+  exactKeys(r, '', v4 ? CHECKPOINT_KEYS_V4 : CHECKPOINT_KEYS);
+  const common = {
+    type: 'Checkpoint' as const,
     size: integer(r.size, 'size', 0),
     root: hash(r.root, 'root'),
     final: boolean(r.final, 'final'),
     recording: nullable(r.recording, readRecordingBinding),
-    sig: sig(r.sig, 'sig', CHECKPOINT_ALGS),
   };
+  return v4
+    ? { ...common, note: nullable(r.note, (v) => string(v, 'note')), sig: sig(r.sig, 'sig', CHECKPOINT_ALGS) }
+    : { ...common, sig: sig(r.sig, 'sig', CHECKPOINT_ALGS) };
 }
 
 /**

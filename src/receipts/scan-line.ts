@@ -98,6 +98,33 @@ function own(s: string): string {
   return s.length < 13 ? s : Buffer.from(s, 'utf8').toString('utf8');
 }
 
+/**
+ * A checkpoint note: a string whose only escape is `\n` (a note's lines); anything else that
+ * needs an escape declines, as in {@link str}.
+ */
+function noteStr(): string {
+  const s = t;
+  let k = i;
+  if (s.charCodeAt(k) !== 34) decline();
+  let start = ++k;
+  let out = '';
+  for (;;) {
+    const c = s.charCodeAt(k);
+    if (c === 34) break;
+    if (c === 0x5c) {
+      if (s.charCodeAt(k + 1) !== 110) decline();
+      out += `${s.slice(start, k)}\n`;
+      k += 2;
+      start = k;
+      continue;
+    }
+    if (!(c >= 0x20 && (c < 0xd800 || c > 0xdfff))) decline();
+    k++;
+  }
+  i = k + 1;
+  return out + s.slice(start, k);
+}
+
 function nullOrStr(): string | null {
   return maybe('null') ? null : str();
 }
@@ -409,12 +436,17 @@ function binding(): RecordingBinding | null {
   return { id, lastLineHash, lines };
 }
 
-/** A version-3 checkpoint from its `final` value on, or a version-2 one (`v3` false) from `root`'s. */
+/**
+ * A version-3 or -4 checkpoint from its `final` value on (a version-4 one has a `note`), or a
+ * version-2 one (`v3` false) from `root`'s.
+ */
 function checkpoint(v3: boolean): Checkpoint {
   let final = false;
   let recording: RecordingBinding | null = null;
+  let note: string | null | undefined;
   if (v3) {
     final = bool();
+    if (maybe(',"note":')) note = maybe('null') ? null : noteStr();
     lit(',"recording":');
     recording = binding();
     lit(',"root":');
@@ -425,9 +457,10 @@ function checkpoint(v3: boolean): Checkpoint {
   const size = int(0);
   lit(',"type":"Checkpoint"}');
   // Members in the order readReceiptLineFast gives them.
-  return v3
+  if (!v3) return { type: 'Checkpoint', size, root, sig: signature };
+  return note === undefined
     ? { type: 'Checkpoint', size, root, final, recording, sig: signature }
-    : { type: 'Checkpoint', size, root, sig: signature };
+    : { type: 'Checkpoint', size, root, final, recording, note, sig: signature };
 }
 
 function scan(): ReceiptLogLine {

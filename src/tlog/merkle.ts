@@ -47,6 +47,14 @@ export class MerkleFrontier {
     return this.#size;
   }
 
+  /** An independent copy. */
+  clone(): MerkleFrontier {
+    const copy = new MerkleFrontier();
+    copy.#stack.push(...this.#stack);
+    copy.#size = this.#size;
+    return copy;
+  }
+
   append(leaf: Uint8Array): void {
     let hash: Buffer = Buffer.from(leaf);
     let size = this.#size;

@@ -66,9 +66,11 @@ export function verifierKey(name: string, publicKey: Uint8Array): string {
 /** Reads a verifier key string, checking its key ID; says what is wrong, never echoing key bytes. */
 export function parseVerifierKey(text: string): NoteVerifier {
   const trimmed = text.trim();
-  const parts = trimmed.split('+');
-  if (parts.length !== 3) throw noteError("a verifier key is 'name+hash+key', three parts joined by '+'");
-  const [name, hash, key] = parts as [string, string, string];
+  // name+hash+key: the name holds no '+', the hash is 8 hex digits; the base64 key may hold '+'.
+  const first = trimmed.indexOf('+');
+  const second = first < 0 ? -1 : trimmed.indexOf('+', first + 1);
+  if (first < 0 || second < 0) throw noteError("a verifier key is 'name+hash+key', three parts joined by '+'");
+  const [name, hash, key] = [trimmed.slice(0, first), trimmed.slice(first + 1, second), trimmed.slice(second + 1)];
   if (!isKeyName(name)) throw noteError('verifier key: the name is empty or holds a space');
   if (!/^[0-9a-f]{8}$/.test(hash)) throw noteError('verifier key: the key hash must be 8 lowercase hex digits');
   const bytes = Buffer.from(key, 'base64');

@@ -2,7 +2,7 @@
  * The Merkle, signed-note, checkpoint and tlog-proof code against published test values
  * (test/fixtures/tlog/README.md names their sources), and against itself over every small tree.
  */
-import { createPrivateKey, sign } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -107,6 +107,25 @@ describe('C2SP signed notes', () => {
     expect(() => openNote(note.note.replace('cryptography', 'cryptographY'), [verifier])).toThrow(/does not verify/);
     const other = parseVerifierKey(verifierKey('Other', verifier.publicKey));
     expect(() => openNote(note.note, [other])).toThrow(/signed by no key given/);
+  });
+
+  it("reads a verifier key whose base64 key holds a '+'", () => {
+    for (let i = 0; ; i++) {
+      const seedI = createHash('sha256').update(`seed ${i}`).digest();
+      const pub = createPublicKey(
+        createPrivateKey({
+          key: Buffer.concat([Buffer.from('302e020100300506032b657004220420', 'hex'), seedI]),
+          format: 'der',
+          type: 'pkcs8',
+        }),
+      )
+        .export({ format: 'der', type: 'spki' })
+        .subarray(12);
+      const vkey = verifierKey('example.com/log', pub);
+      if (!vkey.split('+').slice(2).join('+').includes('+')) continue;
+      expect(parseVerifierKey(vkey).publicKey.equals(pub)).toBe(true);
+      return;
+    }
   });
 
   it('refuses a mangled verifier key, naming the part', () => {
