@@ -48,14 +48,14 @@ async function usage<T>(where: string, body: () => Promise<T> | T): Promise<T> {
   }
 }
 
-/** Writes `text` to `out` (a new file, mode 0644) or standard output. */
+/** Writes `text` to `out` (a new file, mode 0600, as every output) or standard output. */
 async function emit(text: string, out: string | undefined, what: string): Promise<void> {
   if (out === undefined) {
     process.stdout.write(text);
     return;
   }
   try {
-    await writeOutputFile(out, text, { mode: 0o644 });
+    await writeOutputFile(out, text);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST')
       throw new CliExit(EXIT.usage, `--out ${out}: already exists`);
