@@ -17,6 +17,7 @@ import { registerMock } from './commands/mock.js';
 import { registerPeer } from './commands/peer.js';
 import { registerRecord } from './commands/record.js';
 import { registerRun } from './commands/run.js';
+import { registerTlog } from './commands/tlog.js';
 import { EXIT, reportFailure } from './io.js';
 
 export function buildProgram(): Command {
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerCanon(program);
   registerKeygen(program);
   registerVerify(program);
+  registerTlog(program);
   registerAudit(program);
   registerLost(program);
   registerReport(program);

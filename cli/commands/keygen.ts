@@ -1,6 +1,6 @@
 /**
  * @module cli/commands/keygen
- * `a2a-replay keygen --out FILE [--kid ID] [--public FILE] [--force]`: a new receipt key file
+ * `a2a-replay keygen --out FILE [--kid ID] [--public FILE] [--vkey FILE] [--force]`: a new receipt key file
  * (HMAC secret + Ed25519 pair), mode 0600, and optionally its public half for auditors.
  * Prints where it wrote what — never key material.
  *
@@ -14,6 +14,7 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { A2aReplayError } from '../../src/errors.js';
 import { writeSecretFile } from '../../src/receipts/key-file.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { keyVerifierKey } from '../../src/receipts/log-tree.js';
 import { CliExit, EXIT } from '../io.js';
 
 async function write(path: string, text: string, force: boolean, mode: number): Promise<void> {
@@ -53,6 +54,7 @@ interface KeygenOptions {
   out: string;
   kid?: string;
   public?: string;
+  vkey?: string;
   force?: boolean;
   allowUnignored?: boolean;
 }
@@ -64,6 +66,10 @@ export function registerKeygen(program: Command): void {
     .requiredOption('--out <file>', 'key file to write (secret: keep it private)')
     .option('--kid <id>', 'key id recorded in every signature (default: derived from the public key)')
     .option('--public <file>', 'also write the public half, for auditors who verify checkpoints')
+    .option(
+      '--vkey <file>',
+      "also write the key's C2SP verifier key (name+hash+key), which other transparency-log tools take",
+    )
     .option('--force', 'replace existing files')
     .option('--allow-unignored', 'write the key file inside a git work tree although git does not ignore it')
     .action(async (options: KeygenOptions) => {
@@ -78,6 +84,8 @@ export function registerKeygen(program: Command): void {
       const force = options.force === true;
       if (options.public !== undefined && options.public === options.out)
         throw new CliExit(EXIT.usage, '--public must name another file than --out');
+      if (options.vkey !== undefined && (options.vkey === options.out || options.vkey === options.public))
+        throw new CliExit(EXIT.usage, '--vkey must name another file than --out and --public');
       if (options.allowUnignored !== true && (await unignoredInWorkTree(options.out)))
         throw new CliExit(
           EXIT.usage,
@@ -91,6 +99,11 @@ export function registerKeygen(program: Command): void {
       if (options.public !== undefined && pub) {
         await write(options.public, `${canonicalJson(pub)}\n`, force, 0o644);
         process.stdout.write(`wrote public key ${key.kid} to ${options.public}\n`);
+      }
+      const vkey = keyVerifierKey(key);
+      if (options.vkey !== undefined && vkey) {
+        await write(options.vkey, `${vkey}\n`, force, 0o644);
+        process.stdout.write(`wrote verifier key ${vkey} to ${options.vkey}\n`);
       }
     });
 }

@@ -12,7 +12,7 @@
  * not end in a checkpoint included, unless --allow-open), 2 on a usage error (no such file, no
  * key, a bad --jobs).
  */
-import { open, stat } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
 import { entryIncompleteness } from '../../src/observe/entry-reads.js';
@@ -20,6 +20,9 @@ import { printable } from '../../src/printable.js';
 import { defaultVerifyJobs } from '../../src/receipts/verify-jobs.js';
 import { type VerifyResult, verifyReceiptLog } from '../../src/receipts/verify.js';
 import { readRecordingFile } from '../../src/recording/recording-reader.js';
+import { A2aReplayError } from '../../src/errors.js';
+import type { Keyring } from '../../src/receipts/keys.js';
+import { checkSince, noteVerifierOf, scanLogTree } from '../../src/receipts/log-proofs.js';
 import { CliExit, EXIT } from '../io.js';
 import {
   type KeyOptions,
@@ -62,6 +65,8 @@ export function verifySummary(log: string, result: VerifyResult): string {
   else if (result.recordingCheck === 'id only')
     parts.push('not bound to a recording: only the recording id given was compared');
   else if (result.closed) parts.push('not bound to a recording');
+  if (result.notes > 0)
+    parts.push(`${plural(result.notes, 'checkpoint note')} of ${result.origin} match the Merkle tree of the lines`);
   if (result.anchored) parts.push('matches the outside checkpoint');
   if (result.tornTail !== null) parts.push(`torn tail at line ${result.tornTail} skipped`);
   if (result.receiptSignatures === 'unchecked')
@@ -126,11 +131,53 @@ async function checkRecording(log: string, recording: string): Promise<{ ok: boo
   return { ok, lines };
 }
 
+/** `--since`: whether the log extends the tree of a checkpoint note taken earlier, in one line. */
+async function checkSinceNote(
+  log: string,
+  noteFile: string,
+  keyring: Keyring,
+): Promise<{ ok: boolean; line: string; oldSize?: number; newSize?: number }> {
+  let note: string;
+  try {
+    note = await readFile(noteFile, 'utf8');
+  } catch (error) {
+    throw new CliExit(
+      EXIT.usage,
+      `--since ${noteFile}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  const verifiers = keyring.kids.flatMap((kid) => {
+    const key = keyring.get(kid)!;
+    return key.hasEd25519Public ? [noteVerifierOf(key)] : [];
+  });
+  if (verifiers.length === 0)
+    throw new CliExit(EXIT.usage, '--since: no key given holds an Ed25519 public key to check the note with');
+  try {
+    const scan = await scanLogTree(log);
+    const { oldSize, newSize, origin } = checkSince(scan, note, verifiers);
+    return {
+      ok: true,
+      oldSize,
+      newSize,
+      line:
+        `${log}: extends ${noteFile}: ${origin} grew from ${oldSize} to ${newSize} lines ` +
+        '(consistency proof verified)',
+    };
+  } catch (error) {
+    if (!(error instanceof A2aReplayError)) throw error;
+    return { ok: false, line: `${log}: INVALID since ${noteFile}: ${error.message}` };
+  }
+}
+
 export function registerVerify(program: Command): void {
   withOpenEndOptions(withKeyOptions(program.command('verify')))
     .description('verify a signed, hash-chained receipt log (streams it in constant memory)')
     .argument('<log>', 'receipt log (*.receipts.jsonl)')
     .option('--json', 'print the result as JSON')
+    .option(
+      '--since <note>',
+      'a checkpoint note taken earlier (`checkpoint`): the log must extend it (RFC 6962 consistency)',
+    )
     .option(
       '--jobs <n>',
       'threads checking signatures and canonical forms (N - 1 workers and the main one; the chain is ' +
@@ -139,7 +186,7 @@ export function registerVerify(program: Command): void {
     .action(
       async (
         log: string,
-        options: KeyOptions & OpenEndOptions & { json?: boolean; jobs?: string; recording?: string },
+        options: KeyOptions & OpenEndOptions & { json?: boolean; jobs?: string; recording?: string; since?: string },
       ) => {
         const given = options.jobs === undefined ? null : integerOption(options.jobs, 'jobs', 1, 256);
         const inputs = await loadVerifyInputs(log, options);
@@ -152,17 +199,23 @@ export function registerVerify(program: Command): void {
           ...openEnd(options),
         });
         const recording = options.recording === undefined ? undefined : await checkRecording(log, options.recording);
+        const since =
+          options.since === undefined || !result.ok
+            ? undefined
+            : await checkSinceNote(log, options.since, inputs.keyring);
         process.stdout.write(
           options.json
             ? `${JSON.stringify({
                 file: log,
                 ...result,
                 ...(recording === undefined ? {} : { recording: { ok: recording.ok, lines: recording.lines } }),
+                ...(since === undefined ? {} : { since }),
               })}\n`
             : `${printable(verifySummary(log, result))}\n` +
-                (recording === undefined ? '' : `${recording.lines.map((l) => printable(l)).join('\n')}\n`),
+                (recording === undefined ? '' : `${recording.lines.map((l) => printable(l)).join('\n')}\n`) +
+                (since === undefined ? '' : `${printable(since.line)}\n`),
         );
-        if (!result.ok || recording?.ok === false) throw new CliExit(EXIT.drift, '');
+        if (!result.ok || recording?.ok === false || since?.ok === false) throw new CliExit(EXIT.drift, '');
       },
     );
 }

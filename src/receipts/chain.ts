@@ -8,6 +8,7 @@
 import { KeyOrder, canonicalJson, canonicalMembers, sha256Prefixed } from '../canonical/canonical-json.js';
 import { A2aReplayError } from '../errors.js';
 import type { Keyring, ReceiptKey } from './keys.js';
+import { LogTree, logOrigin } from './log-tree.js';
 import { type Unsigned, signCheckpoint, signReceipt } from './signing.js';
 import {
   type Checkpoint,
@@ -124,6 +125,9 @@ export class ReceiptChain {
   #lastWasCheckpoint = false;
   /** The closing checkpoint was sealed: the log ends there. */
   #closed = false;
+  /** Version 4 with an Ed25519 checkpoint key: the Merkle tree of the lines so far, and the log's origin. */
+  readonly #tree: LogTree | null;
+  readonly #origin: string;
   /** Key orders of the three signed line types: constant per log, so sorted once (design §6). */
   readonly #orders = {
     SuspensionReceipt: new KeyOrder(),
@@ -153,6 +157,14 @@ export class ReceiptChain {
       tool: options.tool,
     });
     this.#head = this.header.hash;
+    this.#origin = logOrigin(kid, options.recording, this.header.hash);
+    this.#tree = this.header.line.version >= 4 && this.#key.hasEd25519Secret ? new LogTree() : null;
+    this.#tree?.addLine(this.header.text);
+  }
+
+  /** The log's origin in its checkpoint notes (docs/design.md §6). */
+  get origin(): string {
+    return this.#origin;
   }
 
   /** Hash of the last line sealed (the header's at first). */
@@ -196,14 +208,25 @@ export class ReceiptChain {
    * the closing one, binding the log to `recording` when given (docs/design.md §6).
    */
   checkpoint(final = false, recording: RecordingBinding | null = null): SealedLine<Checkpoint> {
+    const version = this.header.line.version;
     const body: Unsigned<Checkpoint> =
-      this.header.line.version === 2
+      version === 2
         ? { type: 'Checkpoint', size: this.#seq, root: this.#head }
-        : { type: 'Checkpoint', size: this.#seq, root: this.#head, final, recording };
+        : version === 3
+          ? { type: 'Checkpoint', size: this.#seq, root: this.#head, final, recording }
+          : {
+              type: 'Checkpoint',
+              size: this.#seq,
+              root: this.#head,
+              final,
+              recording,
+              note: this.#tree ? this.#tree.note(this.#origin, this.#checkpointKey) : null,
+            };
     const { sig, text } = signedTexts(body, this.#orders.Checkpoint, (bodyText) =>
       signCheckpoint(body, this.#checkpointKey, bodyText),
     );
     const sealed: SealedLine<Checkpoint> = { line: { ...body, sig }, text, hash: sha256Prefixed(text) };
+    this.#tree?.addLine(text);
     this.#head = sealed.hash;
     this.#lastWasCheckpoint = true;
     return sealed;
@@ -241,6 +264,7 @@ export class ReceiptChain {
     // The body becomes the receipt: `sig` is added last, as a spread would, without the copy.
     const receipt = Object.assign(body, { sig }) as unknown as T;
     const sealed: SealedLine<T> = { line: receipt, text, hash: sha256Prefixed(text) };
+    this.#tree?.addLine(text);
     this.#seq = receipt.seq;
     this.#head = sealed.hash;
     this.#lastWasCheckpoint = false;

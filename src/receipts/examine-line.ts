@@ -8,6 +8,7 @@
  */
 import { sha256Prefixed } from '../canonical/canonical-json.js';
 import { formatIssue } from '../protocol/read.js';
+import { leafHash } from '../tlog/merkle.js';
 import type { Keyring } from './keys.js';
 import { lineForm } from './line-form.js';
 import { type LineBlock, type RawLine, splitBlock } from './log-reader.js';
@@ -46,6 +47,8 @@ export type LineFacts =
       /** null: a version-2 checkpoint, which has no `final` (nor `recording`). */
       final: boolean | null;
       recording: RecordingBinding | null;
+      /** Version 4: its checkpoint note, or null; undefined before version 4 (no `note` member). */
+      note: string | null | undefined;
     };
 
 /**
@@ -55,6 +58,11 @@ export type LineFacts =
 export interface ExaminedLine {
   ok: true;
   hash: string;
+  /**
+   * The line's RFC 6962 leaf hash (base64), when the keyring can check checkpoint notes (it holds
+   * an Ed25519 public key); else null.
+   */
+  leaf: string | null;
   facts: LineFacts;
   signature: SignatureCheck | null;
   line?: ReceiptLogLine;
@@ -87,6 +95,7 @@ function factsOf(line: ReceiptLogLine): LineFacts {
         kid: line.sig.kid,
         final: line.final ?? null,
         recording: line.recording ?? null,
+        note: line.note,
       };
     default: {
       const never: never = line;
@@ -148,7 +157,13 @@ export function examineLine(raw: RawLine, keyring: Keyring, keepLine: boolean): 
   } else if (line.type !== 'ReceiptLog' && keyring.hasHmac) {
     signature = checkReceiptSignature(line, line.sig, keyring, body);
   }
-  const examined: ExaminedLine = { ok: true, hash: sha256Prefixed(raw.text), facts: factsOf(line), signature };
+  const examined: ExaminedLine = {
+    ok: true,
+    hash: sha256Prefixed(raw.text),
+    leaf: keyring.hasEd25519Public ? leafHash(raw.text).toString('base64') : null,
+    facts: factsOf(line),
+    signature,
+  };
   if (keepLine) examined.line = line;
   return examined;
 }
@@ -161,20 +176,43 @@ const SIGNATURE_CODES: readonly (SignatureCheck | null)[] = [null, 'ok', 'unknow
  * goes as its object. {@link unpackExamined} reads them back. `line` is not packed.
  */
 export function packExamined(examined: ExaminedLine, out: unknown[]): void {
-  const { facts, hash } = examined;
+  const { facts, hash, leaf } = examined;
   const signature = SIGNATURE_CODES.indexOf(examined.signature);
   switch (facts.type) {
     case 'SuspensionReceipt':
-      out.push(0, hash, signature, facts.seq, facts.prev, facts.kid, facts.taskId);
+      out.push(0, hash, leaf, signature, facts.seq, facts.prev, facts.kid, facts.taskId);
       return;
     case 'ResumptionReceipt':
-      out.push(1, hash, signature, facts.seq, facts.prev, facts.kid, facts.taskId, facts.suspension, facts.outcome);
+      out.push(
+        1,
+        hash,
+        leaf,
+        signature,
+        facts.seq,
+        facts.prev,
+        facts.kid,
+        facts.taskId,
+        facts.suspension,
+        facts.outcome,
+      );
       return;
     case 'Checkpoint':
-      out.push(2, hash, signature, facts.size, facts.root, facts.alg, facts.kid, facts.final, facts.recording);
+      out.push(
+        2,
+        hash,
+        leaf,
+        signature,
+        facts.size,
+        facts.root,
+        facts.alg,
+        facts.kid,
+        facts.final,
+        facts.recording,
+        facts.note,
+      );
       return;
     case 'ReceiptLog':
-      out.push(3, hash, signature, facts.header);
+      out.push(3, hash, leaf, signature, facts.header);
       return;
     default: {
       const never: never = facts;
@@ -188,42 +226,44 @@ export function unpackExamined(packed: readonly unknown[], each: (examined: Exam
   const v = packed as never[];
   for (let i = 0; i < v.length;) {
     const hash = v[i + 1]!;
-    const signature = SIGNATURE_CODES[v[i + 2]!]!;
+    const leaf = v[i + 2]!;
+    const signature = SIGNATURE_CODES[v[i + 3]!]!;
     let facts: LineFacts;
     switch (v[i] as unknown) {
       case 0:
-        facts = { type: 'SuspensionReceipt', seq: v[i + 3]!, prev: v[i + 4]!, kid: v[i + 5]!, taskId: v[i + 6]! };
-        i += 7;
+        facts = { type: 'SuspensionReceipt', seq: v[i + 4]!, prev: v[i + 5]!, kid: v[i + 6]!, taskId: v[i + 7]! };
+        i += 8;
         break;
       case 1:
         facts = {
           type: 'ResumptionReceipt',
-          seq: v[i + 3]!,
-          prev: v[i + 4]!,
-          kid: v[i + 5]!,
-          taskId: v[i + 6]!,
-          suspension: v[i + 7]!,
-          outcome: v[i + 8]!,
+          seq: v[i + 4]!,
+          prev: v[i + 5]!,
+          kid: v[i + 6]!,
+          taskId: v[i + 7]!,
+          suspension: v[i + 8]!,
+          outcome: v[i + 9]!,
         };
-        i += 9;
+        i += 10;
         break;
       case 2:
         facts = {
           type: 'Checkpoint',
-          size: v[i + 3]!,
-          root: v[i + 4]!,
-          alg: v[i + 5]!,
-          kid: v[i + 6]!,
-          final: v[i + 7]!,
-          recording: v[i + 8]!,
+          size: v[i + 4]!,
+          root: v[i + 5]!,
+          alg: v[i + 6]!,
+          kid: v[i + 7]!,
+          final: v[i + 8]!,
+          recording: v[i + 9]!,
+          note: v[i + 10]!,
         };
-        i += 9;
+        i += 11;
         break;
       default:
-        facts = { type: 'ReceiptLog', header: v[i + 3]! };
-        i += 4;
+        facts = { type: 'ReceiptLog', header: v[i + 4]! };
+        i += 5;
     }
-    if (!each({ ok: true, hash, facts, signature })) return false;
+    if (!each({ ok: true, hash, leaf, facts, signature })) return false;
   }
   return true;
 }

@@ -213,6 +213,11 @@ export class ReceiptKey {
     return (this.#hmacKey ??= createSecretKey(this.#secretBytes()));
   }
 
+  /** The Ed25519 public key's 32 bytes (public material), or null without a pair. */
+  ed25519PublicKey(): Uint8Array | null {
+    return this.#edPublic ? Uint8Array.from(this.#edPublic) : null;
+  }
+
   signEd25519(data: Uint8Array): Uint8Array {
     if (!this.#edSecret) throw new A2aReplayError('KEY_INVALID', `key ${this.kid} has no Ed25519 secret key`);
     this.#edSignKey ??= ed25519PrivateKey(this.#edSecret.subarray(0, ED25519_SEED_BYTES));
@@ -305,6 +310,12 @@ export class Keyring {
 
   get size(): number {
     return this.#keys.size;
+  }
+
+  /** True when at least one kid holds an Ed25519 public key (it can check checkpoint notes). */
+  get hasEd25519Public(): boolean {
+    for (const key of this.#keys.values()) if (key.hasEd25519Public) return true;
+    return false;
   }
 
   /** True when at least one kid can check receipt HMACs. */

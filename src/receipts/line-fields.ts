@@ -13,8 +13,11 @@
 import { PAUSE_INITIATORS, PAUSE_MODES } from '../protocol/types.js';
 import { CHECKPOINT_ALGS, RECEIPT_BINDINGS, RESUME_RECEIPT_CAUSES, RESUME_OUTCOMES, SUSPENSION_VIAS } from './types.js';
 
-/** The kinds of line: the header, the two receipts, and checkpoints of format version 2 and 3. */
-export type LineKind = 'header' | 'suspension' | 'resumption' | 'checkpoint-v2' | 'checkpoint';
+/**
+ * The kinds of line: the header, the two receipts, and checkpoints of format version 2, 3 and 4
+ * (`checkpoint` is version 3's; version 4 adds the checkpoint note).
+ */
+export type LineKind = 'header' | 'suspension' | 'resumption' | 'checkpoint-v2' | 'checkpoint' | 'checkpoint-v4';
 
 /** The `type` member of each kind. */
 export const LINE_TYPES = {
@@ -23,6 +26,7 @@ export const LINE_TYPES = {
   resumption: 'ResumptionReceipt',
   'checkpoint-v2': 'Checkpoint',
   checkpoint: 'Checkpoint',
+  'checkpoint-v4': 'Checkpoint',
 } as const satisfies Record<LineKind, string>;
 
 /** The shape of a member's value. */
@@ -52,6 +56,8 @@ export type FieldShape =
   | { kind: 'sig'; algs: readonly string[] }
   /** A closing checkpoint's `{id, lastLineHash, lines}` (docs/design.md §6). */
   | { kind: 'recording-binding' }
+  /** A checkpoint note: a C2SP signed note, text of several lines (docs/design.md §6). */
+  | { kind: 'note' }
   /** The header's format name: exactly `RECEIPT_FORMAT`. */
   | { kind: 'format' }
   /** The header's format version: one of `RECEIPT_VERSIONS`. */
@@ -89,8 +95,9 @@ export interface LineField {
 const RECEIPTS: readonly LineKind[] = ['suspension', 'resumption'];
 const SUSPENSION: readonly LineKind[] = ['suspension'];
 const RESUMPTION: readonly LineKind[] = ['resumption'];
-const CHECKPOINTS: readonly LineKind[] = ['checkpoint-v2', 'checkpoint'];
-const CHECKPOINT_V3: readonly LineKind[] = ['checkpoint'];
+const CHECKPOINTS: readonly LineKind[] = ['checkpoint-v2', 'checkpoint', 'checkpoint-v4'];
+const CHECKPOINT_V3: readonly LineKind[] = ['checkpoint', 'checkpoint-v4'];
+const CHECKPOINT_V4: readonly LineKind[] = ['checkpoint-v4'];
 const HEADER: readonly LineKind[] = ['header'];
 const HMAC_ONLY = ['hmac-sha256'] as const;
 
@@ -144,11 +151,12 @@ export const LINE_FIELDS: readonly LineField[] = [
   { name: 'links', shape: { kind: 'links' }, nullable: false, kinds: RESUMPTION },
   { name: 'binding', shape: { kind: 'enum', values: RECEIPT_BINDINGS }, nullable: false, kinds: RECEIPTS },
   { name: 'repaired', shape: { kind: 'repaired' }, nullable: false, kinds: RECEIPTS },
-  // Checkpoints (docs/design.md §6: version 3 adds `final` and `recording`).
+  // Checkpoints (docs/design.md §6: version 3 adds `final` and `recording`, version 4 `note`).
   { name: 'size', shape: { kind: 'integer', min: 0 }, nullable: false, kinds: CHECKPOINTS },
   { name: 'root', shape: hash, nullable: false, kinds: CHECKPOINTS },
   { name: 'final', shape: bool, nullable: false, kinds: CHECKPOINT_V3 },
   { name: 'recording', shape: { kind: 'recording-binding' }, nullable: true, kinds: CHECKPOINT_V3 },
+  { name: 'note', shape: { kind: 'note' }, nullable: true, kinds: CHECKPOINT_V4 },
   { name: 'sig', shape: { kind: 'sig', algs: HMAC_ONLY }, nullable: false, kinds: RECEIPTS },
   { name: 'sig', shape: { kind: 'sig', algs: CHECKPOINT_ALGS }, nullable: false, kinds: CHECKPOINTS },
 ];
@@ -178,6 +186,7 @@ function byKind<T>(of: (kind: LineKind) => T): Record<LineKind, T> {
     resumption: of('resumption'),
     'checkpoint-v2': of('checkpoint-v2'),
     checkpoint: of('checkpoint'),
+    'checkpoint-v4': of('checkpoint-v4'),
   };
 }
 

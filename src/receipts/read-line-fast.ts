@@ -129,6 +129,8 @@ function shapeOf(shape: FieldShape, value: unknown): unknown {
       return sigOf(value, shape.algs) ?? INVALID;
     case 'recording-binding':
       return bindingOf(value) ?? INVALID;
+    case 'note':
+      return typeof value === 'string' ? value : INVALID;
     // Header members: a header is read the general way.
     case 'format':
     case 'version':
@@ -170,7 +172,7 @@ export function readReceiptLineFast(value: unknown): ReceiptLogLine | null {
     case 'ResumptionReceipt':
       return lineOf(value, 'resumption');
     case 'Checkpoint':
-      return lineOf(value, 'final' in value ? 'checkpoint' : 'checkpoint-v2');
+      return lineOf(value, 'note' in value ? 'checkpoint-v4' : 'final' in value ? 'checkpoint' : 'checkpoint-v2');
     default:
       return null;
   }

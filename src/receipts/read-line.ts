@@ -128,6 +128,8 @@ function readShape(shape: FieldShape, value: unknown, field: string): unknown {
       return sig(value, field, shape.algs);
     case 'recording-binding':
       return readRecordingBinding(value);
+    case 'note':
+      return string(value, field);
     case 'format':
       if (value !== RECEIPT_FORMAT) fail(field, `"${RECEIPT_FORMAT}"`, value);
       return value;
@@ -194,8 +196,9 @@ function readKind(r: Record<string, unknown>, kind: LineKind): ReceiptLogLine {
   return line as unknown as ReceiptLogLine;
 }
 
-/** A version-2 checkpoint has neither `final` nor `recording`; a version-3 one has both. */
+/** A version-2 checkpoint has neither `final` nor `recording`; a version-3 one has both; a version-4 one `note` too. */
 function checkpointKind(r: Record<string, unknown>): LineKind {
+  if ('note' in r) return 'checkpoint-v4';
   return !('final' in r) && !('recording' in r) ? 'checkpoint-v2' : 'checkpoint';
 }
 

@@ -90,6 +90,33 @@ function own(s: string): string {
   return s.length < 13 ? s : Buffer.from(s, 'utf8').toString('utf8');
 }
 
+/**
+ * A checkpoint note: a string whose only escape is `\n` (a note's lines); anything else that
+ * needs an escape declines, as in {@link str}.
+ */
+function noteStr(): string {
+  const s = t;
+  let k = i;
+  if (s.charCodeAt(k) !== 34) decline();
+  let start = ++k;
+  let out = '';
+  for (;;) {
+    const c = s.charCodeAt(k);
+    if (c === 34) break;
+    if (c === 0x5c) {
+      if (s.charCodeAt(k + 1) !== 110) decline();
+      out += `${s.slice(start, k)}\n`;
+      k += 2;
+      start = k;
+      continue;
+    }
+    if (!(c >= 0x20 && (c < 0xd800 || c > 0xdfff))) decline();
+    k++;
+  }
+  i = k + 1;
+  return out + s.slice(start, k);
+}
+
 /** `"` prefix, `digits` lower-case hex digits, `"`. */
 function hex(prefix: string, digits: number): string {
   const s = t;
@@ -297,6 +324,8 @@ function value(field: LineField, plan: ScanPlan): unknown {
       return sig(shape.algs);
     case 'recording-binding':
       return binding();
+    case 'note':
+      return noteStr();
     // A header is read the general way.
     case 'format':
     case 'version':
@@ -331,7 +360,9 @@ function planOf(kind: LineKind): ScanPlan {
 }
 
 /** The kinds a scan reads (never a header), told apart by their first two members. */
-const PLANS: readonly ScanPlan[] = (['checkpoint', 'checkpoint-v2', 'suspension', 'resumption'] as const).map(planOf);
+const PLANS: readonly ScanPlan[] = (
+  ['checkpoint-v4', 'checkpoint', 'checkpoint-v2', 'suspension', 'resumption'] as const
+).map(planOf);
 
 /** A line of `plan`'s kind from the start of the text, or undefined when its first two keys are not that kind's. */
 function lineOf(plan: ScanPlan): ReceiptLogLine | undefined {

@@ -8,10 +8,13 @@ import type { JsonValue } from '../canonical/canonical-json.js';
 import type { PauseInitiator, PauseMode, ResumeConditions } from '../protocol/types.js';
 
 export const RECEIPT_FORMAT = 'a2a-replay.receipts';
-/** The format version this build writes: 3 marks the closing checkpoint and binds it to its recording. */
-export const RECEIPT_VERSION = 3;
-/** The format versions this build reads: 2 (checkpoints without `final` and `recording`) and 3. */
-export const RECEIPT_VERSIONS = [2, 3] as const;
+/**
+ * The format version this build writes: 3 marks the closing checkpoint and binds it to its
+ * recording; 4 adds each checkpoint's C2SP note over the Merkle tree of the lines before it.
+ */
+export const RECEIPT_VERSION = 4;
+/** The format versions this build reads: 2 (checkpoints without `final` and `recording`), 3 and 4. */
+export const RECEIPT_VERSIONS = [2, 3, 4] as const;
 export type ReceiptLogVersion = (typeof RECEIPT_VERSIONS)[number];
 /** DSSE-style payload type signed by the HMAC (PAE). */
 export const RECEIPT_PAYLOAD_TYPE = 'application/vnd.a2a-replay.receipt.v1+json';
@@ -181,6 +184,12 @@ export interface Checkpoint {
   final?: boolean;
   /** Version 3: the closing checkpoint's recording, when the writer knew it; else null. Absent in version 2. */
   recording?: RecordingBinding | null;
+  /**
+   * Version 4: the C2SP checkpoint note (signed note text) over the RFC 6962 tree of the log's
+   * lines before this one, signed with the checkpoint key's Ed25519 secret; null when the log's
+   * checkpoints are HMAC-signed (no Ed25519 pair). Absent before version 4.
+   */
+  note?: string | null;
   sig: CheckpointSignature;
 }
 

@@ -9,6 +9,7 @@ import { A2aReplayError } from '../errors.js';
 import { type Examined, type ExaminedLine, type LineFacts, examineLine } from './examine-line.js';
 import type { Keyring } from './keys.js';
 import { type RawLine, readLogChunks, splitLogBytes } from './log-reader.js';
+import { LogTree, logOrigin } from './log-tree.js';
 import { checkCheckpointSignature } from './signing.js';
 import { verifyWithWorkers } from './verify-jobs.js';
 import type { Checkpoint, ReceiptLogHeader, ReceiptLogLine, ReceiptLogVersion, RecordingBinding } from './types.js';
@@ -57,6 +58,12 @@ export interface VerifyResult {
   anchored: boolean;
   /** A torn last line that `allowTornTail` let pass. */
   tornTail: number | null;
+  /**
+   * Version 4: checkpoints whose C2SP note was checked (signature, origin, and the Merkle root of
+   * the lines before it); the log's origin, when its header was read.
+   */
+  notes: number;
+  origin: string | null;
   firstError?: VerifyFailure;
 }
 
@@ -116,6 +123,10 @@ export class ReceiptLogVerifier {
   #lineAtAnchorSize: number | null = null;
   #tornTail: number | null = null;
   #error: VerifyFailure | null = null;
+  /** Version 4 logs with Ed25519 checkpoints: the Merkle tree of the lines so far, and the origin. */
+  #tree: LogTree | null = null;
+  #origin: string | null = null;
+  #notes = 0;
 
   constructor(options: VerifyOptions) {
     this.#options = options;
@@ -169,6 +180,9 @@ export class ReceiptLogVerifier {
     this.#lineAtAnchorSize = other.#lineAtAnchorSize;
     this.#tornTail = other.#tornTail;
     this.#error = other.#error;
+    this.#tree = other.#tree?.clone() ?? null;
+    this.#origin = other.#origin;
+    this.#notes = other.#notes;
   }
 
   /** False once a line failed: later lines are ignored. */
@@ -248,6 +262,8 @@ export class ReceiptLogVerifier {
       head: this.#head,
       anchored: anchor !== undefined && this.#anchorMatched,
       tornTail: this.#tornTail,
+      notes: this.#notes,
+      origin: this.#origin,
       ...(this.#error ? { firstError: this.#error } : {}),
     };
   }
@@ -313,8 +329,10 @@ export class ReceiptLogVerifier {
 
   #checkInOrder(examined: ExaminedLine, n: number): VerifyFailure | null {
     const { facts, hash } = examined;
-    const failure = this.#header === null ? this.#checkHeader(facts, n) : this.#checkBody(examined, n, this.#header);
+    const failure =
+      this.#header === null ? this.#checkHeader(facts, hash, n) : this.#checkBody(examined, n, this.#header);
     if (failure) return failure;
+    if (this.#tree && examined.leaf !== null) this.#tree.addLeaf(Buffer.from(examined.leaf, 'base64'));
     this.#previous = facts.type;
     this.#head = hash;
     if (facts.type === 'SuspensionReceipt') this.#open.set(hash, facts.taskId);
@@ -326,7 +344,7 @@ export class ReceiptLogVerifier {
     return null;
   }
 
-  #checkHeader(facts: LineFacts, n: number): VerifyFailure | null {
+  #checkHeader(facts: LineFacts, hash: string, n: number): VerifyFailure | null {
     if (facts.type !== 'ReceiptLog')
       return {
         line: n,
@@ -334,6 +352,37 @@ export class ReceiptLogVerifier {
         message: `line ${n} is a ${facts.type}, but a log starts with its header`,
       };
     this.#header = facts.header;
+    const { alg, kid } = facts.header.checkpoint;
+    this.#origin = logOrigin(kid, facts.header.recording, hash);
+    if (facts.header.version >= 4 && alg === 'ed25519' && this.#options.keyring.get(kid)?.hasEd25519Public)
+      this.#tree = new LogTree();
+    return null;
+  }
+
+  /** Version 4: a checkpoint's note is there when it must be, and commits to the lines before it. */
+  #checkNote(
+    facts: Extract<LineFacts, { type: 'Checkpoint' }>,
+    n: number,
+    header: ReceiptLogHeader,
+  ): VerifyFailure | null {
+    const fail = (reason: VerifyFailureReason, message: string): VerifyFailure => ({ line: n, reason, message });
+    if (header.version < 4)
+      return facts.note === undefined
+        ? null
+        : fail('malformed_line', `line ${n}: a checkpoint with a note in a version-${header.version} log`);
+    if (facts.note === undefined)
+      return fail('malformed_line', `line ${n}: a checkpoint without a note member in a version-${header.version} log`);
+    if (header.checkpoint.alg !== 'ed25519')
+      return facts.note === null
+        ? null
+        : fail('malformed_line', `line ${n}: an HMAC-signed checkpoint carries a note (notes are Ed25519-signed)`);
+    if (facts.note === null)
+      return fail('checkpoint_mismatch', `line ${n}: an Ed25519-signed checkpoint without its checkpoint note`);
+    const key = this.#options.keyring.get(facts.kid);
+    if (!this.#tree || !key) return null;
+    const problem = this.#tree.checkNote(facts.note, this.#origin!, key);
+    if (problem) return fail('checkpoint_mismatch', `line ${n}: ${problem}`);
+    this.#notes++;
     return null;
   }
 
@@ -430,6 +479,8 @@ export class ReceiptLogVerifier {
         }
         const chain = this.#checkPrev(facts.root, n, 'checkpoint');
         if (chain) return chain;
+        const note = this.#checkNote(facts, n, header);
+        if (note) return note;
         this.#checkpoints++;
         this.#vouched = facts.size;
         if (facts.final === true) {

@@ -91,9 +91,13 @@ describe('a2a-replay verify', () => {
   it('exits 0 with a one-line summary for an untouched log', async () => {
     const r = await runCli(['verify', log, '--key', keyA]);
     expect(r.code).toBe(0);
-    // Six checkpoints every 10 receipts, then the closing one (written without a recording to bind).
+    // Six checkpoints every 10 receipts, then the closing one (written without a recording to bind),
+    // each with its note over the Merkle tree of the lines before it.
     expect(r.stdout).toMatch(
-      /: ok: 60 receipts, 7 checkpoints, 68 lines; kids key-a; closed by a checkpoint; not bound to a recording\n$/,
+      new RegExp(
+        ': ok: 60 receipts, 7 checkpoints, 68 lines; kids key-a; closed by a checkpoint; not bound to a ' +
+          'recording; 7 checkpoint notes of a2a-replay/key-a/rec-e2e match the Merkle tree of the lines\\n$',
+      ),
     );
     expectNoSecrets(r.stdout, r.stderr);
   });

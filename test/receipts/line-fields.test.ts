@@ -27,7 +27,7 @@ function kindOf(line: Record<string, unknown>): LineKind {
     case 'ResumptionReceipt':
       return 'resumption';
     default:
-      return 'final' in line ? 'checkpoint' : 'checkpoint-v2';
+      return 'note' in line ? 'checkpoint-v4' : 'final' in line ? 'checkpoint' : 'checkpoint-v2';
   }
 }
 
@@ -36,6 +36,7 @@ describe('the members of a receipt log line', () => {
     const lines = [
       ...buildLogLines({ count: 6, keyring: new Keyring([fixedKey('key-lf')]), checkpointEvery: 2 }),
       ...buildLogLines({ count: 4, keyring: new Keyring([fixedKey('key-lf-2')]), checkpointEvery: 2, version: 2 }),
+      ...buildLogLines({ count: 4, keyring: new Keyring([fixedKey('key-lf-3')]), checkpointEvery: 2, version: 3 }),
     ];
     const seen = new Set<LineKind>();
     for (const text of lines) {
@@ -45,7 +46,14 @@ describe('the members of a receipt log line', () => {
       expect(Object.keys(line), text).toEqual([...fieldsOf(kind).map((f) => f.name)].sort());
       if (kind !== 'header') expect(Object.keys(line), text).toEqual(canonicalOrderOf(kind));
     }
-    expect([...seen].sort()).toEqual(['checkpoint', 'checkpoint-v2', 'header', 'resumption', 'suspension']);
+    expect([...seen].sort()).toEqual([
+      'checkpoint',
+      'checkpoint-v2',
+      'checkpoint-v4',
+      'header',
+      'resumption',
+      'suspension',
+    ]);
   });
 
   it('are the members of the drafts, but those the chain adds, and bound the texts the table marks', () => {
