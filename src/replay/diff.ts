@@ -21,7 +21,8 @@ import { IdMap } from './substitution.js';
 /** Fields ignored by default, per line type. */
 export const VOLATILE_FIELDS = {
   receipt: ['sig', 'seq', 'prev', 'suspension', 'pausedAt', 'pausedUntil', 'resumedAt'],
-  checkpoint: ['root', 'sig'],
+  // A checkpoint note commits to the lines before it, so it shifts with them (docs/design.md §6).
+  checkpoint: ['root', 'sig', 'note'],
   header: ['createdAt', 'tool'],
 } as const;
 
@@ -39,10 +40,10 @@ export const OTHER_SESSION_FIELDS = {
 
 /**
  * Extra fields ignored when the two logs are of different format versions (docs/design.md §6: a
- * version-2 golden and a version-3 log of the same session differ in the version and in the
- * checkpoint members version 3 added, not in what happened).
+ * version-2 or -3 golden and a later log of the same session differ in the version and in the
+ * checkpoint members the later versions added, not in what happened).
  */
-export const FORMAT_VERSION_FIELDS = { header: ['version'], checkpoint: ['final', 'recording'] } as const;
+export const FORMAT_VERSION_FIELDS = { header: ['version'], checkpoint: ['final', 'recording', 'note'] } as const;
 
 /** Extra fields ignored when the replay could not sign with the golden key. */
 export const UNSIGNED_VOLATILE_FIELDS = { header: ['kids', 'checkpoint'], checkpoint: [] as string[] } as const;

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { canonicalJson, sha256Prefixed } from '../../src/canonical/canonical-json.js';
 import { ReceiptChain } from '../../src/receipts/chain.js';
 import { buildSuspensionDraft } from '../../src/receipts/drafts.js';
+import { LogTree } from '../../src/receipts/log-tree.js';
 import { Keyring, generateReceiptKey } from '../../src/receipts/keys.js';
 import { signCheckpoint } from '../../src/receipts/signing.js';
 import { runCli } from '../helpers/cli.js';
@@ -45,17 +46,23 @@ function writeLog(file: string, count: number): void {
   const [middle, afterSeq] = afterPrev.split('"seq":1,') as [string, string];
   const [tail, end] = afterSeq.split('task-000000000') as [string, string];
   const lines = [chain.header.text];
+  // The Merkle tree of the lines, for each checkpoint's note (docs/design.md §6).
+  const tree = new LogTree();
+  tree.addLine(chain.header.text);
   let head = chain.header.hash;
   const checkpoint = (size: number, final: boolean): void => {
-    const body = { type: 'Checkpoint' as const, size, root: head, final, recording: null };
+    const note = tree.note(chain.origin, key);
+    const body = { type: 'Checkpoint' as const, size, root: head, final, recording: null, note };
     const text = canonicalJson({ ...body, sig: signCheckpoint(body, key) });
     lines.push(text);
+    tree.addLine(text);
     head = sha256Prefixed(text);
   };
   for (let seq = 1; seq <= count; seq++) {
     const task = `task-${String(seq).padStart(9, '0')}`;
     const text = `${beforePrev}"prev":"${head}"${middle}"seq":${seq},${tail}${task}${end}`;
     lines.push(text);
+    tree.addLine(text);
     head = sha256Prefixed(text);
     if (seq % 256 === 0) checkpoint(seq, false);
   }

@@ -7,6 +7,11 @@ import { chmod, copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } fro
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { loadKeyFile } from '../../src/receipts/key-file.js';
+import { readRecordingBinding } from '../../src/receipts/recording-binding.js';
+import { signCheckpoint } from '../../src/receipts/signing.js';
+import type { Checkpoint } from '../../src/receipts/types.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 
 const SCENARIO = join(ROOT, 'golden/caller-pause-finish-step');
@@ -19,7 +24,12 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** The scenario's recording with one artifact added to its last recorded answer, beside its golden log. */
+/**
+ * The scenario's recording with one artifact added to its last recorded answer, beside its golden
+ * log. The log's closing checkpoint binds the recording's last line (docs/design.md §6), so the
+ * copy binds the edited recording, signed again with the golden key: the log is the one a
+ * recorder would have closed over this recording, and only the answer's content differs.
+ */
 async function withExtraArtifact(): Promise<string> {
   const lines = (await readFile(join(SCENARIO, 'recording.jsonl'), 'utf8')).trimEnd().split('\n');
   const last = lines.length - 1;
@@ -28,7 +38,12 @@ async function withExtraArtifact(): Promise<string> {
   lines[last] = JSON.stringify(entry);
   const recording = join(dir, 'recording.jsonl');
   await writeFile(recording, `${lines.join('\n')}\n`);
-  await copyFile(join(SCENARIO, 'recording.receipts.jsonl'), join(dir, 'recording.receipts.jsonl'));
+  const log = (await readFile(join(SCENARIO, 'recording.receipts.jsonl'), 'utf8')).trimEnd().split('\n');
+  const { sig: _sig, ...closing } = JSON.parse(log.at(-1) as string) as Checkpoint;
+  closing.recording = await readRecordingBinding(recording);
+  const { key } = await loadKeyFile(join(ROOT, 'golden/test-key.json'));
+  log[log.length - 1] = canonicalJson({ ...closing, sig: signCheckpoint(closing, key) });
+  await writeFile(join(dir, 'recording.receipts.jsonl'), `${log.join('\n')}\n`);
   return recording;
 }
 
