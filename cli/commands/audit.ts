@@ -4,12 +4,16 @@
  * one row per suspension — who paused which task, when, why, under which conditions, and how it
  * ended — verified as it reads: a log that does not verify is reported (exit 1), not audited. An
  * agent-initiated pause that a client requested (`AwaitTaskResumption`) as a principal other than
- * the agent's own is flagged (docs/design.md §6).
+ * the agent's own is flagged (docs/design.md §6). With `--recording`, `--json` gives each row the
+ * observer rules that decided it, worked out again from the recording (§14.8).
  */
 import type { Command } from 'commander';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { A2aReplayError } from '../../src/errors.js';
+import { VerdictRules } from '../../src/observe/verdict-rules.js';
 import { printable } from '../../src/printable.js';
-import { type AuditFilter, type AuditRow, auditReceiptLog } from '../../src/receipts/audit.js';
+import { type AuditFilter, type AuditRow, type RulesOf, auditReceiptLog } from '../../src/receipts/audit.js';
+import { readRecordingFile } from '../../src/recording/recording-reader.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
 import {
   type KeyOptions,
@@ -89,6 +93,31 @@ export function auditTableLines(rows: readonly AuditRow[]): Iterable<string> {
   return textTableLines(AUDIT_HEADER, rows, auditCells);
 }
 
+/**
+ * The rules of each pause of the recording `file`, by Suspension span: the observer run over it
+ * again (it is pure, so it decides as it did when the receipts were made, docs/design.md §14.8).
+ */
+async function rulesOfRecording(file: string, allowTornTail: boolean): Promise<RulesOf> {
+  let rules: VerdictRules | undefined;
+  let lastAt = '';
+  try {
+    for await (const read of readRecordingFile(file, { allowTornTail, source: file })) {
+      if (read.kind === 'header') {
+        rules = new VerdictRules(read.header.id);
+        lastAt = read.header.createdAt;
+      } else {
+        rules?.observe(read.entry);
+        lastAt = read.entry.at;
+      }
+    }
+  } catch (error) {
+    if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
+    throw error;
+  }
+  rules?.finish(lastAt);
+  return (span) => rules?.of(span);
+}
+
 interface AuditCommandOptions extends KeyOptions, OpenEndOptions {
   json?: boolean;
   task?: string;
@@ -100,7 +129,11 @@ export function registerAudit(program: Command): void {
   withOpenEndOptions(withKeyOptions(program.command('audit')))
     .description('who paused which task, when, why, and how it ended (verifies the log as it reads)')
     .argument('<log>', 'receipt log (*.receipts.jsonl)')
-    .option('--json', 'print the rows as a JSON array')
+    .option(
+      '--json',
+      'print the rows as a JSON array; each row\'s "rules" ({pause, end}: the observer rules that proved and ' +
+        'ended it) are worked out from --recording, and null without it (a receipt log holds no rule)',
+    )
     .option('--task <id>', 'only this task')
     .option('--initiator <who>', 'only pauses initiated by "client" or "agent"')
     .option(
@@ -122,12 +155,17 @@ export function registerAudit(program: Command): void {
         filter.initiatedBy = INITIATORS[options.initiator];
       }
       const inputs = await loadVerifyInputs(log, options);
+      const rulesOf =
+        options.json && options.recording !== undefined
+          ? await rulesOfRecording(options.recording, options.allowTornTail === true)
+          : undefined;
       const result = await auditReceiptLog(log, {
         keyring: inputs.keyring,
         ...(inputs.anchor ? { anchor: inputs.anchor } : {}),
         ...(inputs.recording ? { recording: inputs.recording } : {}),
         filter,
         agentPrincipals: options.agentPrincipal,
+        ...(rulesOf ? { rulesOf } : {}),
         ...openEnd(options),
       });
       if (!result.verify.ok) {

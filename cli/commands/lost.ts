@@ -223,11 +223,22 @@ function describeSource(source: Source): string {
 }
 
 const LOST_HEADER = ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'PAUSE REASON'];
+/** With the rules known (a recording): the rule that declared each pause lost (docs/design.md §14.8). */
+const LOST_HEADER_WITH_RULE = ['TASK', 'INITIATOR', 'REASON', 'RULE', 'SINCE', 'PAUSE REASON'];
 
 const lostCells = (l: LostPauseListing): string[] => [
   l.taskId,
   l.initiatedBy ?? '-',
   l.reason,
+  l.since,
+  l.pauseReason === null ? '-' : JSON.stringify(l.pauseReason),
+];
+
+const lostCellsWithRule = (l: LostPauseListing): string[] => [
+  l.taskId,
+  l.initiatedBy ?? '-',
+  l.reason,
+  l.rule ?? '-',
   l.since,
   l.pauseReason === null ? '-' : JSON.stringify(l.pauseReason),
 ];
@@ -246,7 +257,9 @@ function* render(
     return;
   }
   yield `${lost.length} lost pause${lost.length === 1 ? '' : 's'} in ${file} (${describeSource(source)})`;
-  yield* textTableLines(LOST_HEADER, lost, lostCells);
+  // A receipt log holds no rule: its table has no RULE column rather than one of dashes.
+  if (lost.some((l) => l.rule !== null)) yield* textTableLines(LOST_HEADER_WITH_RULE, lost, lostCellsWithRule);
+  else yield* textTableLines(LOST_HEADER, lost, lostCells);
 }
 
 export function registerLost(program: Command): void {

@@ -6,7 +6,7 @@
 import type { JsonValue } from '../canonical/canonical-json.js';
 import type { PauseInitiator } from '../protocol/types.js';
 import { type VerifiedLine, type VerifyOptions, type VerifyResult, verifyReceiptLog } from './verify.js';
-import type { ReceiptBinding, ResumeReceiptCause, SuspensionReceipt, SuspensionVia } from './types.js';
+import type { ReceiptBinding, ResumeReceiptCause, SpanRef, SuspensionReceipt, SuspensionVia } from './types.js';
 
 /** How a suspension ended: `open` when no closing receipt was logged. */
 export type AuditOutcome = 'resumed' | 'canceled' | 'failed' | 'open';
@@ -42,7 +42,23 @@ export interface AuditRow {
    * False only in a log accepted with `allowOpen`: the rows after its last checkpoint.
    */
   vouched: boolean;
+  /**
+   * The observer rules that decided this suspension (docs/design.md §14.8): `pause` proved it,
+   * `end` closed it or declared it lost (null while nothing did). A receipt log holds no rule, so
+   * they are worked out again from the recording given beside the log; null without one, or when
+   * the recording shows no pause with this receipt's span.
+   */
+  rules: AuditRules | null;
 }
+
+/** The rules that decided a suspension, as the observer names them (docs/design.md §14.8). */
+export interface AuditRules {
+  readonly pause: string | null;
+  readonly end: string | null;
+}
+
+/** The rules of the pause whose Suspension span is `span`, undefined when unknown. */
+export type RulesOf = (span: SpanRef) => AuditRules | undefined;
 
 /**
  * `agent-pause-requested-by-other-principal`: an agent-initiated pause that arrived as a client
@@ -75,6 +91,8 @@ export class AuditCollector {
   readonly #rows = new Map<string, AuditRow>();
   /** The highest receipt seq each row rests on. */
   readonly #lastSeq = new Map<AuditRow, number>();
+  /** Each row's Suspension span, by which its rules are found. */
+  readonly #span = new Map<AuditRow, SpanRef>();
   readonly #agentPrincipals: ReadonlySet<string>;
   #orphans = 0;
 
@@ -115,8 +133,10 @@ export class AuditCollector {
           rejectedCodes: [],
           flags: this.#flagsOf(line),
           vouched: true,
+          rules: null,
         };
         this.#rows.set(hash, row);
+        this.#span.set(row, line.span);
         this.#lastSeq.set(row, line.seq);
         return;
       }
@@ -153,22 +173,29 @@ export class AuditCollector {
     return this.#orphans;
   }
 
-  /** Rows in log order, filtered; `vouched` is how many receipts a checkpoint covers (default all). */
-  rows(filter: AuditFilter = {}, vouched = Number.POSITIVE_INFINITY): AuditRow[] {
+  /**
+   * Rows in log order, filtered; `vouched` is how many receipts a checkpoint covers (default all);
+   * `rulesOf` gives each row its rules (else they are null).
+   */
+  rows(filter: AuditFilter = {}, vouched = Number.POSITIVE_INFINITY, rulesOf?: RulesOf): AuditRow[] {
     return [...this.#rows.values()]
       .filter(
         (r) =>
           (filter.taskId === undefined || r.taskId === filter.taskId) &&
           (filter.initiatedBy === undefined || r.initiatedBy === filter.initiatedBy),
       )
-      .map((r) => ({ ...r, vouched: (this.#lastSeq.get(r) ?? 0) <= vouched }));
+      .map((r) => {
+        const span = this.#span.get(r);
+        const rules = rulesOf && span ? (rulesOf(span) ?? null) : null;
+        return { ...r, vouched: (this.#lastSeq.get(r) ?? 0) <= vouched, rules };
+      });
   }
 }
 
 /** Verifies `path` while collecting rows; rows are returned only when the log verifies. */
 export async function auditReceiptLog(
   path: string,
-  options: VerifyOptions & AuditCollectorOptions & { filter?: AuditFilter },
+  options: VerifyOptions & AuditCollectorOptions & { filter?: AuditFilter; rulesOf?: RulesOf },
 ): Promise<AuditResult> {
   const collector = new AuditCollector(options.agentPrincipals ? { agentPrincipals: options.agentPrincipals } : {});
   const outer = options.onLine;
@@ -181,7 +208,7 @@ export async function auditReceiptLog(
   });
   return {
     verify,
-    rows: verify.ok ? collector.rows(options.filter, verify.vouched) : [],
+    rows: verify.ok ? collector.rows(options.filter, verify.vouched, options.rulesOf) : [],
     orphans: collector.orphans,
   };
 }

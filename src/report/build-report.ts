@@ -7,7 +7,8 @@
  * lists), so the report never disagrees with `lost`, `audit` or Jaeger.
  */
 import { type JsonValue, sha256Prefixed } from '../canonical/canonical-json.js';
-import { AuditCollector, type AuditRow } from '../receipts/audit.js';
+import { VerdictRules } from '../observe/verdict-rules.js';
+import { AuditCollector, type AuditRow, type RulesOf } from '../receipts/audit.js';
 import type { Keyring } from '../receipts/keys.js';
 import { readLogChunks } from '../receipts/log-reader.js';
 import { readReceiptLogLine } from '../receipts/read-line.js';
@@ -129,13 +130,17 @@ class ReceiptRows {
     }
   }
 
-  /** The rows with their lost verdicts (`lostOf`: the reason, or null) and verification status. */
+  /**
+   * The rows with their lost verdicts (`lostOf`: the reason, or null), verification status and,
+   * given `rulesOf`, the rules that decided them (docs/design.md §14.8).
+   */
   build(
     lostOf: (row: AuditRow) => string | null,
     verification: (line: number, seq: number) => ReportRow['verification'],
+    rulesOf?: RulesOf,
   ): ShownPause[] {
     const shown: ShownPause[] = [];
-    for (const row of this.#collector.rows()) {
+    for (const row of this.#collector.rows({}, Number.POSITIVE_INFINITY, rulesOf)) {
       const o = this.#observed.get(row.suspension);
       const lost = row.outcome === 'open' ? lostOf(row) : null;
       const ended = endedText(row);
@@ -153,6 +158,7 @@ class ReceiptRows {
         traceId: o?.span.traceId ?? null,
         spanId: o?.span.spanId ?? null,
         verification: verification(row.line, o?.lastSeq ?? 0),
+        rules: row.rules,
       };
       const lane: LanePause = {
         from: o?.from ?? Date.parse(row.pausedAt),
@@ -217,6 +223,16 @@ interface RecordingData {
   states: Map<string, LaneState[]>;
   pauses: ShownPause[];
   notes: string[];
+  /** The rules that decided each pause, by Suspension span (a receipt log's rows are matched by it). */
+  rulesOf: RulesOf;
+}
+
+/** The rules of each pause of a recording: a second observer run over its entries (§14.8). */
+function rulesOfEntries(id: string, entries: readonly RecordingEntry[], createdAt: string): RulesOf {
+  const rules = new VerdictRules(id);
+  for (const entry of entries) rules.observe(entry);
+  rules.finish(entries.at(-1)?.at ?? createdAt);
+  return (span) => rules.of(span);
 }
 
 async function recordingData(file: string): Promise<RecordingData> {
@@ -236,15 +252,18 @@ async function recordingData(file: string): Promise<RecordingData> {
     if (line) receipts.add(line, sha256Prefixed(text), i + 1);
   });
   const lostByTask = new Map(collector.lost.map((l) => [l.taskId, l.reason]));
+  const rulesOf = rulesOfEntries(recording.header.id, recording.entries, recording.header.createdAt);
   const pauses = receipts.build(
     (row) => lostByTask.get(row.taskId) ?? null,
     () => ({ status: 'not checked', why: 'derived from the recording; pass its receipt log to verify' }),
+    rulesOf,
   );
   return {
     id: recording.header.id,
     states: statesOf(recording.entries),
     pauses,
     notes: recording.tornTail ? [`torn last line ${recording.tornTail.line} skipped`] : [],
+    rulesOf,
   };
 }
 
@@ -260,9 +279,10 @@ interface LogData {
 
 /**
  * A receipt log's pauses. The file is streamed, by the verifier and then for the rows, so the
- * memory held is the rows', not the log's (docs/design.md §12).
+ * memory held is the rows', not the log's (docs/design.md §12). A log holds no rule: its rows
+ * have rules only from `rulesOf`, its recording's (§14.8).
  */
-async function logData(file: string, keyring: Keyring | undefined): Promise<LogData> {
+async function logData(file: string, keyring: Keyring | undefined, rulesOf?: RulesOf): Promise<LogData> {
   const result = keyring ? await verifyReceiptLog(file, { keyring, allowOpen: true, allowTornTail: true }) : undefined;
   const receipts = new ReceiptRows();
   let recording: string | null = null;
@@ -289,7 +309,7 @@ async function logData(file: string, keyring: Keyring | undefined): Promise<LogD
     };
   };
   // A suspension no resumption closed is lost as the log ends (lost-pauses.ts, OpenSuspensions).
-  const pauses = receipts.build(() => 'recording_ended', verification);
+  const pauses = receipts.build(() => 'recording_ended', verification, rulesOf);
   const notes: string[] = [];
   if (result && !result.ok) notes.push(`does not verify: ${result.firstError?.message ?? 'invalid'}`);
   // An open end is shown (a recorder killed, or lines cut off), never passed for a closed log:
@@ -363,7 +383,7 @@ export async function joinedSection(
   keyring: Keyring | undefined,
 ): Promise<ReportSection> {
   const recording = await recordingData(recordingFile);
-  const log = await logData(logFile, keyring);
+  const log = await logData(logFile, keyring, recording.rulesOf);
   if (log.recording !== recording.id)
     throw new Error(
       `${logFile}: its header names recording ${JSON.stringify(log.recording)}, ` +

@@ -54,6 +54,19 @@ export interface ReportRow {
   spanId: string | null;
   /** `verified`, `not checked` or `failed`, and why. */
   verification: { status: 'verified' | 'not checked' | 'failed'; why: string };
+  /**
+   * The observer rules that proved the pause and ended it (closed it or declared it lost), worked
+   * out from the recording (docs/design.md §14.8); null when only a receipt log was given.
+   */
+  rules: { pause: string | null; end: string | null } | null;
+}
+
+/** A row's rules as one cell: `proved by RULE; ended by RULE`, or `-` when unknown. */
+function rulesText(rules: ReportRow['rules']): string {
+  if (rules === null) return '-';
+  const parts = [`proved by ${rules.pause ?? '-'}`];
+  if (rules.end !== null) parts.push(`ended by ${rules.end}`);
+  return parts.join('; ');
 }
 
 /** One compared field of a replay's drift. */
@@ -285,6 +298,7 @@ function* rowsTable(rows: readonly ReportRow[]): Generator<string> {
     'mode',
     'paused at',
     'ended',
+    'rule',
     'rejected',
     'receipt',
     'span (Jaeger)',
@@ -301,6 +315,7 @@ function* rowsTable(rows: readonly ReportRow[]): Generator<string> {
       r.mode ?? '-',
       r.pausedAt,
       r.ended,
+      rulesText(r.rules),
       String(r.rejected),
       r.receiptHash ?? '-',
       r.traceId && r.spanId ? `trace ${r.traceId} span ${r.spanId}` : '-',
@@ -369,7 +384,9 @@ function* lostList(sections: readonly ReportSection[]): Generator<string> {
       yield (
         `<li class="lost-item" data-task="${escapeHtml(r.taskId)}"><span class="badge">LOST</span> ` +
         `task <code>${escapeHtml(r.taskId)}</code> · paused since <time>${escapeHtml(r.pausedAt)}</time> · ` +
-        `why: <strong>${escapeHtml(r.ended.replace(/^LOST: /, ''))}</strong> · ${escapeHtml(r.initiator)} pause` +
+        `why: <strong>${escapeHtml(r.ended.replace(/^LOST: /, ''))}</strong>` +
+        `${r.rules?.end ? ` by rule <code class="rule">${escapeHtml(r.rules.end)}</code>` : ''} · ` +
+        `${escapeHtml(r.initiator)} pause` +
         `${r.reason ? ` (${escapeHtml(r.reason)})` : ''} · <a href="#file-${index}">${escapeHtml(s.file)}</a></li>`
       );
     }

@@ -90,7 +90,7 @@ function writeReceiptLog(): { log: string; keyFile: string; publicFile: string; 
 }
 
 describe('a2a-replay lost', () => {
-  it('lists a pause whose stream ended and exits 1', async () => {
+  it('lists a pause whose stream ended, with the rule that declared it lost, and exits 1', async () => {
     const file = writeRecording(
       'ended.jsonl',
       new EntryScript().openStream(0).clientPause(5, { stream: 'x-stream' }).end(20, 'x-stream'),
@@ -100,11 +100,12 @@ describe('a2a-replay lost', () => {
     expect(result.code).toBe(1);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(`1 lost pause in ${file} (recording)`);
-    expect(lines[1]).toMatch(/^TASK\s+INITIATOR\s+REASON\s+SINCE\s+PAUSE REASON$/);
+    expect(lines[1]).toMatch(/^TASK\s+INITIATOR\s+REASON\s+RULE\s+SINCE\s+PAUSE REASON$/);
     expect(lines[2]?.split(/\s{2,}/)).toEqual([
       TASK_ID,
       'PAUSE_INITIATOR_CLIENT',
       'stream_ended',
+      'open/end-stream-ended',
       at(6),
       '"needs approval"',
     ]);
@@ -182,6 +183,8 @@ describe('a2a-replay lost', () => {
     expect(result.code).toBe(1);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(`1 lost pause in ${log} (receipt log, unverified)`);
+    // A receipt log holds no rule: no RULE column.
+    expect(lines[1]).toMatch(/^TASK\s+INITIATOR\s+REASON\s+SINCE\s+PAUSE REASON$/);
     expect(lines[2]?.split(/\s{2,}/)).toEqual([
       'task-2',
       'PAUSE_INITIATOR_AGENT',

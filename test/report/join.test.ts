@@ -9,7 +9,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Prefixed } from '../../src/canonical/canonical-json.js';
 import { loadKeyring } from '../../src/receipts/key-file.js';
-import { type ReportInput, fileSections, joinedSection, pairReportInputs } from '../../src/report/build-report.js';
+import {
+  type ReportInput,
+  fileSections,
+  joinedSection,
+  pairReportInputs,
+  receiptLogSection,
+  recordingSection,
+} from '../../src/report/build-report.js';
+import { renderHtmlReport } from '../../src/report/html-report.js';
 import { ROOT } from '../helpers/cli.js';
 
 const GOLDEN = join(ROOT, 'golden');
@@ -55,6 +63,23 @@ describe('a recording and its receipt log in one report', () => {
     expect(section.lanes).toHaveLength(1);
     expect(section.lanes[0]?.states.map((s) => s.state)).toContain('TASK_STATE_PAUSED');
     expect(section.lanes[0]?.pauses).toHaveLength(1);
+  });
+
+  it('name the rules that proved and ended each pause, from the recording; a log alone names none', async () => {
+    const proved = 'pending/proven';
+    const ended = 'open/end-recording-ended';
+    const joined = await joinedSection(recordingOf('lost-pause'), logOf('lost-pause'), undefined);
+    expect(joined.rows.map((r) => r.rules)).toEqual([{ pause: proved, end: ended }]);
+    const recording = await recordingSection(recordingOf('lost-pause'));
+    expect(recording.rows.map((r) => r.rules)).toEqual([{ pause: proved, end: ended }]);
+    const alone = await receiptLogSection(logOf('lost-pause'), undefined);
+    expect(alone.rows.map((r) => r.rules)).toEqual([null]);
+    const html = renderHtmlReport({ title: 'rules', createdAt: '2025-01-01T00:00:00.000Z', sections: [joined] });
+    expect(html).toContain(`<td class="c7">proved by ${proved}; ended by ${ended}</td>`);
+    expect(html).toMatch(new RegExp(`<li class="lost-item"[^]*by rule <code class="rule">${ended}</code>`));
+    const logHtml = renderHtmlReport({ title: 'rules', createdAt: '2025-01-01T00:00:00.000Z', sections: [alone] });
+    expect(logHtml).toContain('<td class="c7">-</td>');
+    expect(logHtml).not.toContain('by rule');
   });
 
   it('add a pause only the recording shows, marked as such', async () => {
