@@ -12,7 +12,7 @@ import { ATTR_RULE } from '../tracing/attributes.js';
 import type { LostPauseReason, SpanEvent } from '../tracing/span-events.js';
 import { BoundedMap } from '../bounded-map.js';
 import { DeadlineHeap } from './deadline-heap.js';
-import type { ControlCall, EntryRef, Fact, Origin } from './facts.js';
+import type { ControlCall, EntryRef, Fact, Origin } from './fact.js';
 import type { FindingCode, ObserverFinding } from './findings.js';
 import { type Evidence, type Explanation, attributeAnnounced } from './explanations.js';
 import {
