@@ -9,22 +9,26 @@
  * nothing about pauses: that is `observe/lifecycle`'s job.
  */
 import { describeError } from '../errors.js';
-import { readTarget } from '../http/request-target.js';
-import { type JsonRpcId, parseJsonRpcMessage } from '../protocol/json-rpc.js';
-import { CONTROL_METHODS, CONTROL_PATH } from '../protocol/methods.js';
-import type { Binding } from '../protocol/rest-binding.js';
-import { type MethodCall, isKnownMethod, parseMethodCall } from '../protocol/params.js';
+import { parseJsonRpcMessage } from '../protocol/json-rpc.js';
+import { CONTROL_METHODS } from '../protocol/methods.js';
+import { isKnownMethod, parseMethodCall } from '../protocol/params.js';
 import { parseSendMessageResult, parseStreamResponse, parseTask } from '../protocol/parse-objects.js';
 import { formatIssue, isRecord } from '../protocol/read.js';
 import { checkTransition } from '../protocol/state-machine.js';
-import type { Task, TaskState } from '../protocol/types.js';
-import type { SpanRef } from '../receipts/types.js';
+import type { Task } from '../protocol/types.js';
 import type { RecordingEntry } from '../recording/format.js';
-import { tokenHashOf } from '../recording/resume-token.js';
-import { parseTraceparent } from '../tracing/span-events.js';
 import { BoundedMap } from '../bounded-map.js';
 import { readRequest, readRestAnswer } from './call-view.js';
-import type { ControlCall, EntryRef, Fact, Origin, ReadItem, TaskRef } from './fact.js';
+import {
+  type ObservedExchange,
+  bindingOf,
+  callFact,
+  controlAnswerFact,
+  openExchange,
+  ref,
+  resultField,
+} from './observed-exchange.js';
+import type { Fact, Origin, ReadItem, TaskRef } from './fact.js';
 import { entryIncompleteness, entryProblem, taskIdFromRaw, taskIdOfCall } from './entry-reads.js';
 import type { FindingCode, ObserverFinding } from './findings.js';
 import {
@@ -38,23 +42,6 @@ import {
   sightTask,
 } from './sightings.js';
 
-/** One exchange from its request to its end. */
-interface Exchange {
-  xid: string;
-  principal: string | null;
-  parent: SpanRef | undefined;
-  control: boolean;
-  /** The binding of the call, once its request was read as one; undefined for what is no call. */
-  binding: Binding | undefined;
-  rpcId: JsonRpcId | undefined;
-  call: MethodCall | undefined;
-  seq: number;
-  /** Tasks this exchange carried (stream events, or a streaming method's single JSON answer). */
-  carries: Set<string>;
-  /** Last effective state per task on this stream, for transition checks. */
-  lastState: Map<string, TaskState>;
-}
-
 /** Exchanges remembered after their answer, so a trailing `end` is no orphan. */
 const FINISHED_MEMORY = 4096;
 /** Exchange ids already reported as orphans. */
@@ -65,7 +52,7 @@ const ORPHAN_MEMORY = 1024;
  * its answer, a stream at its end) and two bounded memories; see {@link FactReader.size}.
  */
 export class FactReader {
-  readonly #exchanges = new Map<string, Exchange>();
+  readonly #exchanges = new Map<string, ObservedExchange>();
   readonly #finished = new BoundedMap<string, true>(FINISHED_MEMORY);
   readonly #orphans = new BoundedMap<string, true>(ORPHAN_MEMORY);
   #lastSeq = 0;
@@ -156,7 +143,7 @@ export class FactReader {
 
   // ---- exchanges ----
 
-  #exchange(entry: RecordingEntry): Exchange | undefined {
+  #exchange(entry: RecordingEntry): ObservedExchange | undefined {
     const ex = this.#exchanges.get(entry.xid);
     if (ex) return ex;
     if (entry.kind === 'end' && this.#finished.delete(entry.xid)) return undefined;
@@ -182,7 +169,7 @@ export class FactReader {
   }
 
   /** A unary answer completes its exchange: it is forgotten, and what it carried ends with it. */
-  #complete(ex: Exchange, entry: RecordingEntry): void {
+  #complete(ex: ObservedExchange, entry: RecordingEntry): void {
     this.#exchanges.delete(ex.xid);
     this.#finished.set(ex.xid, true);
     if (ex.carries.size > 0)
@@ -201,18 +188,7 @@ export class FactReader {
       );
       return;
     }
-    const ex: Exchange = {
-      xid: entry.xid,
-      principal: entry.principal ?? null,
-      parent: parseTraceparent(entry.http.headers?.traceparent),
-      control: readTarget(entry.http.path).path === CONTROL_PATH,
-      binding: undefined,
-      rpcId: undefined,
-      call: undefined,
-      seq: entry.seq,
-      carries: new Set(),
-      lastState: new Map(),
-    };
+    const ex = openExchange(entry);
     this.#exchanges.set(entry.xid, ex);
     const view = readRequest(entry);
     if (view.kind === 'none') return;
@@ -239,64 +215,8 @@ export class FactReader {
       return;
     }
     ex.call = call.value;
-    const c = call.value;
-    const at = ref(entry);
-    switch (c.method) {
-      case 'PauseTask':
-      case 'AwaitTaskResumption':
-        this.#fact({
-          type: 'PauseRequested',
-          entry: at,
-          xid: ex.xid,
-          taskId: c.params.taskId,
-          method: c.method,
-          mode: c.method === 'PauseTask' ? c.params.mode : null,
-          reason: c.params.reason ?? null,
-          principal: ex.principal,
-          bodyRepaired: entry.bodyRepaired !== undefined,
-          parent: ex.parent,
-          binding: view.binding,
-        });
-        break;
-      case 'ResumeTask':
-        this.#fact({
-          type: 'ResumeCalled',
-          entry: at,
-          xid: ex.xid,
-          taskId: c.params.taskId,
-          tokenHash: tokenHashOf(c.params.resumeToken),
-          input: c.params.input,
-          continueTranscript: c.params.continueTranscript,
-          principal: ex.principal,
-          binding: view.binding,
-        });
-        break;
-      case 'CancelTask':
-        this.#fact({
-          type: 'CancelCalled',
-          entry: at,
-          xid: ex.xid,
-          taskId: c.params.id,
-          principal: ex.principal,
-          binding: view.binding,
-        });
-        break;
-      case 'AdvanceClock':
-      case 'FireEvent':
-        this.#fact({ type: 'ControlCalled', entry: at, call: controlCallOf(ex, c) });
-        break;
-      case 'SendStreamingMessage':
-      case 'SubscribeToTask':
-      case 'SendMessage':
-      case 'GetTask':
-      case 'ListTasks':
-      case 'GetClock':
-        break;
-      default: {
-        const never: never = c;
-        return never;
-      }
-    }
+    const fact = callFact(ex, entry, call.value, view.binding);
+    if (fact) this.#fact(fact);
   }
 
   #onResponse(entry: RecordingEntry): void {
@@ -343,7 +263,13 @@ export class FactReader {
       this.#fact({ type: 'StreamEnded', entry: ref(entry), xid: ex.xid, tasks: [...ex.carries] });
   }
 
-  #callFailed(ex: Exchange, entry: RecordingEntry, code: number | undefined, why: string, unreadable = false): void {
+  #callFailed(
+    ex: ObservedExchange,
+    entry: RecordingEntry,
+    code: number | undefined,
+    why: string,
+    unreadable = false,
+  ): void {
     if (ex.control) return;
     const taskId = taskIdOfCall(ex.call);
     if (taskId === undefined) return;
@@ -360,7 +286,7 @@ export class FactReader {
   }
 
   /** An answer (a unary body or one SSE event) in the exchange's binding. */
-  #onAnswer(ex: Exchange, entry: RecordingEntry, body: unknown, isEvent: boolean): void {
+  #onAnswer(ex: ObservedExchange, entry: RecordingEntry, body: unknown, isEvent: boolean): void {
     if (ex.binding === 'HTTP+JSON') {
       const view = readRestAnswer(entry);
       if (view.kind === 'error') {
@@ -373,7 +299,7 @@ export class FactReader {
     this.#onRpcAnswer(ex, entry, body, isEvent);
   }
 
-  #onRpcAnswer(ex: Exchange, entry: RecordingEntry, body: unknown, isEvent: boolean): void {
+  #onRpcAnswer(ex: ObservedExchange, entry: RecordingEntry, body: unknown, isEvent: boolean): void {
     const message = parseJsonRpcMessage(body);
     if (!message.ok) {
       this.#finding(
@@ -412,7 +338,7 @@ export class FactReader {
     this.#onResult(ex, entry, m.result, isEvent);
   }
 
-  #onResult(ex: Exchange, entry: RecordingEntry, result: unknown, isEvent: boolean): void {
+  #onResult(ex: ObservedExchange, entry: RecordingEntry, result: unknown, isEvent: boolean): void {
     if (ex.control) {
       this.#onControlResult(ex, entry, result);
       return;
@@ -424,24 +350,12 @@ export class FactReader {
     this.#onCallResult(ex, entry, result);
   }
 
-  #onControlResult(ex: Exchange, entry: RecordingEntry, result: unknown): void {
-    const c = ex.call;
-    const call: ControlCall =
-      c && (c.method === 'AdvanceClock' || c.method === 'FireEvent' || c.method === 'GetClock')
-        ? controlCallOf(ex, c)
-        : { seq: ex.seq, method: 'GetClock', name: undefined, payloadTaskId: undefined, principal: ex.principal };
-    if (!isRecord(result)) return;
-    let now: string | undefined;
-    if (typeof result.now === 'string') now = result.now;
-    else if (typeof result.now === 'number' && Number.isFinite(result.now)) now = new Date(result.now).toISOString();
-    let resumed: string[] | undefined;
-    if (call.method === 'FireEvent' && Array.isArray(result.resumed))
-      resumed = result.resumed.filter((id): id is string => typeof id === 'string' && id !== '');
-    if (now === undefined && resumed === undefined) return;
-    this.#fact({ type: 'ControlAnswered', entry: ref(entry), call, now, resumed });
+  #onControlResult(ex: ObservedExchange, entry: RecordingEntry, result: unknown): void {
+    const fact = controlAnswerFact(ex, entry, result);
+    if (fact) this.#fact(fact);
   }
 
-  #onStreamResult(ex: Exchange, entry: RecordingEntry, result: unknown): void {
+  #onStreamResult(ex: ObservedExchange, entry: RecordingEntry, result: unknown): void {
     const field = resultField(ex);
     const parsed = parseStreamResponse(result, field);
     if (!parsed.ok) {
@@ -478,7 +392,7 @@ export class FactReader {
     }
   }
 
-  #onCallResult(ex: Exchange, entry: RecordingEntry, result: unknown): void {
+  #onCallResult(ex: ObservedExchange, entry: RecordingEntry, result: unknown): void {
     const call = ex.call;
     if (!call) return;
     const field = resultField(ex);
@@ -563,7 +477,7 @@ export class FactReader {
     }
   }
 
-  #onPauseResult(ex: Exchange, entry: RecordingEntry, taskId: string, result: unknown, field: string): void {
+  #onPauseResult(ex: ObservedExchange, entry: RecordingEntry, taskId: string, result: unknown, field: string): void {
     const read = readPauseCallResult(result, field);
     if (!read.ok) {
       this.#issue(read.issue, entry.seq, taskId);
@@ -594,14 +508,14 @@ export class FactReader {
     this.#fact({ type: 'PauseAnswered', entry: at, xid: ex.xid, taskId });
   }
 
-  #snapshot(ex: Exchange, entry: RecordingEntry, task: Task, field: string, multi: boolean): void {
+  #snapshot(ex: ObservedExchange, entry: RecordingEntry, task: Task, field: string, multi: boolean): void {
     const { sighting, issues } = sightTask(task, field);
     this.#sighting(ex, entry, sighting, issues, { kind: 'snapshot', xid: ex.xid, multi }, field);
   }
 
   /** One sighting: its issues, the task seen, the stream's transition check, then what it showed. */
   #sighting(
-    ex: Exchange,
+    ex: ObservedExchange,
     entry: RecordingEntry,
     sighting: Sighting,
     issues: SightingIssue[],
@@ -662,29 +576,4 @@ export class FactReader {
     }
     this.#fact({ type: 'StateSeen', entry: at, task, state, timestamp: sighting.timestamp, origin, field });
   }
-}
-
-/** Where a call's result sits in its answer: `body.result` (JSON-RPC) or `body` (HTTP+JSON). */
-function resultField(ex: Exchange): string {
-  return ex.binding === 'HTTP+JSON' ? 'body' : 'body.result';
-}
-
-function bindingOf(ex: Exchange): Binding {
-  return ex.binding ?? 'JSONRPC';
-}
-
-function ref(entry: RecordingEntry): EntryRef {
-  return { seq: entry.seq, at: entry.at };
-}
-
-function controlCallOf(
-  ex: Exchange,
-  c: Extract<MethodCall, { method: 'AdvanceClock' | 'FireEvent' | 'GetClock' }>,
-): ControlCall {
-  if (c.method !== 'FireEvent')
-    return { seq: ex.seq, method: c.method, name: undefined, payloadTaskId: undefined, principal: ex.principal };
-  const payload = c.params.payload;
-  const payloadTaskId =
-    isRecord(payload) && typeof payload.taskId === 'string' && payload.taskId !== '' ? payload.taskId : undefined;
-  return { seq: ex.seq, method: 'FireEvent', name: c.params.name, payloadTaskId, principal: ex.principal };
 }
