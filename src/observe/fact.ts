@@ -157,3 +157,31 @@ export const RULE_ERRORS = {
   INVALID_TASK_STATE: JSON_RPC_ERRORS.INVALID_TASK_STATE.code,
   RESUME_TOKEN_MISMATCH: JSON_RPC_ERRORS.RESUME_TOKEN_MISMATCH.code,
 } as const;
+
+/** The member of {@link Fact} of one type. */
+export type FactOf<T extends Fact['type']> = Extract<Fact, { type: T }>;
+
+/**
+ * Calls `each` with the id of every task `items` showed a client (docs/design.md §5): a sighting
+ * of it, a ResumeTask or CancelTask answer, an error answer to a call on it, a FireEvent answer that
+ * resumed it. A request shows nothing.
+ */
+export function tasksShownIn(items: readonly ReadItem[], each: (taskId: string) => void): void {
+  for (const item of items) {
+    switch (item.type) {
+      case 'TaskSeen':
+        each(item.task.taskId);
+        break;
+      case 'ResumeAnswered':
+      case 'CancelAnswered':
+      case 'CallFailed':
+        each(item.taskId);
+        break;
+      case 'ControlAnswered':
+        for (const taskId of item.resumed ?? []) each(taskId);
+        break;
+      default:
+        break;
+    }
+  }
+}
