@@ -1,8 +1,8 @@
 /**
  * @module observe/fact
  * The facts of docs/design.md §14.2: what reading one recording entry gives (`observe/facts`
- * reads them, the rules of `observe/rules` consume them), and the JSON-RPC error codes the rules
- * read in them.
+ * reads them, the rules of `observe/rules` consume them), the JSON-RPC error codes the rules
+ * read in them, and which tasks a reading showed a client (docs/design.md §5).
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { JSON_RPC_ERRORS } from '../protocol/errors.js';
