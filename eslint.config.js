@@ -4,9 +4,11 @@ import tseslint from 'typescript-eslint';
 
 /**
  * Source still over the size limits below, being split up: take a path off this list once it
- * fits, and the limits hold for it from then on.
+ * fits, and the limits hold for it from then on. Empty now: every file under src/ and cli/ fits;
+ * the list stays so a file that cannot be split at once can be named here, and taken off later.
+ * @type {string[]}
  */
-const NOT_YET_SPLIT = ['src/observe/**'];
+const NOT_YET_SPLIT = [];
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'golden/', 'traces/', 'src/grpc/gen/'] },

@@ -7,7 +7,7 @@
  */
 import type { ResumeConditions } from '../protocol/types.js';
 import type { LostPauseReason } from '../tracing/span-events.js';
-import type { ControlCall } from './facts.js';
+import type { ControlCall } from './fact.js';
 import type { Closing, DeadlineReached, SuspensionIdentity, SuspensionOpen } from './suspension.js';
 
 export function triggerMs(conditions: ResumeConditions | null): number | undefined {

@@ -8,28 +8,30 @@
  * JSON-RPC and HTTP+JSON exchanges give the same facts, each naming its binding. It decides
  * nothing about pauses: that is `observe/lifecycle`'s job.
  */
-import type { JsonValue } from '../canonical/canonical-json.js';
 import { describeError } from '../errors.js';
-import { readTarget } from '../http/request-target.js';
-import { JSON_RPC_ERRORS } from '../protocol/errors.js';
-import { type JsonRpcId, parseJsonRpcMessage } from '../protocol/json-rpc.js';
-import { CONTROL_METHODS, CONTROL_PATH, type ControlMethod } from '../protocol/methods.js';
-import type { Binding } from '../protocol/rest-binding.js';
-import { type MethodCall, isKnownMethod, parseMethodCall } from '../protocol/params.js';
+import { parseJsonRpcMessage } from '../protocol/json-rpc.js';
+import { CONTROL_METHODS } from '../protocol/methods.js';
+import { isKnownMethod, parseMethodCall } from '../protocol/params.js';
 import { parseSendMessageResult, parseStreamResponse, parseTask } from '../protocol/parse-objects.js';
 import { formatIssue, isRecord } from '../protocol/read.js';
 import { checkTransition } from '../protocol/state-machine.js';
-import type { PauseMode, ResumeCause, Task, TaskPause, TaskState } from '../protocol/types.js';
-import type { SpanRef } from '../receipts/types.js';
+import type { Task } from '../protocol/types.js';
 import type { RecordingEntry } from '../recording/format.js';
-import { tokenHashOf } from '../recording/resume-token.js';
-import { parseTraceparent } from '../tracing/span-events.js';
 import { BoundedMap } from '../bounded-map.js';
 import { readRequest, readRestAnswer } from './call-view.js';
+import {
+  type ObservedExchange,
+  bindingOf,
+  callFact,
+  controlAnswerFact,
+  openExchange,
+  ref,
+  resultField,
+} from './observed-exchange.js';
+import type { Fact, Origin, ReadItem, TaskRef } from './fact.js';
 import { entryIncompleteness, entryProblem, taskIdFromRaw, taskIdOfCall } from './entry-reads.js';
 import type { FindingCode, ObserverFinding } from './findings.js';
 import {
-  type ResumeSignal,
   type Sighting,
   type SightingIssue,
   codeForField,
@@ -39,161 +41,6 @@ import {
   sightStatusUpdate,
   sightTask,
 } from './sightings.js';
-
-/** The entry a fact was read from. */
-export interface EntryRef {
-  seq: number;
-  at: string;
-}
-
-/**
- * Where a sighting of a task came from: an event of a stream (an ordered log of the task), a
- * snapshot (GetTask, ListTasks, a SendMessage result: the state at one instant), or the answer to
- * a call on the task (PauseTask, AwaitTaskResumption, CancelTask).
- */
-export type Origin =
-  { kind: 'stream'; xid: string } | { kind: 'snapshot'; xid: string; multi: boolean } | { kind: 'answer'; xid: string };
-
-/** A task as a sighting names it. */
-export interface TaskRef {
-  taskId: string;
-  contextId: string | null;
-}
-
-/** The methods that open a pause. */
-export type PauseOpeningMethod = 'PauseTask' | 'AwaitTaskResumption';
-
-/** A control call as its request named it. */
-export interface ControlCall {
-  seq: number;
-  method: ControlMethod;
-  /** FireEvent `name`. */
-  name: string | undefined;
-  /** FireEvent `payload.taskId`. */
-  payloadTaskId: string | undefined;
-  principal: string | null;
-}
-
-/** The facts of docs/design.md §14.2, in the order they happened. */
-export type Fact =
-  /** A PauseTask / AwaitTaskResumption request. */
-  | {
-      type: 'PauseRequested';
-      entry: EntryRef;
-      xid: string;
-      taskId: string;
-      method: PauseOpeningMethod;
-      mode: PauseMode | null;
-      reason: string | null;
-      principal: string | null;
-      /** The request's body was read from bytes that are not valid UTF-8 (its entry's `bodyRepaired`). */
-      bodyRepaired: boolean;
-      /** The caller's span from its `traceparent`. */
-      parent: SpanRef | undefined;
-      binding: Binding;
-    }
-  /** A ResumeTask request. */
-  | {
-      type: 'ResumeCalled';
-      entry: EntryRef;
-      xid: string;
-      taskId: string;
-      tokenHash: string | null;
-      input: JsonValue | undefined;
-      continueTranscript: boolean | null;
-      principal: string | null;
-      binding: Binding;
-    }
-  /** A CancelTask request. */
-  | { type: 'CancelCalled'; entry: EntryRef; xid: string; taskId: string; principal: string | null; binding: Binding }
-  /** An AdvanceClock / FireEvent request on the control channel. */
-  | { type: 'ControlCalled'; entry: EntryRef; call: ControlCall }
-  /** A task was seen at all (before what was seen of it): its context, its stream, the peer's time. */
-  | {
-      type: 'TaskSeen';
-      entry: EntryRef;
-      task: TaskRef;
-      /** The stream that carried it, if a stream did. */
-      stream: string | undefined;
-      /** Instants the peer stated (`status.timestamp`, `resumedAt`). */
-      times: string[];
-      /** The binding of the exchange it was seen on. */
-      binding: Binding;
-    }
-  /** A sighting of TASK_STATE_PAUSED (native, or the legacy envelope) with its pause. */
-  | {
-      type: 'PausedSeen';
-      entry: EntryRef;
-      task: TaskRef;
-      pause: TaskPause;
-      legacy: boolean;
-      origin: Origin;
-      /** The traceparent span of the exchange it came on. */
-      parent: SpanRef | undefined;
-    }
-  /** A sighting that announces a resume (RFC resume metadata, or the legacy `resumed` envelope). */
-  | { type: 'ResumeAnnounced'; entry: EntryRef; task: TaskRef; signal: ResumeSignal; origin: Origin; field: string }
-  /** Any other sighting of a task's state. */
-  | {
-      type: 'StateSeen';
-      entry: EntryRef;
-      task: TaskRef;
-      state: TaskState;
-      timestamp: string | undefined;
-      origin: Origin;
-      field: string;
-    }
-  /** An artifactUpdate: the task did work. */
-  | { type: 'WorkSeen'; entry: EntryRef; task: TaskRef; stream: string }
-  /** A PauseTask / AwaitTaskResumption answer was read (after its PausedSeen, if it carried a pause). */
-  | { type: 'PauseAnswered'; entry: EntryRef; xid: string; taskId: string }
-  /** A ResumeTask answer that succeeded. */
-  | { type: 'ResumeAnswered'; entry: EntryRef; xid: string; taskId: string; cause: ResumeCause; resumedAt: string }
-  /** A CancelTask answer (after its StateSeen). */
-  | { type: 'CancelAnswered'; entry: EntryRef; xid: string; taskId: string; state: TaskState }
-  /** A call on a task got a JSON-RPC error (`code`) or no usable answer (`code` undefined). */
-  | {
-      type: 'CallFailed';
-      entry: EntryRef;
-      xid: string;
-      taskId: string;
-      method: string;
-      code: number | undefined;
-      why: string;
-      /** The answer came but could not be read (a ResumeTask answer that is not a resume result). */
-      unreadable: boolean;
-    }
-  /** A control call was answered: the peer's clock (`now`) and, for FireEvent, the tasks it resumed. */
-  | {
-      type: 'ControlAnswered';
-      entry: EntryRef;
-      call: ControlCall;
-      now: string | undefined;
-      /** FireEvent `result.resumed`, when the peer listed what it resumed. */
-      resumed: readonly string[] | undefined;
-    }
-  /** An exchange that carried tasks ended (a stream closed, or a single JSON answer). */
-  | { type: 'StreamEnded'; entry: EntryRef; xid: string; tasks: readonly string[] };
-
-/** What reading one entry gave, in order: facts and findings. */
-export type ReadItem = Fact | { type: 'finding'; finding: ObserverFinding };
-
-/** One exchange from its request to its end. */
-interface Exchange {
-  xid: string;
-  principal: string | null;
-  parent: SpanRef | undefined;
-  control: boolean;
-  /** The binding of the call, once its request was read as one; undefined for what is no call. */
-  binding: Binding | undefined;
-  rpcId: JsonRpcId | undefined;
-  call: MethodCall | undefined;
-  seq: number;
-  /** Tasks this exchange carried (stream events, or a streaming method's single JSON answer). */
-  carries: Set<string>;
-  /** Last effective state per task on this stream, for transition checks. */
-  lastState: Map<string, TaskState>;
-}
 
 /** Exchanges remembered after their answer, so a trailing `end` is no orphan. */
 const FINISHED_MEMORY = 4096;
@@ -205,7 +52,7 @@ const ORPHAN_MEMORY = 1024;
  * its answer, a stream at its end) and two bounded memories; see {@link FactReader.size}.
  */
 export class FactReader {
-  readonly #exchanges = new Map<string, Exchange>();
+  readonly #exchanges = new Map<string, ObservedExchange>();
   readonly #finished = new BoundedMap<string, true>(FINISHED_MEMORY);
   readonly #orphans = new BoundedMap<string, true>(ORPHAN_MEMORY);
   #lastSeq = 0;
@@ -296,7 +143,7 @@ export class FactReader {
 
   // ---- exchanges ----
 
-  #exchange(entry: RecordingEntry): Exchange | undefined {
+  #exchange(entry: RecordingEntry): ObservedExchange | undefined {
     const ex = this.#exchanges.get(entry.xid);
     if (ex) return ex;
     if (entry.kind === 'end' && this.#finished.delete(entry.xid)) return undefined;
@@ -322,7 +169,7 @@ export class FactReader {
   }
 
   /** A unary answer completes its exchange: it is forgotten, and what it carried ends with it. */
-  #complete(ex: Exchange, entry: RecordingEntry): void {
+  #complete(ex: ObservedExchange, entry: RecordingEntry): void {
     this.#exchanges.delete(ex.xid);
     this.#finished.set(ex.xid, true);
     if (ex.carries.size > 0)
@@ -341,18 +188,7 @@ export class FactReader {
       );
       return;
     }
-    const ex: Exchange = {
-      xid: entry.xid,
-      principal: entry.principal ?? null,
-      parent: parseTraceparent(entry.http.headers?.traceparent),
-      control: readTarget(entry.http.path).path === CONTROL_PATH,
-      binding: undefined,
-      rpcId: undefined,
-      call: undefined,
-      seq: entry.seq,
-      carries: new Set(),
-      lastState: new Map(),
-    };
+    const ex = openExchange(entry);
     this.#exchanges.set(entry.xid, ex);
     const view = readRequest(entry);
     if (view.kind === 'none') return;
@@ -379,64 +215,8 @@ export class FactReader {
       return;
     }
     ex.call = call.value;
-    const c = call.value;
-    const at = ref(entry);
-    switch (c.method) {
-      case 'PauseTask':
-      case 'AwaitTaskResumption':
-        this.#fact({
-          type: 'PauseRequested',
-          entry: at,
-          xid: ex.xid,
-          taskId: c.params.taskId,
-          method: c.method,
-          mode: c.method === 'PauseTask' ? c.params.mode : null,
-          reason: c.params.reason ?? null,
-          principal: ex.principal,
-          bodyRepaired: entry.bodyRepaired !== undefined,
-          parent: ex.parent,
-          binding: view.binding,
-        });
-        break;
-      case 'ResumeTask':
-        this.#fact({
-          type: 'ResumeCalled',
-          entry: at,
-          xid: ex.xid,
-          taskId: c.params.taskId,
-          tokenHash: tokenHashOf(c.params.resumeToken),
-          input: c.params.input,
-          continueTranscript: c.params.continueTranscript,
-          principal: ex.principal,
-          binding: view.binding,
-        });
-        break;
-      case 'CancelTask':
-        this.#fact({
-          type: 'CancelCalled',
-          entry: at,
-          xid: ex.xid,
-          taskId: c.params.id,
-          principal: ex.principal,
-          binding: view.binding,
-        });
-        break;
-      case 'AdvanceClock':
-      case 'FireEvent':
-        this.#fact({ type: 'ControlCalled', entry: at, call: controlCallOf(ex, c) });
-        break;
-      case 'SendStreamingMessage':
-      case 'SubscribeToTask':
-      case 'SendMessage':
-      case 'GetTask':
-      case 'ListTasks':
-      case 'GetClock':
-        break;
-      default: {
-        const never: never = c;
-        return never;
-      }
-    }
+    const fact = callFact(ex, entry, call.value, view.binding);
+    if (fact) this.#fact(fact);
   }
 
   #onResponse(entry: RecordingEntry): void {
@@ -483,7 +263,13 @@ export class FactReader {
       this.#fact({ type: 'StreamEnded', entry: ref(entry), xid: ex.xid, tasks: [...ex.carries] });
   }
 
-  #callFailed(ex: Exchange, entry: RecordingEntry, code: number | undefined, why: string, unreadable = false): void {
+  #callFailed(
+    ex: ObservedExchange,
+    entry: RecordingEntry,
+    code: number | undefined,
+    why: string,
+    unreadable = false,
+  ): void {
     if (ex.control) return;
     const taskId = taskIdOfCall(ex.call);
     if (taskId === undefined) return;
@@ -500,7 +286,7 @@ export class FactReader {
   }
 
   /** An answer (a unary body or one SSE event) in the exchange's binding. */
-  #onAnswer(ex: Exchange, entry: RecordingEntry, body: unknown, isEvent: boolean): void {
+  #onAnswer(ex: ObservedExchange, entry: RecordingEntry, body: unknown, isEvent: boolean): void {
     if (ex.binding === 'HTTP+JSON') {
       const view = readRestAnswer(entry);
       if (view.kind === 'error') {
@@ -513,7 +299,7 @@ export class FactReader {
     this.#onRpcAnswer(ex, entry, body, isEvent);
   }
 
-  #onRpcAnswer(ex: Exchange, entry: RecordingEntry, body: unknown, isEvent: boolean): void {
+  #onRpcAnswer(ex: ObservedExchange, entry: RecordingEntry, body: unknown, isEvent: boolean): void {
     const message = parseJsonRpcMessage(body);
     if (!message.ok) {
       this.#finding(
@@ -552,7 +338,7 @@ export class FactReader {
     this.#onResult(ex, entry, m.result, isEvent);
   }
 
-  #onResult(ex: Exchange, entry: RecordingEntry, result: unknown, isEvent: boolean): void {
+  #onResult(ex: ObservedExchange, entry: RecordingEntry, result: unknown, isEvent: boolean): void {
     if (ex.control) {
       this.#onControlResult(ex, entry, result);
       return;
@@ -564,24 +350,12 @@ export class FactReader {
     this.#onCallResult(ex, entry, result);
   }
 
-  #onControlResult(ex: Exchange, entry: RecordingEntry, result: unknown): void {
-    const c = ex.call;
-    const call: ControlCall =
-      c && (c.method === 'AdvanceClock' || c.method === 'FireEvent' || c.method === 'GetClock')
-        ? controlCallOf(ex, c)
-        : { seq: ex.seq, method: 'GetClock', name: undefined, payloadTaskId: undefined, principal: ex.principal };
-    if (!isRecord(result)) return;
-    let now: string | undefined;
-    if (typeof result.now === 'string') now = result.now;
-    else if (typeof result.now === 'number' && Number.isFinite(result.now)) now = new Date(result.now).toISOString();
-    let resumed: string[] | undefined;
-    if (call.method === 'FireEvent' && Array.isArray(result.resumed))
-      resumed = result.resumed.filter((id): id is string => typeof id === 'string' && id !== '');
-    if (now === undefined && resumed === undefined) return;
-    this.#fact({ type: 'ControlAnswered', entry: ref(entry), call, now, resumed });
+  #onControlResult(ex: ObservedExchange, entry: RecordingEntry, result: unknown): void {
+    const fact = controlAnswerFact(ex, entry, result);
+    if (fact) this.#fact(fact);
   }
 
-  #onStreamResult(ex: Exchange, entry: RecordingEntry, result: unknown): void {
+  #onStreamResult(ex: ObservedExchange, entry: RecordingEntry, result: unknown): void {
     const field = resultField(ex);
     const parsed = parseStreamResponse(result, field);
     if (!parsed.ok) {
@@ -618,7 +392,7 @@ export class FactReader {
     }
   }
 
-  #onCallResult(ex: Exchange, entry: RecordingEntry, result: unknown): void {
+  #onCallResult(ex: ObservedExchange, entry: RecordingEntry, result: unknown): void {
     const call = ex.call;
     if (!call) return;
     const field = resultField(ex);
@@ -703,7 +477,7 @@ export class FactReader {
     }
   }
 
-  #onPauseResult(ex: Exchange, entry: RecordingEntry, taskId: string, result: unknown, field: string): void {
+  #onPauseResult(ex: ObservedExchange, entry: RecordingEntry, taskId: string, result: unknown, field: string): void {
     const read = readPauseCallResult(result, field);
     if (!read.ok) {
       this.#issue(read.issue, entry.seq, taskId);
@@ -734,14 +508,14 @@ export class FactReader {
     this.#fact({ type: 'PauseAnswered', entry: at, xid: ex.xid, taskId });
   }
 
-  #snapshot(ex: Exchange, entry: RecordingEntry, task: Task, field: string, multi: boolean): void {
+  #snapshot(ex: ObservedExchange, entry: RecordingEntry, task: Task, field: string, multi: boolean): void {
     const { sighting, issues } = sightTask(task, field);
     this.#sighting(ex, entry, sighting, issues, { kind: 'snapshot', xid: ex.xid, multi }, field);
   }
 
   /** One sighting: its issues, the task seen, the stream's transition check, then what it showed. */
   #sighting(
-    ex: Exchange,
+    ex: ObservedExchange,
     entry: RecordingEntry,
     sighting: Sighting,
     issues: SightingIssue[],
@@ -802,36 +576,4 @@ export class FactReader {
     }
     this.#fact({ type: 'StateSeen', entry: at, task, state, timestamp: sighting.timestamp, origin, field });
   }
-}
-
-/** The JSON-RPC error codes the lifecycle rules read (docs/design.md §3). */
-export const RULE_ERRORS = {
-  TASK_NOT_FOUND: JSON_RPC_ERRORS.TASK_NOT_FOUND.code,
-  INVALID_TASK_STATE: JSON_RPC_ERRORS.INVALID_TASK_STATE.code,
-  RESUME_TOKEN_MISMATCH: JSON_RPC_ERRORS.RESUME_TOKEN_MISMATCH.code,
-} as const;
-
-/** Where a call's result sits in its answer: `body.result` (JSON-RPC) or `body` (HTTP+JSON). */
-function resultField(ex: Exchange): string {
-  return ex.binding === 'HTTP+JSON' ? 'body' : 'body.result';
-}
-
-function bindingOf(ex: Exchange): Binding {
-  return ex.binding ?? 'JSONRPC';
-}
-
-function ref(entry: RecordingEntry): EntryRef {
-  return { seq: entry.seq, at: entry.at };
-}
-
-function controlCallOf(
-  ex: Exchange,
-  c: Extract<MethodCall, { method: 'AdvanceClock' | 'FireEvent' | 'GetClock' }>,
-): ControlCall {
-  if (c.method !== 'FireEvent')
-    return { seq: ex.seq, method: c.method, name: undefined, payloadTaskId: undefined, principal: ex.principal };
-  const payload = c.params.payload;
-  const payloadTaskId =
-    isRecord(payload) && typeof payload.taskId === 'string' && payload.taskId !== '' ? payload.taskId : undefined;
-  return { seq: ex.seq, method: 'FireEvent', name: c.params.name, payloadTaskId, principal: ex.principal };
 }

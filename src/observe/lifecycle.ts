@@ -11,7 +11,7 @@ import { buildResumptionDraft, buildSuspensionDraft } from '../receipts/drafts.j
 import type { SpanRef, SuspensionVia } from '../receipts/types.js';
 import { tokenHashOf } from '../recording/resume-token.js';
 import type { LostPauseReason, SpanAttributes, SpanEvent } from '../tracing/span-events.js';
-import type { EntryRef, Origin } from './facts.js';
+import type { EntryRef, Origin } from './fact.js';
 import {
   childSpan,
   lostAttributes,

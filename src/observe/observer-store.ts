@@ -12,7 +12,7 @@ import { ATTR_RULE } from '../tracing/attributes.js';
 import type { LostPauseReason, SpanEvent } from '../tracing/span-events.js';
 import { BoundedMap } from '../bounded-map.js';
 import { DeadlineHeap } from './deadline-heap.js';
-import type { ControlCall, EntryRef, Fact, Origin } from './facts.js';
+import type { ControlCall, EntryRef, Fact, Origin } from './fact.js';
 import type { FindingCode, ObserverFinding } from './findings.js';
 import { type Evidence, type Explanation, attributeAnnounced } from './explanations.js';
 import {
@@ -44,6 +44,19 @@ import type {
   SuspensionPending,
   SuspensionResuming,
 } from './suspension.js';
+
+/** A pause that was observed and has not ended. */
+export interface OpenSuspension {
+  key: string;
+  taskId: string;
+  contextId: string | null;
+  resumeTokenHash: string | null;
+  pausedAt: string;
+  pausedUntil: string | null;
+  /** Seq of the entry that proved the pause. */
+  provenSeq: number;
+  span: SpanRef;
+}
 
 /** What the observer knows of one task it follows. */
 export interface ObservedTask {
@@ -303,6 +316,27 @@ export class ObserverStore {
   }
 
   // ---- suspensions: lookups and state changes ----
+
+  /** Pauses observed and not ended, in the order they were proven. */
+  openSuspensions(): OpenSuspension[] {
+    const list: OpenSuspension[] = [];
+    for (const [key, taskId] of this.open) {
+      const task = this.tasks.get(taskId);
+      const s = task?.open;
+      if (!task || s?.key !== key) continue;
+      list.push({
+        key: s.key,
+        taskId: s.taskId,
+        contextId: task.contextId,
+        resumeTokenHash: s.pause.tokenHash,
+        pausedAt: s.pause.pausedAt,
+        pausedUntil: s.pause.pausedUntil,
+        provenSeq: s.provenSeq,
+        span: s.span,
+      });
+    }
+    return list;
+  }
 
   /** The suspension of `task` whose token hashes to `tokenHash`: live, or recently ended. */
   byToken(task: ObservedTask, tokenHash: string | null): SuspensionIdentity | undefined {

@@ -14,10 +14,10 @@
  */
 import { describeError } from '../errors.js';
 import { TERMINAL_STATES } from '../protocol/types.js';
-import type { SpanRef } from '../receipts/types.js';
 import type { RecordingEntry } from '../recording/format.js';
-import { type ControlCall, type EntryRef, type Fact, FactReader, type ReadItem } from './facts.js';
-import { ObserverStore, type FiredRule } from './observer-store.js';
+import { type ControlCall, type EntryRef, type Fact, type FactOf, type ReadItem, tasksShownIn } from './fact.js';
+import { FactReader } from './facts.js';
+import { ObserverStore, type FiredRule, type OpenSuspension } from './observer-store.js';
 import { taskAttributes, taskSpanKey } from './observer-spans.js';
 import { RESUME_CALL_RULES, RESUMING_RULES } from './rules/call-rules.js';
 import { OPEN_RULES, authoritative } from './rules/open-rules.js';
@@ -27,24 +27,11 @@ import { TASK_RULES } from './rules/task-rules.js';
 import type { ObserverOutput } from './suspension.js';
 
 export type { ObserverOutput } from './suspension.js';
-export type { FiredRule } from './observer-store.js';
+export type { FiredRule, OpenSuspension } from './observer-store.js';
 
 export interface ObserverOptions {
   /** The recording header's `id`: every span id derives from it (docs/design.md §7). */
   recordingId: string;
-}
-
-/** A pause that was observed and has not ended. */
-export interface OpenSuspension {
-  key: string;
-  taskId: string;
-  contextId: string | null;
-  resumeTokenHash: string | null;
-  pausedAt: string;
-  pausedUntil: string | null;
-  /** Seq of the entry that proved the pause. */
-  provenSeq: number;
-  span: SpanRef;
 }
 
 /** Sizes of what the observer holds (docs/design.md §14.6), for tests and diagnostics. */
@@ -69,8 +56,6 @@ export interface ObserverStats {
   controlsByName: number;
   controlsByTask: number;
 }
-
-type FactOf<T extends Fact['type']> = Extract<Fact, { type: T }>;
 
 /**
  * Turns recording entries into receipt drafts and span events (docs/design.md §2, §6, §7, §14).
@@ -165,23 +150,7 @@ export class PauseObserver {
 
   /** Pauses observed and not ended, in the order they were proven. */
   openSuspensions(): ReadonlyArray<OpenSuspension> {
-    const list: OpenSuspension[] = [];
-    for (const [key, taskId] of this.#store.open) {
-      const task = this.#store.tasks.get(taskId);
-      const s = task?.open;
-      if (!task || s?.key !== key) continue;
-      list.push({
-        key: s.key,
-        taskId: s.taskId,
-        contextId: task.contextId,
-        resumeTokenHash: s.pause.tokenHash,
-        pausedAt: s.pause.pausedAt,
-        pausedUntil: s.pause.pausedUntil,
-        provenSeq: s.provenSeq,
-        span: s.span,
-      });
-    }
-    return list;
+    return this.#store.openSuspensions();
   }
 
   /**
@@ -191,23 +160,7 @@ export class PauseObserver {
    * What "shows a pause or resume" means for "durable before acknowledged" (docs/design.md §5).
    */
   tasksShown(each: (taskId: string) => void): void {
-    for (const item of this.#lastItems) {
-      switch (item.type) {
-        case 'TaskSeen':
-          each(item.task.taskId);
-          break;
-        case 'ResumeAnswered':
-        case 'CancelAnswered':
-        case 'CallFailed':
-          each(item.taskId);
-          break;
-        case 'ControlAnswered':
-          for (const taskId of item.resumed ?? []) each(taskId);
-          break;
-        default:
-          break;
-      }
-    }
+    tasksShownIn(this.#lastItems, each);
   }
 
   /**

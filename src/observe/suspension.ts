@@ -10,7 +10,7 @@ import type { PauseMode, ResumeConditions } from '../protocol/types.js';
 import type { ResumptionDraft, SpanRef, SuspensionDraft } from '../receipts/types.js';
 import type { LostPauseReason, SpanEvent } from '../tracing/span-events.js';
 import type { ObserverFinding } from './findings.js';
-import type { Fact, PauseOpeningMethod } from './facts.js';
+import type { Fact, PauseOpeningMethod } from './fact.js';
 import type { ResumeSignal } from './sightings.js';
 
 /**

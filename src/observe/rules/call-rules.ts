@@ -5,7 +5,7 @@
  * `resume-call` (a ResumeTask / CancelTask in flight: how its answer, or its failure, ends its
  * Resume span, and a `rejected` ResumptionReceipt for a refused resume).
  */
-import { RULE_ERRORS } from '../facts.js';
+import { RULE_ERRORS } from '../fact.js';
 import { closingOfCall, finishResume } from '../lifecycle.js';
 import type { ObservedTask } from '../observer-store.js';
 import type { Closer, SuspensionResuming } from '../suspension.js';

@@ -5,7 +5,7 @@
  * ResumptionReceipt) or declares it lost (a LostPause), and names the rule that did.
  */
 import { atRecordingEnd, causeOfFire, explainFailure, explainUnseenResume, leasePassed } from '../explanations.js';
-import { RULE_ERRORS, type Origin } from '../facts.js';
+import { RULE_ERRORS, type Origin } from '../fact.js';
 import {
   closingOf,
   closingOfCall,

@@ -4,7 +4,7 @@
  * AwaitTaskResumption in flight, its Suspension span started) and `kept-aside` (a pause call made
  * while a pause was open, which opens nothing unless its answer shows a new pause).
  */
-import type { Fact } from '../facts.js';
+import type { Fact } from '../fact.js';
 import { endPending, prove } from '../lifecycle.js';
 import type { ObserverStore, ObservedTask } from '../observer-store.js';
 import { tokenHashOf } from '../../recording/resume-token.js';

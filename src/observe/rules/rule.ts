@@ -5,7 +5,7 @@
  * the order of the rows is their precedence. A rule's id is stable: verdicts, spans, `lost
  * --explain` and the design's list name it.
  */
-import type { ControlCall, EntryRef, Fact } from '../facts.js';
+import type { ControlCall, EntryRef, Fact } from '../fact.js';
 import type { FiredRule, ObserverStore } from '../observer-store.js';
 
 /** The recording ended: what is still open is decided (docs/design.md §14.5). */

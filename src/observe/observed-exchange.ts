@@ -1,0 +1,159 @@
+/**
+ * @module observe/observed-exchange
+ * One exchange as the fact reader follows it (docs/design.md §14.2), from its request to its end,
+ * and the facts read from it alone: what its request asked for, what a control call's answer said,
+ * where its result sits in its binding.
+ */
+import { readTarget } from '../http/request-target.js';
+import type { JsonRpcId } from '../protocol/json-rpc.js';
+import { CONTROL_PATH } from '../protocol/methods.js';
+import type { MethodCall } from '../protocol/params.js';
+import { isRecord } from '../protocol/read.js';
+import type { Binding } from '../protocol/rest-binding.js';
+import type { TaskState } from '../protocol/types.js';
+import type { SpanRef } from '../receipts/types.js';
+import type { RecordingEntry } from '../recording/format.js';
+import { tokenHashOf } from '../recording/resume-token.js';
+import { parseTraceparent } from '../tracing/span-events.js';
+import type { ControlCall, EntryRef, Fact } from './fact.js';
+
+/** One exchange from its request to its end. */
+export interface ObservedExchange {
+  xid: string;
+  principal: string | null;
+  parent: SpanRef | undefined;
+  control: boolean;
+  /** The binding of the call, once its request was read as one; undefined for what is no call. */
+  binding: Binding | undefined;
+  rpcId: JsonRpcId | undefined;
+  call: MethodCall | undefined;
+  seq: number;
+  /** Tasks this exchange carried (stream events, or a streaming method's single JSON answer). */
+  carries: Set<string>;
+  /** Last effective state per task on this stream, for transition checks. */
+  lastState: Map<string, TaskState>;
+}
+
+/** The exchange a request entry opens: no call read yet. */
+export function openExchange(entry: RecordingEntry): ObservedExchange {
+  return {
+    xid: entry.xid,
+    principal: entry.principal ?? null,
+    parent: parseTraceparent(entry.http.headers?.traceparent),
+    control: readTarget(entry.http.path).path === CONTROL_PATH,
+    binding: undefined,
+    rpcId: undefined,
+    call: undefined,
+    seq: entry.seq,
+    carries: new Set(),
+    lastState: new Map(),
+  };
+}
+
+/** The fact a call's request gives, if its method is one the rules read. */
+export function callFact(
+  ex: ObservedExchange,
+  entry: RecordingEntry,
+  c: MethodCall,
+  binding: Binding,
+): Fact | undefined {
+  const at = ref(entry);
+  switch (c.method) {
+    case 'PauseTask':
+    case 'AwaitTaskResumption':
+      return {
+        type: 'PauseRequested',
+        entry: at,
+        xid: ex.xid,
+        taskId: c.params.taskId,
+        method: c.method,
+        mode: c.method === 'PauseTask' ? c.params.mode : null,
+        reason: c.params.reason ?? null,
+        principal: ex.principal,
+        bodyRepaired: entry.bodyRepaired !== undefined,
+        parent: ex.parent,
+        binding,
+      };
+    case 'ResumeTask':
+      return {
+        type: 'ResumeCalled',
+        entry: at,
+        xid: ex.xid,
+        taskId: c.params.taskId,
+        tokenHash: tokenHashOf(c.params.resumeToken),
+        input: c.params.input,
+        continueTranscript: c.params.continueTranscript,
+        principal: ex.principal,
+        binding,
+      };
+    case 'CancelTask':
+      return {
+        type: 'CancelCalled',
+        entry: at,
+        xid: ex.xid,
+        taskId: c.params.id,
+        principal: ex.principal,
+        binding,
+      };
+    case 'AdvanceClock':
+    case 'FireEvent':
+      return { type: 'ControlCalled', entry: at, call: controlCallOf(ex, c) };
+    case 'SendStreamingMessage':
+    case 'SubscribeToTask':
+    case 'SendMessage':
+    case 'GetTask':
+    case 'ListTasks':
+    case 'GetClock':
+      return undefined;
+    default: {
+      const never: never = c;
+      return never;
+    }
+  }
+}
+
+/** What a control call's answer said: the peer's clock and, for FireEvent, the tasks it resumed. */
+export function controlAnswerFact(ex: ObservedExchange, entry: RecordingEntry, result: unknown): Fact | undefined {
+  const c = ex.call;
+  const call: ControlCall =
+    c && (c.method === 'AdvanceClock' || c.method === 'FireEvent' || c.method === 'GetClock')
+      ? controlCallOf(ex, c)
+      : { seq: ex.seq, method: 'GetClock', name: undefined, payloadTaskId: undefined, principal: ex.principal };
+  if (!isRecord(result)) return undefined;
+  let now: string | undefined;
+  if (typeof result.now === 'string') now = result.now;
+  else if (typeof result.now === 'number' && Number.isFinite(result.now)) now = new Date(result.now).toISOString();
+  let resumed: string[] | undefined;
+  if (call.method === 'FireEvent' && Array.isArray(result.resumed))
+    resumed = result.resumed.filter((id): id is string => typeof id === 'string' && id !== '');
+  if (now === undefined && resumed === undefined) return undefined;
+  return { type: 'ControlAnswered', entry: ref(entry), call, now, resumed };
+}
+
+/** Where a call's result sits in its answer: `body.result` (JSON-RPC) or `body` (HTTP+JSON). */
+export function resultField(ex: ObservedExchange): string {
+  return ex.binding === 'HTTP+JSON' ? 'body' : 'body.result';
+}
+
+/** The binding a fact names for the exchange: JSON-RPC unless its request was read as HTTP+JSON. */
+export function bindingOf(ex: ObservedExchange): Binding {
+  return ex.binding ?? 'JSONRPC';
+}
+
+/** The entry a fact is read from. */
+export function ref(entry: RecordingEntry): EntryRef {
+  return { seq: entry.seq, at: entry.at };
+}
+
+/** A control call as its request named it. */
+function controlCallOf(
+  ex: ObservedExchange,
+  c: Extract<MethodCall, { method: 'AdvanceClock' | 'FireEvent' | 'GetClock' }>,
+): ControlCall {
+  if (c.method !== 'FireEvent')
+    return { seq: ex.seq, method: c.method, name: undefined, payloadTaskId: undefined, principal: ex.principal };
+  const payload = c.params.payload;
+  const payloadTaskId =
+    isRecord(payload) && typeof payload.taskId === 'string' && payload.taskId !== '' ? payload.taskId : undefined;
+  return { seq: ex.seq, method: 'FireEvent', name: c.params.name, payloadTaskId, principal: ex.principal };
+}
