@@ -18,6 +18,12 @@ const E2E_FILES = [
   'test/receipts/verify-jobs.test.ts',
 ];
 const E2E = [...E2E_DIRS, ...E2E_FILES];
+/**
+ * Unit files that must have a module cache of their own: rule-coverage imports the observer's test
+ * files to run them again and wraps PauseObserver's methods; in a shared cache those files are
+ * already loaded (their tests would not run again) and the wrap would reach other files.
+ */
+const ISOLATED = ['test/observe/rule-coverage.test.ts'];
 
 const DIST = fileURLToPath(new URL('./dist/', import.meta.url));
 
@@ -57,7 +63,17 @@ export default defineConfig({
           // process-wide state (no module mocks, stubbed globals or environment), so they do not
           // see each other.
           isolate: false,
-          exclude: E2E,
+          exclude: [...E2E, ...ISOLATED],
+          env: { A2A_REPLAY_TEST_PROJECT: 'unit' },
+        },
+      },
+      {
+        extends: true,
+        plugins: [noDist()],
+        test: {
+          name: 'unit-isolated',
+          include: ISOLATED,
+          isolate: true,
           env: { A2A_REPLAY_TEST_PROJECT: 'unit' },
         },
       },
