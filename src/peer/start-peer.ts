@@ -71,7 +71,7 @@ import {
   limitedServerOptions,
 } from '../http/limits.js';
 import { createSniffingServer } from '../http/transport-sniff.js';
-import { createGrpcAdapter } from './grpc-adapter.js';
+import type { createGrpcAdapter } from './grpc-adapter.js';
 import { createJsonRpcAdapter, sendRpcError } from './jsonrpc-adapter.js';
 import { RequestHandler } from './request-handler.js';
 import { REST_PATH, createRestAdapter } from './rest-adapter.js';
@@ -315,6 +315,14 @@ async function routeRequest(router: Router, req: IncomingMessage, res: Parameter
 }
 
 /** Starts the reference peer; resolves once it listens. */
+/**
+ * The gRPC adapter, loaded when a peer starts rather than with every command of the CLI: grpc-js
+ * and the generated codec cost about 0.15 s of CPU to load, which each process would pay.
+ */
+async function loadGrpcAdapter(): Promise<typeof createGrpcAdapter> {
+  return (await import('./grpc-adapter.js')).createGrpcAdapter;
+}
+
 export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer> {
   const host = options.host ?? '127.0.0.1';
   const deterministic = options.deterministic ?? false;
@@ -363,7 +371,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   const adapterOptions = { handler, limits, versionOf, callerOf, log };
   const jsonRpc = createJsonRpcAdapter(adapterOptions);
   const rest = createRestAdapter(adapterOptions);
-  const grpc = createGrpcAdapter({ handler, messageLimitBytes: limits.bodyLimitBytes, log });
+  const grpc = (await loadGrpcAdapter())({ handler, messageLimitBytes: limits.bodyLimitBytes, log });
 
   const listener: RequestListener = (req, res) => {
     routeRequest(router, req, res).catch((error: unknown) => {
