@@ -72,7 +72,8 @@ export interface KeyOptions {
   recording?: string;
 }
 
-function collect(value: string, previous: string[]): string[] {
+/** Commander's accumulator for a repeatable option. */
+export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 

@@ -14,21 +14,12 @@ import type { Command } from 'commander';
 import { A2aReplayError } from '../../src/errors.js';
 import { writeOutputFile } from '../../src/output-file.js';
 import { loadKeyFile } from '../../src/receipts/key-file.js';
-import {
-  latestNote,
-  noteVerifierOf,
-  proveReceipt,
-  scanLogTree,
-  verifyReceiptProof,
-} from '../../src/receipts/log-proofs.js';
+import { latestNote, proveReceipt, scanLogTree, verifyReceiptProof } from '../../src/receipts/log-proofs.js';
+import { noteVerifierOf } from '../../src/receipts/log-tree.js';
 import { type NoteVerifier, parseVerifierKey } from '../../src/tlog/note.js';
 import { printable } from '../../src/printable.js';
 import { CliExit, EXIT } from '../io.js';
-import { integerOption } from '../options.js';
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
+import { collect, integerOption } from '../options.js';
 
 async function readText(path: string, what: string): Promise<string> {
   try {

@@ -22,7 +22,8 @@ import { type VerifyResult, verifyReceiptLog } from '../../src/receipts/verify.j
 import { readRecordingFile } from '../../src/recording/recording-reader.js';
 import { A2aReplayError } from '../../src/errors.js';
 import type { Keyring } from '../../src/receipts/keys.js';
-import { checkSince, noteVerifierOf, scanLogTree } from '../../src/receipts/log-proofs.js';
+import { checkSince, scanLogTree } from '../../src/receipts/log-proofs.js';
+import { noteVerifierOf } from '../../src/receipts/log-tree.js';
 import { CliExit, EXIT } from '../io.js';
 import {
   type KeyOptions,

@@ -14,10 +14,8 @@ import {
   verifyConsistency,
   verifyInclusion,
 } from '../tlog/merkle.js';
-import { type NoteVerifier, noteKeyId, openNote } from '../tlog/note.js';
-import type { ReceiptKey } from './keys.js';
+import { type NoteVerifier, openNote, parseNote } from '../tlog/note.js';
 import { readLogLines } from './log-reader.js';
-import { noteKeyName } from './log-tree.js';
 
 /** A note found in a log: the 0-based index of its checkpoint line, which is also its tree size. */
 export interface LogNote {
@@ -60,18 +58,9 @@ export async function scanLogTree(path: string): Promise<LogTreeScan> {
   return scan;
 }
 
-/** The note verifier of a receipt key's Ed25519 half. */
-export function noteVerifierOf(key: ReceiptKey): NoteVerifier {
-  const publicKey = key.ed25519PublicKey();
-  if (!publicKey) throw invalid(`key ${key.kid} holds no Ed25519 public key: it cannot check checkpoint notes`);
-  const name = noteKeyName(key.kid);
-  return { name, id: noteKeyId(name, publicKey), publicKey: Buffer.from(publicKey) };
-}
-
 /** Checks a note found in the log against its lines; throws naming the line when it does not commit to them. */
 function checkLogNote(scan: LogTreeScan, found: LogNote): void {
-  const text = found.note.slice(0, found.note.lastIndexOf('\n\n') + 1);
-  const body = parseCheckpointText(text);
+  const body = parseCheckpointText(parseNote(found.note).text);
   if (body.size !== found.index || !body.root.equals(rootOf(scan.leaves, 0, found.index)))
     throw invalid(
       `line ${found.index + 1}: its checkpoint note does not commit to the ${found.index} lines before it ` +
@@ -142,7 +131,7 @@ export function checkSince(
 ): { oldSize: number; newSize: number; origin: string } {
   const old = parseCheckpointText(openNote(oldNote, verifiers).text);
   const latest = latestNote(scan);
-  const now = parseCheckpointText(latest.note.slice(0, latest.note.lastIndexOf('\n\n') + 1));
+  const now = parseCheckpointText(parseNote(latest.note).text);
   if (old.origin !== now.origin)
     throw invalid(`the earlier checkpoint is of ${old.origin}, but this log is ${now.origin}`);
   if (old.size > now.size)

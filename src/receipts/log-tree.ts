@@ -7,7 +7,8 @@
  */
 import { checkpointText, parseCheckpointText } from '../tlog/checkpoint.js';
 import { MerkleFrontier, leafHash } from '../tlog/merkle.js';
-import { noteKeyId, openNote, signNote, verifierKey } from '../tlog/note.js';
+import { type NoteVerifier, noteKeyId, openNote, signNote, verifierKey } from '../tlog/note.js';
+import { A2aReplayError } from '../errors.js';
 import type { ReceiptKey } from './keys.js';
 
 /** The signed-note key name of a kid's Ed25519 key. */
@@ -25,6 +26,18 @@ const ORIGIN_PART = /^[A-Za-z0-9._:-]{1,128}$/;
 export function logOrigin(kid: string, recording: string | null, headerHash: string): string {
   const name = recording !== null && ORIGIN_PART.test(recording) ? recording : `log-${headerHash.slice(7, 23)}`;
   return `${noteKeyName(kid)}/${name}`;
+}
+
+/** The note verifier of a receipt key's Ed25519 half; throws when the key has none. */
+export function noteVerifierOf(key: ReceiptKey): NoteVerifier {
+  const publicKey = key.ed25519PublicKey();
+  if (!publicKey)
+    throw new A2aReplayError(
+      'INVALID_ARGUMENT',
+      `key ${key.kid} holds no Ed25519 public key: it cannot check checkpoint notes`,
+    );
+  const name = noteKeyName(key.kid);
+  return { name, id: noteKeyId(name, publicKey), publicKey: Buffer.from(publicKey) };
 }
 
 /** The verifier key string of a key's Ed25519 public half, or null without one. */
@@ -71,12 +84,10 @@ export class LogTree {
    * Why `note` is not this tree's checkpoint note under `origin`, signed by `key`; null when it is.
    */
   checkNote(note: string, origin: string, key: ReceiptKey): string | null {
-    const publicKey = key.ed25519PublicKey();
-    if (!publicKey) return `key ${key.kid} holds no Ed25519 public key to check the note with`;
-    const name = noteKeyName(key.kid);
+    if (!key.hasEd25519Public) return `key ${key.kid} holds no Ed25519 public key to check the note with`;
     let text: string;
     try {
-      text = openNote(note, [{ name, id: noteKeyId(name, publicKey), publicKey: Buffer.from(publicKey) }]).text;
+      text = openNote(note, [noteVerifierOf(key)]).text;
     } catch (error) {
       return `the checkpoint note: ${(error as Error).message}`;
     }
