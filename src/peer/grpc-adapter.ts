@@ -14,7 +14,6 @@
  */
 import { type DescMessage, fromBinary, fromJson, toBinary, toJson } from '@bufbuild/protobuf';
 import type { JsonValue } from '@bufbuild/protobuf';
-import { EmptySchema } from '@bufbuild/protobuf/wkt';
 import {
   type ConnectionInjector,
   Metadata,
@@ -28,128 +27,13 @@ import {
 } from '@grpc/grpc-js';
 import { errorMessage } from '../errors.js';
 import { GRPC_STATUS_DETAILS_KEY, grpcError } from '../grpc/grpc-status.js';
-import {
-  AgentCardSchema,
-  CancelTaskRequestSchema,
-  DeleteTaskPushNotificationConfigRequestSchema,
-  GetExtendedAgentCardRequestSchema,
-  GetTaskPushNotificationConfigRequestSchema,
-  GetTaskRequestSchema,
-  ListTaskPushNotificationConfigsRequestSchema,
-  ListTaskPushNotificationConfigsResponseSchema,
-  ListTasksRequestSchema,
-  SendMessageRequestSchema,
-  SubscribeToTaskRequestSchema,
-  TaskPushNotificationConfigSchema,
-} from '../grpc/gen/lf/a2a/v1/a2a_pb.js';
-import {
-  AwaitTaskResumptionRequestSchema,
-  AwaitTaskResumptionResponseSchema,
-  ListTasksResponseSchema,
-  PauseTaskRequestSchema,
-  PauseTaskResponseSchema,
-  ResumeTaskRequestSchema,
-  ResumeTaskResponseSchema,
-  SendMessageResponseSchema,
-  StreamResponseSchema,
-  TaskSchema,
-} from '../grpc/gen/lf/a2a/v1/pause_pb.js';
+import { GRPC_METHODS, type GrpcMethod } from '../grpc/methods.js';
 import type { CoreMethod, PauseMethod } from '../protocol/methods.js';
 import type { StreamResponse } from '../protocol/types.js';
 import { principalOf } from '../recording/principal.js';
 import { type Reply, type RequestHandler, type StreamSink, versionFailure } from './request-handler.js';
 import { RpcFailure } from './rpc-failure.js';
 import type { Caller } from './task-engine.js';
-
-/** The service of the A2A core methods (a2a.proto). */
-export const A2A_SERVICE = 'lf.a2a.v1.A2AService';
-/** The service of the pause extension's methods (pause.proto, docs/design.md §16). */
-export const PAUSE_SERVICE = 'lf.a2a.v1.pause.A2APauseService';
-
-interface GrpcMethod {
-  service: typeof A2A_SERVICE | typeof PAUSE_SERVICE;
-  request: DescMessage;
-  response: DescMessage;
-  stream: boolean;
-}
-
-/** Every method of both services, with the messages its call carries. */
-const METHODS: { readonly [M in CoreMethod | PauseMethod]: GrpcMethod } = {
-  SendMessage: {
-    service: A2A_SERVICE,
-    request: SendMessageRequestSchema,
-    response: SendMessageResponseSchema,
-    stream: false,
-  },
-  SendStreamingMessage: {
-    service: A2A_SERVICE,
-    request: SendMessageRequestSchema,
-    response: StreamResponseSchema,
-    stream: true,
-  },
-  GetTask: { service: A2A_SERVICE, request: GetTaskRequestSchema, response: TaskSchema, stream: false },
-  ListTasks: {
-    service: A2A_SERVICE,
-    request: ListTasksRequestSchema,
-    response: ListTasksResponseSchema,
-    stream: false,
-  },
-  CancelTask: { service: A2A_SERVICE, request: CancelTaskRequestSchema, response: TaskSchema, stream: false },
-  SubscribeToTask: {
-    service: A2A_SERVICE,
-    request: SubscribeToTaskRequestSchema,
-    response: StreamResponseSchema,
-    stream: true,
-  },
-  CreateTaskPushNotificationConfig: {
-    service: A2A_SERVICE,
-    request: TaskPushNotificationConfigSchema,
-    response: TaskPushNotificationConfigSchema,
-    stream: false,
-  },
-  GetTaskPushNotificationConfig: {
-    service: A2A_SERVICE,
-    request: GetTaskPushNotificationConfigRequestSchema,
-    response: TaskPushNotificationConfigSchema,
-    stream: false,
-  },
-  ListTaskPushNotificationConfigs: {
-    service: A2A_SERVICE,
-    request: ListTaskPushNotificationConfigsRequestSchema,
-    response: ListTaskPushNotificationConfigsResponseSchema,
-    stream: false,
-  },
-  DeleteTaskPushNotificationConfig: {
-    service: A2A_SERVICE,
-    request: DeleteTaskPushNotificationConfigRequestSchema,
-    response: EmptySchema,
-    stream: false,
-  },
-  GetExtendedAgentCard: {
-    service: A2A_SERVICE,
-    request: GetExtendedAgentCardRequestSchema,
-    response: AgentCardSchema,
-    stream: false,
-  },
-  PauseTask: {
-    service: PAUSE_SERVICE,
-    request: PauseTaskRequestSchema,
-    response: PauseTaskResponseSchema,
-    stream: false,
-  },
-  ResumeTask: {
-    service: PAUSE_SERVICE,
-    request: ResumeTaskRequestSchema,
-    response: ResumeTaskResponseSchema,
-    stream: false,
-  },
-  AwaitTaskResumption: {
-    service: PAUSE_SERVICE,
-    request: AwaitTaskResumptionRequestSchema,
-    response: AwaitTaskResumptionResponseSchema,
-    stream: false,
-  },
-};
 
 export interface GrpcAdapterOptions {
   handler: RequestHandler;
@@ -242,7 +126,7 @@ export function createGrpcAdapter(options: GrpcAdapterOptions): GrpcAdapter {
   const implementations = new Map<string, UntypedServiceImplementation>();
   const raw = (bytes: Buffer): Buffer => bytes;
 
-  for (const [name, method] of Object.entries(METHODS) as [CoreMethod | PauseMethod, GrpcMethod][]) {
+  for (const [name, method] of Object.entries(GRPC_METHODS) as [CoreMethod | PauseMethod, GrpcMethod][]) {
     const definition = definitions.get(method.service) ?? {};
     definitions.set(method.service, definition);
     definition[name] = {

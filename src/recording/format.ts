@@ -91,6 +91,32 @@ export interface RecordingEntry {
   principal?: string;
   /** On `error` entries: what broke, in user words. */
   error?: string;
+  /**
+   * Present on every entry of a gRPC exchange (binding GRPC, docs/design.md §16), and only there:
+   * `http.path` is the call's `:path` (`/lf.a2a.v1.A2AService/SendMessage`), `http.headers` its
+   * metadata (secrets redacted), `body` the message decoded to ProtoJSON. A unary call is a
+   * `request` and a `response` (the message, or none on an error, with the status from the
+   * trailers); a server-streaming call is a `request`, one `event` per message and an `end`.
+   */
+  grpc?: EntryGrpc;
+}
+
+/** What a gRPC exchange's frames said besides its messages. */
+export interface EntryGrpc {
+  /** `grpc-status` from the trailers (response/end): 0 is OK. */
+  status?: number;
+  /** `grpc-message`, percent-decoded. */
+  message?: string;
+  /** `grpc-status-details-bin` decoded to `google.rpc.Status` ProtoJSON (with its ErrorInfo). */
+  details?: JsonValue;
+  /** `grpc-encoding` of the messages when compressed (`gzip`); bodies are recorded decoded. */
+  encoding?: string;
+  /** Request: the client's `grpc-timeout`, in milliseconds. */
+  timeoutMs?: number;
+  /** Response: the server answered with trailers only (no headers frame, no message). */
+  trailersOnly?: boolean;
+  /** end/response: the client cancelled the call (RST_STREAM) before the server finished. */
+  cancelled?: boolean;
 }
 
 /** What {@link RecordingEntry.cut} says of a body kept as its head. */
