@@ -41,11 +41,14 @@ export function isKeyName(name: string): boolean {
   return name.length > 0 && !/[\s+\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/u.test(name);
 }
 
-/** `SHA-256(name ‖ 0x0A ‖ 0x01 ‖ public key)[:4]`, big-endian. */
-export function noteKeyId(name: string, publicKey: Uint8Array): number {
+/**
+ * `SHA-256(name ‖ 0x0A ‖ type ‖ public key)[:4]`, big-endian: type 0x01 for a note signer's
+ * Ed25519 key, 0x04 for a witness's Ed25519 cosignature key (C2SP tlog-cosignature).
+ */
+export function noteKeyId(name: string, publicKey: Uint8Array, type = ED25519_TYPE): number {
   const digest = createHash('sha256')
     .update(name, 'utf8')
-    .update(Buffer.from([0x0a, ED25519_TYPE]))
+    .update(Buffer.from([0x0a, type]))
     .update(publicKey)
     .digest();
   return digest.readUInt32BE(0);
@@ -55,16 +58,22 @@ function hex8(id: number): string {
   return id.toString(16).padStart(8, '0');
 }
 
-/** The verifier key string `name+<8 hex key ID>+base64(0x01 ‖ public key)`. */
-export function verifierKey(name: string, publicKey: Uint8Array): string {
+/**
+ * The verifier key string `name+<8 hex key ID>+base64(type ‖ public key)`; type 0x01 (a note
+ * signer's key) unless another is given.
+ */
+export function verifierKey(name: string, publicKey: Uint8Array, type = ED25519_TYPE): string {
   if (!isKeyName(name)) throw noteError(`key name ${JSON.stringify(name)}: must be non-empty, with no space or '+'`);
   if (publicKey.length !== ED25519_PUBLIC_BYTES) throw noteError('an Ed25519 public key has 32 bytes');
-  const encoded = Buffer.concat([Buffer.from([ED25519_TYPE]), publicKey]).toString('base64');
-  return `${name}+${hex8(noteKeyId(name, publicKey))}+${encoded}`;
+  const encoded = Buffer.concat([Buffer.from([type]), publicKey]).toString('base64');
+  return `${name}+${hex8(noteKeyId(name, publicKey, type))}+${encoded}`;
 }
 
-/** Reads a verifier key string, checking its key ID; says what is wrong, never echoing key bytes. */
-export function parseVerifierKey(text: string): NoteVerifier {
+/**
+ * Reads a verifier key string of signature type `type` (0x01 unless given), checking its key ID;
+ * says what is wrong, never echoing key bytes.
+ */
+export function parseVerifierKey(text: string, type = ED25519_TYPE): NoteVerifier {
   const trimmed = text.trim();
   // name+hash+key: the name holds no '+', the hash is 8 hex digits; the base64 key may hold '+'.
   const first = trimmed.indexOf('+');
@@ -75,10 +84,11 @@ export function parseVerifierKey(text: string): NoteVerifier {
   if (!/^[0-9a-f]{8}$/.test(hash)) throw noteError('verifier key: the key hash must be 8 lowercase hex digits');
   const bytes = Buffer.from(key, 'base64');
   if (bytes.toString('base64') !== key) throw noteError('verifier key: the key is not canonical base64');
-  if (bytes.length !== 1 + ED25519_PUBLIC_BYTES || bytes[0] !== ED25519_TYPE)
-    throw noteError('verifier key: not an Ed25519 key (type byte 0x01 and 32 bytes expected)');
+  const typeHex = `0x${type.toString(16).padStart(2, '0')}`;
+  if (bytes.length !== 1 + ED25519_PUBLIC_BYTES || bytes[0] !== type)
+    throw noteError(`verifier key: not an Ed25519 key of type ${typeHex} (type byte ${typeHex} and 32 bytes expected)`);
   const publicKey = bytes.subarray(1);
-  const id = noteKeyId(name, publicKey);
+  const id = noteKeyId(name, publicKey, type);
   if (hex8(id) !== hash) throw noteError('verifier key: the key hash does not match the name and key');
   return { name, id, publicKey: Buffer.from(publicKey) };
 }
@@ -139,9 +149,14 @@ export function parseNote(note: string): ParsedNote {
   return { text, signatures };
 }
 
-function ed25519Verify(publicKey: Buffer, data: Buffer, signature: Buffer): boolean {
+/** RFC 8032 verification of `signature` over `data` by a 32-byte Ed25519 public key. */
+export function ed25519Verify(publicKey: Uint8Array, data: Uint8Array, signature: Uint8Array): boolean {
   if (signature.length !== ED25519_SIGNATURE_BYTES) return false;
-  const key = createPublicKey({ key: Buffer.concat([SPKI_ED25519_PREFIX, publicKey]), format: 'der', type: 'spki' });
+  const key = createPublicKey({
+    key: Buffer.concat([SPKI_ED25519_PREFIX, publicKey]),
+    format: 'der',
+    type: 'spki',
+  });
   return verify(null, data, key, signature);
 }
 
