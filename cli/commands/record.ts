@@ -57,10 +57,12 @@ import {
 import type { SpanSink } from '../../src/tracing/span-events.js';
 import { TOOL_NAME } from '../../src/version.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
-import { integerOption, optionalKeyring } from '../options.js';
+import { collect, integerOption, optionalKeyring } from '../options.js';
 import { RecordProgress } from '../record-progress.js';
 import { traceName } from '../trace-name.js';
 import { openTracing } from '../open-tracing.js';
+import { type RecordWitnesses, recordWitnesses } from '../witness-options.js';
+import { cosignaturesPathFor } from '../../src/receipts/cosignature-file.js';
 
 interface RecordCommandOptions {
   upstream: string;
@@ -70,6 +72,8 @@ interface RecordCommandOptions {
   key?: string;
   fsync: string;
   witness?: string;
+  witnessUrl: string[];
+  witnessVkey: string[];
   checkpointEvery: string;
   otlp?: string;
   traces?: string;
@@ -317,6 +321,18 @@ async function recordFiles(options: RecordCommandOptions): Promise<{
   const keyring = await optionalKeyring(options.key);
   const receiptsFile = options.receipts ?? receiptsPathFor(options.out);
   if (keyring) await assertAbsent(receiptsFile);
+  if (options.witnessUrl.length > 0) {
+    // Witnesses cosign checkpoint notes, which only an Ed25519 key signs (docs/design.md §6).
+    if (!keyring?.hasEd25519Public)
+      throw new CliExit(
+        EXIT.usage,
+        '--witness-url: witnesses cosign checkpoint notes: give a key with an Ed25519 pair',
+      );
+    const sidecar = cosignaturesPathFor(receiptsFile);
+    await refuseSymlink(sidecar).catch(usageError('--witness-url'));
+    if (await exists(sidecar))
+      throw new CliExit(EXIT.usage, `--witness-url: ${sidecar} already exists (witness files are append-only)`);
+  }
   return { keyring, receiptsFile };
 }
 
@@ -329,7 +345,7 @@ async function openRecordFiles(
   files: Awaited<ReturnType<typeof recordFiles>>,
   settings: Pick<ReturnType<typeof recordSettings>, 'fsync' | 'checkpointEvery'>,
   reportOnce: (what: string) => (error: unknown) => void,
-): Promise<{ writer: RecordingWriter; log: ReceiptLogWriter | undefined }> {
+): Promise<{ writer: RecordingWriter; log: ReceiptLogWriter | undefined; witnesses: RecordWitnesses | undefined }> {
   const { keyring, receiptsFile } = files;
   const { fsync, checkpointEvery } = settings;
   // The upstream's card, kept in the header so that `run` knows the peer it was made against.
@@ -357,6 +373,7 @@ async function openRecordFiles(
   if (writer.failed) throw new CliExit(EXIT.usage, `${options.out}: cannot write the recording`);
 
   let log: ReceiptLogWriter | undefined;
+  const witnesses = keyring && (await recordWitnesses(options.witnessUrl, options.witnessVkey, receiptsFile));
   if (keyring === undefined) {
     process.stderr.write(
       'a2a-replay: no receipt key (--key FILE or A2A_REPLAY_KEY_FILE): recording without receipts\n',
@@ -372,13 +389,15 @@ async function openRecordFiles(
       fsync,
       checkpointEvery,
       ...(options.witness === undefined ? {} : { witness: options.witness }),
+      // Checkpoints go to the witnesses once durable, in the background (docs/design.md §6).
+      ...(witnesses ? { onDurable: (lines) => witnesses.onDurable(lines) } : {}),
     }).catch(async (error: unknown) => {
       await writer.close();
       if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
       throw error;
     });
   }
-  return { writer, log };
+  return { writer, log, witnesses };
 }
 
 /** Records until SIGINT or SIGTERM (see the module doc). */
@@ -394,7 +413,7 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
       reported.add(what);
       process.stderr.write(`a2a-replay: ${what} failed, the proxy keeps forwarding: ${describeError(error)}\n`);
     };
-  const { writer, log } = await openRecordFiles(options, files, settings, reportOnce);
+  const { writer, log, witnesses } = await openRecordFiles(options, files, settings, reportOnce);
   const tracing = await openTracing({
     otlp: options.otlp,
     tracesDir: options.traces,
@@ -459,6 +478,7 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
   if (writer.dropped > 0)
     process.stderr.write(`a2a-replay: ${writer.dropped} recording lines were not written to ${options.out}\n`);
   await observation?.close();
+  await witnesses?.close();
   incomplete.close();
   await tracing.shutdown();
   if (options.quiet !== true) progress.summary({ recording: options.out, receipts: log?.path });
@@ -492,6 +512,19 @@ export function registerRecord(program: Command): void {
     .option(
       '--witness <file>',
       'keep the latest checkpoint in FILE too (replaced atomically): `verify --checkpoint FILE` detects a cut log',
+    )
+    .option(
+      '--witness-url <url>',
+      'a C2SP tlog-witness to cosign each checkpoint, in the background (repeatable; pairs with --witness-vkey)',
+      collect,
+      [],
+    )
+    .option(
+      '--witness-vkey <vkey>',
+      "that witness's verifier key (name+hash+key, type 0x04), or a file holding it; cosignatures go to " +
+        'X.receipts.cosignatures.jsonl',
+      collect,
+      [],
     )
     .option(
       '--checkpoint-every <n>',

@@ -22,10 +22,14 @@ import { type VerifyResult, verifyReceiptLog } from '../../src/receipts/verify.j
 import { readRecordingFile } from '../../src/recording/recording-reader.js';
 import { A2aReplayError } from '../../src/errors.js';
 import type { Keyring } from '../../src/receipts/keys.js';
-import { checkSince, scanLogTree } from '../../src/receipts/log-proofs.js';
+import { checkSince, latestNote, scanLogTree } from '../../src/receipts/log-proofs.js';
+import { cosignaturesPathFor, parseCosignatureFile } from '../../src/receipts/cosignature-file.js';
+import { checkWitnessQuorum } from '../../src/receipts/witness-check.js';
+import { witnessKeys } from '../witness-options.js';
 import { noteVerifierOf } from '../../src/receipts/log-tree.js';
 import { CliExit, EXIT } from '../io.js';
 import {
+  collect,
   type KeyOptions,
   type OpenEndOptions,
   integerOption,
@@ -170,6 +174,53 @@ async function checkSinceNote(
   }
 }
 
+interface WitnessOptions {
+  witnessVkey: string[];
+  witnessQuorum?: string;
+  cosignatures?: string;
+}
+
+/**
+ * `--witness-vkey … --witness-quorum K`: K of the witnesses given cosigned the log's latest note
+ * (docs/design.md §6, "Witnesses"), and none reported a fork; one line saying who signed.
+ */
+async function checkWitnesses(
+  log: string,
+  options: WitnessOptions,
+): Promise<{ ok: boolean; line: string; signed?: { witness: string; timestamp: number }[] } | undefined> {
+  if (options.witnessVkey.length === 0) {
+    if (options.witnessQuorum !== undefined || options.cosignatures !== undefined)
+      throw new CliExit(EXIT.usage, '--witness-quorum and --cosignatures need --witness-vkey');
+    return undefined;
+  }
+  const keys = await witnessKeys(options.witnessVkey);
+  const quorum =
+    options.witnessQuorum === undefined
+      ? 1
+      : integerOption(options.witnessQuorum, 'witness-quorum', 1, options.witnessVkey.length);
+  const file = options.cosignatures ?? cosignaturesPathFor(log);
+  let text = '';
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || options.cosignatures !== undefined)
+      throw new CliExit(EXIT.usage, `--cosignatures ${file}: cannot read (${(error as NodeJS.ErrnoException).code})`);
+  }
+  try {
+    const latest = latestNote(await scanLogTree(log));
+    const check = checkWitnessQuorum(latest, parseCosignatureFile(text), keys, quorum);
+    return {
+      ok: check.ok,
+      signed: check.signed,
+      line:
+        `${log}: ${check.ok ? 'witnessed' : 'NOT WITNESSED'}: ${check.message}` + (text === '' ? ` (no ${file})` : ''),
+    };
+  } catch (error) {
+    if (!(error instanceof A2aReplayError)) throw error;
+    return { ok: false, line: `${log}: NOT WITNESSED: ${file}: ${error.message}` };
+  }
+}
+
 export function registerVerify(program: Command): void {
   withOpenEndOptions(withKeyOptions(program.command('verify')))
     .description('verify a signed, hash-chained receipt log (streams it in constant memory)')
@@ -180,6 +231,14 @@ export function registerVerify(program: Command): void {
       'a checkpoint note taken earlier (`checkpoint`): the log must extend it (RFC 6962 consistency)',
     )
     .option(
+      '--witness-vkey <vkey>',
+      "a witness's verifier key (name+hash+key, type 0x04), or a file holding it (repeatable)",
+      collect,
+      [],
+    )
+    .option('--witness-quorum <k>', 'cosignatures of the witnesses given the latest checkpoint needs (default 1)')
+    .option('--cosignatures <file>', 'the witness file (default: X.receipts.cosignatures.jsonl beside the log)')
+    .option(
       '--jobs <n>',
       'threads checking signatures and canonical forms (N - 1 workers and the main one; the chain is ' +
         'checked in order; 1: no workers; default: the cores available, 1 for a log under 4 MiB)',
@@ -187,9 +246,13 @@ export function registerVerify(program: Command): void {
     .action(
       async (
         log: string,
-        options: KeyOptions & OpenEndOptions & { json?: boolean; jobs?: string; recording?: string; since?: string },
+        options: KeyOptions &
+          OpenEndOptions &
+          WitnessOptions & { json?: boolean; jobs?: string; recording?: string; since?: string },
       ) => {
         const given = options.jobs === undefined ? null : integerOption(options.jobs, 'jobs', 1, 256);
+        // Witness keys are read first: a bad one is a usage error before the log is read.
+        if (options.witnessVkey.length > 0) await witnessKeys(options.witnessVkey);
         const inputs = await loadVerifyInputs(log, options);
         const jobs = given ?? defaultVerifyJobs((await stat(log)).size, availableParallelism());
         const result = await verifyReceiptLog(log, {
@@ -204,6 +267,7 @@ export function registerVerify(program: Command): void {
           options.since === undefined || !result.ok
             ? undefined
             : await checkSinceNote(log, options.since, inputs.keyring);
+        const witnessed = result.ok ? await checkWitnesses(log, options) : undefined;
         process.stdout.write(
           options.json
             ? `${JSON.stringify({
@@ -211,12 +275,15 @@ export function registerVerify(program: Command): void {
                 ...result,
                 ...(recording === undefined ? {} : { recording: { ok: recording.ok, lines: recording.lines } }),
                 ...(since === undefined ? {} : { since }),
+                ...(witnessed === undefined ? {} : { witnesses: witnessed }),
               })}\n`
             : `${printable(verifySummary(log, result))}\n` +
                 (recording === undefined ? '' : `${recording.lines.map((l) => printable(l)).join('\n')}\n`) +
-                (since === undefined ? '' : `${printable(since.line)}\n`),
+                (since === undefined ? '' : `${printable(since.line)}\n`) +
+                (witnessed === undefined ? '' : `${printable(witnessed.line)}\n`),
         );
-        if (!result.ok || recording?.ok === false || since?.ok === false) throw new CliExit(EXIT.drift, '');
+        if (!result.ok || recording?.ok === false || since?.ok === false || witnessed?.ok === false)
+          throw new CliExit(EXIT.drift, '');
       },
     );
 }

@@ -64,6 +64,12 @@ export interface ReceiptLogWriterOptions {
    * rename; mode 0600) after each checkpoint is written and synced.
    */
   witness?: string;
+  /**
+   * Told each line once it is durable under the policy (synced, or written under `never`), in
+   * file order, the header first: what followers of the log (witnesses, a telemetry pipeline) may
+   * take as written. A listener that throws changes nothing of the log.
+   */
+  onDurable?: (lines: readonly SealedLine[]) => void;
 }
 
 /** What an append returns: the sealed receipt and its line hash (for `appendResumption`). */
@@ -101,6 +107,10 @@ export class ReceiptLogWriter {
   readonly #fsync: FsyncPolicy;
   readonly #fsyncEvery: number;
   #witness: string | undefined;
+  #onDurable: ((lines: readonly SealedLine[]) => void) | undefined;
+  /** With a durable listener: the lines queued, and those written and not yet told. */
+  #bufferLines: SealedLine[] = [];
+  #untold: SealedLine[] = [];
   /** Lines sealed and not yet written. */
   #buffer: string[] = [];
   #bufferBytes = 0;
@@ -155,6 +165,7 @@ export class ReceiptLogWriter {
     }
     const writer = new ReceiptLogWriter(path, file, chain, options.fsync ?? 'batch', fsyncEvery);
     writer.#witness = options.witness;
+    writer.#onDurable = options.onDurable;
     // The header is written at once: a log that exists is never empty.
     writer.#queue([chain.header]);
     writer.#write();
@@ -213,7 +224,7 @@ export class ReceiptLogWriter {
       if (this.#fsync !== 'never' && this.#written > this.#synced && !this.#failure) {
         try {
           await this.#file.datasync();
-          this.#synced = this.#written;
+          this.#markSynced(this.#written);
         } catch (cause) {
           this.#fail(cause);
         }
@@ -236,6 +247,7 @@ export class ReceiptLogWriter {
       this.#bufferBytes += line.text.length + 1;
       if (line.line.type === 'Checkpoint') this.#bufferCheckpoint = line.text;
     }
+    if (this.#onDurable) this.#bufferLines.push(...lines);
     this.#queued += lines.length;
   }
 
@@ -281,10 +293,13 @@ export class ReceiptLogWriter {
       this.#buffer = [];
       this.#bufferBytes = 0;
       this.#bufferCheckpoint = null;
+      const sealed = this.#bufferLines;
+      this.#bufferLines = [];
       if (this.#failure === null) {
         try {
           writeAll(this.#file.fd, text);
           this.#written += count;
+          if (this.#onDurable) this.#untold.push(...sealed);
           if (checkpoint !== null) this.#unsyncedCheckpoint = checkpoint;
         } catch (cause) {
           this.#fail(cause);
@@ -304,7 +319,7 @@ export class ReceiptLogWriter {
     if (this.#syncing !== null || this.#failure !== null) return;
     const never = this.#fsync === 'never';
     if (never) {
-      this.#synced = this.#written;
+      this.#markSynced(this.#written);
       this.#release();
     }
     const unsynced = this.#written - this.#synced;
@@ -322,7 +337,7 @@ export class ReceiptLogWriter {
       try {
         // fdatasync: the appended bytes and the size that reaches them (docs/design.md §5).
         if (due) await this.#file.datasync();
-        this.#synced = Math.max(this.#synced, covers);
+        this.#markSynced(Math.max(this.#synced, covers));
         if (witness !== null && this.#witness !== undefined) await writeWitness(this.#witness, witness);
       } catch (cause) {
         this.#fail(cause);
@@ -331,6 +346,22 @@ export class ReceiptLogWriter {
       this.#release();
       this.#syncIfDue();
     })();
+  }
+
+  /** Counts the first `synced` lines durable and tells the listener those it was not told yet. */
+  #markSynced(synced: number): void {
+    this.#synced = synced;
+    const listener = this.#onDurable;
+    if (!listener || this.#untold.length === 0) return;
+    // #untold holds lines (#written - #untold.length, #written]; those up to #synced are durable.
+    const durable = this.#untold.length - (this.#written - synced);
+    if (durable <= 0) return;
+    const lines = this.#untold.splice(0, durable);
+    try {
+      listener(lines);
+    } catch {
+      // A follower's failure is its own: the log is written and durable either way.
+    }
   }
 
   /** Resolves the waiters whose lines are durable (rejects all once the log failed). */

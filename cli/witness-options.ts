@@ -1,0 +1,97 @@
+/**
+ * @module cli/witness-options
+ * Witnesses on the command line (docs/design.md §6, "Witnesses"): `--witness-vkey` values (a
+ * witness's verifier key `name+hash+base64(0x04 ‖ key)`, or a file holding one), and for
+ * `record` the `--witness-url URL --witness-vkey VKEY` pairs that start a
+ * {@link WitnessSubmitter} writing the witness file beside the receipt log.
+ */
+import { readFile } from 'node:fs/promises';
+import { errorMessage } from '../src/errors.js';
+import { CosignatureFile, cosignaturesPathFor } from '../src/receipts/cosignature-file.js';
+import type { SealedLine } from '../src/receipts/chain.js';
+import { WitnessSubmitter } from '../src/receipts/witness-submitter.js';
+import { redactUrl } from '../src/recording/redaction.js';
+import { parseCosignerKey } from '../src/tlog/cosignature.js';
+import type { NoteVerifier } from '../src/tlog/note.js';
+import { httpWitnessPost } from '../src/tlog/witness-http.js';
+import { CliExit, EXIT } from './io.js';
+
+/** Witness keys from `--witness-vkey` values: a key itself, or a file that holds one. */
+export async function witnessKeys(values: readonly string[]): Promise<NoteVerifier[]> {
+  const keys: NoteVerifier[] = [];
+  for (const given of values) {
+    let text = given;
+    if (!/^[^\s+]+\+[0-9a-f]{8}\+\S+$/.test(given.trim())) {
+      try {
+        text = await readFile(given, 'utf8');
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code ?? 'error';
+        throw new CliExit(EXIT.usage, `--witness-vkey ${given}: neither a verifier key nor a readable file (${code})`);
+      }
+    }
+    try {
+      keys.push(parseCosignerKey(text));
+    } catch (error) {
+      throw new CliExit(EXIT.usage, `--witness-vkey: ${errorMessage(error)}`);
+    }
+  }
+  return keys;
+}
+
+/** What `record` runs for its witnesses. */
+export interface RecordWitnesses {
+  /** The witness file beside the log. */
+  path: string;
+  onDurable(lines: readonly SealedLine[]): void;
+  /** Waits for the latest checkpoint's answers (a few tries each), then closes the witness file. */
+  close(): Promise<void>;
+}
+
+/**
+ * The witnesses of `record`, or undefined when none is named. Each `--witness-url` pairs with the
+ * `--witness-vkey` in the same position; a URL must be http(s).
+ */
+export async function recordWitnesses(
+  urls: readonly string[],
+  vkeys: readonly string[],
+  receiptsFile: string,
+): Promise<RecordWitnesses | undefined> {
+  if (urls.length === 0 && vkeys.length === 0) return undefined;
+  if (urls.length !== vkeys.length)
+    throw new CliExit(
+      EXIT.usage,
+      `--witness-url and --witness-vkey come in pairs: ${urls.length} URLs, ${vkeys.length} keys`,
+    );
+  for (const url of urls) {
+    let parsed: URL | undefined;
+    try {
+      parsed = new URL(url);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:')
+      throw new CliExit(EXIT.usage, `--witness-url: ${JSON.stringify(redactUrl(url))} is not an http(s) URL`);
+  }
+  const keys = await witnessKeys(vkeys);
+  const file = new CosignatureFile(cosignaturesPathFor(receiptsFile));
+  const submitter = new WitnessSubmitter({
+    targets: urls.map((url, i) => ({ url, witness: keys[i]! })),
+    post: httpWitnessPost(),
+    timers: {
+      setTimeout: (run, ms) => setTimeout(run, ms).unref(),
+      clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+    },
+    store: (record) => file.append(record),
+    say: (line) => process.stderr.write(`a2a-replay: ${line}\n`),
+  });
+  return {
+    path: file.path,
+    onDurable: (lines) => submitter.onDurable(lines),
+    close: async () => {
+      await submitter.close();
+      await file.close().catch((error: unknown) => {
+        process.stderr.write(`a2a-replay: ${file.path}: ${errorMessage(error)}\n`);
+      });
+    },
+  };
+}

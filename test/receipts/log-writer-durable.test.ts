@@ -1,0 +1,67 @@
+/**
+ * ReceiptLogWriter's `onDurable`: followers of the log (witnesses, a telemetry pipeline) are told
+ * each line once, in file order, header first, and only once the line is durable under the policy.
+ */
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import type { SealedLine } from '../../src/receipts/chain.js';
+import { Keyring } from '../../src/receipts/keys.js';
+import { FSYNC_POLICIES, ReceiptLogWriter } from '../../src/receipts/log-writer.js';
+import { CREATED_AT, fixedKey, suspensionDraftFor } from './fixtures.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'receipts-durable-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('onDurable', () => {
+  it.each(FSYNC_POLICIES)('tells every line once, in file order, under fsync %s', async (fsync) => {
+    const told: SealedLine[] = [];
+    const path = join(dir, `${fsync}.receipts.jsonl`);
+    const writer = await ReceiptLogWriter.open(path, {
+      keyring: new Keyring([fixedKey('k')]),
+      checkpointEvery: 3,
+      fsync,
+      fsyncEvery: 4,
+      recording: 'rec-test',
+      clock: new ManualClock(Date.parse(CREATED_AT)),
+      tool: 'a2a-replay@test',
+      onDurable: (lines) => told.push(...lines),
+    });
+    for (let n = 0; n < 7; n++) {
+      await writer.appendSuspension(suspensionDraftFor(n));
+      // What was told is on disk already.
+      const onDisk = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+      expect(onDisk.slice(0, told.length)).toEqual(told.map((l) => l.text));
+    }
+    await writer.durable();
+    await writer.close();
+    expect(told.map((l) => l.text)).toEqual(readFileSync(path, 'utf8').split('\n').filter(Boolean));
+    expect(told[0]!.line.type).toBe('ReceiptLog');
+    expect(told.at(-1)!.line).toMatchObject({ type: 'Checkpoint', final: true });
+  });
+
+  it('keeps writing when the listener throws', async () => {
+    const path = join(dir, 'throws.receipts.jsonl');
+    const writer = await ReceiptLogWriter.open(path, {
+      keyring: new Keyring([fixedKey('k')]),
+      recording: 'rec-test',
+      clock: new ManualClock(Date.parse(CREATED_AT)),
+      tool: 'a2a-replay@test',
+      fsync: 'always',
+      onDurable: () => {
+        throw new Error('follower down');
+      },
+    });
+    await writer.appendSuspension(suspensionDraftFor(0));
+    await writer.close();
+    expect(readFileSync(path, 'utf8').split('\n').filter(Boolean)).toHaveLength(3);
+  });
+});
