@@ -4,8 +4,9 @@
  * - `a2a-replay checkpoint LOG [--out FILE]`: the log's latest C2SP checkpoint note;
  * - `a2a-replay prove LOG --seq N [--out FILE]`: a c2sp.org/tlog-proof@v1 file that receipt N is
  *   in the tree that note commits to;
- * - `a2a-replay verify-proof PROOF --receipt LINE_FILE (--vkey VKEY | --public-key FILE)...`:
- *   checks such a proof offline, with the one line and nothing else of the log.
+ * - `a2a-replay verify-proof PROOF --receipt LINE_FILE (--vkey VKEY | --public-key FILE)... [--origin O]`:
+ *   checks such a proof offline, with the one line and nothing else of the log (and, with
+ *   `--origin`, that its checkpoint is of that log).
  * Exit 0 when done or verified, 1 when a proof does not verify, 2 on a usage error (no such file,
  * no note, a malformed proof or key).
  */
@@ -108,21 +109,25 @@ export function registerTlog(program: Command): void {
       [],
     )
     .option('--public-key <file>', 'an a2a-replay public key file (repeatable)', collect, [])
-    .action(async (proofFile: string, options: { receipt: string; vkey: string[]; publicKey: string[] }) => {
-      const verifiers = await verifiersFrom(options.vkey, options.publicKey);
-      const proof = await readText(proofFile, 'proof');
-      const text = await readText(options.receipt, '--receipt');
-      // The line as written: one trailing newline (a file saved from the log) is not part of it.
-      const line = text.endsWith('\n') ? text.slice(0, -1) : text;
-      if (line.includes('\n')) throw new CliExit(EXIT.usage, `--receipt ${options.receipt}: holds more than one line`);
-      try {
-        const check = verifyReceiptProof(proof, line, verifiers);
-        process.stdout.write(
-          `${printable(`${proofFile}: ok: entry ${check.index} of ${check.origin} (tree size ${check.size})`)}\n`,
-        );
-      } catch (error) {
-        if (!(error instanceof A2aReplayError)) throw error;
-        throw new CliExit(EXIT.drift, printable(`${proofFile}: INVALID: ${error.message}`));
-      }
-    });
+    .option('--origin <origin>', "refuse a proof whose checkpoint names another log's origin")
+    .action(
+      async (proofFile: string, options: { receipt: string; vkey: string[]; publicKey: string[]; origin?: string }) => {
+        const verifiers = await verifiersFrom(options.vkey, options.publicKey);
+        const proof = await readText(proofFile, 'proof');
+        const text = await readText(options.receipt, '--receipt');
+        // The line as written: one trailing newline (a file saved from the log) is not part of it.
+        const line = text.endsWith('\n') ? text.slice(0, -1) : text;
+        if (line.includes('\n'))
+          throw new CliExit(EXIT.usage, `--receipt ${options.receipt}: holds more than one line`);
+        try {
+          const check = verifyReceiptProof(proof, line, verifiers, options.origin ?? null);
+          process.stdout.write(
+            `${printable(`${proofFile}: ok: entry ${check.index} of ${check.origin} (tree size ${check.size})`)}\n`,
+          );
+        } catch (error) {
+          if (!(error instanceof A2aReplayError)) throw error;
+          throw new CliExit(EXIT.drift, printable(`${proofFile}: INVALID: ${error.message}`));
+        }
+      },
+    );
 }

@@ -104,13 +104,21 @@ export interface ProofCheck {
 
 /**
  * Verifies a tlog-proof of `line` (the receipt line as written, without its newline) offline:
- * the checkpoint note's signature by one of `verifiers`, then the inclusion path to its root.
- * Throws naming what failed.
+ * the checkpoint note's signature by one of `verifiers`, its origin (when `origin` is given),
+ * then the inclusion path to its root. Throws naming what failed.
  */
-export function verifyReceiptProof(proofText: string, line: string, verifiers: readonly NoteVerifier[]): ProofCheck {
+export function verifyReceiptProof(
+  proofText: string,
+  line: string,
+  verifiers: readonly NoteVerifier[],
+  origin: string | null = null,
+): ProofCheck {
   const proof = parseTlogProof(proofText);
   const opened = openNote(proof.checkpoint, verifiers);
   const body = parseCheckpointText(opened.text);
+  // One key signs many logs: the origin says which one the proof is about (docs/design.md §6).
+  if (origin !== null && body.origin !== origin)
+    throw invalid(`the proof's checkpoint is of ${body.origin}, not of ${origin}`);
   if (!verifyInclusion(proof.index, body.size, leafHash(line), proof.path, body.root))
     throw invalid(
       `the line is not entry ${proof.index} of ${body.origin} at tree size ${body.size}: ` +
