@@ -62,6 +62,8 @@ import { RecordProgress } from '../record-progress.js';
 import { traceName } from '../trace-name.js';
 import { openTracing } from '../open-tracing.js';
 import { type RecordWitnesses, recordWitnesses } from '../witness-options.js';
+import { openReceiptShipping } from '../receipt-logs-options.js';
+import type { ReceiptShipping } from '../receipt-logs-setup.js';
 import { cosignaturesPathFor } from '../../src/receipts/cosignature-file.js';
 
 interface RecordCommandOptions {
@@ -74,6 +76,7 @@ interface RecordCommandOptions {
   witness?: string;
   witnessUrl: string[];
   witnessVkey: string[];
+  otlpLogs?: string;
   checkpointEvery: string;
   otlp?: string;
   traces?: string;
@@ -321,6 +324,8 @@ async function recordFiles(options: RecordCommandOptions): Promise<{
   const keyring = await optionalKeyring(options.key);
   const receiptsFile = options.receipts ?? receiptsPathFor(options.out);
   if (keyring) await assertAbsent(receiptsFile);
+  if (keyring === undefined && options.otlpLogs !== undefined)
+    throw new CliExit(EXIT.usage, '--otlp-logs ships receipts: give a receipt key (--key FILE)');
   if (options.witnessUrl.length > 0) {
     // Witnesses cosign checkpoint notes, which only an Ed25519 key signs (docs/design.md §6).
     if (!keyring?.hasEd25519Public)
@@ -345,7 +350,12 @@ async function openRecordFiles(
   files: Awaited<ReturnType<typeof recordFiles>>,
   settings: Pick<ReturnType<typeof recordSettings>, 'fsync' | 'checkpointEvery'>,
   reportOnce: (what: string) => (error: unknown) => void,
-): Promise<{ writer: RecordingWriter; log: ReceiptLogWriter | undefined; witnesses: RecordWitnesses | undefined }> {
+): Promise<{
+  writer: RecordingWriter;
+  log: ReceiptLogWriter | undefined;
+  witnesses: RecordWitnesses | undefined;
+  shipping: ReceiptShipping | undefined;
+}> {
   const { keyring, receiptsFile } = files;
   const { fsync, checkpointEvery } = settings;
   // The upstream's card, kept in the header so that `run` knows the peer it was made against.
@@ -374,6 +384,8 @@ async function openRecordFiles(
 
   let log: ReceiptLogWriter | undefined;
   const witnesses = keyring && (await recordWitnesses(options.witnessUrl, options.witnessVkey, receiptsFile));
+  // Receipt lines as OTLP log records once durable in the file (docs/design.md §6).
+  const shipping = keyring && (await openReceiptShipping(options.otlpLogs));
   if (keyring === undefined) {
     process.stderr.write(
       'a2a-replay: no receipt key (--key FILE or A2A_REPLAY_KEY_FILE): recording without receipts\n',
@@ -390,14 +402,21 @@ async function openRecordFiles(
       checkpointEvery,
       ...(options.witness === undefined ? {} : { witness: options.witness }),
       // Checkpoints go to the witnesses once durable, in the background (docs/design.md §6).
-      ...(witnesses ? { onDurable: (lines) => witnesses.onDurable(lines) } : {}),
+      ...(witnesses || shipping
+        ? {
+            onDurable: (lines) => {
+              witnesses?.onDurable(lines);
+              shipping?.onDurable(lines);
+            },
+          }
+        : {}),
     }).catch(async (error: unknown) => {
       await writer.close();
       if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
       throw error;
     });
   }
-  return { writer, log, witnesses };
+  return { writer, log, witnesses, shipping };
 }
 
 /** Records until SIGINT or SIGTERM (see the module doc). */
@@ -413,7 +432,7 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
       reported.add(what);
       process.stderr.write(`a2a-replay: ${what} failed, the proxy keeps forwarding: ${describeError(error)}\n`);
     };
-  const { writer, log, witnesses } = await openRecordFiles(options, files, settings, reportOnce);
+  const { writer, log, witnesses, shipping } = await openRecordFiles(options, files, settings, reportOnce);
   const tracing = await openTracing({
     otlp: options.otlp,
     tracesDir: options.traces,
@@ -479,6 +498,7 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
     process.stderr.write(`a2a-replay: ${writer.dropped} recording lines were not written to ${options.out}\n`);
   await observation?.close();
   await witnesses?.close();
+  await shipping?.shutdown();
   incomplete.close();
   await tracing.shutdown();
   if (options.quiet !== true) progress.summary({ recording: options.out, receipts: log?.path });
@@ -532,6 +552,11 @@ export function registerRecord(program: Command): void {
       String(DEFAULT_CHECKPOINT_EVERY),
     )
     .option('--otlp <url>', 'export the pause/resume spans over OTLP/HTTP (default: $OTEL_EXPORTER_OTLP_ENDPOINT)')
+    .option(
+      '--otlp-logs <url>',
+      'ship every receipt-log line as an OTLP log record (default: $OTEL_EXPORTER_OTLP_LOGS_ENDPOINT); ' +
+        'the file stays the record',
+    )
     .option('--traces <dir>', 'write the spans as OTLP-JSON into DIR/<name>.otlp.json on shutdown')
     .option(
       '--principal-from <source>',

@@ -62,3 +62,18 @@ export const ATTR_RECORDING_ENTRY_SEQ = 'a2a.recording.entry_seq';
 
 /** Values of {@link ATTR_LINK_KIND}. */
 export const LINK_KINDS = { SUSPENSION: 'suspension', PIPELINE: 'pipeline' } as const;
+
+/**
+ * Attributes of the OTLP log record each receipt-log line is shipped as (docs/design.md §6,
+ * "Receipts through the telemetry pipeline"), besides {@link ATTR_TASK_ID} and {@link ATTR_RECEIPT_HASH}.
+ */
+/** The line's `type`: ReceiptLog (the header), SuspensionReceipt, ResumptionReceipt or Checkpoint. */
+export const ATTR_RECEIPT_TYPE = 'a2a.receipt.type';
+/** The kid that signed the line (the checkpoint kid for a checkpoint and the header). */
+export const ATTR_RECEIPT_KID = 'a2a.receipt.kid';
+/** A receipt's `seq`; absent on the header and checkpoints. */
+export const ATTR_RECEIPT_SEQ = 'a2a.receipt.seq';
+/** The log's origin, as its checkpoint notes name it. */
+export const ATTR_RECEIPT_LOG_ORIGIN = 'a2a.receipt_log.origin';
+/** The line's 0-based index in its log (the header is 0): how a log is put back together in order. */
+export const ATTR_RECEIPT_LOG_INDEX = 'a2a.receipt_log.index';

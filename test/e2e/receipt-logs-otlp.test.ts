@@ -1,0 +1,135 @@
+/**
+ * Receipts through the telemetry pipeline, as users run it: the built `record` ships every line of
+ * its receipt log (header, receipts, checkpoints) as an OTLP log record over OTLP/HTTP protobuf to
+ * a receiver on 127.0.0.1 that decodes it with the official schema's generated code; a collector
+ * that is down and comes back gets every record, and the file never depends on it.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Prefixed } from '../../src/canonical/canonical-json.js';
+import { runCli } from '../helpers/cli.js';
+import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { PeerClient } from '../peer/peer-client.js';
+import {
+  type OtlpLogsRequest,
+  logRecordsOf,
+  recordAttributes,
+  startLogsReceiver,
+} from '../receipts/otlp-logs-receiver.js';
+
+let dir: string;
+let peer: RecordProcess;
+let key: string;
+
+async function pauseAndResume(url: string, times: number): Promise<void> {
+  const client = new PeerClient(url);
+  for (let i = 0; i < times; i++) {
+    const task = await client.start('work:2');
+    const paused = await client.result<{ pause: { resumeToken: string } }>('PauseTask', {
+      taskId: task.id,
+      reason: `approval ${i}`,
+      mode: 'interrupt_immediate',
+    });
+    await client.result('ResumeTask', { taskId: task.id, resumeToken: paused.pause.resumeToken });
+  }
+}
+
+/** Each record's body by its index, checking no index comes twice with another body. */
+function bodiesByIndex(
+  requests: OtlpLogsRequest[],
+): Map<number, { body: string; attrs: Record<string, string | undefined> }> {
+  const out = new Map<number, { body: string; attrs: Record<string, string | undefined> }>();
+  for (const record of requests.flatMap(logRecordsOf)) {
+    const attrs = recordAttributes(record);
+    const index = Number(attrs['a2a.receipt_log.index']);
+    const body = record.body?.stringValue ?? '';
+    expect(out.get(index)?.body ?? body).toBe(body);
+    out.set(index, { body, attrs });
+  }
+  return out;
+}
+
+/** Waits until `check` holds, giving the recorder's own timers their turn. */
+async function until(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 600 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  if (!check()) throw new Error(`never happened: ${what}`);
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'a2a-replay-otlp-logs-'));
+  key = join(dir, 'k.key.json');
+  expect((await runCli(['keygen', '--out', key, '--kid', 'logs'])).code).toBe(0);
+  peer = await startCliProcess(['peer', '--deterministic']);
+});
+
+afterAll(async () => {
+  await stopProcess(peer);
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('record --otlp-logs', () => {
+  it('ships one log record per receipt-log line, each with its hash, type, task, kid, origin and seq', async () => {
+    const receiver = await startLogsReceiver();
+    try {
+      const out = join(dir, 'up.jsonl');
+      const recorder = await startRecordProcess([
+        ...['--upstream', peer.url, '--out', out, '--key', key, '--checkpoint-every', '1'],
+        ...['--otlp-logs', receiver.url],
+      ]);
+      await pauseAndResume(recorder.url, 2);
+      expect(await stopProcess(recorder)).toBe(0);
+      expect(recorder.stderr()).not.toMatch(/a2a-replay: otlp-logs/);
+      const lines = (await readFile(join(dir, 'up.receipts.jsonl'), 'utf8')).trimEnd().split('\n');
+      const shipped = bodiesByIndex(receiver.requests);
+      expect(logRecordsOf({ resourceLogs: receiver.requests.flatMap((r) => r.resourceLogs ?? []) })).toHaveLength(
+        lines.length,
+      );
+      expect([...shipped.keys()].sort((a, b) => a - b)).toEqual(lines.map((_, i) => i));
+      const origins = new Set<string | undefined>();
+      for (const [index, { body, attrs }] of shipped) {
+        const line = JSON.parse(lines[index]!) as { type: string; taskId?: string; seq?: number };
+        expect(body).toBe(lines[index]);
+        expect(attrs['a2a.receipt.hash']).toBe(sha256Prefixed(lines[index]!));
+        expect(attrs['a2a.receipt.type']).toBe(line.type);
+        expect(attrs['a2a.receipt.kid']).toBe('logs');
+        expect(attrs['a2a.task.id']).toBe(line.taskId);
+        expect(attrs['a2a.receipt.seq']).toBe(line.seq === undefined ? undefined : String(line.seq));
+        origins.add(attrs['a2a.receipt_log.origin']);
+      }
+      expect([...origins]).toEqual([expect.stringMatching(/^a2a-replay\/logs\/rec-/)]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('keeps what a collector that is down did not take, says so once, and ships it all when it is back', async () => {
+    const probe = await startLogsReceiver();
+    const port = probe.port;
+    await probe.close();
+    const out = join(dir, 'down.jsonl');
+    const recorder = await startRecordProcess(
+      ['--upstream', peer.url, '--out', out, '--key', key, '--checkpoint-every', '1'],
+      { OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: `http://127.0.0.1:${port}/v1/logs` },
+    );
+    await pauseAndResume(recorder.url, 1);
+    await until(() => /did not take receipt records/.test(recorder.stderr()), 'the outage said on stderr');
+    await pauseAndResume(recorder.url, 1);
+    const receiver = await startLogsReceiver(port);
+    try {
+      expect(await stopProcess(recorder)).toBe(0);
+      const stderr = recorder.stderr();
+      expect(stderr.match(/did not take receipt records/g)).toHaveLength(1);
+      expect(stderr).toContain('the receipt log file is complete without them');
+      expect(stderr).not.toMatch(/not shipped/);
+      const lines = (await readFile(join(dir, 'down.receipts.jsonl'), 'utf8')).trimEnd().split('\n');
+      const shipped = bodiesByIndex(receiver.requests);
+      expect(lines.map((_, i) => shipped.get(i)?.body)).toEqual(lines);
+      // The file verifies on its own: the collector never held anything up.
+      expect((await runCli(['verify', join(dir, 'down.receipts.jsonl'), '--key', key])).code).toBe(0);
+    } finally {
+      await receiver.close();
+    }
+  });
+});
