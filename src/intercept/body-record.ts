@@ -47,8 +47,10 @@ export function isDecoded(encoding: string): encoding is DecodedEncoding {
   return (DECODED_ENCODINGS as readonly string[]).includes(encoding);
 }
 
-/** `chunks` as one buffer of `length` bytes. */
+/** `chunks` as one buffer of `length` bytes: a body that came in one chunk is that chunk, not a copy. */
 export function concat(chunks: Uint8Array[], length: number): Buffer {
+  const only = chunks.length === 1 ? chunks[0] : undefined;
+  if (only !== undefined && only.byteLength === length) return Buffer.from(only.buffer, only.byteOffset, length);
   return Buffer.concat(
     chunks.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength)),
     length,
