@@ -5,25 +5,27 @@
  *
  * - unary: GetTask of one task (created once with SendMessage), at concurrency C, directly,
  *   through the bare pass-through proxy (bench/bare-proxy.ts, its own process) and through
- *   `a2a-replay record --key K` (default fsync);
+ *   `a2a-replay record --key K --fsync batch`;
  * - sse: SendStreamingMessage with the script `work:0` (task, WORKING, COMPLETED), each stream
  *   read to its end, on the same three paths;
- * - pause: PauseTask + ResumeTask round trips (one task per lane, `work:1`, which stays WORKING
- *   on the peer's virtual clock), directly, through the bare proxy, through
- *   `record --key K --fsync batch` and through `record --key K --fsync never` (the same work
- *   without the fsyncs the held answers wait for: `fsyncWaitP50Ms` is what those waits cost).
+ * - pause: SendMessage (`work:1`, a new task that stays WORKING on the peer's virtual clock),
+ *   PauseTask and ResumeTask of it, one call being the three; directly, through the bare proxy,
+ *   through `record --key K --fsync batch` and through `record --key K --fsync never` (the same
+ *   work without the fsyncs the held answers wait for: `fsyncWaitP50Ms` is what those waits cost).
  *
  * Beside the rates, each case reports the CPU per call of the recorder and of the bare proxy
  * (user + system of each process over its own segments, from /proc), and their ratio
- * (`*.recorderCpuOverBare`): the figure that moves least with the machine's load.
+ * (`*.recorderCpuOverBare`: the median of the rounds' ratios, `*Min` and `*Max` their spread):
+ * the figure that moves least with the machine's load.
  *
- * `npx tsx bench/proxy-latency.ts [--unary 20000] [--streams 5000] [--pairs 10000] [--concurrency 8]
- *  [--rounds 5] [--only unary,sse,pause] [--cpu-prof DIR]` — with --cpu-prof each recorder and the
- * bare proxy run under `node --cpu-prof` and write their profiles into DIR on exit
- * (record-unary, record-pause, bare-unary, bare-pause; bench/profile-summary.ts reads them).
+ * `npx tsx bench/proxy-latency.ts [--unary 20000] [--streams 5000] [--pairs 4000] [--concurrency 8]
+ *  [--rounds 3] [--only unary,sse,pause] [--cpu-prof DIR]` — with --cpu-prof each case's recorder
+ * and bare proxy run under `node --cpu-prof` and write their profiles into DIR on exit
+ * (record-unary, record-sse, record-pause, bare-unary, bare-sse, bare-pause), and the recorder's
+ * busy time of each case is printed by stage (bench/profile-summary.ts `stagesOf`).
  * Needs `npm run build` first.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { textTable } from '../cli/text-table.js';
@@ -42,12 +44,13 @@ import {
   startCli,
   stats,
 } from './_lib.js';
+import { STAGES, readProfile, stagesOf } from './profile-summary.js';
 
 const UNARY = Number(arg('unary', '20000'));
 const STREAMS = Number(arg('streams', '5000'));
-const PAIRS = Number(arg('pairs', '10000'));
+const PAIRS = Number(arg('pairs', '4000'));
 const CONCURRENCY = Number(arg('concurrency', '8'));
-const ROUNDS = Number(arg('rounds', '5'));
+const ROUNDS = Number(arg('rounds', '3'));
 const ONLY = arg('only', 'unary,sse,pause').split(',');
 const PROF = arg('cpu-prof', '');
 
@@ -64,13 +67,14 @@ function profiled(name: string): string[] {
   return ['--cpu-prof', `--cpu-prof-dir=${PROF}`, `--cpu-prof-name=${name}.cpuprofile`];
 }
 
-function record(peer: string, name: string, extra: string[] = []): Promise<ServerProcess> {
+function record(peer: string, name: string, fsync: 'batch' | 'never' = 'batch'): Promise<ServerProcess> {
   const out = join(dir, `${name}.jsonl`);
-  return startCli(['record', '--upstream', peer, '--out', out, '--key', key, ...extra], profiled(`record-${name}`));
+  const args = ['record', '--upstream', peer, '--out', out, '--key', key, '--fsync', fsync];
+  return startCli(args, profiled(`record-${name}`));
 }
 
-/** A path's figures, and the CPU µs per call of its proxy process where it has one. */
-type PathStats = Stats & { cpuUsPerCall: number | undefined };
+/** A path's figures, and the CPU µs per call of its proxy process where it has one, in all and per round. */
+type PathStats = Stats & { cpuUsPerCall: number | undefined; roundCpuUs: number[] };
 
 /**
  * Runs `once` on every path, `ROUNDS` times in turn, `count` calls per path in all. `pids` names
@@ -88,12 +92,17 @@ async function compare(
   for (const name of names) await closedLoop(Math.min(300, count), CONCURRENCY, (lane) => once(paths[name]!, lane));
   const segments: Record<string, { ms: number; latencies: number[] }[]> = {};
   const cpu: Record<string, number> = {};
+  const roundCpuUs: Record<string, number[]> = {};
   for (let r = 0; r < ROUNDS; r++) {
     for (const name of names) {
       const pid = pids[name];
       const before = pid === undefined ? 0 : processCpuMs(pid);
       const seg = await closedLoop(Math.ceil(count / ROUNDS), CONCURRENCY, (lane) => once(paths[name]!, lane));
-      if (pid !== undefined) cpu[name] = (cpu[name] ?? 0) + processCpuMs(pid) - before;
+      if (pid !== undefined) {
+        const used = processCpuMs(pid) - before;
+        cpu[name] = (cpu[name] ?? 0) + used;
+        (roundCpuUs[name] ??= []).push((1000 * used) / seg.latencies.length);
+      }
       (segments[name] ??= []).push(seg);
     }
   }
@@ -101,94 +110,122 @@ async function compare(
   for (const name of names) {
     const s = stats(segments[name]!);
     const cpuUsPerCall = cpu[name] === undefined ? undefined : (1000 * cpu[name]) / s.count;
-    result[name] = { ...s, cpuUsPerCall };
+    result[name] = { ...s, cpuUsPerCall, roundCpuUs: roundCpuUs[name] ?? [] };
     const cpuText = cpuUsPerCall === undefined ? '' : cpuUsPerCall.toFixed(0);
     rows.push([label, name, String(s.count), s.perSecond.toFixed(0), s.p50.toFixed(3), s.p99.toFixed(3), cpuText]);
   }
   return result;
 }
 
-/** `key.recorderCpuUsPerCall`, `key.bareCpuUsPerCall` and their ratio, from the `record` and `bare` paths. */
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/**
+ * `key.recorderCpuUsPerCall`, `key.bareCpuUsPerCall` (medians of the rounds) and
+ * `key.recorderCpuOverBare`: the median of the rounds' ratios (each round's recorder segment over
+ * the bare segment next to it), with `…Min` and `…Max` the spread.
+ */
 function cpuFigures(key: string, s: Record<string, PathStats>): void {
-  const recorder = s.record?.cpuUsPerCall;
-  const bare = s.bare?.cpuUsPerCall;
-  if (recorder === undefined || bare === undefined) return;
-  figures[`${key}.recorderCpuUsPerCall`] = round(recorder, 0);
-  figures[`${key}.bareCpuUsPerCall`] = round(bare, 0);
-  figures[`${key}.recorderCpuOverBare`] = round(recorder / bare);
+  const recorder = s.record?.roundCpuUs ?? [];
+  const bare = s.bare?.roundCpuUs ?? [];
+  if (recorder.length === 0 || recorder.length !== bare.length) return;
+  const ratios = recorder.map((r, i) => r / Math.max(bare[i]!, 1e-9));
+  figures[`${key}.recorderCpuUsPerCall`] = round(median(recorder), 0);
+  figures[`${key}.bareCpuUsPerCall`] = round(median(bare), 0);
+  figures[`${key}.recorderCpuOverBare`] = round(median(ratios));
+  figures[`${key}.recorderCpuOverBareMin`] = round(Math.min(...ratios));
+  figures[`${key}.recorderCpuOverBareMax`] = round(Math.max(...ratios));
 }
+
+/**
+ * With --cpu-prof: the recorder's busy time of case `name` by stage (bench/profile-summary.ts),
+ * as µs per call (its share of the busy time times the CPU per call measured from /proc).
+ */
+function stageTable(name: string, key: string): void {
+  const file = join(PROF, `record-${name}.cpuprofile`);
+  const perCall = figures[`${key}.recorderCpuUsPerCall`];
+  if (!PROF || !existsSync(file) || typeof perCall !== 'number') return;
+  const { busyUs, us } = stagesOf(readProfile(file));
+  stageRows.push(
+    ...STAGES.map((stage) => {
+      const share = us[stage] / Math.max(busyUs, 1);
+      return [name, stage, `${(100 * share).toFixed(1)}%`, (share * perCall).toFixed(0)];
+    }),
+  );
+}
+const stageRows: string[][] = [['case', 'recorder stage', 'of busy', '≈ µs per call']];
 
 const userMessage = (text: string, id: string): unknown => ({
   message: { messageId: id, role: 'ROLE_USER', parts: [{ text }] },
   configuration: { returnImmediately: true },
 });
 
-async function unaryAndSse(peer: string): Promise<void> {
-  const bare = await startBareProxy(peer, profiled('bare-unary'));
-  const recorder = await record(peer, 'unary');
-  const paths = { direct: peer, bare: bare.url, record: recorder.url };
-  const pids = { bare: bare.pid, record: recorder.pid };
+/** The bare proxy and a recorder of their own for case `name`, stopped (profiles written) after `run`. */
+async function withProxies(
+  peer: string,
+  name: string,
+  run: (paths: Record<string, string>, pids: Record<string, number>) => Promise<void>,
+): Promise<void> {
+  const bare = await startBareProxy(peer, profiled(`bare-${name}`));
+  const recorder = await record(peer, name);
   try {
-    if (ONLY.includes('unary')) {
-      const { task } = await rpc.call<{ task: { id: string } }>(
-        recorder.url,
-        'SendMessage',
-        userMessage('work:1', 'u'),
-      );
-      const s = await compare('unary GetTask', paths, pids, UNARY, async (base) => {
-        await rpc.call(base, 'GetTask', { id: task.id });
-      });
-      figures['proxy.unary.recorderOverBare'] = round(s.record!.perSecond / s.bare!.perSecond);
-      figures['proxy.unary.addedP50OverBareMs'] = round(s.record!.p50 - s.bare!.p50);
-      figures['proxy.unary.bareOverDirect'] = round(s.bare!.perSecond / s.direct!.perSecond);
-      figures['proxy.unary.recordPerSecond'] = round(s.record!.perSecond, 0);
-      figures['proxy.unary.barePerSecond'] = round(s.bare!.perSecond, 0);
-      figures['proxy.unary.recordP50Ms'] = round(s.record!.p50);
-      figures['proxy.unary.bareP50Ms'] = round(s.bare!.p50);
-      cpuFigures('proxy.unary', s);
-    }
-    if (ONLY.includes('sse')) {
-      let n = 0;
-      const s = await compare('sse work:0', paths, pids, STREAMS, async (base) => {
-        const reply = await rpc.post(base, 'SendStreamingMessage', userMessage('work:0', `s-${n++}`));
-        if (reply.status !== 200 || !reply.body.includes('TASK_STATE_COMPLETED'))
-          throw new Error(`stream did not complete: ${reply.body.slice(0, 200)}`);
-      });
-      figures['proxy.sse.recorderOverBare'] = round(s.record!.perSecond / s.bare!.perSecond);
-      figures['proxy.sse.addedP50OverBareMs'] = round(s.record!.p50 - s.bare!.p50);
-      figures['proxy.sse.bareOverDirect'] = round(s.bare!.perSecond / s.direct!.perSecond);
-      figures['proxy.sse.recordPerSecond'] = round(s.record!.perSecond, 0);
-      cpuFigures('proxy.sse', s);
-    }
+    await run({ direct: peer, bare: bare.url, record: recorder.url }, { bare: bare.pid, record: recorder.pid });
   } finally {
     await recorder.stop();
     await bare.stop();
   }
 }
 
+async function unary(peer: string): Promise<void> {
+  await withProxies(peer, 'unary', async (paths, pids) => {
+    const { task } = await rpc.call<{ task: { id: string } }>(paths.record!, 'SendMessage', userMessage('work:1', 'u'));
+    const s = await compare('unary GetTask', paths, pids, UNARY, async (base) => {
+      await rpc.call(base, 'GetTask', { id: task.id });
+    });
+    figures['proxy.unary.recorderOverBare'] = round(s.record!.perSecond / s.bare!.perSecond);
+    figures['proxy.unary.addedP50OverBareMs'] = round(s.record!.p50 - s.bare!.p50);
+    figures['proxy.unary.bareOverDirect'] = round(s.bare!.perSecond / s.direct!.perSecond);
+    figures['proxy.unary.recordPerSecond'] = round(s.record!.perSecond, 0);
+    figures['proxy.unary.barePerSecond'] = round(s.bare!.perSecond, 0);
+    figures['proxy.unary.recordP50Ms'] = round(s.record!.p50);
+    figures['proxy.unary.bareP50Ms'] = round(s.bare!.p50);
+    cpuFigures('proxy.unary', s);
+  });
+  stageTable('unary', 'proxy.unary');
+}
+
+async function sse(peer: string): Promise<void> {
+  await withProxies(peer, 'sse', async (paths, pids) => {
+    let n = 0;
+    const s = await compare('sse work:0', paths, pids, STREAMS, async (base) => {
+      const reply = await rpc.post(base, 'SendStreamingMessage', userMessage('work:0', `s-${n++}`));
+      if (reply.status !== 200 || !reply.body.includes('TASK_STATE_COMPLETED'))
+        throw new Error(`stream did not complete: ${reply.body.slice(0, 200)}`);
+    });
+    figures['proxy.sse.recorderOverBare'] = round(s.record!.perSecond / s.bare!.perSecond);
+    figures['proxy.sse.addedP50OverBareMs'] = round(s.record!.p50 - s.bare!.p50);
+    figures['proxy.sse.bareOverDirect'] = round(s.bare!.perSecond / s.direct!.perSecond);
+    figures['proxy.sse.recordPerSecond'] = round(s.record!.perSecond, 0);
+    cpuFigures('proxy.sse', s);
+  });
+  stageTable('sse', 'proxy.sse');
+}
+
 async function pauseResume(peer: string): Promise<void> {
   const bare = await startBareProxy(peer, profiled('bare-pause'));
-  const recorder = await record(peer, 'pause', ['--fsync', 'batch']);
+  const recorder = await record(peer, 'pause');
   // The same recorder without fsync: what the hold-until-durable waits cost, side by side.
-  const unsynced = await record(peer, 'pause-nosync', ['--fsync', 'never']);
+  const unsynced = await record(peer, 'pause-nosync', 'never');
   try {
     const paths = { direct: peer, bare: bare.url, record: recorder.url, 'record-never': unsynced.url };
-    const byPath = new Map<string, string[]>();
-    for (const [name, base] of Object.entries(paths)) {
-      const ids: string[] = [];
-      for (let lane = 0; lane < CONCURRENCY; lane++) {
-        const sent = await rpc.call<{ task: { id: string } }>(
-          base,
-          'SendMessage',
-          userMessage('work:1', `${name}-${lane}`),
-        );
-        ids.push(sent.task.id);
-      }
-      byPath.set(base, ids);
-    }
     const pids = { bare: bare.pid, record: recorder.pid, 'record-never': unsynced.pid };
-    const s = await compare('pause+resume', paths, pids, PAIRS, async (base, lane) => {
-      const taskId = byPath.get(base)![lane]!;
+    let n = 0;
+    const s = await compare('send+pause+resume', paths, pids, PAIRS, async (base) => {
+      const sent = await rpc.call<{ task: { id: string } }>(base, 'SendMessage', userMessage('work:1', `p-${n++}`));
+      const taskId = sent.task.id;
       const paused = await rpc.call<{ pause: { resumeToken: string } }>(base, 'PauseTask', { taskId, reason: 'bench' });
       await rpc.call(base, 'ResumeTask', { taskId, resumeToken: paused.pause.resumeToken });
     });
@@ -206,17 +243,20 @@ async function pauseResume(peer: string): Promise<void> {
     await recorder.stop();
     await bare.stop();
   }
+  stageTable('pause', 'proxy.pauseResume');
 }
 
 const peer = await startCli(['peer', '--deterministic']);
 try {
   console.log(
     `concurrency ${CONCURRENCY}, ${ROUNDS} alternating rounds; unary ${UNARY} GetTask, sse ${STREAMS} streams, ` +
-      `pause ${PAIRS} pause+resume pairs per path`,
+      `pause ${PAIRS} send+pause+resume calls per path`,
   );
-  if (ONLY.includes('unary') || ONLY.includes('sse')) await unaryAndSse(peer.url);
+  if (ONLY.includes('unary')) await unary(peer.url);
+  if (ONLY.includes('sse')) await sse(peer.url);
   if (ONLY.includes('pause')) await pauseResume(peer.url);
   console.log(textTable(rows));
+  if (stageRows.length > 1) console.log(textTable(stageRows));
   for (const [name, value] of Object.entries(figures)) console.log(`${name} = ${value}`);
   emitFigures(figures);
 } finally {

@@ -196,7 +196,8 @@ export function readLimitedBody(req: IncomingMessage, limit: number, drain: Drai
     };
     const onEnd = (): void => {
       cleanup();
-      resolve({ kind: 'ok', bytes: Buffer.concat(chunks, size) });
+      // A body that came in one chunk (most do) is that chunk, not a copy of it.
+      resolve({ kind: 'ok', bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
     };
     const onAbort = (): void => {
       cleanup();

@@ -127,10 +127,19 @@ function ambiguityOf(rawPath: string, fragment: boolean): string | undefined {
 }
 
 /**
+ * An origin-form path with nothing to normalize or refuse: segments of unreserved characters and
+ * sub-delimiters other than `;` (no `.`, `%`, `\\`, `;`, `?` or `#`). Such a target reads as
+ * itself, which is what nearly every A2A call sends (`/`, `/tasks/ID:pause`).
+ */
+const PLAIN_PATH = /^(?:\/[A-Za-z0-9\-_~!$&'()*+,=:@]*)+$/;
+
+/**
  * Reads a request target (origin or absolute form, as a client sent it) the one way every part of
  * the project reads it (docs/design.md §5): see {@link TargetReading}.
  */
 export function readTarget(target: string): TargetReading {
+  // The same reading as below, without its passes over a target they would leave as it is.
+  if (PLAIN_PATH.test(target)) return { path: target, query: '', sent: target, ambiguity: undefined };
   const authority = SCHEME_AUTHORITY.exec(target);
   const sent = authority ? target.slice(authority[0].length) : target;
   const hash = sent.indexOf('#');

@@ -47,8 +47,10 @@ export function isDecoded(encoding: string): encoding is DecodedEncoding {
   return (DECODED_ENCODINGS as readonly string[]).includes(encoding);
 }
 
-/** `chunks` as one buffer of `length` bytes. */
+/** `chunks` as one buffer of `length` bytes: a body that came in one chunk is that chunk, not a copy. */
 export function concat(chunks: Uint8Array[], length: number): Buffer {
+  const only = chunks.length === 1 ? chunks[0] : undefined;
+  if (only !== undefined && only.byteLength === length) return Buffer.from(only.buffer, only.byteOffset, length);
   return Buffer.concat(
     chunks.map((c) => Buffer.from(c.buffer, c.byteOffset, c.byteLength)),
     length,
@@ -143,7 +145,7 @@ export function jsonOrText(text: string, seen: SeenTokens | undefined): Observed
   } catch {
     return { bodyText: textWithoutTokens(text, seen, false) };
   }
-  if (!nestsDeeperThan(body, REPLAY_MAX_BODY_DEPTH)) {
+  if (!deeperThanReplayWalks(text, body)) {
     return { body: seen === undefined ? body : replaceResumeTokens(body, text, seen) };
   }
   const kept = seen === undefined ? text : replaceResumeTokensInText(body, text);
@@ -154,6 +156,15 @@ export function jsonOrText(text: string, seen: SeenTokens | undefined): Observed
       `[body not recorded: JSON nested deeper than ${REPLAY_MAX_BODY_DEPTH} levels holding a resume token ` +
       `that cannot be replaced in its text; sha256 of ${Buffer.byteLength(text)} bytes:${digest}]`,
   };
+}
+
+/**
+ * Whether `body` (parsed from `text`) nests deeper than {@link REPLAY_MAX_BODY_DEPTH}. That takes
+ * more containers, each opened and closed in the text, than a shorter text can hold: most bodies
+ * are answered by their length, without a walk.
+ */
+function deeperThanReplayWalks(text: string, body: JsonValue): boolean {
+  return text.length >= 2 * (REPLAY_MAX_BODY_DEPTH + 1) && nestsDeeperThan(body, REPLAY_MAX_BODY_DEPTH);
 }
 
 function decode(encoding: DecodedEncoding, bytes: Buffer, cap: number): Buffer | 'too-large' | 'corrupt' {

@@ -14,6 +14,8 @@ import { endToEndRawHeaders, mediaType } from './http-headers.js';
 export type CardAnswer = 'card' | 'call';
 
 const CARD_METHOD = 'GetExtendedAgentCard';
+/** {@link CARD_METHOD} as bytes, made once: `includes` with a string encodes it on every call. */
+const CARD_METHOD_BYTES = Buffer.from(CARD_METHOD, 'utf8');
 
 function jsonRpcMethodOf(body: Buffer): string | undefined {
   if (body.byteLength === 0 || body.byteLength > 64 * 1024) return undefined;
@@ -44,7 +46,7 @@ export function cardAnswerOf(
   const path = (target.split('?')[0] ?? '').replace(/\/+$/, '');
   if (method === 'GET' && /\/\.well-known\/agent(-card)?\.json$/.test(path)) return 'card';
   // Only a body that names the method is parsed again: most exchanges skip the second JSON.parse.
-  const isCall = method === 'POST' && body.includes(CARD_METHOD) && jsonRpcMethodOf(body) === CARD_METHOD;
+  const isCall = method === 'POST' && body.includes(CARD_METHOD_BYTES) && jsonRpcMethodOf(body) === CARD_METHOD;
   return isCall ? 'call' : undefined;
 }
 

@@ -20,6 +20,8 @@ const HOP_BY_HOP = new Set([
   'proxy-authorization',
 ]);
 
+const NO_NAMES: readonly string[] = [];
+
 /** Headers every HTTP stack sets on its own: not part of what an exchange says. */
 const TRANSPORT_WRITTEN = new Set(['host', 'content-length', 'date']);
 
@@ -36,8 +38,9 @@ export function hopByHopNames(connection: string | undefined): ReadonlySet<strin
 }
 
 /** The names a Connection value lists (lower-case), other than the ones always dropped. */
-function connectionNames(connection: string | undefined): string[] {
-  if (connection === undefined) return [];
+function connectionNames(connection: string | undefined): readonly string[] {
+  // What clients send nearly always: only names that are dropped anyway.
+  if (connection === undefined || connection === 'keep-alive' || connection === 'close') return NO_NAMES;
   const names: string[] = [];
   for (const token of connection.split(',')) {
     const name = token.trim().toLowerCase();
@@ -48,19 +51,22 @@ function connectionNames(connection: string | undefined): string[] {
 
 /** Node's `rawHeaders` (name, value, name, value...) without hop-by-hop headers, casing kept. */
 export function endToEndRawHeaders(raw: readonly string[], extraDrop: readonly string[] = []): string[] {
+  // Each name lower-cased once: the Connection header is found in the same pass.
+  const lower: string[] = [];
   let connection: string | undefined;
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    if ((raw[i] as string).toLowerCase() === 'connection') {
+    const name = (raw[i] as string).toLowerCase();
+    lower.push(name);
+    if (name === 'connection') {
       connection = connection === undefined ? (raw[i + 1] as string) : `${connection}, ${raw[i + 1] as string}`;
     }
   }
   const named = connectionNames(connection);
   const out: string[] = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i] as string;
-    const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower) || extraDrop.includes(lower) || named.includes(lower)) continue;
-    out.push(name, raw[i + 1] as string);
+    const name = lower[i >> 1] as string;
+    if (HOP_BY_HOP.has(name) || extraDrop.includes(name) || named.includes(name)) continue;
+    out.push(raw[i] as string, raw[i + 1] as string);
   }
   return out;
 }

@@ -45,6 +45,7 @@ export function openUpstream(address: string): Upstream {
   const secure = url.protocol === 'https:';
   const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   const request = secure ? httpsRequest : httpRequest;
+  const hostname = url.hostname.replace(/^\[|\]$/g, '');
   return {
     url,
     label,
@@ -55,7 +56,7 @@ export function openUpstream(address: string): Upstream {
       }
       return request({
         protocol: url.protocol,
-        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        hostname,
         port: url.port,
         method: req.method,
         path: underBase(basePath, target),

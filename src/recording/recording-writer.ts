@@ -87,7 +87,7 @@ export function writtenLine(entry: RecordingEntry): { line: string; entry: Recor
  * Lines wait this long for more to share their write, unless somebody waits for them (`flush`,
  * `durable`, `close`) or {@link WRITE_BATCH_BYTES} are queued.
  */
-const WRITE_DELAY_MS = 2;
+const WRITE_DELAY_MS = 10;
 const WRITE_BATCH_BYTES = 64 * 1024;
 
 export class RecordingWriter implements EntryWriter {

@@ -3,8 +3,10 @@
  * recorded one to the live peer (src/http/request-target.ts): the server's own host, under its
  * base path, the target as path text.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { basePathOf, originForm, readTarget, underBase } from '../../src/http/request-target.js';
+import { fuzzRuns } from '../helpers/fuzz.js';
 
 describe('request targets', () => {
   it('puts a target under the base path as text, whatever it looks like', () => {
@@ -85,5 +87,26 @@ describe('the reading of a target', () => {
   it('keeps the target as sent in origin form', () => {
     expect(readTarget('http://agent.example/a/../b#f').sent).toBe('/a/../b#f');
     expect(readTarget('/x\\y?q#f').sent).toBe('/x\\y?q#f');
+  });
+  it('reads an origin-form target as the same target in absolute form, plain or odd', () => {
+    // Plain segments mostly, with now and then a character that needs normalizing or refusing.
+    const char = fc.oneof(
+      { arbitrary: fc.constantFrom(..."aZ09-_~!$&'()*+,=:@"), weight: 12 },
+      { arbitrary: fc.constantFrom('.', '%', '%2e', '%2F', '%41', '\\', ';', '?', '#', '..', '/'), weight: 1 },
+    );
+    const segment = fc.array(char, { maxLength: 6 }).map((cs) => `/${cs.join('')}`);
+    const target = fc.array(segment, { minLength: 1, maxLength: 5 }).map((ss) => ss.join(''));
+    fc.assert(
+      fc.property(target, (t) => {
+        expect(readTarget(t), t).toEqual(readTarget(`http://agent.example${t}`));
+      }),
+      { numRuns: fuzzRuns(2000), seed: 8785 },
+    );
+    expect(readTarget('/tasks/t-1:pause')).toEqual({
+      path: '/tasks/t-1:pause',
+      query: '',
+      sent: '/tasks/t-1:pause',
+      ambiguity: undefined,
+    });
   });
 });

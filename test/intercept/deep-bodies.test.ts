@@ -43,6 +43,14 @@ describe('bodies nested deeper than replay walks', () => {
     expect(draft.bodyText).toBeUndefined();
   });
 
+  it('tells a body one level too deep by its nesting, also when its text is as short as can be', () => {
+    // REPLAY_MAX_BODY_DEPTH + 1 nested arrays: the shortest text that nests too deep.
+    const deepest = `${'['.repeat(REPLAY_MAX_BODY_DEPTH + 1)}${']'.repeat(REPLAY_MAX_BODY_DEPTH + 1)}`;
+    const justDeepEnough = deepest.slice(1, -1);
+    expect(recordRequest(deepest).bodyText).toBe(deepest);
+    expect(recordRequest(justDeepEnough).body).toBeDefined();
+  });
+
   it('records a deeper body as its text, byte for byte', () => {
     const text = deepResume(REPLAY_MAX_BODY_DEPTH + 1, '""');
     const draft = recordRequest(text);
