@@ -25,6 +25,7 @@ import type { Keyring } from '../../src/receipts/keys.js';
 import { checkSince, scanLogTree } from '../../src/receipts/log-proofs.js';
 import { noteVerifierOf } from '../../src/receipts/log-tree.js';
 import { CliExit, EXIT } from '../io.js';
+import { isSeriesArgument, verifySeriesCommand } from '../series-verify.js';
 import {
   type KeyOptions,
   type OpenEndOptions,
@@ -173,7 +174,7 @@ async function checkSinceNote(
 export function registerVerify(program: Command): void {
   withOpenEndOptions(withKeyOptions(program.command('verify')))
     .description('verify a signed, hash-chained receipt log (streams it in constant memory)')
-    .argument('<log>', 'receipt log (*.receipts.jsonl)')
+    .argument('<logs...>', 'receipt log (*.receipts.jsonl); several, or a directory: the logs of a series')
     .option('--json', 'print the result as JSON')
     .option(
       '--since <note>',
@@ -186,9 +187,11 @@ export function registerVerify(program: Command): void {
     )
     .action(
       async (
-        log: string,
+        logs: string[],
         options: KeyOptions & OpenEndOptions & { json?: boolean; jobs?: string; recording?: string; since?: string },
       ) => {
+        if (await isSeriesArgument(logs)) return verifySeriesCommand(logs, options, verifySummary);
+        const log = logs[0]!;
         const given = options.jobs === undefined ? null : integerOption(options.jobs, 'jobs', 1, 256);
         const inputs = await loadVerifyInputs(log, options);
         const jobs = given ?? defaultVerifyJobs((await stat(log)).size, availableParallelism());

@@ -32,6 +32,7 @@ import type {
   RecordingBinding,
   ResumptionDraft,
   ResumptionReceipt,
+  SeriesLink,
   SuspensionDraft,
   SuspensionReceipt,
 } from './types.js';
@@ -64,6 +65,8 @@ export interface ReceiptLogWriterOptions {
    * rename; mode 0600) after each checkpoint is written and synced.
    */
   witness?: string;
+  /** The log this one continues (docs/design.md §6, "Series"): its header's link. */
+  series?: SeriesLink | null;
 }
 
 /** What an append returns: the sealed receipt and its line hash (for `appendResumption`). */
@@ -142,6 +145,7 @@ export class ReceiptLogWriter {
       recording: options.recording ?? null,
       createdAt: options.createdAt ?? isoAt(options.clock.now()),
       tool: options.tool,
+      ...(options.series ? { series: options.series } : {}),
     });
     let file: FileHandle;
     try {
