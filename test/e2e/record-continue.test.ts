@@ -192,3 +192,53 @@ describe('verify over a series with a log of another series put in', () => {
     expect(mixed.code).toBe(1);
   }, 120_000);
 });
+
+describe('record --continue-from a log that was cut or edited', () => {
+  let recording = '';
+  beforeAll(async () => {
+    const at = join(dir, 'damaged');
+    await mkdir(at);
+    recording = join(at, 's.jsonl');
+    const first = await record(recording);
+    await pauseTask(first.url, 'damaged');
+    expect(await stopProcess(first)).toBe(0);
+  }, 60_000);
+
+  it('continues after a torn last line and says so on stderr', async () => {
+    const at = join(dir, 'torn');
+    await mkdir(at);
+    const copy = join(at, 's.jsonl');
+    await copyFile(recording, copy);
+    const log = await readFile(receipts(recording), 'utf8');
+    // A recorder killed mid-line: the closing checkpoint half written, without its newline.
+    await writeFile(receipts(copy), log.slice(0, log.length - 40), { mode: 0o600 });
+    const next = await record(join(at, 's.2.jsonl'), copy);
+    expect(await stopProcess(next)).toBe(0);
+    const lines = log.split('\n').length - 1;
+    expect(next.stderr()).toContain(`line ${lines} is torn (the recorder was killed mid-line)`);
+    const linked = (await linesOf(join(at, 's.2.receipts.jsonl')))[0]!.value.series;
+    expect(linked).toMatchObject({ previous: { lines: lines - 1, closed: false } });
+  });
+
+  it('refuses a log whose receipt was edited, naming the line', async () => {
+    const at = join(dir, 'edited');
+    await mkdir(at);
+    const copy = join(at, 's.jsonl');
+    await copyFile(recording, copy);
+    const log = await readFile(receipts(recording), 'utf8');
+    await writeFile(receipts(copy), log.replace('"reason":"damaged"', '"reason":"changed"'), { mode: 0o600 });
+    const refused = await runCli([
+      'record',
+      '--upstream',
+      peer.url,
+      '--out',
+      join(at, 's.2.jsonl'),
+      '--key',
+      keyFile,
+      '--continue-from',
+      copy,
+    ]);
+    expect(refused.stderr).toMatch(/--continue-from: .*s\.receipts\.jsonl:2: does not verify \(bad_signature/);
+    expect(refused.code).toBe(2);
+  });
+});
