@@ -22,6 +22,8 @@ import { type LostChain, VerdictChains } from '../../src/observe/verdict-chains.
 import { CliExit, EXIT, writeLines } from '../io.js';
 import { keyringFromFiles, recordingOption } from '../options.js';
 import { textTableLines } from '../text-table.js';
+import { lostInSeries } from '../series-lost.js';
+import { isSeriesArgument } from '../series-verify.js';
 
 interface LostCommandOptions {
   key?: string[];
@@ -262,11 +264,30 @@ function* render(
   else yield* textTableLines(LOST_HEADER, lost, lostCells);
 }
 
+/** `lost` over the logs of a series (cli/series-lost). */
+async function lostOfSeries(files: string[], options: LostCommandOptions): Promise<void> {
+  if (options.recording !== undefined || options.explain)
+    throw new CliExit(EXIT.usage, '--recording and --explain apply to one file, not to a series');
+  const keyring = options.key?.length ? await keyringFromFiles(options.key) : undefined;
+  const series = await lostInSeries(files, keyring, options.allowTornTail ?? false);
+  const label = `the series ${series.files.join(', ')}`;
+  const source: Source = { kind: 'receipt log', verification: series.verification };
+  if (options.json)
+    process.stdout.write(
+      `${JSON.stringify({ files: series.files, source: describeSource(source), lost: series.lost }, null, 2)}\n`,
+    );
+  else await writeLines(render(label, source, series.lost, false));
+  if (series.lost.length > 0) throw new CliExit(EXIT.drift, '');
+}
+
 export function registerLost(program: Command): void {
   program
     .command('lost')
     .description('list pauses that were never resumed, from a recording or a receipt log (exit 1 if any)')
-    .argument('<file>', 'a recording (*.jsonl) or a receipt log (*.receipts.jsonl)')
+    .argument(
+      '<files...>',
+      'a recording (*.jsonl) or a receipt log (*.receipts.jsonl); several logs, or a directory: a series',
+    )
     .option('--key <file...>', 'key file(s) to verify a receipt log with first')
     .option(
       '--recording <file>',
@@ -276,7 +297,9 @@ export function registerLost(program: Command): void {
     .option('--json', 'print the lost pauses as a JSON array')
     .option('--explain', 'for each lost pause of a recording, the facts (line, seq, type) and rules that led to it')
     .option('--allow-torn-tail', 'skip a torn last line (a recorder crash) instead of refusing the file')
-    .action(async (file: string, options: LostCommandOptions) => {
+    .action(async (files: string[], options: LostCommandOptions) => {
+      if (await isSeriesArgument(files)) return lostOfSeries(files, options);
+      const file = files[0]!;
       const type = firstLineType(file, await firstLine(file));
       let source: Source;
       let lost: LostPauseListing[];

@@ -59,6 +59,8 @@ import { TOOL_NAME } from '../../src/version.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { collect, integerOption, optionalKeyring } from '../options.js';
 import { RecordProgress } from '../record-progress.js';
+import { type Continuation, readContinuation } from '../continue-from.js';
+import type { CarriedPause } from '../../src/observe/carried.js';
 import { traceName } from '../trace-name.js';
 import { openTracing } from '../open-tracing.js';
 import { type RecordWitnesses, recordWitnesses } from '../witness-options.js';
@@ -96,6 +98,7 @@ interface RecordCommandOptions {
   force?: boolean;
   quiet?: boolean;
   progress?: boolean;
+  continueFrom?: string;
 }
 
 /** `X.jsonl` pairs with `X.receipts.jsonl` (docs/design.md §10). */
@@ -169,6 +172,7 @@ function observe(
   fsync: FsyncPolicy,
   onError: (what: string) => (error: unknown) => void,
   progress: RecordProgress,
+  carried: readonly CarriedPause[],
 ): Observation {
   let observerErrors = 0;
   const pipeline = new ObservationPipeline({
@@ -190,6 +194,8 @@ function observe(
         );
     },
   });
+  // The pauses the recording continued from left open: a resume seen here pairs with them.
+  pipeline.carry(carried);
   let lastAt = recording.header.createdAt;
   return {
     push(entry) {
@@ -302,6 +308,7 @@ function recordSettings(options: RecordCommandOptions) {
 async function recordFiles(options: RecordCommandOptions): Promise<{
   keyring: Awaited<ReturnType<typeof optionalKeyring>>;
   receiptsFile: string;
+  continuation: Continuation;
 }> {
   try {
     new URL(options.upstream);
@@ -338,7 +345,11 @@ async function recordFiles(options: RecordCommandOptions): Promise<{
     if (await exists(sidecar))
       throw new CliExit(EXIT.usage, `--witness-url: ${sidecar} already exists (witness files are append-only)`);
   }
-  return { keyring, receiptsFile };
+  const continuation =
+    options.continueFrom === undefined
+      ? { link: null, carried: [] }
+      : await readContinuation(options.continueFrom, receiptsPathFor(options.continueFrom), keyring);
+  return { keyring, receiptsFile, continuation };
 }
 
 /**
@@ -410,6 +421,7 @@ async function openRecordFiles(
             },
           }
         : {}),
+      series: files.continuation.link,
     }).catch(async (error: unknown) => {
       await writer.close();
       if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
@@ -445,7 +457,15 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
   });
   const observation =
     log || tracing.enabled
-      ? observe(writer, log, tracing.enabled ? tracing.sink : undefined, settings.fsync, reportOnce, progress)
+      ? observe(
+          writer,
+          log,
+          tracing.enabled ? tracing.sink : undefined,
+          settings.fsync,
+          reportOnce,
+          progress,
+          files.continuation.carried,
+        )
       : undefined;
 
   const incomplete = incompleteReporter(options.out);
@@ -591,6 +611,11 @@ export function registerRecord(program: Command): void {
     )
     .option('--grace-ms <n>', 'on shutdown, how long exchanges in flight may take to finish', '2000')
     .option('--force', 'overwrite an existing --out recording (a receipt log is never overwritten)')
+    .option(
+      '--continue-from <recording>',
+      'continue a previous recording: its pauses still open carry over, and with --key the new receipt log ' +
+        'links to its log (X.receipts.jsonl beside it), forming a series',
+    )
     .option('--progress', 'say each pause, resume and lost pause on stderr even when it is not a terminal')
     .option('--quiet', 'say neither those lines nor the summary at the stop')
     .action((options: RecordCommandOptions) => runRecord(options));

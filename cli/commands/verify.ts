@@ -28,6 +28,7 @@ import { checkWitnessQuorum } from '../../src/receipts/witness-check.js';
 import { witnessKeys } from '../witness-options.js';
 import { noteVerifierOf } from '../../src/receipts/log-tree.js';
 import { CliExit, EXIT } from '../io.js';
+import { isSeriesArgument, verifySeriesCommand } from '../series-verify.js';
 import {
   collect,
   type KeyOptions,
@@ -224,7 +225,7 @@ async function checkWitnesses(
 export function registerVerify(program: Command): void {
   withOpenEndOptions(withKeyOptions(program.command('verify')))
     .description('verify a signed, hash-chained receipt log (streams it in constant memory)')
-    .argument('<log>', 'receipt log (*.receipts.jsonl)')
+    .argument('<logs...>', 'receipt log (*.receipts.jsonl); several, or a directory: the logs of a series')
     .option('--json', 'print the result as JSON')
     .option(
       '--since <note>',
@@ -245,11 +246,13 @@ export function registerVerify(program: Command): void {
     )
     .action(
       async (
-        log: string,
+        logs: string[],
         options: KeyOptions &
           OpenEndOptions &
           WitnessOptions & { json?: boolean; jobs?: string; recording?: string; since?: string },
       ) => {
+        if (await isSeriesArgument(logs)) return verifySeriesCommand(logs, options, verifySummary);
+        const log = logs[0]!;
         const given = options.jobs === undefined ? null : integerOption(options.jobs, 'jobs', 1, 256);
         // Witness keys are read first: a bad one is a usage error before the log is read.
         if (options.witnessVkey.length > 0) await witnessKeys(options.witnessVkey);

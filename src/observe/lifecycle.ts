@@ -5,7 +5,7 @@
  * Nothing here keeps state or reads an index; the rules of `observe/rules` choose which to apply
  * and `observe/observer-store` stores the state it returns.
  */
-import type { TaskPause } from '../protocol/types.js';
+import type { ResumeConditions, TaskPause } from '../protocol/types.js';
 import { timeoutMs, triggerMs } from './explanations.js';
 import { buildResumptionDraft, buildSuspensionDraft } from '../receipts/drafts.js';
 import type { SpanRef, SuspensionVia } from '../receipts/types.js';
@@ -240,6 +240,47 @@ export function deadlinesOf(s: SuspensionOpen): Array<{ which: DeadlineReached['
   const timeout = timeoutMs(s);
   if (timeout !== undefined) out.push({ which: 'timeout', ms: timeout });
   return out;
+}
+
+/**
+ * A pause an earlier recording proved, open from this one's start (docs/design.md §6, "Series"):
+ * its evidence is that recording's, so its seqs are 0, before every entry of this one; `parent`
+ * is the task's span in this recording (the pipeline span it was paused under is not known).
+ */
+export function carriedOpen(
+  c: {
+    key: string;
+    taskId: string;
+    span: SpanRef;
+    resumeTokenHash: string | null;
+    pausedAt: string;
+    pausedUntil: string | null;
+    conditions: ResumeConditions | null;
+  },
+  parent: SpanRef,
+): SuspensionOpen {
+  const until = c.pausedUntil === null ? Number.NaN : Date.parse(c.pausedUntil);
+  return {
+    key: c.key,
+    taskId: c.taskId,
+    openSeq: 0,
+    openAt: c.pausedAt,
+    span: c.span,
+    parent,
+    state: 'open',
+    pause: {
+      tokenHash: c.resumeTokenHash,
+      pausedAt: c.pausedAt,
+      pausedUntil: c.pausedUntil,
+      pausedUntilMs: Number.isNaN(until) ? undefined : until,
+      conditions: c.conditions,
+    },
+    provenSeq: 0,
+    lastPausedSeq: 0,
+    caughtUp: new Set(),
+    streamEnded: false,
+    reached: [],
+  };
 }
 
 /** Racing ResumeTask calls: the task left PAUSED, and the answers will tell which call won. */

@@ -8,6 +8,7 @@
  * of the rule firing (docs/design.md §14.8). No clock, no randomness, no I/O.
  */
 import type { Binding } from '../protocol/rest-binding.js';
+import type { ResumeConditions } from '../protocol/types.js';
 import { ATTR_RULE } from '../tracing/attributes.js';
 import type { LostPauseReason, SpanEvent } from '../tracing/span-events.js';
 import { BoundedMap } from '../bounded-map.js';
@@ -18,6 +19,7 @@ import { type Evidence, type Explanation, attributeAnnounced } from './explanati
 import {
   type RuleContext,
   type TaskView,
+  carriedOpen,
   closedBy,
   closingOf,
   deadlinesOf,
@@ -53,10 +55,20 @@ export interface OpenSuspension {
   resumeTokenHash: string | null;
   pausedAt: string;
   pausedUntil: string | null;
-  /** Seq of the entry that proved the pause. */
+  conditions: ResumeConditions | null;
+  /** Seq of the entry that proved the pause (0 for one carried in from an earlier recording). */
   provenSeq: number;
   span: SpanRef;
+  /** The binding its task was last seen in. */
+  binding: Binding;
 }
+
+/**
+ * A pause an earlier recording proved and did not see end, handed to the observer of the
+ * recording that continues it (docs/design.md §6, "Series"; §14.1): open from the start, proven
+ * before entry 1, so that what this recording shows of its task ends it by the same rules.
+ */
+export type CarriedSuspension = Omit<OpenSuspension, 'provenSeq'>;
 
 /** What the observer knows of one task it follows. */
 export interface ObservedTask {
@@ -331,11 +343,30 @@ export class ObserverStore {
         resumeTokenHash: s.pause.tokenHash,
         pausedAt: s.pause.pausedAt,
         pausedUntil: s.pause.pausedUntil,
+        conditions: s.pause.conditions,
         provenSeq: s.provenSeq,
         span: s.span,
+        binding: task.binding,
       });
     }
     return list;
+  }
+
+  /**
+   * Opens a pause an earlier recording proved (see {@link CarriedSuspension}): its evidence is that
+   * recording's, so its seqs are 0 (before every entry of this one) and no span starts for it.
+   * Its task must not hold a pause yet.
+   */
+  carry(c: CarriedSuspension): void {
+    const task = this.task(c.taskId);
+    if (task.open || task.resuming.length > 0)
+      throw new Error(`task ${c.taskId} already holds an open pause: one pause per task is carried`);
+    if (c.contextId !== null) task.contextId = c.contextId;
+    task.binding = c.binding;
+    const s = carriedOpen(c, task.span);
+    this.setOpen(task, s);
+    const { key, taskId, openSeq, openAt, span, parent } = s;
+    task.last = { key, taskId, openSeq, openAt, span, parent, tokenHash: s.pause.tokenHash };
   }
 
   /** The suspension of `task` whose token hashes to `tokenHash`: live, or recently ended. */

@@ -17,7 +17,7 @@ import { TERMINAL_STATES } from '../protocol/types.js';
 import type { RecordingEntry } from '../recording/format.js';
 import { type ControlCall, type EntryRef, type Fact, type FactOf, type ReadItem, tasksShownIn } from './fact.js';
 import { FactReader } from './facts.js';
-import { ObserverStore, type FiredRule, type OpenSuspension } from './observer-store.js';
+import { type CarriedSuspension, ObserverStore, type FiredRule, type OpenSuspension } from './observer-store.js';
 import { taskAttributes, taskSpanKey } from './observer-spans.js';
 import { RESUME_CALL_RULES, RESUMING_RULES } from './rules/call-rules.js';
 import { OPEN_RULES, authoritative } from './rules/open-rules.js';
@@ -27,7 +27,7 @@ import { TASK_RULES } from './rules/task-rules.js';
 import type { ObserverOutput } from './suspension.js';
 
 export type { ObserverOutput } from './suspension.js';
-export type { FiredRule, OpenSuspension } from './observer-store.js';
+export type { CarriedSuspension, FiredRule, OpenSuspension } from './observer-store.js';
 
 export interface ObserverOptions {
   /** The recording header's `id`: every span id derives from it (docs/design.md §7). */
@@ -146,6 +146,16 @@ export class PauseObserver {
       store.finding('observer-error', null, 'finish', `could not finish: ${describeError(error)}`);
     }
     return out;
+  }
+
+  /**
+   * Opens pauses an earlier recording left open (a restarted recorder's, docs/design.md §6
+   * "Series"), before the first entry: a resume this recording shows pairs with them by the rules
+   * of §14. Throws on a task given twice.
+   */
+  carry(suspensions: readonly CarriedSuspension[]): void {
+    for (const c of suspensions) this.#store.carry(c);
+    this.#store.touched.clear();
   }
 
   /** Pauses observed and not ended, in the order they were proven. */

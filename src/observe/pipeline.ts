@@ -10,7 +10,7 @@ import type { RecordingEntry } from '../recording/format.js';
 import type { SpanEvent, SpanSink } from '../tracing/span-events.js';
 import type { ObserverFinding } from './findings.js';
 import { BoundedMap } from '../bounded-map.js';
-import { type ObserverOutput, PauseObserver } from './pause-observer.js';
+import { type CarriedSuspension, type ObserverOutput, PauseObserver } from './pause-observer.js';
 
 /** Where drafts are sealed and written (a receipt log writer, or an in-memory chain for replay). */
 export interface ReceiptSink {
@@ -94,6 +94,16 @@ export class ObservationPipeline {
     this.#onFinding = options.onFinding;
     this.#retainFindings = options.retainFindings ?? true;
     this.#entriesDurable = options.entriesDurable;
+  }
+
+  /**
+   * Opens the pauses an earlier recording left open before the first entry ({@link
+   * PauseObserver.carry}); `receiptHash`, when given, is the hash of each one's SuspensionReceipt
+   * in the earlier log, which the resumption that closes it names (docs/design.md §6, "Series").
+   */
+  carry(suspensions: readonly (CarriedSuspension & { receiptHash: string | null })[]): void {
+    this.observer.carry(suspensions);
+    for (const s of suspensions) if (s.receiptHash !== null) this.#openHashes.set(s.key, s.receiptHash);
   }
 
   /** Observes one entry; resolves when its receipts and spans have been handed to the sinks. */

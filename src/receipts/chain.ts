@@ -23,6 +23,7 @@ import {
   type RecordingBinding,
   type ResumptionDraft,
   type ResumptionReceipt,
+  type SeriesLink,
   type SuspensionDraft,
   type SuspensionReceipt,
 } from './types.js';
@@ -60,6 +61,11 @@ export interface ReceiptChainOptions {
    * version-2 golden was written (its checkpoints have no `final` or `recording`).
    */
   version?: ReceiptLogVersion;
+  /**
+   * Version 5: the log this one continues (docs/design.md §6, "Series"); default null, a log that
+   * continues none.
+   */
+  series?: SeriesLink | null;
 }
 
 /** Seals a line: canonical text and its hash. */
@@ -146,18 +152,24 @@ export class ReceiptChain {
     this.#key = signingKey(options.keyring, kid);
     this.#checkpointKey = this.#key;
     const others = options.keyring.kids.filter((k) => k !== kid && options.keyring.get(k)?.hasHmac);
-    this.header = sealLine<ReceiptLogHeader>({
+    const version = options.version ?? RECEIPT_VERSION;
+    const series = options.series ?? null;
+    if (series !== null && version < 5)
+      throw new A2aReplayError('INVALID_ARGUMENT', `a version-${version} log cannot continue a series (version 5 can)`);
+    const header: ReceiptLogHeader = {
       type: 'ReceiptLog',
       format: RECEIPT_FORMAT,
-      version: options.version ?? RECEIPT_VERSION,
+      version,
       recording: options.recording,
       kids: [kid, ...others],
       checkpoint: { alg: this.#key.hasEd25519Secret ? 'ed25519' : 'hmac-sha256', kid },
       createdAt: options.createdAt,
       tool: options.tool,
-    });
+    };
+    if (version >= 5) header.series = series;
+    this.header = sealLine(header);
     this.#head = this.header.hash;
-    this.#origin = logOrigin(kid, options.recording, this.header.hash);
+    this.#origin = logOrigin(kid, options.recording, this.header.hash, series);
     this.#tree = this.header.line.version >= 4 && this.#key.hasEd25519Secret ? new LogTree() : null;
     this.#tree?.addLine(this.header.text);
   }

@@ -81,7 +81,8 @@ export interface ResumptionFacts {
 }
 
 function sortedEntries(entries: readonly number[]): number[] {
-  return [...new Set(entries)].sort((a, b) => a - b);
+  // Seq 0 is evidence from before the recording (a pause carried in from an earlier one, §6 "Series").
+  return [...new Set(entries)].filter((seq) => seq >= 1).sort((a, b) => a - b);
 }
 
 function span(ref: SpanRef): SpanRef {

@@ -17,11 +17,13 @@ import { CHECKPOINT_ALGS, RECEIPT_BINDINGS, RESUME_RECEIPT_CAUSES, RESUME_OUTCOM
  * The kinds of line: the header, the two receipts, and checkpoints of format version 2, 3 and 4
  * (`checkpoint` is version 3's; version 4 adds the checkpoint note).
  */
-export type LineKind = 'header' | 'suspension' | 'resumption' | 'checkpoint-v2' | 'checkpoint' | 'checkpoint-v4';
+export type LineKind =
+  'header' | 'header-v5' | 'suspension' | 'resumption' | 'checkpoint-v2' | 'checkpoint' | 'checkpoint-v4';
 
 /** The `type` member of each kind. */
 export const LINE_TYPES = {
   header: 'ReceiptLog',
+  'header-v5': 'ReceiptLog',
   suspension: 'SuspensionReceipt',
   resumption: 'ResumptionReceipt',
   'checkpoint-v2': 'Checkpoint',
@@ -65,7 +67,9 @@ export type FieldShape =
   /** The header's kids: a non-empty array of strings. */
   | { kind: 'kids' }
   /** The header's checkpoint pin: `{alg, kid}`, `alg` one of `CHECKPOINT_ALGS`. */
-  | { kind: 'checkpoint-pin' };
+  | { kind: 'checkpoint-pin' }
+  /** A version-5 header's link to the log it continues (docs/design.md §6, "Series"). */
+  | { kind: 'series-link' };
 
 /** One member of a line. */
 export interface LineField {
@@ -98,7 +102,8 @@ const RESUMPTION: readonly LineKind[] = ['resumption'];
 const CHECKPOINTS: readonly LineKind[] = ['checkpoint-v2', 'checkpoint', 'checkpoint-v4'];
 const CHECKPOINT_V3: readonly LineKind[] = ['checkpoint', 'checkpoint-v4'];
 const CHECKPOINT_V4: readonly LineKind[] = ['checkpoint-v4'];
-const HEADER: readonly LineKind[] = ['header'];
+const HEADER: readonly LineKind[] = ['header', 'header-v5'];
+const HEADER_V5: readonly LineKind[] = ['header-v5'];
 const HMAC_ONLY = ['hmac-sha256'] as const;
 
 const text = { kind: 'text' } as const;
@@ -116,6 +121,7 @@ export const LINE_FIELDS: readonly LineField[] = [
   { name: 'checkpoint', shape: { kind: 'checkpoint-pin' }, nullable: false, kinds: HEADER },
   { name: 'createdAt', shape: text, nullable: false, kinds: HEADER },
   { name: 'tool', shape: text, nullable: false, kinds: HEADER },
+  { name: 'series', shape: { kind: 'series-link' }, nullable: true, kinds: HEADER_V5 },
   // Receipts.
   { name: 'seq', shape: { kind: 'integer', min: 1 }, nullable: false, kinds: RECEIPTS },
   { name: 'prev', shape: hash, nullable: false, kinds: RECEIPTS },
@@ -182,6 +188,7 @@ export function canonicalOrderOf(kind: LineKind): readonly string[] {
 function byKind<T>(of: (kind: LineKind) => T): Record<LineKind, T> {
   return {
     header: of('header'),
+    'header-v5': of('header-v5'),
     suspension: of('suspension'),
     resumption: of('resumption'),
     'checkpoint-v2': of('checkpoint-v2'),

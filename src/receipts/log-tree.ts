@@ -19,13 +19,27 @@ export function noteKeyName(kid: string): string {
 const ORIGIN_PART = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * A log's origin: `a2a-replay/<kid>/<recording id>`, or with the header line's hash in place of a
- * recording id that is absent or holds characters an origin should not (a space, a `+`, a newline).
- * Two logs never share an origin, so one key never signs two inconsistent trees under one name.
+ * The name a log goes by in origins: its recording id, or `log-<16 hex of its header line's hash>`
+ * for a recording id that is absent or holds characters an origin should not (a space, a `+`, a
+ * newline). The first log's name is its series' id (docs/design.md §6, "Series").
  */
-export function logOrigin(kid: string, recording: string | null, headerHash: string): string {
-  const name = recording !== null && ORIGIN_PART.test(recording) ? recording : `log-${headerHash.slice(7, 23)}`;
-  return `${noteKeyName(kid)}/${name}`;
+export function logName(recording: string | null, headerHash: string): string {
+  return recording !== null && ORIGIN_PART.test(recording) ? recording : `log-${headerHash.slice(7, 23)}`;
+}
+
+/**
+ * A log's origin: `a2a-replay/<kid>/<name>` ({@link logName}), and for a log that continues a series
+ * `a2a-replay/<kid>/<series id>/<position>`. Two logs never share an origin, so one key never signs
+ * two inconsistent trees under one name.
+ */
+export function logOrigin(
+  kid: string,
+  recording: string | null,
+  headerHash: string,
+  series: { id: string; position: number } | null = null,
+): string {
+  if (series !== null) return `${noteKeyName(kid)}/${series.id}/${series.position}`;
+  return `${noteKeyName(kid)}/${logName(recording, headerHash)}`;
 }
 
 /** The note verifier of a receipt key's Ed25519 half; throws when the key has none. */

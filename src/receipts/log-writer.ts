@@ -32,6 +32,7 @@ import type {
   RecordingBinding,
   ResumptionDraft,
   ResumptionReceipt,
+  SeriesLink,
   SuspensionDraft,
   SuspensionReceipt,
 } from './types.js';
@@ -70,6 +71,8 @@ export interface ReceiptLogWriterOptions {
    * take as written. A listener that throws changes nothing of the log.
    */
   onDurable?: (lines: readonly SealedLine[]) => void;
+  /** The log this one continues (docs/design.md §6, "Series"): its header's link. */
+  series?: SeriesLink | null;
 }
 
 /** What an append returns: the sealed receipt and its line hash (for `appendResumption`). */
@@ -152,6 +155,7 @@ export class ReceiptLogWriter {
       recording: options.recording ?? null,
       createdAt: options.createdAt ?? isoAt(options.clock.now()),
       tool: options.tool,
+      ...(options.series ? { series: options.series } : {}),
     });
     let file: FileHandle;
     try {

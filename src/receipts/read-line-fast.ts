@@ -136,6 +136,7 @@ function shapeOf(shape: FieldShape, value: unknown): unknown {
     case 'version':
     case 'kids':
     case 'checkpoint-pin':
+    case 'series-link':
       return INVALID;
     default: {
       const never: never = shape;

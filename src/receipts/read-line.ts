@@ -19,7 +19,16 @@ import {
 } from '../protocol/read.js';
 import { type FieldShape, type LineKind, fieldsOf, blankLineOf } from './line-fields.js';
 import { readReceiptLineFast } from './read-line-fast.js';
-import type { RecordingBinding, ReceiptLogHeader, ReceiptLogLine, ResumptionReceipt, SpanRef } from './types.js';
+import type {
+  RecordingBinding,
+  ReceiptLogHeader,
+  ReceiptLogLine,
+  ResumptionReceipt,
+  SeriesLink,
+  SeriesPrevious,
+  SpanRef,
+  SuspensionReceipt,
+} from './types.js';
 import { CHECKPOINT_ALGS, RECEIPT_FORMAT, RECEIPT_VERSIONS } from './types.js';
 
 const HASH = /^sha256:[0-9a-f]{64}$/;
@@ -88,6 +97,57 @@ function readCheckpointPin(value: unknown): ReceiptLogHeader['checkpoint'] {
   return { alg: oneOf(r.alg, 'checkpoint.alg', CHECKPOINT_ALGS), kid: string(r.kid, 'checkpoint.kid') };
 }
 
+function readCarried(value: unknown, field: string): SuspensionReceipt[] {
+  if (!Array.isArray(value)) fail(field, 'an array of SuspensionReceipts', value);
+  return value.map((v, i) => {
+    const r = object(v, `${field}[${i}]`);
+    if (r.type !== 'SuspensionReceipt') fail(`${field}[${i}].type`, '"SuspensionReceipt"', r.type);
+    try {
+      return readKind(r, 'suspension') as SuspensionReceipt;
+    } catch (error) {
+      if (error instanceof FieldError) fail(`${field}[${i}]`, 'a SuspensionReceipt as sealed', v);
+      throw error;
+    }
+  });
+}
+
+function readSeriesPrevious(value: unknown): SeriesPrevious {
+  const field = 'series.previous';
+  const r = object(value, field);
+  exactKeys(r, field, ['checkpoint', 'closed', 'head', 'header', 'lines', 'open', 'receipts', 'recording']);
+  let checkpoint: SeriesPrevious['checkpoint'] = null;
+  if (r.checkpoint !== null) {
+    const c = object(r.checkpoint, `${field}.checkpoint`);
+    exactKeys(c, `${field}.checkpoint`, ['note', 'root', 'size']);
+    checkpoint = {
+      size: integer(c.size, `${field}.checkpoint.size`, 0),
+      root: hash(c.root, `${field}.checkpoint.root`),
+      note: nullable(c.note, (v) => string(v, `${field}.checkpoint.note`)),
+    };
+  }
+  return {
+    recording: nullable(r.recording, (v) => string(v, `${field}.recording`)),
+    header: hash(r.header, `${field}.header`),
+    head: hash(r.head, `${field}.head`),
+    lines: integer(r.lines, `${field}.lines`, 1),
+    receipts: integer(r.receipts, `${field}.receipts`, 0),
+    closed: boolean(r.closed, `${field}.closed`),
+    checkpoint,
+    open: readCarried(r.open, `${field}.open`),
+  };
+}
+
+/** A version-5 header's `series` (docs/design.md §6, "Series"). */
+function readSeriesLink(value: unknown): SeriesLink {
+  const r = object(value, 'series');
+  exactKeys(r, 'series', ['id', 'position', 'previous']);
+  return {
+    id: string(r.id, 'series.id'),
+    position: integer(r.position, 'series.position', 2),
+    previous: readSeriesPrevious(r.previous),
+  };
+}
+
 function repaired(value: unknown, field: string): string[] {
   if (!Array.isArray(value)) fail(field, 'an array of member names', value);
   let last = '';
@@ -143,6 +203,8 @@ function readShape(shape: FieldShape, value: unknown, field: string): unknown {
       return value;
     case 'checkpoint-pin':
       return readCheckpointPin(value);
+    case 'series-link':
+      return readSeriesLink(value);
     default: {
       const never: never = shape;
       return never;
@@ -218,7 +280,7 @@ export function readReceiptLogLineByFields(value: unknown): ParseResult<ReceiptL
     const r = object(value, 'line');
     switch (r.type) {
       case 'ReceiptLog':
-        return readKind(r, 'header');
+        return readKind(r, 'series' in r ? 'header-v5' : 'header');
       case 'SuspensionReceipt':
         return readKind(r, 'suspension');
       case 'ResumptionReceipt':

@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { A2aReplayError } from '../errors.js';
-import type { RecordingBinding } from './types.js';
+import type { ReceiptLogHeader, RecordingBinding } from './types.js';
+import type { VerifyFailure } from './verify-failure.js';
 
 const NEWLINE = 0x0a;
 
@@ -64,4 +65,37 @@ export async function readRecordingBinding(path: string): Promise<RecordingBindi
   const hash = createHash('sha256');
   for (const piece of last) hash.update(piece);
   return { id, lines, lastLineHash: `sha256:${hash.digest('hex')}` };
+}
+
+/**
+ * Compares the recording `given` with a log: the header's recording id, then, when the closing
+ * checkpoint (at line `finalLine`) binds one, its line count and last line (docs/design.md §6,
+ * "Bound to the recording"). `bound` is null for a log open or closed without a binding.
+ */
+export function compareRecording(
+  header: ReceiptLogHeader,
+  bound: RecordingBinding | null,
+  given: RecordingBinding,
+  finalLine: number,
+): { check: 'bound' | 'id only' } | VerifyFailure {
+  if (header.recording !== given.id)
+    return {
+      line: 1,
+      reason: 'recording_mismatch',
+      message:
+        `the log is of recording ${header.recording ?? '(none named)'}, but the recording given is ` +
+        `${given.id}: the log belongs to another recording`,
+    };
+  if (bound === null) return { check: 'id only' };
+  if (bound.lines !== given.lines || bound.lastLineHash !== given.lastLineHash)
+    return {
+      line: finalLine,
+      reason: 'recording_mismatch',
+      message:
+        `the closing checkpoint binds recording ${bound.id} as ${bound.lines} lines ending in a line ` +
+        `hashed ${bound.lastLineHash}, but the recording given has ${given.lines} lines` +
+        (bound.lines === given.lines ? ' and another last line' : '') +
+        ': it was cut, emptied or changed after the log was closed',
+    };
+  return { check: 'bound' };
 }

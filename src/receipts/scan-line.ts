@@ -331,6 +331,7 @@ function value(field: LineField, plan: ScanPlan): unknown {
     case 'version':
     case 'kids':
     case 'checkpoint-pin':
+    case 'series-link':
       return decline();
     default: {
       const never: never = shape;

@@ -10,11 +10,12 @@ import type { PauseInitiator, PauseMode, ResumeConditions } from '../protocol/ty
 export const RECEIPT_FORMAT = 'a2a-replay.receipts';
 /**
  * The format version this build writes: 3 marks the closing checkpoint and binds it to its
- * recording; 4 adds each checkpoint's C2SP note over the Merkle tree of the lines before it.
+ * recording; 4 adds each checkpoint's C2SP note over the Merkle tree of the lines before it; 5
+ * adds the header's `series` link to the log it continues (docs/design.md §6, "Series").
  */
-export const RECEIPT_VERSION = 4;
-/** The format versions this build reads: 2 (checkpoints without `final` and `recording`), 3 and 4. */
-export const RECEIPT_VERSIONS = [2, 3, 4] as const;
+export const RECEIPT_VERSION = 5;
+/** The format versions this build reads: 2 (checkpoints without `final` and `recording`), 3, 4 and 5. */
+export const RECEIPT_VERSIONS = [2, 3, 4, 5] as const;
 export type ReceiptLogVersion = (typeof RECEIPT_VERSIONS)[number];
 /** DSSE-style payload type signed by the HMAC (PAE). */
 export const RECEIPT_PAYLOAD_TYPE = 'application/vnd.a2a-replay.receipt.v1+json';
@@ -49,6 +50,46 @@ export interface ReceiptLogHeader {
   checkpoint: { alg: CheckpointSignature['alg']; kid: string };
   createdAt: string;
   tool: string;
+  /**
+   * Version 5: the link to the log this one continues (a recorder restarted, or a rotation), null
+   * for a log that continues none (the first of a series, or a log on its own). Absent before 5.
+   */
+  series?: SeriesLink | null;
+}
+
+/**
+ * The facts of the previous log that a continuing log's header commits to (docs/design.md §6,
+ * "Series"): which log it was (its header's hash and recording), where it ended (its last good line,
+ * how many lines and receipts, whether its closing checkpoint was there), its last checkpoint, and
+ * the suspensions still open at its end, so that a resumption in this log may name one of them.
+ */
+export interface SeriesPrevious {
+  recording: string | null;
+  /** Hash of the previous log's header line: which log it was. */
+  header: string;
+  /** Hash of its last good line (a torn tail left out). */
+  head: string;
+  /** Its good lines, header included. */
+  lines: number;
+  receipts: number;
+  /** Its last line was its closing checkpoint. */
+  closed: boolean;
+  /** Its last checkpoint (size, root, note), null when it had none. */
+  checkpoint: { size: number; root: string; note: string | null } | null;
+  /**
+   * The SuspensionReceipts open at its end, each exactly as sealed in the log that holds it (this
+   * one's predecessor or one before it, which carried it on): in the order they were sealed.
+   */
+  open: SuspensionReceipt[];
+}
+
+/** A version-5 header's link to the log it continues. */
+export interface SeriesLink {
+  /** The series: the name of its first log in checkpoint-note origins (docs/design.md §6). */
+  id: string;
+  /** This log's place in the series: 2 for the first continuation (the first log is 1). */
+  position: number;
+  previous: SeriesPrevious;
 }
 
 /** How a suspension was seen: the values of a SuspensionReceipt's `via`. */

@@ -10,6 +10,8 @@ import { type Examined, type ExaminedLine, type LineFacts, examineLine } from '.
 import type { Keyring } from './keys.js';
 import { type RawLine, readLogChunks, splitLogBytes } from './log-reader.js';
 import { LogTree, logOrigin } from './log-tree.js';
+import { compareRecording } from './recording-binding.js';
+import { carriedSuspensions } from './series-link.js';
 import { checkCheckpointSignature } from './signing.js';
 import { verifyWithWorkers } from './verify-jobs.js';
 import type { Checkpoint, ReceiptLogHeader, ReceiptLogLine, ReceiptLogVersion, RecordingBinding } from './types.js';
@@ -127,6 +129,8 @@ export class ReceiptLogVerifier {
   #tree: LogTree | null = null;
   #origin: string | null = null;
   #notes = 0;
+  #headerHash: string | null = null;
+  #lastCheckpoint: { size: number; root: string; note: string | null } | null = null;
 
   constructor(options: VerifyOptions) {
     this.#options = options;
@@ -183,6 +187,27 @@ export class ReceiptLogVerifier {
     this.#tree = other.#tree?.clone() ?? null;
     this.#origin = other.#origin;
     this.#notes = other.#notes;
+    this.#headerHash = other.#headerHash;
+    this.#lastCheckpoint = other.#lastCheckpoint;
+  }
+
+  /** The header read, and its line's hash; null before line 1 passed. */
+  get header(): { line: ReceiptLogHeader; hash: string } | null {
+    return this.#header === null || this.#headerHash === null ? null : { line: this.#header, hash: this.#headerHash };
+  }
+
+  /**
+   * Where the lines read so far end, as a continuing log's header states it (docs/design.md §6,
+   * "Series"): the suspensions open (carried in or sealed here, in that order) and the last checkpoint.
+   */
+  get end(): {
+    open: { suspension: string; taskId: string }[];
+    checkpoint: { size: number; root: string; note: string | null } | null;
+  } {
+    return {
+      open: [...this.#open].map(([suspension, taskId]) => ({ suspension, taskId })),
+      checkpoint: this.#lastCheckpoint,
+    };
   }
 
   /** False once a line failed: later lines are ignored. */
@@ -268,38 +293,17 @@ export class ReceiptLogVerifier {
     };
   }
 
-  /**
-   * Compares the recording given with the log: the header's recording id, then, when the closing
-   * checkpoint binds one, its line count and last line. Sets the error on a mismatch.
-   */
+  /** Compares the recording given with the log (receipts/recording-binding); sets the error on a mismatch. */
   #checkRecording(closed: boolean): VerifyResult['recordingCheck'] {
     const given = this.#options.recording;
     const header = this.#header;
     if (given === undefined || header === null) return null;
-    const fail = (message: string): null => {
-      this.#error = { line: 1, reason: 'recording_mismatch', message };
-      return null;
-    };
-    if (header.recording !== given.id)
-      return fail(
-        `the log is of recording ${header.recording ?? '(none named)'}, but the recording given is ` +
-          `${given.id}: the log belongs to another recording`,
-      );
-    const bound = closed ? this.#bound : null;
-    if (bound === null) return 'id only';
-    if (bound.lines !== given.lines || bound.lastLineHash !== given.lastLineHash) {
-      this.#error = {
-        line: this.#finalAt ?? this.#lines,
-        reason: 'recording_mismatch',
-        message:
-          `the closing checkpoint binds recording ${bound.id} as ${bound.lines} lines ending in a line ` +
-          `hashed ${bound.lastLineHash}, but the recording given has ${given.lines} lines` +
-          (bound.lines === given.lines ? ' and another last line' : '') +
-          ': it was cut, emptied or changed after the log was closed',
-      };
+    const compared = compareRecording(header, closed ? this.#bound : null, given, this.#finalAt ?? this.#lines);
+    if ('reason' in compared) {
+      this.#error = compared;
       return null;
     }
-    return 'bound';
+    return compared.check;
   }
 
   /**
@@ -351,11 +355,30 @@ export class ReceiptLogVerifier {
         reason: 'malformed_line',
         message: `line ${n} is a ${facts.type}, but a log starts with its header`,
       };
-    this.#header = facts.header;
-    const { alg, kid } = facts.header.checkpoint;
-    this.#origin = logOrigin(kid, facts.header.recording, hash);
+    const header = facts.header;
+    if ((header.series !== undefined) !== header.version >= 5)
+      return {
+        line: n,
+        reason: 'malformed_line',
+        message:
+          header.version >= 5
+            ? `line ${n}: a version-${header.version} header without its series member`
+            : `line ${n}: a version-${header.version} header with a series member (version 5 has one)`,
+      };
+    this.#header = header;
+    this.#headerHash = hash;
+    const { alg, kid } = header.checkpoint;
+    this.#origin = logOrigin(kid, header.recording, hash, header.series ?? null);
     if (facts.header.version >= 4 && alg === 'ed25519' && this.#options.keyring.get(kid)?.hasEd25519Public)
       this.#tree = new LogTree();
+    return this.#carry(header, n);
+  }
+
+  /** The suspensions a continued log's header carries in are open here (receipts/series). */
+  #carry(header: ReceiptLogHeader, n: number): VerifyFailure | null {
+    const carried = carriedSuspensions(header, this.#options.keyring, n);
+    if ('reason' in carried) return carried;
+    for (const { suspension, taskId } of carried) this.#open.set(suspension, taskId);
     return null;
   }
 
@@ -483,6 +506,7 @@ export class ReceiptLogVerifier {
         if (note) return note;
         this.#checkpoints++;
         this.#vouched = facts.size;
+        this.#lastCheckpoint = { size: facts.size, root: facts.root, note: facts.note ?? null };
         if (facts.final === true) {
           this.#finalAt = n;
           this.#bound = facts.recording;

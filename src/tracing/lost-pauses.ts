@@ -124,6 +124,10 @@ export class OpenSuspensions {
         if (line.outcome !== 'rejected') this.#open.delete(line.suspension);
         return;
       case 'ReceiptLog':
+        // A continued log starts with the suspensions its predecessor left open (docs/design.md §6,
+        // "Series"): a series' lost pauses are those still open at the end of its last log.
+        for (const carried of line.series?.previous.open ?? []) this.#open.set(sealLine(carried).hash, carried);
+        return;
       case 'Checkpoint':
         return;
       default: {

@@ -32,12 +32,13 @@ describe('ReceiptChain', () => {
     expect(newChain().header.line).toEqual({
       type: 'ReceiptLog',
       format: 'a2a-replay.receipts',
-      version: 4,
+      version: 5,
       recording: 'rec-1',
       kids: ['key-a'],
       checkpoint: { alg: 'ed25519', kid: 'key-a' },
       createdAt: CREATED_AT,
       tool: 'a2a-replay@test',
+      series: null,
     });
     expect(newChain().header.text).toBe(newChain().header.text);
   });

@@ -1,0 +1,65 @@
+/**
+ * @module cli/continue-from
+ * `record --continue-from PREVIOUS` (docs/design.md §6, "Series"): what the new recorder takes
+ * from the recording it continues. With a key, its receipt log beside it (verified; a torn last
+ * line is said on stderr, tampering refused naming the line): the link the new log's header holds
+ * and the pauses still open, each with its receipt's hash. Without one, the recording itself, read
+ * through an observer: the pauses still open at its end.
+ */
+import { printable } from '../src/printable.js';
+import { type CarriedPause, carriedFromObserver, carriedFromReceipts } from '../src/observe/carried.js';
+import { PauseObserver } from '../src/observe/pause-observer.js';
+import type { Keyring } from '../src/receipts/keys.js';
+import { MAX_LINE_BYTES } from '../src/receipts/log-reader.js';
+import { readLogToContinue } from '../src/receipts/series.js';
+import { seriesLinkAfter } from '../src/receipts/series-link.js';
+import type { SeriesLink } from '../src/receipts/types.js';
+import { canonicalJson } from '../src/canonical/canonical-json.js';
+import { errorMessage } from '../src/errors.js';
+import { readRecordingFile } from '../src/recording/recording-reader.js';
+import { CliExit, EXIT } from './io.js';
+
+export interface Continuation {
+  /** The link for the new log's header; null without a key. */
+  link: SeriesLink | null;
+  carried: CarriedPause[];
+}
+
+/** Reads what the recorder continues from `recording` (and `log`, its receipt log, with a key). */
+export async function readContinuation(
+  recording: string,
+  log: string,
+  keyring: Keyring | undefined,
+): Promise<Continuation> {
+  const refuse = (error: unknown): never => {
+    throw new CliExit(EXIT.usage, `--continue-from: ${errorMessage(error)}`);
+  };
+  if (keyring === undefined) {
+    let observer: PauseObserver | undefined;
+    try {
+      for await (const read of readRecordingFile(recording, { allowTornTail: true, source: recording })) {
+        if (read.kind === 'header') observer = new PauseObserver({ recordingId: read.header.id });
+        else observer?.observe(read.entry);
+      }
+    } catch (error) {
+      refuse(error);
+    }
+    return { link: null, carried: carriedFromObserver(observer?.openSuspensions() ?? []) };
+  }
+  const { end, tornTail } = await readLogToContinue(log, keyring).catch(refuse);
+  if (tornTail !== null)
+    process.stderr.write(
+      printable(
+        `a2a-replay: ${log}: line ${tornTail} is torn (the recorder was killed mid-line): ` +
+          `continuing after line ${tornTail - 1}`,
+      ) + '\n',
+    );
+  const link = seriesLinkAfter(end);
+  // The header is one line: it must stay within what a log reader takes.
+  if (canonicalJson(link).length > MAX_LINE_BYTES - 4096)
+    throw new CliExit(
+      EXIT.usage,
+      `--continue-from: ${log} ends with ${end.open.length} open pauses, more than one header line can carry`,
+    );
+  return { link, carried: carriedFromReceipts(end.open) };
+}

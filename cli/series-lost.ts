@@ -1,0 +1,89 @@
+/**
+ * @module cli/series-lost
+ * `lost LOG LOG... | lost DIR`: the lost pauses of a series of receipt logs (docs/design.md §6,
+ * "Series"), read as one log: a pause begun in one log and resumed in a later one is not lost.
+ * The last log's header carries every pause still open before it, so the series' lost pauses are
+ * those still open at the end of its last log. With keys the series is verified first (links,
+ * order, gaps); without, its logs are put in order by the positions their headers state.
+ */
+import { A2aReplayError } from '../src/errors.js';
+import type { Keyring } from '../src/receipts/keys.js';
+import { readLogChunks } from '../src/receipts/log-reader.js';
+import { readReceiptLogLine } from '../src/receipts/read-line.js';
+import { seriesFiles, verifySeries } from '../src/receipts/series.js';
+import { OpenSuspensions, type LostPauseListing } from '../src/tracing/lost-pauses.js';
+import { CliExit, EXIT } from './io.js';
+
+/** The position line 1 of `file` states (1 for a log that continues none). */
+async function positionOf(file: string): Promise<number> {
+  for await (const chunk of readLogChunks(file)) {
+    const first = chunk[0];
+    if (first?.text == null) break;
+    let value: unknown;
+    try {
+      value = JSON.parse(first.text);
+    } catch {
+      break;
+    }
+    const read = readReceiptLogLine(value);
+    if (read.ok && read.value.type === 'ReceiptLog') return read.value.series?.position ?? 1;
+    break;
+  }
+  throw new CliExit(EXIT.usage, `${file}:1: not a receipt log header`);
+}
+
+/** The logs of the series in order, checked (verified with `keyring` when given). */
+async function orderedSeries(paths: readonly string[], keyring: Keyring | undefined, allowTornTail: boolean) {
+  let files: string[];
+  try {
+    files = await seriesFiles(paths);
+  } catch (error) {
+    if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
+    throw error;
+  }
+  if (keyring !== undefined) {
+    const series = await verifySeries(files, { keyring, allowOpen: true, allowTornTail });
+    if (!series.ok) throw new CliExit(EXIT.usage, `the series does not verify: ${series.error?.message ?? ''}`);
+    return { files: series.members.map((m) => m.path), verification: `series ${series.id ?? '-'} verified` };
+  }
+  const placed = await Promise.all(files.map(async (file) => ({ file, position: await positionOf(file) })));
+  placed.sort((a, b) => a.position - b.position);
+  placed.forEach((p, i) => {
+    if (p.position !== i + 1)
+      throw new CliExit(
+        EXIT.usage,
+        `${p.file} holds position ${p.position} of its series, but ${i} logs come before it: ` +
+          'a log is missing or doubled',
+      );
+  });
+  return { files: placed.map((p) => p.file), verification: 'unverified' };
+}
+
+/** The lost pauses of the series given (files or a directory): those open at the end of its last log. */
+export async function lostInSeries(
+  paths: readonly string[],
+  keyring: Keyring | undefined,
+  allowTornTail: boolean,
+): Promise<{ lost: LostPauseListing[]; verification: string; files: string[] }> {
+  const { files, verification } = await orderedSeries(paths, keyring, allowTornTail);
+  const last = files.at(-1)!;
+  const open = new OpenSuspensions();
+  for await (const chunk of readLogChunks(last)) {
+    for (const raw of chunk) {
+      if (raw.text === null || !raw.complete) {
+        if (!raw.complete && allowTornTail) continue;
+        throw new CliExit(EXIT.usage, `${last}:${raw.number}: ${raw.problem ?? 'a torn line'}`);
+      }
+      let value: unknown;
+      try {
+        value = JSON.parse(raw.text);
+      } catch {
+        throw new CliExit(EXIT.usage, `${last}:${raw.number}: not JSON`);
+      }
+      const read = readReceiptLogLine(value);
+      if (!read.ok) throw new CliExit(EXIT.usage, `${last}:${raw.number}: not a receipt log line`);
+      open.add(read.value);
+    }
+  }
+  return { lost: open.lost(), verification, files };
+}
