@@ -239,7 +239,7 @@ export function registerVerify(program: Command): void {
       [],
     )
     .option('--witness-quorum <k>', 'cosignatures of the witnesses given the latest checkpoint needs (default 1)')
-    .option('--cosignatures <file>', 'the witness file (default: X.receipts.cosignatures.jsonl beside the log)')
+    .option('--cosignatures <file>', 'the cosignature file (default: X.receipts.cosignatures.jsonl beside the log)')
     .option(
       '--jobs <n>',
       'threads checking signatures and canonical forms (N - 1 workers and the main one; the chain is ' +
