@@ -3,7 +3,7 @@
  * Witnesses on the command line (docs/design.md §6, "Witnesses"): `--witness-vkey` values (a
  * witness's verifier key `name+hash+base64(0x04 ‖ key)`, or a file holding one), and for
  * `record` the `--witness-url URL --witness-vkey VKEY` pairs that start a
- * {@link WitnessSubmitter} writing the witness file beside the receipt log.
+ * {@link WitnessSubmitter} writing the cosignature file beside the receipt log.
  */
 import { readFile } from 'node:fs/promises';
 import { errorMessage } from '../src/errors.js';
@@ -40,10 +40,10 @@ export async function witnessKeys(values: readonly string[]): Promise<NoteVerifi
 
 /** What `record` runs for its witnesses. */
 export interface RecordWitnesses {
-  /** The witness file beside the log. */
+  /** The cosignature file beside the log. */
   path: string;
   onDurable(lines: readonly SealedLine[]): void;
-  /** Waits for the latest checkpoint's answers (a few tries each), then closes the witness file. */
+  /** Waits for the latest checkpoint's answers (a few tries each), then closes the cosignature file. */
   close(): Promise<void>;
 }
 

@@ -14,6 +14,7 @@ import { VerdictRules } from '../../src/observe/verdict-rules.js';
 import { printable } from '../../src/printable.js';
 import { type AuditFilter, type AuditRow, type RulesOf, auditReceiptLog } from '../../src/receipts/audit.js';
 import { readRecordingFile } from '../../src/recording/recording-reader.js';
+import { receiptLogInput } from '../collector-input.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
 import {
   type KeyOptions,
@@ -154,39 +155,49 @@ export function registerAudit(program: Command): void {
         }
         filter.initiatedBy = INITIATORS[options.initiator];
       }
-      const inputs = await loadVerifyInputs(log, options);
-      const rulesOf =
-        options.json && options.recording !== undefined
-          ? await rulesOfRecording(options.recording, options.allowTornTail === true)
-          : undefined;
-      const result = await auditReceiptLog(log, {
-        keyring: inputs.keyring,
-        ...(inputs.anchor ? { anchor: inputs.anchor } : {}),
-        ...(inputs.recording ? { recording: inputs.recording } : {}),
-        filter,
-        agentPrincipals: options.agentPrincipal,
-        ...(rulesOf ? { rulesOf } : {}),
-        ...openEnd(options),
-      });
-      if (!result.verify.ok) {
-        process.stderr.write(`a2a-replay: not audited: ${printable(verifySummary(log, result.verify))}\n`);
-        throw new CliExit(EXIT.drift, '');
+      const input = await receiptLogInput(log);
+      try {
+        await auditOne(log, input.path, options, filter);
+      } finally {
+        await input.cleanup();
       }
-      if (options.json) {
-        process.stdout.write(`${JSON.stringify(result.rows)}\n`);
-        return;
-      }
-      await writeLines(auditTableLines(result.rows));
-      const notes = [
-        `${result.rows.length} suspension${result.rows.length === 1 ? '' : 's'}`,
-        verifySummary(log, result.verify),
-      ];
-      const flagged = result.rows.filter((r) => r.flags.length > 0).length;
-      if (flagged > 0) {
-        const who = options.agentPrincipal.length === 0 ? 'no --agent-principal given' : 'not an --agent-principal';
-        notes.push(`${flagged} agent pause${flagged === 1 ? '' : 's'} requested by another principal (${who})`);
-      }
-      if (result.orphans > 0) notes.push(`${result.orphans} resumption(s) name a suspension not in this log`);
-      process.stderr.write(`${printable(notes.join('; '))}\n`);
     });
+}
+
+/** Audits the log read from `read` (the file itself, or one rebuilt from a collector export), named `log`. */
+async function auditOne(log: string, read: string, options: AuditCommandOptions, filter: AuditFilter): Promise<void> {
+  const inputs = await loadVerifyInputs(read, options);
+  const rulesOf =
+    options.json && options.recording !== undefined
+      ? await rulesOfRecording(options.recording, options.allowTornTail === true)
+      : undefined;
+  const result = await auditReceiptLog(read, {
+    keyring: inputs.keyring,
+    ...(inputs.anchor ? { anchor: inputs.anchor } : {}),
+    ...(inputs.recording ? { recording: inputs.recording } : {}),
+    filter,
+    agentPrincipals: options.agentPrincipal,
+    ...(rulesOf ? { rulesOf } : {}),
+    ...openEnd(options),
+  });
+  if (!result.verify.ok) {
+    process.stderr.write(`a2a-replay: not audited: ${printable(verifySummary(log, result.verify))}\n`);
+    throw new CliExit(EXIT.drift, '');
+  }
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(result.rows)}\n`);
+    return;
+  }
+  await writeLines(auditTableLines(result.rows));
+  const notes = [
+    `${result.rows.length} suspension${result.rows.length === 1 ? '' : 's'}`,
+    verifySummary(log, result.verify),
+  ];
+  const flagged = result.rows.filter((r) => r.flags.length > 0).length;
+  if (flagged > 0) {
+    const who = options.agentPrincipal.length === 0 ? 'no --agent-principal given' : 'not an --agent-principal';
+    notes.push(`${flagged} agent pause${flagged === 1 ? '' : 's'} requested by another principal (${who})`);
+  }
+  if (result.orphans > 0) notes.push(`${result.orphans} resumption(s) name a suspension not in this log`);
+  process.stderr.write(`${printable(notes.join('; '))}\n`);
 }

@@ -19,6 +19,7 @@ import { type VerifyResult, verifyReceiptLog } from '../../src/receipts/verify.j
 import { readRecordingFile } from '../../src/recording/recording-reader.js';
 import { LostPauseCollector, type LostPauseListing, OpenSuspensions } from '../../src/tracing/lost-pauses.js';
 import { type LostChain, VerdictChains } from '../../src/observe/verdict-chains.js';
+import { receiptLogInput } from '../collector-input.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
 import { keyringFromFiles, recordingOption } from '../options.js';
 import { textTableLines } from '../text-table.js';
@@ -300,70 +301,80 @@ export function registerLost(program: Command): void {
     .action(async (files: string[], options: LostCommandOptions) => {
       if (await isSeriesArgument(files)) return lostOfSeries(files, options);
       const file = files[0]!;
-      const type = firstLineType(file, await firstLine(file));
-      let source: Source;
-      let lost: LostPauseListing[];
-      let incomplete: Incomplete = { listed: [], count: 0 };
-      let chains: readonly LostChain[] = [];
-      if (options.explain && type !== 'recording')
-        throw new CliExit(EXIT.usage, '--explain applies to a recording: a receipt log holds no rule');
-      if (options.recording !== undefined && !(type === 'ReceiptLog' && options.key?.length))
-        throw new CliExit(EXIT.usage, '--recording applies to a receipt log verified with --key');
-      if (type === 'recording') {
-        if (options.key?.length)
-          throw new CliExit(EXIT.usage, '--key applies to receipt logs only; a recording is not signed');
-        source = { kind: 'recording' };
-        ({ lost, incomplete, chains } = await lostInRecording(
-          file,
-          options.allowTornTail ?? false,
-          options.explain ?? false,
-        ));
-      } else if (options.key?.length) {
-        // One pass: the open suspensions are those of the lines as they verified, so the listing
-        // is of the log that verified even if the file changes meanwhile (a recorder still
-        // appending). An open end is what `lost` looks at (a recorder killed before its closing
-        // checkpoint).
-        const open = new OpenSuspensions();
-        const result = await verifyReceiptLog(file, {
-          keyring: await keyringFromFiles(options.key),
-          allowOpen: true,
-          allowTornTail: options.allowTornTail ?? false,
-          ...(await recordingOption(options.recording)),
-          onLine: ({ line, hash }) => open.add(line, hash),
-        });
-        if (!result.ok) {
-          const failure = result.firstError;
-          throw new CliExit(
-            EXIT.usage,
-            `${file}:${failure?.line ?? '?'}: does not verify (${failure?.reason ?? 'unknown'}: ` +
-              `${failure?.message ?? ''})`,
-          );
-        }
-        lost = open.lost();
-        source = { kind: 'receipt log', verification: verification(result) };
-      } else {
-        lost = await lostInReceiptLog(file, options.allowTornTail ?? false);
-        source = { kind: 'receipt log', verification: 'unverified' };
+      const input = await receiptLogInput(file);
+      try {
+        await lostOne(file, input.path, options);
+      } finally {
+        await input.cleanup();
       }
-      if (options.json)
-        process.stdout.write(
-          `${JSON.stringify(
-            {
-              file,
-              source: describeSource(source),
-              lost,
-              ...(type === 'recording' ? { complete: incomplete.count === 0, incomplete: incomplete.listed } : {}),
-              ...(options.explain ? { explain: chains } : {}),
-            },
-            null,
-            2,
-          )}\n`,
-        );
-      else {
-        await writeLines(render(file, source, lost, incomplete.count > 0));
-        process.stdout.write(renderIncomplete(file, incomplete));
-        if (options.explain) await writeLines(renderChains(file, chains));
-      }
-      if (lost.length > 0 || incomplete.count > 0) throw new CliExit(EXIT.drift, '');
     });
+}
+
+/** Lists the lost pauses of `read` (the file itself, or a log rebuilt from a collector export), named `file`. */
+async function lostOne(file: string, read: string, options: LostCommandOptions): Promise<void> {
+  const type = firstLineType(file, await firstLine(read));
+  let source: Source;
+  let lost: LostPauseListing[];
+  let incomplete: Incomplete = { listed: [], count: 0 };
+  let chains: readonly LostChain[] = [];
+  if (options.explain && type !== 'recording')
+    throw new CliExit(EXIT.usage, '--explain applies to a recording: a receipt log holds no rule');
+  if (options.recording !== undefined && !(type === 'ReceiptLog' && options.key?.length))
+    throw new CliExit(EXIT.usage, '--recording applies to a receipt log verified with --key');
+  if (type === 'recording') {
+    if (options.key?.length)
+      throw new CliExit(EXIT.usage, '--key applies to receipt logs only; a recording is not signed');
+    source = { kind: 'recording' };
+    ({ lost, incomplete, chains } = await lostInRecording(
+      read,
+      options.allowTornTail ?? false,
+      options.explain ?? false,
+    ));
+  } else if (options.key?.length) {
+    // One pass: the open suspensions are those of the lines as they verified, so the listing
+    // is of the log that verified even if the file changes meanwhile (a recorder still
+    // appending). An open end is what `lost` looks at (a recorder killed before its closing
+    // checkpoint).
+    const open = new OpenSuspensions();
+    const result = await verifyReceiptLog(read, {
+      keyring: await keyringFromFiles(options.key),
+      allowOpen: true,
+      allowTornTail: options.allowTornTail ?? false,
+      ...(await recordingOption(options.recording)),
+      onLine: ({ line, hash }) => open.add(line, hash),
+    });
+    if (!result.ok) {
+      const failure = result.firstError;
+      throw new CliExit(
+        EXIT.usage,
+        `${file}:${failure?.line ?? '?'}: does not verify (${failure?.reason ?? 'unknown'}: ` +
+          `${failure?.message ?? ''})`,
+      );
+    }
+    lost = open.lost();
+    source = { kind: 'receipt log', verification: verification(result) };
+  } else {
+    lost = await lostInReceiptLog(read, options.allowTornTail ?? false);
+    source = { kind: 'receipt log', verification: 'unverified' };
+  }
+  if (options.json)
+    process.stdout.write(
+      `${JSON.stringify(
+        {
+          file,
+          source: describeSource(source),
+          lost,
+          ...(type === 'recording' ? { complete: incomplete.count === 0, incomplete: incomplete.listed } : {}),
+          ...(options.explain ? { explain: chains } : {}),
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  else {
+    await writeLines(render(file, source, lost, incomplete.count > 0));
+    process.stdout.write(renderIncomplete(file, incomplete));
+    if (options.explain) await writeLines(renderChains(file, chains));
+  }
+  if (lost.length > 0 || incomplete.count > 0) throw new CliExit(EXIT.drift, '');
 }

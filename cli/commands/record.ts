@@ -343,7 +343,7 @@ async function recordFiles(options: RecordCommandOptions): Promise<{
     const sidecar = cosignaturesPathFor(receiptsFile);
     await refuseSymlink(sidecar).catch(usageError('--witness-url'));
     if (await exists(sidecar))
-      throw new CliExit(EXIT.usage, `--witness-url: ${sidecar} already exists (witness files are append-only)`);
+      throw new CliExit(EXIT.usage, `--witness-url: ${sidecar} already exists (cosignature files are append-only)`);
   }
   const continuation =
     options.continueFrom === undefined

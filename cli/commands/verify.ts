@@ -26,6 +26,7 @@ import { checkSince, latestNote, scanLogTree } from '../../src/receipts/log-proo
 import { cosignaturesPathFor, parseCosignatureFile } from '../../src/receipts/cosignature-file.js';
 import { checkWitnessQuorum } from '../../src/receipts/witness-check.js';
 import { witnessKeys } from '../witness-options.js';
+import { receiptLogInput } from '../collector-input.js';
 import { noteVerifierOf } from '../../src/receipts/log-tree.js';
 import { CliExit, EXIT } from '../io.js';
 import { isSeriesArgument, verifySeriesCommand } from '../series-verify.js';
@@ -188,6 +189,7 @@ interface WitnessOptions {
 async function checkWitnesses(
   log: string,
   options: WitnessOptions,
+  read: string = log,
 ): Promise<{ ok: boolean; line: string; signed?: { witness: string; timestamp: number }[] } | undefined> {
   if (options.witnessVkey.length === 0) {
     if (options.witnessQuorum !== undefined || options.cosignatures !== undefined)
@@ -208,7 +210,7 @@ async function checkWitnesses(
       throw new CliExit(EXIT.usage, `--cosignatures ${file}: cannot read (${(error as NodeJS.ErrnoException).code})`);
   }
   try {
-    const latest = latestNote(await scanLogTree(log));
+    const latest = latestNote(await scanLogTree(read));
     const check = checkWitnessQuorum(latest, parseCosignatureFile(text), keys, quorum);
     return {
       ok: check.ok,
@@ -238,7 +240,7 @@ export function registerVerify(program: Command): void {
       [],
     )
     .option('--witness-quorum <k>', 'cosignatures of the witnesses given the latest checkpoint needs (default 1)')
-    .option('--cosignatures <file>', 'the witness file (default: X.receipts.cosignatures.jsonl beside the log)')
+    .option('--cosignatures <file>', 'the cosignature file (default: X.receipts.cosignatures.jsonl beside the log)')
     .option(
       '--jobs <n>',
       'threads checking signatures and canonical forms (N - 1 workers and the main one; the chain is ' +
@@ -253,40 +255,54 @@ export function registerVerify(program: Command): void {
       ) => {
         if (await isSeriesArgument(logs)) return verifySeriesCommand(logs, options, verifySummary);
         const log = logs[0]!;
-        const given = options.jobs === undefined ? null : integerOption(options.jobs, 'jobs', 1, 256);
-        // Witness keys are read first: a bad one is a usage error before the log is read.
-        if (options.witnessVkey.length > 0) await witnessKeys(options.witnessVkey);
-        const inputs = await loadVerifyInputs(log, options);
-        const jobs = given ?? defaultVerifyJobs((await stat(log)).size, availableParallelism());
-        const result = await verifyReceiptLog(log, {
-          keyring: inputs.keyring,
-          jobs,
-          ...(inputs.anchor ? { anchor: inputs.anchor } : {}),
-          ...(inputs.recording ? { recording: inputs.recording } : {}),
-          ...openEnd(options),
-        });
-        const recording = options.recording === undefined ? undefined : await checkRecording(log, options.recording);
-        const since =
-          options.since === undefined || !result.ok
-            ? undefined
-            : await checkSinceNote(log, options.since, inputs.keyring);
-        const witnessed = result.ok ? await checkWitnesses(log, options) : undefined;
-        process.stdout.write(
-          options.json
-            ? `${JSON.stringify({
-                file: log,
-                ...result,
-                ...(recording === undefined ? {} : { recording: { ok: recording.ok, lines: recording.lines } }),
-                ...(since === undefined ? {} : { since }),
-                ...(witnessed === undefined ? {} : { witnesses: witnessed }),
-              })}\n`
-            : `${printable(verifySummary(log, result))}\n` +
-                (recording === undefined ? '' : `${recording.lines.map((l) => printable(l)).join('\n')}\n`) +
-                (since === undefined ? '' : `${printable(since.line)}\n`) +
-                (witnessed === undefined ? '' : `${printable(witnessed.line)}\n`),
-        );
-        if (!result.ok || recording?.ok === false || since?.ok === false || witnessed?.ok === false)
-          throw new CliExit(EXIT.drift, '');
+        const input = await receiptLogInput(log);
+        try {
+          await verifyOne(log, input.path, options);
+        } finally {
+          await input.cleanup();
+        }
       },
     );
+}
+
+/** Verifies the log read from `read` (the file itself, or one rebuilt from a collector export), named `log`. */
+async function verifyOne(
+  log: string,
+  read: string,
+  options: KeyOptions &
+    OpenEndOptions &
+    WitnessOptions & { json?: boolean; jobs?: string; recording?: string; since?: string },
+): Promise<void> {
+  const given = options.jobs === undefined ? null : integerOption(options.jobs, 'jobs', 1, 256);
+  // Witness keys are read first: a bad one is a usage error before the log is read.
+  if (options.witnessVkey.length > 0) await witnessKeys(options.witnessVkey);
+  const inputs = await loadVerifyInputs(read, options);
+  const jobs = given ?? defaultVerifyJobs((await stat(read)).size, availableParallelism());
+  const result = await verifyReceiptLog(read, {
+    keyring: inputs.keyring,
+    jobs,
+    ...(inputs.anchor ? { anchor: inputs.anchor } : {}),
+    ...(inputs.recording ? { recording: inputs.recording } : {}),
+    ...openEnd(options),
+  });
+  const recording = options.recording === undefined ? undefined : await checkRecording(read, options.recording);
+  const since =
+    options.since === undefined || !result.ok ? undefined : await checkSinceNote(read, options.since, inputs.keyring);
+  const witnessed = result.ok ? await checkWitnesses(log, options, read) : undefined;
+  process.stdout.write(
+    options.json
+      ? `${JSON.stringify({
+          file: log,
+          ...result,
+          ...(recording === undefined ? {} : { recording: { ok: recording.ok, lines: recording.lines } }),
+          ...(since === undefined ? {} : { since }),
+          ...(witnessed === undefined ? {} : { witnesses: witnessed }),
+        })}\n`
+      : `${printable(verifySummary(log, result))}\n` +
+          (recording === undefined ? '' : `${recording.lines.map((l) => printable(l)).join('\n')}\n`) +
+          (since === undefined ? '' : `${printable(since.line)}\n`) +
+          (witnessed === undefined ? '' : `${printable(witnessed.line)}\n`),
+  );
+  if (!result.ok || recording?.ok === false || since?.ok === false || witnessed?.ok === false)
+    throw new CliExit(EXIT.drift, '');
 }

@@ -1,6 +1,6 @@
 /**
  * @module receipts/cosignature-file
- * The witness file beside a receipt log, `X.receipts.cosignatures.jsonl` (docs/design.md §6,
+ * The cosignature file beside a receipt log, `X.receipts.cosignatures.jsonl` (docs/design.md §6,
  * "Witnesses"): one canonical JSON line per witness answer the recorder got for a checkpoint.
  * `Cosigned` holds the checkpoint note with the witness's cosignature line added, verbatim (a
  * cosigned checkpoint any C2SP tool reads); `WitnessRefusal` says a witness would not cosign it, a
@@ -39,7 +39,7 @@ export function cosignaturesPathFor(log: string): string {
   return `${log.endsWith('.jsonl') ? log.slice(0, -'.jsonl'.length) : log}.cosignatures.jsonl`;
 }
 
-/** Appends records to a new witness file (mode 0600, never through a link), created at the first one. */
+/** Appends records to a new cosignature file (mode 0600, never through a link), created at the first one. */
 export class CosignatureFile {
   readonly path: string;
   #file: Promise<FileHandle> | null = null;
@@ -72,7 +72,7 @@ function field(value: Record<string, unknown>, name: string, line: number): unkn
   return value[name];
 }
 
-/** Reads a witness file's text; names the line that is not a record. */
+/** Reads a cosignature file's text; names the line that is not a record. */
 export function parseCosignatureFile(text: string): WitnessRecord[] {
   const records: WitnessRecord[] = [];
   for (const [i, raw] of text.split('\n').entries()) {

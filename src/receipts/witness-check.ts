@@ -2,7 +2,7 @@
  * @module receipts/witness-check
  * `verify --witness-vkey … --witness-quorum K` (docs/design.md §6, "Witnesses"): the checkpoint a
  * verification relies on is the log's latest note; it counts as witnessed when K of the witnesses
- * given cosigned exactly that note's text (cosignature/v1, in the witness file beside the log).
+ * given cosigned exactly that note's text (cosignature/v1, in the cosignature file beside the log).
  * A fork a witness reported for this log (another tree it holds for the origin) fails the check
  * whatever the count.
  */

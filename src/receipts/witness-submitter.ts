@@ -6,7 +6,7 @@
  * checkpoint consistent with the size a witness last cosigned. Per witness, only the latest
  * checkpoint is pending: a cosignature on it covers the trees before it. A witness that cannot be
  * reached is tried again with a doubling delay (injected timers), said once per outage; a fork or
- * a refusal is said every time and kept in the witness file, never retried away.
+ * a refusal is said every time and kept in the cosignature file, never retried away.
  */
 import { errorMessage } from '../errors.js';
 import { consistencyProof, leafHash } from '../tlog/merkle.js';
@@ -31,7 +31,7 @@ export interface WitnessSubmitterOptions {
   targets: readonly WitnessTarget[];
   post: WitnessPost;
   timers: RetryTimers;
-  /** Keeps a witness's answer (the witness file); a failure is said once and changes nothing else. */
+  /** Keeps a witness's answer (the cosignature file); a failure is said once and changes nothing else. */
   store: (record: WitnessRecord) => Promise<void>;
   /** Says something on stderr (one line, no newline). */
   say: (line: string) => void;
@@ -228,7 +228,7 @@ export class WitnessSubmitter {
     this.#options.store(record).catch((error: unknown) => {
       if (this.#storeFailed) return;
       this.#storeFailed = true;
-      this.#options.say(`cannot write the witness file: ${errorMessage(error)}`);
+      this.#options.say(`cannot write the cosignature file: ${errorMessage(error)}`);
     });
   }
 }

@@ -4,7 +4,7 @@
  * a receiver on 127.0.0.1 that decodes it with the official schema's generated code; a collector
  * that is down and comes back gets every record, and the file never depends on it.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,7 +70,7 @@ afterAll(async () => {
 });
 
 describe('record --otlp-logs', () => {
-  it('ships one log record per receipt-log line, each with its hash, type, task, kid, origin and seq', async () => {
+  it('ships a record per receipt-log line with its hash; audit reads them back from a collector export', async () => {
     const receiver = await startLogsReceiver();
     try {
       const out = join(dir, 'up.jsonl');
@@ -99,6 +99,24 @@ describe('record --otlp-logs', () => {
         origins.add(attrs['a2a.receipt_log.origin']);
       }
       expect([...origins]).toEqual([expect.stringMatching(/^a2a-replay\/logs\/rec-/)]);
+
+      // The receiver's records as a collector's `file` exporter writes them: one request a line.
+      const exported = join(dir, 'collector-export.json');
+      await writeFile(exported, receiver.requests.map((r) => `${JSON.stringify(r)}\n`).join(''));
+      const log = join(dir, 'up.receipts.jsonl');
+      const fromFile = await runCli(['audit', log, '--key', key, '--json']);
+      const fromExport = await runCli(['audit', exported, '--key', key, '--json']);
+      expect(fromFile.code).toBe(0);
+      expect(fromExport.stderr).toBe('');
+      expect(fromExport.code).toBe(0);
+      expect(JSON.parse(fromExport.stdout)).toEqual(JSON.parse(fromFile.stdout));
+      expect((JSON.parse(fromFile.stdout) as unknown[]).length).toBe(2);
+      const table = await runCli(['audit', exported, '--key', key]);
+      expect(table.stdout).toBe((await runCli(['audit', log, '--key', key])).stdout);
+      const verified = await runCli(['verify', exported, '--key', key]);
+      expect(verified.code).toBe(0);
+      expect(verified.stdout).toContain(`${exported}: ok: 4 receipts`);
+      expect((await runCli(['lost', exported, '--key', key])).code).toBe(0);
     } finally {
       await receiver.close();
     }

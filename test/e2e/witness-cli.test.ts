@@ -124,6 +124,7 @@ describe('a forked log', () => {
     const recorder = await startRecordProcess([
       ...['--upstream', peer.url, '--out', out, '--key', key, '--checkpoint-every', '0'],
       ...['--witness-url', witness.url, '--witness-vkey', witness.vkey],
+      ...['--witness-url', other.url, '--witness-vkey', other.vkey],
     ]);
     // The witness already cosigned another tree of this log's origin at the size its closing
     // checkpoint will have (the header and two receipts): what a key holder showing two logs gets.
@@ -141,6 +142,16 @@ describe('a forked log', () => {
     );
     const result = await runCli(['verify', log, '--key', key, '--witness-vkey', witness.vkey]);
     expect(result.code).toBe(1);
+    // The other witness, which never saw the other tree, cosigned: a quorum it meets alone still
+    // fails on the fork the first one reported.
+    const both = await runCli([
+      ...['verify', log, '--key', key, '--witness-vkey', witness.vkey, '--witness-vkey', other.vkey],
+      ...['--witness-quorum', '1'],
+    ]);
+    expect(both.code).toBe(1);
+    expect(both.stdout).toMatch(
+      /NOT WITNESSED: checkpoint of 3 lines cosigned by witness\.test\/w2 \(1 of quorum 1\); FORK: /,
+    );
     expect(result.stdout).toMatch(
       /NOT WITNESSED: checkpoint of 3 lines cosigned by no witness given .*FORK: witness witness\.test\/w1 refused/,
     );

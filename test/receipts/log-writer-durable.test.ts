@@ -48,6 +48,34 @@ describe('onDurable', () => {
     expect(told.at(-1)!.line).toMatchObject({ type: 'Checkpoint', final: true });
   });
 
+  it('tells nothing of lines written and not yet synced', async () => {
+    const told: SealedLine[] = [];
+    const path = join(dir, 'unsynced.receipts.jsonl');
+    const writer = await ReceiptLogWriter.open(path, {
+      keyring: new Keyring([fixedKey('k')]),
+      checkpointEvery: 0,
+      fsync: 'batch',
+      fsyncEvery: 1000,
+      recording: 'rec-test',
+      clock: new ManualClock(Date.parse(CREATED_AT)),
+      tool: 'a2a-replay@test',
+      onDurable: (lines) => told.push(...lines),
+    });
+    for (let n = 0; n < 3; n++) await writer.appendSuspension(suspensionDraftFor(n));
+    // The lines are written at the end of the turn; no sync is due yet under `batch`.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(readFileSync(path, 'utf8').split('\n').filter(Boolean)).toHaveLength(4);
+    expect(told).toEqual([]);
+    await writer.durable();
+    expect(told.map((l) => l.line.type)).toEqual([
+      'ReceiptLog',
+      'SuspensionReceipt',
+      'SuspensionReceipt',
+      'SuspensionReceipt',
+    ]);
+    await writer.close();
+  });
+
   it('keeps writing when the listener throws', async () => {
     const path = join(dir, 'throws.receipts.jsonl');
     const writer = await ReceiptLogWriter.open(path, {
