@@ -10,26 +10,15 @@ import { A2aReplayError } from '../src/errors.js';
 import type { Keyring } from '../src/receipts/keys.js';
 import { readLogChunks } from '../src/receipts/log-reader.js';
 import { readReceiptLogLine } from '../src/receipts/read-line.js';
-import { seriesFiles, verifySeries } from '../src/receipts/series.js';
+import { headerPosition, seriesFiles, verifySeries } from '../src/receipts/series.js';
 import { OpenSuspensions, type LostPauseListing } from '../src/tracing/lost-pauses.js';
 import { CliExit, EXIT } from './io.js';
 
 /** The position line 1 of `file` states (1 for a log that continues none). */
 async function positionOf(file: string): Promise<number> {
-  for await (const chunk of readLogChunks(file)) {
-    const first = chunk[0];
-    if (first?.text == null) break;
-    let value: unknown;
-    try {
-      value = JSON.parse(first.text);
-    } catch {
-      break;
-    }
-    const read = readReceiptLogLine(value);
-    if (read.ok && read.value.type === 'ReceiptLog') return read.value.series?.position ?? 1;
-    break;
-  }
-  throw new CliExit(EXIT.usage, `${file}:1: not a receipt log header`);
+  const position = await headerPosition(file);
+  if (position === null) throw new CliExit(EXIT.usage, `${file}:1: not a receipt log header`);
+  return position;
 }
 
 /** The logs of the series in order, checked (verified with `keyring` when given). */

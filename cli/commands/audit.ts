@@ -26,6 +26,8 @@ import {
 } from '../options.js';
 import { textTableLines } from '../text-table.js';
 import { verifySummary } from './verify.js';
+import { auditSeries } from '../series-audit.js';
+import { isSeriesArgument } from '../series-verify.js';
 
 const INITIATORS = { client: 'PAUSE_INITIATOR_CLIENT', agent: 'PAUSE_INITIATOR_AGENT' } as const;
 
@@ -129,7 +131,7 @@ interface AuditCommandOptions extends KeyOptions, OpenEndOptions {
 export function registerAudit(program: Command): void {
   withOpenEndOptions(withKeyOptions(program.command('audit')))
     .description('who paused which task, when, why, and how it ended (verifies the log as it reads)')
-    .argument('<log>', 'receipt log (*.receipts.jsonl)')
+    .argument('<logs...>', 'receipt log (*.receipts.jsonl); several, or a directory: the logs of a series')
     .option(
       '--json',
       'print the rows as a JSON array; each row\'s "rules" ({pause, end}: the observer rules that proved and ' +
@@ -143,7 +145,7 @@ export function registerAudit(program: Command): void {
       (value: string, previous: string[]) => [...previous, value],
       [] as string[],
     )
-    .action(async (log: string, options: AuditCommandOptions) => {
+    .action(async (logs: string[], options: AuditCommandOptions) => {
       const filter: AuditFilter = {};
       if (options.task !== undefined) filter.taskId = options.task;
       if (options.initiator !== undefined) {
@@ -155,6 +157,8 @@ export function registerAudit(program: Command): void {
         }
         filter.initiatedBy = INITIATORS[options.initiator];
       }
+      if (await isSeriesArgument(logs)) return auditSeries(logs, options, filter, auditTableLines);
+      const log = logs[0]!;
       const input = await receiptLogInput(log);
       try {
         await auditOne(log, input.path, options, filter);

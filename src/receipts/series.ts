@@ -10,9 +10,10 @@ import { basename, join } from 'node:path';
 import { A2aReplayError } from '../errors.js';
 import type { Keyring } from './keys.js';
 import { readLogChunks } from './log-reader.js';
+import { readReceiptLogLine } from './read-line.js';
 import { type LogEnd, seriesIdOf, suspensionHash } from './series-link.js';
 import type { ReceiptLogHeader, SuspensionReceipt } from './types.js';
-import { ReceiptLogVerifier, type VerifyOptions, type VerifyResult } from './verify.js';
+import { ReceiptLogVerifier, type VerifiedLine, type VerifyOptions, type VerifyResult } from './verify.js';
 
 /** A log read to its end: the verification and where it ended. */
 export interface ReadLog {
@@ -28,19 +29,22 @@ export interface ReadLog {
  * Verifies the log at `path` and says where it ends. `keepOpen`: also keep the SuspensionReceipts
  * still open at the end (what a continuing log's header restates); otherwise `end.open` is empty.
  */
-export async function readLog(
-  path: string,
-  options: Omit<VerifyOptions, 'onLine'> & { keepOpen?: boolean },
-): Promise<ReadLog> {
+export async function readLog(path: string, options: VerifyOptions & { keepOpen?: boolean }): Promise<ReadLog> {
   const open = new Map<string, SuspensionReceipt>();
+  const outer = options.onLine;
+  const keep = (verified: VerifiedLine): void => {
+    const { line, hash } = verified;
+    if (line.type === 'ReceiptLog')
+      for (const carried of line.series?.previous.open ?? []) open.set(suspensionHash(carried), carried);
+    else if (line.type === 'SuspensionReceipt') open.set(hash, line);
+  };
   const verifier = new ReceiptLogVerifier({
     ...options,
-    ...(options.keepOpen
+    ...(options.keepOpen || outer
       ? {
-          onLine: ({ line, hash }) => {
-            if (line.type === 'ReceiptLog')
-              for (const carried of line.series?.previous.open ?? []) open.set(suspensionHash(carried), carried);
-            else if (line.type === 'SuspensionReceipt') open.set(hash, line);
+          onLine: (verified: VerifiedLine) => {
+            if (options.keepOpen) keep(verified);
+            outer?.(verified);
           },
         }
       : {}),
@@ -137,6 +141,26 @@ export function positionInName(path: string): number | null {
   return match ? Number(match[1]) : null;
 }
 
+/**
+ * The position line 1 of `path` states (1 for a log that continues none); null when line 1 is not a
+ * readable header (the verifier then names what is wrong).
+ */
+export async function headerPosition(path: string): Promise<number | null> {
+  for await (const chunk of readLogChunks(path)) {
+    const text = chunk[0]?.text;
+    if (text === null || text === undefined) return null;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return null;
+    }
+    const read = readReceiptLogLine(value);
+    return read.ok && read.value.type === 'ReceiptLog' ? (read.value.series?.position ?? 1) : null;
+  }
+  return null;
+}
+
 interface Read {
   path: string;
   result: VerifyResult;
@@ -157,6 +181,8 @@ interface Read {
 export async function verifySeries(
   paths: readonly string[],
   options: Omit<VerifyOptions, 'onLine' | 'jobs'>,
+  /** Each verified line of each log, in file order (audit builds on this). */
+  onLine?: (path: string, line: VerifiedLine) => void,
 ): Promise<SeriesResult> {
   const reads: Read[] = [];
   const members = (): SeriesMember[] => reads.map((r) => ({ path: r.path, position: r.position, result: r.result }));
@@ -167,9 +193,17 @@ export async function verifySeries(
     open: 0,
     error: { file, message },
   });
-  for (const path of paths) {
+  // In series order, so that `onLine` sees a suspension before what closes it in a later log.
+  const positions = await Promise.all(paths.map(async (path) => ({ path, at: (await headerPosition(path)) ?? 0 })));
+  positions.sort((a, b) => a.at - b.at);
+  for (const { path } of positions) {
     // Every log may end open or torn here; the last one is held to `options` once it is known.
-    const read = await readLog(path, { ...options, allowOpen: true, allowTornTail: true });
+    const read = await readLog(path, {
+      ...options,
+      allowOpen: true,
+      allowTornTail: true,
+      ...(onLine ? { onLine: (line: VerifiedLine) => onLine(path, line) } : {}),
+    });
     if (read.end === null || !read.result.ok) {
       const e = read.result.firstError;
       return fail(path, `${path}: INVALID at line ${e?.line ?? 1}: ${e?.reason ?? 'unknown'}: ${e?.message ?? ''}`);
