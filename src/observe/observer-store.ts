@@ -163,6 +163,7 @@ export class ObserverStore {
   }
 
   #bound(o: ObserverOutput): ObserverOutput {
+    if (o.type === 'interruption' || o.type === 'continuation') return o;
     if (o.type !== 'suspension' && o.type !== 'resumption') return o;
     const binding = this.tasks.get(o.draft.taskId)?.binding;
     if (binding === undefined || binding === o.draft.binding) return o;
@@ -537,6 +538,9 @@ function stamped(o: ObserverOutput, rule: string): ObserverOutput {
   switch (o.type) {
     case 'suspension':
     case 'resumption':
+    case 'interruption':
+    case 'continuation':
+    case 'interruption-lost':
       return o.rule === undefined ? { ...o, rule } : o;
     case 'span': {
       const e = o.event;

@@ -80,11 +80,11 @@ export interface ResumptionFacts {
   binding?: ReceiptBinding;
 }
 
-function sortedEntries(entries: readonly number[]): number[] {
+export function sortedEntries(entries: readonly number[]): number[] {
   return [...new Set(entries)].sort((a, b) => a - b);
 }
 
-function span(ref: SpanRef): SpanRef {
+export function span(ref: SpanRef): SpanRef {
   return { traceId: ref.traceId, spanId: ref.spanId };
 }
 
@@ -109,7 +109,7 @@ export function cutText(text: string): string {
 }
 
 /** Collects the names of repaired members while values pass through it. */
-class Repairs {
+export class Repairs {
   readonly #names = new Set<string>();
 
   /** `value` repaired; `name` is listed when anything had to change. */
