@@ -19,11 +19,11 @@ export interface ReceiptSink {
   appendResumption(draft: ResumptionDraft, suspensionHash: string): Promise<{ hash: string }>;
   /**
    * Interruptions and continuations (docs/design.md §14.9), in logs that hold them (format
-   * version 5); a sink without them drops them.
+   * version 5): undefined from a sink whose log holds none, and a sink without them drops them.
    */
-  appendInterruption?(draft: InterruptionDraft): Promise<{ hash: string }>;
+  appendInterruption?(draft: InterruptionDraft): Promise<{ hash: string } | undefined>;
   /** `interruptionHash`: the hash returned for the interruption this continuation closes. */
-  appendContinuation?(draft: ContinuationDraft, interruptionHash: string): Promise<{ hash: string }>;
+  appendContinuation?(draft: ContinuationDraft, interruptionHash: string): Promise<{ hash: string } | undefined>;
   /** Resolves when everything appended so far is durable (a log file's fsync policy). */
   durable?(): Promise<void>;
 }
@@ -330,7 +330,7 @@ export class ObservationPipeline {
     }
   }
 
-  async #append(write: () => Promise<{ hash: string }> | undefined): Promise<string | undefined> {
+  async #append(write: () => Promise<{ hash: string } | undefined> | undefined): Promise<string | undefined> {
     if (!this.#receipts) return undefined;
     try {
       const written = await write();

@@ -13,9 +13,9 @@ export const RECEIPT_FORMAT = 'a2a-replay.receipts';
  * recording; 4 adds each checkpoint's C2SP note over the Merkle tree of the lines before it; 5 adds
  * the interruption and continuation receipts (docs/design.md §6).
  */
-export const RECEIPT_VERSION = 4;
-/** The format versions this build reads: 2 (checkpoints without `final` and `recording`), 3 and 4. */
-export const RECEIPT_VERSIONS = [2, 3, 4] as const;
+export const RECEIPT_VERSION = 5;
+/** The format versions this build reads: 2 (checkpoints without `final` and `recording`), 3, 4 and 5. */
+export const RECEIPT_VERSIONS = [2, 3, 4, 5] as const;
 export type ReceiptLogVersion = (typeof RECEIPT_VERSIONS)[number];
 /** DSSE-style payload type signed by the HMAC (PAE). */
 export const RECEIPT_PAYLOAD_TYPE = 'application/vnd.a2a-replay.receipt.v1+json';
@@ -202,7 +202,7 @@ export interface ContinuationReceipt {
   sig: ReceiptSignature;
 }
 
-export type Receipt = SuspensionReceipt | ResumptionReceipt;
+export type Receipt = SuspensionReceipt | ResumptionReceipt | InterruptionReceipt | ContinuationReceipt;
 
 /** A receipt as the observer derives it: no chain position, no signature yet. */
 export type SuspensionDraft = Omit<SuspensionReceipt, 'seq' | 'prev' | 'sig'>;
@@ -254,7 +254,10 @@ export interface Checkpoint {
   sig: CheckpointSignature;
 }
 
-export type ReceiptLogLine = ReceiptLogHeader | SuspensionReceipt | ResumptionReceipt | Checkpoint;
+export type ReceiptLogLine = ReceiptLogHeader | Receipt | Checkpoint;
+
+/** The first format version whose logs hold interruption and continuation receipts. */
+export const INTERRUPTIONS_SINCE = 5;
 
 /** Free-form JSON a caller may attach; kept out of signed receipts. */
 export type ReceiptAnnotations = Record<string, JsonValue>;

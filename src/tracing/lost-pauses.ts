@@ -124,6 +124,8 @@ export class OpenSuspensions {
         if (line.outcome !== 'rejected') this.#open.delete(line.suspension);
         return;
       case 'ReceiptLog':
+      case 'InterruptionReceipt':
+      case 'ContinuationReceipt':
       case 'Checkpoint':
         return;
       default: {
