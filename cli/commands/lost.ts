@@ -17,7 +17,12 @@ import { readReceiptLogLine } from '../../src/receipts/read-line.js';
 import type { ReceiptLogLine } from '../../src/receipts/types.js';
 import { type VerifyResult, verifyReceiptLog } from '../../src/receipts/verify.js';
 import { readRecordingFile } from '../../src/recording/recording-reader.js';
-import { LostPauseCollector, type LostPauseListing, OpenSuspensions } from '../../src/tracing/lost-pauses.js';
+import {
+  type LostInterruptionListing,
+  LostPauseCollector,
+  type LostPauseListing,
+  OpenSuspensions,
+} from '../../src/tracing/lost-pauses.js';
 import { type LostChain, VerdictChains } from '../../src/observe/verdict-chains.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
 import { keyringFromFiles, recordingOption } from '../options.js';
@@ -103,7 +108,12 @@ async function lostInRecording(
   file: string,
   allowTornTail: boolean,
   explain: boolean,
-): Promise<{ lost: LostPauseListing[]; incomplete: Incomplete; chains: readonly LostChain[] }> {
+): Promise<{
+  lost: LostPauseListing[];
+  interruptions: LostInterruptionListing[];
+  incomplete: Incomplete;
+  chains: readonly LostChain[];
+}> {
   const collector = new LostPauseCollector();
   let chains: VerdictChains | undefined;
   const incomplete: Incomplete = { listed: [], count: 0 };
@@ -137,7 +147,12 @@ async function lostInRecording(
   await pipeline?.finish(lastAt);
   await pipeline?.idle();
   chains?.finish(lastAt);
-  return { lost: [...collector.lost], incomplete, chains: chains?.lost ?? [] };
+  return {
+    lost: [...collector.lost],
+    interruptions: [...collector.lostInterruptions],
+    incomplete,
+    chains: chains?.lost ?? [],
+  };
 }
 
 /** For each lost pause, the chain of facts and rules that led to it (docs/design.md §14.8). */
@@ -189,7 +204,7 @@ function receiptLine(file: string, raw: RawLine, allowTornTail: boolean): Receip
  * The lost pauses of a receipt log, its lines read as they come: only the suspensions still open
  * are kept, so a log of any length is read in flat memory. A bad line stops the reading, naming it.
  */
-async function lostInReceiptLog(file: string, allowTornTail: boolean): Promise<LostPauseListing[]> {
+async function lostInReceiptLog(file: string, allowTornTail: boolean): Promise<OpenSuspensions> {
   const open = new OpenSuspensions();
   for await (const chunk of readLogChunks(file)) {
     for (const raw of chunk) {
@@ -197,7 +212,7 @@ async function lostInReceiptLog(file: string, allowTornTail: boolean): Promise<L
       if (line) open.add(line);
     }
   }
-  return open.lost();
+  return open;
 }
 
 /**
@@ -243,6 +258,21 @@ const lostCellsWithRule = (l: LostPauseListing): string[] => [
   l.pauseReason === null ? '-' : JSON.stringify(l.pauseReason),
 ];
 
+const LOST_INTERRUPTION_HEADER = ['TASK', 'STATE', 'REASON', 'RULE', 'SINCE'];
+
+/** Lost interruptions (docs/design.md §14.9) after the pauses: a count, then their table. */
+function* renderInterruptions(file: string, lost: readonly LostInterruptionListing[]): Generator<string> {
+  if (lost.length === 0) return;
+  yield `${lost.length} lost interruption${lost.length === 1 ? '' : 's'} in ${file}`;
+  yield* textTableLines(LOST_INTERRUPTION_HEADER, lost, (l) => [
+    l.taskId,
+    l.state?.replace(/^TASK_STATE_/, '') ?? '-',
+    l.reason,
+    l.rule ?? '-',
+    l.since,
+  ]);
+}
+
 /** The listing, line by line: a count, then the table (rows are written as they are made). */
 function* render(
   file: string,
@@ -280,6 +310,7 @@ export function registerLost(program: Command): void {
       const type = firstLineType(file, await firstLine(file));
       let source: Source;
       let lost: LostPauseListing[];
+      let interruptions: LostInterruptionListing[];
       let incomplete: Incomplete = { listed: [], count: 0 };
       let chains: readonly LostChain[] = [];
       if (options.explain && type !== 'recording')
@@ -290,7 +321,7 @@ export function registerLost(program: Command): void {
         if (options.key?.length)
           throw new CliExit(EXIT.usage, '--key applies to receipt logs only; a recording is not signed');
         source = { kind: 'recording' };
-        ({ lost, incomplete, chains } = await lostInRecording(
+        ({ lost, interruptions, incomplete, chains } = await lostInRecording(
           file,
           options.allowTornTail ?? false,
           options.explain ?? false,
@@ -317,9 +348,12 @@ export function registerLost(program: Command): void {
           );
         }
         lost = open.lost();
+        interruptions = open.lostInterruptions();
         source = { kind: 'receipt log', verification: verification(result) };
       } else {
-        lost = await lostInReceiptLog(file, options.allowTornTail ?? false);
+        const open = await lostInReceiptLog(file, options.allowTornTail ?? false);
+        lost = open.lost();
+        interruptions = open.lostInterruptions();
         source = { kind: 'receipt log', verification: 'unverified' };
       }
       if (options.json)
@@ -329,6 +363,7 @@ export function registerLost(program: Command): void {
               file,
               source: describeSource(source),
               lost,
+              lostInterruptions: interruptions,
               ...(type === 'recording' ? { complete: incomplete.count === 0, incomplete: incomplete.listed } : {}),
               ...(options.explain ? { explain: chains } : {}),
             },
@@ -338,9 +373,10 @@ export function registerLost(program: Command): void {
         );
       else {
         await writeLines(render(file, source, lost, incomplete.count > 0));
+        await writeLines(renderInterruptions(file, interruptions));
         process.stdout.write(renderIncomplete(file, incomplete));
         if (options.explain) await writeLines(renderChains(file, chains));
       }
-      if (lost.length > 0 || incomplete.count > 0) throw new CliExit(EXIT.drift, '');
+      if (lost.length > 0 || interruptions.length > 0 || incomplete.count > 0) throw new CliExit(EXIT.drift, '');
     });
 }

@@ -10,8 +10,10 @@ import { canonicalJson } from '../canonical/canonical-json.js';
 import { buildContinuationDraft, buildInterruptionDraft } from '../receipts/interruption-drafts.js';
 import type { ContinuationCause } from '../receipts/types.js';
 import type { EntryRef, Fact, FactOf, Origin } from './fact.js';
-import type { Interruption, InterruptionActions, LostInterruptionReason, When } from './interruption.js';
-import { childSpan, rootSpan } from './observer-spans.js';
+import type { LostInterruptionReason } from '../tracing/span-events.js';
+import type { Interruption, InterruptionActions, When } from './interruption.js';
+import { ATTR_INTERRUPTED_AT, ATTR_RECORDING_ENTRY_SEQ, ATTR_TASK_STATE } from '../tracing/attributes.js';
+import { attributes, childSpan, contextAttributes, rootSpan } from './observer-spans.js';
 import type { ObserverStore } from './observer-store.js';
 import { INTERRUPTED_RULES, NOT_INTERRUPTED_RULES } from './rules/interruption-rules.js';
 import { type RecordingEnded, fire } from './rules/rule.js';
@@ -212,7 +214,27 @@ export class InterruptionObserver implements InterruptionActions {
   lose(i: Interruption, reason: LostInterruptionReason, when: When): void {
     this.#close(i);
     const store = this.#store;
+    const key = `lost:${i.key}`;
     store.emit([
+      {
+        type: 'span',
+        event: {
+          type: 'interruption.lost',
+          key,
+          interruptionKey: i.key,
+          taskId: i.taskId,
+          at: when.at,
+          span: rootSpan(store.ctx.recordingId, key),
+          link: i.span,
+          reason,
+          attributes: attributes([
+            [ATTR_TASK_STATE, i.state],
+            ...contextAttributes(i.contextId),
+            [ATTR_INTERRUPTED_AT, i.openAt],
+            [ATTR_RECORDING_ENTRY_SEQ, when.seq],
+          ]),
+        },
+      },
       {
         type: 'interruption-lost',
         interruptionKey: i.key,

@@ -9,20 +9,8 @@
 import type { JsonValue } from '../canonical/canonical-json.js';
 import type { Binding } from '../protocol/rest-binding.js';
 import type { InterruptedState, SpanRef } from '../receipts/types.js';
+import type { LostInterruptionReason } from '../tracing/span-events.js';
 import type { EntryRef, FactOf, Origin } from './fact.js';
-
-/** Why an interruption can no longer be continued as observed (docs/design.md §14.9). */
-export const LOST_INTERRUPTION_REASONS = [
-  /** Still interrupted when the recording ended. */
-  'never_continued',
-  /** The client answered in the same context with a message that did not name the task, and a new task started. */
-  'continued_as_new_task',
-  /** An INPUT_REQUIRED task moved on with no continuation message seen. */
-  'bypassed',
-  /** The peer answered task-not-found for a task last seen interrupted. */
-  'lost_after_restart',
-] as const;
-export type LostInterruptionReason = (typeof LOST_INTERRUPTION_REASONS)[number];
 
 /** A client message sent with the interrupted task's id: the answer, until the task moves on. */
 export interface ContinuingMessage {

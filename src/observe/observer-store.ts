@@ -544,7 +544,8 @@ function stamped(o: ObserverOutput, rule: string): ObserverOutput {
       return o.rule === undefined ? { ...o, rule } : o;
     case 'span': {
       const e = o.event;
-      if (e.type !== 'suspension.end' && e.type !== 'resume.end' && e.type !== 'lost') return o;
+      if (e.type !== 'suspension.end' && e.type !== 'resume.end' && e.type !== 'lost' && e.type !== 'interruption.lost')
+        return o;
       if (e.attributes[ATTR_RULE] !== undefined) return o;
       return { type: 'span', event: { ...e, attributes: { ...e.attributes, [ATTR_RULE]: rule } } };
     }

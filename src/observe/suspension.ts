@@ -14,8 +14,7 @@ import type {
   SpanRef,
   SuspensionDraft,
 } from '../receipts/types.js';
-import type { LostInterruptionReason } from './interruption.js';
-import type { LostPauseReason, SpanEvent } from '../tracing/span-events.js';
+import type { LostInterruptionReason, LostPauseReason, SpanEvent } from '../tracing/span-events.js';
 import type { ObserverFinding } from './findings.js';
 import type { Fact, PauseOpeningMethod } from './fact.js';
 import type { ResumeSignal } from './sightings.js';
