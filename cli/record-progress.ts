@@ -59,6 +59,20 @@ export class RecordProgress {
         return written;
       },
     };
+    const interruption = sink.appendInterruption?.bind(sink);
+    const continuation = sink.appendContinuation?.bind(sink);
+    if (interruption)
+      sealed.appendInterruption = async (draft) => {
+        const written = await interruption(draft);
+        if (written) this.#receipts += 1;
+        return written;
+      };
+    if (continuation)
+      sealed.appendContinuation = async (draft, interruptionHash) => {
+        const written = await continuation(draft, interruptionHash);
+        if (written) this.#receipts += 1;
+        return written;
+      };
     if (sink.durable) sealed.durable = () => sink.durable?.() ?? Promise.resolve();
     return sealed;
   }

@@ -5,7 +5,9 @@
  * ended — verified as it reads: a log that does not verify is reported (exit 1), not audited. An
  * agent-initiated pause that a client requested (`AwaitTaskResumption`) as a principal other than
  * the agent's own is flagged (docs/design.md §6). With `--recording`, `--json` gives each row the
- * observer rules that decided it, worked out again from the recording (§14.8).
+ * observer rules that decided it, worked out again from the recording (§14.8). Interruptions
+ * (INPUT_REQUIRED, AUTH_REQUIRED, §14.9) are rows too: who continued each one, when and with what;
+ * `--kind` lists one kind, both by default (with a KIND column when the log holds interruptions).
  */
 import type { Command } from 'commander';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
@@ -13,6 +15,7 @@ import { A2aReplayError } from '../../src/errors.js';
 import { VerdictRules } from '../../src/observe/verdict-rules.js';
 import { printable } from '../../src/printable.js';
 import { type AuditFilter, type AuditRow, type RulesOf, auditReceiptLog } from '../../src/receipts/audit.js';
+import { InterruptionAuditCollector, type InterruptionAuditRow } from '../../src/receipts/interruption-audit.js';
 import { readRecordingFile } from '../../src/recording/recording-reader.js';
 import { receiptLogInput } from '../collector-input.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
@@ -96,6 +99,62 @@ export function auditTableLines(rows: readonly AuditRow[]): Iterable<string> {
   return textTableLines(AUDIT_HEADER, rows, auditCells);
 }
 
+const KINDS = ['pause', 'interruption'] as const;
+type AuditKind = (typeof KINDS)[number];
+
+/** `INPUT_REQUIRED` for `TASK_STATE_INPUT_REQUIRED`. */
+const stateLabel = (r: InterruptionAuditRow): string => r.state.replace(/^TASK_STATE_/, '');
+
+function continued(r: InterruptionAuditRow): string {
+  if (r.outcome === 'open') return 'still open';
+  return [
+    `continued (${r.cause ?? '-'})`,
+    r.continuedAt ? `at ${r.continuedAt}` : '',
+    r.continuedBy ? `by ${r.continuedBy}` : '',
+    r.inputHash ? `with ${r.inputHash}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+const INTERRUPTION_HEADER = ['TASK', 'STATE', 'PROMPT', 'INTERRUPTED AT', 'CONTINUED', 'FLAG'];
+
+/** The plain-text table of `--kind interruption`: who continued each interruption, when and with what. */
+export function interruptionTableLines(rows: readonly InterruptionAuditRow[]): Iterable<string> {
+  return textTableLines(INTERRUPTION_HEADER, rows, (r) => [
+    r.taskId,
+    stateLabel(r),
+    r.promptHash ?? '-',
+    r.interruptedAt,
+    continued(r),
+    r.vouched ? '-' : '! not-vouched-for-by-a-checkpoint',
+  ]);
+}
+
+type AnyRow = { kind: 'pause'; row: AuditRow } | { kind: 'interruption'; row: InterruptionAuditRow };
+
+const BOTH_HEADER = ['KIND', ...AUDIT_HEADER];
+
+/** Both kinds in one table, in log order, with a KIND column (docs/design.md §6). */
+function bothTableLines(rows: readonly AnyRow[]): Iterable<string> {
+  return textTableLines(BOTH_HEADER, rows, (r) => {
+    if (r.kind === 'pause') return ['pause', ...auditCells(r.row)];
+    const i = r.row;
+    return [
+      'interruption',
+      i.taskId,
+      stateLabel(i),
+      i.continuedBy ?? '-',
+      i.promptHash === null ? '-' : `prompt ${i.promptHash}`,
+      '-',
+      i.interruptedAt,
+      continued(i),
+      '-',
+      i.vouched ? '-' : '! not-vouched-for-by-a-checkpoint',
+    ];
+  });
+}
+
 /**
  * The rules of each pause of the recording `file`, by Suspension span: the observer run over it
  * again (it is pure, so it decides as it did when the receipts were made, docs/design.md §14.8).
@@ -125,6 +184,7 @@ interface AuditCommandOptions extends KeyOptions, OpenEndOptions {
   json?: boolean;
   task?: string;
   initiator?: string;
+  kind?: string;
   agentPrincipal: string[];
 }
 
@@ -139,6 +199,11 @@ export function registerAudit(program: Command): void {
     )
     .option('--task <id>', 'only this task')
     .option('--initiator <who>', 'only pauses initiated by "client" or "agent"')
+    .option(
+      '--kind <kind>',
+      '"pause" (suspensions) or "interruption" (INPUT_REQUIRED and AUTH_REQUIRED: who continued, when, with what); ' +
+        'default both, with a KIND column when the log holds interruptions',
+    )
     .option(
       '--agent-principal <principal>',
       "a principal the agent itself acts as (repeatable); other principals' AwaitTaskResumption calls are flagged",
@@ -170,6 +235,12 @@ export function registerAudit(program: Command): void {
 
 /** Audits the log read from `read` (the file itself, or one rebuilt from a collector export), named `log`. */
 async function auditOne(log: string, read: string, options: AuditCommandOptions, filter: AuditFilter): Promise<void> {
+  const kind = options.kind;
+  if (kind !== undefined && !(KINDS as readonly string[]).includes(kind))
+    throw new CliExit(EXIT.usage, `--kind: expected "pause" or "interruption", got ${JSON.stringify(kind)}`);
+  const wants = (k: AuditKind): boolean =>
+    (kind === undefined || kind === k) && (k === 'pause' || options.initiator === undefined);
+  const interruptions = new InterruptionAuditCollector();
   const inputs = await loadVerifyInputs(read, options);
   const rulesOf =
     options.json && options.recording !== undefined
@@ -182,26 +253,39 @@ async function auditOne(log: string, read: string, options: AuditCommandOptions,
     filter,
     agentPrincipals: options.agentPrincipal,
     ...(rulesOf ? { rulesOf } : {}),
+    onLine: interruptions.onLine,
     ...openEnd(options),
   });
   if (!result.verify.ok) {
     process.stderr.write(`a2a-replay: not audited: ${printable(verifySummary(log, result.verify))}\n`);
     throw new CliExit(EXIT.drift, '');
   }
+  const pauses = wants('pause') ? result.rows : [];
+  const asked = wants('interruption') ? interruptions.rows(options.task, result.verify.vouched) : [];
+  const all: AnyRow[] = [
+    ...pauses.map((row): AnyRow => ({ kind: 'pause', row })),
+    ...asked.map((row): AnyRow => ({ kind: 'interruption', row })),
+  ].sort((a, b) => a.row.line - b.row.line);
   if (options.json) {
-    process.stdout.write(`${JSON.stringify(result.rows)}\n`);
+    const rows = all.map((r) => (r.kind === 'pause' ? { kind: 'pause', ...r.row } : r.row));
+    process.stdout.write(`${JSON.stringify(rows)}\n`);
     return;
   }
-  await writeLines(auditTableLines(result.rows));
-  const notes = [
-    `${result.rows.length} suspension${result.rows.length === 1 ? '' : 's'}`,
-    verifySummary(log, result.verify),
-  ];
-  const flagged = result.rows.filter((r) => r.flags.length > 0).length;
+  if (kind === 'interruption') await writeLines(interruptionTableLines(asked));
+  else if (asked.length > 0) await writeLines(bothTableLines(all));
+  else await writeLines(auditTableLines(pauses));
+  const notes: string[] = [];
+  if (wants('pause')) notes.push(`${pauses.length} suspension${pauses.length === 1 ? '' : 's'}`);
+  if (wants('interruption') && (kind === 'interruption' || asked.length > 0))
+    notes.push(`${asked.length} interruption${asked.length === 1 ? '' : 's'}`);
+  notes.push(verifySummary(log, result.verify));
+  const flagged = pauses.filter((r) => r.flags.length > 0).length;
   if (flagged > 0) {
     const who = options.agentPrincipal.length === 0 ? 'no --agent-principal given' : 'not an --agent-principal';
     notes.push(`${flagged} agent pause${flagged === 1 ? '' : 's'} requested by another principal (${who})`);
   }
   if (result.orphans > 0) notes.push(`${result.orphans} resumption(s) name a suspension not in this log`);
+  if (interruptions.orphans > 0)
+    notes.push(`${interruptions.orphans} continuation(s) name an interruption not in this log`);
   process.stderr.write(`${printable(notes.join('; '))}\n`);
 }

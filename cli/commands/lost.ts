@@ -17,7 +17,12 @@ import { readReceiptLogLine } from '../../src/receipts/read-line.js';
 import type { ReceiptLogLine } from '../../src/receipts/types.js';
 import { type VerifyResult, verifyReceiptLog } from '../../src/receipts/verify.js';
 import { readRecordingFile } from '../../src/recording/recording-reader.js';
-import { LostPauseCollector, type LostPauseListing, OpenSuspensions } from '../../src/tracing/lost-pauses.js';
+import {
+  type LostInterruptionListing,
+  LostPauseCollector,
+  type LostPauseListing,
+  OpenSuspensions,
+} from '../../src/tracing/lost-pauses.js';
 import { type LostChain, VerdictChains } from '../../src/observe/verdict-chains.js';
 import { receiptLogInput } from '../collector-input.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
@@ -106,7 +111,12 @@ async function lostInRecording(
   file: string,
   allowTornTail: boolean,
   explain: boolean,
-): Promise<{ lost: LostPauseListing[]; incomplete: Incomplete; chains: readonly LostChain[] }> {
+): Promise<{
+  lost: LostPauseListing[];
+  interruptions: LostInterruptionListing[];
+  incomplete: Incomplete;
+  chains: readonly LostChain[];
+}> {
   const collector = new LostPauseCollector();
   let chains: VerdictChains | undefined;
   const incomplete: Incomplete = { listed: [], count: 0 };
@@ -140,7 +150,12 @@ async function lostInRecording(
   await pipeline?.finish(lastAt);
   await pipeline?.idle();
   chains?.finish(lastAt);
-  return { lost: [...collector.lost], incomplete, chains: chains?.lost ?? [] };
+  return {
+    lost: [...collector.lost],
+    interruptions: [...collector.lostInterruptions],
+    incomplete,
+    chains: chains?.lost ?? [],
+  };
 }
 
 /** For each lost pause, the chain of facts and rules that led to it (docs/design.md §14.8). */
@@ -192,7 +207,7 @@ function receiptLine(file: string, raw: RawLine, allowTornTail: boolean): Receip
  * The lost pauses of a receipt log, its lines read as they come: only the suspensions still open
  * are kept, so a log of any length is read in flat memory. A bad line stops the reading, naming it.
  */
-async function lostInReceiptLog(file: string, allowTornTail: boolean): Promise<LostPauseListing[]> {
+async function lostInReceiptLog(file: string, allowTornTail: boolean): Promise<OpenSuspensions> {
   const open = new OpenSuspensions();
   for await (const chunk of readLogChunks(file)) {
     for (const raw of chunk) {
@@ -200,7 +215,7 @@ async function lostInReceiptLog(file: string, allowTornTail: boolean): Promise<L
       if (line) open.add(line);
     }
   }
-  return open.lost();
+  return open;
 }
 
 /**
@@ -245,6 +260,21 @@ const lostCellsWithRule = (l: LostPauseListing): string[] => [
   l.since,
   l.pauseReason === null ? '-' : JSON.stringify(l.pauseReason),
 ];
+
+const LOST_INTERRUPTION_HEADER = ['TASK', 'STATE', 'REASON', 'RULE', 'SINCE'];
+
+/** Lost interruptions (docs/design.md §14.9) after the pauses: a count, then their table. */
+function* renderInterruptions(file: string, lost: readonly LostInterruptionListing[]): Generator<string> {
+  if (lost.length === 0) return;
+  yield `${lost.length} lost interruption${lost.length === 1 ? '' : 's'} in ${file}`;
+  yield* textTableLines(LOST_INTERRUPTION_HEADER, lost, (l) => [
+    l.taskId,
+    l.state?.replace(/^TASK_STATE_/, '') ?? '-',
+    l.reason,
+    l.rule ?? '-',
+    l.since,
+  ]);
+}
 
 /** The listing, line by line: a count, then the table (rows are written as they are made). */
 function* render(
@@ -315,6 +345,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
   const type = firstLineType(file, await firstLine(read));
   let source: Source;
   let lost: LostPauseListing[];
+  let interruptions: LostInterruptionListing[];
   let incomplete: Incomplete = { listed: [], count: 0 };
   let chains: readonly LostChain[] = [];
   if (options.explain && type !== 'recording')
@@ -325,7 +356,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
     if (options.key?.length)
       throw new CliExit(EXIT.usage, '--key applies to receipt logs only; a recording is not signed');
     source = { kind: 'recording' };
-    ({ lost, incomplete, chains } = await lostInRecording(
+    ({ lost, interruptions, incomplete, chains } = await lostInRecording(
       read,
       options.allowTornTail ?? false,
       options.explain ?? false,
@@ -352,9 +383,12 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
       );
     }
     lost = open.lost();
+    interruptions = open.lostInterruptions();
     source = { kind: 'receipt log', verification: verification(result) };
   } else {
-    lost = await lostInReceiptLog(read, options.allowTornTail ?? false);
+    const open = await lostInReceiptLog(read, options.allowTornTail ?? false);
+    lost = open.lost();
+    interruptions = open.lostInterruptions();
     source = { kind: 'receipt log', verification: 'unverified' };
   }
   if (options.json)
@@ -364,6 +398,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
           file,
           source: describeSource(source),
           lost,
+          lostInterruptions: interruptions,
           ...(type === 'recording' ? { complete: incomplete.count === 0, incomplete: incomplete.listed } : {}),
           ...(options.explain ? { explain: chains } : {}),
         },
@@ -373,8 +408,9 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
     );
   else {
     await writeLines(render(file, source, lost, incomplete.count > 0));
+    await writeLines(renderInterruptions(file, interruptions));
     process.stdout.write(renderIncomplete(file, incomplete));
     if (options.explain) await writeLines(renderChains(file, chains));
   }
-  if (lost.length > 0 || incomplete.count > 0) throw new CliExit(EXIT.drift, '');
+  if (lost.length > 0 || interruptions.length > 0 || incomplete.count > 0) throw new CliExit(EXIT.drift, '');
 }

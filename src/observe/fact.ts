@@ -9,7 +9,7 @@ import { JSON_RPC_ERRORS } from '../protocol/errors.js';
 import type { ControlMethod } from '../protocol/methods.js';
 import type { Binding } from '../protocol/rest-binding.js';
 import type { PauseMode, ResumeCause, TaskPause, TaskState } from '../protocol/types.js';
-import type { SpanRef } from '../receipts/types.js';
+import type { InterruptedState, SpanRef } from '../receipts/types.js';
 import type { ObserverFinding } from './findings.js';
 import type { ResumeSignal } from './sightings.js';
 
@@ -65,6 +65,19 @@ export type Fact =
       parent: SpanRef | undefined;
       binding: Binding;
     }
+  /** A SendMessage / SendStreamingMessage request: a client message, which may continue an interrupted task. */
+  | {
+      type: 'MessageSent';
+      entry: EntryRef;
+      xid: string;
+      /** The message's `taskId`: the task it continues, if any. */
+      taskId: string | undefined;
+      contextId: string | null;
+      /** The message's parts: what the client answered (a receipt keeps only their hash). */
+      parts: JsonValue;
+      principal: string | null;
+      binding: Binding;
+    }
   /** A ResumeTask request. */
   | {
       type: 'ResumeCalled';
@@ -106,6 +119,20 @@ export type Fact =
     }
   /** A sighting that announces a resume (RFC resume metadata, or the legacy `resumed` envelope). */
   | { type: 'ResumeAnnounced'; entry: EntryRef; task: TaskRef; signal: ResumeSignal; origin: Origin; field: string }
+  /**
+   * A sighting of an interrupted state (INPUT_REQUIRED, AUTH_REQUIRED) with the agent's prompt; a
+   * `StateSeen` of the same state follows it.
+   */
+  | {
+      type: 'InterruptedSeen';
+      entry: EntryRef;
+      task: TaskRef;
+      state: InterruptedState;
+      /** The parts of `status.message` (a receipt keeps only their hash), null when it carries none. */
+      prompt: JsonValue | null;
+      timestamp: string | undefined;
+      origin: Origin;
+    }
   /** Any other sighting of a task's state. */
   | {
       type: 'StateSeen';

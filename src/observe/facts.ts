@@ -8,6 +8,7 @@
  * JSON-RPC and HTTP+JSON exchanges give the same facts, each naming its binding. It decides
  * nothing about pauses: that is `observe/lifecycle`'s job.
  */
+import type { JsonValue } from '../canonical/canonical-json.js';
 import { describeError } from '../errors.js';
 import { parseJsonRpcMessage } from '../protocol/json-rpc.js';
 import { CONTROL_METHODS } from '../protocol/methods.js';
@@ -569,6 +570,18 @@ export class FactReader {
           parent: ex.parent,
         });
       return;
+    }
+    if (state === 'TASK_STATE_INPUT_REQUIRED' || state === 'TASK_STATE_AUTH_REQUIRED') {
+      const prompt = sighting.message;
+      this.#fact({
+        type: 'InterruptedSeen',
+        entry: at,
+        task,
+        state,
+        prompt: prompt === undefined ? null : (prompt.parts as unknown as JsonValue),
+        timestamp: sighting.timestamp,
+        origin,
+      });
     }
     if (sighting.resume && state === 'TASK_STATE_WORKING') {
       this.#fact({ type: 'ResumeAnnounced', entry: at, task, signal: sighting.resume, origin, field });

@@ -30,6 +30,8 @@ export const FINDING_CODES = [
   'unmatched-resume',
   /** A pause can no longer be resumed as observed (also emitted as a `lost` span event). */
   'lost-pause',
+  /** An interruption (INPUT_REQUIRED, AUTH_REQUIRED) can no longer be continued as observed (docs/design.md §14.9). */
+  'lost-interruption',
   /** The observer hit an unexpected error on this entry and skipped the rest of it. */
   'observer-error',
   /**

@@ -4,6 +4,7 @@
  * and the facts read from it alone: what its request asked for, what a control call's answer said,
  * where its result sits in its binding.
  */
+import type { JsonValue } from '../canonical/canonical-json.js';
 import { readTarget } from '../http/request-target.js';
 import type { JsonRpcId } from '../protocol/json-rpc.js';
 import { CONTROL_PATH } from '../protocol/methods.js';
@@ -99,8 +100,20 @@ export function callFact(
     case 'FireEvent':
       return { type: 'ControlCalled', entry: at, call: controlCallOf(ex, c) };
     case 'SendStreamingMessage':
+    case 'SendMessage': {
+      const m = c.params.message;
+      return {
+        type: 'MessageSent',
+        entry: at,
+        xid: ex.xid,
+        taskId: m.taskId === '' ? undefined : m.taskId,
+        contextId: m.contextId === undefined || m.contextId === '' ? null : m.contextId,
+        parts: m.parts as unknown as JsonValue,
+        principal: ex.principal,
+        binding,
+      };
+    }
     case 'SubscribeToTask':
-    case 'SendMessage':
     case 'GetTask':
     case 'ListTasks':
     case 'GetClock':

@@ -175,6 +175,7 @@ export class ObserverStore {
   }
 
   #bound(o: ObserverOutput): ObserverOutput {
+    if (o.type === 'interruption' || o.type === 'continuation') return o;
     if (o.type !== 'suspension' && o.type !== 'resumption') return o;
     const binding = this.tasks.get(o.draft.taskId)?.binding;
     if (binding === undefined || binding === o.draft.binding) return o;
@@ -568,10 +569,14 @@ function stamped(o: ObserverOutput, rule: string): ObserverOutput {
   switch (o.type) {
     case 'suspension':
     case 'resumption':
+    case 'interruption':
+    case 'continuation':
+    case 'interruption-lost':
       return o.rule === undefined ? { ...o, rule } : o;
     case 'span': {
       const e = o.event;
-      if (e.type !== 'suspension.end' && e.type !== 'resume.end' && e.type !== 'lost') return o;
+      if (e.type !== 'suspension.end' && e.type !== 'resume.end' && e.type !== 'lost' && e.type !== 'interruption.lost')
+        return o;
       if (e.attributes[ATTR_RULE] !== undefined) return o;
       return { type: 'span', event: { ...e, attributes: { ...e.attributes, [ATTR_RULE]: rule } } };
     }

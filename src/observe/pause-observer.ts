@@ -17,6 +17,7 @@ import { TERMINAL_STATES } from '../protocol/types.js';
 import type { RecordingEntry } from '../recording/format.js';
 import { type ControlCall, type EntryRef, type Fact, type FactOf, type ReadItem, tasksShownIn } from './fact.js';
 import { FactReader } from './facts.js';
+import { InterruptionObserver } from './interruption-observer.js';
 import { type CarriedSuspension, ObserverStore, type FiredRule, type OpenSuspension } from './observer-store.js';
 import { taskAttributes, taskSpanKey } from './observer-spans.js';
 import { RESUME_CALL_RULES, RESUMING_RULES } from './rules/call-rules.js';
@@ -55,6 +56,8 @@ export interface ObserverStats {
   /** FireEvent calls remembered by event name and by task (bounded). */
   controlsByName: number;
   controlsByTask: number;
+  /** Interruptions (INPUT_REQUIRED, AUTH_REQUIRED) not continued yet. */
+  interruptions: number;
 }
 
 /**
@@ -69,11 +72,14 @@ export interface ObserverStats {
 export class PauseObserver {
   readonly #reader = new FactReader();
   readonly #store: ObserverStore;
+  /** The interruptions (INPUT_REQUIRED, AUTH_REQUIRED), kept apart from the pauses (docs/design.md §14.9). */
+  readonly #interruptions: InterruptionObserver;
   /** What the entry observed last was read into: the tasks it showed ({@link tasksShown}). */
   #lastItems: readonly ReadItem[] = [];
 
   constructor(options: ObserverOptions) {
     this.#store = new ObserverStore(options.recordingId);
+    this.#interruptions = new InterruptionObserver(this.#store);
   }
 
   /** Observes one entry; call once per entry, in `seq` order. */
@@ -116,6 +122,7 @@ export class PauseObserver {
     store.fired.length = 0;
     try {
       const end: RuleInput = { type: 'RecordingEnded', at, now: store.clock.nowAt(at) };
+      this.#interruptions.finish(end);
       for (const [key, taskId] of [...store.open]) {
         const task = store.tasks.get(taskId);
         const s = task?.open;
@@ -207,6 +214,7 @@ export class PauseObserver {
       deadlines: this.#store.deadlines.size,
       controlsByName: this.#store.fireByName.size,
       controlsByTask: this.#store.fireByTask.size,
+      interruptions: this.#interruptions.byTask.size,
     };
   }
 
@@ -219,7 +227,11 @@ export class PauseObserver {
 
   #onFact(fact: Fact): void {
     const store = this.#store;
+    this.#interruptions.onFact(fact);
     switch (fact.type) {
+      case 'MessageSent':
+      case 'InterruptedSeen':
+        return; // interruptions only
       case 'PauseRequested': {
         const known = store.tasks.get(fact.taskId);
         if (known) known.binding = fact.binding;

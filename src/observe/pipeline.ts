@@ -5,7 +5,7 @@
  * names); span events go to a {@link SpanSink}, `suspension.end` / `resume.end` carrying the hash
  * of the receipt the span produced (docs/design.md §7). Sinks failing never throw into the caller.
  */
-import type { ResumptionDraft, SuspensionDraft } from '../receipts/types.js';
+import type { ContinuationDraft, InterruptionDraft, ResumptionDraft, SuspensionDraft } from '../receipts/types.js';
 import type { RecordingEntry } from '../recording/format.js';
 import type { SpanEvent, SpanSink } from '../tracing/span-events.js';
 import type { ObserverFinding } from './findings.js';
@@ -17,6 +17,13 @@ export interface ReceiptSink {
   appendSuspension(draft: SuspensionDraft): Promise<{ hash: string }>;
   /** `suspensionHash`: the hash returned for the suspension this resumption closes (or attempted). */
   appendResumption(draft: ResumptionDraft, suspensionHash: string): Promise<{ hash: string }>;
+  /**
+   * Interruptions and continuations (docs/design.md §14.9), in logs that hold them (format
+   * version 5): undefined from a sink whose log holds none, and a sink without them drops them.
+   */
+  appendInterruption?(draft: InterruptionDraft): Promise<{ hash: string } | undefined>;
+  /** `interruptionHash`: the hash returned for the interruption this continuation closes. */
+  appendContinuation?(draft: ContinuationDraft, interruptionHash: string): Promise<{ hash: string } | undefined>;
   /** Resolves when everything appended so far is durable (a log file's fsync policy). */
   durable?(): Promise<void>;
 }
@@ -134,7 +141,7 @@ export class ObservationPipeline {
     const handled = this.#enqueue(outputs);
     let hold: Promise<void> | undefined;
     for (const o of outputs) {
-      if (o.type !== 'suspension' && o.type !== 'resumption') continue;
+      if (!isReceipt(o)) continue;
       hold ??= this.#durableAfter(handled);
       this.#receipted(o.draft.taskId, hold);
     }
@@ -260,7 +267,7 @@ export class ObservationPipeline {
   async #handle(outputs: ObserverOutput[]): Promise<void> {
     // A span end whose receipt follows in the same batch waits for that receipt's hash.
     const receiptKeys = new Set<string>();
-    for (const o of outputs) if (o.type === 'suspension' || o.type === 'resumption') receiptKeys.add(o.key);
+    for (const o of outputs) if (isReceipt(o)) receiptKeys.add(o.key);
     const held = new Map<string, SpanEvent>();
     for (const output of outputs) {
       switch (output.type) {
@@ -299,6 +306,30 @@ export class ObservationPipeline {
           this.#release(held, output.key, hash);
           break;
         }
+        case 'interruption': {
+          const write = this.#receipts?.appendInterruption?.bind(this.#receipts);
+          const hash = write ? await this.#append(() => write(output.draft)) : undefined;
+          if (hash !== undefined) this.#openHashes.set(output.key, hash);
+          break;
+        }
+        case 'continuation': {
+          const interruptionHash = this.receiptHash(output.interruptionKey);
+          const write = this.#receipts?.appendContinuation?.bind(this.#receipts);
+          if (write && interruptionHash !== undefined) {
+            const hash = await this.#append(() => write(output.draft, interruptionHash));
+            if (hash !== undefined) this.#closedHashes.set(output.key, hash);
+          }
+          if (interruptionHash !== undefined && this.#openHashes.delete(output.interruptionKey))
+            this.#closedHashes.set(output.interruptionKey, interruptionHash);
+          break;
+        }
+        case 'interruption-lost':
+          if (this.#openHashes.has(output.interruptionKey)) {
+            const hash = this.#openHashes.get(output.interruptionKey) as string;
+            this.#openHashes.delete(output.interruptionKey);
+            this.#closedHashes.set(output.interruptionKey, hash);
+          }
+          break;
         case 'finding':
           break;
         default: {
@@ -309,7 +340,7 @@ export class ObservationPipeline {
     }
   }
 
-  async #append(write: () => Promise<{ hash: string }> | undefined): Promise<string | undefined> {
+  async #append(write: () => Promise<{ hash: string } | undefined> | undefined): Promise<string | undefined> {
     if (!this.#receipts) return undefined;
     try {
       const written = await write();
@@ -350,4 +381,11 @@ export class ObservationPipeline {
       // A failing callback must not break observation either.
     }
   }
+}
+
+/** Outputs that become a receipt: the entry that caused one waits for its durability (docs/design.md §5). */
+function isReceipt(
+  o: ObserverOutput,
+): o is Extract<ObserverOutput, { type: 'suspension' | 'resumption' | 'interruption' | 'continuation' }> {
+  return o.type === 'suspension' || o.type === 'resumption' || o.type === 'interruption' || o.type === 'continuation';
 }

@@ -9,7 +9,15 @@ import { isRecord } from '../protocol/read.js';
 import { type FieldIssue, formatIssue } from '../protocol/read.js';
 import { type HarnPauseEnvelope, legacyToPause, parseLegacyEnvelope } from '../protocol/legacy.js';
 import { parsePauseTaskResult, parseResumeMetadata, parseResumeTaskResult } from '../protocol/parse-objects.js';
-import type { ResumeCause, Task, TaskPause, TaskState, TaskStatus, TaskStatusUpdateEvent } from '../protocol/types.js';
+import type {
+  Message,
+  ResumeCause,
+  Task,
+  TaskPause,
+  TaskState,
+  TaskStatus,
+  TaskStatusUpdateEvent,
+} from '../protocol/types.js';
 import type { FindingCode } from './findings.js';
 
 /** A resume as announced by the peer (RFC resume event `metadata`, or the legacy `resumed` envelope). */
@@ -32,6 +40,8 @@ export interface Sighting {
   resume: ResumeSignal | undefined;
   /** `status.timestamp`, when the peer gave one. */
   timestamp: string | undefined;
+  /** `status.message`: an interrupted state's prompt (docs/design.md §14.9). */
+  message: Message | undefined;
 }
 
 export interface SightingIssue {
@@ -74,6 +84,7 @@ function fromStatus(
     legacy: false,
     resume: undefined,
     timestamp: status.timestamp,
+    message: status.message,
   };
   if (status.state === 'TASK_STATE_PAUSED') {
     if (status.pause) sighting.pause = status.pause;

@@ -7,8 +7,14 @@
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
 import type { PauseMode, ResumeConditions } from '../protocol/types.js';
-import type { ResumptionDraft, SpanRef, SuspensionDraft } from '../receipts/types.js';
-import type { LostPauseReason, SpanEvent } from '../tracing/span-events.js';
+import type {
+  ContinuationDraft,
+  InterruptionDraft,
+  ResumptionDraft,
+  SpanRef,
+  SuspensionDraft,
+} from '../receipts/types.js';
+import type { LostInterruptionReason, LostPauseReason, SpanEvent } from '../tracing/span-events.js';
 import type { ObserverFinding } from './findings.js';
 import type { Fact, PauseOpeningMethod } from './fact.js';
 import type { ResumeSignal } from './sightings.js';
@@ -27,6 +33,21 @@ export type ObserverOutput =
    * `rule` the id of the rule that decided the end.
    */
   | { type: 'resumption'; key: string; suspensionKey: string; draft: ResumptionDraft; rule?: string }
+  /** An interruption proven (docs/design.md §14.9); `rule` as for a suspension. */
+  | { type: 'interruption'; key: string; draft: InterruptionDraft; rule?: string }
+  /** How an interruption ended; `interruptionKey` is the key of the `interruption` output it closes. */
+  | { type: 'continuation'; key: string; interruptionKey: string; draft: ContinuationDraft; rule?: string }
+  /** An interruption that can no longer be continued as observed (docs/design.md §14.9). */
+  | {
+      type: 'interruption-lost';
+      interruptionKey: string;
+      taskId: string;
+      contextId: string | null;
+      reason: LostInterruptionReason;
+      seq: number | null;
+      at: string;
+      rule?: string;
+    }
   | { type: 'span'; event: SpanEvent }
   | { type: 'finding'; finding: ObserverFinding };
 

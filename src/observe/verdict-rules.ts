@@ -58,6 +58,9 @@ export class VerdictRules {
           }
           break;
         case 'finding':
+        case 'interruption':
+        case 'continuation':
+        case 'interruption-lost':
           break;
         default: {
           const never: never = o;

@@ -160,6 +160,8 @@ export class AuditCollector {
         return;
       }
       case 'ReceiptLog':
+      case 'InterruptionReceipt':
+      case 'ContinuationReceipt':
       case 'Checkpoint':
         return;
       default: {

@@ -13,6 +13,11 @@ import { type Unsigned, signCheckpoint, signReceipt } from './signing.js';
 import {
   type Checkpoint,
   type CheckpointSignature,
+  type ContinuationDraft,
+  type ContinuationReceipt,
+  INTERRUPTIONS_SINCE,
+  type InterruptionDraft,
+  type InterruptionReceipt,
   RECEIPT_FORMAT,
   type Receipt,
   RECEIPT_VERSION,
@@ -39,7 +44,7 @@ export interface SealedLine<T extends ReceiptLogLine = ReceiptLogLine> {
 }
 
 /** A sealed receipt and the checkpoint that followed it, if one was due. */
-export interface SealedReceipt<T extends SuspensionReceipt | ResumptionReceipt> {
+export interface SealedReceipt<T extends Receipt> {
   receipt: SealedLine<T>;
   checkpoint: SealedLine<Checkpoint> | null;
 }
@@ -138,6 +143,8 @@ export class ReceiptChain {
   readonly #orders = {
     SuspensionReceipt: new KeyOrder(),
     ResumptionReceipt: new KeyOrder(),
+    InterruptionReceipt: new KeyOrder(),
+    ContinuationReceipt: new KeyOrder(),
     Checkpoint: new KeyOrder(),
   };
 
@@ -215,6 +222,33 @@ export class ReceiptChain {
     );
   }
 
+  /** Whether this log's version holds interruption and continuation receipts (5 and later, docs/design.md §6). */
+  get takesInterruptions(): boolean {
+    return this.header.line.version >= INTERRUPTIONS_SINCE;
+  }
+
+  sealInterruption(draft: InterruptionDraft): SealedReceipt<InterruptionReceipt> {
+    this.#assertInterruptions();
+    return this.#append<InterruptionReceipt>(Object.assign({}, draft, { seq: this.#seq + 1, prev: this.#head }));
+  }
+
+  /** `interruptionHash`: the hash returned when the interruption this continuation closes was sealed. */
+  sealContinuation(draft: ContinuationDraft, interruptionHash: string): SealedReceipt<ContinuationReceipt> {
+    this.#assertInterruptions();
+    return this.#append<ContinuationReceipt>(
+      Object.assign({}, draft, { interruption: interruptionHash, seq: this.#seq + 1, prev: this.#head }),
+    );
+  }
+
+  #assertInterruptions(): void {
+    if (!this.takesInterruptions)
+      throw new A2aReplayError(
+        'INVALID_ARGUMENT',
+        `a version-${this.header.line.version} receipt log holds no interruption receipts ` +
+          `(they begin with version ${INTERRUPTIONS_SINCE})`,
+      );
+  }
+
   /**
    * A checkpoint over everything so far: an intermediate one (`final: false`), or with `final`
    * the closing one, binding the log to `recording` when given (docs/design.md §6).
@@ -263,7 +297,7 @@ export class ReceiptChain {
     return this.checkpoint(true, recording);
   }
 
-  #append<T extends SuspensionReceipt | ResumptionReceipt>(body: Unsigned<T>): SealedReceipt<T> {
+  #append<T extends Receipt>(body: Unsigned<T>): SealedReceipt<T> {
     if (this.#closed)
       throw new A2aReplayError(
         'INVALID_ARGUMENT',

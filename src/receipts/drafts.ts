@@ -80,12 +80,12 @@ export interface ResumptionFacts {
   binding?: ReceiptBinding;
 }
 
-function sortedEntries(entries: readonly number[]): number[] {
+export function sortedEntries(entries: readonly number[]): number[] {
   // Seq 0 is evidence from before the recording (a pause carried in from an earlier one, §6 "Series").
   return [...new Set(entries)].filter((seq) => seq >= 1).sort((a, b) => a - b);
 }
 
-function span(ref: SpanRef): SpanRef {
+export function span(ref: SpanRef): SpanRef {
   return { traceId: ref.traceId, spanId: ref.spanId };
 }
 
@@ -110,7 +110,7 @@ export function cutText(text: string): string {
 }
 
 /** Collects the names of repaired members while values pass through it. */
-class Repairs {
+export class Repairs {
   readonly #names = new Set<string>();
 
   /** `value` repaired; `name` is listed when anything had to change. */

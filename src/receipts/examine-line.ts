@@ -38,6 +38,9 @@ export type LineFacts =
       suspension: string;
       outcome: ResumeOutcome;
     }
+  /** Version 5 (docs/design.md §14.9). */
+  | { type: 'InterruptionReceipt'; seq: number; prev: string; kid: string; taskId: string }
+  | { type: 'ContinuationReceipt'; seq: number; prev: string; kid: string; taskId: string; interruption: string }
   | {
       type: 'Checkpoint';
       size: number;
@@ -75,7 +78,17 @@ function factsOf(line: ReceiptLogLine): LineFacts {
     case 'ReceiptLog':
       return { type: line.type, header: line };
     case 'SuspensionReceipt':
+    case 'InterruptionReceipt':
       return { type: line.type, seq: line.seq, prev: line.prev, kid: line.sig.kid, taskId: line.taskId };
+    case 'ContinuationReceipt':
+      return {
+        type: line.type,
+        seq: line.seq,
+        prev: line.prev,
+        kid: line.sig.kid,
+        taskId: line.taskId,
+        interruption: line.interruption,
+      };
     case 'ResumptionReceipt':
       return {
         type: line.type,
@@ -214,6 +227,12 @@ export function packExamined(examined: ExaminedLine, out: unknown[]): void {
     case 'ReceiptLog':
       out.push(3, hash, leaf, signature, facts.header);
       return;
+    case 'InterruptionReceipt':
+      out.push(4, hash, leaf, signature, facts.seq, facts.prev, facts.kid, facts.taskId);
+      return;
+    case 'ContinuationReceipt':
+      out.push(5, hash, leaf, signature, facts.seq, facts.prev, facts.kid, facts.taskId, facts.interruption);
+      return;
     default: {
       const never: never = facts;
       throw new Error(`unhandled line ${JSON.stringify(never)}`);
@@ -258,6 +277,21 @@ export function unpackExamined(packed: readonly unknown[], each: (examined: Exam
           note: v[i + 10]!,
         };
         i += 11;
+        break;
+      case 4:
+        facts = { type: 'InterruptionReceipt', seq: v[i + 4]!, prev: v[i + 5]!, kid: v[i + 6]!, taskId: v[i + 7]! };
+        i += 8;
+        break;
+      case 5:
+        facts = {
+          type: 'ContinuationReceipt',
+          seq: v[i + 4]!,
+          prev: v[i + 5]!,
+          kid: v[i + 6]!,
+          taskId: v[i + 7]!,
+          interruption: v[i + 8]!,
+        };
+        i += 9;
         break;
       default:
         facts = { type: 'ReceiptLog', header: v[i + 4]! };

@@ -11,14 +11,30 @@
  * are the canonical (RFC 8785) order in which the writer writes them.
  */
 import { PAUSE_INITIATORS, PAUSE_MODES } from '../protocol/types.js';
-import { CHECKPOINT_ALGS, RECEIPT_BINDINGS, RESUME_RECEIPT_CAUSES, RESUME_OUTCOMES, SUSPENSION_VIAS } from './types.js';
+import {
+  CHECKPOINT_ALGS,
+  CONTINUATION_CAUSES,
+  INTERRUPTED_STATES,
+  RECEIPT_BINDINGS,
+  RESUME_RECEIPT_CAUSES,
+  RESUME_OUTCOMES,
+  SUSPENSION_VIAS,
+} from './types.js';
 
 /**
  * The kinds of line: the header, the two receipts, and checkpoints of format version 2, 3 and 4
  * (`checkpoint` is version 3's; version 4 adds the checkpoint note).
  */
 export type LineKind =
-  'header' | 'header-v5' | 'suspension' | 'resumption' | 'checkpoint-v2' | 'checkpoint' | 'checkpoint-v4';
+  | 'header'
+  | 'header-v5'
+  | 'suspension'
+  | 'resumption'
+  | 'interruption'
+  | 'continuation'
+  | 'checkpoint-v2'
+  | 'checkpoint'
+  | 'checkpoint-v4';
 
 /** The `type` member of each kind. */
 export const LINE_TYPES = {
@@ -26,6 +42,8 @@ export const LINE_TYPES = {
   'header-v5': 'ReceiptLog',
   suspension: 'SuspensionReceipt',
   resumption: 'ResumptionReceipt',
+  interruption: 'InterruptionReceipt',
+  continuation: 'ContinuationReceipt',
   'checkpoint-v2': 'Checkpoint',
   checkpoint: 'Checkpoint',
   'checkpoint-v4': 'Checkpoint',
@@ -96,9 +114,12 @@ export interface LineField {
   held?: true;
 }
 
-const RECEIPTS: readonly LineKind[] = ['suspension', 'resumption'];
+const RECEIPTS: readonly LineKind[] = ['suspension', 'resumption', 'interruption', 'continuation'];
 const SUSPENSION: readonly LineKind[] = ['suspension'];
 const RESUMPTION: readonly LineKind[] = ['resumption'];
+// Version 5 (docs/design.md §6, §14.9).
+const INTERRUPTION: readonly LineKind[] = ['interruption'];
+const CONTINUATION: readonly LineKind[] = ['continuation'];
 const CHECKPOINTS: readonly LineKind[] = ['checkpoint-v2', 'checkpoint', 'checkpoint-v4'];
 const CHECKPOINT_V3: readonly LineKind[] = ['checkpoint', 'checkpoint-v4'];
 const CHECKPOINT_V4: readonly LineKind[] = ['checkpoint-v4'];
@@ -127,7 +148,12 @@ export const LINE_FIELDS: readonly LineField[] = [
   { name: 'prev', shape: hash, nullable: false, kinds: RECEIPTS },
   { name: 'suspension', shape: hash, nullable: false, kinds: RESUMPTION, held: true },
   { name: 'taskId', shape: text, nullable: false, kinds: RECEIPTS, bounded: true, held: true },
-  { name: 'contextId', shape: text, nullable: true, kinds: SUSPENSION, bounded: true },
+  { name: 'interruption', shape: hash, nullable: false, kinds: CONTINUATION, held: true },
+  { name: 'contextId', shape: text, nullable: true, kinds: [...SUSPENSION, ...INTERRUPTION], bounded: true },
+  { name: 'state', shape: { kind: 'enum', values: INTERRUPTED_STATES }, nullable: false, kinds: INTERRUPTION },
+  { name: 'promptHash', shape: hash, nullable: true, kinds: INTERRUPTION },
+  { name: 'interruptedAt', shape: text, nullable: true, kinds: INTERRUPTION, bounded: true },
+  { name: 'cause', shape: { kind: 'enum', values: CONTINUATION_CAUSES }, nullable: false, kinds: CONTINUATION },
   { name: 'initiatedBy', shape: { kind: 'enum', values: PAUSE_INITIATORS }, nullable: false, kinds: SUSPENSION },
   { name: 'cause', shape: { kind: 'enum', values: RESUME_RECEIPT_CAUSES }, nullable: false, kinds: RESUMPTION },
   { name: 'outcome', shape: { kind: 'enum', values: RESUME_OUTCOMES }, nullable: false, kinds: RESUMPTION },
@@ -137,7 +163,13 @@ export const LINE_FIELDS: readonly LineField[] = [
     nullable: true,
     kinds: RESUMPTION,
   },
-  { name: 'principal', shape: text, nullable: true, kinds: RECEIPTS, bounded: true },
+  {
+    name: 'principal',
+    shape: text,
+    nullable: true,
+    kinds: [...SUSPENSION, ...RESUMPTION, ...CONTINUATION],
+    bounded: true,
+  },
   { name: 'via', shape: { kind: 'enum', values: SUSPENSION_VIAS }, nullable: false, kinds: SUSPENSION },
   { name: 'reason', shape: text, nullable: true, kinds: SUSPENSION, bounded: true },
   { name: 'mode', shape: { kind: 'enum', values: PAUSE_MODES }, nullable: true, kinds: SUSPENSION },
@@ -145,7 +177,7 @@ export const LINE_FIELDS: readonly LineField[] = [
   { name: 'conditionsHash', shape: hash, nullable: true, kinds: SUSPENSION },
   { name: 'resumeTokenHash', shape: hash, nullable: true, kinds: SUSPENSION },
   { name: 'hadResumeInput', shape: bool, nullable: false, kinds: RESUMPTION },
-  { name: 'inputHash', shape: hash, nullable: true, kinds: RESUMPTION },
+  { name: 'inputHash', shape: hash, nullable: true, kinds: [...RESUMPTION, ...CONTINUATION] },
   { name: 'continueTranscript', shape: bool, nullable: true, kinds: RESUMPTION },
   { name: 'pausedAt', shape: text, nullable: false, kinds: SUSPENSION, bounded: true },
   { name: 'pausedUntil', shape: text, nullable: true, kinds: SUSPENSION, bounded: true },
@@ -155,6 +187,7 @@ export const LINE_FIELDS: readonly LineField[] = [
   { name: 'entries', shape: { kind: 'entries' }, nullable: false, kinds: RECEIPTS },
   { name: 'span', shape: { kind: 'span' }, nullable: false, kinds: RECEIPTS },
   { name: 'links', shape: { kind: 'links' }, nullable: false, kinds: RESUMPTION },
+  { name: 'interruptionSpan', shape: { kind: 'span' }, nullable: false, kinds: CONTINUATION },
   { name: 'binding', shape: { kind: 'enum', values: RECEIPT_BINDINGS }, nullable: false, kinds: RECEIPTS },
   { name: 'repaired', shape: { kind: 'repaired' }, nullable: false, kinds: RECEIPTS },
   // Checkpoints (docs/design.md §6: version 3 adds `final` and `recording`, version 4 `note`).
@@ -191,6 +224,8 @@ function byKind<T>(of: (kind: LineKind) => T): Record<LineKind, T> {
     'header-v5': of('header-v5'),
     suspension: of('suspension'),
     resumption: of('resumption'),
+    interruption: of('interruption'),
+    continuation: of('continuation'),
     'checkpoint-v2': of('checkpoint-v2'),
     checkpoint: of('checkpoint'),
     'checkpoint-v4': of('checkpoint-v4'),

@@ -29,6 +29,10 @@ import { writeAll } from '../recording/line-sink.js';
 import { ReceiptChain, type SealedLine } from './chain.js';
 import type { Keyring } from './keys.js';
 import type {
+  ContinuationDraft,
+  ContinuationReceipt,
+  InterruptionDraft,
+  InterruptionReceipt,
   RecordingBinding,
   ResumptionDraft,
   ResumptionReceipt,
@@ -191,6 +195,30 @@ export class ReceiptLogWriter {
   async appendResumption(draft: ResumptionDraft, suspensionHash: string): Promise<AppendResult<ResumptionReceipt>> {
     this.#assertOpen();
     const sealed = this.chain.sealResumption(draft, suspensionHash);
+    await this.#append(sealed.checkpoint ? [sealed.receipt, sealed.checkpoint] : [sealed.receipt]);
+    return { receipt: sealed.receipt.line, hash: sealed.receipt.hash };
+  }
+
+  /**
+   * Version 5 (docs/design.md §14.9); undefined, and nothing written, in a log of an earlier
+   * version, which holds none.
+   */
+  async appendInterruption(draft: InterruptionDraft): Promise<AppendResult<InterruptionReceipt> | undefined> {
+    this.#assertOpen();
+    if (!this.chain.takesInterruptions) return undefined;
+    const sealed = this.chain.sealInterruption(draft);
+    await this.#append(sealed.checkpoint ? [sealed.receipt, sealed.checkpoint] : [sealed.receipt]);
+    return { receipt: sealed.receipt.line, hash: sealed.receipt.hash };
+  }
+
+  /** `interruptionHash`: the `hash` that `appendInterruption` returned for the interruption this one closes. */
+  async appendContinuation(
+    draft: ContinuationDraft,
+    interruptionHash: string,
+  ): Promise<AppendResult<ContinuationReceipt> | undefined> {
+    this.#assertOpen();
+    if (!this.chain.takesInterruptions) return undefined;
+    const sealed = this.chain.sealContinuation(draft, interruptionHash);
     await this.#append(sealed.checkpoint ? [sealed.receipt, sealed.checkpoint] : [sealed.receipt]);
     return { receipt: sealed.receipt.line, hash: sealed.receipt.hash };
   }

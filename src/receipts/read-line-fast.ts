@@ -172,6 +172,10 @@ export function readReceiptLineFast(value: unknown): ReceiptLogLine | null {
       return lineOf(value, 'suspension');
     case 'ResumptionReceipt':
       return lineOf(value, 'resumption');
+    case 'InterruptionReceipt':
+      return lineOf(value, 'interruption');
+    case 'ContinuationReceipt':
+      return lineOf(value, 'continuation');
     case 'Checkpoint':
       return lineOf(value, 'note' in value ? 'checkpoint-v4' : 'final' in value ? 'checkpoint' : 'checkpoint-v2');
     default:

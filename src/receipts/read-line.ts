@@ -285,12 +285,18 @@ export function readReceiptLogLineByFields(value: unknown): ParseResult<ReceiptL
         return readKind(r, 'suspension');
       case 'ResumptionReceipt':
         return readKind(r, 'resumption');
+      case 'InterruptionReceipt':
+        return readKind(r, 'interruption');
+      case 'ContinuationReceipt':
+        return readKind(r, 'continuation');
       case 'Checkpoint':
         return readKind(r, checkpointKind(r));
       default:
         throw new FieldError({
           field: 'type',
-          expected: '"ReceiptLog", "SuspensionReceipt", "ResumptionReceipt" or "Checkpoint"',
+          expected:
+            '"ReceiptLog", "SuspensionReceipt", "ResumptionReceipt", "InterruptionReceipt", ' +
+            '"ContinuationReceipt" or "Checkpoint"',
           got: describeValue(r.type),
         });
     }

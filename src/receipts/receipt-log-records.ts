@@ -42,11 +42,13 @@ export class ReceiptRecordMapper {
     switch (line.type) {
       case 'ReceiptLog':
         this.#checkpointKid = line.checkpoint.kid;
-        this.#origin = logOrigin(line.checkpoint.kid, line.recording, sealed.hash);
+        this.#origin = logOrigin(line.checkpoint.kid, line.recording, sealed.hash, line.series ?? null);
         attributes[ATTR_RECEIPT_KID] = this.#checkpointKid;
         break;
       case 'SuspensionReceipt':
       case 'ResumptionReceipt':
+      case 'InterruptionReceipt':
+      case 'ContinuationReceipt':
         attributes[ATTR_TASK_ID] = line.taskId;
         attributes[ATTR_RECEIPT_KID] = line.sig.kid;
         attributes[ATTR_RECEIPT_SEQ] = line.seq;

@@ -360,10 +360,23 @@ function planOf(kind: LineKind): ScanPlan {
   return { kind, keys, fields: ordered, sigAt, type: JSON.stringify(LINE_TYPES[kind]) };
 }
 
-/** The kinds a scan reads (never a header), told apart by their first two members. */
+/**
+ * The kinds a scan reads (never a header), told apart by their first three members (a
+ * resumption and a continuation share their first two).
+ */
 const PLANS: readonly ScanPlan[] = (
-  ['checkpoint-v4', 'checkpoint', 'checkpoint-v2', 'suspension', 'resumption'] as const
+  ['checkpoint-v4', 'checkpoint', 'checkpoint-v2', 'suspension', 'resumption', 'interruption', 'continuation'] as const
 ).map(planOf);
+
+/** A member's value (null when it may be), or DECLINE when it is not one of `field`'s. */
+function tryValue(field: LineField, plan: ScanPlan): unknown {
+  try {
+    return field.nullable && maybe('null') ? null : value(field, plan);
+  } catch (error) {
+    if (error === DECLINE) return DECLINE;
+    throw error;
+  }
+}
 
 /** A line of `plan`'s kind from the start of the text, or undefined when its first two keys are not that kind's. */
 function lineOf(plan: ScanPlan): ReceiptLogLine | undefined {
@@ -373,11 +386,16 @@ function lineOf(plan: ScanPlan): ReceiptLogLine | undefined {
   for (let n = 0; n < fields.length; n++) {
     const field = fields[n] as LineField;
     const key = keys[n] as string;
-    // The first two keys tell the kind; past them, anything else declines.
-    if (n < 2 && !at(key)) return undefined;
+    // The first three members tell the kind (a resumption's and a continuation's `cause` share
+    // some values); past them, anything else declines.
+    if (n < 3 && !at(key)) return undefined;
     if (n === sigAt) sigStart = i;
     lit(key);
-    line[field.name] = field.nullable && maybe('null') ? null : value(field, plan);
+    if (n < 3) {
+      const read = tryValue(field, plan);
+      if (read === DECLINE) return undefined;
+      line[field.name] = read;
+    } else line[field.name] = field.nullable && maybe('null') ? null : value(field, plan);
     if (n === sigAt) sigEnd = i;
   }
   lit('}');

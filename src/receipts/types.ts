@@ -11,7 +11,8 @@ export const RECEIPT_FORMAT = 'a2a-replay.receipts';
 /**
  * The format version this build writes: 3 marks the closing checkpoint and binds it to its
  * recording; 4 adds each checkpoint's C2SP note over the Merkle tree of the lines before it; 5
- * adds the header's `series` link to the log it continues (docs/design.md §6, "Series").
+ * adds the header's `series` link to the log it continues (docs/design.md §6, "Series") and the
+ * interruption and continuation receipts (docs/design.md §6).
  */
 export const RECEIPT_VERSION = 5;
 /** The format versions this build reads: 2 (checkpoints without `final` and `recording`), 3, 4 and 5. */
@@ -184,11 +185,71 @@ export interface ResumptionReceipt {
   sig: ReceiptSignature;
 }
 
-export type Receipt = SuspensionReceipt | ResumptionReceipt;
+/** The A2A states that interrupt a task (docs/design.md §14.9): the values of an InterruptionReceipt's `state`. */
+export const INTERRUPTED_STATES = ['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_AUTH_REQUIRED'] as const;
+export type InterruptedState = (typeof INTERRUPTED_STATES)[number];
+
+/**
+ * Version 5: the peer showed a task INPUT_REQUIRED or AUTH_REQUIRED (docs/design.md §6, §14.9):
+ * an interrupted state of A2A v1.0, kept apart from pauses.
+ */
+export interface InterruptionReceipt {
+  type: 'InterruptionReceipt';
+  seq: number;
+  prev: string;
+  taskId: string;
+  contextId: string | null;
+  state: InterruptedState;
+  /** hashCanonical(parts) of the agent's prompt (`status.message`), null when it sent none. */
+  promptHash: string | null;
+  /** The peer's `status.timestamp`, when it gave one. */
+  interruptedAt: string | null;
+  observedAt: string;
+  entries: number[];
+  span: SpanRef;
+  binding: ReceiptBinding;
+  repaired: string[];
+  sig: ReceiptSignature;
+}
+
+/**
+ * How an interruption ended: a client message sent with the task's id (`message`), the agent
+ * moving on out of band after credentials arrived (`out_of_band`, AUTH_REQUIRED only), or the task
+ * ending (`canceled`, `failed`).
+ */
+export const CONTINUATION_CAUSES = ['message', 'out_of_band', 'canceled', 'failed'] as const;
+export type ContinuationCause = (typeof CONTINUATION_CAUSES)[number];
+
+/** Version 5: how an interruption ended, and who continued it with what (docs/design.md §6, §14.9). */
+export interface ContinuationReceipt {
+  type: 'ContinuationReceipt';
+  seq: number;
+  prev: string;
+  /** Hash of the InterruptionReceipt line this one closes. */
+  interruption: string;
+  taskId: string;
+  cause: ContinuationCause;
+  /** Who continued: the principal of the message, of the control call or of the CancelTask. */
+  principal: string | null;
+  /** hashCanonical(parts) of the continuing message, null when no message continued it. */
+  inputHash: string | null;
+  observedAt: string;
+  entries: number[];
+  span: SpanRef;
+  /** The Interruption span this one follows. */
+  interruptionSpan: SpanRef;
+  binding: ReceiptBinding;
+  repaired: string[];
+  sig: ReceiptSignature;
+}
+
+export type Receipt = SuspensionReceipt | ResumptionReceipt | InterruptionReceipt | ContinuationReceipt;
 
 /** A receipt as the observer derives it: no chain position, no signature yet. */
 export type SuspensionDraft = Omit<SuspensionReceipt, 'seq' | 'prev' | 'sig'>;
 export type ResumptionDraft = Omit<ResumptionReceipt, 'seq' | 'prev' | 'sig' | 'suspension'>;
+export type InterruptionDraft = Omit<InterruptionReceipt, 'seq' | 'prev' | 'sig'>;
+export type ContinuationDraft = Omit<ContinuationReceipt, 'seq' | 'prev' | 'sig' | 'interruption'>;
 
 /** The algorithms that may sign a checkpoint. */
 export const CHECKPOINT_ALGS = ['ed25519', 'hmac-sha256'] as const;
@@ -234,7 +295,10 @@ export interface Checkpoint {
   sig: CheckpointSignature;
 }
 
-export type ReceiptLogLine = ReceiptLogHeader | SuspensionReceipt | ResumptionReceipt | Checkpoint;
+export type ReceiptLogLine = ReceiptLogHeader | Receipt | Checkpoint;
+
+/** The first format version whose logs hold interruption and continuation receipts. */
+export const INTERRUPTIONS_SINCE = 5;
 
 /** Free-form JSON a caller may attach; kept out of signed receipts. */
 export type ReceiptAnnotations = Record<string, JsonValue>;

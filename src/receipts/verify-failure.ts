@@ -15,6 +15,8 @@ export const VERIFY_FAILURE_REASONS = [
   'truncated',
   'not_closed',
   'unknown_suspension',
+  /** A ContinuationReceipt names no open InterruptionReceipt of its task earlier in the log (version 5). */
+  'unknown_interruption',
   'after_close',
   'recording_mismatch',
 ] as const;

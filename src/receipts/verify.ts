@@ -15,6 +15,7 @@ import { carriedSuspensions } from './series-link.js';
 import { checkCheckpointSignature } from './signing.js';
 import { verifyWithWorkers } from './verify-jobs.js';
 import type { Checkpoint, ReceiptLogHeader, ReceiptLogLine, ReceiptLogVersion, RecordingBinding } from './types.js';
+import { InterruptionLedger } from './verify-interruptions.js';
 import type { VerifyFailure, VerifyFailureReason } from './verify-failure.js';
 
 /**
@@ -116,6 +117,8 @@ export class ReceiptLogVerifier {
   #open = new Map<string, string>();
   /** Closed suspensions a rejected attempt may still name (least recently named first). */
   #closed = new BoundedMap<string, string>(CLOSED_SUSPENSION_MEMORY);
+  /** Version 5: the interruptions no continuation closed yet (receipts/verify-interruptions). */
+  #interruptions = new InterruptionLedger();
   #head: string | null = null;
   /** The closing checkpoint's line and binding, once read (a version-3 log ends there). */
   #finalAt: number | null = null;
@@ -176,6 +179,7 @@ export class ReceiptLogVerifier {
     this.#vouched = other.#vouched;
     this.#open = new Map(other.#open);
     this.#closed = other.#closed.clone();
+    this.#interruptions = other.#interruptions.clone();
     this.#head = other.#head;
     this.#finalAt = other.#finalAt;
     this.#bound = other.#bound;
@@ -422,7 +426,9 @@ export class ReceiptLogVerifier {
       case 'ReceiptLog':
         return fail('malformed_line', `line ${n} is a second header`);
       case 'SuspensionReceipt':
-      case 'ResumptionReceipt': {
+      case 'ResumptionReceipt':
+      case 'InterruptionReceipt':
+      case 'ContinuationReceipt': {
         const kid = facts.kid;
         if (signature === 'unknown_kid')
           return fail('unknown_kid', `line ${n} is signed by kid ${kid}, and no key for it was given`);
@@ -446,6 +452,10 @@ export class ReceiptLogVerifier {
           return fail('unknown_kid', `line ${n} is signed by kid ${kid}, which the header does not declare`);
         if (facts.type === 'ResumptionReceipt') {
           const unknown = this.#checkSuspension(facts, n);
+          if (unknown) return unknown;
+        }
+        if (facts.type === 'InterruptionReceipt' || facts.type === 'ContinuationReceipt') {
+          const unknown = this.#interruptions.check(facts, examined.hash, n, header.version);
           if (unknown) return unknown;
         }
         this.#receipts++;

@@ -74,6 +74,21 @@ export async function deriveReceiptLog(options: DeriveOptions): Promise<DerivedL
         if (sealed.checkpoint) lines.push(sealed.checkpoint.text);
         return { hash: sealed.receipt.hash };
       },
+      // A log of a version before 5 (a golden's own) holds no interruption receipts.
+      appendInterruption: async (draft) => {
+        if (!chain.takesInterruptions) return undefined;
+        const sealed = chain.sealInterruption(draft);
+        lines.push(sealed.receipt.text);
+        if (sealed.checkpoint) lines.push(sealed.checkpoint.text);
+        return { hash: sealed.receipt.hash };
+      },
+      appendContinuation: async (draft, interruptionHash) => {
+        if (!chain.takesInterruptions) return undefined;
+        const sealed = chain.sealContinuation(draft, interruptionHash);
+        lines.push(sealed.receipt.text);
+        if (sealed.checkpoint) lines.push(sealed.checkpoint.text);
+        return { hash: sealed.receipt.hash };
+      },
     },
     ...(options.spans ? { spans: options.spans } : {}),
     onSinkError: (error, sink) => {

@@ -10,6 +10,8 @@ export const SPAN_NAMES = {
   SUSPENSION: 'Suspension',
   RESUME: 'Resume',
   LOST_PAUSE: 'LostPause',
+  /** An interruption (INPUT_REQUIRED, AUTH_REQUIRED) that can no longer be continued (docs/design.md §14.9). */
+  LOST_INTERRUPTION: 'LostInterruption',
 } as const;
 export type SpanName = (typeof SPAN_NAMES)[keyof typeof SPAN_NAMES];
 
@@ -61,7 +63,7 @@ export const ATTR_RULE = 'a2a_replay.rule';
 export const ATTR_RECORDING_ENTRY_SEQ = 'a2a.recording.entry_seq';
 
 /** Values of {@link ATTR_LINK_KIND}. */
-export const LINK_KINDS = { SUSPENSION: 'suspension', PIPELINE: 'pipeline' } as const;
+export const LINK_KINDS = { SUSPENSION: 'suspension', PIPELINE: 'pipeline', INTERRUPTION: 'interruption' } as const;
 
 /**
  * Attributes of the OTLP log record each receipt-log line is shipped as (docs/design.md §6,
@@ -77,3 +79,7 @@ export const ATTR_RECEIPT_SEQ = 'a2a.receipt.seq';
 export const ATTR_RECEIPT_LOG_ORIGIN = 'a2a.receipt_log.origin';
 /** The line's 0-based index in its log (the header is 0): how a log is put back together in order. */
 export const ATTR_RECEIPT_LOG_INDEX = 'a2a.receipt_log.index';
+/** The A2A task state (OTel A2A semantic conventions), on interruption spans. */
+export const ATTR_TASK_STATE = 'a2a.task.state';
+/** When the task was seen interrupted (its status time, else the entry's). */
+export const ATTR_INTERRUPTED_AT = 'a2a.interruption.interrupted_at';

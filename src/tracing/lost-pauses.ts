@@ -6,15 +6,17 @@
  * (`recording_ended`). Detection itself is the observer's.
  */
 import { sealLine } from '../receipts/chain.js';
-import type { ReceiptLogLine, SpanRef, SuspensionReceipt } from '../receipts/types.js';
+import type { InterruptionReceipt, ReceiptLogLine, SpanRef, SuspensionReceipt } from '../receipts/types.js';
 import {
   ATTR_PAUSE_INITIATED_BY,
   ATTR_PAUSE_PAUSED_AT,
   ATTR_PAUSE_REASON,
   ATTR_RESUME_OUTCOME,
+  ATTR_INTERRUPTED_AT,
   ATTR_RULE,
+  ATTR_TASK_STATE,
 } from './attributes.js';
-import type { LostPauseReason, SpanAttributes, SpanEvent, SpanSink } from './span-events.js';
+import type { LostInterruptionReason, LostPauseReason, SpanAttributes, SpanEvent, SpanSink } from './span-events.js';
 
 /** One lost pause, as `a2a-replay lost` shows it. */
 export interface LostPauseListing {
@@ -37,6 +39,22 @@ export interface LostPauseListing {
   rule: string | null;
 }
 
+/** One lost interruption (INPUT_REQUIRED, AUTH_REQUIRED), as `a2a-replay lost` shows it (docs/design.md §14.9). */
+export interface LostInterruptionListing {
+  taskId: string;
+  /** `TASK_STATE_INPUT_REQUIRED` or `TASK_STATE_AUTH_REQUIRED`, when known. */
+  state: string | null;
+  reason: LostInterruptionReason;
+  /** When the task was seen interrupted. */
+  since: string;
+  /** When it was found lost (the recording entry's time); null for a receipt log. */
+  detectedAt: string | null;
+  /** The span of the interruption's receipt. */
+  span: SpanRef;
+  /** The observer rule that declared it lost; null from a receipt log. */
+  rule: string | null;
+}
+
 /**
  * A {@link SpanSink} that keeps the `lost` events of the PauseObserver, with who paused, why and
  * since when, read from the `suspension.end` span attributes (docs/design.md §7). Put it behind an
@@ -48,6 +66,12 @@ export class LostPauseCollector implements SpanSink {
   /** Resume span key → the suspension it closes. */
   readonly #resumes = new Map<string, string>();
   readonly #lost: LostPauseListing[] = [];
+  readonly #lostInterruptions: LostInterruptionListing[] = [];
+
+  /** Lost interruptions in the order they were declared. */
+  get lostInterruptions(): readonly LostInterruptionListing[] {
+    return this.#lostInterruptions;
+  }
 
   handle(event: SpanEvent): void {
     switch (event.type) {
@@ -85,6 +109,17 @@ export class LostPauseCollector implements SpanSink {
         });
         return;
       }
+      case 'interruption.lost':
+        this.#lostInterruptions.push({
+          taskId: event.taskId,
+          state: text(event.attributes[ATTR_TASK_STATE]),
+          reason: event.reason,
+          since: text(event.attributes[ATTR_INTERRUPTED_AT]) ?? event.at,
+          detectedAt: event.at,
+          span: event.link,
+          rule: text(event.attributes[ATTR_RULE]),
+        });
+        return;
       case 'task.start':
       case 'task.end':
         return;
@@ -113,6 +148,21 @@ function text(value: SpanAttributes[string] | undefined): string | null {
  */
 export class OpenSuspensions {
   readonly #open = new Map<string, SuspensionReceipt>();
+  /** Version 5: interruptions no continuation closed (docs/design.md §14.9). */
+  readonly #interrupted = new Map<string, InterruptionReceipt>();
+
+  /** The interruptions never continued, as lost interruptions (`never_continued`), in log order. */
+  lostInterruptions(): LostInterruptionListing[] {
+    return [...this.#interrupted.values()].map((i) => ({
+      taskId: i.taskId,
+      state: i.state,
+      reason: 'never_continued',
+      since: i.interruptedAt ?? i.observedAt,
+      detectedAt: null,
+      span: i.span,
+      rule: null,
+    }));
+  }
 
   /** Takes the next line of the log; `hash` is its hash when the caller has it already (a verified line's). */
   add(line: ReceiptLogLine, hash?: string): void {
@@ -122,6 +172,12 @@ export class OpenSuspensions {
         return;
       case 'ResumptionReceipt':
         if (line.outcome !== 'rejected') this.#open.delete(line.suspension);
+        return;
+      case 'InterruptionReceipt':
+        this.#interrupted.set(hash ?? sealLine(line).hash, line);
+        return;
+      case 'ContinuationReceipt':
+        this.#interrupted.delete(line.interruption);
         return;
       case 'ReceiptLog':
         // A continued log starts with the suspensions its predecessor left open (docs/design.md §6,

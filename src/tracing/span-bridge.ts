@@ -211,6 +211,24 @@ export class SpanBridge implements SpanSink {
         this.#suspensions.delete(event.suspensionKey);
         return;
       }
+      case 'interruption.lost': {
+        const attributes: SpanAttributes = {
+          ...event.attributes,
+          [ATTR_TASK_ID]: event.taskId,
+          [ATTR_LOST_REASON]: event.reason,
+        };
+        const links: Link[] = [
+          { context: remoteContext(event.link), attributes: { [ATTR_LINK_KIND]: LINK_KINDS.INTERRUPTION } },
+        ];
+        const span = this.#start(event.key, SPAN_NAMES.LOST_INTERRUPTION, event.span, at, attributes, {
+          parent: null,
+          links,
+        });
+        if (!span) return;
+        span.setStatus({ code: SpanStatusCode.ERROR, message: `interruption lost: ${event.reason}` });
+        this.#end(event.key, at, {}, undefined, undefined);
+        return;
+      }
       case 'task.end':
       case 'suspension.end':
       case 'resume.end':

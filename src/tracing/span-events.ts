@@ -19,6 +19,9 @@ export const LOST_PAUSE_REASONS = [
 ] as const;
 export type LostPauseReason = (typeof LOST_PAUSE_REASONS)[number];
 
+/** Why an interruption was declared lost (docs/design.md §14.9), as `observe/interruption` lists them. */
+export type LostInterruptionReason = 'never_continued' | 'continued_as_new_task' | 'bypassed' | 'lost_after_restart';
+
 export type SpanEvent =
   /** A task was first seen: a per-task span that parents Suspension spans without a traceparent. */
   | { type: 'task.start'; key: string; taskId: string; at: string; span: SpanRef; attributes: SpanAttributes }
@@ -60,6 +63,21 @@ export type SpanEvent =
       span: SpanRef;
       link: SpanRef;
       reason: LostPauseReason;
+      attributes: SpanAttributes;
+    }
+  /**
+   * An interruption (INPUT_REQUIRED, AUTH_REQUIRED) that can no longer be continued as observed:
+   * an ERROR span linked to the span of the interruption's receipt (docs/design.md §7, §14.9).
+   */
+  | {
+      type: 'interruption.lost';
+      key: string;
+      interruptionKey: string;
+      taskId: string;
+      at: string;
+      span: SpanRef;
+      link: SpanRef;
+      reason: LostInterruptionReason;
       attributes: SpanAttributes;
     };
 

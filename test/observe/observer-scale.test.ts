@@ -26,7 +26,7 @@ function observePairs(count: number): {
       if (out.type === 'suspension') suspensions++;
       else if (out.type === 'resumption') resumptions++;
       else if (out.type === 'finding') other.push(`${out.finding.code} ${out.finding.message}`);
-      else if (out.event.type === 'lost') other.push(`lost ${out.event.reason}`);
+      else if (out.type === 'span' && out.event.type === 'lost') other.push(`lost ${out.event.reason}`);
     }
   }
   return { stats: observer.stats(), suspensions, resumptions, other };

@@ -10,6 +10,7 @@ import { OBSERVER_RULES } from '../../src/observe/rules/tables.js';
 import type { ObserverOutput } from '../../src/observe/suspension.js';
 import type { RecordingEntry } from '../../src/recording/format.js';
 import './call-view.test.js';
+import './interruption-rules.test.js';
 import './client-styles.test.js';
 import './lost-rules.test.js';
 import './pause-observer.test.js';

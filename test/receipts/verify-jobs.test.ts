@@ -12,13 +12,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { ReceiptChain } from '../../src/receipts/chain.js';
+import { buildContinuationDraft, buildInterruptionDraft } from '../../src/receipts/interruption-drafts.js';
 import { Keyring } from '../../src/receipts/keys.js';
 import type * as KeyFileModule from '../../src/receipts/key-file.js';
 import { WORKERS_FROM_BYTES, defaultVerifyJobs } from '../../src/receipts/verify-jobs.js';
 import type * as VerifyModule from '../../src/receipts/verify.js';
 import { type VerifyResult, verifyReceiptLog as verifyFromSources } from '../../src/receipts/verify.js';
 import { runCli } from '../helpers/cli.js';
-import { buildLogLines, fixedKey } from './fixtures.js';
+import { CREATED_AT, buildLogLines, fixedKey } from './fixtures.js';
 
 const key = fixedKey('key-jobs');
 const sourceKeyring = new Keyring([key]);
@@ -163,5 +165,78 @@ describe('a2a-replay verify --jobs', () => {
     const bad = await runCli(['verify', paths[0]!, '--key', keyFile, '--jobs', '0']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/jobs/);
+  });
+});
+
+describe('verifyReceiptLog with jobs over interruption receipts (version 5)', () => {
+  /** `pairs` interruptions, each closed by its continuation; the one at `wrong` names another task's. */
+  function interruptionLog(pairs: number, wrong?: number): string[] {
+    const chain = new ReceiptChain({
+      keyring: sourceKeyring,
+      checkpointEvery: 100,
+      recording: 'rec-jobs',
+      createdAt: CREATED_AT,
+      tool: 'a2a-replay@test',
+    });
+    const out = [chain.header.text];
+    const span = { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) };
+    for (let n = 0; n < pairs; n++) {
+      const taskId = `task-${n}`;
+      const i = chain.sealInterruption(
+        buildInterruptionDraft({
+          taskId,
+          contextId: 'ctx',
+          state: n % 2 === 0 ? 'TASK_STATE_INPUT_REQUIRED' : 'TASK_STATE_AUTH_REQUIRED',
+          prompt: [{ text: `question ${n}` }],
+          interruptedAt: null,
+          observedAt: CREATED_AT,
+          entries: [n * 2 + 1],
+          span,
+          binding: 'JSONRPC',
+        }),
+      );
+      out.push(i.receipt.text);
+      if (i.checkpoint) out.push(i.checkpoint.text);
+      const c = chain.sealContinuation(
+        buildContinuationDraft({
+          taskId: n === wrong ? 'task-other' : taskId,
+          cause: n % 2 === 0 ? 'message' : 'out_of_band',
+          principal: 'jwt:sub=alice',
+          input: n % 2 === 0 ? [{ text: `answer ${n}` }] : null,
+          observedAt: CREATED_AT,
+          entries: [n * 2 + 2],
+          span,
+          interruptionSpan: span,
+          binding: 'JSONRPC',
+        }),
+        i.receipt.hash,
+      );
+      out.push(c.receipt.text);
+      if (c.checkpoint) out.push(c.checkpoint.text);
+    }
+    const closing = chain.close(null);
+    if (closing) out.push(closing.text);
+    return out;
+  }
+
+  it('gives the single-thread result, good or with a continuation of another task', async () => {
+    for (const [name, wrong] of [
+      ['good', undefined],
+      ['wrong', 1500],
+    ] as const) {
+      const path = join(dir, `interruptions-${name}.receipts.jsonl`);
+      await writeFile(
+        path,
+        interruptionLog(2000, wrong)
+          .map((l) => `${l}\n`)
+          .join(''),
+        { mode: 0o600 },
+      );
+      const one = await verifyReceiptLog(path, { keyring, jobs: 1 });
+      const two = await verifyReceiptLog(path, { keyring, jobs: 2 });
+      expect(two).toEqual(one);
+      if (wrong === undefined) expect(one).toMatchObject({ ok: true, version: 5, receipts: 4000 });
+      else expect(one.firstError?.reason).toBe('unknown_interruption');
+    }
   });
 });

@@ -4,6 +4,7 @@
  * coverage test and `lost --explain` read the ids from here.
  */
 import { RESUME_CALL_RULES, RESUMING_RULES } from './call-rules.js';
+import { INTERRUPTED_RULES, NOT_INTERRUPTED_RULES } from './interruption-rules.js';
 import { OPEN_RULES } from './open-rules.js';
 import { KEPT_ASIDE_RULES, PENDING_RULES } from './pending-rules.js';
 import type { RuleInputType } from './rule.js';
@@ -17,7 +18,16 @@ export interface RuleListing {
   readonly reason: string;
 }
 
-const TABLES = [TASK_RULES, KEPT_ASIDE_RULES, PENDING_RULES, OPEN_RULES, RESUMING_RULES, RESUME_CALL_RULES] as const;
+const TABLES = [
+  TASK_RULES,
+  KEPT_ASIDE_RULES,
+  PENDING_RULES,
+  OPEN_RULES,
+  RESUMING_RULES,
+  RESUME_CALL_RULES,
+  NOT_INTERRUPTED_RULES,
+  INTERRUPTED_RULES,
+] as const;
 
 /** Every rule, table by table, each table in precedence order. */
 export const OBSERVER_RULES: readonly RuleListing[] = TABLES.flatMap((table) =>
