@@ -75,6 +75,28 @@ export function verifySummary(log: string, result: VerifyResult): string {
   return parts.join('; ');
 }
 
+/**
+ * Version 5: the resumptions of suspensions outside the log (docs/design.md §17), one line for the
+ * count, then one per reference listed. Not holes: they pair only with another recorder's log.
+ */
+export function outsideLines(log: string, result: VerifyResult): string[] {
+  if (result.outsideCount === 0) return [];
+  const tasks = [...new Set(result.outside.map((o) => o.taskId))];
+  const lines = [
+    `${log}: ${plural(result.outsideCount, 'resumption')} of suspensions outside this log: ` +
+      `task ${tasks.join(', task ')}${result.outside.length < result.outsideCount ? ', ...' : ''}`,
+  ];
+  for (const o of result.outside)
+    lines.push(
+      `${log}:${o.line}: seq ${o.seq}: task ${o.taskId} ${o.outcome}, pause ` +
+        `${o.resumeTokenHash === null ? '' : `token ${o.resumeTokenHash}`}` +
+        `${o.resumeTokenHash !== null && o.pausedAt !== null ? ', ' : ''}` +
+        `${o.pausedAt === null ? '' : `pausedAt ${o.pausedAt}`}` +
+        `${o.resumeTokenHash === null && o.pausedAt === null ? 'identified by its task alone' : ''}`,
+    );
+  return lines;
+}
+
 /** Incomplete entries of a recording named by line; past this many they are only counted. */
 const INCOMPLETE_LISTED = 100;
 
@@ -213,6 +235,11 @@ export function registerVerify(program: Command): void {
                 ...(since === undefined ? {} : { since }),
               })}\n`
             : `${printable(verifySummary(log, result))}\n` +
+                (result.ok
+                  ? outsideLines(log, result)
+                      .map((l) => `${printable(l)}\n`)
+                      .join('')
+                  : '') +
                 (recording === undefined ? '' : `${recording.lines.map((l) => printable(l)).join('\n')}\n`) +
                 (since === undefined ? '' : `${printable(since.line)}\n`),
         );

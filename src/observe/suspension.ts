@@ -7,7 +7,7 @@
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
 import type { PauseMode, ResumeConditions } from '../protocol/types.js';
-import type { ResumptionDraft, SpanRef, SuspensionDraft } from '../receipts/types.js';
+import type { OutsideSuspension, ResumptionDraft, SpanRef, SuspensionDraft } from '../receipts/types.js';
 import type { LostPauseReason, SpanEvent } from '../tracing/span-events.js';
 import type { ObserverFinding } from './findings.js';
 import type { Fact, PauseOpeningMethod } from './fact.js';
@@ -23,10 +23,25 @@ export type ObserverOutput =
   /** `rule` is the id of the rule that proved the pause (docs/design.md §14.8); never in the draft. */
   | { type: 'suspension'; key: string; draft: SuspensionDraft; rule?: string }
   /**
-   * `suspensionKey` is the key of the `suspension` output this resumption closes (or attempted);
-   * `rule` the id of the rule that decided the end.
+   * `suspensionKey` is the key of the `suspension` output this resumption closes (or attempted),
+   * null when the pause began outside what this observer saw: `outside` then names it
+   * (docs/design.md §17); `rule` the id of the rule that decided the end.
    */
-  | { type: 'resumption'; key: string; suspensionKey: string; draft: ResumptionDraft; rule?: string }
+  | {
+      type: 'resumption';
+      key: string;
+      suspensionKey: string;
+      draft: ResumptionDraft;
+      rule?: string;
+    }
+  | {
+      type: 'resumption';
+      key: string;
+      suspensionKey: null;
+      outside: OutsideSuspension;
+      draft: ResumptionDraft;
+      rule?: string;
+    }
   | { type: 'span'; event: SpanEvent }
   | { type: 'finding'; finding: ObserverFinding };
 

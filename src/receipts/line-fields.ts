@@ -14,16 +14,19 @@ import { PAUSE_INITIATORS, PAUSE_MODES } from '../protocol/types.js';
 import { CHECKPOINT_ALGS, RECEIPT_BINDINGS, RESUME_RECEIPT_CAUSES, RESUME_OUTCOMES, SUSPENSION_VIAS } from './types.js';
 
 /**
- * The kinds of line: the header, the two receipts, and checkpoints of format version 2, 3 and 4
- * (`checkpoint` is version 3's; version 4 adds the checkpoint note).
+ * The kinds of line: the header, the two receipts (a version-5 resumption adds `outside`), and
+ * checkpoints of format version 2, 3 and 4 (`checkpoint` is version 3's; version 4 adds the
+ * checkpoint note).
  */
-export type LineKind = 'header' | 'suspension' | 'resumption' | 'checkpoint-v2' | 'checkpoint' | 'checkpoint-v4';
+export type LineKind =
+  'header' | 'suspension' | 'resumption' | 'resumption-v5' | 'checkpoint-v2' | 'checkpoint' | 'checkpoint-v4';
 
 /** The `type` member of each kind. */
 export const LINE_TYPES = {
   header: 'ReceiptLog',
   suspension: 'SuspensionReceipt',
   resumption: 'ResumptionReceipt',
+  'resumption-v5': 'ResumptionReceipt',
   'checkpoint-v2': 'Checkpoint',
   checkpoint: 'Checkpoint',
   'checkpoint-v4': 'Checkpoint',
@@ -52,6 +55,8 @@ export type FieldShape =
   | { kind: 'span' }
   /** `{suspension: span, pipeline: span | null}`. */
   | { kind: 'links' }
+  /** A version-5 resumption's pause outside its log: `{pausedAt: text | null, resumeTokenHash: hash | null}`. */
+  | { kind: 'outside' }
   /** `{alg, kid, value}`, `alg` one of `algs`. */
   | { kind: 'sig'; algs: readonly string[] }
   /** A closing checkpoint's `{id, lastLineHash, lines}` (docs/design.md §6). */
@@ -92,9 +97,11 @@ export interface LineField {
   held?: true;
 }
 
-const RECEIPTS: readonly LineKind[] = ['suspension', 'resumption'];
+const RECEIPTS: readonly LineKind[] = ['suspension', 'resumption', 'resumption-v5'];
 const SUSPENSION: readonly LineKind[] = ['suspension'];
-const RESUMPTION: readonly LineKind[] = ['resumption'];
+const RESUMPTION: readonly LineKind[] = ['resumption', 'resumption-v5'];
+const RESUMPTION_V4: readonly LineKind[] = ['resumption'];
+const RESUMPTION_V5: readonly LineKind[] = ['resumption-v5'];
 const CHECKPOINTS: readonly LineKind[] = ['checkpoint-v2', 'checkpoint', 'checkpoint-v4'];
 const CHECKPOINT_V3: readonly LineKind[] = ['checkpoint', 'checkpoint-v4'];
 const CHECKPOINT_V4: readonly LineKind[] = ['checkpoint-v4'];
@@ -119,7 +126,9 @@ export const LINE_FIELDS: readonly LineField[] = [
   // Receipts.
   { name: 'seq', shape: { kind: 'integer', min: 1 }, nullable: false, kinds: RECEIPTS },
   { name: 'prev', shape: hash, nullable: false, kinds: RECEIPTS },
-  { name: 'suspension', shape: hash, nullable: false, kinds: RESUMPTION, held: true },
+  { name: 'suspension', shape: hash, nullable: false, kinds: RESUMPTION_V4, held: true },
+  // Version 5: null when the suspension lies outside the log, which `outside` then names.
+  { name: 'suspension', shape: hash, nullable: true, kinds: RESUMPTION_V5, held: true },
   { name: 'taskId', shape: text, nullable: false, kinds: RECEIPTS, bounded: true, held: true },
   { name: 'contextId', shape: text, nullable: true, kinds: SUSPENSION, bounded: true },
   { name: 'initiatedBy', shape: { kind: 'enum', values: PAUSE_INITIATORS }, nullable: false, kinds: SUSPENSION },
@@ -151,6 +160,7 @@ export const LINE_FIELDS: readonly LineField[] = [
   { name: 'links', shape: { kind: 'links' }, nullable: false, kinds: RESUMPTION },
   { name: 'binding', shape: { kind: 'enum', values: RECEIPT_BINDINGS }, nullable: false, kinds: RECEIPTS },
   { name: 'repaired', shape: { kind: 'repaired' }, nullable: false, kinds: RECEIPTS },
+  { name: 'outside', shape: { kind: 'outside' }, nullable: true, kinds: RESUMPTION_V5 },
   // Checkpoints (docs/design.md §6: version 3 adds `final` and `recording`, version 4 `note`).
   { name: 'size', shape: { kind: 'integer', min: 0 }, nullable: false, kinds: CHECKPOINTS },
   { name: 'root', shape: hash, nullable: false, kinds: CHECKPOINTS },
@@ -184,6 +194,7 @@ function byKind<T>(of: (kind: LineKind) => T): Record<LineKind, T> {
     header: of('header'),
     suspension: of('suspension'),
     resumption: of('resumption'),
+    'resumption-v5': of('resumption-v5'),
     'checkpoint-v2': of('checkpoint-v2'),
     checkpoint: of('checkpoint'),
     'checkpoint-v4': of('checkpoint-v4'),

@@ -19,7 +19,14 @@ import {
 } from '../protocol/read.js';
 import { type FieldShape, type LineKind, fieldsOf, blankLineOf } from './line-fields.js';
 import { readReceiptLineFast } from './read-line-fast.js';
-import type { RecordingBinding, ReceiptLogHeader, ReceiptLogLine, ResumptionReceipt, SpanRef } from './types.js';
+import type {
+  OutsideSuspension,
+  RecordingBinding,
+  ReceiptLogHeader,
+  ReceiptLogLine,
+  ResumptionReceipt,
+  SpanRef,
+} from './types.js';
 import { CHECKPOINT_ALGS, RECEIPT_FORMAT, RECEIPT_VERSIONS } from './types.js';
 
 const HASH = /^sha256:[0-9a-f]{64}$/;
@@ -124,6 +131,8 @@ function readShape(shape: FieldShape, value: unknown, field: string): unknown {
       return span(value, field);
     case 'links':
       return readLinks(value);
+    case 'outside':
+      return readOutside(value);
     case 'sig':
       return sig(value, field, shape.algs);
     case 'recording-binding':
@@ -148,6 +157,15 @@ function readShape(shape: FieldShape, value: unknown, field: string): unknown {
       return never;
     }
   }
+}
+
+function readOutside(value: unknown): OutsideSuspension {
+  const r = object(value, 'outside');
+  exactKeys(r, 'outside', ['pausedAt', 'resumeTokenHash']);
+  return {
+    pausedAt: nullable(r.pausedAt, (v) => string(v, 'outside.pausedAt')),
+    resumeTokenHash: nullable(r.resumeTokenHash, (v) => hash(v, 'outside.resumeTokenHash')),
+  };
 }
 
 function readRecordingBinding(value: unknown): RecordingBinding {
@@ -222,7 +240,7 @@ export function readReceiptLogLineByFields(value: unknown): ParseResult<ReceiptL
       case 'SuspensionReceipt':
         return readKind(r, 'suspension');
       case 'ResumptionReceipt':
-        return readKind(r, 'resumption');
+        return readKind(r, 'outside' in r ? 'resumption-v5' : 'resumption');
       case 'Checkpoint':
         return readKind(r, checkpointKind(r));
       default:

@@ -16,6 +16,7 @@ const long = 'x'.repeat(RECEIPT_TEXT_MAX + 1);
 const CUT = {
   suspension: ['contextId', 'pausedAt', 'pausedUntil', 'principal', 'reason', 'taskId'],
   resumption: ['principal', 'resumedAt', 'taskId'],
+  'resumption-v5': ['principal', 'resumedAt', 'taskId'],
 };
 
 function kindOf(line: Record<string, unknown>): LineKind {
@@ -25,7 +26,7 @@ function kindOf(line: Record<string, unknown>): LineKind {
     case 'SuspensionReceipt':
       return 'suspension';
     case 'ResumptionReceipt':
-      return 'resumption';
+      return 'outside' in line ? 'resumption-v5' : 'resumption';
     default:
       return 'note' in line ? 'checkpoint-v4' : 'final' in line ? 'checkpoint' : 'checkpoint-v2';
   }
@@ -37,6 +38,7 @@ describe('the members of a receipt log line', () => {
       ...buildLogLines({ count: 6, keyring: new Keyring([fixedKey('key-lf')]), checkpointEvery: 2 }),
       ...buildLogLines({ count: 4, keyring: new Keyring([fixedKey('key-lf-2')]), checkpointEvery: 2, version: 2 }),
       ...buildLogLines({ count: 4, keyring: new Keyring([fixedKey('key-lf-3')]), checkpointEvery: 2, version: 3 }),
+      ...buildLogLines({ count: 4, keyring: new Keyring([fixedKey('key-lf-4')]), checkpointEvery: 2, version: 4 }),
     ];
     const seen = new Set<LineKind>();
     for (const text of lines) {
@@ -52,6 +54,7 @@ describe('the members of a receipt log line', () => {
       'checkpoint-v4',
       'header',
       'resumption',
+      'resumption-v5',
       'suspension',
     ]);
   });
@@ -81,10 +84,11 @@ describe('the members of a receipt log line', () => {
       span,
       links: { suspension: span },
     });
-    const chained = ['seq', 'prev', 'sig', 'suspension'];
+    const chained = ['seq', 'prev', 'sig', 'suspension', 'outside'];
     for (const [kind, draft] of [
       ['suspension', suspension],
       ['resumption', resumption],
+      ['resumption-v5', resumption],
     ] as const) {
       const fields = fieldsOf(kind).filter((f) => !chained.includes(f.name));
       expect(Object.keys(draft)).toEqual(fields.map((f) => f.name));
