@@ -24,6 +24,8 @@ import { A2aReplayError } from '../../src/errors.js';
 import type { Keyring } from '../../src/receipts/keys.js';
 import { checkSince, scanLogTree } from '../../src/receipts/log-proofs.js';
 import { noteVerifierOf } from '../../src/receipts/log-tree.js';
+import { FleetLedger } from '../../src/receipts/fleet.js';
+import { fleetLines, fleetLogFiles, fleetPauseJson } from '../fleet-logs.js';
 import { CliExit, EXIT } from '../io.js';
 import {
   type KeyOptions,
@@ -192,10 +194,70 @@ async function checkSinceNote(
   }
 }
 
+/**
+ * `verify A B ...` (docs/design.md §17): each log verified as alone, its lines fed to one ledger
+ * that pairs resumptions of pauses outside their log with the suspensions of the others. Exit 1
+ * when a log fails, or a resumption pairs with nothing given (what a forger would write).
+ */
+async function verifyFleet(
+  given: readonly string[],
+  options: KeyOptions & OpenEndOptions & { json?: boolean; jobs?: string; recording?: string; since?: string },
+): Promise<void> {
+  for (const [option, name] of [
+    [options.recording, '--recording'],
+    [options.checkpoint, '--checkpoint'],
+    [options.since, '--since'],
+  ] as const)
+    if (option !== undefined) throw new CliExit(EXIT.usage, `${name} applies to one log, not to several`);
+  const files = await fleetLogFiles(given);
+  const jobs = options.jobs === undefined ? 1 : integerOption(options.jobs, 'jobs', 1, 256);
+  const ledger = new FleetLedger();
+  const results: Array<{ file: string; result: VerifyResult }> = [];
+  let keyring: Keyring | undefined;
+  for (const file of files) {
+    keyring ??= (await loadVerifyInputs(file, options)).keyring;
+    ledger.startLog(file);
+    const result = await verifyReceiptLog(file, {
+      keyring,
+      jobs,
+      ...openEnd(options),
+      onLine: ({ number, line, hash }) => ledger.add(line, number, hash),
+    });
+    results.push({ file, result });
+  }
+  const verdict = ledger.finish();
+  const ok = results.every((r) => r.result.ok);
+  if (options.json)
+    process.stdout.write(
+      `${JSON.stringify({
+        files: results.map(({ file, result }) => ({ file, ...result })),
+        fleet: ok
+          ? {
+              paired: verdict.paired.map(({ pause, end }) => fleetPauseJson(pause, end)),
+              open: verdict.lost.map((pause) => fleetPauseJson(pause, null)),
+              orphans: verdict.orphans,
+            }
+          : null,
+      })}\n`,
+    );
+  else {
+    const lines = results.flatMap(({ file, result }) => [
+      verifySummary(file, result),
+      ...(result.ok ? outsideLines(file, result) : []),
+    ]);
+    if (ok) lines.push(...fleetLines(files.length, verdict));
+    process.stdout.write(lines.map((l) => `${printable(l)}\n`).join(''));
+  }
+  if (!ok || verdict.orphans.length > 0) throw new CliExit(EXIT.drift, '');
+}
+
 export function registerVerify(program: Command): void {
   withOpenEndOptions(withKeyOptions(program.command('verify')))
-    .description('verify a signed, hash-chained receipt log (streams it in constant memory)')
-    .argument('<log>', 'receipt log (*.receipts.jsonl)')
+    .description(
+      'verify signed, hash-chained receipt logs (streams each in constant memory); several logs, or ' +
+        'directories of them, are one fleet: resumptions of pauses outside a log are paired across them',
+    )
+    .argument('<logs...>', 'receipt logs (*.receipts.jsonl), recordings (their logs beside them) or directories')
     .option('--json', 'print the result as JSON')
     .option(
       '--since <note>',
@@ -208,9 +270,15 @@ export function registerVerify(program: Command): void {
     )
     .action(
       async (
-        log: string,
+        logs: string[],
         options: KeyOptions & OpenEndOptions & { json?: boolean; jobs?: string; recording?: string; since?: string },
       ) => {
+        const [log] = logs;
+        const directory = logs.length === 1 && (await stat(log ?? '').catch(() => null))?.isDirectory() === true;
+        if (logs.length !== 1 || log === undefined || directory) {
+          await verifyFleet(logs, options);
+          return;
+        }
         const given = options.jobs === undefined ? null : integerOption(options.jobs, 'jobs', 1, 256);
         const inputs = await loadVerifyInputs(log, options);
         const jobs = given ?? defaultVerifyJobs((await stat(log)).size, availableParallelism());

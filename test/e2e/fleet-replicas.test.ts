@@ -5,7 +5,7 @@
  * (docs/design.md §17), naming it by the pause identity A's SuspensionReceipt carries, and B's log
  * verifies alone, saying so.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -119,5 +119,62 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a pause through replica A resu
     expect(verified.code).toBe(0);
     expect(verified.stdout).toContain(`1 resumption of suspensions outside this log: task ${fleet.resumed.taskId}`);
     expect(verified.stdout).toContain(`task ${fleet.resumed.taskId} resumed, pause token ${tokenHash}`);
+  });
+
+  it('verify, lost and a directory read the replicas as one fleet', async () => {
+    const fleet = await pauseViaAResumeViaB(binding);
+    const keys = ['--key', fleet.a.key, '--key', fleet.b.key];
+
+    const verified = await runCli(['verify', fleet.a.receipts, fleet.b.receipts, ...keys]);
+    expect(verified.stderr).toBe('');
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toContain(
+      'fleet of 2 logs: 1 paused in one log and resumed in another, 1 open when every log ended, 0 orphan resumptions',
+    );
+    expect(verified.stdout).toContain(
+      `task ${fleet.resumed.taskId}: paused by jwt:sub=alice in ${fleet.a.receipts}:2 (seq 1), ` +
+        `resumed (explicit_resume) by jwt:sub=bob in ${fleet.b.receipts}:2 (seq 1)`,
+    );
+
+    // One key per replica, matched by kid: without B's, B's file is named.
+    const missing = await runCli(['verify', fleet.a.receipts, fleet.b.receipts, '--key', fleet.a.key]);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain(`${fleet.b.receipts}: INVALID at line 2: unknown_kid`);
+
+    // A's log alone says the resumed pause is lost; with B's it is not, and only the forgotten one is.
+    const alone = await runCli(['lost', fleet.a.receipts, '--json']);
+    expect((JSON.parse(alone.stdout) as { lost: unknown[] }).lost).toHaveLength(2);
+    const lost = await runCli(['lost', fleet.a.recording, fleet.b.recording, ...keys, '--json']);
+    expect(lost.stderr).toBe('');
+    expect(lost.code).toBe(1);
+    const listing = JSON.parse(lost.stdout) as { lost: unknown[]; orphans: unknown[] };
+    expect(listing.orphans).toEqual([]);
+    expect(listing.lost).toEqual([
+      expect.objectContaining({
+        taskId: fleet.lost.taskId,
+        reason: 'recording_ended',
+        begun: { file: fleet.a.receipts, line: 3, seq: 2 },
+        ended: null,
+      }),
+    ]);
+
+    // B's log without A's: its resumption pairs with nothing given, an orphan.
+    const onlyB = join(dir, 'only-b');
+    await mkdir(onlyB);
+    await writeFile(join(onlyB, 'b.receipts.jsonl'), await readFile(fleet.b.receipts));
+    const orphan = await runCli(['verify', onlyB, '--key', fleet.b.key]);
+    expect(orphan.code).toBe(1);
+    expect(orphan.stdout).toContain(
+      '0 paused in one log and resumed in another, 0 open when every log ended, 1 orphan',
+    );
+    expect(orphan.stdout).toMatch(
+      new RegExp(`ORPHAN: task ${fleet.resumed.taskId}: resumed in .*b\\.receipts\\.jsonl:2`),
+    );
+    const orphanLost = await runCli(['lost', onlyB, '--json']);
+    expect(orphanLost.code).toBe(1);
+    expect(JSON.parse(orphanLost.stdout)).toMatchObject({
+      lost: [],
+      orphans: [{ taskId: fleet.resumed.taskId, reason: 'orphan', resumeTokenHash: tokenHashOf(fleet.resumed.token) }],
+    });
   });
 });
