@@ -121,7 +121,7 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a pause through replica A resu
     expect(verified.stdout).toContain(`task ${fleet.resumed.taskId} resumed, pause token ${tokenHash}`);
   });
 
-  it('verify, lost and a directory read the replicas as one fleet', async () => {
+  it('verify, lost, audit and a directory read the replicas as one fleet', async () => {
     const fleet = await pauseViaAResumeViaB(binding);
     const keys = ['--key', fleet.a.key, '--key', fleet.b.key];
 
@@ -157,6 +157,30 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a pause through replica A resu
         ended: null,
       }),
     ]);
+
+    const audit = await runCli(['audit', fleet.a.receipts, fleet.b.receipts, ...keys, '--json']);
+    expect(audit.code).toBe(0);
+    expect(JSON.parse(audit.stdout)).toEqual([
+      expect.objectContaining({
+        taskId: fleet.resumed.taskId,
+        principal: 'jwt:sub=alice',
+        outcome: 'resumed',
+        cause: 'explicit_resume',
+        closedBy: 'jwt:sub=bob',
+        pausedIn: { file: fleet.a.receipts, line: 2 },
+        endedIn: { file: fleet.b.receipts, line: 2 },
+      }),
+      expect.objectContaining({
+        taskId: fleet.lost.taskId,
+        principal: 'jwt:sub=alice',
+        outcome: 'open',
+        pausedIn: { file: fleet.a.receipts, line: 3 },
+        endedIn: null,
+      }),
+    ]);
+    const table = await runCli(['audit', fleet.a.receipts, fleet.b.receipts, ...keys]);
+    expect(table.stdout).toMatch(/PAUSED IN +ENDED IN/);
+    expect(table.stderr).toContain('2 suspensions in a fleet of 2 logs');
 
     // B's log without A's: its resumption pairs with nothing given, an orphan.
     const onlyB = join(dir, 'only-b');
