@@ -119,6 +119,10 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a pause through replica A resu
     expect(verified.code).toBe(0);
     expect(verified.stdout).toContain(`1 resumption of suspensions outside this log: task ${fleet.resumed.taskId}`);
     expect(verified.stdout).toContain(`task ${fleet.resumed.taskId} resumed, pause token ${tokenHash}`);
+    // Worker threads examine the lines, the main one checks them in order: the same verdict.
+    const threaded = await runCli(['verify', fleet.b.receipts, '--key', fleet.b.key, '--jobs', '2']);
+    expect(threaded.code).toBe(0);
+    expect(threaded.stdout).toBe(verified.stdout);
   });
 
   it('verify, lost, audit and a directory read the replicas as one fleet', async () => {
