@@ -94,7 +94,7 @@ describe('a recorded log', () => {
     const result = await runCli(['verify', log, '--key', join(dir, 'rec.key.json'), '--json']);
     expect(result.code).toBe(0);
     const json = JSON.parse(result.stdout) as { notes: number; checkpoints: number; origin: string; version: number };
-    expect(json.version).toBe(4);
+    expect(json.version).toBe(5);
     expect(json.notes).toBe(json.checkpoints);
     expect(json.notes).toBeGreaterThanOrEqual(3);
     expect(json.origin).toMatch(/^a2a-replay\/rec\//);
