@@ -8,7 +8,10 @@
  * observer rules that decided it, worked out again from the recording (§14.8). Interruptions
  * (INPUT_REQUIRED, AUTH_REQUIRED, §14.9) are rows too: who continued each one, when and with what;
  * `--kind` lists one kind, both by default (with a KIND column when the log holds interruptions).
+ * Several logs (or directories of them) are audited as one fleet of recorder replicas: each row
+ * also says which log saw the pause begin and which saw it end (§17); the logs of a series as one log.
  */
+import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { A2aReplayError } from '../../src/errors.js';
@@ -31,6 +34,8 @@ import { textTableLines } from '../text-table.js';
 import { verifySummary } from './verify.js';
 import { auditSeries } from '../series-audit.js';
 import { isSeriesArgument } from '../series-verify.js';
+import { type FleetPlace, FleetLedger } from '../../src/receipts/fleet.js';
+import { fleetLogFiles } from '../fleet-logs.js';
 
 const INITIATORS = { client: 'PAUSE_INITIATOR_CLIENT', agent: 'PAUSE_INITIATOR_AGENT' } as const;
 
@@ -188,10 +193,86 @@ interface AuditCommandOptions extends KeyOptions, OpenEndOptions {
   agentPrincipal: string[];
 }
 
+/** An audit row of a fleet: which log saw the pause begin, and which saw it end. */
+type FleetRow = AuditRow & { pausedIn: FleetPlace; endedIn: FleetPlace | null };
+
+const place = (p: FleetPlace | null): string => (p === null ? '-' : `${p.file}:${p.line}`);
+
+/**
+ * `audit A B ...` (docs/design.md §17): each log audited as alone, then a pause open in its own log
+ * that a resumption in another given log ended takes that end; every row says which file saw the
+ * pause begin and which saw it end. A log that does not verify is not audited (exit 1).
+ */
+async function auditFleet(given: readonly string[], options: AuditCommandOptions, filter: AuditFilter): Promise<void> {
+  if (options.recording !== undefined || options.checkpoint !== undefined)
+    throw new CliExit(
+      EXIT.usage,
+      `${options.recording !== undefined ? '--recording' : '--checkpoint'} applies to one log`,
+    );
+  const files = await fleetLogFiles(given);
+  const ledger = new FleetLedger();
+  const rows: FleetRow[] = [];
+  const notes: string[] = [];
+  for (const file of files) {
+    const { keyring } = await loadVerifyInputs(file, options);
+    ledger.startLog(file);
+    const result = await auditReceiptLog(file, {
+      keyring,
+      filter,
+      agentPrincipals: options.agentPrincipal,
+      ...openEnd(options),
+      onLine: ({ number, line, hash }) => ledger.add(line, number, hash),
+    });
+    if (!result.verify.ok) {
+      process.stderr.write(`a2a-replay: not audited: ${printable(verifySummary(file, result.verify))}\n`);
+      throw new CliExit(EXIT.drift, '');
+    }
+    notes.push(verifySummary(file, result.verify));
+    for (const row of result.rows) {
+      const closedHere = row.closedAtLine === null ? null : { file, line: row.closedAtLine };
+      rows.push({ ...row, pausedIn: { file, line: row.line }, endedIn: closedHere });
+    }
+  }
+  const verdict = ledger.finish();
+  const ends = new Map(verdict.paired.map(({ pause, end }) => [`${pause.begun.file}\n${pause.begun.line}`, end]));
+  for (const row of rows) {
+    const end = ends.get(`${row.pausedIn.file}\n${row.pausedIn.line}`);
+    if (!end || row.outcome !== 'open') continue;
+    Object.assign(row, {
+      outcome: end.outcome,
+      cause: end.cause,
+      closedAt: end.resumedAt,
+      closedBy: end.principal,
+      closedAtLine: end.ended.line,
+      endedIn: { file: end.ended.file, line: end.ended.line },
+    });
+  }
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(rows)}\n`);
+  } else
+    await writeLines(
+      textTableLines([...AUDIT_HEADER, 'PAUSED IN', 'ENDED IN'], rows, (r) => [
+        ...auditCells(r),
+        place(r.pausedIn),
+        place(r.endedIn),
+      ]),
+    );
+  notes.unshift(`${rows.length} suspension${rows.length === 1 ? '' : 's'} in a fleet of ${files.length} logs`);
+  for (const o of verdict.orphans)
+    notes.push(
+      `orphan: task ${o.taskId} ${o.outcome} in ${o.ended.file}:${o.ended.line}, naming a pause no given log holds`,
+    );
+  process.stderr.write(`${printable(notes.join('\n'))}\n`);
+}
+
 export function registerAudit(program: Command): void {
   withOpenEndOptions(withKeyOptions(program.command('audit')))
-    .description('who paused which task, when, why, and how it ended (verifies the log as it reads)')
-    .argument('<logs...>', 'receipt log (*.receipts.jsonl); several, or a directory: the logs of a series')
+    .description(
+      'who paused which task, when, why, and how it ended (verifies the log as it reads); the logs of a ' +
+        'series are one log, other logs (or directories of them) one fleet: each row says which log saw ' +
+        'the pause begin and end',
+    )
+    .argument('<logs...>', 'receipt logs (*.receipts.jsonl), recordings (their logs beside them) or directories')
     .option(
       '--json',
       'print the rows as a JSON array; each row\'s "rules" ({pause, end}: the observer rules that proved and ' +
@@ -223,7 +304,11 @@ export function registerAudit(program: Command): void {
         filter.initiatedBy = INITIATORS[options.initiator];
       }
       if (await isSeriesArgument(logs)) return auditSeries(logs, options, filter, auditTableLines);
-      const log = logs[0]!;
+      const [log] = logs;
+      if (logs.length !== 1 || log === undefined || (await stat(log).catch(() => null))?.isDirectory()) {
+        await auditFleet(logs, options, filter);
+        return;
+      }
       const input = await receiptLogInput(log);
       try {
         await auditOne(log, input.path, options, filter);

@@ -6,7 +6,7 @@
  * reported INCOMPLETE, naming each line, seq and why. Exit 1 when there are lost pauses or the
  * recording is incomplete, 0 when neither, 2 for input it cannot read.
  */
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { errorMessage } from '../../src/errors.js';
 import { ObservationPipeline } from '../../src/observe/pipeline.js';
@@ -25,6 +25,8 @@ import {
 } from '../../src/tracing/lost-pauses.js';
 import { type LostChain, VerdictChains } from '../../src/observe/verdict-chains.js';
 import { receiptLogInput } from '../collector-input.js';
+import { FleetLedger } from '../../src/receipts/fleet.js';
+import { fleetLogFiles, fleetPauseJson } from '../fleet-logs.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
 import { keyringFromFiles, recordingOption } from '../options.js';
 import { textTableLines } from '../text-table.js';
@@ -311,13 +313,99 @@ async function lostOfSeries(files: string[], options: LostCommandOptions): Promi
   if (series.lost.length > 0) throw new CliExit(EXIT.drift, '');
 }
 
+const FLEET_HEADER = ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'PAUSED IN', 'PAUSE REASON'];
+
+/**
+ * `lost A B ...` (docs/design.md §17): the receipt logs of several recorders as one record. A
+ * pause resumed in another given log is not lost; one open when every log ended is
+ * (`recording_ended`); a resumption that pairs with no given pause is an `orphan`. With `--key`
+ * each log is verified as it is read (a kid with no key fails naming the file).
+ */
+async function lostInFleet(given: readonly string[], options: LostCommandOptions): Promise<void> {
+  if (options.explain || options.recording !== undefined)
+    throw new CliExit(
+      EXIT.usage,
+      `${options.explain ? '--explain' : '--recording'} applies to one file, not to several`,
+    );
+  const files = await fleetLogFiles(given);
+  const keyring = options.key?.length ? await keyringFromFiles(options.key) : undefined;
+  const ledger = new FleetLedger();
+  for (const file of files) {
+    ledger.startLog(file);
+    if (!keyring) {
+      for await (const chunk of readLogChunks(file))
+        for (const raw of chunk) {
+          const line = receiptLine(file, raw, options.allowTornTail ?? false);
+          if (line) ledger.add(line, raw.number);
+        }
+      continue;
+    }
+    const result = await verifyReceiptLog(file, {
+      keyring,
+      allowOpen: true,
+      allowTornTail: options.allowTornTail ?? false,
+      onLine: ({ number, line, hash }) => ledger.add(line, number, hash),
+    });
+    if (!result.ok) {
+      const failure = result.firstError;
+      throw new CliExit(
+        EXIT.usage,
+        `${file}:${failure?.line ?? '?'}: does not verify (${failure?.reason ?? 'unknown'}: ${failure?.message ?? ''})`,
+      );
+    }
+  }
+  const { lost, orphans } = ledger.finish();
+  if (options.json)
+    process.stdout.write(
+      `${JSON.stringify(
+        {
+          files,
+          source: keyring ? 'receipt logs, verified' : 'receipt logs, unverified',
+          lost: lost.map((p) => ({ ...fleetPauseJson(p, null), reason: 'recording_ended' })),
+          orphans: orphans.map((o) => ({ ...o, reason: 'orphan' })),
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  else {
+    const where = `a fleet of ${files.length} logs (${files.join(', ')})`;
+    await writeLines(
+      (function* () {
+        yield lost.length === 0
+          ? `no lost pauses in ${where}`
+          : `${lost.length} lost pause${lost.length === 1 ? '' : 's'} in ${where}`;
+        if (lost.length > 0)
+          yield* textTableLines(FLEET_HEADER, lost, (p) => [
+            p.taskId,
+            p.initiatedBy,
+            'recording_ended',
+            p.pausedAt,
+            `${p.begun.file}:${p.begun.line}`,
+            p.reason === null ? '-' : JSON.stringify(p.reason),
+          ]);
+        for (const o of orphans)
+          yield (
+            `orphan: task ${o.taskId}: ${o.outcome} in ${o.ended.file}:${o.ended.line} (seq ${o.ended.seq}), ` +
+            'naming a pause outside its log that no given log holds'
+          );
+      })(),
+    );
+  }
+  if (lost.length > 0 || orphans.length > 0) throw new CliExit(EXIT.drift, '');
+}
+
 export function registerLost(program: Command): void {
   program
     .command('lost')
-    .description('list pauses that were never resumed, from a recording or a receipt log (exit 1 if any)')
+    .description(
+      'list pauses that were never resumed, from a recording or a receipt log (exit 1 if any); the logs ' +
+        'of a series are read as one log, and other receipt logs (or directories of them) as one fleet: a ' +
+        'pause resumed in another is not lost',
+    )
     .argument(
       '<files...>',
-      'a recording (*.jsonl) or a receipt log (*.receipts.jsonl); several logs, or a directory: a series',
+      'a recording (*.jsonl) or receipt log (*.receipts.jsonl); several, or a directory: a series or a fleet',
     )
     .option('--key <file...>', 'key file(s) to verify a receipt log with first')
     .option(
@@ -330,7 +418,11 @@ export function registerLost(program: Command): void {
     .option('--allow-torn-tail', 'skip a torn last line (a recorder crash) instead of refusing the file')
     .action(async (files: string[], options: LostCommandOptions) => {
       if (await isSeriesArgument(files)) return lostOfSeries(files, options);
-      const file = files[0]!;
+      const [file] = files;
+      if (files.length !== 1 || file === undefined || (await stat(file).catch(() => null))?.isDirectory()) {
+        await lostInFleet(files, options);
+        return;
+      }
       const input = await receiptLogInput(file);
       try {
         await lostOne(file, input.path, options);

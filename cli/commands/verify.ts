@@ -28,6 +28,8 @@ import { checkWitnessQuorum } from '../../src/receipts/witness-check.js';
 import { witnessKeys } from '../witness-options.js';
 import { receiptLogInput } from '../collector-input.js';
 import { noteVerifierOf } from '../../src/receipts/log-tree.js';
+import { FleetLedger } from '../../src/receipts/fleet.js';
+import { fleetLines, fleetLogFiles, fleetPauseJson } from '../fleet-logs.js';
 import { CliExit, EXIT } from '../io.js';
 import { isSeriesArgument, verifySeriesCommand } from '../series-verify.js';
 import {
@@ -79,6 +81,28 @@ export function verifySummary(log: string, result: VerifyResult): string {
   if (result.receiptSignatures === 'unchecked')
     parts.push('receipt HMACs NOT checked (public key only; chain, sequence and checkpoints verified)');
   return parts.join('; ');
+}
+
+/**
+ * Version 5: the resumptions of suspensions outside the log (docs/design.md §17), one line for the
+ * count, then one per reference listed. Not holes: they pair only with another recorder's log.
+ */
+export function outsideLines(log: string, result: VerifyResult): string[] {
+  if (result.outsideCount === 0) return [];
+  const tasks = [...new Set(result.outside.map((o) => o.taskId))];
+  const lines = [
+    `${log}: ${plural(result.outsideCount, 'resumption')} of suspensions outside this log: ` +
+      `task ${tasks.join(', task ')}${result.outside.length < result.outsideCount ? ', ...' : ''}`,
+  ];
+  for (const o of result.outside)
+    lines.push(
+      `${log}:${o.line}: seq ${o.seq}: task ${o.taskId} ${o.outcome}, pause ` +
+        `${o.resumeTokenHash === null ? '' : `token ${o.resumeTokenHash}`}` +
+        `${o.resumeTokenHash !== null && o.pausedAt !== null ? ', ' : ''}` +
+        `${o.pausedAt === null ? '' : `pausedAt ${o.pausedAt}`}` +
+        `${o.resumeTokenHash === null && o.pausedAt === null ? 'identified by its task alone' : ''}`,
+    );
+  return lines;
 }
 
 /** Incomplete entries of a recording named by line; past this many they are only counted. */
@@ -224,10 +248,70 @@ async function checkWitnesses(
   }
 }
 
+/**
+ * `verify A B ...` (docs/design.md §17): each log verified as alone, its lines fed to one ledger
+ * that pairs resumptions of pauses outside their log with the suspensions of the others. Exit 1
+ * when a log fails, or a resumption pairs with nothing given (what a forger would write).
+ */
+async function verifyFleet(
+  given: readonly string[],
+  options: KeyOptions & OpenEndOptions & { json?: boolean; jobs?: string; recording?: string; since?: string },
+): Promise<void> {
+  for (const [option, name] of [
+    [options.recording, '--recording'],
+    [options.checkpoint, '--checkpoint'],
+    [options.since, '--since'],
+  ] as const)
+    if (option !== undefined) throw new CliExit(EXIT.usage, `${name} applies to one log, not to several`);
+  const files = await fleetLogFiles(given);
+  const jobs = options.jobs === undefined ? 1 : integerOption(options.jobs, 'jobs', 1, 256);
+  const ledger = new FleetLedger();
+  const results: Array<{ file: string; result: VerifyResult }> = [];
+  let keyring: Keyring | undefined;
+  for (const file of files) {
+    keyring ??= (await loadVerifyInputs(file, options)).keyring;
+    ledger.startLog(file);
+    const result = await verifyReceiptLog(file, {
+      keyring,
+      jobs,
+      ...openEnd(options),
+      onLine: ({ number, line, hash }) => ledger.add(line, number, hash),
+    });
+    results.push({ file, result });
+  }
+  const verdict = ledger.finish();
+  const ok = results.every((r) => r.result.ok);
+  if (options.json)
+    process.stdout.write(
+      `${JSON.stringify({
+        files: results.map(({ file, result }) => ({ file, ...result })),
+        fleet: ok
+          ? {
+              paired: verdict.paired.map(({ pause, end }) => fleetPauseJson(pause, end)),
+              open: verdict.lost.map((pause) => fleetPauseJson(pause, null)),
+              orphans: verdict.orphans,
+            }
+          : null,
+      })}\n`,
+    );
+  else {
+    const lines = results.flatMap(({ file, result }) => [
+      verifySummary(file, result),
+      ...(result.ok ? outsideLines(file, result) : []),
+    ]);
+    if (ok) lines.push(...fleetLines(files.length, verdict));
+    process.stdout.write(lines.map((l) => `${printable(l)}\n`).join(''));
+  }
+  if (!ok || verdict.orphans.length > 0) throw new CliExit(EXIT.drift, '');
+}
+
 export function registerVerify(program: Command): void {
   withOpenEndOptions(withKeyOptions(program.command('verify')))
-    .description('verify a signed, hash-chained receipt log (streams it in constant memory)')
-    .argument('<logs...>', 'receipt log (*.receipts.jsonl); several, or a directory: the logs of a series')
+    .description(
+      'verify signed, hash-chained receipt logs (streams each in constant memory); several logs, or ' +
+        'directories of them, are one fleet: resumptions of pauses outside a log are paired across them',
+    )
+    .argument('<logs...>', 'receipt logs (*.receipts.jsonl), recordings (their logs beside them) or directories')
     .option('--json', 'print the result as JSON')
     .option(
       '--since <note>',
@@ -254,7 +338,12 @@ export function registerVerify(program: Command): void {
           WitnessOptions & { json?: boolean; jobs?: string; recording?: string; since?: string },
       ) => {
         if (await isSeriesArgument(logs)) return verifySeriesCommand(logs, options, verifySummary);
-        const log = logs[0]!;
+        const [log] = logs;
+        const directory = logs.length === 1 && (await stat(log ?? '').catch(() => null))?.isDirectory() === true;
+        if (logs.length !== 1 || log === undefined || directory) {
+          await verifyFleet(logs, options);
+          return;
+        }
         const input = await receiptLogInput(log);
         try {
           await verifyOne(log, input.path, options);
@@ -299,6 +388,11 @@ async function verifyOne(
           ...(witnessed === undefined ? {} : { witnesses: witnessed }),
         })}\n`
       : `${printable(verifySummary(log, result))}\n` +
+          (result.ok
+            ? outsideLines(log, result)
+                .map((l) => `${printable(l)}\n`)
+                .join('')
+            : '') +
           (recording === undefined ? '' : `${recording.lines.map((l) => printable(l)).join('\n')}\n`) +
           (since === undefined ? '' : `${printable(since.line)}\n`) +
           (witnessed === undefined ? '' : `${printable(witnessed.line)}\n`),

@@ -43,7 +43,7 @@ export interface Evidence {
  * "attribution"): the latest one after the pause opened that can have done it.
  */
 export function attributeAnnounced(
-  s: SuspensionIdentity & { pause: { conditions: ResumeConditions | null } },
+  s: Pick<SuspensionIdentity, 'openSeq'> & { pause: { conditions: ResumeConditions | null } },
   cause: Closing['cause'],
   ev: Evidence,
 ): ControlCall | undefined {

@@ -8,7 +8,7 @@
 import type { ResumeConditions, TaskPause } from '../protocol/types.js';
 import { timeoutMs, triggerMs } from './explanations.js';
 import { buildResumptionDraft, buildSuspensionDraft } from '../receipts/drafts.js';
-import type { SpanRef, SuspensionVia } from '../receipts/types.js';
+import type { OutsideSuspension, SpanRef, SuspensionVia } from '../receipts/types.js';
 import { tokenHashOf } from '../recording/resume-token.js';
 import type { LostPauseReason, SpanAttributes, SpanEvent } from '../tracing/span-events.js';
 import type { EntryRef, Origin } from './fact.js';
@@ -16,6 +16,7 @@ import {
   childSpan,
   lostAttributes,
   lostKey,
+  pauseSpan,
   resumeEndAttributes,
   resumeKey,
   resumeStartAttributes,
@@ -385,6 +386,35 @@ export function resumption(args: {
     next: ended.next,
     out: [...started.out, ...ended.out, { type: 'resumption', key: args.resume.key, suspensionKey: s.key, draft }],
   };
+}
+
+/**
+ * A ResumptionReceipt for a pause this observer never saw begin (docs/design.md §17): it began
+ * outside this recording, and the draft names it by its identity (`outside`). Its Resume span links
+ * to the Suspension span that identity derives ({@link pauseSpan}).
+ */
+export function outsideResumption(args: {
+  taskId: string;
+  outside: OutsideSuspension;
+  resume: ResumeSpan;
+  closing: Closing;
+  entry: { seq: number; at: string };
+}): Step<ResumeSpan> {
+  const { taskId, outside, resume, entry } = args;
+  const span = pauseSpan(taskId, outside);
+  const s: SuspensionIdentity = {
+    key: `outside:${resume.key}`,
+    taskId,
+    openSeq: entry.seq,
+    openAt: entry.at,
+    span,
+    parent: span,
+  };
+  const step = resumption({ s, resume, closing: args.closing, entry });
+  const out = step.out.map((o): ObserverOutput =>
+    o.type === 'resumption' ? { ...o, suspensionKey: null, outside: { ...outside } } : o,
+  );
+  return { next: step.next, out };
 }
 
 /** A live suspension closed by the resumption under `resumeKey`. */

@@ -4,7 +4,7 @@
  * from the recording id and the entry that opened the span, and every attribute name comes from
  * tracing/attributes, so record and replay produce the same trace.
  */
-import type { ResumptionDraft, SpanRef, SuspensionDraft } from '../receipts/types.js';
+import type { OutsideSuspension, ResumptionDraft, SpanRef, SuspensionDraft } from '../receipts/types.js';
 import {
   ATTR_CONTEXT_ID,
   ATTR_GEN_AI_CONVERSATION_ID,
@@ -48,6 +48,19 @@ export const lostKey = (suspension: string): string => `lost:${suspension}`;
 export function rootSpan(recordingId: string, key: string): SpanRef {
   return { traceId: deriveTraceId(recordingId, key), spanId: deriveSpanId(recordingId, key) };
 }
+
+/**
+ * The span a pause's identity names (docs/design.md §17): its ids derive from the task id and the
+ * pause's token hash (else its `pausedAt`), not from a recording, so every recorder that sees the
+ * pause, or only its resume, names the same span.
+ */
+export function pauseSpan(taskId: string, pause: OutsideSuspension): SpanRef {
+  const name = `pause:${taskId}\n${pause.resumeTokenHash ?? `pausedAt:${pause.pausedAt ?? ''}`}`;
+  return { traceId: deriveTraceId(PAUSE_NAMESPACE, name), spanId: deriveSpanId(PAUSE_NAMESPACE, name) };
+}
+
+/** What pause-identity span ids derive from in place of a recording id. */
+const PAUSE_NAMESPACE = 'a2a-replay/pause';
 
 /** A span inside `parent`'s trace whose span id derives from `key`. */
 export function childSpan(recordingId: string, key: string, parent: SpanRef): SpanRef {

@@ -9,6 +9,7 @@
  */
 import type { Binding } from '../protocol/rest-binding.js';
 import type { ResumeConditions } from '../protocol/types.js';
+import type { OutsideSuspension } from '../receipts/types.js';
 import { ATTR_RULE } from '../tracing/attributes.js';
 import type { LostPauseReason, SpanEvent } from '../tracing/span-events.js';
 import { BoundedMap } from '../bounded-map.js';
@@ -25,6 +26,7 @@ import {
   deadlinesOf,
   entryResumeSpan,
   lose,
+  outsideResumption,
   requestPause,
   resumption,
   startResume,
@@ -91,6 +93,11 @@ export interface ObservedTask {
   readonly closers: Map<string, Closer>;
   /** The binding of the latest A2A exchange that named or showed the task: its receipts carry it. */
   binding: Binding;
+  /**
+   * The latest resume of a pause that began outside this recording, once receipted (docs/design.md
+   * §17): its `resumedAt` (null when none was stated), so a later sighting of it adds nothing.
+   */
+  outsideResume: { resumedAt: string | null; seq: number } | undefined;
 }
 
 type SpanRef = SuspensionIdentity['span'];
@@ -203,9 +210,8 @@ export class ObserverStore {
 
   /** A ResumeTask / CancelTask request: a call in flight that may close a pause; its Resume span starts. */
   closerCalled(fact: Extract<Fact, { type: 'ResumeCalled' | 'CancelCalled' }>): void {
-    const known = this.tasks.get(fact.taskId);
-    if (known) known.binding = fact.binding;
     const task = this.task(fact.taskId);
+    task.binding = fact.binding;
     const target =
       fact.type === 'ResumeCalled' ? (this.byToken(task, fact.tokenHash) ?? task.open ?? task.last) : task.open;
     const c = this.#newCloser(fact, target);
@@ -278,6 +284,7 @@ export class ObserverStore {
         keptAside: new Map(),
         closers: new Map(),
         binding: 'JSONRPC',
+        outsideResume: undefined,
       };
       this.tasks.set(taskId, task);
     }
@@ -512,6 +519,18 @@ export class ObserverStore {
     });
     const resume = origin ? this.entryResume(entry, task, origin) : entryResumeSpan(this.ctx, entry);
     this.close(task, { suspension: s, resume, closing, entry });
+  }
+
+  /**
+   * A resume of a pause that began outside this recording (docs/design.md §17): a ResumptionReceipt
+   * naming the pause by its identity; the task remembers it so a later sighting adds nothing.
+   */
+  closeOutside(
+    task: ObservedTask,
+    args: { outside: OutsideSuspension; resume: ResumeSpan; closing: Closing; entry: EntryRef },
+  ): ResumeSpan {
+    task.outsideResume = { resumedAt: args.closing.resumedAt, seq: args.entry.seq };
+    return this.emitStep(outsideResumption({ taskId: task.taskId, ...args }));
   }
 
   lose(

@@ -5,7 +5,13 @@
  * names); span events go to a {@link SpanSink}, `suspension.end` / `resume.end` carrying the hash
  * of the receipt the span produced (docs/design.md §7). Sinks failing never throw into the caller.
  */
-import type { ContinuationDraft, InterruptionDraft, ResumptionDraft, SuspensionDraft } from '../receipts/types.js';
+import type {
+  ContinuationDraft,
+  InterruptionDraft,
+  ResumptionDraft,
+  SuspensionDraft,
+  SuspensionReference,
+} from '../receipts/types.js';
 import type { RecordingEntry } from '../recording/format.js';
 import type { SpanEvent, SpanSink } from '../tracing/span-events.js';
 import type { ObserverFinding } from './findings.js';
@@ -15,8 +21,11 @@ import { type CarriedSuspension, type ObserverOutput, PauseObserver } from './pa
 /** Where drafts are sealed and written (a receipt log writer, or an in-memory chain for replay). */
 export interface ReceiptSink {
   appendSuspension(draft: SuspensionDraft): Promise<{ hash: string }>;
-  /** `suspensionHash`: the hash returned for the suspension this resumption closes (or attempted). */
-  appendResumption(draft: ResumptionDraft, suspensionHash: string): Promise<{ hash: string }>;
+  /**
+   * `suspension`: the hash returned for the suspension this resumption closes (or attempted), or
+   * the pause it ends when that began outside this log (docs/design.md §17).
+   */
+  appendResumption(draft: ResumptionDraft, suspension: SuspensionReference): Promise<{ hash: string }>;
   /**
    * Interruptions and continuations (docs/design.md §14.9), in logs that hold them (format
    * version 5): undefined from a sink whose log holds none, and a sink without them drops them.
@@ -285,6 +294,13 @@ export class ObservationPipeline {
           break;
         }
         case 'resumption': {
+          if (output.suspensionKey === null) {
+            const outside = output.outside;
+            const hash = await this.#append(() => this.#receipts?.appendResumption(output.draft, outside));
+            if (hash !== undefined) this.#closedHashes.set(output.key, hash);
+            this.#release(held, output.key, hash);
+            break;
+          }
           const suspensionHash = this.receiptHash(output.suspensionKey);
           let hash: string | undefined;
           if (suspensionHash === undefined) {

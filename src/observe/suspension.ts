@@ -10,6 +10,7 @@ import type { PauseMode, ResumeConditions } from '../protocol/types.js';
 import type {
   ContinuationDraft,
   InterruptionDraft,
+  OutsideSuspension,
   ResumptionDraft,
   SpanRef,
   SuspensionDraft,
@@ -29,10 +30,25 @@ export type ObserverOutput =
   /** `rule` is the id of the rule that proved the pause (docs/design.md §14.8); never in the draft. */
   | { type: 'suspension'; key: string; draft: SuspensionDraft; rule?: string }
   /**
-   * `suspensionKey` is the key of the `suspension` output this resumption closes (or attempted);
-   * `rule` the id of the rule that decided the end.
+   * `suspensionKey` is the key of the `suspension` output this resumption closes (or attempted),
+   * null when the pause began outside what this observer saw: `outside` then names it
+   * (docs/design.md §17); `rule` the id of the rule that decided the end.
    */
-  | { type: 'resumption'; key: string; suspensionKey: string; draft: ResumptionDraft; rule?: string }
+  | {
+      type: 'resumption';
+      key: string;
+      suspensionKey: string;
+      draft: ResumptionDraft;
+      rule?: string;
+    }
+  | {
+      type: 'resumption';
+      key: string;
+      suspensionKey: null;
+      outside: OutsideSuspension;
+      draft: ResumptionDraft;
+      rule?: string;
+    }
   /** An interruption proven (docs/design.md §14.9); `rule` as for a suspension. */
   | { type: 'interruption'; key: string; draft: InterruptionDraft; rule?: string }
   /** How an interruption ended; `interruptionKey` is the key of the `interruption` output it closes. */

@@ -61,7 +61,8 @@ export class VerdictChains {
       steps.push({ line, seq: f.seq, fact: f.fact, rule: f.rule });
     }
     for (const o of out) {
-      if (o.type === 'resumption' && o.draft.outcome !== 'rejected') this.#steps.delete(o.suspensionKey);
+      if (o.type === 'resumption' && o.suspensionKey !== null && o.draft.outcome !== 'rejected')
+        this.#steps.delete(o.suspensionKey);
       if (o.type !== 'span' || o.event.type !== 'lost') continue;
       const e = o.event;
       const rule = e.attributes[ATTR_RULE];

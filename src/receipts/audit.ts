@@ -141,7 +141,7 @@ export class AuditCollector {
         return;
       }
       case 'ResumptionReceipt': {
-        const row = this.#rows.get(line.suspension);
+        const row = line.suspension === null ? undefined : this.#rows.get(line.suspension);
         if (!row) {
           this.#orphans++;
           return;

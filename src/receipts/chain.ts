@@ -24,6 +24,7 @@ import {
   type ReceiptLogHeader,
   type ReceiptLogLine,
   type ReceiptLogVersion,
+  type SuspensionReference,
   type ReceiptSignature,
   type RecordingBinding,
   type ResumptionDraft,
@@ -215,10 +216,30 @@ export class ReceiptChain {
     return this.#append<SuspensionReceipt>(Object.assign({}, draft, { seq: this.#seq + 1, prev: this.#head }));
   }
 
-  /** `suspensionHash`: the hash returned when the suspension this resumption closes was sealed. */
-  sealResumption(draft: ResumptionDraft, suspensionHash: string): SealedReceipt<ResumptionReceipt> {
+  /**
+   * `suspension`: the hash returned when the suspension this resumption closes was sealed, or,
+   * from version 5, the pause it ends when that lies outside this log (docs/design.md §17).
+   */
+  sealResumption(draft: ResumptionDraft, suspension: SuspensionReference): SealedReceipt<ResumptionReceipt> {
+    const inLog = typeof suspension === 'string';
+    if (this.header.line.version < 5) {
+      if (!inLog)
+        throw new A2aReplayError(
+          'INVALID_ARGUMENT',
+          `a version-${this.header.line.version} log cannot name a suspension outside it (task ${draft.taskId})`,
+        );
+      return this.#append<ResumptionReceipt>(
+        Object.assign({}, draft, { suspension, seq: this.#seq + 1, prev: this.#head }),
+      );
+    }
+    const outside = inLog ? null : { pausedAt: suspension.pausedAt, resumeTokenHash: suspension.resumeTokenHash };
     return this.#append<ResumptionReceipt>(
-      Object.assign({}, draft, { suspension: suspensionHash, seq: this.#seq + 1, prev: this.#head }),
+      Object.assign({}, draft, {
+        suspension: inLog ? suspension : null,
+        outside,
+        seq: this.#seq + 1,
+        prev: this.#head,
+      }),
     );
   }
 

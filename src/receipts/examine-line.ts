@@ -18,6 +18,7 @@ import { type ScannedLine, scanReceiptLine } from './scan-line.js';
 import { type SignatureCheck, checkCheckpointSignature, checkReceiptSignature } from './signing.js';
 import type {
   CheckpointSignature,
+  OutsideSuspension,
   ReceiptLogHeader,
   ReceiptLogLine,
   RecordingBinding,
@@ -35,8 +36,11 @@ export type LineFacts =
       prev: string;
       kid: string;
       taskId: string;
-      suspension: string;
+      /** Null (version 5) when the suspension lies outside the log. */
+      suspension: string | null;
       outcome: ResumeOutcome;
+      /** Version 5: the pause outside the log, or null; undefined before version 5 (no `outside` member). */
+      outside: OutsideSuspension | null | undefined;
     }
   /** Version 5 (docs/design.md §14.9). */
   | { type: 'InterruptionReceipt'; seq: number; prev: string; kid: string; taskId: string }
@@ -98,6 +102,7 @@ function factsOf(line: ReceiptLogLine): LineFacts {
         taskId: line.taskId,
         suspension: line.suspension,
         outcome: line.outcome,
+        outside: line.outside,
       };
     case 'Checkpoint':
       return {
@@ -207,6 +212,7 @@ export function packExamined(examined: ExaminedLine, out: unknown[]): void {
         facts.taskId,
         facts.suspension,
         facts.outcome,
+        facts.outside,
       );
       return;
     case 'Checkpoint':
@@ -262,8 +268,9 @@ export function unpackExamined(packed: readonly unknown[], each: (examined: Exam
           taskId: v[i + 7]!,
           suspension: v[i + 8]!,
           outcome: v[i + 9]!,
+          outside: v[i + 10]!,
         };
-        i += 10;
+        i += 11;
         break;
       case 2:
         facts = {

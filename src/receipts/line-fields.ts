@@ -22,14 +22,16 @@ import {
 } from './types.js';
 
 /**
- * The kinds of line: the header, the two receipts, and checkpoints of format version 2, 3 and 4
- * (`checkpoint` is version 3's; version 4 adds the checkpoint note).
+ * The kinds of line: the header, the two receipts (a version-5 resumption adds `outside`), and
+ * checkpoints of format version 2, 3 and 4 (`checkpoint` is version 3's; version 4 adds the
+ * checkpoint note).
  */
 export type LineKind =
   | 'header'
   | 'header-v5'
   | 'suspension'
   | 'resumption'
+  | 'resumption-v5'
   | 'interruption'
   | 'continuation'
   | 'checkpoint-v2'
@@ -42,6 +44,7 @@ export const LINE_TYPES = {
   'header-v5': 'ReceiptLog',
   suspension: 'SuspensionReceipt',
   resumption: 'ResumptionReceipt',
+  'resumption-v5': 'ResumptionReceipt',
   interruption: 'InterruptionReceipt',
   continuation: 'ContinuationReceipt',
   'checkpoint-v2': 'Checkpoint',
@@ -72,6 +75,8 @@ export type FieldShape =
   | { kind: 'span' }
   /** `{suspension: span, pipeline: span | null}`. */
   | { kind: 'links' }
+  /** A version-5 resumption's pause outside its log: `{pausedAt: text | null, resumeTokenHash: hash | null}`. */
+  | { kind: 'outside' }
   /** `{alg, kid, value}`, `alg` one of `algs`. */
   | { kind: 'sig'; algs: readonly string[] }
   /** A closing checkpoint's `{id, lastLineHash, lines}` (docs/design.md §6). */
@@ -114,9 +119,11 @@ export interface LineField {
   held?: true;
 }
 
-const RECEIPTS: readonly LineKind[] = ['suspension', 'resumption', 'interruption', 'continuation'];
+const RECEIPTS: readonly LineKind[] = ['suspension', 'resumption', 'resumption-v5', 'interruption', 'continuation'];
 const SUSPENSION: readonly LineKind[] = ['suspension'];
-const RESUMPTION: readonly LineKind[] = ['resumption'];
+const RESUMPTION: readonly LineKind[] = ['resumption', 'resumption-v5'];
+const RESUMPTION_V4: readonly LineKind[] = ['resumption'];
+const RESUMPTION_V5: readonly LineKind[] = ['resumption-v5'];
 // Version 5 (docs/design.md §6, §14.9).
 const INTERRUPTION: readonly LineKind[] = ['interruption'];
 const CONTINUATION: readonly LineKind[] = ['continuation'];
@@ -146,7 +153,9 @@ export const LINE_FIELDS: readonly LineField[] = [
   // Receipts.
   { name: 'seq', shape: { kind: 'integer', min: 1 }, nullable: false, kinds: RECEIPTS },
   { name: 'prev', shape: hash, nullable: false, kinds: RECEIPTS },
-  { name: 'suspension', shape: hash, nullable: false, kinds: RESUMPTION, held: true },
+  { name: 'suspension', shape: hash, nullable: false, kinds: RESUMPTION_V4, held: true },
+  // Version 5: null when the suspension lies outside the log, which `outside` then names.
+  { name: 'suspension', shape: hash, nullable: true, kinds: RESUMPTION_V5, held: true },
   { name: 'taskId', shape: text, nullable: false, kinds: RECEIPTS, bounded: true, held: true },
   { name: 'interruption', shape: hash, nullable: false, kinds: CONTINUATION, held: true },
   { name: 'contextId', shape: text, nullable: true, kinds: [...SUSPENSION, ...INTERRUPTION], bounded: true },
@@ -190,6 +199,7 @@ export const LINE_FIELDS: readonly LineField[] = [
   { name: 'interruptionSpan', shape: { kind: 'span' }, nullable: false, kinds: CONTINUATION },
   { name: 'binding', shape: { kind: 'enum', values: RECEIPT_BINDINGS }, nullable: false, kinds: RECEIPTS },
   { name: 'repaired', shape: { kind: 'repaired' }, nullable: false, kinds: RECEIPTS },
+  { name: 'outside', shape: { kind: 'outside' }, nullable: true, kinds: RESUMPTION_V5 },
   // Checkpoints (docs/design.md §6: version 3 adds `final` and `recording`, version 4 `note`).
   { name: 'size', shape: { kind: 'integer', min: 0 }, nullable: false, kinds: CHECKPOINTS },
   { name: 'root', shape: hash, nullable: false, kinds: CHECKPOINTS },
@@ -224,6 +234,7 @@ function byKind<T>(of: (kind: LineKind) => T): Record<LineKind, T> {
     'header-v5': of('header-v5'),
     suspension: of('suspension'),
     resumption: of('resumption'),
+    'resumption-v5': of('resumption-v5'),
     interruption: of('interruption'),
     continuation: of('continuation'),
     'checkpoint-v2': of('checkpoint-v2'),

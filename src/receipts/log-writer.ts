@@ -34,6 +34,7 @@ import type {
   InterruptionDraft,
   InterruptionReceipt,
   RecordingBinding,
+  SuspensionReference,
   ResumptionDraft,
   ResumptionReceipt,
   SeriesLink,
@@ -192,9 +193,12 @@ export class ReceiptLogWriter {
   }
 
   /** `suspensionHash`: the `hash` that `appendSuspension` returned for the pause this one closes. */
-  async appendResumption(draft: ResumptionDraft, suspensionHash: string): Promise<AppendResult<ResumptionReceipt>> {
+  async appendResumption(
+    draft: ResumptionDraft,
+    suspension: SuspensionReference,
+  ): Promise<AppendResult<ResumptionReceipt>> {
     this.#assertOpen();
-    const sealed = this.chain.sealResumption(draft, suspensionHash);
+    const sealed = this.chain.sealResumption(draft, suspension);
     await this.#append(sealed.checkpoint ? [sealed.receipt, sealed.checkpoint] : [sealed.receipt]);
     return { receipt: sealed.receipt.line, hash: sealed.receipt.hash };
   }

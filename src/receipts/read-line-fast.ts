@@ -12,7 +12,7 @@
  */
 import { isRecord } from '../protocol/read.js';
 import { type FieldShape, type LineKind, canonicalOrderOf, fieldsOf, blankLineOf } from './line-fields.js';
-import type { ReceiptLogLine, RecordingBinding, ResumptionReceipt, SpanRef } from './types.js';
+import type { OutsideSuspension, ReceiptLogLine, RecordingBinding, ResumptionReceipt, SpanRef } from './types.js';
 
 /** 1 at the char codes of `0-9a-f`: a table look-up per char is cheaper here than a regex test. */
 const LOWER_HEX = new Uint8Array(128);
@@ -29,6 +29,7 @@ const BINDING_ORDER = ['id', 'lastLineHash', 'lines'];
 const SPAN_ORDER = ['spanId', 'traceId'];
 const SIG_ORDER = ['alg', 'kid', 'value'];
 const LINKS_ORDER = ['pipeline', 'suspension'];
+const OUTSIDE_ORDER = ['pausedAt', 'resumeTokenHash'];
 
 /** `r`'s enumerable keys are exactly `order`, in that order. */
 function keysAre(r: Record<string, unknown>, order: readonly string[]): boolean {
@@ -93,6 +94,14 @@ function linksOf(value: unknown): ResumptionReceipt['links'] | null {
   return { suspension, pipeline };
 }
 
+function outsideOf(value: unknown): OutsideSuspension | null {
+  if (!isRecord(value) || !keysAre(value, OUTSIDE_ORDER)) return null;
+  const { pausedAt, resumeTokenHash } = value;
+  if (pausedAt !== null && typeof pausedAt !== 'string') return null;
+  if (resumeTokenHash !== null && !isHash(resumeTokenHash)) return null;
+  return { pausedAt, resumeTokenHash };
+}
+
 function bindingOf(value: unknown): RecordingBinding | null {
   if (!isRecord(value) || !keysAre(value, BINDING_ORDER)) return null;
   const { id, lastLineHash, lines } = value;
@@ -125,6 +134,8 @@ function shapeOf(shape: FieldShape, value: unknown): unknown {
       return spanOf(value) ?? INVALID;
     case 'links':
       return linksOf(value) ?? INVALID;
+    case 'outside':
+      return outsideOf(value) ?? INVALID;
     case 'sig':
       return sigOf(value, shape.algs) ?? INVALID;
     case 'recording-binding':
@@ -171,7 +182,7 @@ export function readReceiptLineFast(value: unknown): ReceiptLogLine | null {
     case 'SuspensionReceipt':
       return lineOf(value, 'suspension');
     case 'ResumptionReceipt':
-      return lineOf(value, 'resumption');
+      return lineOf(value, 'outside' in value ? 'resumption-v5' : 'resumption');
     case 'InterruptionReceipt':
       return lineOf(value, 'interruption');
     case 'ContinuationReceipt':

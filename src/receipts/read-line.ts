@@ -20,6 +20,7 @@ import {
 import { type FieldShape, type LineKind, fieldsOf, blankLineOf } from './line-fields.js';
 import { readReceiptLineFast } from './read-line-fast.js';
 import type {
+  OutsideSuspension,
   RecordingBinding,
   ReceiptLogHeader,
   ReceiptLogLine,
@@ -184,6 +185,8 @@ function readShape(shape: FieldShape, value: unknown, field: string): unknown {
       return span(value, field);
     case 'links':
       return readLinks(value);
+    case 'outside':
+      return readOutside(value);
     case 'sig':
       return sig(value, field, shape.algs);
     case 'recording-binding':
@@ -210,6 +213,15 @@ function readShape(shape: FieldShape, value: unknown, field: string): unknown {
       return never;
     }
   }
+}
+
+function readOutside(value: unknown): OutsideSuspension {
+  const r = object(value, 'outside');
+  exactKeys(r, 'outside', ['pausedAt', 'resumeTokenHash']);
+  return {
+    pausedAt: nullable(r.pausedAt, (v) => string(v, 'outside.pausedAt')),
+    resumeTokenHash: nullable(r.resumeTokenHash, (v) => hash(v, 'outside.resumeTokenHash')),
+  };
 }
 
 function readRecordingBinding(value: unknown): RecordingBinding {
@@ -284,7 +296,7 @@ export function readReceiptLogLineByFields(value: unknown): ParseResult<ReceiptL
       case 'SuspensionReceipt':
         return readKind(r, 'suspension');
       case 'ResumptionReceipt':
-        return readKind(r, 'resumption');
+        return readKind(r, 'outside' in r ? 'resumption-v5' : 'resumption');
       case 'InterruptionReceipt':
         return readKind(r, 'interruption');
       case 'ContinuationReceipt':

@@ -11,8 +11,9 @@ export const RECEIPT_FORMAT = 'a2a-replay.receipts';
 /**
  * The format version this build writes: 3 marks the closing checkpoint and binds it to its
  * recording; 4 adds each checkpoint's C2SP note over the Merkle tree of the lines before it; 5
- * adds the header's `series` link to the log it continues (docs/design.md §6, "Series") and the
- * interruption and continuation receipts (docs/design.md §6).
+ * adds the header's `series` link to the log it continues (docs/design.md §6, "Series"), the
+ * interruption and continuation receipts (docs/design.md §6), and lets a ResumptionReceipt name a
+ * suspension outside its log (`outside`, docs/design.md §17).
  */
 export const RECEIPT_VERSION = 5;
 /** The format versions this build reads: 2 (checkpoints without `final` and `recording`), 3, 4 and 5. */
@@ -152,12 +153,28 @@ export type ResumeReceiptCause = (typeof RESUME_RECEIPT_CAUSES)[number];
 export const RESUME_OUTCOMES = ['resumed', 'canceled', 'failed', 'rejected'] as const;
 export type ResumeOutcome = (typeof RESUME_OUTCOMES)[number];
 
+/**
+ * The pause a resumption ends when its SuspensionReceipt is not in the same log (docs/design.md
+ * §17): with the receipt's `taskId`, the pause identity as far as the resume showed it. Either
+ * member may be null (a resume announced on a stream shows no token), not both unknown ones
+ * guessed: what was not seen is null.
+ */
+export interface OutsideSuspension {
+  /** The peer's `pause.pausedAt`, when the resume showed it. */
+  pausedAt: string | null;
+  /** hashCanonical(resumeToken), when the resume carried the token. */
+  resumeTokenHash: string | null;
+}
+
 export interface ResumptionReceipt {
   type: 'ResumptionReceipt';
   seq: number;
   prev: string;
-  /** Hash of the SuspensionReceipt line this one closes (or, when rejected, attempted). */
-  suspension: string;
+  /**
+   * Hash of the SuspensionReceipt line this one closes (or, when rejected, attempted); null (from
+   * version 5) when that suspension lies outside this log, which `outside` then names.
+   */
+  suspension: string | null;
   taskId: string;
   cause: ResumeReceiptCause;
   outcome: ResumeOutcome;
@@ -182,6 +199,11 @@ export interface ResumptionReceipt {
   binding: ReceiptBinding;
   /** As on {@link SuspensionReceipt}. */
   repaired: string[];
+  /**
+   * Version 5: the pause this resumption ends when it began outside this log, else null. Absent
+   * before version 5.
+   */
+  outside?: OutsideSuspension | null;
   sig: ReceiptSignature;
 }
 
@@ -247,7 +269,9 @@ export type Receipt = SuspensionReceipt | ResumptionReceipt | InterruptionReceip
 
 /** A receipt as the observer derives it: no chain position, no signature yet. */
 export type SuspensionDraft = Omit<SuspensionReceipt, 'seq' | 'prev' | 'sig'>;
-export type ResumptionDraft = Omit<ResumptionReceipt, 'seq' | 'prev' | 'sig' | 'suspension'>;
+export type ResumptionDraft = Omit<ResumptionReceipt, 'seq' | 'prev' | 'sig' | 'suspension' | 'outside'>;
+/** What a resumption is sealed against: its suspension's receipt hash, or the pause outside the log. */
+export type SuspensionReference = string | OutsideSuspension;
 export type InterruptionDraft = Omit<InterruptionReceipt, 'seq' | 'prev' | 'sig'>;
 export type ContinuationDraft = Omit<ContinuationReceipt, 'seq' | 'prev' | 'sig' | 'interruption'>;
 

@@ -7,6 +7,7 @@
 import { BoundedMap } from '../bounded-map.js';
 import { A2aReplayError } from '../errors.js';
 import { type Examined, type ExaminedLine, type LineFacts, examineLine } from './examine-line.js';
+import { type OutsideReference, OutsideReferences, resumptionReferenceProblem } from './outside-references.js';
 import type { Keyring } from './keys.js';
 import { type RawLine, readLogChunks, splitLogBytes } from './log-reader.js';
 import { LogTree, logOrigin } from './log-tree.js';
@@ -16,7 +17,7 @@ import { checkCheckpointSignature } from './signing.js';
 import { verifyWithWorkers } from './verify-jobs.js';
 import type { Checkpoint, ReceiptLogHeader, ReceiptLogLine, ReceiptLogVersion, RecordingBinding } from './types.js';
 import { InterruptionLedger } from './verify-interruptions.js';
-import type { VerifyFailure, VerifyFailureReason } from './verify-failure.js';
+import { type VerifyFailure, type VerifyFailureReason, anchorSignatureFailure } from './verify-failure.js';
 
 /**
  * How many closed suspensions a rejected resume attempt may still name (a double resume, a late
@@ -67,6 +68,12 @@ export interface VerifyResult {
    */
   notes: number;
   origin: string | null;
+  /**
+   * Version 5: resumptions of suspensions outside this log (docs/design.md §17), counted; the
+   * first {@link OUTSIDE_LISTED} listed. Not holes: another recorder's log holds their suspensions.
+   */
+  outsideCount: number;
+  outside: OutsideReference[];
   firstError?: VerifyFailure;
 }
 
@@ -134,27 +141,12 @@ export class ReceiptLogVerifier {
   #notes = 0;
   #headerHash: string | null = null;
   #lastCheckpoint: { size: number; root: string; note: string | null } | null = null;
+  #outside = new OutsideReferences();
 
   constructor(options: VerifyOptions) {
     this.#options = options;
     if (options.anchor) {
-      const { sig, ...body } = options.anchor;
-      const check = checkCheckpointSignature(body, sig, options.keyring);
-      if (check !== 'ok') {
-        this.#error = {
-          line: 0,
-          reason: check === 'unknown_kid' ? 'unknown_kid' : 'bad_signature',
-          message:
-            check === 'unchecked'
-              ? `the outside checkpoint is HMAC-signed by ${sig.kid}, and no HMAC key for it was given`
-              : check === 'unknown_kid'
-                ? options.keyring.get(sig.kid)
-                  ? `the outside checkpoint is ${sig.alg}-signed by ${sig.kid}, and the key given for it holds no ` +
-                    'Ed25519 public key'
-                  : `the outside checkpoint is signed by kid ${sig.kid}, which no given key has`
-                : 'the outside checkpoint has a bad signature',
-        };
-      }
+      this.#error = anchorSignatureFailure(options.anchor, options.keyring);
       if (options.anchor.size === 0) this.#lineAtAnchorSize = 1;
     }
   }
@@ -191,6 +183,7 @@ export class ReceiptLogVerifier {
     this.#tree = other.#tree?.clone() ?? null;
     this.#origin = other.#origin;
     this.#notes = other.#notes;
+    this.#outside = other.#outside.clone();
     this.#headerHash = other.#headerHash;
     this.#lastCheckpoint = other.#lastCheckpoint;
   }
@@ -293,6 +286,8 @@ export class ReceiptLogVerifier {
       tornTail: this.#tornTail,
       notes: this.#notes,
       origin: this.#origin,
+      outsideCount: this.#outside.count,
+      outside: [...this.#outside.listed],
       ...(this.#error ? { firstError: this.#error } : {}),
     };
   }
@@ -451,7 +446,7 @@ export class ReceiptLogVerifier {
         if (!header.kids.includes(kid))
           return fail('unknown_kid', `line ${n} is signed by kid ${kid}, which the header does not declare`);
         if (facts.type === 'ResumptionReceipt') {
-          const unknown = this.#checkSuspension(facts, n);
+          const unknown = this.#checkResumption(facts, n, header);
           if (unknown) return unknown;
         }
         if (facts.type === 'InterruptionReceipt' || facts.type === 'ContinuationReceipt') {
@@ -531,12 +526,33 @@ export class ReceiptLogVerifier {
   }
 
   /**
+   * Version 5 gives every resumption an `outside` member, which names the suspension when it lies
+   * outside the log (then `suspension` is null); earlier versions have neither. An outside
+   * reference is counted and listed, never a hole; any other resumption names a suspension here.
+   */
+  #checkResumption(
+    line: Extract<LineFacts, { type: 'ResumptionReceipt' }>,
+    n: number,
+    header: ReceiptLogHeader,
+  ): VerifyFailure | null {
+    const { outside, suspension } = line;
+    const problem = resumptionReferenceProblem(header.version, suspension, outside);
+    if (problem) return { line: n, reason: 'malformed_line', message: `line ${n}: ${problem}` };
+    if (suspension !== null) return this.#checkSuspension(line, suspension, n);
+    if (outside) this.#outside.add({ line: n, seq: line.seq, taskId: line.taskId, outcome: line.outcome, ...outside });
+    return null;
+  }
+
+  /**
    * A resumption names the hash of an earlier SuspensionReceipt of the same task in this log: one
    * still open when it closes it (resumed, canceled, failed), open or recently closed when it is a
    * rejected attempt. Called once the line passed every other check; records what it changes.
    */
-  #checkSuspension(line: Extract<LineFacts, { type: 'ResumptionReceipt' }>, n: number): VerifyFailure | null {
-    const { suspension } = line;
+  #checkSuspension(
+    line: Extract<LineFacts, { type: 'ResumptionReceipt' }>,
+    suspension: string,
+    n: number,
+  ): VerifyFailure | null {
     const openTask = this.#open.get(suspension);
     const closedTask = openTask === undefined ? this.#closed.peek(suspension) : undefined;
     const task = openTask ?? closedTask;

@@ -122,7 +122,7 @@ class ReceiptRows {
         key: `${line.taskId}\n${line.entries.join(',')}`,
       });
     } else if (line.type === 'ResumptionReceipt') {
-      const o = this.#observed.get(line.suspension);
+      const o = line.suspension === null ? undefined : this.#observed.get(line.suspension);
       if (!o) return;
       o.lastSeq = line.seq;
       if (line.outcome === 'rejected') o.rejected.push(Date.parse(line.observedAt));

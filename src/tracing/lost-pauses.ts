@@ -171,7 +171,7 @@ export class OpenSuspensions {
         this.#open.set(hash ?? sealLine(line).hash, line);
         return;
       case 'ResumptionReceipt':
-        if (line.outcome !== 'rejected') this.#open.delete(line.suspension);
+        if (line.outcome !== 'rejected' && line.suspension !== null) this.#open.delete(line.suspension);
         return;
       case 'InterruptionReceipt':
         this.#interrupted.set(hash ?? sealLine(line).hash, line);

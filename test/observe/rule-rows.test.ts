@@ -65,23 +65,65 @@ describe('task rows', () => {
     expect(spans(out, 'suspension.start')).toEqual([]);
   });
 
-  it('task/announce-unmatched: a resume announced for a task never seen paused is a finding', () => {
+  it('task/announce-outside: a resume announced for a task never seen paused ends a pause outside', () => {
     const e = new Entries();
     stream(e);
     e.event('s1', resumed({ cause: 'explicit_resume', resumedAt: '2026-04-30T12:35:00.000Z' }));
     const { out, fired } = run(e.list);
-    expect(fired).toContain('task/announce-unmatched');
-    expect(findings(out).map((f) => f.code)).toContain('unmatched-resume');
-    expect(resumptions(out)).toEqual([]);
+    expect(fired).toContain('task/announce-outside');
+    expect(findings(out).map((f) => f.code)).not.toContain('unmatched-resume');
+    expect(resumptions(out)).toMatchObject([
+      { taskId: TASK, cause: 'explicit_resume', outcome: 'resumed', resumedAt: '2026-04-30T12:35:00.000Z' },
+    ]);
+    expect(out.find((o) => o.type === 'resumption')).toMatchObject({
+      suspensionKey: null,
+      outside: { pausedAt: null, resumeTokenHash: null },
+    });
   });
 
-  it('task/fire-unmatched: a FireEvent answer listing a task with no pause observed is a finding', () => {
+  it('task/announce-repeated: the same outside resume shown again adds no receipt', () => {
+    const e = new Entries();
+    stream(e);
+    e.event('s1', resumed({ cause: 'explicit_resume', resumedAt: '2026-04-30T12:35:00.000Z' }));
+    e.event('s1', resumed({ cause: 'explicit_resume', resumedAt: '2026-04-30T12:35:00.000Z' }));
+    const { out, fired } = run(e.list);
+    expect(fired).toContain('task/announce-repeated');
+    expect(resumptions(out)).toHaveLength(1);
+  });
+
+  it('task/announce-awaits-resume-call: a resume announced with a ResumeTask in flight waits for its answer', () => {
+    const e = new Entries();
+    stream(e);
+    e.request('r1', 'ResumeTask', { taskId: TASK, resumeToken: TOKEN });
+    e.event('s1', resumed({ cause: 'explicit_resume', resumedAt: '2026-04-30T12:35:00.000Z' }));
+    e.result('r1', resumeResult('2026-04-30T12:35:00.000Z'));
+    const { out, fired } = run(e.list);
+    expect(fired).toContain('task/announce-awaits-resume-call');
+    expect(fired).toContain('resume-call/answered-outside');
+    expect(resumptions(out)).toHaveLength(1);
+  });
+
+  it('task/fire-outside: a FireEvent answer listing a task with no pause observed ends a pause outside', () => {
     const e = new Entries();
     e.control('c1', 'FireEvent', { name: 'approval' });
     e.result('c1', { resumed: [TASK] });
     const { out, fired } = run(e.list);
-    expect(fired).toEqual(['task/fire-unmatched']);
-    expect(findings(out)[0]?.message).toMatch(/resumed task .* but no pause of it was observed/);
+    expect(fired).toEqual(['task/fire-outside']);
+    expect(resumptions(out)).toMatchObject([
+      { taskId: TASK, cause: 'condition_fired', outcome: 'resumed', inferred: true, resumedAt: null },
+    ]);
+    expect(findings(out)).toEqual([]);
+  });
+
+  it('task/fire-repeated: a FireEvent answer after the stream showed its outside resume adds no receipt', () => {
+    const e = new Entries();
+    stream(e);
+    e.control('c1', 'FireEvent', { name: 'approval' });
+    e.event('s1', resumed({ cause: 'condition_fired', resumedAt: '2026-04-30T12:35:00.000Z' }));
+    e.result('c1', { resumed: [TASK] });
+    const { out, fired } = run(e.list);
+    expect(fired).toContain('task/fire-repeated');
+    expect(resumptions(out)).toHaveLength(1);
   });
 });
 
@@ -233,10 +275,28 @@ describe('resuming and resume-call rows', () => {
     expect(resumptions(out)).toMatchObject([{ cause: 'explicit_resume', outcome: 'resumed', principal: null }]);
   });
 
-  it('resume-call/answered-unmatched: a ResumeTask succeeds for a task with no open pause', () => {
+  it('resume-call/answered-outside: a ResumeTask succeeds with a token naming no pause seen here', () => {
     const e = new Entries();
     e.request('r1', 'ResumeTask', { taskId: TASK, resumeToken: TOKEN });
     e.result('r1', resumeResult('2026-04-30T12:36:00.000Z'));
+    const { out, fired } = run(e.list);
+    expect(fired).toContain('resume-call/answered-outside');
+    expect(findings(out)).toEqual([]);
+    const resumption = out.find((o) => o.type === 'resumption');
+    expect(resumption).toMatchObject({
+      suspensionKey: null,
+      outside: { pausedAt: null, resumeTokenHash: expect.stringMatching(/^sha256:/) as unknown },
+      draft: { taskId: TASK, cause: 'explicit_resume', outcome: 'resumed', resumedAt: '2026-04-30T12:36:00.000Z' },
+    });
+  });
+
+  it('resume-call/answered-unmatched: a ResumeTask succeeds for a pause already resumed', () => {
+    const e = new Entries();
+    pausedByCall(e);
+    e.request('r1', 'ResumeTask', { taskId: TASK, resumeToken: TOKEN });
+    e.result('r1', resumeResult('2026-04-30T12:36:00.000Z'));
+    e.request('r2', 'ResumeTask', { taskId: TASK, resumeToken: TOKEN });
+    e.result('r2', resumeResult('2026-04-30T12:37:00.000Z'));
     const { out, fired } = run(e.list);
     expect(fired).toContain('resume-call/answered-unmatched');
     expect(findings(out).map((f) => f.code)).toContain('unmatched-resume');

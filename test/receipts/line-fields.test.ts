@@ -16,6 +16,7 @@ const long = 'x'.repeat(RECEIPT_TEXT_MAX + 1);
 const CUT = {
   suspension: ['contextId', 'pausedAt', 'pausedUntil', 'principal', 'reason', 'taskId'],
   resumption: ['principal', 'resumedAt', 'taskId'],
+  'resumption-v5': ['principal', 'resumedAt', 'taskId'],
 };
 
 function kindOf(line: Record<string, unknown>): LineKind {
@@ -25,7 +26,7 @@ function kindOf(line: Record<string, unknown>): LineKind {
     case 'SuspensionReceipt':
       return 'suspension';
     case 'ResumptionReceipt':
-      return 'resumption';
+      return 'outside' in line ? 'resumption-v5' : 'resumption';
     default:
       return 'note' in line ? 'checkpoint-v4' : 'final' in line ? 'checkpoint' : 'checkpoint-v2';
   }
@@ -54,6 +55,7 @@ describe('the members of a receipt log line', () => {
       'header',
       'header-v5',
       'resumption',
+      'resumption-v5',
       'suspension',
     ]);
   });
@@ -83,10 +85,11 @@ describe('the members of a receipt log line', () => {
       span,
       links: { suspension: span },
     });
-    const chained = ['seq', 'prev', 'sig', 'suspension'];
+    const chained = ['seq', 'prev', 'sig', 'suspension', 'outside'];
     for (const [kind, draft] of [
       ['suspension', suspension],
       ['resumption', resumption],
+      ['resumption-v5', resumption],
     ] as const) {
       const fields = fieldsOf(kind).filter((f) => !chained.includes(f.name));
       expect(Object.keys(draft)).toEqual(fields.map((f) => f.name));

@@ -122,9 +122,30 @@ export const RESUME_CALL_RULES: RuleTable<ResumeCallCase> = {
   subject: (x) => ({ taskId: x.task.taskId, suspension: x.closer.target?.key }),
   rows: [
     rule<ResumeCallCase, 'ResumeAnswered'>(
+      'resume-call/answered-outside',
+      'ResumeAnswered',
+      'a ResumeTask succeeded and its token names no pause this recording saw: the pause began outside it',
+      (c) =>
+        c.closer.kind === 'resume' &&
+        c.closer.tokenHash !== null &&
+        c.store.byToken(c.task, c.closer.tokenHash) === undefined,
+      (c) => {
+        const { closer, fact } = c;
+        const closing = closingOfCall(closer, {
+          cause: fact.cause,
+          outcome: 'resumed',
+          resumedAt: fact.resumedAt,
+          entries: [closer.seq, fact.entry.seq],
+        });
+        const outside = { pausedAt: null, resumeTokenHash: closer.tokenHash };
+        closer.resume = c.store.closeOutside(c.task, { outside, resume: closer.resume, closing, entry: fact.entry });
+        closer.settled = `outside:${closer.resume.key}`;
+      },
+    ),
+    rule<ResumeCallCase, 'ResumeAnswered'>(
       'resume-call/answered-unmatched',
       'ResumeAnswered',
-      'a ResumeTask succeeded but no open pause of the task was observed: a finding, no receipt',
+      'a ResumeTask succeeded for a pause this recording saw end already (or with no token): a finding, no receipt',
       true,
       (c) => {
         const { entry, taskId } = c.fact;

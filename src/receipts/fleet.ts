@@ -1,0 +1,152 @@
+/**
+ * @module receipts/fleet
+ * One record across the receipt logs of several recorders in front of one peer (docs/design.md
+ * §17): each log's lines are taken as they are read; suspensions no resumption of their own log
+ * closed are kept, and so are resumptions naming a pause outside their log; at the end each such
+ * resumption is paired with a suspension of any given log by the pause identity (task id, token
+ * hash, `pausedAt`), never by the recorders' clocks. What no pairing closes is lost; a resumption
+ * that pairs with nothing given is an orphan. Memory is the open pauses and the outside
+ * references, not the logs. Pure: no I/O, no clock.
+ */
+import { sealLine } from './chain.js';
+import type { ReceiptLogLine, ResumeOutcome } from './types.js';
+
+/** Where a line is: the file given and its 1-based line. */
+export interface FleetPlace {
+  file: string;
+  line: number;
+}
+
+/** A pause that began in one of the logs: its SuspensionReceipt. */
+export interface FleetPause {
+  taskId: string;
+  initiatedBy: string;
+  principal: string | null;
+  reason: string | null;
+  pausedAt: string;
+  resumeTokenHash: string | null;
+  begun: FleetPlace & { seq: number };
+}
+
+/** A resumption of a pause outside its own log. */
+export interface FleetOutsideEnd {
+  taskId: string;
+  cause: string;
+  outcome: ResumeOutcome;
+  principal: string | null;
+  resumedAt: string | null;
+  pausedAt: string | null;
+  resumeTokenHash: string | null;
+  ended: FleetPlace & { seq: number };
+}
+
+/** What the logs say together. */
+export interface FleetVerdict {
+  /** Pauses begun in one log and ended in another, each with the resumption that ended it. */
+  paired: Array<{ pause: FleetPause; end: FleetOutsideEnd }>;
+  /** Pauses open when every given log ended (`recording_ended`), in the order the logs were given. */
+  lost: FleetPause[];
+  /** Resumptions naming a pause outside their log that no given log holds. */
+  orphans: FleetOutsideEnd[];
+}
+
+const timeOf = (at: string | null): number => (at === null ? Number.NaN : Date.parse(at));
+
+/** Whether the outside reference `end` names the pause `pause` (docs/design.md §17 "pause identity"). */
+function names(end: FleetOutsideEnd, pause: FleetPause): boolean {
+  if (end.taskId !== pause.taskId) return false;
+  if (end.resumeTokenHash !== null && end.resumeTokenHash !== pause.resumeTokenHash) return false;
+  if (end.pausedAt !== null && end.pausedAt !== pause.pausedAt) return false;
+  if (end.resumeTokenHash !== null || end.pausedAt !== null) return true;
+  // The task alone: a pause that began at or before the resume, on the peer's clock.
+  const resumed = timeOf(end.resumedAt);
+  return Number.isNaN(resumed) || timeOf(pause.pausedAt) <= resumed;
+}
+
+/** Pairs the pauses and resumptions of several receipt logs, fed line by line, log by log. */
+export class FleetLedger {
+  /** Suspensions no resumption of their own log closed, by receipt hash, per log. */
+  readonly #open = new Map<string, FleetPause>();
+  readonly #outside: FleetOutsideEnd[] = [];
+  #file = '';
+
+  /** The lines that follow are `file`'s; a log's suspensions are matched by hash within it. */
+  startLog(file: string): void {
+    this.#file = file;
+  }
+
+  /** The next line of the current log (`hash`: its hash when the caller has it, a verified line's). */
+  add(line: ReceiptLogLine, number: number, hash?: string): void {
+    switch (line.type) {
+      case 'SuspensionReceipt':
+        this.#open.set(`${this.#file}\n${hash ?? sealLine(line).hash}`, {
+          taskId: line.taskId,
+          initiatedBy: line.initiatedBy,
+          principal: line.principal,
+          reason: line.reason,
+          pausedAt: line.pausedAt,
+          resumeTokenHash: line.resumeTokenHash,
+          begun: { file: this.#file, line: number, seq: line.seq },
+        });
+        return;
+      case 'ResumptionReceipt':
+        if (line.suspension !== null) {
+          if (line.outcome !== 'rejected') this.#open.delete(`${this.#file}\n${line.suspension}`);
+          return;
+        }
+        if (line.outside && line.outcome !== 'rejected')
+          this.#outside.push({
+            taskId: line.taskId,
+            cause: line.cause,
+            outcome: line.outcome,
+            principal: line.principal,
+            resumedAt: line.resumedAt,
+            pausedAt: line.outside.pausedAt,
+            resumeTokenHash: line.outside.resumeTokenHash,
+            ended: { file: this.#file, line: number, seq: line.seq },
+          });
+        return;
+      case 'ReceiptLog':
+      case 'Checkpoint':
+      case 'InterruptionReceipt':
+      case 'ContinuationReceipt':
+        return;
+      default: {
+        const never: never = line;
+        throw new Error(`unhandled line ${JSON.stringify(never)}`);
+      }
+    }
+  }
+
+  /**
+   * Pairs every outside reference with an open pause it names: token hash or `pausedAt` first
+   * (those name one pause), then those naming the task alone, each taking the pause of its task
+   * with the latest `pausedAt` at or before its `resumedAt`.
+   */
+  finish(): FleetVerdict {
+    const byTask = new Map<string, FleetPause[]>();
+    for (const pause of this.#open.values()) {
+      const list = byTask.get(pause.taskId);
+      if (list) list.push(pause);
+      else byTask.set(pause.taskId, [pause]);
+    }
+    const paired: FleetVerdict['paired'] = [];
+    const orphans: FleetOutsideEnd[] = [];
+    const taken = new Set<FleetPause>();
+    const precise = (e: FleetOutsideEnd): boolean => e.resumeTokenHash !== null || e.pausedAt !== null;
+    for (const end of [...this.#outside.filter(precise), ...this.#outside.filter((e) => !precise(e))]) {
+      const candidates = (byTask.get(end.taskId) ?? []).filter((p) => !taken.has(p) && names(end, p));
+      const pause = candidates.reduce<FleetPause | undefined>(
+        (best, p) => (best === undefined || timeOf(p.pausedAt) > timeOf(best.pausedAt) ? p : best),
+        undefined,
+      );
+      if (pause === undefined) orphans.push(end);
+      else {
+        taken.add(pause);
+        paired.push({ pause, end });
+      }
+    }
+    const lost = [...this.#open.values()].filter((p) => !taken.has(p));
+    return { paired, lost, orphans };
+  }
+}

@@ -1,0 +1,208 @@
+/**
+ * Two recorder replicas in front of one reference peer (real `record --key` processes, real
+ * sockets): a client pauses a task through replica A and resumes it through replica B, over
+ * JSON-RPC and over HTTP+JSON. B writes the ResumptionReceipt of a pause that began outside its log
+ * (docs/design.md §17), naming it by the pause identity A's SuspensionReceipt carries, and B's log
+ * verifies alone, saying so.
+ */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import type { Binding } from '../../src/protocol/rest-binding.js';
+import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { tokenHashOf } from '../../src/recording/resume-token.js';
+import { runCli } from '../helpers/cli.js';
+import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+
+let dir = '';
+const processes: RecordProcess[] = [];
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'fleet-'));
+});
+
+afterEach(async () => {
+  for (const p of processes.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  await rm(dir, { recursive: true, force: true });
+});
+
+type Line = Record<string, unknown> & { type: string };
+
+async function linesOf(file: string): Promise<Line[]> {
+  return (await readFile(file, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Line);
+}
+
+interface Fleet {
+  a: { recording: string; receipts: string; key: string };
+  b: { recording: string; receipts: string; key: string };
+  resumed: { taskId: string; token: string };
+  lost: { taskId: string };
+}
+
+/** Pauses two tasks through A, resumes one of them through B, stops both recorders. */
+async function pauseViaAResumeViaB(binding: Binding): Promise<Fleet> {
+  const peer = await startCliProcess(['peer', '--deterministic']);
+  processes.push(peer);
+  const replica = async (name: string) => {
+    const key = join(dir, `${name}.key.json`);
+    await writeFile(key, canonicalJson(generateReceiptKey({ kid: `replica-${name}` }).keyFile()), { mode: 0o600 });
+    const recording = join(dir, `${name}.jsonl`);
+    const proc = await startRecordProcess(['--upstream', peer.url, '--out', recording, '--key', key]);
+    processes.push(proc);
+    return { proc, files: { recording, receipts: recording.replace(/\.jsonl$/, '.receipts.jsonl'), key } };
+  };
+  const a = await replica('a');
+  const b = await replica('b');
+  const viaA = new A2aTestClient(a.proc.url, 'alice', binding);
+  const viaB = new A2aTestClient(b.proc.url, 'bob', binding);
+  const start = async (messageId: string) => {
+    const { task } = await viaA.ok<{ task: { id: string } }>('SendMessage', {
+      message: { role: 'ROLE_USER', messageId, parts: [{ text: 'work:3' }] },
+      configuration: { returnImmediately: true },
+    });
+    return task.id;
+  };
+  const resumedTask = await start('fleet-m1');
+  const lostTask = await start('fleet-m2');
+  const pause = await viaA.ok<{ pause: { resumeToken: string } }>('PauseTask', {
+    taskId: resumedTask,
+    reason: 'review',
+  });
+  await viaA.ok('PauseTask', { taskId: lostTask, reason: 'forgotten' });
+  await viaB.ok('ResumeTask', { taskId: resumedTask, resumeToken: pause.pause.resumeToken });
+  expect(await stopProcess(a.proc)).toBe(0);
+  expect(await stopProcess(b.proc)).toBe(0);
+  await stopProcess(peer);
+  return {
+    a: a.files,
+    b: b.files,
+    resumed: { taskId: resumedTask, token: pause.pause.resumeToken },
+    lost: { taskId: lostTask },
+  };
+}
+
+describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a pause through replica A resumed through B (%s)', (binding) => {
+  it('B writes the ResumptionReceipt naming the pause outside its log, and B verifies alone', async () => {
+    const fleet = await pauseViaAResumeViaB(binding);
+    const tokenHash = tokenHashOf(fleet.resumed.token);
+
+    const aLines = await linesOf(fleet.a.receipts);
+    const suspensions = aLines.filter((l) => l.type === 'SuspensionReceipt');
+    expect(suspensions.map((s) => s.taskId)).toEqual([fleet.resumed.taskId, fleet.lost.taskId]);
+    expect(suspensions[0]).toMatchObject({ resumeTokenHash: tokenHash, principal: 'jwt:sub=alice' });
+    expect(aLines.filter((l) => l.type === 'ResumptionReceipt')).toEqual([]);
+
+    const bLines = await linesOf(fleet.b.receipts);
+    expect(bLines[0]).toMatchObject({ type: 'ReceiptLog', version: 5 });
+    const receipts = bLines.filter((l) => l.type === 'SuspensionReceipt' || l.type === 'ResumptionReceipt');
+    expect(receipts).toEqual([
+      expect.objectContaining({
+        type: 'ResumptionReceipt',
+        taskId: fleet.resumed.taskId,
+        suspension: null,
+        outside: { pausedAt: null, resumeTokenHash: tokenHash },
+        cause: 'explicit_resume',
+        outcome: 'resumed',
+        principal: 'jwt:sub=bob',
+        binding,
+      }),
+    ]);
+
+    const verified = await runCli(['verify', fleet.b.receipts, '--key', fleet.b.key]);
+    expect(verified.stderr).toBe('');
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toContain(`1 resumption of suspensions outside this log: task ${fleet.resumed.taskId}`);
+    expect(verified.stdout).toContain(`task ${fleet.resumed.taskId} resumed, pause token ${tokenHash}`);
+    // Worker threads examine the lines, the main one checks them in order: the same verdict.
+    const threaded = await runCli(['verify', fleet.b.receipts, '--key', fleet.b.key, '--jobs', '2']);
+    expect(threaded.code).toBe(0);
+    expect(threaded.stdout).toBe(verified.stdout);
+  });
+
+  it('verify, lost, audit and a directory read the replicas as one fleet', async () => {
+    const fleet = await pauseViaAResumeViaB(binding);
+    const keys = ['--key', fleet.a.key, '--key', fleet.b.key];
+
+    const verified = await runCli(['verify', fleet.a.receipts, fleet.b.receipts, ...keys]);
+    expect(verified.stderr).toBe('');
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toContain(
+      'fleet of 2 logs: 1 paused in one log and resumed in another, 1 open when every log ended, 0 orphan resumptions',
+    );
+    expect(verified.stdout).toContain(
+      `task ${fleet.resumed.taskId}: paused by jwt:sub=alice in ${fleet.a.receipts}:2 (seq 1), ` +
+        `resumed (explicit_resume) by jwt:sub=bob in ${fleet.b.receipts}:2 (seq 1)`,
+    );
+
+    // One key per replica, matched by kid: without B's, B's file is named.
+    const missing = await runCli(['verify', fleet.a.receipts, fleet.b.receipts, '--key', fleet.a.key]);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain(`${fleet.b.receipts}: INVALID at line 2: unknown_kid`);
+
+    // A's log alone says the resumed pause is lost; with B's it is not, and only the forgotten one is.
+    const alone = await runCli(['lost', fleet.a.receipts, '--json']);
+    expect((JSON.parse(alone.stdout) as { lost: unknown[] }).lost).toHaveLength(2);
+    const lost = await runCli(['lost', fleet.a.recording, fleet.b.recording, ...keys, '--json']);
+    expect(lost.stderr).toBe('');
+    expect(lost.code).toBe(1);
+    const listing = JSON.parse(lost.stdout) as { lost: unknown[]; orphans: unknown[] };
+    expect(listing.orphans).toEqual([]);
+    expect(listing.lost).toEqual([
+      expect.objectContaining({
+        taskId: fleet.lost.taskId,
+        reason: 'recording_ended',
+        begun: { file: fleet.a.receipts, line: 3, seq: 2 },
+        ended: null,
+      }),
+    ]);
+
+    const audit = await runCli(['audit', fleet.a.receipts, fleet.b.receipts, ...keys, '--json']);
+    expect(audit.code).toBe(0);
+    expect(JSON.parse(audit.stdout)).toEqual([
+      expect.objectContaining({
+        taskId: fleet.resumed.taskId,
+        principal: 'jwt:sub=alice',
+        outcome: 'resumed',
+        cause: 'explicit_resume',
+        closedBy: 'jwt:sub=bob',
+        pausedIn: { file: fleet.a.receipts, line: 2 },
+        endedIn: { file: fleet.b.receipts, line: 2 },
+      }),
+      expect.objectContaining({
+        taskId: fleet.lost.taskId,
+        principal: 'jwt:sub=alice',
+        outcome: 'open',
+        pausedIn: { file: fleet.a.receipts, line: 3 },
+        endedIn: null,
+      }),
+    ]);
+    const table = await runCli(['audit', fleet.a.receipts, fleet.b.receipts, ...keys]);
+    expect(table.stdout).toMatch(/PAUSED IN +ENDED IN/);
+    expect(table.stderr).toContain('2 suspensions in a fleet of 2 logs');
+
+    // B's log without A's: its resumption pairs with nothing given, an orphan.
+    const onlyB = join(dir, 'only-b');
+    await mkdir(onlyB);
+    await writeFile(join(onlyB, 'b.receipts.jsonl'), await readFile(fleet.b.receipts));
+    const orphan = await runCli(['verify', onlyB, '--key', fleet.b.key]);
+    expect(orphan.code).toBe(1);
+    expect(orphan.stdout).toContain(
+      '0 paused in one log and resumed in another, 0 open when every log ended, 1 orphan',
+    );
+    expect(orphan.stdout).toMatch(
+      new RegExp(`ORPHAN: task ${fleet.resumed.taskId}: resumed in .*b\\.receipts\\.jsonl:2`),
+    );
+    const orphanLost = await runCli(['lost', onlyB, '--json']);
+    expect(orphanLost.code).toBe(1);
+    expect(JSON.parse(orphanLost.stdout)).toMatchObject({
+      lost: [],
+      orphans: [{ taskId: fleet.resumed.taskId, reason: 'orphan', resumeTokenHash: tokenHashOf(fleet.resumed.token) }],
+    });
+  });
+});

@@ -1,0 +1,64 @@
+/**
+ * The fleet ledger (docs/design.md §17): resumptions of pauses outside their log pair with the
+ * suspensions of the other logs by pause identity and the peer's times, never by file order.
+ */
+import { describe, expect, it } from 'vitest';
+import { ReceiptChain } from '../../src/receipts/chain.js';
+import { FleetLedger } from '../../src/receipts/fleet.js';
+import { Keyring } from '../../src/receipts/keys.js';
+import type { OutsideSuspension, ReceiptLogLine } from '../../src/receipts/types.js';
+import { fixedKey, resumptionDraftFor, suspensionDraftFor } from './fixtures.js';
+
+const keyring = new Keyring([fixedKey('key-fleet')]);
+const chain = (): ReceiptChain =>
+  new ReceiptChain({ keyring, recording: 'rec', createdAt: '2026-01-01T00:00:00.000Z', tool: 't', version: 5 });
+
+function pause(c: ReceiptChain, taskId: string, pausedAt: string, tokenHash: string): ReceiptLogLine {
+  return c.sealSuspension({ ...suspensionDraftFor(0), taskId, pausedAt, resumeTokenHash: tokenHash }).receipt.line;
+}
+
+function outside(c: ReceiptChain, taskId: string, resumedAt: string, ref: OutsideSuspension): ReceiptLogLine {
+  return c.sealResumption({ ...resumptionDraftFor(1, 'resumed', taskId), resumedAt }, ref).receipt.line;
+}
+
+const h = (n: number): string => `sha256:${String(n).repeat(64)}`;
+
+describe('FleetLedger', () => {
+  it('pairs by token first, then a task-only reference with the latest pause at or before its resume', () => {
+    const ledger = new FleetLedger();
+    const a = chain();
+    ledger.startLog('a');
+    ledger.add(pause(a, 't', '2026-01-01T09:00:00.000Z', h(1)), 2);
+    ledger.add(pause(a, 't', '2026-01-01T10:00:00.000Z', h(2)), 3);
+    ledger.add(pause(a, 'u', '2026-01-01T09:00:00.000Z', h(3)), 4);
+    // Given before the token reference, the task-only one still takes the pause its time names.
+    const b = chain();
+    ledger.startLog('b');
+    ledger.add(outside(b, 't', '2026-01-01T10:30:00.000Z', { pausedAt: null, resumeTokenHash: null }), 2);
+    const c = chain();
+    ledger.startLog('c');
+    ledger.add(outside(c, 't', '2026-01-01T10:20:00.000Z', { pausedAt: null, resumeTokenHash: h(2) }), 2);
+    ledger.add(outside(c, 'v', '2026-01-01T09:30:00.000Z', { pausedAt: null, resumeTokenHash: h(4) }), 3);
+    const verdict = ledger.finish();
+    expect(verdict.paired.map((p) => [p.pause.begun.line, p.end.ended.file, p.end.ended.line])).toEqual([
+      [3, 'c', 2],
+      [2, 'b', 2],
+    ]);
+    expect(verdict.lost.map((p) => [p.taskId, p.begun.line])).toEqual([['u', 4]]);
+    expect(verdict.orphans.map((o) => [o.taskId, o.ended.file])).toEqual([['v', 'c']]);
+  });
+
+  it('leaves a task-only reference resumed before every pause of its task an orphan', () => {
+    const ledger = new FleetLedger();
+    const a = chain();
+    ledger.startLog('a');
+    ledger.add(pause(a, 't', '2026-01-01T10:00:00.000Z', h(1)), 2);
+    const b = chain();
+    ledger.startLog('b');
+    ledger.add(outside(b, 't', '2026-01-01T09:00:00.000Z', { pausedAt: null, resumeTokenHash: null }), 2);
+    const verdict = ledger.finish();
+    expect(verdict.paired).toEqual([]);
+    expect(verdict.lost).toHaveLength(1);
+    expect(verdict.orphans).toHaveLength(1);
+  });
+});
