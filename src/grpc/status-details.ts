@@ -1,11 +1,11 @@
 /**
  * @module grpc/status-details
  * The `grpc-status-details-bin` trailer (a serialized `google.rpc.Status` whose details hold the
- * error's `google.rpc.ErrorInfo`) as a recording holds it: its ProtoJSON, `details[]` as `Any`
- * with `@type` (docs/design.md §16, `EntryGrpc.details`). Replay reads a live trailer into that
- * form to compare it with the recorded one; the mock turns the recorded form back into bytes.
+ * error's `google.rpc.ErrorInfo`) from the form a recording holds it in — its ProtoJSON,
+ * `details[]` as `Any` with `@type` (docs/design.md §16, `EntryGrpc.details`; src/grpc/grpc-wire.ts
+ * reads the trailer into it) — back to bytes, which the mock sends.
  */
-import { createRegistry, fromBinary, fromJson, toBinary, toJson } from '@bufbuild/protobuf';
+import { createRegistry, fromJson, toBinary } from '@bufbuild/protobuf';
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { A2aReplayError, errorMessage } from '../errors.js';
 import { ErrorInfoSchema } from './gen/google/rpc/error_details_pb.js';
@@ -13,11 +13,6 @@ import { StatusSchema } from './gen/google/rpc/status_pb.js';
 
 /** The messages an `Any` in a status's details may hold: ErrorInfo, as A2A sends. */
 const DETAILS_REGISTRY = createRegistry(ErrorInfoSchema);
-
-/** The ProtoJSON of a serialized `google.rpc.Status`; throws when the bytes are not one. */
-export function statusDetailsJson(bytes: Uint8Array): JsonValue {
-  return toJson(StatusSchema, fromBinary(StatusSchema, bytes), { registry: DETAILS_REGISTRY }) as JsonValue;
-}
 
 /** The bytes of a `google.rpc.Status` given as its ProtoJSON; INVALID_ARGUMENT naming `where` when it is not one. */
 export function statusDetailsBytes(json: JsonValue, where: string): Uint8Array {

@@ -19,7 +19,7 @@ import type { JsonValue } from '../canonical/canonical-json.js';
 import { A2aReplayError, errorMessage } from '../errors.js';
 import { GRPC_STATUS_DETAILS_KEY } from '../grpc/grpc-status.js';
 import { type GrpcMethod, grpcMethodOfPath } from '../grpc/methods.js';
-import { statusDetailsJson } from '../grpc/status-details.js';
+import { statusDetailsJson } from '../grpc/grpc-wire.js';
 import type { EntryGrpc, RecordingEntry } from '../recording/format.js';
 import type { EntryDraft } from '../recording/recording-writer.js';
 import type { ReplayPlan } from './lanes.js';
@@ -87,13 +87,7 @@ function trailerFields(code: number, details: string, trailers: Metadata | undef
   const grpc: EntryGrpc = { status: code };
   if (details !== '') grpc.message = details;
   const bin = trailers?.get(GRPC_STATUS_DETAILS_KEY)[0];
-  if (bin instanceof Buffer) {
-    try {
-      grpc.details = statusDetailsJson(bin);
-    } catch {
-      // Bytes that are no google.rpc.Status: the status and message still compare.
-    }
-  }
+  if (bin instanceof Buffer) grpc.details = statusDetailsJson(bin);
   return grpc;
 }
 

@@ -12,7 +12,7 @@ import { fromBinary, fromJson, toBinary, toJson } from '@bufbuild/protobuf';
 import { Client, Metadata, type ServiceError, type StatusObject, credentials } from '@grpc/grpc-js';
 import type { JsonValue } from '../../src/canonical/canonical-json.js';
 import { GRPC_METHODS } from '../../src/grpc/methods.js';
-import { statusDetailsJson } from '../../src/grpc/status-details.js';
+import { statusDetailsJson } from '../../src/grpc/grpc-wire.js';
 import type { CoreMethod, PauseMethod } from '../../src/protocol/methods.js';
 import type { EntryGrpc, RecordingEntry, RecordingHeader } from '../../src/recording/format.js';
 import { serializeLine } from '../../src/recording/recording-writer.js';
