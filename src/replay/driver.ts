@@ -273,7 +273,7 @@ function laneActions(plan: ReplayPlan): Map<LaneKey | null, Action[]> {
   };
   for (const ex of plan.exchanges) {
     add({ type: 'send', seq: ex.request.seq, ex });
-    if (ex.terminal?.kind === 'error' && ex.response !== undefined) add({ type: 'close', seq: ex.terminal.seq, ex });
+    if (clientClosed(ex)) add({ type: 'close', seq: (ex.terminal as RecordingEntry).seq, ex });
   }
   for (const list of loops.values()) list.sort((a, b) => a.seq - b.seq);
   return loops;
@@ -305,13 +305,30 @@ function progressOf(ledger: ReplayLedger, total: number, onProgress: DriveOption
   };
 }
 
-/** Closes a live exchange where the recording shows it broken. */
+/**
+ * Whether the recording shows the client ending `ex` itself: a stream broken after its head (the
+ * client hung up), or a gRPC call the client cancelled (`grpc.cancelled`, docs/design.md §16).
+ */
+function clientClosed(ex: PlannedExchange): boolean {
+  const terminal = ex.terminal;
+  if (terminal === undefined) return false;
+  if (terminal.grpc?.cancelled === true) return true;
+  return terminal.kind === 'error' && ex.response !== undefined;
+}
+
+/** Closes a live exchange where the recording shows it broken or cancelled by the client. */
 function closeBroken(ex: PlannedExchange, ledger: ReplayLedger, callsByXid: ReadonlyMap<string, LiveCall>): void {
   if (ledger.ended(ex) || !ex.terminal) return;
   const call = callsByXid.get(ex.xid);
   call?.abort();
+  const http = { method: ex.request.http.method, path: ex.request.http.path };
+  if (ex.terminal.grpc?.cancelled === true) {
+    // The client's cancel is part of the session: the live call ends where and as it did.
+    ledger.live(ex, { kind: 'end', http, grpc: { cancelled: true } });
+    return;
+  }
   const error = ex.terminal.error ?? 'the exchange broke';
-  ledger.live(ex, { kind: 'error', http: { method: ex.request.http.method, path: ex.request.http.path }, error });
+  ledger.live(ex, { kind: 'error', http, error });
 }
 
 /** Gives up every entry of the exchanges `actions` would have sent, saying why. */

@@ -157,6 +157,9 @@ export function sendGrpcLive(options: GrpcCallOptions): LiveCall {
       resolveDone();
     });
   } else {
+    // The answer is read from the status (its trailers: grpc-message, details), which grpc-js
+    // reports after the callback has the message.
+    let answer: Buffer | undefined;
     const call = options.client.makeUnaryRequest(
       request.http.path,
       raw,
@@ -164,26 +167,23 @@ export function sendGrpcLive(options: GrpcCallOptions): LiveCall {
       bytes,
       metadata,
       (error: ServiceError | null, message?: Buffer) => {
-        if (aborted) return resolveDone();
-        if (error) {
-          if (!unreachable(error.code, error.details)) {
-            emit({
-              xid: request.xid,
-              kind: 'response',
-              http,
-              grpc: trailerFields(error.code, error.details, error.metadata),
-            });
-          }
-        } else {
-          const read = decode(message ?? Buffer.alloc(0));
-          if ('body' in read) emit({ xid: request.xid, kind: 'response', http, body: read.body, grpc: { status: 0 } });
-          else emit({ xid: request.xid, kind: 'error', http, error: read.error, grpc: {} });
-        }
-        resolveDone();
+        if (!error) answer = message ?? Buffer.alloc(0);
       },
     );
     cancel = () => call.cancel();
     call.on('metadata', () => (headers = true));
+    call.on('status', (status: StatusObject) => {
+      if (aborted || unreachable(status.code, status.details)) return resolveDone();
+      const grpc = trailerFields(status.code, status.details, status.metadata);
+      if (status.code !== GrpcCode.OK || answer === undefined) {
+        emit({ xid: request.xid, kind: 'response', http, grpc });
+        return resolveDone();
+      }
+      const read = decode(answer);
+      if ('body' in read) emit({ xid: request.xid, kind: 'response', http, body: read.body, grpc });
+      else emit({ xid: request.xid, kind: 'error', http, error: read.error, grpc: {} });
+      resolveDone();
+    });
   }
   return live;
 }

@@ -94,6 +94,28 @@ describe('run over gRPC', () => {
     expect(r.stdout).toContain('content /artifactUpdate/artifact/name: "renamed" → "step 1 of 1"');
   });
 
+  it('cancels a live stream where the recording shows the client cancelling it', async () => {
+    // The client of the streamed send cancels after its first message, before it moves the clock:
+    // the messages after it and the status are gone, an end with `cancelled` right after it.
+    const file = await edited('cancelled', (entries) => {
+      const request = find(entries, (e) => rec(e.http).path === '/lf.a2a.v1.A2AService/SendStreamingMessage');
+      const xid = request.xid;
+      const events = entries.filter((e) => e.xid === xid && e.kind === 'event');
+      const end = find(entries, (e) => e.xid === xid && e.kind === 'end');
+      for (const gone of [...events.slice(1), end]) entries.splice(entries.indexOf(gone), 1);
+      end.grpc = { cancelled: true };
+      end.http = { method: 'POST', path: '/lf.a2a.v1.A2AService/SendStreamingMessage' };
+      entries.splice(entries.indexOf(events[0] as Record<string, JsonValue>) + 1, 0, end);
+      entries.forEach((e, i) => (e.seq = i + 1));
+    });
+    const update = await runCli(['run', file, '--update']);
+    expect(update.stdout).not.toMatch(/rewritten/);
+    expect(update.code).toBe(0);
+    const r = await runCli(['run', file]);
+    expect(r.stdout).toMatch(/^PASS +.*cancelled\.jsonl/m);
+    expect(r.code).toBe(0);
+  });
+
   it('refuses a recorded gRPC call of no known method, naming its line and seq', async () => {
     const file = await edited('unknown', (entries) => {
       const get = find(entries, (e) => e.kind === 'request' && rec(e.http).path === '/lf.a2a.v1.A2AService/GetTask');

@@ -9,7 +9,14 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { fromBinary, fromJson, toBinary, toJson } from '@bufbuild/protobuf';
-import { Client, Metadata, type ServiceError, type StatusObject, credentials } from '@grpc/grpc-js';
+import {
+  Client,
+  status as GrpcStatus,
+  Metadata,
+  type ServiceError,
+  type StatusObject,
+  credentials,
+} from '@grpc/grpc-js';
 import type { JsonValue } from '../../src/canonical/canonical-json.js';
 import { GRPC_METHODS } from '../../src/grpc/methods.js';
 import { statusDetailsJson } from '../../src/grpc/grpc-wire.js';
@@ -87,24 +94,29 @@ export class GrpcSessionWriter {
     const http = { method: 'POST', path: pathOf(name), status: 200 };
     const raw = (b: Buffer): Buffer => b;
     return new Promise((resolve) => {
-      this.#client.makeUnaryRequest(
+      let message: Buffer | undefined;
+      const call = this.#client.makeUnaryRequest(
         pathOf(name),
         raw,
         raw,
         bytes,
         metadataOf(sent),
-        (error: ServiceError | null, message?: Buffer) => {
-          if (error) {
-            const grpc = statusFields(error.code, error.details, error.metadata);
-            this.#append({ xid, kind: 'response', http, grpc });
-            resolve({ ok: false, grpc });
-            return;
-          }
-          const answer = toJson(method.response, fromBinary(method.response, message ?? Buffer.alloc(0))) as JsonValue;
-          this.#append({ xid, kind: 'response', http, body: answer, grpc: { status: 0 } });
-          resolve({ ok: true, body: answer });
+        (error: ServiceError | null, answer?: Buffer) => {
+          if (!error) message = answer ?? Buffer.alloc(0);
         },
       );
+      // The status (and so grpc-message and the details) comes after the message, as recorded.
+      call.on('status', (status: StatusObject) => {
+        const grpc = statusFields(status.code, status.details, status.metadata);
+        if (status.code !== GrpcStatus.OK || message === undefined) {
+          this.#append({ xid, kind: 'response', http, grpc });
+          resolve({ ok: false, grpc });
+          return;
+        }
+        const answer = toJson(method.response, fromBinary(method.response, message)) as JsonValue;
+        this.#append({ xid, kind: 'response', http, body: answer, grpc });
+        resolve({ ok: true, body: answer });
+      });
     });
   }
 
