@@ -19,6 +19,7 @@ import { type SignatureCheck, checkCheckpointSignature, checkReceiptSignature } 
 import type {
   CheckpointSignature,
   ReceiptLogHeader,
+  ReceiptBinding,
   ReceiptLogLine,
   RecordingBinding,
   ResumeOutcome,
@@ -28,13 +29,14 @@ import type { VerifyFailure, VerifyFailureReason } from './verify-failure.js';
 /** The facts of a line the in-order checks use (plain data, as `verify --jobs` packs it). */
 export type LineFacts =
   | { type: 'ReceiptLog'; header: ReceiptLogHeader }
-  | { type: 'SuspensionReceipt'; seq: number; prev: string; kid: string; taskId: string }
+  | { type: 'SuspensionReceipt'; seq: number; prev: string; kid: string; taskId: string; binding: ReceiptBinding }
   | {
       type: 'ResumptionReceipt';
       seq: number;
       prev: string;
       kid: string;
       taskId: string;
+      binding: ReceiptBinding;
       suspension: string;
       outcome: ResumeOutcome;
     }
@@ -75,7 +77,14 @@ function factsOf(line: ReceiptLogLine): LineFacts {
     case 'ReceiptLog':
       return { type: line.type, header: line };
     case 'SuspensionReceipt':
-      return { type: line.type, seq: line.seq, prev: line.prev, kid: line.sig.kid, taskId: line.taskId };
+      return {
+        type: line.type,
+        seq: line.seq,
+        prev: line.prev,
+        kid: line.sig.kid,
+        taskId: line.taskId,
+        binding: line.binding,
+      };
     case 'ResumptionReceipt':
       return {
         type: line.type,
@@ -83,6 +92,7 @@ function factsOf(line: ReceiptLogLine): LineFacts {
         prev: line.prev,
         kid: line.sig.kid,
         taskId: line.taskId,
+        binding: line.binding,
         suspension: line.suspension,
         outcome: line.outcome,
       };
@@ -180,7 +190,7 @@ export function packExamined(examined: ExaminedLine, out: unknown[]): void {
   const signature = SIGNATURE_CODES.indexOf(examined.signature);
   switch (facts.type) {
     case 'SuspensionReceipt':
-      out.push(0, hash, leaf, signature, facts.seq, facts.prev, facts.kid, facts.taskId);
+      out.push(0, hash, leaf, signature, facts.seq, facts.prev, facts.kid, facts.taskId, facts.binding);
       return;
     case 'ResumptionReceipt':
       out.push(
@@ -194,6 +204,7 @@ export function packExamined(examined: ExaminedLine, out: unknown[]): void {
         facts.taskId,
         facts.suspension,
         facts.outcome,
+        facts.binding,
       );
       return;
     case 'Checkpoint':
@@ -231,8 +242,15 @@ export function unpackExamined(packed: readonly unknown[], each: (examined: Exam
     let facts: LineFacts;
     switch (v[i] as unknown) {
       case 0:
-        facts = { type: 'SuspensionReceipt', seq: v[i + 4]!, prev: v[i + 5]!, kid: v[i + 6]!, taskId: v[i + 7]! };
-        i += 8;
+        facts = {
+          type: 'SuspensionReceipt',
+          seq: v[i + 4]!,
+          prev: v[i + 5]!,
+          kid: v[i + 6]!,
+          taskId: v[i + 7]!,
+          binding: v[i + 8]!,
+        };
+        i += 9;
         break;
       case 1:
         facts = {
@@ -243,8 +261,9 @@ export function unpackExamined(packed: readonly unknown[], each: (examined: Exam
           taskId: v[i + 7]!,
           suspension: v[i + 8]!,
           outcome: v[i + 9]!,
+          binding: v[i + 10]!,
         };
-        i += 10;
+        i += 11;
         break;
       case 2:
         facts = {

@@ -10,11 +10,12 @@ import type { PauseInitiator, PauseMode, ResumeConditions } from '../protocol/ty
 export const RECEIPT_FORMAT = 'a2a-replay.receipts';
 /**
  * The format version this build writes: 3 marks the closing checkpoint and binds it to its
- * recording; 4 adds each checkpoint's C2SP note over the Merkle tree of the lines before it.
+ * recording; 4 adds each checkpoint's C2SP note over the Merkle tree of the lines before it; 5
+ * adds what a version-4 reader would not understand (a receipt's `binding` GRPC).
  */
-export const RECEIPT_VERSION = 4;
-/** The format versions this build reads: 2 (checkpoints without `final` and `recording`), 3 and 4. */
-export const RECEIPT_VERSIONS = [2, 3, 4] as const;
+export const RECEIPT_VERSION = 5;
+/** The format versions this build reads: 2 (checkpoints without `final` and `recording`), 3, 4 and 5. */
+export const RECEIPT_VERSIONS = [2, 3, 4, 5] as const;
 export type ReceiptLogVersion = (typeof RECEIPT_VERSIONS)[number];
 /** DSSE-style payload type signed by the HMAC (PAE). */
 export const RECEIPT_PAYLOAD_TYPE = 'application/vnd.a2a-replay.receipt.v1+json';
@@ -56,7 +57,7 @@ export const SUSPENSION_VIAS = ['PauseTask', 'AwaitTaskResumption', 'statusUpdat
 export type SuspensionVia = (typeof SUSPENSION_VIAS)[number];
 
 /** The A2A protocol binding the exchanges behind a receipt used. */
-export const RECEIPT_BINDINGS = ['JSONRPC', 'HTTP+JSON'] as const;
+export const RECEIPT_BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const;
 export type ReceiptBinding = (typeof RECEIPT_BINDINGS)[number];
 
 export interface SuspensionReceipt {

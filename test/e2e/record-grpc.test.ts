@@ -18,7 +18,7 @@ import { type MessageSchema, Role, SendMessageRequestSchema } from '../../src/gr
 import { SendMessageResponseSchema } from '../../src/grpc/gen/lf/a2a/v1/pause_pb.js';
 import type { RecordingEntry } from '../../src/recording/format.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
-import { type RecordProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 import { sdkSession, startSdkEchoServer } from '../intercept/sdk-echo-server.js';
 
 const stringContaining = (text: string): unknown => expect.stringContaining(text) as unknown;
@@ -196,5 +196,49 @@ describe('record carries gRPC', () => {
       { kind: 'error', grpc: { status: status.UNAVAILABLE }, error: stringContaining('127.0.0.1:1') },
     ]);
     expect(recorder.stderr()).toContain('cannot reach the gRPC upstream 127.0.0.1:1');
+  });
+
+  it("records a client's cancel, its grpc-timeout and principal, following the card's GRPC interface", async () => {
+    const peer = await startCliProcess(['peer', '--deterministic']);
+    try {
+      const out = join(dir, 'cancel.jsonl');
+      recorder = await startRecordProcess(['--upstream', peer.url, '--out', out]);
+      const metadata = new Metadata();
+      metadata.set('a2a-version', '1.0');
+      metadata.set('authorization', 'Bearer grpc-secret');
+      const request: MessageInitShape<typeof SendMessageRequestSchema> = {
+        message: { ...message, parts: [{ content: { case: 'text', value: 'work:3' } }] },
+      };
+      const call = channel(targetOf(recorder.url)).makeServerStreamRequest(
+        '/lf.a2a.v1.A2AService/SendStreamingMessage',
+        (value: typeof request) =>
+          Buffer.from(toBinary(SendMessageRequestSchema, create(SendMessageRequestSchema, value))),
+        (bytes: Buffer) => bytes,
+        request,
+        metadata,
+        { deadline: Date.now() + 600_000 },
+      );
+      await new Promise<void>((resolve) => call.once('data', () => resolve()));
+      const ended = new Promise<void>((resolve) => call.on('error', () => resolve()));
+      call.cancel();
+      await ended;
+
+      const entries = await stopped(recorder, out);
+      const [sent] = entries;
+      expect(sent).toMatchObject({
+        kind: 'request',
+        http: {
+          path: '/lf.a2a.v1.A2AService/SendStreamingMessage',
+          headers: { authorization: stringContaining('[redacted') },
+        },
+        principal: stringContaining('bearer:sha256:'),
+      });
+      expect(sent?.grpc?.timeoutMs).toBeGreaterThan(0);
+      expect(JSON.stringify(entries)).not.toContain('grpc-secret');
+      expect(entries.at(-1)).toMatchObject({ kind: 'end', xid: sent?.xid, grpc: { cancelled: true } });
+      expect(entries.filter((e) => e.kind === 'event').length).toBeGreaterThan(0);
+    } finally {
+      await stopProcess(peer);
+    }
   });
 });

@@ -32,7 +32,7 @@ describe('ReceiptChain', () => {
     expect(newChain().header.line).toEqual({
       type: 'ReceiptLog',
       format: 'a2a-replay.receipts',
-      version: 4,
+      version: 5,
       recording: 'rec-1',
       kids: ['key-a'],
       checkpoint: { alg: 'ed25519', kid: 'key-a' },

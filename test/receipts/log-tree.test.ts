@@ -64,7 +64,7 @@ describe('checkpoint notes', () => {
       { keyring },
     ).firstError;
     expect(removed?.reason).toBe('malformed_line');
-    expect(removed?.message).toContain('without a note member in a version-4 log');
+    expect(removed?.message).toContain('without a note member in a version-5 log');
   });
 
   it('fails a note of another log (its origin) over the same lines, signed by the same key', () => {
