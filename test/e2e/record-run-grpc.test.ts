@@ -2,8 +2,8 @@
  * gRPC end to end with real processes (docs/design.md §8, §13, §16): the stock `@a2a-js/sdk` gRPC
  * client and a grpc-js client drive the reference peer through `a2a-replay record` (a unary send,
  * a get, a not-found error, a stream the peer's clock moves to its end, a pause, a wrong token and
- * a resume on a stream open across PAUSED); `run` of that recording against the embedded peer
- * passes, and `mock` of it serves the same clients the recorded results.
+ * a resume on a stream open across PAUSED); `run --strict` of that recording against the embedded
+ * peer passes, its receipts GRPC ones, and `mock` of it serves the same clients the recorded results.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { ROOT, runCli } from '../helpers/cli.js';
 import { GrpcSessionWriter } from '../helpers/grpc-session-writer.js';
 import { startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 import { startMockProcess, stopMock } from '../mock/mock-process.js';
@@ -22,6 +22,7 @@ import { driveGrpcSession } from '../replay/grpc-session.js';
 let dir = '';
 let recording = '';
 let recordedTaskId = '';
+const KEY = join(ROOT, 'golden', 'test-key.json');
 
 function sdkMessage(text: string, messageId: string): Message {
   return {
@@ -75,14 +76,14 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-run-grpc-'));
   recording = join(dir, 'grpc.jsonl');
   const peer = await startCliProcess(['peer', '--deterministic']);
-  const recorder = await startRecordProcess(['--upstream', peer.url, '--out', recording]);
+  const recorder = await startRecordProcess(['--upstream', peer.url, '--out', recording, '--key', KEY]);
   try {
     recordedTaskId = await session(recorder.url);
   } finally {
     await stopProcess(recorder);
     await stopProcess(peer);
   }
-  const update = await runCli(['run', recording, '--update']);
+  const update = await runCli(['run', recording, '--update', '--key', KEY]);
   expect(update.stdout).not.toMatch(/rewritten/);
   expect(update.code).toBe(0);
 });
@@ -100,8 +101,10 @@ describe('record, run and mock over gRPC', () => {
     expect(text).toContain('"reason":"TASK_NOT_FOUND"');
   });
 
-  it('replays the recording against the embedded peer to a pass', async () => {
-    const r = await runCli(['run', recording]);
+  it('replays the recording with --strict against the embedded peer, its receipts GRPC ones', async () => {
+    const golden = await readFile(join(dir, 'grpc.receipts.jsonl'), 'utf8');
+    expect(golden).toContain('"binding":"GRPC"');
+    const r = await runCli(['run', recording, '--strict', '--key', KEY]);
     expect(r.stdout).toMatch(/^PASS +.*grpc\.jsonl/m);
     expect(r.code).toBe(0);
   });
