@@ -31,12 +31,13 @@ import { A2aReplayError, describeError, errorMessage } from '../../src/errors.js
 import { fetchAgentCard } from '../../src/http/agent-card-fetch.js';
 import { isLoopbackHost } from '../../src/http/loopback.js';
 import { CounterIdSource, randomIdSource } from '../../src/ids.js';
-import { foreignInterfaceUrls } from '../../src/intercept/agent-card-rewrite.js';
+import { cardGrpcTarget, foreignInterfaceUrls, uncarriedBindings } from '../../src/intercept/agent-card-rewrite.js';
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_OBSERVED_BYTES,
   ExchangeRecorder,
 } from '../../src/intercept/exchange-recorder.js';
+import { parseGrpcTarget } from '../../src/intercept/grpc-upstream.js';
 import { startRecordingProxy } from '../../src/intercept/recording-proxy.js';
 import { ObservationPipeline } from '../../src/observe/pipeline.js';
 import { refuseSymlink } from '../../src/output-file.js';
@@ -70,6 +71,7 @@ import { cosignaturesPathFor } from '../../src/receipts/cosignature-file.js';
 
 interface RecordCommandOptions {
   upstream: string;
+  grpcUpstream?: string;
   out: string;
   listen: string;
   receipts?: string;
@@ -315,6 +317,13 @@ async function recordFiles(options: RecordCommandOptions): Promise<{
   } catch {
     throw new CliExit(EXIT.usage, `--upstream: ${JSON.stringify(redactUrl(options.upstream))} is not a URL`);
   }
+  if (options.grpcUpstream !== undefined) {
+    try {
+      parseGrpcTarget(options.grpcUpstream);
+    } catch (error) {
+      throw new CliExit(EXIT.usage, `--grpc-upstream: ${errorMessage(error)}`);
+    }
+  }
   for (const [flag, file] of [
     ['--out', options.out],
     ['--receipts', options.receipts],
@@ -366,6 +375,7 @@ async function openRecordFiles(
   log: ReceiptLogWriter | undefined;
   witnesses: RecordWitnesses | undefined;
   shipping: ReceiptShipping | undefined;
+  grpcUpstream: string;
 }> {
   const { keyring, receiptsFile } = files;
   const { fsync, checkpointEvery } = settings;
@@ -375,12 +385,21 @@ async function openRecordFiles(
     process.stderr.write(
       `a2a-replay: no agent card answered at the upstream's /.well-known/agent-card.json; recording without it\n`,
     );
-  const foreign = foreignInterfaceUrls(agentCard, new URL(options.upstream));
+  const grpcUpstream = grpcUpstreamOf(options, agentCard);
+  const foreign = foreignInterfaceUrls(agentCard, new URL(options.upstream), parseGrpcTarget(grpcUpstream));
   if (foreign.length > 0)
     process.stderr.write(
       `a2a-replay: the upstream's agent card names ${foreign.map((url) => redactUrl(url)).join(', ')}, ` +
         'not the upstream: ' +
         'a client that follows it talks to that server directly, and nothing of it is recorded\n',
+    );
+  const uncarried = uncarriedBindings(agentCard);
+  if (uncarried.length > 0)
+    process.stderr.write(
+      printable(
+        `a2a-replay: the upstream's agent card names ${uncarried.join(', ')}: the recorder carries JSONRPC, ` +
+          'HTTP+JSON and GRPC only, so a client that uses that interface is not recorded',
+      ) + '\n',
     );
   const writer = new RecordingWriter({
     ...(agentCard === undefined ? {} : { agentCard }),
@@ -428,7 +447,19 @@ async function openRecordFiles(
       throw error;
     });
   }
-  return { writer, log, witnesses, shipping };
+  return { writer, log, witnesses, shipping, grpcUpstream };
+}
+
+/**
+ * Where gRPC calls go: `--grpc-upstream`, else the GRPC interface of the upstream's card, else the
+ * upstream's host and port (docs/design.md §16).
+ */
+function grpcUpstreamOf(options: RecordCommandOptions, agentCard: unknown): string {
+  if (options.grpcUpstream !== undefined) return options.grpcUpstream;
+  const fromCard = cardGrpcTarget(agentCard);
+  if (fromCard !== undefined) return fromCard;
+  const upstream = new URL(options.upstream);
+  return `${upstream.hostname}:${upstream.port || (upstream.protocol === 'https:' ? '443' : '80')}`;
 }
 
 /** Records until SIGINT or SIGTERM (see the module doc). */
@@ -444,7 +475,7 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
       reported.add(what);
       process.stderr.write(`a2a-replay: ${what} failed, the proxy keeps forwarding: ${describeError(error)}\n`);
     };
-  const { writer, log, witnesses, shipping } = await openRecordFiles(options, files, settings, reportOnce);
+  const { writer, log, witnesses, shipping, grpcUpstream } = await openRecordFiles(options, files, settings, reportOnce);
   const tracing = await openTracing({
     otlp: options.otlp,
     tracesDir: options.traces,
@@ -485,8 +516,15 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
     },
     onError: reportOnce('recording'),
   });
+  const refusalsTold = new Set<string>();
   const proxy = await startRecordingProxy({
     upstream: options.upstream,
+    grpcUpstream,
+    onGrpcRefusal: (kind, message) => {
+      if (refusalsTold.has(kind)) return;
+      refusalsTold.add(kind);
+      process.stderr.write(printable(`a2a-replay: gRPC call refused: ${message}`) + '\n');
+    },
     recorder,
     host: listen.host,
     port: listen.port,
@@ -530,6 +568,11 @@ export function registerRecord(program: Command): void {
     .description('record the A2A traffic to a peer through a reverse proxy')
     .requiredOption('--upstream <url>', 'the peer to forward to')
     .requiredOption('--out <file>', 'recording to write (JSONL)')
+    .option(
+      '--grpc-upstream <host:port>',
+      "where gRPC calls go (default: the GRPC interface of the upstream's agent card, " +
+        "else the upstream's host and port)",
+    )
     .option('--upstream-timeout-ms <n>', 'the upstream must send its response head within N ms, else HTTP 504', '30000')
     .option('--request-timeout-ms <n>', 'a client request must fully arrive within N ms, else HTTP 408', '30000')
     .option(

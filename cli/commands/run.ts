@@ -49,6 +49,7 @@ import { writeReport } from './report.js';
 interface RunCommandOptions {
   peer?: string;
   peerCmd?: string;
+  grpcPeer?: string;
   golden?: string;
   update?: boolean;
   strict?: boolean;
@@ -253,6 +254,7 @@ async function runRun(given: string[], options: RunCommandOptions): Promise<void
       timeoutMs,
       noise,
       ignore: options.ignore,
+      ...(options.grpcPeer !== undefined ? { grpcPeer: options.grpcPeer } : {}),
       tool: TOOL_NAME,
       concurrency,
       ...(shard ? { shard } : {}),
@@ -276,6 +278,10 @@ export function registerRun(program: Command): void {
       .argument('<recordings...>', 'recordings (X.jsonl; golden receipts in X.receipts.jsonl)')
       .option('--peer <url>', 'replay against a running peer')
       .option('--peer-cmd <command>', 'spawn this peer per recording (PORT is set; ready when its agent card answers)')
+      .option(
+        '--grpc-peer <host:port>',
+        'send the recorded gRPC calls here (default: the GRPC interface of the live peer’s agent card)',
+      )
       .option('--golden <file>', 'golden receipt log (one recording only; default X.receipts.jsonl)')
       .option('--update', 'write the golden receipts from this replay and print what changed')
       .option('--strict', 'demand byte-identical receipts, signatures included (needs the key)')

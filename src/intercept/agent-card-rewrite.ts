@@ -7,9 +7,10 @@
  * public address, when the recorder sits in front of an internal one) the proxy cannot map and
  * leaves, and `record` says so; the mock moves them to itself too, so no client of it reaches a
  * real agent. A gRPC interface's `url` is a `HOST:PORT` target (what grpc-js dials, docs/design.md
- * §16); one on the upstream's host and port is moved to the proxy's too, so a gRPC client
- * following the card reaches the recorder, which does not serve gRPC yet and fails it, instead of
- * reaching the agent unrecorded.
+ * §16); one on the upstream's host and port, or on the gRPC upstream the proxy forwards gRPC calls
+ * to, is moved to the proxy's too, so a gRPC client following the card reaches the recorder, which
+ * carries and records its calls. An interface of a binding the recorder does not carry (neither
+ * JSONRPC, HTTP+JSON nor GRPC) is named by {@link uncarriedBindings}, so `record` can say so.
  */
 import { isRecord } from '../protocol/read.js';
 
@@ -35,13 +36,29 @@ function targetOf(proxy: URL): string {
   return `${proxy.hostname}:${portOf(proxy)}`;
 }
 
-/** `url` moved from under `upstream` to under `proxy`, or undefined when it is elsewhere. */
-export function rewriteUrl(url: string, upstream: URL, proxy: URL): string | undefined {
+/** A gRPC server the proxy forwards to, as a `HOST:PORT` target's parts. */
+export interface GrpcTargetParts {
+  hostname: string;
+  port: string;
+}
+
+function sameTarget(target: { host: string; port: string }, hostname: string, port: string): boolean {
+  const host = hostname.toLowerCase();
+  const sameHost = target.host === host || (LOOPBACK.has(target.host) && LOOPBACK.has(host));
+  return sameHost && target.port === port;
+}
+
+/**
+ * `url` moved from under `upstream` to under `proxy`, or undefined when it is elsewhere. A gRPC
+ * target moves when it names the upstream's host and port or the gRPC upstream `grpc`.
+ */
+export function rewriteUrl(url: string, upstream: URL, proxy: URL, grpc?: GrpcTargetParts): string | undefined {
   const target = grpcTarget(url);
   if (target !== undefined) {
-    const sameHost =
-      target.host === upstream.hostname || (LOOPBACK.has(target.host) && LOOPBACK.has(upstream.hostname));
-    return sameHost && target.port === portOf(upstream) ? targetOf(proxy) : undefined;
+    const ours =
+      sameTarget(target, upstream.hostname, portOf(upstream)) ||
+      (grpc !== undefined && sameTarget(target, grpc.hostname, grpc.port));
+    return ours ? targetOf(proxy) : undefined;
   }
   let parsed: URL;
   try {
@@ -64,13 +81,13 @@ export function rewriteAgentCard(
   card: unknown,
   upstream: URL,
   proxy: URL,
-  options: { everyUrl?: boolean } = {},
+  options: { everyUrl?: boolean; grpc?: GrpcTargetParts } = {},
 ): Record<string, unknown> | undefined {
   if (!isRecord(card)) return undefined;
   let changed = false;
   const out: Record<string, unknown> = { ...card };
   const move = (url: string): string | undefined =>
-    rewriteUrl(url, upstream, proxy) ?? (options.everyUrl ? moveHere(url, proxy) : undefined);
+    rewriteUrl(url, upstream, proxy, options.grpc) ?? (options.everyUrl ? moveHere(url, proxy) : undefined);
   const rewriteList = (key: 'supportedInterfaces' | 'additionalInterfaces'): void => {
     const list = card[key];
     if (!Array.isArray(list)) return;
@@ -119,7 +136,7 @@ function moveHere(url: string, proxy: URL): string | undefined {
  * a client following them talks to that server directly, past the recorder, and nothing of it is
  * recorded.
  */
-export function foreignInterfaceUrls(card: unknown, upstream: URL): string[] {
+export function foreignInterfaceUrls(card: unknown, upstream: URL, grpc?: GrpcTargetParts): string[] {
   if (!isRecord(card)) return [];
   const urls: string[] = [];
   for (const key of ['supportedInterfaces', 'additionalInterfaces'] as const) {
@@ -132,6 +149,42 @@ export function foreignInterfaceUrls(card: unknown, upstream: URL): string[] {
   return [...new Set(urls)].filter(
     (url) =>
       (httpUrl(url) !== undefined || grpcTarget(url) !== undefined) &&
-      rewriteUrl(url, upstream, anyProxy) === undefined,
+      rewriteUrl(url, upstream, anyProxy, grpc) === undefined,
   );
+}
+
+/** The bindings the recorder carries (docs/design.md §5, §15, §16). */
+const CARRIED_BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC'];
+
+/** The interfaces of `card` of another binding, as `BINDING URL`: the recorder cannot carry them. */
+export function uncarriedBindings(card: unknown): string[] {
+  if (!isRecord(card)) return [];
+  const out: string[] = [];
+  for (const key of ['supportedInterfaces', 'additionalInterfaces'] as const) {
+    const list = card[key];
+    if (!Array.isArray(list)) continue;
+    for (const item of list) {
+      if (!isRecord(item)) continue;
+      const binding = item.protocolBinding ?? item.transport;
+      if (typeof binding !== 'string' || CARRIED_BINDINGS.includes(binding.toUpperCase())) continue;
+      out.push(`${binding} ${typeof item.url === 'string' ? item.url : '(no url)'}`);
+    }
+  }
+  return [...new Set(out)];
+}
+
+/** The `HOST:PORT` of the card's first GRPC interface that names one, if any. */
+export function cardGrpcTarget(card: unknown): string | undefined {
+  if (!isRecord(card)) return undefined;
+  for (const key of ['supportedInterfaces', 'additionalInterfaces'] as const) {
+    const list = card[key];
+    if (!Array.isArray(list)) continue;
+    for (const item of list) {
+      if (!isRecord(item) || typeof item.url !== 'string') continue;
+      const binding = item.protocolBinding ?? item.transport;
+      if (typeof binding === 'string' && binding.toUpperCase() === 'GRPC' && grpcTarget(item.url) !== undefined)
+        return item.url;
+    }
+  }
+  return undefined;
 }

@@ -6,7 +6,7 @@
  * The recording keeps the card exactly as the upstream sent it; only the client's copy changes.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { rewriteAgentCard } from './agent-card-rewrite.js';
+import { type GrpcTargetParts, rewriteAgentCard } from './agent-card-rewrite.js';
 import type { Exchange } from './exchange-recorder.js';
 import { endToEndRawHeaders, mediaType } from './http-headers.js';
 
@@ -50,17 +50,26 @@ export function cardAnswerOf(
   return isCall ? 'call' : undefined;
 }
 
+/** Where a card's URLs move from (the upstream, the gRPC upstream) and to (the proxy's base). */
+export interface CardRewrite {
+  upstream: URL;
+  proxyBase: () => URL;
+  grpc?: GrpcTargetParts;
+}
+
 /** The bytes the client gets of a card answer: the card's URLs moved under `proxyBase`, else `bytes` as they came. */
-function rewrittenCard(kind: CardAnswer, bytes: Buffer, upstream: URL, proxyBase: () => URL): Buffer {
+function rewrittenCard(kind: CardAnswer, bytes: Buffer, rewrite: CardRewrite): Buffer {
+  const { upstream, proxyBase } = rewrite;
+  const options = rewrite.grpc === undefined ? {} : { grpc: rewrite.grpc };
   try {
     const base = proxyBase();
     const parsed = JSON.parse(bytes.toString('utf8')) as unknown;
     if (kind === 'call') {
       const result = (parsed as { result?: unknown } | null)?.result;
-      const card = rewriteAgentCard(result, upstream, base);
+      const card = rewriteAgentCard(result, upstream, base, options);
       if (card !== undefined) return Buffer.from(JSON.stringify({ ...(parsed as object), result: card }));
     } else {
-      const card = rewriteAgentCard(parsed, upstream, base);
+      const card = rewriteAgentCard(parsed, upstream, base, options);
       if (card !== undefined) return Buffer.from(JSON.stringify(card));
     }
   } catch {
@@ -78,7 +87,7 @@ export function passCardAnswer(
   from: IncomingMessage,
   to: ServerResponse,
   exchange: Exchange,
-  rewrite: { upstream: URL; proxyBase: () => URL },
+  rewrite: CardRewrite,
   settle: () => void,
 ): void {
   const chunks: Buffer[] = [];
@@ -88,7 +97,7 @@ export function passCardAnswer(
   });
   from.on('end', () => {
     exchange.finish();
-    const out = rewrittenCard(kind, Buffer.concat(chunks), rewrite.upstream, rewrite.proxyBase);
+    const out = rewrittenCard(kind, Buffer.concat(chunks), rewrite);
     const kept = endToEndRawHeaders(from.rawHeaders, ['content-length']);
     to.writeHead(from.statusCode ?? 502, from.statusMessage, [...kept, 'Content-Length', String(out.byteLength)]);
     to.end(out, settle);

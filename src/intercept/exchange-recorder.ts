@@ -521,6 +521,16 @@ export class ExchangeRecorder {
     return new Exchange(this, xid, { method: facts.method.toUpperCase(), path });
   }
 
+  /**
+   * @internal a new exchange's id and its request's principal, read from `headers` (recorded,
+   * lower-cased) exactly as {@link request} reads them: for adapters that record a request of
+   * another shape (gRPC, src/intercept/grpc-exchange.ts). Throws when the id source does.
+   */
+  requestIdentity(headers: Record<string, string>): { xid: string; principal: string | undefined } {
+    const xid = this.#ids.next('x');
+    return { xid, principal: principalOf(headers, this.#principal, this.#redact, this.#keepHeaders) };
+  }
+
   /** @internal */
   redact(headers: Record<string, string>): Record<string, string> {
     return redactHeaders(headers, this.#redact, this.#keepHeaders);

@@ -12,6 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeError } from '../errors.js';
+import type { GrpcTargetParts } from './agent-card-rewrite.js';
 import { cardAnswerOf, passCardAnswer } from './card-answer.js';
 import { type ExchangeRecorder, RESPONSE_CUT_MESSAGE } from './exchange-recorder.js';
 import type { Flight, Flights } from './flights.js';
@@ -28,6 +29,8 @@ export interface ForwardContext {
   upstreamTimeoutMs: number;
   /** `http://HOST:PORT` the proxy listens on: where a card's URLs move when the request names no Host. */
   ownUrl(): string;
+  /** The gRPC upstream, whose card interfaces move to the proxy too. */
+  grpc?: GrpcTargetParts;
 }
 
 /** Forwards `req` (its body read whole: `body`) to the upstream and its answer back to `res`, recording both. */
@@ -114,7 +117,8 @@ export function forwardExchange(
       return;
     }
     const proxyBase = (): URL => new URL(req.headers.host ? `http://${req.headers.host}` : context.ownUrl());
-    passCardAnswer(card, upstreamRes, res, exchange, { upstream: upstream.url, proxyBase }, settle);
+    const grpc = context.grpc === undefined ? {} : { grpc: context.grpc };
+    passCardAnswer(card, upstreamRes, res, exchange, { upstream: upstream.url, proxyBase, ...grpc }, settle);
   });
   upstreamReq.end(body);
 }

@@ -16,17 +16,24 @@
  *   upstream of src/intercept/upstream.ts;
  * - holds (bytes released once their receipt is durable): src/intercept/held-relay.ts;
  * - the agent card rewritten in flight: src/intercept/card-answer.ts;
- * - exchanges in flight at close: src/intercept/flights.ts.
+ * - exchanges in flight at close: src/intercept/flights.ts;
+ * - gRPC: the port serves HTTP/1.1 and HTTP/2 cleartext, told apart by the HTTP/2 preface
+ *   (src/http/transport-sniff.ts); each gRPC call is forwarded to the gRPC upstream and recorded by
+ *   src/intercept/grpc-forward.ts (docs/design.md §16).
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type Http2Session, createServer as createHttp2Server } from 'node:http2';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import { A2aReplayError, describeError } from '../errors.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits, limitedServerOptions } from '../http/limits.js';
 import { isLoopbackHost } from '../http/loopback.js';
 import { readTarget } from '../http/request-target.js';
+import { createSniffingServer } from '../http/transport-sniff.js';
 import { DEFAULT_MAX_BODY_BYTES, type ExchangeRecorder } from './exchange-recorder.js';
 import { Flights } from './flights.js';
 import { type ForwardContext, forwardExchange } from './forward-exchange.js';
+import { type GrpcForwardContext, forwardGrpcCall } from './grpc-forward.js';
+import { openGrpcUpstream } from './grpc-upstream.js';
 import { answerOwn, targetOf } from './proxy-answers.js';
 import { guardProxy } from './proxy-limits.js';
 import { isControlTarget, refuseControl, refuseTarget } from './proxy-refusals.js';
@@ -58,11 +65,19 @@ export interface RecordingProxyOptions {
    * proxy listens on and the upstream host are both loopback (127.0.0.0/8, ::1, localhost).
    */
   forwardControl?: boolean;
+  /**
+   * Where gRPC calls go: `HOST:PORT` (or `http://HOST:PORT`). Default: the upstream's host and port.
+   */
+  grpcUpstream?: string;
+  /** Told each time the proxy refuses a gRPC call itself (UNIMPLEMENTED, UNAVAILABLE), with why. */
+  onGrpcRefusal?: (kind: 'unimplemented' | 'unavailable', message: string) => void;
 }
 
 export interface RecordingProxy {
   /** `http://HOST:PORT` the proxy listens on. */
   readonly url: string;
+  /** `HOST:PORT` the gRPC calls it takes go to. */
+  readonly grpcUpstream: string;
   readonly server: Server;
   /** Exchanges still in flight. */
   readonly inFlight: number;
@@ -78,6 +93,10 @@ export interface RecordingProxy {
 /** Starts the proxy; resolves once it listens. */
 export async function startRecordingProxy(options: RecordingProxyOptions): Promise<RecordingProxy> {
   const upstream = openUpstream(options.upstream);
+  const grpcUpstream = openGrpcUpstream(
+    options.grpcUpstream ??
+      `${upstream.url.hostname}:${upstream.url.port || (upstream.url.protocol === 'https:' ? '443' : '80')}`,
+  );
   const recorder = options.recorder;
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.limits, bodyLimitBytes: maxBody };
@@ -90,6 +109,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     flights,
     upstreamTimeoutMs: options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
     ownUrl: () => ownUrl,
+    grpc: { hostname: grpcUpstream.hostname, port: grpcUpstream.port },
   };
 
   // What a request within the limits gets: refused (/control, an ambiguous target) or forwarded.
@@ -115,8 +135,39 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   });
   const proxyLimits = guardProxy(server, limits, recorder);
 
-  await listen(server, options.host ?? '127.0.0.1', options.port ?? 0);
-  const address = server.address() as AddressInfo;
+  const grpcForwarding: GrpcForwardContext = {
+    upstream: grpcUpstream,
+    recorder,
+    flights,
+    warn: (kind, message) => options.onGrpcRefusal?.(kind, message),
+  };
+  const h2 = createHttp2Server();
+  const sessions = new Set<Http2Session>();
+  h2.on('session', (session: Http2Session) => {
+    sessions.add(session);
+    session.on('error', () => {
+      // its streams report what they lost
+    });
+    session.once('close', () => sessions.delete(session));
+  });
+  h2.on('stream', (stream, headers) => {
+    try {
+      forwardGrpcCall(grpcForwarding, stream, headers);
+    } catch (error) {
+      recorder.report(error);
+      stream.close();
+    }
+  });
+  // One port: HTTP/1 connections go to `server`, HTTP/2 (gRPC) ones to `h2`.
+  const port = createSniffingServer(
+    { http1: (socket) => server.emit('connection', socket), h2c: (socket) => h2.emit('connection', socket) },
+    { silentMs: limits.headersTimeoutMs },
+  );
+
+  await listen(port, options.host ?? '127.0.0.1', options.port ?? 0);
+  // node:http starts its time-out checks when its server listens; its connections come from `port`.
+  server.emit('listening');
+  const address = port.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   ownUrl = `http://${host}:${address.port}`;
   forwardControl = options.forwardControl ?? (isLoopbackHost(address.address) && isLoopbackHost(upstream.url.hostname));
@@ -124,6 +175,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   let closing: Promise<void> | undefined;
   return {
     url: ownUrl,
+    grpcUpstream: grpcUpstream.label,
     server,
     get inFlight() {
       return flights.size;
@@ -131,13 +183,17 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     forwardsControl: forwardControl,
     close(closeOptions = {}) {
       closing ??= (async () => {
-        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        const stopped = new Promise<void>((resolve) => port.close(() => resolve()));
+        server.close();
         server.closeIdleConnections();
+        for (const session of sessions) session.close();
         if (flights.size > 0) await flights.settled(closeOptions.graceMs ?? 2000);
         flights.abortAll('the recorder stopped while the exchange was open');
         server.closeAllConnections();
+        for (const session of sessions) session.destroy();
         await stopped;
         upstream.destroy();
+        grpcUpstream.destroy();
       })();
       return closing;
     },
@@ -145,7 +201,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
 }
 
 /** Listens on `host:port`; a failure is an `IO_FAILED` error naming the address. */
-function listen(server: Server, host: string, port: number): Promise<void> {
+function listen(server: NetServer, host: string, port: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once('error', (error) =>
       reject(

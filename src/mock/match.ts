@@ -45,6 +45,11 @@ export interface IncomingRequest {
    * trimmed; '' for none), checked as the reference peer checks it (docs/design.md §13).
    */
   version: string;
+  /**
+   * Set for a gRPC call (docs/design.md §16): `path` is its `:path`, `body` its message's
+   * ProtoJSON, matched against recorded gRPC requests only.
+   */
+  grpc?: true;
 }
 
 /** The parsed body of a request's text, or none: no body, not JSON, or JSON nested too deep. */
@@ -140,6 +145,27 @@ function compareRest(
   return { fields, ids: trial };
 }
 
+/**
+ * A gRPC call against a recorded request: the same path (so the same method) of a recorded gRPC
+ * call, and the same message, compared as its ProtoJSON (the ids it pairs learned from the whole
+ * message, which is the JSON-RPC `params`), at `/...` pointers into the message.
+ */
+function compareGrpc(
+  recorded: RecordingEntry,
+  incoming: IncomingRequest,
+  ids: IdMap,
+  ignore: IgnoreSet,
+): RequestComparison {
+  const trial = ids.clone();
+  if (recorded.grpc === undefined || incoming.grpc !== true) return { fields: ['binding'], ids: trial };
+  const fields: string[] = [];
+  if (recorded.http.path !== incoming.path) fields.push('http.path');
+  trial.learn(recorded.body, incoming.body);
+  const mapped = trial.toRecorded(incoming.body);
+  for (const d of contentDifferences(recorded.body, mapped, ignore)) fields.push(d.path === '' ? 'body' : d.path);
+  return { fields, ids: trial };
+}
+
 /** Compares `incoming` with the recorded request `recorded`; `ignore` holds the method's noise rules. */
 export function compareRequest(
   recorded: RecordingEntry,
@@ -147,6 +173,7 @@ export function compareRequest(
   ids: IdMap,
   ignore: IgnoreSet,
 ): RequestComparison {
+  if (recorded.grpc !== undefined || incoming.grpc === true) return compareGrpc(recorded, incoming, ids, ignore);
   const recordedCall = readRequest(recorded);
   if (recordedCall.kind === 'call' && recordedCall.binding === 'HTTP+JSON')
     return compareRest(recorded, recordedCall, incoming, ids, ignore);
@@ -166,9 +193,12 @@ export function compareRequest(
   return { fields, ids: trial };
 }
 
-/** How far a comparison is from a match: a wrong path or method counts far more than a field. */
+/** How far a comparison is from a match: another binding, path or method counts far more than a field. */
 export function distance(comparison: RequestComparison): number {
   let n = 0;
-  for (const f of comparison.fields) n += f === 'http.method' || f === 'http.path' || f === '/method' ? 100 : 1;
+  for (const f of comparison.fields) {
+    if (f === 'binding') n += 1000;
+    else n += f === 'http.method' || f === 'http.path' || f === '/method' ? 100 : 1;
+  }
   return n;
 }

@@ -17,6 +17,9 @@
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { readTarget, refusedTargetMessage } from '../http/request-target.js';
 import { ERROR_INFO_TYPE, type JsonRpcErrorName, type JsonRpcErrorObject, jsonRpcError } from '../protocol/errors.js';
+import { GRPC_ERROR_STATUS } from '../grpc/grpc-status.js';
+import { grpcMethodOfPath } from '../grpc/methods.js';
+import type { RequestView } from '../observe/call-view.js';
 import { REST_ERROR_STATUS, matchRestTail, restError } from '../protocol/rest-binding.js';
 import { CONTROL_PATH } from '../protocol/methods.js';
 import { AGENT_CARD_PATH } from '../protocol/types.js';
@@ -121,10 +124,33 @@ function rpcError(id: JsonValue, error: JsonRpcErrorObject): JsonValue {
 }
 
 /** How a request travelled: its binding, and for JSON-RPC the client's call number. */
-type Caller = { binding: 'JSONRPC'; clientId: JsonValue } | { binding: 'HTTP+JSON' };
+type Caller = { binding: 'JSONRPC'; clientId: JsonValue } | { binding: 'HTTP+JSON' } | { binding: 'GRPC' };
 
-/** An error of the table in the caller's binding: a JSON-RPC error, or an HTTP status and Status body. */
+/**
+ * A gRPC error answer (docs/design.md §16): the status, `grpc-message`, and the
+ * `google.rpc.Status` ProtoJSON the `grpc-status-details-bin` trailer carries, its ErrorInfo the
+ * one a JSON binding's error carries.
+ */
+function grpcErrorAnswer(code: number, message: string, info: JsonValue): OutputQueue {
+  const queue = new OutputQueue();
+  const details: JsonValue = { code, message, details: [info] };
+  queue.push({
+    kind: 'unary',
+    status: 200,
+    headers: {},
+    body: undefined,
+    text: '',
+    grpc: { status: code, message, details },
+  });
+  return queue;
+}
+
+/** An error of the table in the caller's binding: a JSON-RPC error, an HTTP status and body, a gRPC status. */
 function errorAnswer(caller: Caller, name: JsonRpcErrorName, message: string, metadata?: Record<string, string>) {
+  if (caller.binding === 'GRPC') {
+    const info = jsonRpcError(name, message, metadata).data[0] as unknown as JsonValue;
+    return grpcErrorAnswer(GRPC_ERROR_STATUS[name], message, info);
+  }
   if (caller.binding === 'HTTP+JSON') {
     const { http, body } = restError(name, message, metadata);
     return unary(http, body as unknown as JsonValue);
@@ -136,6 +162,13 @@ function errorAnswer(caller: Caller, name: JsonRpcErrorName, message: string, me
 function isControlPath(target: string): boolean {
   const path = pathOnly(target);
   return path === CONTROL_PATH || path.endsWith(CONTROL_PATH);
+}
+
+/** A gRPC call read as the call view reads the JSON bindings: its path's method, its message as params. */
+function grpcCall(request: IncomingRequest): RequestView {
+  const known = grpcMethodOfPath(request.path);
+  if (!known) return { kind: 'malformed', field: 'http.path', message: `${request.path} is no A2A gRPC method` };
+  return { kind: 'call', binding: 'JSONRPC', rpcId: undefined, method: known.name, params: request.body };
 }
 
 /** Whether `request` names a route of the HTTP+JSON binding (a body that failed to parse still came over it). */
@@ -193,11 +226,16 @@ export class MockEngine {
       return unary(400, rpcError(clientId, jsonRpcError('INVALID_REQUEST', message)));
     }
     if (request.method.toUpperCase() === 'GET' && target.path === AGENT_CARD_PATH) return this.#card(request);
-    const call = incomingCall(request);
+    const call = request.grpc === true ? grpcCall(request) : incomingCall(request);
     const overRest =
       (call.kind === 'call' && call.binding === 'HTTP+JSON') ||
       (call.kind === 'malformed' && call.field === 'bodyText' && request.body === undefined && isRestRoute(request));
-    const caller: Caller = overRest ? { binding: 'HTTP+JSON' } : { binding: 'JSONRPC', clientId };
+    const caller: Caller =
+      request.grpc === true
+        ? { binding: 'GRPC' }
+        : overRest
+          ? { binding: 'HTTP+JSON' }
+          : { binding: 'JSONRPC', clientId };
     if (
       request.body === undefined &&
       request.deep !== true &&
@@ -325,6 +363,7 @@ export class MockEngine {
       : {};
     const message = `no recorded exchange matches this ${name} request; ${why}`;
     const details = [{ '@type': ERROR_INFO_TYPE, reason: NO_RECORDED_EXCHANGE, domain: MOCK_ERROR_DOMAIN, metadata }];
+    if (caller.binding === 'GRPC') return grpcErrorAnswer(GRPC_ERROR_STATUS.INTERNAL, message, details[0] as JsonValue);
     if (caller.binding === 'HTTP+JSON') {
       const { http, status } = REST_ERROR_STATUS.INTERNAL;
       return unary(http, { error: { code: http, status, message, details } });

@@ -1,20 +1,32 @@
 /**
  * @module mock/mock-output
  * What the mock sends for one exchange, transport-agnostic (docs/design.md §13): a whole unary
- * answer, or an SSE head, its events and its close. The node:http server and the in-process fetch
+ * answer, or an SSE head, its events and its close (over gRPC: a unary answer or status, or a
+ * stream's messages and its status). The node:http server and the in-process fetch
  * write these out; {@link OutputQueue} hands them over as they are released.
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
+import type { EntryGrpc } from '../recording/format.js';
 
 export type MockOutput =
-  /** A whole answer: status, headers and body. */
-  | { kind: 'unary'; status: number; headers: Record<string, string>; body: JsonValue | undefined; text: string }
+  /**
+   * A whole answer: status, headers and body; over gRPC (docs/design.md §16) `grpc` holds its
+   * status (an error has no body), and `body` is the message's ProtoJSON.
+   */
+  | {
+      kind: 'unary';
+      status: number;
+      headers: Record<string, string>;
+      body: JsonValue | undefined;
+      text: string;
+      grpc?: EntryGrpc;
+    }
   /** The head of an SSE answer. */
   | { kind: 'head'; status: number; headers: Record<string, string> }
   /** One SSE event, its `data` already serialized. */
   | { kind: 'event'; data: string; event?: string; id?: string }
-  /** The answer ends normally (the stream closes). */
-  | { kind: 'end' }
+  /** The answer ends normally (the stream closes); over gRPC with the recorded status. */
+  | { kind: 'end'; grpc?: EntryGrpc }
   /** The recording shows the exchange broken before any answer: drop the connection. */
   | { kind: 'break'; reason: string };
 

@@ -19,7 +19,7 @@
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { rewriteAgentCard } from '../intercept/agent-card-rewrite.js';
 import { AGENT_CARD_PATH } from '../protocol/types.js';
-import type { RecordingEntry } from '../recording/format.js';
+import type { EntryGrpc, RecordingEntry } from '../recording/format.js';
 import type { Recording } from '../recording/recording-reader.js';
 import { IgnoreSet, type NoiseRules, contentDifferences } from '../replay/content.js';
 import { shapeOf } from '../replay/drift.js';
@@ -214,6 +214,7 @@ export class MockScript {
       headers: sentHeaders(response.http.headers),
       body,
       text: body === undefined ? (response.bodyText ?? '') : JSON.stringify(body),
+      ...(response.grpc !== undefined ? { grpc: response.grpc } : {}),
     });
     return queue;
   }
@@ -265,6 +266,13 @@ export class MockScript {
       case 'response': {
         const headers = sentHeaders(entry.http.headers);
         const status = entry.http.status ?? 200;
+        if (entry.grpc !== undefined) {
+          // A gRPC answer: the message, or (an error) the status alone (docs/design.md §16).
+          const body = entry.body === undefined ? undefined : this.#outgoing(ex, entry.body, served.clientId);
+          const text = body === undefined ? '' : JSON.stringify(body);
+          served.queue.push({ kind: 'unary', status, headers: {}, body, text, grpc: this.#grpcOut(entry.grpc) });
+          break;
+        }
         if (entry.body === undefined && entry.bodyText === undefined) {
           served.queue.push({ kind: 'head', status, headers });
           break;
@@ -283,7 +291,9 @@ export class MockScript {
         break;
       }
       case 'end':
-        served.queue.push({ kind: 'end' });
+        served.queue.push(
+          entry.grpc !== undefined ? { kind: 'end', grpc: this.#grpcOut(entry.grpc) } : { kind: 'end' },
+        );
         break;
       case 'error':
         if (ex.response === undefined)
@@ -321,13 +331,19 @@ export class MockScript {
     return { ...out, id: clientId };
   }
 
+  /** A recorded gRPC status in the client's ids: its message and details may name a task. */
+  #grpcOut(grpc: EntryGrpc): EntryGrpc {
+    return this.ids.toLive(grpc as JsonValue) as EntryGrpc;
+  }
+
   /** Keeps what the client has now been shown of a task's state and pause. */
   #observe(entry: RecordingEntry): void {
     if (entry.kind !== 'response' && entry.kind !== 'event') return;
     const taskId = answerTaskId(entry.body);
-    // An HTTP+JSON answer is the result itself (design §15): read its shape as the JSON-RPC one's.
+    // An HTTP+JSON answer is the result itself (design §15): read its shape as the JSON-RPC one's
+    // (a gRPC one's shape is read from its message and status, §16).
     const body = record(entry.body);
-    const rest = body !== undefined && !('jsonrpc' in body) && !('error' in body);
+    const rest = entry.grpc === undefined && body !== undefined && !('jsonrpc' in body) && !('error' in body);
     const shape = shapeOf(rest ? { ...entry, body: { result: body } } : entry);
     if (taskId === undefined || shape.state === null) return;
     const paused = shape.state === 'TASK_STATE_PAUSED' || shape.legacy === 'paused';

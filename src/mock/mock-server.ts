@@ -3,7 +3,9 @@
  * The mock over `node:http` (docs/design.md §13): every request is read whole (within the HTTP
  * limits the peer and the proxy apply) and handed to the {@link MockEngine}; its outputs are written
  * as they are released — a whole JSON answer, or an SSE head, one frame per event and the close.
- * A client that hangs up cancels its exchange. Binds 127.0.0.1 unless told otherwise.
+ * The same port serves gRPC (src/mock/mock-grpc.ts), told apart by the connection's first bytes
+ * (src/http/transport-sniff.ts). A client that hangs up cancels its exchange. Binds 127.0.0.1
+ * unless told otherwise.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +19,7 @@ import {
   limitedServerOptions,
   readLimitedBody,
 } from '../http/limits.js';
+import { createSniffingServer } from '../http/transport-sniff.js';
 import { incomingBody, requestVersion } from './match.js';
 import { MockEngine, type MockOptions, type MockReport, type MockSource } from './mock-engine.js';
 import { type OutputQueue, eventFrame } from './mock-output.js';
@@ -102,14 +105,25 @@ export async function startMockServer(
     });
   });
   guardServer(server, limits, (status, message) => limitAnswerBody(status, message));
+  const grpc = (await import('./mock-grpc.js')).createMockGrpc(engine, limits.bodyLimitBytes);
+  // One port for HTTP/1 and gRPC, as the reference peer's (docs/design.md §16).
+  const port = createSniffingServer(
+    { http1: (socket) => server.emit('connection', socket), h2c: (socket) => grpc.injectConnection(socket) },
+    { silentMs: limits.headersTimeoutMs },
+  );
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
+    port.once('error', reject);
+    port.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      port.off('error', reject);
       resolve();
     });
+  }).catch((error: unknown) => {
+    grpc.close();
+    throw error;
   });
-  const address = server.address() as AddressInfo;
+  // node:http starts its time-out checks when its server listens; its connections come from `port`.
+  server.emit('listening');
+  const address = port.address() as AddressInfo;
   const shownHost = address.address.includes(':') ? `[${address.address}]` : address.address;
   const url = `http://${shownHost}:${address.port}`;
   engine.url = url;
@@ -120,7 +134,9 @@ export async function startMockServer(
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
         engine.close();
-        server.close(() => resolve());
+        grpc.close();
+        port.close(() => resolve());
+        server.close();
         server.closeIdleConnections();
         setImmediate(() => server.closeAllConnections());
       });

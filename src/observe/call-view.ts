@@ -6,17 +6,25 @@
  * envelope; HTTP+JSON from the verb and the path's tail (src/protocol/rest-binding.ts), its query and
  * its body. The target is read as src/http/request-target.ts reads it (docs/design.md §5), and its
  * route decides the binding: a request whose path names an HTTP+JSON route is HTTP+JSON whatever
- * its body holds. The fact reader (observe/facts) reads every call through here.
+ * its body holds. A gRPC entry (one carrying `grpc`, docs/design.md §16) is read by its `:path`
+ * (src/grpc/methods.ts): its method, its request's ProtoJSON as params, its answer's ProtoJSON as the
+ * result, its status and ErrorInfo as the error. The fact reader (observe/facts) reads every call
+ * through here.
  */
 import { type JsonRpcId, parseJsonRpcMessage } from '../protocol/json-rpc.js';
 import { type Binding, matchRestTail, readRestError, restParams } from '../protocol/rest-binding.js';
 import { readTarget } from '../http/request-target.js';
-import { formatIssue } from '../protocol/read.js';
+import { JSON_RPC_ERRORS } from '../protocol/errors.js';
+import { formatIssue, isRecord } from '../protocol/read.js';
 import type { RecordingEntry } from '../recording/format.js';
+import { grpcMethodOfPath } from '../grpc/methods.js';
+
+/** The binding a call travelled in: one of the JSON bindings, or gRPC (docs/design.md §16). */
+export type CallBinding = Binding | 'GRPC';
 
 /** What a request entry asked for. */
 export type RequestView =
-  | { kind: 'call'; binding: Binding; rpcId: JsonRpcId | undefined; method: string; params: unknown }
+  | { kind: 'call'; binding: CallBinding; rpcId: JsonRpcId | undefined; method: string; params: unknown }
   /** Nothing to read: no body and no route (an agent card GET), or a JSON-RPC notification. */
   | { kind: 'none' }
   /** A body that is not a request of its binding; `field` and `message` for the finding. */
@@ -31,8 +39,47 @@ export interface RequestParts {
 
 /** Reads a request entry in its binding. */
 export function readRequest(entry: RecordingEntry): RequestView {
+  if (entry.grpc !== undefined) return readGrpcRequest(entry);
   return readRequestParts(entry);
 }
+
+/** A gRPC request: the method its path names, its message's ProtoJSON the params. */
+function readGrpcRequest(entry: RecordingEntry): RequestView {
+  const found = grpcMethodOfPath(entry.http.path);
+  if (found === undefined) return { kind: 'none' };
+  if (entry.body === undefined && entry.bodyText !== undefined)
+    return { kind: 'malformed', field: 'bodyText', message: `the ${found.name} request message was not read` };
+  return { kind: 'call', binding: 'GRPC', rpcId: undefined, method: found.name, params: entry.body ?? {} };
+}
+
+/**
+ * Reads a gRPC answer (a unary `response`, a stream's `event` or its `end`): a status other than
+ * OK is an error with the JSON-RPC code its ErrorInfo reason names (NOT_FOUND without one is
+ * TASK_NOT_FOUND, as the binding's error table maps it); a cancelled call or an answer without its
+ * message is an error without a code; an `end` with OK has no result (`none`).
+ */
+export function readGrpcAnswer(entry: RecordingEntry): RestAnswerView | { kind: 'none' } {
+  const grpc = entry.grpc ?? {};
+  const status = grpc.status;
+  if (status !== undefined && status !== 0) {
+    const details = isRecord(grpc.details) ? grpc.details.details : undefined;
+    const read = readRestError({ error: { message: grpc.message ?? '', details } });
+    const named = read?.reason === undefined ? '' : ` (${read.reason})`;
+    const code = read?.code ?? (status === GRPC_NOT_FOUND ? TASK_NOT_FOUND_CODE : undefined);
+    return { kind: 'error', code, message: `gRPC status ${status}${named}: ${grpc.message ?? ''}` };
+  }
+  if (grpc.cancelled === true) return { kind: 'error', code: undefined, message: 'the client cancelled the call' };
+  if (entry.kind === 'end') return { kind: 'none' };
+  if (entry.body === undefined) {
+    const why = entry.bodyText === undefined ? 'no message' : 'a message that was not read';
+    return { kind: 'error', code: undefined, message: `gRPC status ${status ?? 'none'} with ${why}` };
+  }
+  return { kind: 'result', result: entry.body };
+}
+
+/** gRPC NOT_FOUND, which the binding's error table gives TASK_NOT_FOUND alone (docs/design.md §16). */
+const GRPC_NOT_FOUND = 5;
+const TASK_NOT_FOUND_CODE = JSON_RPC_ERRORS.TASK_NOT_FOUND.code;
 
 /** Reads a request in its binding, whether recorded or just received (the mock, design §13). */
 export function readRequestParts(entry: RequestParts): RequestView {

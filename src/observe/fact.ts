@@ -7,7 +7,7 @@
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { JSON_RPC_ERRORS } from '../protocol/errors.js';
 import type { ControlMethod } from '../protocol/methods.js';
-import type { Binding } from '../protocol/rest-binding.js';
+import type { CallBinding } from './call-view.js';
 import type { PauseMode, ResumeCause, TaskPause, TaskState } from '../protocol/types.js';
 import type { InterruptedState, SpanRef } from '../receipts/types.js';
 import type { ObserverFinding } from './findings.js';
@@ -63,7 +63,7 @@ export type Fact =
       bodyRepaired: boolean;
       /** The caller's span from its `traceparent`. */
       parent: SpanRef | undefined;
-      binding: Binding;
+      binding: CallBinding;
     }
   /** A SendMessage / SendStreamingMessage request: a client message, which may continue an interrupted task. */
   | {
@@ -76,7 +76,7 @@ export type Fact =
       /** The message's parts: what the client answered (a receipt keeps only their hash). */
       parts: JsonValue;
       principal: string | null;
-      binding: Binding;
+      binding: CallBinding;
     }
   /** A ResumeTask request. */
   | {
@@ -88,10 +88,17 @@ export type Fact =
       input: JsonValue | undefined;
       continueTranscript: boolean | null;
       principal: string | null;
-      binding: Binding;
+      binding: CallBinding;
     }
   /** A CancelTask request. */
-  | { type: 'CancelCalled'; entry: EntryRef; xid: string; taskId: string; principal: string | null; binding: Binding }
+  | {
+      type: 'CancelCalled';
+      entry: EntryRef;
+      xid: string;
+      taskId: string;
+      principal: string | null;
+      binding: CallBinding;
+    }
   /** An AdvanceClock / FireEvent request on the control channel. */
   | { type: 'ControlCalled'; entry: EntryRef; call: ControlCall }
   /** A task was seen at all (before what was seen of it): its context, its stream, the peer's time. */
@@ -104,7 +111,7 @@ export type Fact =
       /** Instants the peer stated (`status.timestamp`, `resumedAt`). */
       times: string[];
       /** The binding of the exchange it was seen on. */
-      binding: Binding;
+      binding: CallBinding;
     }
   /** A sighting of TASK_STATE_PAUSED (native, or the legacy envelope) with its pause. */
   | {

@@ -19,7 +19,7 @@ import { checkTransition } from '../protocol/state-machine.js';
 import type { Task } from '../protocol/types.js';
 import type { RecordingEntry } from '../recording/format.js';
 import { BoundedMap } from '../bounded-map.js';
-import { readRequest, readRestAnswer } from './call-view.js';
+import { readGrpcAnswer, readRequest, readRestAnswer } from './call-view.js';
 import {
   type ObservedExchange,
   bindingOf,
@@ -223,6 +223,12 @@ export class FactReader {
   #onResponse(entry: RecordingEntry): void {
     const ex = this.#exchange(entry);
     if (!ex) return;
+    if (ex.binding === 'GRPC') {
+      // A gRPC answer without a message is its status (docs/design.md §16).
+      this.#onAnswer(ex, entry, entry.body, false);
+      this.#complete(ex, entry);
+      return;
+    }
     if (entry.body === undefined) {
       if (entry.bodyText === undefined) return; // the head of an SSE stream
       if (ex.binding !== undefined) {
@@ -250,7 +256,10 @@ export class FactReader {
     const ex = this.#exchange(entry);
     if (!ex) return;
     this.#exchanges.delete(ex.xid);
-    if (ex.binding !== undefined) {
+    const grpcError = ex.binding === 'GRPC' && entry.kind === 'end' ? readGrpcAnswer(entry) : undefined;
+    if (grpcError?.kind === 'error') {
+      this.#callFailed(ex, entry, grpcError.code, `${ex.call?.method ?? 'the call'} failed with ${grpcError.message}`);
+    } else if (ex.binding !== undefined) {
       this.#callFailed(
         ex,
         entry,
@@ -288,8 +297,9 @@ export class FactReader {
 
   /** An answer (a unary body or one SSE event) in the exchange's binding. */
   #onAnswer(ex: ObservedExchange, entry: RecordingEntry, body: unknown, isEvent: boolean): void {
-    if (ex.binding === 'HTTP+JSON') {
-      const view = readRestAnswer(entry);
+    if (ex.binding === 'HTTP+JSON' || ex.binding === 'GRPC') {
+      const view = ex.binding === 'GRPC' ? readGrpcAnswer(entry) : readRestAnswer(entry);
+      if (view.kind === 'none') return;
       if (view.kind === 'error') {
         this.#callFailed(ex, entry, view.code, `${ex.call?.method ?? 'the call'} failed with ${view.message}`);
         return;

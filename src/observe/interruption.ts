@@ -7,7 +7,7 @@
  * `observe/interruption-observer` stores and emits.
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
-import type { Binding } from '../protocol/rest-binding.js';
+import type { CallBinding } from './call-view.js';
 import type { InterruptedState, SpanRef } from '../receipts/types.js';
 import type { LostInterruptionReason } from '../tracing/span-events.js';
 import type { EntryRef, FactOf, Origin } from './fact.js';
@@ -18,7 +18,7 @@ export interface ContinuingMessage {
   readonly seq: number;
   readonly principal: string | null;
   readonly parts: JsonValue;
-  readonly binding: Binding;
+  readonly binding: CallBinding;
 }
 
 /** A client message in the interrupted task's context that named no task, or another one. */

@@ -10,7 +10,7 @@ import type { JsonRpcId } from '../protocol/json-rpc.js';
 import { CONTROL_PATH } from '../protocol/methods.js';
 import type { MethodCall } from '../protocol/params.js';
 import { isRecord } from '../protocol/read.js';
-import type { Binding } from '../protocol/rest-binding.js';
+import type { CallBinding } from './call-view.js';
 import type { TaskState } from '../protocol/types.js';
 import type { SpanRef } from '../receipts/types.js';
 import type { RecordingEntry } from '../recording/format.js';
@@ -25,7 +25,7 @@ export interface ObservedExchange {
   parent: SpanRef | undefined;
   control: boolean;
   /** The binding of the call, once its request was read as one; undefined for what is no call. */
-  binding: Binding | undefined;
+  binding: CallBinding | undefined;
   rpcId: JsonRpcId | undefined;
   call: MethodCall | undefined;
   seq: number;
@@ -56,7 +56,7 @@ export function callFact(
   ex: ObservedExchange,
   entry: RecordingEntry,
   c: MethodCall,
-  binding: Binding,
+  binding: CallBinding,
 ): Fact | undefined {
   const at = ref(entry);
   switch (c.method) {
@@ -143,13 +143,13 @@ export function controlAnswerFact(ex: ObservedExchange, entry: RecordingEntry, r
   return { type: 'ControlAnswered', entry: ref(entry), call, now, resumed };
 }
 
-/** Where a call's result sits in its answer: `body.result` (JSON-RPC) or `body` (HTTP+JSON). */
+/** Where a call's result sits in its answer: `body.result` (JSON-RPC) or `body` (HTTP+JSON, gRPC). */
 export function resultField(ex: ObservedExchange): string {
-  return ex.binding === 'HTTP+JSON' ? 'body' : 'body.result';
+  return ex.binding === 'JSONRPC' || ex.binding === undefined ? 'body.result' : 'body';
 }
 
 /** The binding a fact names for the exchange: JSON-RPC unless its request was read as HTTP+JSON. */
-export function bindingOf(ex: ObservedExchange): Binding {
+export function bindingOf(ex: ObservedExchange): CallBinding {
   return ex.binding ?? 'JSONRPC';
 }
 

@@ -7,9 +7,9 @@
  * container to the next and keeping the indexes true) and stamps every verdict it emits with the id
  * of the rule firing (docs/design.md §14.8). No clock, no randomness, no I/O.
  */
-import type { Binding } from '../protocol/rest-binding.js';
 import type { ResumeConditions } from '../protocol/types.js';
 import type { OutsideSuspension } from '../receipts/types.js';
+import type { CallBinding } from './call-view.js';
 import { ATTR_RULE } from '../tracing/attributes.js';
 import type { LostPauseReason, SpanEvent } from '../tracing/span-events.js';
 import { BoundedMap } from '../bounded-map.js';
@@ -62,7 +62,7 @@ export interface OpenSuspension {
   provenSeq: number;
   span: SpanRef;
   /** The binding its task was last seen in. */
-  binding: Binding;
+  binding: CallBinding;
 }
 
 /**
@@ -92,7 +92,7 @@ export interface ObservedTask {
   /** ResumeTask / CancelTask calls in flight, by exchange id. */
   readonly closers: Map<string, Closer>;
   /** The binding of the latest A2A exchange that named or showed the task: its receipts carry it. */
-  binding: Binding;
+  binding: CallBinding;
   /**
    * The latest resume of a pause that began outside this recording, once receipted (docs/design.md
    * §17): its `resumedAt` (null when none was stated), so a later sighting of it adds nothing.

@@ -20,6 +20,7 @@ import type {
   CheckpointSignature,
   OutsideSuspension,
   ReceiptLogHeader,
+  ReceiptBinding,
   ReceiptLogLine,
   RecordingBinding,
   ResumeOutcome,
@@ -29,7 +30,7 @@ import type { VerifyFailure, VerifyFailureReason } from './verify-failure.js';
 /** The facts of a line the in-order checks use (plain data, as `verify --jobs` packs it). */
 export type LineFacts =
   | { type: 'ReceiptLog'; header: ReceiptLogHeader }
-  | { type: 'SuspensionReceipt'; seq: number; prev: string; kid: string; taskId: string }
+  | { type: 'SuspensionReceipt'; seq: number; prev: string; kid: string; taskId: string; binding: ReceiptBinding }
   | {
       type: 'ResumptionReceipt';
       seq: number;
@@ -38,6 +39,7 @@ export type LineFacts =
       taskId: string;
       /** Null (version 5) when the suspension lies outside the log. */
       suspension: string | null;
+      binding: ReceiptBinding;
       outcome: ResumeOutcome;
       /** Version 5: the pause outside the log, or null; undefined before version 5 (no `outside` member). */
       outside: OutsideSuspension | null | undefined;
@@ -82,6 +84,14 @@ function factsOf(line: ReceiptLogLine): LineFacts {
     case 'ReceiptLog':
       return { type: line.type, header: line };
     case 'SuspensionReceipt':
+      return {
+        type: line.type,
+        seq: line.seq,
+        prev: line.prev,
+        kid: line.sig.kid,
+        taskId: line.taskId,
+        binding: line.binding,
+      };
     case 'InterruptionReceipt':
       return { type: line.type, seq: line.seq, prev: line.prev, kid: line.sig.kid, taskId: line.taskId };
     case 'ContinuationReceipt':
@@ -100,6 +110,7 @@ function factsOf(line: ReceiptLogLine): LineFacts {
         prev: line.prev,
         kid: line.sig.kid,
         taskId: line.taskId,
+        binding: line.binding,
         suspension: line.suspension,
         outcome: line.outcome,
         outside: line.outside,
@@ -198,7 +209,7 @@ export function packExamined(examined: ExaminedLine, out: unknown[]): void {
   const signature = SIGNATURE_CODES.indexOf(examined.signature);
   switch (facts.type) {
     case 'SuspensionReceipt':
-      out.push(0, hash, leaf, signature, facts.seq, facts.prev, facts.kid, facts.taskId);
+      out.push(0, hash, leaf, signature, facts.seq, facts.prev, facts.kid, facts.taskId, facts.binding);
       return;
     case 'ResumptionReceipt':
       out.push(
@@ -213,6 +224,7 @@ export function packExamined(examined: ExaminedLine, out: unknown[]): void {
         facts.suspension,
         facts.outcome,
         facts.outside,
+        facts.binding,
       );
       return;
     case 'Checkpoint':
@@ -256,8 +268,15 @@ export function unpackExamined(packed: readonly unknown[], each: (examined: Exam
     let facts: LineFacts;
     switch (v[i] as unknown) {
       case 0:
-        facts = { type: 'SuspensionReceipt', seq: v[i + 4]!, prev: v[i + 5]!, kid: v[i + 6]!, taskId: v[i + 7]! };
-        i += 8;
+        facts = {
+          type: 'SuspensionReceipt',
+          seq: v[i + 4]!,
+          prev: v[i + 5]!,
+          kid: v[i + 6]!,
+          taskId: v[i + 7]!,
+          binding: v[i + 8]!,
+        };
+        i += 9;
         break;
       case 1:
         facts = {
@@ -269,8 +288,9 @@ export function unpackExamined(packed: readonly unknown[], each: (examined: Exam
           suspension: v[i + 8]!,
           outcome: v[i + 9]!,
           outside: v[i + 10]!,
+          binding: v[i + 11]!,
         };
-        i += 11;
+        i += 12;
         break;
       case 2:
         facts = {

@@ -13,7 +13,7 @@ export const RECEIPT_FORMAT = 'a2a-replay.receipts';
  * recording; 4 adds each checkpoint's C2SP note over the Merkle tree of the lines before it; 5
  * adds the header's `series` link to the log it continues (docs/design.md §6, "Series"), the
  * interruption and continuation receipts (docs/design.md §6), and lets a ResumptionReceipt name a
- * suspension outside its log (`outside`, docs/design.md §17).
+ * suspension outside its log (`outside`, docs/design.md §17), and receipts of `binding` GRPC (§16).
  */
 export const RECEIPT_VERSION = 5;
 /** The format versions this build reads: 2 (checkpoints without `final` and `recording`), 3, 4 and 5. */
@@ -99,7 +99,7 @@ export const SUSPENSION_VIAS = ['PauseTask', 'AwaitTaskResumption', 'statusUpdat
 export type SuspensionVia = (typeof SUSPENSION_VIAS)[number];
 
 /** The A2A protocol binding the exchanges behind a receipt used. */
-export const RECEIPT_BINDINGS = ['JSONRPC', 'HTTP+JSON'] as const;
+export const RECEIPT_BINDINGS = ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const;
 export type ReceiptBinding = (typeof RECEIPT_BINDINGS)[number];
 
 export interface SuspensionReceipt {

@@ -434,6 +434,11 @@ export class ReceiptLogVerifier {
             'bad_signature',
             `line ${n}: the ${facts.type} signature does not match its content (edited or forged)`,
           );
+        if ('binding' in facts && facts.binding === 'GRPC' && header.version < 5)
+          return fail(
+            'malformed_line',
+            `line ${n}: a receipt with binding GRPC in a version-${header.version} log (GRPC begins with version 5)`,
+          );
         if (facts.seq !== this.#receipts + 1) {
           return fail(
             'sequence_gap',

@@ -5,6 +5,7 @@
  * that got no answer. Pure: compares the protocol-level shape of entries, never timestamps or ids.
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
+import { ERROR_INFO_TYPE, JSON_RPC_ERRORS, type JsonRpcErrorName } from '../protocol/errors.js';
 import type { EntryKind, RecordingEntry } from '../recording/format.js';
 
 /** What an entry says at the protocol level; two entries with equal shapes do not drift. */
@@ -23,6 +24,8 @@ export interface EntryShape {
   legacy: string | null;
   /** Resume cause, when the answer carries one. */
   cause: string | null;
+  /** The gRPC status code of a gRPC answer (`response`, `end`; docs/design.md §16). */
+  grpcStatus: number | null;
 }
 
 function rec(value: JsonValue | undefined): { [key: string]: JsonValue } | undefined {
@@ -39,18 +42,63 @@ function legacyState(holder: { [key: string]: JsonValue } | undefined): string |
   return strOrNull(rec(rec(rec(holder?.metadata)?.harn)?.pause)?.state);
 }
 
+const CODE_BY_REASON = new Map<string, number>(
+  (Object.keys(JSON_RPC_ERRORS) as JsonRpcErrorName[]).map((name) => [
+    JSON_RPC_ERRORS[name].reason,
+    JSON_RPC_ERRORS[name].code,
+  ]),
+);
+
+/**
+ * The JSON-RPC code of the error a gRPC status's details (ProtoJSON of `google.rpc.Status`) name
+ * by their ErrorInfo reason, so a gRPC error compares as the JSON bindings' codes do; null when
+ * no ErrorInfo names a reason of the table (src/protocol/errors.ts).
+ */
+function errorCodeOfDetails(details: JsonValue | undefined): number | null {
+  const list = rec(details)?.details;
+  if (!Array.isArray(list)) return null;
+  for (const item of list) {
+    const info = rec(item);
+    if (info?.['@type'] !== ERROR_INFO_TYPE || typeof info.reason !== 'string') continue;
+    const code = CODE_BY_REASON.get(info.reason);
+    if (code !== undefined) return code;
+  }
+  return null;
+}
+
+/**
+ * A gRPC entry's shape: the status code from its trailers (`response`, `end`), an error's code
+ * read from its ErrorInfo, and the message (the result itself, or a stream event) as a result.
+ */
+function grpcShape(entry: Pick<RecordingEntry, 'kind' | 'body' | 'grpc'>, shape: EntryShape): EntryShape {
+  const status = entry.grpc?.status;
+  if (entry.kind === 'response' || entry.kind === 'end') shape.grpcStatus = status ?? null;
+  if (status !== undefined && status !== 0) {
+    shape.outcome = 'error';
+    shape.errorCode = errorCodeOfDetails(entry.grpc?.details);
+    return shape;
+  }
+  if (entry.kind !== 'response' && entry.kind !== 'event') return shape;
+  const result = rec(entry.body);
+  if (!result) return shape;
+  shape.outcome = 'result';
+  return resultShape(result, shape);
+}
+
 /** The protocol-level shape of a recorded or live entry. */
-export function shapeOf(entry: Pick<RecordingEntry, 'kind' | 'http' | 'body'>): EntryShape {
+export function shapeOf(entry: Pick<RecordingEntry, 'kind' | 'http' | 'body' | 'grpc'>): EntryShape {
   const shape: EntryShape = {
     kind: entry.kind,
-    status: entry.kind === 'response' ? (entry.http.status ?? null) : null,
+    status: entry.kind === 'response' && entry.grpc === undefined ? (entry.http.status ?? null) : null,
     outcome: null,
     errorCode: null,
     member: null,
     state: null,
     legacy: null,
     cause: null,
+    grpcStatus: null,
   };
+  if (entry.grpc !== undefined) return grpcShape(entry, shape);
   if (entry.kind !== 'response' && entry.kind !== 'event') return shape;
   const body = rec(entry.body);
   if (!body) return shape;
@@ -64,6 +112,11 @@ export function shapeOf(entry: Pick<RecordingEntry, 'kind' | 'http' | 'body'>): 
   shape.outcome = 'result';
   const result = rec(body.result);
   if (!result) return shape;
+  return resultShape(result, shape);
+}
+
+/** What a result says: the StreamResponse member or result kind, the task state, legacy pause and cause. */
+function resultShape(result: { [key: string]: JsonValue }, shape: EntryShape): EntryShape {
   const member = MEMBERS.find((m) => rec(result[m]) !== undefined);
   if (member !== undefined) {
     const inner = rec(result[member]);
@@ -101,6 +154,7 @@ const SHAPE_FIELDS: readonly (keyof EntryShape)[] = [
   'state',
   'legacy',
   'cause',
+  'grpcStatus',
 ];
 
 /** `field: expected → actual` for each shape field that differs. */
@@ -121,6 +175,7 @@ export function describeShape(shape: EntryShape): string {
   if (shape.state) parts.push(shape.state);
   if (shape.legacy) parts.push(`legacy:${shape.legacy}`);
   if (shape.cause) parts.push(`cause:${shape.cause}`);
+  if (shape.grpcStatus !== null && shape.grpcStatus !== 0) parts.push(`grpc status ${shape.grpcStatus}`);
   if (shape.kind === 'response' && shape.outcome === null && shape.status !== null) parts.push(`HTTP ${shape.status}`);
   return parts.join(' ');
 }

@@ -28,12 +28,14 @@ import { type Clock, systemClock } from '../clock.js';
 import type { A2aReplayError } from '../errors.js';
 import { STREAMING_METHODS } from '../protocol/methods.js';
 import type { RecordingEntry } from '../recording/format.js';
+import type { EntryDraft } from '../recording/recording-writer.js';
 import type { NoiseRules } from './content.js';
 import { type ExchangeDrift, driftLane, shapeOf } from './drift.js';
 import { type LaneKey, type PlannedExchange, type ReplayPlan, planReplay } from './lanes.js';
 import { ReplayLedger } from './ledger.js';
 import { type LiveCall, bodyOfBodilessMethod, sendLive } from './live-exchange.js';
 import { IdMap } from './substitution.js';
+import type { GrpcChannel } from './grpc-exchange.js';
 
 /** Default bound on sockets for unary calls to the peer. */
 export const DEFAULT_MAX_SOCKETS = 64;
@@ -61,6 +63,11 @@ export interface DriveOptions {
   noise?: NoiseRules;
   /** Paths never compared for any method (`--ignore`). */
   ignore?: readonly string[];
+  /**
+   * The live peer's gRPC endpoint (`HOST:PORT`) for the recorded gRPC calls; a recording that
+   * holds one and no endpoint is refused before anything is sent.
+   */
+  grpcPeer?: string;
 }
 
 /** A task's states in order, recorded and live, for reports. */
@@ -266,7 +273,7 @@ function laneActions(plan: ReplayPlan): Map<LaneKey | null, Action[]> {
   };
   for (const ex of plan.exchanges) {
     add({ type: 'send', seq: ex.request.seq, ex });
-    if (ex.terminal?.kind === 'error' && ex.response !== undefined) add({ type: 'close', seq: ex.terminal.seq, ex });
+    if (clientClosed(ex)) add({ type: 'close', seq: (ex.terminal as RecordingEntry).seq, ex });
   }
   for (const list of loops.values()) list.sort((a, b) => a.seq - b.seq);
   return loops;
@@ -298,13 +305,30 @@ function progressOf(ledger: ReplayLedger, total: number, onProgress: DriveOption
   };
 }
 
-/** Closes a live exchange where the recording shows it broken. */
+/**
+ * Whether the recording shows the client ending `ex` itself: a stream broken after its head (the
+ * client hung up), or a gRPC call the client cancelled (`grpc.cancelled`, docs/design.md §16).
+ */
+function clientClosed(ex: PlannedExchange): boolean {
+  const terminal = ex.terminal;
+  if (terminal === undefined) return false;
+  if (terminal.grpc?.cancelled === true) return true;
+  return terminal.kind === 'error' && ex.response !== undefined;
+}
+
+/** Closes a live exchange where the recording shows it broken or cancelled by the client. */
 function closeBroken(ex: PlannedExchange, ledger: ReplayLedger, callsByXid: ReadonlyMap<string, LiveCall>): void {
   if (ledger.ended(ex) || !ex.terminal) return;
   const call = callsByXid.get(ex.xid);
   call?.abort();
+  const http = { method: ex.request.http.method, path: ex.request.http.path };
+  if (ex.terminal.grpc?.cancelled === true) {
+    // The client's cancel is part of the session: the live call ends where and as it did.
+    ledger.live(ex, { kind: 'end', http, grpc: { cancelled: true } });
+    return;
+  }
   const error = ex.terminal.error ?? 'the exchange broke';
-  ledger.live(ex, { kind: 'error', http: { method: ex.request.http.method, path: ex.request.http.path }, error });
+  ledger.live(ex, { kind: 'error', http, error });
 }
 
 /** Gives up every entry of the exchanges `actions` would have sent, saying why. */
@@ -314,6 +338,14 @@ function abandonSends(ledger: ReplayLedger, actions: readonly Action[], why: str
     const ex = rest.ex;
     for (const e of [ex.request, ex.response, ...ex.events, ex.terminal]) if (e) ledger.abandon(e.seq, why);
   }
+}
+
+/** Hands each live answer entry of `ex` to the ledger, under the recorded request's method and path. */
+function answerSink(ex: PlannedExchange, ledger: ReplayLedger): (draft: EntryDraft) => void {
+  return (draft) => {
+    const answer = { ...draft, http: { ...draft.http, method: ex.request.http.method, path: ex.request.http.path } };
+    ledger.live(ex, answer as Parameters<ReplayLedger['live']>[1]);
+  };
 }
 
 /** What waiting for an action needs of the drive. */
@@ -370,6 +402,10 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
   const callsByXid = new Map<string, LiveCall>();
   let infra: A2aReplayError | undefined;
   const notes = new BodyNotes();
+  // Loaded only for a recording with gRPC calls: grpc-js costs every other run its load time.
+  const grpc: GrpcChannel | undefined = plan.exchanges.some((ex) => ex.request.grpc !== undefined)
+    ? (await import('./grpc-exchange.js')).openGrpcChannel(plan, options.grpcPeer)
+    : undefined;
 
   const progress = progressOf(ledger, plan.entries.length, options.onProgress);
   const checkInfra = (): A2aReplayError | undefined => {
@@ -379,23 +415,24 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
 
   const send = (ex: PlannedExchange): void => {
     const body: JsonValue | undefined = ex.request.body === undefined ? undefined : ids.toLive(ex.request.body);
-    const text = body !== undefined ? JSON.stringify(body) : ex.request.bodyText;
-    notes.note(ex.request, text);
-    ledger.sent(ex);
-    const call = sendLive({
-      base,
-      request: ex.request,
-      path: ids.targetToLive(ex.request.http.path),
-      body: text,
-      agent: ex.method !== null && STREAMING_METHODS.has(ex.method) ? streamAgent : unaryAgent,
-      onEntry: (draft) => {
-        const answer = {
-          ...draft,
-          http: { ...draft.http, method: ex.request.http.method, path: ex.request.http.path },
-        };
-        ledger.live(ex, answer as Parameters<ReplayLedger['live']>[1]);
-      },
-    });
+    const onEntry = answerSink(ex, ledger);
+    let call: LiveCall;
+    if (grpc && ex.request.grpc !== undefined) {
+      ledger.sent(ex);
+      call = grpc.send(ex.request, body, onEntry);
+    } else {
+      const text = body !== undefined ? JSON.stringify(body) : ex.request.bodyText;
+      notes.note(ex.request, text);
+      ledger.sent(ex);
+      call = sendLive({
+        base,
+        request: ex.request,
+        path: ids.targetToLive(ex.request.http.path),
+        body: text,
+        agent: ex.method !== null && STREAMING_METHODS.has(ex.method) ? streamAgent : unaryAgent,
+        onEntry,
+      });
+    }
     calls.add(call);
     callsByXid.set(ex.xid, call);
     void call.done.then(() => {
@@ -444,6 +481,7 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     for (const call of calls) call.abort();
     unaryAgent.destroy();
     streamAgent.destroy();
+    grpc?.close();
   }
   const failure = checkInfra();
   if (failure) throw failure;

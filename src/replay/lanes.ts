@@ -21,6 +21,7 @@
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { A2aReplayError } from '../errors.js';
 import { readTarget } from '../http/request-target.js';
+import { grpcMethodOfPath } from '../grpc/methods.js';
 import { readRequest } from '../observe/call-view.js';
 import { CONTROL_PATH } from '../protocol/methods.js';
 import type { RecordingEntry } from '../recording/format.js';
@@ -64,16 +65,28 @@ function str(value: JsonValue | undefined): string | undefined {
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
-/** The A2A method of a request entry in either binding (docs/design.md §15), or null. */
-export function methodOf(request: RecordingEntry): string | null {
+/**
+ * The method and params of a request entry: a gRPC call's are its path's method (the method
+ * table, src/grpc/methods.ts) and its message's ProtoJSON (docs/design.md §16); the JSON
+ * bindings' are read by the observer's call view (§15).
+ */
+function callOf(request: RecordingEntry): { method: string; params: JsonValue | undefined } | undefined {
+  if (request.grpc !== undefined) {
+    const known = grpcMethodOfPath(request.http.path);
+    return known ? { method: known.name, params: request.body } : undefined;
+  }
   const view = readRequest(request);
-  return view.kind === 'call' ? view.method : null;
+  return view.kind === 'call' ? { method: view.method, params: view.params as JsonValue } : undefined;
+}
+
+/** The A2A method of a request entry in any binding (docs/design.md §15, §16), or null. */
+export function methodOf(request: RecordingEntry): string | null {
+  return callOf(request)?.method ?? null;
 }
 
 /** The recorded task a request addresses, if it names one (in its params or, HTTP+JSON, its path). */
 export function requestTaskId(request: RecordingEntry): string | undefined {
-  const view = readRequest(request);
-  const params = view.kind === 'call' ? record(view.params as JsonValue) : undefined;
+  const params = record(callOf(request)?.params);
   if (!params) return undefined;
   return str(params.taskId) ?? str(params.id) ?? str(record(params.message)?.taskId);
 }

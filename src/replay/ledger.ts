@@ -19,7 +19,13 @@
  * "settled" when a live entry answered it, the driver gave up on it, or (requests) it was sent.
  */
 import { A2aReplayError } from '../errors.js';
-import { type EntryHttp, type EntryKind, REPLAY_MAX_BODY_DEPTH, type RecordingEntry } from '../recording/format.js';
+import {
+  type EntryGrpc,
+  type EntryHttp,
+  type EntryKind,
+  REPLAY_MAX_BODY_DEPTH,
+  type RecordingEntry,
+} from '../recording/format.js';
 import { nestsDeeperThan } from '../canonical/depth.js';
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { type DriftEntryRef, type ExchangeDrift, describeShape, driftSeq, shapeDifferences, shapeOf } from './drift.js';
@@ -37,6 +43,8 @@ export interface LiveAnswer {
   error?: string;
   /** Why the recorder could not read the live answer in full (docs/design.md §5). */
   incomplete?: string;
+  /** A gRPC answer's status, message and details (docs/design.md §16). */
+  grpc?: EntryGrpc;
 }
 
 const BARRIER_LANE = '\u0000barrier';
@@ -67,6 +75,24 @@ interface ExchangeProgress {
   terminalMatched: boolean;
   /** Seq of the last recorded entry of this exchange a live entry answered (the request at first). */
   lastSeq: number;
+}
+
+/**
+ * What a gRPC answer's trailers said besides the status code (the code is part of the shape):
+ * `grpc-message` and the decoded `grpc-status-details-bin`, compared as a JSON-RPC error's message
+ * and `data` are, under the pointers `/grpc/message` and `/grpc/details/...` (docs/design.md §8).
+ */
+function grpcStatusContent(recorded: RecordingEntry, live: RecordingEntry, ignore: IgnoreSet): string[] {
+  if (recorded.grpc === undefined) return [];
+  const view = (grpc: EntryGrpc | undefined): JsonValue => {
+    const out: { [key: string]: JsonValue } = {};
+    if (grpc?.message !== undefined) out.message = grpc.message;
+    if (grpc?.details !== undefined) out.details = grpc.details;
+    return { grpc: out };
+  };
+  const r = view(recorded.grpc);
+  const l = view(live.grpc);
+  return describeContent(r, l, contentDifferences(r, l, ignore));
 }
 
 export class ReplayLedger {
@@ -228,6 +254,8 @@ export class ReplayLedger {
     if (answer.sse !== undefined) entry.sse = answer.sse;
     if (answer.error !== undefined) entry.error = answer.error;
     if (answer.incomplete !== undefined) entry.incomplete = answer.incomplete;
+    // A gRPC error's message and details name live ids as a JSON-RPC error's do.
+    if (answer.grpc !== undefined) entry.grpc = this.ids.toRecorded(answer.grpc as JsonValue) as EntryGrpc;
 
     if (recorded) {
       const was = this.isSettled(recorded.seq);
@@ -268,12 +296,14 @@ export class ReplayLedger {
 
   /** Content differences of a live entry from the recorded one it answers (docs/design.md §8). */
   content(ex: PlannedExchange, recorded: RecordingEntry, live: RecordingEntry): string[] {
-    if (recorded.kind !== 'response' && recorded.kind !== 'event') return [];
     let ignore = this.#ignoreSets.get(ex.method);
     if (!ignore) {
       ignore = IgnoreSet.forMethod(ex.method, this.#noise, this.#ignore);
       this.#ignoreSets.set(ex.method, ignore);
     }
+    const status = grpcStatusContent(recorded, live, ignore);
+    if (recorded.kind !== 'response' && recorded.kind !== 'event') return status;
+    if (recorded.grpc !== undefined && recorded.body === undefined && live.body === undefined) return status;
     if (recorded.body === undefined && live.body === undefined) {
       return recorded.bodyText !== live.bodyText ? ['content: the body text differs'] : [];
     }
@@ -285,7 +315,10 @@ export class ReplayLedger {
         : '';
       return [`content: JSON recorded, text live: ${why}${JSON.stringify(text)}`];
     }
-    return describeContent(recorded.body, live.body, contentDifferences(recorded.body, live.body, ignore));
+    return [
+      ...describeContent(recorded.body, live.body, contentDifferences(recorded.body, live.body, ignore)),
+      ...status,
+    ];
   }
 
   /** The driver waited `waitedMs` for `waitingFor` before acting on `at` (a request, or a recorded close), in vain. */

@@ -69,6 +69,11 @@ export interface RunRecordingOptions {
   noise?: NoiseRules;
   /** Paths never compared for any method (`--ignore`). */
   ignore?: readonly string[];
+  /**
+   * Where the recorded gRPC calls go (`HOST:PORT`); default the GRPC interface of the live peer's
+   * agent card (docs/design.md §8).
+   */
+  grpcPeer?: string;
 }
 
 /**
@@ -221,6 +226,18 @@ function driveNotes(drive: DriveResult, signed: boolean): string[] {
   return notes;
 }
 
+/** The URL (`HOST:PORT`) of the first GRPC interface an agent card lists, if any. */
+export function grpcInterfaceOf(card: JsonValue | undefined): string | undefined {
+  if (card === null || typeof card !== 'object' || Array.isArray(card)) return undefined;
+  const interfaces = card.supportedInterfaces;
+  if (!Array.isArray(interfaces)) return undefined;
+  for (const item of interfaces) {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) continue;
+    if (item.protocolBinding === 'GRPC' && typeof item.url === 'string' && item.url !== '') return item.url;
+  }
+  return undefined;
+}
+
 /** Replays one recording and compares (or updates) its golden receipts. */
 export async function runRecording(file: string, options: RunRecordingOptions): Promise<RecordingResult> {
   const clock = options.clock ?? systemClock;
@@ -251,7 +268,9 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
     const currentPeer = peer;
     const card = recordedAgentCard(recording.entries, recording.header);
     const other = peer.embedded ? otherAgentCause(card) : undefined;
-    result.causes = [...(other ? [other] : []), ...cardCauses(card, await fetchAgentCard(peer.url))];
+    const liveCard = await fetchAgentCard(peer.url);
+    result.causes = [...(other ? [other] : []), ...cardCauses(card, liveCard)];
+    const grpcPeer = options.grpcPeer ?? grpcInterfaceOf(liveCard);
     const drive = await driveRecording(recording.entries, {
       peerUrl: peer.url,
       clock,
@@ -260,6 +279,7 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
       ...(currentPeer.failure ? { peerFailure: currentPeer.failure } : {}),
       ...(options.noise ? { noise: options.noise } : {}),
       ...(options.ignore ? { ignore: options.ignore } : {}),
+      ...(grpcPeer !== undefined ? { grpcPeer } : {}),
     });
     result = {
       ...result,

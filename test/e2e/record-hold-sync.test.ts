@@ -1,8 +1,8 @@
 /**
  * Durable before acknowledged, decided by the test's own steps: `a2a-replay record --key` in front
  * of the deterministic reference peer runs with every fdatasync gated (test/helpers/sync-gate.ts),
- * a stream of the task open while the client pauses and resumes it, over JSON-RPC and HTTP+JSON,
- * under `--fsync batch` and `always`. Each entry that shows the pause or the resume — the
+ * a stream of the task open while the client pauses and resumes it, over JSON-RPC, HTTP+JSON and
+ * gRPC, under `--fsync batch` and `always`. Each entry that shows the pause or the resume — the
  * PauseTask / ResumeTask answer and the stream's event, whichever of them made the receipt — may
  * reach the client only after syncs the test let run cover the receipt line and the recording
  * lines it cites. The syncs are let run one at a time, oldest first, and each is given the chance
@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient, stateOf, userMessage } from '../../scripts/golden/a2a-client.js';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { GrpcTestClient } from '../helpers/grpc-test-client.js';
 import { type SyncGate, releaseOneByOne, startSyncGate } from '../helpers/sync-gate.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 
@@ -100,10 +101,10 @@ const resumedEvent = (event: Record<string, unknown>): boolean =>
   stateOf(event) === 'TASK_STATE_WORKING' && JSON.stringify(event).includes('explicit_resume');
 
 describe('an acknowledgement waits for the sync that covers its receipt', () => {
-  for (const binding of ['JSONRPC', 'HTTP+JSON'] as const) {
+  for (const binding of ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const) {
     for (const fsync of ['batch', 'always'] as const) {
       it(`holds the pause and resume answers and stream events (${binding}, --fsync ${fsync})`, async () => {
-        const out = join(dir, `${binding === 'JSONRPC' ? 'rpc' : 'rest'}-${fsync}.jsonl`);
+        const out = join(dir, `${{ JSONRPC: 'rpc', 'HTTP+JSON': 'rest', GRPC: 'grpc' }[binding]}-${fsync}.jsonl`);
         const log = out.replace(/\.jsonl$/, '.receipts.jsonl');
         const gate = await startSyncGate(dir);
         let recorder: RecordProcess | undefined;
@@ -112,7 +113,8 @@ describe('an acknowledgement waits for the sync that covers its receipt', () => 
             ['--upstream', peer.url, '--out', out, '--key', keyFile, '--fsync', fsync],
             gate.env,
           );
-          const client = new A2aTestClient(recorder.url, undefined, binding);
+          const client =
+            binding === 'GRPC' ? new GrpcTestClient(recorder.url) : new A2aTestClient(recorder.url, undefined, binding);
           const stream = client.stream('SendStreamingMessage', userMessage('work:3', 'm-1'));
           const taskId = taskIdOf(await stream.next((e) => taskIdOf(e) !== undefined)) as string;
           const acks = new Acks(gate, log, out);
@@ -142,6 +144,7 @@ describe('an acknowledgement waits for the sync that covers its receipt', () => 
           gate.holding = false;
           while (gate.releaseOldest() !== undefined);
           stream.abort();
+          if (client instanceof GrpcTestClient) client.close();
 
           const suspension = await lineEnd(log, (l) => l.type === 'SuspensionReceipt' && l.taskId === taskId);
           const resumption = await lineEnd(log, (l) => l.type === 'ResumptionReceipt' && l.outcome === 'resumed');

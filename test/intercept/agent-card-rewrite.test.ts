@@ -3,7 +3,12 @@
  * interface, whose `url` is a `HOST:PORT` target (docs/design.md §16), not an http URL.
  */
 import { describe, expect, it } from 'vitest';
-import { foreignInterfaceUrls, rewriteAgentCard } from '../../src/intercept/agent-card-rewrite.js';
+import {
+  cardGrpcTarget,
+  foreignInterfaceUrls,
+  rewriteAgentCard,
+  uncarriedBindings,
+} from '../../src/intercept/agent-card-rewrite.js';
 
 const upstream = new URL('http://127.0.0.1:4000');
 const proxy = new URL('http://127.0.0.1:5000');
@@ -39,5 +44,28 @@ describe('gRPC interface targets in an agent card', () => {
   it('reads the default port of an https upstream', () => {
     const secure = new URL('https://agent.example.com/a2a');
     expect(urlsOf(rewriteAgentCard(card('agent.example.com:443'), secure, proxy))).toEqual(['127.0.0.1:5000']);
+  });
+
+  it('moves a target on the gRPC upstream to the proxy, and no longer names it as foreign', () => {
+    const grpc = { hostname: '127.0.0.1', port: '4001' };
+    const split = card('localhost:4001', 'agent.example.com:443');
+    expect(urlsOf(rewriteAgentCard(split, upstream, proxy, { grpc }))).toEqual([
+      '127.0.0.1:5000',
+      'agent.example.com:443',
+    ]);
+    expect(foreignInterfaceUrls(split, upstream, grpc)).toEqual(['agent.example.com:443']);
+    expect(cardGrpcTarget(split)).toBe('localhost:4001');
+  });
+
+  it('names the interfaces of a binding the recorder does not carry', () => {
+    const mixed = {
+      supportedInterfaces: [
+        { url: 'http://127.0.0.1:4000/', protocolBinding: 'JSONRPC' },
+        { url: '127.0.0.1:4000', protocolBinding: 'GRPC' },
+        { url: 'ws://127.0.0.1:4000/ws', protocolBinding: 'WEBSOCKET' },
+      ],
+    };
+    expect(uncarriedBindings(mixed)).toEqual(['WEBSOCKET ws://127.0.0.1:4000/ws']);
+    expect(cardGrpcTarget(mixed)).toBe('127.0.0.1:4000');
   });
 });

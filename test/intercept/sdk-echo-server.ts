@@ -1,7 +1,8 @@
 /**
  * A stock `@a2a-js/sdk` server (DefaultRequestHandler + express) with a small deterministic
  * executor: fixed timestamps, so two runs differ only in the ids the SDK mints. With `rest`, it
- * also serves the SDK's own HTTP+JSON binding (`restHandler`) at `/a2a/rest` and lists it.
+ * also serves the SDK's own HTTP+JSON binding (`restHandler`) at `/a2a/rest` and lists it; with
+ * `grpc`, the SDK's gRPC service (`grpcService`) on a port of its own, listed as a GRPC interface.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +17,8 @@ import {
 } from '@a2a-js/sdk/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import type { Client } from '@a2a-js/sdk/client';
+import { A2AService, grpcService } from '@a2a-js/sdk/server/grpc';
+import { Server as GrpcServer, ServerCredentials } from '@grpc/grpc-js';
 import express from 'express';
 
 const AT = '2026-01-01T00:00:00.000Z';
@@ -97,12 +100,21 @@ class EchoExecutor implements AgentExecutor {
 }
 
 export async function startSdkEchoServer(
-  options: { rest?: boolean } = {},
-): Promise<{ url: string; close(): Promise<void> }> {
+  options: { rest?: boolean; grpc?: boolean } = {},
+): Promise<{ url: string; grpcUrl: string; close(): Promise<void> }> {
   const app = express();
   const server: Server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const grpc = options.grpc ? new GrpcServer() : undefined;
+  const grpcPort = grpc
+    ? await new Promise<number>((resolve, reject) =>
+        grpc.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, port) =>
+          error ? reject(error) : resolve(port),
+        ),
+      )
+    : 0;
+  const grpcUrl = `127.0.0.1:${grpcPort}`;
   const card: AgentCard = {
     name: 'Echo',
     description: 'echo agent',
@@ -112,6 +124,7 @@ export async function startSdkEchoServer(
       ...(options.rest
         ? [{ url: `${url}/a2a/rest`, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }]
         : []),
+      ...(grpc ? [{ url: grpcUrl, protocolBinding: 'GRPC', tenant: '', protocolVersion: A2A_PROTOCOL_VERSION }] : []),
     ],
     provider: undefined,
     capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
@@ -137,9 +150,12 @@ export async function startSdkEchoServer(
   app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: requestHandler }));
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
   if (options.rest) app.use('/a2a/rest', restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  grpc?.addService(A2AService, grpcService({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
   return {
     url,
+    grpcUrl,
     close: async () => {
+      grpc?.forceShutdown();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

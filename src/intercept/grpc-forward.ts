@@ -1,0 +1,314 @@
+/**
+ * @module intercept/grpc-forward
+ * Forwarding one gRPC call through the recording proxy (docs/design.md §16): the client's HTTP/2
+ * stream goes to the gRPC upstream as it came (metadata, message bytes, end of stream) and the
+ * answer comes back unchanged (headers, message bytes, trailers, a Trailers-Only answer, a
+ * RST_STREAM), while {@link GrpcExchange} records it on the side. The proxy reads the messages
+ * only to record them; it never re-encodes one.
+ *
+ * Durable before acknowledged (docs/design.md §5), as src/intercept/held-relay.ts does for HTTP:
+ * a stream's DATA chunk goes out once the holds of the messages it completed settle; a unary
+ * answer keeps its last chunk back until the trailers are recorded and their hold settles, and
+ * the trailers follow it. The client cannot read either before.
+ *
+ * Refused, never forwarded: a path that names no method of A2A or its pause extension gets
+ * UNIMPLEMENTED saying why; an upstream that cannot be reached gets UNAVAILABLE naming it. Each
+ * is recorded as the request and an `error` entry, and told once on stderr (`warn`).
+ */
+import {
+  type ClientHttp2Stream,
+  type IncomingHttpHeaders,
+  type OutgoingHttpHeaders,
+  type ServerHttp2Stream,
+  constants as h2,
+} from 'node:http2';
+import { status as GrpcCode } from '@grpc/grpc-js';
+import { describeError } from '../errors.js';
+import { GrpcFrameReader, grpcMessageHeader } from '../grpc/grpc-wire.js';
+import { grpcMethodOfPath } from '../grpc/methods.js';
+import type { ExchangeRecorder } from './exchange-recorder.js';
+import type { Flight, Flights } from './flights.js';
+import { GrpcExchange } from './grpc-exchange.js';
+import type { GrpcUpstream } from './grpc-upstream.js';
+
+/** What forwarding a gRPC call needs of the proxy that wires it. */
+export interface GrpcForwardContext {
+  upstream: GrpcUpstream;
+  recorder: ExchangeRecorder;
+  flights: Flights;
+  /** Says a refusal on stderr; the caller tells each kind once. */
+  warn(kind: 'unimplemented' | 'unavailable', message: string): void;
+}
+
+/** Headers of one side of a call as forwarded: no pseudo-headers but `:status`, nothing HTTP/2 forbids. */
+function forwardedHeaders(headers: IncomingHttpHeaders, keepStatus: boolean): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    if (name.startsWith(':') && !(keepStatus && name === ':status')) continue;
+    if (name === 'connection' || name === 'keep-alive' || name === 'transfer-encoding' || name === 'upgrade') continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/** Answers the call with a Trailers-Only status the proxy makes itself. */
+function answerStatus(stream: ServerHttp2Stream, code: GrpcCode, message: string): void {
+  if (stream.destroyed || stream.closed) return;
+  if (stream.headersSent) {
+    stream.close(h2.NGHTTP2_INTERNAL_ERROR);
+    return;
+  }
+  stream.respond(
+    {
+      ':status': 200,
+      'content-type': 'application/grpc',
+      'grpc-status': String(code),
+      'grpc-message': grpcMessageHeader(message),
+    },
+    { endStream: true },
+  );
+}
+
+/** Refuses a call to a path the recorder cannot read: UNIMPLEMENTED, recorded as request and error. */
+function refuseUnknownPath(context: GrpcForwardContext, stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void {
+  const path = String(headers[':path'] ?? '');
+  const exchange = new GrpcExchange(context.recorder, headers, undefined);
+  const reader = new GrpcFrameReader(context.recorder.maxObservedBytes);
+  const message =
+    `the recorder does not forward ${path}: it is no method of lf.a2a.v1.A2AService or ` +
+    'lf.a2a.v1.pause.A2APauseService, so the call could not be recorded as the peer reads it';
+  let answered = false;
+  const answer = (): void => {
+    if (answered) return;
+    answered = true;
+    exchange.requestEnd();
+    exchange.fail(message, { status: GrpcCode.UNIMPLEMENTED, message, trailersOnly: true });
+    answerStatus(stream, GrpcCode.UNIMPLEMENTED, message);
+    context.warn('unimplemented', message);
+  };
+  stream.on('data', (chunk: Buffer) => {
+    try {
+      for (const frame of reader.push(chunk)) exchange.requestMessage(frame);
+    } catch (error) {
+      exchange.requestUnreadable(describeError(error));
+      answer();
+    }
+  });
+  stream.on('end', answer);
+  stream.on('error', () => answer());
+}
+
+/** Forwards the call on `stream` (its request `headers`) to the upstream, recording it. */
+export function forwardGrpcCall(
+  context: GrpcForwardContext,
+  stream: ServerHttp2Stream,
+  headers: IncomingHttpHeaders,
+): void {
+  const { upstream, recorder, flights } = context;
+  const found = grpcMethodOfPath(String(headers[':path'] ?? ''));
+  if (found === undefined) {
+    refuseUnknownPath(context, stream, headers);
+    return;
+  }
+  const exchange = new GrpcExchange(recorder, headers, found.method);
+  const requests = new GrpcFrameReader(recorder.maxObservedBytes);
+  const answers = new GrpcFrameReader(recorder.maxObservedBytes);
+  let upstreamStream: ClientHttp2Stream;
+  let done = false;
+  const flight: Flight = {
+    abort: (reason) => {
+      exchange.fail(reason);
+      upstreamStream.close(h2.NGHTTP2_CANCEL);
+      stream.close(h2.NGHTTP2_CANCEL);
+    },
+  };
+  const settle = (): void => {
+    if (done) return;
+    done = true;
+    flights.delete(flight);
+  };
+  const unavailable = (why: string): void => {
+    const message = `the recorder cannot reach the gRPC upstream ${upstream.label}: ${why}`;
+    exchange.fail(message, { status: GrpcCode.UNAVAILABLE, message, trailersOnly: true });
+    answerStatus(stream, GrpcCode.UNAVAILABLE, message);
+    context.warn('unavailable', message);
+    settle();
+  };
+  flights.add(flight);
+  try {
+    upstreamStream = upstream.request({
+      ...forwardedHeaders(headers, false),
+      ':method': 'POST',
+      ':path': String(headers[':path']),
+    });
+  } catch (error) {
+    stream.resume();
+    unavailable(describeError(error));
+    return;
+  }
+
+  // The client's side, as it comes: its bytes to the upstream, its messages to the recording.
+  stream.on('data', (chunk: Buffer) => {
+    try {
+      for (const frame of requests.push(chunk)) exchange.requestMessage(frame);
+    } catch (error) {
+      exchange.requestUnreadable(describeError(error));
+    }
+    if (!upstreamStream.write(chunk)) {
+      stream.pause();
+      upstreamStream.once('drain', () => stream.resume());
+    }
+  });
+  stream.on('end', () => {
+    exchange.requestEnd();
+    upstreamStream.end();
+  });
+  stream.on('error', () => {
+    // reported through 'close' below
+  });
+  stream.on('close', () => {
+    if (done) return;
+    // The client cancelled (RST_STREAM) or went away before the call ended.
+    exchange.finish(undefined, { cancelled: true });
+    upstreamStream.close(h2.NGHTTP2_CANCEL);
+    settle();
+  });
+
+  relayAnswer(upstreamStream, stream, exchange, answers, {
+    streaming: found.method.stream,
+    unavailable,
+    settle,
+    isDone: () => done,
+  });
+}
+
+interface RelayControl {
+  /** The method streams its answer (each message released on its own). */
+  streaming: boolean;
+  unavailable(why: string): void;
+  settle(): void;
+  isDone(): boolean;
+}
+
+/** Passes the upstream's answer on to the client, each part released once its hold settles. */
+function relayAnswer(
+  from: ClientHttp2Stream,
+  to: ServerHttp2Stream,
+  exchange: GrpcExchange,
+  reader: GrpcFrameReader,
+  control: RelayControl,
+): void {
+  let answered = false;
+  let trailers: IncomingHttpHeaders | undefined;
+  let unreadable = false;
+  // The chain of released writes still waiting on a hold; undefined when nothing waits.
+  let gate: Promise<void> | undefined;
+  const release = (action: () => void, hold: Promise<void> | undefined): void => {
+    if (gate === undefined && hold === undefined) {
+      action();
+      return;
+    }
+    from.pause();
+    const next = (gate ?? Promise.resolve()).then(() => hold).then(action);
+    gate = next;
+    void next.then(() => {
+      if (gate !== next) return;
+      gate = undefined;
+      if (!to.writableNeedDrain) from.resume();
+    });
+  };
+  const write = (chunk: Buffer): void => {
+    if (to.destroyed || to.closed) return;
+    if (!to.write(chunk)) {
+      from.pause();
+      to.once('drain', () => {
+        if (gate === undefined) from.resume();
+      });
+    }
+  };
+  let finished = false;
+  let last: Buffer | undefined;
+
+  from.on('response', (headers: IncomingHttpHeaders, flags: number) => {
+    answered = true;
+    if ((flags & h2.NGHTTP2_FLAG_END_STREAM) !== 0 || headers['grpc-status'] !== undefined) {
+      // Trailers-Only: the status in the one HEADERS frame.
+      finished = true;
+      exchange.finish(headers, { trailersOnly: true });
+      release(() => {
+        if (!to.destroyed && !to.closed) to.respond(forwardedHeaders(headers, true), { endStream: true });
+        control.settle();
+      }, exchange.takeHold());
+      return;
+    }
+    exchange.head(headers);
+    to.respond(forwardedHeaders(headers, true), { waitForTrailers: true });
+  });
+  from.on('trailers', (headers: IncomingHttpHeaders) => {
+    trailers = headers;
+  });
+  from.on('data', (chunk: Buffer) => {
+    if (!unreadable) {
+      try {
+        for (const frame of reader.push(chunk)) exchange.message(frame);
+      } catch (error) {
+        unreadable = true;
+        exchange.answerUnreadable(describeError(error));
+      }
+    }
+    const hold = exchange.takeHold();
+    if (control.streaming) {
+      release(() => write(chunk), hold);
+      return;
+    }
+    const previous = last;
+    last = chunk;
+    if (previous !== undefined) release(() => write(previous), hold);
+  });
+  from.on('end', () => {
+    if (!answered || finished || control.isDone()) return;
+    if (trailers === undefined) {
+      finished = true;
+      exchange.fail('the gRPC upstream ended the call without trailers (no status)');
+      release(() => {
+        if (!to.destroyed) to.close(h2.NGHTTP2_INTERNAL_ERROR);
+        control.settle();
+      }, exchange.takeHold());
+      return;
+    }
+    const sent = trailers;
+    finished = true;
+    exchange.finish(sent);
+    const tail = last;
+    release(() => {
+      if (to.destroyed || to.closed) return;
+      to.once('wantTrailers', () => to.sendTrailers(forwardedHeaders(sent, false)));
+      to.end(tail ?? Buffer.alloc(0));
+      control.settle();
+    }, exchange.takeHold());
+  });
+  from.on('error', (error: Error) => {
+    if (finished || control.isDone()) return;
+    finished = true;
+    if (!answered) {
+      control.unavailable(describeError(error));
+      return;
+    }
+    exchange.fail(`the gRPC upstream's answer broke: ${describeError(error)}`);
+    if (!to.destroyed) to.close(h2.NGHTTP2_INTERNAL_ERROR);
+    control.settle();
+  });
+  from.on('close', () => {
+    if (finished || control.isDone()) return;
+    finished = true;
+    const code = from.rstCode ?? h2.NGHTTP2_NO_ERROR;
+    if (!answered) {
+      control.unavailable(`the call's stream closed with HTTP/2 code ${code} before an answer`);
+      return;
+    }
+    exchange.fail(`the gRPC upstream reset the call (HTTP/2 code ${code})`);
+    if (!to.destroyed) to.close(code === h2.NGHTTP2_NO_ERROR ? h2.NGHTTP2_INTERNAL_ERROR : code);
+    control.settle();
+  });
+}
