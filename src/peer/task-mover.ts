@@ -135,10 +135,12 @@ export class TaskMover {
     this.inOrder(rec, [...rec.subscribers], durable, (sub) => sub.send(event));
   }
 
-  /** Sends a new stream its first event, the task as it stands, in order with the task's events. */
+  /**
+   * Sends a new stream its first event, the task as it stands: after the task's events still
+   * waiting, since it shows what they show (a pause whose line is not on disk yet waits there).
+   */
   greet(rec: TaskRecord, sub: Subscriber, event: StreamResponse): void {
-    // The task may show a pause or an end whose line is not on disk yet.
-    this.inOrder(rec, [sub], true, (s) => s.send(event));
+    this.inOrder(rec, [sub], false, (s) => s.send(event));
   }
 
   /**

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { StoreSync } from '../../src/peer/peer-store.js';
 import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
-import type { StreamResponse } from '../../src/protocol/types.js';
+import type { StreamResponse, Task } from '../../src/protocol/types.js';
 import { PeerClient, label } from './peer-client.js';
 
 /**
@@ -54,35 +54,47 @@ class HeldSync {
   }
 }
 
-/** What the peer handed to the sockets of its streams: each frame's label, and `end`. */
+/** What the peer handed to the sockets of its SSE streams, in the order they opened: frames and `end`. */
 class StreamWrites {
-  readonly #byResponse = new Map<ServerResponse, string[]>();
+  readonly #streams: string[][] = [];
+  #wake: (() => void)[] = [];
 
   watch(res: ServerResponse): void {
     const log: string[] = [];
+    let stream = false;
+    const writeHead = res.writeHead.bind(res) as (...args: unknown[]) => ServerResponse;
     const write = res.write.bind(res) as (...args: unknown[]) => boolean;
     const end = res.end.bind(res) as (...args: unknown[]) => ServerResponse;
+    res.writeHead = ((...args: unknown[]) => {
+      stream = JSON.stringify(args).includes('text/event-stream');
+      if (stream) {
+        this.#streams.push(log);
+        for (const wake of this.#wake.splice(0)) wake();
+      }
+      return writeHead(...args);
+    }) as typeof res.writeHead;
     res.write = ((chunk: unknown, ...rest: unknown[]) => {
-      if (!this.#byResponse.has(res)) this.#byResponse.set(res, log);
       for (const line of String(chunk).split('\n')) {
-        if (line.startsWith('data: ')) {
-          const frame = JSON.parse(line.slice('data: '.length)) as { result: StreamResponse };
-          log.push(label(frame.result));
+        if (stream && line.startsWith('data: ')) {
+          log.push(label((JSON.parse(line.slice('data: '.length)) as { result: StreamResponse }).result));
         }
       }
       return write(chunk, ...rest);
     }) as typeof res.write;
     res.end = ((...args: unknown[]) => {
-      if (this.#byResponse.has(res)) log.push('end');
+      if (stream) log.push('end');
       return end(...args);
     }) as typeof res.end;
   }
 
-  /** The writes of the only stream opened so far. */
-  only(): string[] {
-    const logs = [...this.#byResponse.values()];
-    expect(logs).toHaveLength(1);
-    return [...(logs[0] ?? [])];
+  /** Resolves once `n` streams opened (the peer subscribes a stream in the turn it opens it). */
+  async opened(n: number): Promise<void> {
+    while (this.#streams.length < n) await new Promise<void>((resolve) => this.#wake.push(resolve));
+  }
+
+  /** What stream `i` (0 the first opened) was handed so far. */
+  of(i: number): string[] {
+    return [...(this.#streams[i] ?? [])];
   }
 }
 
@@ -135,7 +147,7 @@ it('streams a PAUSED event only once the pause is on disk, and no later event or
   const firstMove = client.advance(1000);
   await gate.untilHeld();
   expect((await client.getTask(task.id)).status.state).toBe('TASK_STATE_PAUSED');
-  expect(writes.only()).toEqual(['task:TASK_STATE_WORKING', 'artifact:artifact-1-1']);
+  expect(writes.of(0)).toEqual(['task:TASK_STATE_WORKING', 'artifact:artifact-1-1']);
 
   // The resume, the next step's artifact and the end all happen while the pause's sync waits.
   const fired = client.control<{ resumed: string[] }>('FireEvent', { name: 'go' });
@@ -143,7 +155,7 @@ it('streams a PAUSED event only once the pause is on disk, and no later event or
   const secondMove = client.advance(1000);
   await untilState(client, task.id, 'TASK_STATE_COMPLETED');
   expect(gate.held).toBe(1);
-  expect(writes.only()).toEqual(['task:TASK_STATE_WORKING', 'artifact:artifact-1-1']);
+  expect(writes.of(0)).toEqual(['task:TASK_STATE_WORKING', 'artifact:artifact-1-1']);
 
   gate.releaseAll();
   expect((await stream.untilClosed()).map(label)).toEqual([
@@ -154,7 +166,7 @@ it('streams a PAUSED event only once the pause is on disk, and no later event or
     'artifact:artifact-3-1',
     'status:TASK_STATE_COMPLETED',
   ]);
-  expect(writes.only().at(-1)).toBe('end');
+  expect(writes.of(0).at(-1)).toBe('end');
   await firstMove;
   expect((await fired).resumed).toEqual([task.id]);
   await secondMove;
@@ -171,11 +183,31 @@ it('ends the stream without the PAUSED event when the store cannot sync the paus
   gate.failing = true;
   const moved = await client.call('AdvanceClock', { ms: 1000 }, '/control');
   expect(moved.error?.message).toContain('EIO');
-  expect(writes.only()).toEqual(['task:TASK_STATE_WORKING', 'artifact:artifact-1-1', 'end']);
+  expect(writes.of(0)).toEqual(['task:TASK_STATE_WORKING', 'artifact:artifact-1-1', 'end']);
   expect((await stream.untilClosed()).map(label)).toEqual(['task:TASK_STATE_WORKING', 'artifact:artifact-1-1']);
   // Nothing more is acknowledged, not even once the disk answers again; the stop says so.
   gate.failing = false;
   const again = await client.call('CancelTask', { id: task.id });
   expect(again.error?.message).toContain('cannot sync the peer store');
   await expect(peers.splice(0)[0]?.close()).rejects.toThrow('cannot sync the peer store');
+});
+
+it('opens a stream on a task whose pause is not on disk yet with the Task only once the pause is', async () => {
+  const gate = new HeldSync();
+  const writes = new StreamWrites();
+  const client = await storePeer(gate, writes);
+  gate.holding = true;
+  // The task parks at once; the answer waits for the pause's sync, the store holds it.
+  const started = client.start('await:go');
+  await gate.untilHeld();
+  const { tasks } = await client.result<{ tasks: Task[] }>('ListTasks', {});
+  expect(tasks.map((t) => t.status.state)).toEqual(['TASK_STATE_PAUSED']);
+
+  const opening = client.stream('SubscribeToTask', { id: tasks[0]?.id });
+  await writes.opened(1);
+  expect(writes.of(0)).toEqual([]);
+  gate.releaseAll();
+  const stream = await opening;
+  expect(label(await stream.next())).toBe('task:TASK_STATE_PAUSED');
+  expect((await started).status.state).toBe('TASK_STATE_PAUSED');
 });
