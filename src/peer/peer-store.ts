@@ -9,7 +9,8 @@
  *   across restarts;
  * - `clock` lines, the clock after a move no task line shows.
  * A line is written whole with one write(2) as the change happens and fsynced before the peer
- * answers a call that changed something ({@link PeerStore.durable}). A last line without its
+ * answers a call that changed something, or shows a stream a pause, a resume or an end
+ * ({@link PeerStore.durable}). A last line without its
  * newline is a write cut by a crash: never acknowledged, it is dropped, said, and cut off the
  * file before anything is appended. Any other unreadable line is an error naming file and line.
  *
@@ -340,6 +341,12 @@ export class CountingIdSource implements IdSource {
   }
 }
 
+/**
+ * How the store's lines reach the disk: fsync(2) of `fd`, `done` called once it returned. Tests
+ * inject one they hold back, to see what waits for durability (docs/design.md §4 "The store").
+ */
+export type StoreSync = (fd: number, done: (error: NodeJS.ErrnoException | null) => void) => void;
+
 /** An open store: replayed, locked, appended to. */
 export class PeerStore {
   readonly dir: string;
@@ -347,14 +354,17 @@ export class PeerStore {
   readonly restored: RestoredState;
   readonly #fd: number;
   readonly #lock: string;
+  readonly #sync: StoreSync;
   #seq: number;
   #lastAt = '';
   #unsynced = false;
   #syncing: Promise<void> | undefined;
+  #failed: A2aReplayError | undefined;
   #closed = false;
 
-  private constructor(dir: string, file: string, fd: number, lock: string, restored: RestoredState) {
+  private constructor(dir: string, file: string, fd: number, lock: string, restored: RestoredState, sync: StoreSync) {
     this.dir = dir;
+    this.#sync = sync;
     this.file = file;
     this.#fd = fd;
     this.#lock = lock;
@@ -365,8 +375,9 @@ export class PeerStore {
   /**
    * Creates `dir` if need be (0700), takes its lock, replays the file and opens it for appending
    * (created 0600). A damaged file is an A2aReplayError naming file and line; the lock is released.
+   * `sync` makes lines durable ({@link PeerStore.durable}); default fsync(2).
    */
-  static open(dir: string): PeerStore {
+  static open(dir: string, sync: StoreSync = fsync): PeerStore {
     try {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
     } catch (error) {
@@ -390,7 +401,7 @@ export class PeerStore {
           ftruncateSync(fd, 0);
           writeSync(fd, `${canonicalJson({ type: PEER_STORE_TYPE, version: PEER_STORE_VERSION })}\n`);
         }
-        return new PeerStore(dir, file, fd, lock, state);
+        return new PeerStore(dir, file, fd, lock, state, sync);
       } catch (error) {
         closeSync(fd);
         throw error;
@@ -429,13 +440,26 @@ export class PeerStore {
     this.#append({ kind: 'clock', at });
   }
 
-  /** Resolves once every line written so far is on disk (one fsync for all lines written meanwhile). */
+  /**
+   * Resolves once every line written so far is on disk (one fsync for all lines written
+   * meanwhile). A failed sync leaves unknown what reached the disk: from then on this rejects.
+   */
   durable(): Promise<void> {
+    if (this.#failed) return Promise.reject(this.#failed);
     if (this.#syncing) return this.#syncing.then(() => this.durable());
     if (!this.#unsynced || this.#closed) return Promise.resolve();
     this.#unsynced = false;
     const done = new Promise<void>((resolve, reject) => {
-      fsync(this.#fd, (error) => (error ? reject(error) : resolve()));
+      this.#sync(this.#fd, (error) => {
+        if (!error) return resolve();
+        this.#failed = new A2aReplayError(
+          'IO_FAILED',
+          `cannot sync the peer store ${this.file}: ${errorMessage(error)}; what was written since its last ` +
+            `sync may be lost, so nothing more is acknowledged`,
+          { cause: error },
+        );
+        reject(this.#failed);
+      });
     }).finally(() => {
       this.#syncing = undefined;
     });
@@ -443,12 +467,15 @@ export class PeerStore {
     return done;
   }
 
-  /** Syncs, closes the file and releases the lock. */
+  /** Syncs, closes the file and releases the lock; rejects (after both) when the sync failed. */
   async close(): Promise<void> {
     if (this.#closed) return;
-    await this.durable();
-    this.#closed = true;
-    closeSync(this.#fd);
-    releaseLock(this.#lock);
+    try {
+      await this.durable();
+    } finally {
+      this.#closed = true;
+      closeSync(this.#fd);
+      releaseLock(this.#lock);
+    }
   }
 }

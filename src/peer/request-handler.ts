@@ -125,7 +125,11 @@ export class RequestHandler {
   #answerAfterEvents(reply: Reply, result: unknown): Promise<void> {
     const sent = this.#engine.flushed().then(() => reply.result(result));
     this.#answers.add(sent);
-    void sent.finally(() => this.#answers.delete(sent));
+    // The call's own await sees a failure; this copy of it must not go unhandled.
+    const forget = (): void => {
+      this.#answers.delete(sent);
+    };
+    void sent.then(forget, forget);
     return sent;
   }
 

@@ -80,7 +80,7 @@ import { RealScheduler, type Scheduler, VirtualScheduler } from './scheduler.js'
 import { TaskEngine } from './task-engine.js';
 import type { Caller } from './task-phase.js';
 import { DEFAULT_MAX_TASKS } from './task-store.js';
-import { CountingIdSource, PeerStore } from './peer-store.js';
+import { CountingIdSource, PeerStore, type StoreSync } from './peer-store.js';
 import { PEER_TRANSITIONS_TYPE, PEER_TRANSITIONS_VERSION, TransitionLogWriter } from './transition-log.js';
 import { DETERMINISTIC_EPOCH } from './epoch.js';
 
@@ -120,6 +120,8 @@ export interface PeerOptions {
    * next start (src/peer/peer-store.ts, docs/design.md §4 "The store"); locked against a second peer.
    */
   storeDir?: string;
+  /** How the store's lines reach the disk (src/peer/peer-store.ts); default fsync(2). */
+  storeSync?: StoreSync;
   /** Said once about the store as it is read (a torn last line dropped); default `log`. */
   warn?: (line: string) => void;
   /** Injected clock; in deterministic mode it must be a ManualClock. */
@@ -333,7 +335,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   const controlEnabled = deterministic || (options.control ?? false);
   const log = options.log ?? (() => undefined);
 
-  const store = options.storeDir === undefined ? undefined : PeerStore.open(options.storeDir);
+  const store = options.storeDir === undefined ? undefined : PeerStore.open(options.storeDir, options.storeSync);
   for (const note of store?.restored.notes ?? []) (options.warn ?? log)(`peer: ${note}`);
   const scheduler = schedulerOf(options, deterministic, log, store?.restored.clockMs ?? null);
   const baseIds = options.ids ?? (deterministic ? new CounterIdSource(options.seed ?? 0) : randomIdSource);

@@ -509,9 +509,9 @@ export class TaskEngine {
    */
   subscribe(id: string, subscriber: Subscriber): () => void {
     const rec = this.#get(id, 'params.id');
-    this.#mover.track(subscriber.send({ task: taskView(rec.task, this.#mover.view(rec)) }));
+    this.#mover.greet(rec, subscriber, { task: taskView(rec.task, this.#mover.view(rec)) });
     if (rec.phase.kind === 'terminal') {
-      subscriber.close();
+      this.#mover.inOrder(rec, [subscriber], false, async (sub) => sub.close());
       return () => undefined;
     }
     rec.subscribers.add(subscriber);

@@ -5,6 +5,8 @@
  * stops what the old phase scheduled, emits the status update and reports the transition; the
  * scripted agent's steps, entering a pause (with the timers of its conditions) and leaving one
  * live here too. The {@link TaskEngine} (src/peer/task-engine.ts) checks requests and calls in.
+ * With a store, a stream sees a pause, a resume or an end only once it is durable, in order with
+ * the task's other events ({@link TaskMover.inOrder}, docs/design.md §4 "The store").
  */
 import { isoAt } from '../clock.js';
 import type { JsonObject, JsonValue } from '../canonical/canonical-json.js';
@@ -32,6 +34,7 @@ import {
   type PauseRequest,
   type PendingPause,
   type Phase,
+  type Subscriber,
   type TaskRecord,
   type Why,
   WORKING,
@@ -76,6 +79,10 @@ export class TaskMover {
   readonly #onTransition: TransitionSink | undefined;
   readonly #writes = new Set<Promise<void>>();
   readonly #store: PeerStore | undefined;
+  /** Per task, the last of its stream deliveries still waiting (with a store). */
+  readonly #queued = new WeakMap<TaskRecord, Promise<void>>();
+  /** Streams ended because the store could not sync: nothing more is sent to them. */
+  readonly #cut = new WeakSet<Subscriber>();
 
   constructor(options: TaskMoverOptions) {
     this.#store = options.store;
@@ -119,8 +126,58 @@ export class TaskMover {
     return { legacy: this.#legacy, mode: rec.phase.kind === 'paused' ? rec.phase.mode : undefined, ...extra };
   }
 
-  emit(rec: TaskRecord, event: StreamResponse): void {
-    for (const sub of rec.subscribers) this.track(sub.send(event));
+  /**
+   * Sends `event` to the task's streams. With a store, an event that is `durable` (it shows a
+   * pause, a resume or an end) goes out only once every line written so far is on disk, and no
+   * event of a task overtakes one still waiting (docs/design.md §4 "The store").
+   */
+  emit(rec: TaskRecord, event: StreamResponse, durable = false): void {
+    this.inOrder(rec, [...rec.subscribers], durable, (sub) => sub.send(event));
+  }
+
+  /**
+   * Sends a new stream its first event, the task as it stands: after the task's events still
+   * waiting, since it shows what they show (a pause whose line is not on disk yet waits there).
+   */
+  greet(rec: TaskRecord, sub: Subscriber, event: StreamResponse): void {
+    this.inOrder(rec, [sub], false, (s) => s.send(event));
+  }
+
+  /**
+   * Runs `deliver` for each of `subs` after what was queued for the task before and, when
+   * `durable`, once the store holds every line written so far; without a store, or with nothing
+   * to wait for, now. When the store cannot sync, the task's streams end instead: what is not on
+   * disk is never shown.
+   */
+  inOrder(rec: TaskRecord, subs: Subscriber[], durable: boolean, deliver: (sub: Subscriber) => Promise<void>): void {
+    const before = this.#queued.get(rec);
+    const run = async (): Promise<void> => {
+      await Promise.all(subs.filter((sub) => !this.#cut.has(sub)).map(deliver));
+    };
+    if (!this.#store || (!durable && before === undefined)) {
+      this.track(run());
+      return;
+    }
+    const gate = durable ? this.#store.durable() : undefined;
+    const queued = Promise.all([before, gate]).then(run, () => this.cut(rec, subs));
+    const settled = queued.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#queued.set(rec, settled);
+    void settled.then(() => {
+      if (this.#queued.get(rec) === settled) this.#queued.delete(rec);
+    });
+    this.track(settled);
+  }
+
+  /** Ends the task's streams (and `subs`): its store could not make a change durable. */
+  cut(rec: TaskRecord, subs: Subscriber[]): void {
+    for (const sub of [...subs, ...rec.subscribers]) {
+      this.#cut.add(sub);
+      sub.close();
+    }
+    rec.subscribers.clear();
   }
 
   track(write: Promise<void>): void {
@@ -173,8 +230,10 @@ export class TaskMover {
         : extra.resume
           ? resumedEventView(rec.task, extra.resume, view)
           : statusEventView(rec.task);
-    this.emit(rec, { statusUpdate: event });
+    // Written first: a pause, a resume or an end reaches a stream only once its line is durable.
     this.persist(rec);
+    const durable = next.kind === 'paused' || next.kind === 'terminal' || extra.resume !== undefined;
+    this.emit(rec, { statusUpdate: event }, durable);
     if (next.kind === 'terminal') this.finish(rec);
     for (const watch of [...rec.watchers]) watch();
   }
@@ -220,8 +279,10 @@ export class TaskMover {
   }
 
   finish(rec: TaskRecord): void {
-    for (const sub of rec.subscribers) sub.close();
+    const subs = [...rec.subscribers];
     rec.subscribers.clear();
+    // After the terminal event, once it went out.
+    this.inOrder(rec, subs, false, async (sub) => sub.close());
     for (const gone of this.#tasks.finished(rec.task.id)) this.evicted(gone);
   }
 
