@@ -6,7 +6,7 @@
  */
 import { suspensionHash } from '../receipts/series-link.js';
 import type { SuspensionReceipt } from '../receipts/types.js';
-import type { CarriedSuspension, OpenSuspension } from './observer-store.js';
+import type { CarriedSuspension, OpenSuspension } from './observed-task.js';
 
 /** A carried pause and the hash of its receipt in the earlier log (null when it has none: no key). */
 export type CarriedPause = CarriedSuspension & { receiptHash: string | null };

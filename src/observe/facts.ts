@@ -4,9 +4,8 @@
  * an answer or a stream event showed about a task, which call failed, what the control channel
  * did. It follows each exchange from its request to its end (and forgets it there), checks the
  * JSON-RPC envelopes and parses params and results at this edge, and reports what it cannot read
- * as findings. Either binding is read into the same call view first (observe/call-view), so
- * JSON-RPC and HTTP+JSON exchanges give the same facts, each naming its binding. It decides
- * nothing about pauses: that is `observe/lifecycle`'s job.
+ * as findings. All three bindings are read into one call view first (observe/call-view), so they
+ * give the same facts, each naming its binding. Pauses are decided elsewhere (observe/lifecycle).
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { describeError } from '../errors.js';
@@ -199,10 +198,9 @@ export class FactReader {
     }
     ex.binding = view.binding;
     ex.rpcId = view.rpcId;
-    const params = view.params;
     if ((CONTROL_METHODS as readonly string[]).includes(view.method)) ex.control = true;
     if (!isKnownMethod(view.method)) return;
-    const call = parseMethodCall(view.method, params);
+    const call = parseMethodCall(view.method, view.params);
     if (!call.ok) {
       // JSON-RPC params sit in the body; HTTP+JSON params come from path, query and body.
       const at = view.binding === 'JSONRPC' ? 'body.' : '';
@@ -211,7 +209,7 @@ export class FactReader {
         entry.seq,
         `${at}${call.issue.field}`,
         `${at}${formatIssue(call.issue)}`,
-        taskIdFromRaw(params),
+        taskIdFromRaw(view.params),
       );
       return;
     }

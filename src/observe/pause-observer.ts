@@ -18,7 +18,8 @@ import type { RecordingEntry } from '../recording/format.js';
 import { type ControlCall, type EntryRef, type Fact, type FactOf, type ReadItem, tasksShownIn } from './fact.js';
 import { FactReader } from './facts.js';
 import { InterruptionObserver } from './interruption-observer.js';
-import { type CarriedSuspension, ObserverStore, type FiredRule, type OpenSuspension } from './observer-store.js';
+import type { CarriedSuspension, FiredRule, OpenSuspension } from './observed-task.js';
+import { ObserverStore } from './observer-store.js';
 import { taskAttributes, taskSpanKey } from './observer-spans.js';
 import { RESUME_CALL_RULES, RESUMING_RULES } from './rules/call-rules.js';
 import { OPEN_RULES, authoritative } from './rules/open-rules.js';
@@ -28,7 +29,7 @@ import { TASK_RULES } from './rules/task-rules.js';
 import type { ObserverOutput } from './suspension.js';
 
 export type { ObserverOutput } from './suspension.js';
-export type { CarriedSuspension, FiredRule, OpenSuspension } from './observer-store.js';
+export type { CarriedSuspension, FiredRule, OpenSuspension } from './observed-task.js';
 
 export interface ObserverOptions {
   /** The recording header's `id`: every span id derives from it (docs/design.md §7). */

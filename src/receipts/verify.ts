@@ -13,7 +13,7 @@ import { type RawLine, readLogChunks, splitLogBytes } from './log-reader.js';
 import { LogTree, logOrigin } from './log-tree.js';
 import { compareRecording } from './recording-binding.js';
 import { carriedSuspensions } from './series-link.js';
-import { checkCheckpointSignature } from './signing.js';
+import { checkpointShapeFailure } from './verify-checkpoint.js';
 import { verifyWithWorkers } from './verify-jobs.js';
 import type { Checkpoint, ReceiptLogHeader, ReceiptLogLine, ReceiptLogVersion, RecordingBinding } from './types.js';
 import { InterruptionLedger } from './verify-interruptions.js';
@@ -463,47 +463,8 @@ export class ReceiptLogVerifier {
         return null;
       }
       case 'Checkpoint': {
-        const { alg, kid } = facts;
-        if (alg !== header.checkpoint.alg || kid !== header.checkpoint.kid) {
-          return fail(
-            'bad_signature',
-            `line ${n}: checkpoint signed with ${alg} by ${kid}, ` +
-              `but the header pins ${header.checkpoint.alg} by ${header.checkpoint.kid}`,
-          );
-        }
-        if (signature === 'unknown_kid')
-          return fail(
-            'unknown_kid',
-            this.#options.keyring.get(kid)
-              ? `line ${n}: checkpoint is ${alg}-signed by ${kid}, and the key given for it holds no ` +
-                  'Ed25519 public key: it cannot be checked'
-              : `line ${n}: checkpoint signed by kid ${kid}, and no key for it was given`,
-          );
-        // A checkpoint the given keys cannot check vouches for nothing: it is an error, never a pass.
-        if (signature === 'unchecked')
-          return fail(
-            'unknown_kid',
-            `line ${n}: checkpoint is ${alg}-signed by ${kid}, and only its public key was given: ` +
-              'it cannot be checked',
-          );
-        if (signature === 'bad_signature')
-          return fail('bad_signature', `line ${n}: the checkpoint signature does not match its content`);
-        // Version 3 checkpoints say whether they close the log; version 2 ones cannot.
-        if ((facts.final === null) !== (header.version === 2))
-          return fail(
-            'malformed_line',
-            header.version === 2
-              ? `line ${n}: a checkpoint with final and recording members in a version-2 log`
-              : `line ${n}: a checkpoint without final and recording members in a version-${header.version} log`,
-          );
-        if (facts.final === false && facts.recording !== null)
-          return fail('malformed_line', `line ${n}: an intermediate checkpoint binds a recording`);
-        if (facts.recording !== null && facts.recording.id !== header.recording)
-          return fail(
-            'recording_mismatch',
-            `line ${n}: the closing checkpoint binds recording ${facts.recording.id}, but the header ` +
-              `names ${header.recording ?? 'none'}`,
-          );
+        const shape = checkpointShapeFailure(facts, signature, n, header, this.#options.keyring);
+        if (shape) return shape;
         if (facts.size !== this.#receipts) {
           return fail(
             'checkpoint_mismatch',

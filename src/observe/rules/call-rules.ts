@@ -7,7 +7,7 @@
  */
 import { RULE_ERRORS } from '../fact.js';
 import { closingOfCall, finishResume } from '../lifecycle.js';
-import type { ObservedTask } from '../observer-store.js';
+import type { ObservedTask } from '../observed-task.js';
 import type { Closer, SuspensionResuming } from '../suspension.js';
 import { type Case, type InputOf, type RuleTable, fire, rule } from './rule.js';
 

@@ -15,7 +15,7 @@ import {
   seenAgain,
   streamsEnded,
 } from '../lifecycle.js';
-import type { ObservedTask } from '../observer-store.js';
+import type { ObservedTask } from '../observed-task.js';
 import { tokenHashOf } from '../../recording/resume-token.js';
 import type { TaskState } from '../../protocol/types.js';
 import type { Closer, SuspensionOpen } from '../suspension.js';

@@ -6,7 +6,8 @@
  */
 import type { Fact } from '../fact.js';
 import { endPending, prove } from '../lifecycle.js';
-import type { ObserverStore, ObservedTask } from '../observer-store.js';
+import type { ObservedTask } from '../observed-task.js';
+import type { ObserverStore } from '../observer-store.js';
 import { tokenHashOf } from '../../recording/resume-token.js';
 import type { PauseCall, SuspensionKeptAside, SuspensionPending } from '../suspension.js';
 import { type Case, type InputOf, type RuleTable, rule } from './rule.js';

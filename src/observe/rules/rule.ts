@@ -6,7 +6,8 @@
  * --explain` and the design's list name it.
  */
 import type { ControlCall, EntryRef, Fact } from '../fact.js';
-import type { FiredRule, ObserverStore } from '../observer-store.js';
+import type { FiredRule } from '../observed-task.js';
+import type { ObserverStore } from '../observer-store.js';
 
 /** The recording ended: what is still open is decided (docs/design.md §14.5). */
 export interface RecordingEnded {

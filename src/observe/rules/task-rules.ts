@@ -7,7 +7,7 @@
  */
 import { attributeAnnounced } from '../explanations.js';
 import { closingOf } from '../lifecycle.js';
-import type { ObservedTask } from '../observer-store.js';
+import type { ObservedTask } from '../observed-task.js';
 import type { OutsideSuspension } from '../../receipts/types.js';
 import { type RuleTable, rule } from './rule.js';
 import { authoritative } from './open-rules.js';
