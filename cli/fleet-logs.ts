@@ -4,6 +4,8 @@
  * standing for the receipt log its recorder wrote beside it (`X.jsonl` → `X.receipts.jsonl`), and
  * a directory for every receipt log in it; and the lines that say how their pauses pair.
  */
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FleetOutsideEnd, FleetPause, FleetVerdict } from '../src/receipts/fleet.js';
@@ -23,6 +25,39 @@ async function isReceiptLog(file: string): Promise<boolean> {
   } finally {
     await handle.close();
   }
+}
+
+/** The first line of `file` parsed, or undefined when it is no JSON object (read up to its first newline). */
+async function firstLineValue(file: string): Promise<Record<string, unknown> | undefined> {
+  const stream = createReadStream(file);
+  const lines = createInterface({ input: stream, crlfDelay: Infinity });
+  try {
+    for await (const line of lines) {
+      try {
+        const value: unknown = JSON.parse(line);
+        return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+      } catch {
+        return undefined;
+      }
+    }
+    return undefined;
+  } finally {
+    lines.close();
+    stream.destroy();
+  }
+}
+
+/**
+ * Whether several logs given to `verify`, `lost` or `audit` are the logs of a series rather than a
+ * fleet (docs/design.md §6, §17): one of them continues another (its header carries a `series`
+ * link). Logs of independent recorders carry none, and are read as a fleet.
+ */
+export async function givenASeries(given: readonly string[]): Promise<boolean> {
+  for (const file of await fleetLogFiles(given)) {
+    const header = await firstLineValue(file);
+    if (header?.type === 'ReceiptLog' && header.series !== null && header.series !== undefined) return true;
+  }
+  return false;
 }
 
 /** The receipt log of each argument, in the order given (a directory's sorted by name), each once. */

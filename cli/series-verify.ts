@@ -9,14 +9,18 @@ import { stat } from 'node:fs/promises';
 import { A2aReplayError } from '../src/errors.js';
 import { printable } from '../src/printable.js';
 import { seriesFiles, verifySeries } from '../src/receipts/series.js';
+import { givenASeries } from './fleet-logs.js';
 import { CliExit, EXIT } from './io.js';
 import { type KeyOptions, type OpenEndOptions, loadVerifyInputs, openEnd } from './options.js';
 import type { VerifyResult } from '../src/receipts/verify.js';
 
-/** Whether `verify` was given a series: several files, or a directory. */
+/**
+ * Whether `verify`, `lost` or `audit` was given a series: several files or a directory, one of whose
+ * logs continues another (cli/fleet-logs `givenASeries`); other sets of logs are a fleet.
+ */
 export async function isSeriesArgument(logs: readonly string[]): Promise<boolean> {
-  if (logs.length !== 1) return true;
-  return (await stat(logs[0]!).catch(() => null))?.isDirectory() === true;
+  if (logs.length === 1 && (await stat(logs[0]!).catch(() => null))?.isDirectory() !== true) return false;
+  return givenASeries(logs);
 }
 
 /** Verifies the series and prints one line per log and one for the series. */

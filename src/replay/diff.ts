@@ -40,10 +40,16 @@ export const OTHER_SESSION_FIELDS = {
 
 /**
  * Extra fields ignored when the two logs are of different format versions (docs/design.md §6: a
- * version-2 or -3 golden and a later log of the same session differ in the version and in the
- * checkpoint members the later versions added, not in what happened).
+ * version-2, -3 or -4 golden and a later log of the same session differ in the version and in the
+ * members the later versions added — the checkpoint's, the header's `series`, a resumption's
+ * `outside` — not in what happened; a resumption of a pause outside the log still differs in its
+ * `suspension`).
  */
-export const FORMAT_VERSION_FIELDS = { header: ['version'], checkpoint: ['final', 'recording', 'note'] } as const;
+export const FORMAT_VERSION_FIELDS = {
+  header: ['version', 'series'],
+  receipt: ['outside'],
+  checkpoint: ['final', 'recording', 'note'],
+} as const;
 
 /** Extra fields ignored when the replay could not sign with the golden key. */
 export const UNSIGNED_VOLATILE_FIELDS = { header: ['kids', 'checkpoint'], checkpoint: [] as string[] } as const;
@@ -300,7 +306,11 @@ export function diffReceiptLogs(
       ...(other ? OTHER_SESSION_FIELDS.header : []),
       ...(versions ? FORMAT_VERSION_FIELDS.header : []),
     ],
-    receipt: [...VOLATILE_FIELDS.receipt, ...(other ? OTHER_SESSION_FIELDS.receipt : [])],
+    receipt: [
+      ...VOLATILE_FIELDS.receipt,
+      ...(other ? OTHER_SESSION_FIELDS.receipt : []),
+      ...(versions ? FORMAT_VERSION_FIELDS.receipt : []),
+    ],
     checkpoint: [
       ...VOLATILE_FIELDS.checkpoint,
       ...(other ? OTHER_SESSION_FIELDS.checkpoint : []),
