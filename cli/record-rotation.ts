@@ -7,6 +7,7 @@
  * the closed one exactly as `--continue-from` links it. One observer sees the whole session, so
  * an exchange or SSE stream open across a rotation is observed as if no file had changed.
  */
+import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Clock } from '../src/clock.js';
 import { canonicalJson } from '../src/canonical/canonical-json.js';
@@ -62,6 +63,34 @@ export function positionedPath(file: string, start: number, position: number): s
   let stem = name.slice(0, name.length - suffix.length);
   if (start > 1 && stem.endsWith(`.${start}`)) stem = stem.slice(0, -`.${start}`.length);
   return join(dirname(file), position === 1 ? `${stem}${suffix}` : `${stem}.${position}${suffix || '.jsonl'}`);
+}
+
+/**
+ * Refuses to start a rotating recorder whose later files are already there (files of a series are
+ * never overwritten): gives the usage error naming the first such file in `dir` after `file`'s
+ * position `start`, for the recording (`file`) or its receipt log (`receipts`).
+ */
+export async function assertNoLaterFiles(files: readonly string[], start: number): Promise<void> {
+  for (const file of files) {
+    const first = positionedPath(file, start, start + 1);
+    const marker = `.${start + 1}.`;
+    const at = basename(first).lastIndexOf(marker);
+    const before = basename(first).slice(0, at);
+    const after = basename(first).slice(at + marker.length);
+    const names = await readdir(dirname(file)).catch(() => [] as string[]);
+    for (const name of names.sort()) {
+      const match =
+        name.startsWith(`${before}.`) && name.endsWith(`.${after}`)
+          ? /^\d+$/.exec(name.slice(before.length + 1, name.length - after.length - 1))
+          : null;
+      if (match !== null && Number(match[0]) > start)
+        throw new CliExit(
+          EXIT.usage,
+          `--rotate-bytes, --rotate-after: ${join(dirname(file), name)} already exists, and a rotating ` +
+            'recorder writes the files after its first by position: move it away or name another --out',
+        );
+    }
+  }
 }
 
 /**

@@ -46,7 +46,7 @@ import { DEFAULT_CHECKPOINT_EVERY } from '../../src/receipts/chain.js';
 import { FSYNC_POLICIES, type FsyncPolicy, ReceiptLogWriter } from '../../src/receipts/log-writer.js';
 import type { RecordingEntry, RecordingHeader } from '../../src/recording/format.js';
 import type { SeriesLink } from '../../src/receipts/types.js';
-import { RotatingLog, RotatingRecording, rotationLimits } from '../record-rotation.js';
+import { RotatingLog, RotatingRecording, assertNoLaterFiles, rotationLimits } from '../record-rotation.js';
 import { fileLineSink } from '../../src/recording/line-sink.js';
 import { parsePrincipalSource } from '../../src/recording/principal.js';
 import { RecordingWriter } from '../../src/recording/recording-writer.js';
@@ -255,10 +255,12 @@ async function recordFiles(options: RecordCommandOptions): Promise<{
     if (await exists(sidecar))
       throw new CliExit(EXIT.usage, `--witness-url: ${sidecar} already exists (cosignature files are append-only)`);
   }
-  const continuation =
+  const continuation: Continuation =
     options.continueFrom === undefined
       ? { link: null, carried: [] }
       : await readContinuation(options.continueFrom, receiptsPathFor(options.continueFrom), keyring);
+  if (rotationLimits(options) !== null)
+    await assertNoLaterFiles(keyring ? [options.out, receiptsFile] : [options.out], continuation.link?.position ?? 1);
   return { keyring, receiptsFile, continuation };
 }
 

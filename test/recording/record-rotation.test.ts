@@ -3,12 +3,18 @@
  * real files, its clock moved by hand: when a file is due, how the next is named, and that each
  * file reads as a recording on its own while the session's numbering runs on.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CliExit } from '../../cli/io.js';
-import { RotatingRecording, parseDuration, positionedPath, rotationLimits } from '../../cli/record-rotation.js';
+import {
+  RotatingRecording,
+  assertNoLaterFiles,
+  parseDuration,
+  positionedPath,
+  rotationLimits,
+} from '../../cli/record-rotation.js';
 import { ManualClock } from '../../src/clock.js';
 import { CounterIdSource } from '../../src/ids.js';
 import { fileLineSink } from '../../src/recording/line-sink.js';
@@ -63,6 +69,22 @@ describe('RotatingRecording', () => {
     expect(recording.due()).toBe(false);
     recording.append(draft('x1'));
     expect(recording.due()).toBe(true);
+  });
+});
+
+describe('assertNoLaterFiles', () => {
+  it('refuses to start over a later file of the series, naming it, and takes earlier or foreign ones', async () => {
+    const out = join(dir, 's.jsonl');
+    await writeFile(join(dir, 's.2.jsonl.bak'), '');
+    await writeFile(join(dir, 'other.3.jsonl'), '');
+    await assertNoLaterFiles([out, join(dir, 's.receipts.jsonl')], 1);
+    await writeFile(join(dir, 's.4.receipts.jsonl'), '');
+    await expect(assertNoLaterFiles([out], 1)).resolves.toBeUndefined();
+    await expect(assertNoLaterFiles([out, join(dir, 's.receipts.jsonl')], 1)).rejects.toThrow(
+      `${join(dir, 's.4.receipts.jsonl')} already exists`,
+    );
+    // A recorder continuing position 4 as s.4.jsonl writes s.5.* on.
+    await expect(assertNoLaterFiles([join(dir, 's.4.receipts.jsonl')], 4)).resolves.toBeUndefined();
   });
 });
 
