@@ -19,6 +19,9 @@
  * What it says (cli/record-progress.ts): on a terminal or with `--progress`, one stderr line per
  * pause, resume and lost pause as it happens; at the stop a summary line; `--quiet` neither.
  *
+ * Rotation (cli/record-rotation.ts): with `--rotate-bytes` or `--rotate-after` the recording and
+ * its receipt log go on in `X.<n>.jsonl` and `X.<n>.receipts.jsonl`, a series (docs/design.md §6).
+ *
  * Spans: `--otlp URL`, `--traces DIR` (file `DIR/<name>.otlp.json`, named as `run` names it) or the
  * OTEL_EXPORTER_OTLP_* variables; the pipeline then also runs without a key, producing spans but
  * no receipts. Export failures are told once on stderr and never stop the recording.
@@ -31,20 +34,23 @@ import { A2aReplayError, describeError, errorMessage } from '../../src/errors.js
 import { fetchAgentCard } from '../../src/http/agent-card-fetch.js';
 import { isLoopbackHost } from '../../src/http/loopback.js';
 import { CounterIdSource, randomIdSource } from '../../src/ids.js';
-import { cardGrpcTarget, foreignInterfaceUrls, uncarriedBindings } from '../../src/intercept/agent-card-rewrite.js';
+import { foreignInterfaceUrls, uncarriedBindings } from '../../src/intercept/agent-card-rewrite.js';
 import {
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_OBSERVED_BYTES,
   ExchangeRecorder,
 } from '../../src/intercept/exchange-recorder.js';
 import { parseGrpcTarget } from '../../src/intercept/grpc-upstream.js';
+import { grpcRefusalReporter, grpcUpstreamOf } from '../record-grpc.js';
+import { fsyncPolicy, parseListen } from '../record-values.js';
 import { startRecordingProxy } from '../../src/intercept/recording-proxy.js';
-import { ObservationPipeline } from '../../src/observe/pipeline.js';
 import { refuseSymlink } from '../../src/output-file.js';
 import { printable } from '../../src/printable.js';
 import { DEFAULT_CHECKPOINT_EVERY } from '../../src/receipts/chain.js';
-import { FSYNC_POLICIES, type FsyncPolicy, ReceiptLogWriter } from '../../src/receipts/log-writer.js';
-import type { RecordingEntry } from '../../src/recording/format.js';
+import { FSYNC_POLICIES, ReceiptLogWriter } from '../../src/receipts/log-writer.js';
+import type { RecordingEntry, RecordingHeader } from '../../src/recording/format.js';
+import type { SeriesLink } from '../../src/receipts/types.js';
+import { RotatingLog, RotatingRecording, assertNoLaterFiles, rotationLimits } from '../record-rotation.js';
 import { fileLineSink } from '../../src/recording/line-sink.js';
 import { parsePrincipalSource } from '../../src/recording/principal.js';
 import { RecordingWriter } from '../../src/recording/recording-writer.js';
@@ -55,13 +61,12 @@ import {
   SECRET_QUERY_WORDS,
   redactUrl,
 } from '../../src/recording/redaction.js';
-import type { SpanSink } from '../../src/tracing/span-events.js';
 import { TOOL_NAME } from '../../src/version.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { collect, integerOption, optionalKeyring } from '../options.js';
 import { RecordProgress } from '../record-progress.js';
+import { incompleteReporter, observe } from '../record-observation.js';
 import { type Continuation, readContinuation } from '../continue-from.js';
-import type { CarriedPause } from '../../src/observe/carried.js';
 import { traceName } from '../trace-name.js';
 import { openTracing } from '../open-tracing.js';
 import { type RecordWitnesses, recordWitnesses } from '../witness-options.js';
@@ -101,6 +106,8 @@ interface RecordCommandOptions {
   quiet?: boolean;
   progress?: boolean;
   continueFrom?: string;
+  rotateBytes?: string;
+  rotateAfter?: string;
 }
 
 /** `X.jsonl` pairs with `X.receipts.jsonl` (docs/design.md §10). */
@@ -108,23 +115,6 @@ export function receiptsPathFor(recording: string): string {
   const name = basename(recording);
   const stem = name.endsWith('.jsonl') ? name.slice(0, -'.jsonl'.length) : name;
   return join(dirname(recording), `${stem}.receipts.jsonl`);
-}
-
-function parseListen(text: string): { host: string; port: number } {
-  const match = /^(?:(.*):)?(\d{1,5})$/.exec(text.trim());
-  const port = Number(match?.[2]);
-  if (!match || !Number.isInteger(port) || port > 65535) {
-    throw new CliExit(EXIT.usage, `--listen: expected HOST:PORT or PORT; got ${JSON.stringify(text)}`);
-  }
-  const host = (match[1] ?? '').replace(/^\[|\]$/g, '') || '127.0.0.1';
-  return { host, port };
-}
-
-function fsyncPolicy(text: string): FsyncPolicy {
-  const policy = FSYNC_POLICIES.find((p) => p === text);
-  if (policy === undefined)
-    throw new CliExit(EXIT.usage, `--fsync: expected one of ${FSYNC_POLICIES.join(', ')}; got ${JSON.stringify(text)}`);
-  return policy;
 }
 
 /** A usage error naming the flag whose file cannot be used. */
@@ -153,106 +143,8 @@ async function assertAbsent(file: string): Promise<void> {
   }
 }
 
-interface Observation {
-  /** Observes an entry; a promise back is a hold (the entry shows a pause or resume: see `observe`). */
-  push(entry: RecordingEntry): Promise<void> | undefined;
-  /** Ends the recording at its last entry, as replay does, then closes the receipt log. */
-  close(): Promise<void>;
-}
-
-/**
- * Feeds entries to the observation pipeline: receipts into `log` (when a key was given), spans
- * into `spans`. Entries arrive in `seq` order, so the last one pushed is the recording's last.
- * An entry that shows a client a pause or resume gets a hold back that settles once its receipt
- * and the recording lines it cites are durable under `fsync` (docs/design.md §5); the proxy
- * releases the response bytes that carried the entry only then.
- */
-function observe(
-  recording: RecordingWriter,
-  log: ReceiptLogWriter | undefined,
-  spans: SpanSink | undefined,
-  fsync: FsyncPolicy,
-  onError: (what: string) => (error: unknown) => void,
-  progress: RecordProgress,
-  carried: readonly CarriedPause[],
-): Observation {
-  let observerErrors = 0;
-  const pipeline = new ObservationPipeline({
-    recordingId: recording.header.id,
-    // A recorder may run for days: nothing reads findings back, so none are kept.
-    retainFindings: false,
-    ...(log ? { receipts: progress.receipts(log), entriesDurable: () => recording.durable(fsync !== 'never') } : {}),
-    ...(spans ? { spans } : {}),
-    onSinkError: (error, sink) =>
-      onError(sink === 'receipts' ? `writing ${log?.path ?? 'receipts'}` : 'tracing')(error),
-    // An entry the observer could not read may have cost a receipt: said at once (the first) and
-    // counted at the end, never silent.
-    onFinding: (finding) => {
-      progress.finding(finding);
-      if (finding.code !== 'observer-error') return;
-      if (observerErrors++ === 0)
-        process.stderr.write(
-          `a2a-replay: ${finding.message} (seq ${finding.seq ?? '-'}); receipts and spans for it may be missing\n`,
-        );
-    },
-  });
-  // The pauses the recording continued from left open: a resume seen here pairs with them.
-  pipeline.carry(carried);
-  let lastAt = recording.header.createdAt;
-  return {
-    push(entry) {
-      lastAt = entry.at;
-      if (!log) {
-        void pipeline.push(entry);
-        return undefined;
-      }
-      return pipeline.pushHeld(entry);
-    },
-    async close() {
-      await pipeline.finish(lastAt);
-      await pipeline.idle();
-      // Every loss, counted once at the end (the first of each kind was told as it happened).
-      const { receipts, spans: spanFailures } = pipeline.failures;
-      if (receipts > 0) process.stderr.write(`a2a-replay: ${receipts} receipt writes failed in this run\n`);
-      if (spanFailures > 0) process.stderr.write(`a2a-replay: ${spanFailures} span events failed in this run\n`);
-      if (observerErrors > 0)
-        process.stderr.write(`a2a-replay: the observer could not read ${observerErrors} entries in this run\n`);
-      // The closing checkpoint binds the log to the recording as written (it is closed by now).
-      if (log) await log.close(recording.binding()).catch(onError(`writing ${log.path}`));
-    },
-  };
-}
-
-/** Incomplete entries said on stderr as they are recorded, the first {@link INCOMPLETE_TOLD} of them. */
-const INCOMPLETE_TOLD = 20;
-
-/**
- * What the recorder could not read is said at once on stderr, naming the entry and why: a pause
- * or resume it carried is seen by no receipt (docs/design.md §5). Past the first
- * {@link INCOMPLETE_TOLD} they are counted, and the count said at the end.
- */
-function incompleteReporter(out: string): { see(entry: RecordingEntry): void; close(): void } {
-  let count = 0;
-  return {
-    see(entry) {
-      if (entry.incomplete === undefined) return;
-      count += 1;
-      if (count > INCOMPLETE_TOLD) return;
-      process.stderr.write(
-        printable(
-          `a2a-replay: ${out}: seq ${entry.seq} (${entry.kind} of ${entry.http.method} ${entry.http.path}) is ` +
-            `incomplete: ${entry.incomplete}; a pause or resume it carried is not observed`,
-        ) + '\n',
-      );
-      if (count === INCOMPLETE_TOLD)
-        process.stderr.write('a2a-replay: further incomplete entries are counted and said at the end\n');
-    },
-    close() {
-      if (count > 0)
-        process.stderr.write(`a2a-replay: ${count} incomplete entries in ${out}: lost reports it incomplete\n`);
-    },
-  };
-}
+/** Opens a receipt log at `path` for the recording of `header`, its header linked by `series`. */
+type OpenLog = (path: string, series: SeriesLink | null, header: RecordingHeader) => Promise<ReceiptLogWriter>;
 
 /** The settings the options give, each checked: a bad one is a usage error naming its flag. */
 function recordSettings(options: RecordCommandOptions) {
@@ -287,6 +179,9 @@ function recordSettings(options: RecordCommandOptions) {
     throw new CliExit(EXIT.usage, `--keep-header: ${both.join(', ')} is also named by --redact; name it in one only`);
   const fsync = fsyncPolicy(options.fsync);
   const checkpointEvery = integerOption(options.checkpointEvery, 'checkpoint-every', 0);
+  const rotation = rotationLimits(options);
+  if (rotation !== null && (options.witnessUrl.length > 0 || options.otlpLogs !== undefined))
+    throw new CliExit(EXIT.usage, '--rotate-bytes, --rotate-after: not combined with --witness-url or --otlp-logs yet');
   return {
     listen,
     principal,
@@ -299,6 +194,7 @@ function recordSettings(options: RecordCommandOptions) {
     keepHeaders,
     fsync,
     checkpointEvery,
+    rotation,
   };
 }
 
@@ -354,10 +250,12 @@ async function recordFiles(options: RecordCommandOptions): Promise<{
     if (await exists(sidecar))
       throw new CliExit(EXIT.usage, `--witness-url: ${sidecar} already exists (cosignature files are append-only)`);
   }
-  const continuation =
+  const continuation: Continuation =
     options.continueFrom === undefined
       ? { link: null, carried: [] }
       : await readContinuation(options.continueFrom, receiptsPathFor(options.continueFrom), keyring);
+  if (rotationLimits(options) !== null)
+    await assertNoLaterFiles(keyring ? [options.out, receiptsFile] : [options.out], continuation.link?.position ?? 1);
   return { keyring, receiptsFile, continuation };
 }
 
@@ -372,7 +270,9 @@ async function openRecordFiles(
   reportOnce: (what: string) => (error: unknown) => void,
 ): Promise<{
   writer: RecordingWriter;
+  openRecording: (path: string) => RecordingWriter;
   log: ReceiptLogWriter | undefined;
+  openLog: OpenLog | undefined;
   witnesses: RecordWitnesses | undefined;
   shipping: ReceiptShipping | undefined;
   grpcUpstream: string;
@@ -385,7 +285,7 @@ async function openRecordFiles(
     process.stderr.write(
       `a2a-replay: no agent card answered at the upstream's /.well-known/agent-card.json; recording without it\n`,
     );
-  const grpcUpstream = grpcUpstreamOf(options, agentCard);
+  const grpcUpstream = grpcUpstreamOf(options.grpcUpstream, options.upstream, agentCard);
   const foreign = foreignInterfaceUrls(agentCard, new URL(options.upstream), parseGrpcTarget(grpcUpstream));
   if (foreign.length > 0)
     process.stderr.write(
@@ -401,18 +301,22 @@ async function openRecordFiles(
           'HTTP+JSON and GRPC only, so a client that uses that interface is not recorded',
       ) + '\n',
     );
-  const writer = new RecordingWriter({
-    ...(agentCard === undefined ? {} : { agentCard }),
-    sink: fileLineSink(options.out, { replace: options.force === true }),
-    clock: systemClock,
-    ids: randomIdSource,
-    target: redactUrl(options.upstream),
-    onError: reportOnce(`writing ${options.out}`),
-  });
+  // Each file of a rotated recording holds the card too, so that each reads on its own.
+  const openRecording = (path: string, replace = false): RecordingWriter =>
+    new RecordingWriter({
+      ...(agentCard === undefined ? {} : { agentCard }),
+      sink: fileLineSink(path, { replace }),
+      clock: systemClock,
+      ids: randomIdSource,
+      target: redactUrl(options.upstream),
+      onError: reportOnce(`writing ${path}`),
+    });
+  const writer = openRecording(options.out, options.force === true);
   await writer.flush();
   if (writer.failed) throw new CliExit(EXIT.usage, `${options.out}: cannot write the recording`);
 
   let log: ReceiptLogWriter | undefined;
+  let openLog: OpenLog | undefined;
   const witnesses = keyring && (await recordWitnesses(options.witnessUrl, options.witnessVkey, receiptsFile));
   // Receipt lines as OTLP log records once durable in the file (docs/design.md §6).
   const shipping = keyring && (await openReceiptShipping(options.otlpLogs));
@@ -422,44 +326,59 @@ async function openRecordFiles(
     );
   } else {
     // Set up as src/replay/derive-receipts.ts derives it, so a strict replay gives the same bytes.
-    log = await ReceiptLogWriter.open(receiptsFile, {
-      keyring,
-      recording: writer.header.id,
-      createdAt: writer.header.createdAt,
-      tool: TOOL_NAME,
-      clock: systemClock,
-      fsync,
-      checkpointEvery,
-      ...(options.witness === undefined ? {} : { witness: options.witness }),
-      // Checkpoints go to the witnesses once durable, in the background (docs/design.md §6).
-      ...(witnesses || shipping
-        ? {
-            onDurable: (lines) => {
-              witnesses?.onDurable(lines);
-              shipping?.onDurable(lines);
-            },
-          }
-        : {}),
-      series: files.continuation.link,
-    }).catch(async (error: unknown) => {
+    openLog = (path, series, header) =>
+      ReceiptLogWriter.open(path, {
+        keyring,
+        recording: header.id,
+        createdAt: header.createdAt,
+        tool: TOOL_NAME,
+        clock: systemClock,
+        fsync,
+        checkpointEvery,
+        ...(options.witness === undefined ? {} : { witness: options.witness }),
+        // Checkpoints go to the witnesses once durable, in the background (docs/design.md §6).
+        ...(witnesses || shipping
+          ? {
+              onDurable: (lines) => {
+                witnesses?.onDurable(lines);
+                shipping?.onDurable(lines);
+              },
+            }
+          : {}),
+        series,
+      });
+    log = await openLog(receiptsFile, files.continuation.link, writer.header).catch(async (error: unknown) => {
       await writer.close();
       if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
       throw error;
     });
   }
-  return { writer, log, witnesses, shipping, grpcUpstream };
+  return { writer, openRecording, log, openLog, witnesses, shipping, grpcUpstream };
 }
 
-/**
- * Where gRPC calls go: `--grpc-upstream`, else the GRPC interface of the upstream's card, else the
- * upstream's host and port (docs/design.md §16).
- */
-function grpcUpstreamOf(options: RecordCommandOptions, agentCard: unknown): string {
-  if (options.grpcUpstream !== undefined) return options.grpcUpstream;
-  const fromCard = cardGrpcTarget(agentCard);
-  if (fromCard !== undefined) return fromCard;
-  const upstream = new URL(options.upstream);
-  return `${upstream.hostname}:${upstream.port || (upstream.protocol === 'https:' ? '443' : '80')}`;
+/** One recording and receipt log, or a series of them by position (docs/design.md §6, "Rotation"). */
+function rotating(
+  out: string,
+  opened: Awaited<ReturnType<typeof openRecordFiles>>,
+  files: Awaited<ReturnType<typeof recordFiles>>,
+  settings: ReturnType<typeof recordSettings>,
+): { writer: RotatingRecording; log: RotatingLog | undefined } {
+  const position = files.continuation.link?.position ?? 1;
+  const writer = new RotatingRecording({
+    first: opened.writer,
+    path: out,
+    position,
+    open: opened.openRecording,
+    limits: settings.rotation,
+    clock: systemClock,
+    sync: settings.fsync !== 'never',
+  });
+  const { keyring } = files;
+  const log =
+    opened.log && keyring && opened.openLog
+      ? new RotatingLog({ first: opened.log, position, keyring, open: opened.openLog })
+      : undefined;
+  return { writer, log };
 }
 
 /** Records until SIGINT or SIGTERM (see the module doc). */
@@ -475,7 +394,9 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
       reported.add(what);
       process.stderr.write(`a2a-replay: ${what} failed, the proxy keeps forwarding: ${describeError(error)}\n`);
     };
-  const { writer, log, witnesses, shipping, grpcUpstream } = await openRecordFiles(options, files, settings, reportOnce);
+  const opened = await openRecordFiles(options, files, settings, reportOnce);
+  const { witnesses, shipping, grpcUpstream } = opened;
+  const { writer, log } = rotating(options.out, opened, files, settings);
   const tracing = await openTracing({
     otlp: options.otlp,
     tracesDir: options.traces,
@@ -512,19 +433,21 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
     onEntry: (entry: RecordingEntry) => {
       if (entry.kind === 'request') progress.exchange();
       incomplete.see(entry);
-      return observation?.push(entry);
+      const hold = observation?.push(writer.sessionEntry(entry));
+      if (writer.due()) {
+        // The entry just written is the file's last: the next goes to the next file, and the
+        // receipts of the entries so far to the closed file's log.
+        const { closed, closing, opened: next } = writer.rotate();
+        if (log) observation?.between(() => log.rotate(closed, closing, next));
+      }
+      return hold;
     },
     onError: reportOnce('recording'),
   });
-  const refusalsTold = new Set<string>();
   const proxy = await startRecordingProxy({
     upstream: options.upstream,
     grpcUpstream,
-    onGrpcRefusal: (kind, message) => {
-      if (refusalsTold.has(kind)) return;
-      refusalsTold.add(kind);
-      process.stderr.write(printable(`a2a-replay: gRPC call refused: ${message}`) + '\n');
-    },
+    onGrpcRefusal: grpcRefusalReporter(),
     recorder,
     host: listen.host,
     port: listen.port,
@@ -559,7 +482,7 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
   await shipping?.shutdown();
   incomplete.close();
   await tracing.shutdown();
-  if (options.quiet !== true) progress.summary({ recording: options.out, receipts: log?.path });
+  if (options.quiet !== true) progress.summary({ recording: writer.files.join(', '), receipts: log?.files.join(', ') });
 }
 
 export function registerRecord(program: Command): void {
@@ -659,6 +582,12 @@ export function registerRecord(program: Command): void {
       'continue a previous recording: its pauses still open carry over, and with --key the new receipt log ' +
         'links to its log (X.receipts.jsonl beside it), forming a series',
     )
+    .option(
+      '--rotate-bytes <n>',
+      'once the recording file reaches N bytes, close it and its receipt log and go on in X.<n>.jsonl and ' +
+        'X.<n>.receipts.jsonl, linked as --continue-from links',
+    )
+    .option('--rotate-after <duration>', 'the same once the files have been open for DURATION (90s, 15m, 24h)')
     .option('--progress', 'say each pause, resume and lost pause on stderr even when it is not a terminal')
     .option('--quiet', 'say neither those lines nor the summary at the stop')
     .action((options: RecordCommandOptions) => runRecord(options));

@@ -190,6 +190,16 @@ export class ObservationPipeline {
     return done;
   }
 
+  /**
+   * Runs `step` on the sink queue once everything pushed so far has been handed to the sinks, and
+   * before anything pushed later: a recorder swaps its receipt log there (docs/design.md §6,
+   * "Rotation"). A step that fails is reported as a receipts failure.
+   */
+  between(step: () => Promise<void>): Promise<void> {
+    this.#queue = this.#queue.then(step).catch((error: unknown) => this.#failed(error, 'receipts'));
+    return this.#queue;
+  }
+
   /** Resolves when everything pushed so far has been handled. */
   idle(): Promise<void> {
     return this.#queue;

@@ -103,6 +103,8 @@ export class RecordingWriter implements EntryWriter {
   #draining = false;
   #delayed: NodeJS.Timeout | undefined;
   #pendingBytes = 0;
+  /** Characters of every line queued so far, the header included (bytes, for the ASCII lines mostly are). */
+  #length = 0;
   #failed: unknown;
   #closed: Promise<void> | undefined;
   #dropped = 0;
@@ -136,6 +138,11 @@ export class RecordingWriter implements EntryWriter {
   /** Entries appended so far. */
   get size(): number {
     return this.#seq;
+  }
+
+  /** Characters of the lines written so far, the header included: what `record --rotate-bytes` counts. */
+  get length(): number {
+    return this.#length;
   }
 
   /** True once the sink has failed (later lines are dropped). */
@@ -251,6 +258,7 @@ export class RecordingWriter implements EntryWriter {
     this.#pending.push(line);
     this.#lastLine = line;
     this.#pendingBytes += line.length;
+    this.#length += line.length;
     this.#queued += 1;
     this.#schedule(false);
   }

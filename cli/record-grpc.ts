@@ -1,0 +1,29 @@
+/**
+ * @module cli/record-grpc
+ * `record`'s gRPC side (docs/design.md §16): where gRPC calls go, and saying on stderr, once per
+ * kind, the calls the recorder refuses to forward.
+ */
+import { cardGrpcTarget } from '../src/intercept/agent-card-rewrite.js';
+import { printable } from '../src/printable.js';
+
+/**
+ * Where gRPC calls go: `--grpc-upstream`, else the GRPC interface of the upstream's card, else the
+ * upstream's host and port.
+ */
+export function grpcUpstreamOf(given: string | undefined, upstream: string, agentCard: unknown): string {
+  if (given !== undefined) return given;
+  const fromCard = cardGrpcTarget(agentCard);
+  if (fromCard !== undefined) return fromCard;
+  const url = new URL(upstream);
+  return `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+}
+
+/** Says a refused gRPC call on stderr, the first of each kind (UNIMPLEMENTED, UNAVAILABLE). */
+export function grpcRefusalReporter(): (kind: string, message: string) => void {
+  const told = new Set<string>();
+  return (kind, message) => {
+    if (told.has(kind)) return;
+    told.add(kind);
+    process.stderr.write(printable(`a2a-replay: gRPC call refused: ${message}`) + '\n');
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * @module cli/record-observation
+ * What `record` does with each entry besides writing it (docs/design.md §5): feeds it to the
+ * observation pipeline (receipts into the receipt log, spans to the span sink), holding the
+ * answers that show a pause or resume until their receipt is durable, and says on stderr what it
+ * could not read.
+ */
+import { ObservationPipeline } from '../src/observe/pipeline.js';
+import type { CarriedPause } from '../src/observe/carried.js';
+import { printable } from '../src/printable.js';
+import type { FsyncPolicy } from '../src/receipts/log-writer.js';
+import type { RecordingEntry } from '../src/recording/format.js';
+import type { SpanSink } from '../src/tracing/span-events.js';
+import type { RecordProgress } from './record-progress.js';
+import type { RotatingLog, RotatingRecording } from './record-rotation.js';
+
+export interface Observation {
+  /** Observes an entry; a promise back is a hold (the entry shows a pause or resume: see `observe`). */
+  push(entry: RecordingEntry): Promise<void> | undefined;
+  /** Runs `step` after the receipts of every entry pushed so far are written (a log rotation). */
+  between(step: () => Promise<void>): void;
+  /** Ends the recording at its last entry, as replay does, then closes the receipt log. */
+  close(): Promise<void>;
+}
+
+/**
+ * Feeds entries to the observation pipeline: receipts into `log` (when a key was given), spans
+ * into `spans`. Entries arrive in `seq` order, so the last one pushed is the recording's last.
+ * An entry that shows a client a pause or resume gets a hold back that settles once its receipt
+ * and the recording lines it cites are durable under `fsync` (docs/design.md §5); the proxy
+ * releases the response bytes that carried the entry only then.
+ */
+export function observe(
+  recording: RotatingRecording,
+  log: RotatingLog | undefined,
+  spans: SpanSink | undefined,
+  fsync: FsyncPolicy,
+  onError: (what: string) => (error: unknown) => void,
+  progress: RecordProgress,
+  carried: readonly CarriedPause[],
+): Observation {
+  let observerErrors = 0;
+  const pipeline = new ObservationPipeline({
+    recordingId: recording.header.id,
+    // A recorder may run for days: nothing reads findings back, so none are kept.
+    retainFindings: false,
+    ...(log ? { receipts: progress.receipts(log), entriesDurable: () => recording.durable(fsync !== 'never') } : {}),
+    ...(spans ? { spans } : {}),
+    onSinkError: (error, sink) =>
+      onError(sink === 'receipts' ? `writing ${log?.path ?? 'receipts'}` : 'tracing')(error),
+    // An entry the observer could not read may have cost a receipt: said at once (the first) and
+    // counted at the end, never silent.
+    onFinding: (finding) => {
+      progress.finding(finding);
+      if (finding.code !== 'observer-error') return;
+      if (observerErrors++ === 0)
+        process.stderr.write(
+          `a2a-replay: ${finding.message} (seq ${finding.seq ?? '-'}); receipts and spans for it may be missing\n`,
+        );
+    },
+  });
+  // The pauses the recording continued from left open: a resume seen here pairs with them.
+  pipeline.carry(carried);
+  let lastAt = recording.header.createdAt;
+  return {
+    push(entry) {
+      lastAt = entry.at;
+      if (!log) {
+        void pipeline.push(entry);
+        return undefined;
+      }
+      return pipeline.pushHeld(entry);
+    },
+    between(step) {
+      void pipeline.between(step);
+    },
+    async close() {
+      await pipeline.finish(lastAt);
+      await pipeline.idle();
+      // Every loss, counted once at the end (the first of each kind was told as it happened).
+      const { receipts, spans: spanFailures } = pipeline.failures;
+      if (receipts > 0) process.stderr.write(`a2a-replay: ${receipts} receipt writes failed in this run\n`);
+      if (spanFailures > 0) process.stderr.write(`a2a-replay: ${spanFailures} span events failed in this run\n`);
+      if (observerErrors > 0)
+        process.stderr.write(`a2a-replay: the observer could not read ${observerErrors} entries in this run\n`);
+      // The closing checkpoint binds the log to the recording as written (it is closed by now).
+      if (log) await log.close(recording.binding()).catch(onError(`writing ${log.path}`));
+    },
+  };
+}
+
+/** Incomplete entries said on stderr as they are recorded, the first {@link INCOMPLETE_TOLD} of them. */
+const INCOMPLETE_TOLD = 20;
+
+/**
+ * What the recorder could not read is said at once on stderr, naming the entry and why: a pause
+ * or resume it carried is seen by no receipt (docs/design.md §5). Past the first
+ * {@link INCOMPLETE_TOLD} they are counted, and the count said at the end.
+ */
+export function incompleteReporter(out: string): { see(entry: RecordingEntry): void; close(): void } {
+  let count = 0;
+  return {
+    see(entry) {
+      if (entry.incomplete === undefined) return;
+      count += 1;
+      if (count > INCOMPLETE_TOLD) return;
+      process.stderr.write(
+        printable(
+          `a2a-replay: ${out}: seq ${entry.seq} (${entry.kind} of ${entry.http.method} ${entry.http.path}) is ` +
+            `incomplete: ${entry.incomplete}; a pause or resume it carried is not observed`,
+        ) + '\n',
+      );
+      if (count === INCOMPLETE_TOLD)
+        process.stderr.write('a2a-replay: further incomplete entries are counted and said at the end\n');
+    },
+    close() {
+      if (count > 0)
+        process.stderr.write(`a2a-replay: ${count} incomplete entries in ${out}: lost reports it incomplete\n`);
+    },
+  };
+}

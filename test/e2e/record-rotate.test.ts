@@ -1,0 +1,271 @@
+/**
+ * `record --rotate-bytes` (docs/design.md §6, "Rotation"): one session through a rotating
+ * recorder, with a pause begun in the first file and resumed past the third, and an SSE stream
+ * open across rotations, gives a series that verifies as a directory, whose `lost` and `audit`
+ * equal those of one unrotated log of the same session, and whose recordings hold every entry of
+ * the session once, in order.
+ */
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { A2aTestClient, stateOf, userMessage } from '../../scripts/golden/a2a-client.js';
+import { type JsonValue, canonicalJson, sha256Prefixed } from '../../src/canonical/canonical-json.js';
+import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { runCli } from '../helpers/cli.js';
+import { startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+
+let dir = '';
+let keyFile = '';
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'record-rotate-'));
+  keyFile = join(dir, 'key.json');
+  await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'rotate' }).keyFile()), { mode: 0o600 });
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const taskIdOf = (event: Record<string, unknown>): string | undefined =>
+  (event.task as { id?: string } | undefined)?.id ?? (event.statusUpdate as { taskId?: string } | undefined)?.taskId;
+const resumedEvent = (event: Record<string, unknown>): boolean =>
+  stateOf(event) === 'TASK_STATE_WORKING' && JSON.stringify(event).includes('explicit_resume');
+
+/** Calls that make the recording grow (each an exchange of two entries). */
+async function filler(client: A2aTestClient, taskId: string, calls: number): Promise<void> {
+  for (let i = 0; i < calls; i += 1) await client.ok('GetTask', { id: taskId });
+}
+
+/**
+ * The session: task A paused first; a stream opened and its task paused through it; traffic;
+ * A resumed, then the streamed task, its stream seeing the resume; traffic; A paused again and
+ * left paused; the stream closed.
+ */
+async function session(url: string): Promise<void> {
+  const client = new A2aTestClient(url);
+  const { task } = await client.ok<{ task: { id: string } }>('SendMessage', {
+    ...userMessage('work:3', 'm-a'),
+    configuration: { returnImmediately: true },
+  });
+  const pausedA = await client.ok<{ pause: { resumeToken: string } }>('PauseTask', { taskId: task.id, reason: 'a' });
+  const stream = client.stream('SendStreamingMessage', userMessage('work:3', 'm-s'));
+  const streamed = taskIdOf(await stream.next((e) => taskIdOf(e) !== undefined))!;
+  const seenPaused = stream.next((e) => stateOf(e) === 'TASK_STATE_PAUSED');
+  const pausedS = await client.ok<{ pause: { resumeToken: string } }>('PauseTask', { taskId: streamed, reason: 's' });
+  await seenPaused;
+  await filler(client, task.id, 6);
+  await client.ok('ResumeTask', { taskId: task.id, resumeToken: pausedA.pause.resumeToken });
+  const seenResumed = stream.next(resumedEvent);
+  await client.ok('ResumeTask', { taskId: streamed, resumeToken: pausedS.pause.resumeToken });
+  await seenResumed;
+  await filler(client, task.id, 2);
+  // Left paused: lost at the end of the session, rotated or not.
+  await client.ok('PauseTask', { taskId: task.id, reason: 'c' });
+  stream.abort();
+}
+
+/** Runs the session on a fresh deterministic peer through `record` with `args`; gives its stderr. */
+async function recordSession(out: string, args: string[]): Promise<string> {
+  const peer = await startCliProcess(['peer', '--deterministic', '--store', `${out}.peer-store`]);
+  try {
+    const recorder = await startRecordProcess([
+      '--upstream',
+      peer.url,
+      '--out',
+      out,
+      '--key',
+      keyFile,
+      '--fsync',
+      'always',
+      ...args,
+    ]);
+    await session(recorder.url);
+    expect(await stopProcess(recorder)).toBe(0);
+    return recorder.stderr();
+  } finally {
+    await stopProcess(peer);
+  }
+}
+
+interface Line {
+  text: string;
+  value: Record<string, unknown> & { type?: string; reason?: string; suspension?: string; series?: unknown };
+}
+
+async function linesOf(file: string): Promise<Line[]> {
+  const text = await readFile(file, 'utf8');
+  return text
+    .split('\n')
+    .slice(0, -1)
+    .map((line) => ({ text: line, value: JSON.parse(line) as Line['value'] }));
+}
+
+/**
+ * Rows without the columns naming where a receipt is (file, line), and without what derives from
+ * each recording's own random id: span ids, and so the hash of the receipt holding them (two
+ * recordings of one session differ in those).
+ */
+function withoutPlace(rows: Record<string, unknown>[]): Record<string, unknown>[] {
+  return rows.map((row) =>
+    Object.fromEntries(
+      Object.entries(row).filter(([k]) => !['file', 'line', 'closedAtLine', 'log', 'span', 'suspension'].includes(k)),
+    ),
+  );
+}
+
+describe('record --rotate-bytes', () => {
+  const rotated = (): string => join(dir, 'rotated');
+  let single = '';
+  let stderr = '';
+  let logs: string[] = [];
+  let recordings: string[] = [];
+
+  beforeAll(async () => {
+    await mkdir(rotated());
+    stderr = await recordSession(join(rotated(), 's.jsonl'), ['--rotate-bytes', '4200']);
+    single = join(dir, 'single.jsonl');
+    await recordSession(single, []);
+    const names = await readdir(rotated());
+    const at = (n: number, suffix: string): string => join(rotated(), n === 1 ? `s${suffix}` : `s.${n}${suffix}`);
+    const count = names.filter((n) => /^s(\.\d+)?\.receipts\.jsonl$/.test(n)).length;
+    logs = Array.from({ length: count }, (_, i) => at(i + 1, '.receipts.jsonl'));
+    recordings = Array.from({ length: count }, (_, i) => at(i + 1, '.jsonl'));
+  }, 60_000);
+
+  it('writes at least three pairs named by position, each log linked to the one before it', async () => {
+    expect(logs.length).toBeGreaterThanOrEqual(3);
+    const headers = await Promise.all(logs.map(async (log) => (await linesOf(log))[0]!));
+    headers.forEach((header, i) => {
+      if (i === 0) expect(header.value.series).toBeNull();
+      else
+        expect(header.value.series).toMatchObject({
+          position: i + 1,
+          previous: { header: sha256Prefixed(headers[i - 1]!.text), closed: true },
+        });
+    });
+    // The summary names every file written.
+    for (const file of [...recordings, ...logs]) expect(stderr).toContain(file);
+  });
+
+  it('holds the pause in the first log and its resume in the third or later, naming it by hash', async () => {
+    const all = await Promise.all(logs.map(linesOf));
+    const where = (test: (l: Line) => boolean): number => all.findIndex((lines) => lines.some(test));
+    const suspensionA = all[0]!.find((l) => l.value.type === 'SuspensionReceipt' && l.value.reason === 'a');
+    expect(suspensionA).toBeDefined();
+    const resumed = where((l) => l.value.suspension === sha256Prefixed(suspensionA!.text));
+    expect(resumed).toBeGreaterThanOrEqual(2);
+  });
+
+  it('cites entries by their number in the whole session, counting the files before', async () => {
+    const session = (await Promise.all(recordings.map(linesOf))).flatMap((lines) =>
+      lines.filter((l) => l.value.type === undefined),
+    );
+    const all = (await Promise.all(logs.map(linesOf))).flat();
+    const methodsCited = (reason: string): unknown[] => {
+      const suspension = all.find((l) => l.value.type === 'SuspensionReceipt' && l.value.reason === reason)!;
+      const resumption = all.find((l) => l.value.suspension === sha256Prefixed(suspension.text))!;
+      return (resumption.value.entries as number[]).map(
+        (n) => (session[n - 1]?.value.body as { method?: string } | undefined)?.method,
+      );
+    };
+    expect(methodsCited('a')).toContain('ResumeTask');
+    expect(methodsCited('s')).toContain('ResumeTask');
+  });
+
+  it('verifies the series given as its directory', async () => {
+    const result = await runCli(['verify', rotated(), '--key', keyFile]);
+    expect(result.stdout).toContain(`ok: ${logs.length} logs, each linked to the one before it`);
+    expect(result.code).toBe(0);
+  });
+
+  it('gives the lost and audit rows of one unrotated log of the same session', async () => {
+    const singleLog = single.replace(/\.jsonl$/, '.receipts.jsonl');
+    const lostSeries = await runCli(['lost', rotated(), '--key', keyFile, '--json']);
+    const lostSingle = await runCli(['lost', singleLog, '--key', keyFile, '--json']);
+    expect(lostSeries.code).toBe(lostSingle.code);
+    const lost = (stdout: string): Record<string, unknown>[] =>
+      withoutPlace((JSON.parse(stdout) as { lost: Record<string, unknown>[] }).lost);
+    expect(lost(lostSeries.stdout)).toHaveLength(1);
+    expect(lost(lostSeries.stdout)).toEqual(lost(lostSingle.stdout));
+    const auditSeries = await runCli(['audit', rotated(), '--key', keyFile, '--json']);
+    const auditSingle = await runCli(['audit', singleLog, '--key', keyFile, '--json']);
+    expect(auditSeries.code).toBe(auditSingle.code);
+    const rows = JSON.parse(auditSeries.stdout) as Record<string, unknown>[];
+    expect(rows.map((r) => [r.reason, r.outcome])).toEqual([
+      ['a', 'resumed'],
+      ['s', 'resumed'],
+      ['c', 'open'],
+    ]);
+    expect(withoutPlace(rows)).toEqual(withoutPlace(JSON.parse(auditSingle.stdout) as Record<string, unknown>[]));
+  });
+
+  it('records every entry of the session once, in order, over the files (the stream across them too)', async () => {
+    const shape = (lines: Line[]): string[] =>
+      lines
+        .filter((l) => l.value.type === undefined)
+        .map((l) => canonicalJson([l.value.kind, l.value.http as JsonValue]));
+    const files = await Promise.all(recordings.map(linesOf));
+    for (const lines of files)
+      expect(lines.filter((l) => l.value.type === undefined).map((l) => l.value.seq)).toEqual(
+        lines.filter((l) => l.value.type === undefined).map((_, i) => i + 1),
+      );
+    // A stream's events and the answers around them interleave as they arrive: compared as sets.
+    expect(files.flatMap(shape).sort()).toEqual(shape(await linesOf(single)).sort());
+  });
+});
+
+describe('record --rotate-after', () => {
+  it('goes on in the next pair once the files have been open that long, the resume naming the pause', async () => {
+    const at = join(dir, 'after');
+    await mkdir(at);
+    const peer = await startCliProcess(['peer', '--deterministic', '--store', join(at, 'peer-store')]);
+    const out = join(at, 's.jsonl');
+    const recorder = await startRecordProcess([
+      '--upstream',
+      peer.url,
+      '--out',
+      out,
+      '--key',
+      keyFile,
+      '--rotate-after',
+      '1s',
+    ]);
+    const client = new A2aTestClient(recorder.url);
+    const { task } = await client.ok<{ task: { id: string } }>('SendMessage', {
+      ...userMessage('work:3', 'm-a'),
+      configuration: { returnImmediately: true },
+    });
+    const paused = await client.ok<{ pause: { resumeToken: string } }>('PauseTask', { taskId: task.id, reason: 'a' });
+    // More than the second the files may be open has passed on any clock once this settles.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await client.ok('ResumeTask', { taskId: task.id, resumeToken: paused.pause.resumeToken });
+    expect(await stopProcess(recorder)).toBe(0);
+    await stopProcess(peer);
+    const [first, second] = await Promise.all(
+      ['s.receipts.jsonl', 's.2.receipts.jsonl'].map((name) => linesOf(join(at, name))),
+    );
+    const suspension = first!.find((l) => l.value.type === 'SuspensionReceipt')!;
+    expect(second!.find((l) => l.value.type === 'ResumptionReceipt')?.value.suspension).toBe(
+      sha256Prefixed(suspension.text),
+    );
+    const result = await runCli(['verify', at, '--key', keyFile]);
+    expect(result.stdout).toContain('ok: 2 logs, each linked to the one before it');
+  });
+
+  it('refuses a duration it cannot read, naming the flag', async () => {
+    const result = await runCli([
+      'record',
+      '--upstream',
+      'http://127.0.0.1:9',
+      '--out',
+      join(dir, 'never.jsonl'),
+      '--rotate-after',
+      '15 minutes',
+    ]);
+    expect(result.stderr).toContain(
+      '--rotate-after: expected a whole number of seconds, minutes or hours (90s, 15m, 24h); got "15 minutes"',
+    );
+    expect(result.code).toBe(2);
+  });
+});
