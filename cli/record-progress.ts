@@ -53,26 +53,22 @@ export class RecordProgress {
         this.#suspension(draft);
         return written;
       },
-      appendResumption: async (draft, suspensionHash) => {
-        const written = await sink.appendResumption(draft, suspensionHash);
+      appendResumption: async (draft, suspension) => {
+        const written = await sink.appendResumption(draft, suspension);
         this.#resumption(draft);
         return written;
       },
+      appendInterruption: async (draft) => {
+        const written = await sink.appendInterruption(draft);
+        if (written) this.#receipts += 1;
+        return written;
+      },
+      appendContinuation: async (draft, interruptionHash) => {
+        const written = await sink.appendContinuation(draft, interruptionHash);
+        if (written) this.#receipts += 1;
+        return written;
+      },
     };
-    const interruption = sink.appendInterruption?.bind(sink);
-    const continuation = sink.appendContinuation?.bind(sink);
-    if (interruption)
-      sealed.appendInterruption = async (draft) => {
-        const written = await interruption(draft);
-        if (written) this.#receipts += 1;
-        return written;
-      };
-    if (continuation)
-      sealed.appendContinuation = async (draft, interruptionHash) => {
-        const written = await continuation(draft, interruptionHash);
-        if (written) this.#receipts += 1;
-        return written;
-      };
     if (sink.durable) sealed.durable = () => sink.durable?.() ?? Promise.resolve();
     return sealed;
   }

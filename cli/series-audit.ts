@@ -39,7 +39,8 @@ export async function auditSeries(
   }
   const rows = collector.rows(filter);
   if (options.json) {
-    process.stdout.write(`${JSON.stringify(rows)}\n`);
+    // As one log's rows: each says its kind (audit --kind, docs/design.md §14.9).
+    process.stdout.write(`${JSON.stringify(rows.map((row) => ({ kind: 'pause', ...row })))}\n`);
     return;
   }
   await writeLines(tableLines(rows));

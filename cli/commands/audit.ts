@@ -248,7 +248,7 @@ async function auditFleet(given: readonly string[], options: AuditCommandOptions
     });
   }
   if (options.json) {
-    process.stdout.write(`${JSON.stringify(rows)}\n`);
+    process.stdout.write(`${JSON.stringify(rows.map((row) => ({ kind: 'pause', ...row })))}\n`);
   } else
     await writeLines(
       textTableLines([...AUDIT_HEADER, 'PAUSED IN', 'ENDED IN'], rows, (r) => [

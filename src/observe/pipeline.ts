@@ -28,11 +28,12 @@ export interface ReceiptSink {
   appendResumption(draft: ResumptionDraft, suspension: SuspensionReference): Promise<{ hash: string }>;
   /**
    * Interruptions and continuations (docs/design.md §14.9), in logs that hold them (format
-   * version 5): undefined from a sink whose log holds none, and a sink without them drops them.
+   * version 5): undefined from a sink whose log holds none (an earlier version). Every sink has
+   * them, so a sink that wraps another cannot drop them by leaving them out.
    */
-  appendInterruption?(draft: InterruptionDraft): Promise<{ hash: string } | undefined>;
+  appendInterruption(draft: InterruptionDraft): Promise<{ hash: string } | undefined>;
   /** `interruptionHash`: the hash returned for the interruption this continuation closes. */
-  appendContinuation?(draft: ContinuationDraft, interruptionHash: string): Promise<{ hash: string } | undefined>;
+  appendContinuation(draft: ContinuationDraft, interruptionHash: string): Promise<{ hash: string } | undefined>;
   /** Resolves when everything appended so far is durable (a log file's fsync policy). */
   durable?(): Promise<void>;
 }
@@ -333,14 +334,14 @@ export class ObservationPipeline {
           break;
         }
         case 'interruption': {
-          const write = this.#receipts?.appendInterruption?.bind(this.#receipts);
+          const write = this.#receipts?.appendInterruption.bind(this.#receipts);
           const hash = write ? await this.#append(() => write(output.draft)) : undefined;
           if (hash !== undefined) this.#openHashes.set(output.key, hash);
           break;
         }
         case 'continuation': {
           const interruptionHash = this.receiptHash(output.interruptionKey);
-          const write = this.#receipts?.appendContinuation?.bind(this.#receipts);
+          const write = this.#receipts?.appendContinuation.bind(this.#receipts);
           if (write && interruptionHash !== undefined) {
             const hash = await this.#append(() => write(output.draft, interruptionHash));
             if (hash !== undefined) this.#closedHashes.set(output.key, hash);

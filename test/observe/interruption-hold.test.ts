@@ -20,6 +20,10 @@ describe('the hold of an interruption', () => {
           written.push(draft.type);
           return { hash: `sha256:${'1'.repeat(64)}` };
         },
+        appendContinuation: async (draft) => {
+          written.push(draft.type);
+          return { hash: `sha256:${'2'.repeat(64)}` };
+        },
         durable: () => new Promise<void>((resolve) => (durable = resolve)),
       },
     });

@@ -74,6 +74,9 @@ describe('ObservationPipeline at scale', () => {
         written++;
         return { hash: chain.sealResumption(draft, suspension).receipt.hash };
       },
+      // Pause traffic only: no interruption is ever drafted, and a call would be a miscount.
+      appendInterruption: () => Promise.reject(new Error('no interruption expected')),
+      appendContinuation: () => Promise.reject(new Error('no continuation expected')),
     };
     const pipeline = new ObservationPipeline({ recordingId: 'rec-scale', receipts: sink, retainFindings: false });
     for (const entry of pauseResumePairs(20_000)) void pipeline.push(entry);

@@ -64,6 +64,20 @@ function chainSink(order: string[] = []): { sink: ReceiptSink; lines: string[] }
       order.push(`resumption:${draft.entries.join(',')}`);
       return { hash: sealed.receipt.hash };
     },
+    async appendInterruption(draft) {
+      await later();
+      const sealed = chain.sealInterruption(draft);
+      lines.push(sealed.receipt.text);
+      order.push(`interruption:${draft.entries.join(',')}`);
+      return { hash: sealed.receipt.hash };
+    },
+    async appendContinuation(draft, interruptionHash) {
+      await later();
+      const sealed = chain.sealContinuation(draft, interruptionHash);
+      lines.push(sealed.receipt.text);
+      order.push(`continuation:${draft.entries.join(',')}`);
+      return { hash: sealed.receipt.hash };
+    },
   };
   return { sink, lines };
 }
@@ -123,6 +137,8 @@ describe('ObservationPipeline', () => {
     const failing: ReceiptSink = {
       appendSuspension: () => Promise.reject(new Error('disk full')),
       appendResumption: () => Promise.reject(new Error('disk full')),
+      appendInterruption: () => Promise.reject(new Error('disk full')),
+      appendContinuation: () => Promise.reject(new Error('disk full')),
     };
     const pipeline = new ObservationPipeline({
       recordingId: RECORDING_ID,
