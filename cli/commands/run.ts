@@ -12,6 +12,9 @@
  *
  * Output: the text report on stdout (colour on a TTY unless NO_COLOR), or `--json`; `--junit FILE`
  * besides. Progress goes to stderr on a TTY, or every few seconds on long runs.
+ *
+ * `--merge`: the recordings of several recorders in front of one peer replayed as one session, one
+ * result for it (src/replay/run-merged.ts, docs/design.md §8 "Merged sessions").
  */
 import type { Command } from 'commander';
 import { ManualClock, ShiftedClock, systemClock } from '../../src/clock.js';
