@@ -12,6 +12,9 @@
  *
  * Output: the text report on stdout (colour on a TTY unless NO_COLOR), or `--json`; `--junit FILE`
  * besides. Progress goes to stderr on a TTY, or every few seconds on long runs.
+ *
+ * `--merge`: the recordings of several recorders in front of one peer replayed as one session, one
+ * result for it (src/replay/run-merged.ts, docs/design.md §8 "Merged sessions").
  */
 import type { Command } from 'commander';
 import { ManualClock, ShiftedClock, systemClock } from '../../src/clock.js';
@@ -31,7 +34,8 @@ import type { LivePeer } from '../../src/replay/run-recording.js';
 import { type Shard, parseShard } from '../../src/replay/shard.js';
 import { replaySection } from '../../src/report/build-report.js';
 import { TOOL_NAME } from '../../src/version.js';
-import type { RunSummary } from '../../src/replay/result.js';
+import { type RunSummary, summaryExitCode } from '../../src/replay/result.js';
+import { runMerged } from '../../src/replay/run-merged.js';
 import type { SpanSink } from '../../src/tracing/span-events.js';
 import { CliExit, EXIT } from '../io.js';
 import {
@@ -69,6 +73,7 @@ interface RunCommandOptions {
   ignore: string[];
   config?: string;
   force?: boolean;
+  merge?: boolean;
 }
 
 function peerFactory(
@@ -128,6 +133,21 @@ function progressReporter(): (file: string, settled: number, total: number) => v
   };
 }
 
+/** `--merge` replays several recordings as one session: options about one recording each are refused. */
+function checkMerge(options: RunCommandOptions, recordings: readonly string[]): void {
+  if (!options.merge) return;
+  for (const [given, name] of [
+    [options.update, '--update'],
+    [options.shard, '--shard'],
+    [options.golden, '--golden'],
+    [options.strict, '--strict'],
+  ] as const) {
+    if (given !== undefined && given !== false)
+      throw new CliExit(EXIT.usage, `${name} cannot be used with --merge (the recordings replay as one session)`);
+  }
+  if (recordings.length < 2) throw new CliExit(EXIT.usage, '--merge needs two or more recordings');
+}
+
 /** The run's numbers and shard, each checked with the options' combinations: a bad one is a usage error. */
 function runSettings(
   options: RunCommandOptions,
@@ -151,6 +171,7 @@ function runSettings(
     throw new CliExit(EXIT.usage, (error as Error).message);
   }
   checkIgnorePointers(options.ignore);
+  checkMerge(options, recordings);
   if (options.update && process.env.CI && !options.force) {
     throw new CliExit(
       EXIT.usage,
@@ -223,6 +244,29 @@ async function reportRun(summary: RunSummary, options: RunCommandOptions): Promi
   }
 }
 
+/** `--merge`: the recordings as one session against one peer, one result (docs/design.md §8). */
+async function runMergedSummary(
+  recordings: readonly string[],
+  options: RunCommandOptions,
+  readyMs: number,
+  timeoutMs: number,
+  noise: Awaited<ReturnType<typeof noiseRules>>,
+  progress: (file: string, settled: number, total: number) => void,
+): Promise<RunSummary> {
+  const started = systemClock.now();
+  const name = recordings.join(' + ');
+  const result = await runMerged(recordings, {
+    openPeer: peerFactory(options, readyMs),
+    timeoutMs,
+    noise,
+    ignore: options.ignore,
+    ...(options.grpcPeer !== undefined ? { grpcPeer: options.grpcPeer } : {}),
+    tool: TOOL_NAME,
+    onProgress: (settled, total) => progress(name, settled, total),
+  });
+  return { results: [result], exitCode: summaryExitCode([result]), durationMs: systemClock.now() - started };
+}
+
 /** Replays the recordings and reports (see the module doc). */
 async function runRun(given: string[], options: RunCommandOptions): Promise<void> {
   const recordings = await recordingArguments(given);
@@ -245,22 +289,24 @@ async function runRun(given: string[], options: RunCommandOptions): Promise<void
   const progress = progressReporter();
   let summary;
   try {
-    summary = await runCorpus(recordings, {
-      openPeer: peerFactory(options, readyMs),
-      ...(options.golden !== undefined ? { golden: options.golden } : {}),
-      update: options.update ?? false,
-      strict: options.strict ?? false,
-      ...(keyring ? { keyring } : {}),
-      timeoutMs,
-      noise,
-      ignore: options.ignore,
-      ...(options.grpcPeer !== undefined ? { grpcPeer: options.grpcPeer } : {}),
-      tool: TOOL_NAME,
-      concurrency,
-      ...(shard ? { shard } : {}),
-      ...(spans ? { spans } : {}),
-      onProgress: progress,
-    });
+    summary = options.merge
+      ? await runMergedSummary(recordings, options, readyMs, timeoutMs, noise, progress)
+      : await runCorpus(recordings, {
+          openPeer: peerFactory(options, readyMs),
+          ...(options.golden !== undefined ? { golden: options.golden } : {}),
+          update: options.update ?? false,
+          strict: options.strict ?? false,
+          ...(keyring ? { keyring } : {}),
+          timeoutMs,
+          noise,
+          ignore: options.ignore,
+          ...(options.grpcPeer !== undefined ? { grpcPeer: options.grpcPeer } : {}),
+          tool: TOOL_NAME,
+          concurrency,
+          ...(shard ? { shard } : {}),
+          ...(spans ? { spans } : {}),
+          onProgress: progress,
+        });
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
@@ -301,7 +347,11 @@ export function registerRun(program: Command): void {
       .option('--ready-timeout-ms <n>', 'how long a --peer-cmd peer gets to answer its agent card', '15000')
       .option('--seed <n>', 'embedded peer: seed of its deterministic ids (default: as recorded, else 0)')
       .option('--step-ms <n>', 'embedded peer: virtual ms per work step (default: as recorded, else 1000)')
-      .option('--legacy-pause', 'embedded peer: report pauses the Harn way (default: as recorded)'),
+      .option('--legacy-pause', 'embedded peer: report pauses the Harn way (default: as recorded)')
+      .option(
+        '--merge',
+        'replay the recordings of several recorders in front of one peer as one session (merged by recorded time)',
+      ),
     'answers',
   )
     .option('--force', 'let --update rewrite the golden receipts and recordings even when CI is set')

@@ -165,7 +165,8 @@ export async function readGoldenLines(path: string): Promise<string[] | undefine
   return lines;
 }
 
-function failed(result: RecordingResult, error: unknown): RecordingResult {
+/** The result of a failure: infrastructure or malformed input, as the error says. */
+export function failed(result: RecordingResult, error: unknown): RecordingResult {
   if (error instanceof A2aReplayError) {
     const infra = ['PEER_UNREACHABLE', 'PEER_CRASHED', 'DEADLINE_EXCEEDED', 'IO_FAILED'].includes(error.code);
     return {
@@ -192,7 +193,7 @@ async function waitForFailure(
 }
 
 /** The result of a recording before anything is known of it: a match with nothing in it. */
-function emptyResult(file: string, golden: string): RecordingResult {
+export function emptyResult(file: string, golden: string): RecordingResult {
   return {
     recording: file,
     recordingId: null,
@@ -213,7 +214,7 @@ function emptyResult(file: string, golden: string): RecordingResult {
 }
 
 /** What a replay says beside its verdict: what was not compared, what was mapped or sent unusually. */
-function driveNotes(drive: DriveResult, signed: boolean): string[] {
+export function driveNotes(drive: DriveResult, signed: boolean): string[] {
   const notes: string[] = [];
   if (!signed)
     notes.push('no key given: receipt content compared, signatures and key ids not (pass --key to compare them)');

@@ -206,3 +206,34 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a pause through replica A resu
     });
   });
 });
+
+describe('run --merge replays the replicas as one session', () => {
+  it('passes against the embedded peer; drifts naming B’s file when B’s resume names another principal', async () => {
+    const fleet = await pauseViaAResumeViaB('JSONRPC');
+
+    const merged = await runCli(['run', '--merge', fleet.a.recording, fleet.b.recording, '--json']);
+    expect(merged.code, merged.stdout + merged.stderr).toBe(0);
+    const [result] = (JSON.parse(merged.stdout) as { results: { outcome: string; receipts: unknown }[] }).results;
+    expect(result).toMatchObject({ outcome: 'match', receipts: { expectedReceipts: 3, actualReceipts: 3 } });
+
+    // Each recording alone pairs nothing across: B's replay alone resumes a pause its peer never saw.
+    const alone = await runCli(['run', fleet.b.recording]);
+    expect(alone.code).toBe(1);
+
+    // B's golden log edited to name another principal for the resume: the drift names B's file and line.
+    const text = await readFile(fleet.b.receipts, 'utf8');
+    expect(text).toContain('"principal":"jwt:sub=bob"');
+    await writeFile(fleet.b.receipts, text.replace('"principal":"jwt:sub=bob"', '"principal":"jwt:sub=mallory"'));
+    const drift = await runCli(['run', '--merge', fleet.a.recording, fleet.b.recording]);
+    expect(drift.code).toBe(1);
+    expect(drift.stdout).toContain(`${fleet.b.receipts}:2`);
+    expect(drift.stdout).toMatch(/principal: expected "jwt:sub=mallory", actual "jwt:sub=bob"/);
+
+    // Options about one recording each are usage errors with --merge.
+    for (const extra of [['--update'], ['--shard', '1/2']]) {
+      const refused = await runCli(['run', '--merge', fleet.a.recording, fleet.b.recording, ...extra]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(`${extra[0]} cannot be used with --merge`);
+    }
+  });
+});
