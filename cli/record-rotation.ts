@@ -17,7 +17,13 @@ import { MAX_LINE_BYTES } from '../src/receipts/log-reader.js';
 import type { ReceiptLogWriter } from '../src/receipts/log-writer.js';
 import { readLogToContinue } from '../src/receipts/series.js';
 import { seriesLinkAfter } from '../src/receipts/series-link.js';
-import type { ResumptionDraft, SeriesLink, SuspensionDraft } from '../src/receipts/types.js';
+import type {
+  ContinuationDraft,
+  InterruptionDraft,
+  ResumptionDraft,
+  SeriesLink,
+  SuspensionDraft,
+} from '../src/receipts/types.js';
 import type { RecordingEntry, RecordingHeader } from '../src/recording/format.js';
 import type { EntryDraft, EntryWriter, RecordingWriter } from '../src/recording/recording-writer.js';
 import { CliExit, EXIT } from './io.js';
@@ -237,6 +243,14 @@ export class RotatingLog implements ReceiptSink {
 
   appendResumption(draft: ResumptionDraft, suspensionHash: string): Promise<{ hash: string }> {
     return this.#current.appendResumption(draft, suspensionHash);
+  }
+
+  appendInterruption(draft: InterruptionDraft): Promise<{ hash: string } | undefined> {
+    return this.#current.appendInterruption(draft);
+  }
+
+  appendContinuation(draft: ContinuationDraft, interruptionHash: string): Promise<{ hash: string } | undefined> {
+    return this.#current.appendContinuation(draft, interruptionHash);
   }
 
   durable(): Promise<void> {
