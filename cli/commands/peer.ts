@@ -54,6 +54,7 @@ interface PeerCommandOptions {
   drainTimeoutMs: string;
   transitions?: string;
   store?: string;
+  bypassAskAfter?: string;
 }
 
 interface SelfObservation {
@@ -123,6 +124,7 @@ export function registerPeer(program: Command): void {
     .option('--drain-timeout-ms <n>', 'read and drop a body over the limit for at most N ms after its 413', '30000')
     .option('--transitions <file>', 'write every task state change, refused pause/resume and eviction as JSONL')
     .option('--store <dir>', 'keep tasks, pauses and resume tokens in DIR and carry on from them after a restart')
+    .option('--bypass-ask-after <ms>', 'a variant: an ask: step moves on with no input N clock ms after it asked')
     .action(async (options: PeerCommandOptions) => {
       const port = integerOption(options.port, 'port', 0, 65535);
       const seed = integerOption(options.seed, 'seed', 0, Number.MAX_SAFE_INTEGER);
@@ -151,6 +153,9 @@ export function registerPeer(program: Command): void {
         drainTimeoutMs,
         ...(options.transitions === undefined ? {} : { transitionsFile: options.transitions }),
         ...(options.store === undefined ? {} : { storeDir: options.store }),
+        ...(options.bypassAskAfter === undefined
+          ? {}
+          : { bypassAskAfterMs: integerOption(options.bypassAskAfter, 'bypass-ask-after', 1, 365 * 24 * 3600 * 1000) }),
         warn: (line: string) => process.stderr.write(`a2a-replay: ${line}\n`),
         ...(options.verbose ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
         ...(observation ? { wrapHandler: observation.wrap } : {}),

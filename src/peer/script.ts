@@ -15,6 +15,12 @@
  *   reach); a TIME that is not in the future parks nothing;
  * - `input` — TASK_STATE_INPUT_REQUIRED until the next message on the task (`message.taskId`);
  * - `auth` — TASK_STATE_AUTH_REQUIRED (credentials needed) until the next message on the task;
+ * - `ask:PROMPT` — TASK_STATE_INPUT_REQUIRED with PROMPT (`_` read as a space) as the status
+ *   message's text, until the next message on the task, whose parts are the step's input (they
+ *   join the history); with `peer --bypass-ask-after MS` the step moves on with no input MS
+ *   clock ms later (a gate walked past);
+ * - `auth:PROMPT` — TASK_STATE_AUTH_REQUIRED with PROMPT, continued by the next message on the
+ *   task or out of band: FireEvent `credentials` with `payload.taskId` naming the task;
  * - `fail` — TASK_STATE_FAILED.
  *
  * At most 1,000 directives. The end of the script completes the task. Text that is not a script
@@ -40,7 +46,7 @@ export type Directive =
   | { kind: 'tool'; steps: number }
   | { kind: 'await'; event: string; timeout?: { durationMinutes: number; onTimeout: OnTimeout } }
   | { kind: 'sleep-until'; at: string; atMs: number }
-  | { kind: 'interrupt'; state: InterruptState }
+  | { kind: 'interrupt'; state: InterruptState; prompt?: string }
   | { kind: 'fail' };
 
 export type ScriptResult = { ok: true; directives: Directive[] } | { ok: false; issue: FieldIssue };
@@ -48,7 +54,7 @@ export type ScriptResult = { ok: true; directives: Directive[] } | { ok: false; 
 /** The script used for any text that is not a script. */
 export const DEFAULT_SCRIPT: readonly Directive[] = [{ kind: 'work', steps: 3 }];
 
-const DIRECTIVE_WORD = /^(work|tool|await|sleep-until):/;
+const DIRECTIVE_WORD = /^(work|tool|await|sleep-until|ask|auth):/;
 
 function looksLikeDirective(word: string): boolean {
   return INTERRUPT_WORDS.has(word) || word === 'fail' || DIRECTIVE_WORD.test(word);
@@ -81,6 +87,12 @@ function parseDirective(word: string): Directive | string {
         return 'await:EVENT:MINUTES:ACTION with ACTION "fail" or "resume"';
       }
       return { kind: 'await', event, timeout: { durationMinutes: Number(minutes), onTimeout: action ?? 'fail' } };
+    }
+    case 'ask':
+    case 'auth': {
+      if (rest === '') return `${name}:PROMPT with a non-empty PROMPT`;
+      const state = name === 'ask' ? 'TASK_STATE_INPUT_REQUIRED' : 'TASK_STATE_AUTH_REQUIRED';
+      return { kind: 'interrupt', state, prompt: rest.replaceAll('_', ' ') };
     }
     case 'sleep-until': {
       const instant = instantOf(rest, MAX_CLOCK_MS);

@@ -38,7 +38,8 @@
  *   batches. `ms` is at most a year, and the clock never passes {@link MAX_CLOCK_MS};
  * - `FireEvent {name, payload?}` → `{resumed: [taskId]}`: resumes the paused tasks whose
  *   `conditions.onEvent` is `name` (cause `condition_fired`), then the paused task named by
- *   `payload.taskId`, if any and not already resumed (cause `external_event`).
+ *   `payload.taskId`, if any and not already resumed (cause `external_event`); FireEvent
+ *   `credentials` naming an AUTH_REQUIRED task continues it (out of band, not listed).
  *
  * Deterministic mode: the clock starts at {@link DETERMINISTIC_EPOCH} and moves only on
  * AdvanceClock (each due timer fires at its own instant, then the clock is set to the target);
@@ -103,6 +104,8 @@ export interface PeerOptions {
   bodyLimitBytes?: number;
   /** Terminal tasks kept, oldest finished evicted first; default 10,000. */
   maxTasks?: number;
+  /** A variant: an `ask:` step moves on with no input this many clock ms after it asked. */
+  bypassAskAfterMs?: number;
   /** A request must fully arrive within this many ms (else HTTP 408); default 30,000. */
   requestTimeoutMs?: number;
   /** Its headers within this many ms (at most `requestTimeoutMs`); default 10,000. */
@@ -325,6 +328,32 @@ async function loadGrpcAdapter(): Promise<typeof createGrpcAdapter> {
   return (await import('./grpc-adapter.js')).createGrpcAdapter;
 }
 
+/** `bypassAskAfterMs`, checked: a whole number of clock ms, at least 1. */
+function bypassOf(value: number | undefined): number | undefined {
+  return value === undefined ? undefined : wholePositive(value, 'bypassAskAfterMs', 1);
+}
+
+/** Opens the `--transitions` log, if asked for, its header naming the peer's settings. */
+async function openTransitions(
+  file: string | undefined,
+  scheduler: Scheduler,
+  peer: { deterministic: boolean; seed: number; stepMs: number; legacyPause: boolean; maxTasks: number },
+  log: (line: string) => void,
+): Promise<TransitionLogWriter | undefined> {
+  if (file === undefined) return undefined;
+  return TransitionLogWriter.open(
+    file,
+    {
+      type: PEER_TRANSITIONS_TYPE,
+      version: PEER_TRANSITIONS_VERSION,
+      startedAt: isoAt(scheduler.clock.now()),
+      tool: `a2a-replay@${VERSION}`,
+      peer,
+    },
+    (error) => log(`peer: the transitions log stopped: ${errorMessage(error)}`),
+  );
+}
+
 export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer> {
   const host = options.host ?? '127.0.0.1';
   const deterministic = options.deterministic ?? false;
@@ -342,29 +371,20 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   // A counter source draws the ids it drew before the restart again first, so none is issued twice.
   const ids = store ? new CountingIdSource(baseIds, store.restored.ids, baseIds instanceof CounterIdSource) : baseIds;
   const seed = Number(options.seed ?? 0);
-  const transitions =
-    options.transitionsFile === undefined
-      ? undefined
-      : await TransitionLogWriter.open(
-          options.transitionsFile,
-          {
-            type: PEER_TRANSITIONS_TYPE,
-            version: PEER_TRANSITIONS_VERSION,
-            startedAt: isoAt(scheduler.clock.now()),
-            tool: `a2a-replay@${VERSION}`,
-            peer: { deterministic, seed, stepMs, legacyPause: legacy, maxTasks },
-          },
-          (error) => log(`peer: the transitions log stopped: ${errorMessage(error)}`),
-        ).catch(async (error: unknown) => {
-          await store?.close();
-          throw error;
-        });
+  const peer = { deterministic, seed, stepMs, legacyPause: legacy, maxTasks };
+  const transitions = await openTransitions(options.transitionsFile, scheduler, peer, log).catch(
+    async (error: unknown) => {
+      await store?.close();
+      throw error;
+    },
+  );
   const engine = new TaskEngine({
     scheduler,
     ids,
     stepMs,
     legacy,
     maxTasks,
+    bypassAskAfterMs: bypassOf(options.bypassAskAfterMs),
     onTransition: transitions ? (fact) => transitions.append(fact) : undefined,
     store,
   });

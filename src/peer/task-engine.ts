@@ -119,7 +119,12 @@ export interface TaskEngineOptions {
    * it to be on disk ({@link TaskEngine.flushed}). Give `ids` as a CountingIdSource with it.
    */
   store?: PeerStore | undefined;
+  /** Clock ms after which an `ask:` step moves on with no input (`peer --bypass-ask-after`). */
+  bypassAskAfterMs?: number | undefined;
 }
+
+/** The FireEvent name that stands for credentials arriving for an AUTH_REQUIRED task (§4). */
+export const CREDENTIALS_EVENT = 'credentials';
 
 export class TaskEngine {
   readonly #scheduler: Scheduler;
@@ -454,7 +459,9 @@ export class TaskEngine {
   /**
    * FireEvent (control channel): resumes every paused task whose `onEvent` is `name`
    * (`condition_fired`), then the paused task named by `payload.taskId` if it was not among
-   * them (`external_event`). Returns the resumed task ids in that order.
+   * them (`external_event`). Returns the resumed task ids in that order. FireEvent
+   * `credentials` whose `payload.taskId` names an AUTH_REQUIRED task continues it (the credentials
+   * arrived out of band, A2A v1.0 §7.6), cause `external_event`; it is no resume, so not listed.
    */
   fireEvent(name: string, payload: JsonValue | undefined, caller: Caller): string[] {
     const resumed: string[] = [];
@@ -472,6 +479,13 @@ export class TaskEngine {
       if (rec?.phase.kind === 'paused') {
         this.#mover.leavePause(rec, 'external_event', caller, undefined, true);
         resumed.push(target);
+      } else if (
+        name === CREDENTIALS_EVENT &&
+        rec?.phase.kind === 'interrupted' &&
+        rec.phase.state === 'TASK_STATE_AUTH_REQUIRED'
+      ) {
+        this.#mover.setPhase(rec, WORKING, { cause: 'external_event', caller });
+        this.#mover.advance(rec);
       }
     }
     return resumed;

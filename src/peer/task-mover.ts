@@ -27,8 +27,8 @@ import { tokenHashOf } from '../recording/resume-token.js';
 import { PENDING_TEXT, planPause } from './pause-plan.js';
 import { CountingIdSource, type PeerStore } from './peer-store.js';
 import { RpcFailure } from './rpc-failure.js';
-import type { Scheduler } from './scheduler.js';
-import { type InterruptState, stepArtifact } from './script.js';
+import type { Scheduler, TimerHandle } from './scheduler.js';
+import { type Directive, type InterruptState, stepArtifact } from './script.js';
 import {
   type Caller,
   type PauseRequest,
@@ -68,12 +68,15 @@ export interface TaskMoverOptions {
   onTransition: TransitionSink | undefined;
   /** Where every change of a task is written (`peer --store`). */
   store?: PeerStore | undefined;
+  /** Clock ms after which an `ask:` step moves on with no input (`peer --bypass-ask-after`). */
+  bypassAskAfterMs?: number | undefined;
 }
 
 export class TaskMover {
   readonly #scheduler: Scheduler;
   readonly #ids: IdSource;
   readonly #stepMs: number;
+  readonly #bypassAskAfterMs: number | undefined;
   readonly #legacy: boolean;
   readonly #tasks: TaskStore<TaskRecord>;
   readonly #onTransition: TransitionSink | undefined;
@@ -89,6 +92,7 @@ export class TaskMover {
     this.#scheduler = options.scheduler;
     this.#ids = options.ids;
     this.#stepMs = options.stepMs;
+    this.#bypassAskAfterMs = options.bypassAskAfterMs;
     this.#legacy = options.legacy;
     this.#tasks = options.tasks;
     this.#onTransition = options.onTransition;
@@ -248,8 +252,10 @@ export class TaskMover {
         // Leaving a pause in any way retires its token with its timers.
         for (const t of prev.timers) this.#scheduler.cancel(t);
         return;
-      case 'submitted':
       case 'interrupted':
+        this.#scheduler.cancel(prev.bypass);
+        return;
+      case 'submitted':
       case 'terminal':
         return;
       default: {
@@ -295,6 +301,21 @@ export class TaskMover {
       contextId: gone.task.contextId,
       state: gone.task.status.state,
     });
+  }
+
+  /**
+   * The timer of a bypassed gate (`peer --bypass-ask-after`): an `ask:` step moves on with no
+   * input that many clock ms after it asked (docs/design.md §4).
+   */
+  #bypassOf(rec: TaskRecord, d: Extract<Directive, { kind: 'interrupt' }>): TimerHandle | undefined {
+    const after = this.#bypassAskAfterMs;
+    if (after === undefined || d.prompt === undefined || d.state !== 'TASK_STATE_INPUT_REQUIRED') return undefined;
+    const handle = this.#scheduler.schedule(this.now() + after, () => {
+      if (rec.phase.kind !== 'interrupted' || rec.phase.bypass !== handle) return;
+      this.setPhase(rec, WORKING, { cause: 'script', caller: null });
+      this.advance(rec);
+    });
+    return handle;
   }
 
   /** Runs directives until one waits (a step, a park, an interrupt) or the script ends. */
@@ -350,9 +371,9 @@ export class TaskMover {
           rec.pc++;
           this.setPhase(
             rec,
-            { kind: 'interrupted', state: d.state },
+            { kind: 'interrupted', state: d.state, bypass: this.#bypassOf(rec, d) },
             { cause: 'script', caller: null },
-            { message: this.agentMessage(rec, INTERRUPT_TEXT[d.state]) },
+            { message: this.agentMessage(rec, d.prompt ?? INTERRUPT_TEXT[d.state]) },
           );
           return;
         case 'fail':

@@ -71,14 +71,15 @@ export type TerminalState = Extract<
  *   a pause that waits for that step or its tool call to end;
  * - `paused`: parked at a resumable boundary with `pause` (its consume-once token inside), the
  *   PauseTask `mode` (undefined for an agent's pause) and the timers of its conditions;
- * - `interrupted`: INPUT_REQUIRED or AUTH_REQUIRED, until a follow-up message;
+ * - `interrupted`: INPUT_REQUIRED or AUTH_REQUIRED, until a follow-up message (or, for `auth:`,
+ *   FireEvent `credentials`); `bypass` the timer that moves an `ask:` step on with no input;
  * - `terminal`: nothing leaves it.
  */
 export type Phase =
   | { kind: 'submitted' }
   | { kind: 'working'; step: StepInFlight | undefined; pending: PendingPause | undefined }
   | { kind: 'paused'; pause: TaskPause; mode: PauseMode | undefined; timers: TimerHandle[] }
-  | { kind: 'interrupted'; state: InterruptState }
+  | { kind: 'interrupted'; state: InterruptState; bypass?: TimerHandle | undefined }
   | { kind: 'terminal'; state: TerminalState };
 
 /** A fresh WORKING phase: no step scheduled, no pause pending. */

@@ -29,11 +29,13 @@ export const PEER_TRANSITIONS_VERSION = 1;
  * Why a task changed state:
  * - a resume cause of the RFC (`explicit_resume`, `condition_fired`, `timeout`,
  *   `external_event`) for PAUSED → WORKING, and `timeout` also for PAUSED → FAILED
- *   (onTimeout `fail`);
+ *   (onTimeout `fail`); `external_event` also for AUTH_REQUIRED → WORKING on FireEvent
+ *   `credentials` (docs/design.md §4);
  * - `message`: a message created the task (→ SUBMITTED), started it or continued an
  *   INPUT_REQUIRED / AUTH_REQUIRED task (→ WORKING);
  * - `pause_request`: PauseTask or AwaitTaskResumption (→ PAUSED);
- * - `script`: a directive of the scripted agent (a self-park → PAUSED, `input`, `auth`);
+ * - `script`: a directive of the scripted agent (a self-park → PAUSED, `input`, `auth`, `ask:`,
+ *   `auth:`), and an `ask:` step moving on with no input under `peer --bypass-ask-after`;
  * - `completed`: the script ended (→ COMPLETED);
  * - `failure`: the script's `fail` (→ FAILED);
  * - `canceled`: CancelTask (→ CANCELED).

@@ -154,6 +154,7 @@ it.each([
   [['--max-tasks', '0'], /--max-tasks: expected an integer from 1 to/],
   [['--request-timeout-ms', '-5'], /--request-timeout-ms: expected an integer/],
   [['--max-connections', 'lots'], /--max-connections: expected an integer/],
+  [['--bypass-ask-after', '0'], /--bypass-ask-after: expected an integer from 1 to/],
   [['--transitions', '/nonexistent-dir/t.jsonl'], /cannot write the transitions log \/nonexistent-dir\/t\.jsonl/],
 ])('exits 2 naming the problem for %j', async (args, why) => {
   const r = await runCli(['peer', ...args]);

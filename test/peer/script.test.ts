@@ -8,9 +8,8 @@ const parse = (text: string) => parseScript([{ text }], 'params.message.parts');
 
 describe('parseScript', () => {
   it('reads every directive in order', () => {
-    expect(
-      parse('work:2 await:ci.done await:x:30 await:y:5:resume sleep-until:2026-01-01T09:00:00Z input auth fail'),
-    ).toEqual({
+    const text = 'work:2 await:ci.done await:x:30 await:y:5:resume sleep-until:2026-01-01T09:00:00Z input auth fail';
+    expect(parse(`${text} ask:ship_it? auth:sign_in`)).toEqual({
       ok: true,
       directives: [
         { kind: 'work', steps: 2 },
@@ -21,11 +20,13 @@ describe('parseScript', () => {
         { kind: 'interrupt', state: 'TASK_STATE_INPUT_REQUIRED' },
         { kind: 'interrupt', state: 'TASK_STATE_AUTH_REQUIRED' },
         { kind: 'fail' },
+        { kind: 'interrupt', state: 'TASK_STATE_INPUT_REQUIRED', prompt: 'ship it?' },
+        { kind: 'interrupt', state: 'TASK_STATE_AUTH_REQUIRED', prompt: 'sign in' },
       ],
     });
   });
 
-  it.each(['hello', 'work', 'work:1 please', 'authorize', 'auth:x', '', '   '])('treats %j as work:3', (text) => {
+  it.each(['hello', 'work', 'work:1 please', 'authorize', 'asked', '', '   '])('treats %j as work:3', (text) => {
     expect(parse(text)).toEqual({ ok: true, directives: [{ kind: 'work', steps: 3 }] });
   });
 
@@ -57,6 +58,8 @@ describe('parseScript', () => {
     'tool:0',
     'tool:10001',
     'tool:x',
+    'ask:',
+    'auth:',
   ])('refuses %j', (text) => {
     expect(parse(text).ok).toBe(false);
   });

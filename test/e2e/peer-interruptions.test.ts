@@ -1,0 +1,186 @@
+/**
+ * The reference peer's `ask:` and `auth:` steps end to end (docs/design.md §4, §14.9): the
+ * deterministic peer process behind the real `record --key --principal-from jwt-sub` process, over
+ * real sockets. An `ask:` answered by a client message yields an InterruptionReceipt and a
+ * ContinuationReceipt naming who answered; an `auth:` continued by FireEvent `credentials` yields
+ * a ContinuationReceipt with cause `out_of_band`; an unanswered `ask:` is `never_continued` and the
+ * `--bypass-ask-after` variant's is `bypassed`, in `lost`.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { canonicalJson, hashCanonical } from '../../src/canonical/canonical-json.js';
+import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { runCli } from '../helpers/cli.js';
+import { bearer } from '../helpers/jwt.js';
+import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+
+let dir = '';
+const procs: RecordProcess[] = [];
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'peer-interruptions-'));
+});
+afterEach(async () => {
+  for (const p of procs.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  await rm(dir, { recursive: true, force: true });
+});
+
+type Json = Record<string, unknown>;
+interface TaskView {
+  id: string;
+  status: { state: string; message?: { parts: Json[] } };
+  history?: Array<{ role: string; parts: Json[] }>;
+}
+
+async function rpc(url: string, method: string, params: unknown, sub: string): Promise<Json> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', authorization: bearer(sub) },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return (await res.json()) as Json;
+}
+
+interface Session {
+  recorder: RecordProcess;
+  key: string;
+  out: string;
+  log: string;
+  /** A blocking SendMessage of `text` (on `taskId` when given): the task it answers with. */
+  send(text: string, sub: string, taskId?: string): Promise<TaskView>;
+  control(method: string, params: Json): Promise<Json>;
+  getTask(id: string): Promise<TaskView>;
+}
+
+/** The deterministic peer (with `peerArgs`) behind `record --key --principal-from jwt-sub`. */
+async function session(peerArgs: string[] = []): Promise<Session> {
+  const peer = await startCliProcess(['peer', '--deterministic', ...peerArgs]);
+  procs.push(peer);
+  const key = join(dir, 'key.json');
+  await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'ask' }).keyFile()), { mode: 0o600 });
+  const out = join(dir, 'session.jsonl');
+  const recorder = await startRecordProcess([
+    '--upstream',
+    peer.url,
+    '--out',
+    out,
+    '--key',
+    key,
+    '--principal-from',
+    'jwt-sub',
+  ]);
+  procs.push(recorder);
+  let n = 0;
+  return {
+    recorder,
+    key,
+    out,
+    log: join(dir, 'session.receipts.jsonl'),
+    send: async (text, sub, taskId) => {
+      n++;
+      const message = { messageId: `m-${n}`, role: 'ROLE_USER', parts: [{ text }], ...(taskId ? { taskId } : {}) };
+      const r = (await rpc(recorder.url, 'SendMessage', { message }, sub)) as { result?: { task: TaskView } };
+      if (!r.result) throw new Error(`SendMessage failed: ${JSON.stringify(r)}`);
+      return r.result.task;
+    },
+    control: (method, params) => rpc(`${recorder.url}/control`, method, params, 'ops'),
+    getTask: async (id) => ((await rpc(recorder.url, 'GetTask', { id }, 'bob')) as { result: TaskView }).result,
+  };
+}
+
+async function receiptsOf(log: string): Promise<Json[]> {
+  return (await readFile(log, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Json)
+    .filter((l) => l.type !== 'ReceiptLog' && l.type !== 'Checkpoint');
+}
+
+describe('the reference peer asking through record --key', () => {
+  it('an ask: answered by a message: its prompt, the answer in the history, receipts naming who answered', async () => {
+    const s = await session();
+    const asked = await s.send('ask:approve_the_deploy?', 'bob');
+    expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(asked.status.message?.parts).toEqual([{ text: 'approve the deploy?' }]);
+    const answered = await s.send('yes', 'alice', asked.id);
+    expect(answered.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(answered.history?.filter((m) => m.role === 'ROLE_USER').map((m) => m.parts)).toEqual([
+      [{ text: 'ask:approve_the_deploy?' }],
+      [{ text: 'yes' }],
+    ]);
+    expect(await stopProcess(s.recorder)).toBe(0);
+
+    const receipts = await receiptsOf(s.log);
+    expect(receipts.map((r) => r.type)).toEqual(['InterruptionReceipt', 'ContinuationReceipt']);
+    expect(receipts[0]).toMatchObject({
+      taskId: asked.id,
+      state: 'TASK_STATE_INPUT_REQUIRED',
+      promptHash: hashCanonical([{ text: 'approve the deploy?' }]),
+    });
+    expect(receipts[1]).toMatchObject({
+      taskId: asked.id,
+      cause: 'message',
+      principal: 'jwt:sub=alice',
+      inputHash: hashCanonical([{ text: 'yes' }]),
+    });
+    const verified = await runCli(['verify', s.log, '--key', s.key, '--recording', s.out]);
+    expect(verified.code, verified.stderr + verified.stdout).toBe(0);
+  });
+
+  it('an auth: continued by FireEvent credentials: a ContinuationReceipt out_of_band naming who fired it', async () => {
+    const s = await session();
+    const asked = await s.send('auth:sign_in_to_the_registry', 'bob');
+    expect(asked.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
+    expect(asked.status.message?.parts).toEqual([{ text: 'sign in to the registry' }]);
+    // Another event name, or no task named, continues nothing.
+    await s.control('FireEvent', { name: 'other', payload: { taskId: asked.id } });
+    await s.control('FireEvent', { name: 'credentials' });
+    expect((await s.getTask(asked.id)).status.state).toBe('TASK_STATE_AUTH_REQUIRED');
+    const fired = await s.control('FireEvent', { name: 'credentials', payload: { taskId: asked.id } });
+    expect(fired).toMatchObject({ result: { resumed: [] } });
+    expect((await s.getTask(asked.id)).status.state).toBe('TASK_STATE_COMPLETED');
+    expect(await stopProcess(s.recorder)).toBe(0);
+
+    const receipts = await receiptsOf(s.log);
+    expect(receipts.map((r) => r.type)).toEqual(['InterruptionReceipt', 'ContinuationReceipt']);
+    expect(receipts[0]).toMatchObject({ taskId: asked.id, state: 'TASK_STATE_AUTH_REQUIRED' });
+    expect(receipts[1]).toMatchObject({
+      taskId: asked.id,
+      cause: 'out_of_band',
+      principal: 'jwt:sub=ops',
+      inputHash: null,
+    });
+    const verified = await runCli(['verify', s.log, '--key', s.key, '--recording', s.out]);
+    expect(verified.code, verified.stderr + verified.stdout).toBe(0);
+  });
+
+  const lostCases: Array<[string, string[], string]> = [
+    ['an unanswered ask: is never_continued', [], 'never_continued'],
+    ['the --bypass-ask-after variant walks past the gate: bypassed', ['--bypass-ask-after', '60000'], 'bypassed'],
+  ];
+  for (const [name, peerArgs, reason] of lostCases) {
+    it(name, async () => {
+      const s = await session(peerArgs);
+      const asked = await s.send('ask:approve? work:1', 'bob');
+      expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      await s.control('AdvanceClock', { ms: 59_999 });
+      expect((await s.getTask(asked.id)).status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      await s.control('AdvanceClock', { ms: 1 });
+      const after = await s.getTask(asked.id);
+      expect(after.status.state).toBe(reason === 'bypassed' ? 'TASK_STATE_WORKING' : 'TASK_STATE_INPUT_REQUIRED');
+      if (reason === 'bypassed') {
+        await s.control('AdvanceClock', { ms: 1000 });
+        expect((await s.getTask(asked.id)).status.state).toBe('TASK_STATE_COMPLETED');
+      }
+      expect(await stopProcess(s.recorder)).toBe(0);
+
+      const lost = await runCli(['lost', s.out, '--json']);
+      expect(lost.code, lost.stderr).toBe(1);
+      expect((JSON.parse(lost.stdout) as { lostInterruptions: Json[] }).lostInterruptions).toMatchObject([
+        { taskId: asked.id, reason, state: 'TASK_STATE_INPUT_REQUIRED' },
+      ]);
+    });
+  }
+});
