@@ -21,7 +21,6 @@
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { A2aReplayError } from '../errors.js';
 import { readTarget } from '../http/request-target.js';
-import { grpcMethodOfPath } from '../grpc/methods.js';
 import { readRequest } from '../observe/call-view.js';
 import { CONTROL_PATH } from '../protocol/methods.js';
 import type { RecordingEntry } from '../recording/format.js';
@@ -65,16 +64,8 @@ function str(value: JsonValue | undefined): string | undefined {
   return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
-/**
- * The method and params of a request entry: a gRPC call's are its path's method (the method
- * table, src/grpc/methods.ts) and its message's ProtoJSON (docs/design.md §16); the JSON
- * bindings' are read by the observer's call view (§15).
- */
+/** The method and params of a request entry, read by the observer's call view in its binding (§15, §16). */
 function callOf(request: RecordingEntry): { method: string; params: JsonValue | undefined } | undefined {
-  if (request.grpc !== undefined) {
-    const known = grpcMethodOfPath(request.http.path);
-    return known ? { method: known.name, params: request.body } : undefined;
-  }
   const view = readRequest(request);
   return view.kind === 'call' ? { method: view.method, params: view.params as JsonValue } : undefined;
 }
