@@ -82,10 +82,13 @@ async function main(): Promise<void> {
       KEY,
     ]);
     let failure: Error | undefined;
+    const client = new A2aTestClient(recorder.url, 'operator', scenario.binding ?? 'JSONRPC');
     try {
-      await scenario.run(new A2aTestClient(recorder.url, 'operator', scenario.binding ?? 'JSONRPC'));
+      await scenario.run(client);
     } catch (error) {
       failure = error instanceof Error ? error : new Error(`${scenario.name} failed`, { cause: error });
+    } finally {
+      client.close();
     }
     const code = await stop(recorder);
     await stop(peer);

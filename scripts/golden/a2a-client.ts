@@ -1,15 +1,21 @@
 /**
  * @module scripts/golden/a2a-client
- * A minimal A2A v1.0 client over plain `fetch`, for driving golden scenarios in either binding:
- * JSON-RPC on `/`, or HTTP+JSON under `/rest` (the same calls through the binding's routes, its
- * answers read back into JSON-RPC terms, so scenarios are written once). Every call carries
- * `A2A-Version: 1.0`; control calls go to `/control` (JSON-RPC); streams are read event by event.
+ * A minimal A2A v1.0 client for driving golden scenarios in any of the three bindings: JSON-RPC on
+ * `/` or HTTP+JSON under `/rest` over plain `fetch` (the same calls through the binding's routes,
+ * its answers read back into JSON-RPC terms, so scenarios are written once), or gRPC on the same
+ * port (scripts/golden/grpc-calls.ts, answers read back the same way). Every call carries
+ * `A2A-Version: 1.0`; control calls go to `/control` (JSON-RPC) and the agent card is fetched over
+ * HTTP whatever the binding; streams are read event by event.
  */
 import { type Binding, readRestError, restRequestOf } from '../../src/protocol/rest-binding.js';
 import { SseParser } from '../../src/intercept/sse-parser.js';
+import { GrpcCalls } from './grpc-calls.js';
 
 /** Where the reference peer serves HTTP+JSON. */
 const REST_PATH = '/rest';
+
+/** The binding a scenario's client speaks: one of the JSON bindings, or gRPC (docs/design.md §16). */
+export type ClientBinding = Binding | 'GRPC';
 
 export interface RpcReply {
   result?: unknown;
@@ -25,12 +31,16 @@ export function bearerFor(sub: string): string {
 export class A2aTestClient {
   #nextId = 1;
   readonly #headers: Record<string, string>;
+  /** The gRPC channel, opened at the first gRPC call. */
+  #grpc: GrpcCalls | undefined;
+  /** The clients `as` made, closed with this one. */
+  readonly #others: A2aTestClient[] = [];
 
   /** `principal` becomes the `sub` of a bearer token on every A2A call (not on /control). */
   constructor(
     readonly baseUrl: string,
     principal?: string,
-    readonly binding: Binding = 'JSONRPC',
+    readonly binding: ClientBinding = 'JSONRPC',
   ) {
     this.#headers = { 'content-type': 'application/json', 'a2a-version': '1.0' };
     if (principal !== undefined) this.#headers.authorization = bearerFor(principal);
@@ -38,7 +48,23 @@ export class A2aTestClient {
 
   /** A client of the same peer acting for someone else. */
   as(principal: string): A2aTestClient {
-    return new A2aTestClient(this.baseUrl, principal, this.binding);
+    const other = new A2aTestClient(this.baseUrl, principal, this.binding);
+    this.#others.push(other);
+    return other;
+  }
+
+  /** Closes the gRPC channels this client and those `as` made opened (no-op for the JSON bindings). */
+  close(): void {
+    this.#grpc?.close();
+    this.#grpc = undefined;
+    for (const other of this.#others.splice(0)) other.close();
+  }
+
+  /** The gRPC calls of this client, when it speaks gRPC and `path` is the A2A one. */
+  #overGrpc(path: string): GrpcCalls | undefined {
+    if (this.binding !== 'GRPC' || path !== '/') return undefined;
+    this.#grpc ??= new GrpcCalls(this.baseUrl, this.#headers.authorization);
+    return this.#grpc;
   }
 
   /** The HTTP+JSON request of an A2A call, when this client speaks HTTP+JSON and `path` is the A2A one. */
@@ -57,6 +83,8 @@ export class A2aTestClient {
   }
 
   async call(method: string, params: unknown, path = '/'): Promise<RpcReply> {
+    const grpc = this.#overGrpc(path);
+    if (grpc) return grpc.call(method, params);
     const rest = this.#rest(method, params, path);
     if (rest) {
       const response = await fetch(rest.url, rest.init);
@@ -98,10 +126,13 @@ export class A2aTestClient {
 
   /** Starts a streaming call; events arrive on `events`, `done` settles when the stream closes. */
   stream(method: string, params: unknown): TestStream {
+    const events = new EventLog();
+    const grpc = this.#overGrpc('/');
+    if (grpc) {
+      const call = grpc.stream(method, params, (event) => events.push(event));
+      return { events: events.seen, done: call.done, abort: () => call.abort(), next: (test) => events.next(test) };
+    }
     const controller = new AbortController();
-    const events: Record<string, unknown>[] = [];
-    const waiters: { test: (e: Record<string, unknown>) => boolean; resolve: (e: Record<string, unknown>) => void }[] =
-      [];
     const rest = this.#rest(method, params, '/');
     const done = (async () => {
       const response = rest
@@ -123,29 +154,39 @@ export class A2aTestClient {
           for (const { data } of parser.push(chunk as Uint8Array)) {
             if (!data) continue;
             const frame = JSON.parse(data) as Record<string, unknown>;
-            const event = rest ? frame : ((frame as { result?: Record<string, unknown> }).result ?? {});
-            events.push(event);
-            for (const w of waiters.splice(0)) {
-              if (w.test(event)) w.resolve(event);
-              else waiters.push(w);
-            }
+            events.push(rest ? frame : ((frame as { result?: Record<string, unknown> }).result ?? {}));
           }
         }
       } catch (error) {
         if (!controller.signal.aborted) throw error;
       }
     })();
-    return {
-      events,
-      done,
-      abort: () => controller.abort(),
-      next: (test) =>
-        new Promise((resolve) => {
-          const seen = events.find(test);
-          if (seen) resolve(seen);
-          else waiters.push({ test, resolve });
-        }),
-    };
+    return { events: events.seen, done, abort: () => controller.abort(), next: (test) => events.next(test) };
+  }
+}
+
+/** A stream's events so far, and the waiters for one still to come. */
+class EventLog {
+  readonly seen: Record<string, unknown>[] = [];
+  readonly #waiters: {
+    test: (e: Record<string, unknown>) => boolean;
+    resolve: (e: Record<string, unknown>) => void;
+  }[] = [];
+
+  push(event: Record<string, unknown>): void {
+    this.seen.push(event);
+    for (const w of this.#waiters.splice(0)) {
+      if (w.test(event)) w.resolve(event);
+      else this.#waiters.push(w);
+    }
+  }
+
+  next(test: (event: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
+    return new Promise((resolve) => {
+      const seen = this.seen.find(test);
+      if (seen) resolve(seen);
+      else this.#waiters.push({ test, resolve });
+    });
   }
 }
 

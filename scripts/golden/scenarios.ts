@@ -4,8 +4,7 @@
  * reference peer in deterministic mode through `a2a-replay record`. Each scenario is named for
  * what it proves; `rule` is the RFC rule it pins. The virtual clock moves only on AdvanceClock.
  */
-import type { Binding } from '../../src/protocol/rest-binding.js';
-import { type A2aTestClient, stateOf, userMessage } from './a2a-client.js';
+import { type A2aTestClient, type ClientBinding, stateOf, userMessage } from './a2a-client.js';
 
 export interface Scenario {
   name: string;
@@ -13,8 +12,8 @@ export interface Scenario {
   rule: string;
   /** Run the peer with `--legacy-pause`. */
   legacy?: boolean;
-  /** The binding the client speaks (default JSONRPC); control calls are JSON-RPC either way. */
-  binding?: Binding;
+  /** The binding the client speaks (default JSONRPC); control calls are JSON-RPC whatever it is. */
+  binding?: ClientBinding;
   run(client: A2aTestClient): Promise<void>;
 }
 
