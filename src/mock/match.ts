@@ -148,7 +148,9 @@ function compareRest(
 /**
  * A gRPC call against a recorded request: the same path (so the same method) of a recorded gRPC
  * call, and the same message, compared as its ProtoJSON (the ids it pairs learned from the whole
- * message, which is the JSON-RPC `params`), at `/...` pointers into the message.
+ * message, which is the JSON-RPC `params`). The message is compared as the params it is, at
+ * `/params/...` as HTTP+JSON's: a message's own `id` (GetTask's, CancelTask's task id) is no
+ * JSON-RPC call number, which the ignore set leaves out at `/id`.
  */
 function compareGrpc(
   recorded: RecordingEntry,
@@ -162,7 +164,10 @@ function compareGrpc(
   if (recorded.http.path !== incoming.path) fields.push('http.path');
   trial.learn(recorded.body, incoming.body);
   const mapped = trial.toRecorded(incoming.body);
-  for (const d of contentDifferences(recorded.body, mapped, ignore)) fields.push(d.path === '' ? 'body' : d.path);
+  const asParams = (message: JsonValue | undefined): JsonValue | undefined =>
+    message === undefined ? undefined : { params: message };
+  for (const d of contentDifferences(asParams(recorded.body), asParams(mapped), ignore))
+    fields.push(d.path === '' ? 'body' : d.path);
   return { fields, ids: trial };
 }
 
