@@ -147,8 +147,9 @@ Each folder holds a session recorded through \`a2a-replay record\` against the r
 deterministic mode (\`recording.jsonl\`) and the receipts derived from it
 (\`recording.receipts.jsonl\`), signed with the test-only key \`test-key.json\`. The trace of each
 scenario is \`traces/<scenario>.otlp.json\`. Scenarios named \`rest-*\` are the same sessions with the
-client speaking HTTP+JSON (docs/design.md §15); their receipts say what their JSON-RPC twins' say, in
-\`binding\` \`HTTP+JSON\` (entry numbers, times, spans and signatures are each recording's own).
+client speaking HTTP+JSON (docs/design.md §15), and those named \`grpc-*\` with the client speaking
+gRPC (§16); their receipts say what their JSON-RPC twins' say, in \`binding\` \`HTTP+JSON\` or \`GRPC\`
+(entry numbers, times, spans and signatures are each recording's own).
 Nothing here is edited by hand: regenerate everything with
 
     npm run build && npx tsx scripts/make-golden.ts

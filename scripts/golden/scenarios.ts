@@ -406,14 +406,30 @@ const JSON_RPC_SCENARIOS: Scenario[] = [
   },
 ];
 
-/** Scenarios also recorded over HTTP+JSON (docs/design.md §15): the same session, the other binding. */
-const OVER_REST = ['caller-pause-finish-step', 'agent-self-park-on-event', 'wrong-token-then-right', 'lost-pause'];
+/**
+ * Scenarios also recorded over HTTP+JSON (docs/design.md §15) and over gRPC (§16): the same
+ * session, another binding, named `rest-<name>` and `grpc-<name>`.
+ */
+export const TWINNED = ['caller-pause-finish-step', 'agent-self-park-on-event', 'wrong-token-then-right', 'lost-pause'];
+
+/** The prefix and the words a twin's name and `proves` get in each other binding. */
+export const TWIN_BINDINGS = [
+  { prefix: 'rest-', binding: 'HTTP+JSON', over: 'over HTTP+JSON' },
+  { prefix: 'grpc-', binding: 'GRPC', over: 'over gRPC' },
+] as const;
+
+function twin(name: string, twinBinding: (typeof TWIN_BINDINGS)[number]): Scenario {
+  const base = JSON_RPC_SCENARIOS.find((s) => s.name === name);
+  if (!base) throw new Error(`no scenario ${name} to record ${twinBinding.over}`);
+  return {
+    ...base,
+    name: `${twinBinding.prefix}${name}`,
+    proves: `${base.proves} (${twinBinding.over})`,
+    binding: twinBinding.binding,
+  };
+}
 
 export const SCENARIOS: Scenario[] = [
   ...JSON_RPC_SCENARIOS,
-  ...OVER_REST.map((name): Scenario => {
-    const base = JSON_RPC_SCENARIOS.find((s) => s.name === name);
-    if (!base) throw new Error(`no scenario ${name} to record over HTTP+JSON`);
-    return { ...base, name: `rest-${name}`, proves: `${base.proves} (over HTTP+JSON)`, binding: 'HTTP+JSON' };
-  }),
+  ...TWIN_BINDINGS.flatMap((b) => TWINNED.map((name) => twin(name, b))),
 ];

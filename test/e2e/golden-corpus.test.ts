@@ -71,7 +71,7 @@ describe('the golden corpus', () => {
     }
   });
 
-  it('finds exactly one lost pause per binding in the corpus, in the two lost-pause scenarios', async () => {
+  it('finds exactly one lost pause per binding in the corpus, in the three lost-pause scenarios', async () => {
     const lost: string[] = [];
     for (const name of scenarioDirs) {
       const r = await runCli(['lost', join(GOLDEN, name, 'recording.jsonl'), '--json']);
@@ -79,7 +79,7 @@ describe('the golden corpus', () => {
       const found = JSON.parse(r.stdout) as { lost: unknown[] };
       for (let i = 0; i < found.lost.length; i++) lost.push(name);
     }
-    expect(lost).toEqual(['lost-pause', 'rest-lost-pause']);
+    expect(lost).toEqual(['grpc-lost-pause', 'lost-pause', 'rest-lost-pause']);
   });
 
   it('keeps every trace file as OTLP JSON with the spans of its scenario', async () => {

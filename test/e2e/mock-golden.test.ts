@@ -89,9 +89,11 @@ describe('a2a-replay mock over the golden corpus', () => {
       const mock = await startMockProcess([recording, '--expect-all']);
       const out = join(scratch, `${name}.jsonl`);
       const recorder = await startRecordProcess(['--upstream', mock.url, '--out', out, '--key', KEY]);
+      const client = new A2aTestClient(recorder.url, 'operator', scenario.binding ?? 'JSONRPC');
       try {
-        await scenario.run(new A2aTestClient(recorder.url, 'operator', scenario.binding ?? 'JSONRPC'));
+        await scenario.run(client);
       } finally {
+        client.close();
         expect(await stopProcess(recorder), recorder.stderr()).toBe(0);
         expect(await stopMock(mock), mock.stdout() + mock.stderr()).toBe(0);
       }
