@@ -9,9 +9,10 @@
  * The recorded request's ProtoJSON (with live ids) is encoded with the method table
  * (src/grpc/methods.ts) and sent with grpc-js, raw bytes in and out as the peer's adapter takes
  * them. Metadata is the recorded one minus redacted values (as the JSON path drops a
- * `[redacted …]` header) and the keys the HTTP/2 and gRPC stacks write themselves. A call the
- * peer could not be asked (no connection: UNAVAILABLE before any header came) is an
- * infrastructure failure, not an entry.
+ * `[redacted …]` header) and the keys the HTTP/2 and gRPC stacks write themselves, but for the
+ * client's deadline: `grpc-timeout` goes out with its recorded value, a time-out relative to when
+ * the call is sent, as the recorded client's was. A call the peer could not be asked (no
+ * connection: UNAVAILABLE before any header came) is an infrastructure failure, not an entry.
  */
 import { fromBinary, fromJson, toBinary, toJson } from '@bufbuild/protobuf';
 import { Client, Metadata, credentials, type ServiceError, type StatusObject, status as GrpcCode } from '@grpc/grpc-js';
@@ -19,7 +20,7 @@ import type { JsonValue } from '../canonical/canonical-json.js';
 import { A2aReplayError, errorMessage } from '../errors.js';
 import { GRPC_STATUS_DETAILS_KEY } from '../grpc/grpc-status.js';
 import { type GrpcMethod, grpcMethodOfPath } from '../grpc/methods.js';
-import { statusDetailsJson } from '../grpc/grpc-wire.js';
+import { grpcTimeoutMs, statusDetailsJson } from '../grpc/grpc-wire.js';
 import type { EntryGrpc, RecordingEntry } from '../recording/format.js';
 import type { EntryDraft } from '../recording/recording-writer.js';
 import type { ReplayPlan } from './lanes.js';
@@ -51,8 +52,54 @@ export interface GrpcCallOptions {
   onEntry: (draft: EntryDraft) => void;
 }
 
-/** The metadata to send for a recorded request's headers. */
-export function replayMetadata(recorded: Record<string, string> | undefined): Metadata {
+/** The `grpc-timeout` header, the client's deadline relative to its call (docs/design.md §16). */
+const TIMEOUT_KEY = 'grpc-timeout';
+
+/** `grpc-timeout` units, finest first (docs/design.md §16). */
+const TIMEOUT_UNITS: readonly (readonly [string, number])[] = [
+  ['n', 0.000_001],
+  ['u', 0.001],
+  ['m', 1],
+  ['S', 1000],
+  ['M', 60_000],
+  ['H', 3_600_000],
+];
+
+/** The most a `grpc-timeout` value holds: 8 digits. */
+const TIMEOUT_MAX_AMOUNT = 99_999_999;
+
+/**
+ * A time-out in milliseconds as a `grpc-timeout` value: exact in the finest unit that holds it in
+ * 8 digits, else rounded up (never shorter than recorded); undefined when no unit holds it.
+ */
+export function grpcTimeoutHeader(ms: number): string | undefined {
+  if (!Number.isFinite(ms) || ms < 0) return undefined;
+  for (const [unit, factor] of TIMEOUT_UNITS) {
+    const amount = ms / factor;
+    const whole = Math.round(amount);
+    if (whole <= TIMEOUT_MAX_AMOUNT && Math.abs(whole - amount) <= 1e-9 * Math.max(1, amount)) return `${whole}${unit}`;
+  }
+  for (const [unit, factor] of TIMEOUT_UNITS) {
+    const amount = Math.ceil(ms / factor);
+    if (amount <= TIMEOUT_MAX_AMOUNT) return `${amount}${unit}`;
+  }
+  return undefined;
+}
+
+/**
+ * The `grpc-timeout` to send for a recorded request: its recorded header as it was when that says
+ * the recorded `grpc.timeoutMs`, else that time-out written as a header; none when none was recorded.
+ */
+export function replayTimeout(request: Pick<RecordingEntry, 'http' | 'grpc'>): string | undefined {
+  const ms = request.grpc?.timeoutMs;
+  if (ms === undefined) return undefined;
+  const header = request.http.headers?.[TIMEOUT_KEY]?.trim();
+  if (header !== undefined && grpcTimeoutMs(header) === ms) return header;
+  return grpcTimeoutHeader(ms);
+}
+
+/** The metadata to send for a recorded request's headers; `timeout` its `grpc-timeout`, if any. */
+export function replayMetadata(recorded: Record<string, string> | undefined, timeout?: string): Metadata {
   const metadata = new Metadata();
   for (const [name, value] of Object.entries(recorded ?? {})) {
     if (name.startsWith(':') || name.startsWith('grpc-') || NOT_REPLAYED.has(name)) continue;
@@ -60,6 +107,8 @@ export function replayMetadata(recorded: Record<string, string> | undefined): Me
     if (name.endsWith('-bin')) metadata.add(name, Buffer.from(value, 'base64'));
     else metadata.add(name, value);
   }
+  // Sent as metadata, not as a grpc-js deadline, so the peer gets the recorded value itself.
+  if (timeout !== undefined) metadata.set(TIMEOUT_KEY, timeout);
   return metadata;
 }
 
@@ -134,7 +183,7 @@ export function sendGrpcLive(options: GrpcCallOptions): LiveCall {
     );
     return true;
   };
-  const metadata = replayMetadata(request.http.headers);
+  const metadata = replayMetadata(request.http.headers, replayTimeout(request));
   if (method.stream) {
     const call = options.client.makeServerStreamRequest(request.http.path, raw, raw, bytes, metadata);
     cancel = () => call.cancel();
@@ -198,8 +247,9 @@ export interface GrpcChannel {
 /**
  * Checks every recorded gRPC call of `plan` can be made, then opens a channel to `target`. A call
  * that cannot be made fails the replay before anything is sent, naming its line and seq: no gRPC
- * endpoint to send it to (PEER_UNREACHABLE), a path of no known method or a body that is not the
- * method's request (RECORDING_MALFORMED). Nothing passes by being skipped.
+ * endpoint to send it to (PEER_UNREACHABLE), a path of no known method, a body that is not the
+ * method's request or a time-out no `grpc-timeout` can carry (RECORDING_MALFORMED). Nothing
+ * passes by being skipped.
  */
 export function openGrpcChannel(plan: ReplayPlan, target: string | undefined): GrpcChannel {
   for (const ex of plan.exchanges) {
@@ -211,6 +261,14 @@ export function openGrpcChannel(plan: ReplayPlan, target: string | undefined): G
       throw new A2aReplayError(
         'RECORDING_MALFORMED',
         `${where}: the recorded gRPC call cannot be sent: ${encoded.why}`,
+      );
+    }
+    const timeoutMs = request.grpc.timeoutMs;
+    if (timeoutMs !== undefined && replayTimeout(request) === undefined) {
+      throw new A2aReplayError(
+        'RECORDING_MALFORMED',
+        `${where}: grpc.timeoutMs ${JSON.stringify(timeoutMs)} is no time-out a grpc-timeout header can carry ` +
+          '(a number of milliseconds, 0 or more, under 10^8 hours)',
       );
     }
     if (target === undefined) {
