@@ -125,12 +125,24 @@ const TICKS_PER_SECOND = 100;
  * been reaped used (`cutime`, `cstime`).
  */
 export function processCpuMs(pid: number | 'self', of: 'own' | 'children' = 'own'): number {
+  const { userMs, systemMs } = processCpuTimes(pid, of);
+  return userMs + systemMs;
+}
+
+/** processCpuMs apart: user time (`utime`) and kernel time (`stime`: syscalls, fdatasync, the TCP stack). */
+export function processCpuTimes(
+  pid: number | 'self',
+  of: 'own' | 'children' = 'own',
+): { userMs: number; systemMs: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // The fields after the command name, which may hold spaces and parentheses: field 3 first.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // proc(5) fields 14 and 15 (utime, stime) or 16 and 17 (cutime, cstime).
   const at = of === 'own' ? 11 : 13;
-  return ((Number(fields[at]) + Number(fields[at + 1])) * 1000) / TICKS_PER_SECOND;
+  return {
+    userMs: (Number(fields[at]) * 1000) / TICKS_PER_SECOND,
+    systemMs: (Number(fields[at + 1]) * 1000) / TICKS_PER_SECOND,
+  };
 }
 
 export interface Reply {

@@ -17,6 +17,8 @@ const KEYS = [
   'proxy.unary.recorderCpuOverBare',
   'proxy.sse.recorderCpuOverBare',
   'proxy.pauseResume.recorderCpuOverBare',
+  'proxy.pauseResume.recorderUserUsPerCall',
+  'proxy.pauseResume.recorderSystemUsPerCall',
   'receipts.pipelineOverRaw',
   'verify.overRaw',
   'verify.jobs2OverRaw',

@@ -38,7 +38,7 @@ import {
   closedLoop,
   emitFigures,
   keygen,
-  processCpuMs,
+  processCpuTimes,
   round,
   startBareProxy,
   startCli,
@@ -60,6 +60,12 @@ const rpc = new Rpc(CONCURRENCY * 4);
 const figures: Figures = {};
 const rows: string[][] = [['case', 'path', 'calls', 'per second', 'p50 ms', 'p99 ms', 'proxy cpu µs per call']];
 
+const median = (values: number[]): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
 /** With --cpu-prof DIR: `node --cpu-prof` writing DIR/NAME.cpuprofile on exit. */
 function profiled(name: string): string[] {
   if (!PROF) return [];
@@ -73,8 +79,16 @@ function record(peer: string, name: string, fsync: 'batch' | 'never' = 'batch'):
   return startCli(args, profiled(`record-${name}`));
 }
 
-/** A path's figures, and the CPU µs per call of its proxy process where it has one, in all and per round. */
-type PathStats = Stats & { cpuUsPerCall: number | undefined; roundCpuUs: number[] };
+/**
+ * A path's figures, and the CPU µs per call of its proxy process where it has one, in all and per
+ * round, the latter also as user and system time apart.
+ */
+type PathStats = Stats & {
+  cpuUsPerCall: number | undefined;
+  roundCpuUs: number[];
+  roundUserUs: number[];
+  roundSystemUs: number[];
+};
 
 /**
  * Runs `once` on every path, `ROUNDS` times in turn, `count` calls per path in all. `pids` names
@@ -93,15 +107,22 @@ async function compare(
   const segments: Record<string, { ms: number; latencies: number[] }[]> = {};
   const cpu: Record<string, number> = {};
   const roundCpuUs: Record<string, number[]> = {};
+  const roundUserUs: Record<string, number[]> = {};
+  const roundSystemUs: Record<string, number[]> = {};
   for (let r = 0; r < ROUNDS; r++) {
     for (const name of names) {
       const pid = pids[name];
-      const before = pid === undefined ? 0 : processCpuMs(pid);
+      const before = pid === undefined ? undefined : processCpuTimes(pid);
       const seg = await closedLoop(Math.ceil(count / ROUNDS), CONCURRENCY, (lane) => once(paths[name]!, lane));
-      if (pid !== undefined) {
-        const used = processCpuMs(pid) - before;
-        cpu[name] = (cpu[name] ?? 0) + used;
-        (roundCpuUs[name] ??= []).push((1000 * used) / seg.latencies.length);
+      if (pid !== undefined && before !== undefined) {
+        const after = processCpuTimes(pid);
+        const userMs = after.userMs - before.userMs;
+        const systemMs = after.systemMs - before.systemMs;
+        cpu[name] = (cpu[name] ?? 0) + userMs + systemMs;
+        const calls = seg.latencies.length;
+        (roundCpuUs[name] ??= []).push((1000 * (userMs + systemMs)) / calls);
+        (roundUserUs[name] ??= []).push((1000 * userMs) / calls);
+        (roundSystemUs[name] ??= []).push((1000 * systemMs) / calls);
       }
       (segments[name] ??= []).push(seg);
     }
@@ -110,23 +131,30 @@ async function compare(
   for (const name of names) {
     const s = stats(segments[name]!);
     const cpuUsPerCall = cpu[name] === undefined ? undefined : (1000 * cpu[name]) / s.count;
-    result[name] = { ...s, cpuUsPerCall, roundCpuUs: roundCpuUs[name] ?? [] };
-    const cpuText = cpuUsPerCall === undefined ? '' : cpuUsPerCall.toFixed(0);
+    result[name] = {
+      ...s,
+      cpuUsPerCall,
+      roundCpuUs: roundCpuUs[name] ?? [],
+      roundUserUs: roundUserUs[name] ?? [],
+      roundSystemUs: roundSystemUs[name] ?? [],
+    };
+    const user = median(result[name].roundUserUs);
+    const system = median(result[name].roundSystemUs);
+    const cpuText =
+      cpuUsPerCall === undefined
+        ? ''
+        : `${cpuUsPerCall.toFixed(0)} (user ${user.toFixed(0)}, sys ${system.toFixed(0)})`;
     rows.push([label, name, String(s.count), s.perSecond.toFixed(0), s.p50.toFixed(3), s.p99.toFixed(3), cpuText]);
   }
   return result;
 }
 
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
-
 /**
  * `key.recorderCpuUsPerCall`, `key.bareCpuUsPerCall` (medians of the rounds) and
  * `key.recorderCpuOverBare`: the median of the rounds' ratios (each round's recorder segment over
- * the bare segment next to it), with `…Min` and `…Max` the spread.
+ * the bare segment next to it), with `…Min` and `…Max` the spread; and the same medians split into
+ * user and system time (`…UserUsPerCall`, `…SystemUsPerCall`): fdatasync and the loopback TCP
+ * stack are system time.
  */
 function cpuFigures(key: string, s: Record<string, PathStats>): void {
   const recorder = s.record?.roundCpuUs ?? [];
@@ -138,6 +166,10 @@ function cpuFigures(key: string, s: Record<string, PathStats>): void {
   figures[`${key}.recorderCpuOverBare`] = round(median(ratios));
   figures[`${key}.recorderCpuOverBareMin`] = round(Math.min(...ratios));
   figures[`${key}.recorderCpuOverBareMax`] = round(Math.max(...ratios));
+  figures[`${key}.recorderUserUsPerCall`] = round(median(s.record?.roundUserUs ?? [0]), 0);
+  figures[`${key}.recorderSystemUsPerCall`] = round(median(s.record?.roundSystemUs ?? [0]), 0);
+  figures[`${key}.bareUserUsPerCall`] = round(median(s.bare?.roundUserUs ?? [0]), 0);
+  figures[`${key}.bareSystemUsPerCall`] = round(median(s.bare?.roundSystemUs ?? [0]), 0);
 }
 
 /**

@@ -44,9 +44,22 @@ export const resumeKey = (seq: number): string => `resume:${seq}`;
 /** Span key of the LostPause span of a suspension. */
 export const lostKey = (suspension: string): string => `lost:${suspension}`;
 
-/** A root span whose trace and span ids both derive from `key`. */
+/**
+ * A root span whose trace and span ids both derive from `key`. Each id is derived (a SHA-256) when
+ * first read and kept: most tasks a recorder follows never pause and, without a span sink, their
+ * ids are never read (docs/design.md §7).
+ */
 export function rootSpan(recordingId: string, key: string): SpanRef {
-  return { traceId: deriveTraceId(recordingId, key), spanId: deriveSpanId(recordingId, key) };
+  let traceId: string | undefined;
+  let spanId: string | undefined;
+  return {
+    get traceId(): string {
+      return (traceId ??= deriveTraceId(recordingId, key));
+    },
+    get spanId(): string {
+      return (spanId ??= deriveSpanId(recordingId, key));
+    },
+  };
 }
 
 /**

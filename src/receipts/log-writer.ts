@@ -13,13 +13,15 @@
  * `never` an append resolves once its line is sealed and queued, so a caller awaiting each append
  * does not wait for the disk; a write error then fails the next append and `close()`. The lines
  * queued in one turn of the event loop go to the file in one synchronous write at its end
- * (`setImmediate`), or at once when {@link WRITE_BATCH_BYTES} are queued or somebody waits for
- * them; writes never wait for a sync in flight, so at most a batch waits in memory.
+ * (`setImmediate`), or at once when {@link WRITE_BATCH_BYTES} are queued; writes never wait for a
+ * sync in flight, so at most a batch waits in memory.
  *
  * `durable()` is the hold-until-durable rule's half here (docs/design.md §5): it resolves once every
  * line appended so far is on disk as the policy says — fsynced under `always` and `batch`, handed
- * to the OS under `never`. It joins the running sync when that covers its lines, else the next
- * one, which every caller arriving meanwhile shares (one write and one fsync for all).
+ * to the OS under `never`. It joins the running sync when that covers its lines, else the one
+ * that starts with the write at the end of the turn, or the next one once the running one ends:
+ * every caller of one turn, and every caller arriving while a sync runs, shares one write and
+ * one fsync.
  */
 import type { FileHandle } from 'node:fs/promises';
 import { openOutputFile, writeOutputFile } from '../output-file.js';
@@ -305,12 +307,19 @@ export class ReceiptLogWriter {
     return this.#failure ? Promise.reject(this.#failure) : Promise.resolve();
   }
 
-  /** Resolves once the first `target` lines are durable (written, and synced unless `never`). */
+  /**
+   * Resolves once the first `target` lines are durable (written, and synced unless `never`). The
+   * write and its sync happen at the end of the turn (or join the sync running then), so every
+   * caller of one turn shares one write and one fdatasync.
+   */
   #untilDurable(target: number): Promise<void> {
     if (this.#failure) return Promise.reject(this.#failure);
     if (this.#synced >= target) return Promise.resolve();
     const done = new Promise<void>((resolve, reject) => this.#waiters.push({ target, resolve, reject }));
-    this.#write();
+    this.#deferred ??= setImmediate(() => {
+      this.#deferred = undefined;
+      this.#write();
+    });
     return done;
   }
 

@@ -118,6 +118,8 @@ export class RecordingWriter implements EntryWriter {
   #syncing: { covers: number; done: Promise<void> } | undefined;
   /** The sync that callers arriving while one runs share (group commit). */
   #nextSync: Promise<void> | undefined;
+  /** The sync that starts at the end of this turn, which every caller of the turn shares. */
+  #turnSync: Promise<void> | undefined;
 
   constructor(options: RecordingWriterOptions) {
     this.#sink = options.sink;
@@ -169,9 +171,11 @@ export class RecordingWriter implements EntryWriter {
 
   /**
    * Resolves when every line appended so far has reached the sink and, with `sync`, been made
-   * durable (the sink's fsync); lines appended later are not waited for. Callers that arrive
-   * while a sync runs share the next one (group commit), unless the running one already covers
-   * their lines. Never rejects: a failing sink is reported through `onError`, as for writes.
+   * durable (the sink's fsync); lines appended later are not waited for. A sync starts at the end
+   * of the event-loop turn, so the callers of one turn (the answers of several connections read
+   * in one poll) share it; callers that arrive while a sync runs share the next one (group
+   * commit), unless the running one already covers their lines. Never rejects: a failing sink is
+   * reported through `onError`, as for writes.
    */
   durable(sync: boolean): Promise<void> {
     const target = this.#queued;
@@ -191,6 +195,7 @@ export class RecordingWriter implements EntryWriter {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       await this.flush();
+      await this.#turnSync;
       await this.#syncing?.done;
       try {
         await this.#sink.close();
@@ -224,7 +229,13 @@ export class RecordingWriter implements EntryWriter {
   #syncCovering(target: number): Promise<void> {
     if (this.#synced >= target || this.#failed !== undefined || this.#closed !== undefined) return Promise.resolve();
     const running = this.#syncing;
-    if (running === undefined) return this.#startSync();
+    if (running === undefined) {
+      this.#turnSync ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.#turnSync = undefined;
+        return this.#startSync(true);
+      });
+      return this.#turnSync;
+    }
     if (running.covers >= target) return running.done;
     this.#nextSync ??= running.done.then(() => {
       this.#nextSync = undefined;
@@ -233,9 +244,11 @@ export class RecordingWriter implements EntryWriter {
     return this.#nextSync;
   }
 
-  #startSync(): Promise<void> {
+  /** Starts a sync of the lines settled so far; `closing` lets the end-of-turn one run while `close` waits for it. */
+  #startSync(closing = false): Promise<void> {
     const covers = this.#settled;
-    if (this.#synced >= covers || this.#failed !== undefined || this.#closed !== undefined) return Promise.resolve();
+    if (this.#synced >= covers || this.#failed !== undefined || (this.#closed !== undefined && !closing))
+      return Promise.resolve();
     const done: Promise<void> = (async () => {
       try {
         await this.#sink.sync?.();

@@ -4,7 +4,7 @@
  * and lost pauses with deterministic ids and ISO times taken from recording entries. The bridge
  * in this folder turns them into OTel spans; nothing here touches OTel.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../digest.js';
 import type { SpanRef } from '../receipts/types.js';
 
 export type SpanAttributeValue = string | number | boolean;
@@ -91,7 +91,7 @@ export interface SpanSink {
 }
 
 function hexOf(text: string, chars: number): string {
-  const hex = createHash('sha256').update(text).digest('hex').slice(0, chars);
+  const hex = sha256Hex(text).slice(0, chars);
   // W3C forbids all-zero ids; a SHA-256 prefix of zeros is astronomically unlikely but cheap to rule out.
   return /^0+$/.test(hex) ? `${hex.slice(0, -1)}1` : hex;
 }

@@ -3,10 +3,10 @@
  * each line once, in file order, header first, and only once the line is durable under the policy.
  */
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { type FileHandle, mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import type { SealedLine } from '../../src/receipts/chain.js';
 import { Keyring } from '../../src/receipts/keys.js';
@@ -91,5 +91,37 @@ describe('onDurable', () => {
     await writer.appendSuspension(suspensionDraftFor(0));
     await writer.close();
     expect(readFileSync(path, 'utf8').split('\n').filter(Boolean)).toHaveLength(3);
+  });
+});
+
+describe('durable within one turn', () => {
+  it('gives the callers of one event-loop turn one write and one fdatasync', async () => {
+    const probe = await open(join(dir, 'probe'), 'w');
+    const proto = Object.getPrototypeOf(probe) as FileHandle;
+    await probe.close();
+    const datasync = vi.spyOn(proto, 'datasync');
+    try {
+      const path = join(dir, 'turn.receipts.jsonl');
+      const writer = await ReceiptLogWriter.open(path, {
+        keyring: new Keyring([fixedKey('k')]),
+        checkpointEvery: 0,
+        fsync: 'batch',
+        recording: 'rec-test',
+        clock: new ManualClock(Date.parse(CREATED_AT)),
+        tool: 'a2a-replay@test',
+      });
+      await writer.appendSuspension(suspensionDraftFor(0));
+      const first = writer.durable();
+      // A second receipt later in the same turn, once the first caller's microtasks have run.
+      for (let i = 0; i < 50; i++) await Promise.resolve();
+      await writer.appendSuspension(suspensionDraftFor(1));
+      const second = writer.durable();
+      await Promise.all([first, second]);
+      expect(datasync).toHaveBeenCalledTimes(1);
+      expect(readFileSync(path, 'utf8').split('\n').filter(Boolean)).toHaveLength(3);
+      await writer.close();
+    } finally {
+      datasync.mockRestore();
+    }
   });
 });

@@ -174,6 +174,47 @@ describe('RecordingWriter.durable', () => {
   });
 });
 
+/** Lets every microtask queued so far run, and those they queue, without ending the turn. */
+async function microtasks(rounds = 50): Promise<void> {
+  for (let i = 0; i < rounds; i++) await Promise.resolve();
+}
+
+describe('RecordingWriter.durable within one turn', () => {
+  it('makes the callers of one event-loop turn share one sync', async () => {
+    const sink = new GatedSink();
+    const { writer } = writerTo(sink);
+    await writer.flush();
+    writer.append(draft('x1'));
+    const first = writer.durable(true);
+    // Another connection's answer read later in the same turn, once the first caller's
+    // microtasks (its write) have run.
+    await microtasks();
+    writer.append(draft('x2'));
+    const second = writer.durable(true);
+    await until(() => sink.syncs.length === 1);
+    // One sync, started after both callers' lines were written: header, x1, x2.
+    expect(sink.syncs[0]!.linesAtStart).toBe(3);
+    sink.syncs[0]!.release();
+    await Promise.all([first, second]);
+    expect(sink.syncs).toHaveLength(1);
+  });
+
+  it('syncs a caller of the turn in which close begins before the sink closes', async () => {
+    const sink = new GatedSink();
+    const { writer } = writerTo(sink);
+    writer.append(draft('x1'));
+    let durable = false;
+    const waited = writer.durable(true).then(() => (durable = true));
+    await microtasks();
+    const closed = writer.close();
+    await until(() => sink.syncs.length === 1);
+    expect(durable).toBe(false);
+    sink.syncs[0]!.release();
+    await Promise.all([waited, closed]);
+    expect(durable).toBe(true);
+  });
+});
+
 describe('RecordingWriter with a sink that writes at once', () => {
   /** Counts which way each batch went; `writeNow` refuses until `ready` (a file not yet open). */
   class CountingSink implements LineSink {
