@@ -293,8 +293,7 @@ export class ObservationPipeline {
       switch (output.type) {
         case 'span': {
           const event = output.event;
-          if ((event.type === 'suspension.end' || event.type === 'resume.end') && receiptKeys.has(event.key))
-            held.set(event.key, event);
+          if (endsWithReceipt(event) && receiptKeys.has(event.key)) held.set(event.key, event);
           else this.#toSpans(event);
           break;
         }
@@ -337,15 +336,18 @@ export class ObservationPipeline {
           const write = this.#receipts?.appendInterruption.bind(this.#receipts);
           const hash = write ? await this.#append(() => write(output.draft)) : undefined;
           if (hash !== undefined) this.#openHashes.set(output.key, hash);
+          this.#release(held, output.key, hash);
           break;
         }
         case 'continuation': {
           const interruptionHash = this.receiptHash(output.interruptionKey);
           const write = this.#receipts?.appendContinuation.bind(this.#receipts);
+          let hash: string | undefined;
           if (write && interruptionHash !== undefined) {
-            const hash = await this.#append(() => write(output.draft, interruptionHash));
+            hash = await this.#append(() => write(output.draft, interruptionHash));
             if (hash !== undefined) this.#closedHashes.set(output.key, hash);
           }
+          this.#release(held, output.key, hash);
           if (interruptionHash !== undefined && this.#openHashes.delete(output.interruptionKey))
             this.#closedHashes.set(output.interruptionKey, interruptionHash);
           break;
@@ -410,7 +412,18 @@ export class ObservationPipeline {
   }
 }
 
+/** A span end that names the receipt written with it (docs/design.md §7): it waits for that hash. */
+function endsWithReceipt(event: SpanEvent): boolean {
+  return (
+    event.type === 'suspension.end' ||
+    event.type === 'resume.end' ||
+    event.type === 'interruption.end' ||
+    event.type === 'continuation.end'
+  );
+}
+
 /** Outputs that become a receipt: the entry that caused one waits for its durability (docs/design.md §5). */
+
 function isReceipt(
   o: ObserverOutput,
 ): o is Extract<ObserverOutput, { type: 'suspension' | 'resumption' | 'interruption' | 'continuation' }> {
