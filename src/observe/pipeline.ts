@@ -43,6 +43,8 @@ export type PipelineSinkName = 'receipts' | 'spans';
 export interface ObservationPipelineOptions {
   /** The recording header's `id` (span ids derive from it). */
   recordingId: string;
+  /** The agent's name from the recording header's agent card (the spans' `gen_ai.agent.name`). */
+  agentName?: string | undefined;
   receipts?: ReceiptSink;
   spans?: SpanSink;
   /**
@@ -104,7 +106,7 @@ export class ObservationPipeline {
   readonly #awaiting = new Map<string, ((hold: Promise<void> | undefined) => void)[]>();
 
   constructor(options: ObservationPipelineOptions) {
-    this.observer = new PauseObserver({ recordingId: options.recordingId });
+    this.observer = new PauseObserver({ recordingId: options.recordingId, agentName: options.agentName });
     this.#receipts = options.receipts;
     this.#spans = options.spans;
     this.#onSinkError = options.onSinkError;
