@@ -2,8 +2,9 @@
  * @module observe/pipeline
  * The glue between a {@link PauseObserver} and its sinks: entries go in, in order; receipt drafts
  * are sealed by a {@link ReceiptSink} (the suspension key resolved to the hash of the receipt it
- * names); span events go to a {@link SpanSink}, `suspension.end` / `resume.end` carrying the hash
- * of the receipt the span produced (docs/design.md §7). Sinks failing never throw into the caller.
+ * names); span events go to a {@link SpanSink}, the ends of Suspension, Resume, Interruption and
+ * Continuation spans carrying the hash of the receipt the span produced (docs/design.md §7). Sinks
+ * failing never throw into the caller.
  */
 import type {
   ContinuationDraft,
