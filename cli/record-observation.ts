@@ -6,6 +6,7 @@
  * could not read.
  */
 import { ObservationPipeline } from '../src/observe/pipeline.js';
+import { agentNameOf } from '../src/observe/span-conventions.js';
 import type { CarriedPause } from '../src/observe/carried.js';
 import { printable } from '../src/printable.js';
 import type { FsyncPolicy } from '../src/receipts/log-writer.js';
@@ -42,6 +43,7 @@ export function observe(
   let observerErrors = 0;
   const pipeline = new ObservationPipeline({
     recordingId: recording.header.id,
+    agentName: agentNameOf(recording.header.agentCard),
     // A recorder may run for days: nothing reads findings back, so none are kept.
     retainFindings: false,
     ...(log ? { receipts: progress.receipts(log), entriesDurable: () => recording.durable(fsync !== 'never') } : {}),

@@ -14,6 +14,7 @@ import type { LostInterruptionReason } from '../tracing/span-events.js';
 import type { Interruption, InterruptionActions, When } from './interruption.js';
 import { ATTR_INTERRUPTED_AT, ATTR_RECORDING_ENTRY_SEQ, ATTR_TASK_STATE } from '../tracing/attributes.js';
 import { attributes, childSpan, contextAttributes, rootSpan } from './observer-spans.js';
+import { continuationSpanEvents, interruptionSpanEvents } from './interruption-spans.js';
 import type { ObserverStore } from './observer-store.js';
 import { INTERRUPTED_RULES, NOT_INTERRUPTED_RULES } from './rules/interruption-rules.js';
 import { type RecordingEnded, fire } from './rules/rule.js';
@@ -146,7 +147,8 @@ export class InterruptionObserver implements InterruptionActions {
       span,
       binding: task?.binding ?? 'JSONRPC',
     });
-    store.emit([{ type: 'interruption', key, draft }]);
+    const spans = interruptionSpanEvents({ key, draft, span, parent: task?.span ?? null, ...fact.entry });
+    store.emit([...spans.map((event) => ({ type: 'span' as const, event })), { type: 'interruption', key, draft }]);
   }
 
   seenAgain(i: Interruption, origin: Origin): void {
@@ -159,7 +161,13 @@ export class InterruptionObserver implements InterruptionActions {
   continueByMessage(i: Interruption, when: When): void {
     const answer = i.answer;
     if (!answer) return;
-    this.#continue(i, when, { cause: 'message', principal: answer.principal, input: answer.parts, from: [answer.seq] });
+    this.#continue(i, when, {
+      cause: 'message',
+      principal: answer.principal,
+      input: answer.parts,
+      from: [answer.seq],
+      startAt: answer.at,
+    });
   }
 
   /** The task ended while interrupted: the CancelTask in flight, if any, continued it. */
@@ -173,6 +181,7 @@ export class InterruptionObserver implements InterruptionActions {
       principal: cancel?.principal ?? null,
       input: null,
       from: cancel ? [cancel.seq] : [],
+      startAt: cancel?.resume.at ?? entry.at,
     });
   }
 
@@ -185,13 +194,21 @@ export class InterruptionObserver implements InterruptionActions {
       principal: after?.principal ?? null,
       input: null,
       from: after ? [after.seq] : [],
+      startAt: entry.at,
     });
   }
 
   #continue(
     i: Interruption,
     when: When,
-    how: { cause: ContinuationCause; principal: string | null; input: JsonValue | null; from: number[] },
+    how: {
+      cause: ContinuationCause;
+      principal: string | null;
+      input: JsonValue | null;
+      from: number[];
+      /** Where its span starts: the entry that continued it. */
+      startAt: string;
+    },
   ): void {
     this.#close(i);
     const store = this.#store;
@@ -207,7 +224,18 @@ export class InterruptionObserver implements InterruptionActions {
       interruptionSpan: i.span,
       binding: store.tasks.get(i.taskId)?.binding ?? 'JSONRPC',
     });
-    store.emit([{ type: 'continuation', key, interruptionKey: i.key, draft }]);
+    const spans = continuationSpanEvents({
+      key,
+      interruptionKey: i.key,
+      draft,
+      contextId: i.contextId,
+      startAt: how.startAt,
+      when,
+    });
+    store.emit([
+      ...spans.map((event) => ({ type: 'span' as const, event })),
+      { type: 'continuation', key, interruptionKey: i.key, draft },
+    ]);
   }
 
   /** It can no longer be continued as observed. */

@@ -16,6 +16,8 @@ import type { EntryRef, FactOf, Origin } from './fact.js';
 export interface ContinuingMessage {
   readonly xid: string;
   readonly seq: number;
+  /** When it was sent: where the Continuation span starts. */
+  readonly at: string;
   readonly principal: string | null;
   readonly parts: JsonValue;
   readonly binding: CallBinding;

@@ -517,6 +517,16 @@ export class ObserverStore {
  * A verdict named by its rule: receipt outputs carry `rule`; Suspension, Resume and LostPause
  * span ends carry it as an attribute.
  */
+/** The span events that carry the rule of their verdict (docs/design.md §7). */
+const RULED_SPAN_EVENTS: ReadonlySet<SpanEvent['type']> = new Set([
+  'suspension.end',
+  'resume.end',
+  'lost',
+  'interruption.end',
+  'continuation.end',
+  'interruption.lost',
+]);
+
 function stamped(o: ObserverOutput, rule: string): ObserverOutput {
   switch (o.type) {
     case 'suspension':
@@ -527,8 +537,7 @@ function stamped(o: ObserverOutput, rule: string): ObserverOutput {
       return o.rule === undefined ? { ...o, rule } : o;
     case 'span': {
       const e = o.event;
-      if (e.type !== 'suspension.end' && e.type !== 'resume.end' && e.type !== 'lost' && e.type !== 'interruption.lost')
-        return o;
+      if (!RULED_SPAN_EVENTS.has(e.type)) return o;
       if (e.attributes[ATTR_RULE] !== undefined) return o;
       return { type: 'span', event: { ...e, attributes: { ...e.attributes, [ATTR_RULE]: rule } } };
     }

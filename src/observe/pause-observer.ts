@@ -21,6 +21,8 @@ import { InterruptionObserver } from './interruption-observer.js';
 import type { CarriedSuspension, FiredRule, OpenSuspension } from './observed-task.js';
 import { ObserverStore } from './observer-store.js';
 import { taskAttributes, taskSpanKey } from './observer-spans.js';
+import { statesShownIn, withConventions } from './span-conventions.js';
+import { EntryMethods } from './entry-methods.js';
 import { RESUME_CALL_RULES, RESUMING_RULES } from './rules/call-rules.js';
 import { OPEN_RULES, authoritative } from './rules/open-rules.js';
 import { KEPT_ASIDE_RULES, PENDING_RULES, knownPause } from './rules/pending-rules.js';
@@ -34,6 +36,8 @@ export type { CarriedSuspension, FiredRule, OpenSuspension } from './observed-ta
 export interface ObserverOptions {
   /** The recording header's `id`: every span id derives from it (docs/design.md §7). */
   recordingId: string;
+  /** The agent's name from the recording's agent card: the spans' `gen_ai.agent.name` (§7). */
+  agentName?: string | undefined;
 }
 
 /** Sizes of what the observer holds (docs/design.md §14.6), for tests and diagnostics. */
@@ -78,8 +82,12 @@ export class PauseObserver {
   /** What the entry observed last was read into: the tasks it showed ({@link tasksShown}). */
   #lastItems: readonly ReadItem[] = [];
 
+  readonly #agentName: string | undefined;
+  readonly #methods = new EntryMethods();
+
   constructor(options: ObserverOptions) {
     this.#store = new ObserverStore(options.recordingId);
+    this.#agentName = options.agentName;
     this.#interruptions = new InterruptionObserver(this.#store);
   }
 
@@ -92,6 +100,7 @@ export class PauseObserver {
     const items = this.#reader.read(entry);
     this.#lastItems = items;
     if (store.awaited.length > 0) store.awaited.length = 0;
+    const method = this.#methods.methodOf(entry);
     try {
       for (const item of items) {
         if (item.type === 'finding') out.push(item);
@@ -105,9 +114,22 @@ export class PauseObserver {
         `could not observe entry ${entry.seq}: ${describeError(error)}`,
       );
     }
+    this.#conventions(out, method, items);
     for (const task of store.touched) store.maybeRetire(task);
     store.touched.clear();
     return out;
+  }
+
+  /** The semantic-convention attributes of the spans the entry (or the end) caused (docs/design.md §7). */
+  #conventions(out: ObserverOutput[], method: string | undefined, items: readonly ReadItem[]): void {
+    if (!out.some((o) => o.type === 'span')) return;
+    const tasks = this.#store.tasks;
+    withConventions(out, {
+      method,
+      states: statesShownIn(items),
+      contextOf: (taskId) => tasks.get(taskId)?.contextId ?? null,
+      agentName: this.#agentName,
+    });
   }
 
   /**
@@ -153,6 +175,7 @@ export class PauseObserver {
     } catch (error) {
       store.finding('observer-error', null, 'finish', `could not finish: ${describeError(error)}`);
     }
+    this.#conventions(out, undefined, []);
     return out;
   }
 

@@ -2,8 +2,9 @@
  * @module observe/pipeline
  * The glue between a {@link PauseObserver} and its sinks: entries go in, in order; receipt drafts
  * are sealed by a {@link ReceiptSink} (the suspension key resolved to the hash of the receipt it
- * names); span events go to a {@link SpanSink}, `suspension.end` / `resume.end` carrying the hash
- * of the receipt the span produced (docs/design.md §7). Sinks failing never throw into the caller.
+ * names); span events go to a {@link SpanSink}, the ends of Suspension, Resume, Interruption and
+ * Continuation spans carrying the hash of the receipt the span produced (docs/design.md §7). Sinks
+ * failing never throw into the caller.
  */
 import type {
   ContinuationDraft,
@@ -43,6 +44,8 @@ export type PipelineSinkName = 'receipts' | 'spans';
 export interface ObservationPipelineOptions {
   /** The recording header's `id` (span ids derive from it). */
   recordingId: string;
+  /** The agent's name from the recording header's agent card (the spans' `gen_ai.agent.name`). */
+  agentName?: string | undefined;
   receipts?: ReceiptSink;
   spans?: SpanSink;
   /**
@@ -104,7 +107,7 @@ export class ObservationPipeline {
   readonly #awaiting = new Map<string, ((hold: Promise<void> | undefined) => void)[]>();
 
   constructor(options: ObservationPipelineOptions) {
-    this.observer = new PauseObserver({ recordingId: options.recordingId });
+    this.observer = new PauseObserver({ recordingId: options.recordingId, agentName: options.agentName });
     this.#receipts = options.receipts;
     this.#spans = options.spans;
     this.#onSinkError = options.onSinkError;
@@ -293,8 +296,7 @@ export class ObservationPipeline {
       switch (output.type) {
         case 'span': {
           const event = output.event;
-          if ((event.type === 'suspension.end' || event.type === 'resume.end') && receiptKeys.has(event.key))
-            held.set(event.key, event);
+          if (endsWithReceipt(event) && receiptKeys.has(event.key)) held.set(event.key, event);
           else this.#toSpans(event);
           break;
         }
@@ -337,15 +339,18 @@ export class ObservationPipeline {
           const write = this.#receipts?.appendInterruption.bind(this.#receipts);
           const hash = write ? await this.#append(() => write(output.draft)) : undefined;
           if (hash !== undefined) this.#openHashes.set(output.key, hash);
+          this.#release(held, output.key, hash);
           break;
         }
         case 'continuation': {
           const interruptionHash = this.receiptHash(output.interruptionKey);
           const write = this.#receipts?.appendContinuation.bind(this.#receipts);
+          let hash: string | undefined;
           if (write && interruptionHash !== undefined) {
-            const hash = await this.#append(() => write(output.draft, interruptionHash));
+            hash = await this.#append(() => write(output.draft, interruptionHash));
             if (hash !== undefined) this.#closedHashes.set(output.key, hash);
           }
+          this.#release(held, output.key, hash);
           if (interruptionHash !== undefined && this.#openHashes.delete(output.interruptionKey))
             this.#closedHashes.set(output.interruptionKey, interruptionHash);
           break;
@@ -410,7 +415,18 @@ export class ObservationPipeline {
   }
 }
 
+/** A span end that names the receipt written with it (docs/design.md §7): it waits for that hash. */
+function endsWithReceipt(event: SpanEvent): boolean {
+  return (
+    event.type === 'suspension.end' ||
+    event.type === 'resume.end' ||
+    event.type === 'interruption.end' ||
+    event.type === 'continuation.end'
+  );
+}
+
 /** Outputs that become a receipt: the entry that caused one waits for its durability (docs/design.md §5). */
+
 function isReceipt(
   o: ObserverOutput,
 ): o is Extract<ObserverOutput, { type: 'suspension' | 'resumption' | 'interruption' | 'continuation' }> {

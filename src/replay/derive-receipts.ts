@@ -9,6 +9,7 @@
  */
 import { A2aReplayError } from '../errors.js';
 import { ObservationPipeline } from '../observe/pipeline.js';
+import { agentNameOf } from '../observe/span-conventions.js';
 import type { ObserverFinding } from '../observe/findings.js';
 import { DEFAULT_CHECKPOINT_EVERY, ReceiptChain } from '../receipts/chain.js';
 import { Keyring, ReceiptKey } from '../receipts/keys.js';
@@ -61,6 +62,7 @@ export async function deriveReceiptLog(options: DeriveOptions): Promise<DerivedL
   let sinkError: unknown;
   const pipeline = new ObservationPipeline({
     recordingId: options.header.id,
+    agentName: agentNameOf(options.header.agentCard),
     receipts: {
       appendSuspension: async (draft) => {
         const sealed = chain.sealSuspension(draft);

@@ -12,6 +12,10 @@ export const SPAN_NAMES = {
   LOST_PAUSE: 'LostPause',
   /** An interruption (INPUT_REQUIRED, AUTH_REQUIRED) that can no longer be continued (docs/design.md §14.9). */
   LOST_INTERRUPTION: 'LostInterruption',
+  /** A task seen in an interrupted state (docs/design.md §14.9), ending with its receipt. */
+  INTERRUPTION: 'Interruption',
+  /** How an interruption ended, a root linked to its Interruption span. */
+  CONTINUATION: 'Continuation',
 } as const;
 export type SpanName = (typeof SPAN_NAMES)[keyof typeof SPAN_NAMES];
 
@@ -79,7 +83,27 @@ export const ATTR_RECEIPT_SEQ = 'a2a.receipt.seq';
 export const ATTR_RECEIPT_LOG_ORIGIN = 'a2a.receipt_log.origin';
 /** The line's 0-based index in its log (the header is 0): how a log is put back together in order. */
 export const ATTR_RECEIPT_LOG_INDEX = 'a2a.receipt_log.index';
-/** The A2A task state (OTel A2A semantic conventions), on interruption spans. */
+/**
+ * The A2A task state (`TASK_STATE_*`, OTel A2A semantic conventions): the state the span's entry
+ * showed the task in, on Suspension, Resume, Interruption, Continuation and the Lost* spans.
+ */
 export const ATTR_TASK_STATE = 'a2a.task.state';
 /** When the task was seen interrupted (its status time, else the entry's). */
 export const ATTR_INTERRUPTED_AT = 'a2a.interruption.interrupted_at';
+
+/**
+ * OTel A2A semantic conventions (draft, `development`): the A2A method of the entry that opened the
+ * span (`SendMessage`, `ResumeTask`, ...), absent when no A2A call did (docs/design.md §7).
+ */
+export const ATTR_METHOD_NAME = 'a2a.method.name';
+/** OTel GenAI semantic conventions: the agent's name, from the agent card the recording holds. */
+export const ATTR_GEN_AI_AGENT_NAME = 'gen_ai.agent.name';
+/** The hash of the agent's prompt (canonical parts of `status.message`), as its InterruptionReceipt has it. */
+export const ATTR_INTERRUPTION_PROMPT_HASH = 'a2a.interruption.prompt_hash';
+/** How an interruption ended: its ContinuationReceipt's `cause` (message, canceled, failed, out_of_band). */
+export const ATTR_CONTINUATION_CAUSE = 'a2a.continuation.cause';
+/** The hash of the continuing message's canonical parts, as its ContinuationReceipt has it. */
+export const ATTR_CONTINUATION_INPUT_HASH = 'a2a.continuation.input_hash';
+/** The Interruption span a Continuation follows, repeated as attributes (Jaeger drops link attributes). */
+export const ATTR_LINK_INTERRUPTION_TRACE_ID = 'a2a.link.interruption.trace_id';
+export const ATTR_LINK_INTERRUPTION_SPAN_ID = 'a2a.link.interruption.span_id';

@@ -122,6 +122,10 @@ export class LostPauseCollector implements SpanSink {
         return;
       case 'task.start':
       case 'task.end':
+      case 'interruption.start':
+      case 'interruption.end':
+      case 'continuation.start':
+      case 'continuation.end':
         return;
       default: {
         const never: never = event;

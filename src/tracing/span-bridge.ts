@@ -2,9 +2,11 @@
  * @module tracing/span-bridge
  * Turns the PauseObserver's span events into OTel spans through `@opentelemetry/api` (docs/design.md §7):
  * `Task`, `Suspension` (child of the caller's traceparent or the task span), `Resume` (a new root
- * linked to its Suspension and to the pipeline span) and `LostPause` (status ERROR, linked to its
- * Suspension). Ids and times are the ones the events carry, never the tracer's own: the ids reach
- * the tracer through an {@link EventIdGenerator}, the times as explicit `HrTime`s.
+ * linked to its Suspension and to the pipeline span), `LostPause` (status ERROR, linked to its
+ * Suspension), `Interruption` (child of the task span), `Continuation` (a new root linked to its
+ * Interruption) and `LostInterruption`. Ids and times are the ones the events carry, never the
+ * tracer's own: the ids reach the tracer through an {@link EventIdGenerator}, the times as
+ * explicit `HrTime`s.
  */
 import {
   type Attributes,
@@ -22,6 +24,8 @@ import {
 } from '@opentelemetry/api';
 import type { SpanRef } from '../receipts/types.js';
 import {
+  ATTR_LINK_INTERRUPTION_SPAN_ID,
+  ATTR_LINK_INTERRUPTION_TRACE_ID,
   ATTR_LINK_KIND,
   ATTR_LINK_PIPELINE_SPAN_ID,
   ATTR_LINK_PIPELINE_TRACE_ID,
@@ -211,6 +215,36 @@ export class SpanBridge implements SpanSink {
         this.#suspensions.delete(event.suspensionKey);
         return;
       }
+      case 'interruption.start':
+      case 'continuation.start':
+      case 'interruption.lost':
+        this.#interruption(event, at);
+        return;
+      case 'task.end':
+      case 'interruption.end':
+      case 'continuation.end':
+        this.#end(event.key, at, event.attributes, undefined, extra?.receiptHash);
+        return;
+      case 'suspension.end':
+      case 'resume.end':
+        this.#end(event.key, at, event.attributes, event.error, extra?.receiptHash);
+        return;
+      default: {
+        const never: never = event;
+        this.#problem(
+          'unknown-type',
+          `tracing: unknown span event ${JSON.stringify((never as { type?: unknown }).type)}`,
+        );
+      }
+    }
+  }
+
+  /** The spans of an interruption (docs/design.md §14.9): Interruption, Continuation, LostInterruption. */
+  #interruption(
+    event: Extract<SpanEvent, { type: 'interruption.start' | 'continuation.start' | 'interruption.lost' }>,
+    at: HrTime,
+  ): void {
+    switch (event.type) {
       case 'interruption.lost': {
         const attributes: SpanAttributes = {
           ...event.attributes,
@@ -229,23 +263,32 @@ export class SpanBridge implements SpanSink {
         this.#end(event.key, at, {}, undefined, undefined);
         return;
       }
-      case 'task.end':
-      case 'suspension.end':
-      case 'resume.end':
-        this.#end(
+      case 'interruption.start':
+        this.#start(
           event.key,
+          SPAN_NAMES.INTERRUPTION,
+          event.span,
           at,
-          event.attributes,
-          event.type === 'task.end' ? undefined : event.error,
-          extra?.receiptHash,
+          { ...event.attributes, [ATTR_TASK_ID]: event.taskId },
+          { parent: event.parent },
         );
         return;
+      case 'continuation.start': {
+        const attributes: SpanAttributes = {
+          ...event.attributes,
+          [ATTR_TASK_ID]: event.taskId,
+          [ATTR_LINK_INTERRUPTION_TRACE_ID]: event.link.traceId,
+          [ATTR_LINK_INTERRUPTION_SPAN_ID]: event.link.spanId,
+        };
+        const links: Link[] = [
+          { context: remoteContext(event.link), attributes: { [ATTR_LINK_KIND]: LINK_KINDS.INTERRUPTION } },
+        ];
+        this.#start(event.key, SPAN_NAMES.CONTINUATION, event.span, at, attributes, { parent: null, links });
+        return;
+      }
       default: {
         const never: never = event;
-        this.#problem(
-          'unknown-type',
-          `tracing: unknown span event ${JSON.stringify((never as { type?: unknown }).type)}`,
-        );
+        return never;
       }
     }
   }

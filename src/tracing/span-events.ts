@@ -66,6 +66,36 @@ export type SpanEvent =
       attributes: SpanAttributes;
     }
   /**
+   * The task was seen interrupted (INPUT_REQUIRED, AUTH_REQUIRED; docs/design.md §14.9): the
+   * Interruption span, a child of the task span (`parent`) when the task was known, else a root.
+   * It ends at the same entry, `receiptHash` naming its InterruptionReceipt.
+   */
+  | {
+      type: 'interruption.start';
+      key: string;
+      taskId: string;
+      at: string;
+      span: SpanRef;
+      parent: SpanRef | null;
+      attributes: SpanAttributes;
+    }
+  | { type: 'interruption.end'; key: string; at: string; attributes: SpanAttributes }
+  /**
+   * How an interruption ended (a continuation): a new root linked to its Interruption span, from
+   * the entry that continued it (the answer, the CancelTask) to the one that proved it.
+   */
+  | {
+      type: 'continuation.start';
+      key: string;
+      interruptionKey: string;
+      taskId: string;
+      at: string;
+      span: SpanRef;
+      link: SpanRef;
+      attributes: SpanAttributes;
+    }
+  | { type: 'continuation.end'; key: string; at: string; attributes: SpanAttributes }
+  /**
    * An interruption (INPUT_REQUIRED, AUTH_REQUIRED) that can no longer be continued as observed:
    * an ERROR span linked to the span of the interruption's receipt (docs/design.md §7, §14.9).
    */

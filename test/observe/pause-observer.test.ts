@@ -863,6 +863,8 @@ describe('PauseObserver: spans', () => {
       'a2a.principal': 'jwt:sub=bob',
       'a2a.recording.entry_seq': 6,
       'a2a_replay.rule': 'pending/proven',
+      // The state the answer showed (docs/design.md §7, semantic conventions).
+      'a2a.task.state': 'TASK_STATE_PAUSED',
     });
   });
 

@@ -52,7 +52,14 @@ export const INTERRUPTED_RULES: RuleTable<InterruptedCase> = {
       (c) => c.fact.taskId === c.i.taskId,
       (c) => {
         const f = c.fact;
-        c.i.answer = { xid: f.xid, seq: f.entry.seq, principal: f.principal, parts: f.parts, binding: f.binding };
+        c.i.answer = {
+          xid: f.xid,
+          seq: f.entry.seq,
+          at: f.entry.at,
+          principal: f.principal,
+          parts: f.parts,
+          binding: f.binding,
+        };
       },
     ),
     rule<InterruptedCase, 'MessageSent'>(

@@ -1,0 +1,49 @@
+/**
+ * @module observe/entry-methods
+ * The A2A method of each entry's exchange, for the `a2a.method.name` of the spans an entry opens
+ * (docs/design.md §7): read from the exchange's request in its binding (`observe/call-view`), and
+ * remembered by exchange id until its `end` or `error`, within a bounded memory (§14.6).
+ */
+import { BoundedMap } from '../bounded-map.js';
+import { CONTROL_METHODS } from '../protocol/methods.js';
+import { isKnownMethod } from '../protocol/params.js';
+import type { RecordingEntry } from '../recording/format.js';
+import { readRequest } from './call-view.js';
+
+/** Exchanges whose method is remembered: as many as the fact reader remembers finished ones. */
+const METHOD_MEMORY = 4096;
+
+export class EntryMethods {
+  readonly #byXid = new BoundedMap<string, string>(METHOD_MEMORY);
+
+  /**
+   * The A2A method of `entry`'s exchange (`SendMessage`, `ResumeTask`, ...), undefined when the
+   * exchange is no A2A call: a control call, an unknown method, a request not read as a call, or
+   * an exchange whose request was never seen. Call once per entry, in `seq` order. Never throws:
+   * an entry that is no recording entry (which the fact reader reports) has no method.
+   */
+  methodOf(entry: RecordingEntry): string | undefined {
+    try {
+      return this.#methodOf(entry);
+    } catch {
+      return undefined;
+    }
+  }
+
+  #methodOf(entry: RecordingEntry): string | undefined {
+    if (entry.kind === 'request') {
+      const view = readRequest(entry);
+      const method = view.kind === 'call' && isA2aMethod(view.method) ? view.method : undefined;
+      if (method === undefined) this.#byXid.delete(entry.xid);
+      else this.#byXid.set(entry.xid, method);
+      return method;
+    }
+    const method = this.#byXid.get(entry.xid);
+    if (entry.kind === 'end' || entry.kind === 'error') this.#byXid.delete(entry.xid);
+    return method;
+  }
+}
+
+function isA2aMethod(method: string): boolean {
+  return isKnownMethod(method) && !(CONTROL_METHODS as readonly string[]).includes(method);
+}
