@@ -71,7 +71,12 @@ async function main(): Promise<void> {
     const dir = `${ROOT}golden/${scenario.name}`;
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
-    const peer = await startServer(['peer', '--deterministic', ...(scenario.legacy ? ['--legacy-pause'] : [])]);
+    const peer = await startServer([
+      'peer',
+      '--deterministic',
+      ...(scenario.legacy ? ['--legacy-pause'] : []),
+      ...(scenario.bypassAskAfterMs === undefined ? [] : ['--bypass-ask-after', String(scenario.bypassAskAfterMs)]),
+    ]);
     const recorder = await startServer([
       'record',
       '--upstream',
@@ -112,6 +117,8 @@ interface ReceiptSummaryFields {
   cause?: string;
   outcome?: string;
   errorCode?: number | null;
+  state?: string;
+  principal?: string | null;
 }
 
 function summarize(line: ReceiptSummaryFields): string | undefined {
@@ -123,6 +130,9 @@ function summarize(line: ReceiptSummaryFields): string | undefined {
     const code = typeof line.errorCode === 'number' ? ` ${line.errorCode}` : '';
     return `Resumption(${line.cause ?? ''} → ${line.outcome ?? ''}${code})`;
   }
+  if (line.type === 'InterruptionReceipt') return `Interruption(${(line.state ?? '').replace('TASK_STATE_', '')})`;
+  if (line.type === 'ContinuationReceipt')
+    return `Continuation(${line.cause ?? ''}, ${line.principal ?? 'no principal'})`;
   return undefined;
 }
 

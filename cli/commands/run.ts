@@ -108,6 +108,8 @@ function peerFactory(
       seed: options.seed === undefined ? (recorded?.seed ?? 0) : integerOption(options.seed, 'seed', 0),
       stepMs: options.stepMs === undefined ? (recorded?.stepMs ?? 1000) : integerOption(options.stepMs, 'step-ms', 1),
       legacyPause: options.legacyPause ?? recorded?.legacyPause ?? false,
+      // A recording of the variant that walks past an ask: gate replays on that variant.
+      ...(recorded?.bypassAskAfterMs === undefined ? {} : { bypassAskAfterMs: recorded.bypassAskAfterMs }),
       port: 0,
     });
     return { url: peer.url, close: () => peer.close(), embedded: true };

@@ -8,7 +8,8 @@
  * Harn way instead (`capabilities._meta.harn.pause`).
  *
  * Either way the card also declares the reference-peer extension, whose params are the settings
- * that shape a deterministic session (mode, seed, step length, legacy reporting). A recording that
+ * that shape a deterministic session (mode, seed, step length, legacy reporting, a bypassed gate's
+ * delay when the peer is that variant). A recording that
  * captured this card carries them, so `a2a-replay run` starts its embedded peer the same way.
  */
 import type { JsonObject } from '../canonical/canonical-json.js';
@@ -25,6 +26,11 @@ export interface ReferencePeerSettings {
   seed: number;
   stepMs: number;
   legacyPause: boolean;
+  /**
+   * The `peer --bypass-ask-after` variant's clock ms (docs/design.md §4); absent on a peer that
+   * walks past no gate, so the card of every other peer is what it was.
+   */
+  bypassAskAfterMs?: number;
 }
 
 function settingsExtension(settings: ReferencePeerSettings): JsonObject {
@@ -41,15 +47,24 @@ export function referencePeerSettingsOf(card: unknown): ReferencePeerSettings | 
   if (!isRecord(card) || !isRecord(card.capabilities) || !Array.isArray(card.capabilities.extensions)) return undefined;
   for (const ext of card.capabilities.extensions as unknown[]) {
     if (!isRecord(ext) || ext.uri !== REFERENCE_PEER_EXTENSION_URI || !isRecord(ext.params)) continue;
-    const { deterministic, seed, stepMs, legacyPause } = ext.params;
+    const { deterministic, seed, stepMs, legacyPause, bypassAskAfterMs } = ext.params;
+    const bypass =
+      bypassAskAfterMs === undefined || (Number.isSafeInteger(bypassAskAfterMs) && (bypassAskAfterMs as number) > 0);
     if (
       typeof deterministic === 'boolean' &&
       typeof legacyPause === 'boolean' &&
       Number.isSafeInteger(seed) &&
       Number.isSafeInteger(stepMs) &&
-      (stepMs as number) > 0
+      (stepMs as number) > 0 &&
+      bypass
     ) {
-      return { deterministic, seed: seed as number, stepMs: stepMs as number, legacyPause };
+      return {
+        deterministic,
+        seed: seed as number,
+        stepMs: stepMs as number,
+        legacyPause,
+        ...(bypassAskAfterMs === undefined ? {} : { bypassAskAfterMs: bypassAskAfterMs as number }),
+      };
     }
   }
   return undefined;

@@ -371,6 +371,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   // A counter source draws the ids it drew before the restart again first, so none is issued twice.
   const ids = store ? new CountingIdSource(baseIds, store.restored.ids, baseIds instanceof CounterIdSource) : baseIds;
   const seed = Number(options.seed ?? 0);
+  const bypassAskAfterMs = bypassOf(options.bypassAskAfterMs);
   const peer = { deterministic, seed, stepMs, legacyPause: legacy, maxTasks };
   const transitions = await openTransitions(options.transitionsFile, scheduler, peer, log).catch(
     async (error: unknown) => {
@@ -384,7 +385,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     stepMs,
     legacy,
     maxTasks,
-    bypassAskAfterMs: bypassOf(options.bypassAskAfterMs),
+    bypassAskAfterMs,
     onTransition: transitions ? (fact) => transitions.append(fact) : undefined,
     store,
   });
@@ -439,7 +440,13 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   router.cardJson = JSON.stringify(
     buildAgentCard(
       { jsonRpc: url, rest: restUrl, grpc: grpcUrl },
-      { deterministic, seed, stepMs, legacyPause: legacy },
+      {
+        deterministic,
+        seed,
+        stepMs,
+        legacyPause: legacy,
+        ...(bypassAskAfterMs === undefined ? {} : { bypassAskAfterMs }),
+      },
     ),
   );
   log(`peer: listening on ${url}${deterministic ? ' (deterministic)' : ''}`);

@@ -15,7 +15,10 @@ import { DEFAULT_CHECKPOINT_EVERY, ReceiptChain } from '../receipts/chain.js';
 import { Keyring, ReceiptKey } from '../receipts/keys.js';
 import { RECEIPT_VERSIONS, type ReceiptLogVersion, type RecordingBinding } from '../receipts/types.js';
 import type { RecordingEntry, RecordingHeader } from '../recording/format.js';
-import type { SpanSink } from '../tracing/span-events.js';
+import type { SpanEvent, SpanSink } from '../tracing/span-events.js';
+
+/** An interruption the observer found lost, as its span event says (docs/design.md §14.9). */
+export type LostInterruptionEvent = Extract<SpanEvent, { type: 'interruption.lost' }>;
 
 /** Kid of the stand-in key used when no key was given. */
 export const UNSIGNED_KID = 'unsigned';
@@ -45,6 +48,8 @@ export interface DerivedLog {
   /** Canonical lines, header first, no newlines. */
   lines: string[];
   findings: readonly ObserverFinding[];
+  /** The interruptions found lost in the entries (never continued, bypassed, ...), in order. */
+  lostInterruptions: readonly LostInterruptionEvent[];
 }
 
 /** Feeds `entries` through the observation pipeline and seals the receipts in memory. */
@@ -60,6 +65,13 @@ export async function deriveReceiptLog(options: DeriveOptions): Promise<DerivedL
   });
   const lines = [chain.header.text];
   let sinkError: unknown;
+  const lostInterruptions: LostInterruptionEvent[] = [];
+  const spans: SpanSink = {
+    handle: (event, extra) => {
+      if (event.type === 'interruption.lost') lostInterruptions.push(event);
+      options.spans?.handle(event, extra);
+    },
+  };
   const pipeline = new ObservationPipeline({
     recordingId: options.header.id,
     agentName: agentNameOf(options.header.agentCard),
@@ -92,7 +104,7 @@ export async function deriveReceiptLog(options: DeriveOptions): Promise<DerivedL
         return { hash: sealed.receipt.hash };
       },
     },
-    ...(options.spans ? { spans: options.spans } : {}),
+    spans,
     onSinkError: (error, sink) => {
       if (sink === 'receipts') sinkError ??= error;
     },
@@ -106,7 +118,7 @@ export async function deriveReceiptLog(options: DeriveOptions): Promise<DerivedL
   }
   const closing = chain.close(options.recording ?? null);
   if (closing) lines.push(closing.text);
-  return { lines, findings: pipeline.findings };
+  return { lines, findings: pipeline.findings, lostInterruptions };
 }
 
 /** The format version of a log from its header line (undefined when it has none that says). */

@@ -7,8 +7,10 @@
  *   the j-th resumption receipt naming such a suspension (see {@link receiptIdentities}), so one
  *   extra or missing receipt is reported as exactly that, and the others still pair. A paired
  *   receipt is named by its golden place (`receipts[i]`); one only a side has is reported whole,
- *   its identity in the path (`receipts[3] (task-1 suspension 2)`). Checkpoints pair by position
- *   (`checkpoints[i]`), the header is `header`.
+ *   its identity in the path (`receipts[3] (task-1 suspension 2)`). Interruptions and their
+ *   continuations (a log of version 5) pair the same way (`task-1 interruption 1 continuation 1`)
+ *   and also name their line (`receipts[2] (task-1 interruption 1, line 4)`). Checkpoints pair by
+ *   position (`checkpoints[i]`), the header is `header`.
  * - Default mode ignores {@link VOLATILE_FIELDS} — values the peer's clock decides, and the chain
  *   hashes and signatures that shift whenever one of them shifts — and counts how often each was
  *   ignored, so the report can list them. Without a key (`signed: false`), key ids are volatile too.
@@ -20,7 +22,17 @@ import { IdMap } from './substitution.js';
 
 /** Fields ignored by default, per line type. */
 export const VOLATILE_FIELDS = {
-  receipt: ['sig', 'seq', 'prev', 'suspension', 'pausedAt', 'pausedUntil', 'resumedAt'],
+  receipt: [
+    'sig',
+    'seq',
+    'prev',
+    'suspension',
+    'interruption',
+    'pausedAt',
+    'pausedUntil',
+    'resumedAt',
+    'interruptedAt',
+  ],
   // A checkpoint note commits to the lines before it, so it shifts with them (docs/design.md §6).
   checkpoint: ['root', 'sig', 'note'],
   header: ['createdAt', 'tool'],
@@ -34,7 +46,7 @@ export const VOLATILE_FIELDS = {
  */
 export const OTHER_SESSION_FIELDS = {
   header: ['recording'],
-  receipt: ['observedAt', 'entries', 'span', 'links'],
+  receipt: ['observedAt', 'entries', 'span', 'links', 'interruptionSpan'],
   checkpoint: ['recording'],
 } as const;
 
@@ -87,6 +99,8 @@ type Obj = { [key: string]: JsonValue };
 export interface NamedLine {
   name: string;
   kind: 'header' | 'receipt' | 'checkpoint';
+  /** Its line number in the file (1-based, blank lines counted). */
+  line: number;
   text: string;
   value: Obj;
 }
@@ -100,22 +114,42 @@ export function nameReceiptLines(lines: readonly string[]): NamedLine[] {
   const out: NamedLine[] = [];
   let receipts = 0;
   let checkpoints = 0;
-  for (const text of lines) {
-    if (text.trim() === '') continue;
+  lines.forEach((text, i) => {
+    if (text.trim() === '') return;
     const parsed: unknown = JSON.parse(text);
     const value: Obj = isObj(parsed) ? parsed : { value: parsed as JsonValue };
-    if (value.type === 'ReceiptLog') out.push({ name: 'header', kind: 'header', text, value });
+    const line = i + 1;
+    if (value.type === 'ReceiptLog') out.push({ name: 'header', kind: 'header', line, text, value });
     else if (value.type === 'Checkpoint')
-      out.push({ name: `checkpoints[${checkpoints++}]`, kind: 'checkpoint', text, value });
-    else out.push({ name: `receipts[${receipts++}]`, kind: 'receipt', text, value });
-  }
+      out.push({ name: `checkpoints[${checkpoints++}]`, kind: 'checkpoint', line, text, value });
+    else out.push({ name: `receipts[${receipts++}]`, kind: 'receipt', line, text, value });
+  });
   return out;
 }
+
+/** The receipt types of interruptions (docs/design.md §14.9), which a log of version 5 or later holds. */
+const INTERRUPTION_TYPES: ReadonlySet<string> = new Set(['InterruptionReceipt', 'ContinuationReceipt']);
+
+/** The receipt types that open something a later receipt closes, and what the identity calls it. */
+const OPENINGS: Readonly<Record<string, string>> = {
+  SuspensionReceipt: 'suspension',
+  InterruptionReceipt: 'interruption',
+};
+
+/** The receipt types that close (or attempt) an opening: the member naming it and what they are called. */
+const CLOSINGS: Readonly<Record<string, { names: string; opening: string; called: string }>> = {
+  ContinuationReceipt: { names: 'interruption', opening: 'interruption', called: 'continuation' },
+};
+
+/** Any other receipt type (a resumption, or a hand-edited line) is read as a resumption. */
+const RESUMPTION = { names: 'suspension', opening: 'suspension', called: 'resumption' };
 
 /**
  * What a receipt is, independent of its place in the log: `TASK suspension K` for the K-th
  * SuspensionReceipt of a task, `TASK suspension K resumption J` for the J-th resumption receipt
- * naming it (a rejected attempt or the end), so a changed outcome still pairs and is named.
+ * naming it (a rejected attempt or the end), so a changed outcome still pairs and is named; in the
+ * same way `TASK interruption K` for the K-th InterruptionReceipt of a task and `TASK interruption
+ * K continuation J` for the ContinuationReceipt naming it (docs/design.md §14.9).
  */
 export function receiptIdentities(lines: readonly NamedLine[], byTaskOrder = false): Map<NamedLine, string> {
   const out = new Map<NamedLine, string>();
@@ -131,23 +165,26 @@ export function receiptIdentities(lines: readonly NamedLine[], byTaskOrder = fal
       task = ordinals.get(id) ?? `task ${ordinals.size + 1}`;
       ordinals.set(id, task);
     }
-    if (line.value.type === 'SuspensionReceipt') {
-      const k = (perTask.get(task) ?? 0) + 1;
-      perTask.set(task, k);
-      const identity = `${task} suspension ${k}`;
+    const type = typeof line.value.type === 'string' ? line.value.type : '';
+    const opening = OPENINGS[type];
+    if (opening !== undefined) {
+      const k = (perTask.get(`${opening} ${task}`) ?? 0) + 1;
+      perTask.set(`${opening} ${task}`, k);
+      const identity = `${task} ${opening} ${k}`;
       byHash.set(sha256Prefixed(line.text), identity);
       out.set(line, identity);
       continue;
     }
-    const named = line.value.suspension;
-    // A hand-edited line no longer hashes as it did: then the task's latest suspension is meant.
-    const latest = perTask.get(task);
+    const closing = CLOSINGS[type] ?? RESUMPTION;
+    const named = line.value[closing.names];
+    // A hand-edited line no longer hashes as it did: then the task's latest opening is meant.
+    const latest = perTask.get(`${closing.opening} ${task}`);
     const base =
       (typeof named === 'string' ? byHash.get(named) : undefined) ??
-      `${task} suspension ${latest === undefined ? '?' : latest}`;
-    const n = (attempts.get(base) ?? 0) + 1;
-    attempts.set(base, n);
-    out.set(line, `${base} resumption ${n}`);
+      `${task} ${closing.opening} ${latest === undefined ? '?' : latest}`;
+    const n = (attempts.get(`${closing.called} ${base}`) ?? 0) + 1;
+    attempts.set(`${closing.called} ${base}`, n);
+    out.set(line, `${base} ${closing.called} ${n}`);
   }
   return out;
 }
@@ -226,6 +263,17 @@ interface LinePair {
   al: NamedLine | undefined;
 }
 
+/**
+ * The name of a receipt pair: its golden place (`receipts[i]`), or, for one only a side has, its
+ * place and identity. An interruption or continuation (docs/design.md §14.9) also names its line
+ * in the golden file, or in the replayed log when the golden has none
+ * (`receipts[2] (task-1 interruption 1, line 4)`), so a reader finds the gate in either file.
+ */
+function pairName(line: NamedLine, identity: string, paired: boolean, golden: boolean): string {
+  if (!INTERRUPTION_TYPES.has(line.value.type as string)) return paired ? line.name : `${line.name} (${identity})`;
+  return `${line.name} (${identity}, ${golden ? '' : 'replayed '}line ${line.line})`;
+}
+
 /** Golden and replayed lines side by side: receipts by identity, the rest by name (position). */
 function pairLines(g: readonly NamedLine[], a: readonly NamedLine[], byTaskOrder: boolean): LinePair[] {
   const gIds = receiptIdentities(g, byTaskOrder);
@@ -246,14 +294,15 @@ function pairLines(g: readonly NamedLine[], a: readonly NamedLine[], byTaskOrder
     const al = actualById.get(id);
     if (al && !used.has(al)) {
       used.add(al);
-      pairs.push({ name: gl.name, gl, al });
+      pairs.push({ name: pairName(gl, id, true, true), gl, al });
     } else {
-      pairs.push({ name: `${gl.name} (${id})`, gl, al: undefined });
+      pairs.push({ name: pairName(gl, id, false, true), gl, al: undefined });
     }
   }
   for (const al of a) {
     if (used.has(al)) continue;
-    pairs.push({ name: al.kind === 'receipt' ? `${al.name} (${aIds.get(al) as string})` : al.name, gl: undefined, al });
+    const name = al.kind === 'receipt' ? pairName(al, aIds.get(al) as string, false, false) : al.name;
+    pairs.push({ name, gl: undefined, al });
   }
   return pairs;
 }

@@ -3,12 +3,16 @@
  * The likely cause of a drift, said first (docs/design.md §8): a short classification with its
  * evidence, drawn from the agent cards (recorded and live) and from what the live peer answered —
  * the pause extension missing, no `/control` channel, JSON-RPC served at another path, the
- * version header or the credentials refused. Pure: cards and entries in, sentences out.
+ * version header or the credentials refused — and from the interruptions the replay found lost
+ * where the golden log shows them continued: a gate the live peer walked past. Pure: cards,
+ * entries and receipt lines in, sentences out.
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { referencePeerSettingsOf } from '../peer/agent-card.js';
 import { PAUSE_EXTENSION_URI } from '../protocol/types.js';
 import type { RecordingEntry } from '../recording/format.js';
+import { ATTR_RECORDING_ENTRY_SEQ, ATTR_TASK_STATE } from '../tracing/attributes.js';
+import type { LostInterruptionEvent } from './derive-receipts.js';
 
 const PAUSE_METHODS = new Set(['PauseTask', 'ResumeTask', 'AwaitTaskResumption']);
 
@@ -68,11 +72,11 @@ export function cardCauses(recorded: JsonValue | undefined, live: JsonValue | un
   const before = referencePeerSettingsOf(r);
   const after = referencePeerSettingsOf(l);
   if (before && after) {
-    const changed = (['legacyPause', 'deterministic', 'seed', 'stepMs'] as const).filter(
+    const changed = (['legacyPause', 'deterministic', 'seed', 'stepMs', 'bypassAskAfterMs'] as const).filter(
       (k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]),
     );
     const describe = (k: (typeof changed)[number]): string =>
-      `${k} recorded ${JSON.stringify(before[k])}, live ${JSON.stringify(after[k])}`;
+      `${k} recorded ${JSON.stringify(before[k]) ?? 'none'}, live ${JSON.stringify(after[k]) ?? 'none'}`;
     if (changed.length > 0) causes.push(`peer settings: ${changed.map(describe).join('; ')}`);
   }
   return causes;
@@ -135,4 +139,48 @@ export function trafficCauses(replayed: readonly RecordingEntry[], recorded: rea
     causes.set(found.key, found.cause);
   }
   return [...causes.values()];
+}
+
+/** The golden log's ContinuationReceipts by task: the 1-based line of the first one of each. */
+function continuedTasks(golden: readonly string[]): Map<string, number> {
+  const lines = new Map<string, number>();
+  golden.forEach((text, i) => {
+    if (!text.includes('"type":"ContinuationReceipt"')) return;
+    try {
+      const value = obj(JSON.parse(text) as JsonValue);
+      if (value?.type === 'ContinuationReceipt' && typeof value.taskId === 'string' && !lines.has(value.taskId))
+        lines.set(value.taskId, i + 1);
+    } catch {
+      // a line that does not parse names no task
+    }
+  });
+  return lines;
+}
+
+/**
+ * Causes read from the interruptions (docs/design.md §14.9): a gate the replay found walked past
+ * (lost `bypassed`: the live peer moved the task on from INPUT_REQUIRED with no client message
+ * naming it) where the golden log (`goldenFile`, its `golden` lines) shows the task's interruption
+ * continued. Task ids are the recording's on both sides (replayed entries are mapped back).
+ */
+export function interruptionCauses(
+  golden: readonly string[],
+  lost: readonly LostInterruptionEvent[],
+  goldenFile: string,
+): string[] {
+  const continued = continuedTasks(golden);
+  const causes: string[] = [];
+  for (const event of lost) {
+    if (event.reason !== 'bypassed') continue;
+    const line = continued.get(event.taskId);
+    if (line === undefined) continue;
+    const state = event.attributes[ATTR_TASK_STATE] ?? 'TASK_STATE_INPUT_REQUIRED';
+    const seq = event.attributes[ATTR_RECORDING_ENTRY_SEQ];
+    causes.push(
+      `gate bypassed: the live peer moved task ${event.taskId} on from ${String(state)} with no client message ` +
+        `naming it${seq === undefined ? '' : ` (seq ${String(seq)})`}: the gate was passed without a continuation, ` +
+        `where the recording's answer continued it (${goldenFile}:${line})`,
+    );
+  }
+  return causes;
 }

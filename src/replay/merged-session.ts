@@ -167,7 +167,9 @@ export function diffMergedReceipts(golden: readonly GoldenLog[], derived: readon
  * list is its line number in the file.
  */
 function namedAll(lines: readonly string[]): NamedLine[] {
-  return lines.map((text) =>
-    text.trim() === '' ? { name: '', kind: 'header', text, value: {} } : (nameReceiptLines([text])[0] as NamedLine),
+  return lines.map((text, i) =>
+    text.trim() === ''
+      ? { name: '', kind: 'header', line: i + 1, text, value: {} }
+      : { ...(nameReceiptLines([text])[0] as NamedLine), line: i + 1 },
   );
 }

@@ -30,7 +30,7 @@ import { checkpointIntervalOf, deriveReceiptLog, logVersionOf, unsignedKeyring }
 import type { NoiseRules } from './content.js';
 import { diffReceiptLogs } from './diff.js';
 import { type DriveResult, driveRecording } from './driver.js';
-import { cardCauses, trafficCauses } from './likely-cause.js';
+import { cardCauses, interruptionCauses, trafficCauses } from './likely-cause.js';
 import { recordedAgentCard } from './recorded-peer.js';
 import type { RecordingResult } from './result.js';
 
@@ -310,6 +310,7 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
       recording: await readRecordingBinding(file),
     });
     result.notes.push(...driveNotes(drive, signed));
+    result.causes.push(...interruptionCauses(goldenLines ?? [], derived.lostInterruptions, golden));
     if (options.update) {
       let lines = derived.lines;
       if (result.drift.length > 0) {

@@ -46,6 +46,25 @@ describe('a2a-replay diff', () => {
     expect(strict.stdout).toContain('receipts[0].pausedAt');
   });
 
+  it('names a continuation answered by someone else by its identity and golden line, and exits 1', async () => {
+    const golden = join(ROOT, 'golden', 'input-asked-answered', 'recording.receipts.jsonl');
+    const other = join(dir, 'other-answer.receipts.jsonl');
+    const text = await readFile(golden, 'utf8');
+    expect(text).toContain('"principal":"jwt:sub=approver"');
+    await writeFile(other, text.replace('"principal":"jwt:sub=approver"', '"principal":"jwt:sub=mallory"'));
+    const r = await runCli(['diff', golden, other]);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const named = r.stdout.split('\n').find((l) => l.includes('.principal:'));
+    expect(named).toMatch(/^ {2}receipts\[1\] \(task-\S+ interruption 1 continuation 1, line 3\)\.principal: /);
+    expect(named).toMatch(/: expected "jwt:sub=approver", actual "jwt:sub=mallory"$/);
+    // The interruption's hash and its peer-clock time are volatile; the rest of the log is the same.
+    const shifted = join(dir, 'shifted-ask.receipts.jsonl');
+    await writeFile(shifted, text.replace(/"interruptedAt":"[^"]+"/, '"interruptedAt":"2030-01-01T00:00:00.000Z"'));
+    const loose = await runCli(['diff', golden, shifted]);
+    expect(loose.code, loose.stdout).toBe(0);
+    expect(loose.stdout).toContain('ignored interruptedAt (1)');
+  });
+
   it('exits 2 naming a missing or malformed log', async () => {
     const missing = await runCli(['diff', GOLDEN, join(dir, 'nope.receipts.jsonl')]);
     expect(missing.code).toBe(2);

@@ -8,17 +8,21 @@
  * server with a pause wrapper at `/a2a/jsonrpc` (test/fixtures/sdk-pause-peer.ts). Scenarios: a
  * self-park woken by its event, a caller pause with a refused and an accepted resume by named
  * principals, a pause ended by CancelTask, and a self-park woken by an external event naming the
- * task. 4 client styles × 3 peers × 4 scenarios = 48 cases.
+ * task. 4 client styles × 3 peers × 4 scenarios = 48 cases. One more row, for interruptions
+ * (docs/design.md §14.9): a stock `@a2a-js/sdk` server whose executor asks for input with its native
+ * INPUT_REQUIRED (test/fixtures/sdk-input-peer.ts), answered by the stock SDK client: the
+ * InterruptionReceipt and ContinuationReceipt agree with what the agent says it did.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Task } from '@a2a-js/sdk';
+import { Part, type Task } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { type JsonValue, canonicalJson, hashCanonical } from '../../src/canonical/canonical-json.js';
 import { SseParser } from '../../src/intercept/sse-parser.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { type SdkInputAct, startSdkInputPeer } from '../fixtures/sdk-input-peer.js';
 import { sdkUserMessage, startSdkPausePeer } from '../fixtures/sdk-pause-peer.js';
 import { runCli } from '../helpers/cli.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
@@ -327,4 +331,69 @@ describe('receipts, lost and audit agree with the peer ground truth', () => {
       });
     }
   }
+});
+
+/** The agent's acts as rows: an ask (its state, its prompt's hash), a continuation (by a message, its parts' hash). */
+function actRows(acts: readonly SdkInputAct[]): Row[] {
+  // The parts as the SDK puts them on the wire, which is what the recorder hashes.
+  const hash = (parts: readonly Part[]): string => hashCanonical(parts.map((p) => Part.toJSON(p) as JsonValue));
+  return acts.map((a): Row =>
+    a.act === 'asked'
+      ? [a.taskId, 'interrupted', a.state, hash(a.prompt)]
+      : [a.taskId, 'continued', 'message', hash(a.input)],
+  );
+}
+
+/** The interruption receipts as the same rows. */
+function interruptionRows(receipts: Json[]): Row[] {
+  return receipts.flatMap((r): Row[] => {
+    if (r.type === 'InterruptionReceipt')
+      return [[r.taskId as string, 'interrupted', r.state as string, r.promptHash as string | null]];
+    if (r.type === 'ContinuationReceipt')
+      return [[r.taskId as string, 'continued', r.cause as string, r.inputHash as string | null]];
+    return [];
+  });
+}
+
+describe('interruption receipts agree with what an SDK agent asking for input did', () => {
+  it('sdk client × sdk server asking for input (INPUT_REQUIRED answered on the task)', async () => {
+    const peer = await startSdkInputPeer();
+    const out = join(dir, 'sdk-input.jsonl');
+    const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile]);
+    const send = (text: string, messageId: string, task?: Task) => ({
+      tenant: '',
+      message: { ...sdkUserMessage(text, messageId, task?.id ?? ''), contextId: task?.contextId ?? '' },
+      configuration: undefined,
+      metadata: undefined,
+    });
+    let asked: Task;
+    let answered: Task;
+    try {
+      const client = await new ClientFactory().createFromUrl(recorder.url);
+      asked = (await client.sendMessage(send('deploy to production', 'sdk-input-1'))) as Task;
+      answered = (await client.sendMessage(send('yes', 'sdk-input-2', asked))) as Task;
+    } finally {
+      expect(await stopProcess(recorder)).toBe(0);
+      await peer.close();
+    }
+    expect(answered.id).toBe(asked.id);
+
+    const expected = actRows(peer.acts);
+    expect(expected.map((r) => [r[0], r[1]])).toEqual([
+      [asked.id, 'interrupted'],
+      [asked.id, 'continued'],
+    ]);
+    const log = out.replace(/\.jsonl$/, '.receipts.jsonl');
+    const receipts = await jsonl(log);
+    expect(interruptionRows(receipts)).toEqual(expected);
+    expect(receipts.filter((r) => r.type === 'SuspensionReceipt' || r.type === 'ResumptionReceipt')).toEqual([]);
+
+    const lost = await runCli(['lost', out, '--json']);
+    expect(lost.code, lost.stdout + lost.stderr).toBe(0);
+    expect((JSON.parse(lost.stdout) as { lostInterruptions: unknown[] }).lostInterruptions).toEqual([]);
+    const audit = await runCli(['audit', log, '--key', keyFile, '--kind', 'interruption', '--json']);
+    expect(audit.code, audit.stderr).toBe(0);
+    const rows = JSON.parse(audit.stdout) as { taskId: string; outcome: string; cause: string }[];
+    expect(rows.map((r) => [r.taskId, r.outcome, r.cause])).toEqual([[asked.id, 'continued', 'message']]);
+  });
 });

@@ -82,6 +82,22 @@ describe('the golden corpus', () => {
     expect(lost).toEqual(['grpc-lost-pause', 'lost-pause', 'rest-lost-pause']);
   });
 
+  it('finds the lost interruption of each scenario that leaves its gate open, with its reason', async () => {
+    const lost: string[] = [];
+    for (const name of scenarioDirs) {
+      const r = await runCli(['lost', join(GOLDEN, name, 'recording.jsonl'), '--json']);
+      const found = JSON.parse(r.stdout) as { lostInterruptions: { reason: string; state: string }[] };
+      for (const l of found.lostInterruptions) lost.push(`${name}: ${l.reason} ${l.state}`);
+    }
+    expect(lost).toEqual([
+      'input-answered-as-new-task: continued_as_new_task TASK_STATE_INPUT_REQUIRED',
+      'input-gate-bypassed: bypassed TASK_STATE_INPUT_REQUIRED',
+      'input-never-answered: never_continued TASK_STATE_INPUT_REQUIRED',
+      // Its INPUT_REQUIRED task is there to refuse a pause; nothing answers it.
+      'pause-refused-terminal-and-input-required: never_continued TASK_STATE_INPUT_REQUIRED',
+    ]);
+  });
+
   it('keeps every trace file as OTLP JSON with the spans of its scenario', async () => {
     for (const name of scenarioDirs) {
       const trace = JSON.parse(await readFile(join(TRACES, `${name}.otlp.json`), 'utf8')) as {
@@ -122,11 +138,17 @@ describe('mutated golden files', () => {
     await copyFile(join(GOLDEN, name, 'recording.jsonl'), join(dir, 'recording.jsonl'));
     const lines = await logLines(join(GOLDEN, name, 'recording.receipts.jsonl'));
     const receiptIndex = lines.filter((l) => l.type === 'SuspensionReceipt' || l.type === 'ResumptionReceipt');
+    const interruption = lines.findIndex((l) => l.type === 'InterruptionReceipt');
     let path: string;
     if (receiptIndex.length > 0) {
       const target = receiptIndex[0] as LogLine;
       target.reason = 'reason-mutated';
       path = 'receipts[0].reason';
+    } else if (interruption > 0) {
+      // An interruption is named by its identity and its line in the golden file.
+      const target = lines[interruption] as LogLine;
+      target.promptHash = `sha256:${'0'.repeat(64)}`;
+      path = `receipts[0] (${String(target.taskId)} interruption 1, line ${interruption + 1}).promptHash`;
     } else {
       (lines[0] as LogLine).recording = 'recording-mutated';
       path = 'header.recording';

@@ -3,7 +3,8 @@
  * upstream's agent card in the recording header) is replayed against peer variants in front of
  * a real reference peer: one that answers -32601 to the pause methods, one without a `/control`
  * channel, and the `@a2a-js/sdk` peer serving JSON-RPC at another path. The report's first line
- * after the verdict names the cause, in text and in `--json`.
+ * after the verdict names the cause, in text and in `--json`. A golden interruption scenario
+ * replayed against the peer variant that walks past its gate names the bypass.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
@@ -13,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { startSdkPausePeer } from '../fixtures/sdk-pause-peer.js';
-import { runCli } from '../helpers/cli.js';
+import { ROOT, builtCli, runCli } from '../helpers/cli.js';
 import { type PeerVariant, answerJson, startPeerVariant } from '../helpers/peer-variant.js';
 import { type CliServer, callerPauseSession, startCliServer } from '../replay/session.js';
 
@@ -138,4 +139,29 @@ it('never names as the cause an answer the recording shows too', async () => {
   const summary = JSON.parse(r.stdout) as { results: { causes: string[]; drift: unknown[] }[] };
   expect(summary.results[0]?.drift.length).toBeGreaterThan(0);
   expect(summary.results[0]?.causes.join('\n')).not.toContain('version refused');
+});
+
+/** The likely cause of a gate walked past, where the golden log (its line 3) shows the answer continued it. */
+const BYPASS_CAUSE = new RegExp(
+  '^ {2}likely cause: gate bypassed: the live peer moved task task-\\S+ on from TASK_STATE_INPUT_REQUIRED ' +
+    'with no client message naming it \\(seq \\d+\\): the gate was passed without a continuation, where the ' +
+    "recording's answer continued it \\(\\S+input-asked-answered/recording\\.receipts\\.jsonl:3\\)$",
+);
+
+describe('run names a gate the live peer walked past', () => {
+  it('replays input-asked-answered on a peer bypassing ask: gates to drift, passed without continuation', async () => {
+    const golden = join(ROOT, 'golden', 'input-asked-answered');
+    const cli = `"${process.execPath}" "${builtCli()}"`;
+    const bypassing = `${cli} peer --deterministic --bypass-ask-after 60000 --port $PORT`;
+    const r = await runCli(['run', join(golden, 'recording.jsonl'), '--peer-cmd', bypassing]);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const causes = r.stdout.split('\n').filter((l) => l.startsWith('  likely cause: '));
+    expect(causes).toContain('  likely cause: peer settings: bypassAskAfterMs recorded none, live 60000');
+    expect(
+      causes.some((l) => BYPASS_CAUSE.test(l)),
+      causes.join('\n'),
+    ).toBe(true);
+    // The continuation the recording's answer made is missing from the replay, named by its golden line.
+    expect(r.stdout).toMatch(/receipts\[1\] \(task-\S+ interruption 1 continuation 1, line 3\): expected \{/);
+  });
 });

@@ -184,3 +184,119 @@ it('compares a version-2 golden and a version-3 log of the same receipts as equa
   });
   expect(diffReceiptLogs(open, v3).differences.map((d) => d.path)).toEqual(['checkpoints[0].final']);
 });
+
+describe('diffReceiptLogs of interruptions (format 5)', () => {
+  const v5 = { ...header, version: 5, series: null };
+  const hashOf = (line: object): string => sha256Prefixed(canonicalJson(line));
+  const span = { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) };
+  const asked = (seq: number, promptHash: string) => ({
+    type: 'InterruptionReceipt',
+    seq,
+    prev: 'sha256:aa',
+    taskId: 't1',
+    contextId: 'c1',
+    state: 'TASK_STATE_INPUT_REQUIRED',
+    promptHash,
+    interruptedAt: '2026-01-01T00:00:01.000Z',
+    observedAt: '2026-01-01T00:00:01.000Z',
+    entries: [seq],
+    span,
+    binding: 'JSONRPC',
+    repaired: [],
+    sig: { alg: 'hmac-sha256', kid: 'k1', value: 'III' },
+  });
+  const answered = (seq: number, of: object, inputHash: string) => ({
+    type: 'ContinuationReceipt',
+    seq,
+    prev: 'sha256:bb',
+    interruption: hashOf(of),
+    taskId: 't1',
+    cause: 'message',
+    principal: 'jwt:sub=alice',
+    inputHash,
+    observedAt: '2026-01-01T00:00:02.000Z',
+    entries: [seq],
+    span,
+    interruptionSpan: span,
+    binding: 'JSONRPC',
+    repaired: [],
+    sig: { alg: 'hmac-sha256', kid: 'k1', value: 'CCC' },
+  });
+  const first = asked(1, 'sha256:p1');
+  const second = asked(3, 'sha256:p2');
+  const golden = log(v5, first, answered(2, first, 'sha256:i1'), second, answered(4, second, 'sha256:i2'));
+
+  it('ignores the peer-clock interruptedAt and the hash of the interruption a continuation names', () => {
+    const later = { ...first, interruptedAt: '2026-09-09T00:00:00.000Z' };
+    const actual = log(v5, later, answered(2, later, 'sha256:i1'), second, answered(4, second, 'sha256:i2'));
+    const diff = diffReceiptLogs(golden, actual);
+    expect(diff.differences).toEqual([]);
+    expect(diff.ignored).toEqual([
+      { field: 'interruptedAt', count: 1 },
+      { field: 'interruption', count: 1 },
+    ]);
+  });
+
+  it('names the interruption and its golden line when its state, prompt hash, input hash or principal differ', () => {
+    const auth = { ...first, state: 'TASK_STATE_AUTH_REQUIRED', promptHash: 'sha256:px' };
+    const actual = log(v5, auth, { ...answered(2, auth, 'sha256:ix'), principal: 'jwt:sub=mallory' }, second);
+    expect(diffReceiptLogs(golden, [...actual, canonicalJson(answered(4, second, 'sha256:i2'))]).differences).toEqual([
+      {
+        path: 'receipts[0] (t1 interruption 1, line 2).promptHash',
+        expected: 'sha256:p1',
+        actual: 'sha256:px',
+      },
+      {
+        path: 'receipts[0] (t1 interruption 1, line 2).state',
+        expected: 'TASK_STATE_INPUT_REQUIRED',
+        actual: 'TASK_STATE_AUTH_REQUIRED',
+      },
+      {
+        path: 'receipts[1] (t1 interruption 1 continuation 1, line 3).inputHash',
+        expected: 'sha256:i1',
+        actual: 'sha256:ix',
+      },
+      {
+        path: 'receipts[1] (t1 interruption 1 continuation 1, line 3).principal',
+        expected: 'jwt:sub=alice',
+        actual: 'jwt:sub=mallory',
+      },
+    ]);
+  });
+
+  it('reports a missing continuation alone, by identity and golden line; the later interruption still pairs', () => {
+    const actual = log(v5, first, second, answered(4, second, 'sha256:i2'));
+    const diff = diffReceiptLogs(golden, actual);
+    expect(diff.differences).toHaveLength(1);
+    expect(diff.differences[0]).toMatchObject({
+      path: 'receipts[1] (t1 interruption 1 continuation 1, line 3)',
+      expected: { type: 'ContinuationReceipt', inputHash: 'sha256:i1' },
+    });
+    expect(diff.differences[0]).not.toHaveProperty('actual');
+  });
+
+  it('reports an extra interruption by identity and its line in the replayed log', () => {
+    const third = asked(5, 'sha256:p3');
+    const diff = diffReceiptLogs(golden, [...golden, canonicalJson(third)]);
+    expect(diff.differences).toEqual([
+      { path: 'receipts[4] (t1 interruption 3, replayed line 6)', actual: JSON.parse(canonicalJson(third)) as unknown },
+    ]);
+  });
+
+  it('keeps an interruption apart from a suspension of the same task', () => {
+    const pause = { ...suspension, seq: 1 };
+    const withPause = log(v5, pause, first, answered(3, first, 'sha256:i1'));
+    const missing = log(v5, pause, answered(3, first, 'sha256:i1'));
+    expect(diffReceiptLogs(withPause, missing).differences.map((d) => d.path)).toEqual([
+      'receipts[1] (t1 interruption 1, line 3)',
+      'receipts[2] (t1 interruption 1 continuation 1, line 4)',
+      'receipts[1] (t1 interruption ? continuation 1, replayed line 3)',
+    ]);
+  });
+
+  it('compares a version-4 golden with a version-5 log of the same session without its interruptions', () => {
+    const v4 = log({ ...header, version: 4 }, suspension);
+    const diff = diffReceiptLogs(v4, log(v5, suspension, first, answered(3, first, 'sha256:i1')));
+    expect(diff.differences).toEqual([]);
+  });
+});
