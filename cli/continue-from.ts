@@ -3,11 +3,18 @@
  * `record --continue-from PREVIOUS` (docs/design.md §6, "Series"): what the new recorder takes
  * from the recording it continues. With a key, its receipt log beside it (verified; a torn last
  * line is said on stderr, tampering refused naming the line): the link the new log's header holds
- * and the pauses still open, each with its receipt's hash. Without one, the recording itself, read
- * through an observer: the pauses still open at its end.
+ * and the pauses and interruptions still open, each with its receipt's hash. Without one, the
+ * recording itself, read through an observer: the pauses and interruptions still open at its end.
  */
 import { printable } from '../src/printable.js';
-import { type CarriedPause, carriedFromObserver, carriedFromReceipts } from '../src/observe/carried.js';
+import {
+  type CarriedOpenInterruption,
+  type CarriedPause,
+  carriedFromObserver,
+  carriedFromReceipts,
+  carriedInterruptionsFromObserver,
+  carriedInterruptionsFromReceipts,
+} from '../src/observe/carried.js';
 import { PauseObserver } from '../src/observe/pause-observer.js';
 import type { Keyring } from '../src/receipts/keys.js';
 import { MAX_LINE_BYTES } from '../src/receipts/log-reader.js';
@@ -23,6 +30,8 @@ export interface Continuation {
   /** The link for the new log's header; null without a key. */
   link: SeriesLink | null;
   carried: CarriedPause[];
+  /** The interruptions left open (INPUT_REQUIRED, AUTH_REQUIRED with no continuation yet). */
+  interruptions: CarriedOpenInterruption[];
 }
 
 /** Reads what the recorder continues from `recording` (and `log`, its receipt log, with a key). */
@@ -44,7 +53,11 @@ export async function readContinuation(
     } catch (error) {
       refuse(error);
     }
-    return { link: null, carried: carriedFromObserver(observer?.openSuspensions() ?? []) };
+    return {
+      link: null,
+      carried: carriedFromObserver(observer?.openSuspensions() ?? []),
+      interruptions: carriedInterruptionsFromObserver(observer?.openInterruptions() ?? []),
+    };
   }
   const { end, tornTail } = await readLogToContinue(log, keyring).catch(refuse);
   if (tornTail !== null)
@@ -59,7 +72,12 @@ export async function readContinuation(
   if (canonicalJson(link).length > MAX_LINE_BYTES - 4096)
     throw new CliExit(
       EXIT.usage,
-      `--continue-from: ${log} ends with ${end.open.length} open pauses, more than one header line can carry`,
+      `--continue-from: ${log} ends with ${end.open.length} open pauses and ${end.interruptions.length} open ` +
+        'interruptions, more than one header line can carry',
     );
-  return { link, carried: carriedFromReceipts(end.open) };
+  return {
+    link,
+    carried: carriedFromReceipts(end.open),
+    interruptions: carriedInterruptionsFromReceipts(end.interruptions),
+  };
 }

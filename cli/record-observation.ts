@@ -7,11 +7,11 @@
  */
 import { ObservationPipeline } from '../src/observe/pipeline.js';
 import { agentNameOf } from '../src/observe/span-conventions.js';
-import type { CarriedPause } from '../src/observe/carried.js';
 import { printable } from '../src/printable.js';
 import type { FsyncPolicy } from '../src/receipts/log-writer.js';
 import type { RecordingEntry } from '../src/recording/format.js';
 import type { SpanSink } from '../src/tracing/span-events.js';
+import type { Continuation } from './continue-from.js';
 import type { RecordProgress } from './record-progress.js';
 import type { RotatingLog, RotatingRecording } from './record-rotation.js';
 
@@ -38,7 +38,7 @@ export function observe(
   fsync: FsyncPolicy,
   onError: (what: string) => (error: unknown) => void,
   progress: RecordProgress,
-  carried: readonly CarriedPause[],
+  carried: Pick<Continuation, 'carried' | 'interruptions'>,
 ): Observation {
   let observerErrors = 0;
   const pipeline = new ObservationPipeline({
@@ -62,7 +62,9 @@ export function observe(
     },
   });
   // The pauses the recording continued from left open: a resume seen here pairs with them.
-  pipeline.carry(carried);
+  pipeline.carry(carried.carried);
+  // And the interruptions it left open: the continuation seen here names them (docs/design.md §6).
+  pipeline.carryInterruptions(carried.interruptions);
   let lastAt = recording.header.createdAt;
   return {
     push(entry) {

@@ -278,7 +278,10 @@ export class RotatingLog implements ReceiptSink {
     const link = seriesLinkAfter(end);
     // The header is one line: it must stay within what a log reader takes (as for --continue-from).
     if (canonicalJson(link).length > MAX_LINE_BYTES - 4096)
-      throw new Error(`${log.path} ends with ${end.open.length} open pauses, more than one header line can carry`);
+      throw new Error(
+        `${log.path} ends with ${end.open.length} open pauses and ${end.interruptions.length} open interruptions, ` +
+          'more than one header line can carry',
+      );
     const path = positionedPath(this.files[0]!, this.#start, this.#start + this.files.length);
     this.#current = await this.#open(path, link, opened.header);
     this.files.push(path);

@@ -11,7 +11,7 @@ import type { Keyring } from '../src/receipts/keys.js';
 import { readLogChunks } from '../src/receipts/log-reader.js';
 import { readReceiptLogLine } from '../src/receipts/read-line.js';
 import { headerPosition, seriesFiles, verifySeries } from '../src/receipts/series.js';
-import { OpenSuspensions, type LostPauseListing } from '../src/tracing/lost-pauses.js';
+import { type LostInterruptionListing, OpenSuspensions, type LostPauseListing } from '../src/tracing/lost-pauses.js';
 import { CliExit, EXIT } from './io.js';
 
 /** The position line 1 of `file` states (1 for a log that continues none). */
@@ -48,12 +48,20 @@ async function orderedSeries(paths: readonly string[], keyring: Keyring | undefi
   return { files: placed.map((p) => p.file), verification: 'unverified' };
 }
 
-/** The lost pauses of the series given (files or a directory): those open at the end of its last log. */
+/**
+ * The lost pauses of the series given (files or a directory): those open at the end of its last
+ * log; and its interruptions never continued, those open there (carried in or sealed in it).
+ */
 export async function lostInSeries(
   paths: readonly string[],
   keyring: Keyring | undefined,
   allowTornTail: boolean,
-): Promise<{ lost: LostPauseListing[]; verification: string; files: string[] }> {
+): Promise<{
+  lost: LostPauseListing[];
+  interruptions: LostInterruptionListing[];
+  verification: string;
+  files: string[];
+}> {
   const { files, verification } = await orderedSeries(paths, keyring, allowTornTail);
   const last = files.at(-1)!;
   const open = new OpenSuspensions();
@@ -74,5 +82,5 @@ export async function lostInSeries(
       open.add(read.value);
     }
   }
-  return { lost: open.lost(), verification, files };
+  return { lost: open.lost(), interruptions: open.lostInterruptions(), verification, files };
 }

@@ -305,12 +305,16 @@ async function lostOfSeries(files: string[], options: LostCommandOptions): Promi
   const series = await lostInSeries(files, keyring, options.allowTornTail ?? false);
   const label = `the series ${series.files.join(', ')}`;
   const source: Source = { kind: 'receipt log', verification: series.verification };
+  const { lost, interruptions } = series;
   if (options.json)
     process.stdout.write(
-      `${JSON.stringify({ files: series.files, source: describeSource(source), lost: series.lost }, null, 2)}\n`,
+      `${JSON.stringify({ files: series.files, source: describeSource(source), lost, interruptions }, null, 2)}\n`,
     );
-  else await writeLines(render(label, source, series.lost, false));
-  if (series.lost.length > 0) throw new CliExit(EXIT.drift, '');
+  else {
+    await writeLines(render(label, source, lost, false));
+    await writeLines(renderInterruptions(label, interruptions));
+  }
+  if (lost.length > 0 || interruptions.length > 0) throw new CliExit(EXIT.drift, '');
 }
 
 const FLEET_HEADER = ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'PAUSED IN', 'PAUSE REASON'];

@@ -252,7 +252,7 @@ async function recordFiles(options: RecordCommandOptions): Promise<{
   }
   const continuation: Continuation =
     options.continueFrom === undefined
-      ? { link: null, carried: [] }
+      ? { link: null, carried: [], interruptions: [] }
       : await readContinuation(options.continueFrom, receiptsPathFor(options.continueFrom), keyring);
   if (rotationLimits(options) !== null)
     await assertNoLaterFiles(keyring ? [options.out, receiptsFile] : [options.out], continuation.link?.position ?? 1);
@@ -416,7 +416,7 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
           settings.fsync,
           reportOnce,
           progress,
-          files.continuation.carried,
+          files.continuation,
         )
       : undefined;
 

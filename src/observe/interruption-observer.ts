@@ -6,12 +6,12 @@
  * verdict names its rule. Beside the pauses, never mixed with them. No clock, no randomness, no I/O.
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
-import { canonicalJson } from '../canonical/canonical-json.js';
+import { canonicalJson, hashCanonical } from '../canonical/canonical-json.js';
 import { buildContinuationDraft, buildInterruptionDraft } from '../receipts/interruption-drafts.js';
 import type { ContinuationCause } from '../receipts/types.js';
 import type { EntryRef, Fact, FactOf, Origin } from './fact.js';
 import type { LostInterruptionReason } from '../tracing/span-events.js';
-import type { Interruption, InterruptionActions, When } from './interruption.js';
+import type { CarriedInterruption, Interruption, InterruptionActions, When } from './interruption.js';
 import { ATTR_INTERRUPTED_AT, ATTR_RECORDING_ENTRY_SEQ, ATTR_TASK_STATE } from '../tracing/attributes.js';
 import { attributes, childSpan, contextAttributes, rootSpan } from './observer-spans.js';
 import { continuationSpanEvents, interruptionSpanEvents } from './interruption-spans.js';
@@ -100,11 +100,50 @@ export class InterruptionObserver implements InterruptionActions {
   }
 
   samePrompt(i: Interruption, prompt: JsonValue | null): boolean {
+    if (i.carriedPromptHash !== undefined)
+      return i.carriedPromptHash === (prompt === null ? null : hashCanonical(prompt));
     if (i.prompt === null || prompt === null) return i.prompt === prompt;
     return canonicalJson(i.prompt) === canonicalJson(prompt);
   }
 
   // ---- state changes ----
+
+  /**
+   * Opens an interruption an earlier recording left open, before the first entry (docs/design.md
+   * §6, "Series"): the continuation this recording shows pairs with it.
+   */
+  carry(c: CarriedInterruption): void {
+    if (this.byTask.has(c.taskId))
+      throw new Error(`task ${c.taskId} already holds an open interruption: one interruption per task is carried`);
+    const task = this.#store.task(c.taskId);
+    if (c.contextId !== null) task.contextId = c.contextId;
+    task.binding = c.binding;
+    this.byTask.set(c.taskId, {
+      key: c.key,
+      taskId: c.taskId,
+      contextId: c.contextId,
+      state: c.state,
+      prompt: null,
+      carriedPromptHash: c.promptHash,
+      openSeq: 0,
+      openAt: c.openAt,
+      span: c.span,
+      caughtUp: new Set(),
+      behind: new Set(),
+      answer: undefined,
+      stray: undefined,
+    });
+    if (c.contextId !== null) {
+      const tasks = this.#byContext.get(c.contextId) ?? new Set<string>();
+      tasks.add(c.taskId);
+      this.#byContext.set(c.contextId, tasks);
+    }
+  }
+
+  /** The interruptions open now, in the order they opened (what a continuing recorder carries). */
+  openInterruptions(): Interruption[] {
+    return [...this.byTask.values()];
+  }
 
   /** The task was seen interrupted: an interruption opens and its receipt is drafted. */
   open(fact: FactOf<'InterruptedSeen'>): void {

@@ -50,6 +50,27 @@ export interface Interruption {
   answer: ContinuingMessage | undefined;
   /** A message in its context that did not name it. */
   stray: StrayMessage | undefined;
+  /**
+   * Carried in from an earlier recording (docs/design.md §6, "Series"): its receipt's `promptHash`,
+   * which stands for `prompt` (not carried) when a prompt is compared.
+   */
+  readonly carriedPromptHash?: string | null;
+}
+
+/**
+ * An interruption an earlier recording left open, as its InterruptionReceipt states it, opened in
+ * a new recording's observer before its first entry (openSeq 0: before every entry).
+ */
+export interface CarriedInterruption {
+  /** `carried:<hash of its receipt>`, unlike any key of this recording. */
+  readonly key: string;
+  readonly taskId: string;
+  readonly contextId: string | null;
+  readonly state: InterruptedState;
+  readonly promptHash: string | null;
+  readonly openAt: string;
+  readonly span: SpanRef;
+  readonly binding: CallBinding;
 }
 
 /** An entry, or the end of the recording (seq null). */

@@ -18,6 +18,8 @@ import type { RecordingEntry } from '../recording/format.js';
 import { type ControlCall, type EntryRef, type Fact, type FactOf, type ReadItem, tasksShownIn } from './fact.js';
 import { FactReader } from './facts.js';
 import { InterruptionObserver } from './interruption-observer.js';
+import type { CarriedInterruption, Interruption } from './interruption.js';
+import type { CallBinding } from './call-view.js';
 import type { CarriedSuspension, FiredRule, OpenSuspension } from './observed-task.js';
 import { ObserverStore } from './observer-store.js';
 import { taskAttributes, taskSpanKey } from './observer-spans.js';
@@ -187,6 +189,23 @@ export class PauseObserver {
   carry(suspensions: readonly CarriedSuspension[]): void {
     for (const c of suspensions) this.#store.carry(c);
     this.#store.touched.clear();
+  }
+
+  /**
+   * Opens interruptions an earlier recording left open (docs/design.md §6 "Series", §14.9), before
+   * the first entry: the continuation this recording shows pairs with them. Throws on a task given twice.
+   */
+  carryInterruptions(interruptions: readonly CarriedInterruption[]): void {
+    for (const c of interruptions) this.#interruptions.carry(c);
+    this.#store.touched.clear();
+  }
+
+  /** Interruptions observed and not continued, in the order they opened, each with its task's binding. */
+  openInterruptions(): ReadonlyArray<{ interruption: Interruption; binding: CallBinding }> {
+    return this.#interruptions.openInterruptions().map((interruption) => ({
+      interruption,
+      binding: this.#store.tasks.get(interruption.taskId)?.binding ?? 'JSONRPC',
+    }));
   }
 
   /** Pauses observed and not ended, in the order they were proven. */

@@ -17,6 +17,7 @@ import type { RecordingEntry } from '../recording/format.js';
 import type { SpanEvent, SpanSink } from '../tracing/span-events.js';
 import type { ObserverFinding } from './findings.js';
 import { BoundedMap } from '../bounded-map.js';
+import type { CarriedInterruption } from './interruption.js';
 import { type CarriedSuspension, type ObserverOutput, PauseObserver } from './pause-observer.js';
 
 /** Where drafts are sealed and written (a receipt log writer, or an in-memory chain for replay). */
@@ -124,6 +125,16 @@ export class ObservationPipeline {
   carry(suspensions: readonly (CarriedSuspension & { receiptHash: string | null })[]): void {
     this.observer.carry(suspensions);
     for (const s of suspensions) if (s.receiptHash !== null) this.#openHashes.set(s.key, s.receiptHash);
+  }
+
+  /**
+   * Opens the interruptions an earlier recording left open before the first entry ({@link
+   * PauseObserver.carryInterruptions}); `receiptHash`, when given, is the hash of each one's
+   * InterruptionReceipt in the earlier log, which the continuation that closes it names.
+   */
+  carryInterruptions(interruptions: readonly (CarriedInterruption & { receiptHash: string | null })[]): void {
+    this.observer.carryInterruptions(interruptions);
+    for (const i of interruptions) if (i.receiptHash !== null) this.#openHashes.set(i.key, i.receiptHash);
   }
 
   /** Observes one entry; resolves when its receipts and spans have been handed to the sinks. */

@@ -9,7 +9,8 @@
  *   across restarts;
  * - `clock` lines, the clock after a move no task line shows.
  * A line is written whole with one write(2) as the change happens and fsynced before the peer
- * answers a call that changed something, or shows a stream a pause, a resume or an end
+ * answers a call that changed something, answers GetTask, ListTasks or with an error (each may show
+ * a pause, a resume or an end), or shows a stream a pause, a resume or an end
  * ({@link PeerStore.durable}). A last line without its
  * newline is a write cut by a crash: never acknowledged, it is dropped, said, and cut off the
  * file before anything is appended. Any other unreadable line is an error naming file and line.

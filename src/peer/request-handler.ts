@@ -107,10 +107,14 @@ export class RequestHandler {
     try {
       await this.#dispatch(call.value, caller, reply);
     } catch (error) {
-      const failure =
+      let failure =
         error instanceof RpcFailure
           ? error
           : new RpcFailure('INTERNAL', `internal error in ${method}: ${errorMessage(error)}`);
+      // An error may show a task's state too (data.state): no sooner than the store holds it.
+      await this.#engine.durable().catch((cause: unknown) => {
+        failure = new RpcFailure('INTERNAL', `internal error in ${method}: ${errorMessage(cause)}`);
+      });
       if (failure.errorName === 'INTERNAL') this.#log(`peer: ${method} failed: ${failure.message}`);
       reply.fail(failure);
     }
@@ -131,6 +135,16 @@ export class RequestHandler {
     };
     void sent.then(forget, forget);
     return sent;
+  }
+
+  /**
+   * Sends a view of tasks (GetTask, ListTasks) once every change so far is on disk: with a store,
+   * a pause, a resume or an end it shows (and a resume token) is durable before a client sees it,
+   * as for the answers of the calls that made it (docs/design.md §4 "The store").
+   */
+  async #answerWhenDurable(reply: Reply, result: unknown): Promise<void> {
+    await this.#engine.durable();
+    reply.result(result);
   }
 
   #openStream(reply: Reply, taskId: string): void {
@@ -164,10 +178,10 @@ export class RequestHandler {
         return;
       }
       case 'GetTask':
-        reply.result(engine.getTask(call.params.id, call.params.historyLength));
+        await this.#answerWhenDurable(reply, engine.getTask(call.params.id, call.params.historyLength));
         return;
       case 'ListTasks':
-        reply.result(engine.listTasks(call.params));
+        await this.#answerWhenDurable(reply, engine.listTasks(call.params));
         return;
       case 'CancelTask':
         await this.#answerAfterEvents(reply, engine.cancel(call.params.id, caller));

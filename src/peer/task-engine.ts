@@ -155,6 +155,11 @@ export class TaskEngine {
     return this.#mover.flushed();
   }
 
+  /** Resolves once every change so far is on disk (at once without a store): what an answer may show. */
+  durable(): Promise<void> {
+    return this.#mover.durable();
+  }
+
   // ---- lookups ----
 
   #get(id: string, field: string): TaskRecord {

@@ -109,6 +109,11 @@ export class TaskMover {
     await this.#store.durable();
   }
 
+  /** Resolves once every line written to the store so far is on disk; at once without a store. */
+  durable(): Promise<void> {
+    return this.#store ? this.#store.durable() : Promise.resolve();
+  }
+
   /** Writes the task's state to the store, if any (after every change of it). */
   persist(rec: TaskRecord): void {
     if (!this.#store) return;

@@ -20,6 +20,7 @@ import {
 import { type FieldShape, type LineKind, fieldsOf, blankLineOf } from './line-fields.js';
 import { readReceiptLineFast } from './read-line-fast.js';
 import type {
+  InterruptionReceipt,
   OutsideSuspension,
   RecordingBinding,
   ReceiptLogHeader,
@@ -112,10 +113,26 @@ function readCarried(value: unknown, field: string): SuspensionReceipt[] {
   });
 }
 
+function readCarriedInterruptions(value: unknown, field: string): InterruptionReceipt[] {
+  if (!Array.isArray(value) || value.length === 0) fail(field, 'a non-empty array of InterruptionReceipts', value);
+  return value.map((v, i) => {
+    const r = object(v, `${field}[${i}]`);
+    if (r.type !== 'InterruptionReceipt') fail(`${field}[${i}].type`, '"InterruptionReceipt"', r.type);
+    try {
+      return readKind(r, 'interruption') as InterruptionReceipt;
+    } catch (error) {
+      if (error instanceof FieldError) fail(`${field}[${i}]`, 'an InterruptionReceipt as sealed', v);
+      throw error;
+    }
+  });
+}
+
 function readSeriesPrevious(value: unknown): SeriesPrevious {
   const field = 'series.previous';
   const r = object(value, field);
-  exactKeys(r, field, ['checkpoint', 'closed', 'head', 'header', 'lines', 'open', 'receipts', 'recording']);
+  const keys = ['checkpoint', 'closed', 'head', 'header', 'lines', 'open', 'receipts', 'recording'];
+  // `interruptions` only when some were open (links written before it hold none).
+  exactKeys(r, field, 'interruptions' in r ? [...keys, 'interruptions'].sort() : keys);
   let checkpoint: SeriesPrevious['checkpoint'] = null;
   if (r.checkpoint !== null) {
     const c = object(r.checkpoint, `${field}.checkpoint`);
@@ -135,6 +152,9 @@ function readSeriesPrevious(value: unknown): SeriesPrevious {
     closed: boolean(r.closed, `${field}.closed`),
     checkpoint,
     open: readCarried(r.open, `${field}.open`),
+    ...('interruptions' in r
+      ? { interruptions: readCarriedInterruptions(r.interruptions, `${field}.interruptions`) }
+      : {}),
   };
 }
 

@@ -11,8 +11,8 @@ import { A2aReplayError } from '../errors.js';
 import type { Keyring } from './keys.js';
 import { readLogChunks } from './log-reader.js';
 import { readReceiptLogLine } from './read-line.js';
-import { type LogEnd, seriesIdOf, suspensionHash } from './series-link.js';
-import type { ReceiptLogHeader, SuspensionReceipt } from './types.js';
+import { type LogEnd, interruptionHash, seriesIdOf, suspensionHash } from './series-link.js';
+import type { InterruptionReceipt, ReceiptLogHeader, SuspensionReceipt } from './types.js';
 import { ReceiptLogVerifier, type VerifiedLine, type VerifyOptions, type VerifyResult } from './verify.js';
 
 /** A log read to its end: the verification and where it ended. */
@@ -23,20 +23,27 @@ export interface ReadLog {
   end: LogEnd | null;
   /** Hashes of the suspensions open at its end, in the order they were sealed. */
   openHashes: string[];
+  /** Hashes of the interruptions open at its end, in the order they were sealed. */
+  openInterruptions: string[];
 }
 
 /**
  * Verifies the log at `path` and says where it ends. `keepOpen`: also keep the SuspensionReceipts
- * still open at the end (what a continuing log's header restates); otherwise `end.open` is empty.
+ * and InterruptionReceipts still open at the end (what a continuing log's header restates);
+ * otherwise `end.open` and `end.interruptions` are empty.
  */
 export async function readLog(path: string, options: VerifyOptions & { keepOpen?: boolean }): Promise<ReadLog> {
   const open = new Map<string, SuspensionReceipt>();
+  const interrupted = new Map<string, InterruptionReceipt>();
   const outer = options.onLine;
   const keep = (verified: VerifiedLine): void => {
     const { line, hash } = verified;
-    if (line.type === 'ReceiptLog')
+    if (line.type === 'ReceiptLog') {
       for (const carried of line.series?.previous.open ?? []) open.set(suspensionHash(carried), carried);
-    else if (line.type === 'SuspensionReceipt') open.set(hash, line);
+      for (const carried of line.series?.previous.interruptions ?? [])
+        interrupted.set(interruptionHash(carried), carried);
+    } else if (line.type === 'SuspensionReceipt') open.set(hash, line);
+    else if (line.type === 'InterruptionReceipt') interrupted.set(hash, line);
   };
   const verifier = new ReceiptLogVerifier({
     ...options,
@@ -55,13 +62,15 @@ export async function readLog(path: string, options: VerifyOptions & { keepOpen?
   }
   const result = verifier.finish();
   const header = verifier.header;
-  const { open: stillOpen, checkpoint } = verifier.end;
+  const { open: stillOpen, interruptions: stillInterrupted, checkpoint } = verifier.end;
   const openHashes = stillOpen.map(({ suspension }) => suspension);
-  if (header === null || result.head === null) return { path, result, end: null, openHashes };
+  const openInterruptions = stillInterrupted.map(({ interruption }) => interruption);
+  if (header === null || result.head === null) return { path, result, end: null, openHashes, openInterruptions };
   return {
     path,
     result,
     openHashes,
+    openInterruptions,
     end: {
       header: header.line,
       headerHash: header.hash,
@@ -71,6 +80,9 @@ export async function readLog(path: string, options: VerifyOptions & { keepOpen?
       closed: result.closed,
       checkpoint,
       open: options.keepOpen ? stillOpen.flatMap(({ suspension }) => open.get(suspension) ?? []) : [],
+      interruptions: options.keepOpen
+        ? stillInterrupted.flatMap(({ interruption }) => interrupted.get(interruption) ?? [])
+        : [],
     },
   };
 }
@@ -168,6 +180,7 @@ interface Read {
   headerHash: string;
   end: LogEnd;
   openHashes: string[];
+  openInterruptions: string[];
   series: string;
   position: number;
 }
@@ -223,6 +236,7 @@ export async function verifySeries(
       headerHash,
       end: read.end,
       openHashes: read.openHashes,
+      openInterruptions: read.openInterruptions,
       series: seriesIdOf(header, headerHash),
       position,
     });
@@ -327,6 +341,13 @@ function linkProblem(before: Read, after: Read): string | null {
     return (
       `log ${after.path} carries ${carried.length} open suspension${carried.length === 1 ? '' : 's'} from ` +
       `${before.path}, which ends with ${expected.length} open: they differ`
+    );
+  const interruptions = (link.interruptions ?? []).map(interruptionHash);
+  const interrupted = before.openInterruptions;
+  if (interruptions.length !== interrupted.length || interruptions.some((h, i) => h !== interrupted[i]))
+    return (
+      `log ${after.path} carries ${interruptions.length} open interruption${interruptions.length === 1 ? '' : 's'} ` +
+      `from ${before.path}, which ends with ${interrupted.length} open: they differ`
     );
   return null;
 }

@@ -83,6 +83,11 @@ export interface SeriesPrevious {
    * one's predecessor or one before it, which carried it on): in the order they were sealed.
    */
   open: SuspensionReceipt[];
+  /**
+   * The InterruptionReceipts open at its end (no continuation yet), as `open` holds suspensions;
+   * absent when there are none (and in links written before it was added: read as none).
+   */
+  interruptions?: InterruptionReceipt[];
 }
 
 /** A version-5 header's link to the log it continues. */

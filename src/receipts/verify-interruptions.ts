@@ -2,7 +2,8 @@
  * @module receipts/verify-interruptions
  * What `verify` checks of the interruption and continuation receipts (docs/design.md §6, §14.9):
  * they are lines of version-5 logs only, and a ContinuationReceipt names the hash of an
- * InterruptionReceipt of the same task earlier in the log that no continuation closed yet. The
+ * InterruptionReceipt of the same task earlier in the log (or carried into it by its header) that no
+ * continuation closed yet. The
  * open interruptions are kept, and the most recently closed ones (to say a second continuation
  * closes one already closed), so memory stays flat.
  */
@@ -27,6 +28,16 @@ export class InterruptionLedger {
     copy.#open = new Map(this.#open);
     copy.#closed = this.#closed.clone();
     return copy;
+  }
+
+  /** An interruption a continued log's header carries in: open here (docs/design.md §6, "Series"). */
+  carry(hash: string, taskId: string): void {
+    this.#open.set(hash, taskId);
+  }
+
+  /** The interruptions open so far, by hash and task, in the order they were opened. */
+  get open(): { interruption: string; taskId: string }[] {
+    return [...this.#open].map(([interruption, taskId]) => ({ interruption, taskId }));
   }
 
   /**

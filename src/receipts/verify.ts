@@ -12,7 +12,7 @@ import type { Keyring } from './keys.js';
 import { type RawLine, readLogChunks, splitLogBytes } from './log-reader.js';
 import { LogTree, logOrigin } from './log-tree.js';
 import { compareRecording } from './recording-binding.js';
-import { carriedSuspensions } from './series-link.js';
+import { carriedInterruptions, carriedSuspensions } from './series-link.js';
 import { checkpointShapeFailure } from './verify-checkpoint.js';
 import { verifyWithWorkers } from './verify-jobs.js';
 import type { Checkpoint, ReceiptLogHeader, ReceiptLogLine, ReceiptLogVersion, RecordingBinding } from './types.js';
@@ -195,14 +195,17 @@ export class ReceiptLogVerifier {
 
   /**
    * Where the lines read so far end, as a continuing log's header states it (docs/design.md §6,
-   * "Series"): the suspensions open (carried in or sealed here, in that order) and the last checkpoint.
+   * "Series"): the suspensions and interruptions open (carried in or sealed here, in that order) and
+   * the last checkpoint.
    */
   get end(): {
     open: { suspension: string; taskId: string }[];
+    interruptions: { interruption: string; taskId: string }[];
     checkpoint: { size: number; root: string; note: string | null } | null;
   } {
     return {
       open: [...this.#open].map(([suspension, taskId]) => ({ suspension, taskId })),
+      interruptions: this.#interruptions.open,
       checkpoint: this.#lastCheckpoint,
     };
   }
@@ -373,11 +376,14 @@ export class ReceiptLogVerifier {
     return this.#carry(header, n);
   }
 
-  /** The suspensions a continued log's header carries in are open here (receipts/series). */
+  /** The suspensions and interruptions a continued log's header carries in are open here (receipts/series). */
   #carry(header: ReceiptLogHeader, n: number): VerifyFailure | null {
     const carried = carriedSuspensions(header, this.#options.keyring, n);
     if ('reason' in carried) return carried;
     for (const { suspension, taskId } of carried) this.#open.set(suspension, taskId);
+    const interruptions = carriedInterruptions(header, this.#options.keyring, n);
+    if ('reason' in interruptions) return interruptions;
+    for (const { interruption, taskId } of interruptions) this.#interruptions.carry(interruption, taskId);
     return null;
   }
 

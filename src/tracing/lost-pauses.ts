@@ -187,6 +187,9 @@ export class OpenSuspensions {
         // A continued log starts with the suspensions its predecessor left open (docs/design.md §6,
         // "Series"): a series' lost pauses are those still open at the end of its last log.
         for (const carried of line.series?.previous.open ?? []) this.#open.set(sealLine(carried).hash, carried);
+        // And the interruptions it left open: one continued in this log is not lost.
+        for (const carried of line.series?.previous.interruptions ?? [])
+          this.#interrupted.set(sealLine(carried).hash, carried);
         return;
       case 'Checkpoint':
         return;

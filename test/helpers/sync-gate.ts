@@ -26,8 +26,12 @@ export interface SyncGate {
   untilPending(): Promise<void>;
   /** Lets the oldest pending sync run; returns it. */
   releaseOldest(): SyncRequest | undefined;
+  /** Lets the pending sync at `index` of {@link pending} run (the others stay held); returns it. */
+  releaseAt(index: number): SyncRequest | undefined;
   /** Bytes of `path` that released syncs cover: nothing past this was durable before it. */
   released(path: string): number;
+  /** {@link released} of every file synced so far, as it stands now. */
+  releasedAll(): ReadonlyMap<string, number>;
   close(): Promise<void>;
 }
 
@@ -67,6 +71,14 @@ export async function startSyncGate(dir: string): Promise<SyncGate> {
       }
     });
   });
+  const releaseAt = (index: number): SyncRequest | undefined => {
+    const [request] = index < 0 ? [] : pending.splice(index, 1);
+    if (request === undefined) return undefined;
+    const socket = owners.get(request);
+    owners.delete(request);
+    if (socket !== undefined) release(socket, request);
+    return request;
+  };
   await new Promise<void>((resolve) => server.listen(socketPath, resolve));
   return {
     env: {
@@ -85,15 +97,14 @@ export async function startSyncGate(dir: string): Promise<SyncGate> {
       return new Promise((resolve) => onPending.push(resolve));
     },
     releaseOldest() {
-      const request = pending.shift();
-      if (request === undefined) return undefined;
-      const socket = owners.get(request);
-      owners.delete(request);
-      if (socket !== undefined) release(socket, request);
-      return request;
+      return releaseAt(0);
     },
+    releaseAt,
     released(path) {
       return covered.get(path) ?? 0;
+    },
+    releasedAll() {
+      return new Map(covered);
     },
     async close() {
       holding = false;

@@ -2,10 +2,12 @@
  * `peer --store DIR` shows a stream a pause, a resume or an end only once that change is on disk
  * (docs/design.md §4 "The store"): the store's sync is held by the test, and what the real peer
  * wrote to a real SSE stream is read off its responses while the sync waits. Events of a task keep
- * their order, and the stream of a finished task ends only after its last event went out.
+ * their order, and the stream of a finished task ends only after its last event went out. A
+ * GetTask or ListTasks answer, and an error naming the task's state, wait for the sync as well.
+ * While a sync is held, where a task stands is read off the store file (written, not yet durable).
  */
 import { fsync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,8 +56,12 @@ class HeldSync {
   }
 }
 
-/** What the peer handed to the sockets of its SSE streams, in the order they opened: frames and `end`. */
+/**
+ * What the peer handed to the sockets of its SSE streams, in the order they opened: frames and
+ * `end`; and the whole bodies of its other answers, in the order it ended them.
+ */
 class StreamWrites {
+  readonly answers: string[] = [];
   readonly #streams: string[][] = [];
   #wake: (() => void)[] = [];
 
@@ -83,6 +89,7 @@ class StreamWrites {
     }) as typeof res.write;
     res.end = ((...args: unknown[]) => {
       if (stream) log.push('end');
+      else this.answers.push(typeof args[0] === 'string' || args[0] instanceof Buffer ? String(args[0]) : '');
       return end(...args);
     }) as typeof res.end;
   }
@@ -112,10 +119,23 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function untilState(client: PeerClient, id: string, state: string): Promise<void> {
-  while ((await client.getTask(id)).status.state !== state) {
-    // The call that moves it is in flight: ask again.
+/** The state of task `id` in the last line of it the store file holds (written, durable or not). */
+async function storedState(id: string): Promise<string | undefined> {
+  let state: string | undefined;
+  for (const line of (await readFile(join(dir, 'store', 'peer-store.jsonl'), 'utf8')).split('\n')) {
+    const value = line === '' ? {} : (JSON.parse(line) as { kind?: string; task?: { task?: Task } });
+    if (value.kind === 'task' && value.task?.task?.id === id) state = value.task.task.status.state;
   }
+  return state;
+}
+
+/** Waits (bounded) until the store file shows task `id` in `state`: the call that moves it is in flight. */
+async function untilStored(id: string, state: string): Promise<void> {
+  for (let i = 0; i < 2000; i++) {
+    if ((await storedState(id)) === state) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`the store never showed task ${id} ${state}`);
 }
 
 async function storePeer(gate: HeldSync, writes: StreamWrites): Promise<PeerClient> {
@@ -146,14 +166,14 @@ it('streams a PAUSED event only once the pause is on disk, and no later event or
   // The step ends (an artifact), then the script parks: the pause is written, its sync held.
   const firstMove = client.advance(1000);
   await gate.untilHeld();
-  expect((await client.getTask(task.id)).status.state).toBe('TASK_STATE_PAUSED');
+  expect(await storedState(task.id)).toBe('TASK_STATE_PAUSED');
   expect(writes.of(0)).toEqual(['task:TASK_STATE_WORKING', 'artifact:artifact-1-1']);
 
   // The resume, the next step's artifact and the end all happen while the pause's sync waits.
   const fired = client.control<{ resumed: string[] }>('FireEvent', { name: 'go' });
-  await untilState(client, task.id, 'TASK_STATE_WORKING');
+  await untilStored(task.id, 'TASK_STATE_WORKING');
   const secondMove = client.advance(1000);
-  await untilState(client, task.id, 'TASK_STATE_COMPLETED');
+  await untilStored(task.id, 'TASK_STATE_COMPLETED');
   expect(gate.held).toBe(1);
   expect(writes.of(0)).toEqual(['task:TASK_STATE_WORKING', 'artifact:artifact-1-1']);
 
@@ -200,14 +220,43 @@ it('opens a stream on a task whose pause is not on disk yet with the Task only o
   // The task parks at once; the answer waits for the pause's sync, the store holds it.
   const started = client.start('await:go');
   await gate.untilHeld();
-  const { tasks } = await client.result<{ tasks: Task[] }>('ListTasks', {});
-  expect(tasks.map((t) => t.status.state)).toEqual(['TASK_STATE_PAUSED']);
+  const [id] = (await readFile(join(dir, 'store', 'peer-store.jsonl'), 'utf8')).match(/task-[\w-]+/) ?? [];
+  expect(await storedState(id as string)).toBe('TASK_STATE_PAUSED');
 
-  const opening = client.stream('SubscribeToTask', { id: tasks[0]?.id });
+  const opening = client.stream('SubscribeToTask', { id });
   await writes.opened(1);
   expect(writes.of(0)).toEqual([]);
   gate.releaseAll();
   const stream = await opening;
   expect(label(await stream.next())).toBe('task:TASK_STATE_PAUSED');
   expect((await started).status.state).toBe('TASK_STATE_PAUSED');
+});
+
+it('answers GetTask, ListTasks and an error naming a paused task only once the pause is on disk', async () => {
+  const gate = new HeldSync();
+  const writes = new StreamWrites();
+  const client = await storePeer(gate, writes);
+  const task = await client.start('work:1 await:go work:1');
+  gate.holding = true;
+  const moved = client.advance(1000);
+  await gate.untilHeld();
+  expect(await storedState(task.id)).toBe('TASK_STATE_PAUSED');
+
+  const got = client.getTask(task.id);
+  const listed = client.result<{ tasks: Task[] }>('ListTasks', {});
+  // A follow-up message to a paused task is refused naming its state (TASK_STATE_PAUSED).
+  const refused = client.call('SendMessage', {
+    message: { messageId: 'm-late', role: 'ROLE_USER', taskId: task.id, parts: [{ text: 'more' }] },
+  });
+  // Calls that wait for nothing go round while those three are in the peer: none of them is answered.
+  for (let i = 0; i < 3; i++) await client.control('GetClock', {});
+  expect(writes.answers.filter((a) => a.includes('PAUSED'))).toEqual([]);
+
+  gate.releaseAll();
+  const paused = await got;
+  expect(paused.status.state).toBe('TASK_STATE_PAUSED');
+  expect((await listed).tasks.map((t) => t.status.state)).toEqual(['TASK_STATE_PAUSED']);
+  expect((await refused).error?.message).toContain('TASK_STATE_PAUSED');
+  expect(writes.answers.filter((a) => a.includes('PAUSED'))).toHaveLength(3);
+  await moved;
 });

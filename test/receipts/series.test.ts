@@ -1,6 +1,6 @@
 /**
  * Series of receipt logs (docs/design.md §6, "Series"): a continuing log's header link, the
- * suspensions it carries, and the check of a series' files against each other.
+ * suspensions and interruptions it carries, and the check of a series' files against each other.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReceiptChain } from '../../src/receipts/chain.js';
 import { Keyring } from '../../src/receipts/keys.js';
 import { readLogToContinue, verifySeries } from '../../src/receipts/series.js';
-import { seriesLinkAfter, suspensionHash } from '../../src/receipts/series-link.js';
+import { buildContinuationDraft, buildInterruptionDraft } from '../../src/receipts/interruption-drafts.js';
+import { interruptionHash, seriesLinkAfter, suspensionHash } from '../../src/receipts/series-link.js';
 import type { SeriesLink } from '../../src/receipts/types.js';
 import { verifyReceiptLogBytes } from '../../src/receipts/verify.js';
 import { CREATED_AT, fixedKey, resumptionDraftFor, suspensionDraftFor, taskFor } from './fixtures.js';
@@ -44,6 +45,45 @@ function logText(recording: string, pauses: number[], series: SeriesLink | null,
   return lines.map((l) => `${l}\n`).join('');
 }
 
+const SPAN = { traceId: 'a'.repeat(32), spanId: 'b'.repeat(16) };
+
+/** A closed log of `recording` asking on `asked` (INPUT_REQUIRED), after continuing those `answer` names. */
+function askingLog(recording: string, asked: string[], series: SeriesLink | null, answer: string[] = []): string {
+  const chain = new ReceiptChain({ keyring, checkpointEvery: 0, recording, createdAt: CREATED_AT, tool: 't', series });
+  const lines = [chain.header.text];
+  answer.forEach((hash, i) => {
+    const taskId = series!.previous.interruptions![i]!.taskId;
+    const draft = buildContinuationDraft({
+      taskId,
+      cause: 'message',
+      principal: 'jwt:sub=alice',
+      input: [{ text: 'yes' }],
+      observedAt: CREATED_AT,
+      entries: [2],
+      span: SPAN,
+      interruptionSpan: SPAN,
+      binding: 'JSONRPC',
+    });
+    lines.push(chain.sealContinuation(draft, hash).receipt.text);
+  });
+  for (const taskId of asked) {
+    const draft = buildInterruptionDraft({
+      taskId,
+      contextId: null,
+      state: 'TASK_STATE_INPUT_REQUIRED',
+      prompt: [{ text: 'approve?' }],
+      interruptedAt: null,
+      observedAt: CREATED_AT,
+      entries: [1],
+      span: SPAN,
+      binding: 'JSONRPC',
+    });
+    lines.push(chain.sealInterruption(draft).receipt.text);
+  }
+  lines.push(chain.close()!.text);
+  return lines.map((l) => `${l}\n`).join('');
+}
+
 async function write(name: string, text: string): Promise<string> {
   const path = join(dir, name);
   await writeFile(path, text);
@@ -62,6 +102,49 @@ describe('a series of receipt logs', () => {
     const series = await verifySeries([second, first], { keyring });
     expect(series).toMatchObject({ ok: true, id: 'rec-a', open: 0 });
     expect(series.members.map((m) => m.position)).toEqual([1, 2]);
+  });
+
+  it('carries the interruptions open at the end of a log, and verifies a continuation of one in the next', async () => {
+    const first = await write('i.receipts.jsonl', askingLog('rec-i', ['task-x', 'task-y'], null));
+    const { end } = await readLogToContinue(first, keyring);
+    expect(end.interruptions.map((i) => i.taskId)).toEqual(['task-x', 'task-y']);
+    const link = seriesLinkAfter(end);
+    expect(link.previous.interruptions).toEqual(end.interruptions);
+    const second = await write(
+      'i.2.receipts.jsonl',
+      askingLog('rec-j', [], link, [interruptionHash(end.interruptions[0]!)]),
+    );
+    expect(await verifySeries([first, second], { keyring })).toMatchObject({ ok: true });
+    // The one not continued is carried on.
+    const third = seriesLinkAfter((await readLogToContinue(second, keyring)).end);
+    expect(third.previous.interruptions?.map((i) => i.taskId)).toEqual(['task-y']);
+  });
+
+  it('leaves the interruptions out of a link when none is open, and refuses an edited carried one', async () => {
+    const none = await write('k.receipts.jsonl', logText('rec-k', [1], null));
+    expect('interruptions' in seriesLinkAfter((await readLogToContinue(none, keyring)).end).previous).toBe(false);
+    const first = await write('l.receipts.jsonl', askingLog('rec-l', ['task-x'], null));
+    const link = seriesLinkAfter((await readLogToContinue(first, keyring)).end);
+    link.previous.interruptions![0]!.state = 'TASK_STATE_AUTH_REQUIRED';
+    const result = verifyReceiptLogBytes(askingLog('rec-m', [], link), { keyring });
+    expect(result.firstError).toMatchObject({ line: 1, reason: 'bad_signature' });
+    expect(result.firstError?.message).toContain('carried interruption 1');
+    // A link holds the member only when some are open.
+    link.previous.interruptions = [];
+    expect(verifyReceiptLogBytes(askingLog('rec-m', [], link), { keyring }).firstError).toMatchObject({
+      line: 1,
+      reason: 'malformed_line',
+    });
+  });
+
+  it('names a link that leaves out an interruption its predecessor ends with open', async () => {
+    const first = await write('n.receipts.jsonl', askingLog('rec-n', ['task-x'], null));
+    const link = seriesLinkAfter((await readLogToContinue(first, keyring)).end);
+    delete link.previous.interruptions;
+    const second = await write('n.2.receipts.jsonl', askingLog('rec-o', [], link));
+    const series = await verifySeries([first, second], { keyring });
+    expect(series.ok).toBe(false);
+    expect(series.error?.message).toContain('carries 0 open interruptions from');
   });
 
   it('refuses a carried suspension whose content was edited, at the header', async () => {
