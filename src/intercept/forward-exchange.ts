@@ -12,6 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeError } from '../errors.js';
+import { certificateFailure } from '../http/tls-failure.js';
 import type { GrpcTargetParts } from './agent-card-rewrite.js';
 import { cardAnswerOf, passCardAnswer } from './card-answer.js';
 import { type ExchangeRecorder, RESPONSE_CUT_MESSAGE } from './exchange-recorder.js';
@@ -80,7 +81,7 @@ export function forwardExchange(
   const upstreamReq = upstream.send(req, path, body);
   upstreamReq.on('error', (error) => {
     if (done) return;
-    const why = `upstream ${upstream.label} failed: ${describeError(error)}`;
+    const why = `upstream ${upstream.label} failed: ${certificateFailure(error) ?? describeError(error)}`;
     exchange.fail(why);
     if (!res.headersSent) failWith(502, why);
     else res.destroy();

@@ -144,7 +144,7 @@ export function forwardGrpcCall(
     });
   } catch (error) {
     stream.resume();
-    unavailable(describeError(error));
+    unavailable(upstream.why(error));
     return;
   }
 
@@ -178,6 +178,7 @@ export function forwardGrpcCall(
   relayAnswer(upstreamStream, stream, exchange, answers, {
     streaming: found.method.stream,
     unavailable,
+    why: (error) => upstream.why(error),
     settle,
     isDone: () => done,
   });
@@ -187,6 +188,8 @@ interface RelayControl {
   /** The method streams its answer (each message released on its own). */
   streaming: boolean;
   unavailable(why: string): void;
+  /** Why the upstream could not be reached, in user words. */
+  why(error: unknown): string;
   settle(): void;
   isDone(): boolean;
 }
@@ -292,7 +295,7 @@ function relayAnswer(
     if (finished || control.isDone()) return;
     finished = true;
     if (!answered) {
-      control.unavailable(describeError(error));
+      control.unavailable(control.why(error));
       return;
     }
     exchange.fail(`the gRPC upstream's answer broke: ${describeError(error)}`);

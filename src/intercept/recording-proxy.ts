@@ -37,7 +37,7 @@ import { openGrpcUpstream } from './grpc-upstream.js';
 import { answerOwn, targetOf } from './proxy-answers.js';
 import { guardProxy } from './proxy-limits.js';
 import { isControlTarget, refuseControl, refuseTarget } from './proxy-refusals.js';
-import { openUpstream } from './upstream.js';
+import { type UpstreamTls, openUpstream } from './upstream.js';
 
 export { CONTROL_REFUSED_MESSAGE, isControlTarget } from './proxy-refusals.js';
 
@@ -66,9 +66,12 @@ export interface RecordingProxyOptions {
    */
   forwardControl?: boolean;
   /**
-   * Where gRPC calls go: `HOST:PORT` (or `http://HOST:PORT`). Default: the upstream's host and port.
+   * Where gRPC calls go: `HOST:PORT` (or `http://HOST:PORT`), `https://HOST:PORT` over TLS.
+   * Default: the upstream's host and port, over TLS when the upstream is `https://`.
    */
   grpcUpstream?: string;
+  /** How `https://` upstreams (HTTP and gRPC) are reached: the CAs trusted for their certificates. */
+  upstreamTls?: UpstreamTls;
   /** Told each time the proxy refuses a gRPC call itself (UNIMPLEMENTED, UNAVAILABLE), with why. */
   onGrpcRefusal?: (kind: 'unimplemented' | 'unavailable', message: string) => void;
 }
@@ -92,11 +95,9 @@ export interface RecordingProxy {
 
 /** Starts the proxy; resolves once it listens. */
 export async function startRecordingProxy(options: RecordingProxyOptions): Promise<RecordingProxy> {
-  const upstream = openUpstream(options.upstream);
-  const grpcUpstream = openGrpcUpstream(
-    options.grpcUpstream ??
-      `${upstream.url.hostname}:${upstream.url.port || (upstream.url.protocol === 'https:' ? '443' : '80')}`,
-  );
+  const upstreamTls = options.upstreamTls ?? {};
+  const upstream = openUpstream(options.upstream, upstreamTls);
+  const grpcUpstream = openGrpcUpstream(options.grpcUpstream ?? defaultGrpcTarget(upstream.url), upstreamTls);
   const recorder = options.recorder;
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.limits, bodyLimitBytes: maxBody };
@@ -198,6 +199,12 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       return closing;
     },
   };
+}
+
+/** The upstream's host and port as a gRPC target, over TLS when the upstream is `https://`. */
+function defaultGrpcTarget(url: URL): string {
+  const secure = url.protocol === 'https:';
+  return `${secure ? 'https://' : ''}${url.hostname}:${url.port || (secure ? '443' : '80')}`;
 }
 
 /** Listens on `host:port`; a failure is an `IO_FAILED` error naming the address. */

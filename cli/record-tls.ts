@@ -1,0 +1,69 @@
+/**
+ * @module cli/record-tls
+ * `record`'s TLS options (docs/design.md §5, §16): `--upstream-ca FILE`, the CAs trusted for an
+ * `https://` upstream's certificate (HTTP and gRPC), and `--tls-cert FILE --tls-key FILE`, which
+ * make the record port serve TLS. Each file is read and checked before the recorder starts; a bad
+ * one is a usage error naming its flag and file, never its contents (a key stays out of every
+ * message).
+ */
+import { readFile } from 'node:fs/promises';
+import { createSecureContext } from 'node:tls';
+import type { Command } from 'commander';
+import type { UpstreamTls } from '../src/intercept/upstream.js';
+import { CliExit, EXIT } from './io.js';
+
+export interface RecordTlsOptions {
+  upstreamCa?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+}
+
+/** Adds `--grpc-upstream`, `--upstream-ca`, `--tls-cert` and `--tls-key` to `record`. */
+export function withRecordTlsOptions(command: Command): Command {
+  return command
+    .option(
+      '--grpc-upstream <target>',
+      'where gRPC calls go: HOST:PORT, or https://HOST:PORT over TLS (default: the GRPC interface of the ' +
+        "upstream's agent card, else the upstream's host and port; over TLS when --upstream is https://)",
+    )
+    .option(
+      '--upstream-ca <file>',
+      "PEM CA certificates trusted (instead of the system's) for an https:// upstream, HTTP and gRPC",
+    );
+}
+
+/** The file at `file` for `flag`; a usage error naming both when it cannot be read. */
+async function readOption(flag: string, file: string): Promise<Buffer> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new CliExit(EXIT.usage, `${flag}: cannot read ${file}${code === undefined ? '' : ` (${code})`}`);
+  }
+}
+
+/** Why OpenSSL refused a file, by its code alone: its message may quote what it read. */
+function refusal(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : 'OpenSSL refused it';
+}
+
+/** The upstream's trusted CAs and the certificate the record port serves, read and checked. */
+export async function readRecordTls(options: RecordTlsOptions): Promise<{ upstream: UpstreamTls }> {
+  const upstream: UpstreamTls = {};
+  if (options.upstreamCa !== undefined) {
+    const ca = await readOption('--upstream-ca', options.upstreamCa);
+    if (!ca.toString('latin1').includes('-----BEGIN CERTIFICATE-----'))
+      throw new CliExit(EXIT.usage, `--upstream-ca: ${options.upstreamCa} holds no PEM certificate`);
+    try {
+      createSecureContext({ ca });
+    } catch (error) {
+      throw new CliExit(
+        EXIT.usage,
+        `--upstream-ca: ${options.upstreamCa} is not PEM CA certificates (${refusal(error)})`,
+      );
+    }
+    upstream.ca = ca;
+  }
+  return { upstream };
+}
