@@ -9,6 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 import type { Command } from 'commander';
+import type { ServedTls } from '../src/intercept/recording-proxy.js';
 import type { UpstreamTls } from '../src/intercept/upstream.js';
 import { CliExit, EXIT } from './io.js';
 
@@ -29,7 +30,9 @@ export function withRecordTlsOptions(command: Command): Command {
     .option(
       '--upstream-ca <file>',
       "PEM CA certificates trusted (instead of the system's) for an https:// upstream, HTTP and gRPC",
-    );
+    )
+    .option('--tls-cert <file>', 'serve TLS on the record port with this PEM certificate chain (with --tls-key)')
+    .option('--tls-key <file>', "that certificate's PEM private key");
 }
 
 /** The file at `file` for `flag`; a usage error naming both when it cannot be read. */
@@ -49,7 +52,7 @@ function refusal(error: unknown): string {
 }
 
 /** The upstream's trusted CAs and the certificate the record port serves, read and checked. */
-export async function readRecordTls(options: RecordTlsOptions): Promise<{ upstream: UpstreamTls }> {
+export async function readRecordTls(options: RecordTlsOptions): Promise<{ upstream: UpstreamTls; serve?: ServedTls }> {
   const upstream: UpstreamTls = {};
   if (options.upstreamCa !== undefined) {
     const ca = await readOption('--upstream-ca', options.upstreamCa);
@@ -65,5 +68,22 @@ export async function readRecordTls(options: RecordTlsOptions): Promise<{ upstre
     }
     upstream.ca = ca;
   }
-  return { upstream };
+  if ((options.tlsCert === undefined) !== (options.tlsKey === undefined))
+    throw new CliExit(
+      EXIT.usage,
+      `${options.tlsCert === undefined ? '--tls-key' : '--tls-cert'}: give --tls-cert and --tls-key together`,
+    );
+  if (options.tlsCert === undefined || options.tlsKey === undefined) return { upstream };
+  const cert = await readOption('--tls-cert', options.tlsCert);
+  const key = await readOption('--tls-key', options.tlsKey);
+  try {
+    createSecureContext({ cert, key });
+  } catch (error) {
+    throw new CliExit(
+      EXIT.usage,
+      `--tls-cert, --tls-key: ${options.tlsCert} and ${options.tlsKey} are not a PEM certificate and its private key ` +
+        `(${refusal(error)})`,
+    );
+  }
+  return { upstream, serve: { cert, key } };
 }

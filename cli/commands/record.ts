@@ -1,7 +1,7 @@
 /**
  * @module cli/commands/record
  * `a2a-replay record --upstream URL --out FILE`: a recording reverse proxy in front of a peer
- * (docs/design.md §5, §9). Prints `listening on http://HOST:PORT` first (and, listening on a
+ * (docs/design.md §5, §9). Prints `listening on http://HOST:PORT` (`https://` with `--tls-cert`) first (and, listening on a
  * non-loopback address, one warning on stderr naming what it exposes); on SIGINT or SIGTERM it stops
  * accepting, lets exchanges in flight finish (up to `--grace-ms`), flushes the recording, the
  * receipt log and the spans, and exits 0.
@@ -450,6 +450,7 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
     upstream: options.upstream,
     grpcUpstream,
     upstreamTls: files.tls.upstream,
+    ...(files.tls.serve === undefined ? {} : { tls: files.tls.serve }),
     onGrpcRefusal: grpcRefusalReporter(),
     recorder,
     host: listen.host,

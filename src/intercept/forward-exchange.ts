@@ -28,7 +28,7 @@ export interface ForwardContext {
   flights: Flights;
   /** The upstream must send its response head within this many ms, else HTTP 504. */
   upstreamTimeoutMs: number;
-  /** `http://HOST:PORT` the proxy listens on: where a card's URLs move when the request names no Host. */
+  /** `http(s)://HOST:PORT` the proxy listens on: where a card's URLs move when the request names no Host. */
   ownUrl(): string;
   /** The gRPC upstream, whose card interfaces move to the proxy too. */
   grpc?: GrpcTargetParts;
@@ -117,7 +117,10 @@ export function forwardExchange(
       relayHeld(upstreamRes, res, exchange, settle);
       return;
     }
-    const proxyBase = (): URL => new URL(req.headers.host ? `http://${req.headers.host}` : context.ownUrl());
+    const proxyBase = (): URL => {
+      const own = new URL(context.ownUrl());
+      return req.headers.host ? new URL(`${own.protocol}//${req.headers.host}`) : own;
+    };
     const grpc = context.grpc === undefined ? {} : { grpc: context.grpc };
     passCardAnswer(card, upstreamRes, res, exchange, { upstream: upstream.url, proxyBase, ...grpc }, settle);
   });

@@ -19,16 +19,24 @@
  * - exchanges in flight at close: src/intercept/flights.ts;
  * - gRPC: the port serves HTTP/1.1 and HTTP/2 cleartext, told apart by the HTTP/2 preface
  *   (src/http/transport-sniff.ts); each gRPC call is forwarded to the gRPC upstream and recorded by
- *   src/intercept/grpc-forward.ts (docs/design.md §16).
+ *   src/intercept/grpc-forward.ts (docs/design.md §16);
+ * - TLS (`tls`): the port serves TLS instead, ALPN `h2` (gRPC) and `http/1.1` on the same port,
+ *   each connection handed to the same two servers by the protocol its client chose.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { type Http2Session, createServer as createHttp2Server } from 'node:http2';
-import type { AddressInfo, Server as NetServer } from 'node:net';
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
+import { type TLSSocket, createServer as createTlsServer } from 'node:tls';
 import { A2aReplayError, describeError } from '../errors.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits, limitedServerOptions } from '../http/limits.js';
 import { isLoopbackHost } from '../http/loopback.js';
 import { readTarget } from '../http/request-target.js';
-import { createSniffingServer } from '../http/transport-sniff.js';
+import {
+  type SniffOptions,
+  type TransportRoutes,
+  createSniffingServer,
+  sniffTransport,
+} from '../http/transport-sniff.js';
 import { DEFAULT_MAX_BODY_BYTES, type ExchangeRecorder } from './exchange-recorder.js';
 import { Flights } from './flights.js';
 import { type ForwardContext, forwardExchange } from './forward-exchange.js';
@@ -72,12 +80,20 @@ export interface RecordingProxyOptions {
   grpcUpstream?: string;
   /** How `https://` upstreams (HTTP and gRPC) are reached: the CAs trusted for their certificates. */
   upstreamTls?: UpstreamTls;
+  /** Serve TLS with this certificate and key instead of cleartext (docs/design.md §16). */
+  tls?: ServedTls;
   /** Told each time the proxy refuses a gRPC call itself (UNIMPLEMENTED, UNAVAILABLE), with why. */
   onGrpcRefusal?: (kind: 'unimplemented' | 'unavailable', message: string) => void;
 }
 
+/** The certificate (chain) and private key the proxy serves TLS with, PEM. */
+export interface ServedTls {
+  cert: string | Buffer;
+  key: string | Buffer;
+}
+
 export interface RecordingProxy {
-  /** `http://HOST:PORT` the proxy listens on. */
+  /** `http://HOST:PORT` (`https://` serving TLS) the proxy listens on. */
   readonly url: string;
   /** `HOST:PORT` the gRPC calls it takes go to. */
   readonly grpcUpstream: string;
@@ -160,9 +176,10 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     }
   });
   // One port: HTTP/1 connections go to `server`, HTTP/2 (gRPC) ones to `h2`.
-  const port = createSniffingServer(
+  const port = servePort(
     { http1: (socket) => server.emit('connection', socket), h2c: (socket) => h2.emit('connection', socket) },
     { silentMs: limits.headersTimeoutMs },
+    options.tls,
   );
 
   await listen(port, options.host ?? '127.0.0.1', options.port ?? 0);
@@ -170,7 +187,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   server.emit('listening');
   const address = port.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  ownUrl = `http://${host}:${address.port}`;
+  ownUrl = `${options.tls === undefined ? 'http' : 'https'}://${host}:${address.port}`;
   forwardControl = options.forwardControl ?? (isLoopbackHost(address.address) && isLoopbackHost(upstream.url.hostname));
 
   let closing: Promise<void> | undefined;
@@ -199,6 +216,25 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       return closing;
     },
   };
+}
+
+/**
+ * The port's server: cleartext, each connection sniffed (src/http/transport-sniff.ts); or TLS,
+ * each connection routed by the ALPN protocol its client chose (`h2`, `http/1.1`), sniffed when
+ * it chose none. A failed handshake only closes its connection.
+ */
+function servePort(routes: TransportRoutes, sniff: SniffOptions, tls: ServedTls | undefined): NetServer {
+  if (tls === undefined) return createSniffingServer(routes, sniff);
+  const secure = createTlsServer({ cert: tls.cert, key: tls.key, ALPNProtocols: ['h2', 'http/1.1'] }, (socket) => {
+    const alpn = (socket as TLSSocket).alpnProtocol;
+    if (alpn === 'h2') routes.h2c(socket as Socket);
+    else if (alpn === 'http/1.1') routes.http1(socket as Socket);
+    else sniffTransport(socket as Socket, routes, sniff);
+  });
+  secure.on('tlsClientError', () => {
+    // the client's handshake failed: Node closes its socket
+  });
+  return secure;
 }
 
 /** The upstream's host and port as a gRPC target, over TLS when the upstream is `https://`. */

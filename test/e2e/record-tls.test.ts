@@ -3,20 +3,23 @@
  * certificate made at test time: a gRPC upstream at `https://HOST:PORT` (the stock SDK's gRPC
  * server over TLS) and an `https://` HTTP upstream are reached over TLS trusting the CA
  * `--upstream-ca` names; a certificate the recorder does not trust is a gRPC UNAVAILABLE or an
- * HTTP 502 naming why, and an error entry in the recording, never an empty one.
+ * HTTP 502 naming why, and an error entry in the recording, never an empty one. With `--tls-cert`
+ * and `--tls-key` the record port serves TLS, gRPC (ALPN h2) and JSON-RPC (http/1.1) on one port,
+ * its card naming it with https://; a key file is never echoed.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { type Server, createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ClientFactory } from '@a2a-js/sdk/client';
+import { ClientFactory, DefaultAgentCardResolver } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { credentials, status } from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RecordingEntry } from '../../src/recording/format.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { type TestCertificate, makeTestCertificate } from '../helpers/test-certificate.js';
+import { trustingFetch } from '../helpers/trusting-fetch.js';
 import { type RecordProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 import { sdkSession, startSdkEchoServer } from '../intercept/sdk-echo-server.js';
 
@@ -163,5 +166,84 @@ describe('TLS to the upstream', () => {
     await expect(
       record(['--upstream', 'http://127.0.0.1:1', '--out', out, '--upstream-ca', cert.keyFile]),
     ).rejects.toThrow(/--upstream-ca: .*holds no PEM certificate/);
+  });
+});
+
+describe('the recorder serving TLS', () => {
+  it('serves TLS, ALPN h2 and http/1.1 on one port: the SDK gRPC client and a JSON-RPC fetch recorded', async () => {
+    const served = makeTestCertificate(dir, 'recorder');
+    const upstream = await startSdkEchoServer({ grpc: true });
+    closers.push(() => upstream.close());
+    const out = join(dir, 'served.jsonl');
+    const args = ['--upstream', upstream.url, '--out', out, '--grpc-upstream', upstream.grpcUrl];
+    const proc = await record([...args, '--tls-cert', served.certFile, '--tls-key', served.keyFile]);
+    expect(proc.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const fetchTrusting = trustingFetch(served.cert);
+
+    // The card it serves names it with https:// for every http interface, its own HOST:PORT for gRPC.
+    const card = (await (await fetchTrusting(`${proc.url}/.well-known/agent-card.json`)).json()) as {
+      supportedInterfaces: { url: string; protocolBinding: string }[];
+    };
+    const own = new URL(proc.url).host;
+    expect(card.supportedInterfaces).toMatchObject([
+      { protocolBinding: 'JSONRPC', url: `${proc.url}/a2a/jsonrpc` },
+      { protocolBinding: 'GRPC', url: own },
+    ]);
+
+    const sdk = await new ClientFactory({
+      transports: [new GrpcTransportFactory({ grpcChannelCredentials: credentials.createSsl(served.cert) })],
+      cardResolver: new DefaultAgentCardResolver({ fetchImpl: fetchTrusting }),
+    }).createFromUrl(proc.url);
+    const direct = await sdkSession(
+      await new ClientFactory({ transports: [new GrpcTransportFactory()] }).createFromUrl(upstream.url),
+    );
+    expect(await sdkSession(sdk)).toEqual(direct);
+
+    const answer = await fetchTrusting(`${proc.url}/a2a/jsonrpc`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'GetTask', params: { id: 'no-such-task' } }),
+    });
+    expect(((await answer.json()) as { error: { code: number } }).error.code).toBe(-32001);
+
+    const entries = await entriesOf(proc, out);
+    const grpcCalls = entries.filter((e) => e.grpc !== undefined && e.kind === 'request');
+    expect(grpcCalls).toHaveLength(5);
+    expect(entries).toContainEqual(
+      expect.objectContaining({ kind: 'request', http: expect.objectContaining({ path: '/a2a/jsonrpc' }) as unknown }),
+    );
+    expect(entries.filter((e) => e.kind === 'error')).toEqual([]);
+    expect(proc.stderr()).not.toContain(served.key.toString('utf8').split('\n')[1] ?? 'no key line');
+  });
+
+  it('refuses a --tls-key that is not a key without echoing what the file holds', async () => {
+    const served = makeTestCertificate(dir, 'recorder');
+    const badKey = join(dir, 'bad.key.pem');
+    await writeFile(badKey, '-----BEGIN PRIVATE KEY-----\nSECRETKEYMATERIAL0123456789\n-----END PRIVATE KEY-----\n');
+    const out = join(dir, 'bad-key.jsonl');
+    const failed = record([
+      '--upstream',
+      'http://127.0.0.1:1',
+      '--out',
+      out,
+      '--tls-cert',
+      served.certFile,
+      '--tls-key',
+      badKey,
+    ]);
+    const error = await failed.then(
+      () => new Error('expected the recorder to refuse the key'),
+      (e: unknown) => e as Error,
+    );
+    expect(error.message).toMatch(/exited with 2: .*--tls-cert, --tls-key: .*bad\.key\.pem/);
+    expect(error.message).not.toContain('SECRETKEYMATERIAL');
+  });
+
+  it('asks for --tls-cert and --tls-key together', async () => {
+    const served = makeTestCertificate(dir, 'recorder');
+    const out = join(dir, 'half.jsonl');
+    await expect(
+      record(['--upstream', 'http://127.0.0.1:1', '--out', out, '--tls-key', served.keyFile]),
+    ).rejects.toThrow(/--tls-key: give --tls-cert and --tls-key together/);
   });
 });
