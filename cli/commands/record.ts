@@ -501,7 +501,11 @@ export function registerRecord(program: Command): void {
       'its headers within N ms (at most --request-timeout-ms), else HTTP 408',
       '10000',
     )
-    .option('--max-connections <n>', 'open client connections served; requests on further ones get HTTP 503', '1024')
+    .option(
+      '--max-connections <n>',
+      'open client connections served, gRPC ones too; requests on further ones get HTTP 503 (gRPC: UNAVAILABLE)',
+      '1024',
+    )
     .option('--drain-limit-bytes <n>', 'read and drop up to N bytes of a body over the limit after its 413', '67108864')
     .option('--drain-timeout-ms <n>', 'read and drop a body over the limit for at most N ms after its 413', '30000')
     .option('--listen <host:port>', 'address to listen on', '127.0.0.1:0')

@@ -40,7 +40,7 @@ import {
 import { DEFAULT_MAX_BODY_BYTES, type ExchangeRecorder } from './exchange-recorder.js';
 import { Flights } from './flights.js';
 import { type ForwardContext, forwardExchange } from './forward-exchange.js';
-import { type GrpcForwardContext, forwardGrpcCall } from './grpc-forward.js';
+import { type GrpcForwardContext, type GrpcRefusalKind, forwardGrpcCall } from './grpc-forward.js';
 import { openGrpcUpstream } from './grpc-upstream.js';
 import { answerOwn, targetOf } from './proxy-answers.js';
 import { guardProxy } from './proxy-limits.js';
@@ -82,8 +82,8 @@ export interface RecordingProxyOptions {
   upstreamTls?: UpstreamTls;
   /** Serve TLS with this certificate and key instead of cleartext (docs/design.md §16). */
   tls?: ServedTls;
-  /** Told each time the proxy refuses a gRPC call itself (UNIMPLEMENTED, UNAVAILABLE), with why. */
-  onGrpcRefusal?: (kind: 'unimplemented' | 'unavailable', message: string) => void;
+  /** Told each time the proxy refuses a gRPC call itself (UNIMPLEMENTED, UNAVAILABLE), with its kind and why. */
+  onGrpcRefusal?: (kind: GrpcRefusalKind, message: string) => void;
 }
 
 /** The certificate (chain) and private key the proxy serves TLS with, PEM. */
@@ -160,16 +160,23 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   };
   const h2 = createHttp2Server();
   const sessions = new Set<Http2Session>();
+  // Sessions past the connection cap, with why (docs/design.md §16).
+  const refused = new WeakMap<Http2Session, string>();
   h2.on('session', (session: Http2Session) => {
     sessions.add(session);
+    const counted = proxyLimits.countSession();
+    if (counted.refusal !== undefined) refused.set(session, counted.refusal);
     session.on('error', () => {
       // its streams report what they lost
     });
-    session.once('close', () => sessions.delete(session));
+    session.once('close', () => {
+      counted.close();
+      sessions.delete(session);
+    });
   });
   h2.on('stream', (stream, headers) => {
     try {
-      forwardGrpcCall(grpcForwarding, stream, headers);
+      forwardGrpcCall(grpcForwarding, stream, headers, refused.get(stream.session as Http2Session));
     } catch (error) {
       recorder.report(error);
       stream.close();
