@@ -8,14 +8,14 @@ import { printable } from '../src/printable.js';
 
 /**
  * Where gRPC calls go: `--grpc-upstream`, else the GRPC interface of the upstream's card, else the
- * upstream's host and port.
+ * upstream's host and port; the last two over TLS when the upstream is `https://`.
  */
 export function grpcUpstreamOf(given: string | undefined, upstream: string, agentCard: unknown): string {
   if (given !== undefined) return given;
-  const fromCard = cardGrpcTarget(agentCard);
-  if (fromCard !== undefined) return fromCard;
   const url = new URL(upstream);
-  return `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
+  const secure = url.protocol === 'https:';
+  const target = cardGrpcTarget(agentCard) ?? `${url.hostname}:${url.port || (secure ? '443' : '80')}`;
+  return secure ? `https://${target}` : target;
 }
 
 /** Says a refused gRPC call on stderr, the first of each kind (UNIMPLEMENTED, UNAVAILABLE). */

@@ -1,7 +1,7 @@
 /**
  * @module cli/commands/record
  * `a2a-replay record --upstream URL --out FILE`: a recording reverse proxy in front of a peer
- * (docs/design.md §5, §9). Prints `listening on http://HOST:PORT` first (and, listening on a
+ * (docs/design.md §5, §9). Prints `listening on http://HOST:PORT` (`https://` with `--tls-cert`) first (and, listening on a
  * non-loopback address, one warning on stderr naming what it exposes); on SIGINT or SIGTERM it stops
  * accepting, lets exchanges in flight finish (up to `--grace-ms`), flushes the recording, the
  * receipt log and the spans, and exits 0.
@@ -42,6 +42,7 @@ import {
 } from '../../src/intercept/exchange-recorder.js';
 import { parseGrpcTarget } from '../../src/intercept/grpc-upstream.js';
 import { grpcRefusalReporter, grpcUpstreamOf } from '../record-grpc.js';
+import { type RecordTlsOptions, readRecordTls, withRecordTlsOptions } from '../record-tls.js';
 import { fsyncPolicy, parseListen } from '../record-values.js';
 import { startRecordingProxy } from '../../src/intercept/recording-proxy.js';
 import { refuseSymlink } from '../../src/output-file.js';
@@ -74,7 +75,7 @@ import { openReceiptShipping } from '../receipt-logs-options.js';
 import type { ReceiptShipping } from '../receipt-logs-setup.js';
 import { cosignaturesPathFor } from '../../src/receipts/cosignature-file.js';
 
-interface RecordCommandOptions {
+interface RecordCommandOptions extends RecordTlsOptions {
   upstream: string;
   grpcUpstream?: string;
   out: string;
@@ -207,6 +208,7 @@ async function recordFiles(options: RecordCommandOptions): Promise<{
   keyring: Awaited<ReturnType<typeof optionalKeyring>>;
   receiptsFile: string;
   continuation: Continuation;
+  tls: Awaited<ReturnType<typeof readRecordTls>>;
 }> {
   try {
     new URL(options.upstream);
@@ -256,7 +258,7 @@ async function recordFiles(options: RecordCommandOptions): Promise<{
       : await readContinuation(options.continueFrom, receiptsPathFor(options.continueFrom), keyring);
   if (rotationLimits(options) !== null)
     await assertNoLaterFiles(keyring ? [options.out, receiptsFile] : [options.out], continuation.link?.position ?? 1);
-  return { keyring, receiptsFile, continuation };
+  return { keyring, receiptsFile, continuation, tls: await readRecordTls(options) };
 }
 
 /**
@@ -280,7 +282,7 @@ async function openRecordFiles(
   const { keyring, receiptsFile } = files;
   const { fsync, checkpointEvery } = settings;
   // The upstream's card, kept in the header so that `run` knows the peer it was made against.
-  const agentCard = await fetchAgentCard(options.upstream);
+  const agentCard = await fetchAgentCard(options.upstream, { ...files.tls.upstream });
   if (agentCard === undefined)
     process.stderr.write(
       `a2a-replay: no agent card answered at the upstream's /.well-known/agent-card.json; recording without it\n`,
@@ -447,6 +449,8 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
   const proxy = await startRecordingProxy({
     upstream: options.upstream,
     grpcUpstream,
+    upstreamTls: files.tls.upstream,
+    ...(files.tls.serve === undefined ? {} : { tls: files.tls.serve }),
     onGrpcRefusal: grpcRefusalReporter(),
     recorder,
     host: listen.host,
@@ -486,16 +490,10 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
 }
 
 export function registerRecord(program: Command): void {
-  program
-    .command('record')
+  withRecordTlsOptions(program.command('record'))
     .description('record the A2A traffic to a peer through a reverse proxy')
     .requiredOption('--upstream <url>', 'the peer to forward to')
     .requiredOption('--out <file>', 'recording to write (JSONL)')
-    .option(
-      '--grpc-upstream <host:port>',
-      "where gRPC calls go (default: the GRPC interface of the upstream's agent card, " +
-        "else the upstream's host and port)",
-    )
     .option('--upstream-timeout-ms <n>', 'the upstream must send its response head within N ms, else HTTP 504', '30000')
     .option('--request-timeout-ms <n>', 'a client request must fully arrive within N ms, else HTTP 408', '30000')
     .option(
@@ -503,7 +501,11 @@ export function registerRecord(program: Command): void {
       'its headers within N ms (at most --request-timeout-ms), else HTTP 408',
       '10000',
     )
-    .option('--max-connections <n>', 'open client connections served; requests on further ones get HTTP 503', '1024')
+    .option(
+      '--max-connections <n>',
+      'open client connections served, gRPC ones too; requests on further ones get HTTP 503 (gRPC: UNAVAILABLE)',
+      '1024',
+    )
     .option('--drain-limit-bytes <n>', 'read and drop up to N bytes of a body over the limit after its 413', '67108864')
     .option('--drain-timeout-ms <n>', 'read and drop a body over the limit for at most N ms after its 413', '30000')
     .option('--listen <host:port>', 'address to listen on', '127.0.0.1:0')

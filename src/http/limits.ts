@@ -75,6 +75,11 @@ export interface ConnectionGate {
   overCapacity(req: IncomingMessage): boolean;
   /** Notes the response of a request, so a time-out that hits mid-answer does not write a second one. */
   track(req: IncomingMessage, res: ServerResponse): void;
+  /**
+   * Counts a connection another server on the same port serves (an HTTP/2 session) against the
+   * same cap; `over` when it is past it. `close` when the connection closes.
+   */
+  count(): { over: boolean; close(): void };
 }
 
 function rawAnswer(status: number, reason: string, body: string): string {
@@ -123,6 +128,18 @@ export function guardServer(server: Server, limits: HttpLimits, body: LimitAnswe
   return {
     overCapacity: (req) => over.has(req.socket),
     track: (req, res) => answering.set(req.socket, res),
+    count: () => {
+      open += 1;
+      let closed = false;
+      return {
+        over: open > limits.maxConnections,
+        close: () => {
+          if (closed) return;
+          closed = true;
+          open -= 1;
+        },
+      };
+    },
   };
 }
 

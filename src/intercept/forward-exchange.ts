@@ -12,6 +12,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeError } from '../errors.js';
+import { certificateFailure } from '../http/tls-failure.js';
 import type { GrpcTargetParts } from './agent-card-rewrite.js';
 import { cardAnswerOf, passCardAnswer } from './card-answer.js';
 import { type ExchangeRecorder, RESPONSE_CUT_MESSAGE } from './exchange-recorder.js';
@@ -27,7 +28,7 @@ export interface ForwardContext {
   flights: Flights;
   /** The upstream must send its response head within this many ms, else HTTP 504. */
   upstreamTimeoutMs: number;
-  /** `http://HOST:PORT` the proxy listens on: where a card's URLs move when the request names no Host. */
+  /** `http(s)://HOST:PORT` the proxy listens on: where a card's URLs move when the request names no Host. */
   ownUrl(): string;
   /** The gRPC upstream, whose card interfaces move to the proxy too. */
   grpc?: GrpcTargetParts;
@@ -80,7 +81,7 @@ export function forwardExchange(
   const upstreamReq = upstream.send(req, path, body);
   upstreamReq.on('error', (error) => {
     if (done) return;
-    const why = `upstream ${upstream.label} failed: ${describeError(error)}`;
+    const why = `upstream ${upstream.label} failed: ${certificateFailure(error) ?? describeError(error)}`;
     exchange.fail(why);
     if (!res.headersSent) failWith(502, why);
     else res.destroy();
@@ -116,7 +117,10 @@ export function forwardExchange(
       relayHeld(upstreamRes, res, exchange, settle);
       return;
     }
-    const proxyBase = (): URL => new URL(req.headers.host ? `http://${req.headers.host}` : context.ownUrl());
+    const proxyBase = (): URL => {
+      const own = new URL(context.ownUrl());
+      return req.headers.host ? new URL(`${own.protocol}//${req.headers.host}`) : own;
+    };
     const grpc = context.grpc === undefined ? {} : { grpc: context.grpc };
     passCardAnswer(card, upstreamRes, res, exchange, { upstream: upstream.url, proxyBase, ...grpc }, settle);
   });

@@ -12,8 +12,9 @@
  * the trailers follow it. The client cannot read either before.
  *
  * Refused, never forwarded: a path that names no method of A2A or its pause extension gets
- * UNIMPLEMENTED saying why; an upstream that cannot be reached gets UNAVAILABLE naming it. Each
- * is recorded as the request and an `error` entry, and told once on stderr (`warn`).
+ * UNIMPLEMENTED saying why; an upstream that cannot be reached gets UNAVAILABLE naming it, and a
+ * call on a session past the connection cap UNAVAILABLE saying so (its session then goes away).
+ * Each is recorded as the request and an `error` entry, and told once on stderr (`warn`).
  */
 import {
   type ClientHttp2Stream,
@@ -25,7 +26,7 @@ import {
 import { status as GrpcCode } from '@grpc/grpc-js';
 import { describeError } from '../errors.js';
 import { GrpcFrameReader, grpcMessageHeader } from '../grpc/grpc-wire.js';
-import { grpcMethodOfPath } from '../grpc/methods.js';
+import { type GrpcMethod, grpcMethodOfPath } from '../grpc/methods.js';
 import type { ExchangeRecorder } from './exchange-recorder.js';
 import type { Flight, Flights } from './flights.js';
 import { GrpcExchange } from './grpc-exchange.js';
@@ -37,8 +38,11 @@ export interface GrpcForwardContext {
   recorder: ExchangeRecorder;
   flights: Flights;
   /** Says a refusal on stderr; the caller tells each kind once. */
-  warn(kind: 'unimplemented' | 'unavailable', message: string): void;
+  warn(kind: GrpcRefusalKind, message: string): void;
 }
+
+/** The calls the proxy refuses itself: an unknown path, an unreachable upstream, a session past the cap. */
+export type GrpcRefusalKind = 'unimplemented' | 'unavailable' | 'connections';
 
 /** Headers of one side of a call as forwarded: no pseudo-headers but `:status`, nothing HTTP/2 forbids. */
 function forwardedHeaders(headers: IncomingHttpHeaders, keepStatus: boolean): OutgoingHttpHeaders {
@@ -70,22 +74,33 @@ function answerStatus(stream: ServerHttp2Stream, code: GrpcCode, message: string
   );
 }
 
-/** Refuses a call to a path the recorder cannot read: UNIMPLEMENTED, recorded as request and error. */
-function refuseUnknownPath(context: GrpcForwardContext, stream: ServerHttp2Stream, headers: IncomingHttpHeaders): void {
-  const path = String(headers[':path'] ?? '');
-  const exchange = new GrpcExchange(context.recorder, headers, undefined);
+/** A call the proxy answers itself, never forwarded: its status, why, and what kind of refusal. */
+interface Refusal {
+  code: GrpcCode;
+  message: string;
+  kind: GrpcRefusalKind;
+  /** The method the path names, when it names one (its request is then recorded decoded). */
+  method: GrpcMethod | undefined;
+}
+
+/** Refuses a call: reads and records its request, then answers `refusal`'s status, recorded as an error. */
+function refuseCall(
+  context: GrpcForwardContext,
+  stream: ServerHttp2Stream,
+  headers: IncomingHttpHeaders,
+  refusal: Refusal,
+): void {
+  const exchange = new GrpcExchange(context.recorder, headers, refusal.method);
   const reader = new GrpcFrameReader(context.recorder.maxObservedBytes);
-  const message =
-    `the recorder does not forward ${path}: it is no method of lf.a2a.v1.A2AService or ` +
-    'lf.a2a.v1.pause.A2APauseService, so the call could not be recorded as the peer reads it';
+  const { code, message } = refusal;
   let answered = false;
   const answer = (): void => {
     if (answered) return;
     answered = true;
     exchange.requestEnd();
-    exchange.fail(message, { status: GrpcCode.UNIMPLEMENTED, message, trailersOnly: true });
-    answerStatus(stream, GrpcCode.UNIMPLEMENTED, message);
-    context.warn('unimplemented', message);
+    exchange.fail(message, { status: code, message, trailersOnly: true });
+    answerStatus(stream, code, message);
+    context.warn(refusal.kind, message);
   };
   stream.on('data', (chunk: Buffer) => {
     try {
@@ -99,16 +114,41 @@ function refuseUnknownPath(context: GrpcForwardContext, stream: ServerHttp2Strea
   stream.on('error', () => answer());
 }
 
-/** Forwards the call on `stream` (its request `headers`) to the upstream, recording it. */
+/**
+ * Forwards the call on `stream` (its request `headers`) to the upstream, recording it; refuses it
+ * with UNAVAILABLE saying `overCapacity` when its session is past the connection cap.
+ */
 export function forwardGrpcCall(
   context: GrpcForwardContext,
   stream: ServerHttp2Stream,
   headers: IncomingHttpHeaders,
+  overCapacity?: string,
 ): void {
   const { upstream, recorder, flights } = context;
-  const found = grpcMethodOfPath(String(headers[':path'] ?? ''));
+  const path = String(headers[':path'] ?? '');
+  const found = grpcMethodOfPath(path);
   if (found === undefined) {
-    refuseUnknownPath(context, stream, headers);
+    const message =
+      `the recorder does not forward ${path}: it is no method of lf.a2a.v1.A2AService or ` +
+      'lf.a2a.v1.pause.A2APauseService, so the call could not be recorded as the peer reads it';
+    refuseCall(context, stream, headers, {
+      code: GrpcCode.UNIMPLEMENTED,
+      message,
+      kind: 'unimplemented',
+      method: undefined,
+    });
+    return;
+  }
+  if (overCapacity !== undefined) {
+    // Past the connection cap: refused, and the session told to go away once its calls are answered.
+    const method = found.method;
+    refuseCall(context, stream, headers, {
+      code: GrpcCode.UNAVAILABLE,
+      message: overCapacity,
+      kind: 'connections',
+      method,
+    });
+    stream.session?.close();
     return;
   }
   const exchange = new GrpcExchange(recorder, headers, found.method);
@@ -144,7 +184,7 @@ export function forwardGrpcCall(
     });
   } catch (error) {
     stream.resume();
-    unavailable(describeError(error));
+    unavailable(upstream.why(error));
     return;
   }
 
@@ -178,6 +218,7 @@ export function forwardGrpcCall(
   relayAnswer(upstreamStream, stream, exchange, answers, {
     streaming: found.method.stream,
     unavailable,
+    why: (error) => upstream.why(error),
     settle,
     isDone: () => done,
   });
@@ -187,6 +228,8 @@ interface RelayControl {
   /** The method streams its answer (each message released on its own). */
   streaming: boolean;
   unavailable(why: string): void;
+  /** Why the upstream could not be reached, in user words. */
+  why(error: unknown): string;
   settle(): void;
   isDone(): boolean;
 }
@@ -292,7 +335,7 @@ function relayAnswer(
     if (finished || control.isDone()) return;
     finished = true;
     if (!answered) {
-      control.unavailable(describeError(error));
+      control.unavailable(control.why(error));
       return;
     }
     exchange.fail(`the gRPC upstream's answer broke: ${describeError(error)}`);

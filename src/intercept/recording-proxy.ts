@@ -19,25 +19,33 @@
  * - exchanges in flight at close: src/intercept/flights.ts;
  * - gRPC: the port serves HTTP/1.1 and HTTP/2 cleartext, told apart by the HTTP/2 preface
  *   (src/http/transport-sniff.ts); each gRPC call is forwarded to the gRPC upstream and recorded by
- *   src/intercept/grpc-forward.ts (docs/design.md §16).
+ *   src/intercept/grpc-forward.ts (docs/design.md §16);
+ * - TLS (`tls`): the port serves TLS instead, ALPN `h2` (gRPC) and `http/1.1` on the same port,
+ *   each connection handed to the same two servers by the protocol its client chose.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import { type Http2Session, createServer as createHttp2Server } from 'node:http2';
-import type { AddressInfo, Server as NetServer } from 'node:net';
+import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
+import { type TLSSocket, createServer as createTlsServer } from 'node:tls';
 import { A2aReplayError, describeError } from '../errors.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits, limitedServerOptions } from '../http/limits.js';
 import { isLoopbackHost } from '../http/loopback.js';
 import { readTarget } from '../http/request-target.js';
-import { createSniffingServer } from '../http/transport-sniff.js';
+import {
+  type SniffOptions,
+  type TransportRoutes,
+  createSniffingServer,
+  sniffTransport,
+} from '../http/transport-sniff.js';
 import { DEFAULT_MAX_BODY_BYTES, type ExchangeRecorder } from './exchange-recorder.js';
 import { Flights } from './flights.js';
 import { type ForwardContext, forwardExchange } from './forward-exchange.js';
-import { type GrpcForwardContext, forwardGrpcCall } from './grpc-forward.js';
+import { type GrpcForwardContext, type GrpcRefusalKind, forwardGrpcCall } from './grpc-forward.js';
 import { openGrpcUpstream } from './grpc-upstream.js';
 import { answerOwn, targetOf } from './proxy-answers.js';
 import { guardProxy } from './proxy-limits.js';
 import { isControlTarget, refuseControl, refuseTarget } from './proxy-refusals.js';
-import { openUpstream } from './upstream.js';
+import { type UpstreamTls, openUpstream } from './upstream.js';
 
 export { CONTROL_REFUSED_MESSAGE, isControlTarget } from './proxy-refusals.js';
 
@@ -66,15 +74,26 @@ export interface RecordingProxyOptions {
    */
   forwardControl?: boolean;
   /**
-   * Where gRPC calls go: `HOST:PORT` (or `http://HOST:PORT`). Default: the upstream's host and port.
+   * Where gRPC calls go: `HOST:PORT` (or `http://HOST:PORT`), `https://HOST:PORT` over TLS.
+   * Default: the upstream's host and port, over TLS when the upstream is `https://`.
    */
   grpcUpstream?: string;
-  /** Told each time the proxy refuses a gRPC call itself (UNIMPLEMENTED, UNAVAILABLE), with why. */
-  onGrpcRefusal?: (kind: 'unimplemented' | 'unavailable', message: string) => void;
+  /** How `https://` upstreams (HTTP and gRPC) are reached: the CAs trusted for their certificates. */
+  upstreamTls?: UpstreamTls;
+  /** Serve TLS with this certificate and key instead of cleartext (docs/design.md §16). */
+  tls?: ServedTls;
+  /** Told each time the proxy refuses a gRPC call itself (UNIMPLEMENTED, UNAVAILABLE), with its kind and why. */
+  onGrpcRefusal?: (kind: GrpcRefusalKind, message: string) => void;
+}
+
+/** The certificate (chain) and private key the proxy serves TLS with, PEM. */
+export interface ServedTls {
+  cert: string | Buffer;
+  key: string | Buffer;
 }
 
 export interface RecordingProxy {
-  /** `http://HOST:PORT` the proxy listens on. */
+  /** `http://HOST:PORT` (`https://` serving TLS) the proxy listens on. */
   readonly url: string;
   /** `HOST:PORT` the gRPC calls it takes go to. */
   readonly grpcUpstream: string;
@@ -92,11 +111,9 @@ export interface RecordingProxy {
 
 /** Starts the proxy; resolves once it listens. */
 export async function startRecordingProxy(options: RecordingProxyOptions): Promise<RecordingProxy> {
-  const upstream = openUpstream(options.upstream);
-  const grpcUpstream = openGrpcUpstream(
-    options.grpcUpstream ??
-      `${upstream.url.hostname}:${upstream.url.port || (upstream.url.protocol === 'https:' ? '443' : '80')}`,
-  );
+  const upstreamTls = options.upstreamTls ?? {};
+  const upstream = openUpstream(options.upstream, upstreamTls);
+  const grpcUpstream = openGrpcUpstream(options.grpcUpstream ?? defaultGrpcTarget(upstream.url), upstreamTls);
   const recorder = options.recorder;
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.limits, bodyLimitBytes: maxBody };
@@ -143,25 +160,33 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   };
   const h2 = createHttp2Server();
   const sessions = new Set<Http2Session>();
+  // Sessions past the connection cap, with why (docs/design.md §16).
+  const refused = new WeakMap<Http2Session, string>();
   h2.on('session', (session: Http2Session) => {
     sessions.add(session);
+    const counted = proxyLimits.countSession();
+    if (counted.refusal !== undefined) refused.set(session, counted.refusal);
     session.on('error', () => {
       // its streams report what they lost
     });
-    session.once('close', () => sessions.delete(session));
+    session.once('close', () => {
+      counted.close();
+      sessions.delete(session);
+    });
   });
   h2.on('stream', (stream, headers) => {
     try {
-      forwardGrpcCall(grpcForwarding, stream, headers);
+      forwardGrpcCall(grpcForwarding, stream, headers, refused.get(stream.session as Http2Session));
     } catch (error) {
       recorder.report(error);
       stream.close();
     }
   });
   // One port: HTTP/1 connections go to `server`, HTTP/2 (gRPC) ones to `h2`.
-  const port = createSniffingServer(
+  const port = servePort(
     { http1: (socket) => server.emit('connection', socket), h2c: (socket) => h2.emit('connection', socket) },
     { silentMs: limits.headersTimeoutMs },
+    options.tls,
   );
 
   await listen(port, options.host ?? '127.0.0.1', options.port ?? 0);
@@ -169,7 +194,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   server.emit('listening');
   const address = port.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  ownUrl = `http://${host}:${address.port}`;
+  ownUrl = `${options.tls === undefined ? 'http' : 'https'}://${host}:${address.port}`;
   forwardControl = options.forwardControl ?? (isLoopbackHost(address.address) && isLoopbackHost(upstream.url.hostname));
 
   let closing: Promise<void> | undefined;
@@ -198,6 +223,31 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       return closing;
     },
   };
+}
+
+/**
+ * The port's server: cleartext, each connection sniffed (src/http/transport-sniff.ts); or TLS,
+ * each connection routed by the ALPN protocol its client chose (`h2`, `http/1.1`), sniffed when
+ * it chose none. A failed handshake only closes its connection.
+ */
+function servePort(routes: TransportRoutes, sniff: SniffOptions, tls: ServedTls | undefined): NetServer {
+  if (tls === undefined) return createSniffingServer(routes, sniff);
+  const secure = createTlsServer({ cert: tls.cert, key: tls.key, ALPNProtocols: ['h2', 'http/1.1'] }, (socket) => {
+    const alpn = (socket as TLSSocket).alpnProtocol;
+    if (alpn === 'h2') routes.h2c(socket as Socket);
+    else if (alpn === 'http/1.1') routes.http1(socket as Socket);
+    else sniffTransport(socket as Socket, routes, sniff);
+  });
+  secure.on('tlsClientError', () => {
+    // the client's handshake failed: Node closes its socket
+  });
+  return secure;
+}
+
+/** The upstream's host and port as a gRPC target, over TLS when the upstream is `https://`. */
+function defaultGrpcTarget(url: URL): string {
+  const secure = url.protocol === 'https:';
+  return `${secure ? 'https://' : ''}${url.hostname}:${url.port || (secure ? '443' : '80')}`;
 }
 
 /** Listens on `host:port`; a failure is an `IO_FAILED` error naming the address. */

@@ -3,7 +3,8 @@
  * The one peer the recording proxy forwards to: its URL checked once, a keep-alive agent, and a
  * request of a client sent on to it with the client's end-to-end headers, under its path prefix.
  * User-info in the URL is neither sent upstream nor ever printed: `label` is what 502s, 504s and
- * errors name.
+ * errors name. An `https://` upstream's certificate is checked against the system's CAs, or
+ * against the `ca` given (a private CA).
  */
 import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
@@ -26,11 +27,17 @@ export interface Upstream {
   destroy(): void;
 }
 
+/** How the recorder reaches an upstream over TLS (an `https://` one). */
+export interface UpstreamTls {
+  /** PEM certificates of the CAs trusted for the upstream's certificate, instead of the system's. */
+  ca?: string | Buffer;
+}
+
 /** Methods whose empty body goes without a `Content-Length`, as their clients send them. */
 const BODYLESS = ['GET', 'HEAD', 'DELETE', 'OPTIONS'];
 
 /** The upstream at `address`; an address that is not an http or https URL is an `INVALID_ARGUMENT` error. */
-export function openUpstream(address: string): Upstream {
+export function openUpstream(address: string, tls: UpstreamTls = {}): Upstream {
   let url: URL;
   try {
     url = new URL(address);
@@ -43,7 +50,9 @@ export function openUpstream(address: string): Upstream {
   const label = redactUrl(url).replace(/\/$/, '');
   const basePath = basePathOf(url);
   const secure = url.protocol === 'https:';
-  const agent = secure ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
+  const agent = secure
+    ? new HttpsAgent({ keepAlive: true, ...(tls.ca === undefined ? {} : { ca: tls.ca }) })
+    : new HttpAgent({ keepAlive: true });
   const request = secure ? httpsRequest : httpRequest;
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   return {

@@ -1,18 +1,20 @@
 /**
  * `a2a-replay record` under slow or hostile parties, against real sockets with short flag values:
  * an upstream that never answers (504 naming it, recorded as an error), a client whose body or
- * headers do not arrive in time (408), connections past the cap (503), a 50 MB chunked body (a
+ * headers do not arrive in time (408), connections past the cap (503; gRPC connections count, and a
+ * gRPC call past the cap gets UNAVAILABLE), a 50 MB chunked body (a
  * 413 the client reads), and a gzip answer passed through untouched but recorded decoded. The
  * recorder's own answers are HTTP+JSON errors on a route of that binding, JSON-RPC elsewhere.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { type Server, createServer } from 'node:http';
+import { type Server, type ServerResponse, createServer } from 'node:http';
 import { type Socket, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import type { AgentCard } from '@a2a-js/sdk';
 import { RestTransportFactory } from '@a2a-js/sdk/client';
+import { Client as GrpcClient, Metadata, credentials, status } from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readRestError } from '../../src/protocol/rest-binding.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
@@ -174,6 +176,93 @@ describe('--max-connections', () => {
     const entries = await entriesOf(proc, out);
     expect(entries.filter((e) => e.kind === 'error').map((e) => e.error)).toContainEqual(
       expect.stringMatching(/at most 2 connections/),
+    );
+  });
+});
+
+/** One unary gRPC call of `bytes` on `client` to `path`; resolves with its status and details. */
+function grpcCall(client: GrpcClient, path: string, bytes: Buffer): Promise<{ code: number; details: string }> {
+  const metadata = new Metadata();
+  metadata.set('a2a-version', '1.0');
+  return new Promise((resolve) => {
+    client.makeUnaryRequest(
+      path,
+      (value: Buffer) => value,
+      (value: Buffer) => value,
+      bytes,
+      metadata,
+      (error) => resolve(error ? { code: error.code, details: error.details } : { code: status.OK, details: '' }),
+    );
+  });
+}
+
+/** An HTTP/1 connection to `url` holding an open answer of the upstream (it counts until destroyed). */
+function holdConnection(url: URL): Promise<Socket> {
+  return new Promise<Socket>((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname, () =>
+      socket.write(`POST / HTTP/1.1\r\nHost: r\r\nContent-Length: 2\r\n\r\n{}`),
+    );
+    socket.once('data', () => resolve(socket));
+    socket.on('error', reject);
+  });
+}
+
+describe('--max-connections counts gRPC connections', () => {
+  const GET_TASK = '/lf.a2a.v1.A2AService/GetTask';
+  // GetTaskRequest { id: "t-1" } (field 2, a string), encoded by hand.
+  const getTask = Buffer.from([0x12, 0x03, 0x74, 0x2d, 0x31]);
+  const clients: GrpcClient[] = [];
+  afterEach(() => {
+    for (const client of clients.splice(0)) client.close();
+  });
+  const grpcClient = (url: URL): GrpcClient => {
+    const client = new GrpcClient(url.host, credentials.createInsecure());
+    clients.push(client);
+    return client;
+  };
+  const sse = (_req: unknown, res: ServerResponse): void => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write('data: {}\n\n');
+  };
+
+  it('refuses a gRPC call on a connection past the cap with UNAVAILABLE saying so, and records it', async () => {
+    const peer = await upstream(sse);
+    const { proc, out, url } = await record(peer, '--max-connections', '1', '--grpc-upstream', '127.0.0.1:1');
+    const held = await holdConnection(url);
+    const refused = await grpcCall(grpcClient(url), GET_TASK, getTask);
+    held.destroy();
+    expect(refused.code).toBe(status.UNAVAILABLE);
+    expect(refused.details).toMatch(/serves at most 1 connections at once/);
+    const entries = await entriesOf(proc, out);
+    const grpc = entries.filter((e) => e.grpc !== undefined);
+    expect(grpc).toMatchObject([
+      { kind: 'request', http: { path: GET_TASK }, body: { id: 't-1' } },
+      {
+        kind: 'error',
+        grpc: { status: status.UNAVAILABLE },
+        error: expect.stringMatching(/at most 1 connections/) as unknown,
+      },
+    ]);
+    expect(proc.stderr()).toMatch(/gRPC call refused: .*at most 1 connections/);
+  });
+
+  it('counts an open gRPC connection: an HTTP/1 request past the cap gets 503', async () => {
+    const peer = await upstream((req, res) => {
+      req.resume();
+      res.end('{}');
+    });
+    const { proc, out, url } = await record(peer, '--max-connections', '1');
+    // A call the recorder answers itself (no such method): its connection stays open.
+    const client = grpcClient(url);
+    expect((await grpcCall(client, '/other.Service/Do', getTask)).code).toBe(status.UNIMPLEMENTED);
+    const body = rpc('ListTasks');
+    const over = await raw(url, `POST / HTTP/1.1\r\nHost: r\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    expect(over).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+    expect(bodyOf(over).error.message).toMatch(/at most 1 connections/);
+    client.close();
+    const entries = await entriesOf(proc, out);
+    expect(entries.filter((e) => e.kind === 'error').map((e) => e.error)).toContainEqual(
+      expect.stringMatching(/at most 1 connections/),
     );
   });
 });

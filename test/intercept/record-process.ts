@@ -31,7 +31,7 @@ export function startCliProcess(
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       out += d;
       if (!out.includes('\n')) return;
-      const m = /^listening on (http:\/\/[^\s]+)$/.exec(out.split('\n')[0] ?? '');
+      const m = /^listening on (https?:\/\/[^\s]+)$/.exec(out.split('\n')[0] ?? '');
       if (m?.[1]) resolve({ url: m[1], child, stderr: () => err, exited });
       else reject(new Error(`unexpected first line: ${out}`));
     });

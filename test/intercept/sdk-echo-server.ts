@@ -2,7 +2,8 @@
  * A stock `@a2a-js/sdk` server (DefaultRequestHandler + express) with a small deterministic
  * executor: fixed timestamps, so two runs differ only in the ids the SDK mints. With `rest`, it
  * also serves the SDK's own HTTP+JSON binding (`restHandler`) at `/a2a/rest` and lists it; with
- * `grpc`, the SDK's gRPC service (`grpcService`) on a port of its own, listed as a GRPC interface.
+ * `grpc`, the SDK's gRPC service (`grpcService`) on a port of its own, listed as a GRPC interface;
+ * with `grpcTls` too, that port serves TLS with the certificate and key given.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -99,8 +100,13 @@ class EchoExecutor implements AgentExecutor {
   async cancelTask(): Promise<void> {}
 }
 
+function serverCredentials(tls: { cert: Buffer; key: Buffer } | undefined): ServerCredentials {
+  if (tls === undefined) return ServerCredentials.createInsecure();
+  return ServerCredentials.createSsl(null, [{ cert_chain: tls.cert, private_key: tls.key }], false);
+}
+
 export async function startSdkEchoServer(
-  options: { rest?: boolean; grpc?: boolean } = {},
+  options: { rest?: boolean; grpc?: boolean; grpcTls?: { cert: Buffer; key: Buffer } } = {},
 ): Promise<{ url: string; grpcUrl: string; close(): Promise<void> }> {
   const app = express();
   const server: Server = app.listen(0, '127.0.0.1');
@@ -109,7 +115,7 @@ export async function startSdkEchoServer(
   const grpc = options.grpc ? new GrpcServer() : undefined;
   const grpcPort = grpc
     ? await new Promise<number>((resolve, reject) =>
-        grpc.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, port) =>
+        grpc.bindAsync('127.0.0.1:0', serverCredentials(options.grpcTls), (error, port) =>
           error ? reject(error) : resolve(port),
         ),
       )
