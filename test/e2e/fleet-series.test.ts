@@ -204,4 +204,29 @@ describe('two replicas, each restarted once with --continue-from', () => {
       expect(refused.code).toBe(2);
     }
   });
+
+  it('report --fleet shows one row per pause, with the logs that saw it begin and end', async () => {
+    const begun = await lineOf(logs.a1, 'SuspensionReceipt', tasks.across);
+    const ended = await lineOf(logs.b2, 'ResumptionReceipt', tasks.across);
+    const out = join(dir, 'fleet.html');
+    const report = await runCli(['report', '--fleet', ...all(), ...keyArgs(), '--out', out]);
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).toMatch(/^wrote .*fleet\.html: 4 files, 2 pauses, 0 lost\n$/);
+    const html = await readFile(out, 'utf8');
+    expect(html).toContain('<th>paused in</th><th>ended in</th>');
+    expect(html).toContain('No lost pauses.');
+    const row = html.split('<tr').find((r) => r.includes(`data-task="${tasks.across}"`) && r.includes('<td'));
+    expect(row).toContain('resumed (explicit_resume)');
+    expect(row).toContain(`>${logs.a1}:${begun}<`);
+    expect(row).toContain(`>${logs.b2}:${ended}<`);
+    expect(row).toContain('verified (signature and chain)');
+    expect(html).toMatch(/series [^<]*: ok: 2 logs, each linked to the one before it/);
+    // The directory holding them is the same fleet.
+    const directory = await runCli(['report', join(dir, 'fleet'), ...keyArgs(), '--out', join(dir, 'dir.html')]);
+    expect(directory.stdout).toMatch(/: 1 files, 2 pauses, 0 lost\n$/);
+    // One file is the report of that file, as ever: A's first log alone has its pause lost.
+    const one = await runCli(['report', logs.a1, ...keyArgs(), '--out', join(dir, 'one.html')]);
+    expect(one.stdout).toMatch(/: 1 files, 1 pauses, 1 lost\n$/);
+    expect(await readFile(join(dir, 'one.html'), 'utf8')).not.toContain('paused in');
+  });
 });
