@@ -229,4 +229,38 @@ describe('two replicas, each restarted once with --continue-from', () => {
     expect(one.stdout).toMatch(/: 1 files, 1 pauses, 1 lost\n$/);
     expect(await readFile(join(dir, 'one.html'), 'utf8')).not.toContain('paused in');
   });
+
+  it('diff pairs the fleets’ receipts by pause identity, naming the file and line of each drift', async () => {
+    const same = await runCli(['diff', ...all(), '--', logs.b2, logs.b1, logs.a2, logs.a1]);
+    expect(same.code, same.stdout + same.stderr).toBe(0);
+    expect(same.stdout).toBe('same: 4 receipts in a fleet of 4 logs and one of 4, paired by pause identity\n');
+    const directories = await runCli(['diff', join(dir, 'fleet'), join(dir, 'fleet')]);
+    expect(directories.code).toBe(0);
+
+    const ended = await lineOf(logs.b2, 'ResumptionReceipt', tasks.across);
+    const missing = await runCli(['diff', ...all(), '--', logs.a1, logs.a2, logs.b1]);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain('2 difference(s) between the fleet of 4 logs');
+    expect(missing.stdout).toMatch(
+      new RegExp(`${logs.b2}:${ended} \\(task ${tasks.across} pause sha256:[0-9a-f]+ resumption 1\\): expected \\{`),
+    );
+
+    // B's second log edited to name another principal for the resume: both files and lines named.
+    const edited = join(dir, 'edited');
+    await mkdir(edited);
+    for (const file of all()) await copyFile(file, join(edited, file.slice(file.lastIndexOf('/') + 1)));
+    const b2 = join(edited, 'b.2.receipts.jsonl');
+    await writeFile(b2, (await readFile(b2, 'utf8')).replace('"principal":"jwt:sub=bob"', '"principal":"jwt:sub=eve"'));
+    const drift = await runCli(['diff', join(dir, 'fleet'), edited]);
+    expect(drift.code).toBe(1);
+    expect(drift.stdout).toContain(`${logs.b2}:${ended} vs ${b2}:${ended} (task ${tasks.across} pause `);
+    expect(drift.stdout).toMatch(/resumption 1\)\.principal: expected "jwt:sub=bob", actual "jwt:sub=eve"/);
+
+    // One log against one keeps its meaning; a side left empty is a usage error.
+    const one = await runCli(['diff', logs.b2, logs.b2]);
+    expect(one.stdout).toBe('same: 2 receipts\n');
+    const empty = await runCli(['diff', ...all(), '--']);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('give at least one log on each side of --');
+  });
 });
