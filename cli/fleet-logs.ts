@@ -4,10 +4,13 @@
  * standing for the receipt log its recorder wrote beside it (`X.jsonl` → `X.receipts.jsonl`), and
  * a directory for every receipt log in it; and the lines that say how their pauses pair.
  */
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { sha256Prefixed } from '../src/canonical/canonical-json.js';
+import { readLogChunks } from '../src/receipts/log-reader.js';
+import { readReceiptLogLine } from '../src/receipts/read-line.js';
+import { seriesIdOf } from '../src/receipts/series-link.js';
+import type { ReceiptLogHeader } from '../src/receipts/types.js';
 import type { FleetOutsideEnd, FleetPause, FleetVerdict } from '../src/receipts/fleet.js';
 import { CliExit, EXIT } from './io.js';
 
@@ -27,37 +30,61 @@ async function isReceiptLog(file: string): Promise<boolean> {
   }
 }
 
-/** The first line of `file` parsed, or undefined when it is no JSON object (read up to its first newline). */
-async function firstLineValue(file: string): Promise<Record<string, unknown> | undefined> {
-  const stream = createReadStream(file);
-  const lines = createInterface({ input: stream, crlfDelay: Infinity });
-  try {
-    for await (const line of lines) {
-      try {
-        const value: unknown = JSON.parse(line);
-        return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
-      } catch {
-        return undefined;
-      }
-    }
-    return undefined;
-  } finally {
-    lines.close();
-    stream.destroy();
-  }
+/** Line 1 of `file` as text (the reader's first line), or null when it is no readable line. */
+async function firstLineText(file: string): Promise<string | null> {
+  for await (const chunk of readLogChunks(file)) return chunk[0]?.text ?? null;
+  return null;
 }
 
 /**
- * Whether several logs given to `verify`, `lost` or `audit` are the logs of a series rather than a
- * fleet (docs/design.md §6, §17): one of them continues another (its header carries a `series`
- * link). Logs of independent recorders carry none, and are read as a fleet.
+ * The logs of one recorder given to a fleet command: one log, or the logs of one series (their
+ * headers name one series id, docs/design.md §6), in the order they were given.
  */
-export async function givenASeries(given: readonly string[]): Promise<boolean> {
-  for (const file of await fleetLogFiles(given)) {
-    const header = await firstLineValue(file);
-    if (header?.type === 'ReceiptLog' && header.series !== null && header.series !== undefined) return true;
+export interface LogGroup {
+  /** The series id the headers name (a first log's own name in origins); the file for a header not read. */
+  id: string;
+  files: string[];
+  /** Whether the group is checked as a series: several logs, or one continuing another. */
+  linked: boolean;
+  /** The position each file's header states, by file (1 for a log that continues none). */
+  positions: Map<string, number>;
+}
+
+/** The receipt logs given (each once) and their groups by series, in the order first given. */
+export interface GivenLogs {
+  files: string[];
+  groups: LogGroup[];
+  /** One series and nothing else: read as one log (docs/design.md §6). */
+  series: boolean;
+}
+
+/**
+ * How the logs given to `verify`, `lost`, `audit`, `report` or `diff` are read (docs/design.md §6,
+ * §17): grouped by the series their headers name. One group of linked logs is a series; anything
+ * else a fleet, each group in it one recorder's log or series. A header that cannot be read is a
+ * group of its own (verifying it names what is wrong).
+ */
+export async function givenLogs(given: readonly string[]): Promise<GivenLogs> {
+  const files = await fleetLogFiles(given);
+  const groups = new Map<string, LogGroup>();
+  for (const file of files) {
+    const text = await firstLineText(file);
+    let header: ReceiptLogHeader | undefined;
+    try {
+      const read = text === null ? undefined : readReceiptLogLine(JSON.parse(text) as unknown);
+      if (read?.ok && read.value.type === 'ReceiptLog') header = read.value;
+    } catch {
+      header = undefined;
+    }
+    const id = header === undefined || text === null ? `file ${file}` : seriesIdOf(header, sha256Prefixed(text));
+    const group = groups.get(id) ?? { id, files: [], linked: false, positions: new Map<string, number>() };
+    group.files.push(file);
+    group.positions.set(file, header?.series?.position ?? 1);
+    group.linked ||= group.files.length > 1 || (header?.series ?? null) !== null;
+    groups.set(id, group);
   }
-  return false;
+  const list = [...groups.values()];
+  return { files, groups: list, series: list.length === 1 && list[0]!.linked };
 }
 
 /** The receipt log of each argument, in the order given (a directory's sorted by name), each once. */

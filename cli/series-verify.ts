@@ -8,19 +8,28 @@
 import { stat } from 'node:fs/promises';
 import { A2aReplayError } from '../src/errors.js';
 import { printable } from '../src/printable.js';
-import { seriesFiles, verifySeries } from '../src/receipts/series.js';
-import { givenASeries } from './fleet-logs.js';
+import { type SeriesResult, seriesFiles, verifySeries } from '../src/receipts/series.js';
+import { type GivenLogs, givenLogs } from './fleet-logs.js';
 import { CliExit, EXIT } from './io.js';
 import { type KeyOptions, type OpenEndOptions, loadVerifyInputs, openEnd } from './options.js';
 import type { VerifyResult } from '../src/receipts/verify.js';
 
 /**
- * Whether `verify`, `lost` or `audit` was given a series: several files or a directory, one of whose
- * logs continues another (cli/fleet-logs `givenASeries`); other sets of logs are a fleet.
+ * What `verify`, `lost` or `audit` was given when it is several files or a directory: the logs
+ * grouped by series (cli/fleet-logs `givenLogs`), one series alone read as one log, anything else a
+ * fleet; null for one file, read as itself.
  */
-export async function isSeriesArgument(logs: readonly string[]): Promise<boolean> {
-  if (logs.length === 1 && (await stat(logs[0]!).catch(() => null))?.isDirectory() !== true) return false;
-  return givenASeries(logs);
+export async function manyLogs(logs: readonly string[]): Promise<GivenLogs | null> {
+  if (logs.length === 1 && (await stat(logs[0]!).catch(() => null))?.isDirectory() !== true) return null;
+  return givenLogs(logs);
+}
+
+/** The line that says whether a series verified. */
+export function seriesLine(series: SeriesResult): string {
+  return series.ok
+    ? `series ${series.id ?? '-'}: ok: ${series.members.length} logs, each linked to the one before it; ` +
+        `${series.open} pause${series.open === 1 ? '' : 's'} open at its end`
+    : `series ${series.id ?? '-'}: INVALID: ${series.error?.message ?? ''}`;
 }
 
 /** Verifies the series and prints one line per log and one for the series. */
@@ -49,12 +58,7 @@ export async function verifySeriesCommand(
     process.stdout.write(`${JSON.stringify(series)}\n`);
   } else {
     const lines = series.members.map((m) => `${m.position}: ${verifySummary(m.path, m.result)}`);
-    lines.push(
-      series.ok
-        ? `series ${series.id ?? '-'}: ok: ${series.members.length} logs, each linked to the one before it; ` +
-            `${series.open} pause${series.open === 1 ? '' : 's'} open at its end`
-        : `series ${series.id ?? '-'}: INVALID: ${series.error?.message ?? ''}`,
-    );
+    lines.push(seriesLine(series));
     process.stdout.write(`${lines.map((l) => printable(l)).join('\n')}\n`);
   }
   if (!series.ok) throw new CliExit(EXIT.drift, '');

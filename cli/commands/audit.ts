@@ -11,13 +11,19 @@
  * Several logs (or directories of them) are audited as one fleet of recorder replicas: each row
  * also says which log saw the pause begin and which saw it end (§17); the logs of a series as one log.
  */
-import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { A2aReplayError } from '../../src/errors.js';
 import { VerdictRules } from '../../src/observe/verdict-rules.js';
 import { printable } from '../../src/printable.js';
-import { type AuditFilter, type AuditRow, type RulesOf, auditReceiptLog } from '../../src/receipts/audit.js';
+import {
+  AuditCollector,
+  type AuditFilter,
+  type AuditRow,
+  type RulesOf,
+  auditReceiptLog,
+} from '../../src/receipts/audit.js';
+import type { VerifyOptions } from '../../src/receipts/verify.js';
 import { InterruptionAuditCollector, type InterruptionAuditRow } from '../../src/receipts/interruption-audit.js';
 import { readRecordingFile } from '../../src/recording/recording-reader.js';
 import { receiptLogInput } from '../collector-input.js';
@@ -33,9 +39,10 @@ import {
 import { textTableLines } from '../text-table.js';
 import { verifySummary } from './verify.js';
 import { auditSeries } from '../series-audit.js';
-import { isSeriesArgument } from '../series-verify.js';
+import { manyLogs, seriesLine } from '../series-verify.js';
 import { type FleetPlace, FleetLedger } from '../../src/receipts/fleet.js';
-import { fleetLogFiles } from '../fleet-logs.js';
+import { type GivenLogs, type LogGroup } from '../fleet-logs.js';
+import { verifyGroupInto } from '../fleet-series.js';
 
 const INITIATORS = { client: 'PAUSE_INITIATOR_CLIENT', agent: 'PAUSE_INITIATOR_AGENT' } as const;
 
@@ -199,22 +206,68 @@ type FleetRow = AuditRow & { pausedIn: FleetPlace; endedIn: FleetPlace | null };
 const place = (p: FleetPlace | null): string => (p === null ? '-' : `${p.file}:${p.line}`);
 
 /**
+ * The rows of one replica's series in a fleet: the series verified and its lines, in series order,
+ * fed to one collector (a pause begun in one log and resumed in a later one is one row) and to the
+ * fleet's ledger; each row says which of its logs saw the pause begin and end. A series that does
+ * not verify is not audited (exit 1).
+ */
+async function auditGroup(
+  ledger: FleetLedger,
+  group: LogGroup,
+  verify: Omit<VerifyOptions, 'onLine' | 'jobs'>,
+  options: AuditCommandOptions,
+  filter: AuditFilter,
+  notes: string[],
+): Promise<FleetRow[]> {
+  const collector = new AuditCollector({ agentPrincipals: options.agentPrincipal });
+  // Which log holds each suspension and each resumption that closed one (by the suspension's hash).
+  const begunIn = new Map<string, string>();
+  const endedIn = new Map<string, string>();
+  const series = await verifyGroupInto(ledger, group, verify, (path, verified) => {
+    collector.onLine(verified);
+    const { line, hash } = verified;
+    if (line.type === 'SuspensionReceipt') begunIn.set(hash, path);
+    else if (line.type === 'ResumptionReceipt' && line.suspension !== null && line.outcome !== 'rejected')
+      endedIn.set(line.suspension, path);
+  });
+  if (!series.ok) {
+    process.stderr.write(`a2a-replay: not audited: series INVALID: ${printable(series.error?.message ?? '')}\n`);
+    throw new CliExit(EXIT.drift, '');
+  }
+  notes.push(seriesLine(series));
+  return collector.rows(filter).map((row) => {
+    const file = begunIn.get(row.suspension) ?? group.files[0]!;
+    const closed = endedIn.get(row.suspension);
+    return {
+      ...row,
+      pausedIn: { file, line: row.line },
+      endedIn: row.closedAtLine === null || closed === undefined ? null : { file: closed, line: row.closedAtLine },
+    };
+  });
+}
+
+/**
  * `audit A B ...` (docs/design.md §17): each log audited as alone, then a pause open in its own log
  * that a resumption in another given log ended takes that end; every row says which file saw the
  * pause begin and which saw it end. A log that does not verify is not audited (exit 1).
  */
-async function auditFleet(given: readonly string[], options: AuditCommandOptions, filter: AuditFilter): Promise<void> {
+async function auditFleet(given: GivenLogs, options: AuditCommandOptions, filter: AuditFilter): Promise<void> {
   if (options.recording !== undefined || options.checkpoint !== undefined)
     throw new CliExit(
       EXIT.usage,
       `${options.recording !== undefined ? '--recording' : '--checkpoint'} applies to one log`,
     );
-  const files = await fleetLogFiles(given);
+  const { files, groups } = given;
   const ledger = new FleetLedger();
   const rows: FleetRow[] = [];
   const notes: string[] = [];
-  for (const file of files) {
-    const { keyring } = await loadVerifyInputs(file, options);
+  for (const group of groups) {
+    const { keyring } = await loadVerifyInputs(group.files[0]!, options);
+    if (group.linked) {
+      rows.push(...(await auditGroup(ledger, group, { keyring, ...openEnd(options) }, options, filter, notes)));
+      continue;
+    }
+    const file = group.files[0]!;
     ledger.startLog(file);
     const result = await auditReceiptLog(file, {
       keyring,
@@ -303,12 +356,11 @@ export function registerAudit(program: Command): void {
         }
         filter.initiatedBy = INITIATORS[options.initiator];
       }
-      if (await isSeriesArgument(logs)) return auditSeries(logs, options, filter, auditTableLines);
+      const many = await manyLogs(logs);
+      if (many?.series) return auditSeries(many.files, options, filter, auditTableLines);
+      if (many) return auditFleet(many, options, filter);
       const [log] = logs;
-      if (logs.length !== 1 || log === undefined || (await stat(log).catch(() => null))?.isDirectory()) {
-        await auditFleet(logs, options, filter);
-        return;
-      }
+      if (log === undefined) throw new CliExit(EXIT.usage, 'no receipt log given');
       const input = await receiptLogInput(log);
       try {
         await auditOne(log, input.path, options, filter);

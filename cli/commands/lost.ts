@@ -6,7 +6,7 @@
  * reported INCOMPLETE, naming each line, seq and why. Exit 1 when there are lost pauses or the
  * recording is incomplete, 0 when neither, 2 for input it cannot read.
  */
-import { open, stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { errorMessage } from '../../src/errors.js';
 import { ObservationPipeline } from '../../src/observe/pipeline.js';
@@ -26,12 +26,13 @@ import {
 import { type LostChain, VerdictChains } from '../../src/observe/verdict-chains.js';
 import { receiptLogInput } from '../collector-input.js';
 import { FleetLedger } from '../../src/receipts/fleet.js';
-import { fleetLogFiles, fleetPauseJson } from '../fleet-logs.js';
+import { type GivenLogs, fleetPauseJson } from '../fleet-logs.js';
+import { orderedUnverified, verifyGroupInto } from '../fleet-series.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
 import { keyringFromFiles, recordingOption } from '../options.js';
 import { textTableLines } from '../text-table.js';
 import { lostInSeries } from '../series-lost.js';
-import { isSeriesArgument } from '../series-verify.js';
+import { manyLogs } from '../series-verify.js';
 
 interface LostCommandOptions {
   key?: string[];
@@ -325,37 +326,49 @@ const FLEET_HEADER = ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'PAUSED IN', 'PAUS
  * (`recording_ended`); a resumption that pairs with no given pause is an `orphan`. With `--key`
  * each log is verified as it is read (a kid with no key fails naming the file).
  */
-async function lostInFleet(given: readonly string[], options: LostCommandOptions): Promise<void> {
+async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promise<void> {
   if (options.explain || options.recording !== undefined)
     throw new CliExit(
       EXIT.usage,
       `${options.explain ? '--explain' : '--recording'} applies to one file, not to several`,
     );
-  const files = await fleetLogFiles(given);
+  const { files, groups } = given;
   const keyring = options.key?.length ? await keyringFromFiles(options.key) : undefined;
+  const allowTornTail = options.allowTornTail ?? false;
   const ledger = new FleetLedger();
-  for (const file of files) {
-    ledger.startLog(file);
-    if (!keyring) {
-      for await (const chunk of readLogChunks(file))
-        for (const raw of chunk) {
-          const line = receiptLine(file, raw, options.allowTornTail ?? false);
-          if (line) ledger.add(line, raw.number);
-        }
+  for (const group of groups) {
+    if (group.linked && keyring) {
+      // The series verified as `verify` checks one; each log before its last may end open or torn.
+      const series = await verifyGroupInto(ledger, group, { keyring, allowOpen: true, allowTornTail });
+      if (!series.ok) throw new CliExit(EXIT.usage, `the series does not verify: ${series.error?.message ?? ''}`);
       continue;
     }
-    const result = await verifyReceiptLog(file, {
-      keyring,
-      allowOpen: true,
-      allowTornTail: options.allowTornTail ?? false,
-      onLine: ({ number, line, hash }) => ledger.add(line, number, hash),
-    });
-    if (!result.ok) {
+    const ordered = group.linked ? orderedUnverified(group) : group.files;
+    for (const [i, file] of ordered.entries()) {
+      ledger.startLog(file, group.id);
+      if (!keyring) {
+        // A log of a series before its last may end torn: its successor began after it.
+        const tornOk = allowTornTail || i < ordered.length - 1;
+        for await (const chunk of readLogChunks(file))
+          for (const raw of chunk) {
+            const line = receiptLine(file, raw, tornOk);
+            if (line) ledger.add(line, raw.number);
+          }
+        continue;
+      }
+      const result = await verifyReceiptLog(file, {
+        keyring,
+        allowOpen: true,
+        allowTornTail,
+        onLine: ({ number, line, hash }) => ledger.add(line, number, hash),
+      });
       const failure = result.firstError;
-      throw new CliExit(
-        EXIT.usage,
-        `${file}:${failure?.line ?? '?'}: does not verify (${failure?.reason ?? 'unknown'}: ${failure?.message ?? ''})`,
-      );
+      if (!result.ok)
+        throw new CliExit(
+          EXIT.usage,
+          `${file}:${failure?.line ?? '?'}: does not verify (${failure?.reason ?? 'unknown'}: ` +
+            `${failure?.message ?? ''})`,
+        );
     }
   }
   const { lost, orphans } = ledger.finish();
@@ -421,12 +434,11 @@ export function registerLost(program: Command): void {
     .option('--explain', 'for each lost pause of a recording, the facts (line, seq, type) and rules that led to it')
     .option('--allow-torn-tail', 'skip a torn last line (a recorder crash) instead of refusing the file')
     .action(async (files: string[], options: LostCommandOptions) => {
-      if (await isSeriesArgument(files)) return lostOfSeries(files, options);
+      const many = await manyLogs(files);
+      if (many?.series) return lostOfSeries(many.files, options);
+      if (many) return lostInFleet(many, options);
       const [file] = files;
-      if (files.length !== 1 || file === undefined || (await stat(file).catch(() => null))?.isDirectory()) {
-        await lostInFleet(files, options);
-        return;
-      }
+      if (file === undefined) throw new CliExit(EXIT.usage, 'no file given');
       const input = await receiptLogInput(file);
       try {
         await lostOne(file, input.path, options);

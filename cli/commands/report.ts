@@ -5,9 +5,11 @@
  * states over time, each pause coloured by initiator with its end, rejected attempts and lost
  * verdict, and the audit rows with receipt hashes, span ids and verification status; a recording
  * and its receipt log are joined into one view, and the lost pauses are listed first. Exit 0
- * when written; 2 on a usage error or a file that is neither a recording nor a receipt log.
+ * when written; 2 on a usage error or a file that is neither a recording nor a receipt log. With
+ * `--fleet`, or a directory given, the receipt logs of several recorder replicas (each one log or
+ * a series) are one section: each pause says which log saw it begin and end (docs/design.md §17).
  */
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { systemClock } from '../../src/clock.js';
 import { errorMessage } from '../../src/errors.js';
@@ -16,12 +18,18 @@ import { loadKeyring } from '../../src/receipts/key-file.js';
 import type { Keyring } from '../../src/receipts/keys.js';
 import { type ReportInput, ReportInputError, fileSections } from '../../src/report/build-report.js';
 import { type ReportSection, htmlReportChunks } from '../../src/report/html-report.js';
+import { type FleetReportGroup, fleetSection } from '../../src/report/fleet-report.js';
+import { verifySeries } from '../../src/receipts/series.js';
+import { givenLogs } from '../fleet-logs.js';
+import { orderedUnverified } from '../fleet-series.js';
 import { CliExit, EXIT } from '../io.js';
+import { seriesLine } from '../series-verify.js';
 
 interface ReportOptions {
   out: string;
   key: string[];
   publicKey: string[];
+  fleet?: boolean;
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
@@ -83,14 +91,41 @@ export async function writeReport(out: string, sections: ReportSection[], title:
   }
 }
 
+/**
+ * `report --fleet` (or a directory given): the receipt logs of several recorder replicas as one
+ * section (src/report/fleet-report.ts, docs/design.md §17), grouped by series as `verify` groups
+ * them; with a key each series is checked as one, and what it says is a note of the report.
+ */
+async function fleetReport(files: string[], keyring: Keyring | undefined): Promise<ReportSection> {
+  const given = await givenLogs(files);
+  const notes: string[] = [];
+  const groups: FleetReportGroup[] = [];
+  for (const group of given.groups) {
+    const ordered = group.linked ? orderedUnverified(group) : group.files;
+    groups.push({ id: group.id, files: ordered });
+    if (group.linked && keyring !== undefined)
+      notes.push(seriesLine(await verifySeries(ordered, { keyring, allowOpen: true, allowTornTail: true })));
+  }
+  return fleetSection(groups, keyring, notes);
+}
+
 export function registerReport(program: Command): void {
   program
     .command('report')
     .description('one self-contained HTML file of pauses, receipts and lost pauses, over recordings and receipt logs')
-    .argument('<files...>', 'recordings (*.jsonl) and receipt logs (*.receipts.jsonl)')
+    .argument(
+      '<files...>',
+      'recordings (*.jsonl) and receipt logs (*.receipts.jsonl); with --fleet, or a directory, the receipt logs ' +
+        '(a recording standing for the log beside it, a directory for the logs in it) of one fleet',
+    )
     .requiredOption('--out <file>', 'the HTML file to write')
     .option('--key <file>', 'key file to verify receipt logs with (repeatable)', collect, [])
     .option('--public-key <file>', 'public key file: verifies checkpoints only (repeatable)', collect, [])
+    .option(
+      '--fleet',
+      'read the logs as one fleet of recorder replicas (each a log or a series): one section, each pause ' +
+        'with the log that saw it begin and end',
+    )
     .action(async (files: string[], options: ReportOptions) => {
       let keyring: Keyring | undefined;
       if (options.key.length > 0 || options.publicKey.length > 0) {
@@ -102,15 +137,21 @@ export function registerReport(program: Command): void {
           throw new CliExit(EXIT.usage, errorMessage(error));
         }
       }
-      const inputs: ReportInput[] = [];
-      for (const file of files) inputs.push(await inputOf(file));
       let sections: ReportSection[];
-      try {
-        // A recording and its receipt log (by the log's `recording` id) become one view.
-        sections = await fileSections(inputs, keyring);
-      } catch (error) {
-        if (error instanceof ReportInputError) throw new CliExit(EXIT.usage, error.message);
-        throw error;
+      const directory = async (f: string): Promise<boolean> =>
+        (await stat(f).catch(() => null))?.isDirectory() === true;
+      if (options.fleet || (await Promise.all(files.map(directory))).includes(true)) {
+        sections = [await fleetReport(files, keyring)];
+      } else {
+        const inputs: ReportInput[] = [];
+        for (const file of files) inputs.push(await inputOf(file));
+        try {
+          // A recording and its receipt log (by the log's `recording` id) become one view.
+          sections = await fileSections(inputs, keyring);
+        } catch (error) {
+          if (error instanceof ReportInputError) throw new CliExit(EXIT.usage, error.message);
+          throw error;
+        }
       }
       await writeReport(options.out, sections, 'a2a-replay report');
       let pauses = 0;

@@ -29,9 +29,11 @@ import { witnessKeys } from '../witness-options.js';
 import { receiptLogInput } from '../collector-input.js';
 import { noteVerifierOf } from '../../src/receipts/log-tree.js';
 import { FleetLedger } from '../../src/receipts/fleet.js';
-import { fleetLines, fleetLogFiles, fleetPauseJson } from '../fleet-logs.js';
+import { type GivenLogs, fleetLines, fleetPauseJson } from '../fleet-logs.js';
+import { strayLogs, verifyGroupInto } from '../fleet-series.js';
 import { CliExit, EXIT } from '../io.js';
-import { isSeriesArgument, verifySeriesCommand } from '../series-verify.js';
+import type { SeriesResult } from '../../src/receipts/series.js';
+import { manyLogs, seriesLine, verifySeriesCommand } from '../series-verify.js';
 import {
   collect,
   type KeyOptions,
@@ -249,12 +251,13 @@ async function checkWitnesses(
 }
 
 /**
- * `verify A B ...` (docs/design.md §17): each log verified as alone, its lines fed to one ledger
- * that pairs resumptions of pauses outside their log with the suspensions of the others. Exit 1
- * when a log fails, or a resumption pairs with nothing given (what a forger would write).
+ * `verify A B ...` (docs/design.md §17): each recorder's log verified as alone, or its series as a
+ * series, the lines fed to one ledger that pairs resumptions of pauses outside their log with the
+ * suspensions of the others. Exit 1 when a log or a series fails, or a resumption pairs with
+ * nothing given (what a forger would write).
  */
 async function verifyFleet(
-  given: readonly string[],
+  given: GivenLogs,
   options: KeyOptions & OpenEndOptions & { json?: boolean; jobs?: string; recording?: string; since?: string },
 ): Promise<void> {
   for (const [option, name] of [
@@ -263,13 +266,27 @@ async function verifyFleet(
     [options.since, '--since'],
   ] as const)
     if (option !== undefined) throw new CliExit(EXIT.usage, `${name} applies to one log, not to several`);
-  const files = await fleetLogFiles(given);
+  const { files, groups } = given;
   const jobs = options.jobs === undefined ? 1 : integerOption(options.jobs, 'jobs', 1, 256);
   const ledger = new FleetLedger();
   const results: Array<{ file: string; result: VerifyResult }> = [];
+  const series: Array<{ result: SeriesResult; stray: string[] }> = [];
+  const lines: string[] = [];
   let keyring: Keyring | undefined;
-  for (const file of files) {
-    keyring ??= (await loadVerifyInputs(file, options)).keyring;
+  for (const group of groups) {
+    keyring ??= (await loadVerifyInputs(group.files[0]!, options)).keyring;
+    if (group.linked) {
+      const result = await verifyGroupInto(ledger, group, { keyring, ...openEnd(options) });
+      const stray = result.ok ? [] : strayLogs(group, groups);
+      series.push({ result, stray });
+      for (const m of result.members) {
+        results.push({ file: m.path, result: m.result });
+        lines.push(verifySummary(m.path, m.result), ...(m.result.ok ? outsideLines(m.path, m.result) : []));
+      }
+      lines.push(seriesLine(result), ...stray);
+      continue;
+    }
+    const file = group.files[0]!;
     ledger.startLog(file);
     const result = await verifyReceiptLog(file, {
       keyring,
@@ -278,13 +295,25 @@ async function verifyFleet(
       onLine: ({ number, line, hash }) => ledger.add(line, number, hash),
     });
     results.push({ file, result });
+    lines.push(verifySummary(file, result), ...(result.ok ? outsideLines(file, result) : []));
   }
   const verdict = ledger.finish();
-  const ok = results.every((r) => r.result.ok);
+  const ok = results.every((r) => r.result.ok) && series.every((s) => s.result.ok);
   if (options.json)
     process.stdout.write(
       `${JSON.stringify({
         files: results.map(({ file, result }) => ({ file, ...result })),
+        ...(series.length === 0
+          ? {}
+          : {
+              series: series.map(({ result, stray }) => ({
+                id: result.id,
+                ok: result.ok,
+                files: result.members.map((m) => m.path),
+                open: result.open,
+                ...(result.error === undefined ? {} : { error: result.error, stray }),
+              })),
+            }),
         fleet: ok
           ? {
               paired: verdict.paired.map(({ pause, end }) => fleetPauseJson(pause, end)),
@@ -295,10 +324,6 @@ async function verifyFleet(
       })}\n`,
     );
   else {
-    const lines = results.flatMap(({ file, result }) => [
-      verifySummary(file, result),
-      ...(result.ok ? outsideLines(file, result) : []),
-    ]);
     if (ok) lines.push(...fleetLines(files.length, verdict));
     process.stdout.write(lines.map((l) => `${printable(l)}\n`).join(''));
   }
@@ -337,13 +362,11 @@ export function registerVerify(program: Command): void {
           OpenEndOptions &
           WitnessOptions & { json?: boolean; jobs?: string; recording?: string; since?: string },
       ) => {
-        if (await isSeriesArgument(logs)) return verifySeriesCommand(logs, options, verifySummary);
+        const many = await manyLogs(logs);
+        if (many?.series) return verifySeriesCommand(many.files, options, verifySummary);
+        if (many) return verifyFleet(many, options);
         const [log] = logs;
-        const directory = logs.length === 1 && (await stat(log ?? '').catch(() => null))?.isDirectory() === true;
-        if (logs.length !== 1 || log === undefined || directory) {
-          await verifyFleet(logs, options);
-          return;
-        }
+        if (log === undefined) throw new CliExit(EXIT.usage, 'no receipt log given');
         const input = await receiptLogInput(log);
         try {
           await verifyOne(log, input.path, options);

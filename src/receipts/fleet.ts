@@ -65,21 +65,28 @@ function names(end: FleetOutsideEnd, pause: FleetPause): boolean {
 
 /** Pairs the pauses and resumptions of several receipt logs, fed line by line, log by log. */
 export class FleetLedger {
-  /** Suspensions no resumption of their own log closed, by receipt hash, per log. */
+  /** Suspensions no resumption of their own log (or series) closed, by receipt hash, per log (or series). */
   readonly #open = new Map<string, FleetPause>();
   readonly #outside: FleetOutsideEnd[] = [];
   #file = '';
+  #series = '';
 
-  /** The lines that follow are `file`'s; a log's suspensions are matched by hash within it. */
-  startLog(file: string): void {
+  /**
+   * The lines that follow are `file`'s. A resumption closes a suspension by its hash within its own
+   * log, or within its series (`series`: the logs of one recorder that continue one another, given
+   * in series order, docs/design.md §6): a resumption in a later log names a suspension of an
+   * earlier one, which that log's header carried in.
+   */
+  startLog(file: string, series: string = file): void {
     this.#file = file;
+    this.#series = series;
   }
 
   /** The next line of the current log (`hash`: its hash when the caller has it, a verified line's). */
   add(line: ReceiptLogLine, number: number, hash?: string): void {
     switch (line.type) {
       case 'SuspensionReceipt':
-        this.#open.set(`${this.#file}\n${hash ?? sealLine(line).hash}`, {
+        this.#open.set(`${this.#series}\n${hash ?? sealLine(line).hash}`, {
           taskId: line.taskId,
           initiatedBy: line.initiatedBy,
           principal: line.principal,
@@ -91,7 +98,7 @@ export class FleetLedger {
         return;
       case 'ResumptionReceipt':
         if (line.suspension !== null) {
-          if (line.outcome !== 'rejected') this.#open.delete(`${this.#file}\n${line.suspension}`);
+          if (line.outcome !== 'rejected') this.#open.delete(`${this.#series}\n${line.suspension}`);
           return;
         }
         if (line.outside && line.outcome !== 'rejected')

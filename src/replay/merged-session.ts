@@ -4,7 +4,8 @@
  * peer, read as one session. {@link mergeEntries} merges their entries into one stream ordered by
  * recorded time; {@link diffMergedReceipts} compares the receipt log derived from that stream with
  * the union of the recorders' golden logs, pairing receipts by pause identity (task id, then the
- * resume token hash, else `pausedAt`), as `FleetLedger` pairs them, whichever file holds them. Pure.
+ * resume token hash, else `pausedAt`), as `FleetLedger` pairs them, whichever file holds them;
+ * {@link diffFleetReceipts} compares the logs of two fleets the same way (`diff`). Pure.
  */
 import { type JsonValue, sha256Prefixed } from '../canonical/canonical-json.js';
 import type { RecordingEntry } from '../recording/format.js';
@@ -76,16 +77,17 @@ function pauseKey(task: string, tokenHash: string | null, pausedAt: string | nul
 
 /**
  * Receipts of one or more logs with their identities. A resumption names its pause by the
- * suspension of its own log it cites, or by its `outside` member; one naming the task alone takes
- * the task's latest pause seen so far in any log.
+ * suspension it cites (of its own log, or of an earlier log of its series, given before it), or by
+ * its `outside` member; one naming the task alone takes the task's latest pause seen so far in any log.
  */
 function identify(logs: readonly { file: string; lines: readonly NamedLine[]; golden: boolean }[]): Placed[] {
   const out: Placed[] = [];
   const latest = new Map<string, string>();
   const ends = new Map<string, number>();
   const pauses = new Map<string, number>();
+  // Across the logs: a log of a series names a suspension of an earlier one by its hash (§6).
+  const byHash = new Map<string, string>();
   for (const log of logs) {
-    const byHash = new Map<string, string>();
     let number = 0;
     for (const line of log.lines) {
       number++;
@@ -136,17 +138,35 @@ function comparable(value: NamedLine['value']): NamedLine['value'] {
 export function diffMergedReceipts(golden: readonly GoldenLog[], derived: readonly string[]): ReceiptDiff {
   const g = identify(golden.map((log) => ({ file: log.file, lines: namedAll(log.lines), golden: true })));
   const a = identify([{ file: '', lines: nameReceiptLines(derived), golden: false }]);
+  return diffPlaced(g, a, false);
+}
+
+/**
+ * `diff GOLDEN... -- LIVE...` (docs/design.md §17): the receipt logs of one fleet against those of
+ * another, each side's logs given in series order. Receipts pair by pause identity whichever file
+ * holds them; a drift is named by the golden file and line and the live one, a receipt one side
+ * alone has by its file and line there. Headers and checkpoints are each recorder's own and not
+ * compared; neither is what names a recorder or its chain (as {@link diffMergedReceipts}).
+ */
+export function diffFleetReceipts(golden: readonly GoldenLog[], live: readonly GoldenLog[]): ReceiptDiff {
+  const g = identify(golden.map((log) => ({ file: log.file, lines: namedAll(log.lines), golden: true })));
+  const a = identify(live.map((log) => ({ file: log.file, lines: namedAll(log.lines), golden: true })));
+  return diffPlaced(g, a, true);
+}
+
+/** Pairs placed receipts by identity; `bothPlaces`: a drifted pair names the actual place too. */
+function diffPlaced(g: readonly Placed[], a: readonly Placed[], bothPlaces: boolean): ReceiptDiff {
   const actualById = new Map(a.map((p) => [p.identity, p]));
   const used = new Set<Placed>();
   const differences: ReceiptDifference[] = [];
   for (const gp of g) {
     const ap = actualById.get(gp.identity);
-    const path = `${gp.place} (${gp.identity})`;
     if (ap === undefined) {
-      differences.push({ path, expected: gp.line.value });
+      differences.push({ path: `${gp.place} (${gp.identity})`, expected: gp.line.value });
       continue;
     }
     used.add(ap);
+    const path = bothPlaces ? `${gp.place} vs ${ap.place} (${gp.identity})` : `${gp.place} (${gp.identity})`;
     diffJson(path, comparable(gp.line.value), comparable(ap.line.value), differences);
   }
   for (const ap of a) {

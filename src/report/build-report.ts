@@ -14,7 +14,7 @@ import { readLogChunks } from '../receipts/log-reader.js';
 import { readReceiptLogLine } from '../receipts/read-line.js';
 import type { ReceiptLogLine, SpanRef } from '../receipts/types.js';
 import type { PauseMode } from '../protocol/types.js';
-import { verifyReceiptLog } from '../receipts/verify.js';
+import { type VerifyResult, verifyReceiptLog } from '../receipts/verify.js';
 import type { RecordingEntry } from '../recording/format.js';
 import { readRecording } from '../recording/recording-reader.js';
 import { deriveReceiptLog, unsignedKeyring } from '../replay/derive-receipts.js';
@@ -95,17 +95,19 @@ interface Observed {
  * names it the same way in every log that sees it (the task and the recording entries its
  * SuspensionReceipt cites), so a recording and its receipt log can be joined (docs/design.md §12).
  */
-interface ShownPause {
+export interface ShownPause {
   key: string;
   row: ReportRow;
   lane: LanePause;
+  /** The audit row it shows: where its receipts are, by line. */
+  audit: AuditRow;
 }
 
 /**
  * Report rows and lane pauses from receipt lines taken one at a time: it keeps a row per
  * suspension (the audit collector's) and what the row shows, never the lines.
  */
-class ReceiptRows {
+export class ReceiptRows {
   readonly #collector = new AuditCollector();
   readonly #observed = new Map<string, Observed>();
 
@@ -136,7 +138,7 @@ class ReceiptRows {
    */
   build(
     lostOf: (row: AuditRow) => string | null,
-    verification: (line: number, seq: number) => ReportRow['verification'],
+    verification: (line: number, seq: number, row: AuditRow) => ReportRow['verification'],
     rulesOf?: RulesOf,
   ): ShownPause[] {
     const shown: ShownPause[] = [];
@@ -157,7 +159,7 @@ class ReceiptRows {
         receiptHash: row.suspension,
         traceId: o?.span.traceId ?? null,
         spanId: o?.span.spanId ?? null,
-        verification: verification(row.line, o?.lastSeq ?? 0),
+        verification: verification(row.line, o?.lastSeq ?? 0, row),
         rules: row.rules,
       };
       const lane: LanePause = {
@@ -170,19 +172,19 @@ class ReceiptRows {
         lost,
         rejected: o?.rejected ?? [],
       };
-      shown.push({ key: o?.key ?? `${row.taskId}\n${row.suspension}`, row: shownRow, lane });
+      shown.push({ key: o?.key ?? `${row.taskId}\n${row.suspension}`, row: shownRow, lane, audit: row });
     }
     return shown;
   }
 }
 
 /** A line of a receipt log as the readers read it, or undefined for one they refuse (shown by verify). */
-function receiptLine(text: string): ReceiptLogLine | undefined {
+export function receiptLine(text: string): ReceiptLogLine | undefined {
   const parsed = readReceiptLogLine(JSON.parse(text) as unknown);
   return parsed.ok ? parsed.value : undefined;
 }
 
-function endedText(row: AuditRow): string {
+export function endedText(row: AuditRow): string {
   if (row.outcome === 'open') return 'still open';
   return [row.outcome, row.cause ? `(${row.cause})` : '', row.closedAt ? `at ${row.closedAt}` : '']
     .filter(Boolean)
@@ -190,7 +192,7 @@ function endedText(row: AuditRow): string {
 }
 
 /** The lanes: the recording's task states, each with its pauses (a loop: one push per pause). */
-function lanesOf(states: Map<string, LaneState[]>, shown: readonly ShownPause[]): Lane[] {
+export function lanesOf(states: Map<string, LaneState[]>, shown: readonly ShownPause[]): Lane[] {
   const pauses = new Map<string, LanePause[]>();
   for (const { row, lane } of shown) {
     const list = pauses.get(row.taskId);
@@ -205,13 +207,13 @@ function lanesOf(states: Map<string, LaneState[]>, shown: readonly ShownPause[])
   return lanes;
 }
 
-function verdictOf(rows: readonly ReportRow[]): string {
+export function verdictOf(rows: readonly ReportRow[]): string {
   let lost = 0;
   for (const r of rows) if (r.outcome === 'lost') lost++;
   return `${rows.length} pause${rows.length === 1 ? '' : 's'}, ${lost} lost`;
 }
 
-const rowsOf = (pauses: readonly ShownPause[]): ReportRow[] => {
+export const rowsOf = (pauses: readonly ShownPause[]): ReportRow[] => {
   const rows: ReportRow[] = [];
   for (const p of pauses) rows.push(p.row);
   return rows;
@@ -277,25 +279,11 @@ interface LogData {
   checked: string;
 }
 
-/**
- * A receipt log's pauses. The file is streamed, by the verifier and then for the rows, so the
- * memory held is the rows', not the log's (docs/design.md §12). A log holds no rule: its rows
- * have rules only from `rulesOf`, its recording's (§14.8).
- */
-async function logData(file: string, keyring: Keyring | undefined, rulesOf?: RulesOf): Promise<LogData> {
-  const result = keyring ? await verifyReceiptLog(file, { keyring, allowOpen: true, allowTornTail: true }) : undefined;
-  const receipts = new ReceiptRows();
-  let recording: string | null = null;
-  for await (const lines of readLogChunks(file)) {
-    for (const raw of lines) {
-      if (raw.text === null || !raw.complete || raw.text.trim() === '') continue;
-      const line = receiptLine(raw.text);
-      if (!line) continue;
-      if (line.type === 'ReceiptLog') recording = line.recording;
-      receipts.add(line, sha256Prefixed(raw.text), raw.number);
-    }
-  }
-  const verification = (line: number, seq: number): ReportRow['verification'] => {
+/** How a row of a log verified as `result` says (`undefined`: no key given), by its line and last seq. */
+export function verificationOf(
+  result: VerifyResult | undefined,
+): (line: number, seq: number) => ReportRow['verification'] {
+  return (line, seq) => {
     if (!result) return { status: 'not checked', why: 'no key given' };
     if (!result.ok) {
       const e = result.firstError;
@@ -308,8 +296,10 @@ async function logData(file: string, keyring: Keyring | undefined, rulesOf?: Rul
       why: result.receiptSignatures === 'checked' ? 'signature and chain' : 'chain and checkpoint (public key)',
     };
   };
-  // A suspension no resumption closed is lost as the log ends (lost-pauses.ts, OpenSuspensions).
-  const pauses = receipts.build(() => 'recording_ended', verification, rulesOf);
+}
+
+/** What a log verified as `result` adds to its section's notes, and its verdict's word. */
+export function logChecks(result: VerifyResult | undefined): { notes: string[]; checked: string } {
   const notes: string[] = [];
   if (result && !result.ok) notes.push(`does not verify: ${result.firstError?.message ?? 'invalid'}`);
   // An open end is shown (a recorder killed, or lines cut off), never passed for a closed log:
@@ -339,10 +329,35 @@ async function logData(file: string, keyring: Keyring | undefined, rulesOf?: Rul
           : 'verified'
       : 'DOES NOT VERIFY'
     : undefined;
-  return { recording, pauses, notes, checked: checked ?? 'not verified (no key)' };
+  return { notes, checked: checked ?? 'not verified (no key)' };
 }
 
-function sectionOf(
+/**
+ * A receipt log's pauses. The file is streamed, by the verifier and then for the rows, so the
+ * memory held is the rows', not the log's (docs/design.md §12). A log holds no rule: its rows
+ * have rules only from `rulesOf`, its recording's (§14.8).
+ */
+async function logData(file: string, keyring: Keyring | undefined, rulesOf?: RulesOf): Promise<LogData> {
+  const result = keyring ? await verifyReceiptLog(file, { keyring, allowOpen: true, allowTornTail: true }) : undefined;
+  const receipts = new ReceiptRows();
+  let recording: string | null = null;
+  for await (const lines of readLogChunks(file)) {
+    for (const raw of lines) {
+      if (raw.text === null || !raw.complete || raw.text.trim() === '') continue;
+      const line = receiptLine(raw.text);
+      if (!line) continue;
+      if (line.type === 'ReceiptLog') recording = line.recording;
+      receipts.add(line, sha256Prefixed(raw.text), raw.number);
+    }
+  }
+  const verification = verificationOf(result);
+  // A suspension no resumption closed is lost as the log ends (lost-pauses.ts, OpenSuspensions).
+  const pauses = receipts.build(() => 'recording_ended', verification, rulesOf);
+  const { notes, checked } = logChecks(result);
+  return { recording, pauses, notes, checked };
+}
+
+export function sectionOf(
   file: string,
   kind: ReportSection['kind'],
   verdict: string,

@@ -59,6 +59,12 @@ export interface ReportRow {
    * out from the recording (docs/design.md §14.8); null when only a receipt log was given.
    */
   rules: { pause: string | null; end: string | null } | null;
+  /**
+   * In a fleet (docs/design.md §17): the log and line that saw the pause begin (`FILE:LINE`), and
+   * the one that saw it end (null while open); absent for a row of one file.
+   */
+  pausedIn?: string;
+  endedIn?: string | null;
 }
 
 /** A row's rules as one cell: `proved by RULE; ended by RULE`, or `-` when unknown. */
@@ -79,7 +85,7 @@ export interface DriftLine {
 export interface ReportSection {
   /** The file as given. */
   file: string;
-  kind: 'recording' | 'receipt log' | 'recording + receipt log' | 'replay';
+  kind: 'recording' | 'receipt log' | 'recording + receipt log' | 'replay' | 'fleet';
   /** A one-line verdict (`3 pauses, 1 lost`, `DRIFT`, ...). */
   verdict: string;
   /** Likely causes, said first (replay). */
@@ -304,6 +310,9 @@ function* rowsTable(rows: readonly ReportRow[]): Generator<string> {
     'span (Jaeger)',
     'verification',
   ];
+  // A fleet's rows say which log saw each pause begin and end; a row of one file has no such cells.
+  const fleet = rows.some((r) => r.pausedIn !== undefined);
+  if (fleet) head.push('paused in', 'ended in');
   const headRow = head.map((h) => `<th>${h}</th>`).join('');
   yield `<div class="table-wrap"><table class="rows"><thead><tr>${headRow}</tr></thead><tbody>`;
   for (const r of rows) {
@@ -320,6 +329,7 @@ function* rowsTable(rows: readonly ReportRow[]): Generator<string> {
       r.receiptHash ?? '-',
       r.traceId && r.spanId ? `trace ${r.traceId} span ${r.spanId}` : '-',
       `${r.verification.status}${r.verification.why ? ` (${r.verification.why})` : ''}`,
+      ...(fleet ? [r.pausedIn ?? '-', r.endedIn ?? '-'] : []),
     ].map((c, i) => `<td class="c${i}">${escapeHtml(c)}</td>`);
     const cls = r.outcome === 'lost' ? ' class="lost-row"' : '';
     yield (

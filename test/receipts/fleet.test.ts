@@ -61,4 +61,27 @@ describe('FleetLedger', () => {
     expect(verdict.lost).toHaveLength(1);
     expect(verdict.orphans).toHaveLength(1);
   });
+
+  it('closes a suspension by a resumption in a later log of its series, and pairs across series', () => {
+    const ledger = new FleetLedger();
+    const a = chain();
+    const begun = a.sealSuspension({ ...suspensionDraftFor(0), taskId: 't', resumeTokenHash: h(1) }).receipt;
+    const other = pause(a, 'u', '2026-01-01T09:00:00.000Z', h(2));
+    ledger.startLog('a.receipts.jsonl', 'series-a');
+    ledger.add(begun.line, 2, begun.hash);
+    ledger.add(other, 3);
+    // The next log of the series: its resumption names the suspension of the log before by hash.
+    const closing = outside(chain(), 't', '2026-01-01T10:00:00.000Z', { pausedAt: null, resumeTokenHash: null });
+    ledger.startLog('a.2.receipts.jsonl', 'series-a');
+    ledger.add({ ...closing, suspension: begun.hash, outside: null } as ReceiptLogLine, 2);
+    // Another recorder's series resumes the other pause, outside its log.
+    ledger.startLog('b.2.receipts.jsonl', 'series-b');
+    ledger.add(outside(chain(), 'u', '2026-01-01T10:00:00.000Z', { pausedAt: null, resumeTokenHash: h(2) }), 2);
+    const verdict = ledger.finish();
+    expect(verdict.lost).toEqual([]);
+    expect(verdict.orphans).toEqual([]);
+    expect(verdict.paired.map((p) => [p.pause.begun.file, p.end.ended.file])).toEqual([
+      ['a.receipts.jsonl', 'b.2.receipts.jsonl'],
+    ]);
+  });
 });

@@ -1,0 +1,266 @@
+/**
+ * A fleet of series (docs/design.md §17): two recorder replicas in front of one reference peer
+ * (real `record --key` processes, real sockets), each restarted once with `--continue-from`, so
+ * four logs: A's a, a.2 and B's b, b.2. A pause begun through A's first recorder is resumed through
+ * B's second; another begun through B's first is resumed through B's second (inside B's series).
+ * `verify`, `lost`, `audit`, `report` and `diff` read the four logs as one record.
+ */
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { runCli } from '../helpers/cli.js';
+import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+
+let dir = '';
+let peer: RecordProcess;
+const keys = { a: '', b: '' };
+/** The four receipt logs: A's two, B's two. */
+const logs = { a1: '', a2: '', b1: '', b2: '' };
+const tasks = { across: '', inside: '' };
+
+const receiptsOf = (recording: string): string => recording.replace(/\.jsonl$/, '.receipts.jsonl');
+
+function record(name: 'a' | 'b', out: string, from?: string): Promise<RecordProcess> {
+  return startRecordProcess([
+    '--upstream',
+    peer.url,
+    '--out',
+    out,
+    '--key',
+    keys[name],
+    '--fsync',
+    'always',
+    '--quiet',
+    ...(from === undefined ? [] : ['--continue-from', from]),
+  ]);
+}
+
+async function pause(client: A2aTestClient, messageId: string, reason: string) {
+  const { task } = await client.ok<{ task: { id: string } }>('SendMessage', {
+    message: { role: 'ROLE_USER', messageId, parts: [{ text: 'work:3' }] },
+    configuration: { returnImmediately: true },
+  });
+  const paused = await client.ok<{ pause: { resumeToken: string } }>('PauseTask', { taskId: task.id, reason });
+  return { taskId: task.id, resumeToken: paused.pause.resumeToken };
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'fleet-series-'));
+  for (const name of ['a', 'b'] as const) {
+    keys[name] = join(dir, `${name}.key.json`);
+    await writeFile(keys[name], canonicalJson(generateReceiptKey({ kid: `replica-${name}` }).keyFile()), {
+      mode: 0o600,
+    });
+  }
+  peer = await startCliProcess(['peer', '--deterministic']);
+  const at = join(dir, 'fleet');
+  await mkdir(at);
+  const files = {
+    a1: join(at, 'a.jsonl'),
+    a2: join(at, 'a.2.jsonl'),
+    b1: join(at, 'b.jsonl'),
+    b2: join(at, 'b.2.jsonl'),
+  };
+  const a1 = await record('a', files.a1);
+  const b1 = await record('b', files.b1);
+  const across = await pause(new A2aTestClient(a1.url, 'alice', 'JSONRPC'), 'fs-m1', 'across');
+  const inside = await pause(new A2aTestClient(b1.url, 'carol', 'JSONRPC'), 'fs-m2', 'inside');
+  expect(await stopProcess(a1)).toBe(0);
+  expect(await stopProcess(b1)).toBe(0);
+  const a2 = await record('a', files.a2, files.a1);
+  const b2 = await record('b', files.b2, files.b1);
+  const viaB2 = new A2aTestClient(b2.url, 'bob', 'JSONRPC');
+  await viaB2.ok('ResumeTask', across);
+  await viaB2.ok('ResumeTask', inside);
+  expect(await stopProcess(a2)).toBe(0);
+  expect(await stopProcess(b2)).toBe(0);
+  for (const name of ['a1', 'a2', 'b1', 'b2'] as const) logs[name] = receiptsOf(files[name]);
+  tasks.across = across.taskId;
+  tasks.inside = inside.taskId;
+}, 60_000);
+
+afterAll(async () => {
+  await stopProcess(peer);
+  await rm(dir, { recursive: true, force: true });
+});
+
+const keyArgs = (): string[] => ['--key', keys.a, '--key', keys.b];
+const all = (): string[] => [logs.a1, logs.a2, logs.b1, logs.b2];
+
+/** The line of `file` holding the receipt of `type` for `taskId`. */
+async function lineOf(file: string, type: string, taskId: string): Promise<number> {
+  const lines = (await readFile(file, 'utf8')).split('\n');
+  const i = lines.findIndex((l) => l.includes(`"type":"${type}"`) && l.includes(`"taskId":"${taskId}"`));
+  expect(i).toBeGreaterThan(0);
+  return i + 1;
+}
+
+describe('two replicas, each restarted once with --continue-from', () => {
+  it('verify passes with a key per replica, naming the pause begun in A’s first log, ended in B’s second', async () => {
+    const verified = await runCli(['verify', ...all(), ...keyArgs()]);
+    expect(verified.stderr).toBe('');
+    expect(verified.code, verified.stdout).toBe(0);
+    expect(verified.stdout).toMatch(/series .*: ok: 2 logs, each linked to the one before it; 1 pause open at its end/);
+    expect(verified.stdout).toContain(
+      'fleet of 4 logs: 1 paused in one log and resumed in another, 0 open when every log ended, ' +
+        '0 orphan resumptions',
+    );
+    const begun = await lineOf(logs.a1, 'SuspensionReceipt', tasks.across);
+    const ended = await lineOf(logs.b2, 'ResumptionReceipt', tasks.across);
+    expect(verified.stdout).toContain(
+      `task ${tasks.across}: paused by jwt:sub=alice in ${logs.a1}:${begun} (seq 1), ` +
+        `resumed (explicit_resume) by jwt:sub=bob in ${logs.b2}:${ended}`,
+    );
+    // The directory holding the four logs is the same fleet, given in any order.
+    const directory = await runCli(['verify', join(dir, 'fleet'), ...keyArgs()]);
+    expect(directory.code, directory.stdout).toBe(0);
+    const shuffled = await runCli(['verify', logs.b2, logs.a2, logs.b1, logs.a1, ...keyArgs(), '--json']);
+    expect(shuffled.code).toBe(0);
+    const json = JSON.parse(shuffled.stdout) as { series: { ok: boolean }[]; fleet: { paired: unknown[] } };
+    expect(json.series.map((s) => s.ok)).toEqual([true, true]);
+    expect(json.fleet.paired).toEqual([
+      expect.objectContaining({
+        taskId: tasks.across,
+        begun: { file: logs.a1, line: begun, seq: 1 },
+        ended: expect.objectContaining({ file: logs.b2, line: ended, outcome: 'resumed' }) as unknown,
+      }),
+    ]);
+  });
+
+  it('lost finds nothing lost, with or without keys; without B’s second log both pauses are lost', async () => {
+    for (const args of [[...all(), ...keyArgs()], all()]) {
+      const lost = await runCli(['lost', ...args]);
+      expect(lost.stderr).toBe('');
+      expect(lost.stdout).toContain('no lost pauses in a fleet of 4 logs');
+      expect(lost.code).toBe(0);
+    }
+    const without = await runCli(['lost', logs.a1, logs.a2, logs.b1, ...keyArgs(), '--json']);
+    expect(without.code).toBe(1);
+    const listing = JSON.parse(without.stdout) as { lost: { taskId: string; begun: { file: string } }[] };
+    expect(listing.lost.map((l) => [l.taskId, l.begun.file])).toEqual([
+      [tasks.across, logs.a1],
+      [tasks.inside, logs.b1],
+    ]);
+  });
+
+  it('audit shows one row per pause, each with the log that saw it begin and the log that saw it end', async () => {
+    const audit = await runCli(['audit', ...all(), ...keyArgs(), '--json']);
+    expect(audit.code, audit.stderr).toBe(0);
+    const rows = JSON.parse(audit.stdout) as Array<Record<string, unknown>>;
+    expect(rows.filter((r) => r.taskId === tasks.across)).toEqual([
+      expect.objectContaining({
+        principal: 'jwt:sub=alice',
+        outcome: 'resumed',
+        cause: 'explicit_resume',
+        closedBy: 'jwt:sub=bob',
+        pausedIn: { file: logs.a1, line: await lineOf(logs.a1, 'SuspensionReceipt', tasks.across) },
+        endedIn: { file: logs.b2, line: await lineOf(logs.b2, 'ResumptionReceipt', tasks.across) },
+      }),
+    ]);
+    expect(rows.filter((r) => r.taskId === tasks.inside)).toEqual([
+      expect.objectContaining({
+        outcome: 'resumed',
+        pausedIn: { file: logs.b1, line: await lineOf(logs.b1, 'SuspensionReceipt', tasks.inside) },
+        endedIn: { file: logs.b2, line: await lineOf(logs.b2, 'ResumptionReceipt', tasks.inside) },
+      }),
+    ]);
+    const table = await runCli(['audit', ...all(), ...keyArgs()]);
+    expect(table.stdout).toMatch(/PAUSED IN +ENDED IN/);
+    expect(table.stderr).toContain('2 suspensions in a fleet of 4 logs');
+  });
+
+  it('names a gap inside one series, and two logs holding one position of a series', async () => {
+    const gap = join(dir, 'gap');
+    await mkdir(gap);
+    // A's series given its second log without its first: B's series is whole.
+    const gapped = await runCli(['verify', logs.a2, logs.b1, logs.b2, ...keyArgs()]);
+    expect(gapped.stdout).toMatch(/its first log is missing/);
+    expect(gapped.code).toBe(1);
+    // A copy of A's second log beside it: two logs at position 2 of A's series.
+    const twice = join(dir, 'twice');
+    await mkdir(twice);
+    for (const file of all()) await copyFile(file, join(twice, file.slice(file.lastIndexOf('/') + 1)));
+    await copyFile(logs.a2, join(twice, 'a-copy.receipts.jsonl'));
+    for (const command of ['verify', 'lost', 'audit']) {
+      const doubled = await runCli([command, twice, ...keyArgs()]);
+      expect(doubled.stdout + doubled.stderr).toMatch(/both hold position 2 of series/);
+      expect(doubled.code).not.toBe(0);
+    }
+    const unverified = await runCli(['lost', twice]);
+    expect(unverified.stderr).toMatch(/a-copy\.receipts\.jsonl and .*a\.2\.receipts\.jsonl both hold position 2/);
+    expect(unverified.code).toBe(2);
+  });
+
+  it('refuses a file that is neither a receipt log nor a recording with one beside it, naming it', async () => {
+    const stray = join(dir, 'notes.txt');
+    await writeFile(stray, 'not a log\n');
+    for (const command of ['verify', 'lost', 'audit']) {
+      const refused = await runCli([command, ...all(), stray, ...keyArgs()]);
+      expect(refused.stderr).toContain(`${stray}: not a receipt log, and no receipt log beside it`);
+      expect(refused.code).toBe(2);
+    }
+  });
+
+  it('report --fleet shows one row per pause, with the logs that saw it begin and end', async () => {
+    const begun = await lineOf(logs.a1, 'SuspensionReceipt', tasks.across);
+    const ended = await lineOf(logs.b2, 'ResumptionReceipt', tasks.across);
+    const out = join(dir, 'fleet.html');
+    const report = await runCli(['report', '--fleet', ...all(), ...keyArgs(), '--out', out]);
+    expect(report.code, report.stderr).toBe(0);
+    expect(report.stdout).toMatch(/^wrote .*fleet\.html: 4 files, 2 pauses, 0 lost\n$/);
+    const html = await readFile(out, 'utf8');
+    expect(html).toContain('<th>paused in</th><th>ended in</th>');
+    expect(html).toContain('No lost pauses.');
+    const row = html.split('<tr').find((r) => r.includes(`data-task="${tasks.across}"`) && r.includes('<td'));
+    expect(row).toContain('resumed (explicit_resume)');
+    expect(row).toContain(`>${logs.a1}:${begun}<`);
+    expect(row).toContain(`>${logs.b2}:${ended}<`);
+    expect(row).toContain('verified (signature and chain)');
+    expect(html).toMatch(/series [^<]*: ok: 2 logs, each linked to the one before it/);
+    // The directory holding them is the same fleet.
+    const directory = await runCli(['report', join(dir, 'fleet'), ...keyArgs(), '--out', join(dir, 'dir.html')]);
+    expect(directory.stdout).toMatch(/: 1 files, 2 pauses, 0 lost\n$/);
+    // One file is the report of that file, as ever: A's first log alone has its pause lost.
+    const one = await runCli(['report', logs.a1, ...keyArgs(), '--out', join(dir, 'one.html')]);
+    expect(one.stdout).toMatch(/: 1 files, 1 pauses, 1 lost\n$/);
+    expect(await readFile(join(dir, 'one.html'), 'utf8')).not.toContain('paused in');
+  });
+
+  it('diff pairs the fleets’ receipts by pause identity, naming the file and line of each drift', async () => {
+    const same = await runCli(['diff', ...all(), '--', logs.b2, logs.b1, logs.a2, logs.a1]);
+    expect(same.code, same.stdout + same.stderr).toBe(0);
+    expect(same.stdout).toBe('same: 4 receipts in a fleet of 4 logs and one of 4, paired by pause identity\n');
+    const directories = await runCli(['diff', join(dir, 'fleet'), join(dir, 'fleet')]);
+    expect(directories.code).toBe(0);
+
+    const ended = await lineOf(logs.b2, 'ResumptionReceipt', tasks.across);
+    const missing = await runCli(['diff', ...all(), '--', logs.a1, logs.a2, logs.b1]);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toContain('2 difference(s) between the fleet of 4 logs');
+    expect(missing.stdout).toMatch(
+      new RegExp(`${logs.b2}:${ended} \\(task ${tasks.across} pause sha256:[0-9a-f]+ resumption 1\\): expected \\{`),
+    );
+
+    // B's second log edited to name another principal for the resume: both files and lines named.
+    const edited = join(dir, 'edited');
+    await mkdir(edited);
+    for (const file of all()) await copyFile(file, join(edited, file.slice(file.lastIndexOf('/') + 1)));
+    const b2 = join(edited, 'b.2.receipts.jsonl');
+    await writeFile(b2, (await readFile(b2, 'utf8')).replace('"principal":"jwt:sub=bob"', '"principal":"jwt:sub=eve"'));
+    const drift = await runCli(['diff', join(dir, 'fleet'), edited]);
+    expect(drift.code).toBe(1);
+    expect(drift.stdout).toContain(`${logs.b2}:${ended} vs ${b2}:${ended} (task ${tasks.across} pause `);
+    expect(drift.stdout).toMatch(/resumption 1\)\.principal: expected "jwt:sub=bob", actual "jwt:sub=eve"/);
+
+    // One log against one keeps its meaning; a side left empty is a usage error.
+    const one = await runCli(['diff', logs.b2, logs.b2]);
+    expect(one.stdout).toBe('same: 2 receipts\n');
+    const empty = await runCli(['diff', ...all(), '--']);
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('give at least one log on each side of --');
+  });
+});
