@@ -22,8 +22,9 @@ const E2E = [...E2E_DIRS, ...E2E_FILES];
  * Unit files that must have a module cache of their own: rule-coverage imports the observer's test
  * files to run them again and wraps PauseObserver's methods; in a shared cache those files are
  * already loaded (their tests would not run again) and the wrap would reach other files.
+ * span-id-derivation mocks tracing/span-events, which in a shared cache is already loaded unmocked.
  */
-const ISOLATED = ['test/observe/rule-coverage.test.ts'];
+const ISOLATED = ['test/observe/rule-coverage.test.ts', 'test/observe/span-id-derivation.test.ts'];
 
 const DIST = fileURLToPath(new URL('./dist/', import.meta.url));
 
