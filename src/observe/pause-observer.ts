@@ -20,7 +20,7 @@ import { FactReader } from './facts.js';
 import { InterruptionObserver } from './interruption-observer.js';
 import type { CarriedSuspension, FiredRule, OpenSuspension } from './observed-task.js';
 import { ObserverStore } from './observer-store.js';
-import { taskAttributes, taskSpanKey } from './observer-spans.js';
+import { type SuspensionSpanIds, taskAttributes, taskSpanKey } from './observer-spans.js';
 import { RESUME_CALL_RULES, RESUMING_RULES } from './rules/call-rules.js';
 import { OPEN_RULES, authoritative } from './rules/open-rules.js';
 import { KEPT_ASIDE_RULES, PENDING_RULES, knownPause } from './rules/pending-rules.js';
@@ -34,6 +34,11 @@ export type { CarriedSuspension, FiredRule, OpenSuspension } from './observed-ta
 export interface ObserverOptions {
   /** The recording header's `id`: every span id derives from it (docs/design.md §7). */
   recordingId: string;
+  /**
+   * What a proven pause's Suspension span ids derive from (docs/design.md §7, §17): `pause` (the
+   * default, receipt logs of format 5) or `recording` (a log of format 4 or earlier derived again).
+   */
+  suspensionSpans?: SuspensionSpanIds;
 }
 
 /** Sizes of what the observer holds (docs/design.md §14.6), for tests and diagnostics. */
@@ -79,7 +84,10 @@ export class PauseObserver {
   #lastItems: readonly ReadItem[] = [];
 
   constructor(options: ObserverOptions) {
-    this.#store = new ObserverStore(options.recordingId);
+    this.#store = new ObserverStore({
+      recordingId: options.recordingId,
+      suspensionSpans: options.suspensionSpans ?? 'pause',
+    });
     this.#interruptions = new InterruptionObserver(this.#store);
   }
 

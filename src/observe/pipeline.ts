@@ -16,6 +16,7 @@ import type { RecordingEntry } from '../recording/format.js';
 import type { SpanEvent, SpanSink } from '../tracing/span-events.js';
 import type { ObserverFinding } from './findings.js';
 import { BoundedMap } from '../bounded-map.js';
+import type { SuspensionSpanIds } from './observer-spans.js';
 import { type CarriedSuspension, type ObserverOutput, PauseObserver } from './pause-observer.js';
 
 /** Where drafts are sealed and written (a receipt log writer, or an in-memory chain for replay). */
@@ -43,6 +44,8 @@ export type PipelineSinkName = 'receipts' | 'spans';
 export interface ObservationPipelineOptions {
   /** The recording header's `id` (span ids derive from it). */
   recordingId: string;
+  /** What Suspension span ids derive from (the observer's `suspensionSpans`); default `pause`. */
+  suspensionSpans?: SuspensionSpanIds;
   receipts?: ReceiptSink;
   spans?: SpanSink;
   /**
@@ -104,7 +107,10 @@ export class ObservationPipeline {
   readonly #awaiting = new Map<string, ((hold: Promise<void> | undefined) => void)[]>();
 
   constructor(options: ObservationPipelineOptions) {
-    this.observer = new PauseObserver({ recordingId: options.recordingId });
+    this.observer = new PauseObserver({
+      recordingId: options.recordingId,
+      ...(options.suspensionSpans ? { suspensionSpans: options.suspensionSpans } : {}),
+    });
     this.#receipts = options.receipts;
     this.#spans = options.spans;
     this.#onSinkError = options.onSinkError;

@@ -12,7 +12,8 @@ import { ObservationPipeline } from '../observe/pipeline.js';
 import type { ObserverFinding } from '../observe/findings.js';
 import { DEFAULT_CHECKPOINT_EVERY, ReceiptChain } from '../receipts/chain.js';
 import { Keyring, ReceiptKey } from '../receipts/keys.js';
-import { RECEIPT_VERSIONS, type ReceiptLogVersion, type RecordingBinding } from '../receipts/types.js';
+import { RECEIPT_VERSION, RECEIPT_VERSIONS, type ReceiptLogVersion, type RecordingBinding } from '../receipts/types.js';
+import { suspensionSpanIdsFor } from '../observe/observer-spans.js';
 import type { RecordingEntry, RecordingHeader } from '../recording/format.js';
 import type { SpanSink } from '../tracing/span-events.js';
 
@@ -61,6 +62,8 @@ export async function deriveReceiptLog(options: DeriveOptions): Promise<DerivedL
   let sinkError: unknown;
   const pipeline = new ObservationPipeline({
     recordingId: options.header.id,
+    // A log of format 4 or earlier keeps the Suspension span ids its recorder gave (docs/design.md §7).
+    suspensionSpans: suspensionSpanIdsFor(options.version ?? RECEIPT_VERSION),
     receipts: {
       appendSuspension: async (draft) => {
         const sealed = chain.sealSuspension(draft);

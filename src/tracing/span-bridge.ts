@@ -146,25 +146,12 @@ export class SpanBridge implements SpanSink {
           },
         );
         return;
-      case 'suspension.start':
-        if (event.span.traceId !== event.parent.traceId) {
-          this.#problem(
-            'trace-mismatch',
-            `tracing: suspension span ${event.span.spanId} names trace ${event.span.traceId} but ` +
-              `its parent is in trace ${event.parent.traceId}; the parent's trace wins`,
-          );
-        }
-        this.#start(
-          event.key,
-          SPAN_NAMES.SUSPENSION,
-          event.span,
-          at,
-          { ...event.attributes, [ATTR_TASK_ID]: event.taskId },
-          {
-            parent: event.parent,
-          },
-        );
+      case 'suspension.start': {
+        const place = suspensionPlace(event.span, event.parent);
+        const attributes = { ...event.attributes, ...place.attributes, [ATTR_TASK_ID]: event.taskId };
+        this.#start(event.key, SPAN_NAMES.SUSPENSION, event.span, at, attributes, place);
         return;
+      }
       case 'resume.start': {
         const { suspension, pipeline } = event.links;
         const attributes: SpanAttributes = {
@@ -347,6 +334,23 @@ export class SpanBridge implements SpanSink {
     this.#told.add(kind);
     this.#onProblem(message);
   }
+}
+
+/**
+ * Where a Suspension span goes (docs/design.md §7): under `parent` when it is in `parent`'s trace;
+ * else (its ids derive from the pause's identity, §17) a root of its own trace linked to `parent`,
+ * the span that was active when the pause began, whose ids it repeats as attributes.
+ */
+function suspensionPlace(
+  span: SpanRef,
+  parent: SpanRef,
+): { parent: SpanRef | null; links?: Link[]; attributes?: SpanAttributes } {
+  if (span.traceId === parent.traceId) return { parent };
+  return {
+    parent: null,
+    links: [{ context: remoteContext(parent), attributes: { [ATTR_LINK_KIND]: LINK_KINDS.PIPELINE } }],
+    attributes: { [ATTR_LINK_PIPELINE_TRACE_ID]: parent.traceId, [ATTR_LINK_PIPELINE_SPAN_ID]: parent.spanId },
+  };
 }
 
 /** A span we did not start here (a caller's, or one from an earlier run), sampled. */

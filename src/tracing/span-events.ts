@@ -28,7 +28,8 @@ export type SpanEvent =
   | { type: 'task.end'; key: string; at: string; attributes: SpanAttributes }
   /**
    * A pause was requested or first seen. `parent` is the caller's traceparent span, else the task
-   * span; `span.traceId` must be `parent.traceId` (a child stays in its parent's trace).
+   * span. A span in `parent`'s trace is its child; a span whose ids derive from the pause's identity
+   * (docs/design.md §7, §17) is in the pause's own trace: a root linked to `parent` (link `pipeline`).
    */
   | {
       type: 'suspension.start';
