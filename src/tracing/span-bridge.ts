@@ -1,9 +1,11 @@
 /**
  * @module tracing/span-bridge
  * Turns the PauseObserver's span events into OTel spans through `@opentelemetry/api` (docs/design.md §7):
- * `Task`, `Suspension` (child of the caller's traceparent or the task span), `Resume` (a new root
- * linked to its Suspension and to the pipeline span) and `LostPause` (status ERROR, linked to its
- * Suspension). Ids and times are the ones the events carry, never the tracer's own: the ids reach
+ * `Task`, `Suspension` (child of the caller's traceparent or the task span; with ids from the pause's
+ * identity, a root of its own trace linked to that span), `Resume` (a new root linked to its
+ * Suspension and to the pipeline span), `LostPause` (status ERROR, linked to its Suspension) and
+ * `PauseOpenAtStop` (a pause open when the recorder stopped, under its Suspension). Ids and times
+ * are the ones the events carry, never the tracer's own: the ids reach
  * the tracer through an {@link EventIdGenerator}, the times as explicit `HrTime`s.
  */
 import {
@@ -28,6 +30,7 @@ import {
   ATTR_LINK_SUSPENSION_SPAN_ID,
   ATTR_LINK_SUSPENSION_TRACE_ID,
   ATTR_LOST_REASON,
+  ATTR_PAUSE_OPEN_AT_STOP,
   ATTR_RECEIPT_HASH,
   ATTR_RESUME_OUTCOME,
   ATTR_TASK_ID,
@@ -36,7 +39,7 @@ import {
   type SpanName,
 } from './attributes.js';
 import type { EventIdGenerator } from './event-id-generator.js';
-import type { SpanAttributes, SpanEvent, SpanSink } from './span-events.js';
+import { type SpanAttributes, type SpanEvent, type SpanSink, isStopVerdict } from './span-events.js';
 import { errorMessage } from '../errors.js';
 
 export interface SpanBridgeOptions {
@@ -174,6 +177,10 @@ export class SpanBridge implements SpanSink {
         return;
       }
       case 'lost': {
+        if (isStopVerdict(event.reason)) {
+          this.#openAtStop(event, at);
+          return;
+        }
         const suspension = this.#suspensions.get(event.suspensionKey);
         const pausedFrom = suspension && compareHrTime(suspension.end, at) <= 0 ? suspension.end : at;
         const attributes: SpanAttributes = {
@@ -235,6 +242,36 @@ export class SpanBridge implements SpanSink {
         );
       }
     }
+  }
+
+  /**
+   * A pause open when the recorder stopped (docs/design.md §7): no LostPause; a span under its
+   * Suspension, from PAUSED to the stop, that says so ({@link ATTR_PAUSE_OPEN_AT_STOP}).
+   */
+  #openAtStop(event: Extract<SpanEvent, { type: 'lost' }>, at: HrTime): void {
+    const suspension = this.#suspensions.get(event.suspensionKey);
+    const pausedFrom = suspension && compareHrTime(suspension.end, at) <= 0 ? suspension.end : at;
+    const { [ATTR_LOST_REASON]: _verdict, ...rest } = event.attributes;
+    const attributes: SpanAttributes = {
+      ...rest,
+      [ATTR_TASK_ID]: event.taskId,
+      [ATTR_PAUSE_OPEN_AT_STOP]: true,
+      [ATTR_LINK_SUSPENSION_TRACE_ID]: event.link.traceId,
+      [ATTR_LINK_SUSPENSION_SPAN_ID]: event.link.spanId,
+    };
+    const span = { traceId: event.link.traceId, spanId: event.span.spanId };
+    const links: Link[] = [
+      { context: remoteContext(event.link), attributes: { [ATTR_LINK_KIND]: LINK_KINDS.SUSPENSION } },
+    ];
+    if (
+      !this.#start(event.key, SPAN_NAMES.PAUSE_OPEN_AT_STOP, span, pausedFrom, attributes, {
+        parent: event.link,
+        links,
+      })
+    )
+      return;
+    this.#end(event.key, at, {}, undefined, undefined);
+    this.#suspensions.delete(event.suspensionKey);
   }
 
   #start(

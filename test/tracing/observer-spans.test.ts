@@ -6,10 +6,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { setupTracing } from '../../cli/tracing-setup.js';
 import type { SuspensionSpanIds } from '../../src/observe/observer-spans.js';
 import { PauseObserver } from '../../src/observe/pause-observer.js';
-import type { LostPauseReason } from '../../src/tracing/span-events.js';
+import { type LostPauseReason, isStopVerdict } from '../../src/tracing/span-events.js';
 import {
   ATTR_LINK_KIND,
   ATTR_LOST_REASON,
+  ATTR_PAUSE_OPEN_AT_STOP,
   ATTR_RULE,
   ATTR_PAUSE_INITIATED_BY,
   ATTR_RECEIPT_HASH,
@@ -172,14 +173,19 @@ describe('observer span events rendered as OTel spans', () => {
   });
 
   for (const rule of LOST_RULES) {
-    it(`renders exactly one LostPause ERROR span for ${rule.reason}`, () => {
+    const atStop = isStopVerdict(rule.reason);
+    const name = atStop ? 'PauseOpenAtStop' : 'LostPause';
+    it(`renders ${rule.reason} as exactly one ${atStop ? 'PauseOpenAtStop span' : 'LostPause ERROR span'}`, () => {
       const collector = observe(rule.script(), rule.finishAt);
-      const lost = tracing.byName('LostPause');
+      expect(tracing.byName(atStop ? 'LostPause' : 'PauseOpenAtStop')).toEqual([]);
+      const lost = tracing.byName(name);
       expect(lost).toHaveLength(1);
       const span = lost[0]!;
       const suspension = tracing.one('Suspension');
-      expect(span.status.code).toBe(SpanStatusCode.ERROR);
-      expect(span.attributes[ATTR_LOST_REASON]).toBe(rule.reason);
+      expect(span.status.code).toBe(atStop ? SpanStatusCode.UNSET : SpanStatusCode.ERROR);
+      if (atStop) expect(span.parentSpanContext?.spanId).toBe(suspension.spanContext().spanId);
+      expect(span.attributes[ATTR_LOST_REASON]).toBe(atStop ? undefined : rule.reason);
+      expect(span.attributes[ATTR_PAUSE_OPEN_AT_STOP]).toBe(atStop ? true : undefined);
       expect(span.links.map((l) => l.context.spanId)).toEqual([suspension.spanContext().spanId]);
       // The listing names the rule that decided the loss, the one the span carries.
       expect(span.attributes[ATTR_RULE]).toMatch(/^[a-z-]+\/[a-z-]+$/);
@@ -221,8 +227,8 @@ describe('observer span events rendered as OTel spans', () => {
       }
       expect(tracing.problems).toEqual([]);
       expect(files[1]).toBe(files[0]);
-      expect((files[0]?.match(/"name": "(Suspension|Resume|LostPause)"/g) ?? []).sort()).toEqual([
-        '"name": "LostPause"',
+      expect((files[0]?.match(/"name": "(Suspension|Resume|LostPause|PauseOpenAtStop)"/g) ?? []).sort()).toEqual([
+        '"name": "PauseOpenAtStop"',
         '"name": "Resume"',
         '"name": "Suspension"',
         '"name": "Suspension"',
