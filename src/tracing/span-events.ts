@@ -32,7 +32,10 @@ export function isStopVerdict(reason: LostPauseReason): boolean {
 export type LostInterruptionReason = 'never_continued' | 'continued_as_new_task' | 'bypassed' | 'lost_after_restart';
 
 export type SpanEvent =
-  /** A task was first seen: a per-task span that parents Suspension spans without a traceparent. */
+  /**
+   * A task was first seen: a per-task span that parents Suspension spans without a traceparent (from
+   * receipt log format 5 on, it is what those Suspension spans link to, docs/design.md §7).
+   */
   | { type: 'task.start'; key: string; taskId: string; at: string; span: SpanRef; attributes: SpanAttributes }
   | { type: 'task.end'; key: string; at: string; attributes: SpanAttributes }
   /**
