@@ -24,6 +24,7 @@ import {
   suspensionEndAttributes,
   suspensionKey,
   suspensionStartAttributes,
+  type SuspensionSpanIds,
 } from './observer-spans.js';
 import type {
   Closer,
@@ -45,6 +46,8 @@ import type {
 /** What every rule may read: the recording's id (span ids derive from it, docs/design.md §7). */
 export interface RuleContext {
   readonly recordingId: string;
+  /** What a proven pause's Suspension span ids derive from (docs/design.md §7, §17). */
+  readonly suspensionSpans: SuspensionSpanIds;
 }
 
 /** The task a rule acts for: its id, context and span. */
@@ -64,7 +67,51 @@ const span = (event: SpanEvent): ObserverOutput => ({ type: 'span', event });
 
 // ---- pending ----
 
-/** PauseRequested: a pending suspension whose Suspension span starts at the request. */
+/**
+ * The Suspension span starts: at the pause call, or at the entry that first showed the pause.
+ * `principal` is the pause call's.
+ */
+function suspensionStart(
+  identity: SuspensionIdentity,
+  task: { contextId: string | null; principal: string | null },
+): ObserverOutput {
+  return span({
+    type: 'suspension.start',
+    key: identity.key,
+    taskId: identity.taskId,
+    at: identity.openAt,
+    span: identity.span,
+    parent: identity.parent,
+    attributes: suspensionStartAttributes(identity.taskId, task.contextId, task.principal, identity.openSeq),
+  });
+}
+
+/**
+ * Whether a Suspension span starts before its pause is proven (docs/design.md §7): only when its
+ * ids derive from the recording. Ids from the pause's identity are known at the proof, so the span
+ * starts then, with the time of the call that asked for it.
+ */
+const startsAtCall = (ctx: RuleContext): boolean => ctx.suspensionSpans === 'recording';
+
+/**
+ * The span of a pause proven now: the one it started under (ids from the recording), or the one
+ * its identity names (task id and token hash, else `pausedAt`; {@link pauseSpan}).
+ */
+function provenSpan(
+  ctx: RuleContext,
+  identity: SuspensionIdentity,
+  tokenHash: string | null,
+  pausedAt: string,
+): SpanRef {
+  return ctx.suspensionSpans === 'recording'
+    ? identity.span
+    : pauseSpan(identity.taskId, { resumeTokenHash: tokenHash, pausedAt });
+}
+
+/**
+ * PauseRequested: a pending suspension whose Suspension span starts at the request (with ids from
+ * the recording; with ids from the pause's identity it starts when the pause is proven).
+ */
 export function requestPause(
   ctx: RuleContext,
   args: { task: TaskView; entry: EntryRef; call: PauseCall; parent: SpanRef | undefined },
@@ -81,30 +128,23 @@ export function requestPause(
     parent,
     call: args.call,
   };
-  return {
-    next,
-    out: [
-      span({
-        type: 'suspension.start',
-        key,
-        taskId: next.taskId,
-        at: next.openAt,
-        span: next.span,
-        parent,
-        attributes: suspensionStartAttributes(next.taskId, args.task.contextId, args.call.principal, next.openSeq),
-      }),
-    ],
-  };
+  if (!startsAtCall(ctx)) return { next, out: [] };
+  return { next, out: [suspensionStart(next, { contextId: args.task.contextId, principal: args.call.principal })] };
 }
 
 /**
  * A pending suspension that will never be proven: its span ends, in error when the call failed
- * (`error`), plainly when the pause it asked for turned out to be one already proven.
+ * (`error`), plainly when the pause it asked for turned out to be one already proven. A span that
+ * waited for a proof starts now, under the ids of the recording, which nothing written carries.
  */
 export function endPending(
+  ctx: RuleContext,
   p: SuspensionPending,
   args: { at: string; contextId: string | null; seq: number; error?: string },
 ): ObserverOutput[] {
+  const start = startsAtCall(ctx)
+    ? []
+    : [suspensionStart(p, { contextId: args.contextId, principal: p.call.principal })];
   const event: SpanEvent = {
     type: 'suspension.end',
     key: p.key,
@@ -112,7 +152,7 @@ export function endPending(
     attributes: suspensionStartAttributes(p.taskId, args.contextId, p.call.principal, args.seq),
   };
   if (args.error !== undefined) event.error = args.error;
-  return [span(event)];
+  return [...start, span(event)];
 }
 
 // ---- proof ----
@@ -136,13 +176,13 @@ export function prove(
 ): Step<SuspensionOpen> {
   const { task, pending, entry, pause, origin } = args;
   const out: ObserverOutput[] = [];
-  let identity: SuspensionIdentity;
+  let opened: SuspensionIdentity;
   if (pending) {
-    identity = pending;
+    opened = pending;
   } else {
     const key = suspensionKey(entry.seq);
     const parent = args.parent ?? task.span;
-    identity = {
+    opened = {
       key,
       taskId: task.taskId,
       openSeq: entry.seq,
@@ -150,19 +190,12 @@ export function prove(
       span: childSpan(ctx.recordingId, key, parent),
       parent,
     };
-    out.push(
-      span({
-        type: 'suspension.start',
-        key,
-        taskId: task.taskId,
-        at: identity.openAt,
-        span: identity.span,
-        parent,
-        attributes: suspensionStartAttributes(task.taskId, task.contextId, null, identity.openSeq),
-      }),
-    );
   }
   const call = pending?.call;
+  const tokenHash = tokenHashOf(pause.resumeToken);
+  const identity = { ...opened, span: provenSpan(ctx, opened, tokenHash, pause.pausedAt) };
+  if (!pending || !startsAtCall(ctx))
+    out.push(suspensionStart(identity, { contextId: task.contextId, principal: call?.principal ?? null }));
   const via: SuspensionVia = args.legacy ? 'legacy-metadata' : call ? call.method : 'statusUpdate';
   const draft = buildSuspensionDraft({
     taskId: task.taskId,
@@ -191,7 +224,7 @@ export function prove(
     parent: identity.parent,
     state: 'open',
     pause: {
-      tokenHash: tokenHashOf(pause.resumeToken),
+      tokenHash,
       pausedAt: pause.pausedAt,
       pausedUntil: pause.pausedUntil ?? null,
       pausedUntilMs: Number.isNaN(until) ? undefined : until,

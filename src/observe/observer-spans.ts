@@ -4,7 +4,13 @@
  * from the recording id and the entry that opened the span, and every attribute name comes from
  * tracing/attributes, so record and replay produce the same trace.
  */
-import type { OutsideSuspension, ResumptionDraft, SpanRef, SuspensionDraft } from '../receipts/types.js';
+import type {
+  OutsideSuspension,
+  ReceiptLogVersion,
+  ResumptionDraft,
+  SpanRef,
+  SuspensionDraft,
+} from '../receipts/types.js';
 import {
   ATTR_CONTEXT_ID,
   ATTR_GEN_AI_CONVERSATION_ID,
@@ -74,6 +80,19 @@ export function pauseSpan(taskId: string, pause: OutsideSuspension): SpanRef {
 
 /** What pause-identity span ids derive from in place of a recording id. */
 const PAUSE_NAMESPACE = 'a2a-replay/pause';
+
+/**
+ * What a proven pause's Suspension span ids derive from (docs/design.md §7, §17): the recording
+ * and the entry that opened it (`recording`, the `suspension:<seq>` key, a child in its parent's
+ * trace), or the pause's identity (`pause`, {@link pauseSpan}: a root of the pause's own trace), so
+ * a Resume span any recorder writes for that pause links to it.
+ */
+export type SuspensionSpanIds = 'recording' | 'pause';
+
+/** The Suspension span ids of a receipt log of `version`: from the pause's identity from format 5 on. */
+export function suspensionSpanIdsFor(version: ReceiptLogVersion): SuspensionSpanIds {
+  return version >= 5 ? 'pause' : 'recording';
+}
 
 /** A span inside `parent`'s trace whose span id derives from `key`. */
 export function childSpan(recordingId: string, key: string, parent: SpanRef): SpanRef {

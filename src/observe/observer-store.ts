@@ -89,8 +89,8 @@ export class ObserverStore {
   /** The rules firing, innermost last: the last one names the verdicts emitted now. */
   readonly #firing: string[] = [];
 
-  constructor(recordingId: string) {
-    this.ctx = { recordingId };
+  constructor(ctx: RuleContext) {
+    this.ctx = ctx;
   }
 
   // ---- rules ----

@@ -22,7 +22,7 @@ import type { CarriedInterruption, Interruption } from './interruption.js';
 import type { CallBinding } from './call-view.js';
 import type { CarriedSuspension, FiredRule, OpenSuspension } from './observed-task.js';
 import { ObserverStore } from './observer-store.js';
-import { taskAttributes, taskSpanKey } from './observer-spans.js';
+import { type SuspensionSpanIds, taskAttributes, taskSpanKey } from './observer-spans.js';
 import { statesShownIn, withConventions } from './span-conventions.js';
 import { EntryMethods } from './entry-methods.js';
 import { RESUME_CALL_RULES, RESUMING_RULES } from './rules/call-rules.js';
@@ -40,6 +40,11 @@ export interface ObserverOptions {
   recordingId: string;
   /** The agent's name from the recording's agent card: the spans' `gen_ai.agent.name` (§7). */
   agentName?: string | undefined;
+  /**
+   * What a proven pause's Suspension span ids derive from (docs/design.md §7, §17): `pause` (the
+   * default, receipt logs of format 5) or `recording` (a log of format 4 or earlier derived again).
+   */
+  suspensionSpans?: SuspensionSpanIds;
 }
 
 /** Sizes of what the observer holds (docs/design.md §14.6), for tests and diagnostics. */
@@ -88,7 +93,10 @@ export class PauseObserver {
   readonly #methods = new EntryMethods();
 
   constructor(options: ObserverOptions) {
-    this.#store = new ObserverStore(options.recordingId);
+    this.#store = new ObserverStore({
+      recordingId: options.recordingId,
+      suspensionSpans: options.suspensionSpans ?? 'pause',
+    });
     this.#agentName = options.agentName;
     this.#interruptions = new InterruptionObserver(this.#store);
   }

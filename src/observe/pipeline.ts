@@ -18,6 +18,7 @@ import type { SpanEvent, SpanSink } from '../tracing/span-events.js';
 import type { ObserverFinding } from './findings.js';
 import { BoundedMap } from '../bounded-map.js';
 import type { CarriedInterruption } from './interruption.js';
+import type { SuspensionSpanIds } from './observer-spans.js';
 import { type CarriedSuspension, type ObserverOutput, PauseObserver } from './pause-observer.js';
 
 /** Where drafts are sealed and written (a receipt log writer, or an in-memory chain for replay). */
@@ -47,6 +48,8 @@ export interface ObservationPipelineOptions {
   recordingId: string;
   /** The agent's name from the recording header's agent card (the spans' `gen_ai.agent.name`). */
   agentName?: string | undefined;
+  /** What Suspension span ids derive from (the observer's `suspensionSpans`); default `pause`. */
+  suspensionSpans?: SuspensionSpanIds;
   receipts?: ReceiptSink;
   spans?: SpanSink;
   /**
@@ -108,7 +111,11 @@ export class ObservationPipeline {
   readonly #awaiting = new Map<string, ((hold: Promise<void> | undefined) => void)[]>();
 
   constructor(options: ObservationPipelineOptions) {
-    this.observer = new PauseObserver({ recordingId: options.recordingId, agentName: options.agentName });
+    this.observer = new PauseObserver({
+      recordingId: options.recordingId,
+      agentName: options.agentName,
+      ...(options.suspensionSpans ? { suspensionSpans: options.suspensionSpans } : {}),
+    });
     this.#receipts = options.receipts;
     this.#spans = options.spans;
     this.#onSinkError = options.onSinkError;

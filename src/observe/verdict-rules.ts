@@ -1,13 +1,15 @@
 /**
  * @module observe/verdict-rules
  * The rules that decided each pause of a recording (docs/design.md §14.8), keyed by its
- * Suspension span: the rule that proved it, and the rule that ended it (closed it or declared it
- * lost). A receipt log holds no rule, so `audit` and the report re-derive them with this, from the
- * recording given beside the log, and match each receipt by the span it carries.
+ * Suspension span (the recording's ids and the pause identity's, §7): the rule that proved it, and
+ * the rule that ended it (closed it or declared it lost). A receipt log holds no rule, so `audit`
+ * and the report re-derive them with this, from the recording given beside the log, and match
+ * each receipt by the span it carries.
  */
 import type { RecordingEntry } from '../recording/format.js';
 import type { SpanRef } from '../receipts/types.js';
 import { ATTR_RULE } from '../tracing/attributes.js';
+import { pauseSpan } from './observer-spans.js';
 import { PauseObserver } from './pause-observer.js';
 import type { ObserverOutput } from './suspension.js';
 
@@ -25,7 +27,8 @@ export class VerdictRules {
   readonly #bySpan = new Map<string, { pause: string | null; end: string | null }>();
 
   constructor(recordingId: string) {
-    this.#observer = new PauseObserver({ recordingId });
+    // Each pause is keyed under both Suspension span derivations (docs/design.md §7): logs of any format match.
+    this.#observer = new PauseObserver({ recordingId, suspensionSpans: 'recording' });
   }
 
   observe(entry: RecordingEntry): void {
@@ -45,7 +48,10 @@ export class VerdictRules {
     for (const o of out) {
       switch (o.type) {
         case 'suspension': {
-          this.#bySpan.set(spanKey(o.draft.span), { pause: o.rule ?? null, end: null });
+          const rules = { pause: o.rule ?? null, end: null };
+          const { taskId, resumeTokenHash, pausedAt } = o.draft;
+          this.#bySpan.set(spanKey(o.draft.span), rules);
+          this.#bySpan.set(spanKey(pauseSpan(taskId, { resumeTokenHash, pausedAt })), rules);
           break;
         }
         case 'resumption':

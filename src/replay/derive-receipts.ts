@@ -13,7 +13,8 @@ import { agentNameOf } from '../observe/span-conventions.js';
 import type { ObserverFinding } from '../observe/findings.js';
 import { DEFAULT_CHECKPOINT_EVERY, ReceiptChain } from '../receipts/chain.js';
 import { Keyring, ReceiptKey } from '../receipts/keys.js';
-import { RECEIPT_VERSIONS, type ReceiptLogVersion, type RecordingBinding } from '../receipts/types.js';
+import { RECEIPT_VERSION, RECEIPT_VERSIONS, type ReceiptLogVersion, type RecordingBinding } from '../receipts/types.js';
+import { suspensionSpanIdsFor } from '../observe/observer-spans.js';
 import type { RecordingEntry, RecordingHeader } from '../recording/format.js';
 import type { SpanEvent, SpanSink } from '../tracing/span-events.js';
 
@@ -75,6 +76,8 @@ export async function deriveReceiptLog(options: DeriveOptions): Promise<DerivedL
   const pipeline = new ObservationPipeline({
     recordingId: options.header.id,
     agentName: agentNameOf(options.header.agentCard),
+    // A log of format 4 or earlier keeps the Suspension span ids its recorder gave (docs/design.md §7).
+    suspensionSpans: suspensionSpanIdsFor(options.version ?? RECEIPT_VERSION),
     receipts: {
       appendSuspension: async (draft) => {
         const sealed = chain.sealSuspension(draft);

@@ -10,6 +10,8 @@ export const SPAN_NAMES = {
   SUSPENSION: 'Suspension',
   RESUME: 'Resume',
   LOST_PAUSE: 'LostPause',
+  /** A pause open when its recorder stopped, with no evidence it was lost (docs/design.md §7). */
+  PAUSE_OPEN_AT_STOP: 'PauseOpenAtStop',
   /** An interruption (INPUT_REQUIRED, AUTH_REQUIRED) that can no longer be continued (docs/design.md §14.9). */
   LOST_INTERRUPTION: 'LostInterruption',
   /** A task seen in an interrupted state (docs/design.md §14.9), ending with its receipt. */
@@ -56,6 +58,11 @@ export const ATTR_LINK_SUSPENSION_SPAN_ID = 'a2a.link.suspension.span_id';
 export const ATTR_LINK_PIPELINE_TRACE_ID = 'a2a.link.pipeline.trace_id';
 export const ATTR_LINK_PIPELINE_SPAN_ID = 'a2a.link.pipeline.span_id';
 
+/**
+ * `true` on the span that says a pause was open when its recorder stopped (recording or stream
+ * ended, docs/design.md §7): a child of the Suspension span, from PAUSED to the stop, not an error.
+ */
+export const ATTR_PAUSE_OPEN_AT_STOP = 'a2a_replay.pause.open_at_stop';
 /** Why a pause was declared lost (see LOST_PAUSE_REASONS). */
 export const ATTR_LOST_REASON = 'a2a.lost.reason';
 /**

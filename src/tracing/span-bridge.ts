@@ -1,12 +1,13 @@
 /**
  * @module tracing/span-bridge
  * Turns the PauseObserver's span events into OTel spans through `@opentelemetry/api` (docs/design.md §7):
- * `Task`, `Suspension` (child of the caller's traceparent or the task span), `Resume` (a new root
- * linked to its Suspension and to the pipeline span), `LostPause` (status ERROR, linked to its
- * Suspension), `Interruption` (child of the task span), `Continuation` (a new root linked to its
- * Interruption) and `LostInterruption`. Ids and times are the ones the events carry, never the
- * tracer's own: the ids reach the tracer through an {@link EventIdGenerator}, the times as
- * explicit `HrTime`s.
+ * `Task`, `Suspension` (child of the caller's traceparent or the task span; with ids from the pause's
+ * identity, a root of its own trace linked to that span), `Resume` (a new root linked to its
+ * Suspension and to the pipeline span), `LostPause` (status ERROR, linked to its Suspension),
+ * `PauseOpenAtStop` (a pause open when the recorder stopped, under its Suspension), `Interruption`
+ * (child of the task span), `Continuation` (a new root linked to its Interruption) and
+ * `LostInterruption`. Ids and times are the ones the events carry, never the tracer's own: the ids
+ * reach the tracer through an {@link EventIdGenerator}, the times as explicit `HrTime`s.
  */
 import {
   type Attributes,
@@ -32,6 +33,7 @@ import {
   ATTR_LINK_SUSPENSION_SPAN_ID,
   ATTR_LINK_SUSPENSION_TRACE_ID,
   ATTR_LOST_REASON,
+  ATTR_PAUSE_OPEN_AT_STOP,
   ATTR_RECEIPT_HASH,
   ATTR_RESUME_OUTCOME,
   ATTR_TASK_ID,
@@ -40,7 +42,7 @@ import {
   type SpanName,
 } from './attributes.js';
 import type { EventIdGenerator } from './event-id-generator.js';
-import type { SpanAttributes, SpanEvent, SpanSink } from './span-events.js';
+import { type SpanAttributes, type SpanEvent, type SpanSink, isStopVerdict } from './span-events.js';
 import { errorMessage } from '../errors.js';
 
 export interface SpanBridgeOptions {
@@ -150,25 +152,12 @@ export class SpanBridge implements SpanSink {
           },
         );
         return;
-      case 'suspension.start':
-        if (event.span.traceId !== event.parent.traceId) {
-          this.#problem(
-            'trace-mismatch',
-            `tracing: suspension span ${event.span.spanId} names trace ${event.span.traceId} but ` +
-              `its parent is in trace ${event.parent.traceId}; the parent's trace wins`,
-          );
-        }
-        this.#start(
-          event.key,
-          SPAN_NAMES.SUSPENSION,
-          event.span,
-          at,
-          { ...event.attributes, [ATTR_TASK_ID]: event.taskId },
-          {
-            parent: event.parent,
-          },
-        );
+      case 'suspension.start': {
+        const place = suspensionPlace(event.span, event.parent);
+        const attributes = { ...event.attributes, ...place.attributes, [ATTR_TASK_ID]: event.taskId };
+        this.#start(event.key, SPAN_NAMES.SUSPENSION, event.span, at, attributes, place);
         return;
+      }
       case 'resume.start': {
         const { suspension, pipeline } = event.links;
         const attributes: SpanAttributes = {
@@ -191,6 +180,10 @@ export class SpanBridge implements SpanSink {
         return;
       }
       case 'lost': {
+        if (isStopVerdict(event.reason)) {
+          this.#openAtStop(event, at);
+          return;
+        }
         const suspension = this.#suspensions.get(event.suspensionKey);
         const pausedFrom = suspension && compareHrTime(suspension.end, at) <= 0 ? suspension.end : at;
         const attributes: SpanAttributes = {
@@ -293,6 +286,36 @@ export class SpanBridge implements SpanSink {
     }
   }
 
+  /**
+   * A pause open when the recorder stopped (docs/design.md §7): no LostPause; a span under its
+   * Suspension, from PAUSED to the stop, that says so ({@link ATTR_PAUSE_OPEN_AT_STOP}).
+   */
+  #openAtStop(event: Extract<SpanEvent, { type: 'lost' }>, at: HrTime): void {
+    const suspension = this.#suspensions.get(event.suspensionKey);
+    const pausedFrom = suspension && compareHrTime(suspension.end, at) <= 0 ? suspension.end : at;
+    const { [ATTR_LOST_REASON]: _verdict, ...rest } = event.attributes;
+    const attributes: SpanAttributes = {
+      ...rest,
+      [ATTR_TASK_ID]: event.taskId,
+      [ATTR_PAUSE_OPEN_AT_STOP]: true,
+      [ATTR_LINK_SUSPENSION_TRACE_ID]: event.link.traceId,
+      [ATTR_LINK_SUSPENSION_SPAN_ID]: event.link.spanId,
+    };
+    const span = { traceId: event.link.traceId, spanId: event.span.spanId };
+    const links: Link[] = [
+      { context: remoteContext(event.link), attributes: { [ATTR_LINK_KIND]: LINK_KINDS.SUSPENSION } },
+    ];
+    if (
+      !this.#start(event.key, SPAN_NAMES.PAUSE_OPEN_AT_STOP, span, pausedFrom, attributes, {
+        parent: event.link,
+        links,
+      })
+    )
+      return;
+    this.#end(event.key, at, {}, undefined, undefined);
+    this.#suspensions.delete(event.suspensionKey);
+  }
+
   #start(
     key: string,
     name: SpanName,
@@ -390,6 +413,23 @@ export class SpanBridge implements SpanSink {
     this.#told.add(kind);
     this.#onProblem(message);
   }
+}
+
+/**
+ * Where a Suspension span goes (docs/design.md §7): under `parent` when it is in `parent`'s trace;
+ * else (its ids derive from the pause's identity, §17) a root of its own trace linked to `parent`,
+ * the span that was active when the pause began, whose ids it repeats as attributes.
+ */
+function suspensionPlace(
+  span: SpanRef,
+  parent: SpanRef,
+): { parent: SpanRef | null; links?: Link[]; attributes?: SpanAttributes } {
+  if (span.traceId === parent.traceId) return { parent };
+  return {
+    parent: null,
+    links: [{ context: remoteContext(parent), attributes: { [ATTR_LINK_KIND]: LINK_KINDS.PIPELINE } }],
+    attributes: { [ATTR_LINK_PIPELINE_TRACE_ID]: parent.traceId, [ATTR_LINK_PIPELINE_SPAN_ID]: parent.spanId },
+  };
 }
 
 /** A span we did not start here (a caller's, or one from an earlier run), sampled. */

@@ -19,16 +19,29 @@ export const LOST_PAUSE_REASONS = [
 ] as const;
 export type LostPauseReason = (typeof LOST_PAUSE_REASONS)[number];
 
+/**
+ * Whether `reason` is a verdict the end of a recording alone gives (docs/design.md §7, §14.5): the
+ * pause was open when the recorder stopped, and nothing the peer showed says it is gone. `lost`
+ * reports it (a verdict about the recording); no LostPause span is drawn for it (the process).
+ */
+export function isStopVerdict(reason: LostPauseReason): boolean {
+  return reason === 'recording_ended' || reason === 'stream_ended';
+}
+
 /** Why an interruption was declared lost (docs/design.md §14.9), as `observe/interruption` lists them. */
 export type LostInterruptionReason = 'never_continued' | 'continued_as_new_task' | 'bypassed' | 'lost_after_restart';
 
 export type SpanEvent =
-  /** A task was first seen: a per-task span that parents Suspension spans without a traceparent. */
+  /**
+   * A task was first seen: a per-task span that parents Suspension spans without a traceparent (from
+   * receipt log format 5 on, it is what those Suspension spans link to, docs/design.md §7).
+   */
   | { type: 'task.start'; key: string; taskId: string; at: string; span: SpanRef; attributes: SpanAttributes }
   | { type: 'task.end'; key: string; at: string; attributes: SpanAttributes }
   /**
    * A pause was requested or first seen. `parent` is the caller's traceparent span, else the task
-   * span; `span.traceId` must be `parent.traceId` (a child stays in its parent's trace).
+   * span. A span in `parent`'s trace is its child; a span whose ids derive from the pause's identity
+   * (docs/design.md §7, §17) is in the pause's own trace: a root linked to `parent` (link `pipeline`).
    */
   | {
       type: 'suspension.start';

@@ -176,5 +176,6 @@ it('produces the spans without a key: a trace file and no receipt log', async ()
   expect(suspensions.map((s) => attributesOf(s.attributes)['a2a.pause.via'])).toEqual(['PauseTask', 'PauseTask']);
   expect(suspensions.map((s) => attributesOf(s.attributes)['a2a.receipt.hash'])).toEqual([undefined, undefined]);
   expect(spans.filter((s) => s.name === 'Resume')).toHaveLength(2);
-  expect(spans.filter((s) => s.name === 'LostPause')).toHaveLength(1);
+  expect(spans.filter((s) => s.name === 'LostPause')).toEqual([]);
+  expect(spans.filter((s) => s.name === 'PauseOpenAtStop')).toHaveLength(1);
 });

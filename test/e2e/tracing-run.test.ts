@@ -86,8 +86,8 @@ describe('a2a-replay run with tracing', () => {
     expect(second.code).toBe(0);
     const one = readFileSync(join(dir, 'one', 'pauses.otlp.json'), 'utf8');
     expect(readFileSync(join(dir, 'two', 'pauses.otlp.json'), 'utf8')).toBe(one);
-    expect((one.match(/"name": "(Suspension|Resume|LostPause)"/g) ?? []).sort()).toEqual([
-      '"name": "LostPause"',
+    expect((one.match(/"name": "(Suspension|Resume|LostPause|PauseOpenAtStop)"/g) ?? []).sort()).toEqual([
+      '"name": "PauseOpenAtStop"',
       '"name": "Resume"',
       '"name": "Suspension"',
       '"name": "Suspension"',
@@ -122,10 +122,13 @@ describe('a2a-replay run with tracing', () => {
       const resume = spans.find((s) => s.name === 'Resume');
       expect(resume).toMatchObject({ traceId: resumption?.span?.traceId, spanId: resumption?.span?.spanId });
       expect(resume?.links?.[0]?.spanId).toBe(resumption?.links?.suspension.spanId);
-      const lost = spans.filter((s) => s.name === 'LostPause');
-      expect(lost).toHaveLength(1);
-      expect(lost[0]?.status?.code).toBe(2);
-      expect(attributesOf(lost[0]?.attributes)['a2a.link.suspension.span_id']).toBe(suspensions[1]?.span?.spanId);
+      // The pause open when the recording ends is no LostPause: it was open when the recorder stopped.
+      expect(spans.filter((s) => s.name === 'LostPause')).toEqual([]);
+      const open = spans.filter((s) => s.name === 'PauseOpenAtStop');
+      expect(open).toHaveLength(1);
+      expect(open[0]?.status?.code ?? 0).toBe(0);
+      expect(open[0]?.parentSpanId).toBe(suspensions[1]?.span?.spanId);
+      expect(attributesOf(open[0]?.attributes)['a2a_replay.pause.open_at_stop']).toBe(true);
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }

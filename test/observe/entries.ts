@@ -3,6 +3,7 @@
  * (a2a-paused-state-rfc.md "Proposed wire format") and docs/design.md §5.
  */
 import type { JsonObject, JsonValue } from '../../src/canonical/canonical-json.js';
+import type { SuspensionSpanIds } from '../../src/observe/observer-spans.js';
 import { PauseObserver } from '../../src/observe/pause-observer.js';
 import type { ObserverOutput } from '../../src/observe/suspension.js';
 import { legacyMetadata, pauseToLegacy } from '../../src/protocol/legacy.js';
@@ -271,8 +272,9 @@ export function observeAll(
   entries: readonly RecordingEntry[],
   finishAt?: string,
   recordingId = RECORDING_ID,
+  suspensionSpans: SuspensionSpanIds = 'pause',
 ): ObserverOutput[] {
-  const observer = new PauseObserver({ recordingId });
+  const observer = new PauseObserver({ recordingId, suspensionSpans });
   const out: ObserverOutput[] = [];
   for (const entry of entries) out.push(...observer.observe(entry));
   const last = entries.at(-1);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hashCanonical } from '../../src/canonical/canonical-json.js';
+import { pauseSpan } from '../../src/observe/observer-spans.js';
 import { PauseObserver } from '../../src/observe/pause-observer.js';
 import { legacyMetadata, pauseToLegacy } from '../../src/protocol/legacy.js';
 import type { RecordingEntry } from '../../src/recording/format.js';
@@ -71,19 +72,28 @@ describe('PauseObserver: caller pause (PauseTask)', () => {
       pausedUntil: null,
       observedAt: ev.at,
       entries: [req.seq, ev.seq],
-      span: {
-        traceId: deriveTraceId(RECORDING_ID, `task:${TASK}`),
-        spanId: deriveSpanId(RECORDING_ID, `suspension:${req.seq}`),
-      },
+      span: pauseSpan(TASK, { resumeTokenHash: hashCanonical(TOKEN), pausedAt: '2026-04-30T12:34:56.789Z' }),
       binding: 'JSONRPC',
       repaired: [],
     });
   });
 
-  it('emits suspension.start at the request, then suspension.end and the receipt together', () => {
+  it('names the Suspension span by the task trace and the request entry, with ids from the recording', () => {
     const e = new Entries();
     streamingTask(e);
-    const observer = new PauseObserver({ recordingId: RECORDING_ID });
+    const req = e.request('p1', 'PauseTask', { taskId: TASK, reason: 'operator review' });
+    e.event('s1', paused(clientPause()));
+    const [draft] = suspensions(observeAll(e.list, undefined, RECORDING_ID, 'recording'));
+    expect(draft?.span).toEqual({
+      traceId: deriveTraceId(RECORDING_ID, `task:${TASK}`),
+      spanId: deriveSpanId(RECORDING_ID, `suspension:${req.seq}`),
+    });
+  });
+
+  it('emits suspension.start at the request, then suspension.end and the receipt, with ids from the recording', () => {
+    const e = new Entries();
+    streamingTask(e);
+    const observer = new PauseObserver({ recordingId: RECORDING_ID, suspensionSpans: 'recording' });
     for (const entry of e.list) observer.observe(entry);
     const atRequest = observer.observe(e.request('p1', 'PauseTask', { taskId: TASK, mode: 'interrupt_immediate' }));
     expect(shape(atRequest)).toEqual(['span:suspension.start']);
@@ -93,6 +103,44 @@ describe('PauseObserver: caller pause (PauseTask)', () => {
     const receipt = atResponse[1];
     expect(end?.type === 'span' && end.event.key).toBe(receipt?.type === 'suspension' && receipt.key);
     expect(receipt?.type === 'suspension' && receipt.draft.mode).toBe('interrupt_immediate');
+  });
+
+  it('starts a Suspension span with ids from the pause at the proof, with the time of the request', () => {
+    const e = new Entries();
+    streamingTask(e);
+    const observer = new PauseObserver({ recordingId: RECORDING_ID });
+    for (const entry of e.list) observer.observe(entry);
+    const req = e.request('p1', 'PauseTask', { taskId: TASK }, { principal: 'jwt:sub=bob' });
+    expect(observer.observe(req)).toEqual([]);
+    const atResponse = observer.observe(e.result('p1', pauseResult(clientPause())));
+    expect(shape(atResponse)).toEqual(['span:suspension.start', 'span:suspension.end', 'suspension']);
+    const start = atResponse[0];
+    const receipt = atResponse[2];
+    const span = pauseSpan(TASK, { resumeTokenHash: hashCanonical(TOKEN), pausedAt: clientPause().pausedAt });
+    expect(start?.type === 'span' && start.event).toMatchObject({
+      type: 'suspension.start',
+      at: req.at,
+      span,
+      attributes: { 'a2a.principal': 'jwt:sub=bob', 'a2a.recording.entry_seq': req.seq },
+    });
+    expect(receipt?.type === 'suspension' && receipt.draft.span).toEqual(span);
+  });
+
+  it('starts and ends the span of a refused pause call under the recording ids', () => {
+    const e = new Entries();
+    streamingTask(e);
+    const req = e.request('p1', 'PauseTask', { taskId: TASK });
+    e.error('p1', -32002);
+    const out = observeAll(e.list);
+    expect(suspensions(out)).toEqual([]);
+    const start = spans(out, 'suspension.start')[0];
+    expect(start).toMatchObject({
+      at: req.at,
+      span: { spanId: deriveSpanId(RECORDING_ID, `suspension:${req.seq}`) },
+    });
+    const end = spans(out, 'suspension.end')[0];
+    expect(end?.type === 'suspension.end' && end.key).toBe(start?.type === 'suspension.start' && start.key);
+    expect(end?.type === 'suspension.end' && end.error).toMatch(/-32002/);
   });
 
   it('takes the answer as proof when it comes before the stream event', () => {
@@ -194,7 +242,11 @@ describe('PauseObserver: agent-initiated pauses', () => {
       conditionsHash: hashCanonical(agentPause().conditions),
       entries: [ev.seq],
     });
-    expect(draft?.span.spanId).toBe(deriveSpanId(RECORDING_ID, `suspension:${ev.seq}`));
+    expect(draft?.span).toEqual(
+      pauseSpan(TASK, { resumeTokenHash: hashCanonical(agentPause().resumeToken), pausedAt: agentPause().pausedAt }),
+    );
+    const [old] = suspensions(observeAll(e.list, undefined, RECORDING_ID, 'recording'));
+    expect(old?.span.spanId).toBe(deriveSpanId(RECORDING_ID, `suspension:${ev.seq}`));
   });
 
   it('writes an AwaitTaskResumption receipt with the pause initiator and no mode', () => {
@@ -788,7 +840,7 @@ describe('PauseObserver: lost pauses', () => {
 });
 
 describe('PauseObserver: spans', () => {
-  it('parents the Suspension span on the caller traceparent and links the Resume span to it', () => {
+  it('parents the Suspension on the caller traceparent and links the Resume to it, with ids from the recording', () => {
     const caller = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
     const e = new Entries();
     streamingTask(e);
@@ -801,7 +853,7 @@ describe('PauseObserver: spans', () => {
     e.result('p1', pauseResult(clientPause()));
     const resume = e.request('r1', 'ResumeTask', { taskId: TASK, resumeToken: TOKEN });
     e.result('r1', resumeResult(RESUMED_AT));
-    const out = observeAll(e.list);
+    const out = observeAll(e.list, undefined, RECORDING_ID, 'recording');
     const start = spans(out, 'suspension.start')[0];
     expect(start?.type === 'suspension.start' && start.parent).toEqual(caller);
     const suspensionSpan = { traceId: caller.traceId, spanId: deriveSpanId(RECORDING_ID, `suspension:${req.seq}`) };
@@ -821,6 +873,23 @@ describe('PauseObserver: spans', () => {
         'a2a.link.pipeline.span_id': caller.spanId,
       },
     });
+    expect(resumptions(out)[0]?.links).toEqual({ suspension: suspensionSpan, pipeline: caller });
+  });
+
+  it('puts a Suspension with ids from the pause in its own trace, below the caller, and links the Resume to it', () => {
+    const caller = { traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7' };
+    const e = new Entries();
+    streamingTask(e);
+    e.request('p1', 'PauseTask', { taskId: TASK }, { traceparent: `00-${caller.traceId}-${caller.spanId}-01` });
+    e.result('p1', pauseResult(clientPause()));
+    e.request('r1', 'ResumeTask', { taskId: TASK, resumeToken: TOKEN });
+    e.result('r1', resumeResult(RESUMED_AT));
+    const out = observeAll(e.list);
+    const suspensionSpan = pauseSpan(TASK, { resumeTokenHash: hashCanonical(TOKEN), pausedAt: null });
+    const start = spans(out, 'suspension.start')[0];
+    expect(start).toMatchObject({ parent: caller, span: suspensionSpan });
+    expect(suspensions(out)[0]?.span).toEqual(suspensionSpan);
+    expect(spans(out, 'resume.start')[0]).toMatchObject({ links: { suspension: suspensionSpan, pipeline: caller } });
     expect(resumptions(out)[0]?.links).toEqual({ suspension: suspensionSpan, pipeline: caller });
   });
 
@@ -984,12 +1053,25 @@ describe('PauseObserver: determinism', () => {
     expect(lost(first).map((l) => l.reason)).toEqual(['stream_ended']);
   });
 
-  it('derives different span ids for different recording ids', () => {
+  it('with Suspension span ids from the recording, derives different span ids for different recording ids', () => {
+    const e = new Entries();
+    e.request('p1', 'PauseTask', { taskId: TASK });
+    e.result('p1', pauseResult(clientPause()));
+    const a = suspensions(observeAll(e.list, undefined, 'rec-a', 'recording'))[0];
+    const b = suspensions(observeAll(e.list, undefined, 'rec-b', 'recording'))[0];
+    expect(a?.span.spanId).not.toBe(b?.span.spanId);
+  });
+
+  it('with Suspension span ids from the pause, names one pause by one span in every recording', () => {
     const e = new Entries();
     e.request('p1', 'PauseTask', { taskId: TASK });
     e.result('p1', pauseResult(clientPause()));
     const a = suspensions(observeAll(e.list, undefined, 'rec-a'))[0];
     const b = suspensions(observeAll(e.list, undefined, 'rec-b'))[0];
-    expect(a?.span.spanId).not.toBe(b?.span.spanId);
+    expect(a?.span).toEqual(b?.span);
+    const other = new Entries();
+    other.request('p1', 'PauseTask', { taskId: TASK });
+    other.result('p1', pauseResult(clientPause({ resumeToken: 'another-token' })));
+    expect(suspensions(observeAll(other.list, undefined, 'rec-a'))[0]?.span).not.toEqual(a?.span);
   });
 });

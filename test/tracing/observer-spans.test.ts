@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setupTracing } from '../../cli/tracing-setup.js';
+import type { SuspensionSpanIds } from '../../src/observe/observer-spans.js';
 import { PauseObserver } from '../../src/observe/pause-observer.js';
-import type { LostPauseReason } from '../../src/tracing/span-events.js';
+import { type LostPauseReason, isStopVerdict } from '../../src/tracing/span-events.js';
 import {
   ATTR_LINK_KIND,
   ATTR_LOST_REASON,
+  ATTR_PAUSE_OPEN_AT_STOP,
   ATTR_RULE,
   ATTR_PAUSE_INITIATED_BY,
   ATTR_RECEIPT_HASH,
@@ -26,9 +28,13 @@ afterEach(async () => {
 });
 
 /** Runs the real PauseObserver over the entries and renders its span events; returns its lost listing too. */
-function observe(script: EntryScript, finishAt: number): LostPauseCollector {
+function observe(
+  script: EntryScript,
+  finishAt: number,
+  suspensionSpans: SuspensionSpanIds = 'pause',
+): LostPauseCollector {
   tracing = memoryTracing();
-  const observer = new PauseObserver({ recordingId: RECORDING.id });
+  const observer = new PauseObserver({ recordingId: RECORDING.id, suspensionSpans });
   const collector = new LostPauseCollector();
   const outputs = [...script.entries.flatMap((entry) => observer.observe(entry)), ...observer.finish(at(finishAt))];
   for (const output of outputs) {
@@ -70,13 +76,14 @@ const LOST_RULES: { reason: LostPauseReason; script: () => EntryScript; finishAt
 ];
 
 describe('observer span events rendered as OTel spans', () => {
-  it('renders a resumed pause as Suspension and Resume and no LostPause', () => {
+  it('renders a resumed pause as Suspension and Resume and no LostPause (span ids from the recording)', () => {
     const collector = observe(
       pausedOnStream()
         .resume(60, 'x-stream')
         .status(70, 'x-stream', { state: 'TASK_STATE_COMPLETED', timestamp: at(70) })
         .end(70, 'x-stream'),
       80,
+      'recording',
     );
     expect(tracing.byName('LostPause')).toEqual([]);
     expect(collector.lost).toEqual([]);
@@ -122,7 +129,21 @@ describe('observer span events rendered as OTel spans', () => {
     expect(resume.links[0]?.context.spanId).toBe(tracing.one('Suspension').spanContext().spanId);
   });
 
-  it("parents the Suspension on the PauseTask caller's traceparent", () => {
+  it("parents the Suspension on the PauseTask caller's traceparent (Suspension span ids from the recording)", () => {
+    observe(
+      new EntryScript()
+        .openStream(0)
+        .clientPause(5, { stream: 'x-stream', traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' })
+        .resume(60, 'x-stream'),
+      80,
+      'recording',
+    );
+    const suspension = tracing.one('Suspension');
+    expect(suspension.spanContext().traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+    expect(suspension.parentSpanContext).toMatchObject({ spanId: '00f067aa0ba902b7', isRemote: true });
+  });
+
+  it("renders a Suspension with ids from the pause as a root of its own trace linked to the caller's span", () => {
     observe(
       new EntryScript()
         .openStream(0)
@@ -131,19 +152,40 @@ describe('observer span events rendered as OTel spans', () => {
       80,
     );
     const suspension = tracing.one('Suspension');
-    expect(suspension.spanContext().traceId).toBe('4bf92f3577b34da6a3ce929d0e0e4736');
-    expect(suspension.parentSpanContext).toMatchObject({ spanId: '00f067aa0ba902b7', isRemote: true });
+    const resume = tracing.one('Resume');
+    expect(suspension.parentSpanContext).toBeUndefined();
+    expect(suspension.spanContext().traceId).not.toBe('4bf92f3577b34da6a3ce929d0e0e4736');
+    expect([suspension.startTime, suspension.endTime]).toEqual([hr(5), hr(6)]);
+    expect(suspension.links).toHaveLength(1);
+    expect(suspension.links[0]?.context).toMatchObject({
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      spanId: '00f067aa0ba902b7',
+    });
+    expect(suspension.links[0]?.attributes).toEqual({ [ATTR_LINK_KIND]: 'pipeline' });
+    expect(suspension.attributes).toMatchObject({
+      'a2a.link.pipeline.trace_id': '4bf92f3577b34da6a3ce929d0e0e4736',
+      'a2a.link.pipeline.span_id': '00f067aa0ba902b7',
+    });
+    expect(resume.links[0]?.context).toMatchObject({
+      traceId: suspension.spanContext().traceId,
+      spanId: suspension.spanContext().spanId,
+    });
   });
 
   for (const rule of LOST_RULES) {
-    it(`renders exactly one LostPause ERROR span for ${rule.reason}`, () => {
+    const atStop = isStopVerdict(rule.reason);
+    const name = atStop ? 'PauseOpenAtStop' : 'LostPause';
+    it(`renders ${rule.reason} as exactly one ${atStop ? 'PauseOpenAtStop span' : 'LostPause ERROR span'}`, () => {
       const collector = observe(rule.script(), rule.finishAt);
-      const lost = tracing.byName('LostPause');
+      expect(tracing.byName(atStop ? 'LostPause' : 'PauseOpenAtStop')).toEqual([]);
+      const lost = tracing.byName(name);
       expect(lost).toHaveLength(1);
       const span = lost[0]!;
       const suspension = tracing.one('Suspension');
-      expect(span.status.code).toBe(SpanStatusCode.ERROR);
-      expect(span.attributes[ATTR_LOST_REASON]).toBe(rule.reason);
+      expect(span.status.code).toBe(atStop ? SpanStatusCode.UNSET : SpanStatusCode.ERROR);
+      if (atStop) expect(span.parentSpanContext?.spanId).toBe(suspension.spanContext().spanId);
+      expect(span.attributes[ATTR_LOST_REASON]).toBe(atStop ? undefined : rule.reason);
+      expect(span.attributes[ATTR_PAUSE_OPEN_AT_STOP]).toBe(atStop ? true : undefined);
       expect(span.links.map((l) => l.context.spanId)).toEqual([suspension.spanContext().spanId]);
       // The listing names the rule that decided the loss, the one the span carries.
       expect(span.attributes[ATTR_RULE]).toMatch(/^[a-z-]+\/[a-z-]+$/);
@@ -185,8 +227,8 @@ describe('observer span events rendered as OTel spans', () => {
       }
       expect(tracing.problems).toEqual([]);
       expect(files[1]).toBe(files[0]);
-      expect((files[0]?.match(/"name": "(Suspension|Resume|LostPause)"/g) ?? []).sort()).toEqual([
-        '"name": "LostPause"',
+      expect((files[0]?.match(/"name": "(Suspension|Resume|LostPause|PauseOpenAtStop)"/g) ?? []).sort()).toEqual([
+        '"name": "PauseOpenAtStop"',
         '"name": "Resume"',
         '"name": "Suspension"',
         '"name": "Suspension"',

@@ -10,6 +10,8 @@ import {
   ATTR_LINK_SUSPENSION_TRACE_ID,
   ATTR_LOST_REASON,
   ATTR_PAUSE_INITIATED_BY,
+  ATTR_PAUSE_OPEN_AT_STOP,
+  ATTR_RULE,
   ATTR_PAUSE_REASON,
   ATTR_PAUSE_VIA,
   ATTR_RECEIPT_HASH,
@@ -186,14 +188,14 @@ describe('SpanBridge', () => {
       at: at(300),
       span: lostRef,
       link: suspension,
-      reason: 'stream_ended',
+      reason: 'paused_until_passed',
       attributes: { [ATTR_PAUSE_INITIATED_BY]: 'PAUSE_INITIATOR_CLIENT' },
     });
     feed(tracing.bridge, events);
     const lost = tracing.one('LostPause');
     expect(lost.spanContext()).toMatchObject(lostRef);
     expect(lost.parentSpanContext?.spanId).toBe(suspension.spanId);
-    expect(lost.status).toEqual({ code: SpanStatusCode.ERROR, message: 'pause lost: stream_ended' });
+    expect(lost.status).toEqual({ code: SpanStatusCode.ERROR, message: 'pause lost: paused_until_passed' });
     expect([lost.startTime, lost.endTime]).toEqual([hr(6), hr(300)]);
     expect(lost.links.map((l) => [l.context.traceId, l.context.spanId, l.attributes])).toEqual([
       [suspension.traceId, suspension.spanId, { [ATTR_LINK_KIND]: 'suspension' }],
@@ -201,11 +203,52 @@ describe('SpanBridge', () => {
     expect(lost.attributes).toEqual({
       [ATTR_LINK_SUSPENSION_SPAN_ID]: suspension.spanId,
       [ATTR_LINK_SUSPENSION_TRACE_ID]: suspension.traceId,
-      [ATTR_LOST_REASON]: 'stream_ended',
+      [ATTR_LOST_REASON]: 'paused_until_passed',
       [ATTR_PAUSE_INITIATED_BY]: 'PAUSE_INITIATOR_CLIENT',
       [ATTR_TASK_ID]: TASK,
     });
   });
+
+  for (const reason of ['recording_ended', 'stream_ended'] as const) {
+    it(`renders a pause open when the recorder stopped (${reason}) under its Suspension, not as a LostPause`, () => {
+      tracing = memoryTracing();
+      const suspension = suspensionIn(taskRef);
+      const events: SpanEvent[] = pauseStory({
+        initiatedBy: 'PAUSE_INITIATOR_CLIENT',
+        via: 'PauseTask',
+        cause: 'x',
+        outcome: 'x',
+        pipeline: null,
+      }).slice(0, 3);
+      const lostRef: SpanRef = { traceId: suspension.traceId, spanId: refFor('lost', 5).spanId };
+      events.push({
+        type: 'lost',
+        key: 'lost:5',
+        suspensionKey: 'suspension:5',
+        taskId: TASK,
+        at: at(300),
+        span: lostRef,
+        link: suspension,
+        reason,
+        attributes: { [ATTR_LOST_REASON]: reason, [ATTR_RULE]: 'open/end-recording-ended' },
+      });
+      feed(tracing.bridge, events);
+      expect(tracing.byName('LostPause')).toEqual([]);
+      const stop = tracing.one('PauseOpenAtStop');
+      expect(stop.spanContext()).toMatchObject(lostRef);
+      expect(stop.parentSpanContext?.spanId).toBe(suspension.spanId);
+      expect(stop.status).toEqual({ code: SpanStatusCode.UNSET });
+      expect([stop.startTime, stop.endTime]).toEqual([hr(6), hr(300)]);
+      expect(stop.attributes).toEqual({
+        [ATTR_LINK_SUSPENSION_SPAN_ID]: suspension.spanId,
+        [ATTR_LINK_SUSPENSION_TRACE_ID]: suspension.traceId,
+        [ATTR_PAUSE_OPEN_AT_STOP]: true,
+        [ATTR_RULE]: 'open/end-recording-ended',
+        [ATTR_TASK_ID]: TASK,
+      });
+      expect(tracing.problems).toEqual([]);
+    });
+  }
 
   it('starts a LostPause at PAUSED even after a rejected resume attempt', () => {
     tracing = memoryTracing();
@@ -243,7 +286,7 @@ describe('SpanBridge', () => {
         at: at(300),
         span: refFor('lost', 5, 'lost:5'),
         link: suspension,
-        reason: 'stream_ended',
+        reason: 'task_gone',
         attributes: {},
       },
     );
@@ -263,7 +306,7 @@ describe('SpanBridge', () => {
       at: at(300),
       span: refFor('lost', 5, 'lost:5'),
       link: suspension,
-      reason: 'recording_ended',
+      reason: 'task_gone',
       attributes: {},
     });
     const lost = tracing.one('LostPause');

@@ -80,7 +80,7 @@ describe('setupTracing', () => {
     const warnings: string[] = [];
     const tracing = setupTracing({ otlp: receiver.url, env: {}, warn: (line) => warnings.push(line) });
     feed(tracing.sink, story, hashes);
-    feed(tracing.sink, lostStory('stream_ended'));
+    feed(tracing.sink, lostStory('paused_until_passed'));
     await tracing.shutdown();
 
     expect(warnings).toEqual([]);
@@ -124,8 +124,8 @@ describe('setupTracing', () => {
     });
     expect(firstSuspension?.startTimeUnixNano).toBe(`${Date.UTC(2025, 0, 1, 0, 0, 5)}000000`);
     const lost = spans.find((s) => s.name === 'LostPause');
-    expect(lost?.status).toEqual({ code: 2, message: 'pause lost: stream_ended' });
-    expect(attributesOf(lost?.attributes)[ATTR_LOST_REASON]).toBe('stream_ended');
+    expect(lost?.status).toEqual({ code: 2, message: 'pause lost: paused_until_passed' });
+    expect(attributesOf(lost?.attributes)[ATTR_LOST_REASON]).toBe('paused_until_passed');
   });
 
   it('puts on the wire exactly what the OTLP JSON encoding of the same spans says', async () => {

@@ -60,7 +60,9 @@ function endWithoutReceipt(c: Case<PendingCase>, error?: string): void {
   const entry = c.fact.type === 'RecordingEnded' ? { seq: c.s.call.seq, at: c.fact.at } : c.fact.entry;
   const seq = c.fact.type === 'PausedSeen' ? entry.seq : c.s.call.seq;
   const contextId = c.fact.type === 'PausedSeen' ? c.task.contextId : null;
-  c.store.emit(endPending(c.s, { at: entry.at, contextId, seq, ...(error === undefined ? {} : { error }) }));
+  c.store.emit(
+    endPending(c.store.ctx, c.s, { at: entry.at, contextId, seq, ...(error === undefined ? {} : { error }) }),
+  );
 }
 
 export const PENDING_RULES: RuleTable<PendingCase> = {
