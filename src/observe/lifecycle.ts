@@ -10,6 +10,7 @@ import { timeoutMs, triggerMs } from './explanations.js';
 import { buildResumptionDraft, buildSuspensionDraft } from '../receipts/drafts.js';
 import type { OutsideSuspension, SpanRef, SuspensionVia } from '../receipts/types.js';
 import { tokenHashOf } from '../recording/resume-token.js';
+import { ATTR_METHOD_NAME } from '../tracing/attributes.js';
 import type { LostPauseReason, SpanAttributes, SpanEvent } from '../tracing/span-events.js';
 import type { EntryRef, Origin } from './fact.js';
 import {
@@ -69,12 +70,20 @@ const span = (event: SpanEvent): ObserverOutput => ({ type: 'span', event });
 
 /**
  * The Suspension span starts: at the pause call, or at the entry that first showed the pause.
- * `principal` is the pause call's.
+ * `principal` and `method` are the pause call's: a span that starts when its pause is proven
+ * still names the call it began at as its `a2a.method.name` (docs/design.md §7).
  */
 function suspensionStart(
   identity: SuspensionIdentity,
-  task: { contextId: string | null; principal: string | null },
+  task: { contextId: string | null; call: PauseCall | undefined },
 ): ObserverOutput {
+  const attributes = suspensionStartAttributes(
+    identity.taskId,
+    task.contextId,
+    task.call?.principal ?? null,
+    identity.openSeq,
+  );
+  if (task.call !== undefined) attributes[ATTR_METHOD_NAME] = task.call.method;
   return span({
     type: 'suspension.start',
     key: identity.key,
@@ -82,7 +91,7 @@ function suspensionStart(
     at: identity.openAt,
     span: identity.span,
     parent: identity.parent,
-    attributes: suspensionStartAttributes(identity.taskId, task.contextId, task.principal, identity.openSeq),
+    attributes,
   });
 }
 
@@ -129,7 +138,7 @@ export function requestPause(
     call: args.call,
   };
   if (!startsAtCall(ctx)) return { next, out: [] };
-  return { next, out: [suspensionStart(next, { contextId: args.task.contextId, principal: args.call.principal })] };
+  return { next, out: [suspensionStart(next, { contextId: args.task.contextId, call: args.call })] };
 }
 
 /**
@@ -142,9 +151,7 @@ export function endPending(
   p: SuspensionPending,
   args: { at: string; contextId: string | null; seq: number; error?: string },
 ): ObserverOutput[] {
-  const start = startsAtCall(ctx)
-    ? []
-    : [suspensionStart(p, { contextId: args.contextId, principal: p.call.principal })];
+  const start = startsAtCall(ctx) ? [] : [suspensionStart(p, { contextId: args.contextId, call: p.call })];
   const event: SpanEvent = {
     type: 'suspension.end',
     key: p.key,
@@ -194,8 +201,7 @@ export function prove(
   const call = pending?.call;
   const tokenHash = tokenHashOf(pause.resumeToken);
   const identity = { ...opened, span: provenSpan(ctx, opened, tokenHash, pause.pausedAt) };
-  if (!pending || !startsAtCall(ctx))
-    out.push(suspensionStart(identity, { contextId: task.contextId, principal: call?.principal ?? null }));
+  if (!pending || !startsAtCall(ctx)) out.push(suspensionStart(identity, { contextId: task.contextId, call }));
   const via: SuspensionVia = args.legacy ? 'legacy-metadata' : call ? call.method : 'statusUpdate';
   const draft = buildSuspensionDraft({
     taskId: task.taskId,

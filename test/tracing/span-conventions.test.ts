@@ -96,8 +96,10 @@ describe('semantic-convention attributes', () => {
       'gen_ai.conversation.id': CTX,
       'gen_ai.agent.name': 'Reference Agent',
     });
-    // Declared lost when the recording ends: no entry, so no method and no state shown.
-    expect(conventions(tracing.one('LostPause').attributes)).toEqual({
+    // Still open when the recording ends: not lost (a stop is no evidence), a PauseOpenAtStop span
+    // with no entry, so no method and no state shown.
+    expect(tracing.byName('LostPause')).toEqual([]);
+    expect(conventions(tracing.one('PauseOpenAtStop').attributes)).toEqual({
       'a2a.task.id': OTHER,
       'gen_ai.conversation.id': CTX,
       'gen_ai.agent.name': 'Reference Agent',
