@@ -20,6 +20,7 @@ import { FactReader } from './facts.js';
 import { InterruptionObserver } from './interruption-observer.js';
 import type { CarriedSuspension, FiredRule, OpenSuspension } from './observed-task.js';
 import { ObserverStore } from './observer-store.js';
+import { withCanonicalTimes } from './peer-times.js';
 import { taskAttributes, taskSpanKey } from './observer-spans.js';
 import { RESUME_CALL_RULES, RESUMING_RULES } from './rules/call-rules.js';
 import { OPEN_RULES, authoritative } from './rules/open-rules.js';
@@ -34,6 +35,12 @@ export type { CarriedSuspension, FiredRule, OpenSuspension } from './observed-ta
 export interface ObserverOptions {
   /** The recording header's `id`: every span id derives from it (docs/design.md §7). */
   recordingId: string;
+  /**
+   * The peer's times in receipts, spans and pause identities in their canonical text (docs/design.md
+   * §6, "Peer times"; default true); false keeps them as the peer wrote them, as logs of version 4
+   * and earlier were written.
+   */
+  canonicalTimes?: boolean;
 }
 
 /** Sizes of what the observer holds (docs/design.md §14.6), for tests and diagnostics. */
@@ -72,6 +79,7 @@ export interface ObserverStats {
  */
 export class PauseObserver {
   readonly #reader = new FactReader();
+  readonly #canonicalTimes: boolean;
   readonly #store: ObserverStore;
   /** The interruptions (INPUT_REQUIRED, AUTH_REQUIRED), kept apart from the pauses (docs/design.md §14.9). */
   readonly #interruptions: InterruptionObserver;
@@ -79,6 +87,7 @@ export class PauseObserver {
   #lastItems: readonly ReadItem[] = [];
 
   constructor(options: ObserverOptions) {
+    this.#canonicalTimes = options.canonicalTimes ?? true;
     this.#store = new ObserverStore(options.recordingId);
     this.#interruptions = new InterruptionObserver(this.#store);
   }
@@ -95,7 +104,7 @@ export class PauseObserver {
     try {
       for (const item of items) {
         if (item.type === 'finding') out.push(item);
-        else this.#onFact(item);
+        else this.#onFact(this.#canonicalTimes ? withCanonicalTimes(item) : item);
       }
     } catch (error) {
       store.finding(

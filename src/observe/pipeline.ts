@@ -43,6 +43,8 @@ export type PipelineSinkName = 'receipts' | 'spans';
 export interface ObservationPipelineOptions {
   /** The recording header's `id` (span ids derive from it). */
   recordingId: string;
+  /** The observer's `canonicalTimes` (docs/design.md §6, "Peer times"): false only to derive a log below version 5. */
+  canonicalTimes?: boolean;
   receipts?: ReceiptSink;
   spans?: SpanSink;
   /**
@@ -104,7 +106,10 @@ export class ObservationPipeline {
   readonly #awaiting = new Map<string, ((hold: Promise<void> | undefined) => void)[]>();
 
   constructor(options: ObservationPipelineOptions) {
-    this.observer = new PauseObserver({ recordingId: options.recordingId });
+    this.observer = new PauseObserver({
+      recordingId: options.recordingId,
+      ...(options.canonicalTimes !== undefined ? { canonicalTimes: options.canonicalTimes } : {}),
+    });
     this.#receipts = options.receipts;
     this.#spans = options.spans;
     this.#onSinkError = options.onSinkError;

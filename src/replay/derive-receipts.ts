@@ -16,6 +16,9 @@ import { RECEIPT_VERSIONS, type ReceiptLogVersion, type RecordingBinding } from 
 import type { RecordingEntry, RecordingHeader } from '../recording/format.js';
 import type { SpanSink } from '../tracing/span-events.js';
 
+/** The first log version whose receipts hold the peer's times in their canonical text (docs/design.md §6). */
+const CANONICAL_TIMES_SINCE = 5;
+
 /** Kid of the stand-in key used when no key was given. */
 export const UNSIGNED_KID = 'unsigned';
 
@@ -61,6 +64,8 @@ export async function deriveReceiptLog(options: DeriveOptions): Promise<DerivedL
   let sinkError: unknown;
   const pipeline = new ObservationPipeline({
     recordingId: options.header.id,
+    // A log of a version before 5 (a golden's own) keeps the peer's time texts as it was written.
+    canonicalTimes: chain.header.line.version >= CANONICAL_TIMES_SINCE,
     receipts: {
       appendSuspension: async (draft) => {
         const sealed = chain.sealSuspension(draft);
