@@ -25,6 +25,7 @@ import { ObserverStore } from './observer-store.js';
 import { type SuspensionSpanIds, taskAttributes, taskSpanKey } from './observer-spans.js';
 import { statesShownIn, withConventions } from './span-conventions.js';
 import { EntryMethods } from './entry-methods.js';
+import { withCanonicalTimes } from './peer-times.js';
 import { RESUME_CALL_RULES, RESUMING_RULES } from './rules/call-rules.js';
 import { OPEN_RULES, authoritative } from './rules/open-rules.js';
 import { KEPT_ASIDE_RULES, PENDING_RULES, knownPause } from './rules/pending-rules.js';
@@ -45,6 +46,12 @@ export interface ObserverOptions {
    * default, receipt logs of format 5) or `recording` (a log of format 4 or earlier derived again).
    */
   suspensionSpans?: SuspensionSpanIds;
+  /**
+   * The peer's times in receipts, spans and pause identities in their canonical text (docs/design.md
+   * §6, "Peer times"; default true); false keeps them as the peer wrote them, as logs of version 4
+   * and earlier were written.
+   */
+  canonicalTimes?: boolean;
 }
 
 /** Sizes of what the observer holds (docs/design.md §14.6), for tests and diagnostics. */
@@ -83,6 +90,7 @@ export interface ObserverStats {
  */
 export class PauseObserver {
   readonly #reader = new FactReader();
+  readonly #canonicalTimes: boolean;
   readonly #store: ObserverStore;
   /** The interruptions (INPUT_REQUIRED, AUTH_REQUIRED), kept apart from the pauses (docs/design.md §14.9). */
   readonly #interruptions: InterruptionObserver;
@@ -93,6 +101,7 @@ export class PauseObserver {
   readonly #methods = new EntryMethods();
 
   constructor(options: ObserverOptions) {
+    this.#canonicalTimes = options.canonicalTimes ?? true;
     this.#store = new ObserverStore({
       recordingId: options.recordingId,
       suspensionSpans: options.suspensionSpans ?? 'pause',
@@ -114,7 +123,7 @@ export class PauseObserver {
     try {
       for (const item of items) {
         if (item.type === 'finding') out.push(item);
-        else this.#onFact(item);
+        else this.#onFact(this.#canonicalTimes ? withCanonicalTimes(item) : item);
       }
     } catch (error) {
       store.finding(

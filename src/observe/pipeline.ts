@@ -50,6 +50,8 @@ export interface ObservationPipelineOptions {
   agentName?: string | undefined;
   /** What Suspension span ids derive from (the observer's `suspensionSpans`); default `pause`. */
   suspensionSpans?: SuspensionSpanIds;
+  /** The observer's `canonicalTimes` (docs/design.md §6, "Peer times"): false only to derive a log below version 5. */
+  canonicalTimes?: boolean;
   receipts?: ReceiptSink;
   spans?: SpanSink;
   /**
@@ -115,6 +117,7 @@ export class ObservationPipeline {
       recordingId: options.recordingId,
       agentName: options.agentName,
       ...(options.suspensionSpans ? { suspensionSpans: options.suspensionSpans } : {}),
+      ...(options.canonicalTimes !== undefined ? { canonicalTimes: options.canonicalTimes } : {}),
     });
     this.#receipts = options.receipts;
     this.#spans = options.spans;

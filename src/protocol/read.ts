@@ -5,6 +5,7 @@
  * it into a {@link ParseResult} at their public edge.
  */
 import type { JsonObject, JsonValue } from '../canonical/canonical-json.js';
+import { canonicalTimeText } from './time-text.js';
 
 /** What was wrong and where: `field` is a dotted path such as `params.conditions.onEvent`. */
 export interface FieldIssue {
@@ -106,11 +107,12 @@ export function oneOf<T extends string>(value: unknown, field: string, allowed: 
   return value as T;
 }
 
-/** RFC 3339 date-time with a time zone, as ProtoJSON renders google.protobuf.Timestamp. */
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
-
+/**
+ * An RFC 3339 date-time with a time zone, as ProtoJSON renders google.protobuf.Timestamp, that names
+ * a real instant (protocol/time-text); returned as the peer wrote it.
+ */
 export function timestamp(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !RFC3339.test(value) || Number.isNaN(Date.parse(value))) {
+  if (typeof value !== 'string' || canonicalTimeText(value) === undefined) {
     fail(field, 'an RFC 3339 timestamp such as "2026-01-01T09:00:00Z"', value);
   }
   return value;

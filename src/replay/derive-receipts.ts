@@ -21,6 +21,9 @@ import type { SpanEvent, SpanSink } from '../tracing/span-events.js';
 /** An interruption the observer found lost, as its span event says (docs/design.md §14.9). */
 export type LostInterruptionEvent = Extract<SpanEvent, { type: 'interruption.lost' }>;
 
+/** The first log version whose receipts hold the peer's times in their canonical text (docs/design.md §6). */
+const CANONICAL_TIMES_SINCE = 5;
+
 /** Kid of the stand-in key used when no key was given. */
 export const UNSIGNED_KID = 'unsigned';
 
@@ -78,6 +81,8 @@ export async function deriveReceiptLog(options: DeriveOptions): Promise<DerivedL
     agentName: agentNameOf(options.header.agentCard),
     // A log of format 4 or earlier keeps the Suspension span ids its recorder gave (docs/design.md §7).
     suspensionSpans: suspensionSpanIdsFor(options.version ?? RECEIPT_VERSION),
+    // A log of a version before 5 (a golden's own) keeps the peer's time texts as it was written.
+    canonicalTimes: chain.header.line.version >= CANONICAL_TIMES_SINCE,
     receipts: {
       appendSuspension: async (draft) => {
         const sealed = chain.sealSuspension(draft);

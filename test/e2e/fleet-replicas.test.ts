@@ -1,17 +1,16 @@
 /**
  * Two recorder replicas in front of one reference peer (real `record --key` processes, real
  * sockets): a client pauses a task through replica A and resumes it through replica B, over
- * JSON-RPC and over HTTP+JSON. B writes the ResumptionReceipt of a pause that began outside its log
- * (docs/design.md §17), naming it by the pause identity A's SuspensionReceipt carries, and B's log
- * verifies alone, saying so.
+ * JSON-RPC, over HTTP+JSON, and over gRPC through A and JSON-RPC through B. B writes the
+ * ResumptionReceipt of a pause that began outside its log (docs/design.md §17), naming it by the
+ * pause identity A's SuspensionReceipt carries, and B's log verifies alone, saying so.
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
+import { A2aTestClient, type ClientBinding } from '../../scripts/golden/a2a-client.js';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
-import type { Binding } from '../../src/protocol/rest-binding.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { tokenHashOf } from '../../src/recording/resume-token.js';
 import { runCli } from '../helpers/cli.js';
@@ -41,12 +40,16 @@ async function linesOf(file: string): Promise<Line[]> {
 interface Fleet {
   a: { recording: string; receipts: string; key: string };
   b: { recording: string; receipts: string; key: string };
-  resumed: { taskId: string; token: string };
+  /** `pausedAt` of the resumed task's pause as the peer states it over JSON-RPC. */
+  resumed: { taskId: string; token: string; pausedAt: string };
   lost: { taskId: string };
 }
 
-/** Pauses two tasks through A, resumes one of them through B, stops both recorders. */
-async function pauseViaAResumeViaB(binding: Binding): Promise<Fleet> {
+/**
+ * Pauses two tasks through A, resumes one of them through B (A's client over `binding`, B's over
+ * `bindingB`), stops both recorders.
+ */
+async function pauseViaAResumeViaB(binding: ClientBinding, bindingB: ClientBinding = binding): Promise<Fleet> {
   const peer = await startCliProcess(['peer', '--deterministic']);
   processes.push(peer);
   const replica = async (name: string) => {
@@ -60,7 +63,8 @@ async function pauseViaAResumeViaB(binding: Binding): Promise<Fleet> {
   const a = await replica('a');
   const b = await replica('b');
   const viaA = new A2aTestClient(a.proc.url, 'alice', binding);
-  const viaB = new A2aTestClient(b.proc.url, 'bob', binding);
+  const viaB = new A2aTestClient(b.proc.url, 'bob', bindingB);
+  const direct = new A2aTestClient(peer.url, 'carol');
   const start = async (messageId: string) => {
     const { task } = await viaA.ok<{ task: { id: string } }>('SendMessage', {
       message: { role: 'ROLE_USER', messageId, parts: [{ text: 'work:3' }] },
@@ -75,14 +79,17 @@ async function pauseViaAResumeViaB(binding: Binding): Promise<Fleet> {
     reason: 'review',
   });
   await viaA.ok('PauseTask', { taskId: lostTask, reason: 'forgotten' });
+  const seen = await direct.ok<{ status: { pause: { pausedAt: string } } }>('GetTask', { id: resumedTask });
   await viaB.ok('ResumeTask', { taskId: resumedTask, resumeToken: pause.pause.resumeToken });
+  viaA.close();
+  viaB.close();
   expect(await stopProcess(a.proc)).toBe(0);
   expect(await stopProcess(b.proc)).toBe(0);
   await stopProcess(peer);
   return {
     a: a.files,
     b: b.files,
-    resumed: { taskId: resumedTask, token: pause.pause.resumeToken },
+    resumed: { taskId: resumedTask, token: pause.pause.resumeToken, pausedAt: seen.status.pause.pausedAt },
     lost: { taskId: lostTask },
   };
 }
@@ -204,6 +211,51 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a pause through replica A resu
       lost: [],
       orphans: [{ taskId: fleet.resumed.taskId, reason: 'orphan', resumeTokenHash: tokenHashOf(fleet.resumed.token) }],
     });
+  });
+});
+
+describe('a pause seen over gRPC through A, resumed over JSON-RPC through B', () => {
+  it("A's receipt states pausedAt as the JSON-RPC peer does, and the fleet pairs the two logs", async () => {
+    const fleet = await pauseViaAResumeViaB('GRPC', 'JSONRPC');
+    const keys = ['--key', fleet.a.key, '--key', fleet.b.key];
+    const tokenHash = tokenHashOf(fleet.resumed.token);
+
+    // ProtoJSON wrote the instant without its zero fraction; A keeps the one canonical text.
+    const [suspension] = (await linesOf(fleet.a.receipts)).filter((l) => l.type === 'SuspensionReceipt');
+    expect(fleet.resumed.pausedAt).toMatch(/\.\d{3}Z$/);
+    expect(suspension).toMatchObject({
+      taskId: fleet.resumed.taskId,
+      binding: 'GRPC',
+      pausedAt: fleet.resumed.pausedAt,
+      resumeTokenHash: tokenHash,
+    });
+    const [resumption] = (await linesOf(fleet.b.receipts)).filter((l) => l.type === 'ResumptionReceipt');
+    expect(resumption).toMatchObject({ binding: 'JSONRPC', outside: { pausedAt: null, resumeTokenHash: tokenHash } });
+
+    const verified = await runCli(['verify', fleet.a.receipts, fleet.b.receipts, ...keys]);
+    expect(verified.stderr).toBe('');
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toContain(
+      'fleet of 2 logs: 1 paused in one log and resumed in another, 1 open when every log ended, 0 orphan resumptions',
+    );
+    expect(verified.stdout).not.toContain('ORPHAN');
+
+    const lost = await runCli(['lost', fleet.a.receipts, fleet.b.receipts, ...keys, '--json']);
+    const listing = JSON.parse(lost.stdout) as { lost: Array<{ taskId: string }>; orphans: unknown[] };
+    expect(listing.orphans).toEqual([]);
+    expect(listing.lost.map((p) => p.taskId)).toEqual([fleet.lost.taskId]);
+
+    const audit = await runCli(['audit', fleet.a.receipts, fleet.b.receipts, ...keys, '--json']);
+    expect(audit.code).toBe(0);
+    expect(JSON.parse(audit.stdout)).toContainEqual(
+      expect.objectContaining({
+        taskId: fleet.resumed.taskId,
+        outcome: 'resumed',
+        closedBy: 'jwt:sub=bob',
+        pausedIn: { file: fleet.a.receipts, line: 2 },
+        endedIn: { file: fleet.b.receipts, line: 2 },
+      }),
+    );
   });
 });
 

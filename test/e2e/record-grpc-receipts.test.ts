@@ -111,8 +111,8 @@ async function recorded(
 
 /**
  * A receipt without what differs by binding: the binding, entries, span ids, the recorder's times
- * and the hashes over them; the peer's times as instants (ProtoJSON writes `…01Z` what JSON-RPC
- * writes `…01.000Z`).
+ * and the hashes over them. The peer's times compare as text: ProtoJSON writes `…01Z` what
+ * JSON-RPC writes `…01.000Z`, and both logs hold the canonical text (docs/design.md §6, "Peer times").
  */
 function comparable(line: Record<string, unknown>): Record<string, unknown> {
   const {
@@ -126,8 +126,6 @@ function comparable(line: Record<string, unknown>): Record<string, unknown> {
     observedAt: _observedAt,
     ...rest
   } = line;
-  for (const time of ['pausedAt', 'resumedAt', 'pausedUntil'] as const)
-    if (typeof rest[time] === 'string') rest[time] = Date.parse(rest[time]);
   return rest;
 }
 

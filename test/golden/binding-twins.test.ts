@@ -24,13 +24,12 @@ async function lines(scenario: string): Promise<Line[]> {
     .map((l) => JSON.parse(l) as Line);
 }
 
-const TIMES = ['pausedAt', 'resumedAt', 'pausedUntil'];
-
 /**
  * What a receipt says of the session. Left out: what each recording has of its own (chain links,
  * signatures, spans, recorder times, entry numbers) and the binding; a version-5 `outside` that
  * is null (the pause is in the log, as a version-3 twin says by having no `outside`). The peer's
- * times compare as instants: ProtoJSON writes a Timestamp without a zero fraction.
+ * times compare as text: a version-5 log holds each in its canonical text (docs/design.md §6,
+ * "Peer times"), which is the text the JSON-RPC twins' peer wrote.
  */
 function content(receipt: Line): Record<string, unknown> {
   const {
@@ -45,8 +44,6 @@ function content(receipt: Line): Record<string, unknown> {
     ...rest
   } = receipt;
   if (rest.outside === null) delete rest.outside;
-  for (const key of TIMES)
-    if (typeof rest[key] === 'string') rest[key] = new Date(Date.parse(rest[key] as string)).toISOString();
   return rest;
 }
 
