@@ -17,6 +17,7 @@
  * - Strict mode compares the canonical lines byte for byte (signatures included); each differing
  *   line is explained field by field with nothing ignored.
  */
+import { withLaterTimeText } from './earlier-times.js';
 import { type JsonValue, canonicalJson, sha256Prefixed } from '../canonical/canonical-json.js';
 import { IdMap } from './substitution.js';
 
@@ -353,10 +354,14 @@ export function diffReceiptLogs(
 ): ReceiptDiff {
   const strict = options.strict ?? false;
   const signed = options.signed ?? true;
-  const g = nameReceiptLines(golden);
   // A golden log of version 4 or earlier holds no interruption receipts (docs/design.md §6,
-  // §14.9): a later log of the same session is compared without them and the counts they change.
+  // §14.9): a later log of the same session is compared without them and the counts they change,
+  // and the golden's peer times are read in the later log's canonical text.
   const earlier = !strict && (headerVersion(golden) ?? 5) < 5;
+  const laterTimes = earlier && (headerVersion(actual) ?? 5) >= 5;
+  const g = nameReceiptLines(golden).map((l) =>
+    laterTimes && l.kind === 'receipt' ? { ...l, value: withLaterTimeText(l.value) } : l,
+  );
   const kept = earlier ? actual.filter((line) => !INTERRUPTION_LINE.test(line)) : actual;
   const a = nameReceiptLines(kept);
   const other = options.otherSession ?? false;

@@ -105,17 +105,17 @@ describe('the HTML report, as a file', () => {
   });
 
   it('joins each recording with its receipt log: the corpus counts each pause once', async () => {
-    // 24 scenarios with one pause, budget-interrupt with three, one with none; lost-pause and
-    // rest-lost-pause each leave one behind.
-    expect(corpusOut).toBe(`wrote ${corpus}: ${scenarios.length * 2} files, 26 pauses, 2 lost\n`);
+    // 27 scenarios with one pause, budget-interrupt with three, the six interruption scenarios and
+    // one more with none; lost-pause, rest-lost-pause and grpc-lost-pause each leave one behind.
+    expect(corpusOut).toBe(`wrote ${corpus}: ${scenarios.length * 2} files, 30 pauses, 3 lost\n`);
     const html = await readFile(corpus, 'utf8');
     expect(html.match(/<section class="file" /g)).toHaveLength(scenarios.length);
     expect(html.match(/data-kind="recording \+ receipt log"/g)).toHaveLength(scenarios.length);
-    expect(html.match(/<tr class="lost-row"/g)).toHaveLength(2);
+    expect(html.match(/<tr class="lost-row"/g)).toHaveLength(3);
     // The lost pauses come first, before any file's section: task, since when, why.
     const top = html.slice(html.indexOf('<main>'), html.indexOf('<section class="file"'));
-    expect(top.match(/<li class="lost-item"/g)).toHaveLength(2);
-    expect(top).toContain('<h2>2 lost pauses</h2>');
+    expect(top.match(/<li class="lost-item"/g)).toHaveLength(3);
+    expect(top).toContain('<h2>3 lost pauses</h2>');
     expect(top).toMatch(
       new RegExp(
         '<span class="badge">LOST</span> task <code>task-[^<]+</code> · ' +
@@ -151,16 +151,16 @@ describe.skipIf(CHROMIUM === undefined)(`the HTML report in chromium (${CHROMIUM
     it('renders well under 2 MB, one section per recording joined with its receipt log', async () => {
       expect(Buffer.byteLength(await readFile(corpus, 'utf8'))).toBeLessThan(2 * 1024 * 1024);
       expect(await page.locator('section.file').count()).toBe(scenarios.length);
-      // lost-pause and rest-lost-pause: the one pause each left behind, once.
-      expect(await page.locator('tr.lost-row').count()).toBe(2);
+      // lost-pause, rest-lost-pause and grpc-lost-pause: the one pause each left behind, once.
+      expect(await page.locator('tr.lost-row').count()).toBe(3);
       expect(await page.locator('g.lane').count()).toBeGreaterThanOrEqual(scenarios.length);
       expect(errors).toEqual([]);
     });
 
     it('lists the lost pauses before every section, and draws each lost label whole', async () => {
       const items = page.locator('.lost-top li.lost-item');
-      expect(await items.count()).toBe(2);
-      for (let i = 0; i < 2; i++) {
+      expect(await items.count()).toBe(3);
+      for (let i = 0; i < 3; i++) {
         expect(await items.nth(i).innerText()).toMatch(/^LOST task task-\S+ · paused since \S+ · why: recording_ended/);
         expect(await items.nth(i).isVisible()).toBe(true);
       }
@@ -180,7 +180,7 @@ describe.skipIf(CHROMIUM === undefined)(`the HTML report in chromium (${CHROMIUM
               right: box ? box.x + box.width : -1, width: svg.viewBox.baseVal.width };
           }))`,
       );
-      expect(labels).toHaveLength(2);
+      expect(labels).toHaveLength(3);
       for (const l of labels) {
         expect(l.text).toBe('LOST: recording_ended');
         expect(l.left).toBeGreaterThanOrEqual(0);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson, sha256Prefixed } from '../../src/canonical/canonical-json.js';
 import { checkpointIntervalOf } from '../../src/replay/derive-receipts.js';
 import { diffReceiptLogs } from '../../src/replay/diff.js';
+import { conditionsHashOf } from '../../src/receipts/drafts.js';
 
 const header = {
   type: 'ReceiptLog',
@@ -298,5 +299,43 @@ describe('diffReceiptLogs of interruptions (format 5)', () => {
     const v4 = log({ ...header, version: 4 }, suspension);
     const diff = diffReceiptLogs(v4, log(v5, suspension, first, answered(3, first, 'sha256:i1')));
     expect(diff.differences).toEqual([]);
+  });
+});
+
+describe('diffReceiptLogs of an earlier golden and a version-5 log: the peer times', () => {
+  const v5header = { ...header, version: 5, series: null };
+  const conditionsOf = (at: string): { trigger: { at: string } } => ({ trigger: { at } });
+  const parked = (at: string, pausedAt: string): object => ({
+    ...suspension,
+    pausedAt,
+    conditions: conditionsOf(at),
+    conditionsHash: conditionsHashOf(conditionsOf(at)),
+  });
+
+  it('reads the golden peer times in the canonical text version 5 writes, and their conditions hash', () => {
+    const golden = log({ ...header, version: 4 }, parked('2026-01-01T00:10:00Z', '2026-01-01T00:00:01Z'));
+    const actual = log(v5header, parked('2026-01-01T00:10:00.000Z', '2026-01-01T00:00:01.000Z'));
+    expect(diffReceiptLogs(golden, actual).differences).toEqual([]);
+    // Two logs of one version are compared as written.
+    const v4actual = log({ ...header, version: 4 }, parked('2026-01-01T00:10:00.000Z', '2026-01-01T00:00:01Z'));
+    expect(diffReceiptLogs(golden, v4actual).differences.map((d) => d.path)).toEqual([
+      'receipts[0].conditions.trigger.at',
+      'receipts[0].conditionsHash',
+    ]);
+  });
+
+  it('still drifts on another instant, and on a golden hash that is not its own conditions’', () => {
+    const golden = log({ ...header, version: 4 }, parked('2026-01-01T00:10:00Z', '2026-01-01T00:00:01Z'));
+    const later = log(v5header, parked('2026-01-01T00:20:00.000Z', '2026-01-01T00:00:01.000Z'));
+    expect(diffReceiptLogs(golden, later).differences.map((d) => d.path)).toEqual([
+      'receipts[0].conditions.trigger.at',
+      'receipts[0].conditionsHash',
+    ]);
+    const forged = log(
+      { ...header, version: 4 },
+      { ...parked('2026-01-01T00:10:00Z', '2026-01-01T00:00:01Z'), conditionsHash: 'sha256:00' },
+    );
+    const actual = log(v5header, parked('2026-01-01T00:10:00.000Z', '2026-01-01T00:00:01.000Z'));
+    expect(diffReceiptLogs(forged, actual).differences.map((d) => d.path)).toEqual(['receipts[0].conditionsHash']);
   });
 });
