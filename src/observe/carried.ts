@@ -60,6 +60,7 @@ export function carriedInterruptionsFromReceipts(receipts: readonly Interruption
       contextId: r.contextId,
       state: r.state,
       promptHash: r.promptHash,
+      interruptedAt: r.interruptedAt,
       openAt: r.observedAt,
       span: r.span,
       binding: r.binding,
@@ -79,6 +80,7 @@ export function carriedInterruptionsFromObserver(
     state: i.state,
     promptHash:
       i.carriedPromptHash !== undefined ? i.carriedPromptHash : i.prompt === null ? null : hashCanonical(i.prompt),
+    interruptedAt: i.interruptedAt,
     openAt: i.openAt,
     span: i.span,
     binding,

@@ -30,6 +30,11 @@ export class InterruptionObserver implements InterruptionActions {
   readonly byTask = new Map<string, Interruption>();
   /** Task ids of the open interruptions of each context. */
   readonly #byContext = new Map<string, Set<string>>();
+  /**
+   * The interruption last lost of each task, until the task is seen in another state or
+   * interrupted anew: a later sighting of it is that interruption, lost already.
+   */
+  readonly #lost = new Map<string, Interruption>();
   readonly #store: ObserverStore;
 
   constructor(store: ObserverStore) {
@@ -52,6 +57,7 @@ export class InterruptionObserver implements InterruptionActions {
         if (fact.state === 'TASK_STATE_INPUT_REQUIRED' || fact.state === 'TASK_STATE_AUTH_REQUIRED') return;
         const i = this.byTask.get(fact.task.taskId);
         if (i) fire(store, INTERRUPTED_RULES, { ints: this, i }, fact);
+        this.#lost.delete(fact.task.taskId);
         return;
       }
       case 'MessageSent': {
@@ -106,6 +112,16 @@ export class InterruptionObserver implements InterruptionActions {
     return canonicalJson(i.prompt) === canonicalJson(prompt);
   }
 
+  lostSeenAgain(fact: FactOf<'InterruptedSeen'>): boolean {
+    const lost = this.#lost.get(fact.task.taskId);
+    return (
+      lost !== undefined &&
+      lost.state === fact.state &&
+      lost.interruptedAt === (fact.timestamp ?? null) &&
+      this.samePrompt(lost, fact.prompt)
+    );
+  }
+
   // ---- state changes ----
 
   /**
@@ -125,6 +141,7 @@ export class InterruptionObserver implements InterruptionActions {
       state: c.state,
       prompt: null,
       carriedPromptHash: c.promptHash,
+      interruptedAt: c.interruptedAt,
       openSeq: 0,
       openAt: c.openAt,
       span: c.span,
@@ -161,6 +178,7 @@ export class InterruptionObserver implements InterruptionActions {
       contextId,
       state: fact.state,
       prompt: fact.prompt,
+      interruptedAt: fact.timestamp ?? null,
       openSeq: fact.entry.seq,
       openAt: fact.entry.at,
       span,
@@ -170,6 +188,7 @@ export class InterruptionObserver implements InterruptionActions {
       stray: undefined,
     };
     this.byTask.set(taskId, i);
+    this.#lost.delete(taskId);
     if (contextId !== null) {
       const tasks = this.#byContext.get(contextId) ?? new Set<string>();
       tasks.add(taskId);
@@ -180,7 +199,7 @@ export class InterruptionObserver implements InterruptionActions {
       contextId,
       state: fact.state,
       prompt: fact.prompt,
-      interruptedAt: fact.timestamp ?? null,
+      interruptedAt: i.interruptedAt,
       observedAt: fact.entry.at,
       entries: [fact.entry.seq],
       span,
@@ -280,6 +299,7 @@ export class InterruptionObserver implements InterruptionActions {
   /** It can no longer be continued as observed. */
   lose(i: Interruption, reason: LostInterruptionReason, when: When): void {
     this.#close(i);
+    this.#lost.set(i.taskId, i);
     const store = this.#store;
     const key = `lost:${i.key}`;
     store.emit([

@@ -39,6 +39,8 @@ export interface Interruption {
   readonly state: InterruptedState;
   /** The agent's prompt (parts of `status.message`), null when it sent none. */
   readonly prompt: JsonValue | null;
+  /** The status timestamp the peer stamped it with, null when it sent none. */
+  readonly interruptedAt: string | null;
   readonly openSeq: number;
   readonly openAt: string;
   readonly span: SpanRef;
@@ -68,6 +70,8 @@ export interface CarriedInterruption {
   readonly contextId: string | null;
   readonly state: InterruptedState;
   readonly promptHash: string | null;
+  /** Its receipt's `interruptedAt`: the status timestamp the peer stamped it with. */
+  readonly interruptedAt: string | null;
   readonly openAt: string;
   readonly span: SpanRef;
   readonly binding: CallBinding;
@@ -87,6 +91,11 @@ export interface InterruptionActions {
   /** Whether `origin` is a stream that carried the task before the interruption and has not delivered it. */
   behindOn(i: Interruption, origin: Origin): boolean;
   samePrompt(i: Interruption, prompt: JsonValue | null): boolean;
+  /**
+   * Whether the sighting shows an interruption of its task already lost while the task stayed
+   * interrupted: same state, prompt and status timestamp.
+   */
+  lostSeenAgain(fact: FactOf<'InterruptedSeen'>): boolean;
   /** The task was seen interrupted: an interruption opens and its receipt is drafted. */
   open(fact: FactOf<'InterruptedSeen'>): void;
   seenAgain(i: Interruption, origin: Origin): void;

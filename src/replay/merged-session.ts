@@ -4,7 +4,8 @@
  * peer, read as one session. {@link mergeEntries} merges their entries into one stream ordered by
  * recorded time; {@link diffMergedReceipts} compares the receipt log derived from that stream with
  * the union of the recorders' golden logs, pairing receipts by pause identity (task id, then the
- * resume token hash, else `pausedAt`), as `FleetLedger` pairs them, whichever file holds them;
+ * resume token hash, else `pausedAt`), as `FleetLedger` pairs them, whichever file holds them, and
+ * interruptions as `replay/diff` does (the K-th interruption of a task, the continuation naming it);
  * {@link diffFleetReceipts} compares the logs of two fleets the same way (`diff`). Pure.
  */
 import { type JsonValue, sha256Prefixed } from '../canonical/canonical-json.js';
@@ -64,7 +65,10 @@ interface Placed {
   line: NamedLine;
   /** `FILE:LINE` of a golden receipt; `receipts[i]` of a derived one. */
   place: string;
-  /** `TASK pause TOKENHASH` (or `pausedAt`), `… resumption J` for the J-th end naming it. */
+  /**
+   * `TASK pause TOKENHASH` (or `pausedAt`), `… resumption J` for the J-th end naming it;
+   * `TASK interruption K`, `… continuation J` for the J-th continuation naming it.
+   */
   identity: string;
 }
 
@@ -79,12 +83,16 @@ function pauseKey(task: string, tokenHash: string | null, pausedAt: string | nul
  * Receipts of one or more logs with their identities. A resumption names its pause by the
  * suspension it cites (of its own log, or of an earlier log of its series, given before it), or by
  * its `outside` member; one naming the task alone takes the task's latest pause seen so far in any log.
+ * Interruptions and continuations (docs/design.md §14.9) are counted apart from pauses: the K-th
+ * InterruptionReceipt of a task in the logs, and a continuation names it by the hash it cites, else
+ * the task's latest interruption.
  */
 function identify(logs: readonly { file: string; lines: readonly NamedLine[]; golden: boolean }[]): Placed[] {
   const out: Placed[] = [];
   const latest = new Map<string, string>();
   const ends = new Map<string, number>();
   const pauses = new Map<string, number>();
+  const interruptions = new Map<string, number>();
   // Across the logs: a log of a series names a suspension of an earlier one by its hash (§6).
   const byHash = new Map<string, string>();
   for (const log of logs) {
@@ -103,6 +111,24 @@ function identify(logs: readonly { file: string; lines: readonly NamedLine[]; go
         byHash.set(sha256Prefixed(line.text), key);
         latest.set(task, key);
         out.push({ line, place, identity: key });
+        continue;
+      }
+      if (v.type === 'InterruptionReceipt') {
+        const k = (interruptions.get(task) ?? 0) + 1;
+        interruptions.set(task, k);
+        const key = `task ${task} interruption ${k}`;
+        byHash.set(sha256Prefixed(line.text), key);
+        out.push({ line, place, identity: key });
+        continue;
+      }
+      if (v.type === 'ContinuationReceipt') {
+        const named = str(v.interruption);
+        const k = interruptions.get(task);
+        const opening =
+          (named !== null ? byHash.get(named) : undefined) ?? `task ${task} interruption ${k === undefined ? '?' : k}`;
+        const j = (ends.get(opening) ?? 0) + 1;
+        ends.set(opening, j);
+        out.push({ line, place, identity: `${opening} continuation ${j}` });
         continue;
       }
       const outside = v.outside !== null && typeof v.outside === 'object' && !Array.isArray(v.outside) ? v.outside : {};

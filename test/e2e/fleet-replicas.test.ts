@@ -3,7 +3,9 @@
  * sockets): a client pauses a task through replica A and resumes it through replica B, over
  * JSON-RPC, over HTTP+JSON, and over gRPC through A and JSON-RPC through B. B writes the
  * ResumptionReceipt of a pause that began outside its log (docs/design.md §17), naming it by the
- * pause identity A's SuspensionReceipt carries, and B's log verifies alone, saying so.
+ * pause identity A's SuspensionReceipt carries, and B's log verifies alone, saying so. `run --merge`
+ * replays both as one session; an ask through A answered through B is continued in the merged
+ * replay alone, neither replica having seen both (docs/design.md §8, "Merged sessions").
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -29,6 +31,7 @@ afterEach(async () => {
 });
 
 type Line = Record<string, unknown> & { type: string };
+type Json = Record<string, unknown>;
 
 async function linesOf(file: string): Promise<Line[]> {
   return (await readFile(file, 'utf8'))
@@ -49,19 +52,21 @@ interface Fleet {
  * Pauses two tasks through A, resumes one of them through B (A's client over `binding`, B's over
  * `bindingB`), stops both recorders.
  */
+/** A `record --key` replica named `name` in front of the peer at `upstream`. */
+async function replica(upstream: string, name: string) {
+  const key = join(dir, `${name}.key.json`);
+  await writeFile(key, canonicalJson(generateReceiptKey({ kid: `replica-${name}` }).keyFile()), { mode: 0o600 });
+  const recording = join(dir, `${name}.jsonl`);
+  const proc = await startRecordProcess(['--upstream', upstream, '--out', recording, '--key', key]);
+  processes.push(proc);
+  return { proc, files: { recording, receipts: recording.replace(/\.jsonl$/, '.receipts.jsonl'), key } };
+}
+
 async function pauseViaAResumeViaB(binding: ClientBinding, bindingB: ClientBinding = binding): Promise<Fleet> {
   const peer = await startCliProcess(['peer', '--deterministic']);
   processes.push(peer);
-  const replica = async (name: string) => {
-    const key = join(dir, `${name}.key.json`);
-    await writeFile(key, canonicalJson(generateReceiptKey({ kid: `replica-${name}` }).keyFile()), { mode: 0o600 });
-    const recording = join(dir, `${name}.jsonl`);
-    const proc = await startRecordProcess(['--upstream', peer.url, '--out', recording, '--key', key]);
-    processes.push(proc);
-    return { proc, files: { recording, receipts: recording.replace(/\.jsonl$/, '.receipts.jsonl'), key } };
-  };
-  const a = await replica('a');
-  const b = await replica('b');
+  const a = await replica(peer.url, 'a');
+  const b = await replica(peer.url, 'b');
   const viaA = new A2aTestClient(a.proc.url, 'alice', binding);
   const viaB = new A2aTestClient(b.proc.url, 'bob', bindingB);
   const direct = new A2aTestClient(peer.url, 'carol');
@@ -287,5 +292,53 @@ describe('run --merge replays the replicas as one session', () => {
       expect(refused.code).toBe(2);
       expect(refused.stderr).toContain(`${extra[0]} cannot be used with --merge`);
     }
+  });
+
+  it('an ask through A answered through B: the merged replay continues it, no replica receipted that', async () => {
+    const peer = await startCliProcess(['peer', '--deterministic']);
+    processes.push(peer);
+    const a = await replica(peer.url, 'a');
+    const b = await replica(peer.url, 'b');
+    const viaA = new A2aTestClient(a.proc.url, 'alice');
+    const viaB = new A2aTestClient(b.proc.url, 'bob');
+    type Task = { id: string; contextId: string; status: { state: string } };
+    const { task: asked } = await viaA.ok<{ task: Task }>('SendMessage', {
+      message: { role: 'ROLE_USER', messageId: 'fleet-ask', parts: [{ text: 'ask:approve?' }] },
+    });
+    expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const { task: answered } = await viaB.ok<{ task: Task }>('SendMessage', {
+      message: {
+        role: 'ROLE_USER',
+        messageId: 'fleet-yes',
+        parts: [{ text: 'yes' }],
+        taskId: asked.id,
+        contextId: asked.contextId,
+      },
+    });
+    expect(answered.status.state).toBe('TASK_STATE_COMPLETED');
+    viaA.close();
+    viaB.close();
+    expect(await stopProcess(a.proc)).toBe(0);
+    expect(await stopProcess(b.proc)).toBe(0);
+    await stopProcess(peer);
+
+    // A saw the ask and nothing after it; B saw an answer to a task it never saw interrupted.
+    const receipts = async (file: string) =>
+      (await linesOf(file)).filter((l) => l.type !== 'ReceiptLog' && l.type !== 'Checkpoint').map((l) => l.type);
+    expect(await receipts(a.files.receipts)).toEqual(['InterruptionReceipt']);
+    expect(await receipts(b.files.receipts)).toEqual([]);
+
+    const merged = await runCli(['run', '--merge', a.files.recording, b.files.recording, '--json']);
+    expect(merged.code, merged.stdout + merged.stderr).toBe(1);
+    const [result] = (JSON.parse(merged.stdout) as { results: { outcome: string; receipts: Json }[] }).results;
+    expect(result?.outcome).toBe('drift');
+    expect(result?.receipts).toMatchObject({ expectedReceipts: 1, actualReceipts: 2 });
+    // The interruption pairs with A's; the continuation is the derived log's alone.
+    expect((result?.receipts as { differences: Json[] }).differences).toMatchObject([
+      {
+        path: `receipts[1] (task ${asked.id} interruption 1 continuation 1)`,
+        actual: { type: 'ContinuationReceipt', taskId: asked.id, cause: 'message' },
+      },
+    ]);
   });
 });

@@ -30,6 +30,7 @@ afterEach(async () => {
 type Json = Record<string, unknown>;
 interface TaskView {
   id: string;
+  contextId: string;
   status: { state: string; message?: { parts: Json[] } };
   history?: Array<{ role: string; parts: Json[] }>;
 }
@@ -48,8 +49,8 @@ interface Session {
   key: string;
   out: string;
   log: string;
-  /** A blocking SendMessage of `text` (on `taskId` when given): the task it answers with. */
-  send(text: string, sub: string, taskId?: string): Promise<TaskView>;
+  /** A blocking SendMessage of `text` (on `taskId` when given, or in `contextId`): the task it answers with. */
+  send(text: string, sub: string, taskId?: string, contextId?: string): Promise<TaskView>;
   control(method: string, params: Json): Promise<Json>;
   getTask(id: string): Promise<TaskView>;
 }
@@ -78,9 +79,15 @@ async function session(peerArgs: string[] = []): Promise<Session> {
     key,
     out,
     log: join(dir, 'session.receipts.jsonl'),
-    send: async (text, sub, taskId) => {
+    send: async (text, sub, taskId, contextId) => {
       n++;
-      const message = { messageId: `m-${n}`, role: 'ROLE_USER', parts: [{ text }], ...(taskId ? { taskId } : {}) };
+      const message = {
+        messageId: `m-${n}`,
+        role: 'ROLE_USER',
+        parts: [{ text }],
+        ...(taskId ? { taskId } : {}),
+        ...(contextId ? { contextId } : {}),
+      };
       const r = (await rpc(recorder.url, 'SendMessage', { message }, sub)) as { result?: { task: TaskView } };
       if (!r.result) throw new Error(`SendMessage failed: ${JSON.stringify(r)}`);
       return r.result.task;
@@ -152,6 +159,30 @@ describe('the reference peer asking through record --key', () => {
       principal: 'jwt:sub=ops',
       inputHash: null,
     });
+    const verified = await runCli(['verify', s.log, '--key', s.key, '--recording', s.out]);
+    expect(verified.code, verified.stderr + verified.stdout).toBe(0);
+  });
+
+  it('an ask: answered in its context without its id: one InterruptionReceipt, continued_as_new_task', async () => {
+    const s = await session();
+    const asked = await s.send('ask:approve_the_deploy?', 'bob');
+    expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const other = await s.send('work:0', 'alice', undefined, asked.contextId);
+    expect(other.id).not.toBe(asked.id);
+    expect(other.contextId).toBe(asked.contextId);
+    // The original task still asks, as it did: the same interruption, lost already.
+    expect((await s.getTask(asked.id)).status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect((await s.getTask(asked.id)).status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(await stopProcess(s.recorder)).toBe(0);
+
+    const receipts = await receiptsOf(s.log);
+    expect(receipts.map((r) => [r.type, r.taskId])).toEqual([['InterruptionReceipt', asked.id]]);
+    const lost = await runCli(['lost', s.out, '--json']);
+    expect(lost.code, lost.stderr).toBe(1);
+    expect((JSON.parse(lost.stdout) as { lostInterruptions: Json[] }).lostInterruptions).toMatchObject([
+      { taskId: asked.id, reason: 'continued_as_new_task', state: 'TASK_STATE_INPUT_REQUIRED' },
+    ]);
+    expect((JSON.parse(lost.stdout) as { lostInterruptions: Json[] }).lostInterruptions).toHaveLength(1);
     const verified = await runCli(['verify', s.log, '--key', s.key, '--recording', s.out]);
     expect(verified.code, verified.stderr + verified.stdout).toBe(0);
   });

@@ -193,6 +193,70 @@ describe('interruptions', () => {
     expect(continuations(out)).toEqual([]);
   });
 
+  /** The task as GetTask shows it: INPUT_REQUIRED with `prompt`, its status stamped `timestamp`. */
+  function stillAsking(e: Entries, xid: string, prompt = PROMPT, timestamp = '2026-04-30T12:35:00.000Z'): void {
+    e.request(xid, 'GetTask', { id: TASK });
+    e.result(xid, {
+      id: TASK,
+      contextId: CTX,
+      status: {
+        state: 'TASK_STATE_INPUT_REQUIRED',
+        timestamp,
+        message: { messageId: 'prompt-TASK_STATE_INPUT_REQUIRED', role: 'ROLE_AGENT', parts: prompt },
+      },
+    });
+  }
+
+  /** The ask answered in its context without the task's id: a new task started instead. */
+  function answeredAsNewTask(e: Entries): void {
+    e.request('m1', 'SendMessage', answer('yes'), { principal: 'jwt:sub=alice' });
+    e.result('m1', { task: { id: OTHER, contextId: CTX, status: { state: 'TASK_STATE_COMPLETED' } } });
+  }
+
+  it('the lost interruption seen again (same prompt, same status timestamp) is that interruption: one receipt', () => {
+    const e = new Entries();
+    asks(e);
+    answeredAsNewTask(e);
+    stillAsking(e, 'g1');
+    stillAsking(e, 'g2');
+    const out = observeAll(e.list);
+    expect(interruptions(out).map((i) => i.rule)).toEqual(['not-interrupted/input-required']);
+    expect(lostOnes(out).map((l) => [l.reason, l.rule])).toEqual([
+      ['continued_as_new_task', 'interrupted/answered-as-new-task'],
+    ]);
+    expect(continuations(out)).toEqual([]);
+  });
+
+  it('a new ask after the lost one (another prompt, or a later status timestamp) is a second interruption', () => {
+    for (const [prompt, timestamp] of [
+      [[{ text: 'Which region?' }], '2026-04-30T12:35:00.000Z'],
+      [PROMPT, '2026-04-30T12:36:00.000Z'],
+    ] as const) {
+      const e = new Entries();
+      asks(e);
+      answeredAsNewTask(e);
+      stillAsking(e, 'g1', [...prompt], timestamp);
+      const out = observeAll(e.list);
+      expect(interruptions(out).map((i) => [i.rule, i.draft.promptHash, i.draft.interruptedAt])).toEqual([
+        ['not-interrupted/input-required', hashCanonical(PROMPT), '2026-04-30T12:35:00.000Z'],
+        ['not-interrupted/input-required', hashCanonical([...prompt]), timestamp],
+      ]);
+      expect(lostOnes(out).map((l) => l.reason)).toEqual(['continued_as_new_task', 'never_continued']);
+    }
+  });
+
+  it('the task moving on forgets the lost interruption: the same ask seen afterwards opens again', () => {
+    const e = new Entries();
+    asks(e);
+    answeredAsNewTask(e);
+    e.request('g1', 'GetTask', { id: TASK });
+    e.result('g1', { id: TASK, contextId: CTX, status: { state: 'TASK_STATE_WORKING' } });
+    stillAsking(e, 'g2');
+    const out = observeAll(e.list);
+    expect(interruptions(out)).toHaveLength(2);
+    expect(lostOnes(out).map((l) => l.reason)).toEqual(['continued_as_new_task', 'never_continued']);
+  });
+
   it('a message elsewhere followed by a sighting of a known task is not a new task', () => {
     const e = new Entries();
     e.request('g0', 'GetTask', { id: OTHER });

@@ -25,6 +25,13 @@ export const NOT_INTERRUPTED_RULES: RuleTable<NotInterruptedCase> = {
   subject: (x) => ({ taskId: x.taskId, suspension: undefined }),
   rows: [
     rule<NotInterruptedCase, 'InterruptedSeen'>(
+      'not-interrupted/lost-seen-again',
+      'InterruptedSeen',
+      'still shows a lost interruption (same state, prompt, status timestamp): that one ask, lost already',
+      (c) => c.ints.lostSeenAgain(c.fact),
+      () => undefined,
+    ),
+    rule<NotInterruptedCase, 'InterruptedSeen'>(
       'not-interrupted/input-required',
       'InterruptedSeen',
       'INPUT_REQUIRED: the agent asks the client for input: an interruption, its receipt before the client sees it',
