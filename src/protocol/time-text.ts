@@ -17,13 +17,14 @@ function floorDiv(a: bigint, b: bigint): bigint {
   return a % b !== 0n && a < 0n !== b < 0n ? q - 1n : q;
 }
 
-function isLeap(year: bigint): boolean {
-  return (year % 4n === 0n && year % 100n !== 0n) || year % 400n === 0n;
+function isLeap(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
 }
 
-function daysInMonth(year: bigint, month: bigint): bigint {
-  if (month === 2n) return isLeap(year) ? 29n : 28n;
-  return month === 4n || month === 6n || month === 9n || month === 11n ? 30n : 31n;
+/** Days in `month` (1 to 12) of a four-digit `year`. */
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return isLeap(year) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
 /** Days from 1970-01-01 to a proleptic Gregorian date. */
@@ -58,11 +59,36 @@ const pad = (n: bigint, width: number): string => n.toString().padStart(width, '
  * leap second, an offset beyond ±23:59).
  */
 export function canonicalTimeText(text: string): string | undefined {
+  return isCanonicalTimeText(text) ? text : readTimeText(text);
+}
+
+/** The canonical text's shape: UTC with `Z`, 3, 6 or 9 fractional digits. */
+const CANONICAL_SHAPE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.(?:\d{3}|\d{6}|\d{9})Z$/;
+
+const digitsAt = (text: string, at: number, width: number): number => Number(text.slice(at, at + width));
+
+/**
+ * Whether `text` is the canonical text of an instant already (what a peer writing
+ * `Date#toISOString` sends): its own canonical text, read without arithmetic. Every year 0000 to
+ * 9999 is in range in UTC; only the calendar and clock fields and a fraction that could be shorter
+ * are left to check.
+ */
+function isCanonicalTimeText(text: string): boolean {
+  if (!CANONICAL_SHAPE.test(text)) return false;
+  if (text.length > 24 && text.endsWith('000Z')) return false;
+  const month = digitsAt(text, 5, 2);
+  const day = digitsAt(text, 8, 2);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(digitsAt(text, 0, 4), month)) return false;
+  return digitsAt(text, 11, 2) <= 23 && digitsAt(text, 14, 2) <= 59 && digitsAt(text, 17, 2) <= 59;
+}
+
+/** {@link canonicalTimeText} of any RFC 3339 text, by integer arithmetic. */
+function readTimeText(text: string): string | undefined {
   const m = RFC3339.exec(text);
   if (!m) return undefined;
   const part = (i: number): bigint => BigInt(m[i] ?? '0');
   const [year, month, day, hour, minute, second] = [part(1), part(2), part(3), part(4), part(5), part(6)];
-  if (month < 1n || month > 12n || day < 1n || day > daysInMonth(year, month)) return undefined;
+  if (month < 1n || month > 12n || day < 1n || day > BigInt(daysInMonth(Number(year), Number(month)))) return undefined;
   if (hour > 23n || minute > 59n || second > 59n) return undefined;
   let minutes = daysFromCivil(year, month, day) * MINUTES_PER_DAY + hour * 60n + minute;
   if (m[8] === undefined) {

@@ -79,6 +79,35 @@ describe('canonicalTimeText', () => {
     );
   });
 
+  it('reads a text of the canonical shape as the same instant written with +00:00 reads', () => {
+    // Any digits in every field, so texts naming no instant (month 13, 29 February of 2100, hour
+    // 24) and fractions that could be shorter are among them; the offset form is read field by field.
+    const digits = (n: number): fc.Arbitrary<string> =>
+      fc.array(fc.constantFrom(...'0123456789'), { minLength: n, maxLength: n }).map((d) => d.join(''));
+    const field = (n: number, max: number): fc.Arbitrary<string> =>
+      fc.oneof(
+        digits(n),
+        fc.integer({ min: 0, max }).map((v) => String(v).padStart(n, '0')),
+      );
+    const text = fc
+      .tuple(
+        fc.oneof(digits(4), fc.constantFrom('2000', '2100', '2024', '2026', '0000', '9999')),
+        field(2, 13),
+        field(2, 32),
+        field(2, 24),
+        field(2, 60),
+        field(2, 60),
+        fc.oneof(digits(3), digits(6), digits(9), fc.constantFrom('000', '120000', '123456000', '000000000')),
+      )
+      .map(([y, mo, d, h, mi, s, f]) => `${y}-${mo}-${d}T${h}:${mi}:${s}.${f}Z`);
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(canonicalTimeText(t)).toBe(canonicalTimeText(t.replace(/Z$/, '+00:00')));
+      }),
+      { numRuns: fuzzRuns(2000), seed: 12 },
+    );
+  });
+
   it('is what the protocol reader accepts, naming the field it refuses', () => {
     expect(timestamp('2026-01-01T00:00:00+00:00', 'params.at')).toBe('2026-01-01T00:00:00+00:00');
     expect(() => timestamp('2026-02-30T00:00:00Z', 'params.at')).toThrow(/params\.at.*RFC 3339/);
