@@ -141,10 +141,12 @@ export class FleetLedger {
       if (list) list.push(pause);
       else index.set(key, [pause]);
     };
+    // Pauses by time only when some reference names its pause by time alone (each index costs a key a pause).
+    const byTime = this.#outside.some((e) => e.resumeTokenHash === null && e.pausedAt !== null);
     for (const pause of this.#open.values()) {
       file(byTask, pause.taskId, pause);
       if (pause.resumeTokenHash !== null) file(byToken, `${pause.taskId}\n${pause.resumeTokenHash}`, pause);
-      file(byPausedAt, `${pause.taskId}\n${pause.pausedAt}`, pause);
+      if (byTime) file(byPausedAt, `${pause.taskId}\n${pause.pausedAt}`, pause);
     }
     const among = (end: FleetOutsideEnd): FleetPause[] => {
       if (end.resumeTokenHash !== null) return byToken.get(`${end.taskId}\n${end.resumeTokenHash}`) ?? [];
