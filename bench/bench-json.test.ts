@@ -25,6 +25,10 @@ const KEYS = [
   'replay.overPlain',
   'scale.time20kOver5k',
   'scale.rss100kOver10k',
+  'fleetMemory.lost.rss20Over2Logs',
+  'fleetMemory.audit.rss20Over2Logs',
+  'fleetMemory.lost.cpu2NOverN',
+  'fleetMemory.audit.cpu2NOverN',
 ];
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-json-'));

@@ -43,6 +43,7 @@ const BENCHES: Bench[] = [
   { file: 'observer-scale.ts', args: { full: [], tiny: ['200', '800'] } },
   { file: 'receipts-verify-memory.ts', args: { full: [], tiny: ['2000,20000'] } },
   { file: 'tracing-bridge.ts', args: { full: [], tiny: ['200'] } },
+  { file: 'fleet-memory.ts', args: { full: [], tiny: ['2000'] } },
 ];
 
 /** The figures every run reports, with their goals; the bench that measures each. */
@@ -60,6 +61,10 @@ const REQUIRED: { key: string; goal: string; bench: string }[] = [
   { key: 'replay.overPlain', goal: '>= 0.7', bench: 'replay-throughput.ts' },
   { key: 'scale.time20kOver5k', goal: '<= 4.4', bench: 'recorder-scale.ts' },
   { key: 'scale.rss100kOver10k', goal: '<= 1.3', bench: 'recorder-scale.ts' },
+  { key: 'fleetMemory.lost.rss20Over2Logs', goal: '<= 1.3', bench: 'fleet-memory.ts' },
+  { key: 'fleetMemory.audit.rss20Over2Logs', goal: '<= 1.3', bench: 'fleet-memory.ts' },
+  { key: 'fleetMemory.lost.cpu2NOverN', goal: '<= 2.3', bench: 'fleet-memory.ts' },
+  { key: 'fleetMemory.audit.cpu2NOverN', goal: '<= 2.3', bench: 'fleet-memory.ts' },
 ];
 
 function meets(value: number | null | undefined, goal: string): string {

@@ -128,21 +128,37 @@ export class FleetLedger {
   /**
    * Pairs every outside reference with an open pause it names: token hash or `pausedAt` first
    * (those name one pause), then those naming the task alone, each taking the pause of its task
-   * with the latest `pausedAt` at or before its `resumedAt`.
+   * with the latest `pausedAt` at or before its `resumedAt`. A reference with a token hash looks
+   * among the pauses of its task with that hash, one with `pausedAt` alone among those paused
+   * then, so a task paused many times pairs in time linear in its references.
    */
   finish(): FleetVerdict {
     const byTask = new Map<string, FleetPause[]>();
-    for (const pause of this.#open.values()) {
-      const list = byTask.get(pause.taskId);
+    const byToken = new Map<string, FleetPause[]>();
+    const byPausedAt = new Map<string, FleetPause[]>();
+    const file = (index: Map<string, FleetPause[]>, key: string, pause: FleetPause): void => {
+      const list = index.get(key);
       if (list) list.push(pause);
-      else byTask.set(pause.taskId, [pause]);
+      else index.set(key, [pause]);
+    };
+    // Pauses by time only when some reference names its pause by time alone (each index costs a key a pause).
+    const byTime = this.#outside.some((e) => e.resumeTokenHash === null && e.pausedAt !== null);
+    for (const pause of this.#open.values()) {
+      file(byTask, pause.taskId, pause);
+      if (pause.resumeTokenHash !== null) file(byToken, `${pause.taskId}\n${pause.resumeTokenHash}`, pause);
+      if (byTime) file(byPausedAt, `${pause.taskId}\n${pause.pausedAt}`, pause);
     }
+    const among = (end: FleetOutsideEnd): FleetPause[] => {
+      if (end.resumeTokenHash !== null) return byToken.get(`${end.taskId}\n${end.resumeTokenHash}`) ?? [];
+      if (end.pausedAt !== null) return byPausedAt.get(`${end.taskId}\n${end.pausedAt}`) ?? [];
+      return byTask.get(end.taskId) ?? [];
+    };
     const paired: FleetVerdict['paired'] = [];
     const orphans: FleetOutsideEnd[] = [];
     const taken = new Set<FleetPause>();
     const precise = (e: FleetOutsideEnd): boolean => e.resumeTokenHash !== null || e.pausedAt !== null;
     for (const end of [...this.#outside.filter(precise), ...this.#outside.filter((e) => !precise(e))]) {
-      const candidates = (byTask.get(end.taskId) ?? []).filter((p) => !taken.has(p) && names(end, p));
+      const candidates = among(end).filter((p) => !taken.has(p) && names(end, p));
       const pause = candidates.reduce<FleetPause | undefined>(
         (best, p) => (best === undefined || timeOf(p.pausedAt) > timeOf(best.pausedAt) ? p : best),
         undefined,

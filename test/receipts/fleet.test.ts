@@ -84,4 +84,33 @@ describe('FleetLedger', () => {
       ['a.receipts.jsonl', 'b.2.receipts.jsonl'],
     ]);
   });
+
+  it('pairs each reference of a task paused many times with the pause its token or pausedAt names', () => {
+    const ledger = new FleetLedger();
+    const a = chain();
+    ledger.startLog('a');
+    const at = (n: number): string => new Date(Date.UTC(2026, 0, 1, 9, 0, n)).toISOString();
+    for (let n = 1; n <= 6; n++) ledger.add(pause(a, 't', at(n), h(n)), n + 1);
+    const b = chain();
+    ledger.startLog('b');
+    // By token (in reverse), by pausedAt alone, by both, by both where they disagree, by the task alone.
+    ledger.add(outside(b, 't', at(30), { pausedAt: null, resumeTokenHash: h(4) }), 2);
+    ledger.add(outside(b, 't', at(30), { pausedAt: null, resumeTokenHash: h(2) }), 3);
+    ledger.add(outside(b, 't', at(30), { pausedAt: at(3), resumeTokenHash: null }), 4);
+    ledger.add(outside(b, 't', at(30), { pausedAt: at(1), resumeTokenHash: h(1) }), 5);
+    ledger.add(outside(b, 't', at(30), { pausedAt: at(6), resumeTokenHash: h(5) }), 6);
+    ledger.add(outside(b, 't', at(30), { pausedAt: null, resumeTokenHash: null }), 7);
+    ledger.add(outside(b, 't', at(30), { pausedAt: null, resumeTokenHash: h(4) }), 8);
+    const verdict = ledger.finish();
+    expect(verdict.paired.map((p) => [p.end.ended.line, p.pause.begun.line])).toEqual([
+      [2, 5],
+      [3, 3],
+      [4, 4],
+      [5, 2],
+      [7, 7],
+    ]);
+    // Token 5 with the pausedAt of pause 6 names no pause; token 4 twice: the second finds it taken.
+    expect(verdict.orphans.map((o) => o.ended.line)).toEqual([6, 8]);
+    expect(verdict.lost.map((p) => p.begun.line)).toEqual([6]);
+  });
 });
