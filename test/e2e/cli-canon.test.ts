@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { statSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,8 +64,17 @@ describe('a2a-replay canon', () => {
 
   it('runs as `npx a2a-replay` in the project, as the first command of the README does on a fresh clone', () => {
     // The built entry is executable: npm sets that bit on installed packages, not on the project's own bin.
-    const npx = spawnSync('npx', ['--no-install', 'a2a-replay', '--version'], { cwd: ROOT, encoding: 'utf8' });
+    // npx installs the project into its cache the first time it sees its path, which runs `prepare`
+    // (a build into this very dist/) while other tests run the CLI from it: scripts are off here, as
+    // dist/ is already built.
+    const built = statSync(join(ROOT, 'dist/cli/main.js')).mtimeMs;
+    const npx = spawnSync('npx', ['--no-install', 'a2a-replay', '--version'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, npm_config_ignore_scripts: 'true' },
+    });
     expect(npx.status, npx.stderr).toBe(0);
     expect(npx.stdout).toMatch(/^\d+\.\d+\.\d+\n$/);
+    expect(statSync(join(ROOT, 'dist/cli/main.js')).mtimeMs, 'npx rebuilt dist/ under the running tests').toBe(built);
   });
 });
