@@ -31,6 +31,7 @@ import type { ExchangeRecorder } from './exchange-recorder.js';
 import type { Flight, Flights } from './flights.js';
 import { GrpcExchange } from './grpc-exchange.js';
 import type { GrpcUpstream } from './grpc-upstream.js';
+import { holdGate } from './hold-gate.js';
 
 /** What forwarding a gRPC call needs of the proxy that wires it. */
 export interface GrpcForwardContext {
@@ -245,31 +246,7 @@ function relayAnswer(
   let answered = false;
   let trailers: IncomingHttpHeaders | undefined;
   let unreadable = false;
-  // The chain of released writes still waiting on a hold; undefined when nothing waits.
-  let gate: Promise<void> | undefined;
-  const release = (action: () => void, hold: Promise<void> | undefined): void => {
-    if (gate === undefined && hold === undefined) {
-      action();
-      return;
-    }
-    from.pause();
-    const next = (gate ?? Promise.resolve()).then(() => hold).then(action);
-    gate = next;
-    void next.then(() => {
-      if (gate !== next) return;
-      gate = undefined;
-      if (!to.writableNeedDrain) from.resume();
-    });
-  };
-  const write = (chunk: Buffer): void => {
-    if (to.destroyed || to.closed) return;
-    if (!to.write(chunk)) {
-      from.pause();
-      to.once('drain', () => {
-        if (gate === undefined) from.resume();
-      });
-    }
-  };
+  const { release, write } = holdGate(from, to);
   let finished = false;
   let last: Buffer | undefined;
 

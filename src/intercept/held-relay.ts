@@ -11,6 +11,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Exchange } from './exchange-recorder.js';
 import { endToEndRawHeaders, mediaType } from './http-headers.js';
+import { holdGate } from './hold-gate.js';
 
 /**
  * Passes the answer `from` on to `to` with its status and end-to-end headers, recording it on
@@ -20,30 +21,7 @@ export function relayHeld(from: IncomingMessage, to: ServerResponse, exchange: E
   to.writeHead(from.statusCode ?? 502, from.statusMessage, endToEndRawHeaders(from.rawHeaders));
   const stream = mediaType(from.headers['content-type']) === 'text/event-stream';
   if (stream) to.flushHeaders();
-  // The chain of released writes still waiting on a hold; undefined when nothing waits.
-  let gate: Promise<void> | undefined;
-  const release = (action: () => void, hold: Promise<void> | undefined): void => {
-    if (gate === undefined && hold === undefined) {
-      action();
-      return;
-    }
-    from.pause();
-    const next = (gate ?? Promise.resolve()).then(() => hold).then(action);
-    gate = next;
-    void next.then(() => {
-      if (gate !== next) return;
-      gate = undefined;
-      if (!to.writableNeedDrain) from.resume();
-    });
-  };
-  const write = (chunk: Buffer): void => {
-    if (!to.write(chunk)) {
-      from.pause();
-      to.once('drain', () => {
-        if (gate === undefined) from.resume();
-      });
-    }
-  };
+  const { release, write } = holdGate(from, to);
   let last: Buffer | undefined;
   from.on('data', (chunk: Buffer) => {
     exchange.data(chunk);
