@@ -81,7 +81,13 @@ export function sniffTransport(socket: Socket, routes: TransportRoutes, options:
   socket.on('close', onClose);
 }
 
-/** A TCP server whose connections go to HTTP/1 or h2c by their first bytes. */
+/**
+ * A TCP server whose connections go to HTTP/1 or h2c by their first bytes. Nagle's algorithm is
+ * off on each, as node:http does for the connections it accepts itself: `noDelay` of
+ * `http.createServer` never reaches a socket handed over by `emit('connection')`, and with Nagle
+ * on, a small write after another still unacknowledged (the end of an SSE stream, the last chunk
+ * of a held answer) waits for the client's delayed ACK, about 40 ms on Linux.
+ */
 export function createSniffingServer(routes: TransportRoutes, options: SniffOptions): Server {
-  return createServer((socket) => sniffTransport(socket, routes, options));
+  return createServer({ noDelay: true }, (socket) => sniffTransport(socket, routes, options));
 }

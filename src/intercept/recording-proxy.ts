@@ -232,12 +232,16 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
  */
 function servePort(routes: TransportRoutes, sniff: SniffOptions, tls: ServedTls | undefined): NetServer {
   if (tls === undefined) return createSniffingServer(routes, sniff);
-  const secure = createTlsServer({ cert: tls.cert, key: tls.key, ALPNProtocols: ['h2', 'http/1.1'] }, (socket) => {
-    const alpn = (socket as TLSSocket).alpnProtocol;
-    if (alpn === 'h2') routes.h2c(socket as Socket);
-    else if (alpn === 'http/1.1') routes.http1(socket as Socket);
-    else sniffTransport(socket as Socket, routes, sniff);
-  });
+  // `noDelay`: as on the cleartext port (src/http/transport-sniff.ts).
+  const secure = createTlsServer(
+    { cert: tls.cert, key: tls.key, ALPNProtocols: ['h2', 'http/1.1'], noDelay: true },
+    (socket) => {
+      const alpn = (socket as TLSSocket).alpnProtocol;
+      if (alpn === 'h2') routes.h2c(socket as Socket);
+      else if (alpn === 'http/1.1') routes.http1(socket as Socket);
+      else sniffTransport(socket as Socket, routes, sniff);
+    },
+  );
   secure.on('tlsClientError', () => {
     // the client's handshake failed: Node closes its socket
   });
