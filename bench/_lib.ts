@@ -116,6 +116,26 @@ export function cliStartupMs(runs = 5): number {
   return times[Math.floor(runs / 2)] ?? 0;
 }
 
+/** Median wall time of `node -e 0`: what any Node program pays to start, beside {@link cliStartupMs}. */
+export function nodeStartupMs(runs = 5): number {
+  const times = Array.from({ length: runs }, () => {
+    const started = performance.now();
+    execFileSync(process.execPath, ['-e', '0'], { env: cleanEnv(), stdio: 'ignore' });
+    return performance.now() - started;
+  }).sort((a, b) => a - b);
+  return times[Math.floor(runs / 2)] ?? 0;
+}
+
+/** Median CPU ms (user + system, from /proc as a reaped child) of `a2a-replay --version`. */
+export function versionCpuMs(runs = 5): number {
+  const times = Array.from({ length: runs }, () => {
+    const before = processCpuMs('self', 'children');
+    timeCli(['--version']);
+    return processCpuMs('self', 'children') - before;
+  }).sort((a, b) => a - b);
+  return times[Math.floor(runs / 2)] ?? 0;
+}
+
 /** Clock ticks per second of `/proc` times (USER_HZ, 100 on Linux). */
 const TICKS_PER_SECOND = 100;
 

@@ -225,8 +225,30 @@ async function unary(peer: string): Promise<void> {
     figures['proxy.unary.recordP50Ms'] = round(s.record!.p50);
     figures['proxy.unary.bareP50Ms'] = round(s.bare!.p50);
     cpuFigures('proxy.unary', s);
+    await unaryAtConcurrency1(paths, task.id);
   });
   stageTable('unary', 'proxy.unary');
+}
+
+/**
+ * What the recorder adds to one GetTask's latency when nothing else is in flight: p50 through
+ * `record` minus through the bare proxy, one call at a time, the two paths alternating in
+ * segments (the CPU figures are taken at concurrency 8, where queueing hides a call's own time).
+ */
+async function unaryAtConcurrency1(paths: Record<string, string>, taskId: string): Promise<void> {
+  const calls = Math.max(20, Math.min(2000, Math.ceil(UNARY / 10)));
+  const latencies: Record<'bare' | 'record', number[]> = { bare: [], record: [] };
+  for (let r = 0; r < ROUNDS; r++)
+    for (const name of ['bare', 'record'] as const) {
+      const seg = await closedLoop(Math.ceil(calls / ROUNDS), 1, async () => {
+        await rpc.call(paths[name]!, 'GetTask', { id: taskId });
+      });
+      latencies[name].push(...seg.latencies);
+    }
+  const p50 = (values: number[]): number => median(values);
+  figures['proxy.unary.recordP50AtConcurrency1Ms'] = round(p50(latencies.record));
+  figures['proxy.unary.bareP50AtConcurrency1Ms'] = round(p50(latencies.bare));
+  figures['proxy.unary.addedP50AtConcurrency1Ms'] = round(p50(latencies.record) - p50(latencies.bare));
 }
 
 async function sse(peer: string): Promise<void> {

@@ -8,9 +8,12 @@
  * PauseTask → GetTask ×6 → ResumeTask → GetTask: 10 exchanges per task, so 1,000 tasks make
  * 10,000 exchanges and 2,000 receipts. It is recorded once through `a2a-replay record --key K`.
  *
- * The replay is timed as a user sees it: the whole `run` process, start-up, probe, replay,
- * receipts derived and compared with the golden ones. The start-up alone (`a2a-replay --version`)
- * is measured too and reported beside it.
+ * `replay.overPlain` compares CPU: the plain client's CPU per exchange (this process's own, from
+ * `process.cpuUsage()`, while it alone runs the session) over the `run` process's (user + system
+ * from `/proc`, as the reaped child's `cutime`/`cstime`), the CPU of `a2a-replay --version` taken
+ * off the latter, so what is compared is the replayer's work per exchange: read the recording,
+ * send, read the answer, derive and compare the receipts. The rates are reported too
+ * (`replay.rateOverPlain`, whole `run` process against the plain client, wall time).
  *
  *   npx tsx bench/replay-throughput.ts [--tasks 1000] [--concurrency 16] [--rounds 3] [--cpu-prof DIR]
  *
@@ -25,11 +28,14 @@ import {
   arg,
   cliStartupMs,
   emitFigures,
+  processCpuMs,
   keygen,
+  nodeStartupMs,
   replaySession,
   round,
   startCli,
   timeCli,
+  versionCpuMs,
 } from './_lib.js';
 
 const TASKS = Number(arg('tasks', '1000'));
@@ -74,10 +80,15 @@ try {
   let plainMs = 0;
   let replayMs = 0;
   let plainExchanges = 0;
+  let plainCpuMs = 0;
+  let replayCpuMs = 0;
   for (let r = 0; r < ROUNDS; r++) {
     plainMs += await withPeer(async (url) => {
       const started = performance.now();
+      const cpu = process.cpuUsage();
       plainExchanges += await session(url);
+      const used = process.cpuUsage(cpu);
+      plainCpuMs += (used.user + used.system) / 1000;
       return performance.now() - started;
     });
     replayMs += await withPeer(async (url) => {
@@ -85,12 +96,18 @@ try {
         PROFILE_DIR === ''
           ? []
           : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=run-${r + 1}.cpuprofile`];
+      const cpu = processCpuMs('self', 'children');
       const run = timeCli(['run', recording, '--peer', url, '--key', key], profile);
+      replayCpuMs += processCpuMs('self', 'children') - cpu;
       if (run.code !== 0) throw new Error(`run exited with ${run.code}:\n${run.stdout}`);
       return run.ms;
     });
   }
   const startup = cliStartupMs();
+  const startupCpuMs = versionCpuMs();
+  const nodeMs = nodeStartupMs();
+  const plainCpuUs = (1000 * plainCpuMs) / plainExchanges;
+  const replayCpuUs = (1000 * (replayCpuMs - startupCpuMs * ROUNDS)) / (recorded * ROUNDS);
   const plainRate = (plainExchanges * 1000) / plainMs;
   const replayRate = (recorded * ROUNDS * 1000) / replayMs;
   const replayRateAfterStartup = (recorded * ROUNDS * 1000) / (replayMs - startup * ROUNDS);
@@ -103,14 +120,23 @@ try {
         `CLI start-up ${startup.toFixed(0)} ms per run`,
       `run / plain: ${(replayRate / plainRate).toFixed(2)}x; without the start-up ` +
         `${(replayRateAfterStartup / plainRate).toFixed(2)}x`,
+      `CPU per exchange: plain client ${plainCpuUs.toFixed(0)} µs, run ${replayCpuUs.toFixed(0)} µs ` +
+        `(the ${startupCpuMs.toFixed(0)} ms of CPU of its start-up taken off each run): ` +
+        `plain / run ${(plainCpuUs / replayCpuUs).toFixed(2)}`,
+      `CLI start-up ${startup.toFixed(0)} ms against node -e 0 ${nodeMs.toFixed(0)} ms: ${(startup / nodeMs).toFixed(2)}x`,
     ].join('\n'),
   );
   const figures: Figures = {
-    'replay.overPlain': round(replayRate / plainRate),
-    'replay.overPlainAfterStartup': round(replayRateAfterStartup / plainRate),
+    'replay.overPlain': round(plainCpuUs / replayCpuUs),
+    'replay.plainCpuUsPerExchange': round(plainCpuUs, 0),
+    'replay.runCpuUsPerExchange': round(replayCpuUs, 0),
+    'replay.rateOverPlain': round(replayRate / plainRate),
+    'replay.rateOverPlainAfterStartup': round(replayRateAfterStartup / plainRate),
     'replay.runPerSecond': round(replayRate, 0),
     'replay.plainPerSecond': round(plainRate, 0),
     'replay.cliStartupMs': round(startup, 0),
+    'cli.startupOverNode': round(startup / nodeMs),
+    'cli.nodeStartupMs': round(nodeMs, 0),
   };
   emitFigures(figures);
 } finally {
