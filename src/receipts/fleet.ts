@@ -8,6 +8,7 @@
  * that pairs with nothing given is an orphan. Memory is the open pauses and the outside
  * references, not the logs. Pure: no I/O, no clock.
  */
+import { canonicalTimeText } from '../protocol/time-text.js';
 import { sealLine } from './chain.js';
 import type { ReceiptLogLine, ResumeOutcome } from './types.js';
 
@@ -52,11 +53,17 @@ export interface FleetVerdict {
 
 const timeOf = (at: string | null): number => (at === null ? Number.NaN : Date.parse(at));
 
+/**
+ * A peer time as one text per instant (docs/design.md §6, "Peer times"): logs of format 5 write
+ * `pausedAt` canonically, earlier ones as the peer wrote it, and a fleet may hold both.
+ */
+const instantOf = (at: string): string => canonicalTimeText(at) ?? at;
+
 /** Whether the outside reference `end` names the pause `pause` (docs/design.md §17 "pause identity"). */
 function names(end: FleetOutsideEnd, pause: FleetPause): boolean {
   if (end.taskId !== pause.taskId) return false;
   if (end.resumeTokenHash !== null && end.resumeTokenHash !== pause.resumeTokenHash) return false;
-  if (end.pausedAt !== null && end.pausedAt !== pause.pausedAt) return false;
+  if (end.pausedAt !== null && instantOf(end.pausedAt) !== instantOf(pause.pausedAt)) return false;
   if (end.resumeTokenHash !== null || end.pausedAt !== null) return true;
   // The task alone: a pause that began at or before the resume, on the peer's clock.
   const resumed = timeOf(end.resumedAt);
@@ -146,11 +153,11 @@ export class FleetLedger {
     for (const pause of this.#open.values()) {
       file(byTask, pause.taskId, pause);
       if (pause.resumeTokenHash !== null) file(byToken, `${pause.taskId}\n${pause.resumeTokenHash}`, pause);
-      if (byTime) file(byPausedAt, `${pause.taskId}\n${pause.pausedAt}`, pause);
+      if (byTime) file(byPausedAt, `${pause.taskId}\n${instantOf(pause.pausedAt)}`, pause);
     }
     const among = (end: FleetOutsideEnd): FleetPause[] => {
       if (end.resumeTokenHash !== null) return byToken.get(`${end.taskId}\n${end.resumeTokenHash}`) ?? [];
-      if (end.pausedAt !== null) return byPausedAt.get(`${end.taskId}\n${end.pausedAt}`) ?? [];
+      if (end.pausedAt !== null) return byPausedAt.get(`${end.taskId}\n${instantOf(end.pausedAt)}`) ?? [];
       return byTask.get(end.taskId) ?? [];
     };
     const paired: FleetVerdict['paired'] = [];

@@ -113,4 +113,30 @@ describe('FleetLedger', () => {
     expect(verdict.orphans.map((o) => o.ended.line)).toEqual([6, 8]);
     expect(verdict.lost.map((p) => p.begun.line)).toEqual([6]);
   });
+
+  it('pairs a pausedAt written canonically with the same instant written as the peer wrote it', () => {
+    // A log of format 4 keeps the peer's text; one of format 5 writes the canonical text.
+    const ledger = new FleetLedger();
+    const a = chain();
+    ledger.startLog('a');
+    ledger.add(pause(a, 't', '2026-01-01T09:00:03Z', h(1)), 2);
+    ledger.add(pause(a, 'u', '2026-01-01T10:00:04.5+01:00', h(2)), 3);
+    const b = chain();
+    ledger.startLog('b');
+    ledger.add(
+      outside(b, 't', '2026-01-01T09:30:00.000Z', { pausedAt: '2026-01-01T09:00:03.000Z', resumeTokenHash: null }),
+      2,
+    );
+    ledger.add(
+      outside(b, 'u', '2026-01-01T09:30:00.000Z', { pausedAt: '2026-01-01T09:00:04.500Z', resumeTokenHash: h(2) }),
+      3,
+    );
+    const verdict = ledger.finish();
+    expect(verdict.orphans).toEqual([]);
+    expect(verdict.lost).toEqual([]);
+    expect(verdict.paired.map((p) => [p.end.ended.line, p.pause.begun.line])).toEqual([
+      [2, 2],
+      [3, 3],
+    ]);
+  });
 });
