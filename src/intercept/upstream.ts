@@ -33,11 +33,23 @@ export interface UpstreamTls {
   ca?: string | Buffer;
 }
 
+/**
+ * How long a kept-alive connection to the upstream may idle before the recorder closes it: below
+ * the 5 s that node:http servers (and many others) wait before closing an idle connection, so
+ * the recorder does not send a request on a connection the upstream is closing at that instant
+ * (the request would fail with ECONNRESET and its client get a 502). With a timeout set, Node also
+ * honours a server's `Keep-Alive: timeout=N` hint, closing one second before it.
+ */
+export const UPSTREAM_IDLE_MS = 4000;
+
 /** Methods whose empty body goes without a `Content-Length`, as their clients send them. */
 const BODYLESS = ['GET', 'HEAD', 'DELETE', 'OPTIONS'];
 
-/** The upstream at `address`; an address that is not an http or https URL is an `INVALID_ARGUMENT` error. */
-export function openUpstream(address: string, tls: UpstreamTls = {}): Upstream {
+/**
+ * The upstream at `address`; an address that is not an http or https URL is an `INVALID_ARGUMENT`
+ * error. `idleMs`: how long a kept-alive connection idles before it is closed.
+ */
+export function openUpstream(address: string, tls: UpstreamTls = {}, idleMs = UPSTREAM_IDLE_MS): Upstream {
   let url: URL;
   try {
     url = new URL(address);
@@ -50,9 +62,11 @@ export function openUpstream(address: string, tls: UpstreamTls = {}): Upstream {
   const label = redactUrl(url).replace(/\/$/, '');
   const basePath = basePathOf(url);
   const secure = url.protocol === 'https:';
+  // `timeout` is the socket time-out of every connection, but the agent acts on it only for idle
+  // ones; a request in flight (an SSE stream idle for hours) is not cut by it.
   const agent = secure
-    ? new HttpsAgent({ keepAlive: true, ...(tls.ca === undefined ? {} : { ca: tls.ca }) })
-    : new HttpAgent({ keepAlive: true });
+    ? new HttpsAgent({ keepAlive: true, timeout: idleMs, ...(tls.ca === undefined ? {} : { ca: tls.ca }) })
+    : new HttpAgent({ keepAlive: true, timeout: idleMs });
   const request = secure ? httpsRequest : httpRequest;
   const hostname = url.hostname.replace(/^\[|\]$/g, '');
   return {
