@@ -188,43 +188,57 @@ export function drainRequest(req: IncomingMessage, limits: DrainLimits): Promise
  * as soon as it is known, and the rest is drained (see {@link drainRequest}).
  */
 export function readLimitedBody(req: IncomingMessage, limit: number, drain: DrainLimits): Promise<BodyResult> {
+  return new Promise((resolve) => readLimitedBodyThen(req, limit, drain, resolve));
+}
+
+/**
+ * {@link readLimitedBody} handing its result to `done` (once, from the request's own events)
+ * instead of a promise: the recording proxy reads every request's body with it.
+ */
+export function readLimitedBodyThen(
+  req: IncomingMessage,
+  limit: number,
+  drain: DrainLimits,
+  done: (result: BodyResult) => void,
+): void {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
-    return Promise.resolve({ kind: 'too-large', size: declared, drained: drainRequest(req, drain) });
+    const drained = drainRequest(req, drain);
+    // As a resolved promise would hand it on: after the caller's own synchronous work.
+    queueMicrotask(() => done({ kind: 'too-large', size: declared, drained }));
+    return;
   }
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const cleanup = (): void => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onAbort);
-      req.off('close', onAbort);
-    };
-    const onData = (chunk: Buffer): void => {
-      size += chunk.length;
-      if (size <= limit) {
-        chunks.push(chunk);
-        return;
-      }
-      cleanup();
-      chunks.length = 0;
-      resolve({ kind: 'too-large', size, drained: drainRequest(req, drain) });
-    };
-    const onEnd = (): void => {
-      cleanup();
-      // A body that came in one chunk (most do) is that chunk, not a copy of it.
-      resolve({ kind: 'ok', bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
-    };
-    const onAbort = (): void => {
-      cleanup();
-      resolve({ kind: 'aborted' });
-    };
-    req.on('data', onData);
-    req.once('end', onEnd);
-    req.once('error', onAbort);
-    req.once('close', onAbort);
-  });
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const cleanup = (): void => {
+    req.off('data', onData);
+    req.off('end', onEnd);
+    req.off('error', onAbort);
+    req.off('close', onAbort);
+  };
+  const onData = (chunk: Buffer): void => {
+    size += chunk.length;
+    if (size <= limit) {
+      chunks.push(chunk);
+      return;
+    }
+    cleanup();
+    chunks.length = 0;
+    done({ kind: 'too-large', size, drained: drainRequest(req, drain) });
+  };
+  const onEnd = (): void => {
+    cleanup();
+    // A body that came in one chunk (most do) is that chunk, not a copy of it.
+    done({ kind: 'ok', bytes: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) });
+  };
+  const onAbort = (): void => {
+    cleanup();
+    done({ kind: 'aborted' });
+  };
+  req.on('data', onData);
+  req.once('end', onEnd);
+  req.once('error', onAbort);
+  req.once('close', onAbort);
 }
 
 /**

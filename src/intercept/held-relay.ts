@@ -37,6 +37,6 @@ export function relayHeld(from: IncomingMessage, to: ServerResponse, exchange: E
   from.on('end', () => {
     exchange.finish();
     const tail = last;
-    release(() => to.end(tail ?? '', settle), exchange.takeHold());
+    release(() => to.end(tail ?? '', settle), exchange.takeHold(), true);
   });
 }

@@ -9,7 +9,7 @@
  * passes reaches the handler with its body read whole.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { type HttpLimits, answerAndClose, drainRequest, guardServer, readLimitedBody } from '../http/limits.js';
+import { type HttpLimits, answerAndClose, drainRequest, guardServer, readLimitedBodyThen } from '../http/limits.js';
 import type { ExchangeRecorder } from './exchange-recorder.js';
 import { limitBody, targetOf } from './proxy-answers.js';
 
@@ -49,7 +49,7 @@ export function guardProxy(server: Server, limits: HttpLimits, recorder: Exchang
         });
         return;
       }
-      void readLimitedBody(req, maxBody, limits).then((result) => {
+      readLimitedBodyThen(req, maxBody, limits, (result) => {
         switch (result.kind) {
           case 'ok':
             handle(result.bytes);
