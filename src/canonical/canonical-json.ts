@@ -110,18 +110,42 @@ export function quoted(s: string): string {
 }
 
 /**
- * `JSON.stringify(key)` of property names, remembered: the bodies of one peer reuse a few dozen
- * names. Bounded in count and in name length, so odd input cannot grow it.
+ * `JSON.stringify(key) + ':'` of property names, remembered: the bodies of one peer reuse a few
+ * dozen names. Bounded in count and in name length, so odd input cannot grow it.
  */
-const quotedKeys = new Map<string, string>();
-const QUOTED_KEYS_MAX = 4096;
+const memberPrefixes = new Map<string, string>();
+const MEMBER_PREFIXES_MAX = 4096;
 
-function quotedKey(key: string): string {
-  let text = quotedKeys.get(key);
+function memberPrefix(key: string): string {
+  let text = memberPrefixes.get(key);
   if (text !== undefined) return text;
-  text = JSON.stringify(key);
-  if (key.length <= VERBATIM_MAX && quotedKeys.size < QUOTED_KEYS_MAX) quotedKeys.set(key, text);
+  text = `${quoted(key)}:`;
+  if (key.length <= VERBATIM_MAX && memberPrefixes.size < MEMBER_PREFIXES_MAX) memberPrefixes.set(key, text);
   return text;
+}
+
+/** Up to this many keys are put in order by insertion, past it by the built-in sort. */
+const INSERTION_SORT_MAX = 16;
+
+/**
+ * `keys` in RFC 8785 §3.2.3 order (UTF-16 code units, what the default sort and `<` compare), in
+ * place. The few keys of most objects are ordered by insertion (keys already in order, as a
+ * peer that writes sorted JSON sends them, cost one comparison each), more by the built-in sort.
+ */
+function sortKeys(keys: string[]): string[] {
+  const length = keys.length;
+  if (length > INSERTION_SORT_MAX) return keys.sort();
+  for (let i = 1; i < length; i++) {
+    const key = keys[i] as string;
+    let j = i - 1;
+    if ((keys[j] as string) <= key) continue;
+    do {
+      keys[j + 1] = keys[j] as string;
+      j--;
+    } while (j >= 0 && (keys[j] as string) > key);
+    keys[j + 1] = key;
+  }
+  return keys;
 }
 
 /**
@@ -134,34 +158,37 @@ function quotedKey(key: string): string {
 export function plainCanonical(value: unknown, escape: boolean, depth: number): string | undefined {
   switch (typeof value) {
     case 'string':
-      return escape || loneSurrogateAt(value) < 0 ? quoted(value) : undefined;
+      return escape || value.isWellFormed() ? quoted(value) : undefined;
     case 'number':
-      if (!Number.isFinite(value)) return undefined;
-      return Object.is(value, -0) ? '0' : String(value);
+      // Number::toString is the RFC 8785 §3.2.2.3 form, and it writes -0 as 0.
+      return Number.isFinite(value) ? String(value) : undefined;
     case 'boolean':
       return value ? 'true' : 'false';
     case 'object': {
       if (value === null) return 'null';
       if (depth >= RECURSION_DEPTH) return undefined;
       if (Array.isArray(value)) {
-        let out = '[';
-        for (let i = 0; i < value.length; i++) {
+        const length = value.length;
+        if (length === 0) return '[]';
+        let out = plainCanonical(value[0], escape, depth + 1);
+        if (out === undefined) return undefined;
+        for (let i = 1; i < length; i++) {
           const item = plainCanonical(value[i], escape, depth + 1);
           if (item === undefined) return undefined;
-          out += i === 0 ? item : `,${item}`;
+          out += `,${item}`;
         }
-        return `${out}]`;
+        return `[${out}]`;
       }
       if (!isPlainObject(value) || Object.getOwnPropertySymbols(value).length > 0) return undefined;
       const record = value as Record<string, unknown>;
-      const keys = Object.keys(record).sort();
+      const keys = sortKeys(Object.keys(record));
       let out = '{';
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i] as string;
-        if (!escape && loneSurrogateAt(key) >= 0) return undefined;
+        if (!escape && !key.isWellFormed()) return undefined;
         const member = plainCanonical(record[key], escape, depth + 1);
         if (member === undefined) return undefined;
-        out += `${i === 0 ? '' : ','}${quotedKey(key)}:${member}`;
+        out += i === 0 ? memberPrefix(key) + member : `,${memberPrefix(key)}${member}`;
       }
       return `${out}}`;
     }

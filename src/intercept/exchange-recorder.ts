@@ -27,7 +27,7 @@ import type { IdSource } from '../ids.js';
 import type { EntryHttp, RecordingEntry } from '../recording/format.js';
 import { SeenTokens } from '../recording/resume-token.js';
 import { DEFAULT_PRINCIPAL_SOURCE, type PrincipalSource, principalOf } from '../recording/principal.js';
-import { DEFAULT_REDACTED_HEADERS, redactHeaders, redactPath } from '../recording/redaction.js';
+import { DEFAULT_REDACTED_HEADERS, HeaderRedaction, redactPath } from '../recording/redaction.js';
 import type { EntryDraft, EntryWriter } from '../recording/recording-writer.js';
 import { type HeaderInput, mediaType, recordedHeaders } from './http-headers.js';
 import {
@@ -462,6 +462,7 @@ export class ExchangeRecorder {
   readonly #keepHeaders: readonly string[];
   readonly #redactQuery: readonly string[];
   readonly #principal: PrincipalSource;
+  readonly #headerRedaction: HeaderRedaction;
   readonly #onEntry: ((entry: RecordingEntry) => void | Promise<void>) | undefined;
   readonly #onError: (error: unknown) => void;
   #reported = false;
@@ -473,6 +474,7 @@ export class ExchangeRecorder {
     this.#keepHeaders = options.keepHeaders ?? [];
     this.#redactQuery = options.redactQuery ?? [];
     this.#principal = options.principal ?? DEFAULT_PRINCIPAL_SOURCE;
+    this.#headerRedaction = new HeaderRedaction(this.#redact, this.#keepHeaders);
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.maxObservedBytes = Math.max(this.maxBodyBytes, options.maxObservedBytes ?? DEFAULT_MAX_OBSERVED_BYTES);
     this.tokens = options.tokens ?? 'placeholder';
@@ -533,7 +535,7 @@ export class ExchangeRecorder {
 
   /** @internal */
   redact(headers: Record<string, string>): Record<string, string> {
-    return redactHeaders(headers, this.#redact, this.#keepHeaders);
+    return this.#headerRedaction.redact(headers);
   }
 
   /**

@@ -82,6 +82,10 @@ export type HeaderInput =
  * ", "), hop-by-hop and transport-written headers (see module doc) left out.
  */
 export function recordedHeaders(input: HeaderInput): Record<string, string> {
+  if (!(typeof Headers !== 'undefined' && input instanceof Headers) && !(Symbol.iterator in input)) {
+    const direct = recordedLowerCase(input as Readonly<Record<string, unknown>>);
+    if (direct !== undefined) return direct;
+  }
   const merged = new Map<string, string>();
   const add = (name: string, value: string): void => {
     const key = name.toLowerCase();
@@ -104,6 +108,26 @@ export function recordedHeaders(input: HeaderInput): Record<string, string> {
   const named = connectionNames(merged.get('connection'));
   const out: Record<string, string> = {};
   for (const [name, value] of merged) {
+    if (HOP_BY_HOP.has(name) || TRANSPORT_WRITTEN.has(name) || name.startsWith('sec-fetch-')) continue;
+    if (named.length > 0 && named.includes(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * {@link recordedHeaders} of a record whose names are all lower-case and whose values are all
+ * strings (what `node:http` hands a server: `req.headers`), in one pass and without the merge
+ * (no two lower-case names of one record are equal), or undefined for any other record.
+ */
+function recordedLowerCase(record: Readonly<Record<string, unknown>>): Record<string, string> | undefined {
+  const connection = record.connection;
+  if (connection !== undefined && typeof connection !== 'string') return undefined;
+  const named = connectionNames(connection);
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(record)) {
+    const value = record[name];
+    if (typeof value !== 'string' || name.toLowerCase() !== name) return undefined;
     if (HOP_BY_HOP.has(name) || TRANSPORT_WRITTEN.has(name) || name.startsWith('sec-fetch-')) continue;
     if (named.length > 0 && named.includes(name)) continue;
     out[name] = value;

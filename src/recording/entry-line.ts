@@ -11,29 +11,38 @@
 import { isPlainObject, plainCanonical, quoted } from '../canonical/canonical-json.js';
 import type { RecordingEntry } from './format.js';
 
-/** Members an entry may have, as the fast writer knows them (in RFC 8785 order). */
-const ENTRY_MEMBERS = new Set([
-  'at',
-  'body',
-  'bodyRepaired',
-  'bodyText',
-  'cut',
-  'error',
-  'http',
-  'incomplete',
-  'kind',
-  'principal',
-  'seq',
-  'sse',
-  'xid',
-]);
-const HTTP_MEMBERS = new Set(['headers', 'method', 'path', 'status']);
+/** Whether `key` is a member an entry may have, as the fast writer knows them. */
+function entryMember(key: string): boolean {
+  switch (key) {
+    case 'at':
+    case 'body':
+    case 'bodyRepaired':
+    case 'bodyText':
+    case 'cut':
+    case 'error':
+    case 'http':
+    case 'incomplete':
+    case 'kind':
+    case 'principal':
+    case 'seq':
+    case 'sse':
+    case 'xid':
+      return true;
+    default:
+      return false;
+  }
+}
 
-/** True when every own key of `value` is one of `known` and none is undefined-valued. */
-function onlyKnown(value: object, known: ReadonlySet<string>): boolean {
+/** Whether `key` is a member an entry's `http` may have. */
+function httpMember(key: string): boolean {
+  return key === 'headers' || key === 'method' || key === 'path' || key === 'status';
+}
+
+/** True when every own key of `value` is one `known` accepts and none is undefined-valued. */
+function onlyKnown(value: object, known: (key: string) => boolean): boolean {
   if (!isPlainObject(value)) return false;
   for (const key of Object.keys(value)) {
-    if (!known.has(key) || (value as Record<string, unknown>)[key] === undefined) return false;
+    if (!known(key) || (value as Record<string, unknown>)[key] === undefined) return false;
   }
   return Object.getOwnPropertySymbols(value).length === 0;
 }
@@ -47,9 +56,9 @@ function text(value: unknown): string | undefined {
  * but plain JSON of the recording format (the generic serializer decides then).
  */
 export function entryLine(entry: RecordingEntry): string | undefined {
-  if (!onlyKnown(entry, ENTRY_MEMBERS)) return undefined;
+  if (!onlyKnown(entry, entryMember)) return undefined;
   const http = entry.http as unknown;
-  if (typeof http !== 'object' || http === null || !onlyKnown(http, HTTP_MEMBERS)) return undefined;
+  if (typeof http !== 'object' || http === null || !onlyKnown(http, httpMember)) return undefined;
   const { headers, method, path, status } = entry.http;
   const at = text(entry.at);
   const kind = text(entry.kind);

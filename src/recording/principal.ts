@@ -45,6 +45,22 @@ export function jwtSubject(token: string): string | undefined {
   return undefined;
 }
 
+/** The `jwt-sub` principal of an Authorization value, or undefined when it is not a bearer credential. */
+function bearerPrincipal(auth: string): string | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+  if (!match?.[1]) return undefined;
+  const sub = jwtSubject(match[1]);
+  return sub !== undefined ? `jwt:sub=${sub}` : `bearer:sha256:${shortSha256(match[1])}`;
+}
+
+/**
+ * The `jwt-sub` principals of the last Authorization values seen (null: none): a client sends the
+ * same credential with every request. A pure function's memory, of short values only.
+ */
+const RECENT_BEARERS = 64;
+const RECENT_BEARER_MAX_LENGTH = 4096;
+const recentBearers = new Map<string, string | null>();
+
 /**
  * The principal of a request from its (lower-case, unredacted) headers, or undefined. `redacted`
  * is the redaction list in force and `keep` the headers kept in clear: a `header:NAME` source
@@ -60,10 +76,15 @@ export function principalOf(
     case 'jwt-sub': {
       const auth = headers.authorization;
       if (auth === undefined) return undefined;
-      const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-      if (!match?.[1]) return undefined;
-      const sub = jwtSubject(match[1]);
-      return sub !== undefined ? `jwt:sub=${sub}` : `bearer:sha256:${shortSha256(match[1])}`;
+      let principal = recentBearers.get(auth);
+      if (principal === undefined) {
+        principal = bearerPrincipal(auth) ?? null;
+        if (auth.length <= RECENT_BEARER_MAX_LENGTH) {
+          if (recentBearers.size >= RECENT_BEARERS) recentBearers.delete(recentBearers.keys().next().value!);
+          recentBearers.set(auth, principal);
+        }
+      }
+      return principal ?? undefined;
     }
     case 'header': {
       const value = headers[source.name];

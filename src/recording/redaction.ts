@@ -56,9 +56,24 @@ export function shortSha256(value: string): string {
   return sha256Prefix(value, 8);
 }
 
+/**
+ * The redacted forms of the last secret values seen: a client sends the same credential with
+ * every request. Only short values are kept, so the memory stays small whatever comes.
+ */
+const RECENT_VALUES = 64;
+const RECENT_VALUE_MAX_LENGTH = 4096;
+const recentRedactions = new Map<string, string>();
+
 /** The redacted form of one secret value. */
 export function redactValue(value: string): string {
-  return `[redacted sha256:${shortSha256(value)}]`;
+  let redacted = recentRedactions.get(value);
+  if (redacted !== undefined) return redacted;
+  redacted = `[redacted sha256:${shortSha256(value)}]`;
+  if (value.length <= RECENT_VALUE_MAX_LENGTH) {
+    if (recentRedactions.size >= RECENT_VALUES) recentRedactions.delete(recentRedactions.keys().next().value!);
+    recentRedactions.set(value, redacted);
+  }
+  return redacted;
 }
 
 /**
@@ -112,6 +127,56 @@ export function redactHeaders(
     out[name] = isSecretHeader(name, names, keep) ? redactValue(value) : value;
   }
   return out;
+}
+
+/** How many header names a {@link HeaderRedaction} remembers its answer for. */
+const REMEMBERED_HEADER_NAMES = 512;
+
+/**
+ * {@link redactHeaders} for one redaction list and keep list, with the answer of
+ * {@link isSecretHeader} remembered per header name: a recorder sees the same few dozen names on
+ * every exchange. The lists are compared with the copies the answers were made from at each
+ * call, so a list changed since is honoured as {@link redactHeaders} honours it.
+ */
+export class HeaderRedaction {
+  readonly #names: readonly string[];
+  readonly #keep: readonly string[];
+  #namesSeen: readonly string[];
+  #keepSeen: readonly string[];
+  readonly #secret = new Map<string, boolean>();
+
+  constructor(names: readonly string[] = DEFAULT_REDACTED_HEADERS, keep: readonly string[] = []) {
+    this.#names = names;
+    this.#keep = keep;
+    this.#namesSeen = [...names];
+    this.#keepSeen = [...keep];
+  }
+
+  /** A copy of `headers` (lower-case names) with every secret header redacted, as {@link redactHeaders}. */
+  redact(headers: Readonly<Record<string, string>>): Record<string, string> {
+    if (!sameList(this.#names, this.#namesSeen) || !sameList(this.#keep, this.#keepSeen)) {
+      this.#namesSeen = [...this.#names];
+      this.#keepSeen = [...this.#keep];
+      this.#secret.clear();
+    }
+    const out: Record<string, string> = {};
+    for (const name of Object.keys(headers)) {
+      const value = headers[name] as string;
+      let secret = this.#secret.get(name);
+      if (secret === undefined) {
+        secret = isSecretHeader(name, this.#names, this.#keep);
+        if (this.#secret.size < REMEMBERED_HEADER_NAMES) this.#secret.set(name, secret);
+      }
+      out[name] = secret ? redactValue(value) : value;
+    }
+    return out;
+  }
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 /**

@@ -196,6 +196,27 @@ describe('principal', () => {
     expect(principalOf({ 'x-user': 'bob' }, parsePrincipalSource('header:x-user'), [])).toBe('bob');
   });
 
+  it('names every credential right however many distinct ones came before, each asked again', () => {
+    // More credentials than the remembered ones, JWTs, opaque bearers and non-bearers mixed.
+    const auths = Array.from({ length: 200 }, (_, i) =>
+      i % 3 === 0 ? `Bearer ${jwt({ sub: `user-${i}` })}` : i % 3 === 1 ? `Bearer opaque-${i}` : `Basic b-${i}`,
+    );
+    const expected = (auth: string, i: number): string | undefined =>
+      i % 3 === 0
+        ? `jwt:sub=user-${i}`
+        : i % 3 === 1
+          ? `bearer:sha256:${createHash('sha256').update(auth.slice('Bearer '.length)).digest('hex').slice(0, 8)}`
+          : undefined;
+    for (let round = 0; round < 2; round++) {
+      auths.forEach((auth, i) => {
+        expect(principalOf({ authorization: auth })).toBe(expected(auth, i));
+        expect(redactValue(auth)).toBe(
+          `[redacted sha256:${createHash('sha256').update(auth).digest('hex').slice(0, 8)}]`,
+        );
+      });
+    }
+  });
+
   it('rejects an unknown principal source with INVALID_ARGUMENT', () => {
     expect(() => parsePrincipalSource('cookie')).toThrow(A2aReplayError);
     expect(() => parsePrincipalSource('header:')).toThrow(/header:NAME/);
