@@ -46,7 +46,12 @@ export function observe(
     agentName: agentNameOf(recording.header.agentCard),
     // A recorder may run for days: nothing reads findings back, so none are kept.
     retainFindings: false,
-    ...(log ? { receipts: progress.receipts(log), entriesDurable: () => recording.durable(fsync !== 'never') } : {}),
+    ...(log
+      ? {
+          receipts: progress.receipts(log),
+          whenEntriesDurable: (done: () => void) => recording.whenDurable(fsync !== 'never', done),
+        }
+      : {}),
     ...(spans ? { spans } : {}),
     onSinkError: (error, sink) =>
       onError(sink === 'receipts' ? `writing ${log?.path ?? 'receipts'}` : 'tracing')(error),

@@ -70,6 +70,8 @@ export class RecordProgress {
       },
     };
     if (sink.durable) sealed.durable = () => sink.durable?.() ?? Promise.resolve();
+    const whenDurable = sink.whenDurable?.bind(sink);
+    if (whenDurable) sealed.whenDurable = whenDurable;
     return sealed;
   }
 

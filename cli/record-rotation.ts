@@ -198,6 +198,12 @@ export class RotatingRecording implements EntryWriter {
     return Promise.all([...this.#closing, current]).then(() => undefined);
   }
 
+  /** {@link durable} with a callback: no promise unless a closed file is still closing. */
+  whenDurable(sync: boolean, done: () => void): void {
+    if (this.#closing.size === 0) this.#current.whenDurable(sync, done);
+    else void this.durable(sync).then(done);
+  }
+
   /** What the current file's receipt log closes bound to. */
   binding(): ReturnType<RecordingWriter['binding']> {
     return this.#current.binding();
@@ -258,6 +264,11 @@ export class RotatingLog implements ReceiptSink {
     const current = this.#current.durable();
     if (this.#closing.size === 0) return current;
     return Promise.all([...this.#closing, current]).then(() => undefined);
+  }
+
+  whenDurable(done: () => void, failed: (error: unknown) => void): void {
+    if (this.#closing.size === 0) this.#current.whenDurable(done, failed);
+    else this.durable().then(done, failed);
   }
 
   /**

@@ -39,6 +39,11 @@ export interface ReceiptSink {
   appendContinuation(draft: ContinuationDraft, interruptionHash: string): Promise<{ hash: string } | undefined>;
   /** Resolves when everything appended so far is durable (a log file's fsync policy). */
   durable?(): Promise<void>;
+  /**
+   * {@link durable} with callbacks, which the pipeline prefers: `done` once everything appended
+   * so far is durable, or `failed`; one of them once. A hold then costs no promise chain.
+   */
+  whenDurable?(done: () => void, failed: (error: unknown) => void): void;
 }
 
 export type PipelineSinkName = 'receipts' | 'spans';
@@ -67,6 +72,8 @@ export interface ObservationPipelineOptions {
    * ObservationPipeline.pushHeld}). Called when an entry causes a receipt, at once.
    */
   entriesDurable?: () => Promise<void>;
+  /** {@link entriesDurable} with a callback, which the pipeline prefers: `done` once, when they are. */
+  whenEntriesDurable?: (done: () => void) => void;
   /**
    * Keep every finding for {@link ObservationPipeline.findings} (default true, for a recording
    * read to its end). A long-running recorder passes false and sees them through `onFinding`, so
@@ -103,6 +110,7 @@ export class ObservationPipeline {
   readonly #failures: Record<PipelineSinkName, number> = { receipts: 0, spans: 0 };
   #queue: Promise<void> = Promise.resolve();
   readonly #entriesDurable: (() => Promise<void>) | undefined;
+  readonly #whenEntriesDurable: ((done: () => void) => void) | undefined;
   /**
    * Per task, the hold of its latest receipt while that receipt is not durable yet: every entry
    * that shows the task meanwhile waits for it (the log is written in order, so it covers the
@@ -125,6 +133,7 @@ export class ObservationPipeline {
     this.#onFinding = options.onFinding;
     this.#retainFindings = options.retainFindings ?? true;
     this.#entriesDurable = options.entriesDurable;
+    this.#whenEntriesDurable = options.whenEntriesDurable;
   }
 
   /**
@@ -174,10 +183,14 @@ export class ObservationPipeline {
     const outputs = observer.observe(entry);
     const handled = this.#enqueue(outputs);
     let hold: Promise<void> | undefined;
+    let receipted: string[] | undefined;
     for (const o of outputs) {
       if (!isReceipt(o)) continue;
-      hold ??= this.#durableAfter(handled);
-      this.#receipted(o.draft.taskId, hold);
+      if (receipted === undefined) {
+        receipted = [];
+        hold = this.#durableAfter(handled, receipted);
+      }
+      this.#receipted(o.draft.taskId, hold as Promise<void>, receipted);
     }
     let holds: Promise<void>[] | undefined;
     if (this.#undurable.size > 0) {
@@ -209,7 +222,7 @@ export class ObservationPipeline {
     const done = this.#enqueue(this.observer.finish(at));
     // Nothing is awaited any more: entries held for a receipt still to come are released once
     // the receipts the end made are durable.
-    const hold = this.#awaiting.size > 0 ? this.#durableAfter(done) : undefined;
+    const hold = this.#awaiting.size > 0 ? this.#durableAfter(done, []) : undefined;
     for (const releases of this.#awaiting.values()) for (const release of releases) release(hold);
     this.#awaiting.clear();
     return done;
@@ -257,27 +270,41 @@ export class ObservationPipeline {
     };
   }
 
-  /** Settles once `handled` has, the receipt log is durable and the recording lines are. */
-  #durableAfter(handled: Promise<void>): Promise<void> {
+  /**
+   * Settles once `handled` has, the receipt log is durable and the recording lines are; then
+   * forgets the holds of `tasks` it still is the latest of. One promise, settled by callbacks
+   * where the sinks take them (the log's and the recording's syncs are asked for together).
+   */
+  #durableAfter(handled: Promise<void>, tasks: readonly string[]): Promise<void> {
+    let settle: () => void = () => undefined;
+    const hold = new Promise<void>((resolve) => (settle = resolve));
+    let left = 2;
+    const one = (): void => {
+      if (--left > 0) return;
+      for (const taskId of tasks) if (this.#undurable.get(taskId) === hold) this.#undurable.delete(taskId);
+      settle();
+    };
+    const failed = (error: unknown): void => {
+      this.#failed(error, 'receipts');
+      one();
+    };
+    if (this.#whenEntriesDurable !== undefined) this.#whenEntriesDurable(one);
+    else if (this.#entriesDurable !== undefined) this.#entriesDurable().then(one, failed);
+    else one();
     const receipts = this.#receipts;
-    const lines = this.#entriesDurable?.().catch((error: unknown) => this.#failed(error, 'receipts'));
-    const written = handled.then(async () => {
-      try {
-        await receipts?.durable?.();
-      } catch (error) {
-        this.#failed(error, 'receipts');
-      }
+    void handled.then(() => {
+      if (receipts?.whenDurable !== undefined) receipts.whenDurable(one, failed);
+      else if (receipts?.durable !== undefined) receipts.durable().then(one, failed);
+      else one();
     });
-    return lines === undefined ? written : Promise.all([written, lines]).then(() => undefined);
+    return hold;
   }
 
   /** `hold` settles once the latest receipt of `taskId` is durable: later sightings wait for it. */
-  #receipted(taskId: string, hold: Promise<void>): void {
+  #receipted(taskId: string, hold: Promise<void>, receipted: string[]): void {
     if (this.#undurable.get(taskId) === hold) return;
     this.#undurable.set(taskId, hold);
-    void hold.then(() => {
-      if (this.#undurable.get(taskId) === hold) this.#undurable.delete(taskId);
-    });
+    receipted.push(taskId);
     const releases = this.#awaiting.get(taskId);
     if (releases === undefined) return;
     this.#awaiting.delete(taskId);
@@ -296,12 +323,15 @@ export class ObservationPipeline {
   #enqueue(outputs: ObserverOutput[]): Promise<void> {
     // Most entries show nothing: no step on the queue for them (it would resolve to the same).
     if (outputs.length === 0) return this.#queue;
+    let queued = false;
     for (const output of outputs) {
       if (output.type === 'finding') {
         if (this.#retainFindings) this.#findings.push(output.finding);
         this.#safely(() => this.#onFinding?.(output.finding));
-      }
+      } else if (output.type !== 'span' || this.#spans !== undefined) queued = true;
     }
+    // Nor for outputs no sink takes (span events without a span sink, findings told above).
+    if (!queued) return this.#queue;
     this.#queue = this.#queue
       .then(() => this.#handle(outputs))
       .catch((error: unknown) => this.#failed(error, 'receipts'));

@@ -27,7 +27,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { openOutputFile, writeOutputFile } from '../output-file.js';
 import { type Clock, isoAt } from '../clock.js';
 import { A2aReplayError } from '../errors.js';
-import { writeAll } from '../recording/line-sink.js';
+import { datasyncFd, writeAll } from '../recording/line-sink.js';
 import { ReceiptChain, type SealedLine } from './chain.js';
 import type { Keyring } from './keys.js';
 import type {
@@ -95,6 +95,11 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
+/** fdatasync of `fd` as a promise (the close path; the running log syncs with callbacks). */
+function datasyncPromise(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => datasyncFd(fd, (error) => (error ? reject(error) : resolve())));
+}
+
 /** Replaces `path` with one checkpoint line, atomically: a reader sees the old or the new one. */
 async function writeWitness(path: string, text: string): Promise<void> {
   try {
@@ -131,8 +136,10 @@ export class ReceiptLogWriter {
   #queued = 0;
   #written = 0;
   #synced = 0;
-  /** The sync running now (fdatasync, then the witness file); at most one runs. */
-  #syncing: Promise<void> | null = null;
+  /** A sync runs now (fdatasync, then the witness file); at most one runs. */
+  #syncing = false;
+  /** Told once no sync runs (`close` waits for the running one). */
+  #syncsIdle: (() => void)[] = [];
   #waiters: Waiter[] = [];
   /** The write scheduled for the end of this turn, if any. */
   #deferred: NodeJS.Immediate | undefined;
@@ -237,6 +244,18 @@ export class ReceiptLogWriter {
     return this.#untilDurable(this.#queued);
   }
 
+  /**
+   * {@link durable} with callbacks and no promise: `done` once every line appended so far is
+   * durable under the policy, or `failed` with the log's failure. Called once, never
+   * synchronously unless the lines already are durable (or the log failed).
+   */
+  whenDurable(done: () => void, failed: (error: unknown) => void): void {
+    const target = this.#queued;
+    if (this.#failure) failed(this.#failure);
+    else if (this.#synced >= target) done();
+    else this.#wait({ target, resolve: done, reject: failed });
+  }
+
   /** Signs further receipts with another kid the header declares. */
   rotate(kid: string): void {
     this.#assertOpen();
@@ -258,10 +277,10 @@ export class ReceiptLogWriter {
       const last = this.#failure ? null : this.chain.close(recording);
       if (last) this.#queue([last]);
       this.#write();
-      while (this.#syncing) await this.#syncing;
+      if (this.#syncing) await new Promise<void>((resolve) => this.#syncsIdle.push(resolve));
       if (this.#fsync !== 'never' && this.#written > this.#synced && !this.#failure) {
         try {
-          await this.#file.datasync();
+          await datasyncPromise(this.#file.fd);
           this.#markSynced(this.#written);
         } catch (cause) {
           this.#fail(cause);
@@ -315,12 +334,16 @@ export class ReceiptLogWriter {
   #untilDurable(target: number): Promise<void> {
     if (this.#failure) return Promise.reject(this.#failure);
     if (this.#synced >= target) return Promise.resolve();
-    const done = new Promise<void>((resolve, reject) => this.#waiters.push({ target, resolve, reject }));
+    return new Promise<void>((resolve, reject) => this.#wait({ target, resolve, reject }));
+  }
+
+  /** Adds a waiter; the write and its sync happen at the end of the turn. */
+  #wait(waiter: Waiter): void {
+    this.#waiters.push(waiter);
     this.#deferred ??= setImmediate(() => {
       this.#deferred = undefined;
       this.#write();
     });
-    return done;
   }
 
   /**
@@ -361,7 +384,7 @@ export class ReceiptLogWriter {
    * durable, and only the witness file is written.
    */
   #syncIfDue(): void {
-    if (this.#syncing !== null || this.#failure !== null) return;
+    if (this.#syncing || this.#failure !== null) return;
     const never = this.#fsync === 'never';
     if (never) {
       this.#markSynced(this.#written);
@@ -378,19 +401,24 @@ export class ReceiptLogWriter {
     if (!due && (!never || witness === null)) return;
     const covers = this.#written;
     this.#unsyncedCheckpoint = null;
-    this.#syncing = (async () => {
-      try {
-        // fdatasync: the appended bytes and the size that reaches them (docs/design.md §5).
-        if (due) await this.#file.datasync();
-        this.#markSynced(Math.max(this.#synced, covers));
-        if (witness !== null && this.#witness !== undefined) await writeWitness(this.#witness, witness);
-      } catch (cause) {
-        this.#fail(cause);
-      }
-      this.#syncing = null;
+    this.#syncing = true;
+    const ended = (cause?: unknown): void => {
+      if (cause !== undefined) this.#fail(cause);
+      this.#syncing = false;
       this.#release();
       this.#syncIfDue();
-    })();
+      if (!this.#syncing) for (const idle of this.#syncsIdle.splice(0)) idle();
+    };
+    const synced = (): void => {
+      this.#markSynced(Math.max(this.#synced, covers));
+      if (witness !== null && this.#witness !== undefined)
+        writeWitness(this.#witness, witness).then(() => ended(), ended);
+      else ended();
+    };
+    // fdatasync: the appended bytes and the size that reaches them (docs/design.md §5), through
+    // the callback API: one thread-pool request and one callback, no promise chain.
+    if (due) datasyncFd(this.#file.fd, (error) => (error ? ended(error) : synced()));
+    else synced();
   }
 
   /** Counts the first `synced` lines durable and tells the listener those it was not told yet. */

@@ -112,14 +112,16 @@ export class RecordingWriter implements EntryWriter {
   #queued = 0;
   #settled = 0;
   /** Callers waiting for the first `target` lines to settle. */
-  #reachWaiters: { target: number; resolve: () => void }[] = [];
-  /** Lines the last finished sync covered; the sync running now and what it covers. */
+  #reachWaiters: { target: number; done: () => void }[] = [];
+  /** Lines the last finished sync covered; what the sync running now covers, and who waits for it. */
   #synced = 0;
-  #syncing: { covers: number; done: Promise<void> } | undefined;
-  /** The sync that callers arriving while one runs share (group commit). */
-  #nextSync: Promise<void> | undefined;
+  #syncing: { covers: number; waiters: (() => void)[] } | undefined;
+  /** Callers that need a sync after the running one, or after the end of this turn (group commit). */
+  #syncWaiters: (() => void)[] = [];
   /** The sync that starts at the end of this turn, which every caller of the turn shares. */
-  #turnSync: Promise<void> | undefined;
+  #turnSync: NodeJS.Immediate | undefined;
+  /** Told once no sync runs or is due at the end of the turn (`close` waits for them). */
+  #syncsIdle: (() => void)[] = [];
 
   constructor(options: RecordingWriterOptions) {
     this.#sink = options.sink;
@@ -178,9 +180,17 @@ export class RecordingWriter implements EntryWriter {
    * reported through `onError`, as for writes.
    */
   durable(sync: boolean): Promise<void> {
+    return new Promise((resolve) => this.whenDurable(sync, resolve));
+  }
+
+  /**
+   * {@link durable} with a callback: `done` is called once (never synchronously when anything is
+   * left to write or sync), with no promise in between.
+   */
+  whenDurable(sync: boolean, done: () => void): void {
     const target = this.#queued;
-    if (!sync || this.#sink.sync === undefined) return this.#reach(target);
-    return this.#reach(target).then(() => this.#syncCovering(target));
+    if (!sync || this.#sink.sync === undefined) this.#whenReached(target, done);
+    else this.#whenReached(target, () => this.#whenSynced(target, done));
   }
 
   /**
@@ -195,8 +205,9 @@ export class RecordingWriter implements EntryWriter {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       await this.flush();
-      await this.#turnSync;
-      await this.#syncing?.done;
+      // The sync of this turn still runs (its callers asked before the close); later ones do not.
+      if (this.#turnSync !== undefined || this.#syncing !== undefined)
+        await new Promise<void>((resolve) => this.#syncsIdle.push(resolve));
       try {
         await this.#sink.close();
       } catch (error) {
@@ -209,58 +220,90 @@ export class RecordingWriter implements EntryWriter {
   /** Resolves once the first `target` lines are settled. */
   #reach(target: number): Promise<void> {
     if (this.#settled >= target) return Promise.resolve();
-    const reached = new Promise<void>((resolve) => this.#reachWaiters.push({ target, resolve }));
+    return new Promise<void>((resolve) => this.#whenReached(target, resolve));
+  }
+
+  /** Calls `done` once the first `target` lines are settled: at once when they are. */
+  #whenReached(target: number, done: () => void): void {
+    if (this.#settled >= target) {
+      done();
+      return;
+    }
+    this.#reachWaiters.push({ target, done });
     this.#schedule(true);
-    return reached;
   }
 
   #settle(lines: number): void {
     this.#settled += lines;
     if (this.#reachWaiters.length === 0) return;
-    const waiting: { target: number; resolve: () => void }[] = [];
+    const waiting: { target: number; done: () => void }[] = [];
+    const reached: (() => void)[] = [];
     for (const waiter of this.#reachWaiters) {
-      if (waiter.target <= this.#settled) waiter.resolve();
+      if (waiter.target <= this.#settled) reached.push(waiter.done);
       else waiting.push(waiter);
     }
     this.#reachWaiters = waiting;
+    for (const done of reached) done();
   }
 
-  /** A sync that covers the first `target` lines (all of them settled already). */
-  #syncCovering(target: number): Promise<void> {
-    if (this.#synced >= target || this.#failed !== undefined || this.#closed !== undefined) return Promise.resolve();
-    const running = this.#syncing;
-    if (running === undefined) {
-      this.#turnSync ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
-        this.#turnSync = undefined;
-        return this.#startSync(true);
-      });
-      return this.#turnSync;
+  /** Calls `done` once a sync covers the first `target` lines (all of them settled already). */
+  #whenSynced(target: number, done: () => void): void {
+    if (this.#synced >= target || this.#failed !== undefined || this.#closed !== undefined) {
+      done();
+      return;
     }
-    if (running.covers >= target) return running.done;
-    this.#nextSync ??= running.done.then(() => {
-      this.#nextSync = undefined;
-      return this.#startSync();
-    });
-    return this.#nextSync;
+    const running = this.#syncing;
+    if (running !== undefined && running.covers >= target) {
+      running.waiters.push(done);
+      return;
+    }
+    this.#syncWaiters.push(done);
+    if (running === undefined)
+      this.#turnSync ??= setImmediate(() => {
+        this.#turnSync = undefined;
+        this.#startSync(true);
+      });
   }
 
-  /** Starts a sync of the lines settled so far; `closing` lets the end-of-turn one run while `close` waits for it. */
-  #startSync(closing = false): Promise<void> {
+  /**
+   * Syncs the lines settled so far for the callers waiting for a sync; `closing` lets the
+   * end-of-turn one run while `close` waits for it. A caller arriving meanwhile waits for the next.
+   */
+  #startSync(closing = false): void {
+    const waiters = this.#syncWaiters;
+    this.#syncWaiters = [];
     const covers = this.#settled;
-    if (this.#synced >= covers || this.#failed !== undefined || (this.#closed !== undefined && !closing))
-      return Promise.resolve();
-    const done: Promise<void> = (async () => {
-      try {
-        await this.#sink.sync?.();
+    const sink = this.#sink;
+    if (
+      sink.sync === undefined ||
+      this.#synced >= covers ||
+      this.#failed !== undefined ||
+      (this.#closed !== undefined && !closing)
+    ) {
+      this.#syncEnded(waiters);
+      return;
+    }
+    const running = { covers, waiters };
+    this.#syncing = running;
+    sink.sync().then(
+      () => {
         this.#synced = Math.max(this.#synced, covers);
-      } catch (error) {
+        this.#syncEnded(running.waiters);
+      },
+      (error: unknown) => {
         this.#fail(error);
-      }
-    })().then(() => {
-      if (this.#syncing?.done === done) this.#syncing = undefined;
-    });
-    this.#syncing = { covers, done };
-    return done;
+        this.#syncEnded(running.waiters);
+      },
+    );
+  }
+
+  /** A sync ended (or was not needed): tells its callers, and starts the next one if somebody waits. */
+  #syncEnded(waiters: (() => void)[]): void {
+    this.#syncing = undefined;
+    for (const done of waiters) done();
+    if (this.#syncWaiters.length > 0) this.#startSync();
+    else if (this.#turnSync === undefined && this.#syncing === undefined)
+      for (const idle of this.#syncsIdle.splice(0)) idle();
   }
 
   #enqueue(line: string): void {

@@ -1,11 +1,12 @@
 /**
  * Loaded into a child process with `--import` by tests only (see sync-gate.ts): every
- * `FileHandle.datasync()` waits until the test lets it run. Before it runs, the child sends the
- * test one line `{"id", "path", "size"}` on the unix socket named by SYNC_GATE_SOCKET (the file
- * the sync is for, and its size then: what the sync will cover), and waits for the line `id`.
+ * `FileHandle.datasync()` and `fs.fdatasync(fd, callback)` waits until the test lets it run.
+ * Before it runs, the child sends the test one line `{"id", "path", "size"}` on the unix socket
+ * named by SYNC_GATE_SOCKET (the file the sync is for, and its size then: what the sync will
+ * cover), and waits for the line `id`.
  * Once the socket closes, syncs run at once.
  */
-import { fstatSync, readlinkSync } from 'node:fs';
+import fs, { fstatSync, readlinkSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { connect } from 'node:net';
 import process from 'node:process';
@@ -41,16 +42,25 @@ if (socketPath) {
   };
   socket.on('close', openAll);
   socket.on('error', openAll);
-  proto.datasync = async function gatedDatasync() {
-    if (!closed) {
-      const id = nextId++;
-      const path = readlinkSync(`/proc/self/fd/${this.fd}`);
-      const { size } = fstatSync(this.fd);
-      const allowed = new Promise((resolve) => waiting.set(id, resolve));
-      socket.ref();
-      socket.write(`${JSON.stringify({ id, path, size })}\n`);
-      await allowed;
+  /** Asks the test for a sync of `fd`; `go` once it says so. */
+  const gate = (fd, go) => {
+    if (closed) {
+      go();
+      return;
     }
+    const id = nextId++;
+    const path = readlinkSync(`/proc/self/fd/${fd}`);
+    const { size } = fstatSync(fd);
+    waiting.set(id, go);
+    socket.ref();
+    socket.write(`${JSON.stringify({ id, path, size })}\n`);
+  };
+  proto.datasync = async function gatedDatasync() {
+    await new Promise((resolve) => gate(this.fd, resolve));
     return datasync.call(this);
+  };
+  const fdatasync = fs.fdatasync;
+  fs.fdatasync = function gatedFdatasync(fd, callback) {
+    gate(fd, () => fdatasync(fd, callback));
   };
 }

@@ -221,6 +221,31 @@ function pausedOnStream(): Entries {
 }
 
 describe('ObservationPipeline.pushHeld', () => {
+  it('settles a hold through the callbacks of sinks that have them, never asking for a promise', async () => {
+    const { sink } = chainSink();
+    let receiptsDurable: () => void = () => undefined;
+    let linesDurable: () => void = () => undefined;
+    const pipeline = new ObservationPipeline({
+      recordingId: RECORDING_ID,
+      receipts: {
+        ...sink,
+        durable: () => Promise.reject(new Error('durable() is not asked for when whenDurable is there')),
+        whenDurable: (done) => (receiptsDurable = done),
+      },
+      entriesDurable: () => Promise.reject(new Error('entriesDurable is not asked for when whenEntriesDurable is')),
+      whenEntriesDurable: (done) => (linesDurable = done),
+    });
+    const e = pausedOnStream();
+    const holds = e.list.map((entry) => pipeline.pushHeld(entry));
+    const hold = holds[4];
+    expect(await stateOf(hold)).toBe('pending');
+    receiptsDurable();
+    expect(await stateOf(hold)).toBe('pending');
+    linesDurable();
+    expect(await stateOf(hold)).toBe('settled');
+    expect(pipeline.failures.receipts).toBe(0);
+  });
+
   it('holds every entry that shows the task while its receipt is not durable, whichever entry made it', async () => {
     const gated = gatedSink();
     const pipeline = new ObservationPipeline({ recordingId: RECORDING_ID, receipts: gated.sink });

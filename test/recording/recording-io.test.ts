@@ -1,7 +1,8 @@
+import fs from 'node:fs';
 import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { ManualClock } from '../../src/clock.js';
 import { A2aReplayError } from '../../src/errors.js';
@@ -171,6 +172,41 @@ describe('RecordingWriter.durable', () => {
     await Promise.all([a, b]);
     expect(sink.syncs).toHaveLength(2);
     expect(settled.sort()).toEqual(['a', 'b', 'first', 'joined']);
+  });
+});
+
+describe('RecordingWriter.whenDurable', () => {
+  it('calls back once, when the sync that covers the lines has returned', async () => {
+    const sink = new GatedSink();
+    const { writer } = writerTo(sink);
+    writer.append(draft('x1'));
+    let calls = 0;
+    writer.whenDurable(true, () => (calls += 1));
+    await until(() => sink.syncs.length === 1);
+    expect(calls).toBe(0);
+    sink.syncs[0]!.release();
+    await until(() => calls > 0);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toBe(1);
+    // Nothing left to write or sync: at once.
+    writer.whenDurable(true, () => (calls += 1));
+    expect(calls).toBe(2);
+  });
+
+  it('syncs a file through one fs.fdatasync callback request per group commit', async () => {
+    const fdatasync = vi.spyOn(fs, 'fdatasync');
+    try {
+      const { writer } = writerTo(fileLineSink(join(dir, 'synced.jsonl')));
+      writer.append(draft('x1'));
+      const first = writer.durable(true);
+      writer.append(draft('x2'));
+      const second = writer.durable(true);
+      await Promise.all([first, second]);
+      expect(fdatasync).toHaveBeenCalledTimes(1);
+      await writer.close();
+    } finally {
+      fdatasync.mockRestore();
+    }
   });
 });
 
