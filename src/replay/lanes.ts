@@ -77,7 +77,12 @@ export function methodOf(request: RecordingEntry): string | null {
 
 /** The recorded task a request addresses, if it names one (in its params or, HTTP+JSON, its path). */
 export function requestTaskId(request: RecordingEntry): string | undefined {
-  const params = record(callOf(request)?.params);
+  return taskIdOf(callOf(request));
+}
+
+/** The task a call's params name. */
+function taskIdOf(call: ReturnType<typeof callOf>): string | undefined {
+  const params = record(call?.params);
   if (!params) return undefined;
   return str(params.taskId) ?? str(params.id) ?? str(record(params.message)?.taskId);
 }
@@ -102,10 +107,10 @@ export function answerTaskId(body: JsonValue | undefined): string | undefined {
 }
 
 /** True for requests that are global barriers: control, agent card, anything not tied to one task. */
-function isBarrier(request: RecordingEntry, method: string | null): boolean {
+function isBarrier(request: RecordingEntry, method: string | null, named: string | undefined): boolean {
   if (readTarget(request.http.path).path === CONTROL_PATH) return true;
   if (method === null) return true;
-  return !LANE_STARTERS.has(method) && requestTaskId(request) === undefined;
+  return !LANE_STARTERS.has(method) && named === undefined;
 }
 
 /**
@@ -117,6 +122,8 @@ export function planReplay(entries: readonly RecordingEntry[]): ReplayPlan {
   const sorted = [...entries].sort((a, b) => a.seq - b.seq);
   const byXid = new Map<string, PlannedExchange>();
   const exchanges: PlannedExchange[] = [];
+  /** The task each request names: its call is read once, for its method and this. */
+  const named = new Map<PlannedExchange, string | undefined>();
   const malformed = (entry: RecordingEntry, why: string): never => {
     throw new A2aReplayError('RECORDING_MALFORMED', `entry seq ${entry.seq} (xid ${entry.xid}): ${why}`);
   };
@@ -124,10 +131,11 @@ export function planReplay(entries: readonly RecordingEntry[]): ReplayPlan {
     const ex = byXid.get(entry.xid);
     if (entry.kind === 'request') {
       if (ex) malformed(entry, `a second request for exchange ${entry.xid} (first at seq ${ex.request.seq})`);
+      const call = callOf(entry);
       const planned: PlannedExchange = {
         xid: entry.xid,
         request: entry,
-        method: methodOf(entry),
+        method: call?.method ?? null,
         lane: null,
         response: undefined,
         events: [],
@@ -135,6 +143,7 @@ export function planReplay(entries: readonly RecordingEntry[]): ReplayPlan {
       };
       byXid.set(entry.xid, planned);
       exchanges.push(planned);
+      named.set(planned, taskIdOf(call));
       continue;
     }
     if (!ex) return malformed(entry, `a ${entry.kind} with no earlier request`);
@@ -162,9 +171,9 @@ export function planReplay(entries: readonly RecordingEntry[]): ReplayPlan {
   const exchangeOfSeq = new Map<number, PlannedExchange>();
   const lanes = new Set<LaneKey>();
   for (const ex of exchanges) {
-    if (!isBarrier(ex.request, ex.method)) {
-      const named = requestTaskId(ex.request);
-      if (named !== undefined) ex.lane = `task:${named}`;
+    const task = named.get(ex);
+    if (!isBarrier(ex.request, ex.method, task)) {
+      if (task !== undefined) ex.lane = `task:${task}`;
       else {
         const answers = [ex.response, ...ex.events].filter((e): e is RecordingEntry => e !== undefined);
         const minted = answers.map((e) => answerTaskId(e.body)).find((id) => id !== undefined);

@@ -105,6 +105,8 @@ export class ReplayLedger {
   readonly #progress = new Map<string, ExchangeProgress>();
   readonly #lanes = new Map<string, LaneCursor>();
   readonly #all = new LaneCursor();
+  /** The barrier exchanges' entries, if the recording has any. */
+  readonly #barriers: LaneCursor | undefined;
   readonly #bySeq = new Map<number, RecordingEntry>();
   readonly #byXid = new Map<string, PlannedExchange>();
   #nextExtraSeq: number;
@@ -141,6 +143,7 @@ export class ReplayLedger {
       });
     }
     this.#nextExtraSeq = max + 1;
+    this.#barriers = this.#lanes.get(BARRIER_LANE);
   }
 
   /** Live entries observed so far (matched or extra). */
@@ -170,16 +173,16 @@ export class ReplayLedger {
 
   /** The first unsettled entry that must settle before recorded position `s` of `lane` is due. */
   blockerAt(s: number, lane: LaneKey | null): RecordingEntry | undefined {
-    const candidates: (number | undefined)[] =
-      lane === null
-        ? [this.#all.firstUnsettled(this.isSettled)]
-        : [
-            this.#lanes.get(lane)?.firstUnsettled(this.isSettled),
-            this.#lanes.get(BARRIER_LANE)?.firstUnsettled(this.isSettled),
-          ];
+    // The first unsettled entry of the lane and of the barriers, whichever comes first: it blocks
+    // when it comes before `s` (the other one then cannot come before it and after `s`).
     let blocking: number | undefined;
-    for (const c of candidates) if (c !== undefined && c < s && (blocking === undefined || c < blocking)) blocking = c;
-    return blocking === undefined ? undefined : this.#bySeq.get(blocking);
+    if (lane === null) blocking = this.#all.firstUnsettled(this.isSettled);
+    else {
+      blocking = this.#lanes.get(lane)?.firstUnsettled(this.isSettled);
+      const barrier = this.#barriers?.firstUnsettled(this.isSettled);
+      if (barrier !== undefined && (blocking === undefined || barrier < blocking)) blocking = barrier;
+    }
+    return blocking !== undefined && blocking < s ? this.#bySeq.get(blocking) : undefined;
   }
 
   /** True once a live terminal entry (`end` / `error`) came for `ex`. */

@@ -96,7 +96,9 @@ export function replayHeaders(
   bodyBytes: number | undefined,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(recorded ?? {})) {
+  for (const name in recorded) {
+    if (!Object.hasOwn(recorded, name)) continue;
+    const value = recorded[name] as string;
     if (NOT_REPLAYED.has(name) || value.startsWith('[redacted')) continue;
     out[name] = value;
   }
@@ -105,6 +107,18 @@ export function replayHeaders(
     out['content-length'] = String(bodyBytes);
   }
   return out;
+}
+
+/** The `node:http` options and base path of a peer URL, worked out once per URL object. */
+const PEERS = new WeakMap<URL, { server: ReturnType<typeof serverOptions>; basePath: string }>();
+
+function peerOf(base: URL): { server: ReturnType<typeof serverOptions>; basePath: string } {
+  let peer = PEERS.get(base);
+  if (peer === undefined) {
+    peer = { server: serverOptions(base), basePath: basePathOf(base) };
+    PEERS.set(base, peer);
+  }
+  return peer;
 }
 
 /** Sends a recorded request to the live peer. */
@@ -130,10 +144,10 @@ export function sendLive(options: LiveCallOptions): LiveCall {
     tokens: 'keep',
   });
   const target = options.path ?? request.http.path;
-  const server = serverOptions(options.base);
-  const path = underBase(basePathOf(options.base), target);
-  const bodyBytes = options.body === undefined ? undefined : Buffer.from(options.body, 'utf8');
-  const headers = replayHeaders(request.http.headers, bodyBytes?.byteLength);
+  const { server, basePath } = peerOf(options.base);
+  const path = underBase(basePath, target);
+  const body = options.body;
+  const headers = replayHeaders(request.http.headers, body === undefined ? undefined : Buffer.byteLength(body, 'utf8'));
   // The request is the recorded one (its path with live ids): only the answer is turned into entries.
   const exchange = recorder.answerOf({ method: request.http.method, path: target }, request.xid);
   const send = server.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -181,7 +195,10 @@ export function sendLive(options: LiveCallOptions): LiveCall {
       }
       resolveDone();
     });
-    req.end(bodyBytes);
+    // The body as text: node:http writes a text body given to `end` with the head in one write
+    // (a Buffer goes as a second chunk of a `writev`).
+    if (body === undefined) req.end();
+    else req.end(body, 'utf8');
   };
   attempt(true);
   return call;

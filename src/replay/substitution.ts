@@ -35,15 +35,23 @@ export const MIN_EMBEDDED_ID_LENGTH = 8;
 
 /** Characters an id may continue with: an occurrence bounded by one of them is part of a longer word. */
 const ID_CHAR = 'A-Za-z0-9_\\-';
-/** Maximal runs of id characters: the candidates for ids made only of them. */
-const ID_RUN = new RegExp(`[${ID_CHAR}]+`, 'g');
 const ONLY_ID_CHARS = new RegExp(`^[${ID_CHAR}]+$`);
+
+/** Whether the UTF-16 code unit `c` is an id character (`A-Za-z0-9_-`). */
+function isIdChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 45;
+}
 
 /**
  * One direction of an {@link IdMap} (or any map of strings): a string equal to a key becomes its
  * value; in a longer string, each occurrence of a key of at least {@link MIN_EMBEDDED_ID_LENGTH}
  * characters that neither follows nor precedes an id character becomes its value, all in one
  * pass, so a replaced value is never replaced again.
+ *
+ * The pass reads the string once, left to right, whatever the number of keys: at a position not
+ * preceded by an id character, a key holding other characters too (a token placeholder) is looked
+ * up by its first character and length, the longest first; otherwise a maximal run of id
+ * characters is looked up whole. Its cost does not grow with the ids and tokens learned.
  */
 export class StringRewriter {
   readonly whole = new Map<string, string>();
@@ -51,7 +59,8 @@ export class StringRewriter {
   readonly #plain = new Map<string, string>();
   /** Keys found inside strings holding other characters too (`a2a-replay:resume-token:…`). */
   readonly #other = new Map<string, string>();
-  #pattern: RegExp | undefined;
+  /** The lengths of the {@link #other} keys by their first code unit, longest first. */
+  readonly #otherLengths = new Map<number, number[]>();
 
   constructor(map?: ReadonlyMap<string, string>) {
     if (map) for (const [from, to] of map) this.set(from, to);
@@ -64,10 +73,17 @@ export class StringRewriter {
   set(from: string, to: string): void {
     this.whole.set(from, to);
     if (from === to || from.length < MIN_EMBEDDED_ID_LENGTH) return;
-    if (ONLY_ID_CHARS.test(from)) this.#plain.set(from, to);
-    else {
-      this.#other.set(from, to);
-      this.#pattern = undefined;
+    if (ONLY_ID_CHARS.test(from)) {
+      this.#plain.set(from, to);
+      return;
+    }
+    this.#other.set(from, to);
+    const first = from.charCodeAt(0);
+    const lengths = this.#otherLengths.get(first);
+    if (lengths === undefined) this.#otherLengths.set(first, [from.length]);
+    else if (!lengths.includes(from.length)) {
+      lengths.push(from.length);
+      lengths.sort((a, b) => b - a);
     }
   }
 
@@ -76,16 +92,53 @@ export class StringRewriter {
     const whole = this.whole.get(value);
     if (whole !== undefined) return whole;
     if (value.length <= MIN_EMBEDDED_ID_LENGTH || (this.#plain.size === 0 && this.#other.size === 0)) return value;
-    const pattern = this.#other.size === 0 ? ID_RUN : (this.#pattern ??= this.#compile());
-    pattern.lastIndex = 0;
-    return value.replace(pattern, (token) => this.#plain.get(token) ?? this.#other.get(token) ?? token);
+    const n = value.length;
+    let out = '';
+    /** Where the text not yet copied to `out` begins. */
+    let copied = 0;
+    let i = 0;
+    while (i < n) {
+      const c = value.charCodeAt(i);
+      if (i === 0 || !isIdChar(value.charCodeAt(i - 1))) {
+        const key = this.#otherAt(value, i);
+        if (key !== undefined) {
+          out += value.slice(copied, i) + (this.#other.get(key) as string);
+          i += key.length;
+          copied = i;
+          continue;
+        }
+      }
+      if (!isIdChar(c)) {
+        i += 1;
+        continue;
+      }
+      let end = i + 1;
+      while (end < n && isIdChar(value.charCodeAt(end))) end += 1;
+      // Keys inside strings are at least MIN_EMBEDDED_ID_LENGTH long: a shorter run is none.
+      if (end - i >= MIN_EMBEDDED_ID_LENGTH && (end - i < n || i > 0)) {
+        const to = this.#plain.get(value.slice(i, end));
+        if (to !== undefined) {
+          out += value.slice(copied, i) + to;
+          copied = end;
+        }
+      }
+      i = end;
+    }
+    return copied === 0 ? value : out + value.slice(copied);
   }
 
-  /** The keys with other characters first (each bounded by non-id characters), else a run of id characters. */
-  #compile(): RegExp {
-    const keys = [...this.#other.keys()].sort((a, b) => b.length - a.length);
-    const escaped = keys.map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
-    return new RegExp(`(?<![${ID_CHAR}])(?:${escaped.join('|')})(?![${ID_CHAR}])|[${ID_CHAR}]+`, 'g');
+  /** The key with other characters that starts at `i` and ends before a non-id character, the longest first. */
+  #otherAt(value: string, i: number): string | undefined {
+    if (this.#other.size === 0) return undefined;
+    const lengths = this.#otherLengths.get(value.charCodeAt(i));
+    if (lengths === undefined) return undefined;
+    for (const length of lengths) {
+      const end = i + length;
+      if (end > value.length || (end < value.length && isIdChar(value.charCodeAt(end)))) continue;
+      const key = value.slice(i, end);
+      if (this.#other.has(key)) return key;
+    }
+    return undefined;
   }
 }
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/canonical/canonical-json.js';
-import { IdMap, rewriteCopy } from '../../src/replay/substitution.js';
+import { IdMap, MIN_EMBEDDED_ID_LENGTH, StringRewriter, rewriteCopy } from '../../src/replay/substitution.js';
 import { fuzzRuns } from '../helpers/fuzz.js';
 
 /** Own keys, values and prototypes all the way down, so a shared and a copied value compare alike. */
@@ -144,6 +144,49 @@ describe('IdMap', () => {
         expect(JSON.stringify(body)).toBe(before);
       }),
       { numRuns: fuzzRuns(2000) },
+    );
+  });
+
+  it('rewrites embedded ids and tokens as one regular expression over every key would, however many keys', () => {
+    // The rule as a regular expression: at each position a key with other characters (longest
+    // first) bounded by non-id characters, else a maximal run of id characters looked up whole.
+    const reference = (map: ReadonlyMap<string, string>, value: string): string => {
+      const whole = map.get(value);
+      if (whole !== undefined) return whole;
+      if (value.length <= MIN_EMBEDDED_ID_LENGTH) return value;
+      const embedded = [...map].filter(([from, to]) => from !== to && from.length >= MIN_EMBEDDED_ID_LENGTH);
+      const plain = new Map(embedded.filter(([from]) => /^[A-Za-z0-9_-]+$/.test(from)));
+      const other = new Map(embedded.filter(([from]) => !/^[A-Za-z0-9_-]+$/.test(from)));
+      const keys = [...other.keys()].sort((a, b) => b.length - a.length);
+      const escaped = keys.map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'));
+      const alternatives = escaped.length > 0 ? `(?<![A-Za-z0-9_-])(?:${escaped.join('|')})(?![A-Za-z0-9_-])|` : '';
+      const pattern = new RegExp(`${alternatives}[A-Za-z0-9_-]+`, 'g');
+      return value.replace(pattern, (token) => plain.get(token) ?? other.get(token) ?? token);
+    };
+    const piece = fc.constantFrom(
+      'a2a-replay:resume-token:sha256:ab12',
+      'a2a-replay:resume-token:sha256:ab1',
+      'a2a:x',
+      'task-0000001',
+      'task-0000001-b',
+      'tok.en.0001',
+      'tok.en',
+      ' ',
+      '.',
+      ':',
+      '-',
+      'x',
+      'é',
+    );
+    const text = fc.array(piece, { maxLength: 8 }).map((parts) => parts.join(''));
+    const pairs = fc.array(fc.tuple(text, text), { maxLength: 6 });
+    fc.assert(
+      fc.property(pairs, text, (learned, value) => {
+        const map = new Map<string, string>();
+        for (const [from, to] of learned) if (!map.has(from)) map.set(from, to);
+        expect(new StringRewriter(map).string(value)).toBe(reference(map, value));
+      }),
+      { numRuns: fuzzRuns(3000) },
     );
   });
 });
