@@ -8,7 +8,7 @@ import { BoundedMap } from '../bounded-map.js';
 import { CONTROL_METHODS } from '../protocol/methods.js';
 import { isKnownMethod } from '../protocol/params.js';
 import type { RecordingEntry } from '../recording/format.js';
-import { readRequest } from './call-view.js';
+import { type RequestView, readRequest } from './call-view.js';
 
 /** Exchanges whose method is remembered: as many as the fact reader remembers finished ones. */
 const METHOD_MEMORY = 4096;
@@ -17,22 +17,36 @@ export class EntryMethods {
   readonly #byXid = new BoundedMap<string, string>(METHOD_MEMORY);
 
   /**
-   * The A2A method of `entry`'s exchange (`SendMessage`, `ResumeTask`, ...), undefined when the
-   * exchange is no A2A call: a control call, an unknown method, a request not read as a call, or
-   * an exchange whose request was never seen. Call once per entry, in `seq` order. Never throws:
-   * an entry that is no recording entry (which the fact reader reports) has no method.
+   * `entry` read as a request in its binding (`readRequest`, observe/call-view), once for both the
+   * fact reader and {@link methodOf}; undefined for an entry of another kind, or one that cannot
+   * be read (whoever reads it again meets what stopped it).
    */
-  methodOf(entry: RecordingEntry): string | undefined {
+  requestOf(entry: RecordingEntry): RequestView | undefined {
     try {
-      return this.#methodOf(entry);
+      return entry.kind === 'request' ? readRequest(entry) : undefined;
     } catch {
       return undefined;
     }
   }
 
-  #methodOf(entry: RecordingEntry): string | undefined {
+  /**
+   * The A2A method of `entry`'s exchange (`SendMessage`, `ResumeTask`, ...), undefined when the
+   * exchange is no A2A call: a control call, an unknown method, a request not read as a call, or
+   * an exchange whose request was never seen. Call once per entry, in `seq` order. Never throws:
+   * an entry that is no recording entry (which the fact reader reports) has no method. `read` is
+   * the entry's {@link requestOf}, when it was read: the request is then not read again.
+   */
+  methodOf(entry: RecordingEntry, read?: RequestView): string | undefined {
+    try {
+      return this.#methodOf(entry, read);
+    } catch {
+      return undefined;
+    }
+  }
+
+  #methodOf(entry: RecordingEntry, read: RequestView | undefined): string | undefined {
     if (entry.kind === 'request') {
-      const view = readRequest(entry);
+      const view = read ?? readRequest(entry);
       const method = view.kind === 'call' && isA2aMethod(view.method) ? view.method : undefined;
       if (method === undefined) this.#byXid.delete(entry.xid);
       else this.#byXid.set(entry.xid, method);

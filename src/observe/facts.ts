@@ -18,7 +18,7 @@ import { checkTransition } from '../protocol/state-machine.js';
 import type { Task } from '../protocol/types.js';
 import type { RecordingEntry } from '../recording/format.js';
 import { BoundedMap } from '../bounded-map.js';
-import { readGrpcAnswer, readRequest, readRestAnswer } from './call-view.js';
+import { type RequestView, readGrpcAnswer, readRequest, readRestAnswer } from './call-view.js';
 import {
   type ObservedExchange,
   bindingOf,
@@ -63,8 +63,8 @@ export class FactReader {
     return { exchanges: this.#exchanges.size, finishedExchanges: this.#finished.size };
   }
 
-  /** Reads one entry (in `seq` order) into facts and findings. */
-  read(entry: RecordingEntry): ReadItem[] {
+  /** Reads one entry (in `seq` order) into facts and findings; `request` is readRequest(entry) if read already. */
+  read(entry: RecordingEntry, request?: RequestView): ReadItem[] {
     const out: ReadItem[] = [];
     this.#out = out;
     const problem = entryProblem(entry);
@@ -87,7 +87,7 @@ export class FactReader {
       this.#checkComplete(entry);
       switch (entry.kind) {
         case 'request':
-          this.#onRequest(entry);
+          this.#onRequest(entry, request);
           break;
         case 'response':
           this.#onResponse(entry);
@@ -176,7 +176,7 @@ export class FactReader {
       this.#fact({ type: 'StreamEnded', entry: ref(entry), xid: ex.xid, tasks: [...ex.carries] });
   }
 
-  #onRequest(entry: RecordingEntry): void {
+  #onRequest(entry: RecordingEntry, request: RequestView | undefined): void {
     if (this.#exchanges.has(entry.xid) || this.#finished.has(entry.xid)) {
       this.#finding(
         'duplicate-request',
@@ -190,7 +190,7 @@ export class FactReader {
     }
     const ex = openExchange(entry);
     this.#exchanges.set(entry.xid, ex);
-    const view = readRequest(entry);
+    const view = request ?? readRequest(entry);
     if (view.kind === 'none') return;
     if (view.kind === 'malformed') {
       this.#finding('malformed-json-rpc', entry.seq, view.field, view.message);

@@ -539,7 +539,10 @@ function stamped(o: ObserverOutput, rule: string): ObserverOutput {
       const e = o.event;
       if (!RULED_SPAN_EVENTS.has(e.type)) return o;
       if (e.attributes[ATTR_RULE] !== undefined) return o;
-      return { type: 'span', event: { ...e, attributes: { ...e.attributes, [ATTR_RULE]: rule } } };
+      // `{...e.attributes, [ATTR_RULE]: rule}`, built by assignment into one new object.
+      const attributes = Object.assign({}, e.attributes);
+      attributes[ATTR_RULE] = rule;
+      return { type: 'span', event: { ...e, attributes } };
     }
     case 'finding':
       return o;

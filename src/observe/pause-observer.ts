@@ -116,10 +116,11 @@ export class PauseObserver {
     const out: ObserverOutput[] = [];
     store.out = out;
     store.fired.length = 0;
-    const items = this.#reader.read(entry);
+    const request = this.#methods.requestOf(entry);
+    const items = this.#reader.read(entry, request);
     this.#lastItems = items;
     if (store.awaited.length > 0) store.awaited.length = 0;
-    const method = this.#methods.methodOf(entry);
+    const method = this.#methods.methodOf(entry, request);
     try {
       for (const item of items) {
         if (item.type === 'finding') out.push(item);

@@ -10,11 +10,22 @@ import { canonicalTimeText } from '../protocol/time-text.js';
 import type { TaskPause } from '../protocol/types.js';
 import type { Fact } from './fact.js';
 
+/**
+ * The time text read last and its canonical text: an entry states one time in several facts (a
+ * sighting's `times` and its state's `timestamp`), and a polled task the same one again.
+ * `canonicalTimeText` is pure, so the same text has the same canonical text.
+ */
+let lastText: string | undefined;
+let lastCanonical = '';
+
 /** The canonical text of a time the parsers accepted; throws naming the field when it is none. */
 function canonical(text: string, field: string): string {
+  if (text === lastText) return lastCanonical;
   const out = canonicalTimeText(text);
   if (out === undefined)
     throw new A2aReplayError('INVALID_ARGUMENT', `${field}: expected an RFC 3339 time; got ${JSON.stringify(text)}`);
+  lastText = text;
+  lastCanonical = out;
   return out;
 }
 

@@ -62,7 +62,9 @@ export function withConventions(out: ObserverOutput[], entry: EntryConventions):
     if (o?.type !== 'span') continue;
     const added = conventionAttributes(o.event, entry);
     if (added === undefined) continue;
-    out[n] = { type: 'span', event: { ...o.event, attributes: { ...added, ...o.event.attributes } } };
+    // The event's own attributes after the added ones, a value it states kept: `{...added, ...own}`
+    // into the object just made, not a copy of it.
+    out[n] = { type: 'span', event: { ...o.event, attributes: Object.assign(added, o.event.attributes) } };
   }
 }
 

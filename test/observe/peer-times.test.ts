@@ -7,6 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { Keyring } from '../../src/receipts/keys.js';
 import { RECORDING_VERSION, type RecordingHeader } from '../../src/recording/format.js';
 import { deriveReceiptLog } from '../../src/replay/derive-receipts.js';
+import type { Fact } from '../../src/observe/fact.js';
+import { withCanonicalTimes } from '../../src/observe/peer-times.js';
 import { CREATED_AT, fixedKey } from '../receipts/fixtures.js';
 import { Entries, TASK, TOKEN, clientPause, observeAll, pauseResult, resumeResult } from './entries.js';
 
@@ -81,5 +83,25 @@ describe("the peer's times in receipts", () => {
     const refused = findings.find((f) => f.code === 'malformed-pause');
     expect(refused).toMatchObject({ seq: answer.seq, field: 'body.result.pause.pausedAt' });
     expect(refused?.message).toContain('RFC 3339');
+  });
+
+  it('read each text alone: the same text again gives its own canonical text, a refused one is refused each time', () => {
+    const seen = (timestamp: string): Fact => ({
+      type: 'StateSeen',
+      entry: { seq: 1, at: '2026-05-01T00:00:00.000Z' },
+      task: { taskId: TASK, contextId: null },
+      state: 'TASK_STATE_WORKING',
+      timestamp,
+      origin: { kind: 'snapshot', xid: 'g1', multi: false },
+      field: 'body.result',
+    });
+    const stamp = (timestamp: string): unknown =>
+      (withCanonicalTimes(seen(timestamp)) as { timestamp: unknown }).timestamp;
+    expect(stamp('2026-04-30T14:34:56+02:00')).toBe('2026-04-30T12:34:56.000Z');
+    expect(stamp('2026-04-30T14:34:56+02:00')).toBe('2026-04-30T12:34:56.000Z');
+    expect(() => stamp('2026-02-30T12:00:00Z')).toThrow(/status\.timestamp: expected an RFC 3339 time/);
+    expect(() => stamp('2026-02-30T12:00:00Z')).toThrow(/status\.timestamp: expected an RFC 3339 time/);
+    expect(stamp('2026-04-30T14:34:57+02:00')).toBe('2026-04-30T12:34:57.000Z');
+    expect(stamp('2026-04-30T14:34:56+02:00')).toBe('2026-04-30T12:34:56.000Z');
   });
 });

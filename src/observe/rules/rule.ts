@@ -71,6 +71,30 @@ export function rule<X, T extends RuleInputType>(
   };
 }
 
+/** The rows of each table by the input type they fire on, each list in the table's order. */
+const ROWS_BY_INPUT = new WeakMap<RuleTable<never>, ReadonlyMap<RuleInputType, readonly Rule<never>[]>>();
+const NO_ROWS: readonly Rule<never>[] = [];
+
+/**
+ * The rows of `table` that fire on `type`, in precedence order: the table indexed by input type
+ * once, so a fact costs a lookup and a walk over its own rows, not over the whole table.
+ */
+function rowsOn<X>(table: RuleTable<X>, type: RuleInputType): readonly Rule<X>[] {
+  const key = table as unknown as RuleTable<never>;
+  let index = ROWS_BY_INPUT.get(key);
+  if (index === undefined) {
+    const byType = new Map<RuleInputType, Rule<never>[]>();
+    for (const row of table.rows as readonly Rule<never>[]) {
+      const rows = byType.get(row.on);
+      if (rows) rows.push(row);
+      else byType.set(row.on, [row]);
+    }
+    index = byType;
+    ROWS_BY_INPUT.set(key, index);
+  }
+  return (index.get(type) ?? NO_ROWS) as readonly Rule<X>[];
+}
+
 /**
  * Fires the first row of `table` whose input type and guard match, recording it in the store (so
  * what it emits names it); returns its id, undefined when no row matched.
@@ -81,9 +105,11 @@ export function fire<X extends object>(
   x: X,
   fact: RuleInput,
 ): string | undefined {
+  const rows = rowsOn(table, fact.type);
+  if (rows.length === 0) return undefined;
   const c = { ...x, store, fact } as Case<X>;
-  for (const row of table.rows) {
-    if (row.on !== fact.type || !row.when(c)) continue;
+  for (const row of rows) {
+    if (!row.when(c)) continue;
     const { taskId, suspension } = table.subject(x);
     const fired: FiredRule = {
       rule: row.id,
