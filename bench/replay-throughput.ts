@@ -123,7 +123,8 @@ try {
       `CPU per exchange: plain client ${plainCpuUs.toFixed(0)} µs, run ${replayCpuUs.toFixed(0)} µs ` +
         `(the ${startupCpuMs.toFixed(0)} ms of CPU of its start-up taken off each run): ` +
         `plain / run ${(plainCpuUs / replayCpuUs).toFixed(2)}`,
-      `CLI start-up ${startup.toFixed(0)} ms against node -e 0 ${nodeMs.toFixed(0)} ms: ${(startup / nodeMs).toFixed(2)}x`,
+      `CLI start-up ${startup.toFixed(0)} ms against node -e 0 ${nodeMs.toFixed(0)} ms: ` +
+        `${(startup / nodeMs).toFixed(2)}x`,
     ].join('\n'),
   );
   const figures: Figures = {

@@ -85,7 +85,7 @@ describe("the peer's times in receipts", () => {
     expect(refused?.message).toContain('RFC 3339');
   });
 
-  it('read each text alone: the same text again gives its own canonical text, a refused one is refused each time', () => {
+  it('reads each text alone: the same text again gives its canonical text, a refused one is refused each time', () => {
     const seen = (timestamp: string): Fact => ({
       type: 'StateSeen',
       entry: { seq: 1, at: '2026-05-01T00:00:00.000Z' },
