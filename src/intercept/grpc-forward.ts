@@ -23,7 +23,6 @@ import {
   type ServerHttp2Stream,
   constants as h2,
 } from 'node:http2';
-import { status as GrpcCode } from '@grpc/grpc-js';
 import { describeError } from '../errors.js';
 import { GrpcFrameReader, grpcMessageHeader } from '../grpc/grpc-wire.js';
 import { type GrpcMethod, grpcMethodOfPath } from '../grpc/methods.js';
@@ -32,6 +31,7 @@ import type { Flight, Flights } from './flights.js';
 import { GrpcExchange } from './grpc-exchange.js';
 import type { GrpcUpstream } from './grpc-upstream.js';
 import { holdGate } from './hold-gate.js';
+import { GrpcStatus, type GrpcStatusCode } from '../grpc/status-codes.js';
 
 /** What forwarding a gRPC call needs of the proxy that wires it. */
 export interface GrpcForwardContext {
@@ -58,7 +58,7 @@ function forwardedHeaders(headers: IncomingHttpHeaders, keepStatus: boolean): Ou
 }
 
 /** Answers the call with a Trailers-Only status the proxy makes itself. */
-function answerStatus(stream: ServerHttp2Stream, code: GrpcCode, message: string): void {
+function answerStatus(stream: ServerHttp2Stream, code: GrpcStatusCode, message: string): void {
   if (stream.destroyed || stream.closed) return;
   if (stream.headersSent) {
     stream.close(h2.NGHTTP2_INTERNAL_ERROR);
@@ -77,7 +77,7 @@ function answerStatus(stream: ServerHttp2Stream, code: GrpcCode, message: string
 
 /** A call the proxy answers itself, never forwarded: its status, why, and what kind of refusal. */
 interface Refusal {
-  code: GrpcCode;
+  code: GrpcStatusCode;
   message: string;
   kind: GrpcRefusalKind;
   /** The method the path names, when it names one (its request is then recorded decoded). */
@@ -133,7 +133,7 @@ export function forwardGrpcCall(
       `the recorder does not forward ${path}: it is no method of lf.a2a.v1.A2AService or ` +
       'lf.a2a.v1.pause.A2APauseService, so the call could not be recorded as the peer reads it';
     refuseCall(context, stream, headers, {
-      code: GrpcCode.UNIMPLEMENTED,
+      code: GrpcStatus.UNIMPLEMENTED,
       message,
       kind: 'unimplemented',
       method: undefined,
@@ -144,7 +144,7 @@ export function forwardGrpcCall(
     // Past the connection cap: refused, and the session told to go away once its calls are answered.
     const method = found.method;
     refuseCall(context, stream, headers, {
-      code: GrpcCode.UNAVAILABLE,
+      code: GrpcStatus.UNAVAILABLE,
       message: overCapacity,
       kind: 'connections',
       method,
@@ -171,8 +171,8 @@ export function forwardGrpcCall(
   };
   const unavailable = (why: string): void => {
     const message = `the recorder cannot reach the gRPC upstream ${upstream.label}: ${why}`;
-    exchange.fail(message, { status: GrpcCode.UNAVAILABLE, message, trailersOnly: true });
-    answerStatus(stream, GrpcCode.UNAVAILABLE, message);
+    exchange.fail(message, { status: GrpcStatus.UNAVAILABLE, message, trailersOnly: true });
+    answerStatus(stream, GrpcStatus.UNAVAILABLE, message);
     context.warn('unavailable', message);
     settle();
   };

@@ -95,3 +95,20 @@ describe('the public entries, built', () => {
     });
   }
 });
+
+describe('what a command loads, built', () => {
+  it('record loads no gRPC library: it relays gRPC as HTTP/2 frames and names statuses itself', () => {
+    const closure = closureOf('cli/commands/record.js');
+    expect(closure.has('src/intercept/grpc-forward.js')).toBe(true);
+    expect([...closure].filter((f) => f.startsWith('@grpc/'))).toEqual([]);
+  });
+
+  it('every command loads OpenTelemetry only when it is asked for (by import() at that point)', () => {
+    const commands = readdirSync(join(DIST, 'cli/commands')).filter((f) => f.endsWith('.js'));
+    expect(commands).toContain('record.js');
+    const loading = commands.filter((f) =>
+      [...closureOf(`cli/commands/${f}`)].some((m) => m.startsWith('@opentelemetry/')),
+    );
+    expect(loading).toEqual([]);
+  });
+});
