@@ -34,11 +34,7 @@ import {
   TaskSchema,
 } from './gen/lf/a2a/v1/pause_pb.js';
 import type { CoreMethod, PauseMethod } from '../protocol/methods.js';
-
-/** The service of the A2A core methods (a2a.proto). */
-export const A2A_SERVICE = 'lf.a2a.v1.A2AService';
-/** The service of the pause extension's methods (pause.proto, docs/design.md §16). */
-export const PAUSE_SERVICE = 'lf.a2a.v1.pause.A2APauseService';
+import { A2A_SERVICE, PAUSE_SERVICE, grpcMethodNameOfPath } from './method-paths.js';
 
 export interface GrpcMethod {
   service: typeof A2A_SERVICE | typeof PAUSE_SERVICE;
@@ -125,14 +121,8 @@ export const GRPC_METHODS: { readonly [M in CoreMethod | PauseMethod]: GrpcMetho
   },
 };
 
-const BY_PATH = new Map<string, { name: CoreMethod | PauseMethod; method: GrpcMethod }>(
-  (Object.entries(GRPC_METHODS) as [CoreMethod | PauseMethod, GrpcMethod][]).map(([name, method]) => [
-    `/${method.service}/${name}`,
-    { name, method },
-  ]),
-);
-
 /** The method a gRPC call's `:path` (`/<service>/<method>`) names, exactly; undefined for any other path. */
 export function grpcMethodOfPath(path: string): { name: CoreMethod | PauseMethod; method: GrpcMethod } | undefined {
-  return BY_PATH.get(path);
+  const name = grpcMethodNameOfPath(path);
+  return name === undefined ? undefined : { name, method: GRPC_METHODS[name] };
 }

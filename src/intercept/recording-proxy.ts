@@ -40,7 +40,7 @@ import {
 import { DEFAULT_MAX_BODY_BYTES, type ExchangeRecorder } from './exchange-recorder.js';
 import { Flights } from './flights.js';
 import { type ForwardContext, forwardExchange } from './forward-exchange.js';
-import { type GrpcForwardContext, type GrpcRefusalKind, forwardGrpcCall } from './grpc-forward.js';
+import type { GrpcForwardContext, GrpcRefusalKind } from './grpc-forward.js';
 import { openGrpcUpstream } from './grpc-upstream.js';
 import { answerOwn, targetOf } from './proxy-answers.js';
 import { guardProxy } from './proxy-limits.js';
@@ -111,6 +111,9 @@ export interface RecordingProxy {
 
 /** Starts the proxy; resolves once it listens. */
 export async function startRecordingProxy(options: RecordingProxyOptions): Promise<RecordingProxy> {
+  // Loaded here, not with the module: it brings the protobuf codec, which `record --help` and
+  // `a2a-replay --version` do without (test/architecture/entry-closure.test.ts).
+  const { forwardGrpcCall } = await import('./grpc-forward.js');
   const upstreamTls = options.upstreamTls ?? {};
   const upstream = openUpstream(options.upstream, upstreamTls);
   const grpcUpstream = openGrpcUpstream(options.grpcUpstream ?? defaultGrpcTarget(upstream.url), upstreamTls);

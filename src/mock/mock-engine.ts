@@ -17,8 +17,8 @@
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { readTarget, refusedTargetMessage } from '../http/request-target.js';
 import { ERROR_INFO_TYPE, type JsonRpcErrorName, type JsonRpcErrorObject, jsonRpcError } from '../protocol/errors.js';
-import { GRPC_ERROR_STATUS } from '../grpc/grpc-status.js';
-import { grpcMethodOfPath } from '../grpc/methods.js';
+import { grpcMethodNameOfPath } from '../grpc/method-paths.js';
+import { GRPC_ERROR_STATUS } from '../grpc/status-codes.js';
 import type { RequestView } from '../observe/call-view.js';
 import { REST_ERROR_STATUS, matchRestTail, restError } from '../protocol/rest-binding.js';
 import { CONTROL_PATH } from '../protocol/methods.js';
@@ -166,9 +166,9 @@ function isControlPath(target: string): boolean {
 
 /** A gRPC call read as the call view reads the JSON bindings: its path's method, its message as params. */
 function grpcCall(request: IncomingRequest): RequestView {
-  const known = grpcMethodOfPath(request.path);
-  if (!known) return { kind: 'malformed', field: 'http.path', message: `${request.path} is no A2A gRPC method` };
-  return { kind: 'call', binding: 'JSONRPC', rpcId: undefined, method: known.name, params: request.body };
+  const name = grpcMethodNameOfPath(request.path);
+  if (!name) return { kind: 'malformed', field: 'http.path', message: `${request.path} is no A2A gRPC method` };
+  return { kind: 'call', binding: 'JSONRPC', rpcId: undefined, method: name, params: request.body };
 }
 
 /** Whether `request` names a route of the HTTP+JSON binding (a body that failed to parse still came over it). */

@@ -17,7 +17,7 @@ import { readTarget } from '../http/request-target.js';
 import { JSON_RPC_ERRORS } from '../protocol/errors.js';
 import { formatIssue, isRecord } from '../protocol/read.js';
 import type { RecordingEntry } from '../recording/format.js';
-import { grpcMethodOfPath } from '../grpc/methods.js';
+import { grpcMethodNameOfPath } from '../grpc/method-paths.js';
 
 /** The binding a call travelled in: one of the JSON bindings, or gRPC (docs/design.md §16). */
 export type CallBinding = Binding | 'GRPC';
@@ -45,11 +45,11 @@ export function readRequest(entry: RecordingEntry): RequestView {
 
 /** A gRPC request: the method its path names, its message's ProtoJSON the params. */
 function readGrpcRequest(entry: RecordingEntry): RequestView {
-  const found = grpcMethodOfPath(entry.http.path);
-  if (found === undefined) return { kind: 'none' };
+  const name = grpcMethodNameOfPath(entry.http.path);
+  if (name === undefined) return { kind: 'none' };
   if (entry.body === undefined && entry.bodyText !== undefined)
-    return { kind: 'malformed', field: 'bodyText', message: `the ${found.name} request message was not read` };
-  return { kind: 'call', binding: 'GRPC', rpcId: undefined, method: found.name, params: entry.body ?? {} };
+    return { kind: 'malformed', field: 'bodyText', message: `the ${name} request message was not read` };
+  return { kind: 'call', binding: 'GRPC', rpcId: undefined, method: name, params: entry.body ?? {} };
 }
 
 /**

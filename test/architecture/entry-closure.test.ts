@@ -97,10 +97,29 @@ describe('the public entries, built', () => {
 });
 
 describe('what a command loads, built', () => {
-  it('record loads no gRPC library: it relays gRPC as HTTP/2 frames and names statuses itself', () => {
-    const closure = closureOf('cli/commands/record.js');
-    expect(closure.has('src/intercept/grpc-forward.js')).toBe(true);
-    expect([...closure].filter((f) => f.startsWith('@grpc/'))).toEqual([]);
+  it('record loads no gRPC library (it relays gRPC as HTTP/2 frames), and its codec only once it starts', () => {
+    expect([...closureOf('src/intercept/grpc-forward.js')].filter((f) => f.startsWith('@grpc/'))).toEqual([]);
+    const closure = [...closureOf('cli/commands/record.js')];
+    expect(closure).toContain('src/intercept/recording-proxy.js');
+    expect(closure.filter((f) => f.startsWith('@grpc/') || f.startsWith('@bufbuild/'))).toEqual([]);
+  });
+
+  it('no command module loads a gRPC library or the protobuf codec with it', () => {
+    const commands = readdirSync(join(DIST, 'cli/commands')).filter((f) => f.endsWith('.js'));
+    const loading = commands.flatMap((f) =>
+      [...closureOf(`cli/commands/${f}`)]
+        .filter((m) => m.startsWith('@grpc/') || m.startsWith('@bufbuild/'))
+        .map((m) => `${f}: ${m}`),
+    );
+    expect(loading).toEqual([]);
+  });
+
+  it('the observer loads no protobuf codec, so neither do the commands that only read logs', () => {
+    for (const entry of ['src/observe/pause-observer.js', 'cli/commands/audit.js', 'cli/commands/lost.js']) {
+      expect([...closureOf(entry)].filter((f) => f.startsWith('@bufbuild/') || f.startsWith('src/grpc/gen/'))).toEqual(
+        [],
+      );
+    }
   });
 
   it('every command loads OpenTelemetry only when it is asked for (by import() at that point)', () => {
