@@ -9,6 +9,7 @@
 import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { A2aReplayError } from '../errors.js';
+import { IDLE_CONNECTION_MS } from '../http/keep-alive.js';
 import { basePathOf, underBase } from '../http/request-target.js';
 import { redactUrl } from '../recording/redaction.js';
 import { endToEndRawHeaders } from './http-headers.js';
@@ -33,15 +34,6 @@ export interface UpstreamTls {
   ca?: string | Buffer;
 }
 
-/**
- * How long a kept-alive connection to the upstream may idle before the recorder closes it: below
- * the 5 s that node:http servers (and many others) wait before closing an idle connection, so
- * the recorder does not send a request on a connection the upstream is closing at that instant
- * (the request would fail with ECONNRESET and its client get a 502). With a timeout set, Node also
- * honours a server's `Keep-Alive: timeout=N` hint, closing one second before it.
- */
-export const UPSTREAM_IDLE_MS = 4000;
-
 /** Methods whose empty body goes without a `Content-Length`, as their clients send them. */
 const BODYLESS = ['GET', 'HEAD', 'DELETE', 'OPTIONS'];
 
@@ -49,7 +41,7 @@ const BODYLESS = ['GET', 'HEAD', 'DELETE', 'OPTIONS'];
  * The upstream at `address`; an address that is not an http or https URL is an `INVALID_ARGUMENT`
  * error. `idleMs`: how long a kept-alive connection idles before it is closed.
  */
-export function openUpstream(address: string, tls: UpstreamTls = {}, idleMs = UPSTREAM_IDLE_MS): Upstream {
+export function openUpstream(address: string, tls: UpstreamTls = {}, idleMs = IDLE_CONNECTION_MS): Upstream {
   let url: URL;
   try {
     url = new URL(address);

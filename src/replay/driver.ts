@@ -26,6 +26,7 @@ import { Agent } from 'node:http';
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { A2aReplayError } from '../errors.js';
+import { IDLE_CONNECTION_MS } from '../http/keep-alive.js';
 import { STREAMING_METHODS } from '../protocol/methods.js';
 import type { RecordingEntry } from '../recording/format.js';
 import type { EntryDraft } from '../recording/recording-writer.js';
@@ -396,7 +397,12 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
   const base = new URL(options.peerUrl);
   // Unary calls share a bounded pool (a corpus of thousands of lanes must not open thousands of
   // sockets at once); streams stay open for long, so they get their own unbounded one.
-  const unaryAgent = new Agent({ keepAlive: true, maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS });
+  // Idle ones close before the peer would (src/http/keep-alive.ts).
+  const unaryAgent = new Agent({
+    keepAlive: true,
+    timeout: IDLE_CONNECTION_MS,
+    maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS,
+  });
   const streamAgent = new Agent({ keepAlive: false });
   const calls = new Set<LiveCall>();
   const callsByXid = new Map<string, LiveCall>();
