@@ -313,3 +313,46 @@ export async function replaySession(base: string, tasks: number, concurrency: nu
   }
   return exchanges;
 }
+
+/** A user message that returns at once (the bench's SendMessage and SendStreamingMessage params). */
+export const benchMessage = (text: string, id: string): unknown => ({
+  message: { messageId: id, role: 'ROLE_USER', parts: [{ text }] },
+  configuration: { returnImmediately: true },
+});
+
+/**
+ * One call of a proxy CPU case on the proxy `name` of `urls`, for lane `lane`: `unary` a GetTask of
+ * the lane's task (a 1 KB answer), `sse` a SendStreamingMessage `work:0` read to its end, `pause`
+ * a PauseTask and a ResumeTask of the lane's task. Makes each proxy's lane tasks first.
+ */
+export async function proxyCase(
+  kind: string,
+  urls: Record<string, string>,
+  rpc: Rpc,
+  lanes: number,
+): Promise<(name: string, lane: number) => Promise<void>> {
+  const tasks: Record<string, string[]> = {};
+  for (const [name, url] of Object.entries(urls)) {
+    const ids: string[] = [];
+    for (let lane = 0; lane < lanes; lane++) {
+      const sent = await rpc.call<{ task: { id: string } }>(
+        url,
+        'SendMessage',
+        benchMessage('work:1', `${name}-${lane}`),
+      );
+      ids.push(sent.task.id);
+    }
+    tasks[name] = ids;
+  }
+  let n = 0;
+  return async (name, lane) => {
+    const url = urls[name]!;
+    const id = tasks[name]![lane]!;
+    if (kind === 'unary') await rpc.call(url, 'GetTask', { id });
+    else if (kind === 'sse') await rpc.post(url, 'SendStreamingMessage', benchMessage('work:0', `s-${n++}`));
+    else {
+      const paused = await rpc.call<{ pause: { resumeToken: string } }>(url, 'PauseTask', { taskId: id, reason: 'b' });
+      await rpc.call(url, 'ResumeTask', { taskId: id, resumeToken: paused.pause.resumeToken });
+    }
+  };
+}

@@ -19,6 +19,7 @@ import {
   CLI,
   type ServerProcess,
   Rpc,
+  proxyCase,
   arg,
   closedLoop,
   keygen,
@@ -37,11 +38,6 @@ const CONCURRENCY = 8;
 const dir = mkdtempSync(join(tmpdir(), 'bench-recorder-cpu-'));
 const key = keygen(join(dir, 'key.json'));
 const rpc = new Rpc(CONCURRENCY * 4);
-
-const userMessage = (text: string, id: string): unknown => ({
-  message: { messageId: id, role: 'ROLE_USER', parts: [{ text }] },
-  configuration: { returnImmediately: true },
-});
 
 const peer = await startCli(['peer', '--deterministic']);
 const procs: Record<string, ServerProcess> = {};
@@ -62,33 +58,12 @@ try {
   procs.bare = await startBareProxy(peer.url);
   const rows = [['case', 'path', 'calls', 'cpu µs per call', 'calls per second']];
   for (const kind of CASES) {
-    const tasks: Record<string, string[]> = {};
-    for (const [name, p] of Object.entries(procs)) {
-      const ids: string[] = [];
-      for (let lane = 0; lane < CONCURRENCY; lane++) {
-        const sent = await rpc.call<{ task: { id: string } }>(
-          p.url,
-          'SendMessage',
-          userMessage('work:1', `${name}-${lane}`),
-        );
-        ids.push(sent.task.id);
-      }
-      tasks[name] = ids;
-    }
-    let n = 0;
-    const once = async (name: string, lane: number): Promise<void> => {
-      const url = procs[name]!.url;
-      const id = tasks[name]![lane]!;
-      if (kind === 'unary') await rpc.call(url, 'GetTask', { id });
-      else if (kind === 'sse') await rpc.post(url, 'SendStreamingMessage', userMessage('work:0', `s-${n++}`));
-      else {
-        const paused = await rpc.call<{ pause: { resumeToken: string } }>(url, 'PauseTask', {
-          taskId: id,
-          reason: 'b',
-        });
-        await rpc.call(url, 'ResumeTask', { taskId: id, resumeToken: paused.pause.resumeToken });
-      }
-    };
+    const once = await proxyCase(
+      kind,
+      Object.fromEntries(Object.entries(procs).map(([name, p]) => [name, p.url])),
+      rpc,
+      CONCURRENCY,
+    );
     for (const name of Object.keys(procs)) await closedLoop(300, CONCURRENCY, (lane) => once(name, lane));
     const totals: Record<string, { cpu: number; ms: number; calls: number }> = {};
     for (let r = 0; r < ROUNDS; r++) {

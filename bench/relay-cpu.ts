@@ -16,6 +16,7 @@ import {
   ROOT,
   type ServerProcess,
   Rpc,
+  proxyCase,
   arg,
   closedLoop,
   processCpuMs,
@@ -31,10 +32,6 @@ const BASELINE = arg('baseline', '');
 const CONCURRENCY = 8;
 const rpc = new Rpc(CONCURRENCY * 4);
 
-const userMessage = (text: string, id: string): unknown => ({
-  message: { messageId: id, role: 'ROLE_USER', parts: [{ text }] },
-  configuration: { returnImmediately: true },
-});
 const relay = (dist: string, upstream: string): Promise<ServerProcess> =>
   startServer(join(ROOT, 'bench/relay-proxy.ts'), ['--dist', dist, '--upstream', upstream], ['--import', 'tsx']);
 const quantile = (sorted: number[], q: number): number => sorted[Math.round(q * (sorted.length - 1))] ?? NaN;
@@ -47,33 +44,12 @@ try {
   procs.bare = await startBareProxy(peer.url);
   const rows = [['case', 'path', 'calls', 'cpu µs per call (q1 median q3)', 'median over bare']];
   for (const kind of CASES) {
-    const tasks: Record<string, string[]> = {};
-    for (const [name, p] of Object.entries(procs)) {
-      const ids: string[] = [];
-      for (let lane = 0; lane < CONCURRENCY; lane++) {
-        const sent = await rpc.call<{ task: { id: string } }>(
-          p.url,
-          'SendMessage',
-          userMessage('work:1', `${name}-${lane}`),
-        );
-        ids.push(sent.task.id);
-      }
-      tasks[name] = ids;
-    }
-    let n = 0;
-    const once = async (name: string, lane: number): Promise<void> => {
-      const url = procs[name]!.url;
-      const id = tasks[name]![lane]!;
-      if (kind === 'unary') await rpc.call(url, 'GetTask', { id });
-      else if (kind === 'sse') await rpc.post(url, 'SendStreamingMessage', userMessage('work:0', `s-${n++}`));
-      else {
-        const paused = await rpc.call<{ pause: { resumeToken: string } }>(url, 'PauseTask', {
-          taskId: id,
-          reason: 'b',
-        });
-        await rpc.call(url, 'ResumeTask', { taskId: id, resumeToken: paused.pause.resumeToken });
-      }
-    };
+    const once = await proxyCase(
+      kind,
+      Object.fromEntries(Object.entries(procs).map(([name, p]) => [name, p.url])),
+      rpc,
+      CONCURRENCY,
+    );
     for (const name of Object.keys(procs)) await closedLoop(500, CONCURRENCY, (lane) => once(name, lane));
     const perCall: Record<string, number[]> = {};
     const calls = Math.ceil(CALLS / SEGMENTS);
