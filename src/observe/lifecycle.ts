@@ -49,6 +49,8 @@ export interface RuleContext {
   readonly recordingId: string;
   /** What a proven pause's Suspension span ids derive from (docs/design.md §7, §17). */
   readonly suspensionSpans: SuspensionSpanIds;
+  /** False: span events are not output (nobody takes them); receipts and findings are the same. */
+  readonly spans?: boolean;
 }
 
 /** The task a rule acts for: its id, context and span. */

@@ -111,7 +111,11 @@ export class ObserverStore {
   /** Receipt drafts take their task's binding (docs/design.md §15); verdicts name their rule. */
   emit(outputs: readonly ObserverOutput[]): void {
     const rule = this.#firing.at(-1);
-    for (const o of outputs) this.out.push(rule === undefined ? this.#bound(o) : stamped(this.#bound(o), rule));
+    const spans = this.ctx.spans !== false;
+    for (const o of outputs) {
+      if (o.type === 'span' && !spans) continue;
+      this.out.push(rule === undefined ? this.#bound(o) : stamped(this.#bound(o), rule));
+    }
   }
 
   #bound(o: ObserverOutput): ObserverOutput {
@@ -130,7 +134,7 @@ export class ObserverStore {
   }
 
   span(event: SpanEvent): void {
-    this.out.push({ type: 'span', event });
+    if (this.ctx.spans !== false) this.out.push({ type: 'span', event });
   }
 
   finding(code: FindingCode, seq: number | null, field: string, message: string, taskId?: string): void {

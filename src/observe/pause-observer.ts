@@ -52,6 +52,11 @@ export interface ObserverOptions {
    * and earlier were written.
    */
   canonicalTimes?: boolean;
+  /**
+   * False when nobody takes span events (a recorder without a span sink): they are not built into
+   * outputs, and the receipts, findings and span ids the receipts name are the same (default true).
+   */
+  spans?: boolean;
 }
 
 /** Sizes of what the observer holds (docs/design.md §14.6), for tests and diagnostics. */
@@ -105,6 +110,7 @@ export class PauseObserver {
     this.#store = new ObserverStore({
       recordingId: options.recordingId,
       suspensionSpans: options.suspensionSpans ?? 'pause',
+      spans: options.spans ?? true,
     });
     this.#agentName = options.agentName;
     this.#interruptions = new InterruptionObserver(this.#store);

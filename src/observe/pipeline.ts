@@ -126,6 +126,7 @@ export class ObservationPipeline {
       agentName: options.agentName,
       ...(options.suspensionSpans ? { suspensionSpans: options.suspensionSpans } : {}),
       ...(options.canonicalTimes !== undefined ? { canonicalTimes: options.canonicalTimes } : {}),
+      spans: options.spans !== undefined,
     });
     this.#receipts = options.receipts;
     this.#spans = options.spans;
