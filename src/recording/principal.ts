@@ -3,6 +3,7 @@
  * Who sent a request, taken from its headers before they are redacted (docs/design.md §5), so replay
  * attributes receipts exactly as recording did without keeping the secret.
  */
+import { BoundedMap } from '../bounded-map.js';
 import { A2aReplayError } from '../errors.js';
 import { DEFAULT_REDACTED_HEADERS, isSecretHeader, sha256Prefix, shortSha256 } from './redaction.js';
 
@@ -57,9 +58,8 @@ function bearerPrincipal(auth: string): string | undefined {
  * The `jwt-sub` principals of the last Authorization values seen (null: none): a client sends the
  * same credential with every request. A pure function's memory, of short values only.
  */
-const RECENT_BEARERS = 64;
 const RECENT_BEARER_MAX_LENGTH = 4096;
-const recentBearers = new Map<string, string | null>();
+const recentBearers = new BoundedMap<string, string | null>(64);
 
 /**
  * The principal of a request from its (lower-case, unredacted) headers, or undefined. `redacted`
@@ -79,10 +79,7 @@ export function principalOf(
       let principal = recentBearers.get(auth);
       if (principal === undefined) {
         principal = bearerPrincipal(auth) ?? null;
-        if (auth.length <= RECENT_BEARER_MAX_LENGTH) {
-          if (recentBearers.size >= RECENT_BEARERS) recentBearers.delete(recentBearers.keys().next().value!);
-          recentBearers.set(auth, principal);
-        }
+        if (auth.length <= RECENT_BEARER_MAX_LENGTH) recentBearers.set(auth, principal);
       }
       return principal ?? undefined;
     }

@@ -8,6 +8,7 @@
  * alike ({@link redactPath}), and URLs are printed without user-info ({@link redactUrl}).
  */
 import { createHash } from 'node:crypto';
+import { BoundedMap } from '../bounded-map.js';
 
 /** Header names redacted by default (lower-case). */
 export const DEFAULT_REDACTED_HEADERS: readonly string[] = [
@@ -60,19 +61,15 @@ export function shortSha256(value: string): string {
  * The redacted forms of the last secret values seen: a client sends the same credential with
  * every request. Only short values are kept, so the memory stays small whatever comes.
  */
-const RECENT_VALUES = 64;
 const RECENT_VALUE_MAX_LENGTH = 4096;
-const recentRedactions = new Map<string, string>();
+const recentRedactions = new BoundedMap<string, string>(64);
 
 /** The redacted form of one secret value. */
 export function redactValue(value: string): string {
   let redacted = recentRedactions.get(value);
   if (redacted !== undefined) return redacted;
   redacted = `[redacted sha256:${shortSha256(value)}]`;
-  if (value.length <= RECENT_VALUE_MAX_LENGTH) {
-    if (recentRedactions.size >= RECENT_VALUES) recentRedactions.delete(recentRedactions.keys().next().value!);
-    recentRedactions.set(value, redacted);
-  }
+  if (value.length <= RECENT_VALUE_MAX_LENGTH) recentRedactions.set(value, redacted);
   return redacted;
 }
 
