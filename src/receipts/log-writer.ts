@@ -27,7 +27,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { openOutputFile, writeOutputFile } from '../output-file.js';
 import { type Clock, isoAt } from '../clock.js';
 import { A2aReplayError } from '../errors.js';
-import { datasyncFd, writeAll } from '../recording/line-sink.js';
+import { datasyncFd, writeAllLines } from '../recording/line-sink.js';
 import { ReceiptChain, type SealedLine } from './chain.js';
 import type { Keyring } from './keys.js';
 import type {
@@ -355,8 +355,8 @@ export class ReceiptLogWriter {
     if (this.#deferred !== undefined) clearImmediate(this.#deferred);
     this.#deferred = undefined;
     if (this.#buffer.length > 0) {
-      const text = this.#buffer.join('');
-      const count = this.#buffer.length;
+      const lines = this.#buffer;
+      const count = lines.length;
       const checkpoint = this.#bufferCheckpoint;
       this.#buffer = [];
       this.#bufferBytes = 0;
@@ -365,7 +365,7 @@ export class ReceiptLogWriter {
       this.#bufferLines = [];
       if (this.#failure === null) {
         try {
-          writeAll(this.#file.fd, text);
+          writeAllLines(this.#file.fd, lines);
           this.#written += count;
           if (this.#onDurable) this.#untold.push(...sealed);
           if (checkpoint !== null) this.#unsyncedCheckpoint = checkpoint;

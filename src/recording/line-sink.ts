@@ -15,13 +15,56 @@ export function datasyncFd(fd: number, done: (error: NodeJS.ErrnoException | nul
   fs.fdatasync(fd, done);
 }
 
-/** Writes all of `text` at the file's position (a write may take fewer bytes than asked). */
-export function writeAll(fd: number, text: string): void {
-  let bytes = Buffer.from(text, 'utf8');
-  while (bytes.length > 0) {
-    const n = writeSync(fd, bytes);
-    bytes = bytes.subarray(n);
+/** A UTF-16 code unit takes at most 3 bytes of UTF-8 (a surrogate pair 4 for two units). */
+const UTF8_BYTES_PER_UNIT = 3;
+/** The scratch buffer an encoder starts with, and the largest one it keeps between batches. */
+const SCRATCH_START = 64 * 1024;
+const SCRATCH_KEPT = 4 * 1024 * 1024;
+
+/**
+ * Lines encoded as UTF-8 into one reused buffer, the same bytes as `Buffer.from(lines.join(''))`
+ * without making either: a joined batch of large lines is a string V8 allocates outside its young
+ * generation, and a fresh buffer per write costs more than the encoding (bench/README.md). The
+ * bytes returned are valid until the next `encode`. A batch larger than {@link SCRATCH_KEPT} gets
+ * a buffer of its own, so one huge body does not keep memory for the process's life.
+ */
+export class LineEncoder {
+  #scratch: Buffer | undefined;
+
+  encode(lines: readonly string[]): Buffer {
+    let units = 0;
+    for (const line of lines) units += line.length;
+    let scratch = this.#scratch;
+    if (scratch === undefined || units * UTF8_BYTES_PER_UNIT > scratch.length) {
+      let bytes = 0;
+      for (const line of lines) bytes += Buffer.byteLength(line, 'utf8');
+      if (scratch === undefined || bytes > scratch.length) {
+        const doubled = Math.min(2 * (scratch?.length ?? 0), SCRATCH_KEPT);
+        scratch = Buffer.allocUnsafeSlow(Math.max(SCRATCH_START, bytes, doubled));
+        if (scratch.length <= SCRATCH_KEPT) this.#scratch = scratch;
+      }
+    }
+    let at = 0;
+    for (const line of lines) at += scratch.write(line, at, 'utf8');
+    return scratch.subarray(0, at);
   }
+}
+
+/** For synchronous writes, which cannot overlap: one encoder for the whole process. */
+const syncEncoder = new LineEncoder();
+
+/** Writes all of `bytes` at the file's position (a write may take fewer bytes than asked). */
+function writeAllBytes(fd: number, bytes: Buffer): void {
+  let rest = bytes;
+  while (rest.length > 0) {
+    const n = writeSync(fd, rest);
+    rest = rest.subarray(n);
+  }
+}
+
+/** Writes `lines`, in order, at the file's position: the bytes of their concatenation. */
+export function writeAllLines(fd: number, lines: readonly string[]): void {
+  writeAllBytes(fd, syncEncoder.encode(lines));
 }
 
 /** An ordered byte destination for JSONL text. `write` calls never overlap. */
@@ -33,6 +76,14 @@ export interface LineSink {
    * cache costs a microsecond or two, a thread-pool write about 25 µs of CPU (bench/README.md).
    */
   writeNow?(text: string): boolean;
+  /**
+   * `lines`, in order, as one write: the bytes of `write(lines.join(''))` without that string (a
+   * file sink encodes them into one reused buffer, {@link LineEncoder}). The recording writer
+   * uses it where a sink has it. Calls never overlap each other or `write`.
+   */
+  writeLines?(lines: readonly string[]): Promise<void>;
+  /** {@link writeNow} for {@link writeLines}. */
+  writeLinesNow?(lines: readonly string[]): boolean;
   /** Makes what was written durable (fdatasync); absent when the sink has no disk behind it. */
   sync?(): Promise<void>;
   close(): Promise<void>;
@@ -56,15 +107,26 @@ export function fileLineSink(path: string, options: { replace?: boolean } = {}):
       file = f;
       return f;
     }));
+  // Asynchronous writes never overlap (the LineSink contract): one encoder serves them all.
+  const encoder = new LineEncoder();
+  const writeLines = async (lines: readonly string[]): Promise<void> => {
+    const f = await opened();
+    let rest = encoder.encode(lines);
+    while (rest.length > 0) {
+      const { bytesWritten } = await f.write(rest, 0, rest.length);
+      rest = rest.subarray(bytesWritten);
+    }
+  };
+  const writeLinesNow = (lines: readonly string[]): boolean => {
+    if (file === undefined) return false;
+    writeAllLines(file.fd, lines);
+    return true;
+  };
   return {
-    async write(text) {
-      await (await opened()).write(text);
-    },
-    writeNow(text) {
-      if (file === undefined) return false;
-      writeAll(file.fd, text);
-      return true;
-    },
+    write: (text) => writeLines([text]),
+    writeNow: (text) => writeLinesNow([text]),
+    writeLines,
+    writeLinesNow,
     sync() {
       // fdatasync: the appended bytes and the file size that reaches them, without the
       // timestamps fsync also writes; as durable for an append-only file, about half the cost.

@@ -343,14 +343,14 @@ export class RecordingWriter implements EntryWriter {
     this.#draining = true;
     try {
       while (this.#pending.length > 0 && this.#failed === undefined) {
-        const lines = this.#pending.length;
-        const batch = this.#pending.join('');
+        const batch = this.#pending;
+        const lines = batch.length;
         this.#pending = [];
         this.#pendingBytes = 0;
         try {
           // A batch somebody waits for (a held answer) is written at once where the sink can.
-          const now = this.#reachWaiters.length > 0 && this.#sink.writeNow?.(batch) === true;
-          if (!now) await this.#sink.write(batch);
+          const now = this.#reachWaiters.length > 0 && this.#writeNow(batch);
+          if (!now) await this.#write(batch);
         } catch (error) {
           this.#dropped += lines;
           this.#fail(error);
@@ -372,6 +372,19 @@ export class RecordingWriter implements EntryWriter {
         this.#schedule(this.#reachWaiters.length > 0);
       }
     }
+  }
+
+  /** The batch as one write; never one joined string where the sink takes lines. */
+  #write(batch: readonly string[]): Promise<void> {
+    const sink = this.#sink;
+    return sink.writeLines !== undefined ? sink.writeLines(batch) : sink.write(batch.join(''));
+  }
+
+  /** The batch written synchronously, when the sink can. */
+  #writeNow(batch: readonly string[]): boolean {
+    const sink = this.#sink;
+    if (sink.writeLinesNow !== undefined) return sink.writeLinesNow(batch);
+    return sink.writeNow !== undefined && sink.writeNow(batch.join(''));
   }
 
   #fail(error: unknown): void {

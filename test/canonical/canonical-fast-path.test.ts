@@ -46,6 +46,24 @@ describe('canonicalJson fast path', () => {
       expect(quoted(s)).toBe(JSON.stringify(s));
   });
 
+  it('quotes long strings exactly as JSON.stringify does, whatever they hold and wherever', () => {
+    // Long text (the body of a large answer) with an odd unit somewhere in it, or none.
+    const odd = fc.constantFrom(0x22, 0x5c, 0x0a, 0x1f, 0x7f, 0xe9, 0x4e2d, 0xd83d, 0xdc00, 0x2028);
+    const text = fc.tuple(fc.integer({ min: 65, max: 70_000 }), fc.option(odd), fc.double({ min: 0, max: 1 }));
+    fc.assert(
+      fc.property(text, ([length, unit, where]) => {
+        const codes = new Array<number>(length).fill(0x61);
+        if (unit !== null) codes[Math.floor(where * (length - 1))] = unit;
+        const s = String.fromCharCode(...codes.slice(0, 60_000)) + String.fromCharCode(...codes.slice(60_000));
+        expect(quoted(s)).toBe(JSON.stringify(s));
+      }),
+      { numRuns: fuzzRuns(200), seed: 8788 },
+    );
+    const long = 'lorem ipsum '.repeat(10_000);
+    for (const s of [long, `${long}\n`, `\n${long}`, `${long}\ud800`, `${long}\u4e2d`, '\u4e2d'.repeat(50_000)])
+      expect(quoted(s)).toBe(JSON.stringify(s));
+  });
+
   it('names keys right however many distinct ones it has seen', () => {
     // More names than the remembered-name bound, long and odd ones too, each seen twice.
     const record: Record<string, number> = {};
