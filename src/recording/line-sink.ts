@@ -20,6 +20,8 @@ const UTF8_BYTES_PER_UNIT = 3;
 /** The scratch buffer an encoder starts with, and the largest one it keeps between batches. */
 const SCRATCH_START = 64 * 1024;
 const SCRATCH_KEPT = 4 * 1024 * 1024;
+/** Lines are joined in runs of up to this many UTF-16 code units before they are encoded. */
+const JOIN_UNITS = 16 * 1024;
 
 /**
  * Lines encoded as UTF-8 into one reused buffer, the same bytes as `Buffer.from(lines.join(''))`
@@ -44,10 +46,28 @@ export class LineEncoder {
         if (scratch.length <= SCRATCH_KEPT) this.#scratch = scratch;
       }
     }
+    // Runs of short lines are joined first (one call into the runtime for many lines); a run
+    // stays below JOIN_UNITS, a string V8 keeps in its young generation.
     let at = 0;
-    for (const line of lines) at += scratch.write(line, at, 'utf8');
+    let start = 0;
+    let run = 0;
+    for (let i = 0; i < lines.length; i++) {
+      const length = (lines[i] as string).length;
+      if (run + length > JOIN_UNITS && i > start) {
+        at += scratch.write(joined(lines, start, i), at, 'utf8');
+        start = i;
+        run = 0;
+      }
+      run += length;
+    }
+    if (start < lines.length) at += scratch.write(joined(lines, start, lines.length), at, 'utf8');
     return scratch.subarray(0, at);
   }
+}
+
+/** `lines[start..end)` as one string. */
+function joined(lines: readonly string[], start: number, end: number): string {
+  return end - start === 1 ? (lines[start] as string) : lines.slice(start, end).join('');
 }
 
 /** For synchronous writes, which cannot overlap: one encoder for the whole process. */
