@@ -104,6 +104,8 @@ export class PauseObserver {
 
   readonly #agentName: string | undefined;
   readonly #methods = new EntryMethods();
+  /** Span events are built: the method of each entry's exchange is followed for their attributes. */
+  readonly #spans: boolean;
 
   constructor(options: ObserverOptions) {
     this.#canonicalTimes = options.canonicalTimes ?? true;
@@ -113,6 +115,7 @@ export class PauseObserver {
       spans: options.spans ?? true,
     });
     this.#agentName = options.agentName;
+    this.#spans = options.spans ?? true;
     this.#interruptions = new InterruptionObserver(this.#store);
   }
 
@@ -126,7 +129,8 @@ export class PauseObserver {
     const items = this.#reader.read(entry, request);
     this.#lastItems = items;
     if (store.awaited.length > 0) store.awaited.length = 0;
-    const method = this.#methods.methodOf(entry, request);
+    // Only span attributes name the method (docs/design.md §7): without spans it is not followed.
+    const method = this.#spans ? this.#methods.methodOf(entry, request) : undefined;
     try {
       for (const item of items) {
         if (item.type === 'finding') out.push(item);
