@@ -6,6 +6,7 @@
  * The recording keeps the card exactly as the upstream sent it; only the client's copy changes.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { BoundedMap } from '../bounded-map.js';
 import { type GrpcTargetParts, rewriteAgentCard } from './agent-card-rewrite.js';
 import type { Exchange } from './exchange-recorder.js';
 import { endToEndRawHeaders, mediaType } from './http-headers.js';
@@ -54,7 +55,37 @@ export function cardAnswerOf(
 export interface CardRewrite {
   upstream: URL;
   proxyBase: () => URL;
+  /**
+   * What `proxyBase` depends on besides the proxy itself (the request's `Host`, '' when it names
+   * none): cards rewritten for the same one are the same ({@link CardRewrites}).
+   */
+  baseKey: string;
   grpc?: GrpcTargetParts;
+}
+
+/** How many rewritten cards a proxy remembers (by kind of answer and `Host`). */
+const REMEMBERED_CARDS = 8;
+/** Cards larger than this are rewritten each time, not remembered. */
+const REMEMBERED_CARD_MAX_BYTES = 256 * 1024;
+
+/**
+ * The cards a proxy rewrote last, each with the bytes it was rewritten from: a peer answers the
+ * same card bytes again and again (every client that starts fetches it), and a rewrite is a
+ * function of those bytes and of `baseKey` alone, so the same bytes get the same answer without
+ * being parsed and written again. Bounded in count and in card size.
+ */
+export class CardRewrites {
+  readonly #cards = new BoundedMap<string, { from: Buffer; to: Buffer }>(REMEMBERED_CARDS);
+
+  /** The bytes the client gets of a card answer (see {@link rewrittenCard}). */
+  rewritten(kind: CardAnswer, bytes: Buffer, rewrite: CardRewrite): Buffer {
+    const key = `${kind} ${rewrite.baseKey}`;
+    const known = this.#cards.peek(key);
+    if (known !== undefined && known.from.equals(bytes)) return known.to;
+    const to = rewrittenCard(kind, bytes, rewrite);
+    if (bytes.byteLength <= REMEMBERED_CARD_MAX_BYTES) this.#cards.set(key, { from: bytes, to });
+    return to;
+  }
 }
 
 /** The bytes the client gets of a card answer: the card's URLs moved under `proxyBase`, else `bytes` as they came. */
@@ -89,6 +120,7 @@ export function passCardAnswer(
   exchange: Exchange,
   rewrite: CardRewrite,
   settle: () => void,
+  cards: CardRewrites = new CardRewrites(),
 ): void {
   const chunks: Buffer[] = [];
   from.on('data', (chunk: Buffer) => {
@@ -97,7 +129,7 @@ export function passCardAnswer(
   });
   from.on('end', () => {
     exchange.finish();
-    const out = rewrittenCard(kind, Buffer.concat(chunks), rewrite);
+    const out = cards.rewritten(kind, Buffer.concat(chunks), rewrite);
     const kept = endToEndRawHeaders(from.rawHeaders, ['content-length']);
     to.writeHead(from.statusCode ?? 502, from.statusMessage, [...kept, 'Content-Length', String(out.byteLength)]);
     to.end(out, settle);

@@ -14,7 +14,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeError } from '../errors.js';
 import { certificateFailure } from '../http/tls-failure.js';
 import type { GrpcTargetParts } from './agent-card-rewrite.js';
-import { cardAnswerOf, passCardAnswer } from './card-answer.js';
+import { type CardRewrites, cardAnswerOf, passCardAnswer } from './card-answer.js';
 import { type ExchangeRecorder, RESPONSE_CUT_MESSAGE } from './exchange-recorder.js';
 import type { Flight, Flights } from './flights.js';
 import { relayHeld } from './held-relay.js';
@@ -32,6 +32,8 @@ export interface ForwardContext {
   ownUrl(): string;
   /** The gRPC upstream, whose card interfaces move to the proxy too. */
   grpc?: GrpcTargetParts;
+  /** The cards this proxy rewrote last. */
+  cards: CardRewrites;
 }
 
 /** Forwards `req` (its body read whole: `body`) to the upstream and its answer back to `res`, recording both. */
@@ -122,7 +124,8 @@ export function forwardExchange(
       return req.headers.host ? new URL(`${own.protocol}//${req.headers.host}`) : own;
     };
     const grpc = context.grpc === undefined ? {} : { grpc: context.grpc };
-    passCardAnswer(card, upstreamRes, res, exchange, { upstream: upstream.url, proxyBase, ...grpc }, settle);
+    const rewrite = { upstream: upstream.url, proxyBase, baseKey: req.headers.host ?? '', ...grpc };
+    passCardAnswer(card, upstreamRes, res, exchange, rewrite, settle, context.cards);
   });
   upstreamReq.end(body);
 }

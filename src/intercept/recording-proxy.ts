@@ -38,6 +38,7 @@ import {
   sniffTransport,
 } from '../http/transport-sniff.js';
 import { DEFAULT_MAX_BODY_BYTES, type ExchangeRecorder } from './exchange-recorder.js';
+import { CardRewrites } from './card-answer.js';
 import { Flights } from './flights.js';
 import { type ForwardContext, forwardExchange } from './forward-exchange.js';
 import type { GrpcForwardContext, GrpcRefusalKind } from './grpc-forward.js';
@@ -130,6 +131,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     upstreamTimeoutMs: options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
     ownUrl: () => ownUrl,
     grpc: { hostname: grpcUpstream.hostname, port: grpcUpstream.port },
+    cards: new CardRewrites(),
   };
 
   // What a request within the limits gets: refused (/control, an ambiguous target) or forwarded.

@@ -345,6 +345,53 @@ describe('recording proxy', () => {
     });
   });
 
+  it('rewrites a card again for another Host or another card, and gives the same card the same bytes', async () => {
+    let base = '';
+    let version = '1';
+    const { rec, proxy, upstream } = await setup((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          name: 'a',
+          version,
+          supportedInterfaces: [{ url: `${base}/a2a`, protocolBinding: 'JSONRPC' }],
+        }),
+      );
+    });
+    base = upstream.url;
+    const { port } = new URL(proxy.url);
+    const fetchCard = (host?: string): Promise<string> =>
+      new Promise((resolve, reject) => {
+        const headers = host === undefined ? {} : { host };
+        httpRequest({ host: '127.0.0.1', port, path: '/.well-known/agent-card.json', headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+        })
+          .on('error', reject)
+          .end();
+      });
+    const urlOf = (text: string): string =>
+      (JSON.parse(text) as { supportedInterfaces: { url: string }[] }).supportedInterfaces[0]!.url;
+    const first = await fetchCard(`127.0.0.1:${port}`);
+    expect(urlOf(first)).toBe(`http://127.0.0.1:${port}/a2a`);
+    expect(await fetchCard(`127.0.0.1:${port}`)).toBe(first);
+    // Another name for the proxy: the card names it, not the one rewritten before.
+    expect(urlOf(await fetchCard(`localhost:${port}`))).toBe(`http://localhost:${port}/a2a`);
+    expect(await fetchCard(`127.0.0.1:${port}`)).toBe(first);
+    // The peer's card changed: the client gets the new one, rewritten.
+    version = '2';
+    const second = await fetchCard(`127.0.0.1:${port}`);
+    expect(JSON.parse(second)).toMatchObject({
+      version: '2',
+      supportedInterfaces: [{ url: `http://127.0.0.1:${port}/a2a` }],
+    });
+    // The recording holds every card as the peer sent it.
+    const cards = (await rec.settled()).filter((e) => e.kind === 'response').map((e) => e.body);
+    expect(cards).toHaveLength(5);
+    for (const card of cards) expect(card).toMatchObject({ supportedInterfaces: [{ url: `${base}/a2a` }] });
+  });
+
   it('streams each SSE event to the client before the upstream sends the next', async () => {
     let clientGot: (() => void) | undefined;
     const clientHasFirst = new Promise<void>((resolve) => (clientGot = resolve));
