@@ -206,6 +206,23 @@ export class Rpc {
     });
   }
 
+  /** GETs `path`; resolves with the whole answer, a non-200 one throws. */
+  get(base: string, path: string): Promise<Reply> {
+    return new Promise((resolve, reject) => {
+      const req = request(new URL(path, base), { agent: this.#agent }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          if (res.statusCode !== 200) reject(new Error(`GET ${path}: HTTP ${res.statusCode}`));
+          else resolve({ status: 200, body: Buffer.concat(chunks).toString('utf8') });
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  }
+
   /** A unary call's `result`; a JSON-RPC error or a non-200 answer throws. */
   async call<T>(base: string, method: string, params: unknown, path = '/'): Promise<T> {
     const reply = await this.post(base, method, params, path);
@@ -320,10 +337,15 @@ export const benchMessage = (text: string, id: string): unknown => ({
   configuration: { returnImmediately: true },
 });
 
+/** About 60 KB of text with the odd newline and quote, as a long message or artifact holds. */
+export const LARGE_TEXT = 'The agent read the report and wrote "a summary" of it.\n'.repeat(1100);
+
 /**
  * One call of a proxy CPU case on the proxy `name` of `urls`, for lane `lane`: `unary` a GetTask of
  * the lane's task (a 1 KB answer), `sse` a SendStreamingMessage `work:0` read to its end, `pause`
- * a PauseTask and a ResumeTask of the lane's task. Makes each proxy's lane tasks first.
+ * a PauseTask and a ResumeTask of the lane's task, `large` a GetTask of a lane task whose message
+ * holds {@link LARGE_TEXT} (a 60 KB answer), `card` a GET of the agent card. Makes each proxy's
+ * lane tasks first.
  */
 export async function proxyCase(
   kind: string,
@@ -338,7 +360,7 @@ export async function proxyCase(
       const sent = await rpc.call<{ task: { id: string } }>(
         url,
         'SendMessage',
-        benchMessage('work:1', `${name}-${lane}`),
+        benchMessage(kind === 'large' ? `work:1 ${LARGE_TEXT}` : 'work:1', `${name}-${lane}`),
       );
       ids.push(sent.task.id);
     }
@@ -348,7 +370,8 @@ export async function proxyCase(
   return async (name, lane) => {
     const url = urls[name]!;
     const id = tasks[name]![lane]!;
-    if (kind === 'unary') await rpc.call(url, 'GetTask', { id });
+    if (kind === 'unary' || kind === 'large') await rpc.call(url, 'GetTask', { id });
+    else if (kind === 'card') await rpc.get(url, '/.well-known/agent-card.json');
     else if (kind === 'sse') await rpc.post(url, 'SendStreamingMessage', benchMessage('work:0', `s-${n++}`));
     else {
       const paused = await rpc.call<{ pause: { resumeToken: string } }>(url, 'PauseTask', { taskId: id, reason: 'b' });

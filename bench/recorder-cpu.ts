@@ -8,7 +8,8 @@
  *
  * `npx tsx bench/recorder-cpu.ts [--calls 3000] [--cases unary,sse,pause] [--baseline DIR/dist/cli/main.js]`
  * — unary: GetTask; sse: SendStreamingMessage `work:0` read to its end; pause: PauseTask +
- * ResumeTask (one call = the pair). Needs `npm run build` first.
+ * ResumeTask (one call = the pair); large: GetTask of a 60 KB answer; card: GET of the agent card.
+ * Needs `npm run build` first.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
