@@ -92,8 +92,9 @@ export interface LineSink {
   write(text: string): Promise<void>;
   /**
    * Writes at once, synchronously, when the sink can (a file already open); false when it cannot,
-   * and the caller uses `write`. For lines somebody is waiting for: a small append to the page
-   * cache costs a microsecond or two, a thread-pool write about 25 µs of CPU (bench/README.md).
+   * and the caller uses `write`. The recording writer asks for every batch so: a small append to
+   * the page cache costs a microsecond or two, a thread-pool write about 25 µs of CPU
+   * (bench/README.md).
    */
   writeNow?(text: string): boolean;
   /**
