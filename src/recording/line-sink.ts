@@ -28,7 +28,9 @@ const JOIN_UNITS = 16 * 1024;
  * without making either: a joined batch of large lines is a string V8 allocates outside its young
  * generation, and a fresh buffer per write costs more than the encoding (bench/README.md). The
  * bytes returned are valid until the next `encode`. A batch larger than {@link SCRATCH_KEPT} gets
- * a buffer of its own, so one huge body does not keep memory for the process's life.
+ * a buffer of its own, so one huge body does not keep memory for the process's life. Lines are
+ * whole lines (each ends with its newline): a surrogate pair split between two of them would be
+ * written as two U+FFFD, where the joined string holds the pair.
  */
 export class LineEncoder {
   #scratch: Buffer | undefined;
@@ -128,14 +130,22 @@ export function fileLineSink(path: string, options: { replace?: boolean } = {}):
       file = f;
       return f;
     }));
-  // Asynchronous writes never overlap (the LineSink contract): one encoder serves them all.
+  // Asynchronous writes do not overlap (the LineSink contract): one encoder serves them. A caller
+  // that breaks the contract gets a buffer of its own, never one a write in flight still reads.
   const encoder = new LineEncoder();
+  let writing = false;
   const writeLines = async (lines: readonly string[]): Promise<void> => {
     const f = await opened();
-    let rest = encoder.encode(lines);
-    while (rest.length > 0) {
-      const { bytesWritten } = await f.write(rest, 0, rest.length);
-      rest = rest.subarray(bytesWritten);
+    const own = writing;
+    writing = true;
+    try {
+      let rest = own ? Buffer.from(lines.join(''), 'utf8') : encoder.encode(lines);
+      while (rest.length > 0) {
+        const { bytesWritten } = await f.write(rest, 0, rest.length);
+        rest = rest.subarray(bytesWritten);
+      }
+    } finally {
+      if (!own) writing = false;
     }
   };
   const writeLinesNow = (lines: readonly string[]): boolean => {

@@ -26,9 +26,10 @@ const joinedBytes = (lines: readonly string[]): Buffer => Buffer.from(lines.join
 describe('LineEncoder', () => {
   it('gives the bytes of the joined lines for any text, the buffer reused or grown', () => {
     const encoder = new LineEncoder();
+    // Whole lines, each ending with its newline, as the writers hand them over.
     const line = fc.oneof(
-      fc.string({ unit: 'binary', maxLength: 200 }),
-      fc.string({ unit: 'grapheme', maxLength: 50 }),
+      fc.string({ unit: 'binary', maxLength: 200 }).map((s) => `${s}\n`),
+      fc.string({ unit: 'grapheme', maxLength: 50 }).map((s) => `${s}\n`),
       fc.integer({ min: 1, max: 300_000 }).map((n) => `${'x'.repeat(n)}\n`),
       fc.integer({ min: 1, max: 40_000 }).map((n) => `${'\u4e2d'.repeat(n)}\n`),
     );
@@ -62,6 +63,18 @@ describe('fileLineSink', () => {
     expect(sink.writeNow!(add(['{"seq":4}\n'])[0]!)).toBe(true);
     await sink.close();
     expect(readFileSync(path).equals(joinedBytes(written))).toBe(true);
+  });
+
+  it('keeps lines whole when a caller writes again before its last write ended', async () => {
+    const path = tempFile();
+    const sink = fileLineSink(path);
+    const a = `${'a'.repeat(300_000)}\n`;
+    const b = `${'b'.repeat(300_000)}\n`;
+    await Promise.all([sink.writeLines!([a]), sink.writeLines!([b])]);
+    await sink.close();
+    const text = readFileSync(path, 'utf8');
+    expect(text.length).toBe(a.length + b.length);
+    expect([text.slice(0, a.length), text.slice(a.length)].sort()).toEqual([a, b]);
   });
 
   it('cannot write synchronously before the file is open', () => {
