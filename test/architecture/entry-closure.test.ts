@@ -122,6 +122,23 @@ describe('what a command loads, built', () => {
     }
   });
 
+  it('the program node starts (scripts/bundle-cli.mjs) loads commander and no other package', () => {
+    const closure = [...closureOf('cli/main.js')];
+    expect(closure.some((f) => /^cli\/chunk-.*\.js$/.test(f))).toBe(true);
+    expect(closure.filter((f) => !f.startsWith('cli/') && !f.startsWith('node:'))).toEqual(['commander']);
+    // Each command's chunk, loaded by import() once the command is named, as its module was.
+    const commands = [
+      ...readFileSync(join(DIST, 'cli/main.js'), 'utf8').matchAll(/import\("\.\/(chunk-[^"]+\.js)"\)/g),
+    ];
+    expect(commands.length).toBeGreaterThanOrEqual(13);
+    const heavy = commands.flatMap(([, chunk]) =>
+      [...closureOf(`cli/${chunk}`)]
+        .filter((m) => /^@(grpc|bufbuild|opentelemetry)\//.test(m))
+        .map((m) => `${chunk}: ${m}`),
+    );
+    expect(heavy).toEqual([]);
+  });
+
   it('every command loads OpenTelemetry only when it is asked for (by import() at that point)', () => {
     const commands = readdirSync(join(DIST, 'cli/commands')).filter((f) => f.endsWith('.js'));
     expect(commands).toContain('record.js');
