@@ -337,6 +337,43 @@ export const benchMessage = (text: string, id: string): unknown => ({
   configuration: { returnImmediately: true },
 });
 
+/** One proxy's segments of an {@link alternatingCpu} run: CPU ms and wall ms of each, `calls` each. */
+export interface CpuSegments {
+  calls: number;
+  cpuMs: number[];
+  wallMs: number[];
+}
+
+/**
+ * Case `kind` ({@link proxyCase}) through every proxy of `procs`, in alternating segments: each
+ * proxy warmed up with `warmup` calls, then `segments` rounds in which each proxy in turn takes
+ * `calls / segments` calls at `concurrency`, its process CPU (from /proc) and the wall time of
+ * each segment kept.
+ */
+export async function alternatingCpu(
+  kind: string,
+  procs: Readonly<Record<string, ServerProcess>>,
+  rpc: Rpc,
+  options: { calls: number; segments: number; concurrency: number; warmup: number },
+): Promise<Record<string, CpuSegments>> {
+  const { segments, concurrency } = options;
+  const urls = Object.fromEntries(Object.entries(procs).map(([name, p]) => [name, p.url]));
+  const once = await proxyCase(kind, urls, rpc, concurrency);
+  for (const name of Object.keys(procs)) await closedLoop(options.warmup, concurrency, (lane) => once(name, lane));
+  const calls = Math.ceil(options.calls / segments);
+  const out: Record<string, CpuSegments> = {};
+  for (let s = 0; s < segments; s++) {
+    for (const [name, p] of Object.entries(procs)) {
+      const cpu0 = processCpuMs(p.pid);
+      const { ms } = await closedLoop(calls, concurrency, (lane) => once(name, lane));
+      const seg = (out[name] ??= { calls, cpuMs: [], wallMs: [] });
+      seg.cpuMs.push(processCpuMs(p.pid) - cpu0);
+      seg.wallMs.push(ms);
+    }
+  }
+  return out;
+}
+
 /** About 60 KB of text with the odd newline and quote, as a long message or artifact holds. */
 export const LARGE_TEXT = 'The agent read the report and wrote "a summary" of it.\n'.repeat(1100);
 

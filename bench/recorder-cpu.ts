@@ -14,17 +14,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { textTable } from '../cli/text-table.js';
 import {
   CLI,
   type ServerProcess,
   Rpc,
-  proxyCase,
+  alternatingCpu,
   arg,
-  closedLoop,
   keygen,
-  processCpuMs,
   startBareProxy,
   startCli,
   startServer,
@@ -59,33 +56,21 @@ try {
   procs.bare = await startBareProxy(peer.url);
   const rows = [['case', 'path', 'calls', 'cpu µs per call', 'calls per second']];
   for (const kind of CASES) {
-    const once = await proxyCase(
-      kind,
-      Object.fromEntries(Object.entries(procs).map(([name, p]) => [name, p.url])),
-      rpc,
-      CONCURRENCY,
-    );
-    for (const name of Object.keys(procs)) await closedLoop(300, CONCURRENCY, (lane) => once(name, lane));
-    const totals: Record<string, { cpu: number; ms: number; calls: number }> = {};
-    for (let r = 0; r < ROUNDS; r++) {
-      for (const [name, p] of Object.entries(procs)) {
-        const calls = Math.ceil(CALLS / ROUNDS);
-        const cpu0 = processCpuMs(p.pid);
-        const t0 = performance.now();
-        await closedLoop(calls, CONCURRENCY, (lane) => once(name, lane));
-        const t = (totals[name] ??= { cpu: 0, ms: 0, calls: 0 });
-        t.cpu += processCpuMs(p.pid) - cpu0;
-        t.ms += performance.now() - t0;
-        t.calls += calls;
-      }
-    }
-    for (const [name, t] of Object.entries(totals)) {
+    const segments = await alternatingCpu(kind, procs, rpc, {
+      calls: CALLS,
+      segments: ROUNDS,
+      concurrency: CONCURRENCY,
+      warmup: 300,
+    });
+    for (const [name, seg] of Object.entries(segments)) {
+      const calls = seg.calls * seg.cpuMs.length;
+      const sum = (values: number[]): number => values.reduce((a, b) => a + b, 0);
       rows.push([
         kind,
         name,
-        String(t.calls),
-        ((1000 * t.cpu) / t.calls).toFixed(0),
-        ((1000 * t.calls) / t.ms).toFixed(0),
+        String(calls),
+        ((1000 * sum(seg.cpuMs)) / calls).toFixed(0),
+        ((1000 * calls) / sum(seg.wallMs)).toFixed(0),
       ]);
     }
   }

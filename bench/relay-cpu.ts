@@ -13,13 +13,12 @@
 import { join } from 'node:path';
 import { textTable } from '../cli/text-table.js';
 import {
+  type CpuSegments,
   ROOT,
   type ServerProcess,
   Rpc,
-  proxyCase,
+  alternatingCpu,
   arg,
-  closedLoop,
-  processCpuMs,
   startBareProxy,
   startCli,
   startServer,
@@ -44,31 +43,22 @@ try {
   procs.bare = await startBareProxy(peer.url);
   const rows = [['case', 'path', 'calls', 'cpu µs per call (q1 median q3)', 'median over bare']];
   for (const kind of CASES) {
-    const once = await proxyCase(
-      kind,
-      Object.fromEntries(Object.entries(procs).map(([name, p]) => [name, p.url])),
-      rpc,
-      CONCURRENCY,
-    );
-    for (const name of Object.keys(procs)) await closedLoop(500, CONCURRENCY, (lane) => once(name, lane));
-    const perCall: Record<string, number[]> = {};
-    const calls = Math.ceil(CALLS / SEGMENTS);
-    for (let s = 0; s < SEGMENTS; s++) {
-      for (const [name, p] of Object.entries(procs)) {
-        const cpu0 = processCpuMs(p.pid);
-        await closedLoop(calls, CONCURRENCY, (lane) => once(name, lane));
-        (perCall[name] ??= []).push((1000 * (processCpuMs(p.pid) - cpu0)) / calls);
-      }
-    }
+    const segments = await alternatingCpu(kind, procs, rpc, {
+      calls: CALLS,
+      segments: SEGMENTS,
+      concurrency: CONCURRENCY,
+      warmup: 500,
+    });
+    const perCall = (seg: CpuSegments): number[] => seg.cpuMs.map((ms) => (1000 * ms) / seg.calls);
     const bare = quantile(
-      [...perCall.bare!].sort((a, b) => a - b),
+      perCall(segments.bare!).sort((a, b) => a - b),
       0.5,
     );
-    for (const [name, values] of Object.entries(perCall)) {
-      const sorted = [...values].sort((a, b) => a - b);
+    for (const [name, seg] of Object.entries(segments)) {
+      const sorted = perCall(seg).sort((a, b) => a - b);
       const [q1, median, q3] = [0.25, 0.5, 0.75].map((q) => quantile(sorted, q).toFixed(0));
       const over = (quantile(sorted, 0.5) / bare).toFixed(2);
-      rows.push([kind, name, String(calls * SEGMENTS), `${q1} ${median} ${q3}`, over]);
+      rows.push([kind, name, String(seg.calls * SEGMENTS), `${q1} ${median} ${q3}`, over]);
     }
   }
   console.log(textTable(rows));

@@ -111,7 +111,8 @@ function rewrittenCard(kind: CardAnswer, bytes: Buffer, rewrite: CardRewrite): B
 
 /**
  * Passes a card answer on: records its bytes as they come, and once it is whole, answers the
- * client with the rewritten card and its own `Content-Length`; `settle` runs once it is written.
+ * client with the rewritten card (remembered in `cards`) and its own `Content-Length`; `settle`
+ * runs once it is written.
  */
 export function passCardAnswer(
   kind: CardAnswer,
@@ -120,7 +121,7 @@ export function passCardAnswer(
   exchange: Exchange,
   rewrite: CardRewrite,
   settle: () => void,
-  cards: CardRewrites = new CardRewrites(),
+  cards: CardRewrites,
 ): void {
   const chunks: Buffer[] = [];
   from.on('data', (chunk: Buffer) => {

@@ -104,8 +104,6 @@ export class PauseObserver {
 
   readonly #agentName: string | undefined;
   readonly #methods = new EntryMethods();
-  /** Span events are built: the method of each entry's exchange is followed for their attributes. */
-  readonly #spans: boolean;
 
   constructor(options: ObserverOptions) {
     this.#canonicalTimes = options.canonicalTimes ?? true;
@@ -115,7 +113,6 @@ export class PauseObserver {
       spans: options.spans ?? true,
     });
     this.#agentName = options.agentName;
-    this.#spans = options.spans ?? true;
     this.#interruptions = new InterruptionObserver(this.#store);
   }
 
@@ -130,7 +127,7 @@ export class PauseObserver {
     this.#lastItems = items;
     if (store.awaited.length > 0) store.awaited.length = 0;
     // Only span attributes name the method (docs/design.md §7): without spans it is not followed.
-    const method = this.#spans ? this.#methods.methodOf(entry, request) : undefined;
+    const method = store.ctx.spans !== false ? this.#methods.methodOf(entry, request) : undefined;
     try {
       for (const item of items) {
         if (item.type === 'finding') out.push(item);

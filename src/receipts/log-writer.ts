@@ -27,7 +27,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { openOutputFile, writeOutputFile } from '../output-file.js';
 import { type Clock, isoAt } from '../clock.js';
 import { A2aReplayError } from '../errors.js';
-import { datasyncFd, writeAllLines } from '../recording/line-sink.js';
+import { datasync, datasyncFd, writeAllLines } from '../recording/line-sink.js';
 import { ReceiptChain, type SealedLine } from './chain.js';
 import type { Keyring } from './keys.js';
 import type {
@@ -93,11 +93,6 @@ interface Waiter {
   target: number;
   resolve: () => void;
   reject: (error: unknown) => void;
-}
-
-/** fdatasync of `fd` as a promise (the close path; the running log syncs with callbacks). */
-function datasyncPromise(fd: number): Promise<void> {
-  return new Promise((resolve, reject) => datasyncFd(fd, (error) => (error ? reject(error) : resolve())));
 }
 
 /** Replaces `path` with one checkpoint line, atomically: a reader sees the old or the new one. */
@@ -280,7 +275,7 @@ export class ReceiptLogWriter {
       if (this.#syncing) await new Promise<void>((resolve) => this.#syncsIdle.push(resolve));
       if (this.#fsync !== 'never' && this.#written > this.#synced && !this.#failure) {
         try {
-          await datasyncPromise(this.#file.fd);
+          await datasync(this.#file.fd);
           this.#markSynced(this.#written);
         } catch (cause) {
           this.#fail(cause);

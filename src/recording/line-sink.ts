@@ -15,6 +15,11 @@ export function datasyncFd(fd: number, done: (error: NodeJS.ErrnoException | nul
   fs.fdatasync(fd, done);
 }
 
+/** {@link datasyncFd} as a promise, for the paths that await it (a sink's `sync`, a log's close). */
+export function datasync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => datasyncFd(fd, (error) => (error ? reject(error) : resolve())));
+}
+
 /** A UTF-16 code unit takes at most 3 bytes of UTF-8 (a surrogate pair 4 for two units). */
 const UTF8_BYTES_PER_UNIT = 3;
 /** The scratch buffer an encoder starts with, and the largest one it keeps between batches. */
@@ -161,9 +166,7 @@ export function fileLineSink(path: string, options: { replace?: boolean } = {}):
     sync() {
       // fdatasync: the appended bytes and the file size that reaches them, without the
       // timestamps fsync also writes; as durable for an append-only file, about half the cost.
-      const synced = (fd: number): Promise<void> =>
-        new Promise((resolve, reject) => datasyncFd(fd, (error) => (error ? reject(error) : resolve())));
-      return file === undefined ? opened().then((f) => synced(f.fd)) : synced(file.fd);
+      return file === undefined ? opened().then((f) => datasync(f.fd)) : datasync(file.fd);
     },
     async close() {
       if (handle === undefined) return;
