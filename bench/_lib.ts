@@ -82,9 +82,13 @@ export function startCli(args: string[], nodeArgs: string[] = []): Promise<Serve
   return startServer(CLI, args, nodeArgs);
 }
 
-/** bench/bare-proxy.ts in front of `upstream`, in its own process. */
-export function startBareProxy(upstream: string, nodeArgs: string[] = []): Promise<ServerProcess> {
-  return startServer(join(ROOT, 'bench/bare-proxy.ts'), ['--upstream', upstream], ['--import', 'tsx', ...nodeArgs]);
+/**
+ * bench/bare-proxy.ts in front of `upstream`, in its own process; with `durableDir`, the floor of
+ * durable-before-acknowledged (its `--durable DIR`).
+ */
+export function startBareProxy(upstream: string, nodeArgs: string[] = [], durableDir = ''): Promise<ServerProcess> {
+  const args = ['--upstream', upstream, ...(durableDir ? ['--durable', durableDir] : [])];
+  return startServer(join(ROOT, 'bench/bare-proxy.ts'), args, ['--import', 'tsx', ...nodeArgs]);
 }
 
 /** A fresh receipt key file, written by `a2a-replay keygen`. */

@@ -1,7 +1,8 @@
 /**
  * The top functions by self time of a V8 CPU profile (`node --cpu-prof` writes one on exit),
  * with their file:line: `npx tsx bench/profile-summary.ts FILE.cpuprofile... [--top 15] [--stages]`.
- * Share is of the whole profile and of its busy time (everything but `(idle)`).
+ * Share is of the whole profile and of its busy time (everything but `(idle)`). Frames of the bundled
+ * CLI are read through the source maps beside its files, so places and stages name `src/...ts`.
  *
  * With `--stages`, the busy time is summed into the recorder's stages instead ({@link stageOf}):
  * each sample goes to the stage of the innermost frame of this project's code on its stack (a
@@ -10,8 +11,9 @@
  * starts at the first exchange forwarded (start-up is no call's cost). `stagesOf` is what
  * bench/proxy-latency.ts reports per call kind.
  */
-import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { SourceMap, type SourceMapPayload } from 'node:module';
+import { dirname, relative, resolve as resolvePath } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { textTable } from '../cli/text-table.js';
 import { ROOT, arg } from './_lib.js';
@@ -78,10 +80,40 @@ export function stageOf(projectPath: string | undefined, self: { functionName: s
   return self.url.startsWith('node:') ? 'http machinery' : 'other';
 }
 
-function projectPathOf(url: string): string | undefined {
-  if (!url.startsWith('file://')) return undefined;
-  const path = relative(ROOT, fileURLToPath(url));
-  return path.startsWith('node_modules/') || path.startsWith('..') ? undefined : path;
+type CallFrame = ProfileNode['callFrame'];
+
+/** The source maps beside the bundled program's files (scripts/bundle-cli.mjs writes them), by URL; null: none. */
+const sourceMaps = new Map<string, { map: SourceMap; dir: string } | null>();
+
+/**
+ * Where a frame's code was written, relative to the project root, with its 0-based line: through
+ * the source map beside a bundled file (the CLI's chunks map back to `src/...ts` and `cli/...ts`),
+ * else the file itself.
+ */
+function sourceOf(frame: CallFrame): { path: string; line: number } | undefined {
+  if (!frame.url.startsWith('file://')) return undefined;
+  const file = fileURLToPath(frame.url);
+  let known = sourceMaps.get(frame.url);
+  if (known === undefined) {
+    known = existsSync(`${file}.map`)
+      ? { map: new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')) as SourceMapPayload), dir: dirname(file) }
+      : null;
+    sourceMaps.set(frame.url, known);
+  }
+  if (known !== null) {
+    const entry = known.map.findEntry(frame.lineNumber, frame.columnNumber) as {
+      originalSource?: string;
+      originalLine?: number;
+    };
+    if (entry.originalSource !== undefined)
+      return { path: relative(ROOT, resolvePath(known.dir, entry.originalSource)), line: entry.originalLine ?? 0 };
+  }
+  return { path: relative(ROOT, file), line: frame.lineNumber };
+}
+
+function projectPathOf(frame: CallFrame): string | undefined {
+  const path = sourceOf(frame)?.path;
+  return path === undefined || path.startsWith('node_modules/') || path.startsWith('..') ? undefined : path;
 }
 
 /** Busy µs per stage of `profile` (idle left out), and the busy total. */
@@ -101,7 +133,7 @@ export function stagesOf(profile: CpuProfile): { busyUs: number; us: Record<Stag
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
       const frame = byId.get(at)!.callFrame;
       if (frame.url === '') continue;
-      project = projectPathOf(frame.url);
+      project = projectPathOf(frame);
       if (project === undefined && /@opentelemetry/.test(frame.url)) project = 'node_modules/@opentelemetry';
       if (project === undefined && frame.url.startsWith('node:')) return cache(id, stageOf(undefined, frame));
       break;
@@ -116,7 +148,7 @@ export function stagesOf(profile: CpuProfile): { busyUs: number; us: Record<Stag
   // sample inside the forwarding of an exchange.
   const forwarding = (id: number): boolean => {
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at))
-      if (/intercept\/forward-exchange\./.test(byId.get(at)!.callFrame.url)) return true;
+      if (/intercept\/forward-exchange\./.test(projectPathOf(byId.get(at)!.callFrame) ?? '')) return true;
     return false;
   };
   const us = Object.fromEntries(STAGES.map((s) => [s, 0])) as Record<Stage, number>;
@@ -136,10 +168,10 @@ export function readProfile(file: string): CpuProfile {
   return JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
 }
 
-function where(url: string, line: number): string {
-  if (url === '') return '';
-  const path = url.startsWith('file://') ? relative(ROOT, fileURLToPath(url)) : url;
-  return `${path}:${line + 1}`;
+function where(frame: CallFrame): string {
+  if (frame.url === '') return '';
+  const source = sourceOf(frame);
+  return source === undefined ? `${frame.url}:${frame.lineNumber + 1}` : `${source.path}:${source.line + 1}`;
 }
 
 function summarize(file: string, top: number): void {
@@ -152,7 +184,7 @@ function summarize(file: string, top: number): void {
     const us = profile.timeDeltas[i + 1] ?? 0;
     const frame = nodes.get(id)?.callFrame;
     if (!frame) return;
-    const at = where(frame.url, frame.lineNumber);
+    const at = where(frame);
     const name = frame.functionName || '(anonymous)';
     const key = `${name} ${at}`;
     const entry = self.get(key) ?? { name, at, us: 0 };

@@ -11,7 +11,10 @@
  * - pause: SendMessage (`work:1`, a new task that stays WORKING on the peer's virtual clock),
  *   PauseTask and ResumeTask of it, one call being the three; directly, through the bare proxy,
  *   through `record --key K --fsync batch` and through `record --key K --fsync never` (the same
- *   work without the fsyncs the held answers wait for: `fsyncWaitP50Ms` is what those waits cost).
+ *   work without the fsyncs the held answers wait for: `fsyncWaitP50Ms` is what those waits cost),
+ *   and through the bare proxy with `--durable` (the floor of durable-before-acknowledged: the
+ *   pause and resume answers held until two files are synced, nothing parsed, observed or sealed;
+ *   `floorCpuOverBare` is its CPU per call over the bare proxy's).
  *
  * Beside the rates, each case reports the CPU per call of the recorder and of the bare proxy
  * (user + system of each process over its own segments, from /proc), and their ratio
@@ -273,9 +276,20 @@ async function pauseResume(peer: string): Promise<void> {
   const recorder = await record(peer, 'pause');
   // The same recorder without fsync: what the hold-until-durable waits cost, side by side.
   const unsynced = await record(peer, 'pause-nosync', 'never');
+  // The bare proxy holding pause and resume answers until two files are synced, and nothing else:
+  // the floor of durable-before-acknowledged (bench/bare-proxy.ts --durable).
+  const floorDir = join(dir, 'floor');
+  mkdirSync(floorDir);
+  const floor = await startBareProxy(peer, [], floorDir);
   try {
-    const paths = { direct: peer, bare: bare.url, record: recorder.url, 'record-never': unsynced.url };
-    const pids = { bare: bare.pid, record: recorder.pid, 'record-never': unsynced.pid };
+    const paths = {
+      direct: peer,
+      bare: bare.url,
+      floor: floor.url,
+      record: recorder.url,
+      'record-never': unsynced.url,
+    };
+    const pids = { bare: bare.pid, floor: floor.pid, record: recorder.pid, 'record-never': unsynced.pid };
     let n = 0;
     const s = await compare('send+pause+resume', paths, pids, PAIRS, async (base) => {
       const sent = await rpc.call<{ task: { id: string } }>(base, 'SendMessage', userMessage('work:1', `p-${n++}`));
@@ -292,7 +306,16 @@ async function pauseResume(peer: string): Promise<void> {
     figures['proxy.pauseResume.fsyncWaitP50Ms'] = round(s.record!.p50 - s['record-never']!.p50);
     figures['proxy.pauseResume.batchOverNever'] = round(s.record!.perSecond / s['record-never']!.perSecond);
     cpuFigures('proxy.pauseResume', s);
+    const floorCpu = s.floor?.roundCpuUs ?? [];
+    const bareCpu = s.bare?.roundCpuUs ?? [];
+    if (floorCpu.length > 0 && floorCpu.length === bareCpu.length) {
+      figures['proxy.pauseResume.floorCpuUsPerCall'] = round(median(floorCpu), 0);
+      figures['proxy.pauseResume.floorCpuOverBare'] = round(
+        median(floorCpu.map((f, i) => f / Math.max(bareCpu[i]!, 1e-9))),
+      );
+    }
   } finally {
+    await floor.stop();
     await unsynced.stop();
     await recorder.stop();
     await bare.stop();

@@ -14,7 +14,7 @@ import { URL, fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const cli = fileURLToPath(new URL('../dist/cli/', import.meta.url));
-for (const name of readdirSync(cli)) if (/^chunk-.*\.js$/.test(name)) rmSync(join(cli, name));
+for (const name of readdirSync(cli)) if (/^chunk-.*\.js(\.map)?$/.test(name)) rmSync(join(cli, name));
 await build({
   entryPoints: { main: join(cli, 'main.js'), 'verify-worker': join(cli, '../src/receipts/verify-worker.js') },
   outdir: cli,
@@ -27,5 +27,7 @@ await build({
   allowOverwrite: true,
   chunkNames: 'chunk-[hash]',
   legalComments: 'none',
+  sourcemap: 'linked',
+  sourcesContent: false,
   logLevel: 'warning',
 });
