@@ -19,6 +19,7 @@ const KEYS = [
   'proxy.pauseResume.recorderCpuOverBare',
   'proxy.pauseResume.recorderUserUsPerCall',
   'proxy.pauseResume.recorderSystemUsPerCall',
+  'proxy.pauseResume.floorCpuOverBare',
   'receipts.pipelineOverRaw',
   'verify.overRaw',
   'verify.jobs2OverRaw',
