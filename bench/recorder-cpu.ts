@@ -6,12 +6,14 @@
  * machine CPU per call moves less than throughput does, so it compares two builds more fairly.
  * Not in run.ts (it needs a second build to be useful).
  *
- * `npx tsx bench/recorder-cpu.ts [--calls 3000] [--cases unary,sse,pause] [--baseline DIR/dist/cli/main.js]`
+ * `npx tsx bench/recorder-cpu.ts [--calls 3000] [--cases unary,sse,pause] [--baseline DIR/dist/cli/main.js] [--floor]`
  * — unary: GetTask; sse: SendStreamingMessage `work:0` read to its end; pause: PauseTask +
  * ResumeTask (one call = the pair); large: GetTask of a 60 KB answer; card: GET of the agent card.
- * Needs `npm run build` first.
+ * With `--floor`, the bare proxy with `--durable` runs beside them too: each exchange written as
+ * one line, pause and resume answers held until two files are synced (the floor of
+ * durable-before-acknowledged, bench/bare-proxy.ts). Needs `npm run build` first.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { textTable } from '../cli/text-table.js';
@@ -54,6 +56,11 @@ try {
   if (BASELINE) procs.baseline = await startServer(BASELINE, recordArgs('baseline'));
   procs.record = await startServer(CLI, recordArgs('record'));
   procs.bare = await startBareProxy(peer.url);
+  if (process.argv.includes('--floor')) {
+    const floorDir = join(dir, 'floor');
+    mkdirSync(floorDir);
+    procs.floor = await startBareProxy(peer.url, [], floorDir);
+  }
   const rows = [['case', 'path', 'calls', 'cpu µs per call', 'calls per second']];
   for (const kind of CASES) {
     const segments = await alternatingCpu(kind, procs, rpc, {
