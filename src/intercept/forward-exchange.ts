@@ -16,7 +16,7 @@ import { certificateFailure } from '../http/tls-failure.js';
 import type { GrpcTargetParts } from './agent-card-rewrite.js';
 import { type CardRewrites, cardAnswerOf, passCardAnswer } from './card-answer.js';
 import { type ExchangeRecorder, RESPONSE_CUT_MESSAGE } from './exchange-recorder.js';
-import type { Flight, Flights } from './flights.js';
+import type { Flights } from './flights.js';
 import { relayHeld } from './held-relay.js';
 import { answerOwn, jsonRpcIdOf, targetOf } from './proxy-answers.js';
 import type { Upstream } from './upstream.js';
@@ -47,14 +47,11 @@ export function forwardExchange(
   const path = targetOf(req);
   const exchange = recorder.request({ method: req.method ?? 'GET', path, headers: req.headers, body });
   let done = false;
-  const flight: Flight = {
-    abort: (reason) => {
-      exchange.fail(reason);
-      upstreamReq.destroy();
-      res.destroy();
-    },
-  };
-  flights.add(flight);
+  const flight = flights.add((reason) => {
+    exchange.fail(reason);
+    upstreamReq.destroy();
+    res.destroy();
+  });
   const failWith = (status: 502 | 504, why: string): void => {
     answerOwn(req, res, {
       status,

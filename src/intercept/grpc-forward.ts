@@ -27,7 +27,7 @@ import { describeError } from '../errors.js';
 import { GrpcFrameReader, grpcMessageHeader } from '../grpc/grpc-wire.js';
 import { type GrpcMethod, grpcMethodOfPath } from '../grpc/methods.js';
 import type { ExchangeRecorder } from './exchange-recorder.js';
-import type { Flight, Flights } from './flights.js';
+import type { Flights } from './flights.js';
 import { GrpcExchange } from './grpc-exchange.js';
 import type { GrpcUpstream } from './grpc-upstream.js';
 import { holdGate } from './hold-gate.js';
@@ -157,13 +157,6 @@ export function forwardGrpcCall(
   const answers = new GrpcFrameReader(recorder.maxObservedBytes);
   let upstreamStream: ClientHttp2Stream;
   let done = false;
-  const flight: Flight = {
-    abort: (reason) => {
-      exchange.fail(reason);
-      upstreamStream.close(h2.NGHTTP2_CANCEL);
-      stream.close(h2.NGHTTP2_CANCEL);
-    },
-  };
   const settle = (): void => {
     if (done) return;
     done = true;
@@ -176,7 +169,11 @@ export function forwardGrpcCall(
     context.warn('unavailable', message);
     settle();
   };
-  flights.add(flight);
+  const flight = flights.add((reason) => {
+    exchange.fail(reason);
+    upstreamStream.close(h2.NGHTTP2_CANCEL);
+    stream.close(h2.NGHTTP2_CANCEL);
+  });
   try {
     upstreamStream = upstream.request({
       ...forwardedHeaders(headers, false),
