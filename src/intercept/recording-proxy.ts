@@ -41,7 +41,7 @@ import { DEFAULT_MAX_BODY_BYTES, type ExchangeRecorder } from './exchange-record
 import { CardRewrites } from './card-answer.js';
 import { Flights } from './flights.js';
 import { type ForwardContext, forwardExchange } from './forward-exchange.js';
-import type { GrpcForwardContext, GrpcRefusalKind } from './grpc-forward.js';
+import type { GrpcForwardContext, GrpcRefusalKind, forwardGrpcCall } from './grpc-forward.js';
 import { openGrpcUpstream } from './grpc-upstream.js';
 import { answerOwn, targetOf } from './proxy-answers.js';
 import { guardProxy } from './proxy-limits.js';
@@ -110,11 +110,20 @@ export interface RecordingProxy {
   close(options?: { graceMs?: number }): Promise<void>;
 }
 
+/**
+ * `forwardGrpcCall`, loaded at the first gRPC call, not with the module nor at start: it brings the
+ * protobuf codec (about 90 ms and 15 MB), which `record --help`, `a2a-replay --version` and a
+ * recorder no gRPC client talks to do without (test/architecture/entry-closure.test.ts). Calls
+ * wait for it in the order they came; an h2 stream not yet read buffers what its client sends.
+ */
+function grpcForwarder(): () => Promise<typeof forwardGrpcCall> {
+  let loading: Promise<typeof forwardGrpcCall> | undefined;
+  return () => (loading ??= import('./grpc-forward.js').then((module) => module.forwardGrpcCall));
+}
+
 /** Starts the proxy; resolves once it listens. */
 export async function startRecordingProxy(options: RecordingProxyOptions): Promise<RecordingProxy> {
-  // Loaded here, not with the module: it brings the protobuf codec, which `record --help` and
-  // `a2a-replay --version` do without (test/architecture/entry-closure.test.ts).
-  const { forwardGrpcCall } = await import('./grpc-forward.js');
+  const grpcForward = grpcForwarder();
   const upstreamTls = options.upstreamTls ?? {};
   const upstream = openUpstream(options.upstream, upstreamTls);
   const grpcUpstream = openGrpcUpstream(options.grpcUpstream ?? defaultGrpcTarget(upstream.url), upstreamTls);
@@ -180,12 +189,12 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     });
   });
   h2.on('stream', (stream, headers) => {
-    try {
-      forwardGrpcCall(grpcForwarding, stream, headers, refused.get(stream.session as Http2Session));
-    } catch (error) {
-      recorder.report(error);
-      stream.close();
-    }
+    grpcForward()
+      .then((forward) => forward(grpcForwarding, stream, headers, refused.get(stream.session as Http2Session)))
+      .catch((error: unknown) => {
+        recorder.report(error);
+        stream.close();
+      });
   });
   // One port: HTTP/1 connections go to `server`, HTTP/2 (gRPC) ones to `h2`.
   const port = servePort(
