@@ -152,6 +152,12 @@ async function compare(
   return result;
 }
 
+/** Each round's CPU per call of one path over the bare proxy's in the same round; undefined without rounds. */
+function roundRatios(path: number[], bare: number[]): number[] | undefined {
+  if (path.length === 0 || path.length !== bare.length) return undefined;
+  return path.map((cpu, i) => cpu / Math.max(bare[i]!, 1e-9));
+}
+
 /**
  * `key.recorderCpuUsPerCall`, `key.bareCpuUsPerCall` (medians of the rounds) and
  * `key.recorderCpuOverBare`: the median of the rounds' ratios (each round's recorder segment over
@@ -162,8 +168,8 @@ async function compare(
 function cpuFigures(key: string, s: Record<string, PathStats>): void {
   const recorder = s.record?.roundCpuUs ?? [];
   const bare = s.bare?.roundCpuUs ?? [];
-  if (recorder.length === 0 || recorder.length !== bare.length) return;
-  const ratios = recorder.map((r, i) => r / Math.max(bare[i]!, 1e-9));
+  const ratios = roundRatios(recorder, bare);
+  if (ratios === undefined) return;
   figures[`${key}.recorderCpuUsPerCall`] = round(median(recorder), 0);
   figures[`${key}.bareCpuUsPerCall`] = round(median(bare), 0);
   figures[`${key}.recorderCpuOverBare`] = round(median(ratios));
@@ -307,12 +313,10 @@ async function pauseResume(peer: string): Promise<void> {
     figures['proxy.pauseResume.batchOverNever'] = round(s.record!.perSecond / s['record-never']!.perSecond);
     cpuFigures('proxy.pauseResume', s);
     const floorCpu = s.floor?.roundCpuUs ?? [];
-    const bareCpu = s.bare?.roundCpuUs ?? [];
-    if (floorCpu.length > 0 && floorCpu.length === bareCpu.length) {
+    const floorRatios = roundRatios(floorCpu, s.bare?.roundCpuUs ?? []);
+    if (floorRatios !== undefined) {
       figures['proxy.pauseResume.floorCpuUsPerCall'] = round(median(floorCpu), 0);
-      figures['proxy.pauseResume.floorCpuOverBare'] = round(
-        median(floorCpu.map((f, i) => f / Math.max(bareCpu[i]!, 1e-9))),
-      );
+      figures['proxy.pauseResume.floorCpuOverBare'] = round(median(floorRatios));
     }
   } finally {
     await floor.stop();
