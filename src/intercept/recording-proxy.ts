@@ -24,7 +24,12 @@
  *   each connection handed to the same two servers by the protocol its client chose.
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
-import { type Http2Session, createServer as createHttp2Server } from 'node:http2';
+import {
+  type Http2Session,
+  type IncomingHttpHeaders,
+  type ServerHttp2Stream,
+  createServer as createHttp2Server,
+} from 'node:http2';
 import type { AddressInfo, Server as NetServer, Socket } from 'node:net';
 import { type TLSSocket, createServer as createTlsServer } from 'node:tls';
 import { A2aReplayError, describeError } from '../errors.js';
@@ -111,19 +116,31 @@ export interface RecordingProxy {
 }
 
 /**
- * `forwardGrpcCall`, loaded at the first gRPC call, not with the module nor at start: it brings the
- * protobuf codec (about 90 ms and 15 MB), which `record --help`, `a2a-replay --version` and a
- * recorder no gRPC client talks to do without (test/architecture/entry-closure.test.ts). Calls
- * wait for it in the order they came; an h2 stream not yet read buffers what its client sends.
+ * Forwards a gRPC call with `forwardGrpcCall`, loaded at the first call, not with the module nor at
+ * start: it brings the protobuf codec (about 90 ms and 15 MB), which `record --help`, `a2a-replay
+ * --version` and a recorder no gRPC client talks to do without
+ * (test/architecture/entry-closure.test.ts). Calls wait for it in the order they came; an h2 stream
+ * not yet read buffers what its client sends, and one its client reset meanwhile is gone before
+ * anything reached the upstream, so it is not forwarded (its close came before anyone listened).
  */
-function grpcForwarder(): () => Promise<typeof forwardGrpcCall> {
+function grpcForwarder(
+  context: GrpcForwardContext,
+): (stream: ServerHttp2Stream, headers: IncomingHttpHeaders, overCapacity: string | undefined) => void {
   let loading: Promise<typeof forwardGrpcCall> | undefined;
-  return () => (loading ??= import('./grpc-forward.js').then((module) => module.forwardGrpcCall));
+  return (stream, headers, overCapacity) => {
+    (loading ??= import('./grpc-forward.js').then((module) => module.forwardGrpcCall))
+      .then((forward) => {
+        if (!stream.destroyed) forward(context, stream, headers, overCapacity);
+      })
+      .catch((error: unknown) => {
+        context.recorder.report(error);
+        stream.close();
+      });
+  };
 }
 
 /** Starts the proxy; resolves once it listens. */
 export async function startRecordingProxy(options: RecordingProxyOptions): Promise<RecordingProxy> {
-  const grpcForward = grpcForwarder();
   const upstreamTls = options.upstreamTls ?? {};
   const upstream = openUpstream(options.upstream, upstreamTls);
   const grpcUpstream = openGrpcUpstream(options.grpcUpstream ?? defaultGrpcTarget(upstream.url), upstreamTls);
@@ -188,14 +205,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
       sessions.delete(session);
     });
   });
-  h2.on('stream', (stream, headers) => {
-    grpcForward()
-      .then((forward) => forward(grpcForwarding, stream, headers, refused.get(stream.session as Http2Session)))
-      .catch((error: unknown) => {
-        recorder.report(error);
-        stream.close();
-      });
-  });
+  const forwardGrpc = grpcForwarder(grpcForwarding);
+  h2.on('stream', (stream, headers) => forwardGrpc(stream, headers, refused.get(stream.session as Http2Session)));
   // One port: HTTP/1 connections go to `server`, HTTP/2 (gRPC) ones to `h2`.
   const port = servePort(
     { http1: (socket) => server.emit('connection', socket), h2c: (socket) => h2.emit('connection', socket) },

@@ -7,6 +7,7 @@
  * said on stderr.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { connect as connectHttp2, constants as http2Constants } from 'node:http2';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DescMessage, type MessageInitShape, create, fromBinary, toBinary } from '@bufbuild/protobuf';
@@ -179,6 +180,32 @@ describe('record carries gRPC', () => {
       },
     ]);
     expect(recorder.stderr()).toMatch(/gRPC call refused: .*\/other\.Service\/Do/);
+  });
+
+  it('forwards nothing of a call its client reset before the recorder loaded its gRPC forwarder', async () => {
+    const out = join(dir, 'reset.jsonl');
+    recorder = await startRecordProcess(grpcRecordArgs(out));
+    // The first gRPC call of this recorder: its forwarder loads while the client resets the call.
+    const session = connectHttp2(recorder.url);
+    const reset = session.request({
+      ':method': 'POST',
+      ':path': SEND,
+      'content-type': 'application/grpc',
+      te: 'trailers',
+      'a2a-version': '1.0',
+    });
+    reset.on('error', () => undefined);
+    reset.close(http2Constants.NGHTTP2_CANCEL);
+    await new Promise((resolve) => reset.on('close', resolve));
+    session.close();
+    const answer = await unary(channel(targetOf(recorder.url)), SEND, SendMessageRequestSchema, { message });
+    if (!answer.ok) throw answer.error;
+    const entries = await stopped(recorder, out);
+    expect(entries.map((e) => [e.kind, e.http.path])).toEqual([
+      ['request', SEND],
+      ['response', SEND],
+    ]);
+    expect(entries[0]?.body).toMatchObject({ message: { messageId: 'm-raw' } });
   });
 
   it('answers UNAVAILABLE naming the gRPC upstream it cannot reach, and records the error', async () => {
