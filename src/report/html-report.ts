@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { escapeHtml } from './escape-html.js';
 import type { InterruptionRow } from './interruption-rows.js';
 import { interruptionTable, lostInterruptionItems } from './interruption-table.js';
-import { traceCell, traceUrlOf } from './trace-link.js';
+import { traceCell, traceItem } from './trace-link.js';
 
 export { escapeHtml } from './escape-html.js';
 
@@ -406,7 +406,7 @@ function* lostList(sections: readonly ReportSection[], traceUrl: string | undefi
         `${r.rules?.end ? ` by rule <code class="rule">${escapeHtml(r.rules.end)}</code>` : ''} · ` +
         `${escapeHtml(r.initiator)} pause` +
         `${r.reason ? ` (${escapeHtml(r.reason)})` : ''} · ` +
-        `${r.traceId && r.spanId && traceUrl ? `<a class="trace" href="${escapeHtml(traceUrlOf(traceUrl, r.traceId, r.spanId) ?? '')}" rel="noreferrer">trace</a> · ` : ''}` +
+        traceItem(traceUrl, r.traceId, r.spanId) +
         `<a href="#file-${index}">${escapeHtml(s.file)}</a></li>`
       );
     }
@@ -507,7 +507,8 @@ export function* htmlReportChunks(report: Report): Generator<string> {
 <title>${escapeHtml(report.title)}</title><style>${CSS}</style></head>
 <body><header><h1>${escapeHtml(report.title)}</h1>
 <p class="summary">${plural(files, 'file')} · ${plural(pauses, 'pause')} ·
-<strong class="lost-count">${lost} lost</strong>${interruptionSummary(report.sections)} · made ${escapeHtml(report.createdAt)}</p>
+<strong class="lost-count">${lost} lost</strong>${interruptionSummary(report.sections)} ·
+made ${escapeHtml(report.createdAt)}</p>
 <p class="legend"><span><i style="background:var(--client)"></i>client pause</span><span>
 <i style="background:var(--agent)"></i>agent pause</span><span><i style="background:var(--lost)"></i>lost pause</span>
 <span>✕ rejected resume</span><span>keys: / filter, j/k rows</span></p>
@@ -539,5 +540,6 @@ function lostInterruptionCount(sections: readonly ReportSection[]): number {
 function interruptionSummary(sections: readonly ReportSection[]): string {
   const total = sections.reduce((n, s) => n + (s.interruptions?.length ?? 0), 0);
   if (total === 0) return '';
-  return ` · ${plural(total, 'interruption')}, <strong class="lost-count">${lostInterruptionCount(sections)} lost</strong>`;
+  const lost = lostInterruptionCount(sections);
+  return ` · ${plural(total, 'interruption')}, <strong class="lost-count">${lost} lost</strong>`;
 }

@@ -6,7 +6,7 @@
  */
 import { escapeHtml } from './escape-html.js';
 import type { InterruptionRow } from './interruption-rows.js';
-import { traceCell, traceUrlOf } from './trace-link.js';
+import { traceCell, traceItem } from './trace-link.js';
 
 const asked = (state: string): string =>
   state === 'TASK_STATE_AUTH_REQUIRED' ? 'authorization' : state === 'TASK_STATE_INPUT_REQUIRED' ? 'input' : state;
@@ -22,7 +22,8 @@ export function* interruptionTable(rows: readonly InterruptionRow[], traceUrl: s
   if (rows.length === 0) return;
   yield '<h3>Who was asked for input, and who answered</h3>';
   const head = ['task', 'asked for', 'prompt', 'since', 'ended', 'answered by', 'answer', 'receipt', 'span (Jaeger)'];
-  yield `<div class="table-wrap"><table class="interruptions"><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead><tbody>`;
+  const headRow = head.map((h) => `<th>${h}</th>`).join('');
+  yield `<div class="table-wrap"><table class="interruptions"><thead><tr>${headRow}</tr></thead><tbody>`;
   for (const r of rows) {
     const cells = [
       r.taskId,
@@ -53,14 +54,13 @@ export function* lostInterruptionItems(
 ): Generator<string> {
   for (const r of rows) {
     if (r.outcome !== 'lost') continue;
-    const href = traceUrlOf(traceUrl, r.traceId, r.spanId);
     yield (
       `<li class="lost-item lost-interruption" data-task="${escapeHtml(r.taskId)}"><span class="badge">LOST</span> ` +
       `task <code>${escapeHtml(r.taskId)}</code> · asked for ${escapeHtml(asked(r.state))} since ` +
       `<time>${escapeHtml(r.interruptedAt)}</time> · why: <strong>${escapeHtml(r.lost ?? '-')}</strong>` +
       `${r.rule ? ` by rule <code class="rule">${escapeHtml(r.rule)}</code>` : ''}` +
       `${r.promptHash ? ` · prompt <code>${escapeHtml(r.promptHash)}</code>` : ''} · ` +
-      `${href === null ? '' : `<a class="trace" href="${escapeHtml(href)}" rel="noreferrer">trace</a> · `}` +
+      traceItem(traceUrl, r.traceId, r.spanId) +
       `<a href="#file-${index}">${escapeHtml(file)}</a></li>`
     );
   }

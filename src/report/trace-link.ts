@@ -36,3 +36,9 @@ export function traceCell(traceId: string | null, spanId: string | null, templat
   const href = traceUrlOf(template, traceId, spanId);
   return href === null ? text : `<a class="trace" href="${escapeHtml(href)}" rel="noreferrer">${text}</a>`;
 }
+
+/** A lost item's link to its trace, followed by ` · `; nothing without a template or a span. */
+export function traceItem(template: string | undefined, traceId: string | null, spanId: string | null): string {
+  const href = traceId && spanId ? traceUrlOf(template, traceId, spanId) : null;
+  return href === null ? '' : `<a class="trace" href="${escapeHtml(href)}" rel="noreferrer">trace</a> · `;
+}

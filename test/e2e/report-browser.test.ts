@@ -128,7 +128,7 @@ describe('the HTML report, as a file', () => {
     );
   });
 
-  it('links every span of --trace-url to the trace its receipt names, and refuses a template without {traceId}', async () => {
+  it('links each span to the trace of its receipt with --trace-url; refuses a template without {traceId}', async () => {
     const name = 'lost-pause';
     const log = join(GOLDEN, name, 'recording.receipts.jsonl');
     const out = join(dir, 'linked.html');
