@@ -89,6 +89,7 @@ const AUDIT_HEADER = [
   'ENDED',
   'REJECTED',
   'FLAG',
+  'TRACE',
 ];
 
 /** A row's cells in the plain-text table. */
@@ -103,6 +104,7 @@ function auditCells(r: AuditRow): string[] {
     ending(r),
     String(r.rejectedAttempts),
     flagText(r),
+    r.span.traceId,
   ];
 }
 
@@ -129,7 +131,7 @@ function continued(r: InterruptionAuditRow): string {
     .join(' ');
 }
 
-const INTERRUPTION_HEADER = ['TASK', 'STATE', 'PROMPT', 'INTERRUPTED AT', 'CONTINUED', 'FLAG'];
+const INTERRUPTION_HEADER = ['TASK', 'STATE', 'PROMPT', 'INTERRUPTED AT', 'CONTINUED', 'FLAG', 'TRACE'];
 
 /** The plain-text table of `--kind interruption`: who continued each interruption, when and with what. */
 export function interruptionTableLines(rows: readonly InterruptionAuditRow[]): Iterable<string> {
@@ -140,6 +142,7 @@ export function interruptionTableLines(rows: readonly InterruptionAuditRow[]): I
     r.interruptedAt,
     continued(r),
     r.vouched ? '-' : '! not-vouched-for-by-a-checkpoint',
+    r.span.traceId,
   ]);
 }
 
@@ -163,6 +166,7 @@ function bothTableLines(rows: readonly AnyRow[]): Iterable<string> {
       continued(i),
       '-',
       i.vouched ? '-' : '! not-vouched-for-by-a-checkpoint',
+      i.span.traceId,
     ];
   });
 }

@@ -33,9 +33,13 @@ import { keyringFromFiles, recordingOption } from '../options.js';
 import { textTableLines } from '../text-table.js';
 import { lostInSeries } from '../series-lost.js';
 import { manyLogs } from '../series-verify.js';
+import { exportVerdict, fleetVerdict, traceOf } from '../lost-verdict.js';
+import { basename } from 'node:path';
 
 interface LostCommandOptions {
   key?: string[];
+  otlp?: string;
+  traces?: string;
   recording?: string;
   json?: boolean;
   explain?: boolean;
@@ -243,15 +247,16 @@ function describeSource(source: Source): string {
   return source.kind === 'recording' ? 'recording' : `receipt log, ${source.verification}`;
 }
 
-const LOST_HEADER = ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'PAUSE REASON'];
+const LOST_HEADER = ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'TRACE', 'PAUSE REASON'];
 /** With the rules known (a recording): the rule that declared each pause lost (docs/design.md §14.8). */
-const LOST_HEADER_WITH_RULE = ['TASK', 'INITIATOR', 'REASON', 'RULE', 'SINCE', 'PAUSE REASON'];
+const LOST_HEADER_WITH_RULE = ['TASK', 'INITIATOR', 'REASON', 'RULE', 'SINCE', 'TRACE', 'PAUSE REASON'];
 
 const lostCells = (l: LostPauseListing): string[] => [
   l.taskId,
   l.initiatedBy ?? '-',
   l.reason,
   l.since,
+  traceOf(l.span),
   l.pauseReason === null ? '-' : JSON.stringify(l.pauseReason),
 ];
 
@@ -261,10 +266,11 @@ const lostCellsWithRule = (l: LostPauseListing): string[] => [
   l.reason,
   l.rule ?? '-',
   l.since,
+  traceOf(l.span),
   l.pauseReason === null ? '-' : JSON.stringify(l.pauseReason),
 ];
 
-const LOST_INTERRUPTION_HEADER = ['TASK', 'STATE', 'REASON', 'RULE', 'SINCE'];
+const LOST_INTERRUPTION_HEADER = ['TASK', 'STATE', 'REASON', 'RULE', 'SINCE', 'TRACE'];
 
 /** Lost interruptions (docs/design.md §14.9) after the pauses: a count, then their table. */
 function* renderInterruptions(file: string, lost: readonly LostInterruptionListing[]): Generator<string> {
@@ -276,6 +282,7 @@ function* renderInterruptions(file: string, lost: readonly LostInterruptionListi
     l.reason,
     l.rule ?? '-',
     l.since,
+    traceOf(l.span),
   ]);
 }
 
@@ -315,10 +322,11 @@ async function lostOfSeries(files: string[], options: LostCommandOptions): Promi
     await writeLines(render(label, source, lost, false));
     await writeLines(renderInterruptions(label, interruptions));
   }
+  await exportVerdict(options, `lost-${basename(series.files.at(-1) ?? 'series')}`, lost, interruptions);
   if (lost.length > 0 || interruptions.length > 0) throw new CliExit(EXIT.drift, '');
 }
 
-const FLEET_HEADER = ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'PAUSED IN', 'PAUSE REASON'];
+const FLEET_HEADER = ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'PAUSED IN', 'TRACE', 'PAUSE REASON'];
 
 /**
  * `lost A B ...` (docs/design.md §17): the receipt logs of several recorders as one record. A
@@ -378,7 +386,11 @@ async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promi
         {
           files,
           source: keyring ? 'receipt logs, verified' : 'receipt logs, unverified',
-          lost: lost.map((p) => ({ ...fleetPauseJson(p, null), reason: 'recording_ended' })),
+          lost: lost.map((p) => ({
+            ...fleetPauseJson(p, null),
+            reason: 'recording_ended',
+            traceId: fleetVerdict(p).span?.traceId ?? null,
+          })),
           orphans: orphans.map((o) => ({ ...o, reason: 'orphan' })),
         },
         null,
@@ -399,6 +411,7 @@ async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promi
             'recording_ended',
             p.pausedAt,
             `${p.begun.file}:${p.begun.line}`,
+            traceOf(fleetVerdict(p).span),
             p.reason === null ? '-' : JSON.stringify(p.reason),
           ]);
         for (const o of orphans)
@@ -409,6 +422,7 @@ async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promi
       })(),
     );
   }
+  await exportVerdict(options, 'lost-fleet', lost.map(fleetVerdict), []);
   if (lost.length > 0 || orphans.length > 0) throw new CliExit(EXIT.drift, '');
 }
 
@@ -433,6 +447,13 @@ export function registerLost(program: Command): void {
     .option('--json', 'print the lost pauses as a JSON array')
     .option('--explain', 'for each lost pause of a recording, the facts (line, seq, type) and rules that led to it')
     .option('--allow-torn-tail', 'skip a torn last line (a recorder crash) instead of refusing the file')
+    .option(
+      '--otlp <url>',
+      'also export each lost pause as a LostPause span (status ERROR, under the Suspension it condemns) and ' +
+        'each lost interruption as a LostInterruption, to this OTLP/HTTP endpoint (default: ' +
+        'OTEL_EXPORTER_OTLP_ENDPOINT); the same logs always give the same span ids',
+    )
+    .option('--traces <dir>', 'also write those spans as an OTLP-JSON file in DIR')
     .action(async (files: string[], options: LostCommandOptions) => {
       const many = await manyLogs(files);
       if (many?.series) return lostOfSeries(many.files, options);
@@ -520,5 +541,6 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
     process.stdout.write(renderIncomplete(file, incomplete));
     if (options.explain) await writeLines(renderChains(file, chains));
   }
+  await exportVerdict(options, `lost-${basename(file).replace(/\.jsonl$/, '')}`, lost, interruptions);
   if (lost.length > 0 || interruptions.length > 0 || incomplete.count > 0) throw new CliExit(EXIT.drift, '');
 }

@@ -18,6 +18,7 @@ import { loadKeyring } from '../../src/receipts/key-file.js';
 import type { Keyring } from '../../src/receipts/keys.js';
 import { type ReportInput, ReportInputError, fileSections } from '../../src/report/build-report.js';
 import { type ReportSection, htmlReportChunks } from '../../src/report/html-report.js';
+import { traceUrlProblem } from '../../src/report/trace-link.js';
 import { type FleetReportGroup, fleetSection } from '../../src/report/fleet-report.js';
 import { verifySeries } from '../../src/receipts/series.js';
 import { givenLogs } from '../fleet-logs.js';
@@ -30,6 +31,7 @@ interface ReportOptions {
   key: string[];
   publicKey: string[];
   fleet?: boolean;
+  traceUrl?: string;
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
@@ -67,8 +69,18 @@ async function inputOf(file: string): Promise<ReportInput> {
  * Writes the report of `sections` to `out`, in pieces of about 1 MiB as they are made (a report of
  * a long log is never held as one text); the path is named in the error when it cannot.
  */
-export async function writeReport(out: string, sections: ReportSection[], title: string): Promise<void> {
-  const report = { title, createdAt: new Date(systemClock.now()).toISOString(), sections };
+export async function writeReport(
+  out: string,
+  sections: ReportSection[],
+  title: string,
+  traceUrl?: string,
+): Promise<void> {
+  const report = {
+    title,
+    createdAt: new Date(systemClock.now()).toISOString(),
+    sections,
+    ...(traceUrl === undefined ? {} : { traceUrl }),
+  };
   try {
     const file = await openOutputFile(out, { replace: true });
     try {
@@ -122,11 +134,17 @@ export function registerReport(program: Command): void {
     .option('--key <file>', 'key file to verify receipt logs with (repeatable)', collect, [])
     .option('--public-key <file>', 'public key file: verifies checkpoints only (repeatable)', collect, [])
     .option(
+      '--trace-url <template>',
+      'make every span shown a link to its trace, e.g. http://jaeger:16686/trace/{traceId} ({traceId} and ' +
+        '{spanId} are replaced; default: A2A_REPLAY_TRACE_URL)',
+    )
+    .option(
       '--fleet',
       'read the logs as one fleet of recorder replicas (each a log or a series): one section, each pause ' +
         'with the log that saw it begin and end',
     )
     .action(async (files: string[], options: ReportOptions) => {
+      const traceUrl = traceUrlOption(options.traceUrl);
       let keyring: Keyring | undefined;
       if (options.key.length > 0 || options.publicKey.length > 0) {
         try {
@@ -153,13 +171,36 @@ export function registerReport(program: Command): void {
           throw error;
         }
       }
-      await writeReport(options.out, sections, 'a2a-replay report');
+      await writeReport(options.out, sections, 'a2a-replay report', traceUrl);
       let pauses = 0;
       let lost = 0;
+      let interruptions = 0;
+      let lostInterruptions = 0;
       for (const s of sections) {
         pauses += s.rows.length;
         for (const r of s.rows) if (r.outcome === 'lost') lost++;
+        interruptions += s.interruptions?.length ?? 0;
+        for (const r of s.interruptions ?? []) if (r.outcome === 'lost') lostInterruptions++;
       }
-      process.stdout.write(`wrote ${options.out}: ${files.length} files, ${pauses} pauses, ${lost} lost\n`);
+      const interrupted =
+        interruptions === 0
+          ? ''
+          : `, ${interruptions} interruption${interruptions === 1 ? '' : 's'}, ${lostInterruptions} lost`;
+      process.stdout.write(
+        `wrote ${options.out}: ${files.length} files, ${pauses} pauses, ${lost} lost${interrupted}\n`,
+      );
     });
+}
+
+/** `--trace-url`, else A2A_REPLAY_TRACE_URL: a template naming `{traceId}`, refused (exit 2) when it cannot be one. */
+export function traceUrlOption(given: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const template = given ?? (env['A2A_REPLAY_TRACE_URL']?.trim() || undefined);
+  if (template === undefined) return undefined;
+  const problem = traceUrlProblem(template);
+  if (problem !== undefined)
+    throw new CliExit(
+      EXIT.usage,
+      `${given === undefined ? 'A2A_REPLAY_TRACE_URL' : '--trace-url'}: ${JSON.stringify(template)}: ${problem}`,
+    );
+  return template;
 }

@@ -17,3 +17,11 @@ export {
 } from '../tracing/span-events.js';
 export { SPAN_NAMES, type SpanName } from '../tracing/attributes.js';
 export { LostPauseCollector, type LostPauseListing, lostPausesInReceiptLog } from '../tracing/lost-pauses.js';
+export {
+  type LostPauseVerdict,
+  type LostInterruptionVerdict,
+  lostVerdictSpanEvents,
+  lostVerdictSpan,
+  lostInterruptionVerdictSpan,
+} from '../tracing/lost-verdict-spans.js';
+export { pauseCallSpanId } from '../tracing/span-bridge.js';

@@ -49,6 +49,8 @@ export interface AuditRow {
    * the recording shows no pause with this receipt's span.
    */
   rules: AuditRules | null;
+  /** The Suspension span its receipt names: where it is in Jaeger (docs/design.md §7). */
+  span: SpanRef;
 }
 
 /** The rules that decided a suspension, as the observer names them (docs/design.md §14.8). */
@@ -134,6 +136,7 @@ export class AuditCollector {
           flags: this.#flagsOf(line),
           vouched: true,
           rules: null,
+          span: line.span,
         };
         this.#rows.set(hash, row);
         this.#span.set(row, line.span);

@@ -6,7 +6,7 @@
  * never audited.
  */
 import type { VerifiedLine } from './verify.js';
-import type { ContinuationCause, InterruptedState, ReceiptBinding } from './types.js';
+import type { ContinuationCause, InterruptedState, ReceiptBinding, SpanRef } from './types.js';
 
 export interface InterruptionAuditRow {
   kind: 'interruption';
@@ -32,6 +32,8 @@ export interface InterruptionAuditRow {
   continuedAtLine: number | null;
   /** Whether a valid checkpoint covers its receipts (false only after the last one, with `allowOpen`). */
   vouched: boolean;
+  /** The Interruption span its receipt names: where it is in Jaeger (docs/design.md §7). */
+  span: SpanRef;
 }
 
 export class InterruptionAuditCollector {
@@ -59,6 +61,7 @@ export class InterruptionAuditCollector {
         inputHash: null,
         continuedAtLine: null,
         vouched: true,
+        span: line.span,
       };
       this.#rows.set(hash, row);
       this.#lastSeq.set(row, line.seq);

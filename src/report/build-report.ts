@@ -23,6 +23,10 @@ import { describeDrift } from '../replay/reporters/text.js';
 import type { RecordingResult } from '../replay/result.js';
 import { LostPauseCollector } from '../tracing/lost-pauses.js';
 import type { Lane, LanePause, LaneState, ReportRow, ReportSection } from './html-report.js';
+import { type InterruptionRow, type InterruptionVerdict, InterruptionRows } from './interruption-rows.js';
+
+/** A receipt log alone: an interruption no continuation closed is lost as the log ends (as `lost` says). */
+const neverContinued = (): InterruptionVerdict => ({ reason: 'never_continued', rule: null });
 
 type Obj = { [key: string]: JsonValue };
 const obj = (v: JsonValue | undefined): Obj | undefined =>
@@ -227,6 +231,9 @@ interface RecordingData {
   notes: string[];
   /** The rules that decided each pause, by Suspension span (a receipt log's rows are matched by it). */
   rulesOf: RulesOf;
+  interruptions: InterruptionRow[];
+  /** The observer's lost-interruption verdicts, by the interruption's span id. */
+  lostInterruptions: Map<string, InterruptionVerdict>;
 }
 
 /** The rules of each pause of a recording: a second observer run over its entries (§14.8). */
@@ -249,10 +256,16 @@ async function recordingData(file: string): Promise<RecordingData> {
     spans: collector,
   });
   const receipts = new ReceiptRows();
+  const interrupted = new InterruptionRows();
   derived.lines.forEach((text, i) => {
     const line = receiptLine(text);
-    if (line) receipts.add(line, sha256Prefixed(text), i + 1);
+    if (!line) return;
+    receipts.add(line, sha256Prefixed(text), i + 1);
+    interrupted.add(line, sha256Prefixed(text));
   });
+  const lostInterruptions = new Map(
+    collector.lostInterruptions.map((l) => [l.span.spanId, { reason: l.reason, rule: l.rule }]),
+  );
   const lostByTask = new Map(collector.lost.map((l) => [l.taskId, l.reason]));
   const rulesOf = rulesOfEntries(recording.header.id, recording.entries, recording.header.createdAt);
   const pauses = receipts.build(
@@ -266,6 +279,8 @@ async function recordingData(file: string): Promise<RecordingData> {
     pauses,
     notes: recording.tornTail ? [`torn last line ${recording.tornTail.line} skipped`] : [],
     rulesOf,
+    interruptions: interrupted.build((span) => lostInterruptions.get(span.spanId) ?? null),
+    lostInterruptions,
   };
 }
 
@@ -277,6 +292,7 @@ interface LogData {
   notes: string[];
   /** `verified`, `verified, OPEN`, `DOES NOT VERIFY`, `not verified (no key)`, ... */
   checked: string;
+  interruptions: InterruptionRows;
 }
 
 /** How a row of a log verified as `result` says (`undefined`: no key given), by its line and last seq. */
@@ -340,6 +356,7 @@ export function logChecks(result: VerifyResult | undefined): { notes: string[]; 
 async function logData(file: string, keyring: Keyring | undefined, rulesOf?: RulesOf): Promise<LogData> {
   const result = keyring ? await verifyReceiptLog(file, { keyring, allowOpen: true, allowTornTail: true }) : undefined;
   const receipts = new ReceiptRows();
+  const interruptions = new InterruptionRows();
   let recording: string | null = null;
   for await (const lines of readLogChunks(file)) {
     for (const raw of lines) {
@@ -348,13 +365,14 @@ async function logData(file: string, keyring: Keyring | undefined, rulesOf?: Rul
       if (!line) continue;
       if (line.type === 'ReceiptLog') recording = line.recording;
       receipts.add(line, sha256Prefixed(raw.text), raw.number);
+      interruptions.add(line, sha256Prefixed(raw.text));
     }
   }
   const verification = verificationOf(result);
   // A suspension no resumption closed is lost as the log ends (lost-pauses.ts, OpenSuspensions).
   const pauses = receipts.build(() => 'recording_ended', verification, rulesOf);
   const { notes, checked } = logChecks(result);
-  return { recording, pauses, notes, checked };
+  return { recording, pauses, notes, checked, interruptions };
 }
 
 export function sectionOf(
@@ -372,7 +390,8 @@ export function sectionOf(
 export async function recordingSection(file: string): Promise<ReportSection> {
   const data = await recordingData(file);
   const rows = rowsOf(data.pauses);
-  return sectionOf(file, 'recording', verdictOf(rows), lanesOf(data.states, data.pauses), rows, data.notes);
+  const section = sectionOf(file, 'recording', verdictOf(rows), lanesOf(data.states, data.pauses), rows, data.notes);
+  return withInterruptions(section, data.interruptions);
 }
 
 /**
@@ -382,8 +401,10 @@ export async function recordingSection(file: string): Promise<ReportSection> {
 export async function receiptLogSection(file: string, keyring: Keyring | undefined): Promise<ReportSection> {
   const data = await logData(file, keyring);
   const rows = rowsOf(data.pauses);
+  const interruptions = data.interruptions.build(neverContinued);
   const verdict = `${verdictOf(rows)}, ${data.checked}`;
-  return sectionOf(file, 'receipt log', verdict, lanesOf(new Map(), data.pauses), rows, data.notes);
+  const section = sectionOf(file, 'receipt log', verdict, lanesOf(new Map(), data.pauses), rows, data.notes);
+  return withInterruptions(section, interruptions);
 }
 
 /**
@@ -425,7 +446,11 @@ export async function joinedSection(
     notes.push(`${only} ${only === 1 ? 'pause is' : 'pauses are'} only in the recording, not in its receipt log`);
   for (const n of recording.notes) notes.push(n);
   for (const n of log.notes) notes.push(n);
-  return sectionOf(
+  // The interruptions as the log says them; a lost one with the reason and rule the recording gives.
+  const interruptions = log.interruptions.build(
+    (span) => recording.lostInterruptions.get(span.spanId) ?? neverContinued(),
+  );
+  const section = sectionOf(
     `${recordingFile} + ${logFile}`,
     'recording + receipt log',
     `${verdictOf(rows)}, ${log.checked}`,
@@ -433,6 +458,16 @@ export async function joinedSection(
     rows,
     notes,
   );
+  return withInterruptions(section, interruptions);
+}
+
+/** `section` with its interruptions, and their count in its verdict when there are any. */
+function withInterruptions(section: ReportSection, interruptions: InterruptionRow[]): ReportSection {
+  if (interruptions.length === 0) return section;
+  let lost = 0;
+  for (const r of interruptions) if (r.outcome === 'lost') lost++;
+  const count = `${interruptions.length} interruption${interruptions.length === 1 ? '' : 's'}, ${lost} lost`;
+  return { ...section, verdict: `${section.verdict}; ${count}`, interruptions };
 }
 
 /** A file given to the report: its kind, and the recording id it names (a log's `recording`). */
@@ -546,5 +581,6 @@ export async function replaySection(result: RecordingResult): Promise<ReportSect
     })),
     exchanges: result.drift.map(describeDrift),
     notes: result.notes,
+    ...(recorded?.interruptions ? { interruptions: recorded.interruptions } : {}),
   };
 }

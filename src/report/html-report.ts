@@ -7,6 +7,12 @@
  * Content-Security-Policy lets only that one script run, by its hash.
  */
 import { createHash } from 'node:crypto';
+import { escapeHtml } from './escape-html.js';
+import type { InterruptionRow } from './interruption-rows.js';
+import { interruptionTable, lostInterruptionItems } from './interruption-table.js';
+import { traceCell, traceItem } from './trace-link.js';
+
+export { escapeHtml } from './escape-html.js';
 
 /** A task state over recorded time (ms since the epoch). */
 export interface LaneState {
@@ -96,6 +102,8 @@ export interface ReportSection {
   /** Exchange drift, as text lines. */
   exchanges: string[];
   notes: string[];
+  /** The interruptions (INPUT_REQUIRED, AUTH_REQUIRED) and how each ended (docs/design.md §14.9). */
+  interruptions?: InterruptionRow[];
 }
 
 export interface Report {
@@ -103,21 +111,11 @@ export interface Report {
   /** When it was made (ISO), shown in the header. */
   createdAt: string;
   sections: ReportSection[];
-}
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/**
- * The bidirectional controls: a browser reorders the text around them (U+202E shows
- * `kcehc` as `check`), so they are shown as their `\uXXXX` escapes instead.
- */
-const BIDI = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-
-/** Text safe in HTML content and attribute values, its bidirectional controls shown as `\uXXXX`. */
-export function escapeHtml(text: string): string {
-  return text
-    .replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c)
-    .replace(BIDI, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  /**
+   * A trace backend's URL for a trace, `{traceId}` (and `{spanId}`) replaced, e.g.
+   * `http://jaeger:16686/trace/{traceId}`: every span shown links there (`report --trace-url`).
+   */
+  traceUrl?: string;
 }
 
 const STATE_COLORS: Record<string, string> = {
@@ -291,7 +289,7 @@ function* lanesSvg(lanes: readonly Lane[]): Generator<string> {
   yield '</svg>';
 }
 
-function* rowsTable(rows: readonly ReportRow[]): Generator<string> {
+function* rowsTable(rows: readonly ReportRow[], traceUrl: string | undefined): Generator<string> {
   if (rows.length === 0) {
     yield '<p class="empty">No suspensions.</p>';
     return;
@@ -316,21 +314,23 @@ function* rowsTable(rows: readonly ReportRow[]): Generator<string> {
   const headRow = head.map((h) => `<th>${h}</th>`).join('');
   yield `<div class="table-wrap"><table class="rows"><thead><tr>${headRow}</tr></thead><tbody>`;
   for (const r of rows) {
+    const text = (c: string): string => escapeHtml(c);
+    // Every cell is escaped text but the span's, which may be a link (docs/design.md §12).
     const cells = [
-      r.taskId,
-      r.initiator,
-      r.principal ?? '-',
-      r.reason ?? '-',
-      r.mode ?? '-',
-      r.pausedAt,
-      r.ended,
-      rulesText(r.rules),
-      String(r.rejected),
-      r.receiptHash ?? '-',
-      r.traceId && r.spanId ? `trace ${r.traceId} span ${r.spanId}` : '-',
-      `${r.verification.status}${r.verification.why ? ` (${r.verification.why})` : ''}`,
-      ...(fleet ? [r.pausedIn ?? '-', r.endedIn ?? '-'] : []),
-    ].map((c, i) => `<td class="c${i}">${escapeHtml(c)}</td>`);
+      text(r.taskId),
+      text(r.initiator),
+      text(r.principal ?? '-'),
+      text(r.reason ?? '-'),
+      text(r.mode ?? '-'),
+      text(r.pausedAt),
+      text(r.ended),
+      text(rulesText(r.rules)),
+      text(String(r.rejected)),
+      text(r.receiptHash ?? '-'),
+      traceCell(r.traceId, r.spanId, traceUrl),
+      text(`${r.verification.status}${r.verification.why ? ` (${r.verification.why})` : ''}`),
+      ...(fleet ? [text(r.pausedIn ?? '-'), text(r.endedIn ?? '-')] : []),
+    ].map((html, i) => `<td class="c${i}">${html}</td>`);
     const cls = r.outcome === 'lost' ? ' class="lost-row"' : '';
     yield (
       `<tr${cls} tabindex="0" data-task="${escapeHtml(r.taskId)}" data-initiator="${escapeHtml(r.initiator)}" ` +
@@ -354,7 +354,7 @@ function driftTable(drift: readonly DriftLine[]): string {
 }
 
 /** A file's section, in pieces (the lanes and rows one by one), lines as before joined by newlines. */
-function* section(s: ReportSection, index: number): Generator<string> {
+function* section(s: ReportSection, index: number, traceUrl: string | undefined): Generator<string> {
   const list = (items: readonly string[], cls: string): string =>
     items.length === 0 ? '' : `<ul class="${cls}">${items.map((i) => `<li>${escapeHtml(i)}</li>`).join('')}</ul>`;
   yield `<section class="file" id="file-${index}" data-kind="${escapeHtml(s.kind)}">\n`;
@@ -370,8 +370,9 @@ function* section(s: ReportSection, index: number): Generator<string> {
   yield '\n';
   if (s.rows.length > 0 || s.kind !== 'replay') {
     yield '<h3>Who paused what, when, why</h3>';
-    yield* rowsTable(s.rows);
+    yield* rowsTable(s.rows, traceUrl);
   }
+  yield* interruptionTable(s.interruptions ?? [], traceUrl);
   yield `\n${list(s.notes, 'notes')}\n</section>`;
 }
 
@@ -380,14 +381,21 @@ function* section(s: ReportSection, index: number): Generator<string> {
  * task, since when it has been paused, why it is lost, who paused it and why, and its file. One
  * item at a time: a long log can leave 100,000 pauses lost.
  */
-function* lostList(sections: readonly ReportSection[]): Generator<string> {
+function* lostList(sections: readonly ReportSection[], traceUrl: string | undefined): Generator<string> {
   let count = 0;
   for (const s of sections) for (const r of s.rows) if (r.outcome === 'lost') count++;
-  if (count === 0) {
+  const interrupted = lostInterruptionCount(sections);
+  if (count === 0 && interrupted === 0) {
     yield '<p class="no-lost">No lost pauses.</p>';
     return;
   }
-  yield `<section class="lost-top" aria-label="lost pauses"><h2>${plural(count, 'lost pause')}</h2><ul>`;
+  const heading = [
+    count > 0 ? plural(count, 'lost pause') : '',
+    interrupted > 0 ? plural(interrupted, 'lost interruption') : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  yield `<section class="lost-top" aria-label="lost pauses"><h2>${heading}</h2><ul>`;
   for (const [index, s] of sections.entries()) {
     for (const r of s.rows) {
       if (r.outcome !== 'lost') continue;
@@ -397,9 +405,12 @@ function* lostList(sections: readonly ReportSection[]): Generator<string> {
         `why: <strong>${escapeHtml(r.ended.replace(/^LOST: /, ''))}</strong>` +
         `${r.rules?.end ? ` by rule <code class="rule">${escapeHtml(r.rules.end)}</code>` : ''} · ` +
         `${escapeHtml(r.initiator)} pause` +
-        `${r.reason ? ` (${escapeHtml(r.reason)})` : ''} · <a href="#file-${index}">${escapeHtml(s.file)}</a></li>`
+        `${r.reason ? ` (${escapeHtml(r.reason)})` : ''} · ` +
+        traceItem(traceUrl, r.traceId, r.spanId) +
+        `<a href="#file-${index}">${escapeHtml(s.file)}</a></li>`
       );
     }
+    yield* lostInterruptionItems(s.interruptions ?? [], s.file, index, traceUrl);
   }
   yield '</ul></section>';
 }
@@ -419,7 +430,7 @@ h3{font-size:14px;margin:16px 0 6px;color:var(--muted)}
 table{border-collapse:collapse;width:100%;font-size:12.5px}
 th,td{border:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top;word-break:break-all}
 th{word-break:normal;white-space:nowrap}.table-wrap{overflow-x:auto}
-tr:focus{outline:2px solid var(--client)}tr.lost-row td{color:var(--lost);font-weight:600}
+tr:focus{outline:2px solid var(--client)}tr.lost-row td,tr.lost-interruption-row td{color:var(--lost);font-weight:600}
 td.expected{background:rgba(207,34,46,.08)}td.actual{background:rgba(74,194,107,.10)}
 svg.lanes{max-width:1100px;border:1px solid var(--line);border-radius:6px}
 .lane-label,.state-label,.pause-label{font:11px ui-monospace,monospace;fill:var(--fg)}.state-label{fill:#000}
@@ -496,7 +507,8 @@ export function* htmlReportChunks(report: Report): Generator<string> {
 <title>${escapeHtml(report.title)}</title><style>${CSS}</style></head>
 <body><header><h1>${escapeHtml(report.title)}</h1>
 <p class="summary">${plural(files, 'file')} · ${plural(pauses, 'pause')} ·
-<strong class="lost-count">${lost} lost</strong> · made ${escapeHtml(report.createdAt)}</p>
+<strong class="lost-count">${lost} lost</strong>${interruptionSummary(report.sections)} ·
+made ${escapeHtml(report.createdAt)}</p>
 <p class="legend"><span><i style="background:var(--client)"></i>client pause</span><span>
 <i style="background:var(--agent)"></i>agent pause</span><span><i style="background:var(--lost)"></i>lost pause</span>
 <span>✕ rejected resume</span><span>keys: / filter, j/k rows</span></p>
@@ -507,13 +519,27 @@ export function* htmlReportChunks(report: Report): Generator<string> {
 <option>failed</option><option>open</option><option>lost</option></select></label></p>
 </header>
 <main>`;
-  yield* lostList(report.sections);
+  yield* lostList(report.sections, report.traceUrl);
   yield '\n';
   for (const [i, s] of report.sections.entries()) {
     if (i > 0) yield '\n';
-    yield* section(s, i);
+    yield* section(s, i, report.traceUrl);
   }
   yield `</main>
 <script>${SCRIPT}</script></body></html>
 `;
+}
+
+function lostInterruptionCount(sections: readonly ReportSection[]): number {
+  let n = 0;
+  for (const s of sections) for (const r of s.interruptions ?? []) if (r.outcome === 'lost') n++;
+  return n;
+}
+
+/** ` · N interruptions, M lost` in the header, when any section has interruptions. */
+function interruptionSummary(sections: readonly ReportSection[]): string {
+  const total = sections.reduce((n, s) => n + (s.interruptions?.length ?? 0), 0);
+  if (total === 0) return '';
+  const lost = lostInterruptionCount(sections);
+  return ` · ${plural(total, 'interruption')}, <strong class="lost-count">${lost} lost</strong>`;
 }

@@ -18,6 +18,12 @@ export const SPAN_NAMES = {
   INTERRUPTION: 'Interruption',
   /** How an interruption ended, a root linked to its Interruption span. */
   CONTINUATION: 'Continuation',
+  /**
+   * The call that began a pause, as the recorder saw it, in the caller's trace (docs/design.md §7):
+   * a child of the caller's span (its `traceparent`, else the task's span), linked to the
+   * Suspension, which is the root of the pause's own trace.
+   */
+  PAUSE_CALL: 'PauseCall',
 } as const;
 export type SpanName = (typeof SPAN_NAMES)[keyof typeof SPAN_NAMES];
 
@@ -72,6 +78,14 @@ export const ATTR_LOST_REASON = 'a2a.lost.reason';
 export const ATTR_RULE = 'a2a_replay.rule';
 /** The recording entry seq that opened or closed the span. */
 export const ATTR_RECORDING_ENTRY_SEQ = 'a2a.recording.entry_seq';
+
+/**
+ * On a LostPause or LostInterruption span that `lost` drew (docs/design.md §7): `true`, the
+ * verdict of the whole set of logs given, not of one recorder's view.
+ */
+export const ATTR_LOST_VERDICT = 'a2a_replay.lost.verdict';
+/** Where the lost pause or interruption was seen to begin: `file:line`, one per place. */
+export const ATTR_LOST_BEGUN = 'a2a_replay.lost.begun';
 
 /** Values of {@link ATTR_LINK_KIND}. */
 export const LINK_KINDS = { SUSPENSION: 'suspension', PIPELINE: 'pipeline', INTERRUPTION: 'interruption' } as const;

@@ -33,6 +33,7 @@ import {
   ATTR_LINK_SUSPENSION_SPAN_ID,
   ATTR_LINK_SUSPENSION_TRACE_ID,
   ATTR_LOST_REASON,
+  ATTR_METHOD_NAME,
   ATTR_PAUSE_OPEN_AT_STOP,
   ATTR_RECEIPT_HASH,
   ATTR_RESUME_OUTCOME,
@@ -42,7 +43,7 @@ import {
   type SpanName,
 } from './attributes.js';
 import type { EventIdGenerator } from './event-id-generator.js';
-import { type SpanAttributes, type SpanEvent, type SpanSink, isStopVerdict } from './span-events.js';
+import { type SpanAttributes, type SpanEvent, type SpanSink, deriveSpanId, isStopVerdict } from './span-events.js';
 import { errorMessage } from '../errors.js';
 
 export interface SpanBridgeOptions {
@@ -155,7 +156,9 @@ export class SpanBridge implements SpanSink {
       case 'suspension.start': {
         const place = suspensionPlace(event.span, event.parent);
         const attributes = { ...event.attributes, ...place.attributes, [ATTR_TASK_ID]: event.taskId };
-        this.#start(event.key, SPAN_NAMES.SUSPENSION, event.span, at, attributes, place);
+        const started = this.#start(event.key, SPAN_NAMES.SUSPENSION, event.span, at, attributes, place);
+        // A Suspension in the pause's own trace: the caller's trace gets the call that began it.
+        if (started && place.parent === null) this.#pauseCall(event, at);
         return;
       }
       case 'resume.start': {
@@ -180,12 +183,18 @@ export class SpanBridge implements SpanSink {
         return;
       }
       case 'lost': {
-        if (isStopVerdict(event.reason)) {
+        if (isStopVerdict(event.reason) && event.verdict !== true) {
           this.#openAtStop(event, at);
           return;
         }
         const suspension = this.#suspensions.get(event.suspensionKey);
-        const pausedFrom = suspension && compareHrTime(suspension.end, at) <= 0 ? suspension.end : at;
+        const since = event.since === undefined ? undefined : isoToHrTime(event.since);
+        const pausedFrom =
+          suspension && compareHrTime(suspension.end, at) <= 0
+            ? suspension.end
+            : since !== undefined && compareHrTime(since, at) <= 0
+              ? since
+              : at;
         const attributes: SpanAttributes = {
           ...event.attributes,
           [ATTR_TASK_ID]: event.taskId,
@@ -287,6 +296,31 @@ export class SpanBridge implements SpanSink {
   }
 
   /**
+   * The call that began a pause whose Suspension is the root of the pause's own trace (docs/design.md
+   * §7): a `PauseCall` span in the caller's trace (a child of its `traceparent` span, else of the
+   * task's span), from the call to PAUSED, linked to the Suspension, whose ids it repeats as
+   * attributes (Jaeger drops link attributes). Its id derives from both spans' ids, so record and
+   * replay agree; the Suspension's ids, which replicas agree on, do not change.
+   */
+  #pauseCall(event: Extract<SpanEvent, { type: 'suspension.start' }>, at: HrTime): void {
+    const span = { traceId: event.parent.traceId, spanId: pauseCallSpanId(event.span, event.parent) };
+    const method = event.attributes[ATTR_METHOD_NAME];
+    const attributes: SpanAttributes = {
+      [ATTR_TASK_ID]: event.taskId,
+      [ATTR_LINK_SUSPENSION_TRACE_ID]: event.span.traceId,
+      [ATTR_LINK_SUSPENSION_SPAN_ID]: event.span.spanId,
+      ...(typeof method === 'string' ? { [ATTR_METHOD_NAME]: method } : {}),
+    };
+    const links: Link[] = [
+      { context: remoteContext(event.span), attributes: { [ATTR_LINK_KIND]: LINK_KINDS.SUSPENSION } },
+    ];
+    this.#start(pauseCallKey(event.key), SPAN_NAMES.PAUSE_CALL, span, at, attributes, {
+      parent: event.parent,
+      links,
+    });
+  }
+
+  /**
    * A pause open when the recorder stopped (docs/design.md §7): no LostPause; a span under its
    * Suspension, from PAUSED to the stop, that says so ({@link ATTR_PAUSE_OPEN_AT_STOP}).
    */
@@ -377,7 +411,10 @@ export class SpanBridge implements SpanSink {
     if (Object.keys(more).length > 0) open.span.setAttributes(sorted(more));
     if (error !== undefined) open.span.setStatus({ code: SpanStatusCode.ERROR, message: error });
     open.span.end(compareHrTime(at, open.start) >= 0 ? at : open.start);
-    if (open.name === SPAN_NAMES.SUSPENSION) this.#suspensions.set(key, { ref: open.ref, end: at });
+    if (open.name === SPAN_NAMES.SUSPENSION) {
+      this.#suspensions.set(key, { ref: open.ref, end: at });
+      if (this.#open.has(pauseCallKey(key))) this.#end(pauseCallKey(key), at, {}, error, undefined);
+    }
     // A pause that was resumed cannot be lost any more; a rejected attempt leaves it open.
     if (open.suspensionKey !== undefined && attributes[ATTR_RESUME_OUTCOME] !== 'rejected')
       this.#suspensions.delete(open.suspensionKey);
@@ -414,6 +451,16 @@ export class SpanBridge implements SpanSink {
     this.#onProblem(message);
   }
 }
+
+/** The key of the `PauseCall` span of the Suspension opened under `key`. */
+const pauseCallKey = (suspensionKey: string): string => `${suspensionKey}\ncall`;
+
+/** The span id of the `PauseCall` span of `suspension` under `parent` (docs/design.md §7). */
+export function pauseCallSpanId(suspension: SpanRef, parent: SpanRef): string {
+  return deriveSpanId(PAUSE_CALL_NAMESPACE, `${suspension.traceId}/${suspension.spanId}\n${parent.spanId}`);
+}
+
+const PAUSE_CALL_NAMESPACE = 'a2a-replay/pause-call';
 
 /**
  * Where a Suspension span goes (docs/design.md §7): under `parent` when it is in `parent`'s trace;

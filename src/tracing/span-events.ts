@@ -77,6 +77,13 @@ export type SpanEvent =
       link: SpanRef;
       reason: LostPauseReason;
       attributes: SpanAttributes;
+      /**
+       * True when the verdict is that of a whole set of logs (`lost`, docs/design.md §7): drawn as a
+       * LostPause whatever the reason, a stop verdict included, since no log given saw it end.
+       */
+      verdict?: true;
+      /** When the pause began, where no Suspension span of this run says it: the LostPause's start. */
+      since?: string;
     }
   /**
    * The task was seen interrupted (INPUT_REQUIRED, AUTH_REQUIRED; docs/design.md §14.9): the

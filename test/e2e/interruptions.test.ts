@@ -114,7 +114,7 @@ describe('a stock SDK server asking for input, through record --key --principal-
       },
     ]);
     const table = await runCli(['audit', log, '--key', key, '--kind', 'interruption']);
-    expect(table.stdout.split('\n')[0]).toMatch(/^TASK +STATE +PROMPT +INTERRUPTED AT +CONTINUED +FLAG$/);
+    expect(table.stdout.split('\n')[0]).toMatch(/^TASK +STATE +PROMPT +INTERRUPTED AT +CONTINUED +FLAG +TRACE$/);
     expect(table.stdout).toMatch(/continued \(message\) at \S+ by jwt:sub=alice with sha256:[0-9a-f]{64}/);
     const both = await runCli(['audit', log, '--key', key]);
     expect(both.stdout.split('\n')[0]).toMatch(/^KIND +TASK +INITIATED BY/);

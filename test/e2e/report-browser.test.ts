@@ -107,7 +107,10 @@ describe('the HTML report, as a file', () => {
   it('joins each recording with its receipt log: the corpus counts each pause once', async () => {
     // 27 scenarios with one pause, budget-interrupt with three, the six interruption scenarios and
     // one more with none; lost-pause, rest-lost-pause and grpc-lost-pause each leave one behind.
-    expect(corpusOut).toBe(`wrote ${corpus}: ${scenarios.length * 2} files, 30 pauses, 3 lost\n`);
+    // And six interruptions, three of them never answered (input-never-answered and its twins).
+    expect(corpusOut).toBe(
+      `wrote ${corpus}: ${scenarios.length * 2} files, 30 pauses, 3 lost, 6 interruptions, 3 lost\n`,
+    );
     const html = await readFile(corpus, 'utf8');
     expect(html.match(/<section class="file" /g)).toHaveLength(scenarios.length);
     expect(html.match(/data-kind="recording \+ receipt log"/g)).toHaveLength(scenarios.length);
@@ -115,13 +118,54 @@ describe('the HTML report, as a file', () => {
     // The lost pauses come first, before any file's section: task, since when, why.
     const top = html.slice(html.indexOf('<main>'), html.indexOf('<section class="file"'));
     expect(top.match(/<li class="lost-item"/g)).toHaveLength(3);
-    expect(top).toContain('<h2>3 lost pauses</h2>');
+    expect(top).toContain('<h2>3 lost pauses, 3 lost interruptions</h2>');
+    expect(top.match(/<li class="lost-item lost-interruption"/g)).toHaveLength(3);
     expect(top).toMatch(
       new RegExp(
         '<span class="badge">LOST</span> task <code>task-[^<]+</code> · ' +
           'paused since <time>2026-01-01T00:00:00\\.000Z</time> · why: <strong>recording_ended</strong>',
       ),
     );
+  });
+
+  it('links each span to the trace of its receipt with --trace-url; refuses a template without {traceId}', async () => {
+    const name = 'lost-pause';
+    const log = join(GOLDEN, name, 'recording.receipts.jsonl');
+    const out = join(dir, 'linked.html');
+    const template = 'http://jaeger.example:16686/trace/{traceId}?uiFind={spanId}';
+    const r = await runCli([
+      'report',
+      join(GOLDEN, name, 'recording.jsonl'),
+      log,
+      '--trace-url',
+      template,
+      '--out',
+      out,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const html = await readFile(out, 'utf8');
+    const spans = (await readFile(log, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; span?: { traceId: string; spanId: string } })
+      .filter((l) => l.type === 'SuspensionReceipt')
+      .map((l) => l.span!);
+    expect(spans.length).toBeGreaterThan(0);
+    const links = [...html.matchAll(/<a class="trace" href="([^"]+)"/g)].map((m) => m[1]!.replaceAll('&amp;', '&'));
+    // The row's span cell and the lost box's item of the lost pause.
+    for (const span of spans)
+      expect(links).toContain(`http://jaeger.example:16686/trace/${span.traceId}?uiFind=${span.spanId}`);
+    expect(links.every((l) => spans.some((s) => l.includes(s.traceId)))).toBe(true);
+    const env = await runCli(['report', log, '--out', join(dir, 'env.html')], {
+      env: { A2A_REPLAY_TRACE_URL: 'http://127.0.0.1:16686/trace/{traceId}' },
+    });
+    expect(env.code, env.stderr).toBe(0);
+    expect(await readFile(join(dir, 'env.html'), 'utf8')).toContain(
+      `href="http://127.0.0.1:16686/trace/${spans[0]!.traceId}"`,
+    );
+    const bad = await runCli(['report', log, '--trace-url', 'http://jaeger/trace/', '--out', join(dir, 'bad.html')]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--trace-url: "http://jaeger/trace/": it must name {traceId}');
   });
 
   it('exits 2 naming a file that is neither a recording nor a receipt log', async () => {
@@ -158,8 +202,13 @@ describe.skipIf(CHROMIUM === undefined)(`the HTML report in chromium (${CHROMIUM
     });
 
     it('lists the lost pauses before every section, and draws each lost label whole', async () => {
-      const items = page.locator('.lost-top li.lost-item');
+      const items = page.locator('.lost-top li.lost-item:not(.lost-interruption)');
       expect(await items.count()).toBe(3);
+      // The three approvals nobody gave follow them, each with its reason.
+      const interruptions = page.locator('.lost-top li.lost-interruption');
+      expect(await interruptions.count()).toBe(3);
+      for (let i = 0; i < 3; i++)
+        expect(await interruptions.nth(i).innerText()).toMatch(/^LOST task task-\S+ · asked for \w+ since \S+ · why: /);
       for (let i = 0; i < 3; i++) {
         expect(await items.nth(i).innerText()).toMatch(/^LOST task task-\S+ · paused since \S+ · why: recording_ended/);
         expect(await items.nth(i).isVisible()).toBe(true);
@@ -224,6 +273,43 @@ describe.skipIf(CHROMIUM === undefined)(`the HTML report in chromium (${CHROMIUM
       expect(headers.filter((h) => h.lines !== 1 || !h.fits)).toEqual([]);
     });
   });
+
+  it('lists the approval nobody gave of input-never-answered: in the lost box and in a table', async () => {
+    const name = 'input-never-answered';
+    const out = join(dir, 'interruption.html');
+    const r = await runCli([
+      'report',
+      join(GOLDEN, name, 'recording.jsonl'),
+      join(GOLDEN, name, 'recording.receipts.jsonl'),
+      '--key',
+      join(GOLDEN, 'test-key.json'),
+      '--out',
+      out,
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/0 pauses, 0 lost, 1 interruption, 1 lost\n$/);
+    const browser = await chromium.launch({ executablePath: CHROMIUM as string, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(pathToFileURL(out).href);
+      const item = page.locator('.lost-top li.lost-interruption');
+      expect(await item.count()).toBe(1);
+      const text = await item.innerText();
+      expect(text).toContain('asked for input');
+      expect(text).toContain('never_continued');
+      expect(text).toContain('interrupted/end-never-continued');
+      expect(await page.locator('.lost-top h2').innerText()).toBe('1 lost interruption');
+      const row = page.locator('table.interruptions tr.lost-interruption-row');
+      expect(await row.count()).toBe(1);
+      expect(await row.innerText()).toContain('LOST: never_continued');
+      expect(await page.locator('p.verdict').innerText()).toContain('1 interruption, 1 lost');
+      expect(errors).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 
   it('shows a lane per task, the lost pause in text, working filters and no console errors', async () => {
     const browser = await chromium.launch({ executablePath: CHROMIUM as string, args: ['--no-sandbox'] });

@@ -100,13 +100,14 @@ describe('a2a-replay lost', () => {
     expect(result.code).toBe(1);
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(`1 lost pause in ${file} (recording)`);
-    expect(lines[1]).toMatch(/^TASK\s+INITIATOR\s+REASON\s+RULE\s+SINCE\s+PAUSE REASON$/);
+    expect(lines[1]).toMatch(/^TASK\s+INITIATOR\s+REASON\s+RULE\s+SINCE\s+TRACE\s+PAUSE REASON$/);
     expect(lines[2]?.split(/\s{2,}/)).toEqual([
       TASK_ID,
       'PAUSE_INITIATOR_CLIENT',
       'stream_ended',
       'open/end-stream-ended',
       at(6),
+      expect.stringMatching(/^[0-9a-f]{32}$/),
       '"needs approval"',
     ]);
   });
@@ -184,12 +185,13 @@ describe('a2a-replay lost', () => {
     const lines = result.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe(`1 lost pause in ${log} (receipt log, unverified)`);
     // A receipt log holds no rule: no RULE column.
-    expect(lines[1]).toMatch(/^TASK\s+INITIATOR\s+REASON\s+SINCE\s+PAUSE REASON$/);
+    expect(lines[1]).toMatch(/^TASK\s+INITIATOR\s+REASON\s+SINCE\s+TRACE\s+PAUSE REASON$/);
     expect(lines[2]?.split(/\s{2,}/)).toEqual([
       'task-2',
       'PAUSE_INITIATOR_AGENT',
       'recording_ended',
       at(20),
+      ref('s-task-2').traceId,
       '"waiting on task-2"',
     ]);
   });

@@ -1,0 +1,185 @@
+/**
+ * The pause in Jaeger (docs/design.md §7), over real sockets and real OTLP/HTTP protobuf decoded
+ * as a collector does: `record --otlp` puts a `PauseCall` span into the caller's trace (a child of
+ * its `traceparent` span) linked to the Suspension, which is the root of the pause's own trace;
+ * the Resume links to that Suspension; the recorder's stop draws no LostPause. `lost --otlp` over
+ * the recording then exports exactly one LostPause (status ERROR) under and linked to the
+ * Suspension of the pause never resumed, the same span ids on a second run; over a two-replica
+ * fleet whose pause was resumed through the other replica, it exports none.
+ */
+import { type Server, createServer } from 'node:http';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { runCli } from '../helpers/cli.js';
+import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { ok } from '../replay/session.js';
+import { type OtlpSpan, attributesOf, decodeTraceRequest, spansOf } from '../tracing/otlp-proto.js';
+
+const CALLER_TRACE = '0af7651916cd43dd8448eb211c80319c';
+const CALLER_SPAN = 'b7ad6b7169203331';
+
+let dir = '';
+let keyFile = '';
+let receiver: { server: Server; bodies: Buffer[]; url: string };
+const processes: RecordProcess[] = [];
+
+/** An OTLP/HTTP receiver on 127.0.0.1 keeping the protobuf bodies posted to /v1/traces. */
+async function otlpReceiver(): Promise<{ server: Server; bodies: Buffer[]; url: string }> {
+  const bodies: Buffer[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.url === '/v1/traces') bodies.push(Buffer.concat(chunks));
+      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, bodies, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** The spans received since `from` (an index into the bodies). */
+const received = (from = 0): OtlpSpan[] =>
+  receiver.bodies.slice(from).flatMap((b) => spansOf(decodeTraceRequest(new Uint8Array(b))));
+const attr = (span: OtlpSpan | undefined, name: string) => attributesOf(span?.attributes)[name];
+const ids = (s: { traceId?: string | undefined; spanId?: string | undefined } | undefined) => ({
+  traceId: s?.traceId,
+  spanId: s?.spanId,
+});
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'lost-otlp-'));
+  keyFile = join(dir, 'k.key.json');
+  await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'k' }).keyFile()), { mode: 0o600 });
+  receiver = await otlpReceiver();
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => receiver.server.close(() => resolve()));
+  await rm(dir, { recursive: true, force: true });
+});
+
+afterEach(() => {
+  for (const p of processes.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+});
+
+async function start(args: string[], record = true): Promise<RecordProcess> {
+  const proc = record ? await startRecordProcess(args) : await startCliProcess(args);
+  processes.push(proc);
+  return proc;
+}
+
+async function send(url: string, text: string): Promise<string> {
+  const sent = await ok<{ task: { id: string } }>(url, 'SendMessage', {
+    message: { messageId: `m-${text}`, role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
+    configuration: { returnImmediately: true },
+  });
+  return sent.task.id;
+}
+
+/** PauseTask through `url` with the caller's `traceparent`: the resume token. */
+async function pauseWithTraceparent(url: string, taskId: string): Promise<string> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'a2a-version': '1.0',
+      traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'PauseTask', params: { taskId, reason: 'review' } }),
+  });
+  const reply = (await res.json()) as { result: { state: string; pause: { resumeToken: string } } };
+  expect(reply.result.state).toBe('TASK_STATE_PAUSED');
+  return reply.result.pause.resumeToken;
+}
+
+describe('record --otlp and lost --otlp', () => {
+  it("puts the pause into the caller's trace, and lost draws one LostPause, the same on a second run", async () => {
+    const peer = await start(['peer', '--deterministic'], false);
+    const recording = join(dir, 'one.jsonl');
+    const rec = await start([
+      '--upstream',
+      peer.url,
+      '--out',
+      recording,
+      '--key',
+      keyFile,
+      '--otlp',
+      receiver.url,
+      '--quiet',
+    ]);
+    const resumed = await send(rec.url, 'resumed');
+    const token = await pauseWithTraceparent(rec.url, resumed);
+    await ok(rec.url, 'ResumeTask', { taskId: resumed, resumeToken: token });
+    const left = await send(rec.url, 'left');
+    await pauseWithTraceparent(rec.url, left);
+    expect(await stopProcess(rec)).toBe(0);
+
+    const spans = received();
+    const suspensions = spans.filter((s) => s.name === 'Suspension');
+    expect(suspensions).toHaveLength(2);
+    for (const suspension of suspensions) {
+      // The Suspension is the root of the pause's own trace...
+      expect(suspension.traceId).not.toBe(CALLER_TRACE);
+      // ...and the caller's trace holds the call that began it, linked to it.
+      const call = spans.find(
+        (s) => s.name === 'PauseCall' && attr(s, 'a2a.task.id') === attr(suspension, 'a2a.task.id'),
+      );
+      expect(call).toMatchObject({ traceId: CALLER_TRACE, parentSpanId: CALLER_SPAN });
+      expect(call?.links?.map(ids)).toEqual([ids(suspension)]);
+      expect(attr(call, 'a2a.link.suspension.span_id')).toBe(suspension.spanId);
+      expect(attr(call, 'a2a.method.name')).toBe('PauseTask');
+    }
+    const suspensionOf = (taskId: string) => suspensions.find((s) => attr(s, 'a2a.task.id') === taskId);
+    const resume = spans.find((s) => s.name === 'Resume');
+    expect(resume?.links?.map(ids)).toContainEqual(ids(suspensionOf(resumed)));
+    expect(spans.filter((s) => s.name === 'LostPause')).toEqual([]);
+
+    const lostSpans = async (): Promise<OtlpSpan[]> => {
+      const from = receiver.bodies.length;
+      const result = await runCli(['lost', recording, '--otlp', receiver.url]);
+      expect(result.code).toBe(1);
+      expect(result.stdout).toContain(suspensionOf(left)?.traceId);
+      return received(from);
+    };
+    const first = await lostSpans();
+    expect(first.map((s) => s.name)).toEqual(['LostPause']);
+    const lost = first[0];
+    expect(lost?.status?.code).toBe(2); // STATUS_CODE_ERROR
+    expect(lost).toMatchObject({ traceId: suspensionOf(left)?.traceId, parentSpanId: suspensionOf(left)?.spanId });
+    expect(lost?.links?.map(ids)).toEqual([ids(suspensionOf(left))]);
+    expect(attr(lost, 'a2a.task.id')).toBe(left);
+    expect(attr(lost, 'a2a.lost.reason')).toBe('recording_ended');
+    expect(attr(lost, 'a2a_replay.lost.verdict')).toBe(true);
+    const second = await lostSpans();
+    expect(second.map(ids)).toEqual(first.map(ids));
+  });
+
+  it('exports no LostPause over a fleet whose pause was resumed through the other replica', async () => {
+    const peer = await start(['peer', '--deterministic'], false);
+    const a = join(dir, 'a.jsonl');
+    const b = join(dir, 'b.jsonl');
+    const recA = await start(['--upstream', peer.url, '--out', a, '--key', keyFile, '--quiet']);
+    const recB = await start(['--upstream', peer.url, '--out', b, '--key', keyFile, '--quiet']);
+    const taskId = await send(recA.url, 'fleet');
+    const token = await pauseWithTraceparent(recA.url, taskId);
+    await ok(recB.url, 'ResumeTask', { taskId, resumeToken: token });
+    expect(await stopProcess(recA)).toBe(0);
+    expect(await stopProcess(recB)).toBe(0);
+    const from = receiver.bodies.length;
+    const logs = [a, b].map((f) => f.replace(/\.jsonl$/, '.receipts.jsonl'));
+    const result = await runCli(['lost', ...logs, '--key', keyFile, '--otlp', receiver.url]);
+    expect(result.stdout).toContain('no lost pauses');
+    expect(result.code).toBe(0);
+    expect(received(from)).toEqual([]);
+    // Replica A alone saw the pause begin and not end: over it alone the pause is lost.
+    const alone = await runCli(['lost', logs[0]!, '--key', keyFile, '--otlp', receiver.url]);
+    expect(alone.code).toBe(1);
+    expect(received(from).map((s) => s.name)).toEqual(['LostPause']);
+  });
+});
