@@ -6,7 +6,7 @@
  * hash of the answer). One not continued is open, or lost with the reason and rule given.
  */
 import { sealLine } from '../receipts/chain.js';
-import type { ReceiptLogLine, SpanRef } from '../receipts/types.js';
+import type { InterruptionReceipt, ReceiptLogLine, SpanRef } from '../receipts/types.js';
 
 /** One interruption as the report shows it. */
 export interface InterruptionRow {
@@ -48,22 +48,7 @@ export class InterruptionRows {
 
   add(line: ReceiptLogLine, hash: string): void {
     if (line.type === 'InterruptionReceipt') {
-      this.#rows.set(hash, {
-        taskId: line.taskId,
-        state: line.state,
-        promptHash: line.promptHash,
-        interruptedAt: line.interruptedAt ?? line.observedAt,
-        outcome: 'open',
-        cause: null,
-        continuedBy: null,
-        continuedAt: null,
-        inputHash: null,
-        lost: null,
-        rule: null,
-        receiptHash: hash,
-        traceId: line.span.traceId,
-        spanId: line.span.spanId,
-      });
+      this.#rows.set(hash, openRow(line, hash));
     } else if (line.type === 'ContinuationReceipt') {
       const row = this.#rows.get(line.interruption);
       if (!row) return;
@@ -76,22 +61,7 @@ export class InterruptionRows {
       // A continued log carries the interruptions its predecessor left open (docs/design.md §6).
       for (const carried of line.series?.previous.interruptions ?? []) {
         const carriedHash = sealLine(carried).hash;
-        this.#rows.set(carriedHash, {
-          taskId: carried.taskId,
-          state: carried.state,
-          promptHash: carried.promptHash,
-          interruptedAt: carried.interruptedAt ?? carried.observedAt,
-          outcome: 'open',
-          cause: null,
-          continuedBy: null,
-          continuedAt: null,
-          inputHash: null,
-          lost: null,
-          rule: null,
-          receiptHash: carriedHash,
-          traceId: carried.span.traceId,
-          spanId: carried.span.spanId,
-        });
+        this.#rows.set(carriedHash, openRow(carried, carriedHash));
       }
     }
   }
@@ -105,4 +75,24 @@ export class InterruptionRows {
     }
     return rows;
   }
+}
+
+/** The row of an interruption nothing has continued yet. */
+function openRow(receipt: InterruptionReceipt, hash: string): InterruptionRow {
+  return {
+    taskId: receipt.taskId,
+    state: receipt.state,
+    promptHash: receipt.promptHash,
+    interruptedAt: receipt.interruptedAt ?? receipt.observedAt,
+    outcome: 'open',
+    cause: null,
+    continuedBy: null,
+    continuedAt: null,
+    inputHash: null,
+    lost: null,
+    rule: null,
+    receiptHash: hash,
+    traceId: receipt.span.traceId,
+    spanId: receipt.span.spanId,
+  };
 }

@@ -19,29 +19,15 @@ import { runCli } from '../helpers/cli.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 import { ok } from '../replay/session.js';
 import { type OtlpSpan, attributesOf, decodeTraceRequest, spansOf } from '../tracing/otlp-proto.js';
+import { type OtlpReceiver, otlpReceiver } from '../tracing/otlp-receiver.js';
 
 const CALLER_TRACE = '0af7651916cd43dd8448eb211c80319c';
 const CALLER_SPAN = 'b7ad6b7169203331';
 
 let dir = '';
 let keyFile = '';
-let receiver: { server: Server; bodies: Buffer[]; url: string };
+let receiver: OtlpReceiver;
 const processes: RecordProcess[] = [];
-
-/** An OTLP/HTTP receiver on 127.0.0.1 keeping the protobuf bodies posted to /v1/traces. */
-async function otlpReceiver(): Promise<{ server: Server; bodies: Buffer[]; url: string }> {
-  const bodies: Buffer[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (req.url === '/v1/traces') bodies.push(Buffer.concat(chunks));
-      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, bodies, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 /** The spans received since `from` (an index into the bodies). */
 const received = (from = 0): OtlpSpan[] =>

@@ -8,6 +8,7 @@ import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
 import { ok, startCliServer } from '../replay/session.js';
 import { attributesOf, decodeTraceRequest, spansOf } from '../tracing/otlp-proto.js';
+import { otlpReceiver } from '../tracing/otlp-receiver.js';
 
 /** task A: paused by the caller and resumed; task B: paused and never resumed. */
 async function session(url: string): Promise<void> {
@@ -61,21 +62,6 @@ beforeAll(async () => {
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** An OTLP/HTTP receiver on 127.0.0.1 keeping the protobuf bodies posted to /v1/traces. */
-async function otlpReceiver(): Promise<{ server: Server; bodies: Buffer[] }> {
-  const bodies: Buffer[] = [];
-  const server: Server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      if (req.url === '/v1/traces') bodies.push(Buffer.concat(chunks));
-      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, bodies };
-}
 
 describe('a2a-replay run with tracing', () => {
   it('writes the same trace file, byte for byte, on every replay of a recording', async () => {
