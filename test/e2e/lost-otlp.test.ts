@@ -7,9 +7,7 @@
  * Suspension of the pause never resumed, the same span ids on a second run; over a two-replica
  * fleet whose pause was resumed through the other replica, it exports none.
  */
-import { type Server, createServer } from 'node:http';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
