@@ -316,6 +316,8 @@ async function auditFleet(given: GivenLogs, options: AuditCommandOptions, filter
       `orphan: task ${o.taskId} ${o.outcome} in ${o.ended.file}:${o.ended.line}, naming a pause no given log holds`,
     );
   process.stderr.write(`${printable(notes.join('\n'))}\n`);
+  // An orphan is what a forger would use: as verify and lost, audit fails on it (docs/design.md §17).
+  if (verdict.orphans.length > 0) throw new CliExit(EXIT.drift, '');
 }
 
 export function registerAudit(program: Command): void {

@@ -32,6 +32,7 @@ import { CliExit, EXIT, writeLines } from '../io.js';
 import { keyringFromFiles, recordingOption } from '../options.js';
 import { textTableLines } from '../text-table.js';
 import { lostInSeries } from '../series-lost.js';
+import { plainSeriesProblem } from '../../src/receipts/series-plain.js';
 import { manyLogs } from '../series-verify.js';
 
 interface LostCommandOptions {
@@ -344,6 +345,8 @@ async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promi
       continue;
     }
     const ordered = group.linked ? orderedUnverified(group) : group.files;
+    const problem = group.linked && !keyring ? await plainSeriesProblem(ordered) : null;
+    if (problem !== null) throw new CliExit(EXIT.usage, `the series does not hold together: ${problem.message}`);
     for (const [i, file] of ordered.entries()) {
       ledger.startLog(file, group.id);
       if (!keyring) {
