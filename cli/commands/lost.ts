@@ -25,7 +25,7 @@ import {
 } from '../../src/tracing/lost-pauses.js';
 import { type LostChain, VerdictChains } from '../../src/observe/verdict-chains.js';
 import { receiptLogInput } from '../collector-input.js';
-import { FleetLedger } from '../../src/receipts/fleet.js';
+import { FleetLedger, ambiguityText, fleetFails } from '../../src/receipts/fleet.js';
 import { type GivenLogs, fleetPauseJson } from '../fleet-logs.js';
 import { orderedUnverified, verifyGroupInto } from '../fleet-series.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
@@ -374,7 +374,8 @@ async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promi
         );
     }
   }
-  const { lost, orphans } = ledger.finish();
+  const verdict = ledger.finish();
+  const { lost, orphans, ambiguous } = verdict;
   if (options.json)
     process.stdout.write(
       `${JSON.stringify(
@@ -383,6 +384,11 @@ async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promi
           source: keyring ? 'receipt logs, verified' : 'receipt logs, unverified',
           lost: lost.map((p) => ({ ...fleetPauseJson(p, null), reason: 'recording_ended' })),
           orphans: orphans.map((o) => ({ ...o, reason: 'orphan' })),
+          ambiguous: ambiguous.map(({ end, candidates }) => ({
+            ...end,
+            reason: 'ambiguous',
+            candidates: candidates.map((p) => fleetPauseJson(p, null)),
+          })),
         },
         null,
         2,
@@ -409,10 +415,11 @@ async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promi
             `orphan: task ${o.taskId}: ${o.outcome} in ${o.ended.file}:${o.ended.line} (seq ${o.ended.seq}), ` +
             'naming a pause outside its log that no given log holds'
           );
+        for (const a of ambiguous) yield `ambiguous: ${ambiguityText(a)}`;
       })(),
     );
   }
-  if (lost.length > 0 || orphans.length > 0) throw new CliExit(EXIT.drift, '');
+  if (lost.length > 0 || fleetFails(verdict)) throw new CliExit(EXIT.drift, '');
 }
 
 export function registerLost(program: Command): void {
