@@ -11,7 +11,7 @@ import { readLogChunks } from '../src/receipts/log-reader.js';
 import { readReceiptLogLine } from '../src/receipts/read-line.js';
 import { seriesIdOf } from '../src/receipts/series-link.js';
 import type { ReceiptLogHeader } from '../src/receipts/types.js';
-import type { FleetOutsideEnd, FleetPause, FleetVerdict } from '../src/receipts/fleet.js';
+import { type FleetOutsideEnd, type FleetPause, type FleetVerdict, ambiguityText } from '../src/receipts/fleet.js';
 import { CliExit, EXIT } from './io.js';
 
 const LOG_SUFFIX = '.receipts.jsonl';
@@ -123,10 +123,12 @@ function identity(end: FleetOutsideEnd): string {
 
 /** One line per pause begun in one log and ended in another, lost pause and orphan resumption. */
 export function fleetLines(count: number, verdict: FleetVerdict): string[] {
-  const { paired, lost, orphans } = verdict;
+  const { paired, lost, orphans, ambiguous } = verdict;
   const lines = [
     `fleet of ${count} logs: ${paired.length} paused in one log and resumed in another, ` +
-      `${lost.length} open when every log ended, ${orphans.length} orphan resumption${orphans.length === 1 ? '' : 's'}`,
+      `${lost.length} open when every log ended, ` +
+      `${orphans.length} orphan resumption${orphans.length === 1 ? '' : 's'}` +
+      (ambiguous.length === 0 ? '' : `, ${ambiguous.length} ambiguous`),
   ];
   for (const { pause, end } of paired)
     lines.push(
@@ -139,6 +141,7 @@ export function fleetLines(count: number, verdict: FleetVerdict): string[] {
       `ORPHAN: task ${end.taskId}: ${end.outcome} in ${at(end.ended)}, naming a pause outside its log ` +
         `(${identity(end)}) that no given log holds`,
     );
+  for (const a of ambiguous) lines.push(`AMBIGUOUS: ${ambiguityText(a)}`);
   return lines;
 }
 

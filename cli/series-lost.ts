@@ -11,6 +11,7 @@ import type { Keyring } from '../src/receipts/keys.js';
 import { readLogChunks } from '../src/receipts/log-reader.js';
 import { readReceiptLogLine } from '../src/receipts/read-line.js';
 import { headerPosition, seriesFiles, verifySeries } from '../src/receipts/series.js';
+import { plainSeriesProblem } from '../src/receipts/series-plain.js';
 import { type LostInterruptionListing, OpenSuspensions, type LostPauseListing } from '../src/tracing/lost-pauses.js';
 import { CliExit, EXIT } from './io.js';
 
@@ -45,7 +46,10 @@ async function orderedSeries(paths: readonly string[], keyring: Keyring | undefi
           'a log is missing or doubled',
       );
   });
-  return { files: placed.map((p) => p.file), verification: 'unverified' };
+  const ordered = placed.map((p) => p.file);
+  const problem = await plainSeriesProblem(ordered);
+  if (problem !== null) throw new CliExit(EXIT.usage, `the series does not hold together: ${problem.message}`);
+  return { files: ordered, verification: 'unverified' };
 }
 
 /**

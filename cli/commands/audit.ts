@@ -40,7 +40,7 @@ import { textTableLines } from '../text-table.js';
 import { verifySummary } from './verify.js';
 import { auditSeries } from '../series-audit.js';
 import { manyLogs, seriesLine } from '../series-verify.js';
-import { type FleetPlace, FleetLedger } from '../../src/receipts/fleet.js';
+import { type FleetPlace, FleetLedger, ambiguityText, fleetFails } from '../../src/receipts/fleet.js';
 import { type GivenLogs, type LogGroup } from '../fleet-logs.js';
 import { verifyGroupInto } from '../fleet-series.js';
 
@@ -319,7 +319,11 @@ async function auditFleet(given: GivenLogs, options: AuditCommandOptions, filter
     notes.push(
       `orphan: task ${o.taskId} ${o.outcome} in ${o.ended.file}:${o.ended.line}, naming a pause no given log holds`,
     );
+  for (const a of verdict.ambiguous) notes.push(`ambiguous: ${ambiguityText(a)}`);
   process.stderr.write(`${printable(notes.join('\n'))}\n`);
+  // An orphan is what a forger would use, an ambiguity a guess not made: as verify and lost, audit
+  // fails on either (docs/design.md §17).
+  if (fleetFails(verdict)) throw new CliExit(EXIT.drift, '');
 }
 
 export function registerAudit(program: Command): void {

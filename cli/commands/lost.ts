@@ -25,13 +25,14 @@ import {
 } from '../../src/tracing/lost-pauses.js';
 import { type LostChain, VerdictChains } from '../../src/observe/verdict-chains.js';
 import { receiptLogInput } from '../collector-input.js';
-import { FleetLedger } from '../../src/receipts/fleet.js';
+import { FleetLedger, ambiguityText, fleetFails } from '../../src/receipts/fleet.js';
 import { type GivenLogs, fleetPauseJson } from '../fleet-logs.js';
 import { orderedUnverified, verifyGroupInto } from '../fleet-series.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
 import { keyringFromFiles, recordingOption } from '../options.js';
 import { textTableLines } from '../text-table.js';
 import { lostInSeries } from '../series-lost.js';
+import { plainSeriesProblem } from '../../src/receipts/series-plain.js';
 import { manyLogs } from '../series-verify.js';
 import { exportVerdict, fleetVerdict, traceOf } from '../lost-verdict.js';
 import { basename } from 'node:path';
@@ -352,6 +353,8 @@ async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promi
       continue;
     }
     const ordered = group.linked ? orderedUnverified(group) : group.files;
+    const problem = group.linked && !keyring ? await plainSeriesProblem(ordered) : null;
+    if (problem !== null) throw new CliExit(EXIT.usage, `the series does not hold together: ${problem.message}`);
     for (const [i, file] of ordered.entries()) {
       ledger.startLog(file, group.id);
       if (!keyring) {
@@ -379,7 +382,8 @@ async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promi
         );
     }
   }
-  const { lost, orphans } = ledger.finish();
+  const verdict = ledger.finish();
+  const { lost, orphans, ambiguous } = verdict;
   if (options.json)
     process.stdout.write(
       `${JSON.stringify(
@@ -392,6 +396,11 @@ async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promi
             traceId: fleetVerdict(p).span?.traceId ?? null,
           })),
           orphans: orphans.map((o) => ({ ...o, reason: 'orphan' })),
+          ambiguous: ambiguous.map(({ end, candidates }) => ({
+            ...end,
+            reason: 'ambiguous',
+            candidates: candidates.map((p) => fleetPauseJson(p, null)),
+          })),
         },
         null,
         2,
@@ -419,11 +428,12 @@ async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promi
             `orphan: task ${o.taskId}: ${o.outcome} in ${o.ended.file}:${o.ended.line} (seq ${o.ended.seq}), ` +
             'naming a pause outside its log that no given log holds'
           );
+        for (const a of ambiguous) yield `ambiguous: ${ambiguityText(a)}`;
       })(),
     );
   }
   await exportVerdict(options, 'lost-fleet', lost.map(fleetVerdict), []);
-  if (lost.length > 0 || orphans.length > 0) throw new CliExit(EXIT.drift, '');
+  if (lost.length > 0 || fleetFails(verdict)) throw new CliExit(EXIT.drift, '');
 }
 
 export function registerLost(program: Command): void {

@@ -28,7 +28,7 @@ import { checkWitnessQuorum } from '../../src/receipts/witness-check.js';
 import { witnessKeys } from '../witness-options.js';
 import { receiptLogInput } from '../collector-input.js';
 import { noteVerifierOf } from '../../src/receipts/log-tree.js';
-import { FleetLedger } from '../../src/receipts/fleet.js';
+import { FleetLedger, fleetFails } from '../../src/receipts/fleet.js';
 import { type GivenLogs, fleetLines, fleetPauseJson } from '../fleet-logs.js';
 import { strayLogs, verifyGroupInto } from '../fleet-series.js';
 import { CliExit, EXIT } from '../io.js';
@@ -319,6 +319,7 @@ async function verifyFleet(
               paired: verdict.paired.map(({ pause, end }) => fleetPauseJson(pause, end)),
               open: verdict.lost.map((pause) => fleetPauseJson(pause, null)),
               orphans: verdict.orphans,
+              ambiguous: verdict.ambiguous,
             }
           : null,
       })}\n`,
@@ -327,7 +328,7 @@ async function verifyFleet(
     if (ok) lines.push(...fleetLines(files.length, verdict));
     process.stdout.write(lines.map((l) => `${printable(l)}\n`).join(''));
   }
-  if (!ok || verdict.orphans.length > 0) throw new CliExit(EXIT.drift, '');
+  if (!ok || fleetFails(verdict)) throw new CliExit(EXIT.drift, '');
 }
 
 export function registerVerify(program: Command): void {

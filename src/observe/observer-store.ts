@@ -149,8 +149,14 @@ export class ObserverStore {
   closerCalled(fact: Extract<Fact, { type: 'ResumeCalled' | 'CancelCalled' }>): void {
     const task = this.task(fact.taskId);
     task.binding = fact.binding;
+    // A resume is aimed by its token, never by order: a token that names no pause of this recording
+    // aims at a pause outside it, not at the one open here (docs/design.md §14.3).
     const target =
-      fact.type === 'ResumeCalled' ? (this.byToken(task, fact.tokenHash) ?? task.open ?? task.last) : task.open;
+      fact.type === 'ResumeCalled'
+        ? fact.tokenHash === null
+          ? (task.open ?? task.last)
+          : this.byToken(task, fact.tokenHash)
+        : task.open;
     const c = this.#newCloser(fact, target);
     task.closers.set(fact.xid, c);
     if (target) c.resume = this.emitStep(startResume(c.resume, { suspension: target, principal: c.principal }));

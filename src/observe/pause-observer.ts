@@ -27,7 +27,7 @@ import { statesShownIn, withConventions } from './span-conventions.js';
 import { EntryMethods } from './entry-methods.js';
 import { withCanonicalTimes } from './peer-times.js';
 import { RESUME_CALL_RULES, RESUMING_RULES } from './rules/call-rules.js';
-import { OPEN_RULES, authoritative } from './rules/open-rules.js';
+import { OPEN_RULES, aimsAt, authoritative } from './rules/open-rules.js';
 import { KEPT_ASIDE_RULES, PENDING_RULES, knownPause } from './rules/pending-rules.js';
 import { type RuleInput, fire } from './rules/rule.js';
 import { TASK_RULES } from './rules/task-rules.js';
@@ -420,7 +420,7 @@ export class PauseObserver {
     if (!closer || closer.settled !== undefined) return; // the stream told first; this answer adds nothing
     const racing = task.resuming.find((r) => r.race.candidates.has(fact.xid));
     if (racing) fire(store, RESUMING_RULES, { task, s: racing, closer }, fact);
-    else if (task.open) fire(store, OPEN_RULES, { task, s: task.open, closer }, fact);
+    else if (task.open && aimsAt(closer, task.open)) fire(store, OPEN_RULES, { task, s: task.open, closer }, fact);
     else fire(store, RESUME_CALL_RULES, { task, closer }, fact);
   }
 

@@ -49,6 +49,26 @@ export interface FleetVerdict {
   lost: FleetPause[];
   /** Resumptions naming a pause outside their log that no given log holds. */
   orphans: FleetOutsideEnd[];
+  /**
+   * Resumptions whose identity names several pauses, or names its task alone with no time of the
+   * peer's to place it: each with the pauses it may have ended, none of them paired or lost.
+   */
+  ambiguous: FleetAmbiguity[];
+}
+
+/** A resumption the peer's identity does not tie to one pause, and the pauses it may have ended. */
+export interface FleetAmbiguity {
+  end: FleetOutsideEnd;
+  candidates: FleetPause[];
+}
+
+/**
+ * Whether what the logs say together fails a fleet (docs/design.md §17): an orphan resumption or
+ * an ambiguous one. `verify`, `lost` and `audit` judge a fleet by this one rule (`lost` fails on
+ * lost pauses too).
+ */
+export function fleetFails(verdict: FleetVerdict): boolean {
+  return verdict.orphans.length > 0 || verdict.ambiguous.length > 0;
 }
 
 const timeOf = (at: string | null): number => (at === null ? Number.NaN : Date.parse(at));
@@ -68,6 +88,20 @@ function names(end: FleetOutsideEnd, pause: FleetPause): boolean {
   // The task alone: a pause that began at or before the resume, on the peer's clock.
   const resumed = timeOf(end.resumedAt);
   return Number.isNaN(resumed) || timeOf(pause.pausedAt) <= resumed;
+}
+
+/**
+ * The pauses `end` may have ended among `candidates` (those it names): one when the peer's
+ * identity or times single it out — its token, or the latest `pausedAt` at or before its
+ * `resumedAt` held by one pause alone — else every pause it cannot tell apart (a reference naming
+ * its task alone with no `resumedAt`, as a FireEvent answer: it may even predate them all).
+ */
+function namedBy(end: FleetOutsideEnd, candidates: FleetPause[]): { one: boolean; pauses: FleetPause[] } {
+  if (end.resumeTokenHash !== null) return { one: true, pauses: candidates.slice(0, 1) };
+  if (end.pausedAt === null && Number.isNaN(timeOf(end.resumedAt))) return { one: false, pauses: candidates };
+  const latest = Math.max(...candidates.map((p) => timeOf(p.pausedAt)));
+  const pauses = candidates.filter((p) => timeOf(p.pausedAt) === latest);
+  return { one: pauses.length === 1, pauses };
 }
 
 /** Pairs the pauses and resumptions of several receipt logs, fed line by line, log by log. */
@@ -162,21 +196,40 @@ export class FleetLedger {
     };
     const paired: FleetVerdict['paired'] = [];
     const orphans: FleetOutsideEnd[] = [];
+    const ambiguous: FleetAmbiguity[] = [];
     const taken = new Set<FleetPause>();
     const precise = (e: FleetOutsideEnd): boolean => e.resumeTokenHash !== null || e.pausedAt !== null;
     for (const end of [...this.#outside.filter(precise), ...this.#outside.filter((e) => !precise(e))]) {
-      const candidates = among(end).filter((p) => !taken.has(p) && names(end, p));
-      const pause = candidates.reduce<FleetPause | undefined>(
-        (best, p) => (best === undefined || timeOf(p.pausedAt) > timeOf(best.pausedAt) ? p : best),
-        undefined,
+      const named = namedBy(
+        end,
+        among(end).filter((p) => !taken.has(p) && names(end, p)),
       );
+      for (const p of named.pauses) taken.add(p);
+      const [pause] = named.pauses;
       if (pause === undefined) orphans.push(end);
-      else {
-        taken.add(pause);
-        paired.push({ pause, end });
-      }
+      else if (named.one) paired.push({ pause, end });
+      else ambiguous.push({ end, candidates: named.pauses });
     }
     const lost = [...this.#open.values()].filter((p) => !taken.has(p));
-    return { paired, lost, orphans };
+    return { paired, lost, orphans, ambiguous };
   }
+}
+
+/**
+ * One ambiguous resumption in words: where it is, what it named, and each pause it may have
+ * ended (`FILE:LINE`), so a reader can look at both.
+ */
+export function ambiguityText({ end, candidates }: FleetAmbiguity): string {
+  const what =
+    end.pausedAt !== null
+      ? `pausedAt ${end.pausedAt}`
+      : end.resumedAt === null
+        ? 'its task alone, with no time of the peer’s'
+        : `its task alone at ${end.resumedAt}`;
+  const places = candidates.map((p) => `${p.begun.file}:${p.begun.line}`).join(', ');
+  return (
+    `task ${end.taskId}: ${end.outcome} (${end.cause}) in ${end.ended.file}:${end.ended.line} ` +
+    `(seq ${end.ended.seq}), ` +
+    `naming ${what}, may have ended any of ${candidates.length} pauses: ${places}`
+  );
 }

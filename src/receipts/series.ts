@@ -305,9 +305,21 @@ function checkOrder(
   return null;
 }
 
-/** What in `after`'s link does not match how `before` ended; null when all does. */
-function linkProblem(before: Read, after: Read): string | null {
-  const link = after.header.series!.previous;
+/** Where a log ends as its lines show it, keys or none: what a successor's link must state. */
+export interface LineEnd {
+  path: string;
+  header: ReceiptLogHeader;
+  headerHash: string;
+  end: Pick<LogEnd, 'head' | 'lines' | 'receipts' | 'closed'>;
+}
+
+/**
+ * What in `after`'s link does not match the header and end of `before` that its lines show
+ * (checked with a key or without: a fork, a log cut short or appended to); null when all does.
+ */
+export function endLinkProblem(before: LineEnd, after: Pick<LineEnd, 'path' | 'header'>): string | null {
+  const link = after.header.series?.previous;
+  if (link === undefined) return `log ${after.path} continues no log, but follows ${before.path}`;
   if (link.header !== before.headerHash)
     return (
       `log ${after.path} links to ${link.header} (recording ${link.recording ?? 'none'}), but the given ` +
@@ -325,6 +337,15 @@ function linkProblem(before: Read, after: Read): string | null {
       `log ${after.path} says ${before.path} was ${link.closed ? '' : 'not '}closed, ` +
       `but it is${end.closed ? '' : ' not'}`
     );
+  return null;
+}
+
+/** What in `after`'s link does not match how `before` ended; null when all does. */
+function linkProblem(before: Read, after: Read): string | null {
+  const ends = endLinkProblem(before, after);
+  if (ends !== null) return ends;
+  const link = after.header.series!.previous;
+  const end = before.end;
   const checkpoint = end.checkpoint;
   if (
     (link.checkpoint === null) !== (checkpoint === null) ||

@@ -9,7 +9,7 @@
  * held is the rows', not the logs'.
  */
 import { sha256Prefixed } from '../canonical/canonical-json.js';
-import { type FleetOutsideEnd, FleetLedger } from '../receipts/fleet.js';
+import { type FleetOutsideEnd, FleetLedger, ambiguityText } from '../receipts/fleet.js';
 import type { Keyring } from '../receipts/keys.js';
 import { readLogChunks } from '../receipts/log-reader.js';
 import { verifyReceiptLog } from '../receipts/verify.js';
@@ -152,6 +152,7 @@ export async function fleetSection(
         `${verdict.paired.length} paused in one log and resumed in another`,
       ...notes,
       ...orphans,
+      ...verdict.ambiguous.map((a) => `ambiguous: ${ambiguityText(a)}`),
       ...logNotes,
     ],
   );

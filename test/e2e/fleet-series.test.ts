@@ -195,6 +195,47 @@ describe('two replicas, each restarted once with --continue-from', () => {
     expect(unverified.code).toBe(2);
   });
 
+  it('gives the same exit code in verify, lost and audit for an orphan resumption', async () => {
+    // B's series and a replica that saw nothing: the resumption of the pause begun in A's first log
+    // pairs with no pause given.
+    const quiet = join(dir, 'quiet.jsonl');
+    expect(await stopProcess(await record('a', quiet))).toBe(0);
+    const codes: Record<string, number | null> = {};
+    for (const command of ['verify', 'lost', 'audit']) {
+      const run = await runCli([command, logs.b1, logs.b2, receiptsOf(quiet), ...keyArgs()]);
+      expect(run.stdout + run.stderr).toMatch(/orphan/i);
+      codes[command] = run.code;
+    }
+    expect(codes).toEqual({ verify: 1, lost: 1, audit: 1 });
+  });
+
+  it('tells a middle log cut short or written to after its successor began, with a key or without', async () => {
+    const text = await readFile(logs.a1, 'utf8');
+    const cases = {
+      cut: text.slice(0, text.lastIndexOf('\n', text.length - 2) + 1),
+      appended: text + text.split('\n').at(-2)! + '\n',
+    };
+    for (const [name, changed] of Object.entries(cases)) {
+      const at = join(dir, `series-${name}`);
+      await mkdir(at);
+      for (const file of all()) await copyFile(file, join(at, file.slice(file.lastIndexOf('/') + 1)));
+      await writeFile(join(at, 'a.receipts.jsonl'), changed);
+      const verified = await runCli(['verify', at, ...keyArgs()]);
+      expect(verified.code, name).toBe(1);
+      const keyed = await runCli(['lost', at, ...keyArgs()]);
+      expect(keyed.stderr).toMatch(/the series does not verify/);
+      expect(keyed.code).toBe(2);
+      // Without a key: the fleet, and A's series alone.
+      for (const args of [[at], [join(at, 'a.receipts.jsonl'), join(at, 'a.2.receipts.jsonl')]]) {
+        const lost = await runCli(['lost', ...args]);
+        expect(lost.stderr, `${name}: lost ${args.join(' ')}`).toMatch(
+          /the series does not hold together: .*lines were appended to it or cut from it after its successor began/,
+        );
+        expect(lost.code).toBe(2);
+      }
+    }
+  });
+
   it('refuses a file that is neither a receipt log nor a recording with one beside it, naming it', async () => {
     const stray = join(dir, 'notes.txt');
     await writeFile(stray, 'not a log\n');

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ReceiptChain } from '../../src/receipts/chain.js';
-import { FleetLedger } from '../../src/receipts/fleet.js';
+import { FleetLedger, ambiguityText, fleetFails } from '../../src/receipts/fleet.js';
 import { Keyring } from '../../src/receipts/keys.js';
 import type { OutsideSuspension, ReceiptLogLine } from '../../src/receipts/types.js';
 import { fixedKey, resumptionDraftFor, suspensionDraftFor } from './fixtures.js';
@@ -17,7 +17,7 @@ function pause(c: ReceiptChain, taskId: string, pausedAt: string, tokenHash: str
   return c.sealSuspension({ ...suspensionDraftFor(0), taskId, pausedAt, resumeTokenHash: tokenHash }).receipt.line;
 }
 
-function outside(c: ReceiptChain, taskId: string, resumedAt: string, ref: OutsideSuspension): ReceiptLogLine {
+function outside(c: ReceiptChain, taskId: string, resumedAt: string | null, ref: OutsideSuspension): ReceiptLogLine {
   return c.sealResumption({ ...resumptionDraftFor(1, 'resumed', taskId), resumedAt }, ref).receipt.line;
 }
 
@@ -60,6 +60,44 @@ describe('FleetLedger', () => {
     expect(verdict.paired).toEqual([]);
     expect(verdict.lost).toHaveLength(1);
     expect(verdict.orphans).toHaveLength(1);
+  });
+
+  it('reports a task-only reference with no time of the peer’s as ambiguous, pairing it with nothing', () => {
+    // A FireEvent answer through B lists the task: it may have ended A's pause, or one before it.
+    const ledger = new FleetLedger();
+    ledger.startLog('a');
+    ledger.add(pause(chain(), 't', '2026-01-01T10:00:00.000Z', h(1)), 2);
+    ledger.startLog('b');
+    ledger.add(outside(chain(), 't', null, { pausedAt: null, resumeTokenHash: null }), 2);
+    const verdict = ledger.finish();
+    expect(verdict.paired).toEqual([]);
+    expect(verdict.lost).toEqual([]);
+    expect(verdict.orphans).toEqual([]);
+    expect(verdict.ambiguous.map((a) => [a.end.ended.file, a.candidates.map((p) => p.begun.line)])).toEqual([
+      ['b', [2]],
+    ]);
+    expect(fleetFails(verdict)).toBe(true);
+    expect(ambiguityText(verdict.ambiguous[0]!)).toBe(
+      'task t: resumed (explicit_resume) in b:2 (seq 1), naming its task alone, with no time of the peer’s, ' +
+        'may have ended any of 1 pauses: a:2',
+    );
+  });
+
+  it('reports pauses sharing the latest pausedAt before a resume as ambiguous, never taking the first', () => {
+    // A peer whose clock did not move between two pauses of one task, each through another replica.
+    const ledger = new FleetLedger();
+    ledger.startLog('a');
+    ledger.add(pause(chain(), 't', '2026-01-01T00:00:00.000Z', h(1)), 2);
+    ledger.startLog('b');
+    ledger.add(pause(chain(), 't', '2026-01-01T00:00:00.000Z', h(2)), 2);
+    ledger.startLog('c');
+    ledger.add(outside(chain(), 't', '2026-01-01T00:00:00.000Z', { pausedAt: null, resumeTokenHash: null }), 2);
+    ledger.add(outside(chain(), 'u', null, { pausedAt: null, resumeTokenHash: null }), 3);
+    const verdict = ledger.finish();
+    expect(verdict.paired).toEqual([]);
+    expect(verdict.lost).toEqual([]);
+    expect(verdict.orphans.map((o) => o.taskId)).toEqual(['u']);
+    expect(verdict.ambiguous.map((a) => a.candidates.map((p) => p.begun.file))).toEqual([['a', 'b']]);
   });
 
   it('closes a suspension by a resumption in a later log of its series, and pairs across series', () => {

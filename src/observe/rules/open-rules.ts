@@ -43,6 +43,14 @@ export function authoritative(task: ObservedTask, origin: Origin): boolean {
   return origin.kind !== 'snapshot' || task.streams.size === 0;
 }
 
+/**
+ * A resume call may close `s` only when its token is the pause's (or either has none): a resume is
+ * paired by its token, never by order (docs/design.md §14.3).
+ */
+export function aimsAt(closer: Closer, s: SuspensionOpen): boolean {
+  return closer.tokenHash === null || s.pause.tokenHash === null || closer.tokenHash === s.pause.tokenHash;
+}
+
 /** The origin is a stream that delivered the pause: what it shows next follows the pause in order. */
 const caughtUpStream = (s: SuspensionOpen, origin: Origin): boolean =>
   origin.kind === 'stream' && s.caughtUp.has(origin.xid);
@@ -389,21 +397,12 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
     rule<OpenCase, 'ResumeAnswered'>(
       'open/resume-answered',
       'ResumeAnswered',
-      'a ResumeTask answered with success: that call resumed the pause, with its principal and input',
+      'a ResumeTask with the pause’s token answered with success: that call resumed it, with its principal and input',
       true,
       (c) => {
-        const { entry, taskId } = c.fact;
+        const { entry } = c.fact;
         const closer = c.closer;
         if (!closer) return;
-        if (closer.tokenHash !== null && c.s.pause.tokenHash !== null && closer.tokenHash !== c.s.pause.tokenHash) {
-          c.store.finding(
-            'unmatched-resume',
-            entry.seq,
-            'body.params.resumeToken',
-            `ResumeTask on task ${taskId} succeeded with a token that is not the token of pause ${c.s.key}`,
-            taskId,
-          );
-        }
         const closing = closingOfCall(closer, {
           cause: c.fact.cause,
           outcome: 'resumed',
