@@ -53,4 +53,7 @@ export default function setup(): void {
     cwd: root,
     stdio: 'inherit',
   });
+  // The program users run is the bundle `npm run build` makes over tsc's output (cli/main.js and
+  // its chunks): without it the tests would run tsc's unbundled cli/main.js instead.
+  execFileSync(process.execPath, ['scripts/bundle-cli.mjs'], { cwd: root, stdio: 'inherit' });
 }
