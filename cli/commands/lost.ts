@@ -3,8 +3,9 @@
  * `a2a-replay lost FILE`: the pauses that never came back (docs/design.md §7 `LostPause`), from a
  * recording (the PauseObserver's verdicts) or a receipt log (suspensions no resumption closed).
  * A recording with entries that do not hold all the peer sent (`incomplete`, `cut`: §5) is
- * reported INCOMPLETE, naming each line, seq and why. Exit 1 when there are lost pauses or the
- * recording is incomplete, 0 when neither, 2 for input it cannot read.
+ * reported INCOMPLETE, naming each line, seq and why; one with requests in no A2A dialect it reads
+ * (§14.10) NOT UNDERSTOOD, likewise. Exit 1 when there are lost pauses or the recording is
+ * incomplete, 0 when neither, 2 for input it cannot read (requests not understood included).
  */
 import { open } from 'node:fs/promises';
 import type { Command } from 'commander';
@@ -118,11 +119,13 @@ async function lostInRecording(
   lost: LostPauseListing[];
   interruptions: LostInterruptionListing[];
   incomplete: Incomplete;
+  notUnderstood: Incomplete;
   chains: readonly LostChain[];
 }> {
   const collector = new LostPauseCollector();
   let chains: VerdictChains | undefined;
   const incomplete: Incomplete = { listed: [], count: 0 };
+  const notUnderstood: Incomplete = { listed: [], count: 0 };
   const lines = new Map<number, number>();
   let pipeline: ObservationPipeline | undefined;
   let lastAt = '';
@@ -133,10 +136,12 @@ async function lostInRecording(
         spans: collector,
         retainFindings: false,
         onFinding: (finding) => {
-          if (finding.code !== 'incomplete-entry' || finding.seq === null) return;
-          incomplete.count += 1;
-          if (incomplete.listed.length < INCOMPLETE_LISTED)
-            incomplete.listed.push({ line: lines.get(finding.seq) ?? 0, seq: finding.seq, why: finding.message });
+          const into =
+            finding.code === 'incomplete-entry' ? incomplete : finding.code === 'not-understood' ? notUnderstood : null;
+          if (into === null || finding.seq === null) return;
+          into.count += 1;
+          if (into.listed.length < INCOMPLETE_LISTED)
+            into.listed.push({ line: lines.get(finding.seq) ?? 0, seq: finding.seq, why: finding.message });
         },
       });
       lastAt = read.header.createdAt;
@@ -157,6 +162,7 @@ async function lostInRecording(
     lost: [...collector.lost],
     interruptions: [...collector.lostInterruptions],
     incomplete,
+    notUnderstood,
     chains: chains?.lost ?? [],
   };
 }
@@ -170,6 +176,22 @@ function* renderChains(file: string, chains: readonly LostChain[]): Generator<st
       yield `  ${where}: ${step.fact} -> ${step.rule}`;
     }
   }
+}
+
+/**
+ * The lines naming the requests no dialect reads (docs/design.md §14.10), after the listing: what
+ * they carried is not seen, so no listing of that recording is clean.
+ */
+function renderNotUnderstood(file: string, notUnderstood: Incomplete): string {
+  if (notUnderstood.count === 0) return '';
+  const n = notUnderstood.count;
+  const lines = [
+    `NOT UNDERSTOOD: ${n} request${n === 1 ? '' : 's'} of ${file} ${n === 1 ? 'is' : 'are'} in no A2A dialect this ` +
+      'tool reads; what they carried cannot be seen here, so the listing above is not a clean bill:',
+    ...notUnderstood.listed.map((i) => `${file}:${i.line}: seq ${i.seq}: ${i.why}`),
+  ];
+  if (n > notUnderstood.listed.length) lines.push(`... and ${n - notUnderstood.listed.length} more`);
+  return `${printable(lines.join('\n'))}\n`;
 }
 
 /** The lines naming where a recording is incomplete, after the listing. */
@@ -455,6 +477,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
   let lost: LostPauseListing[];
   let interruptions: LostInterruptionListing[];
   let incomplete: Incomplete = { listed: [], count: 0 };
+  let notUnderstood: Incomplete = { listed: [], count: 0 };
   let chains: readonly LostChain[] = [];
   if (options.explain && type !== 'recording')
     throw new CliExit(EXIT.usage, '--explain applies to a recording: a receipt log holds no rule');
@@ -464,7 +487,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
     if (options.key?.length)
       throw new CliExit(EXIT.usage, '--key applies to receipt logs only; a recording is not signed');
     source = { kind: 'recording' };
-    ({ lost, interruptions, incomplete, chains } = await lostInRecording(
+    ({ lost, interruptions, incomplete, notUnderstood, chains } = await lostInRecording(
       read,
       options.allowTornTail ?? false,
       options.explain ?? false,
@@ -507,7 +530,14 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
           source: describeSource(source),
           lost,
           lostInterruptions: interruptions,
-          ...(type === 'recording' ? { complete: incomplete.count === 0, incomplete: incomplete.listed } : {}),
+          ...(type === 'recording'
+            ? {
+                complete: incomplete.count === 0,
+                incomplete: incomplete.listed,
+                understood: notUnderstood.count === 0,
+                notUnderstood: notUnderstood.listed,
+              }
+            : {}),
           ...(options.explain ? { explain: chains } : {}),
         },
         null,
@@ -515,10 +545,13 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
       )}\n`,
     );
   else {
-    await writeLines(render(file, source, lost, incomplete.count > 0));
+    await writeLines(render(file, source, lost, incomplete.count > 0 || notUnderstood.count > 0));
     await writeLines(renderInterruptions(file, interruptions));
     process.stdout.write(renderIncomplete(file, incomplete));
+    process.stdout.write(renderNotUnderstood(file, notUnderstood));
     if (options.explain) await writeLines(renderChains(file, chains));
   }
+  // Traffic no dialect reads is input this tool cannot read: exit 2 before any other verdict.
+  if (notUnderstood.count > 0) throw new CliExit(EXIT.usage, '');
   if (lost.length > 0 || interruptions.length > 0 || incomplete.count > 0) throw new CliExit(EXIT.drift, '');
 }
