@@ -5,7 +5,8 @@
  * --key --principal-from jwt-sub` process over real sockets, over v0.3 JSON-RPC and v0.3 HTTP+JSON:
  * one InterruptionReceipt per gate, a ContinuationReceipt naming who answered, an approval never
  * given `never_continued` in `lost`, `audit --kind interruption` listing them, `verify --recording`
- * passing.
+ * passing. And a 1.3.0 SDK server with its v0.3 compatibility on, asked by a v0.3 client and a v1.0
+ * client in one session: both dialects' interruptions in one log.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,10 +27,12 @@ import {
   startSdkV03InputPeer,
   toolConfirmation,
 } from '../fixtures/sdk-v03-input-peer.js';
+import { PROMPT_TEXT, type SdkInputPeer, startSdkInputPeer } from '../fixtures/sdk-input-peer.js';
 
 let dir = '';
 const procs: RecordProcess[] = [];
 let peer: SdkV03InputPeer | undefined;
+let v10Peer: SdkInputPeer | undefined;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'interruptions-v03-'));
@@ -37,7 +40,9 @@ beforeEach(async () => {
 afterEach(async () => {
   for (const p of procs.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
   await peer?.close();
+  await v10Peer?.close();
   peer = undefined;
+  v10Peer = undefined;
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -181,3 +186,77 @@ describe.each([
     });
   },
 );
+
+describe('a 1.3.0 SDK server with its v0.3 compatibility on, through record --key --principal-from jwt-sub', () => {
+  it('receipts a v0.3 client and a v1.0 client asking and answering in one session, in one log', async () => {
+    v10Peer = await startSdkInputPeer({ legacyCompat: true });
+    const key = join(dir, 'key.json');
+    await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'mixed' }).keyFile()), { mode: 0o600 });
+    const out = join(dir, 'mixed.jsonl');
+    const recorder = await startRecordProcess([
+      '--upstream',
+      v10Peer.url,
+      '--out',
+      out,
+      '--key',
+      key,
+      '--principal-from',
+      'jwt-sub',
+    ]);
+    procs.push(recorder);
+    const endpoint = `${recorder.url}/a2a/jsonrpc`;
+
+    // The stock 0.3.14 client: message/send, kebab states.
+    const old = (await client('JSONRPC', endpoint, 'bob').sendMessage(
+      send([{ kind: 'text', text: 'deploy' }]),
+    )) as Task;
+    expect(old.status.state).toBe('input-required');
+    const oldDone = (await client('JSONRPC', endpoint, 'alice').sendMessage(
+      send([{ kind: 'text', text: 'yes' }], old.id, old.contextId),
+    )) as Task;
+    expect(oldDone.status.state).toBe('completed');
+
+    // A v1.0 client on the same endpoint: SendMessage with A2A-Version 1.0.
+    const v10 = async (params: Json, sub: string): Promise<{ task: { id: string; status: { state: string } } }> => {
+      const res = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0', authorization: bearer(sub) },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'SendMessage', params }),
+      });
+      return ((await res.json()) as { result: { task: { id: string; status: { state: string } } } }).result;
+    };
+    const asked = await v10({ message: { messageId: 'n1', role: 'ROLE_USER', parts: [{ text: 'deploy' }] } }, 'carol');
+    expect(asked.task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const done = await v10(
+      { message: { messageId: 'n2', role: 'ROLE_USER', taskId: asked.task.id, parts: [{ text: 'no' }] } },
+      'dave',
+    );
+    expect(done.task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(await stopProcess(recorder)).toBe(0);
+
+    const log = join(dir, 'mixed.receipts.jsonl');
+    const receipts = await receiptsOf(log);
+    const promptHash = hashCanonical([{ text: PROMPT_TEXT }]);
+    expect(receipts).toMatchObject([
+      { type: 'InterruptionReceipt', taskId: old.id, state: 'TASK_STATE_INPUT_REQUIRED', promptHash },
+      {
+        type: 'ContinuationReceipt',
+        taskId: old.id,
+        principal: 'jwt:sub=alice',
+        inputHash: hashCanonical([{ text: 'yes' }]),
+      },
+      { type: 'InterruptionReceipt', taskId: asked.task.id, state: 'TASK_STATE_INPUT_REQUIRED', promptHash },
+      {
+        type: 'ContinuationReceipt',
+        taskId: asked.task.id,
+        principal: 'jwt:sub=dave',
+        inputHash: hashCanonical([{ text: 'no' }]),
+      },
+    ]);
+    expect(receipts).toHaveLength(4);
+    const verified = await runCli(['verify', log, '--key', key, '--recording', out]);
+    expect(verified.code, verified.stderr + verified.stdout).toBe(0);
+    const lost = await runCli(['lost', out]);
+    expect(lost.code, lost.stdout).toBe(0);
+  });
+});
