@@ -11,6 +11,8 @@ import { open } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { errorMessage } from '../../src/errors.js';
 import { ObservationPipeline } from '../../src/observe/pipeline.js';
+import { readObservedRequest } from '../../src/observe/dialect-view.js';
+import type { RecordingEntry } from '../../src/recording/format.js';
 import { printable } from '../../src/printable.js';
 import { formatIssue } from '../../src/protocol/read.js';
 import { type RawLine, readLogChunks } from '../../src/receipts/log-reader.js';
@@ -120,12 +122,14 @@ async function lostInRecording(
   interruptions: LostInterruptionListing[];
   incomplete: Incomplete;
   notUnderstood: Incomplete;
+  dialects: Dialects;
   chains: readonly LostChain[];
 }> {
   const collector = new LostPauseCollector();
   let chains: VerdictChains | undefined;
   const incomplete: Incomplete = { listed: [], count: 0 };
   const notUnderstood: Incomplete = { listed: [], count: 0 };
+  const dialects: Dialects = {};
   const lines = new Map<number, number>();
   let pipeline: ObservationPipeline | undefined;
   let lastAt = '';
@@ -148,6 +152,7 @@ async function lostInRecording(
       if (explain) chains = new VerdictChains(read.header.id);
     } else {
       lastAt = read.entry.at;
+      countDialect(dialects, read.entry);
       lines.clear();
       lines.set(read.entry.seq, read.line);
       void pipeline?.push(read.entry);
@@ -163,6 +168,7 @@ async function lostInRecording(
     interruptions: [...collector.lostInterruptions],
     incomplete,
     notUnderstood,
+    dialects,
     chains: chains?.lost ?? [],
   };
 }
@@ -192,6 +198,25 @@ function renderNotUnderstood(file: string, notUnderstood: Incomplete): string {
   ];
   if (n > notUnderstood.listed.length) lines.push(`... and ${n - notUnderstood.listed.length} more`);
   return `${printable(lines.join('\n'))}\n`;
+}
+
+/** Exchanges of a recording by the A2A version they were read in (docs/design.md §14.10). */
+type Dialects = Record<string, number>;
+
+/** Counts `entry`'s exchange under its version, if it is a request read as a call or not understood. */
+function countDialect(dialects: Dialects, entry: RecordingEntry): void {
+  if (entry.kind !== 'request') return;
+  const view = readObservedRequest(entry);
+  const version = view.kind === 'call' ? view.version : view.kind === 'not-understood' ? view.version : undefined;
+  if (version !== undefined) dialects[version] = (dialects[version] ?? 0) + 1;
+}
+
+/** The line naming the dialects a recording mixed, when any is not v1.0 (a v1.0 recording reads as before). */
+function renderDialects(dialects: Dialects): string {
+  const versions = Object.keys(dialects).sort();
+  if (versions.every((v) => v === '1.0')) return '';
+  const plural = (n: number): string => `${n} exchange${n === 1 ? '' : 's'}`;
+  return `${printable(`dialects: ${versions.map((v) => `A2A ${v} (${plural(dialects[v] ?? 0)})`).join(', ')}`)}\n`;
 }
 
 /** The lines naming where a recording is incomplete, after the listing. */
@@ -478,6 +503,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
   let interruptions: LostInterruptionListing[];
   let incomplete: Incomplete = { listed: [], count: 0 };
   let notUnderstood: Incomplete = { listed: [], count: 0 };
+  let dialects: Dialects = {};
   let chains: readonly LostChain[] = [];
   if (options.explain && type !== 'recording')
     throw new CliExit(EXIT.usage, '--explain applies to a recording: a receipt log holds no rule');
@@ -487,7 +513,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
     if (options.key?.length)
       throw new CliExit(EXIT.usage, '--key applies to receipt logs only; a recording is not signed');
     source = { kind: 'recording' };
-    ({ lost, interruptions, incomplete, notUnderstood, chains } = await lostInRecording(
+    ({ lost, interruptions, incomplete, notUnderstood, dialects, chains } = await lostInRecording(
       read,
       options.allowTornTail ?? false,
       options.explain ?? false,
@@ -536,6 +562,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
                 incomplete: incomplete.listed,
                 understood: notUnderstood.count === 0,
                 notUnderstood: notUnderstood.listed,
+                dialects,
               }
             : {}),
           ...(options.explain ? { explain: chains } : {}),
@@ -549,6 +576,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
     await writeLines(renderInterruptions(file, interruptions));
     process.stdout.write(renderIncomplete(file, incomplete));
     process.stdout.write(renderNotUnderstood(file, notUnderstood));
+    process.stdout.write(renderDialects(dialects));
     if (options.explain) await writeLines(renderChains(file, chains));
   }
   // Traffic no dialect reads is input this tool cannot read: exit 2 before any other verdict.

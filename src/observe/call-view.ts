@@ -37,14 +37,17 @@ export interface RequestParts {
   bodyText?: string | undefined;
 }
 
+/** What reading a request entry takes: a draft the recorder has not numbered yet will do. */
+export type RequestEntry = Pick<RecordingEntry, 'http' | 'body' | 'bodyText' | 'grpc'>;
+
 /** Reads a request entry in its binding. */
-export function readRequest(entry: RecordingEntry): RequestView {
+export function readRequest(entry: RequestEntry): RequestView {
   if (entry.grpc !== undefined) return readGrpcRequest(entry);
   return readRequestParts(entry);
 }
 
 /** A gRPC request: the method its path names, its message's ProtoJSON the params. */
-function readGrpcRequest(entry: RecordingEntry): RequestView {
+function readGrpcRequest(entry: RequestEntry): RequestView {
   const name = grpcMethodNameOfPath(entry.http.path);
   if (name === undefined) return { kind: 'none' };
   if (entry.body === undefined && entry.bodyText !== undefined)

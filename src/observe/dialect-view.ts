@@ -11,8 +11,7 @@
 import { readTarget } from '../http/request-target.js';
 import { CONTROL_METHODS, CORE_METHODS, PAUSE_METHODS } from '../protocol/methods.js';
 import { isRecord } from '../protocol/read.js';
-import type { RecordingEntry } from '../recording/format.js';
-import { type RequestView, readRequest } from './call-view.js';
+import { type RequestEntry, type RequestView, readRequest } from './call-view.js';
 import { v03Method, v03Params } from './v03-dialect.js';
 import type { FindingCode } from './findings.js';
 
@@ -36,7 +35,7 @@ const V03_GRPC_PREFIX = '/a2a.v1.';
  * The `A2A-Version` a request asked for (its header, else its query parameter) as `major.minor`,
  * or '' when it named none (spec §3.6.2: none means 0.3 on the HTTP bindings).
  */
-export function askedVersion(entry: Pick<RecordingEntry, 'http'>): string {
+export function askedVersion(entry: Pick<RequestEntry, 'http'>): string {
   const header = entry.http.headers?.['a2a-version'];
   const query = new URLSearchParams(readTarget(entry.http.path).query).get('A2A-Version');
   const asked = (header ?? query ?? '').trim();
@@ -49,7 +48,7 @@ function known(asked: string): asked is A2aVersion {
 }
 
 /** Reads a recorded request in its dialect. */
-export function readObservedRequest(entry: RecordingEntry): ObservedRequest {
+export function readObservedRequest(entry: RequestEntry): ObservedRequest {
   if (entry.grpc !== undefined && entry.http.path.startsWith(V03_GRPC_PREFIX)) {
     return {
       kind: 'not-understood',
@@ -61,7 +60,7 @@ export function readObservedRequest(entry: RecordingEntry): ObservedRequest {
 }
 
 /** `view` (a request read in its binding) read in the dialect its signals name. */
-function inDialect(entry: RecordingEntry, view: RequestView): ObservedRequest {
+function inDialect(entry: RequestEntry, view: RequestView): ObservedRequest {
   const asked = askedVersion(entry);
   if (view.kind !== 'call') return view;
   if (asked !== '' && !known(asked)) {
@@ -92,6 +91,21 @@ function restVersionOfBody(body: unknown): A2aVersion {
   const message = isRecord(body) ? (body.message ?? body.request) : undefined;
   if (isRecord(message) && message.parts !== undefined) return '1.0';
   return '0.3';
+}
+
+/**
+ * What a request entry records as its `a2aVersion` (docs/design.md §5): the version it was read in
+ * when not 1.0, or the version it asked for that no dialect reads; undefined otherwise. Never throws.
+ */
+export function recordedVersion(entry: RequestEntry): string | undefined {
+  let view: ObservedRequest;
+  try {
+    view = readObservedRequest(entry);
+  } catch {
+    return undefined; // never in the recorder's way: the observer names what it cannot read
+  }
+  if (view.kind === 'call') return view.version === '1.0' ? undefined : view.version;
+  return view.kind === 'not-understood' && view.version !== '1.0' ? view.version : undefined;
 }
 
 /** The finding a request that is no call of a known dialect makes. */

@@ -178,8 +178,18 @@ describe.each([
         { kind: 'interruption', taskId: ignored.id },
       ]);
 
+      // Each request entry says the version it was read in.
+      const requests = (await readFile(out, 'utf8'))
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((l) => JSON.parse(l) as Json)
+        .filter((e) => e.kind === 'request');
+      expect(requests.map((e) => e.a2aVersion)).toEqual(['0.3', '0.3', '0.3', '0.3', '0.3']);
+
       const lost = await runCli(['lost', out, '--json']);
       expect(lost.code, lost.stderr + lost.stdout).toBe(1);
+      expect(JSON.parse(lost.stdout)).toMatchObject({ understood: true, dialects: { '0.3': 5 } });
       expect(lost.stdout).toContain(ignored.id);
       expect(lost.stdout).toContain('never_continued');
       expect(lost.stdout).not.toContain(asked.id);
@@ -258,5 +268,6 @@ describe('a 1.3.0 SDK server with its v0.3 compatibility on, through record --ke
     expect(verified.code, verified.stderr + verified.stdout).toBe(0);
     const lost = await runCli(['lost', out]);
     expect(lost.code, lost.stdout).toBe(0);
+    expect(lost.stdout).toContain('dialects: A2A 0.3 (2 exchanges), A2A 1.0 (2 exchanges)\n');
   });
 });

@@ -65,6 +65,12 @@ describe('a dialect the recorder does not read', () => {
     // Recorded all the same: the three requests are in the recording.
     const recorded = (await readFile(out, 'utf8')).split('\n').filter((l) => l.includes('"kind":"request"'));
     expect(recorded).toHaveLength(3);
+    // The version each asked for is on its entry: v0.3 read, none for a method of no version, 2.0 unread.
+    expect(recorded.map((l) => (JSON.parse(l) as { a2aVersion?: string }).a2aVersion)).toEqual([
+      '0.3',
+      undefined,
+      '2.0',
+    ]);
 
     const lost = await runCli(['lost', out]);
     expect(lost.code, lost.stderr + lost.stdout).toBe(2);
