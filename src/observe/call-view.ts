@@ -120,7 +120,8 @@ export type RestAnswerView =
 
 /**
  * Reads an HTTP+JSON answer: an error body (`{error: {...}}`, any status from 400, or an SSE `error`
- * event) is an error with the JSON-RPC code its ErrorInfo reason names; anything else is the result.
+ * event) is an error with the JSON-RPC code its ErrorInfo reason names (v0.3's `{code, message}`
+ * with its code); anything else is the result.
  */
 export function readRestAnswer(entry: RecordingEntry): RestAnswerView {
   const status = entry.http.status ?? 200;
@@ -130,6 +131,10 @@ export function readRestAnswer(entry: RecordingEntry): RestAnswerView {
     return { kind: 'error', code: error.code, message: `HTTP ${status}${named}: ${error.message}` };
   }
   if (status >= 400 || entry.sse?.event === 'error') {
+    // The v0.3 SDK's HTTP+JSON error body is the JSON-RPC error itself: `{code, message}` (§14.10).
+    const body = entry.body;
+    if (isRecord(body) && Number.isInteger(body.code) && typeof body.message === 'string')
+      return { kind: 'error', code: body.code as number, message: `HTTP ${status}: ${body.message}` };
     return { kind: 'error', code: undefined, message: `HTTP ${status} without an A2A error body` };
   }
   return { kind: 'result', result: entry.body };

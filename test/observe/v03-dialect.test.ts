@@ -103,6 +103,28 @@ describe('the v0.3 HTTP+JSON reader', () => {
     ]);
   });
 
+  it('reads the v0.3 error body {code, message}: a task gone while interrupted is lost_after_restart', () => {
+    const e = new Entries();
+    rest(e, 'g1', 'GET', `/v1/tasks/${TASK}`);
+    e.raw({
+      xid: 'g1',
+      kind: 'response',
+      http: { method: 'GET', path: `/v1/tasks/${TASK}`, status: 200 },
+      body: { id: TASK, contextId: CTX, status: { state: 'TASK_STATE_INPUT_REQUIRED' } },
+    });
+    rest(e, 'g2', 'GET', `/v1/tasks/${TASK}`);
+    const gone = e.raw({
+      xid: 'g2',
+      kind: 'response',
+      http: { method: 'GET', path: `/v1/tasks/${TASK}`, status: 404 },
+      body: { code: -32001, message: 'Task not found' },
+    });
+    const out = observeAll(e.list);
+    expect(out.flatMap((o) => (o.type === 'interruption-lost' ? [{ reason: o.reason, seq: o.seq }] : []))).toEqual([
+      { reason: 'lost_after_restart', seq: gone.seq },
+    ]);
+  });
+
   it('reads a stream event named msg and a TASK_STATE_CANCELLED task', () => {
     expect(
       v03Result('SendStreamingMessage', { msg: { messageId: 'm', role: 'ROLE_AGENT', content: [] } }, 'proto'),
