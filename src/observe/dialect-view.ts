@@ -37,7 +37,10 @@ const V03_GRPC_PREFIX = '/a2a.v1.';
  */
 export function askedVersion(entry: Pick<RequestEntry, 'http'>): string {
   const header = entry.http.headers?.['a2a-version'];
-  const query = new URLSearchParams(readTarget(entry.http.path).query).get('A2A-Version');
+  const query =
+    header === undefined && entry.http.path.includes('?')
+      ? new URLSearchParams(readTarget(entry.http.path).query).get('A2A-Version')
+      : null;
   const asked = (header ?? query ?? '').trim();
   const m = /^(\d+)\.(\d+)(?:\.\d+)?$/.exec(asked);
   return m ? `${Number(m[1])}.${Number(m[2])}` : asked;
