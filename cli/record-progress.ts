@@ -4,7 +4,9 @@
  * `--progress`), one line per pause, resume and lost pause as its receipt is written or the loss
  * is seen (task, who, via); at the stop, one summary line (exchanges, pauses, resumes, receipts,
  * lost pauses, files written). Otherwise it only counts: a few integer additions per receipt and
- * per exchange, nothing per entry.
+ * per exchange, nothing per entry. A request in no A2A dialect the observer reads is said at once
+ * whatever `lines` is (the first {@link NOT_UNDERSTOOD_TOLD}), and counted in the summary
+ * (docs/design.md §14.10).
  */
 import type { ObserverFinding } from '../src/observe/findings.js';
 import type { ReceiptSink } from '../src/observe/pipeline.js';
@@ -18,6 +20,9 @@ export interface RecordProgressOptions {
   write: (text: string) => void;
 }
 
+/** Requests not understood said one by one; past this many they are counted. */
+const NOT_UNDERSTOOD_TOLD = 20;
+
 function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
@@ -30,6 +35,7 @@ export class RecordProgress {
   #resumes = 0;
   #receipts = 0;
   #lost = 0;
+  #notUnderstood = 0;
 
   constructor(options: RecordProgressOptions) {
     this.#lines = options.lines;
@@ -94,8 +100,19 @@ export class RecordProgress {
     this.#say(`${verb} task ${draft.taskId} by ${draft.principal ?? 'no principal'} (cause ${draft.cause})`);
   }
 
-  /** A finding of the observer: a lost pause is counted and, with lines on, said. */
+  /**
+   * A finding of the observer: a lost pause is counted and, with lines on, said; a request not
+   * understood is counted and said at once.
+   */
   finding(finding: ObserverFinding): void {
+    if (finding.code === 'not-understood') {
+      this.#notUnderstood += 1;
+      if (this.#notUnderstood <= NOT_UNDERSTOOD_TOLD)
+        this.#say(`not understood (seq ${finding.seq ?? '-'}): ${finding.message}; nothing it carried is observed`);
+      if (this.#notUnderstood === NOT_UNDERSTOOD_TOLD)
+        this.#say('further requests not understood are counted and said at the stop');
+      return;
+    }
     if (finding.code !== 'lost-pause') return;
     this.#lost += 1;
     if (this.#lines) this.#say(`lost pause of task ${finding.taskId ?? '-'}: ${finding.message}`);
@@ -112,6 +129,7 @@ export class RecordProgress {
         plural(this.#lost, 'lost pause'),
       );
     const written = files.receipts === undefined ? files.recording : `${files.recording} and ${files.receipts}`;
+    if (this.#notUnderstood > 0) what.push(`${this.#notUnderstood} NOT UNDERSTOOD`);
     const unkeyed = files.receipts === undefined ? ' (no key: no receipts)' : '';
     this.#say(`stopped: ${what.join(', ')}${unkeyed}; wrote ${written}`);
   }

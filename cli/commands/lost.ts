@@ -3,14 +3,14 @@
  * `a2a-replay lost FILE`: the pauses that never came back (docs/design.md §7 `LostPause`), from a
  * recording (the PauseObserver's verdicts) or a receipt log (suspensions no resumption closed).
  * A recording with entries that do not hold all the peer sent (`incomplete`, `cut`: §5) is
- * reported INCOMPLETE, naming each line, seq and why. Exit 1 when there are lost pauses or the
- * recording is incomplete, 0 when neither, 2 for input it cannot read.
+ * reported INCOMPLETE, naming each line, seq and why; one with requests in no A2A dialect it reads
+ * (§14.10) NOT UNDERSTOOD, likewise. Exit 1 when there are lost pauses or the recording is
+ * incomplete, 0 when neither, 2 for input it cannot read (requests not understood included).
  */
 import { open } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { errorMessage } from '../../src/errors.js';
 import { ObservationPipeline } from '../../src/observe/pipeline.js';
-import { printable } from '../../src/printable.js';
 import { formatIssue } from '../../src/protocol/read.js';
 import { type RawLine, readLogChunks } from '../../src/receipts/log-reader.js';
 import { readReceiptLogLine } from '../../src/receipts/read-line.js';
@@ -35,6 +35,20 @@ import { lostInSeries } from '../series-lost.js';
 import { plainSeriesProblem } from '../../src/receipts/series-plain.js';
 import { manyLogs } from '../series-verify.js';
 import { exportVerdict, fleetVerdict, traceOf } from '../lost-verdict.js';
+import {
+  type Dialects,
+  type Incomplete,
+  INCOMPLETE_LISTED,
+  type Source,
+  countDialect,
+  describeSource,
+  render,
+  renderChains,
+  renderDialects,
+  renderIncomplete,
+  renderInterruptions,
+  renderNotUnderstood,
+} from '../lost-render.js';
 import { basename } from 'node:path';
 
 interface LostCommandOptions {
@@ -46,8 +60,6 @@ interface LostCommandOptions {
   explain?: boolean;
   allowTornTail?: boolean;
 }
-
-type Source = { kind: 'recording' } | { kind: 'receipt log'; verification: string };
 
 const cannotRead = (file: string, error: unknown): CliExit =>
   new CliExit(EXIT.usage, `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
@@ -100,16 +112,6 @@ function firstLineType(file: string, text: string): string {
   return type;
 }
 
-/** Incomplete entries listed by line; past this many they are only counted. */
-const INCOMPLETE_LISTED = 100;
-
-/** Where a recording does not hold what the peer sent (docs/design.md §5, §14): what `lost` cannot see. */
-interface Incomplete {
-  /** The first {@link INCOMPLETE_LISTED}, in file order: line, seq and why. */
-  listed: { line: number; seq: number; why: string }[];
-  count: number;
-}
-
 /**
  * The observer's verdicts over a recording, through the same pipeline record and run use, its
  * entries read as they come (the observer's memory is bounded; the recording is never held whole),
@@ -123,11 +125,15 @@ async function lostInRecording(
   lost: LostPauseListing[];
   interruptions: LostInterruptionListing[];
   incomplete: Incomplete;
+  notUnderstood: Incomplete;
+  dialects: Dialects;
   chains: readonly LostChain[];
 }> {
   const collector = new LostPauseCollector();
   let chains: VerdictChains | undefined;
   const incomplete: Incomplete = { listed: [], count: 0 };
+  const notUnderstood: Incomplete = { listed: [], count: 0 };
+  const dialects: Dialects = {};
   const lines = new Map<number, number>();
   let pipeline: ObservationPipeline | undefined;
   let lastAt = '';
@@ -138,16 +144,19 @@ async function lostInRecording(
         spans: collector,
         retainFindings: false,
         onFinding: (finding) => {
-          if (finding.code !== 'incomplete-entry' || finding.seq === null) return;
-          incomplete.count += 1;
-          if (incomplete.listed.length < INCOMPLETE_LISTED)
-            incomplete.listed.push({ line: lines.get(finding.seq) ?? 0, seq: finding.seq, why: finding.message });
+          const into =
+            finding.code === 'incomplete-entry' ? incomplete : finding.code === 'not-understood' ? notUnderstood : null;
+          if (into === null || finding.seq === null) return;
+          into.count += 1;
+          if (into.listed.length < INCOMPLETE_LISTED)
+            into.listed.push({ line: lines.get(finding.seq) ?? 0, seq: finding.seq, why: finding.message });
         },
       });
       lastAt = read.header.createdAt;
       if (explain) chains = new VerdictChains(read.header.id);
     } else {
       lastAt = read.entry.at;
+      countDialect(dialects, read.entry);
       lines.clear();
       lines.set(read.entry.seq, read.line);
       void pipeline?.push(read.entry);
@@ -162,32 +171,10 @@ async function lostInRecording(
     lost: [...collector.lost],
     interruptions: [...collector.lostInterruptions],
     incomplete,
+    notUnderstood,
+    dialects,
     chains: chains?.lost ?? [],
   };
-}
-
-/** For each lost pause, the chain of facts and rules that led to it (docs/design.md §14.8). */
-function* renderChains(file: string, chains: readonly LostChain[]): Generator<string> {
-  for (const c of chains) {
-    yield `why ${c.suspension} of task ${c.taskId} is lost (${c.reason}), by rule ${c.rule ?? '-'}:`;
-    for (const step of c.steps) {
-      const where = step.line === null ? 'end of recording' : `${file}:${step.line}: seq ${step.seq ?? '-'}`;
-      yield `  ${where}: ${step.fact} -> ${step.rule}`;
-    }
-  }
-}
-
-/** The lines naming where a recording is incomplete, after the listing. */
-function renderIncomplete(file: string, incomplete: Incomplete): string {
-  if (incomplete.count === 0) return '';
-  const lines = [
-    `INCOMPLETE: ${incomplete.count} entr${incomplete.count === 1 ? 'y' : 'ies'} of ${file} do not hold all the ` +
-      'peer sent; a pause or resume they carried cannot be seen here, so the listing above is not a clean bill:',
-    ...incomplete.listed.map((i) => `${file}:${i.line}: seq ${i.seq}: ${i.why}`),
-  ];
-  if (incomplete.count > incomplete.listed.length)
-    lines.push(`... and ${incomplete.count - incomplete.listed.length} more`);
-  return `${printable(lines.join('\n'))}\n`;
 }
 
 /** A line of a receipt log as the readers read it; a bad one is a usage error naming it. */
@@ -242,68 +229,6 @@ function verification(result: VerifyResult): string {
     if (unvouched > 0) notes.push(`${unvouched} after the last checkpoint not vouched for`);
   }
   return notes.join('; ');
-}
-
-function describeSource(source: Source): string {
-  return source.kind === 'recording' ? 'recording' : `receipt log, ${source.verification}`;
-}
-
-const LOST_HEADER = ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'TRACE', 'PAUSE REASON'];
-/** With the rules known (a recording): the rule that declared each pause lost (docs/design.md §14.8). */
-const LOST_HEADER_WITH_RULE = ['TASK', 'INITIATOR', 'REASON', 'RULE', 'SINCE', 'TRACE', 'PAUSE REASON'];
-
-const lostCells = (l: LostPauseListing): string[] => [
-  l.taskId,
-  l.initiatedBy ?? '-',
-  l.reason,
-  l.since,
-  traceOf(l.span),
-  l.pauseReason === null ? '-' : JSON.stringify(l.pauseReason),
-];
-
-const lostCellsWithRule = (l: LostPauseListing): string[] => [
-  l.taskId,
-  l.initiatedBy ?? '-',
-  l.reason,
-  l.rule ?? '-',
-  l.since,
-  traceOf(l.span),
-  l.pauseReason === null ? '-' : JSON.stringify(l.pauseReason),
-];
-
-const LOST_INTERRUPTION_HEADER = ['TASK', 'STATE', 'REASON', 'RULE', 'SINCE', 'TRACE'];
-
-/** Lost interruptions (docs/design.md §14.9) after the pauses: a count, then their table. */
-function* renderInterruptions(file: string, lost: readonly LostInterruptionListing[]): Generator<string> {
-  if (lost.length === 0) return;
-  yield `${lost.length} lost interruption${lost.length === 1 ? '' : 's'} in ${file}`;
-  yield* textTableLines(LOST_INTERRUPTION_HEADER, lost, (l) => [
-    l.taskId,
-    l.state?.replace(/^TASK_STATE_/, '') ?? '-',
-    l.reason,
-    l.rule ?? '-',
-    l.since,
-    traceOf(l.span),
-  ]);
-}
-
-/** The listing, line by line: a count, then the table (rows are written as they are made). */
-function* render(
-  file: string,
-  source: Source,
-  lost: readonly LostPauseListing[],
-  incomplete: boolean,
-): Generator<string> {
-  if (lost.length === 0) {
-    yield incomplete
-      ? `no lost pauses seen in ${file} (${describeSource(source)}, INCOMPLETE)`
-      : `no lost pauses in ${file} (${describeSource(source)})`;
-    return;
-  }
-  yield `${lost.length} lost pause${lost.length === 1 ? '' : 's'} in ${file} (${describeSource(source)})`;
-  // A receipt log holds no rule: its table has no RULE column rather than one of dashes.
-  if (lost.some((l) => l.rule !== null)) yield* textTableLines(LOST_HEADER_WITH_RULE, lost, lostCellsWithRule);
-  else yield* textTableLines(LOST_HEADER, lost, lostCells);
 }
 
 /** `lost` over the logs of a series (cli/series-lost). */
@@ -486,6 +411,8 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
   let lost: LostPauseListing[];
   let interruptions: LostInterruptionListing[];
   let incomplete: Incomplete = { listed: [], count: 0 };
+  let notUnderstood: Incomplete = { listed: [], count: 0 };
+  let dialects: Dialects = {};
   let chains: readonly LostChain[] = [];
   if (options.explain && type !== 'recording')
     throw new CliExit(EXIT.usage, '--explain applies to a recording: a receipt log holds no rule');
@@ -495,7 +422,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
     if (options.key?.length)
       throw new CliExit(EXIT.usage, '--key applies to receipt logs only; a recording is not signed');
     source = { kind: 'recording' };
-    ({ lost, interruptions, incomplete, chains } = await lostInRecording(
+    ({ lost, interruptions, incomplete, notUnderstood, dialects, chains } = await lostInRecording(
       read,
       options.allowTornTail ?? false,
       options.explain ?? false,
@@ -538,7 +465,15 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
           source: describeSource(source),
           lost,
           lostInterruptions: interruptions,
-          ...(type === 'recording' ? { complete: incomplete.count === 0, incomplete: incomplete.listed } : {}),
+          ...(type === 'recording'
+            ? {
+                complete: incomplete.count === 0,
+                incomplete: incomplete.listed,
+                understood: notUnderstood.count === 0,
+                notUnderstood: notUnderstood.listed,
+                dialects,
+              }
+            : {}),
           ...(options.explain ? { explain: chains } : {}),
         },
         null,
@@ -546,11 +481,15 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
       )}\n`,
     );
   else {
-    await writeLines(render(file, source, lost, incomplete.count > 0));
+    await writeLines(render(file, source, lost, incomplete.count > 0 || notUnderstood.count > 0));
     await writeLines(renderInterruptions(file, interruptions));
     process.stdout.write(renderIncomplete(file, incomplete));
+    process.stdout.write(renderNotUnderstood(file, notUnderstood));
+    process.stdout.write(renderDialects(dialects));
     if (options.explain) await writeLines(renderChains(file, chains));
   }
   await exportVerdict(options, `lost-${basename(file).replace(/\.jsonl$/, '')}`, lost, interruptions);
+  // Traffic no dialect reads is input this tool cannot read: exit 2 before any other verdict.
+  if (notUnderstood.count > 0) throw new CliExit(EXIT.usage, '');
   if (lost.length > 0 || interruptions.length > 0 || incomplete.count > 0) throw new CliExit(EXIT.drift, '');
 }

@@ -15,6 +15,7 @@
 import { open, readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
+import { readObservedRequest } from '../../src/observe/dialect-view.js';
 import { entryIncompleteness } from '../../src/observe/entry-reads.js';
 import { printable } from '../../src/printable.js';
 import { defaultVerifyJobs } from '../../src/receipts/verify-jobs.js';
@@ -128,6 +129,8 @@ async function checkRecording(log: string, recording: string): Promise<{ ok: boo
     logRecording = undefined;
   }
   const lines: string[] = [];
+  const unread: string[] = [];
+  let unreadCount = 0;
   let count = 0;
   let ok = true;
   try {
@@ -142,6 +145,9 @@ async function checkRecording(log: string, recording: string): Promise<{ ok: boo
         }
         continue;
       }
+      const view = read.entry.kind === 'request' ? readObservedRequest(read.entry) : undefined;
+      if (view?.kind === 'not-understood' && unreadCount++ < INCOMPLETE_LISTED)
+        unread.push(`${recording}:${read.line}: seq ${read.entry.seq}: ${view.why}`);
       // A body kept as its head (`cut`) was observed whole while recording: the log is whole for it.
       const missing = entryIncompleteness(read.entry);
       if (missing?.field !== 'incomplete') continue;
@@ -158,8 +164,18 @@ async function checkRecording(log: string, recording: string): Promise<{ ok: boo
       `${recording}: INCOMPLETE: the recorder could not read ${count} entr${count === 1 ? 'y' : 'ies'} in full; ` +
         'a pause or resume they carried has no receipt in the log',
     );
-  } else if (ok) {
+  } else if (ok && unreadCount === 0) {
     lines.push(`${recording}: complete: the recorder read every answer whole`);
+  }
+  if (unreadCount > 0) {
+    ok = false;
+    const n = unreadCount;
+    lines.push(
+      `${recording}: NOT UNDERSTOOD: ${n} request${n === 1 ? ' is' : 's are'} in no A2A dialect this tool reads; ` +
+        'what they carried has no receipt in the log',
+      ...unread,
+    );
+    if (n > unread.length) lines.push(`... and ${n - unread.length} more`);
   }
   return { ok, lines };
 }

@@ -29,6 +29,7 @@ import { SeenTokens } from '../recording/resume-token.js';
 import { DEFAULT_PRINCIPAL_SOURCE, type PrincipalSource, principalOf } from '../recording/principal.js';
 import { DEFAULT_REDACTED_HEADERS, HeaderRedaction, redactPath } from '../recording/redaction.js';
 import type { EntryDraft, EntryWriter } from '../recording/recording-writer.js';
+import { recordedVersion } from '../observe/dialect-view.js';
 import { type HeaderInput, mediaType, recordedHeaders } from './http-headers.js';
 import {
   type BodyRecord,
@@ -506,6 +507,8 @@ export class ExchangeRecorder {
         ...record.fields,
       };
       if (principal !== undefined) draft.principal = principal;
+      const version = recordedVersion(draft);
+      if (version !== undefined) draft.a2aVersion = version;
       // A request shows the client nothing, so it is never held.
       void this.emit(draft, record.observed);
     } catch (error) {

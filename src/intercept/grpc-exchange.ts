@@ -16,6 +16,7 @@
  * marked `incomplete`: the observer did not see it. Nothing here throws into the forwarder.
  */
 import type { IncomingHttpHeaders } from 'node:http2';
+import { recordedVersion } from '../observe/dialect-view.js';
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { GRPC_STATUS_DETAILS_KEY } from '../grpc/grpc-status.js';
 import {
@@ -151,6 +152,8 @@ export class GrpcExchange {
         grpc,
       };
       if (principal !== undefined) draft.principal = principal;
+      const version = recordedVersion(draft);
+      if (version !== undefined) draft.a2aVersion = version;
       void this.#recorder.emit(draft, body.observed);
     });
     this.#requestFrames = [];

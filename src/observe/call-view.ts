@@ -37,14 +37,17 @@ export interface RequestParts {
   bodyText?: string | undefined;
 }
 
+/** What reading a request entry takes: a draft the recorder has not numbered yet will do. */
+export type RequestEntry = Pick<RecordingEntry, 'http' | 'body' | 'bodyText' | 'grpc'>;
+
 /** Reads a request entry in its binding. */
-export function readRequest(entry: RecordingEntry): RequestView {
+export function readRequest(entry: RequestEntry): RequestView {
   if (entry.grpc !== undefined) return readGrpcRequest(entry);
   return readRequestParts(entry);
 }
 
 /** A gRPC request: the method its path names, its message's ProtoJSON the params. */
-function readGrpcRequest(entry: RecordingEntry): RequestView {
+function readGrpcRequest(entry: RequestEntry): RequestView {
   const name = grpcMethodNameOfPath(entry.http.path);
   if (name === undefined) return { kind: 'none' };
   if (entry.body === undefined && entry.bodyText !== undefined)
@@ -117,7 +120,8 @@ export type RestAnswerView =
 
 /**
  * Reads an HTTP+JSON answer: an error body (`{error: {...}}`, any status from 400, or an SSE `error`
- * event) is an error with the JSON-RPC code its ErrorInfo reason names; anything else is the result.
+ * event) is an error with the JSON-RPC code its ErrorInfo reason names (v0.3's `{code, message}`
+ * with its code); anything else is the result.
  */
 export function readRestAnswer(entry: RecordingEntry): RestAnswerView {
   const status = entry.http.status ?? 200;
@@ -127,6 +131,10 @@ export function readRestAnswer(entry: RecordingEntry): RestAnswerView {
     return { kind: 'error', code: error.code, message: `HTTP ${status}${named}: ${error.message}` };
   }
   if (status >= 400 || entry.sse?.event === 'error') {
+    // The v0.3 SDK's HTTP+JSON error body is the JSON-RPC error itself: `{code, message}` (§14.10).
+    const body = entry.body;
+    if (isRecord(body) && Number.isInteger(body.code) && typeof body.message === 'string')
+      return { kind: 'error', code: body.code as number, message: `HTTP ${status}: ${body.message}` };
     return { kind: 'error', code: undefined, message: `HTTP ${status} without an A2A error body` };
   }
   return { kind: 'result', result: entry.body };

@@ -8,7 +8,7 @@ import { BoundedMap } from '../bounded-map.js';
 import { CONTROL_METHODS } from '../protocol/methods.js';
 import { isKnownMethod } from '../protocol/params.js';
 import type { RecordingEntry } from '../recording/format.js';
-import { type RequestView, readRequest } from './call-view.js';
+import { type ObservedRequest, readObservedRequest } from './dialect-view.js';
 
 /** Exchanges whose method is remembered: as many as the fact reader remembers finished ones. */
 const METHOD_MEMORY = 4096;
@@ -17,13 +17,13 @@ export class EntryMethods {
   readonly #byXid = new BoundedMap<string, string>(METHOD_MEMORY);
 
   /**
-   * `entry` read as a request in its binding (`readRequest`, observe/call-view), once for both the
-   * fact reader and {@link methodOf}; undefined for an entry of another kind, or one that cannot
-   * be read (whoever reads it again meets what stopped it).
+   * `entry` read as a request in its binding and dialect (`readObservedRequest`,
+   * observe/dialect-view), once for both the fact reader and {@link methodOf}; undefined for an
+   * entry of another kind, or one that cannot be read (whoever reads it again meets what stopped it).
    */
-  requestOf(entry: RecordingEntry): RequestView | undefined {
+  requestOf(entry: RecordingEntry): ObservedRequest | undefined {
     try {
-      return entry.kind === 'request' ? readRequest(entry) : undefined;
+      return entry.kind === 'request' ? readObservedRequest(entry) : undefined;
     } catch {
       return undefined;
     }
@@ -36,7 +36,7 @@ export class EntryMethods {
    * an entry that is no recording entry (which the fact reader reports) has no method. `read` is
    * the entry's {@link requestOf}, when it was read: the request is then not read again.
    */
-  methodOf(entry: RecordingEntry, read?: RequestView): string | undefined {
+  methodOf(entry: RecordingEntry, read?: ObservedRequest): string | undefined {
     try {
       return this.#methodOf(entry, read);
     } catch {
@@ -44,9 +44,9 @@ export class EntryMethods {
     }
   }
 
-  #methodOf(entry: RecordingEntry, read: RequestView | undefined): string | undefined {
+  #methodOf(entry: RecordingEntry, read: ObservedRequest | undefined): string | undefined {
     if (entry.kind === 'request') {
-      const view = read ?? readRequest(entry);
+      const view = read ?? readObservedRequest(entry);
       const method = view.kind === 'call' && isA2aMethod(view.method) ? view.method : undefined;
       if (method === undefined) this.#byXid.delete(entry.xid);
       else this.#byXid.set(entry.xid, method);

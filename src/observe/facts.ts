@@ -18,13 +18,15 @@ import { checkTransition } from '../protocol/state-machine.js';
 import type { Task } from '../protocol/types.js';
 import type { RecordingEntry } from '../recording/format.js';
 import { BoundedMap } from '../bounded-map.js';
-import { type RequestView, readGrpcAnswer, readRequest, readRestAnswer } from './call-view.js';
+import { readGrpcAnswer, readRestAnswer } from './call-view.js';
+import { type ObservedRequest, readObservedRequest, requestProblem } from './dialect-view.js';
 import {
   type ObservedExchange,
   bindingOf,
   callFact,
   controlAnswerFact,
   openExchange,
+  readAnswer,
   ref,
   resultField,
 } from './observed-exchange.js';
@@ -63,8 +65,8 @@ export class FactReader {
     return { exchanges: this.#exchanges.size, finishedExchanges: this.#finished.size };
   }
 
-  /** Reads one entry (in `seq` order) into facts and findings; `request` is readRequest(entry) if read already. */
-  read(entry: RecordingEntry, request?: RequestView): ReadItem[] {
+  /** Reads one entry (in `seq` order) into facts and findings; `request` is readObservedRequest(entry) if read. */
+  read(entry: RecordingEntry, request?: ObservedRequest): ReadItem[] {
     const out: ReadItem[] = [];
     this.#out = out;
     const problem = entryProblem(entry);
@@ -176,7 +178,7 @@ export class FactReader {
       this.#fact({ type: 'StreamEnded', entry: ref(entry), xid: ex.xid, tasks: [...ex.carries] });
   }
 
-  #onRequest(entry: RecordingEntry, request: RequestView | undefined): void {
+  #onRequest(entry: RecordingEntry, request: ObservedRequest | undefined): void {
     if (this.#exchanges.has(entry.xid) || this.#finished.has(entry.xid)) {
       this.#finding(
         'duplicate-request',
@@ -190,14 +192,15 @@ export class FactReader {
     }
     const ex = openExchange(entry);
     this.#exchanges.set(entry.xid, ex);
-    const view = request ?? readRequest(entry);
+    const view = request ?? readObservedRequest(entry);
     if (view.kind === 'none') return;
-    if (view.kind === 'malformed') {
-      this.#finding('malformed-json-rpc', entry.seq, view.field, view.message);
-      return;
+    if (view.kind !== 'call') {
+      const { code, field, message } = requestProblem(view);
+      return this.#finding(code, entry.seq, field, message);
     }
     ex.binding = view.binding;
     ex.rpcId = view.rpcId;
+    ex.version = view.version;
     if ((CONTROL_METHODS as readonly string[]).includes(view.method)) ex.control = true;
     if (!isKnownMethod(view.method)) return;
     const call = parseMethodCall(view.method, view.params);
@@ -347,16 +350,11 @@ export class FactReader {
     this.#onResult(ex, entry, m.result, isEvent);
   }
 
-  #onResult(ex: ObservedExchange, entry: RecordingEntry, result: unknown, isEvent: boolean): void {
-    if (ex.control) {
-      this.#onControlResult(ex, entry, result);
-      return;
-    }
-    if (isEvent) {
-      this.#onStreamResult(ex, entry, result);
-      return;
-    }
-    this.#onCallResult(ex, entry, result);
+  #onResult(ex: ObservedExchange, entry: RecordingEntry, answer: unknown, isEvent: boolean): void {
+    const result = readAnswer(ex, answer);
+    if (ex.control) this.#onControlResult(ex, entry, result);
+    else if (isEvent) this.#onStreamResult(ex, entry, result);
+    else this.#onCallResult(ex, entry, result);
   }
 
   #onControlResult(ex: ObservedExchange, entry: RecordingEntry, result: unknown): void {

@@ -40,6 +40,12 @@ export const FINDING_CODES = [
    * cannot be seen from the recording, so a reading of it is incomplete (docs/design.md §14).
    */
   'incomplete-entry',
+  /**
+   * A request on the A2A path in no dialect the observer reads (a method neither A2A 0.3 nor 1.0
+   * has, an `A2A-Version` it does not speak, v0.3 over gRPC): what it showed cannot be seen, so no
+   * reading of it is a clean verdict (docs/design.md §14.10).
+   */
+  'not-understood',
 ] as const;
 export type FindingCode = (typeof FINDING_CODES)[number];
 

@@ -17,6 +17,8 @@ import type { RecordingEntry } from '../recording/format.js';
 import { tokenHashOf } from '../recording/resume-token.js';
 import { parseTraceparent } from '../tracing/span-events.js';
 import type { ControlCall, EntryRef, Fact } from './fact.js';
+import type { A2aVersion } from './dialect-view.js';
+import { v03Result } from './v03-dialect.js';
 
 /** One exchange from its request to its end. */
 export interface ObservedExchange {
@@ -27,12 +29,16 @@ export interface ObservedExchange {
   /** The binding of the call, once its request was read as one; undefined for what is no call. */
   binding: CallBinding | undefined;
   rpcId: JsonRpcId | undefined;
+  /** The A2A version its request was read in (observe/dialect-view); undefined for what is no call. */
+  version: A2aVersion | undefined;
   call: MethodCall | undefined;
   seq: number;
   /** Tasks this exchange carried (stream events, or a streaming method's single JSON answer). */
   carries: Set<string>;
   /** Last effective state per task on this stream, for transition checks. */
   lastState: Map<string, TaskState>;
+  /** Per task, the status message with a DataPart this stream showed last, until the next status (§14.9). */
+  prompts: Map<string, unknown>;
 }
 
 /** The exchange a request entry opens: no call read yet. */
@@ -44,10 +50,12 @@ export function openExchange(entry: RecordingEntry): ObservedExchange {
     control: readTarget(entry.http.path).path === CONTROL_PATH,
     binding: undefined,
     rpcId: undefined,
+    version: undefined,
     call: undefined,
     seq: entry.seq,
     carries: new Set(),
     lastState: new Map(),
+    prompts: new Map(),
   };
 }
 
@@ -169,4 +177,41 @@ function controlCallOf(
   const payloadTaskId =
     isRecord(payload) && typeof payload.taskId === 'string' && payload.taskId !== '' ? payload.taskId : undefined;
   return { seq: ex.seq, method: 'FireEvent', name: c.params.name, payloadTaskId, principal: ex.principal };
+}
+
+/**
+ * An answer's result as the fact reader reads it: in v1.0's shapes whatever dialect it came in
+ * (observe/v03-dialect), with a tool-call gate's prompt carried ({@link carryPrompt}).
+ */
+export function readAnswer(ex: ObservedExchange, answer: unknown): unknown {
+  const form = ex.binding === 'JSONRPC' ? 'rpc' : 'proto';
+  return carryPrompt(ex, ex.version === '0.3' ? v03Result(ex.call?.method, answer, form) : answer);
+}
+
+/**
+ * A stream's status update as the fact reader reads it, with the prompt a tool-call gate put in
+ * the event before (docs/design.md §14.9): a status update whose message carries a DataPart (a
+ * confirmation request such as `{request: {callId, name, args}}`) is remembered for its task, and
+ * an INPUT_REQUIRED or AUTH_REQUIRED status update of that task without a message of its own comes
+ * back with that message as its prompt. Any other status update of the task forgets it.
+ */
+export function carryPrompt(ex: ObservedExchange, result: unknown): unknown {
+  if (!isRecord(result) || !isRecord(result.statusUpdate)) return result;
+  const update = result.statusUpdate;
+  const taskId = update.taskId;
+  const status = update.status;
+  if (typeof taskId !== 'string' || !isRecord(status)) return result;
+  const asked = ex.prompts.get(taskId);
+  ex.prompts.delete(taskId);
+  const message = status.message;
+  const interrupted = status.state === 'TASK_STATE_INPUT_REQUIRED' || status.state === 'TASK_STATE_AUTH_REQUIRED';
+  if (interrupted && message === undefined && asked !== undefined)
+    return { ...result, statusUpdate: { ...update, status: { ...status, message: asked } } };
+  if (!interrupted && isRecord(message) && Array.isArray(message.parts) && message.parts.some(hasData))
+    ex.prompts.set(taskId, message);
+  return result;
+}
+
+function hasData(part: unknown): boolean {
+  return isRecord(part) && part.data !== undefined;
 }

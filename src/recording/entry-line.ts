@@ -14,6 +14,7 @@ import type { RecordingEntry } from './format.js';
 /** Whether `key` is a member an entry may have, as the fast writer knows them. */
 function entryMember(key: string): boolean {
   switch (key) {
+    case 'a2aVersion':
     case 'at':
     case 'body':
     case 'bodyRepaired':
@@ -68,7 +69,13 @@ export function entryLine(entry: RecordingEntry): string | undefined {
   const seq = plainCanonical(entry.seq, true, 0);
   if (at === undefined || kind === undefined || xid === undefined || seq === undefined) return undefined;
   if (methodText === undefined || pathText === undefined) return undefined;
-  let out = `{"at":${at}`;
+  let out = '{';
+  if (entry.a2aVersion !== undefined) {
+    const version = text(entry.a2aVersion);
+    if (version === undefined) return undefined;
+    out += `"a2aVersion":${version},`;
+  }
+  out += `"at":${at}`;
   if (entry.body !== undefined) {
     const body = plainCanonical(entry.body, true, 1);
     if (body === undefined) return undefined;

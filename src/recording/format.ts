@@ -89,6 +89,13 @@ export interface RecordingEntry {
   sse?: { event?: string; id?: string };
   /** On requests: who sent it (`jwt:sub=alice`, `bearer:sha256:<8 hex>`, or a header's value). */
   principal?: string;
+  /**
+   * On requests: the A2A version the recorder read the exchange in when it is not 1.0 (`0.3`), or
+   * the `A2A-Version` a request asked for that no dialect reads (docs/design.md §5, §14.10). Absent
+   * on v1.0 calls, on what is no A2A call, and in recordings made before it: readers decide the
+   * version from the request's own signals, as the recorder did.
+   */
+  a2aVersion?: string;
   /** On `error` entries: what broke, in user words. */
   error?: string;
   /**

@@ -40,6 +40,7 @@ const entryArb: fc.Arbitrary<RecordingEntry> = fc
       incomplete: anyText,
       sse: fc.record({ event: anyText, id: anyText }, { requiredKeys: [] }),
       principal: anyText,
+      a2aVersion: anyText,
       error: anyText,
     },
     { requiredKeys: ['seq', 'at', 'xid', 'kind', 'http'] },

@@ -1,0 +1,145 @@
+/**
+ * @module cli/lost-render
+ * What `lost` prints (docs/design.md §7, §14): the listing of lost pauses and interruptions, where a
+ * recording is incomplete or not understood, the dialects it mixed, and the chains `--explain` shows.
+ */
+import { readObservedRequest } from '../src/observe/dialect-view.js';
+import type { LostChain } from '../src/observe/verdict-chains.js';
+import { printable } from '../src/printable.js';
+import type { RecordingEntry } from '../src/recording/format.js';
+import type { LostInterruptionListing, LostPauseListing } from '../src/tracing/lost-pauses.js';
+import { traceOf } from './lost-verdict.js';
+import { textTableLines } from './text-table.js';
+
+export type Source = { kind: 'recording' } | { kind: 'receipt log'; verification: string };
+
+/** Incomplete entries listed by line; past this many they are only counted. */
+export const INCOMPLETE_LISTED = 100;
+
+/** Where a recording does not hold what the peer sent (docs/design.md §5, §14): what `lost` cannot see. */
+export interface Incomplete {
+  /** The first {@link INCOMPLETE_LISTED}, in file order: line, seq and why. */
+  listed: { line: number; seq: number; why: string }[];
+  count: number;
+}
+
+/** For each lost pause, the chain of facts and rules that led to it (docs/design.md §14.8). */
+export function* renderChains(file: string, chains: readonly LostChain[]): Generator<string> {
+  for (const c of chains) {
+    yield `why ${c.suspension} of task ${c.taskId} is lost (${c.reason}), by rule ${c.rule ?? '-'}:`;
+    for (const step of c.steps) {
+      const where = step.line === null ? 'end of recording' : `${file}:${step.line}: seq ${step.seq ?? '-'}`;
+      yield `  ${where}: ${step.fact} -> ${step.rule}`;
+    }
+  }
+}
+
+/**
+ * The lines naming the requests no dialect reads (docs/design.md §14.10), after the listing: what
+ * they carried is not seen, so no listing of that recording is clean.
+ */
+export function renderNotUnderstood(file: string, notUnderstood: Incomplete): string {
+  if (notUnderstood.count === 0) return '';
+  const n = notUnderstood.count;
+  const lines = [
+    `NOT UNDERSTOOD: ${n} request${n === 1 ? '' : 's'} of ${file} ${n === 1 ? 'is' : 'are'} in no A2A dialect this ` +
+      'tool reads; what they carried cannot be seen here, so the listing above is not a clean bill:',
+    ...notUnderstood.listed.map((i) => `${file}:${i.line}: seq ${i.seq}: ${i.why}`),
+  ];
+  if (n > notUnderstood.listed.length) lines.push(`... and ${n - notUnderstood.listed.length} more`);
+  return `${printable(lines.join('\n'))}\n`;
+}
+
+/** Exchanges of a recording by the A2A version they were read in (docs/design.md §14.10). */
+export type Dialects = Record<string, number>;
+
+/** Counts `entry`'s exchange under its version, if it is a request read as a call or not understood. */
+export function countDialect(dialects: Dialects, entry: RecordingEntry): void {
+  if (entry.kind !== 'request') return;
+  const view = readObservedRequest(entry);
+  const version = view.kind === 'call' ? view.version : view.kind === 'not-understood' ? view.version : undefined;
+  if (version !== undefined) dialects[version] = (dialects[version] ?? 0) + 1;
+}
+
+/** The line naming the dialects a recording mixed, when any is not v1.0 (a v1.0 recording reads as before). */
+export function renderDialects(dialects: Dialects): string {
+  const versions = Object.keys(dialects).sort();
+  if (versions.every((v) => v === '1.0')) return '';
+  const plural = (n: number): string => `${n} exchange${n === 1 ? '' : 's'}`;
+  return `${printable(`dialects: ${versions.map((v) => `A2A ${v} (${plural(dialects[v] ?? 0)})`).join(', ')}`)}\n`;
+}
+
+/** The lines naming where a recording is incomplete, after the listing. */
+export function renderIncomplete(file: string, incomplete: Incomplete): string {
+  if (incomplete.count === 0) return '';
+  const lines = [
+    `INCOMPLETE: ${incomplete.count} entr${incomplete.count === 1 ? 'y' : 'ies'} of ${file} do not hold all the ` +
+      'peer sent; a pause or resume they carried cannot be seen here, so the listing above is not a clean bill:',
+    ...incomplete.listed.map((i) => `${file}:${i.line}: seq ${i.seq}: ${i.why}`),
+  ];
+  if (incomplete.count > incomplete.listed.length)
+    lines.push(`... and ${incomplete.count - incomplete.listed.length} more`);
+  return `${printable(lines.join('\n'))}\n`;
+}
+
+export function describeSource(source: Source): string {
+  return source.kind === 'recording' ? 'recording' : `receipt log, ${source.verification}`;
+}
+
+const LOST_HEADER = ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'TRACE', 'PAUSE REASON'];
+/** With the rules known (a recording): the rule that declared each pause lost (docs/design.md §14.8). */
+const LOST_HEADER_WITH_RULE = ['TASK', 'INITIATOR', 'REASON', 'RULE', 'SINCE', 'TRACE', 'PAUSE REASON'];
+
+const lostCells = (l: LostPauseListing): string[] => [
+  l.taskId,
+  l.initiatedBy ?? '-',
+  l.reason,
+  l.since,
+  traceOf(l.span),
+  l.pauseReason === null ? '-' : JSON.stringify(l.pauseReason),
+];
+
+const lostCellsWithRule = (l: LostPauseListing): string[] => [
+  l.taskId,
+  l.initiatedBy ?? '-',
+  l.reason,
+  l.rule ?? '-',
+  l.since,
+  traceOf(l.span),
+  l.pauseReason === null ? '-' : JSON.stringify(l.pauseReason),
+];
+
+const LOST_INTERRUPTION_HEADER = ['TASK', 'STATE', 'REASON', 'RULE', 'SINCE', 'TRACE'];
+
+/** Lost interruptions (docs/design.md §14.9) after the pauses: a count, then their table. */
+export function* renderInterruptions(file: string, lost: readonly LostInterruptionListing[]): Generator<string> {
+  if (lost.length === 0) return;
+  yield `${lost.length} lost interruption${lost.length === 1 ? '' : 's'} in ${file}`;
+  yield* textTableLines(LOST_INTERRUPTION_HEADER, lost, (l) => [
+    l.taskId,
+    l.state?.replace(/^TASK_STATE_/, '') ?? '-',
+    l.reason,
+    l.rule ?? '-',
+    l.since,
+    traceOf(l.span),
+  ]);
+}
+
+/** The listing, line by line: a count, then the table (rows are written as they are made). */
+export function* render(
+  file: string,
+  source: Source,
+  lost: readonly LostPauseListing[],
+  incomplete: boolean,
+): Generator<string> {
+  if (lost.length === 0) {
+    yield incomplete
+      ? `no lost pauses seen in ${file} (${describeSource(source)}, INCOMPLETE)`
+      : `no lost pauses in ${file} (${describeSource(source)})`;
+    return;
+  }
+  yield `${lost.length} lost pause${lost.length === 1 ? '' : 's'} in ${file} (${describeSource(source)})`;
+  // A receipt log holds no rule: its table has no RULE column rather than one of dashes.
+  if (lost.some((l) => l.rule !== null)) yield* textTableLines(LOST_HEADER_WITH_RULE, lost, lostCellsWithRule);
+  else yield* textTableLines(LOST_HEADER, lost, lostCells);
+}

@@ -1,0 +1,178 @@
+/**
+ * The A2A v0.3 dialect read into the observer's one vocabulary (docs/design.md §14.10): v0.3
+ * JSON-RPC polls, cancels and resubscriptions, v0.3 ProtoJSON (HTTP+JSON) answers, file parts, and
+ * requests that are no dialect at all, each giving the facts or the finding its v1.0 twin gives.
+ */
+import { describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../src/canonical/canonical-json.js';
+import { hashCanonical } from '../../src/canonical/canonical-json.js';
+import { readObservedRequest, recordedVersion } from '../../src/observe/dialect-view.js';
+import type { ObserverOutput } from '../../src/observe/suspension.js';
+import { v03Result } from '../../src/observe/v03-dialect.js';
+import type { RecordingEntry } from '../../src/recording/format.js';
+import { CTX, Entries, TASK, findings, observeAll } from './entries.js';
+
+const interruptions = (out: readonly ObserverOutput[]) =>
+  out.flatMap((o) => (o.type === 'interruption' ? [o.draft] : []));
+const continuations = (out: readonly ObserverOutput[]) =>
+  out.flatMap((o) => (o.type === 'continuation' ? [o.draft] : []));
+
+const v03Task = (state: string, message?: JsonObject): JsonObject => ({
+  kind: 'task',
+  id: TASK,
+  contextId: CTX,
+  status: { state, timestamp: '2026-04-30T12:35:00.000Z', ...(message === undefined ? {} : { message }) },
+});
+
+const agentSays = (parts: JsonObject[]): JsonObject => ({ kind: 'message', messageId: 'p', role: 'agent', parts });
+
+/** A REST request entry: verb, path under a base, optional body, no A2A-Version header. */
+function rest(e: Entries, xid: string, verb: string, path: string, body?: JsonObject): RecordingEntry {
+  return e.raw({ xid, kind: 'request', http: { method: verb, path }, ...(body === undefined ? {} : { body }) });
+}
+
+describe('the v0.3 JSON-RPC reader', () => {
+  it('reads an input-required seen by tasks/get and continued by message/send with a file part', () => {
+    const e = new Entries();
+    e.request('g1', 'tasks/get', { id: TASK });
+    const file = { kind: 'file', file: { uri: 'https://example.com/contract.pdf', mimeType: 'application/pdf' } };
+    e.result('g1', v03Task('input-required', agentSays([{ kind: 'text', text: 'Sign this?' }, file])));
+    const approval = { kind: 'data', data: { approved: true } };
+    e.request(
+      's1',
+      'message/send',
+      { message: { kind: 'message', messageId: 'a', role: 'user', taskId: TASK, contextId: CTX, parts: [approval] } },
+      { principal: 'jwt:sub=alice' },
+    );
+    e.result('s1', v03Task('completed'));
+    const out = observeAll(e.list);
+    expect(findings(out)).toEqual([]);
+    expect(interruptions(out)).toMatchObject([
+      {
+        taskId: TASK,
+        state: 'TASK_STATE_INPUT_REQUIRED',
+        promptHash: hashCanonical([
+          { text: 'Sign this?' },
+          { url: 'https://example.com/contract.pdf', mediaType: 'application/pdf' },
+        ]),
+      },
+    ]);
+    expect(continuations(out)).toMatchObject([
+      { taskId: TASK, principal: 'jwt:sub=alice', inputHash: hashCanonical([{ data: { approved: true } }]) },
+    ]);
+  });
+
+  it('reads an auth-required stream of tasks/resubscribe ended by a tasks/cancel', () => {
+    const e = new Entries();
+    e.request('r1', 'tasks/resubscribe', { id: TASK });
+    e.sseHead('r1');
+    e.event('r1', {
+      kind: 'status-update',
+      taskId: TASK,
+      contextId: CTX,
+      final: true,
+      status: { state: 'auth-required' },
+    });
+    e.end('r1');
+    e.request('c1', 'tasks/cancel', { id: TASK }, { principal: 'jwt:sub=bob' });
+    e.result('c1', v03Task('canceled'));
+    const out = observeAll(e.list);
+    expect(findings(out)).toEqual([]);
+    expect(interruptions(out)).toMatchObject([{ taskId: TASK, state: 'TASK_STATE_AUTH_REQUIRED', promptHash: null }]);
+    expect(continuations(out)).toMatchObject([{ taskId: TASK, cause: 'canceled', principal: 'jwt:sub=bob' }]);
+  });
+});
+
+describe('the v0.3 HTTP+JSON reader', () => {
+  it('reads ProtoJSON of the v0.3 proto under any base path: content, status.update, a DataPart in data.data', () => {
+    const e = new Entries();
+    const message = { messageId: 'm', role: 'ROLE_USER', content: [{ text: 'deploy' }] };
+    rest(e, 's1', 'POST', '/agents/x/v1/message:send', { message });
+    const prompt = { messageId: 'p', role: 'ROLE_AGENT', content: [{ data: { data: { question: 'deploy?' } } }] };
+    e.raw({
+      xid: 's1',
+      kind: 'response',
+      http: { method: 'POST', path: '/agents/x/v1/message:send', status: 201 },
+      body: { task: { id: TASK, contextId: CTX, status: { state: 'TASK_STATE_INPUT_REQUIRED', update: prompt } } },
+    });
+    const out = observeAll(e.list);
+    // Nobody answers: the only finding is the interruption lost at the end.
+    expect(findings(out).map((f) => f.code)).toEqual(['lost-interruption']);
+    expect(interruptions(out)).toMatchObject([
+      { taskId: TASK, binding: 'HTTP+JSON', promptHash: hashCanonical([{ data: { question: 'deploy?' } }]) },
+    ]);
+  });
+
+  it('reads the v0.3 error body {code, message}: a task gone while interrupted is lost_after_restart', () => {
+    const e = new Entries();
+    rest(e, 'g1', 'GET', `/v1/tasks/${TASK}`);
+    e.raw({
+      xid: 'g1',
+      kind: 'response',
+      http: { method: 'GET', path: `/v1/tasks/${TASK}`, status: 200 },
+      body: { id: TASK, contextId: CTX, status: { state: 'TASK_STATE_INPUT_REQUIRED' } },
+    });
+    rest(e, 'g2', 'GET', `/v1/tasks/${TASK}`);
+    const gone = e.raw({
+      xid: 'g2',
+      kind: 'response',
+      http: { method: 'GET', path: `/v1/tasks/${TASK}`, status: 404 },
+      body: { code: -32001, message: 'Task not found' },
+    });
+    const out = observeAll(e.list);
+    expect(out.flatMap((o) => (o.type === 'interruption-lost' ? [{ reason: o.reason, seq: o.seq }] : []))).toEqual([
+      { reason: 'lost_after_restart', seq: gone.seq },
+    ]);
+  });
+
+  it('reads a stream event named msg and a TASK_STATE_CANCELLED task', () => {
+    expect(
+      v03Result('SendStreamingMessage', { msg: { messageId: 'm', role: 'ROLE_AGENT', content: [] } }, 'proto'),
+    ).toEqual({ message: { messageId: 'm', role: 'ROLE_AGENT', parts: [] } });
+    expect(v03Result('GetTask', { id: TASK, status: { state: 'TASK_STATE_CANCELLED' } }, 'proto')).toEqual({
+      id: TASK,
+      status: { state: 'TASK_STATE_CANCELED' },
+    });
+  });
+});
+
+describe('deciding the dialect', () => {
+  const post = (body: JsonObject, headers: Record<string, string> = {}, path = '/'): RecordingEntry =>
+    new Entries().raw({ xid: 'x', kind: 'request', http: { method: 'POST', path, headers }, body });
+
+  it('takes the JSON-RPC method name, the A2A-Version header or query parameter, and the gRPC package', () => {
+    const rpc = (method: string): JsonObject => ({ jsonrpc: '2.0', id: 1, method, params: { id: TASK } });
+    expect(readObservedRequest(post(rpc('tasks/get')))).toMatchObject({ method: 'GetTask', version: '0.3' });
+    expect(readObservedRequest(post(rpc('GetTask'), { 'a2a-version': '1.0' }))).toMatchObject({ version: '1.0' });
+    expect(recordedVersion(post(rpc('GetTask'), { 'a2a-version': '1.0' }))).toBeUndefined();
+    expect(readObservedRequest(post(rpc('GetTask'), {}, '/?A2A-Version=3.1'))).toMatchObject({
+      kind: 'not-understood',
+      version: '3.1',
+    });
+    expect(readObservedRequest(post(rpc('tasks/list')))).toMatchObject({
+      kind: 'not-understood',
+      why: 'JSON-RPC method "tasks/list" is no method of A2A 0.3 or 1.0',
+    });
+    const grpc = new Entries().raw({
+      xid: 'g',
+      kind: 'request',
+      http: { method: 'POST', path: '/a2a.v1.A2AService/GetTask' },
+      body: { name: `tasks/${TASK}` },
+      grpc: {},
+    });
+    expect(readObservedRequest(grpc)).toMatchObject({ kind: 'not-understood', version: '0.3' });
+  });
+
+  it('reads an HTTP+JSON request that names no version by its body, and as 0.3 without one', () => {
+    const send = (message: JsonObject): RecordingEntry => post({ message }, {}, '/v1/message:send');
+    expect(readObservedRequest(send({ messageId: 'm', role: 'ROLE_USER', parts: [] }))).toMatchObject({
+      version: '1.0',
+    });
+    expect(readObservedRequest(send({ messageId: 'm', role: 'ROLE_USER', content: [] }))).toMatchObject({
+      version: '0.3',
+      params: { message: { parts: [] } },
+    });
+    const get = new Entries().raw({ xid: 'x', kind: 'request', http: { method: 'GET', path: `/v1/tasks/${TASK}` } });
+    expect(readObservedRequest(get)).toMatchObject({ method: 'GetTask', version: '0.3' });
+  });
+});
