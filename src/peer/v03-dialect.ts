@@ -141,6 +141,12 @@ export function stateToV03(state: string): string {
   return state.startsWith('TASK_STATE_') ? state.slice('TASK_STATE_'.length).toLowerCase().replace(/_/g, '-') : state;
 }
 
+/** A v0.3 state's v1.0 name (`input-required` is `TASK_STATE_INPUT_REQUIRED`); a v1.0 name stays. */
+export function stateFromV03(state: string): string {
+  if (state === 'unknown') return 'TASK_STATE_UNSPECIFIED';
+  return /^[a-z]+(?:-[a-z]+)*$/.test(state) ? `TASK_STATE_${state.toUpperCase().replace(/-/g, '_')}` : state;
+}
+
 /** States after which a v0.3 status update is `final`: terminal and interrupted ones. */
 const FINAL_STATES: ReadonlySet<string> = new Set<TaskState>([
   'TASK_STATE_COMPLETED',

@@ -111,6 +111,21 @@ describe('a v0.3 session with the reference peer', () => {
       const served = await session(mock.url);
       expect(JSON.stringify(served)).toMatch(/"resumeToken":"a2a-replay:resume-token:sha256:[0-9a-f]{64}"/);
       expect(withoutTokens(served)).toEqual(withoutTokens(recorded));
+      // Pause-aware past the recording, as for v1.0: a second tasks/resume of the consumed token,
+      // and a tasks/pause of the canceled task, get the RFC's -32010 from what the client was shown.
+      const client = new JsonRpcTransport({ endpoint: mock.url });
+      const taskId = (served[2] as { id: string }).id;
+      const token = (served[3] as { result: { pause: { resumeToken: string } } }).result.pause.resumeToken;
+      // The SDK transport throws a JSON-RPC error as an Error naming its message and code.
+      const refused = (method: string, params: unknown): Promise<string> =>
+        client.callExtensionMethod(method, params, 90).then(
+          (answer) => `answered ${JSON.stringify(answer)}`,
+          (error: unknown) => (error as Error).message,
+        );
+      expect(await refused('tasks/resume', { taskId, resumeToken: token })).toContain(
+        `task ${taskId} is TASK_STATE_CANCELED, not PAUSED: nothing to resume (Code: -32010)`,
+      );
+      expect(await refused('tasks/pause', { taskId })).toContain('it cannot be paused (Code: -32010)');
     } finally {
       expect(await stopMock(mock)).toBe(0);
     }
