@@ -26,6 +26,7 @@ import { ExchangeRecorder } from '../../src/intercept/exchange-recorder.js';
 import { withRecording } from '../../src/intercept/recording-middleware.js';
 import { ObservationPipeline } from '../../src/observe/pipeline.js';
 import { type PeerOptions, startPeer } from '../../src/peer/start-peer.js';
+import { A2A_VERSION_SETTINGS, type A2aVersionSetting } from '../../src/peer/v03-dialect.js';
 import type { RecordingEntry } from '../../src/recording/format.js';
 import type { EntryWriter } from '../../src/recording/recording-writer.js';
 import type { SpanSink } from '../../src/tracing/span-events.js';
@@ -44,6 +45,7 @@ interface PeerCommandOptions {
   stepMs: string;
   control?: boolean;
   legacyPause?: boolean;
+  a2aVersion: string;
   verbose?: boolean;
   otlp?: string;
   traces?: string;
@@ -100,6 +102,14 @@ function observeOwnTraffic(spans: SpanSink, warn: (line: string) => void): SelfO
   };
 }
 
+/** `--a2a-version`, checked: 0.3, 1.0 or both. */
+function a2aVersionOption(value: string): A2aVersionSetting {
+  if (!(A2A_VERSION_SETTINGS as readonly string[]).includes(value)) {
+    throw new CliExit(EXIT.usage, `--a2a-version: expected one of ${A2A_VERSION_SETTINGS.join(', ')}; got ${value}`);
+  }
+  return value as A2aVersionSetting;
+}
+
 export function registerPeer(program: Command): void {
   program
     .command('peer')
@@ -111,6 +121,11 @@ export function registerPeer(program: Command): void {
     .option('--step-ms <n>', 'duration of one work step (virtual ms when deterministic)', '1000')
     .option('--control', 'enable /control in real-time mode too')
     .option('--legacy-pause', 'report pauses the Harn way (WORKING + metadata.harn.pause)')
+    .option(
+      '--a2a-version <v>',
+      'the A2A dialects served, decided per request: 0.3, 1.0 or both (v0.3 methods such as message/send)',
+      'both',
+    )
     .option('--verbose', 'diagnostics on stderr')
     .option(
       '--otlp <url>',
@@ -146,6 +161,7 @@ export function registerPeer(program: Command): void {
         stepMs,
         control: options.control ?? false,
         legacyPause: options.legacyPause ?? false,
+        a2aVersion: a2aVersionOption(options.a2aVersion),
         maxTasks,
         requestTimeoutMs,
         maxConnections,

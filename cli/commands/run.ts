@@ -110,6 +110,9 @@ function peerFactory(
       legacyPause: options.legacyPause ?? recorded?.legacyPause ?? false,
       // A recording of the variant that walks past an ask: gate replays on that variant.
       ...(recorded?.bypassAskAfterMs === undefined ? {} : { bypassAskAfterMs: recorded.bypassAskAfterMs }),
+      // A recorded reference peer's card names the dialects it served (none: v1.0 only); a
+      // session without its card gets both.
+      a2aVersion: recorded === undefined ? 'both' : (recorded.a2aVersion ?? '1.0'),
       port: 0,
     });
     return { url: peer.url, close: () => peer.close(), embedded: true };

@@ -24,6 +24,7 @@ import { REST_ERROR_STATUS, matchRestTail, restError } from '../protocol/rest-bi
 import { CONTROL_PATH } from '../protocol/methods.js';
 import { AGENT_CARD_PATH } from '../protocol/types.js';
 import { versionFailure } from '../peer/request-handler.js';
+import { V03_METHODS, isV03Method } from '../peer/v03-dialect.js';
 import type { Recording } from '../recording/recording-reader.js';
 import type { NoiseRules } from '../replay/content.js';
 import type { PlannedExchange } from '../replay/lanes.js';
@@ -310,7 +311,9 @@ export class MockEngine {
   }
 
   /** The RFC's answer to a pause call no recorded exchange matched, when the recordings know the task. */
-  #fallback(method: string, callParams: unknown): PauseRefusal | undefined {
+  #fallback(called: string, callParams: unknown): PauseRefusal | undefined {
+    // The pause extension's v0.3 names (`tasks/pause`, `tasks/resume`) are the same calls.
+    const method = isV03Method(called) ? (V03_METHODS[called] as string) : called;
     const params = record(callParams as JsonValue);
     if ((method !== 'ResumeTask' && method !== 'PauseTask') || typeof params?.taskId !== 'string') return undefined;
     for (const script of this.scripts) {

@@ -25,6 +25,7 @@ import { IgnoreSet, type NoiseRules, contentDifferences } from '../replay/conten
 import { shapeOf } from '../replay/drift.js';
 import { type LaneKey, type PlannedExchange, type ReplayPlan, answerTaskId, planReplay } from '../replay/lanes.js';
 import { IdMap, resumeTokenIn } from '../replay/substitution.js';
+import { stateFromV03 } from '../peer/v03-dialect.js';
 import { type IncomingRequest, REQUEST_VOLATILE, type RequestComparison, compareRequest, pathOnly } from './match.js';
 import { OutputQueue } from './mock-output.js';
 
@@ -346,9 +347,11 @@ export class MockScript {
     const rest = entry.grpc === undefined && body !== undefined && !('jsonrpc' in body) && !('error' in body);
     const shape = shapeOf(rest ? { ...entry, body: { result: body } } : entry);
     if (taskId === undefined || shape.state === null) return;
-    const paused = shape.state === 'TASK_STATE_PAUSED' || shape.legacy === 'paused';
+    // A v0.3 answer names its state in kebab case (`paused`): kept under its v1.0 name.
+    const state = stateFromV03(shape.state);
+    const paused = state === 'TASK_STATE_PAUSED' || shape.legacy === 'paused';
     this.#tasks.set(taskId, {
-      state: paused ? 'TASK_STATE_PAUSED' : shape.state,
+      state: paused ? 'TASK_STATE_PAUSED' : state,
       resumeToken: paused ? resumeTokenIn(entry.body) : undefined,
     });
   }

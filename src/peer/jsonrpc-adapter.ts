@@ -10,6 +10,11 @@
  * nesting depth (-32600 past 128 levels), the envelope (-32600; notifications and batches are
  * refused: every call needs an `id`), A2A-Version on `/` (-32009), the method's endpoint (-32601).
  * HTTP status 200 for JSON-RPC errors except -32603 (500).
+ *
+ * A call named in v0.3 (`message/send`, with no A2A-Version or a 0.3 one) is served in v0.3 when
+ * the peer serves it (src/peer/v03-dialect.ts converts its params in and its answers out, and a
+ * stream ends after its `final` event); a v1.0 name needs `A2A-Version: 1.0`, as the SDKs'
+ * compatibility layers decide.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendJson } from '../http/json-answer.js';
@@ -22,6 +27,17 @@ import { formatIssue } from '../protocol/read.js';
 import { type MethodScope, type Reply, versionFailure } from './request-handler.js';
 import type { RpcFailure } from './rpc-failure.js';
 import { type AdapterOptions, type PeerTarget, failOpenStream, openSseStream } from './sse-reply.js';
+import {
+  type Dialect,
+  V03_METHODS,
+  asksForV03,
+  endsV03Stream,
+  eventToV03,
+  isV03Method,
+  paramsFromV03,
+  resultToV03,
+  serves,
+} from './v03-dialect.js';
 
 const A2A_METHODS: ReadonlySet<string> = new Set<string>([...CORE_METHODS, ...PAUSE_METHODS]);
 const CONTROL: ReadonlySet<string> = new Set<string>(CONTROL_METHODS);
@@ -42,24 +58,76 @@ function idOf(value: unknown): JsonRpcId | null {
   return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
 }
 
-/** The {@link Reply} of one JSON-RPC call. */
-function jsonRpcReply(res: ServerResponse, id: JsonRpcId, log: (line: string) => void): Reply {
+/** The {@link Reply} of one JSON-RPC call to `method` (its v1.0 name) in `dialect`. */
+function jsonRpcReply(
+  res: ServerResponse,
+  id: JsonRpcId,
+  log: (line: string) => void,
+  method: string,
+  dialect: Dialect,
+): Reply {
+  const v03 = dialect === '0.3';
   return {
     result(value: unknown): void {
-      sendJson(res, 200, successResponse(id, value));
+      sendJson(res, 200, successResponse(id, v03 ? resultToV03(method, value) : value));
     },
-    openStream: () =>
-      openSseStream(
+    openStream: () => {
+      const sink = openSseStream(
         res,
         log,
-        (event) => successResponse(id, event),
+        (event) => successResponse(id, v03 ? eventToV03(event) : event),
         () => errorResponse(id, jsonRpcError('INTERNAL', 'a stream event could not be serialised')),
-      ),
+      );
+      if (!v03) return sink;
+      // A v0.3 stream ends after its `final` event (an interrupted state included).
+      return {
+        send: (event) => {
+          const sent = sink.send(event);
+          return endsV03Stream(event) ? sent.then(() => sink.close()) : sent;
+        },
+        close: () => sink.close(),
+        onClose: (listener) => sink.onClose(listener),
+      };
+    },
     fail(failure: RpcFailure): void {
       const error = failure.toError();
       if (!failOpenStream(res, errorResponse(id, error))) sendRpcError(res, id, error);
     },
   };
+}
+
+/** A call as the handler takes it: its v1.0 method and params, and the dialect to answer in. */
+type Routed = { method: string; params: unknown; dialect: Dialect } | { refused: JsonRpcErrorObject };
+
+/** Which dialect an A2A call speaks, and whether this peer serves it (docs/design.md §4). */
+function routeA2a(method: string, params: unknown, version: string, options: AdapterOptions): Routed {
+  if (isV03Method(method)) {
+    if (!asksForV03(version)) {
+      return {
+        refused: jsonRpcError(
+          'METHOD_NOT_FOUND',
+          `method "${method}" is A2A v0.3 and this request says A2A-Version ${JSON.stringify(version)}: ` +
+            `call ${V03_METHODS[method]} instead, or send no A2A-Version`,
+        ),
+      };
+    }
+    if (!serves(options.a2aVersion, '0.3')) {
+      return {
+        refused: jsonRpcError(
+          'VERSION_NOT_SUPPORTED',
+          `method "${method}" is A2A v0.3, which this peer does not serve (--a2a-version 1.0): ` +
+            `call ${V03_METHODS[method]} with the header A2A-Version: 1.0`,
+        ),
+      };
+    }
+    return {
+      method: V03_METHODS[method] as string,
+      params: paramsFromV03(V03_METHODS[method] as string, params),
+      dialect: '0.3',
+    };
+  }
+  const refused = versionFailure(version, options.a2aVersion);
+  return refused ? { refused: refused.toError() } : { method, params, dialect: '1.0' };
 }
 
 /** Serves one JSON-RPC request on `/` (`a2a`) or `/control` (`control`). */
@@ -125,14 +193,16 @@ export function createJsonRpcAdapter(
       );
       return;
     }
-    const { id, method, params } = parsed.value;
-    if (scope === 'a2a') {
-      const refused = versionFailure(options.versionOf(req, target));
-      if (refused) {
-        sendRpcError(res, id, refused.toError());
-        return;
-      }
+    const { id } = parsed.value;
+    const routed: Routed =
+      scope === 'a2a'
+        ? routeA2a(parsed.value.method, parsed.value.params, options.versionOf(req, target), options)
+        : { method: parsed.value.method, params: parsed.value.params, dialect: '1.0' };
+    if ('refused' in routed) {
+      sendRpcError(res, id, routed.refused);
+      return;
     }
+    const { method, params, dialect } = routed;
     const here = scope === 'a2a' ? A2A_METHODS : CONTROL;
     if (!here.has(method)) {
       const hint =
@@ -151,6 +221,11 @@ export function createJsonRpcAdapter(
       );
       return;
     }
-    await handler.call(method, params, options.callerOf(req, method), jsonRpcReply(res, id, options.log));
+    await handler.call(
+      method,
+      params,
+      options.callerOf(req, method),
+      jsonRpcReply(res, id, options.log, method, dialect),
+    );
   };
 }

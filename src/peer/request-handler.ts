@@ -25,6 +25,7 @@ import { formatIssue } from '../protocol/read.js';
 import { isTerminal } from '../protocol/state-machine.js';
 import { RpcFailure } from './rpc-failure.js';
 import { type Scheduler, VirtualScheduler } from './scheduler.js';
+import { type A2aVersionSetting, V03_PROTOCOL_VERSION } from './v03-dialect.js';
 import type { Caller, Subscriber, TaskEngine } from './task-engine.js';
 
 /** A stream the adapter opened for a call. */
@@ -52,8 +53,18 @@ export interface RequestHandlerOptions {
 /** Which methods a call may name where it arrived. */
 export type MethodScope = 'a2a' | 'control';
 
-/** The A2A-Version check (spec §3.6): the value a request carried, or '' for none (meaning 0.3). */
-export function versionFailure(version: string): RpcFailure | undefined {
+/**
+ * The A2A-Version check of a v1.0 call (spec §3.6): the value a request carried, or '' for none
+ * (meaning 0.3). A peer set to serve v0.3 only (`--a2a-version 0.3`) refuses every v1.0 call.
+ */
+export function versionFailure(version: string, setting: A2aVersionSetting = '1.0'): RpcFailure | undefined {
+  if (setting === '0.3') {
+    return new RpcFailure(
+      'VERSION_NOT_SUPPORTED',
+      `this peer speaks A2A ${V03_PROTOCOL_VERSION} only (--a2a-version 0.3): call its v0.3 methods ` +
+        '(message/send, tasks/get, ...) without an A2A-Version header',
+    );
+  }
   if (version === A2A_PROTOCOL_VERSION) return undefined;
   const shown = version === '' ? 'none (which means 0.3)' : JSON.stringify(version);
   return new RpcFailure(

@@ -11,6 +11,7 @@ import { openSse, sseFrame } from '../http/sse-writer.js';
 import type { StreamResponse } from '../protocol/types.js';
 import type { RequestHandler, StreamSink } from './request-handler.js';
 import type { Caller } from './task-engine.js';
+import type { A2aVersionSetting } from './v03-dialect.js';
 
 /**
  * A request's target as the peer routes it: the path as src/http/request-target.ts reads it
@@ -25,6 +26,8 @@ export interface PeerTarget {
 export interface AdapterOptions {
   handler: RequestHandler;
   limits: HttpLimits;
+  /** Which dialects the peer serves (`peer --a2a-version`). */
+  a2aVersion: A2aVersionSetting;
   /** The request's A2A-Version ('' for none). */
   versionOf: (req: IncomingMessage, target: PeerTarget) => string;
   /** The request's caller, named as the recorder names it. */

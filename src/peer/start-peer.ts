@@ -84,6 +84,7 @@ import { DEFAULT_MAX_TASKS } from './task-store.js';
 import { CountingIdSource, PeerStore, type StoreSync } from './peer-store.js';
 import { PEER_TRANSITIONS_TYPE, PEER_TRANSITIONS_VERSION, TransitionLogWriter } from './transition-log.js';
 import { DETERMINISTIC_EPOCH } from './epoch.js';
+import { A2A_VERSION_SETTINGS, type A2aVersionSetting } from './v03-dialect.js';
 
 export interface PeerOptions {
   /** Interface to bind; default `127.0.0.1`. */
@@ -100,6 +101,8 @@ export interface PeerOptions {
   control?: boolean;
   /** Reports pauses the Harn way (src/protocol/legacy.ts). */
   legacyPause?: boolean;
+  /** The A2A dialects served, decided per request (docs/design.md §4); default both. */
+  a2aVersion?: A2aVersionSetting;
   /** Largest accepted request body; default 1 MiB (larger: HTTP 413). */
   bodyLimitBytes?: number;
   /** Terminal tasks kept, oldest finished evicted first; default 10,000. */
@@ -328,6 +331,18 @@ async function loadGrpcAdapter(): Promise<typeof createGrpcAdapter> {
   return (await import('./grpc-adapter.js')).createGrpcAdapter;
 }
 
+/** `a2aVersion`, checked; default both. */
+function a2aVersionOf(value: string | undefined): A2aVersionSetting {
+  if (value === undefined) return 'both';
+  if (!(A2A_VERSION_SETTINGS as readonly string[]).includes(value)) {
+    throw new A2aReplayError(
+      'INVALID_ARGUMENT',
+      `peer option a2aVersion: expected one of ${A2A_VERSION_SETTINGS.join(', ')}; got ${JSON.stringify(value)}`,
+    );
+  }
+  return value as A2aVersionSetting;
+}
+
 /** `bypassAskAfterMs`, checked: a whole number of clock ms, at least 1. */
 function bypassOf(value: number | undefined): number | undefined {
   return value === undefined ? undefined : wholePositive(value, 'bypassAskAfterMs', 1);
@@ -391,7 +406,8 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   });
   if (store) engine.restore(store.restored);
   const handler = new RequestHandler({ engine, scheduler, log });
-  const adapterOptions = { handler, limits, versionOf, callerOf, log };
+  const a2aVersion = a2aVersionOf(options.a2aVersion);
+  const adapterOptions = { handler, limits, versionOf, callerOf, log, a2aVersion };
   const jsonRpc = createJsonRpcAdapter(adapterOptions);
   const rest = createRestAdapter(adapterOptions);
   const grpc = (await loadGrpcAdapter())({ handler, messageLimitBytes: limits.bodyLimitBytes, log });
@@ -446,6 +462,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
         stepMs,
         legacyPause: legacy,
         ...(bypassAskAfterMs === undefined ? {} : { bypassAskAfterMs }),
+        ...(a2aVersion === '1.0' ? {} : { a2aVersion }),
       },
     ),
   );

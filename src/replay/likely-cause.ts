@@ -72,9 +72,9 @@ export function cardCauses(recorded: JsonValue | undefined, live: JsonValue | un
   const before = referencePeerSettingsOf(r);
   const after = referencePeerSettingsOf(l);
   if (before && after) {
-    const changed = (['legacyPause', 'deterministic', 'seed', 'stepMs', 'bypassAskAfterMs'] as const).filter(
-      (k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]),
-    );
+    const changed = (
+      ['legacyPause', 'deterministic', 'seed', 'stepMs', 'bypassAskAfterMs', 'a2aVersion'] as const
+    ).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
     const describe = (k: (typeof changed)[number]): string =>
       `${k} recorded ${JSON.stringify(before[k]) ?? 'none'}, live ${JSON.stringify(after[k]) ?? 'none'}`;
     if (changed.length > 0) causes.push(`peer settings: ${changed.map(describe).join('; ')}`);

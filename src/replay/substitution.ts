@@ -7,10 +7,14 @@
  * to a known id, and a known id inside a string (an error message or status text naming the task)
  * where it stands as a whole token, bounded by characters that cannot be part of an id.
  *
- * Learning looks only at fields named in {@link ID_FIELDS} (at any depth, so it covers
- * `result.task.id`, `statusUpdate.taskId`, `status.pause.resumeToken` and the legacy
- * `metadata.harn.pause.handle`). Rewriting replaces any string value equal to a known id, wherever
- * it sits (so `referenceTaskIds[]` and ListTasks filters follow too); object keys are never touched.
+ * Learning looks only at fields {@link isIdField} names: those of {@link ID_FIELDS} and any field
+ * whose name says it holds an id or token (`callId`, `toolCallId`, `elicitation_id`,
+ * `nextPageToken`), at any depth and in any part kind, so it covers `result.task.id`,
+ * `statusUpdate.taskId`, `status.pause.resumeToken`, the legacy `metadata.harn.pause.handle`
+ * and a tool call's id inside the DataPart of a confirmation the client's approval echoes.
+ * Rewriting replaces any string value equal to a known id, wherever it sits (so
+ * `referenceTaskIds[]`, ListTasks filters and an approval's `{callId, outcome}` follow too);
+ * object keys are never touched.
  * The first pair learned for a value wins; a later contradicting pair is counted as a conflict and
  * ignored, so a drifting peer cannot scramble ids already in use.
  */
@@ -26,6 +30,17 @@ export const ID_FIELDS: ReadonlySet<string> = new Set([
   'resumeToken',
   'handle',
 ]);
+
+/** A field name ending as an id or token does (`callId`, `elicitationID`, `call_id`, `pageToken`). */
+const ID_LIKE_NAME = /^[A-Za-z][A-Za-z0-9]*(?:Id|ID|Token)$|^[A-Za-z][A-Za-z0-9_]*_(?:id|token)$/;
+
+/**
+ * Whether the string value of field `key` is a value a peer mints and a client may send back: a
+ * name of {@link ID_FIELDS}, or one ending in `Id`, `ID`, `Token`, `_id` or `_token`.
+ */
+export function isIdField(key: string): boolean {
+  return ID_FIELDS.has(key) || ID_LIKE_NAME.test(key);
+}
 
 /**
  * Ids shorter than this are mapped only as whole string values: a short id (`1`, `a1`) also
@@ -196,7 +211,7 @@ export class IdMap {
   }
 
   /**
-   * Walks `recorded` and `live` in parallel and pairs the values of {@link ID_FIELDS}. A resume
+   * Walks `recorded` and `live` in parallel and pairs the values of the fields {@link isIdField} names. A resume
    * token the walk could not pair because the two answers show the pause in different shapes —
    * the RFC's `pause.resumeToken` on one side, the legacy `metadata.harn.pause.handle` on the
    * other — is paired across the shapes.
@@ -223,7 +238,7 @@ export class IdMap {
       if (!Object.hasOwn(live, key)) continue;
       const r = recorded[key] as JsonValue;
       const l = live[key];
-      if (ID_FIELDS.has(key) && typeof r === 'string' && typeof l === 'string') this.pair(r, l, key);
+      if (typeof r === 'string' && typeof l === 'string' && isIdField(key)) this.pair(r, l, key);
       else this.#walk(r, l);
     }
   }

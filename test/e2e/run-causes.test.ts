@@ -152,7 +152,8 @@ describe('run names a gate the live peer walked past', () => {
   it('replays input-asked-answered on a peer bypassing ask: gates to drift, passed without continuation', async () => {
     const golden = join(ROOT, 'golden', 'input-asked-answered');
     const cli = `"${process.execPath}" "${builtCli()}"`;
-    const bypassing = `${cli} peer --deterministic --bypass-ask-after 60000 --port $PORT`;
+    // Serving v1.0 only, as the peer that recorded the golden did: the settings differ in the bypass alone.
+    const bypassing = `${cli} peer --deterministic --a2a-version 1.0 --bypass-ask-after 60000 --port $PORT`;
     const r = await runCli(['run', join(golden, 'recording.jsonl'), '--peer-cmd', bypassing]);
     expect(r.code, r.stdout + r.stderr).toBe(1);
     const causes = r.stdout.split('\n').filter((l) => l.startsWith('  likely cause: '));

@@ -74,7 +74,7 @@ function messageOf(json: unknown): string {
   return (json as RestErrorJson).error.message;
 }
 
-it('lists a JSON-RPC, an HTTP+JSON and a gRPC interface in the agent card, each with its URL', async () => {
+it('lists a JSON-RPC, an HTTP+JSON and a gRPC interface in the agent card, each with its URL, and v0.3 JSON-RPC', async () => {
   const card = (await (await fetch(`${peer.url}/.well-known/agent-card.json`)).json()) as {
     supportedInterfaces: unknown[];
   };
@@ -82,6 +82,7 @@ it('lists a JSON-RPC, an HTTP+JSON and a gRPC interface in the agent card, each 
     { url: peer.url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
     { url: `${peer.url}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
     { url: peer.grpcUrl, protocolBinding: 'GRPC', protocolVersion: '1.0' },
+    { url: peer.url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
   ]);
 });
 

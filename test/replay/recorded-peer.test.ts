@@ -30,6 +30,8 @@ describe('recordedPeerSettings', () => {
       seed: 3,
       stepMs: 500,
       legacyPause: true,
+      // The dialects it serves: both by default (docs/design.md §4 "Two dialects").
+      a2aVersion: 'both',
     });
   });
 

@@ -29,6 +29,53 @@ describe('IdMap', () => {
     });
   });
 
+  it('maps a call id minted in a confirmation DataPart into the approval echoing it, in both dialects', () => {
+    const confirmation = (callId: string): JsonValue => ({
+      request: { callId, name: 'deploy', args: { env: 'prod' } },
+    });
+    // v0.3: a status-update whose message holds a `kind: "data"` part.
+    const v03 = new IdMap();
+    v03.learn(
+      {
+        kind: 'status-update',
+        status: { message: { parts: [{ kind: 'data', data: confirmation('call-rec-0001') }] } },
+      },
+      {
+        kind: 'status-update',
+        status: { message: { parts: [{ kind: 'data', data: confirmation('call-live-0001') }] } },
+      },
+    );
+    expect(
+      v03.toLive({ message: { parts: [{ kind: 'data', data: { callId: 'call-rec-0001', outcome: 'approved' } }] } }),
+    ).toEqual({ message: { parts: [{ kind: 'data', data: { callId: 'call-live-0001', outcome: 'approved' } }] } });
+    // v1.0: a data part is `{data: ...}`; snake-case and elicitation ids deeper still.
+    const v10 = new IdMap();
+    v10.learn(
+      {
+        statusUpdate: {
+          status: { message: { parts: [{ data: { a: [{ tool_call_id: 'tc-rec-1', elicitationId: 'el-rec-1' }] } }] } },
+        },
+      },
+      {
+        statusUpdate: {
+          status: {
+            message: { parts: [{ data: { a: [{ tool_call_id: 'tc-live-1', elicitationId: 'el-live-1' }] } }] },
+          },
+        },
+      },
+    );
+    expect(v10.toLive({ parts: [{ data: { call: 'tc-rec-1', of: ['el-rec-1'] } }] })).toEqual({
+      parts: [{ data: { call: 'tc-live-1', of: ['el-live-1'] } }],
+    });
+    // A field whose name does not say it holds an id is content, never paired.
+    const text = new IdMap();
+    text.learn(
+      { data: { name: 'deploy', valid: 'yes', kid: 'k1' } },
+      { data: { name: 'rollback', valid: 'no', kid: 'k2' } },
+    );
+    expect(text.size).toBe(0);
+  });
+
   it('maps the legacy metadata.harn.pause.handle like a resume token', () => {
     const ids = new IdMap();
     ids.learn(
