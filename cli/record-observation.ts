@@ -5,7 +5,7 @@
  * answers that show a pause or resume until their receipt is durable, and says on stderr what it
  * could not read.
  */
-import { ObservationPipeline } from '../src/observe/pipeline.js';
+import { type Hold, ObservationPipeline } from '../src/observe/pipeline.js';
 import { agentNameOf } from '../src/observe/span-conventions.js';
 import { printable } from '../src/printable.js';
 import type { FsyncPolicy } from '../src/receipts/log-writer.js';
@@ -16,8 +16,11 @@ import type { RecordProgress } from './record-progress.js';
 import type { RotatingLog, RotatingRecording } from './record-rotation.js';
 
 export interface Observation {
-  /** Observes an entry; a promise back is a hold (the entry shows a pause or resume: see `observe`). */
-  push(entry: RecordingEntry): Promise<void> | undefined;
+  /**
+   * Observes an entry; a promise back is a hold (the entry shows a pause or resume: see
+   * `observe`), settling to why the answer is refused when its receipt could not be made durable.
+   */
+  push(entry: RecordingEntry): Hold | undefined;
   /** Runs `step` after the receipts of every entry pushed so far are written (a log rotation). */
   between(step: () => Promise<void>): void;
   /** Ends the recording at its last entry, as replay does, then closes the receipt log. */
@@ -49,7 +52,7 @@ export function observe(
     ...(log
       ? {
           receipts: progress.receipts(log),
-          whenEntriesDurable: (done: () => void) => recording.whenDurable(fsync !== 'never', done),
+          whenEntriesDurable: (done: (failure?: unknown) => void) => recording.whenDurable(fsync !== 'never', done),
         }
       : {}),
     ...(spans ? { spans } : {}),
