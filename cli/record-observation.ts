@@ -7,6 +7,7 @@
  */
 import { type Hold, ObservationPipeline } from '../src/observe/pipeline.js';
 import { agentNameOf } from '../src/observe/span-conventions.js';
+import { describeError } from '../src/errors.js';
 import { printable } from '../src/printable.js';
 import type { FsyncPolicy } from '../src/receipts/log-writer.js';
 import type { RecordingEntry } from '../src/recording/format.js';
@@ -23,8 +24,11 @@ export interface Observation {
   push(entry: RecordingEntry): Hold | undefined;
   /** Runs `step` after the receipts of every entry pushed so far are written (a log rotation). */
   between(step: () => Promise<void>): void;
-  /** Ends the recording at its last entry, as replay does, then closes the receipt log. */
-  close(): Promise<void>;
+  /**
+   * Ends the recording at its last entry, as replay does, then closes the receipt log; false when
+   * the log could not be closed whole (a full disk kept lines back: no closing checkpoint).
+   */
+  close(): Promise<boolean>;
 }
 
 /**
@@ -96,7 +100,17 @@ export function observe(
       if (observerErrors > 0)
         process.stderr.write(`a2a-replay: the observer could not read ${observerErrors} entries in this run\n`);
       // The closing checkpoint binds the log to the recording as written (it is closed by now).
-      if (log) await log.close(recording.binding()).catch(onError(`writing ${log.path}`));
+      if (!log) return true;
+      return log.close(recording.binding()).then(
+        () => true,
+        (error: unknown) => {
+          process.stderr.write(
+            `a2a-replay: ${log.path} ends without its closing checkpoint: ${describeError(error)}; ` +
+              'the receipts it could not write are lost\n',
+          );
+          return false;
+        },
+      );
     },
   };
 }
