@@ -5,22 +5,28 @@
  * once that receipt is durable. Each chunk is recorded first ({@link Exchange.data}); the holds its
  * entries produced ({@link Exchange.takeHold}) decide when it may go out. An SSE chunk waits for
  * the hold its events produced; a unary answer keeps its last chunk back until `finish` has
- * recorded the whole body, since the client cannot read the answer without it, and its head back
- * until its first chunk goes out. Holds and the client's back-pressure both pause the upstream,
- * and whichever lets go last resumes it. A hold that settles to a refusal (a full disk) refuses
- * the answer (`refuse`): what was held is never sent, and the upstream is still read to its end
- * and recorded.
+ * recorded the whole body, since the client cannot read the answer without it. Holds and the
+ * client's back-pressure both pause the upstream, and whichever lets go last resumes it.
+ *
+ * A hold that settles to a refusal (a full disk) refuses the answer (`refuse`): what was held is
+ * never sent, and the upstream is still read to its end and recorded. So that a refused unary
+ * answer can still be a whole 503, its head and first {@link HELD_UNARY_BYTES} are kept back
+ * until its end (a pause or resume answer is far smaller); a larger one streams as it comes, and
+ * a refusal then cuts it before its last chunk.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Exchange } from './exchange-recorder.js';
 import { endToEndRawHeaders, mediaType } from './http-headers.js';
 import { holdGate } from './hold-gate.js';
 
+/** The bytes of a unary answer kept back, with its head, until its end (see the module doc). */
+export const HELD_UNARY_BYTES = 64 * 1024;
+
 /**
  * Passes the answer `from` on to `to` with its status and end-to-end headers, recording it on
  * `exchange` and releasing each chunk once its hold settles; `settle` runs once the answer is
- * written, or refused. `refuse` answers instead, once, when a hold settles to a refusal: while
- * the head is not sent it answers whole; after, it ends what was sent.
+ * written, or refused. `refuse` answers instead, once, when a hold settles to a refusal, unless a
+ * unary answer has started (it is then cut).
  */
 export function relayHeld(
   from: IncomingMessage,
@@ -39,17 +45,33 @@ export function relayHeld(
   }
   const { release, write } = holdGate(from, to);
   let refused = false;
-  /** Writes `chunk` unless the answer is refused; refuses it, once, at the first refusal. */
+  /** Refuses the answer, once: whole while nothing of it was sent, else a unary one is cut. */
+  const refuseOnce = (why: string): void => {
+    if (refused) return;
+    refused = true;
+    if (to.headersSent && !stream) to.destroy();
+    else refuse(why);
+  };
+  /** A unary answer's first bytes, kept back with its head (see the module doc). */
+  let kept: Buffer[] | undefined = stream ? undefined : [];
+  let keptBytes = 0;
+  /** Writes `chunk` (after what was kept back) unless the answer is refused. */
   const pass =
     (chunk: Buffer) =>
     (refusal: string | undefined): void => {
-      if (refusal === undefined) {
-        head();
-        write(chunk);
-      } else if (!refused) {
-        refused = true;
-        refuse(refusal);
+      if (refusal !== undefined) {
+        refuseOnce(refusal);
+        return;
       }
+      if (kept !== undefined) {
+        kept.push(chunk);
+        keptBytes += chunk.length;
+        if (keptBytes <= HELD_UNARY_BYTES) return;
+        chunk = Buffer.concat(kept);
+        kept = undefined;
+      }
+      head();
+      write(chunk);
     };
   let last: Buffer | undefined;
   from.on('data', (chunk: Buffer) => {
@@ -68,13 +90,15 @@ export function relayHeld(
     const tail = last;
     release(
       (refusal) => {
-        if (refusal === undefined) {
-          head();
-          to.end(tail ?? '', settle);
+        if (refusal !== undefined) {
+          refuseOnce(refusal);
+          settle();
           return;
         }
-        pass(Buffer.alloc(0))(refusal);
-        settle();
+        const body = kept === undefined ? (tail ?? '') : Buffer.concat(tail === undefined ? kept : [...kept, tail]);
+        kept = undefined;
+        head();
+        to.end(body, settle);
       },
       exchange.takeHold(),
       true,
