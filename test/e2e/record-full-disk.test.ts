@@ -16,8 +16,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { restRequestOf } from '../../src/protocol/rest-binding.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
+import { GrpcTestClient } from '../helpers/grpc-test-client.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 
 let dir = '';
@@ -189,4 +191,81 @@ describe('a full disk under record --key', () => {
       }
     });
   }
+
+  it('refuses a gRPC pause with UNAVAILABLE, an HTTP+JSON one with a 503 error, naming the full disk', async (ctx) => {
+    if (unmountable !== '') ctx.skip(unmountable);
+    const peer = await startCliProcess(['peer', '--deterministic']);
+    const out = join(mnt, 'bindings.jsonl');
+    const log = join(mnt, 'bindings.receipts.jsonl');
+    let recorder: RecordProcess | undefined;
+    let filler: string | undefined;
+    let grpc: GrpcTestClient | undefined;
+    try {
+      recorder = await startRecordProcess([
+        '--upstream',
+        peer.url,
+        '--out',
+        out,
+        '--key',
+        keyFile,
+        '--fsync',
+        'always',
+      ]);
+      const url = recorder.url;
+      const tasks: string[] = [];
+      for (let i = 0; i < TASKS; i++) {
+        const sent = await rpc(url, 'SendMessage', {
+          ...{ message: { messageId: `b-${i}`, role: 'ROLE_USER', parts: [{ text: 'work:3' }] } },
+          configuration: { returnImmediately: true },
+        });
+        tasks.push(sent.body.result?.task?.id as string);
+      }
+      grpc = new GrpcTestClient(url);
+      const client = grpc;
+      filler = fill(join(mnt, 'filler'));
+      /** Pauses over `binding`: null when acknowledged (its receipt is in the log then), else what the client got. */
+      const pause = async (binding: 'GRPC' | 'HTTP+JSON', taskId: string): Promise<string | null> => {
+        let refusal: string | null = null;
+        if (binding === 'GRPC') {
+          refusal = await client.ok('PauseTask', { taskId, reason: 'full' }).then(
+            () => null,
+            (error: Error) => error.message,
+          );
+        } else {
+          const request = restRequestOf('PauseTask', { taskId, reason: 'full' });
+          const res = await fetch(new URL(`/rest${request?.path ?? ''}`, url), {
+            method: request?.verb ?? 'POST',
+            headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+            body: JSON.stringify(request?.body ?? {}),
+          });
+          const text = await res.text();
+          refusal = res.status === 200 ? null : `${res.status} ${text}`;
+        }
+        if (refusal === null) expect(await receipts(log)).toContain(`SuspensionReceipt:${taskId}`);
+        return refusal;
+      };
+      // The tails of the files' last pages take a few pauses; then each binding is refused.
+      const refusals: Record<string, string | null> = { GRPC: null, 'HTTP+JSON': null };
+      for (const [i, taskId] of tasks.entries()) {
+        const binding =
+          refusals.GRPC === null && (i % 2 === 0 || refusals['HTTP+JSON'] !== null) ? 'GRPC' : 'HTTP+JSON';
+        refusals[binding] ??= await pause(binding, taskId);
+        if (refusals.GRPC !== null && refusals['HTTP+JSON'] !== null) break;
+      }
+      expect(refusals.GRPC).toMatch(
+        /^PauseTask failed: 14 .*could not make the receipt of this call durable \(the disk is full\)/,
+      );
+      expect(JSON.parse((refusals['HTTP+JSON'] ?? '').replace(/^503 /, ''))).toMatchObject({
+        error: { code: 503, status: 'INTERNAL', message: expect.stringContaining('(the disk is full)') as unknown },
+      });
+      expect(refusals['HTTP+JSON']).toMatch(/^503 /);
+    } finally {
+      grpc?.close();
+      if (filler !== undefined) await rm(filler, { force: true });
+      if (recorder) await stopProcess(recorder);
+      await stopProcess(peer);
+      await rm(out, { force: true });
+      await rm(log, { force: true });
+    }
+  });
 });
