@@ -5,7 +5,7 @@
  * answers that show a pause or resume until their receipt is durable, and says on stderr what it
  * could not read.
  */
-import { type Hold, ObservationPipeline } from '../src/observe/pipeline.js';
+import { type ReceiptHold, ObservationPipeline } from '../src/observe/pipeline.js';
 import { agentNameOf } from '../src/observe/span-conventions.js';
 import { describeError } from '../src/errors.js';
 import { printable } from '../src/printable.js';
@@ -21,7 +21,7 @@ export interface Observation {
    * Observes an entry; a promise back is a hold (the entry shows a pause or resume: see
    * `observe`), settling to why the answer is refused when its receipt could not be made durable.
    */
-  push(entry: RecordingEntry): Hold | undefined;
+  push(entry: RecordingEntry): ReceiptHold | undefined;
   /** Runs `step` after the receipts of every entry pushed so far are written (a log rotation). */
   between(step: () => Promise<void>): void;
   /**

@@ -54,7 +54,7 @@ export type PipelineSinkName = 'receipts' | 'spans';
  * may read; the proxy then refuses the answer instead of sending it (docs/design.md §5, "A full
  * disk"). It never rejects.
  */
-export type Hold = Promise<string | undefined>;
+export type ReceiptHold = Promise<string | undefined>;
 
 /** Why a held answer is refused: the receipt, or a recording line it cites, could not be made durable. */
 export function refusalOf(error: unknown): string {
@@ -145,9 +145,9 @@ export class ObservationPipeline {
    * that shows the task meanwhile waits for it (the log is written in order, so it covers the
    * task's earlier receipts too). Empty when nothing is in flight.
    */
-  readonly #undurable = new Map<string, Hold>();
+  readonly #undurable = new Map<string, ReceiptHold>();
   /** Per task, the entries that showed it past a pause no receipt states yet: their releases. */
-  readonly #awaiting = new Map<string, ((hold: Hold | undefined) => void)[]>();
+  readonly #awaiting = new Map<string, ((hold: ReceiptHold | undefined) => void)[]>();
 
   constructor(options: ObservationPipelineOptions) {
     this.observer = new PauseObserver({
@@ -207,13 +207,13 @@ export class ObservationPipeline {
    *
    * Every other entry gets `undefined` and nothing is allocated for it. The hold never rejects:
    * a receipt that could not be made durable is reported as a sink failure, and the hold settles
-   * to why ({@link Hold}).
+   * to why ({@link ReceiptHold}).
    */
-  pushHeld(entry: RecordingEntry): Hold | undefined {
+  pushHeld(entry: RecordingEntry): ReceiptHold | undefined {
     const observer = this.observer;
     const outputs = observer.observe(entry);
     const handled = this.#enqueue(outputs);
-    let hold: Hold | undefined;
+    let hold: ReceiptHold | undefined;
     let receipted: string[] | undefined;
     for (const o of outputs) {
       if (!isReceipt(o)) continue;
@@ -221,9 +221,9 @@ export class ObservationPipeline {
         receipted = [];
         hold = this.#durableAfter(handled, receipted);
       }
-      this.#receipted(o.draft.taskId, hold as Hold, receipted);
+      this.#receipted(o.draft.taskId, hold as ReceiptHold, receipted);
     }
-    let holds: Hold[] | undefined;
+    let holds: ReceiptHold[] | undefined;
     if (this.#undurable.size > 0) {
       observer.tasksShown((taskId) => {
         const pending = this.#undurable.get(taskId);
@@ -235,7 +235,7 @@ export class ObservationPipeline {
     const awaited = observer.awaited;
     for (let i = 0; i < awaited.length; i++) {
       const taskId = awaited[i] as string;
-      const waiting: Hold = new Promise((resolve) => {
+      const waiting: ReceiptHold = new Promise((resolve) => {
         const releases = this.#awaiting.get(taskId) ?? [];
         releases.push((receipt) => resolve(receipt));
         this.#awaiting.set(taskId, releases);
@@ -306,9 +306,9 @@ export class ObservationPipeline {
    * forgets the holds of `tasks` it still is the latest of. One promise, settled by callbacks
    * where the sinks take them (the log's and the recording's syncs are asked for together).
    */
-  #durableAfter(handled: Promise<void>, tasks: readonly string[]): Hold {
+  #durableAfter(handled: Promise<void>, tasks: readonly string[]): ReceiptHold {
     let settle: (refusal: string | undefined) => void = () => undefined;
-    const hold: Hold = new Promise((resolve) => (settle = resolve));
+    const hold: ReceiptHold = new Promise((resolve) => (settle = resolve));
     let left = 2;
     let refusal: string | undefined;
     const one = (): void => {
@@ -335,7 +335,7 @@ export class ObservationPipeline {
   }
 
   /** `hold` settles once the latest receipt of `taskId` is durable: later sightings wait for it. */
-  #receipted(taskId: string, hold: Hold, receipted: string[]): void {
+  #receipted(taskId: string, hold: ReceiptHold, receipted: string[]): void {
     if (this.#undurable.get(taskId) === hold) return;
     this.#undurable.set(taskId, hold);
     receipted.push(taskId);
