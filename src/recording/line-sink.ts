@@ -176,14 +176,22 @@ export function fileLineSink(path: string, options: { replace?: boolean } = {}):
     writing = true;
     try {
       const bytes = own ? Buffer.from(lines.join(''), 'utf8') : encoder.encode(lines);
-      let at = position;
+      // The place is taken before the first await: a write that overlaps this one goes after it.
+      const start = position;
+      position += bytes.length;
+      let at = start;
       let rest = bytes;
-      while (rest.length > 0) {
-        const { bytesWritten } = await f.write(rest, 0, rest.length, at);
-        rest = rest.subarray(bytesWritten);
-        at += bytesWritten;
+      try {
+        while (rest.length > 0) {
+          const { bytesWritten } = await f.write(rest, 0, rest.length, at);
+          rest = rest.subarray(bytesWritten);
+          at += bytesWritten;
+        }
+      } catch (error) {
+        // Counts for nothing: written again at `start`, unless a write overlapping it took the place after.
+        if (position === start + bytes.length) position = start;
+        throw error;
       }
-      position = at;
     } finally {
       if (!own) writing = false;
     }
