@@ -268,4 +268,44 @@ describe('a full disk under record --key', () => {
       await rm(log, { force: true });
     }
   });
+
+  it('stops with exit 3 and says the log has no closing checkpoint when the disk never has room again', async (ctx) => {
+    if (unmountable !== '') ctx.skip(unmountable);
+    const peer = await startCliProcess(['peer', '--deterministic']);
+    const out = join(mnt, 'stays-full.jsonl');
+    const log = join(mnt, 'stays-full.receipts.jsonl');
+    let recorder: RecordProcess | undefined;
+    let filler: string | undefined;
+    try {
+      recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile, '--fsync', 'batch']);
+      const url = recorder.url;
+      const tasks: string[] = [];
+      for (let i = 0; i < TASKS; i++) {
+        const sent = await rpc(url, 'SendMessage', {
+          ...{ message: { messageId: `f-${i}`, role: 'ROLE_USER', parts: [{ text: 'work:3' }] } },
+          configuration: { returnImmediately: true },
+        });
+        tasks.push(sent.body.result?.task?.id as string);
+      }
+      filler = fill(join(mnt, 'filler'));
+      let refused = 0;
+      for (const taskId of tasks)
+        if ((await rpc(url, 'PauseTask', { taskId, reason: 'full' })).status === 503) refused++;
+      expect(refused).toBeGreaterThan(0);
+      const stopping = recorder;
+      recorder = undefined;
+      expect(await stopProcess(stopping)).toBe(3);
+      expect(stopping.stderr()).toMatch(/stays-full\.receipts\.jsonl ends without its closing checkpoint: .*ENOSPC/);
+      await rm(filler);
+      filler = undefined;
+      const verified = await runCli(['verify', log, '--key', keyFile]);
+      expect(verified.code).not.toBe(0);
+    } finally {
+      if (filler !== undefined) await rm(filler, { force: true });
+      if (recorder) await stopProcess(recorder);
+      await stopProcess(peer);
+      await rm(out, { force: true });
+      await rm(log, { force: true });
+    }
+  });
 });
