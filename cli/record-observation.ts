@@ -5,8 +5,9 @@
  * answers that show a pause or resume until their receipt is durable, and says on stderr what it
  * could not read.
  */
-import { ObservationPipeline } from '../src/observe/pipeline.js';
+import { type ReceiptHold, ObservationPipeline } from '../src/observe/pipeline.js';
 import { agentNameOf } from '../src/observe/span-conventions.js';
+import { describeError } from '../src/errors.js';
 import { printable } from '../src/printable.js';
 import type { FsyncPolicy } from '../src/receipts/log-writer.js';
 import type { RecordingEntry } from '../src/recording/format.js';
@@ -16,12 +17,18 @@ import type { RecordProgress } from './record-progress.js';
 import type { RotatingLog, RotatingRecording } from './record-rotation.js';
 
 export interface Observation {
-  /** Observes an entry; a promise back is a hold (the entry shows a pause or resume: see `observe`). */
-  push(entry: RecordingEntry): Promise<void> | undefined;
+  /**
+   * Observes an entry; a promise back is a hold (the entry shows a pause or resume: see
+   * `observe`), settling to why the answer is refused when its receipt could not be made durable.
+   */
+  push(entry: RecordingEntry): ReceiptHold | undefined;
   /** Runs `step` after the receipts of every entry pushed so far are written (a log rotation). */
   between(step: () => Promise<void>): void;
-  /** Ends the recording at its last entry, as replay does, then closes the receipt log. */
-  close(): Promise<void>;
+  /**
+   * Ends the recording at its last entry, as replay does, then closes the receipt log; false when
+   * the log could not be closed whole (a full disk kept lines back: no closing checkpoint).
+   */
+  close(): Promise<boolean>;
 }
 
 /**
@@ -49,7 +56,7 @@ export function observe(
     ...(log
       ? {
           receipts: progress.receipts(log),
-          whenEntriesDurable: (done: () => void) => recording.whenDurable(fsync !== 'never', done),
+          whenEntriesDurable: (done: (failure?: unknown) => void) => recording.whenDurable(fsync !== 'never', done),
         }
       : {}),
     ...(spans ? { spans } : {}),
@@ -93,7 +100,17 @@ export function observe(
       if (observerErrors > 0)
         process.stderr.write(`a2a-replay: the observer could not read ${observerErrors} entries in this run\n`);
       // The closing checkpoint binds the log to the recording as written (it is closed by now).
-      if (log) await log.close(recording.binding()).catch(onError(`writing ${log.path}`));
+      if (!log) return true;
+      return log.close(recording.binding()).then(
+        () => true,
+        (error: unknown) => {
+          process.stderr.write(
+            `a2a-replay: ${log.path} ends without its closing checkpoint: ${describeError(error)}; ` +
+              'the receipts it could not write are lost\n',
+          );
+          return false;
+        },
+      );
     },
   };
 }

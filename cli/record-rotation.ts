@@ -191,15 +191,18 @@ export class RotatingRecording implements EntryWriter {
     return { closed, closing, opened: this.#current };
   }
 
-  /** Every line appended so far has reached its file (and, with `sync`, is durable), whichever file. */
-  durable(sync: boolean): Promise<void> {
+  /**
+   * Every line appended so far has reached its file (and, with `sync`, is durable), whichever
+   * file; resolves to the current file's failure when its lines could not be (undefined when they are).
+   */
+  durable(sync: boolean): Promise<unknown> {
     const current = this.#current.durable(sync);
     if (this.#closing.size === 0) return current;
-    return Promise.all([...this.#closing, current]).then(() => undefined);
+    return Promise.all([...this.#closing, current]).then((all) => all[all.length - 1]);
   }
 
   /** {@link durable} with a callback: no promise unless a closed file is still closing. */
-  whenDurable(sync: boolean, done: () => void): void {
+  whenDurable(sync: boolean, done: (failure?: unknown) => void): void {
     if (this.#closing.size === 0) this.#current.whenDurable(sync, done);
     else void this.durable(sync).then(done);
   }

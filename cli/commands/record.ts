@@ -394,7 +394,9 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
     (error: unknown): void => {
       if (reported.has(what)) return;
       reported.add(what);
-      process.stderr.write(`a2a-replay: ${what} failed, the proxy keeps forwarding: ${describeError(error)}\n`);
+      // A file that cannot be written stalls: answers showing a pause or resume are refused until it can be.
+      const held = what === 'tracing' ? '' : '; answers that show a pause or resume get 503 until it can be written';
+      process.stderr.write(`a2a-replay: ${what} failed, the proxy keeps forwarding: ${describeError(error)}${held}\n`);
     };
   const opened = await openRecordFiles(options, files, settings, reportOnce);
   const { witnesses, shipping, grpcUpstream } = opened;
@@ -481,12 +483,14 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
   await writer.close();
   if (writer.dropped > 0)
     process.stderr.write(`a2a-replay: ${writer.dropped} recording lines were not written to ${options.out}\n`);
-  await observation?.close();
+  const closedWhole = (await observation?.close()) ?? true;
   await witnesses?.close();
   await shipping?.shutdown();
   incomplete.close();
   await tracing.shutdown();
   if (options.quiet !== true) progress.summary({ recording: writer.files.join(', '), receipts: log?.files.join(', ') });
+  if (!closedWhole || writer.dropped > 0)
+    throw new CliExit(EXIT.infrastructure, `${options.out}: lines could not be written (see above)`);
 }
 
 export function registerRecord(program: Command): void {

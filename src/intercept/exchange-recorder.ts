@@ -30,6 +30,7 @@ import { DEFAULT_PRINCIPAL_SOURCE, type PrincipalSource, principalOf } from '../
 import { DEFAULT_REDACTED_HEADERS, HeaderRedaction, redactPath } from '../recording/redaction.js';
 import type { EntryDraft, EntryWriter } from '../recording/recording-writer.js';
 import { recordedVersion } from '../observe/dialect-view.js';
+import type { Hold } from './hold-gate.js';
 import { type HeaderInput, mediaType, recordedHeaders } from './http-headers.js';
 import {
   type BodyRecord,
@@ -97,9 +98,10 @@ export interface ExchangeRecorderOptions {
    * Called with every entry as written, e.g. to feed an observation pipeline. A promise it returns
    * is a hold: the entry made something durable-worthy observable (a pause, a resume), and the
    * adapter should not release the bytes that carried it before the promise settles
-   * ({@link Exchange.takeHold}).
+   * ({@link Exchange.takeHold}), nor at all when it settles to a refusal (a receipt that could
+   * not be made durable): the adapter then refuses the answer.
    */
-  onEntry?: (entry: RecordingEntry) => void | Promise<void>;
+  onEntry?: (entry: RecordingEntry) => void | Hold;
   /** Called once, with the first recorder or listener failure. */
   onError?: (error: unknown) => void;
   /**
@@ -151,7 +153,7 @@ export class Exchange {
   #draining = false;
   /** Settles when the decoder fails or closes. */
   #decoderGone: Promise<void> = Promise.resolve();
-  #holds: Promise<void>[] = [];
+  #holds: Hold[] = [];
 
   /** @internal created by {@link ExchangeRecorder.request} */
   constructor(recorder: ExchangeRecorder, xid: string, http: EntryHttp) {
@@ -168,16 +170,17 @@ export class Exchange {
   /**
    * The holds that the entries recorded since the last call produced, as one promise, or
    * `undefined` when there are none: the proxy calls it after `data` and `finish` and releases the
-   * bytes it just recorded only once the promise settles (it never rejects). A chunk of an encoded
+   * bytes it just recorded only once the promise settles (it never rejects), and refuses the
+   * answer instead when it settles to a refusal ({@link Hold}). A chunk of an encoded
    * stream always has one: it settles once the chunk is decoded and the holds of the events it
    * carried have settled.
    */
-  takeHold(): Promise<void> | undefined {
+  takeHold(): Hold | undefined {
     if (this.#holds.length === 0) return undefined;
     const holds = this.#holds;
     this.#holds = [];
     return Promise.all(holds).then(
-      () => undefined,
+      (refusals) => refusals.find((refusal) => typeof refusal === 'string'),
       () => undefined,
     );
   }
@@ -464,7 +467,7 @@ export class ExchangeRecorder {
   readonly #redactQuery: readonly string[];
   readonly #principal: PrincipalSource;
   readonly #headerRedaction: HeaderRedaction;
-  readonly #onEntry: ((entry: RecordingEntry) => void | Promise<void>) | undefined;
+  readonly #onEntry: ((entry: RecordingEntry) => void | Hold) | undefined;
   readonly #onError: (error: unknown) => void;
   #reported = false;
 
@@ -546,7 +549,7 @@ export class ExchangeRecorder {
    * entry whose body the recording keeps cut (`observed`: the whole) reaches the listener with the
    * whole body instead of the head, as the writer writes a body (docs/design.md §5).
    */
-  emit(draft: EntryDraft, observed?: ObservedBody): Promise<void> | undefined {
+  emit(draft: EntryDraft, observed?: ObservedBody): Hold | undefined {
     const entry = this.#writer.append(draft);
     if (this.#onEntry === undefined) return undefined;
     try {

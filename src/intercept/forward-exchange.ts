@@ -19,6 +19,7 @@ import { type ExchangeRecorder, RESPONSE_CUT_MESSAGE } from './exchange-recorder
 import type { Flights } from './flights.js';
 import { relayHeld } from './held-relay.js';
 import { answerOwn, jsonRpcIdOf, targetOf } from './proxy-answers.js';
+import { refuseUndurable } from './proxy-refusals.js';
 import type { Upstream } from './upstream.js';
 
 /** What forwarding needs of the proxy that wires it. */
@@ -113,7 +114,7 @@ export function forwardExchange(
       settle();
     });
     if (card === undefined) {
-      relayHeld(upstreamRes, res, exchange, settle);
+      relayHeld(upstreamRes, res, exchange, settle, (why) => refuseUndurable(req, res, body, why));
       return;
     }
     const proxyBase = (): URL => {

@@ -32,6 +32,7 @@ import { redactPath } from '../recording/redaction.js';
 import type { EntryDraft } from '../recording/recording-writer.js';
 import { type ObservedBody, bodyRecord, sha256Of } from './body-record.js';
 import type { ExchangeRecorder } from './exchange-recorder.js';
+import type { Hold } from './hold-gate.js';
 import { recordedHeaders } from './http-headers.js';
 
 /** Trailers recorded in `grpc`, not among the headers. */
@@ -82,7 +83,7 @@ export class GrpcExchange {
   #answer: GrpcFrame | undefined;
   #answers = 0;
   #unreadable: string | undefined;
-  #holds: Promise<void>[] = [];
+  #holds: Hold[] = [];
 
   /** Records nothing yet: the request entry is written once its message is whole ({@link requestEnd}). */
   constructor(recorder: ExchangeRecorder, headers: IncomingHttpHeaders, method: GrpcMethod | undefined) {
@@ -108,12 +109,12 @@ export class GrpcExchange {
   }
 
   /** The holds the entries recorded since the last call produced (see {@link Exchange.takeHold}). */
-  takeHold(): Promise<void> | undefined {
+  takeHold(): Hold | undefined {
     if (this.#holds.length === 0) return undefined;
     const holds = this.#holds;
     this.#holds = [];
     return Promise.all(holds).then(
-      () => undefined,
+      (refusals) => refusals.find((refusal) => typeof refusal === 'string'),
       () => undefined,
     );
   }

@@ -9,7 +9,9 @@
  * Durable before acknowledged (docs/design.md §5), as src/intercept/held-relay.ts does for HTTP:
  * a stream's DATA chunk goes out once the holds of the messages it completed settle; a unary
  * answer keeps its last chunk back until the trailers are recorded and their hold settles, and
- * the trailers follow it. The client cannot read either before.
+ * the trailers follow it. The client cannot read either before. A hold that settles to a refusal
+ * (a receipt that could not be made durable: a full disk) ends the call with UNAVAILABLE saying
+ * why, in place of what it held; the upstream's answer is still read and recorded.
  *
  * Refused, never forwarded: a path that names no method of A2A or its pause extension gets
  * UNIMPLEMENTED saying why; an upstream that cannot be reached gets UNAVAILABLE naming it, and a
@@ -246,6 +248,26 @@ function relayAnswer(
   const { release, write } = holdGate(from, to);
   let finished = false;
   let last: Buffer | undefined;
+  let refused = false;
+  /** Ends the call with UNAVAILABLE saying why, once: a receipt it held could not be made durable. */
+  const refuse = (why: string): void => {
+    if (refused) return;
+    refused = true;
+    if (to.destroyed || to.closed) return;
+    if (!to.headersSent) {
+      answerStatus(to, GrpcStatus.UNAVAILABLE, why);
+      return;
+    }
+    const status = { 'grpc-status': String(GrpcStatus.UNAVAILABLE), 'grpc-message': grpcMessageHeader(why) };
+    to.once('wantTrailers', () => to.sendTrailers(status));
+    to.end();
+  };
+  const pass =
+    (chunk: Buffer) =>
+    (refusal: string | undefined): void => {
+      if (refusal === undefined) write(chunk);
+      else refuse(refusal);
+    };
 
   from.on('response', (headers: IncomingHttpHeaders, flags: number) => {
     answered = true;
@@ -253,8 +275,9 @@ function relayAnswer(
       // Trailers-Only: the status in the one HEADERS frame.
       finished = true;
       exchange.finish(headers, { trailersOnly: true });
-      release(() => {
-        if (!to.destroyed && !to.closed) to.respond(forwardedHeaders(headers, true), { endStream: true });
+      release((refusal) => {
+        if (refusal !== undefined) refuse(refusal);
+        else if (!to.destroyed && !to.closed) to.respond(forwardedHeaders(headers, true), { endStream: true });
         control.settle();
       }, exchange.takeHold());
       return;
@@ -276,12 +299,12 @@ function relayAnswer(
     }
     const hold = exchange.takeHold();
     if (control.streaming) {
-      release(() => write(chunk), hold);
+      release(pass(chunk), hold);
       return;
     }
     const previous = last;
     last = chunk;
-    if (previous !== undefined) release(() => write(previous), hold);
+    if (previous !== undefined) release(pass(previous), hold);
   });
   from.on('end', () => {
     if (!answered || finished || control.isDone()) return;
@@ -298,10 +321,12 @@ function relayAnswer(
     finished = true;
     exchange.finish(sent);
     const tail = last;
-    release(() => {
-      if (to.destroyed || to.closed) return;
-      to.once('wantTrailers', () => to.sendTrailers(forwardedHeaders(sent, false)));
-      to.end(tail ?? Buffer.alloc(0));
+    release((refusal) => {
+      if (refusal !== undefined) refuse(refusal);
+      else if (!to.destroyed && !to.closed && !refused) {
+        to.once('wantTrailers', () => to.sendTrailers(forwardedHeaders(sent, false)));
+        to.end(tail ?? Buffer.alloc(0));
+      }
       control.settle();
     }, exchange.takeHold());
   });

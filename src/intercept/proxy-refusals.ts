@@ -9,12 +9,17 @@
  * - A target that servers read differently (src/http/request-target.ts: a dot segment, `%2F`,
  *   `%5C`, a backslash, a fragment, a `;` parameter): the upstream could carry out a call the
  *   observer reads otherwise. HTTP 400.
+ * - An answer that shows a pause or resume whose receipt could not be made durable (a full disk,
+ *   docs/design.md §5): HTTP 503 in place of the peer's answer, or, on an event stream already
+ *   started, an error event in place of the held event, and the stream's end.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type OwnAnswer, ownAnswerBody } from '../http/json-answer.js';
 import { type TargetReading, refusedTargetMessage } from '../http/request-target.js';
+import { sseFrame } from '../http/sse-writer.js';
 import { CONTROL_PATH } from '../protocol/methods.js';
 import type { ExchangeRecorder } from './exchange-recorder.js';
-import { answerOwn, jsonRpcIdOf, targetOf } from './proxy-answers.js';
+import { answerOwn, bindingOfRequest, jsonRpcIdOf, targetOf } from './proxy-answers.js';
 
 /** The message of a refused `/control` request. */
 export const CONTROL_REFUSED_MESSAGE =
@@ -82,4 +87,26 @@ export function refuseTarget(
   const method = req.method ?? 'GET';
   recorder.request({ method, path: reading.sent, headers: req.headers, body }).fail(`${why}; not forwarded`);
   answerOwn(req, res, { status: 400, name: 'INVALID_REQUEST', message: why, id: jsonRpcIdOf(body) });
+}
+
+/**
+ * Refuses the peer's answer to `req` because a receipt it shows could not be made durable
+ * (`why`, in a client's words): 503 in the request's binding while the answer
+ * has not started; on an event stream already started, that error as one more event, then the
+ * stream's end. The held bytes are never sent (docs/design.md §5, "A full disk").
+ */
+export function refuseUndurable(req: IncomingMessage, res: ServerResponse, body: Buffer, why: string): void {
+  const answer: OwnAnswer = {
+    status: 503,
+    name: 'INTERNAL',
+    message: why,
+    id: jsonRpcIdOf(body),
+    metadata: { httpStatus: '503' },
+  };
+  if (!res.headersSent) {
+    answerOwn(req, res, answer);
+    return;
+  }
+  if (res.destroyed || res.writableEnded) return;
+  res.end(sseFrame(JSON.stringify(ownAnswerBody(bindingOfRequest(req), answer))));
 }

@@ -48,6 +48,31 @@ export interface ReceiptSink {
 
 export type PipelineSinkName = 'receipts' | 'spans';
 
+/**
+ * What a held entry waits for ({@link ObservationPipeline.pushHeld}): it settles to undefined once
+ * the receipts it waits for are durable, or to why they could not be made so, in words a client
+ * may read; the proxy then refuses the answer instead of sending it (docs/design.md §5, "A full
+ * disk"). It never rejects.
+ */
+export type ReceiptHold = Promise<string | undefined>;
+
+/** Why a held answer is refused: the receipt, or a recording line it cites, could not be made durable. */
+export function refusalOf(error: unknown): string {
+  const code = errnoOf(error);
+  const why =
+    code === 'ENOSPC' || code === 'EDQUOT' ? 'the disk is full' : `the write failed${code ? ` (${code})` : ''}`;
+  return `the recorder could not make the receipt of this call durable (${why}); the peer may have carried it out`;
+}
+
+/** The errno code of an error or of the cause it wraps (one level), if any. */
+function errnoOf(error: unknown): string | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && code.startsWith('E') && code !== 'IO_FAILED') return code;
+  }
+  return undefined;
+}
+
 export interface ObservationPipelineOptions {
   /** The recording header's `id` (span ids derive from it). */
   recordingId: string;
@@ -69,11 +94,15 @@ export interface ObservationPipelineOptions {
   /**
    * Resolves once the recording lines appended so far are durable (the recording writer's
    * `durable`): a held entry also waits for the lines its receipt cites ({@link
-   * ObservationPipeline.pushHeld}). Called when an entry causes a receipt, at once.
+   * ObservationPipeline.pushHeld}). Called when an entry causes a receipt, at once. Resolves (or
+   * rejects) with the failure when they could not be.
    */
-  entriesDurable?: () => Promise<void>;
-  /** {@link entriesDurable} with a callback, which the pipeline prefers: `done` once, when they are. */
-  whenEntriesDurable?: (done: () => void) => void;
+  entriesDurable?: () => Promise<unknown>;
+  /**
+   * {@link entriesDurable} with a callback, which the pipeline prefers: `done` once, when they
+   * are, or with the failure.
+   */
+  whenEntriesDurable?: (done: (failure?: unknown) => void) => void;
   /**
    * Keep every finding for {@link ObservationPipeline.findings} (default true, for a recording
    * read to its end). A long-running recorder passes false and sees them through `onFinding`, so
@@ -109,16 +138,16 @@ export class ObservationPipeline {
   readonly #retainFindings: boolean;
   readonly #failures: Record<PipelineSinkName, number> = { receipts: 0, spans: 0 };
   #queue: Promise<void> = Promise.resolve();
-  readonly #entriesDurable: (() => Promise<void>) | undefined;
-  readonly #whenEntriesDurable: ((done: () => void) => void) | undefined;
+  readonly #entriesDurable: (() => Promise<unknown>) | undefined;
+  readonly #whenEntriesDurable: ((done: (failure?: unknown) => void) => void) | undefined;
   /**
    * Per task, the hold of its latest receipt while that receipt is not durable yet: every entry
    * that shows the task meanwhile waits for it (the log is written in order, so it covers the
    * task's earlier receipts too). Empty when nothing is in flight.
    */
-  readonly #undurable = new Map<string, Promise<void>>();
+  readonly #undurable = new Map<string, ReceiptHold>();
   /** Per task, the entries that showed it past a pause no receipt states yet: their releases. */
-  readonly #awaiting = new Map<string, ((hold: Promise<void> | undefined) => void)[]>();
+  readonly #awaiting = new Map<string, ((hold: ReceiptHold | undefined) => void)[]>();
 
   constructor(options: ObservationPipelineOptions) {
     this.observer = new PauseObserver({
@@ -176,14 +205,15 @@ export class ObservationPipeline {
    *   ({@link PauseObserver.awaited}) waits for that task's next receipt, or until the observer no
    *   longer waits for one (it decided the end without a receipt, or the recording ended).
    *
-   * Every other entry gets `undefined` and nothing is allocated for it. The promise never
-   * rejects: a receipt that could not be written is reported as a sink failure.
+   * Every other entry gets `undefined` and nothing is allocated for it. The hold never rejects:
+   * a receipt that could not be made durable is reported as a sink failure, and the hold settles
+   * to why ({@link ReceiptHold}).
    */
-  pushHeld(entry: RecordingEntry): Promise<void> | undefined {
+  pushHeld(entry: RecordingEntry): ReceiptHold | undefined {
     const observer = this.observer;
     const outputs = observer.observe(entry);
     const handled = this.#enqueue(outputs);
-    let hold: Promise<void> | undefined;
+    let hold: ReceiptHold | undefined;
     let receipted: string[] | undefined;
     for (const o of outputs) {
       if (!isReceipt(o)) continue;
@@ -191,9 +221,9 @@ export class ObservationPipeline {
         receipted = [];
         hold = this.#durableAfter(handled, receipted);
       }
-      this.#receipted(o.draft.taskId, hold as Promise<void>, receipted);
+      this.#receipted(o.draft.taskId, hold as ReceiptHold, receipted);
     }
-    let holds: Promise<void>[] | undefined;
+    let holds: ReceiptHold[] | undefined;
     if (this.#undurable.size > 0) {
       observer.tasksShown((taskId) => {
         const pending = this.#undurable.get(taskId);
@@ -205,7 +235,7 @@ export class ObservationPipeline {
     const awaited = observer.awaited;
     for (let i = 0; i < awaited.length; i++) {
       const taskId = awaited[i] as string;
-      const waiting = new Promise<void>((resolve) => {
+      const waiting: ReceiptHold = new Promise((resolve) => {
         const releases = this.#awaiting.get(taskId) ?? [];
         releases.push((receipt) => resolve(receipt));
         this.#awaiting.set(taskId, releases);
@@ -214,7 +244,7 @@ export class ObservationPipeline {
       else (holds ??= [hold]).push(waiting);
     }
     if (this.#awaiting.size > 0) this.#releaseUnawaited();
-    if (holds !== undefined) return Promise.all(holds).then(() => undefined);
+    if (holds !== undefined) return Promise.all(holds).then((refusals) => refusals.find((r) => r !== undefined));
     return hold;
   }
 
@@ -276,21 +306,24 @@ export class ObservationPipeline {
    * forgets the holds of `tasks` it still is the latest of. One promise, settled by callbacks
    * where the sinks take them (the log's and the recording's syncs are asked for together).
    */
-  #durableAfter(handled: Promise<void>, tasks: readonly string[]): Promise<void> {
-    let settle: () => void = () => undefined;
-    const hold = new Promise<void>((resolve) => (settle = resolve));
+  #durableAfter(handled: Promise<void>, tasks: readonly string[]): ReceiptHold {
+    let settle: (refusal: string | undefined) => void = () => undefined;
+    const hold: ReceiptHold = new Promise((resolve) => (settle = resolve));
     let left = 2;
+    let refusal: string | undefined;
     const one = (): void => {
       if (--left > 0) return;
       for (const taskId of tasks) if (this.#undurable.get(taskId) === hold) this.#undurable.delete(taskId);
-      settle();
+      settle(refusal);
     };
     const failed = (error: unknown): void => {
+      refusal ??= refusalOf(error);
       this.#failed(error, 'receipts');
       one();
     };
-    if (this.#whenEntriesDurable !== undefined) this.#whenEntriesDurable(one);
-    else if (this.#entriesDurable !== undefined) this.#entriesDurable().then(one, failed);
+    const entries = (failure?: unknown): void => (failure === undefined ? one() : failed(failure));
+    if (this.#whenEntriesDurable !== undefined) this.#whenEntriesDurable(entries);
+    else if (this.#entriesDurable !== undefined) this.#entriesDurable().then(entries, failed);
     else one();
     const receipts = this.#receipts;
     void handled.then(() => {
@@ -302,7 +335,7 @@ export class ObservationPipeline {
   }
 
   /** `hold` settles once the latest receipt of `taskId` is durable: later sightings wait for it. */
-  #receipted(taskId: string, hold: Promise<void>, receipted: string[]): void {
+  #receipted(taskId: string, hold: ReceiptHold, receipted: string[]): void {
     if (this.#undurable.get(taskId) === hold) return;
     this.#undurable.set(taskId, hold);
     receipted.push(taskId);

@@ -5,10 +5,11 @@
  *
  * Durability (`fsync`):
  * - `always`: every append resolves only after its line is on disk (appends that arrive while a
- *   sync is in flight share the next one — group commit);
+ *   sync is in flight share the next one — group commit), or once a full disk stalled it;
  * - `batch` (default): fsync after every `fsyncEvery` lines (default 64), after any checkpoint,
  *   and at close — no timers, so behaviour depends only on what was appended;
- * - `never`: leave it to the OS (close still closes the file).
+ * - `never`: leave it to the OS (close still closes the file): durable means written whole to the
+ *   page cache, which a full disk refuses as under `always`, and a power cut may still lose.
  * Lines are sealed synchronously in call order and written in that order. Under `batch` and
  * `never` an append resolves once its line is sealed and queued, so a caller awaiting each append
  * does not wait for the disk; a write error then fails the next append and `close()`. The lines
@@ -22,6 +23,13 @@
  * that starts with the write at the end of the turn, or the next one once the running one ends:
  * every caller of one turn, and every caller arriving while a sync runs, shares one write and
  * one fsync.
+ *
+ * A write that fails (a full disk: ENOSPC) stalls the log rather than ending it
+ * (docs/design.md §5, "A full disk"): the lines stay queued, in order, the callers waiting for
+ * them are failed at once (so the answers they hold are refused), and the next append, wait or
+ * `close` writes them again at the same place. A failed sync ends the log: after a failed
+ * fdatasync the kernel may have dropped the pages it could not write, so no later sync could
+ * vouch for them.
  */
 import type { FileHandle } from 'node:fs/promises';
 import { openOutputFile, writeOutputFile } from '../output-file.js';
@@ -139,6 +147,10 @@ export class ReceiptLogWriter {
   /** The write scheduled for the end of this turn, if any. */
   #deferred: NodeJS.Immediate | undefined;
   #failure: A2aReplayError | null = null;
+  /** The failure of the last write while it is not written again; the lines it held are still queued. */
+  #stall: A2aReplayError | null = null;
+  /** Where the next line goes: the end of the lines written whole. */
+  #position = 0;
   #closing: Promise<void> | null = null;
 
   private constructor(path: string, file: FileHandle, chain: ReceiptChain, fsync: FsyncPolicy, fsyncEvery: number) {
@@ -182,9 +194,10 @@ export class ReceiptLogWriter {
     // The header is written at once: a log that exists is never empty.
     writer.#queue([chain.header]);
     writer.#write();
-    if (writer.#failure) {
+    const failure = writer.#failure ?? writer.#stall;
+    if (failure) {
       await file.close();
-      throw writer.#failure;
+      throw failure;
     }
     return writer;
   }
@@ -246,9 +259,15 @@ export class ReceiptLogWriter {
    */
   whenDurable(done: () => void, failed: (error: unknown) => void): void {
     const target = this.#queued;
+    // A stalled log is written again at the end of the turn (#wait): a caller fails only if that fails.
     if (this.#failure) failed(this.#failure);
     else if (this.#synced >= target) done();
     else this.#wait({ target, resolve: done, reject: failed });
+  }
+
+  /** The failure of the last write, while its lines wait to be written again; null when none waits. */
+  get stalled(): A2aReplayError | null {
+    return this.#stall;
   }
 
   /** Signs further receipts with another kid the header declares. */
@@ -273,6 +292,9 @@ export class ReceiptLogWriter {
       if (last) this.#queue([last]);
       this.#write();
       if (this.#syncing) await new Promise<void>((resolve) => this.#syncsIdle.push(resolve));
+      // Lines a full disk kept back are lost now: the log ends without them, and says so by
+      // failing (it has no closing checkpoint).
+      if (this.#stall) this.#fail(this.#stall);
       if (this.#fsync !== 'never' && this.#written > this.#synced && !this.#failure) {
         try {
           await datasync(this.#file.fd);
@@ -311,7 +333,12 @@ export class ReceiptLogWriter {
    */
   #append(lines: SealedLine[]): Promise<void> {
     this.#queue(lines);
-    if (this.#fsync === 'always') return this.#untilDurable(this.#queued);
+    // A stall leaves the lines sealed and queued: the append has its receipt, and `durable` says
+    // whether it is on disk (the module doc).
+    if (this.#fsync === 'always')
+      return this.#untilDurable(this.#queued).catch((error: unknown) => {
+        if (this.#failure) throw error;
+      });
     if (this.#bufferBytes >= WRITE_BATCH_BYTES) this.#write();
     else
       this.#deferred ??= setImmediate(() => {
@@ -360,12 +387,19 @@ export class ReceiptLogWriter {
       this.#bufferLines = [];
       if (this.#failure === null) {
         try {
-          writeAllLines(this.#file.fd, lines);
+          this.#position = writeAllLines(this.#file.fd, lines, this.#position);
+          this.#stall = null;
           this.#written += count;
           if (this.#onDurable) this.#untold.push(...sealed);
           if (checkpoint !== null) this.#unsyncedCheckpoint = checkpoint;
         } catch (cause) {
-          this.#fail(cause);
+          // Kept, in order, to be written again at the same position (module doc).
+          this.#buffer = lines;
+          for (const line of lines) this.#bufferBytes += line.length;
+          this.#bufferCheckpoint = checkpoint;
+          this.#bufferLines = sealed;
+          this.#stall = this.#failureOf(cause);
+          this.#release();
         }
       }
     }
@@ -432,25 +466,32 @@ export class ReceiptLogWriter {
     }
   }
 
-  /** Resolves the waiters whose lines are durable (rejects all once the log failed). */
+  /**
+   * Resolves the waiters whose lines are durable; rejects all once the log failed, and, while a
+   * write is stalled, those whose lines it holds.
+   */
   #release(): void {
     if (this.#waiters.length === 0) return;
     const waiting: Waiter[] = [];
     for (const waiter of this.#waiters) {
       if (this.#failure) waiter.reject(this.#failure);
       else if (waiter.target <= this.#synced) waiter.resolve();
+      else if (this.#stall && waiter.target > this.#written) waiter.reject(this.#stall);
       else waiting.push(waiter);
     }
     this.#waiters = waiting;
   }
 
+  #failureOf(cause: unknown): A2aReplayError {
+    return cause instanceof A2aReplayError
+      ? cause
+      : new A2aReplayError('IO_FAILED', `cannot write receipt log ${this.path}: ${(cause as Error).message}`, {
+          cause,
+        });
+  }
+
   #fail(cause: unknown): void {
-    this.#failure ??=
-      cause instanceof A2aReplayError
-        ? cause
-        : new A2aReplayError('IO_FAILED', `cannot write receipt log ${this.path}: ${(cause as Error).message}`, {
-            cause,
-          });
+    this.#failure ??= this.#failureOf(cause);
     this.#release();
   }
 }

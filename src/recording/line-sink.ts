@@ -80,18 +80,47 @@ function joined(lines: readonly string[], start: number, end: number): string {
 /** For synchronous writes, which cannot overlap: one encoder for the whole process. */
 const syncEncoder = new LineEncoder();
 
-/** Writes all of `bytes` at the file's position (a write may take fewer bytes than asked). */
-function writeAllBytes(fd: number, bytes: Buffer): void {
-  let rest = bytes;
-  while (rest.length > 0) {
-    const n = writeSync(fd, rest);
-    rest = rest.subarray(n);
-  }
+/**
+ * How the writes of this process reach a file descriptor: `fs.writeSync` at an explicit position.
+ * Tests replace it ({@link setWriteAt}) to make a disk fill and empty on command.
+ */
+export type WriteAt = (fd: number, bytes: Buffer, position: number) => number;
+
+const systemWriteAt: WriteAt = (fd, bytes, position) => writeSync(fd, bytes, 0, bytes.length, position);
+let writeAt: WriteAt = systemWriteAt;
+
+/**
+ * Replaces how recording and receipt-log lines are written (tests only: a disk that fills on
+ * command); undefined restores `fs.writeSync`.
+ */
+export function setWriteAt(write: WriteAt | undefined): void {
+  writeAt = write ?? systemWriteAt;
 }
 
-/** Writes `lines`, in order, at the file's position: the bytes of their concatenation. */
-export function writeAllLines(fd: number, lines: readonly string[]): void {
-  writeAllBytes(fd, syncEncoder.encode(lines));
+/**
+ * Writes all of `bytes` at `position` (a write may take fewer bytes than asked) and returns the
+ * position after them. A write that fails (ENOSPC, EIO) throws and counts for nothing: the caller
+ * keeps its position and writes the same bytes there again later, over whatever part of them
+ * reached the file, so a failed write never leaves a torn line before the next one
+ * (docs/design.md §5, "A full disk").
+ */
+function writeAllBytes(fd: number, bytes: Buffer, position: number): number {
+  let at = position;
+  let rest = bytes;
+  while (rest.length > 0) {
+    const n = writeAt(fd, rest, at);
+    rest = rest.subarray(n);
+    at += n;
+  }
+  return at;
+}
+
+/**
+ * Writes `lines`, in order, at `position`: the bytes of their concatenation. Returns the position
+ * after them; throws, having counted nothing, when the file cannot take them all.
+ */
+export function writeAllLines(fd: number, lines: readonly string[], position: number): number {
+  return writeAllBytes(fd, syncEncoder.encode(lines), position);
 }
 
 /** An ordered byte destination for JSONL text. `write` calls never overlap. */
@@ -139,15 +168,29 @@ export function fileLineSink(path: string, options: { replace?: boolean } = {}):
   // that breaks the contract gets a buffer of its own, never one a write in flight still reads.
   const encoder = new LineEncoder();
   let writing = false;
+  /** Where the next line goes: the end of the lines written whole (a failed write moves it not). */
+  let position = 0;
   const writeLines = async (lines: readonly string[]): Promise<void> => {
     const f = await opened();
     const own = writing;
     writing = true;
     try {
-      let rest = own ? Buffer.from(lines.join(''), 'utf8') : encoder.encode(lines);
-      while (rest.length > 0) {
-        const { bytesWritten } = await f.write(rest, 0, rest.length);
-        rest = rest.subarray(bytesWritten);
+      const bytes = own ? Buffer.from(lines.join(''), 'utf8') : encoder.encode(lines);
+      // The place is taken before the first await: a write that overlaps this one goes after it.
+      const start = position;
+      position += bytes.length;
+      let at = start;
+      let rest = bytes;
+      try {
+        while (rest.length > 0) {
+          const { bytesWritten } = await f.write(rest, 0, rest.length, at);
+          rest = rest.subarray(bytesWritten);
+          at += bytesWritten;
+        }
+      } catch (error) {
+        // Counts for nothing: written again at `start`, unless a write overlapping it took the place after.
+        if (position === start + bytes.length) position = start;
+        throw error;
       }
     } finally {
       if (!own) writing = false;
@@ -155,7 +198,7 @@ export function fileLineSink(path: string, options: { replace?: boolean } = {}):
   };
   const writeLinesNow = (lines: readonly string[]): boolean => {
     if (file === undefined) return false;
-    writeAllLines(file.fd, lines);
+    position = writeAllLines(file.fd, lines, position);
     return true;
   };
   return {

@@ -5,7 +5,12 @@
  * queues the line; queued lines go to the sink in batches (one write per burst: at most
  * {@link WRITE_DELAY_MS} later, at once for a line somebody waits for, synchronously when the
  * sink can), so a slow or failing disk never breaks the exchange being recorded, and delays only
- * the answers held for it. A failing sink is reported once through `onError`.
+ * the answers held for it. A write that fails (a full disk) stalls the writer: its lines stay
+ * queued, in order, callers waiting for them are told the failure at once (so the answers they
+ * hold are refused), and the next line, wait or `close` writes them again; the file sink writes
+ * them at the same position, so no torn line is left between two others (docs/design.md §5, "A
+ * full disk"). A failed sync, or lines still unwritten at `close`, end it: later lines are
+ * dropped and counted. Each failure that starts a stall or ends the writer goes to `onError`.
  */
 import { type JsonValue, canonicalJson, replaceNonFinite, sha256Prefixed } from '../canonical/canonical-json.js';
 import { type Clock, isoAt } from '../clock.js';
@@ -35,7 +40,7 @@ export interface RecordingWriterOptions {
   tool?: string;
   /** The upstream's agent card, kept in the header (`agentCard`). */
   agentCard?: JsonValue;
-  /** Called once, with the first sink failure; later lines are dropped. */
+  /** Called with each failure that stalls the writer or ends it (module doc). */
   onError?: (error: unknown) => void;
 }
 
@@ -106,18 +111,22 @@ export class RecordingWriter implements EntryWriter {
   /** Characters of every line queued so far, the header included (bytes, for the ASCII lines mostly are). */
   #length = 0;
   #failed: unknown;
+  /** The failure of the last write while its lines wait to be written again. */
+  #stall: unknown;
+  /** Lines written to the sink (the header included). */
+  #written = 0;
   #closed: Promise<void> | undefined;
   #dropped = 0;
   /** Lines queued so far (the header included), and how many of them are settled: written or dropped. */
   #queued = 0;
   #settled = 0;
-  /** Callers waiting for the first `target` lines to settle. */
-  #reachWaiters: { target: number; done: () => void }[] = [];
+  /** Callers waiting for the first `target` lines to settle; told the failure when they cannot. */
+  #reachWaiters: { target: number; done: (failure?: unknown) => void }[] = [];
   /** Lines the last finished sync covered; what the sync running now covers, and who waits for it. */
   #synced = 0;
-  #syncing: { covers: number; waiters: (() => void)[] } | undefined;
+  #syncing: { covers: number; waiters: ((failure?: unknown) => void)[] } | undefined;
   /** Callers that need a sync after the running one, or after the end of this turn (group commit). */
-  #syncWaiters: (() => void)[] = [];
+  #syncWaiters: ((failure?: unknown) => void)[] = [];
   /** The sync that starts at the end of this turn, which every caller of the turn shares. */
   #turnSync: NodeJS.Immediate | undefined;
   /** Told once no sync runs or is due at the end of the turn (`close` waits for them). */
@@ -149,9 +158,14 @@ export class RecordingWriter implements EntryWriter {
     return this.#length;
   }
 
-  /** True once the sink has failed (later lines are dropped). */
+  /** True once the sink has failed for good (later lines are dropped). */
   get failed(): boolean {
     return this.#failed !== undefined;
+  }
+
+  /** The failure of the last write while its lines wait to be written again (module doc). */
+  get stalled(): unknown {
+    return this.#stall;
   }
 
   /** Lines that did not reach the sink because it failed (counted for the shutdown report). */
@@ -166,7 +180,7 @@ export class RecordingWriter implements EntryWriter {
     return entry;
   }
 
-  /** Resolves when every line appended so far has reached the sink (or the sink failed). */
+  /** Resolves when every line appended so far has reached the sink, or could not. */
   flush(): Promise<void> {
     return this.#reach(this.#queued);
   }
@@ -176,21 +190,22 @@ export class RecordingWriter implements EntryWriter {
    * durable (the sink's fsync); lines appended later are not waited for. A sync starts at the end
    * of the event-loop turn, so the callers of one turn (the answers of several connections read
    * in one poll) share it; callers that arrive while a sync runs share the next one (group
-   * commit), unless the running one already covers their lines. Never rejects: a failing sink is
-   * reported through `onError`, as for writes.
+   * commit), unless the running one already covers their lines. Never rejects: it resolves to
+   * the failure when the lines could not be written or synced (undefined when they are durable).
    */
-  durable(sync: boolean): Promise<void> {
+  durable(sync: boolean): Promise<unknown> {
     return new Promise((resolve) => this.whenDurable(sync, resolve));
   }
 
   /**
    * {@link durable} with a callback: `done` is called once (never synchronously when anything is
-   * left to write or sync), with no promise in between.
+   * left to write or sync), with no promise in between, and with the failure when there is one.
    */
-  whenDurable(sync: boolean, done: () => void): void {
+  whenDurable(sync: boolean, done: (failure?: unknown) => void): void {
     const target = this.#queued;
     if (!sync || this.#sink.sync === undefined) this.#whenReached(target, done);
-    else this.#whenReached(target, () => this.#whenSynced(target, done));
+    else
+      this.#whenReached(target, (failure) => (failure === undefined ? this.#whenSynced(target, done) : done(failure)));
   }
 
   /**
@@ -205,6 +220,9 @@ export class RecordingWriter implements EntryWriter {
   close(): Promise<void> {
     this.#closed ??= (async () => {
       await this.flush();
+      // Lines a full disk still keeps back are lost now, and counted.
+      if (this.#stall !== undefined) this.#fail(this.#stall);
+      this.#dropPending();
       // The sync of this turn still runs (its callers asked before the close); later ones do not.
       if (this.#turnSync !== undefined || this.#syncing !== undefined)
         await new Promise<void>((resolve) => this.#syncsIdle.push(resolve));
@@ -217,39 +235,51 @@ export class RecordingWriter implements EntryWriter {
     return this.#closed;
   }
 
-  /** Resolves once the first `target` lines are settled. */
+  /** Resolves once the first `target` lines are settled, or a stalled write holds them. */
   #reach(target: number): Promise<void> {
     if (this.#settled >= target) return Promise.resolve();
-    return new Promise<void>((resolve) => this.#whenReached(target, resolve));
+    return new Promise<void>((resolve) => this.#whenReached(target, () => resolve()));
   }
 
-  /** Calls `done` once the first `target` lines are settled: at once when they are. */
-  #whenReached(target: number, done: () => void): void {
+  /**
+   * Calls `done` once the first `target` lines are settled: at once when they are; with the
+   * failure when some of them were dropped, or a stalled write holds them.
+   */
+  #whenReached(target: number, done: (failure?: unknown) => void): void {
     if (this.#settled >= target) {
-      done();
+      done(this.#written >= target ? undefined : this.#failed);
       return;
     }
     this.#reachWaiters.push({ target, done });
     this.#schedule(true);
   }
 
-  #settle(lines: number): void {
+  /** Counts `lines` more settled (written unless `dropped`) and tells the callers waiting for them. */
+  #settle(lines: number, dropped = false): void {
     this.#settled += lines;
+    if (!dropped) this.#written += lines;
+    this.#tellWaiters();
+  }
+
+  /** Tells the callers whose lines are settled, and, while a write stalls, those it holds. */
+  #tellWaiters(): void {
     if (this.#reachWaiters.length === 0) return;
-    const waiting: { target: number; done: () => void }[] = [];
-    const reached: (() => void)[] = [];
+    const waiting: { target: number; done: (failure?: unknown) => void }[] = [];
+    const told: { done: (failure?: unknown) => void; failure: unknown }[] = [];
     for (const waiter of this.#reachWaiters) {
-      if (waiter.target <= this.#settled) reached.push(waiter.done);
+      if (waiter.target <= this.#written) told.push({ done: waiter.done, failure: undefined });
+      else if (waiter.target <= this.#settled) told.push({ done: waiter.done, failure: this.#failed });
+      else if (this.#stall !== undefined) told.push({ done: waiter.done, failure: this.#stall });
       else waiting.push(waiter);
     }
     this.#reachWaiters = waiting;
-    for (const done of reached) done();
+    for (const { done, failure } of told) done(failure);
   }
 
-  /** Calls `done` once a sync covers the first `target` lines (all of them settled already). */
-  #whenSynced(target: number, done: () => void): void {
+  /** Calls `done` once a sync covers the first `target` lines (all of them written already). */
+  #whenSynced(target: number, done: (failure?: unknown) => void): void {
     if (this.#synced >= target || this.#failed !== undefined || this.#closed !== undefined) {
-      done();
+      done(this.#synced >= target ? undefined : this.#failed);
       return;
     }
     const running = this.#syncing;
@@ -272,7 +302,7 @@ export class RecordingWriter implements EntryWriter {
   #startSync(closing = false): void {
     const waiters = this.#syncWaiters;
     this.#syncWaiters = [];
-    const covers = this.#settled;
+    const covers = this.#written;
     const sink = this.#sink;
     if (
       sink.sync === undefined ||
@@ -280,7 +310,7 @@ export class RecordingWriter implements EntryWriter {
       this.#failed !== undefined ||
       (this.#closed !== undefined && !closing)
     ) {
-      this.#syncEnded(waiters);
+      this.#syncEnded(waiters, this.#failed);
       return;
     }
     const running = { covers, waiters };
@@ -291,16 +321,18 @@ export class RecordingWriter implements EntryWriter {
         this.#syncEnded(running.waiters);
       },
       (error: unknown) => {
+        // After a failed fdatasync the kernel may have dropped what it could not write: no later
+        // sync can vouch for these lines, so the writer ends (module doc).
         this.#fail(error);
-        this.#syncEnded(running.waiters);
+        this.#syncEnded(running.waiters, this.#failed);
       },
     );
   }
 
   /** A sync ended (or was not needed): tells its callers, and starts the next one if somebody waits. */
-  #syncEnded(waiters: (() => void)[]): void {
+  #syncEnded(waiters: ((failure?: unknown) => void)[], failure?: unknown): void {
     this.#syncing = undefined;
-    for (const done of waiters) done();
+    for (const done of waiters) done(failure);
     if (this.#syncWaiters.length > 0) this.#startSync();
     else if (this.#turnSync === undefined && this.#syncing === undefined)
       for (const idle of this.#syncsIdle.splice(0)) idle();
@@ -352,9 +384,10 @@ export class RecordingWriter implements EntryWriter {
           // than the thread pool's hand-offs around it (docs/design.md §5).
           if (!this.#writeNow(batch)) await this.#write(batch);
         } catch (error) {
-          this.#dropped += lines;
-          this.#fail(error);
+          this.#stalled(batch, error);
+          break;
         }
+        if (this.#stall !== undefined) this.#stall = undefined;
         this.#settle(lines);
         const due =
           this.#reachWaiters.length > 0 || this.#pendingBytes >= WRITE_BATCH_BYTES || this.#closed !== undefined;
@@ -362,16 +395,31 @@ export class RecordingWriter implements EntryWriter {
       }
     } finally {
       this.#draining = false;
-      if (this.#failed !== undefined) {
-        const dropped = this.#pending.length;
-        this.#dropped += dropped;
-        this.#pending = [];
-        this.#pendingBytes = 0;
-        this.#settle(dropped);
-      } else {
-        this.#schedule(this.#reachWaiters.length > 0);
-      }
+      // A stalled write is tried again by the next line, wait or close, not in a loop here.
+      if (this.#failed !== undefined) this.#dropPending();
+      else if (this.#stall === undefined) this.#schedule(this.#reachWaiters.length > 0);
     }
+  }
+
+  /** A write of `batch` failed: its lines go back first in the queue, and their callers are told. */
+  #stalled(batch: string[], error: unknown): void {
+    const first = this.#stall === undefined;
+    this.#stall = error ?? new Error('write failed');
+    this.#pending = batch.concat(this.#pending);
+    this.#pendingBytes = 0;
+    for (const line of this.#pending) this.#pendingBytes += line.length;
+    this.#tellWaiters();
+    if (first) this.#report(error);
+  }
+
+  /** Drops the lines still queued (the writer failed or closed), counted and settled. */
+  #dropPending(): void {
+    const dropped = this.#pending.length;
+    if (dropped === 0) return;
+    this.#dropped += dropped;
+    this.#pending = [];
+    this.#pendingBytes = 0;
+    this.#settle(dropped, true);
   }
 
   /** The batch as one write; never one joined string where the sink takes lines. */
@@ -390,6 +438,13 @@ export class RecordingWriter implements EntryWriter {
   #fail(error: unknown): void {
     if (this.#failed !== undefined) return;
     this.#failed = error ?? new Error('sink failed');
+    // A stall that ends the writer was told when it began.
+    const told = error === this.#stall;
+    this.#stall = undefined;
+    if (!told) this.#report(error);
+  }
+
+  #report(error: unknown): void {
     try {
       this.#onError(error);
     } catch {

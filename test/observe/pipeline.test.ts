@@ -201,7 +201,7 @@ function gatedSink(): { sink: ReceiptSink; lines: string[]; makeDurable(): Promi
 }
 
 /** 'settled' when `hold` settles within many turns of the event loop, else 'pending'. */
-async function stateOf(hold: Promise<void> | undefined): Promise<'none' | 'settled' | 'pending'> {
+async function stateOf(hold: Promise<unknown> | undefined): Promise<'none' | 'settled' | 'pending'> {
   if (hold === undefined) return 'none';
   let settled = false;
   void hold.then(() => (settled = true));

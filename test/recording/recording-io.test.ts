@@ -286,7 +286,7 @@ describe('RecordingWriter with a sink that writes at once', () => {
     expect(sink.later).toHaveLength(1);
   });
 
-  it('has the lines in the file when durable() resolves, and reports a failed write once', async () => {
+  it('has the lines on disk when durable() resolves; a stalled write is told once, lost at close', async () => {
     const path = join(dir, 'now.jsonl');
     const { writer } = writerTo(fileLineSink(path));
     await writer.flush();
@@ -303,12 +303,17 @@ describe('RecordingWriter with a sink that writes at once', () => {
     };
     const { writer: w } = writerTo(failing, (e) => errors.push(e));
     w.append(draft('x1'));
-    await w.durable(false);
+    expect(await w.durable(false)).toBeInstanceOf(Error);
     w.append(draft('x2'));
-    await w.durable(false);
+    expect(await w.durable(false)).toBeInstanceOf(Error);
     expect(errors).toHaveLength(1);
+    expect(w.stalled).toBeInstanceOf(Error);
+    expect(w.failed).toBe(false);
+    expect(w.dropped).toBe(0);
+    await w.close();
     expect(w.failed).toBe(true);
-    expect(w.dropped).toBeGreaterThan(0);
+    expect(w.dropped).toBe(3);
+    expect(errors).toHaveLength(1);
   });
 });
 

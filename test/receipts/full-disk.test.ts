@@ -1,0 +1,153 @@
+/**
+ * A disk that fills and empties again under the receipt log and the recording (docs/design.md §5,
+ * "A full disk"), through the write seam of src/recording/line-sink.ts: a write the disk cannot
+ * take fails the callers waiting for its lines, under every fsync policy; once the disk takes
+ * writes again the same lines are written at the same place, the chain goes on, and the log
+ * closes with its checkpoint and no torn line.
+ */
+import { readFileSync, writeSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { CounterIdSource } from '../../src/ids.js';
+import { Keyring } from '../../src/receipts/keys.js';
+import { FSYNC_POLICIES, ReceiptLogWriter } from '../../src/receipts/log-writer.js';
+import { verifyReceiptLog } from '../../src/receipts/verify.js';
+import { fileLineSink, setWriteAt } from '../../src/recording/line-sink.js';
+import { RecordingWriter } from '../../src/recording/recording-writer.js';
+import { CREATED_AT, fixedKey, suspensionDraftFor } from './fixtures.js';
+
+/**
+ * Every line write of this process through a disk with `room` bytes left (unlimited once
+ * `free`): a write takes what fits, then ENOSPC, as a filling filesystem answers.
+ */
+function disk(): { fill(room: number): void; free(): void } {
+  let room: number | null = null;
+  setWriteAt((fd, bytes, position) => {
+    if (room === null) return writeSync(fd, bytes, 0, bytes.length, position);
+    if (room === 0)
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', syscall: 'write' });
+    const n = Math.min(room, bytes.length);
+    room -= n;
+    return writeSync(fd, bytes, 0, n, position);
+  });
+  return {
+    fill: (left) => (room = left),
+    free: () => (room = null),
+  };
+}
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'full-disk-'));
+});
+afterEach(async () => {
+  setWriteAt(undefined);
+  await rm(dir, { recursive: true, force: true });
+});
+
+const keyring = new Keyring([fixedKey('k')]);
+
+describe('a receipt log on a disk that fills', () => {
+  it.each(FSYNC_POLICIES)(
+    'fails the wait for a receipt the disk cannot take, then writes it in place once it can (fsync %s)',
+    async (fsync) => {
+      const path = join(dir, `${fsync}.receipts.jsonl`);
+      const space = disk();
+      const writer = await ReceiptLogWriter.open(path, {
+        keyring,
+        fsync,
+        recording: 'rec-test',
+        clock: new ManualClock(Date.parse(CREATED_AT)),
+        tool: 'a2a-replay@test',
+      });
+      // 40 bytes of the receipt reach the file, then the disk is full.
+      space.fill(40);
+      await writer.appendSuspension(suspensionDraftFor(0));
+      await expect(writer.durable()).rejects.toThrow(/ENOSPC/);
+      expect(writer.stalled?.message).toMatch(/cannot write receipt log .*ENOSPC/);
+      // Still full: a later receipt is refused too, and nothing is lost from the queue.
+      await writer.appendSuspension(suspensionDraftFor(1));
+      await expect(writer.durable()).rejects.toThrow(/ENOSPC/);
+      expect(readFileSync(path, 'utf8').split('\n')).toHaveLength(2);
+
+      space.free();
+      await writer.appendSuspension(suspensionDraftFor(2));
+      await writer.durable();
+      expect(writer.stalled).toBeNull();
+      await writer.close();
+
+      const lines = readFileSync(path, 'utf8').split('\n');
+      expect(lines.pop()).toBe('');
+      // No torn line: every line is whole JSON, the three receipts in order, then the closing checkpoint.
+      const types = lines.map((line) => (JSON.parse(line) as { type: string }).type);
+      expect(types).toEqual([
+        'ReceiptLog',
+        'SuspensionReceipt',
+        'SuspensionReceipt',
+        'SuspensionReceipt',
+        'Checkpoint',
+      ]);
+      const tasks = lines.slice(1, 4).map((line) => (JSON.parse(line) as { taskId: string }).taskId);
+      expect(tasks).toEqual([0, 1, 2].map((n) => suspensionDraftFor(n).taskId));
+      expect(await verifyReceiptLog(path, { keyring })).toMatchObject({ ok: true, receipts: 3, closed: true });
+    },
+  );
+
+  it('closes without its checkpoint, and says so, when the disk never takes the lines back', async () => {
+    const path = join(dir, 'never.receipts.jsonl');
+    const space = disk();
+    const writer = await ReceiptLogWriter.open(path, {
+      keyring,
+      fsync: 'always',
+      clock: new ManualClock(Date.parse(CREATED_AT)),
+      tool: 'a2a-replay@test',
+    });
+    space.fill(0);
+    await writer.appendSuspension(suspensionDraftFor(0));
+    await expect(writer.close()).rejects.toThrow(/cannot write receipt log .*ENOSPC/);
+    space.free();
+    const result = await verifyReceiptLog(path, { keyring });
+    expect(result.ok).toBe(false);
+    expect(result.closed).toBe(false);
+  });
+});
+
+describe('a recording on a disk that fills', () => {
+  it('tells the wait for a line the disk cannot take, then writes it in place once it can', async () => {
+    const path = join(dir, 'rec.jsonl');
+    const space = disk();
+    const errors: unknown[] = [];
+    const writer = new RecordingWriter({
+      sink: fileLineSink(path),
+      clock: new ManualClock(Date.parse(CREATED_AT)),
+      ids: new CounterIdSource('rec'),
+      target: 'http://peer',
+      onError: (error) => errors.push(error),
+    });
+    // The file opens with its first write (asynchronous); from then on lines go through the seam.
+    expect(await writer.durable(true)).toBeUndefined();
+    const entry = (xid: string): void => {
+      writer.append({ xid, kind: 'request', http: { method: 'POST', path: '/' }, body: { n: xid } });
+    };
+    space.fill(25);
+    entry('x1');
+    expect(await writer.durable(true)).toMatchObject({ code: 'ENOSPC' });
+    entry('x2');
+    expect(await writer.durable(false)).toMatchObject({ code: 'ENOSPC' });
+    expect(errors).toHaveLength(1);
+
+    space.free();
+    entry('x3');
+    expect(await writer.durable(true)).toBeUndefined();
+    expect(writer.stalled).toBeUndefined();
+    await writer.close();
+    expect(writer.dropped).toBe(0);
+    const lines = readFileSync(path, 'utf8').split('\n');
+    expect(lines.pop()).toBe('');
+    const seqs = lines.slice(1).map((line) => (JSON.parse(line) as { seq: number; xid: string }).xid);
+    expect(seqs).toEqual(['x1', 'x2', 'x3']);
+  });
+});
