@@ -117,8 +117,11 @@ function redactQueryOf(path: string, secret: (name: string) => boolean, mark: (v
 
 /** `scheme://user-info@` anywhere in a text (the user-info up to the host). */
 const USER_INFO_IN_TEXT = /([a-z][a-z0-9+.-]*:[\\/]{2})([^\s\\/?#@"'<>]+)@/gi;
-/** A query parameter anywhere in a text: after `?`, `&` or `;`, up to a separator. */
-const PARAMETER_IN_TEXT = /([?&;])([^=&#\s"'<>;,?]+)=([^&#\s"'<>;,]*)/g;
+/**
+ * A query parameter anywhere in a text: after `?`, `&` or `;`, up to a separator or a `?` (which
+ * starts the query of a URL standing as another parameter's value: `;by=https://h/p?code=C`).
+ */
+const PARAMETER_IN_TEXT = /([?&;])([^=&#\s"'<>;,?]+)=([^&#\s"'<>;,?]*)/g;
 
 /** Texts that may hold a URL or query to read (a cheap test before the expressions run). */
 function mayHoldUrl(text: string): boolean {
