@@ -348,3 +348,70 @@ it('keeps a generated corpus of credentials out of every file, marks them keyed,
   expect(header.oauth.client_secret).toMatch(/^\[redacted hmac:[0-9a-f]{16}\]$/);
   expect(agentText.split(header.oauth.client_secret).length - 1).toBe(2);
 });
+
+it('adjusts the rule with --redact, --keep-header, --redact-query, --keep-query and the JSON key flags', async () => {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { customerRef: 'CR-ans', webhookToken: 'WT-ans' } }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  closers.push(() => new Promise((done) => server.close(() => done())));
+  const address = server.address();
+  const upstream = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const out = join(dir, 'flags.jsonl');
+  const flags = [
+    ['--redact', 'X-Tenant'],
+    ['--keep-header', 'X-Pin'],
+    ['--redact-query', 'tenant'],
+    ['--keep-query', 'state'],
+    ['--redact-json-key', 'customer_ref'],
+    ['--keep-json-key', 'webhook_token'],
+  ];
+  const recorder = await startRecordProcess(['--upstream', upstream, '--out', out, ...flags.flat()]);
+  procs.push(recorder);
+  const sent = await post(
+    `${recorder.url}/?tenant=TQ-1&state=ST-1&code=CQ-1`,
+    {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'GetTask',
+      params: { customerRef: 'CR-1', webhookToken: 'WT-1', api_key: 'AK-1' },
+    },
+    { 'x-tenant': 'TH-1', 'x-pin': 'PH-1', 'x-otp': 'OH-1' },
+  );
+  expect(JSON.parse(sent)).toHaveProperty('result.customerRef', 'CR-ans');
+  expect(await stopProcess(recorder)).toBe(0);
+  const text = await readFile(out, 'utf8');
+  // Kept in clear by a --keep-* flag, although the default rule names them.
+  for (const kept of ['PH-1', 'ST-1', 'WT-1', 'WT-ans']) expect(text, kept).toContain(kept);
+  // Redacted by a flag, although the default rule does not name them; and the defaults still are.
+  for (const gone of ['TH-1', 'TQ-1', 'CR-1', 'CR-ans', 'OH-1', 'CQ-1', 'AK-1']) expect(text, gone).not.toContain(gone);
+  const [request] = (await readRecording(out)).entries;
+  expect(request?.http.headers?.['x-tenant']).toMatch(/^\[redacted hmac:[0-9a-f]{16}\]$/);
+
+  // A name on both sides of a pair is a usage error naming both flags.
+  for (const [keep, add, name] of [
+    ['--keep-header', '--redact', 'X-A'],
+    ['--keep-query', '--redact-query', 'q'],
+    ['--keep-json-key', '--redact-json-key', 'customer_ref'],
+  ] as const) {
+    const refused = await runCli([
+      'record',
+      '--upstream',
+      upstream,
+      '--out',
+      join(dir, 'x.jsonl'),
+      keep,
+      name,
+      add,
+      name,
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`${keep}: ${name} is also named by ${add}`);
+  }
+  const help = await runCli(['record', '--help']);
+  for (const flag of flags.map(([f]) => f!)) expect(help.stdout).toContain(flag);
+});
