@@ -87,7 +87,7 @@ export interface RecordingEntry {
   bodyRepaired?: string;
   /** SSE framing fields other than `data`, when present. */
   sse?: { event?: string; id?: string };
-  /** On requests: who sent it (`jwt:sub=alice`, `bearer:sha256:<8 hex>`, or a header's value). */
+  /** On requests: who sent it (`jwt:sub=alice`, `bearer:hmac:<16 hex>`, or a header's value). */
   principal?: string;
   /** On `error` entries: what broke, in user words. */
   error?: string;
