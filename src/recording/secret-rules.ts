@@ -141,7 +141,8 @@ export const DEFAULT_SECRET_RULES: SecretRules = {
     'bypass',
   ],
   queryNames: ['code', 'state', 'pwd', 'pw', 'pass', 'pin', 'sid', 'se', 'refresh', 'pat', 'dpop'],
-  keepQuery: [],
+  // The HTTP+JSON ListTasks cursor, which replay sends back.
+  keepQuery: ['pagetoken', 'page_token'],
   jsonKeyLastWords: [
     'key',
     'keys',
@@ -206,8 +207,12 @@ export function adjustSecretRules(adjust: SecretRuleAdjustments, rules = DEFAULT
     headerNames: [...rules.headerNames, ...lower(adjust.redact)],
     keepHeaders: [...rules.keepHeaders, ...lower(adjust.keepHeaders)],
     queryNames: [...rules.queryNames, ...lower(adjust.redactQuery)],
-    keepQuery: [...rules.keepQuery, ...lower(adjust.keepQuery)],
+    // A name a flag redacts leaves the set's own keep list (`--redact-query pageToken`).
+    keepQuery: [...rules.keepQuery.filter((n) => !lower(adjust.redactQuery).includes(n)), ...lower(adjust.keepQuery)],
     jsonKeyNames: [...rules.jsonKeyNames, ...json(adjust.redactJsonKeys)],
-    keepJsonKeys: [...rules.keepJsonKeys, ...json(adjust.keepJsonKeys)],
+    keepJsonKeys: [
+      ...rules.keepJsonKeys.filter((n) => !json(adjust.redactJsonKeys).includes(n)),
+      ...json(adjust.keepJsonKeys),
+    ],
   };
 }

@@ -74,6 +74,10 @@ describe('the default rule set', () => {
     expect(redactor.json('see https://s3.example/o?X-Amz-Signature=S1&X-Amz-Expires=60')).toBe(
       `see https://s3.example/o?X-Amz-Signature=${encodeURIComponent(m('S1'))}&X-Amz-Expires=60`,
     );
+    // the HTTP+JSON ListTasks cursor is sent back by replay: kept
+    expect(redactor.path('/tasks?pageToken=P1&pageSize=5&access_token=A1')).toBe(
+      `/tasks?pageToken=P1&pageSize=5&access_token=${encodeURIComponent(m('A1'))}`,
+    );
     // a header that is no credential, and a word inside a longer one, stay
     expect(redactor.isSecretHeader('x-shipping-id')).toBe(false);
     expect(redactor.isSecretHeader('x-compat')).toBe(false);
@@ -95,6 +99,15 @@ describe('the default rule set', () => {
 });
 
 describe('adjustments', () => {
+  it('a flag redacts a name the set itself keeps', () => {
+    const adjusted = new Redactor(
+      marks,
+      adjustSecretRules({ redactQuery: ['PageToken'], redactJsonKeys: ['page_token'] }),
+    );
+    expect([redactor.isSecretQueryName('pageToken'), adjusted.isSecretQueryName('pageToken')]).toEqual([false, true]);
+    expect([redactor.isSecretJsonKey('pageToken'), adjusted.isSecretJsonKey('pageToken')]).toEqual([false, true]);
+  });
+
   it('each flag moves one name across the rule', () => {
     const adjusted = new Redactor(
       marks,
