@@ -55,13 +55,8 @@ import { RotatingLog, RotatingRecording, assertNoLaterFiles, rotationLimits } fr
 import { fileLineSink } from '../../src/recording/line-sink.js';
 import { parsePrincipalSource } from '../../src/recording/principal.js';
 import { RecordingWriter } from '../../src/recording/recording-writer.js';
-import {
-  DEFAULT_REDACTED_HEADERS,
-  SECRET_HEADER_WORDS,
-  SECRET_QUERY_NAMES,
-  SECRET_QUERY_WORDS,
-  redactUrl,
-} from '../../src/recording/redaction.js';
+import { type Redactor, redactUrl } from '../../src/recording/redaction.js';
+import { type RedactionFlags, recordRedaction, redactionFlags } from '../record-redaction.js';
 import { TOOL_NAME } from '../../src/version.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { collect, integerOption, optionalKeyring } from '../options.js';
@@ -75,7 +70,7 @@ import { openReceiptShipping } from '../receipt-logs-options.js';
 import type { ReceiptShipping } from '../receipt-logs-setup.js';
 import { cosignaturesPathFor } from '../../src/receipts/cosignature-file.js';
 
-interface RecordCommandOptions extends RecordTlsOptions {
+interface RecordCommandOptions extends RecordTlsOptions, RedactionFlags {
   upstream: string;
   grpcUpstream?: string;
   out: string;
@@ -91,9 +86,6 @@ interface RecordCommandOptions extends RecordTlsOptions {
   otlp?: string;
   traces?: string;
   principalFrom: string;
-  redact?: string[];
-  keepHeader?: string[];
-  redactQuery?: string[];
   maxBodyBytes: string;
   maxObservedBytes: string;
   graceMs: string;
@@ -173,11 +165,6 @@ function recordSettings(options: RecordCommandOptions) {
     drainLimitBytes: integerOption(options.drainLimitBytes, 'drain-limit-bytes', 1),
     drainTimeoutMs: integerOption(options.drainTimeoutMs, 'drain-timeout-ms', 1, 24 * 3600 * 1000),
   };
-  const redact = [...DEFAULT_REDACTED_HEADERS, ...(options.redact ?? []).map((n) => n.toLowerCase())];
-  const keepHeaders = (options.keepHeader ?? []).map((n) => n.toLowerCase());
-  const both = keepHeaders.filter((n) => (options.redact ?? []).some((r) => r.toLowerCase() === n));
-  if (both.length > 0)
-    throw new CliExit(EXIT.usage, `--keep-header: ${both.join(', ')} is also named by --redact; name it in one only`);
   const fsync = fsyncPolicy(options.fsync);
   const checkpointEvery = integerOption(options.checkpointEvery, 'checkpoint-every', 0);
   const rotation = rotationLimits(options);
@@ -191,8 +178,6 @@ function recordSettings(options: RecordCommandOptions) {
     graceMs,
     upstreamTimeoutMs,
     limits,
-    redact,
-    keepHeaders,
     fsync,
     checkpointEvery,
     rotation,
@@ -206,6 +191,7 @@ function recordSettings(options: RecordCommandOptions) {
  */
 async function recordFiles(options: RecordCommandOptions): Promise<{
   keyring: Awaited<ReturnType<typeof optionalKeyring>>;
+  redactor: Redactor;
   receiptsFile: string;
   continuation: Continuation;
   tls: Awaited<ReturnType<typeof readRecordTls>>;
@@ -236,6 +222,7 @@ async function recordFiles(options: RecordCommandOptions): Promise<{
     );
   }
   const keyring = await optionalKeyring(options.key);
+  const redactor = recordRedaction(options, keyring);
   const receiptsFile = options.receipts ?? receiptsPathFor(options.out);
   if (keyring) await assertAbsent(receiptsFile);
   if (keyring === undefined && options.otlpLogs !== undefined)
@@ -258,7 +245,7 @@ async function recordFiles(options: RecordCommandOptions): Promise<{
       : await readContinuation(options.continueFrom, receiptsPathFor(options.continueFrom), keyring);
   if (rotationLimits(options) !== null)
     await assertNoLaterFiles(keyring ? [options.out, receiptsFile] : [options.out], continuation.link?.position ?? 1);
-  return { keyring, receiptsFile, continuation, tls: await readRecordTls(options) };
+  return { keyring, redactor, receiptsFile, continuation, tls: await readRecordTls(options) };
 }
 
 /**
@@ -282,20 +269,22 @@ async function openRecordFiles(
   const { keyring, receiptsFile } = files;
   const { fsync, checkpointEvery } = settings;
   // The upstream's card, kept in the header so that `run` knows the peer it was made against.
-  const agentCard = await fetchAgentCard(options.upstream, { ...files.tls.upstream });
+  const card = await fetchAgentCard(options.upstream, { ...files.tls.upstream });
+  // Written with its secrets marked (interface URLs' user-info and keys, credential members).
+  const agentCard = card === undefined ? undefined : files.redactor.json(structuredClone(card));
   if (agentCard === undefined)
     process.stderr.write(
       `a2a-replay: no agent card answered at the upstream's /.well-known/agent-card.json; recording without it\n`,
     );
-  const grpcUpstream = grpcUpstreamOf(options.grpcUpstream, options.upstream, agentCard);
-  const foreign = foreignInterfaceUrls(agentCard, new URL(options.upstream), parseGrpcTarget(grpcUpstream));
+  const grpcUpstream = grpcUpstreamOf(options.grpcUpstream, options.upstream, card);
+  const foreign = foreignInterfaceUrls(card, new URL(options.upstream), parseGrpcTarget(grpcUpstream));
   if (foreign.length > 0)
     process.stderr.write(
       `a2a-replay: the upstream's agent card names ${foreign.map((url) => redactUrl(url)).join(', ')}, ` +
         'not the upstream: ' +
         'a client that follows it talks to that server directly, and nothing of it is recorded\n',
     );
-  const uncarried = uncarriedBindings(agentCard);
+  const uncarried = uncarriedBindings(card);
   if (uncarried.length > 0)
     process.stderr.write(
       printable(
@@ -429,9 +418,7 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
     writer,
     ids: new CounterIdSource(writer.header.id),
     principal,
-    redact: settings.redact,
-    keepHeaders: settings.keepHeaders,
-    redactQuery: options.redactQuery ?? [],
+    redactor: files.redactor,
     maxBodyBytes,
     maxObservedBytes,
     onEntry: (entry: RecordingEntry) => {
@@ -494,7 +481,7 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
 }
 
 export function registerRecord(program: Command): void {
-  withRecordTlsOptions(program.command('record'))
+  redactionFlags(withRecordTlsOptions(program.command('record')))
     .description('record the A2A traffic to a peer through a reverse proxy')
     .requiredOption('--upstream <url>', 'the peer to forward to')
     .requiredOption('--out <file>', 'recording to write (JSONL)')
@@ -552,23 +539,8 @@ export function registerRecord(program: Command): void {
     .option('--traces <dir>', 'write the spans as OTLP-JSON into DIR/<name>.otlp.json on shutdown')
     .option(
       '--principal-from <source>',
-      'who sent a request: jwt-sub | header:NAME (a secret header gives header:NAME=sha256:<16 hex>, never its value)',
+      'who sent a request: jwt-sub | header:NAME (a secret header gives header:NAME=hmac:<16 hex>, never its value)',
       'jwt-sub',
-    )
-    .option(
-      '--redact <header...>',
-      `extra header names to redact (always: ${DEFAULT_REDACTED_HEADERS.join(', ')}, and every header whose name ` +
-        `contains ${SECRET_HEADER_WORDS.join(', ')})`,
-    )
-    .option(
-      '--keep-header <header...>',
-      'header names recorded in clear although their names say secret (never one --redact names)',
-    )
-    .option(
-      '--redact-query <name...>',
-      `extra query parameter names whose values are redacted in recorded paths (always: every name ` +
-        `containing ${SECRET_QUERY_WORDS.join(', ')}, and every one named ${SECRET_QUERY_NAMES.join(', ')}); ` +
-        'the request sent upstream is unchanged',
     )
     .option(
       '--max-body-bytes <n>',

@@ -31,6 +31,7 @@ import {
   replaceResumeTokensInText,
 } from '../recording/resume-token.js';
 import type { EntryDraft } from '../recording/recording-writer.js';
+import type { Redactor } from '../recording/redaction.js';
 
 /**
  * How `bodyRepaired` starts: the body's bytes were not valid UTF-8 and were read with each invalid
@@ -239,4 +240,11 @@ export function streamDecoder(encoding: DecodedEncoding): Decoder {
       return never;
     }
   }
+}
+
+/** The whole body the observer reads, its secrets marked as the recorded head's are. */
+export function redactedObserved(redactor: Redactor, observed: ObservedBody): ObservedBody {
+  return 'bodyText' in observed
+    ? { bodyText: redactor.bodyText(observed.bodyText) }
+    : { body: redactor.json(observed.body) };
 }

@@ -27,7 +27,9 @@ import type { IdSource } from '../ids.js';
 import type { EntryHttp, RecordingEntry } from '../recording/format.js';
 import { SeenTokens } from '../recording/resume-token.js';
 import { DEFAULT_PRINCIPAL_SOURCE, type PrincipalSource, principalOf } from '../recording/principal.js';
-import { DEFAULT_REDACTED_HEADERS, HeaderRedaction, redactPath } from '../recording/redaction.js';
+import { RedactionMarks, randomMarkKey } from '../recording/redaction-mark.js';
+import { Redactor } from '../recording/redaction.js';
+import { adjustSecretRules } from '../recording/secret-rules.js';
 import type { EntryDraft, EntryWriter } from '../recording/recording-writer.js';
 import { recordedVersion } from '../observe/dialect-view.js';
 import type { Hold } from './hold-gate.js';
@@ -43,6 +45,7 @@ import {
   headText,
   isDecoded,
   jsonOrText,
+  redactedObserved,
   sha256Of,
   streamDecoder,
   textWithoutTokens,
@@ -70,8 +73,8 @@ export interface ExchangeRecorderOptions {
   /** Source of exchange ids (`xid`). */
   ids: IdSource;
   /**
-   * Header names to redact (default {@link DEFAULT_REDACTED_HEADERS}); secret-looking headers
-   * (`isSecretHeader`) are redacted whatever the list says.
+   * Header names to redact besides the default rule's (src/recording/secret-rules.ts,
+   * `record --redact`); secret-looking headers are redacted whatever the list says.
    */
   redact?: readonly string[];
   /**
@@ -84,6 +87,27 @@ export interface ExchangeRecorderOptions {
    * secret-looking ones (`isSecretQueryName`) always are. The request itself is not changed.
    */
   redactQuery?: readonly string[];
+  /** Query parameter names kept in clear although the rule says secret (`record --keep-query`). */
+  keepQuery?: readonly string[];
+  /** JSON member names whose values are redacted besides the rule's (`record --redact-json-key`). */
+  redactJsonKeys?: readonly string[];
+  /** JSON member names kept in clear although the rule says secret (`record --keep-json-key`). */
+  keepJsonKeys?: readonly string[];
+  /**
+   * The recording's mark key (docs/design.md §5, "Redaction marks"): secret values are written as
+   * HMACs under it. Never written anywhere. Default: a fresh random key for this recorder.
+   */
+  markKey?: Uint8Array;
+  /**
+   * The redaction to use as it is (the rule and the mark key together), in place of the lists
+   * and `markKey` above: `record` shares one with the agent card it writes into the header.
+   */
+  redactor?: Redactor;
+  /**
+   * `redact` (the default): secrets in bodies (JSON members, URLs) are marked as in headers.
+   * `keep`: for replay's in-memory capture of live answers, compared and never written.
+   */
+  bodies?: 'redact' | 'keep';
   /** How the request principal is found (default `jwt-sub`). */
   principal?: PrincipalSource;
   /** Bodies above this many bytes are kept as truncated `bodyText` (default 1 MiB). */
@@ -462,11 +486,9 @@ export class ExchangeRecorder {
   readonly seenTokens: SeenTokens | undefined;
   readonly #writer: EntryWriter;
   readonly #ids: IdSource;
-  readonly #redact: readonly string[];
-  readonly #keepHeaders: readonly string[];
-  readonly #redactQuery: readonly string[];
   readonly #principal: PrincipalSource;
-  readonly #headerRedaction: HeaderRedaction;
+  readonly #redactor: Redactor;
+  readonly #redactBodies: boolean;
   readonly #onEntry: ((entry: RecordingEntry) => void | Hold) | undefined;
   readonly #onError: (error: unknown) => void;
   #reported = false;
@@ -474,11 +496,11 @@ export class ExchangeRecorder {
   constructor(options: ExchangeRecorderOptions) {
     this.#writer = options.writer;
     this.#ids = options.ids;
-    this.#redact = options.redact ?? DEFAULT_REDACTED_HEADERS;
-    this.#keepHeaders = options.keepHeaders ?? [];
-    this.#redactQuery = options.redactQuery ?? [];
     this.#principal = options.principal ?? DEFAULT_PRINCIPAL_SOURCE;
-    this.#headerRedaction = new HeaderRedaction(this.#redact, this.#keepHeaders);
+    this.#redactor =
+      options.redactor ??
+      new Redactor(new RedactionMarks(options.markKey ?? randomMarkKey()), adjustSecretRules(options));
+    this.#redactBodies = (options.bodies ?? 'redact') === 'redact';
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.maxObservedBytes = Math.max(this.maxBodyBytes, options.maxObservedBytes ?? DEFAULT_MAX_OBSERVED_BYTES);
     this.tokens = options.tokens ?? 'placeholder';
@@ -490,11 +512,11 @@ export class ExchangeRecorder {
   /** Records the request of a new exchange and returns the exchange. Never throws. */
   request(facts: RequestFacts): Exchange {
     let xid = 'x-unknown';
-    const http: EntryHttp = { method: facts.method.toUpperCase(), path: redactPath(facts.path, this.#redactQuery) };
+    const http: EntryHttp = { method: facts.method.toUpperCase(), path: this.#redactor.path(facts.path) };
     try {
       xid = this.#ids.next('x');
       const headers = recordedHeaders(facts.headers);
-      const principal = principalOf(headers, this.#principal, this.#redact, this.#keepHeaders);
+      const principal = principalOf(headers, this.#principal, this.#redactor);
       const body = facts.body ?? new Uint8Array(0);
       // A request is at hand whole (the proxy refuses one over the body cap before it gets here).
       const record = bodyRecord(
@@ -525,7 +547,7 @@ export class ExchangeRecorder {
    * already knows and records what comes back). No request entry, no body parsed.
    */
   answerOf(facts: Pick<RequestFacts, 'method' | 'path'>, xid: string): Exchange {
-    const path = redactPath(facts.path, this.#redactQuery);
+    const path = this.#redactor.path(facts.path);
     return new Exchange(this, xid, { method: facts.method.toUpperCase(), path });
   }
 
@@ -536,12 +558,17 @@ export class ExchangeRecorder {
    */
   requestIdentity(headers: Record<string, string>): { xid: string; principal: string | undefined } {
     const xid = this.#ids.next('x');
-    return { xid, principal: principalOf(headers, this.#principal, this.#redact, this.#keepHeaders) };
+    return { xid, principal: principalOf(headers, this.#principal, this.#redactor) };
   }
 
-  /** @internal */
+  /** @internal headers as recorded: secrets marked (src/recording/redaction.ts). */
   redact(headers: Record<string, string>): Record<string, string> {
-    return this.#headerRedaction.redact(headers);
+    return this.#redactor.headers(headers);
+  }
+
+  /** @internal a request target as recorded: user-info and secret query values marked. */
+  redactPath(path: string): string {
+    return this.#redactor.path(path);
   }
 
   /**
@@ -550,6 +577,12 @@ export class ExchangeRecorder {
    * whole body instead of the head, as the writer writes a body (docs/design.md §5).
    */
   emit(draft: EntryDraft, observed?: ObservedBody): Hold | undefined {
+    if (this.#redactBodies) {
+      // The body is this recorder's own parse: marked in place (docs/design.md §5).
+      if (draft.body !== undefined) draft.body = this.#redactor.json(draft.body);
+      if (draft.bodyText !== undefined) draft.bodyText = this.#redactor.bodyText(draft.bodyText);
+      if (observed !== undefined) observed = redactedObserved(this.#redactor, observed);
+    }
     const entry = this.#writer.append(draft);
     if (this.#onEntry === undefined) return undefined;
     try {

@@ -28,7 +28,6 @@ import {
 } from '../grpc/grpc-wire.js';
 import type { GrpcMethod } from '../grpc/methods.js';
 import type { EntryGrpc, EntryHttp } from '../recording/format.js';
-import { redactPath } from '../recording/redaction.js';
 import type { EntryDraft } from '../recording/recording-writer.js';
 import { type ObservedBody, bodyRecord, sha256Of } from './body-record.js';
 import type { ExchangeRecorder } from './exchange-recorder.js';
@@ -91,7 +90,7 @@ export class GrpcExchange {
     this.#method = method;
     this.#requestHeaders = headers;
     const path = firstHeader(headers, ':path') ?? '';
-    this.#http = { method: 'POST', path: redactPath(path) };
+    this.#http = { method: 'POST', path: recorder.redactPath(path) };
     let xid = 'x-unknown';
     try {
       const identity = recorder.requestIdentity(grpcMetadata(headers));

@@ -172,7 +172,7 @@ function wholePositive(value: number | undefined, name: string, fallback: number
   return value;
 }
 
-/** The principal of a request, named as the recorder names it (`jwt:sub=...`, `bearer:sha256:...`). */
+/** The principal of a request, as a recorder without a mark key names it (`jwt:sub=...`, `bearer:sha256:...`). */
 function callerOf(req: IncomingMessage, method: string): Caller {
   const auth = req.headers.authorization;
   const principal = typeof auth === 'string' ? principalOf({ authorization: auth }) : undefined;

@@ -20,11 +20,20 @@ export {
   SECRET_NAME_WORDS,
   SECRET_QUERY_NAMES,
   SECRET_QUERY_WORDS,
+  Redactor,
   isSecretHeader,
+  isSecretJsonKey,
   isSecretQueryName,
   redactPath,
   redactUrl,
 } from '../recording/redaction.js';
+export { RedactionMarks, derivedMarkKey, randomMarkKey } from '../recording/redaction-mark.js';
+export {
+  DEFAULT_SECRET_RULES,
+  type SecretRuleAdjustments,
+  type SecretRules,
+  adjustSecretRules,
+} from '../recording/secret-rules.js';
 export { type PrincipalSource, parsePrincipalSource } from '../recording/principal.js';
 export {
   type Recording,

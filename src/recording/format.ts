@@ -87,7 +87,7 @@ export interface RecordingEntry {
   bodyRepaired?: string;
   /** SSE framing fields other than `data`, when present. */
   sse?: { event?: string; id?: string };
-  /** On requests: who sent it (`jwt:sub=alice`, `bearer:sha256:<8 hex>`, or a header's value). */
+  /** On requests: who sent it (`jwt:sub=alice`, `bearer:hmac:<16 hex>`, or a header's value). */
   principal?: string;
   /**
    * On requests: the A2A version the recorder read the exchange in when it is not 1.0 (`0.3`), or

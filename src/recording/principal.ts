@@ -5,15 +5,21 @@
  */
 import { BoundedMap } from '../bounded-map.js';
 import { A2aReplayError } from '../errors.js';
-import { DEFAULT_REDACTED_HEADERS, isSecretHeader, sha256Prefix, shortSha256 } from './redaction.js';
+import { sha256Hex } from '../digest.js';
+import type { RedactionMarks } from './redaction-mark.js';
+import { isSecretHeader } from './redaction.js';
 
 /**
  * - `jwt-sub` (the default): a `Bearer` credential that is a JWT with a string `sub` gives
  *   `jwt:sub=<sub>` (payload decoded, signature NOT verified: this names, it does not
- *   authenticate); any other bearer gives `bearer:sha256:<8 hex>`; no bearer, no principal.
+ *   authenticate); any other bearer gives `bearer:hmac:<16 hex>` under the recording's mark key
+ *   (src/recording/redaction-mark.ts); no bearer, no principal.
  * - `header`: the value of the named header: verbatim for a header that carries no secret (`x-user`
- *   gives `bob`); for a secret header (one that is redacted, see `isSecretHeader`) never the value
- *   but `header:NAME=sha256:<first 16 hex of sha256(value)>`.
+ *   gives `bob`); for a secret header (one that is redacted) never the value but
+ *   `header:NAME=hmac:<16 hex>` under the mark key.
+ *
+ * Without a mark key (the reference peer naming its callers in its own transition log) the digests
+ * are unkeyed: `bearer:sha256:<8 hex>`, `header:NAME=sha256:<16 hex>`.
  */
 export type PrincipalSource = { kind: 'jwt-sub' } | { kind: 'header'; name: string };
 
@@ -47,11 +53,14 @@ export function jwtSubject(token: string): string | undefined {
 }
 
 /** The `jwt-sub` principal of an Authorization value, or undefined when it is not a bearer credential. */
-function bearerPrincipal(auth: string): string | undefined {
+function bearerPrincipal(auth: string, marks: RedactionMarks | undefined): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(auth);
   if (!match?.[1]) return undefined;
   const sub = jwtSubject(match[1]);
-  return sub !== undefined ? `jwt:sub=${sub}` : `bearer:sha256:${shortSha256(match[1])}`;
+  if (sub !== undefined) return `jwt:sub=${sub}`;
+  return marks === undefined
+    ? `bearer:sha256:${sha256Hex(match[1]).slice(0, 8)}`
+    : `bearer:hmac:${marks.digest(match[1], 16)}`;
 }
 
 /**
@@ -61,24 +70,30 @@ function bearerPrincipal(auth: string): string | undefined {
 const RECENT_BEARER_MAX_LENGTH = 4096;
 const recentBearers = new BoundedMap<string, string | null>(64);
 
+/** How a recorder names principals: whether a header is secret, and the recording's marks. */
+export interface PrincipalNaming {
+  isSecretHeader(name: string): boolean;
+  readonly marks: RedactionMarks;
+}
+
 /**
- * The principal of a request from its (lower-case, unredacted) headers, or undefined. `redacted`
- * is the redaction list in force and `keep` the headers kept in clear: a `header:NAME` source
- * naming a header that is redacted ({@link isSecretHeader}) gives the hashed form.
+ * The principal of a request from its (lower-case, unredacted) headers, or undefined. `naming`
+ * (a recorder's `Redactor`) says which headers are secret, whose values give the keyed form;
+ * without it the default rule decides and the digests are unkeyed (the peer's own log).
  */
 export function principalOf(
   headers: Readonly<Record<string, string>>,
   source: PrincipalSource = DEFAULT_PRINCIPAL_SOURCE,
-  redacted: readonly string[] = DEFAULT_REDACTED_HEADERS,
-  keep: readonly string[] = [],
+  naming?: PrincipalNaming,
 ): string | undefined {
   switch (source.kind) {
     case 'jwt-sub': {
       const auth = headers.authorization;
       if (auth === undefined) return undefined;
+      if (naming !== undefined) return bearerPrincipal(auth, naming.marks);
       let principal = recentBearers.get(auth);
       if (principal === undefined) {
-        principal = bearerPrincipal(auth) ?? null;
+        principal = bearerPrincipal(auth, undefined) ?? null;
         if (auth.length <= RECENT_BEARER_MAX_LENGTH) recentBearers.set(auth, principal);
       }
       return principal ?? undefined;
@@ -86,9 +101,10 @@ export function principalOf(
     case 'header': {
       const value = headers[source.name];
       if (value === undefined || value === '') return undefined;
-      return isSecretHeader(source.name, redacted, keep)
-        ? `header:${source.name}=sha256:${sha256Prefix(value, 16)}`
-        : value;
+      if (!(naming?.isSecretHeader(source.name) ?? isSecretHeader(source.name))) return value;
+      return naming === undefined
+        ? `header:${source.name}=sha256:${sha256Hex(value).slice(0, 16)}`
+        : `header:${source.name}=hmac:${naming.marks.digest(value, 16)}`;
     }
     default: {
       const never: never = source;

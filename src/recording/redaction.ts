@@ -1,192 +1,84 @@
 /**
  * @module recording/redaction
- * Secrets never reach a recording (docs/design.md §5): the value of a secret header (one named in
- * a redaction list, or one whose name says secret by {@link SECRET_NAME_WORDS}, unless a keep list
- * names it: see {@link isSecretHeader}) is replaced by
- * `"[redacted sha256:<first 8 hex of sha256(value)>]"`, so two requests with the same secret still
- * compare equal without the secret being written. Query parameters of a recorded path are treated
- * alike ({@link redactPath}), and URLs are printed without user-info ({@link redactUrl}).
+ * Secrets never reach a recording (docs/design.md §5, "Secrets by rule"): one rule
+ * ({@link SecretRules}, src/recording/secret-rules.ts) decides by the name a value travels under —
+ * a header, a query parameter of any URL (request targets, URL-valued headers, URL strings in
+ * bodies), a JSON member at any depth — and a {@link Redactor} writes each secret value as its
+ * keyed mark (src/recording/redaction-mark.ts), so equal values inside one recording compare equal
+ * without the value, or a guess's hash, standing anywhere. URLs printed in messages lose their
+ * user-info and secret query values ({@link redactUrl}).
  */
-import { createHash } from 'node:crypto';
-import { BoundedMap } from '../bounded-map.js';
+import { RedactionMarks, randomMarkKey } from './redaction-mark.js';
+import { DEFAULT_SECRET_RULES, type SecretRules, adjustSecretRules, jsonKeyForm } from './secret-rules.js';
 
 /** Header names redacted by default (lower-case). */
-export const DEFAULT_REDACTED_HEADERS: readonly string[] = [
-  'authorization',
-  'proxy-authorization',
-  'cookie',
-  'set-cookie',
-  'x-api-key',
-  'api-key',
-];
-
-/**
- * The rule for header and query names (docs/design.md §5): a name says it carries a secret when its
- * lower-case form contains one of these words anywhere: as a part of its own (`x-functions-key`,
- * `cf-access-jwt-assertion`, `x-amzn-oidc-data`) or run together with others (`apikey`,
- * `accesstoken`, `sessionid`). `oidc` counts: the `x-amzn-oidc-*` headers carry the caller's
- * signed identity token and its claims. Matching anywhere also catches a few harmless names
- * (`x-monkey`); a recording that needs one in clear names it with `--keep-header`.
- */
-export const SECRET_NAME_WORDS: readonly string[] = [
-  'key',
-  'token',
-  'secret',
-  'password',
-  'passwd',
-  'credential',
-  'assertion',
-  'jwt',
-  'session',
-  'signature',
-  'auth',
-  'cookie',
-  'oidc',
-];
-
+export const DEFAULT_REDACTED_HEADERS: readonly string[] = DEFAULT_SECRET_RULES.headerNames;
+/** A header whose lower-case name contains one of these is secret. */
+export const SECRET_NAME_WORDS: readonly string[] = DEFAULT_SECRET_RULES.headerWords;
 /** A header whose lower-case name contains one of these is secret (the rule of {@link SECRET_NAME_WORDS}). */
 export const SECRET_HEADER_WORDS: readonly string[] = SECRET_NAME_WORDS;
+/** A query parameter whose lower-case name contains one of these is secret. */
+export const SECRET_QUERY_WORDS: readonly string[] = DEFAULT_SECRET_RULES.queryWords;
+/** Query parameters secret by their whole name (case-insensitive). */
+export const SECRET_QUERY_NAMES: readonly string[] = DEFAULT_SECRET_RULES.queryNames;
 
-/** The first `hexDigits` hex digits of SHA-256(UTF-8(value)). */
-export function sha256Prefix(value: string, hexDigits: number): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex').slice(0, hexDigits);
-}
+/** What stands for a secret where no recording's key is at hand (messages, printed URLs). */
+export const PLAIN_MARK = '[redacted]';
 
-/** First 8 hex digits of SHA-256(UTF-8(value)). */
-export function shortSha256(value: string): string {
-  return sha256Prefix(value, 8);
-}
+/** How many names each {@link Redactor} remembers its answer for, per kind. */
+const REMEMBERED_NAMES = 1024;
 
-/**
- * The redacted forms of the last secret values seen: a client sends the same credential with
- * every request. Only short values are kept, so the memory stays small whatever comes.
- */
-const RECENT_VALUE_MAX_LENGTH = 4096;
-const recentRedactions = new BoundedMap<string, string>(64);
-
-/** The redacted form of one secret value. */
-export function redactValue(value: string): string {
-  let redacted = recentRedactions.get(value);
-  if (redacted !== undefined) return redacted;
-  redacted = `[redacted sha256:${shortSha256(value)}]`;
-  if (value.length <= RECENT_VALUE_MAX_LENGTH) recentRedactions.set(value, redacted);
-  return redacted;
-}
-
-/**
- * The lower-cased set of a redaction list, built once per list (a recorder passes the same one
- * for every exchange); rebuilt when the list was changed since.
- */
-const secretSets = new WeakMap<readonly string[], { copy: readonly string[]; set: ReadonlySet<string> }>();
-const NO_NAMES: ReadonlySet<string> = new Set();
-function secretNameSet(names: readonly string[]): ReadonlySet<string> {
-  if (names.length === 0) return NO_NAMES;
-  const known = secretSets.get(names);
-  if (known !== undefined && known.copy.length === names.length && known.copy.every((n, i) => n === names[i])) {
-    return known.set;
+/** One remembered answer per name, up to {@link REMEMBERED_NAMES}. */
+class NameVerdicts {
+  readonly #known = new Map<string, boolean>();
+  readonly #decide: (name: string) => boolean;
+  constructor(decide: (name: string) => boolean) {
+    this.#decide = decide;
   }
-  const set = new Set(names.map((n) => n.toLowerCase()));
-  secretSets.set(names, { copy: [...names], set });
-  return set;
+  of(name: string): boolean {
+    let verdict = this.#known.get(name);
+    if (verdict === undefined) {
+      verdict = this.#decide(name);
+      if (this.#known.size < REMEMBERED_NAMES) this.#known.set(name, verdict);
+    }
+    return verdict;
+  }
 }
 
-/** True when the lower-case `name` contains one of `words`. */
-function saysSecret(lower: string, words: readonly string[]): boolean {
-  return words.some((word) => lower.includes(word));
-}
-
-/**
- * True when a header called `name` carries a secret: it is in `names` (matched
- * case-insensitively), or its lower-case name contains one of {@link SECRET_HEADER_WORDS}; unless
- * `keep` names it (`record --keep-header`), which wins over both.
- */
-export function isSecretHeader(
-  name: string,
-  names: readonly string[] = DEFAULT_REDACTED_HEADERS,
-  keep: readonly string[] = [],
-): boolean {
+/** True when the header `name` is secret under `rules` (the keep list wins). */
+function headerIsSecret(rules: SecretRules, name: string): boolean {
   const lower = name.toLowerCase();
-  if (keep.length > 0 && secretNameSet(keep).has(lower)) return false;
-  return saysSecret(lower, SECRET_HEADER_WORDS) || secretNameSet(names).has(lower);
+  if (rules.keepHeaders.includes(lower)) return false;
+  if (rules.headerNames.includes(lower)) return true;
+  if (rules.headerWords.some((word) => lower.includes(word))) return true;
+  return lower.split(/[-_.]/).some((word) => rules.headerWholeWords.includes(word));
 }
 
-/**
- * A copy of `headers` (lower-case names) with every secret header redacted: those in `names`
- * (case-insensitive) and every secret-looking one, except those `keep` names ({@link isSecretHeader}).
- */
-export function redactHeaders(
-  headers: Readonly<Record<string, string>>,
-  names: readonly string[] = DEFAULT_REDACTED_HEADERS,
-  keep: readonly string[] = [],
-): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    out[name] = isSecretHeader(name, names, keep) ? redactValue(value) : value;
-  }
-  return out;
+/** True when the query parameter `name` (decoded) is secret under `rules` (the keep list wins). */
+function queryIsSecret(rules: SecretRules, name: string): boolean {
+  const lower = name.toLowerCase();
+  if (rules.keepQuery.includes(lower)) return false;
+  return rules.queryNames.includes(lower) || rules.queryWords.some((word) => lower.includes(word));
 }
 
-/** How many header names a {@link HeaderRedaction} remembers its answer for. */
-const REMEMBERED_HEADER_NAMES = 512;
+/** A last word this long is looked for at the end of a name run together (`accesstoken`); `key` is not (`monkey`). */
+const RUN_TOGETHER_MIN = 5;
 
-/**
- * {@link redactHeaders} for one redaction list and keep list, with the answer of
- * {@link isSecretHeader} remembered per header name: a recorder sees the same few dozen names on
- * every exchange. The lists are compared with the copies the answers were made from at each
- * call, so a list changed since is honoured as {@link redactHeaders} honours it.
- */
-export class HeaderRedaction {
-  readonly #names: readonly string[];
-  readonly #keep: readonly string[];
-  #namesSeen: readonly string[];
-  #keepSeen: readonly string[];
-  readonly #secret = new Map<string, boolean>();
-
-  constructor(names: readonly string[] = DEFAULT_REDACTED_HEADERS, keep: readonly string[] = []) {
-    this.#names = names;
-    this.#keep = keep;
-    this.#namesSeen = [...names];
-    this.#keepSeen = [...keep];
-  }
-
-  /** A copy of `headers` (lower-case names) with every secret header redacted, as {@link redactHeaders}. */
-  redact(headers: Readonly<Record<string, string>>): Record<string, string> {
-    if (!sameList(this.#names, this.#namesSeen) || !sameList(this.#keep, this.#keepSeen)) {
-      this.#namesSeen = [...this.#names];
-      this.#keepSeen = [...this.#keep];
-      this.#secret.clear();
-    }
-    const out: Record<string, string> = {};
-    for (const name of Object.keys(headers)) {
-      const value = headers[name] as string;
-      let secret = this.#secret.get(name);
-      if (secret === undefined) {
-        secret = isSecretHeader(name, this.#names, this.#keep);
-        if (this.#secret.size < REMEMBERED_HEADER_NAMES) this.#secret.set(name, secret);
-      }
-      out[name] = secret ? redactValue(value) : value;
-    }
-    return out;
-  }
+/** True when the JSON member `name` is secret under `rules` (the keep list wins). */
+function jsonKeyIsSecret(rules: SecretRules, name: string): boolean {
+  const form = jsonKeyForm(name);
+  if (rules.keepJsonKeys.includes(form)) return false;
+  if (rules.jsonKeyNames.includes(form)) return true;
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[\s_\-.]+/)
+    .filter((w) => w !== '');
+  const last = (words[words.length - 1] ?? '').toLowerCase();
+  if (rules.jsonKeyLastWords.includes(last)) return true;
+  return (
+    words.length === 1 && rules.jsonKeyLastWords.some((word) => word.length >= RUN_TOGETHER_MIN && last.endsWith(word))
+  );
 }
-
-function sameList(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/**
- * A query parameter whose lower-case name contains one of these is secret: the words of
- * {@link SECRET_NAME_WORDS}, and `sig` (a SAS URL's signature).
- */
-export const SECRET_QUERY_WORDS: readonly string[] = [...SECRET_NAME_WORDS, 'sig'];
-
-/**
- * Query parameters secret by their whole name (case-insensitive), too short to look for inside
- * other names: `code` (an OAuth authorization code), `pwd`, `pw` and `pass` (passwords).
- */
-export const SECRET_QUERY_NAMES: readonly string[] = ['code', 'pwd', 'pw', 'pass'];
 
 /** `+` and percent-escapes decoded; text that does not decode is kept as it is. */
 function decodeQueryPart(text: string): string {
@@ -199,23 +91,11 @@ function decodeQueryPart(text: string): string {
 }
 
 /**
- * True when a query parameter called `name` (already decoded) carries a secret: its lower-case
- * name contains one of {@link SECRET_QUERY_WORDS}, is one of {@link SECRET_QUERY_NAMES}, or is one
- * of `names` (case-insensitive).
+ * `path` with the value of every query parameter `secret` names replaced by `mark(value)`,
+ * percent-encoded; everything else, the order of the parameters and their spelling included, kept
+ * byte for byte; a path without a secret parameter comes back as given. Never throws.
  */
-export function isSecretQueryName(name: string, names: readonly string[] = []): boolean {
-  const lower = name.toLowerCase();
-  return saysSecret(lower, SECRET_QUERY_WORDS) || SECRET_QUERY_NAMES.includes(lower) || secretNameSet(names).has(lower);
-}
-
-/**
- * `path` (a request target, or any URL) with the value of every secret query parameter
- * ({@link isSecretQueryName}) replaced by its redacted form, percent-encoded
- * (`?api_key=QS-1&x=2` gives `?api_key=%5Bredacted%20sha256%3A<8 hex>%5D&x=2`). Everything else,
- * the order of the parameters and their spelling included, is kept byte for byte; a path without
- * a secret parameter comes back as given. Never throws.
- */
-export function redactPath(path: string, names: readonly string[] = []): string {
+function redactQueryOf(path: string, secret: (name: string) => boolean, mark: (value: string) => string): string {
   const start = path.indexOf('?');
   if (start < 0) return path;
   const hash = path.indexOf('#', start);
@@ -228,11 +108,222 @@ export function redactPath(path: string, names: readonly string[] = []): string 
       const eq = part.indexOf('=');
       if (eq < 0) return part;
       const rawName = part.slice(0, eq);
-      if (!isSecretQueryName(decodeQueryPart(rawName), names)) return part;
+      if (eq === part.length - 1 || !secret(decodeQueryPart(rawName))) return part;
       changed = true;
-      return `${rawName}=${encodeURIComponent(redactValue(decodeQueryPart(part.slice(eq + 1))))}`;
+      return `${rawName}=${encodeURIComponent(mark(decodeQueryPart(part.slice(eq + 1))))}`;
     });
   return changed ? `${path.slice(0, start + 1)}${parts.join('&')}${path.slice(end)}` : path;
+}
+
+/** `scheme://user-info@` anywhere in a text (the user-info up to the host). */
+const USER_INFO_IN_TEXT = /([a-z][a-z0-9+.-]*:[\\/]{2})([^\s\\/?#@"'<>]+)@/gi;
+/**
+ * A query parameter anywhere in a text: after `?`, `&` or `;`, up to a separator or a `?` (which
+ * starts the query of a URL standing as another parameter's value: `;by=https://h/p?code=C`).
+ */
+const PARAMETER_IN_TEXT = /([?&;])([^=&#\s"'<>;,?]+)=([^&#\s"'<>;,?]*)/g;
+
+/** Texts that may hold a URL or query to read (a cheap test before the expressions run). */
+function mayHoldUrl(text: string): boolean {
+  return text.includes('://') || (text.includes('=') && (text.includes('?') || text.includes('&')));
+}
+
+/** JSON values waiting in an in-place walk: a holder and the key of the value in it. */
+type Holder = Record<string, unknown> | unknown[];
+
+/**
+ * One recording's redaction: the rule in force and the recording's mark key. Every place the
+ * recorder writes a value from traffic goes through one of these methods.
+ */
+export class Redactor {
+  readonly rules: SecretRules;
+  readonly #marks: RedactionMarks;
+  readonly #headers: NameVerdicts;
+  readonly #query: NameVerdicts;
+  readonly #json: NameVerdicts;
+
+  constructor(marks: RedactionMarks = new RedactionMarks(randomMarkKey()), rules: SecretRules = DEFAULT_SECRET_RULES) {
+    this.rules = rules;
+    this.#marks = marks;
+    this.#headers = new NameVerdicts((name) => headerIsSecret(rules, name));
+    this.#query = new NameVerdicts((name) => queryIsSecret(rules, name));
+    this.#json = new NameVerdicts((name) => jsonKeyIsSecret(rules, name));
+  }
+
+  /** The marks this redactor writes (principals are hashed under the same key). */
+  get marks(): RedactionMarks {
+    return this.#marks;
+  }
+
+  /** The mark of one secret value. */
+  mark(value: string): string {
+    return this.#marks.mark(value);
+  }
+
+  /** True when a header called `name` carries a secret. */
+  isSecretHeader(name: string): boolean {
+    return this.#headers.of(name);
+  }
+
+  /** True when a query parameter called `name` (decoded) carries a secret. */
+  isSecretQueryName(name: string): boolean {
+    return this.#query.of(name);
+  }
+
+  /** True when a JSON member called `name` carries a secret. */
+  isSecretJsonKey(name: string): boolean {
+    return this.#json.of(name);
+  }
+
+  /**
+   * A copy of `headers` (lower-case names): a secret header's value marked whole; a URL-valued
+   * header's (or any value holding a URL or query) with its user-info and secret query values
+   * marked ({@link text}).
+   */
+  headers(headers: Readonly<Record<string, string>>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const name of Object.keys(headers)) {
+      const value = headers[name] as string;
+      if (this.isSecretHeader(name)) out[name] = this.mark(value);
+      else if (this.rules.urlHeaders.includes(name) || mayHoldUrl(value)) out[name] = this.text(value);
+      else out[name] = value;
+    }
+    return out;
+  }
+
+  /** A request target with the user-info of its absolute form and its secret query values marked. */
+  path(path: string): string {
+    const target = path.includes('@') ? this.#userInfo(path) : path;
+    return redactQueryOf(
+      target,
+      (name) => this.isSecretQueryName(name),
+      (value) => this.mark(value),
+    );
+  }
+
+  /**
+   * Text that may hold URLs (a header value, a JSON string, a body kept as text): each URL's
+   * user-info and every secret query parameter's value (after `?`, `&` or `;`) marked and
+   * percent-encoded; the rest kept as it is.
+   */
+  text(text: string): string {
+    if (!mayHoldUrl(text)) return text;
+    return this.#userInfo(text).replace(PARAMETER_IN_TEXT, (whole, sep: string, rawName: string, raw: string) =>
+      raw !== '' && this.isSecretQueryName(decodeQueryPart(rawName))
+        ? `${sep}${rawName}=${encodeURIComponent(this.mark(decodeQueryPart(raw)))}`
+        : whole,
+    );
+  }
+
+  #userInfo(text: string): string {
+    if (!text.includes('@')) return text;
+    return text.replace(USER_INFO_IN_TEXT, (_whole, scheme: string, info: string) => {
+      return `${scheme}${encodeURIComponent(this.mark(decodeQueryPart(info)))}@`;
+    });
+  }
+
+  /**
+   * `value` (parsed JSON) with every secret in it marked, in place where it is an object or array
+   * (the caller owns it): a member whose name the rule says secret has its string or number
+   * value marked (each one of an array of them; an object is walked on), and every string that
+   * holds a URL is read as {@link text}. Walked with an explicit stack: any depth.
+   */
+  json<T>(value: T): T {
+    if (typeof value === 'string') return this.text(value) as T;
+    if (value === null || typeof value !== 'object') return value;
+    const stack: { holder: Holder; secret: boolean }[] = [{ holder: value as Holder, secret: false }];
+    for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+      const { holder, secret } = next;
+      if (Array.isArray(holder)) {
+        for (let i = 0; i < holder.length; i++) this.#member(holder, i, secret, stack);
+      } else {
+        for (const key of Object.keys(holder)) this.#member(holder, key, this.isSecretJsonKey(key), stack);
+      }
+    }
+    return value;
+  }
+
+  #member(holder: Holder, key: string | number, secret: boolean, stack: { holder: Holder; secret: boolean }[]): void {
+    const v = (holder as Record<string | number, unknown>)[key];
+    if (typeof v === 'string') {
+      const out = secret ? (v === '' ? v : this.mark(v)) : this.text(v);
+      if (out !== v) (holder as Record<string | number, unknown>)[key] = out;
+    } else if (typeof v === 'number' && secret) {
+      (holder as Record<string | number, unknown>)[key] = this.mark(String(v));
+    } else if (v !== null && typeof v === 'object') {
+      // An array under a secret name holds secrets; an object's members say for themselves.
+      stack.push({ holder: v as Holder, secret: secret && Array.isArray(v) });
+    }
+  }
+
+  /**
+   * Body text that could not be parsed (over the cap, not JSON): every `"name": "value"` member
+   * whose name is secret has its value marked (also one the text's end cut), then URLs as
+   * {@link text}.
+   */
+  bodyText(text: string): string {
+    const members = text.replace(JSON_MEMBER, (whole, rawName: string, colon: string, raw: string, close: string) => {
+      const name = decodedJsonString(rawName);
+      if (name === undefined || raw === '' || !this.isSecretJsonKey(name)) return whole;
+      return `"${rawName}"${colon}"${JSON.stringify(this.mark(decodedJsonString(raw) ?? raw)).slice(1, -1)}${close}`;
+    });
+    return this.text(members);
+  }
+}
+
+/** A JSON member whose value is a string, also one cut by the end of the text. */
+const JSON_MEMBER = /"((?:[^"\\]|\\[^]){1,256})"(\s*:\s*)"((?:[^"\\]|\\[^])*)("?)/g;
+
+function decodedJsonString(raw: string): string | undefined {
+  try {
+    return JSON.parse(`"${raw}"`) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The rule of the default set with `names` redacted and `keep` kept (the older lists' form). */
+function rulesOf(names: readonly string[], keep: readonly string[], query: readonly string[] = []): SecretRules {
+  return adjustSecretRules({ redact: names, keepHeaders: keep, redactQuery: query });
+}
+
+/**
+ * True when a header called `name` carries a secret: `names` names it (case-insensitively), or
+ * the default rule does; unless `keep` names it (`record --keep-header`), which wins.
+ */
+export function isSecretHeader(
+  name: string,
+  names: readonly string[] = DEFAULT_REDACTED_HEADERS,
+  keep: readonly string[] = [],
+): boolean {
+  return headerIsSecret(rulesOf(names, keep), name);
+}
+
+/**
+ * True when a query parameter called `name` (already decoded) carries a secret under the default
+ * rule, or `names` names it (case-insensitive).
+ */
+export function isSecretQueryName(name: string, names: readonly string[] = []): boolean {
+  return queryIsSecret(rulesOf([], [], names), name);
+}
+
+/** True when a JSON member called `name` carries a secret under the default rule. */
+export function isSecretJsonKey(name: string): boolean {
+  return jsonKeyIsSecret(DEFAULT_SECRET_RULES, name);
+}
+
+/**
+ * `path` (a request target, or any URL) with the value of every secret query parameter
+ * ({@link isSecretQueryName}, plus `names`) replaced by `[redacted]`, percent-encoded, for text
+ * printed without a recording's key; the rest kept byte for byte. Never throws.
+ */
+export function redactPath(path: string, names: readonly string[] = []): string {
+  const rules = rulesOf([], [], names);
+  return redactQueryOf(
+    path,
+    (name) => queryIsSecret(rules, name),
+    () => PLAIN_MARK,
+  );
 }
 
 /** `scheme://` (or `scheme:\\`, which URL parsers read alike) and a user-info part up to its last `@`. */

@@ -10,6 +10,7 @@
  * (`/result/task/metadata/**`, `/**\/status/timestamp`). Rules apply to every method (`*`) or to one.
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
+import { standsForLive } from '../recording/redaction-mark.js';
 
 /**
  * Never drift: fields a live peer fills on its own clock, and the agent card's URLs (the live peer
@@ -168,6 +169,14 @@ export class IgnoreSet {
   }
 }
 
+/**
+ * A recorded string holding redaction marks stands for a live one that differs only where the marks
+ * stand (docs/design.md §5, "Redaction marks"): the recording never held the secret to compare.
+ */
+function redactedAlike(r: JsonValue, l: JsonValue): boolean {
+  return typeof r === 'string' && typeof l === 'string' && standsForLive(r, l);
+}
+
 function isRecord(value: JsonValue | undefined): value is { [key: string]: JsonValue } {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
@@ -224,7 +233,7 @@ export function contentDifferences(
         // Own members only: a key such as `constructor` on one side is added or removed.
         stack.push(child(Object.hasOwn(r, k) ? r[k] : undefined, Object.hasOwn(l, k) ? l[k] : undefined, next, k));
       }
-    } else if (r !== l) out.push({ path: pointerOf(next), change: 'changed' });
+    } else if (r !== l && !redactedAlike(r, l)) out.push({ path: pointerOf(next), change: 'changed' });
   }
   return out;
 }
@@ -267,7 +276,7 @@ export function differsInContent(
         ls.push(l[k]);
         states.push(ignore.step(state, k));
       }
-    } else if (r !== l) return true;
+    } else if (r !== l && !redactedAlike(r, l)) return true;
   }
   return false;
 }

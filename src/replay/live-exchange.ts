@@ -142,6 +142,7 @@ export function sendLive(options: LiveCallOptions): LiveCall {
     maxBodyBytes: DEFAULT_MAX_OBSERVED_BYTES,
     // Replay must learn the live peer's real tokens to send them back; nothing here is written.
     tokens: 'keep',
+    bodies: 'keep',
   });
   const target = options.path ?? request.http.path;
   const { server, basePath } = peerOf(options.base);

@@ -22,7 +22,7 @@ import { readReceiptLogLine } from '../receipts/read-line.js';
 import { REPLAY_MAX_BODY_DEPTH, type RecordingEntry, type RecordingHeader } from '../recording/format.js';
 import { type Recording, readRecording } from '../recording/recording-reader.js';
 import { serializeLine } from '../recording/recording-writer.js';
-import { redactHeaders } from '../recording/redaction.js';
+import { Redactor } from '../recording/redaction.js';
 import { SeenTokens, redactOverCapText, replaceResumeTokens } from '../recording/resume-token.js';
 import type { SpanSink } from '../tracing/span-events.js';
 import { readRecordingBinding } from '../receipts/recording-binding.js';
@@ -93,8 +93,8 @@ function otherAgentCause(card: JsonValue | undefined): string | undefined {
 /**
  * The replayed entries (already in the recording's identity) as the recorder would have written
  * them, renumbered 1..n in their order: resume tokens as placeholders, in parsed bodies and in
- * bodies kept as text (docs/design.md §8), and secret headers redacted by the recorder's rule
- * (the default names and every name that says secret).
+ * bodies kept as text (docs/design.md §8), and secrets (headers, URLs, JSON members) marked by the
+ * recorder's default rule under a fresh mark key of this rewrite.
  *
  * Replay keeps the live peer's real tokens (it sends them back), so a live answer kept as text
  * (not JSON, nested deeper than replay walks, or over the observation cap) holds them as they came:
@@ -104,18 +104,24 @@ function otherAgentCause(card: JsonValue | undefined): string | undefined {
  */
 function rewrittenEntries(replayed: readonly RecordingEntry[]): RecordingEntry[] {
   const seen = new SeenTokens();
+  const redactor = new Redactor();
   const entries = replayed.map((entry, i): RecordingEntry => {
-    const copy: RecordingEntry = { ...entry, seq: i + 1, http: { ...entry.http } };
-    if (copy.http.headers) copy.http.headers = redactHeaders(copy.http.headers);
+    const copy: RecordingEntry = {
+      ...entry,
+      seq: i + 1,
+      http: { ...entry.http, path: redactor.path(entry.http.path) },
+    };
+    if (copy.http.headers) copy.http.headers = redactor.headers(copy.http.headers);
     if (copy.body !== undefined) {
       const body = structuredClone(copy.body);
-      copy.body = replaceResumeTokens(body, JSON.stringify(body), seen);
+      copy.body = redactor.json(replaceResumeTokens(body, JSON.stringify(body), seen));
     }
     return copy;
   });
   // Every body first, so a text is cleared of a token a later body shows too.
   for (const entry of entries) {
-    if (entry.bodyText !== undefined) entry.bodyText = redactOverCapText(entry.bodyText, seen, entry.cut !== undefined);
+    if (entry.bodyText !== undefined)
+      entry.bodyText = redactor.bodyText(redactOverCapText(entry.bodyText, seen, entry.cut !== undefined));
   }
   return entries;
 }

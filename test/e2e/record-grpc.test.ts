@@ -258,7 +258,7 @@ describe('record carries gRPC', () => {
           path: '/lf.a2a.v1.A2AService/SendStreamingMessage',
           headers: { authorization: stringContaining('[redacted') },
         },
-        principal: stringContaining('bearer:sha256:'),
+        principal: stringContaining('bearer:hmac:'),
       });
       expect(sent?.grpc?.timeoutMs).toBeGreaterThan(0);
       expect(JSON.stringify(entries)).not.toContain('grpc-secret');

@@ -14,7 +14,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
-import { shortSha256 } from '../../src/recording/redaction.js';
+import { RedactionMarks, derivedMarkKey } from '../../src/recording/redaction-mark.js';
 import { ROOT, builtCli, runCli } from '../helpers/cli.js';
 import { type RecordProcess, startRecordProcess } from '../intercept/record-process.js';
 import { userTextMessage } from '../intercept/sdk-echo-server.js';
@@ -185,11 +185,14 @@ const summary = (r: ReceiptLine): string =>
 
 it('records receipts that verify, alike for a native and a legacy peer, each log bound to its recording', async () => {
   const keyFile = join(dir, 'key.json');
-  await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'e2e' }).keyFile()), { mode: 0o600 });
+  const key = generateReceiptKey({ kid: 'e2e' });
+  await writeFile(keyFile, canonicalJson(key.keyFile()), { mode: 0o600 });
+  // An opaque bearer is named by its HMAC under the mark key the receipt key derives.
+  const marks = new RedactionMarks(derivedMarkKey((data) => key.macOf([data])));
 
   const native = await recordSession(false, keyFile);
   expect(native.receipts.map(summary)).toEqual([
-    `suspend PAUSE_INITIATOR_CLIENT via PauseTask principal=bearer:sha256:${shortSha256('ops-token')}`,
+    `suspend PAUSE_INITIATOR_CLIENT via PauseTask principal=bearer:hmac:${marks.digest('ops-token', 16)}`,
     'resume explicit_resume -> rejected -32011',
     'resume canceled -> canceled',
     'suspend PAUSE_INITIATOR_AGENT via statusUpdate principal=null',

@@ -111,7 +111,7 @@ it('reads a REST pause by its route when its body holds a jsonrpc member, and re
   expect(await receiptsOf(id)).toMatchObject([
     { type: 'SuspensionReceipt', via: 'PauseTask', binding: 'HTTP+JSON', reason: 'route decides' },
   ]);
-  expect((await receiptsOf(id))[0]?.principal).toMatch(/^bearer:sha256:/);
+  expect((await receiptsOf(id))[0]?.principal).toMatch(/^bearer:hmac:[0-9a-f]{16}$/);
 });
 
 describe('a pause whose reason holds a byte that is not UTF-8', () => {

@@ -4,7 +4,6 @@
  * receipt log, trace file), no line it or `audit` / `verify` / `lost` / `run` prints, and no answer
  * a client gets (a 502 included); `/control` is not forwarded from a non-loopback listen address.
  */
-import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { CONTROL_REFUSED_MESSAGE } from '../../src/intercept/recording-proxy.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
+import { RedactionMarks, derivedMarkKey } from '../../src/recording/redaction-mark.js';
 import { runCli } from '../helpers/cli.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 
@@ -59,7 +59,8 @@ function expectNoSecret(where: string, text: string): void {
 
 it('keeps every credential out of files, output and answers, and names the key-holder by a hash', async () => {
   const key = join(dir, 'key.json');
-  await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'secrets' }).keyFile()), { mode: 0o600 });
+  const receiptKey = generateReceiptKey({ kid: 'secrets' });
+  await writeFile(key, canonicalJson(receiptKey.keyFile()), { mode: 0o600 });
   const peer = await startCliProcess(['peer', '--deterministic']);
   procs.push(peer);
   const upstream = peer.url.replace('http://', `http://${USER}:${PASSWORD}@`);
@@ -142,17 +143,19 @@ it('keeps every credential out of files, output and answers, and names the key-h
   expect(await stopProcess(recorder)).toBe(0);
 
   // What was recorded: the principal by hash, redacted headers and query, the upstream without user-info.
-  const principal = `header:x-api-key=sha256:${createHash('sha256').update(API_KEY).digest('hex').slice(0, 16)}`;
+  // Keyed under the mark key the receipt key derives: no guess at the key hashes to it without it.
+  const marks = new RedactionMarks(derivedMarkKey((d) => receiptKey.macOf([d])));
+  const principal = `header:x-api-key=hmac:${marks.digest(API_KEY, 16)}`;
   const recording = await readRecording(out);
   expect(recording.header.target.url).toBe(peer.url);
   const requests = recording.entries.filter((e) => e.kind === 'request');
   expect(requests.length).toBe(12);
   expect(new Set(requests.map((e) => e.principal))).toEqual(new Set([principal]));
   for (const name of Object.keys(credentials)) {
-    expect(requests[0]?.http.headers?.[name], name).toMatch(/^\[redacted sha256:[0-9a-f]{8}\]$/);
+    expect(requests[0]?.http.headers?.[name], name).toMatch(/^\[redacted hmac:[0-9a-f]{16}\]$/);
   }
   expect(requests[0]?.http.path).toMatch(
-    /^\/\.well-known\/agent-card\.json\?api_key=%5Bredacted%20sha256%3A[0-9a-f]{8}%5D&lang=en$/,
+    /^\/\.well-known\/agent-card\.json\?api_key=%5Bredacted%20hmac%3A[0-9a-f]{16}%5D&lang=en$/,
   );
   const last = recording.entries.at(-1);
   expect(last?.kind).toBe('error');
@@ -296,7 +299,7 @@ it('redacts gateway credentials and OAuth codes by the name rule, and keeps a --
     expect(text.includes(secret), `the recording holds ${secret}`).toBe(false);
   const request = (await readRecording(out)).entries.find((e) => e.kind === 'request');
   for (const name of Object.keys(secretHeaders))
-    expect(request?.http.headers?.[name], name).toMatch(/^\[redacted sha256:[0-9a-f]{8}\]$/);
+    expect(request?.http.headers?.[name], name).toMatch(/^\[redacted hmac:[0-9a-f]{16}\]$/);
   expect(request?.http.headers?.['x-tenant-key']).toBe('acme');
   expect(request?.principal).toBe('acme');
   expect(request?.http.path).toMatch(/&lang=en$/);

@@ -5,8 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RESPONSE_CUT_MESSAGE } from '../../src/intercept/exchange-recorder.js';
 import type { RecordingEntry } from '../../src/recording/format.js';
-import { redactValue } from '../../src/recording/redaction.js';
-import type { Handler, Harness, HarnessFactory } from './harness.js';
+import { type Handler, type Harness, type HarnessFactory, testMark } from './harness.js';
 
 /** Headers a test client sends explicitly, so no fetch default differs between adapters. */
 const CLIENT_HEADERS = {
@@ -105,7 +104,7 @@ export function recorderSuite(name: string, start: HarnessFactory): void {
             status: 200,
             headers: {
               'content-type': 'application/json',
-              'set-cookie': redactValue('session=abc, theme=dark'),
+              'set-cookie': testMark('session=abc, theme=dark'),
               'x-peer': 'unit',
             },
           },
@@ -128,9 +127,9 @@ export function recorderSuite(name: string, start: HarnessFactory): void {
       const [request] = await harness.settled();
       expect(request?.principal).toBe('jwt:sub=alice');
       expect(request?.http.headers).toMatchObject({
-        authorization: redactValue(`Bearer ${token}`),
-        cookie: redactValue('k=v'),
-        'x-api-key': redactValue('secret'),
+        authorization: testMark(`Bearer ${token}`),
+        cookie: testMark('k=v'),
+        'x-api-key': testMark('secret'),
       });
       expect(await harness.text()).not.toContain(token);
     });

@@ -10,6 +10,7 @@ import { ExchangeRecorder, type ExchangeRecorderOptions } from '../../src/interc
 import type { RecordingEntry } from '../../src/recording/format.js';
 import { MemoryLineSink } from '../../src/recording/line-sink.js';
 import { RecordingWriter } from '../../src/recording/recording-writer.js';
+import { RedactionMarks } from '../../src/recording/redaction-mark.js';
 
 export type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -24,6 +25,12 @@ export interface Harness {
 }
 
 export type HarnessFactory = (handler: Handler) => Promise<Harness>;
+
+/** The mark key of every recorder the harness makes, so tests can name the marks they expect. */
+export const TEST_MARK_KEY = Buffer.alloc(32, 0x5a);
+const testMarks = new RedactionMarks(TEST_MARK_KEY);
+/** The mark of `value` under {@link TEST_MARK_KEY}. */
+export const testMark = (value: string): string => testMarks.mark(value);
 
 export const START_MS = Date.UTC(2026, 0, 2, 3, 4, 5);
 
@@ -41,7 +48,7 @@ export async function closeServer(server: Server): Promise<void> {
 /** A recorder over an in-memory writer, plus a way to wait for exchanges to complete. */
 export function memoryRecorder(
   target: string,
-  options: Pick<ExchangeRecorderOptions, 'redact' | 'redactQuery' | 'principal'> = {},
+  options: Pick<ExchangeRecorderOptions, 'redact' | 'redactQuery' | 'principal' | 'markKey'> = {},
 ): {
   recorder: ExchangeRecorder;
   writer: RecordingWriter;
@@ -67,6 +74,7 @@ export function memoryRecorder(
     return entries.length > 0 && open.size === 0;
   };
   const recorder = new ExchangeRecorder({
+    markKey: TEST_MARK_KEY,
     ...options,
     writer,
     ids: new CounterIdSource(7),

@@ -15,8 +15,7 @@ import {
 } from '../../src/intercept/recording-proxy.js';
 import { ERROR_INFO_TYPE } from '../../src/protocol/errors.js';
 import { RecordingWriter } from '../../src/recording/recording-writer.js';
-import { redactValue } from '../../src/recording/redaction.js';
-import { type Handler, closeServer, listen, memoryRecorder } from './harness.js';
+import { type Handler, closeServer, listen, memoryRecorder, testMark } from './harness.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -123,7 +122,7 @@ describe('recording proxy', () => {
     const sent = '/.well-known/agent-card.json?api_key=QS-77x&tenant=acme&page=2';
     expect((await fetch(`${other.url}${sent}`)).status).toBe(200);
     expect(targets).toEqual([sent]);
-    const r = (v: string): string => encodeURIComponent(redactValue(v));
+    const r = (v: string): string => encodeURIComponent(testMark(v));
     // the outer proxy redacts the extra name `tenant` too, the inner one the secret-looking names only
     expect((await outer.settled())[0]?.http.path).toBe(
       `/.well-known/agent-card.json?api_key=${r('QS-77x')}&tenant=${r('acme')}&page=2`,

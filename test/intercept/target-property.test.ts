@@ -15,9 +15,11 @@ import { PauseObserver } from '../../src/observe/pause-observer.js';
 import type { ObserverOutput } from '../../src/observe/suspension.js';
 import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
 import { principalOf } from '../../src/recording/principal.js';
+import { RedactionMarks } from '../../src/recording/redaction-mark.js';
+import { Redactor } from '../../src/recording/redaction.js';
 import { sendTarget } from '../helpers/raw-http.js';
 import { ok } from '../replay/session.js';
-import { memoryRecorder } from './harness.js';
+import { TEST_MARK_KEY, memoryRecorder } from './harness.js';
 import { fuzzRuns } from '../helpers/fuzz.js';
 
 let peer: RunningPeer;
@@ -169,7 +171,8 @@ it('gives every pause and resume the peer carries out its receipt, and nothing e
     fc.asyncProperty(callOf(ID, undefined), callOf(ID, TOKEN), async (pauseCall, resumeCall) => {
       run += 1;
       const authorization = `Bearer caller-${run}`;
-      const principal = principalOf({ authorization });
+      // Named as the recorder names it: keyed under its mark key.
+      const principal = principalOf({ authorization }, undefined, new Redactor(new RedactionMarks(TEST_MARK_KEY)));
       const { task } = await ok<{ task: { id: string } }>(proxy.url, 'SendMessage', {
         message: { messageId: `m-${run}`, role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
         configuration: { returnImmediately: true },

@@ -1,25 +1,44 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { A2aReplayError } from '../../src/errors.js';
 import { parsePrincipalSource, principalOf } from '../../src/recording/principal.js';
+import { RedactionMarks } from '../../src/recording/redaction-mark.js';
 import {
   DEFAULT_REDACTED_HEADERS,
+  PLAIN_MARK,
+  Redactor,
   SECRET_HEADER_WORDS,
   isSecretHeader,
-  redactHeaders,
   redactPath,
   redactUrl,
-  redactValue,
 } from '../../src/recording/redaction.js';
+import { adjustSecretRules } from '../../src/recording/secret-rules.js';
+
+const KEY = Buffer.alloc(32, 0x33);
+const marks = new RedactionMarks(KEY);
+const redactValue = (value: string): string => marks.mark(value);
+/** The headers as a recorder with `names` redacted and `keep` kept writes them. */
+const redactHeaders = (
+  headers: Record<string, string>,
+  names: readonly string[] = [],
+  keep: readonly string[] = [],
+): Record<string, string> =>
+  new Redactor(marks, adjustSecretRules({ redact: names, keepHeaders: keep })).headers(headers);
+/** A recorder's path redaction with `names` redacted too. */
+const recordedPath = (path: string, names: readonly string[] = []): string =>
+  new Redactor(marks, adjustSecretRules({ redactQuery: names })).path(path);
+const naming = (names: readonly string[] = [], keep: readonly string[] = []): Redactor =>
+  new Redactor(marks, adjustSecretRules({ redact: names, keepHeaders: keep }));
+const hmac16 = (v: string): string => createHmac('sha256', KEY).update(v).digest('hex').slice(0, 16);
 
 const jwt = (claims: object): string =>
   `${Buffer.from('{"alg":"RS256"}').toString('base64url')}.` +
   `${Buffer.from(JSON.stringify(claims)).toString('base64url')}.c2ln`;
 
 describe('redaction', () => {
-  it('replaces a secret by the first 8 hex of its SHA-256', () => {
-    const hex = createHash('sha256').update('Bearer abc').digest('hex').slice(0, 8);
-    expect(redactValue('Bearer abc')).toBe(`[redacted sha256:${hex}]`);
+  it('replaces a secret by the first 16 hex of its HMAC-SHA256 under the mark key', () => {
+    expect(redactValue('Bearer abc')).toBe(`[redacted hmac:${hmac16('Bearer abc')}]`);
+    expect(new RedactionMarks(Buffer.alloc(32, 1)).mark('Bearer abc')).not.toBe(redactValue('Bearer abc'));
   });
 
   it('redacts the default secret headers and any configured one, and nothing else', () => {
@@ -89,19 +108,21 @@ describe('redaction', () => {
     expect(kept).toEqual({ 'x-functions-key': 'fk', 'x-access-key': redactValue('ak') });
     expect(isSecretHeader('authorization', DEFAULT_REDACTED_HEADERS, ['authorization'])).toBe(false);
     const source = parsePrincipalSource('header:x-functions-key');
-    expect(principalOf({ 'x-functions-key': 'fk' }, source, [], ['x-functions-key'])).toBe('fk');
-    expect(principalOf({ 'x-functions-key': 'fk' }, source, [])).toMatch(/^header:x-functions-key=sha256:/);
+    expect(principalOf({ 'x-functions-key': 'fk' }, source, naming([], ['x-functions-key']))).toBe('fk');
+    expect(principalOf({ 'x-functions-key': 'fk' }, source, naming())).toBe(
+      `header:x-functions-key=hmac:${hmac16('fk')}`,
+    );
   });
 });
 
-describe('redactPath', () => {
+describe('Redactor.path', () => {
   const r = (v: string): string => encodeURIComponent(redactValue(v));
 
   it('redacts the value of every secret-looking query parameter and keeps the rest byte for byte', () => {
-    expect(redactPath('/.well-known/agent-card.json?api_key=QS-1&x=a%20b&flag')).toBe(
+    expect(recordedPath('/.well-known/agent-card.json?api_key=QS-1&x=a%20b&flag')).toBe(
       `/.well-known/agent-card.json?api_key=${r('QS-1')}&x=a%20b&flag`,
     );
-    expect(r('QS-1')).toMatch(/^%5Bredacted%20sha256%3A[0-9a-f]{8}%5D$/);
+    expect(r('QS-1')).toMatch(/^%5Bredacted%20hmac%3A[0-9a-f]{16}%5D$/);
     for (const name of [
       'key',
       'Access_Token',
@@ -115,30 +136,32 @@ describe('redactPath', () => {
       'sessionid',
       'SAS-KEY',
     ]) {
-      expect(redactPath(`/p?${name}=v1`)).toBe(`/p?${name}=${r('v1')}`);
+      expect(recordedPath(`/p?${name}=v1`)).toBe(`/p?${name}=${r('v1')}`);
     }
     // encoded names and values are read decoded: the hash is the decoded value's
-    expect(redactPath('/p?api%5Fkey=a%2Bb+c')).toBe(`/p?api%5Fkey=${r('a+b c')}`);
-    expect(redactPath('/p?token=%E0%A4%A')).toBe(`/p?token=${r('%E0%A4%A')}`);
+    expect(recordedPath('/p?api%5Fkey=a%2Bb+c')).toBe(`/p?api%5Fkey=${r('a+b c')}`);
+    expect(recordedPath('/p?token=%E0%A4%A')).toBe(`/p?token=${r('%E0%A4%A')}`);
   });
 
   it('leaves paths without secrets, and other parameters, exactly as given', () => {
-    for (const path of ['/', '/?', '/p?lang=abc&state=1&page=2', '/p?a=1&&b', '/p#token=x', '/p?=v']) {
-      expect(redactPath(path)).toBe(path);
+    for (const path of ['/', '/?', '/p?lang=abc&status=1&page=2', '/p?a=1&&b', '/p#token=x', '/p?=v']) {
+      expect(recordedPath(path)).toBe(path);
     }
   });
 
   it('redacts OAuth codes and passwords by their whole names, and the name rule inside longer ones', () => {
     const path = '/cb?code=C0DE&PWD=p1&pw=p2&pass=p3&jwt=J&accessToken=A&zip_code=75001&passage=x';
-    expect(redactPath(path)).toBe(
+    expect(recordedPath(path)).toBe(
       `/cb?code=${r('C0DE')}&PWD=${r('p1')}&pw=${r('p2')}&pass=${r('p3')}&jwt=${r('J')}&accessToken=${r('A')}` +
         '&zip_code=75001&passage=x',
     );
   });
 
   it('redacts the names it is given, case-insensitively', () => {
-    expect(redactPath('/p?Tenant=t1&user=u', ['tenant'])).toBe(`/p?Tenant=${r('t1')}&user=u`);
-    expect(redactPath('/p?tenant=t1')).toBe('/p?tenant=t1');
+    expect(recordedPath('/p?Tenant=t1&user=u', ['tenant'])).toBe(`/p?Tenant=${r('t1')}&user=u`);
+    expect(recordedPath('/p?tenant=t1')).toBe('/p?tenant=t1');
+    // printed without a recording's key: the plain mark
+    expect(redactPath('/p?Tenant=t1&x=1', ['tenant'])).toBe(`/p?Tenant=${encodeURIComponent(PLAIN_MARK)}&x=1`);
   });
 });
 
@@ -155,9 +178,7 @@ describe('redactUrl', () => {
     // not a URL at all: what stands where user-info would goes anyway
     expect(redactUrl('http://admin:pw@host:99999')).toBe('http://host:99999');
     // secret query parameters too
-    expect(redactUrl('http://u:p@h:1/a?token=t&x=1')).toBe(
-      `http://h:1/a?token=${encodeURIComponent(redactValue('t'))}&x=1`,
-    );
+    expect(redactUrl('http://u:p@h:1/a?token=t&x=1')).toBe(`http://h:1/a?token=${encodeURIComponent(PLAIN_MARK)}&x=1`);
   });
 });
 
@@ -190,10 +211,17 @@ describe('principal', () => {
       `header:x-auth-token=sha256:${hex16('tok')}`,
     );
     // a header the redaction list names is secret too, and so hashed
-    expect(principalOf({ 'x-user': 'bob' }, parsePrincipalSource('header:x-user'), ['x-user'])).toBe(
-      `header:x-user=sha256:${hex16('bob')}`,
+    expect(principalOf({ 'x-user': 'bob' }, parsePrincipalSource('header:x-user'), naming(['x-user']))).toBe(
+      `header:x-user=hmac:${hmac16('bob')}`,
     );
-    expect(principalOf({ 'x-user': 'bob' }, parsePrincipalSource('header:x-user'), [])).toBe('bob');
+    expect(principalOf({ 'x-user': 'bob' }, parsePrincipalSource('header:x-user'), naming())).toBe('bob');
+    // a recorder names it keyed: no guess hashes to it without the key
+    expect(principalOf({ 'x-api-key': key }, parsePrincipalSource('header:X-Api-Key'), naming())).toBe(
+      `header:x-api-key=hmac:${hmac16(key)}`,
+    );
+    expect(principalOf({ authorization: 'Bearer opaque-1' }, undefined, naming())).toBe(
+      `bearer:hmac:${hmac16('opaque-1')}`,
+    );
   });
 
   it('names every credential right however many distinct ones came before, each asked again', () => {
@@ -210,9 +238,7 @@ describe('principal', () => {
     for (let round = 0; round < 2; round++) {
       auths.forEach((auth, i) => {
         expect(principalOf({ authorization: auth })).toBe(expected(auth, i));
-        expect(redactValue(auth)).toBe(
-          `[redacted sha256:${createHash('sha256').update(auth).digest('hex').slice(0, 8)}]`,
-        );
+        expect(redactValue(auth)).toBe(`[redacted hmac:${hmac16(auth)}]`);
       });
     }
   });
