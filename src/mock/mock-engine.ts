@@ -24,7 +24,8 @@ import { REST_ERROR_STATUS, matchRestTail, restError } from '../protocol/rest-bi
 import { CONTROL_PATH } from '../protocol/methods.js';
 import { AGENT_CARD_PATH } from '../protocol/types.js';
 import { versionFailure } from '../peer/request-handler.js';
-import { V03_METHODS, isV03Method } from '../peer/v03-dialect.js';
+import { V03_METHODS } from '../protocol/methods.js';
+import { isV03Method } from '../peer/v03-dialect.js';
 import type { Recording } from '../recording/recording-reader.js';
 import type { NoiseRules } from '../replay/content.js';
 import type { PlannedExchange } from '../replay/lanes.js';

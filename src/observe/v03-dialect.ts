@@ -7,26 +7,12 @@
  * as the SDKs' compatibility layers convert at their edge. Only what differs is converted: members
  * both versions share pass as they are. Pure: no I/O, no clock.
  */
-import type { CoreMethod } from '../protocol/methods.js';
+import { type CoreMethod, type PauseMethod, V03_METHODS } from '../protocol/methods.js';
 import { isRecord } from '../protocol/read.js';
 import type { TaskState } from '../protocol/types.js';
 
-/** A v0.3 JSON-RPC method and the v1.0 method it is (the SDK's `compat/v0_3` names them alike). */
-export const V03_METHODS: { readonly [name: string]: CoreMethod } = {
-  'message/send': 'SendMessage',
-  'message/stream': 'SendStreamingMessage',
-  'tasks/get': 'GetTask',
-  'tasks/cancel': 'CancelTask',
-  'tasks/resubscribe': 'SubscribeToTask',
-  'tasks/pushNotificationConfig/set': 'CreateTaskPushNotificationConfig',
-  'tasks/pushNotificationConfig/get': 'GetTaskPushNotificationConfig',
-  'tasks/pushNotificationConfig/list': 'ListTaskPushNotificationConfigs',
-  'tasks/pushNotificationConfig/delete': 'DeleteTaskPushNotificationConfig',
-  'agent/getAuthenticatedExtendedCard': 'GetExtendedAgentCard',
-};
-
 /** The v1.0 method a v0.3 JSON-RPC method name is, or undefined when it is none. */
-export function v03Method(name: string): CoreMethod | undefined {
+export function v03Method(name: string): CoreMethod | PauseMethod | undefined {
   return Object.hasOwn(V03_METHODS, name) ? V03_METHODS[name] : undefined;
 }
 

@@ -22,14 +22,13 @@ import { MAX_JSON_DEPTH, readJsonBody } from '../http/json-body.js';
 import { answerAndClose } from '../http/limits.js';
 import { type JsonRpcErrorObject, jsonRpcError } from '../protocol/errors.js';
 import { type JsonRpcId, errorResponse, parseJsonRpcRequest, successResponse } from '../protocol/json-rpc.js';
-import { CONTROL_METHODS, CONTROL_PATH, CORE_METHODS, PAUSE_METHODS } from '../protocol/methods.js';
+import { CONTROL_METHODS, CONTROL_PATH, CORE_METHODS, PAUSE_METHODS, V03_METHODS } from '../protocol/methods.js';
 import { formatIssue } from '../protocol/read.js';
 import { type MethodScope, type Reply, versionFailure } from './request-handler.js';
 import type { RpcFailure } from './rpc-failure.js';
 import { type AdapterOptions, type PeerTarget, failOpenStream, openSseStream } from './sse-reply.js';
 import {
   type Dialect,
-  V03_METHODS,
   asksForV03,
   endsV03Stream,
   eventToV03,

@@ -12,6 +12,7 @@
  * `tasks/awaitResumption`, with the RFC's params, and `paused` as the state's v0.3 name.
  */
 import type { JsonObject, JsonValue } from '../canonical/canonical-json.js';
+import { V03_METHODS } from '../protocol/methods.js';
 import type { StreamResponse, TaskState } from '../protocol/types.js';
 
 /** Which dialects a peer serves (`peer --a2a-version`). */
@@ -23,23 +24,6 @@ export type Dialect = '0.3' | '1.0';
 
 /** The `protocolVersion` a v0.3 card names. */
 export const V03_PROTOCOL_VERSION = '0.3.0';
-
-/** v0.3 method names and the v1.0 methods they are (the pause extension's included). */
-export const V03_METHODS: Readonly<Record<string, string>> = {
-  'message/send': 'SendMessage',
-  'message/stream': 'SendStreamingMessage',
-  'tasks/get': 'GetTask',
-  'tasks/cancel': 'CancelTask',
-  'tasks/resubscribe': 'SubscribeToTask',
-  'tasks/pushNotificationConfig/set': 'CreateTaskPushNotificationConfig',
-  'tasks/pushNotificationConfig/get': 'GetTaskPushNotificationConfig',
-  'tasks/pushNotificationConfig/list': 'ListTaskPushNotificationConfigs',
-  'tasks/pushNotificationConfig/delete': 'DeleteTaskPushNotificationConfig',
-  'agent/getAuthenticatedExtendedCard': 'GetExtendedAgentCard',
-  'tasks/pause': 'PauseTask',
-  'tasks/resume': 'ResumeTask',
-  'tasks/awaitResumption': 'AwaitTaskResumption',
-};
 
 /** Whether `method` is a v0.3 method name. */
 export function isV03Method(method: string): boolean {

@@ -30,3 +30,24 @@ export const STREAMING_METHODS: ReadonlySet<string> = new Set(['SendStreamingMes
 
 /** The path of the control channel. */
 export const CONTROL_PATH = '/control';
+
+/**
+ * A2A v0.3 JSON-RPC method names and the v1.0 methods they are (the SDKs' `compat/v0_3` names them
+ * alike), with this project's v0.3 names for the pause extension (`tasks/pause`, `tasks/resume`,
+ * `tasks/awaitResumption`; docs/design.md §4). One table for the peer, the mock and the observer.
+ */
+export const V03_METHODS: { readonly [name: string]: CoreMethod | PauseMethod } = {
+  'message/send': 'SendMessage',
+  'message/stream': 'SendStreamingMessage',
+  'tasks/get': 'GetTask',
+  'tasks/cancel': 'CancelTask',
+  'tasks/resubscribe': 'SubscribeToTask',
+  'tasks/pushNotificationConfig/set': 'CreateTaskPushNotificationConfig',
+  'tasks/pushNotificationConfig/get': 'GetTaskPushNotificationConfig',
+  'tasks/pushNotificationConfig/list': 'ListTaskPushNotificationConfigs',
+  'tasks/pushNotificationConfig/delete': 'DeleteTaskPushNotificationConfig',
+  'agent/getAuthenticatedExtendedCard': 'GetExtendedAgentCard',
+  'tasks/pause': 'PauseTask',
+  'tasks/resume': 'ResumeTask',
+  'tasks/awaitResumption': 'AwaitTaskResumption',
+};

@@ -201,14 +201,26 @@ describe('agent card and control channel', () => {
       PAUSE_EXTENSION_URI,
       REFERENCE_PEER_EXTENSION_URI,
     ]);
-    expect(referencePeerSettingsOf(card)).toEqual({ deterministic: true, seed: 0, stepMs: 1000, legacyPause: false });
+    expect(referencePeerSettingsOf(card)).toEqual({
+      a2aVersion: 'both',
+      deterministic: true,
+      seed: 0,
+      stepMs: 1000,
+      legacyPause: false,
+    });
   });
 
   it('declares the settings a replay needs, so an identical peer can be started from a recorded card', async () => {
     const other = await startPeer({ seed: 7, stepMs: 250, legacyPause: true });
     try {
       const card = (await (await fetch(`${other.url}/.well-known/agent-card.json`)).json()) as unknown;
-      expect(referencePeerSettingsOf(card)).toEqual({ deterministic: false, seed: 7, stepMs: 250, legacyPause: true });
+      expect(referencePeerSettingsOf(card)).toEqual({
+        a2aVersion: 'both',
+        deterministic: false,
+        seed: 7,
+        stepMs: 250,
+        legacyPause: true,
+      });
       expect(
         referencePeerSettingsOf({
           capabilities: { extensions: [{ uri: REFERENCE_PEER_EXTENSION_URI, params: { seed: 'x' } }] },
