@@ -127,8 +127,14 @@ export interface PeerOptions {
   storeSync?: StoreSync;
   /** Said once about the store as it is read (a torn last line dropped); default `log`. */
   warn?: (line: string) => void;
-  /** Injected clock; in deterministic mode it must be a ManualClock. */
+  /** Injected clock; in deterministic mode (and with `virtualTime`) it must be a ManualClock. */
   clock?: Clock;
+  /**
+   * A real-time peer (ids, card and everything else as in real-time mode) whose timers run on a
+   * virtual clock moved only through {@link RunningPeer.advanceTo}: `run` replays a session of a
+   * real-time peer on it at the recorded instants (docs/design.md §8).
+   */
+  virtualTime?: boolean;
   /** Injected id source. */
   ids?: IdSource;
   /** Diagnostics sink (never secrets). */
@@ -140,6 +146,79 @@ export interface PeerOptions {
   wrapHandler?: (handler: RequestListener) => RequestListener;
 }
 
+/** A peer's virtual clock as its owner moves it (`run`'s replay of a real-time session). */
+export interface VirtualPeerClock {
+  /** Where the clock stands (ms since the epoch). */
+  now(): number;
+  /**
+   * Moves the clock to `instantMs` as AdvanceClock does, firing due timers at their instants and
+   * sending the answers they let happen; an instant already passed moves nothing. One move at a time.
+   */
+  advanceTo(instantMs: number): Promise<void>;
+  /** The instant of the earliest pending timer, if any: when something next happens on its own. */
+  nextTimerAt(): number | undefined;
+  /**
+   * Resolves once the peer has taken `count` HTTP requests in all (each read in full and handed
+   * to its handler), so a move of the clock never overtakes a request sent before it.
+   */
+  received(count: number): Promise<void>;
+  /** How many HTTP requests the peer has taken so far. */
+  taken(): number;
+  /** How many answers the peer has written in full so far. */
+  answered(): number;
+}
+
+/**
+ * Counts the HTTP requests a peer has taken, for {@link VirtualPeerClock.received}: a request
+ * counts once its call is handed to the handler (the handler's synchronous start and the
+ * promises it set off have run: the next turn of the event loop), or once it is answered
+ * without one; each once.
+ */
+class Intake {
+  #taken = 0;
+  /** Answers written in full. */
+  answered = 0;
+  #waiters: { count: number; resolve: () => void }[] = [];
+  readonly #counted = new WeakSet<IncomingMessage>();
+
+  /** Requests taken so far. */
+  get count(): number {
+    return this.#taken;
+  }
+
+  /** A request arrived: it counts when taken, or at the latest when its answer is done. */
+  arrived(req: IncomingMessage, res: Parameters<RequestListener>[1]): void {
+    res.once('finish', () => (this.answered += 1));
+    const done = (): void => {
+      if (this.#counted.has(req)) return;
+      this.#counted.add(req);
+      this.#took();
+    };
+    res.once('finish', done);
+    res.once('close', done);
+  }
+
+  /** `req`'s call goes to the handler now. */
+  taken(req: IncomingMessage): void {
+    if (this.#counted.has(req)) return;
+    this.#counted.add(req);
+    setImmediate(() => this.#took());
+  }
+
+  received(count: number): Promise<void> {
+    if (this.#taken >= count) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ count, resolve }));
+  }
+
+  #took(): void {
+    this.#taken += 1;
+    const due = this.#waiters.filter((w) => w.count <= this.#taken);
+    if (due.length === 0) return;
+    this.#waiters = this.#waiters.filter((w) => w.count > this.#taken);
+    for (const w of due) w.resolve();
+  }
+}
+
 export interface RunningPeer {
   /** `http://HOST:PORT`, the JSON-RPC endpoint and agent card base. */
   url: string;
@@ -147,6 +226,8 @@ export interface RunningPeer {
   restUrl: string;
   /** `HOST:PORT`, the gRPC interface (a grpc-js target), on the same port. */
   grpcUrl: string;
+  /** With a virtual clock (deterministic mode, `virtualTime`): the clock, moved from outside. */
+  virtualClock?: VirtualPeerClock;
   close(): Promise<void>;
 }
 
@@ -210,9 +291,10 @@ function schedulerOf(
   restoredClockMs: number | null,
 ): Scheduler {
   const onTimerError = (error: unknown): void => log(`peer: timer failed: ${errorMessage(error)}`);
-  if (deterministic) {
+  if (deterministic || options.virtualTime === true) {
     if (options.clock !== undefined && !(options.clock instanceof ManualClock)) {
-      throw new A2aReplayError('INVALID_ARGUMENT', 'peer option clock: deterministic mode needs a ManualClock');
+      const mode = deterministic ? 'deterministic mode' : 'virtualTime';
+      throw new A2aReplayError('INVALID_ARGUMENT', `peer option clock: ${mode} needs a ManualClock`);
     }
     // A restarted deterministic peer's clock goes on from the latest instant its store shows.
     const clock = options.clock ?? new ManualClock(Math.max(Date.parse(DETERMINISTIC_EPOCH), restoredClockMs ?? 0));
@@ -319,6 +401,47 @@ async function routeRequest(router: Router, req: IncomingMessage, res: Parameter
   );
 }
 
+/** The binding adapters' options, their `callerOf` counting into the returned {@link Intake}. */
+function adapterOptionsOf(
+  handler: RequestHandler,
+  limits: HttpLimits,
+  log: (line: string) => void,
+): [Intake, Parameters<typeof createJsonRpcAdapter>[0]] {
+  const intake = new Intake();
+  return [intake, { handler, limits, versionOf, callerOf: takingCallerOf(intake), log }];
+}
+
+/**
+ * The adapters' `callerOf`, counting each request as taken: they name the caller just before
+ * they hand a call to the handler.
+ */
+function takingCallerOf(intake: Intake): (req: IncomingMessage, method: string) => Caller {
+  return (req, method) => {
+    intake.taken(req);
+    return callerOf(req, method);
+  };
+}
+
+/** {@link RunningPeer.virtualClock} over `scheduler`: each move measured when the one before it is done. */
+function virtualPeerClock(handler: RequestHandler, scheduler: VirtualScheduler, intake: Intake): VirtualPeerClock {
+  let queue: Promise<unknown> = Promise.resolve();
+  return {
+    now: () => scheduler.clock.now(),
+    nextTimerAt: () => scheduler.nextAt(),
+    taken: () => intake.count,
+    answered: () => intake.answered,
+    received: (count) => intake.received(count),
+    advanceTo(instantMs) {
+      const move = queue.then(async () => {
+        const ms = Math.min(instantMs, MAX_CLOCK_MS) - scheduler.clock.now();
+        if (ms > 0) await handler.advanceClock(scheduler, ms);
+      });
+      queue = move.catch(() => undefined);
+      return move;
+    },
+  };
+}
+
 /** Starts the reference peer; resolves once it listens. */
 /**
  * The gRPC adapter, loaded when a peer starts rather than with every command of the CLI: grpc-js
@@ -391,12 +514,13 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   });
   if (store) engine.restore(store.restored);
   const handler = new RequestHandler({ engine, scheduler, log });
-  const adapterOptions = { handler, limits, versionOf, callerOf, log };
+  const [intake, adapterOptions] = adapterOptionsOf(handler, limits, log);
   const jsonRpc = createJsonRpcAdapter(adapterOptions);
   const rest = createRestAdapter(adapterOptions);
   const grpc = (await loadGrpcAdapter())({ handler, messageLimitBytes: limits.bodyLimitBytes, log });
 
   const listener: RequestListener = (req, res) => {
+    intake.arrived(req, res);
     routeRequest(router, req, res).catch((error: unknown) => {
       log(`peer: request failed: ${errorMessage(error)}`);
       if (!res.headersSent) sendRpcError(res, null, jsonRpcError('INTERNAL', 'internal error'));
@@ -456,6 +580,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     url,
     restUrl,
     grpcUrl,
+    ...(scheduler instanceof VirtualScheduler ? { virtualClock: virtualPeerClock(handler, scheduler, intake) } : {}),
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
         engine.close();

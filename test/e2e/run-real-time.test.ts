@@ -1,0 +1,67 @@
+/**
+ * Sessions of the reference peer in real-time mode, with the most common client (send with
+ * returnImmediately, then GetTask until done, a pause and a resume in between), recorded through
+ * the real `record` and replayed by `run` with no flags: the embedded peer runs on a virtual clock
+ * moved to each request's recorded instant, so the same requests get the same answers every time.
+ */
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { runCli } from '../helpers/cli.js';
+import { pollingSession, startCliServer } from '../replay/session.js';
+
+let dir = '';
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'run-real-time-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Records `pollingSession` against a real-time peer of `stepMs`; returns the recording and key files. */
+async function recordPolling(stepMs: number, pollMs: number): Promise<{ out: string; key: string }> {
+  const key = join(dir, 'key.json');
+  await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'real-time' }).keyFile()), { mode: 0o600 });
+  const peer = await startCliServer(['peer', '--step-ms', String(stepMs)]);
+  const out = join(dir, 'polled.jsonl');
+  const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', out, '--key', key]);
+  try {
+    await pollingSession(recorder.url, pollMs);
+  } finally {
+    await recorder.stop();
+    await peer.stop();
+  }
+  return { out, key };
+}
+
+describe('a polled session of a real-time reference peer', () => {
+  for (const [stepMs, pollMs] of [
+    [100, 100],
+    [60, 25],
+    [200, 70],
+  ] as const) {
+    it(`replays with no flags, 10 times in a row: PASS (--step-ms ${stepMs}, GetTask every ${pollMs} ms)`, async () => {
+      const { out, key } = await recordPolling(stepMs, pollMs);
+      const text = await readFile(out, 'utf8');
+      expect(text.match(/"method":"GetTask"/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
+      expect(text).toContain('"method":"PauseTask"');
+      // Ten copies, each with its golden receipts: one run replays them one after another.
+      const copies: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        const copy = join(dir, `copy-${i}.jsonl`);
+        await copyFile(out, copy);
+        await copyFile(join(dir, 'polled.receipts.jsonl'), join(dir, `copy-${i}.receipts.jsonl`));
+        copies.push(copy);
+      }
+      const replayed = await runCli(['run', ...copies, '--key', key]);
+      const verdicts = replayed.stdout.split('\n').filter((line) => /^(PASS|DRIFT|FAIL|ERROR)\b/.test(line));
+      expect(replayed.stdout).not.toMatch(/^DRIFT/m);
+      expect(verdicts).toHaveLength(10);
+      expect(verdicts.every((line) => line.startsWith('PASS '))).toBe(true);
+      expect(replayed.code).toBe(0);
+    });
+  }
+});
