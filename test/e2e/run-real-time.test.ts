@@ -65,3 +65,17 @@ describe('a polled session of a real-time reference peer', () => {
     });
   }
 });
+
+it('names a poll loop that ends in another state on replay as timing drift, with both durations', async () => {
+  const { out, key } = await recordPolling(60, 25);
+  const lines = (await readFile(out, 'utf8')).split('\n');
+  // The last GetTask answer (the last poll loop's outcome) recorded as FAILED instead of COMPLETED.
+  const last = lines.findLastIndex((line) => line.includes('"kind":"response"') && line.includes('COMPLETED'));
+  expect(last).toBeGreaterThan(0);
+  lines[last] = (lines[last] as string).replace('"state":"TASK_STATE_COMPLETED"', '"state":"TASK_STATE_FAILED"');
+  await writeFile(out, lines.join('\n'));
+  const replayed = await runCli(['run', out, '--key', key]);
+  expect(replayed.code).toBe(1);
+  const named = "ended in COMPLETED after \\d+ ms on the peer's clock; recorded: FAILED after \\d+ ms";
+  expect(replayed.stdout).toMatch(new RegExp(`timing drift: the poll loop \\(\\d+ reads?\\) ${named}`));
+});
