@@ -224,7 +224,8 @@ export function driveNotes(drive: DriveResult, signed: boolean): string[] {
   const notes: string[] = [];
   if (!signed)
     notes.push('no key given: receipt content compared, signatures and key ids not (pass --key to compare them)');
-  if (drive.ids.remapped > 0)
+  // Said only when an id differed: the resume tokens always do (the recording holds placeholders).
+  if (drive.ids.remappedIds > 0)
     notes.push(`${drive.ids.remapped} ids and tokens minted by the live peer were mapped to the recorded ones`);
   notes.push(...drive.notes);
   if (drive.ids.conflicts.length > 0) {

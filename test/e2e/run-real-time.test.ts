@@ -79,3 +79,15 @@ it('names a poll loop that ends in another state on replay as timing drift, with
   const named = "ended in COMPLETED after \\d+ ms on the peer's clock; recorded: FAILED after \\d+ ms";
   expect(replayed.stdout).toMatch(new RegExp(`timing drift: the poll loop \\(\\d+ reads?\\) ${named}`));
 });
+
+it('says nothing of mapped ids under a golden recording on the deterministic peer (every id the same)', async () => {
+  const replayed = await runCli([
+    'run',
+    'golden/caller-pause-finish-step/recording.jsonl',
+    '--key',
+    'golden/test-key.json',
+  ]);
+  expect(replayed.stdout).toMatch(/^PASS /);
+  expect(replayed.stdout).not.toContain('minted by the live peer');
+  expect(replayed.code).toBe(0);
+});
