@@ -196,14 +196,22 @@ export class ReplayLedger {
 
   /** Unsettled entries with seq < `before` in `lane` (all lanes when null), oldest first. */
   unsettledBefore(before: number, lane: LaneKey | null): RecordingEntry[] {
-    const out: RecordingEntry[] = [];
-    for (const e of this.plan.entries) {
-      if (e.seq >= before) break;
-      if (this.isSettled(e.seq)) continue;
-      const l = this.plan.laneOfSeq.get(e.seq) ?? null;
-      if (lane === null || l === lane || l === null) out.push(e);
+    // From each cursor's first unsettled entry, not from the recording's start: a long replay
+    // that times out often must not rescan what settled long ago.
+    const cursors =
+      lane === null ? [this.#all] : [this.#lanes.get(lane), this.#barriers].filter((c) => c !== undefined);
+    const seqs: number[] = [];
+    for (const cursor of cursors) {
+      const from = cursor.firstUnsettled(this.isSettled);
+      if (from === undefined) continue;
+      for (let i = cursor.index; i < cursor.seqs.length; i++) {
+        const seq = cursor.seqs[i] as number;
+        if (seq >= before) break;
+        if (!this.isSettled(seq)) seqs.push(seq);
+      }
     }
-    return out;
+    seqs.sort((a, b) => a - b);
+    return seqs.map((seq) => this.#bySeq.get(seq) as RecordingEntry);
   }
 
   /** The driver sent `ex`'s request: it settles as the recorded request itself. */
