@@ -17,7 +17,7 @@
  * result for it (src/replay/run-merged.ts, docs/design.md §8 "Merged sessions").
  */
 import type { Command } from 'commander';
-import { ManualClock, ShiftedClock, systemClock } from '../../src/clock.js';
+import { ManualClock, systemClock } from '../../src/clock.js';
 import { A2aReplayError, describeError } from '../../src/errors.js';
 import { writeOutputFile } from '../../src/output-file.js';
 import { DETERMINISTIC_EPOCH } from '../../src/peer/epoch.js';
@@ -95,16 +95,18 @@ function peerFactory(
     };
   }
   // The embedded peer: set up like the recorded reference peer (its header's card says how),
-  // deterministic when nothing says; the flags override what was recorded.
+  // deterministic when nothing says; the flags override what was recorded. A real-time one runs
+  // on a virtual clock the replay moves to each request's recorded instant (docs/design.md §8).
   return async (entries, header) => {
     const recorded = recordedPeerSetup(entries, header);
     const deterministic = recorded?.deterministic ?? true;
     const origin = recorded?.clockOriginMs ?? Date.parse(DETERMINISTIC_EPOCH);
     const peer = await startPeer({
       deterministic,
+      virtualTime: true,
       // A real-time session may hold /control calls (FireEvent) made to a peer run with --control.
       control: true,
-      clock: deterministic ? new ManualClock(origin) : new ShiftedClock(origin),
+      clock: new ManualClock(origin),
       seed: options.seed === undefined ? (recorded?.seed ?? 0) : integerOption(options.seed, 'seed', 0),
       stepMs: options.stepMs === undefined ? (recorded?.stepMs ?? 1000) : integerOption(options.stepMs, 'step-ms', 1),
       legacyPause: options.legacyPause ?? recorded?.legacyPause ?? false,
@@ -115,7 +117,13 @@ function peerFactory(
       a2aVersion: recorded === undefined ? 'both' : (recorded.a2aVersion ?? '1.0'),
       port: 0,
     });
-    return { url: peer.url, close: () => peer.close(), embedded: true };
+    return {
+      url: peer.url,
+      close: () => peer.close(),
+      embedded: true,
+      // The deterministic peer's clock moves only as the recording's AdvanceClock calls move it.
+      ...(!deterministic && peer.virtualClock ? { peerClock: peer.virtualClock } : {}),
+    };
   };
 }
 

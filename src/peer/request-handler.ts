@@ -24,7 +24,7 @@ import { type MethodCall, isKnownMethod, parseMethodCall } from '../protocol/par
 import { formatIssue } from '../protocol/read.js';
 import { isTerminal } from '../protocol/state-machine.js';
 import { RpcFailure } from './rpc-failure.js';
-import { type Scheduler, VirtualScheduler } from './scheduler.js';
+import { type AdvanceResult, type Scheduler, VirtualScheduler } from './scheduler.js';
 import { type A2aVersionSetting, V03_PROTOCOL_VERSION } from './v03-dialect.js';
 import type { Caller, Subscriber, TaskEngine } from './task-engine.js';
 
@@ -136,6 +136,19 @@ export class RequestHandler {
     for (const stream of this.#streams) stream.close();
   }
 
+  /**
+   * Moves a virtual clock by `ms` (AdvanceClock, and `run`'s replay of a real-time session): every
+   * due timer fires at its own instant, then the answers the move let happen (a PauseTask that
+   * waited for a step) go out before this resolves.
+   */
+  async advanceClock(scheduler: VirtualScheduler, ms: number): Promise<AdvanceResult> {
+    const moved = await scheduler.advance(ms);
+    if (moved.kind === 'past-limit') return moved;
+    await this.#engine.flushed();
+    await Promise.all([...this.#answers]);
+    return moved;
+  }
+
   /** Sends a result once every event so far reached its streams (docs/design.md §4 "Order"). */
   #answerAfterEvents(reply: Reply, result: unknown): Promise<void> {
     const sent = this.#engine.flushed().then(() => reply.result(result));
@@ -226,7 +239,7 @@ export class RequestHandler {
             'AdvanceClock needs a deterministic peer (--deterministic): this peer runs on the real clock',
           );
         }
-        const moved = await scheduler.advance(call.params.ms);
+        const moved = await this.advanceClock(scheduler, call.params.ms);
         if (moved.kind === 'past-limit') {
           throw new RpcFailure(
             'INVALID_PARAMS',
@@ -235,9 +248,6 @@ export class RequestHandler {
             { field: 'params.ms' },
           );
         }
-        await engine.flushed();
-        // The answers this move let happen (a PauseTask that waited for a step) go out first.
-        await Promise.all([...this.#answers]);
         reply.result({ now: isoAt(moved.now) });
         return;
       }

@@ -188,6 +188,15 @@ export class VirtualScheduler implements Scheduler {
     return { kind: 'advanced', now: this.clock.now(), fired };
   }
 
+  /** The instant of the earliest pending timer, if any (canceled ones at the top are dropped). */
+  nextAt(): number | undefined {
+    for (;;) {
+      const next = this.#timers.peek();
+      if (!next || !next.canceled) return next?.at;
+      this.#timers.pop();
+    }
+  }
+
   /** How many timers are pending (for diagnostics and tests). */
   get pending(): number {
     return this.#live;

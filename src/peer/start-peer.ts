@@ -52,6 +52,9 @@ import { A2aReplayError, errorMessage } from '../errors.js';
 import { type Clock, ManualClock, isoAt, systemClock } from '../clock.js';
 import { CounterIdSource, type IdSource, randomIdSource } from '../ids.js';
 import { MAX_CLOCK_MS } from '../protocol/bounds.js';
+import { Intake, type VirtualPeerClock, virtualPeerClock } from './virtual-peer-clock.js';
+
+export type { VirtualPeerClock } from './virtual-peer-clock.js';
 import { jsonRpcError } from '../protocol/errors.js';
 import { errorResponse } from '../protocol/json-rpc.js';
 import { CONTROL_PATH } from '../protocol/methods.js';
@@ -130,8 +133,14 @@ export interface PeerOptions {
   storeSync?: StoreSync;
   /** Said once about the store as it is read (a torn last line dropped); default `log`. */
   warn?: (line: string) => void;
-  /** Injected clock; in deterministic mode it must be a ManualClock. */
+  /** Injected clock; in deterministic mode (and with `virtualTime`) it must be a ManualClock. */
   clock?: Clock;
+  /**
+   * A real-time peer (ids, card and everything else as in real-time mode) whose timers run on a
+   * virtual clock moved only through {@link RunningPeer.advanceTo}: `run` replays a session of a
+   * real-time peer on it at the recorded instants (docs/design.md §8).
+   */
+  virtualTime?: boolean;
   /** Injected id source. */
   ids?: IdSource;
   /** Diagnostics sink (never secrets). */
@@ -150,6 +159,8 @@ export interface RunningPeer {
   restUrl: string;
   /** `HOST:PORT`, the gRPC interface (a grpc-js target), on the same port. */
   grpcUrl: string;
+  /** With a virtual clock (deterministic mode, `virtualTime`): the clock, moved from outside. */
+  virtualClock?: VirtualPeerClock;
   close(): Promise<void>;
 }
 
@@ -213,9 +224,10 @@ function schedulerOf(
   restoredClockMs: number | null,
 ): Scheduler {
   const onTimerError = (error: unknown): void => log(`peer: timer failed: ${errorMessage(error)}`);
-  if (deterministic) {
+  if (deterministic || options.virtualTime === true) {
     if (options.clock !== undefined && !(options.clock instanceof ManualClock)) {
-      throw new A2aReplayError('INVALID_ARGUMENT', 'peer option clock: deterministic mode needs a ManualClock');
+      const mode = deterministic ? 'deterministic mode' : 'virtualTime';
+      throw new A2aReplayError('INVALID_ARGUMENT', `peer option clock: ${mode} needs a ManualClock`);
     }
     // A restarted deterministic peer's clock goes on from the latest instant its store shows.
     const clock = options.clock ?? new ManualClock(Math.max(Date.parse(DETERMINISTIC_EPOCH), restoredClockMs ?? 0));
@@ -322,6 +334,35 @@ async function routeRequest(router: Router, req: IncomingMessage, res: Parameter
   );
 }
 
+/** The binding adapters' options, their `callerOf` counting into the returned {@link Intake}. */
+function adapterOptionsOf(
+  handler: RequestHandler,
+  limits: HttpLimits,
+  log: (line: string) => void,
+  a2aVersion: A2aVersionSetting,
+): [Intake, Parameters<typeof createJsonRpcAdapter>[0]] {
+  const intake = new Intake();
+  return [intake, { handler, limits, versionOf, callerOf: takingCallerOf(intake), log, a2aVersion }];
+}
+
+/**
+ * The adapters' `callerOf`, counting each request as taken: they name the caller just before
+ * they hand a call to the handler.
+ */
+function takingCallerOf(intake: Intake): (req: IncomingMessage, method: string) => Caller {
+  return (req, method) => {
+    intake.taken(req);
+    return callerOf(req, method);
+  };
+}
+
+/** Where a peer listening at `address` is reached: JSON-RPC, HTTP+JSON and gRPC. */
+function addressesOf(address: AddressInfo): { url: string; restUrl: string; grpcUrl: string } {
+  const shownHost = address.address.includes(':') ? `[${address.address}]` : address.address;
+  const url = `http://${shownHost}:${address.port}`;
+  return { url, restUrl: `${url}${REST_PATH}`, grpcUrl: `${shownHost}:${address.port}` };
+}
+
 /** Starts the reference peer; resolves once it listens. */
 /**
  * The gRPC adapter, loaded when a peer starts rather than with every command of the CLI: grpc-js
@@ -407,12 +448,13 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   if (store) engine.restore(store.restored);
   const handler = new RequestHandler({ engine, scheduler, log });
   const a2aVersion = a2aVersionOf(options.a2aVersion);
-  const adapterOptions = { handler, limits, versionOf, callerOf, log, a2aVersion };
+  const [intake, adapterOptions] = adapterOptionsOf(handler, limits, log, a2aVersion);
   const jsonRpc = createJsonRpcAdapter(adapterOptions);
   const rest = createRestAdapter(adapterOptions);
   const grpc = (await loadGrpcAdapter())({ handler, messageLimitBytes: limits.bodyLimitBytes, log });
 
   const listener: RequestListener = (req, res) => {
+    intake.arrived(req, res);
     routeRequest(router, req, res).catch((error: unknown) => {
       log(`peer: request failed: ${errorMessage(error)}`);
       if (!res.headersSent) sendRpcError(res, null, jsonRpcError('INTERNAL', 'internal error'));
@@ -448,11 +490,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   // node:http starts its request and headers time-out checks when its server listens; it gets its
   // connections from `port`, so it is told the port listens.
   server.emit('listening');
-  const address = port.address() as AddressInfo;
-  const shownHost = address.address.includes(':') ? `[${address.address}]` : address.address;
-  const url = `http://${shownHost}:${address.port}`;
-  const restUrl = `${url}${REST_PATH}`;
-  const grpcUrl = `${shownHost}:${address.port}`;
+  const { url, restUrl, grpcUrl } = addressesOf(port.address() as AddressInfo);
   router.cardJson = JSON.stringify(
     buildAgentCard(
       { jsonRpc: url, rest: restUrl, grpc: grpcUrl },
@@ -473,6 +511,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
     url,
     restUrl,
     grpcUrl,
+    ...(scheduler instanceof VirtualScheduler ? { virtualClock: virtualPeerClock(handler, scheduler, intake) } : {}),
     close(): Promise<void> {
       closing ??= new Promise<void>((resolve) => {
         engine.close();

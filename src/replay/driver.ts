@@ -36,6 +36,8 @@ import { type LaneKey, type PlannedExchange, type ReplayPlan, planReplay } from 
 import { ReplayLedger } from './ledger.js';
 import { type LiveCall, bodyOfBodilessMethod, sendLive } from './live-exchange.js';
 import { IdMap } from './substitution.js';
+import type { ReplayPeerClock } from './poll-loops.js';
+import { ReplayTiming, type StepOutcome } from './replay-timing.js';
 import type { GrpcChannel } from './grpc-exchange.js';
 
 /** Default bound on sockets for unary calls to the peer. */
@@ -69,6 +71,11 @@ export interface DriveOptions {
    * holds one and no endpoint is refused before anything is sent.
    */
   grpcPeer?: string;
+  /**
+   * The live peer's virtual clock: given for the embedded peer replaying a session of a real-time
+   * reference peer, which then runs on the recording's clock (src/replay/poll-loops.ts).
+   */
+  peerClock?: ReplayPeerClock;
 }
 
 /** A task's states in order, recorded and live, for reports. */
@@ -357,20 +364,32 @@ interface WaitContext {
   /** The peer's failure, once there is one. */
   checkInfra: () => A2aReplayError | undefined;
   progress: () => void;
+  /** Moves a virtual peer clock to where it stands for an awaited entry (nothing for a live peer). */
+  reach: (entry: RecordingEntry) => Promise<void>;
+  /** Steps a virtual peer clock for an answer still awaited (src/replay/replay-timing.ts). */
+  step: (entry: RecordingEntry) => Promise<StepOutcome>;
 }
 
 /** Waits until `action` is due. False when a deadline passed (drift recorded, awaited entries given up). */
 async function waitForAction(action: Action, context: WaitContext): Promise<boolean> {
-  const { ledger, changed, timeoutMs, checkInfra, progress } = context;
+  const { ledger, changed, timeoutMs, checkInfra, progress, reach, step } = context;
   const { seq, ex } = action;
   let awaited: number | undefined;
   for (;;) {
     if (checkInfra()) return false;
     const blocker = ledger.blockerAt(seq, ex.lane);
     if (!blocker) return true;
-    if (blocker.seq !== awaited) awaited = blocker.seq;
+    if (blocker.seq !== awaited) {
+      awaited = blocker.seq;
+      // On a virtual clock, what the recording shows came by an instant comes once it is reached.
+      await reach(blocker);
+      continue;
+    }
     progress();
-    const moved = await changed.wait(blocker.seq);
+    const stepped = await step(blocker);
+    // Stepping awaited: what it waited for may have come meanwhile.
+    if (stepped === 'moved' || ledger.blockerAt(seq, ex.lane) !== blocker) continue;
+    const moved = await changed.wait(stepped === 'wait' ? undefined : blocker.seq);
     if (moved) continue;
     if (checkInfra()) return false;
     const still = ledger.blockerAt(seq, ex.lane);
@@ -382,6 +401,43 @@ async function waitForAction(action: Action, context: WaitContext): Promise<bool
     }
     return false;
   }
+}
+
+/** What starting a live call needs of the drive. */
+interface CallContext {
+  ids: IdMap;
+  grpc: GrpcChannel | undefined;
+  notes: BodyNotes;
+  timing: ReplayTiming;
+  base: URL;
+  unaryAgent: Agent;
+  streamAgent: Agent;
+}
+
+/** Starts `ex`'s live call (gRPC or HTTP), its answer entries to `onEntry`; `sent` runs just before it goes. */
+function startCall(
+  ex: PlannedExchange,
+  onEntry: (draft: EntryDraft) => void,
+  sent: () => void,
+  c: CallContext,
+): LiveCall {
+  const body: JsonValue | undefined = ex.request.body === undefined ? undefined : c.ids.toLive(ex.request.body);
+  if (c.grpc && ex.request.grpc !== undefined) {
+    sent();
+    return c.grpc.send(ex.request, body, onEntry);
+  }
+  const text = body !== undefined ? JSON.stringify(body) : ex.request.bodyText;
+  c.notes.note(ex.request, text);
+  sent();
+  c.timing.sent();
+  return sendLive({
+    base: c.base,
+    request: ex.request,
+    path: c.ids.targetToLive(ex.request.http.path),
+    body: text,
+    agent: ex.method !== null && STREAMING_METHODS.has(ex.method) ? c.streamAgent : c.unaryAgent,
+    onEntry,
+  });
 }
 
 /** Replays `entries` (a recording's, in any order) against the peer at `options.peerUrl`. */
@@ -419,29 +475,16 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     return infra;
   };
 
-  const send = (ex: PlannedExchange): void => {
-    const body: JsonValue | undefined = ex.request.body === undefined ? undefined : ids.toLive(ex.request.body);
-    const onEntry = answerSink(ex, ledger);
-    let call: LiveCall;
-    if (grpc && ex.request.grpc !== undefined) {
-      ledger.sent(ex);
-      call = grpc.send(ex.request, body, onEntry);
-    } else {
-      const text = body !== undefined ? JSON.stringify(body) : ex.request.bodyText;
-      notes.note(ex.request, text);
-      ledger.sent(ex);
-      call = sendLive({
-        base,
-        request: ex.request,
-        path: ids.targetToLive(ex.request.http.path),
-        body: text,
-        agent: ex.method !== null && STREAMING_METHODS.has(ex.method) ? streamAgent : unaryAgent,
-        onEntry,
-      });
-    }
+  const timing = new ReplayTiming(plan, ledger, options.peerClock, timeoutMs);
+  const callContext: CallContext = { ids, grpc, notes, timing, base, unaryAgent, streamAgent };
+  /** Sends `ex`'s request, its answer entries to `onEntry`; `sent` runs just before it goes. */
+  const dispatch = (ex: PlannedExchange, onEntry: (draft: EntryDraft) => void, sent: () => void): LiveCall => {
+    const call = startCall(ex, onEntry, sent, callContext);
     calls.add(call);
     callsByXid.set(ex.xid, call);
+    const http = !grpc || ex.request.grpc === undefined;
     void call.done.then(() => {
+      if (http) timing.read();
       calls.delete(call);
       callsByXid.delete(ex.xid);
       if (call.failure) {
@@ -449,10 +492,15 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
         changed.wakeAll();
       }
     });
+    return call;
   };
-
+  const send = (ex: PlannedExchange): void => {
+    dispatch(ex, answerSink(ex, ledger), () => ledger.sent(ex));
+  };
+  const [reach, step] = [(e: RecordingEntry) => timing.reachAwaited(e), (e: RecordingEntry) => timing.step(e)];
   const waitFor = (action: Action): Promise<boolean> =>
-    waitForAction(action, { ledger, changed, timeoutMs, checkInfra, progress });
+    waitForAction(action, { ledger, changed, timeoutMs, checkInfra, progress, reach, step });
+  const loop = { dispatch, infra: () => infra, label: stateLabel, keep: answerSink };
 
   const runLane = async (actions: readonly Action[], isBarrierLoop: boolean): Promise<void> => {
     for (let i = 0; i < actions.length; i++) {
@@ -464,7 +512,13 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
         abandonSends(ledger, actions.slice(i), why);
         return;
       }
-      if (action.type === 'send') send(action.ex);
+      const role = timing.role(action.ex);
+      // A poll loop's reads go at the clock where it stands: the loop's outcome moves it.
+      if (role === undefined || action.type !== 'send')
+        await timing.reach(action.type === 'send' ? action.ex.request : (action.ex.terminal ?? action.ex.request));
+      if (infra) return;
+      if (action.type === 'send' && role?.kind === 'outcome') await timing.readOutcome(action.ex, role, loop);
+      else if (action.type === 'send') send(action.ex);
       else closeBroken(action.ex, ledger, callsByXid);
     }
   };
@@ -474,7 +528,9 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     await Promise.all([...loops].map(([lane, exchanges]) => runLane(exchanges, lane === null)));
     // Every request is out: wait for the answers still due, the deadline restarting only when a
     // recorded entry settles (a peer that keeps a stream open with heartbeats must not hold the
-    // run: its events settle nothing).
+    // run: its events settle nothing). A virtual peer clock first reaches the recording's end.
+    const last = plan.entries.at(-1);
+    if (last && !infra && !ledger.complete) await timing.reach(last);
     while (!infra && !ledger.complete) {
       progress();
       const moved = await changed.wait();

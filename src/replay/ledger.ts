@@ -116,6 +116,10 @@ export class ReplayLedger {
   readonly #noise: NoiseRules;
   readonly #ignore: readonly string[];
   readonly #ignoreSets = new Map<string | null, IgnoreSet>();
+  /** Recorded answers kept but never compared (a poll loop's reads before its last). */
+  readonly #uncompared = new Set<number>();
+  /** A reason named first among a recorded answer's differences, if it has any (a poll loop's timing). */
+  readonly #timing = new Map<number, string>();
 
   /** `noise`: per-method ignored paths; `ignore`: paths ignored for every method (`--ignore`). */
   constructor(plan: ReplayPlan, ids: IdMap, noise: NoiseRules = {}, ignore: readonly string[] = []) {
@@ -192,14 +196,22 @@ export class ReplayLedger {
 
   /** Unsettled entries with seq < `before` in `lane` (all lanes when null), oldest first. */
   unsettledBefore(before: number, lane: LaneKey | null): RecordingEntry[] {
-    const out: RecordingEntry[] = [];
-    for (const e of this.plan.entries) {
-      if (e.seq >= before) break;
-      if (this.isSettled(e.seq)) continue;
-      const l = this.plan.laneOfSeq.get(e.seq) ?? null;
-      if (lane === null || l === lane || l === null) out.push(e);
+    // From each cursor's first unsettled entry, not from the recording's start: a long replay
+    // that times out often must not rescan what settled long ago.
+    const cursors =
+      lane === null ? [this.#all] : [this.#lanes.get(lane), this.#barriers].filter((c) => c !== undefined);
+    const seqs: number[] = [];
+    for (const cursor of cursors) {
+      const from = cursor.firstUnsettled(this.isSettled);
+      if (from === undefined) continue;
+      for (let i = cursor.index; i < cursor.seqs.length; i++) {
+        const seq = cursor.seqs[i] as number;
+        if (seq >= before) break;
+        if (!this.isSettled(seq)) seqs.push(seq);
+      }
     }
-    return out;
+    seqs.sort((a, b) => a - b);
+    return seqs.map((seq) => this.#bySeq.get(seq) as RecordingEntry);
   }
 
   /** The driver sent `ex`'s request: it settles as the recorded request itself. */
@@ -214,6 +226,33 @@ export class ReplayLedger {
     if (this.isSettled(seq)) return;
     this.#abandoned.set(seq, reason);
     this.onSettle?.(seq);
+  }
+
+  /** The live answer to recorded entry `seq` is kept and never compared (docs/design.md §8, poll loops). */
+  uncompared(seq: number): void {
+    this.#uncompared.add(seq);
+  }
+
+  /** Names `why` first among the differences of the live answer to recorded entry `seq`, if any. */
+  timing(seq: number, why: string): void {
+    this.#timing.set(seq, why);
+  }
+
+  /** Whether `answer` would answer `ex`'s recorded response with no difference; nothing is kept or learnt. */
+  wouldMatch(ex: PlannedExchange, answer: LiveAnswer): boolean {
+    const recorded = ex.response;
+    if (!recorded || answer.kind !== 'response' || recorded.cut !== undefined) return false;
+    const entry: RecordingEntry = {
+      seq: recorded.seq,
+      at: recorded.at,
+      xid: ex.xid,
+      kind: answer.kind,
+      http: answer.http,
+    };
+    if (answer.body !== undefined) entry.body = this.ids.answerToRecorded(answer.body);
+    if (answer.bodyText !== undefined) entry.bodyText = answer.bodyText;
+    if (shapeDifferences(shapeOf(recorded), shapeOf(entry)).length > 0) return false;
+    return this.content(ex, recorded, entry).length === 0;
   }
 
   /** A live entry answering `ex`. Returns the replayed entry (recorded identity, ids mapped back). */
@@ -268,11 +307,14 @@ export class ReplayLedger {
       progress.lastSeq = Math.max(progress.lastSeq, recorded.seq);
       // A body the recording keeps cut (its head) is compared by kind and status only: what it
       // held past the head is not in the recording (docs/design.md §8).
-      const differences =
-        recorded.cut !== undefined
+      const differences = this.#uncompared.has(recorded.seq)
+        ? []
+        : recorded.cut !== undefined
           ? shapeDifferences(shapeOf(recorded), shapeOf({ kind: entry.kind, http: entry.http }))
           : [...shapeDifferences(shapeOf(recorded), shapeOf(entry)), ...this.content(ex, recorded, entry)];
       if (differences.length > 0) {
+        const timing = this.#timing.get(recorded.seq);
+        if (timing !== undefined) differences.unshift(timing);
         this.#drift.push({ type: 'mismatch', expected: this.ref(recorded), actual: this.ref(entry), differences });
       }
     } else {

@@ -65,6 +65,7 @@ export async function runMerged(files: readonly string[], options: RunRecordingO
       ...(options.noise ? { noise: options.noise } : {}),
       ...(options.ignore ? { ignore: options.ignore } : {}),
       ...(options.grpcPeer !== undefined ? { grpcPeer: options.grpcPeer } : {}),
+      ...(current.peerClock ? { peerClock: current.peerClock } : {}),
     });
     result = {
       ...result,

@@ -32,6 +32,7 @@ import { diffReceiptLogs } from './diff.js';
 import { type DriveResult, driveRecording } from './driver.js';
 import { cardCauses, interruptionCauses, trafficCauses } from './likely-cause.js';
 import { recordedAgentCard } from './recorded-peer.js';
+import type { ReplayPeerClock } from './poll-loops.js';
 import type { RecordingResult } from './result.js';
 
 /** A live peer for one recording. */
@@ -44,6 +45,11 @@ export interface LivePeer {
    * against another agent cannot replay on it, which is then the first likely cause.
    */
   embedded?: boolean;
+  /**
+   * The peer's virtual clock: the embedded peer replaying a session of a real-time reference peer
+   * runs on the recording's clock (docs/design.md §8).
+   */
+  peerClock?: ReplayPeerClock;
   close(): Promise<void>;
 }
 
@@ -224,7 +230,8 @@ export function driveNotes(drive: DriveResult, signed: boolean): string[] {
   const notes: string[] = [];
   if (!signed)
     notes.push('no key given: receipt content compared, signatures and key ids not (pass --key to compare them)');
-  if (drive.ids.remapped > 0)
+  // Said only when an id differed: the resume tokens always do (the recording holds placeholders).
+  if (drive.ids.remappedIds > 0)
     notes.push(`${drive.ids.remapped} ids and tokens minted by the live peer were mapped to the recorded ones`);
   notes.push(...drive.notes);
   if (drive.ids.conflicts.length > 0) {
@@ -287,6 +294,7 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
       ...(options.noise ? { noise: options.noise } : {}),
       ...(options.ignore ? { ignore: options.ignore } : {}),
       ...(grpcPeer !== undefined ? { grpcPeer } : {}),
+      ...(currentPeer.peerClock ? { peerClock: currentPeer.peerClock } : {}),
     });
     result = {
       ...result,

@@ -19,6 +19,7 @@
  * ignored, so a drifting peer cannot scramble ids already in use.
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
+import { isTokenPlaceholder } from '../recording/resume-token.js';
 
 /** Field names whose string values are peer-minted identifiers or tokens. */
 export const ID_FIELDS: ReadonlySet<string> = new Set([
@@ -181,6 +182,16 @@ export class IdMap {
   get remapped(): number {
     let n = 0;
     for (const [recorded, live] of this.#toLive.whole) if (recorded !== live) n++;
+    return n;
+  }
+
+  /**
+   * Number of learned pairs whose live value differs from the recorded one, resume tokens left
+   * out: a recording holds every token as a placeholder, so each one always differs.
+   */
+  get remappedIds(): number {
+    let n = 0;
+    for (const [recorded, live] of this.#toLive.whole) if (recorded !== live && !isTokenPlaceholder(recorded)) n++;
     return n;
   }
 

@@ -117,3 +117,32 @@ export async function selfParkSession(url: string): Promise<void> {
   await ok(url, 'FireEvent', { name: 'go' }, '/control');
   await rest;
 }
+
+/** What a GetTask or PauseTask answer shows of a task. */
+interface TaskView {
+  id: string;
+  status: { state: string };
+  artifacts?: unknown[];
+}
+
+/**
+ * The most common client of a real-time peer: sends `work:6` with returnImmediately, reads the
+ * task with GetTask every `pollMs` until two artifacts are out, pauses it (answered once PAUSED),
+ * resumes it, and reads it every `pollMs` again until it completes.
+ */
+export async function pollingSession(url: string, pollMs: number): Promise<void> {
+  const { task } = await ok<{ task: TaskView }>(url, 'SendMessage', {
+    message: { messageId: `m-poll-${pollMs}`, role: 'ROLE_USER', parts: [{ text: 'work:6' }] },
+    configuration: { returnImmediately: true },
+  });
+  const pollUntil = async (done: (t: TaskView) => boolean): Promise<void> => {
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+      if (done(await ok<TaskView>(url, 'GetTask', { id: task.id }))) return;
+    }
+  };
+  await pollUntil((t) => (t.artifacts?.length ?? 0) >= 2);
+  const paused = await ok<{ pause: { resumeToken: string } }>(url, 'PauseTask', { taskId: task.id, reason: 'review' });
+  await ok(url, 'ResumeTask', { taskId: task.id, resumeToken: paused.pause.resumeToken });
+  await pollUntil((t) => t.status.state === 'TASK_STATE_COMPLETED');
+}

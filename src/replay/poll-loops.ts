@@ -1,0 +1,216 @@
+/**
+ * @module replay/poll-loops
+ * Time in a replay on a virtual peer clock (docs/design.md §8, "Real-time sessions"): poll loops
+ * and where the clock stands for each request.
+ *
+ * A **poll loop** is a run of consecutive GetTask reads of one task with nothing else of that task
+ * between them (a lane's consecutive unary GetTask exchanges; one read alone is a loop too). It is
+ * one step: its reads before the last are sent and kept, never compared (how many polls a client
+ * made depends on its timer and the peer's, not on what the peer did); its last read, the loop's
+ * outcome, is read again, the clock moved to the peer's next timer each time, until the peer shows
+ * what the recording shows, or until the loop's bound: then what the peer shows is compared, and
+ * the difference is named as timing drift with the recorded and replayed durations.
+ *
+ * **Where the clock stands.** The recorded peer ran on the wall clock, late on every timer by
+ * what its machine's load made it; the virtual one is never late. So the recorded instants of a
+ * loaded session run ahead of what its peer had done: the clock is moved to a request's recorded
+ * instant less the peer's *lag*, how far the recorded peer was behind the virtual one when the
+ * last loop's outcome showed (its recorded instant less the virtual instant it showed at).
+ */
+import type { PlannedExchange, ReplayPlan } from './lanes.js';
+import type { JsonValue } from '../canonical/canonical-json.js';
+import type { RecordingEntry } from '../recording/format.js';
+
+/** A virtual peer clock, moved by the replay (the embedded peer replaying a real-time session). */
+export interface ReplayPeerClock {
+  /** Where the clock stands (ms since the epoch). */
+  now(): number;
+  /** Moves it to an instant (firing the peer's timers due by then); an instant passed moves nothing. */
+  advanceTo(instantMs: number): Promise<void>;
+  /** The earliest instant the peer has something scheduled at, if any. */
+  nextTimerAt(): number | undefined;
+  /** Resolves once the peer has taken `count` HTTP requests in all. */
+  received(count: number): Promise<void>;
+  /** How many HTTP requests the peer has taken so far. */
+  taken(): number;
+  /** How many answers the peer has written in full so far. */
+  answered(): number;
+}
+
+/** The part an exchange plays in a poll loop. */
+export type PollRole =
+  /** A read before the loop's last: sent and kept, not compared. */
+  | { kind: 'read' }
+  /** The loop's last read: read until the peer shows the recorded answer, or the bound passes. */
+  | { kind: 'outcome'; first: PlannedExchange; reads: number };
+
+/** A loop's bound: its recorded duration times this, and at least {@link POLL_BOUND_MIN_MS}. */
+export const POLL_BOUND_FACTOR = 4;
+
+/** The least bound of a poll loop, ms. */
+export const POLL_BOUND_MIN_MS = 1000;
+
+/** A unary GetTask exchange answered within the recording. */
+function isRead(ex: PlannedExchange): boolean {
+  return ex.method === 'GetTask' && ex.response !== undefined && ex.events.length === 0 && ex.lane !== null;
+}
+
+/** The poll loops of a plan: the role of every exchange in one, by xid. */
+export function pollLoops(plan: ReplayPlan): Map<string, PollRole> {
+  const byLane = new Map<string, PlannedExchange[]>();
+  for (const ex of plan.exchanges) {
+    if (ex.lane === null) continue;
+    const list = byLane.get(ex.lane) ?? [];
+    list.push(ex);
+    byLane.set(ex.lane, list);
+  }
+  const roles = new Map<string, PollRole>();
+  for (const exchanges of byLane.values()) {
+    let run: PlannedExchange[] = [];
+    const close = (): void => {
+      const first = run[0];
+      const last = run.at(-1);
+      if (first && last) {
+        for (const ex of run.slice(0, -1)) roles.set(ex.xid, { kind: 'read' });
+        roles.set(last.xid, { kind: 'outcome', first, reads: run.length });
+      }
+      run = [];
+    };
+    for (const ex of exchanges) {
+      if (isRead(ex)) run.push(ex);
+      else close();
+    }
+    close();
+  }
+  return roles;
+}
+
+/** The recorded duration of a loop, ms: from its first request to its last answer. */
+export function recordedLoopMs(first: PlannedExchange, last: PlannedExchange): number {
+  const end = Date.parse((last.response ?? last.request).at);
+  const start = Date.parse(first.request.at);
+  return Number.isFinite(end) && Number.isFinite(start) ? Math.max(0, end - start) : 0;
+}
+
+/** How long a loop may take on replay before its outcome counts as drift, ms. */
+export function loopBoundMs(recordedMs: number): number {
+  return Math.max(POLL_BOUND_MIN_MS, recordedMs * POLL_BOUND_FACTOR);
+}
+
+function obj(value: JsonValue | undefined): { [key: string]: JsonValue } | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+}
+
+/** The instant (ms) the recorded peer's own clock stamped on an answer, if its body names one. */
+export function peerInstantOf(answer: RecordingEntry): number | undefined {
+  const envelope = obj(answer.body);
+  const result = envelope && 'jsonrpc' in envelope ? obj(envelope.result) : envelope;
+  if (!result) return undefined;
+  const status = obj(result.status) ?? obj(obj(result.task)?.status) ?? obj(obj(result.statusUpdate)?.status);
+  const stamped = [obj(result.pause)?.pausedAt, result.resumedAt, status?.timestamp].find(
+    (v): v is string => typeof v === 'string',
+  );
+  const ms = stamped === undefined ? Number.NaN : Date.parse(stamped);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+/**
+ * Where a virtual peer clock stands for each recorded entry: its recorded instant less the lag
+ * the last poll loop showed (see the module doc).
+ */
+export class RecordedTime {
+  readonly clock: ReplayPeerClock;
+  #lagMs = 0;
+  /** HTTP requests sent to the peer, those it took before the replay (its agent card) included. */
+  #sent: number;
+
+  /** Answers read in full, those before the replay included. */
+  #read: number;
+  /** How far the clock may step for an awaited answer, by its recorded seq. */
+  readonly #stepBounds = new Map<number, number>();
+
+  readonly #waitMs: number;
+
+  /** `waitMs`: the longest a move waits for the peer to take the requests sent before it. */
+  constructor(clock: ReplayPeerClock, waitMs: number) {
+    this.clock = clock;
+    this.#waitMs = waitMs;
+    this.#sent = clock.taken();
+    this.#read = clock.answered();
+  }
+
+  /** An HTTP request went to the peer: no move of the clock overtakes it. */
+  sent(): void {
+    this.#sent += 1;
+  }
+
+  /** An exchange with the peer ended (its answer read in full, or broken). */
+  read(): void {
+    this.#read += 1;
+  }
+
+  /**
+   * For a unary answer still awaited once its instant is reached: `wait` when the peer has
+   * written an answer the replay has not read yet (it is on its way); `moved` when the peer had
+   * written everything and the clock stepped to its next timer (the answer waits for time, as a
+   * PauseTask waits for the step in flight); `stuck` when no timer is due within the bound.
+   */
+  async stepFor(answer: RecordingEntry, ex: PlannedExchange): Promise<'wait' | 'moved' | 'stuck'> {
+    if (answer.kind !== 'response' || ex.events.length > 0) return 'stuck';
+    await this.#taken();
+    await new Promise((resolve) => setImmediate(resolve));
+    if (this.clock.answered() > this.#read) return 'wait';
+    let bound = this.#stepBounds.get(answer.seq);
+    if (bound === undefined) {
+      bound = this.clock.now() + loopBoundMs(Math.max(0, Date.parse(answer.at) - Date.parse(ex.request.at)));
+      this.#stepBounds.set(answer.seq, bound);
+    }
+    const next = this.clock.nextTimerAt();
+    if (next === undefined || next > bound) return 'stuck';
+    await this.clock.advanceTo(next);
+    return 'moved';
+  }
+
+  /** Moves the clock to `instantMs` once the peer has taken every request sent so far. */
+  async advanceTo(instantMs: number): Promise<void> {
+    await this.#taken();
+    await this.clock.advanceTo(instantMs);
+  }
+
+  /**
+   * Waits until the peer took every request sent, or the wait's deadline passed (a request lost
+   * on its way, its connection reset, must not hold the replay: its exchange drifts instead).
+   */
+  async #taken(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.clock.received(this.#sent),
+      new Promise((resolve) => (timer = setTimeout(resolve, this.#waitMs))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** Moves the clock to `entry`'s recorded instant less the lag. */
+  reach(entry: RecordingEntry): Promise<void> {
+    const instant = Date.parse(entry.at);
+    return Number.isFinite(instant) ? this.advanceTo(instant - this.#lagMs) : Promise.resolve();
+  }
+
+  /**
+   * Moves the clock to where the recorded peer stood when it made `answer` (less the lag): the
+   * instant its body names (a pause's `pausedAt`, a resume's `resumedAt`, a status' `timestamp`),
+   * else, for a unary answer, its request's instant (an answer that waits for nothing costs the
+   * peer no time, however late a loaded machine delivered it), else the answer's own instant.
+   */
+  reachAnswer(answer: RecordingEntry, ex: PlannedExchange): Promise<void> {
+    const named = peerInstantOf(answer);
+    if (named !== undefined) return this.advanceTo(named - this.#lagMs);
+    return this.reach(answer.kind === 'response' && ex.events.length === 0 ? ex.request : answer);
+  }
+
+  /** A loop's outcome showed now: the recorded peer was this far behind at its read. */
+  shown(read: RecordingEntry): void {
+    const instant = Date.parse(read.at);
+    if (Number.isFinite(instant)) this.#lagMs = Math.max(0, instant - this.clock.now());
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * Sessions of the reference peer in real-time mode, with the most common client (send with
+ * returnImmediately, then GetTask until done, a pause and a resume in between), recorded through
+ * the real `record` and replayed by `run` with no flags: the embedded peer runs on a virtual clock
+ * moved to each request's recorded instant, so the same requests get the same answers every time.
+ */
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { runCli } from '../helpers/cli.js';
+import { pollingSession, startCliServer } from '../replay/session.js';
+
+let dir = '';
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'run-real-time-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Records `pollingSession` against a real-time peer of `stepMs`; returns the recording and key files. */
+async function recordPolling(stepMs: number, pollMs: number): Promise<{ out: string; key: string }> {
+  const key = join(dir, 'key.json');
+  await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'real-time' }).keyFile()), { mode: 0o600 });
+  const peer = await startCliServer(['peer', '--step-ms', String(stepMs)]);
+  const out = join(dir, 'polled.jsonl');
+  const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', out, '--key', key]);
+  try {
+    await pollingSession(recorder.url, pollMs);
+  } finally {
+    await recorder.stop();
+    await peer.stop();
+  }
+  return { out, key };
+}
+
+describe('a polled session of a real-time reference peer', () => {
+  for (const [stepMs, pollMs] of [
+    [100, 100],
+    [60, 25],
+    [200, 70],
+  ] as const) {
+    it(`replays with no flags, 10 times in a row: PASS (--step-ms ${stepMs}, GetTask every ${pollMs} ms)`, async () => {
+      const { out, key } = await recordPolling(stepMs, pollMs);
+      const text = await readFile(out, 'utf8');
+      expect(text.match(/"method":"GetTask"/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
+      expect(text).toContain('"method":"PauseTask"');
+      // Ten copies, each with its golden receipts: one run replays them one after another.
+      const copies: string[] = [];
+      for (let i = 0; i < 10; i++) {
+        const copy = join(dir, `copy-${i}.jsonl`);
+        await copyFile(out, copy);
+        await copyFile(join(dir, 'polled.receipts.jsonl'), join(dir, `copy-${i}.receipts.jsonl`));
+        copies.push(copy);
+      }
+      const replayed = await runCli(['run', ...copies, '--key', key]);
+      const verdicts = replayed.stdout.split('\n').filter((line) => /^(PASS|DRIFT|FAIL|ERROR)\b/.test(line));
+      expect(replayed.stdout).not.toMatch(/^DRIFT/m);
+      expect(verdicts).toHaveLength(10);
+      expect(verdicts.every((line) => line.startsWith('PASS '))).toBe(true);
+      expect(replayed.code).toBe(0);
+    });
+  }
+});
+
+it('names a poll loop that ends in another state on replay as timing drift, with both durations', async () => {
+  const { out, key } = await recordPolling(60, 25);
+  const lines = (await readFile(out, 'utf8')).split('\n');
+  // The last GetTask answer (the last poll loop's outcome) recorded as FAILED instead of COMPLETED.
+  const last = lines.findLastIndex((line) => line.includes('"kind":"response"') && line.includes('COMPLETED'));
+  expect(last).toBeGreaterThan(0);
+  lines[last] = (lines[last] as string).replace('"state":"TASK_STATE_COMPLETED"', '"state":"TASK_STATE_FAILED"');
+  await writeFile(out, lines.join('\n'));
+  const replayed = await runCli(['run', out, '--key', key]);
+  expect(replayed.code).toBe(1);
+  const named = "ended in COMPLETED after \\d+ ms on the peer's clock; recorded: FAILED after \\d+ ms";
+  expect(replayed.stdout).toMatch(new RegExp(`timing drift: the poll loop \\(\\d+ reads?\\) ${named}`));
+});
+
+it('says nothing of mapped ids under a golden recording on the deterministic peer (every id the same)', async () => {
+  const replayed = await runCli([
+    'run',
+    'golden/caller-pause-finish-step/recording.jsonl',
+    '--key',
+    'golden/test-key.json',
+  ]);
+  expect(replayed.stdout).toMatch(/^PASS /);
+  expect(replayed.stdout).not.toContain('minted by the live peer');
+  expect(replayed.code).toBe(0);
+});
