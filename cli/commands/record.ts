@@ -98,6 +98,7 @@ interface RecordCommandOptions extends RecordTlsOptions {
   maxObservedBytes: string;
   graceMs: string;
   upstreamTimeoutMs: string;
+  followMs: string;
   requestTimeoutMs: string;
   headersTimeoutMs: string;
   maxConnections: string;
@@ -190,6 +191,7 @@ function recordSettings(options: RecordCommandOptions) {
     maxObservedBytes,
     graceMs,
     upstreamTimeoutMs,
+    followMs: integerOption(options.followMs, 'follow-ms', 1),
     limits,
     redact,
     keepHeaders,
@@ -457,6 +459,7 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
     port: listen.port,
     maxBodyBytes,
     upstreamTimeoutMs,
+    followMs: settings.followMs,
     limits,
   }).catch(async (error: unknown) => {
     await writer.close();
@@ -495,6 +498,7 @@ export function registerRecord(program: Command): void {
     .requiredOption('--upstream <url>', 'the peer to forward to')
     .requiredOption('--out <file>', 'recording to write (JSONL)')
     .option('--upstream-timeout-ms <n>', 'the upstream must send its response head within N ms, else HTTP 504', '30000')
+    .option('--follow-ms <n>', 'read and observe for N ms more an answer its client left or got 504 for', '600000')
     .option('--request-timeout-ms <n>', 'a client request must fully arrive within N ms, else HTTP 408', '30000')
     .option(
       '--headers-timeout-ms <n>',

@@ -58,6 +58,12 @@ export { CONTROL_REFUSED_MESSAGE, isControlTarget } from './proxy-refusals.js';
 /** Default time the upstream has to send its response head. */
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
 
+/**
+ * Default time the recorder reads on an answer its client no longer gets (the client left, or got
+ * a 504), from that moment: a tool call the peer finishes before it pauses may take minutes.
+ */
+export const DEFAULT_FOLLOW_MS = 10 * 60_000;
+
 export interface RecordingProxyOptions {
   /** The peer to forward to, e.g. `http://127.0.0.1:8080` (a path prefix is kept). */
   upstream: string;
@@ -70,6 +76,11 @@ export interface RecordingProxyOptions {
   maxBodyBytes?: number;
   /** The upstream must send its response head within this many ms, else HTTP 504 (default 30 s). */
   upstreamTimeoutMs?: number;
+  /**
+   * How long an answer whose client no longer gets it (the client left, or got the 504) is read
+   * on for the recording, from that moment (default {@link DEFAULT_FOLLOW_MS}).
+   */
+  followMs?: number;
   /** Time-outs and the connection cap at the client edge (defaults: src/http/limits.ts). */
   limits?: Partial<
     Pick<HttpLimits, 'requestTimeoutMs' | 'headersTimeoutMs' | 'maxConnections' | 'drainLimitBytes' | 'drainTimeoutMs'>
@@ -155,6 +166,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     recorder,
     flights,
     upstreamTimeoutMs: options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+    followMs: options.followMs ?? DEFAULT_FOLLOW_MS,
     ownUrl: () => ownUrl,
     grpc: { hostname: grpcUpstream.hostname, port: grpcUpstream.port },
     cards: new CardRewrites(),

@@ -26,6 +26,7 @@ function entryMember(key: string): boolean {
     case 'principal':
     case 'seq':
     case 'sse':
+    case 'undelivered':
     case 'xid':
       return true;
     default:
@@ -123,6 +124,11 @@ export function entryLine(entry: RecordingEntry): string | undefined {
     const sse = plainCanonical(entry.sse, true, 1);
     if (sse === undefined) return undefined;
     out += `,"sse":${sse}`;
+  }
+  if (entry.undelivered !== undefined) {
+    const undelivered = text(entry.undelivered);
+    if (undelivered === undefined) return undefined;
+    out += `,"undelivered":${undelivered}`;
   }
   return `${out},"xid":${xid}}`;
 }

@@ -122,7 +122,7 @@ function checkEntry(value: unknown, source: string, line: number, expectedSeq: n
       }
     }
   }
-  for (const field of ['bodyText', 'bodyRepaired', 'principal', 'error', 'incomplete'] as const) {
+  for (const field of ['bodyText', 'bodyRepaired', 'principal', 'error', 'incomplete', 'undelivered'] as const) {
     if (value[field] !== undefined && typeof value[field] !== 'string') {
       throw malformed(source, line, `entry field "${field}" is not a string`);
     }

@@ -1,8 +1,8 @@
 /**
  * `a2a-replay record` under slow or hostile parties, against real sockets with short flag values:
- * an upstream that never answers (504 naming it, recorded as an error), a client whose body or
- * headers do not arrive in time (408), connections past the cap (503; gRPC connections count, and a
- * gRPC call past the cap gets UNAVAILABLE), a 50 MB chunked body (a
+ * an upstream that never answers (504 naming it; read on until the stop records it as an error), a
+ * client whose body or headers do not arrive in time (408), connections past the cap (503; gRPC
+ * connections count, and a gRPC call past the cap gets UNAVAILABLE), a 50 MB chunked body (a
  * 413 the client reads), and a gzip answer passed through untouched but recorded decoded. The
  * recorder's own answers are HTTP+JSON errors on a route of that binding, JSON-RPC elsewhere.
  */
