@@ -49,7 +49,7 @@ import { type ForwardContext, forwardExchange } from './forward-exchange.js';
 import type { GrpcForwardContext, GrpcRefusalKind, forwardGrpcCall } from './grpc-forward.js';
 import { openGrpcUpstream } from './grpc-upstream.js';
 import { answerOwn, targetOf } from './proxy-answers.js';
-import { guardProxy } from './proxy-limits.js';
+import { type ProxyLimits, guardProxy } from './proxy-limits.js';
 import { isControlTarget, refuseControl, refuseTarget } from './proxy-refusals.js';
 import { type UpstreamTls, openUpstream } from './upstream.js';
 
@@ -193,6 +193,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     });
     proxyLimits.admit(req, res, (body) => route(req, res, body));
   });
+  // A client that half-closes after its request still gets the answer, then the connection ends.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   const proxyLimits = guardProxy(server, limits, recorder);
 
   const grpcForwarding: GrpcForwardContext = {
@@ -222,7 +224,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   // One port: HTTP/1 connections go to `server`, HTTP/2 (gRPC) ones to `h2`.
   const port = servePort(
     { http1: (socket) => server.emit('connection', socket), h2c: (socket) => h2.emit('connection', socket) },
-    { silentMs: limits.headersTimeoutMs },
+    countedSniffing(limits, proxyLimits),
     options.tls,
   );
 
@@ -258,6 +260,28 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
         grpcUpstream.destroy();
       })();
       return closing;
+    },
+  };
+}
+
+/**
+ * How the port reads a connection's first bytes: a silent one is closed after the headers
+ * time-out, a half-closed one kept writable for its answer, and each counted against the
+ * connection cap from its accept until the server it goes to counts it.
+ */
+function countedSniffing(limits: HttpLimits, proxyLimits: ProxyLimits): SniffOptions {
+  return {
+    silentMs: limits.headersTimeoutMs,
+    allowHalfOpen: true,
+    closeSilent: true,
+    accepted: (socket) => {
+      const counted = proxyLimits.countSession();
+      const close = (): void => counted.close();
+      socket.once('close', close);
+      return () => {
+        socket.off('close', close);
+        close();
+      };
     },
   };
 }

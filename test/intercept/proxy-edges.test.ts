@@ -53,6 +53,22 @@ function watchClients(proxy: RecordingProxy): () => Promise<void> {
   };
 }
 
+/**
+ * A client on a raw socket that sends a GetTask and resolves once the first bytes of the answer
+ * came (`untilAnswer`) or the upstream has it (the caller waits for that); `leave` resets the
+ * connection, as a client that exits with bytes unread does (a FIN alone reads as a half-close).
+ */
+function rawClient(proxy: RecordingProxy, id: number): { firstBytes: Promise<void>; leave(): void } {
+  const socket = connect(Number(new URL(proxy.url).port), '127.0.0.1');
+  socket.on('error', () => undefined);
+  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'GetTask', params: { id: 't' } });
+  socket.write(`POST / HTTP/1.1\r\nHost: r\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  return {
+    firstBytes: new Promise<void>((resolve) => socket.once('data', () => resolve())),
+    leave: () => socket.resetAndDestroy(),
+  };
+}
+
 const rpc = (id: number) => ({
   method: 'POST',
   headers: { 'content-type': 'application/json' },
@@ -437,10 +453,9 @@ describe('recording proxy', () => {
       void left.then(() => res.end('data: {"n":2}\n\n'));
     });
     const clientsClosed = watchClients(proxy);
-    const abort = new AbortController();
-    const res = await fetch(proxy.url, { ...rpc(1), signal: abort.signal });
-    await (res.body as ReadableStream<Uint8Array>).getReader().read();
-    abort.abort();
+    const client = rawClient(proxy, 1);
+    await client.firstBytes;
+    client.leave();
     await clientsClosed();
     clientLeft?.();
     const entries = await rec.settled();
@@ -463,10 +478,9 @@ describe('recording proxy', () => {
       undefined,
       { followMs: 100 },
     );
-    const abort = new AbortController();
-    const res = await fetch(proxy.url, { ...rpc(1), signal: abort.signal });
-    await (res.body as ReadableStream<Uint8Array>).getReader().read();
-    abort.abort();
+    const client = rawClient(proxy, 1);
+    await client.firstBytes;
+    client.leave();
     await closed;
     const entries = await rec.settled();
     expect(entries.at(-1)).toMatchObject({
@@ -489,12 +503,9 @@ describe('recording proxy', () => {
       void left.then(() => res.end('{"jsonrpc":"2.0","id":3,"result":{"id":"t"}}'));
     });
     const clientsClosed = watchClients(proxy);
-    const socket = connect(Number(new URL(proxy.url).port), '127.0.0.1');
-    socket.on('error', () => undefined);
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 't' } });
-    socket.write(`POST / HTTP/1.1\r\nHost: r\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    const client = rawClient(proxy, 3);
     await atUpstream;
-    socket.destroy();
+    client.leave();
     await clientsClosed();
     expect(proxy.inFlight).toBe(1);
     clientLeft?.();
@@ -528,6 +539,30 @@ describe('recording proxy', () => {
       body: { jsonrpc: '2.0', id: 41, result: { id: 't' } },
       undelivered: `the recorder answered the client 504: upstream ${upstream.url} sent no response within 100 ms`,
     });
+  });
+
+  it('answers a client that half-closes after its request, as nc -N does, then ends the connection', async () => {
+    let answerNow: (() => void) | undefined;
+    const late = new Promise<void>((resolve) => (answerNow = resolve));
+    const { rec, proxy } = await setup((req, res) => {
+      req.resume();
+      answerNow?.();
+      void late.then(() => res.end('{"jsonrpc":"2.0","id":5,"result":{"id":"t"}}'));
+    });
+    const got = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(proxy.url).port), '127.0.0.1');
+      let text = '';
+      socket.setEncoding('utf8').on('data', (d: string) => (text += d));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'GetTask', params: { id: 't' } });
+      socket.end(`POST / HTTP/1.1\r\nHost: r\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    });
+    expect(got).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(got.endsWith('{"jsonrpc":"2.0","id":5,"result":{"id":"t"}}')).toBe(true);
+    const entries = await rec.settled();
+    expect(entries.map((e) => e.kind)).toEqual(['request', 'response']);
+    expect(entries[1]).not.toHaveProperty('undelivered');
   });
 
   it('answers malformed HTTP with 400 and keeps serving', async () => {
