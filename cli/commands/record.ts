@@ -66,7 +66,7 @@ import { TOOL_NAME } from '../../src/version.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { collect, integerOption, optionalKeyring } from '../options.js';
 import { RecordProgress } from '../record-progress.js';
-import { incompleteReporter, observe } from '../record-observation.js';
+import { incompleteReporter, observe, stopProxy } from '../record-observation.js';
 import { type Continuation, readContinuation } from '../continue-from.js';
 import { traceName } from '../trace-name.js';
 import { openTracing } from '../open-tracing.js';
@@ -480,7 +480,7 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
   }
 
   await stopped;
-  await proxy.close({ graceMs });
+  await stopProxy(proxy, graceMs);
   await writer.close();
   if (writer.dropped > 0)
     process.stderr.write(`a2a-replay: ${writer.dropped} recording lines were not written to ${options.out}\n`);

@@ -3,7 +3,8 @@
  * reference peer with its `--transitions` log as ground truth, pause and resume calls over
  * JSON-RPC and HTTP+JSON whose clients, picked by a seeded random, stay, close right after
  * sending, reset the connection while a `finish_step` pause waits, or half-close after the
- * request (as `nc -N` does), plus one pause the recorder answers 504 before the peer acts on it.
+ * request (as `nc -N` does), plus one pause the recorder answers 504 before the peer acts on it;
+ * and a SIGTERM while a `finish_step` pause waits, then `record --continue-from` and a CancelTask.
  * Every transition into or out of PAUSED in the peer's log has its receipt, and `lost` blames the
  * agent for no resume a client sent.
  */
@@ -222,5 +223,85 @@ it('receipts every transition into and out of PAUSED whatever the clients and th
   const lost = await runCli(['lost', out]);
   expect(lost.stdout).not.toContain('pause_ignored');
   expect(lost.stdout).toBe(`no lost pauses in ${out} (recording)\n`);
+  expect(lost.code).toBe(0);
+});
+
+/** Resolves once `proc`'s stderr holds `text`. */
+function untilStderr(proc: RecordProcess, text: string): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const check = (): void => {
+      if (!proc.stderr().includes(text)) return;
+      proc.child.stderr.off('data', check);
+      resolve();
+    };
+    proc.child.stderr.on('data', check);
+    check();
+  });
+}
+
+it('reads a waiting pause to its answer at SIGTERM, and the next recorder receipts its cancel', async () => {
+  const transitions = join(dir, 'stop.transitions.jsonl');
+  const first = join(dir, 'stop.jsonl');
+  const second = join(dir, 'stop-2.jsonl');
+  const peer = await startCliProcess(['peer', '--deterministic', '--transitions', transitions]);
+  let taskId = '';
+  try {
+    const recorder = await startRecordProcess([
+      '--upstream',
+      peer.url,
+      '--out',
+      first,
+      '--key',
+      keyFile,
+      '--grace-ms',
+      '60000',
+    ]);
+    const started = await ok<{ task: { id: string } }>(recorder.url, 'SendMessage', {
+      message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
+      configuration: { returnImmediately: true },
+    });
+    taskId = started.task.id;
+    await ok(recorder.url, 'AdvanceClock', { ms: 500 }, '/control');
+    const pause = rawCall(recorder.url, 'JSON-RPC', 'PauseTask', taskId, { reason: 'deploy' }, 'stays');
+    await untilPending(peer.url, taskId);
+    recorder.child.kill('SIGTERM');
+    await untilStderr(recorder, 'a2a-replay: stopping: reading the 1 answer in flight for up to 60000 ms');
+    // The step ends while the recorder stops: the peer pauses the task and answers.
+    await ok(peer.url, 'AdvanceClock', { ms: 600 }, '/control');
+    expect(await pause.answer).toMatch(/"resumeToken":"/);
+    expect(await recorder.exited).toBe(0);
+
+    const next = await startRecordProcess([
+      '--upstream',
+      peer.url,
+      '--out',
+      second,
+      '--key',
+      keyFile,
+      '--continue-from',
+      first,
+    ]);
+    try {
+      await ok(next.url, 'CancelTask', { id: taskId });
+    } finally {
+      expect(await stopProcess(next)).toBe(0);
+    }
+  } finally {
+    await stopProcess(peer);
+  }
+  const truth = (await jsonl(transitions)).filter((l) => l.event === 'transition' && l.taskId === taskId);
+  expect(truth.filter((t) => t.to === 'TASK_STATE_PAUSED' || t.from === 'TASK_STATE_PAUSED').map((t) => t.to)).toEqual([
+    'TASK_STATE_PAUSED',
+    'TASK_STATE_CANCELED',
+  ]);
+  const receipts = [
+    ...(await jsonl(first.replace(/\.jsonl$/, '.receipts.jsonl'))),
+    ...(await jsonl(second.replace(/\.jsonl$/, '.receipts.jsonl'))),
+  ].filter((r) => r.taskId === taskId);
+  expect(receipts.map((r) => [r.type, r.cause ?? null])).toEqual([
+    ['SuspensionReceipt', null],
+    ['ResumptionReceipt', 'canceled'],
+  ]);
+  const lost = await runCli(['lost', join(dir, 'stop.receipts.jsonl'), join(dir, 'stop-2.receipts.jsonl')]);
   expect(lost.code).toBe(0);
 });
