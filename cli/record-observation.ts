@@ -3,8 +3,9 @@
  * What `record` does with each entry besides writing it (docs/design.md §5): feeds it to the
  * observation pipeline (receipts into the receipt log, spans to the span sink), holding the
  * answers that show a pause or resume until their receipt is durable, and says on stderr what it
- * could not read.
+ * could not read, and what a stop still reads.
  */
+import type { RecordingProxy } from '../src/intercept/recording-proxy.js';
 import { type ReceiptHold, ObservationPipeline } from '../src/observe/pipeline.js';
 import { agentNameOf } from '../src/observe/span-conventions.js';
 import { describeError } from '../src/errors.js';
@@ -144,4 +145,20 @@ export function incompleteReporter(out: string): { see(entry: RecordingEntry): v
         process.stderr.write(`a2a-replay: ${count} incomplete entries in ${out}: lost reports it incomplete\n`);
     },
   };
+}
+
+/**
+ * Stops the proxy at SIGINT or SIGTERM: says on stderr how many answers are still in flight, which
+ * it goes on reading (and observing) for up to `graceMs` before it cuts them and the recording and
+ * receipt log close (docs/design.md §5, "The recorder follows the peer").
+ */
+export async function stopProxy(proxy: RecordingProxy, graceMs: number): Promise<void> {
+  const open = proxy.inFlight;
+  if (open > 0) {
+    process.stderr.write(
+      `a2a-replay: stopping: reading the ${open} answer${open === 1 ? '' : 's'} in flight for up to ${graceMs} ms ` +
+        '(--grace-ms) before the recording closes\n',
+    );
+  }
+  await proxy.close({ graceMs });
 }

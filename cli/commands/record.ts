@@ -61,7 +61,7 @@ import { TOOL_NAME } from '../../src/version.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { collect, integerOption, optionalKeyring } from '../options.js';
 import { RecordProgress } from '../record-progress.js';
-import { incompleteReporter, observe } from '../record-observation.js';
+import { incompleteReporter, observe, stopProxy } from '../record-observation.js';
 import { type Continuation, readContinuation } from '../continue-from.js';
 import { traceName } from '../trace-name.js';
 import { openTracing } from '../open-tracing.js';
@@ -90,6 +90,7 @@ interface RecordCommandOptions extends RecordTlsOptions, RedactionFlags {
   maxObservedBytes: string;
   graceMs: string;
   upstreamTimeoutMs: string;
+  followMs: string;
   requestTimeoutMs: string;
   headersTimeoutMs: string;
   maxConnections: string;
@@ -177,6 +178,7 @@ function recordSettings(options: RecordCommandOptions) {
     maxObservedBytes,
     graceMs,
     upstreamTimeoutMs,
+    followMs: integerOption(options.followMs, 'follow-ms', 1),
     limits,
     fsync,
     checkpointEvery,
@@ -446,6 +448,7 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
     port: listen.port,
     maxBodyBytes,
     upstreamTimeoutMs,
+    followMs: settings.followMs,
     limits,
   }).catch(async (error: unknown) => {
     await writer.close();
@@ -466,7 +469,7 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
   }
 
   await stopped;
-  await proxy.close({ graceMs });
+  await stopProxy(proxy, graceMs);
   await writer.close();
   if (writer.dropped > 0)
     process.stderr.write(`a2a-replay: ${writer.dropped} recording lines were not written to ${options.out}\n`);
@@ -486,6 +489,7 @@ export function registerRecord(program: Command): void {
     .requiredOption('--upstream <url>', 'the peer to forward to')
     .requiredOption('--out <file>', 'recording to write (JSONL)')
     .option('--upstream-timeout-ms <n>', 'the upstream must send its response head within N ms, else HTTP 504', '30000')
+    .option('--follow-ms <n>', 'read and observe for N ms more an answer its client left or got 504 for', '600000')
     .option('--request-timeout-ms <n>', 'a client request must fully arrive within N ms, else HTTP 408', '30000')
     .option(
       '--headers-timeout-ms <n>',

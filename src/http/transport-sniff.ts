@@ -9,7 +9,8 @@
  * that gets it reads the connection from its first byte.
  *
  * A client that sends nothing, or stops inside the preface, for `silentMs` is handed to
- * HTTP/1 with whatever it sent, where the HTTP/1 server's own time-outs answer it (src/http/limits.ts).
+ * HTTP/1 with whatever it sent, where the HTTP/1 server's own time-outs answer it (src/http/limits.ts);
+ * with `closeSilent`, one that sent nothing at all is closed then instead.
  * A connection that closes or fails before the decision is dropped.
  */
 import { type Server, type Socket, createServer } from 'node:net';
@@ -36,18 +37,37 @@ export interface TransportRoutes {
 export interface SniffOptions {
   /** How long a connection may send nothing decisive before it goes to HTTP/1, ms. */
   silentMs: number;
+  /**
+   * Keep a connection's write side open when its client ends its own (half-close, as `nc -N`
+   * does after the request), so the server it goes to can still answer (default false).
+   */
+  allowHalfOpen?: boolean;
+  /**
+   * Called with each connection as it is accepted, before a byte is read; the function it returns
+   * is called when the connection is handed on (not when it closes before that). A connection cap
+   * counts connections here, so one that stays silent counts too.
+   */
+  accepted?: (socket: Socket) => () => void;
+  /** Close a connection that sent nothing at all for `silentMs`, instead of handing it on (default false). */
+  closeSilent?: boolean;
 }
 
 /** Reads the start of `socket` and hands it to the route its first bytes name. */
 export function sniffTransport(socket: Socket, routes: TransportRoutes, options: SniffOptions): void {
   const chunks: Buffer[] = [];
   let settled = false;
+  const handedOn = options.accepted?.(socket);
   const onError = (): void => {
     finish();
     socket.destroy();
   };
   const onClose = (): void => finish();
-  const timer = setTimeout(() => handOff('http1'), options.silentMs);
+  const timer = setTimeout(() => {
+    if (chunks.length === 0 && options.closeSilent === true) {
+      finish();
+      socket.destroy();
+    } else handOff('http1');
+  }, options.silentMs);
   timer.unref();
 
   function finish(): void {
@@ -64,6 +84,7 @@ export function sniffTransport(socket: Socket, routes: TransportRoutes, options:
     finish();
     socket.pause();
     if (chunks.length > 0) socket.unshift(Buffer.concat(chunks));
+    handedOn?.();
     if (route === 'h2c') routes.h2c(socket);
     else routes.http1(socket);
     // The new owner reads from here, its first byte the connection's first byte.
@@ -89,5 +110,7 @@ export function sniffTransport(socket: Socket, routes: TransportRoutes, options:
  * of a held answer) waits for the client's delayed ACK, about 40 ms on Linux.
  */
 export function createSniffingServer(routes: TransportRoutes, options: SniffOptions): Server {
-  return createServer({ noDelay: true }, (socket) => sniffTransport(socket, routes, options));
+  return createServer({ noDelay: true, allowHalfOpen: options.allowHalfOpen === true }, (socket) =>
+    sniffTransport(socket, routes, options),
+  );
 }

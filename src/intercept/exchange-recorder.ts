@@ -178,6 +178,8 @@ export class Exchange {
   /** Settles when the decoder fails or closes. */
   #decoderGone: Promise<void> = Promise.resolve();
   #holds: Hold[] = [];
+  /** Why the client does not get this answer, once it does not ({@link undelivered}). */
+  #undelivered: string | undefined;
 
   /** @internal created by {@link ExchangeRecorder.request} */
   constructor(recorder: ExchangeRecorder, xid: string, http: EntryHttp) {
@@ -207,6 +209,15 @@ export class Exchange {
       (refusals) => refusals.find((refusal) => typeof refusal === 'string'),
       () => undefined,
     );
+  }
+
+  /**
+   * The client will not get this answer (it left, or the adapter answered it itself): `why` goes on
+   * the entry that ends the exchange, which the adapter still records as it reads the answer on.
+   * The first reason stays; after the exchange ended it changes nothing.
+   */
+  undelivered(why: string): void {
+    if (this.#phase !== 'done') this.#undelivered ??= why;
   }
 
   /** The response head arrived. An SSE response is recorded at once; a unary one at `finish`. */
@@ -291,6 +302,7 @@ export class Exchange {
               kind: 'response',
               http: { ...this.#http, status: this.#status, headers: this.#headers },
               ...fields.fields,
+              ...this.#undeliveredField(),
             },
             fields.observed,
           );
@@ -442,7 +454,11 @@ export class Exchange {
     const decoder = this.#decoder;
     this.#decoder = undefined;
     decoder?.destroy();
-    this.#emit({ kind, http: { ...this.#http }, ...extra });
+    this.#emit({ kind, http: { ...this.#http }, ...extra, ...this.#undeliveredField() });
+  }
+
+  #undeliveredField(): Pick<EntryDraft, 'undelivered'> {
+    return this.#undelivered === undefined ? {} : { undelivered: this.#undelivered };
   }
 
   #emit(draft: Omit<EntryDraft, 'xid'>, observed?: ObservedBody): void {

@@ -75,10 +75,10 @@ export class Flights {
     });
   }
 
-  /** Aborts every exchange still in flight. */
+  /** Aborts every exchange still in flight, in the order they started. */
   abortAll(reason: string): void {
     const open: Flight[] = [];
     for (let flight = this.#head; flight !== undefined; flight = flight.next) open.push(flight);
-    for (const flight of open) flight.abort(reason);
+    for (const flight of open.reverse()) flight.abort(reason);
   }
 }

@@ -49,7 +49,7 @@ import { type ForwardContext, forwardExchange } from './forward-exchange.js';
 import type { GrpcForwardContext, GrpcRefusalKind, forwardGrpcCall } from './grpc-forward.js';
 import { openGrpcUpstream } from './grpc-upstream.js';
 import { answerOwn, targetOf } from './proxy-answers.js';
-import { guardProxy } from './proxy-limits.js';
+import { type ProxyLimits, guardProxy } from './proxy-limits.js';
 import { isControlTarget, refuseControl, refuseTarget } from './proxy-refusals.js';
 import { type UpstreamTls, openUpstream } from './upstream.js';
 
@@ -57,6 +57,12 @@ export { CONTROL_REFUSED_MESSAGE, isControlTarget } from './proxy-refusals.js';
 
 /** Default time the upstream has to send its response head. */
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
+
+/**
+ * Default time the recorder reads on an answer its client no longer gets (the client left, or got
+ * a 504), from that moment: a tool call the peer finishes before it pauses may take minutes.
+ */
+export const DEFAULT_FOLLOW_MS = 10 * 60_000;
 
 export interface RecordingProxyOptions {
   /** The peer to forward to, e.g. `http://127.0.0.1:8080` (a path prefix is kept). */
@@ -70,6 +76,11 @@ export interface RecordingProxyOptions {
   maxBodyBytes?: number;
   /** The upstream must send its response head within this many ms, else HTTP 504 (default 30 s). */
   upstreamTimeoutMs?: number;
+  /**
+   * How long an answer whose client no longer gets it (the client left, or got the 504) is read
+   * on for the recording, from that moment (default {@link DEFAULT_FOLLOW_MS}).
+   */
+  followMs?: number;
   /** Time-outs and the connection cap at the client edge (defaults: src/http/limits.ts). */
   limits?: Partial<
     Pick<HttpLimits, 'requestTimeoutMs' | 'headersTimeoutMs' | 'maxConnections' | 'drainLimitBytes' | 'drainTimeoutMs'>
@@ -155,6 +166,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     recorder,
     flights,
     upstreamTimeoutMs: options.upstreamTimeoutMs ?? DEFAULT_UPSTREAM_TIMEOUT_MS,
+    followMs: options.followMs ?? DEFAULT_FOLLOW_MS,
     ownUrl: () => ownUrl,
     grpc: { hostname: grpcUpstream.hostname, port: grpcUpstream.port },
     cards: new CardRewrites(),
@@ -181,6 +193,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     });
     proxyLimits.admit(req, res, (body) => route(req, res, body));
   });
+  // A client that half-closes after its request still gets the answer, then the connection ends.
+  (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   const proxyLimits = guardProxy(server, limits, recorder);
 
   const grpcForwarding: GrpcForwardContext = {
@@ -210,7 +224,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   // One port: HTTP/1 connections go to `server`, HTTP/2 (gRPC) ones to `h2`.
   const port = servePort(
     { http1: (socket) => server.emit('connection', socket), h2c: (socket) => h2.emit('connection', socket) },
-    { silentMs: limits.headersTimeoutMs },
+    countedSniffing(limits, proxyLimits),
     options.tls,
   );
 
@@ -246,6 +260,28 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
         grpcUpstream.destroy();
       })();
       return closing;
+    },
+  };
+}
+
+/**
+ * How the port reads a connection's first bytes: a silent one is closed after the headers
+ * time-out, a half-closed one kept writable for its answer, and each counted against the
+ * connection cap from its accept until the server it goes to counts it.
+ */
+function countedSniffing(limits: HttpLimits, proxyLimits: ProxyLimits): SniffOptions {
+  return {
+    silentMs: limits.headersTimeoutMs,
+    allowHalfOpen: true,
+    closeSilent: true,
+    accepted: (socket) => {
+      const counted = proxyLimits.countSession();
+      const close = (): void => counted.close();
+      socket.once('close', close);
+      return () => {
+        socket.off('close', close);
+        close();
+      };
     },
   };
 }

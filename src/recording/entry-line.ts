@@ -27,6 +27,7 @@ function entryMember(key: string): boolean {
     case 'principal':
     case 'seq':
     case 'sse':
+    case 'undelivered':
     case 'xid':
       return true;
     default:
@@ -130,6 +131,11 @@ export function entryLine(entry: RecordingEntry): string | undefined {
     const sse = plainCanonical(entry.sse, true, 1);
     if (sse === undefined) return undefined;
     out += `,"sse":${sse}`;
+  }
+  if (entry.undelivered !== undefined) {
+    const undelivered = text(entry.undelivered);
+    if (undelivered === undefined) return undefined;
+    out += `,"undelivered":${undelivered}`;
   }
   return `${out},"xid":${xid}}`;
 }

@@ -99,6 +99,13 @@ export interface RecordingEntry {
   /** On `error` entries: what broke, in user words. */
   error?: string;
   /**
+   * On the entry that ends an exchange (`response` of a unary answer, `end` or `error` of a
+   * stream): set when the client did not get this answer, because it closed its connection or the
+   * recorder answered it 504 first. The recorder still read the answer from the peer (as far as
+   * the entry says) and observed it (docs/design.md §5, "The recorder follows the peer").
+   */
+  undelivered?: string;
+  /**
    * Present on every entry of a gRPC exchange (binding GRPC, docs/design.md §16), and only there:
    * `http.path` is the call's `:path` (`/lf.a2a.v1.A2AService/SendMessage`), `http.headers` its
    * metadata (secrets redacted), `body` the message decoded to ProtoJSON. A unary call is a

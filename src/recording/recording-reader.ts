@@ -122,7 +122,8 @@ function checkEntry(value: unknown, source: string, line: number, expectedSeq: n
       }
     }
   }
-  for (const field of ['bodyText', 'bodyRepaired', 'principal', 'error', 'incomplete', 'a2aVersion'] as const) {
+  const fields = ['bodyText', 'bodyRepaired', 'principal', 'error', 'incomplete', 'a2aVersion', 'undelivered'] as const;
+  for (const field of fields) {
     if (value[field] !== undefined && typeof value[field] !== 'string') {
       throw malformed(source, line, `entry field "${field}" is not a string`);
     }

@@ -1,8 +1,8 @@
 /**
  * `a2a-replay record` under slow or hostile parties, against real sockets with short flag values:
- * an upstream that never answers (504 naming it, recorded as an error), a client whose body or
- * headers do not arrive in time (408), connections past the cap (503; gRPC connections count, and a
- * gRPC call past the cap gets UNAVAILABLE), a 50 MB chunked body (a
+ * an upstream that never answers (504 naming it; read on until the stop records it as an error), a
+ * client whose body or headers do not arrive in time (408), connections past the cap (503; gRPC
+ * connections count, and a gRPC call past the cap gets UNAVAILABLE), a 50 MB chunked body (a
  * 413 the client reads), and a gzip answer passed through untouched but recorded decoded. The
  * recorder's own answers are HTTP+JSON errors on a route of that binding, JSON-RPC elsewhere.
  */
@@ -177,6 +177,30 @@ describe('--max-connections', () => {
     expect(entries.filter((e) => e.kind === 'error').map((e) => e.error)).toContainEqual(
       expect.stringMatching(/at most 2 connections/),
     );
+  });
+
+  it('counts silent connections: a fourth past three silent ones gets 503, until they are closed', async () => {
+    const peer = await upstream((_req, res) => res.end('{"jsonrpc":"2.0","id":7,"result":{}}'));
+    const { url } = await record(peer, '--max-connections', '3', '--headers-timeout-ms', '500');
+    const silent = await Promise.all(
+      [0, 1, 2].map(
+        () =>
+          new Promise<{ closed: Promise<void> }>((resolve, reject) => {
+            const socket = connect(Number(url.port), url.hostname, () =>
+              resolve({ closed: new Promise((done) => socket.once('close', () => done())) }),
+            );
+            socket.on('error', reject);
+          }),
+      ),
+    );
+    const body = rpc('ListTasks');
+    const request = `POST / HTTP/1.1\r\nHost: r\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    const over = await raw(url, request);
+    expect(over).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/);
+    expect(bodyOf(over).error.message).toMatch(/at most 3 connections/);
+    // The recorder closes each silent connection after the headers time-out; then there is room.
+    await Promise.all(silent.map((s) => s.closed));
+    expect(await raw(url, request)).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
   });
 });
 

@@ -48,7 +48,7 @@ describe('Flights', () => {
     );
     flights.delete(byName.get('b')!);
     flights.abortAll('closing');
-    expect(aborted.sort()).toEqual(['a: closing', 'c: closing', 'd: closing']);
+    expect(aborted).toEqual(['a: closing', 'c: closing', 'd: closing']);
     expect([...ended].sort()).toEqual(['a', 'c', 'd']);
     expect(flights.size).toBe(0);
   });

@@ -3,7 +3,7 @@
  * rewriting, streaming without buffering, and surviving bad input and a broken recorder.
  */
 import { request as httpRequest } from 'node:http';
-import { connect } from 'node:net';
+import { type Socket, connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { CounterIdSource } from '../../src/ids.js';
@@ -11,6 +11,7 @@ import { ExchangeRecorder } from '../../src/intercept/exchange-recorder.js';
 import {
   CONTROL_REFUSED_MESSAGE,
   type RecordingProxy,
+  type RecordingProxyOptions,
   startRecordingProxy,
 } from '../../src/intercept/recording-proxy.js';
 import { ERROR_INFO_TYPE } from '../../src/protocol/errors.js';
@@ -22,19 +23,49 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function setup(handler: Handler, maxBodyBytes?: number) {
+async function setup(handler: Handler, maxBodyBytes?: number, more: Partial<RecordingProxyOptions> = {}) {
   const upstream = await listen(handler);
   const rec = memoryRecorder(upstream.url);
   const proxy = await startRecordingProxy({
     upstream: upstream.url,
     recorder: rec.recorder,
     ...(maxBodyBytes ? { maxBodyBytes } : {}),
+    ...more,
   });
   cleanups.push(
     () => closeServer(upstream.server),
     () => proxy.close({ graceMs: 0 }),
   );
   return { upstream, rec, proxy };
+}
+
+/**
+ * Resolves once every client connection the proxy took so far has closed on its side, and the
+ * close has reached the exchanges (their 'close' handlers run on the ticks after the socket's).
+ */
+function watchClients(proxy: RecordingProxy): () => Promise<void> {
+  const open: Promise<void>[] = [];
+  proxy.server.on('connection', (socket: Socket) => open.push(new Promise((resolve) => socket.once('close', resolve))));
+  return async () => {
+    await Promise.all(open);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  };
+}
+
+/**
+ * A client on a raw socket that sends a GetTask and resolves once the first bytes of the answer
+ * came (`untilAnswer`) or the upstream has it (the caller waits for that); `leave` resets the
+ * connection, as a client that exits with bytes unread does (a FIN alone reads as a half-close).
+ */
+function rawClient(proxy: RecordingProxy, id: number): { firstBytes: Promise<void>; leave(): void } {
+  const socket = connect(Number(new URL(proxy.url).port), '127.0.0.1');
+  socket.on('error', () => undefined);
+  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'GetTask', params: { id: 't' } });
+  socket.write(`POST / HTTP/1.1\r\nHost: r\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+  return {
+    firstBytes: new Promise<void>((resolve) => socket.once('data', () => resolve())),
+    leave: () => socket.resetAndDestroy(),
+  };
 }
 
 const rpc = (id: number) => ({
@@ -411,25 +442,126 @@ describe('recording proxy', () => {
     expect((await rec.settled()).map((e) => e.kind)).toEqual(['request', 'response', 'event', 'event', 'end']);
   });
 
-  it('aborts the upstream request when the client leaves mid-stream and records why', async () => {
-    let upstreamClosed: (() => void) | undefined;
-    const closed = new Promise<void>((resolve) => (upstreamClosed = resolve));
+  it('reads a stream on to its end after its client leaves, and marks its end undelivered', async () => {
+    let clientLeft: (() => void) | undefined;
+    const left = new Promise<void>((resolve) => (clientLeft = resolve));
     const { rec, proxy } = await setup((req, res) => {
       req.resume();
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('data: {"n":1}\n\n');
-      res.on('close', () => upstreamClosed?.());
+      void left.then(() => res.end('data: {"n":2}\n\n'));
     });
-    const abort = new AbortController();
-    const res = await fetch(proxy.url, { ...rpc(1), signal: abort.signal });
-    await (res.body as ReadableStream<Uint8Array>).getReader().read();
-    abort.abort();
+    const clientsClosed = watchClients(proxy);
+    const client = rawClient(proxy, 1);
+    await client.firstBytes;
+    client.leave();
+    await clientsClosed();
+    clientLeft?.();
+    const entries = await rec.settled();
+    expect(entries.map((e) => e.kind)).toEqual(['request', 'response', 'event', 'event', 'end']);
+    expect(entries[3]?.body).toEqual({ n: 2 });
+    expect(entries[4]).toMatchObject({ undelivered: 'the client closed its connection before the answer ended' });
+    expect(entries[4]).not.toHaveProperty('incomplete');
+  });
+
+  it('stops reading an answer its client left once --follow-ms passed, and records why', async () => {
+    let upstreamClosed: (() => void) | undefined;
+    const closed = new Promise<void>((resolve) => (upstreamClosed = resolve));
+    const { rec, proxy } = await setup(
+      (req, res) => {
+        req.resume();
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: {"n":1}\n\n');
+        res.on('close', () => upstreamClosed?.());
+      },
+      undefined,
+      { followMs: 100 },
+    );
+    const client = rawClient(proxy, 1);
+    await client.firstBytes;
+    client.leave();
     await closed;
     const entries = await rec.settled();
     expect(entries.at(-1)).toMatchObject({
       kind: 'error',
-      error: 'the client closed the connection before the response ended',
+      error:
+        "the client closed its connection before the answer ended; the upstream's answer did not end within " +
+        '100 ms after that (--follow-ms), so the recorder stopped reading it',
+      undelivered: 'the client closed its connection before the answer ended',
     });
+  });
+
+  it('records whole an answer that comes after its client closed the connection, not as incomplete', async () => {
+    let clientLeft: (() => void) | undefined;
+    const left = new Promise<void>((resolve) => (clientLeft = resolve));
+    let arrived: (() => void) | undefined;
+    const atUpstream = new Promise<void>((resolve) => (arrived = resolve));
+    const { rec, proxy } = await setup((req, res) => {
+      req.resume();
+      arrived?.();
+      void left.then(() => res.end('{"jsonrpc":"2.0","id":3,"result":{"id":"t"}}'));
+    });
+    const clientsClosed = watchClients(proxy);
+    const client = rawClient(proxy, 3);
+    await atUpstream;
+    client.leave();
+    await clientsClosed();
+    expect(proxy.inFlight).toBe(1);
+    clientLeft?.();
+    const entries = await rec.settled();
+    expect(entries.map((e) => e.kind)).toEqual(['request', 'response']);
+    expect(entries[1]).toMatchObject({
+      body: { jsonrpc: '2.0', id: 3, result: { id: 't' } },
+      undelivered: 'the client closed its connection before the answer ended',
+    });
+    expect(entries[1]).not.toHaveProperty('incomplete');
+  });
+
+  it('answers 504 when the upstream is slow, then records the answer that comes after it', async () => {
+    let answerNow: (() => void) | undefined;
+    const late = new Promise<void>((resolve) => (answerNow = resolve));
+    const { upstream, rec, proxy } = await setup(
+      (req, res) => {
+        req.resume();
+        void late.then(() => res.end('{"jsonrpc":"2.0","id":41,"result":{"id":"t"}}'));
+      },
+      undefined,
+      { upstreamTimeoutMs: 100 },
+    );
+    const res = await fetch(proxy.url, rpc(41));
+    expect(res.status).toBe(504);
+    answerNow?.();
+    const entries = await rec.settled();
+    expect(entries.map((e) => e.kind)).toEqual(['request', 'response']);
+    expect(entries[1]).toMatchObject({
+      http: { status: 200 },
+      body: { jsonrpc: '2.0', id: 41, result: { id: 't' } },
+      undelivered: `the recorder answered the client 504: upstream ${upstream.url} sent no response within 100 ms`,
+    });
+  });
+
+  it('answers a client that half-closes after its request, as nc -N does, then ends the connection', async () => {
+    let answerNow: (() => void) | undefined;
+    const late = new Promise<void>((resolve) => (answerNow = resolve));
+    const { rec, proxy } = await setup((req, res) => {
+      req.resume();
+      answerNow?.();
+      void late.then(() => res.end('{"jsonrpc":"2.0","id":5,"result":{"id":"t"}}'));
+    });
+    const got = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(proxy.url).port), '127.0.0.1');
+      let text = '';
+      socket.setEncoding('utf8').on('data', (d: string) => (text += d));
+      socket.on('close', () => resolve(text));
+      socket.on('error', reject);
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'GetTask', params: { id: 't' } });
+      socket.end(`POST / HTTP/1.1\r\nHost: r\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+    });
+    expect(got).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    expect(got.endsWith('{"jsonrpc":"2.0","id":5,"result":{"id":"t"}}')).toBe(true);
+    const entries = await rec.settled();
+    expect(entries.map((e) => e.kind)).toEqual(['request', 'response']);
+    expect(entries[1]).not.toHaveProperty('undelivered');
   });
 
   it('answers malformed HTTP with 400 and keeps serving', async () => {

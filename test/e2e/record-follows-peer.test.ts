@@ -1,0 +1,307 @@
+/**
+ * The recorder follows the peer, not the client: `record --key` (a real process) in front of the
+ * reference peer with its `--transitions` log as ground truth, pause and resume calls over
+ * JSON-RPC and HTTP+JSON whose clients, picked by a seeded random, stay, close right after
+ * sending, reset the connection while a `finish_step` pause waits, or half-close after the
+ * request (as `nc -N` does), plus one pause the recorder answers 504 before the peer acts on it;
+ * and a SIGTERM while a `finish_step` pause waits, then `record --continue-from` and a CancelTask.
+ * Every transition into or out of PAUSED in the peer's log has its receipt, and `lost` blames the
+ * agent for no resume a client sent.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { runCli } from '../helpers/cli.js';
+import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { ok } from '../replay/session.js';
+
+type Json = Record<string, unknown>;
+type Move = { taskId: string; into: boolean };
+
+let dir = '';
+let keyFile = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'record-follows-'));
+  keyFile = join(dir, 'key.json');
+  await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'follow' }).keyFile()), { mode: 0o600 });
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** mulberry32: a small seeded generator, so each run picks the same leave points. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** How a client of one call behaves. */
+type Leave = 'stays' | 'closes after sending' | 'resets while waiting' | 'half-closes';
+type Binding = 'JSON-RPC' | 'HTTP+JSON';
+
+/** A raw HTTP/1.1 client of one call; `answer` is what it read (empty when it left first). */
+interface RawCall {
+  answer: Promise<string>;
+  /** Resets the connection now. */
+  reset(): void;
+}
+
+function rawCall(url: string, binding: Binding, method: string, taskId: string, params: Json, leave: Leave): RawCall {
+  const { hostname, port } = new URL(url);
+  const restPath = method === 'PauseTask' ? `/rest/tasks/${taskId}:pause` : `/rest/tasks/${taskId}:resume`;
+  const path = binding === 'JSON-RPC' ? '/' : restPath;
+  const body = JSON.stringify(
+    binding === 'JSON-RPC' ? { jsonrpc: '2.0', id: 1, method, params: { taskId, ...params } } : params,
+  );
+  const head =
+    `POST ${path} HTTP/1.1\r\nHost: r\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\n` +
+    `Connection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
+  const socket = connect(Number(port), hostname);
+  let text = '';
+  socket.setEncoding('utf8').on('data', (d: string) => (text += d));
+  socket.on('error', () => undefined);
+  const answer = new Promise<string>((resolve) => socket.once('close', () => resolve(text)));
+  if (leave === 'half-closes') socket.end(head + body);
+  else if (leave === 'closes after sending') socket.end(head + body, () => socket.destroy());
+  else socket.write(head + body);
+  return { answer, reset: () => socket.resetAndDestroy() };
+}
+
+/** The task as the peer shows it, asked directly (not through the recorder). */
+async function peerTask(peer: string, taskId: string): Promise<Json> {
+  return ok<Json>(peer, 'GetTask', { id: taskId });
+}
+
+/** Waits until the peer shows the task's pause pending (the request reached the peer). */
+async function untilPending(peer: string, taskId: string): Promise<void> {
+  for (;;) {
+    const task = await peerTask(peer, taskId);
+    if (JSON.stringify(task).includes('pause requested')) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+const stateOf = (task: Json): string => (task.status as { state: string }).state;
+
+const jsonl = async (file: string): Promise<Json[]> =>
+  (await readFile(file, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Json);
+
+/** Per task: how many times it went into PAUSED and out of it. */
+function moves(rows: Move[]): Record<string, [number, number]> {
+  const out: Record<string, [number, number]> = {};
+  for (const row of rows) {
+    const counts = (out[row.taskId] ??= [0, 0]);
+    counts[row.into ? 0 : 1] += 1;
+  }
+  return out;
+}
+
+/** One task: started, paused mid-step by a client that `pauseLeave`s, resumed by one that `resumeLeave`s. */
+async function pauseAndResume(
+  recorder: string,
+  peer: string,
+  binding: Binding,
+  pauseLeave: Leave,
+  resumeLeave: Leave,
+): Promise<{ gotToken: boolean }> {
+  const started = await ok<{ task: { id: string } }>(recorder, 'SendMessage', {
+    message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
+    configuration: { returnImmediately: true },
+  });
+  const taskId = started.task.id;
+  // Half a step in: a finish_step pause waits for the step's end, so its answer waits too.
+  await ok(recorder, 'AdvanceClock', { ms: 500 }, '/control');
+  const pause = rawCall(recorder, binding, 'PauseTask', taskId, { reason: 'review' }, pauseLeave);
+  await untilPending(peer, taskId);
+  if (pauseLeave === 'resets while waiting') pause.reset();
+  await ok(recorder, 'AdvanceClock', { ms: 600 }, '/control');
+  const token = /"resumeToken":"([^"]+)"/.exec(await pause.answer)?.[1];
+  expect(stateOf(await peerTask(peer, taskId))).toBe('TASK_STATE_PAUSED');
+  if (token !== undefined) {
+    const resume = rawCall(recorder, binding, 'ResumeTask', taskId, { resumeToken: token }, resumeLeave);
+    if (resumeLeave === 'resets while waiting') resume.reset();
+    await resume.answer;
+  }
+  // A pause still open (no token, or a resume the peer never read) is ended through the recorder.
+  if (stateOf(await peerTask(peer, taskId)) === 'TASK_STATE_PAUSED') await ok(recorder, 'CancelTask', { id: taskId });
+  return { gotToken: token !== undefined };
+}
+
+it('receipts every transition into and out of PAUSED whatever the clients and the time-out do (seeded)', async () => {
+  const transitions = join(dir, 'peer.transitions.jsonl');
+  const out = join(dir, 'follow.jsonl');
+  const peer: RecordProcess = await startCliProcess(['peer', '--deterministic', '--transitions', transitions]);
+  const recorder = await startRecordProcess([
+    '--upstream',
+    peer.url,
+    '--out',
+    out,
+    '--key',
+    keyFile,
+    '--upstream-timeout-ms',
+    '3000',
+  ]);
+  const random = seeded(47);
+  const leaves: Leave[] = ['stays', 'closes after sending', 'resets while waiting', 'half-closes'];
+  const runs: string[] = [];
+  try {
+    // Each kind of pause client in each binding. The four pauses whose client reads the token are
+    // resumed by clients of the four kinds, in an order the seed shuffles.
+    const resumeLeaves = [...leaves];
+    for (let i = resumeLeaves.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [resumeLeaves[i], resumeLeaves[j]] = [resumeLeaves[j] as Leave, resumeLeaves[i] as Leave];
+    }
+    for (const binding of ['JSON-RPC', 'HTTP+JSON'] as const) {
+      for (const pauseLeave of leaves) {
+        const readsToken = pauseLeave === 'stays' || pauseLeave === 'half-closes';
+        const resumeLeave = readsToken ? (resumeLeaves.shift() as Leave) : 'stays';
+        const { gotToken } = await pauseAndResume(recorder.url, peer.url, binding, pauseLeave, resumeLeave);
+        runs.push(`${binding}: pause client ${pauseLeave}, ${gotToken ? `resume client ${resumeLeave}` : 'canceled'}`);
+      }
+    }
+    // The recorder's own time-out: the client gets 504, the peer pauses the task after it.
+    const started = await ok<{ task: { id: string } }>(recorder.url, 'SendMessage', {
+      message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
+      configuration: { returnImmediately: true },
+    });
+    await ok(recorder.url, 'AdvanceClock', { ms: 500 }, '/control');
+    const late = rawCall(recorder.url, 'JSON-RPC', 'PauseTask', started.task.id, {}, 'stays');
+    await untilPending(peer.url, started.task.id);
+    const answered = await late.answer;
+    expect(answered).toMatch(/^HTTP\/1\.1 504 /);
+    await ok(recorder.url, 'AdvanceClock', { ms: 600 }, '/control');
+    expect(stateOf(await peerTask(peer.url, started.task.id))).toBe('TASK_STATE_PAUSED');
+    await ok(recorder.url, 'CancelTask', { id: started.task.id });
+  } finally {
+    expect(await stopProcess(recorder)).toBe(0);
+    await stopProcess(peer);
+  }
+  // The seed gives resume calls clients of every kind that can read a token first.
+  for (const leave of leaves)
+    expect(
+      runs.some((r) => r.includes(`resume client ${leave}`)),
+      runs.join('\n'),
+    ).toBe(true);
+
+  const truth = (await jsonl(transitions)).filter((l) => l.event === 'transition');
+  const expected = moves(
+    truth.flatMap((t): Move[] =>
+      t.to === 'TASK_STATE_PAUSED'
+        ? [{ taskId: t.taskId as string, into: true }]
+        : t.from === 'TASK_STATE_PAUSED'
+          ? [{ taskId: t.taskId as string, into: false }]
+          : [],
+    ),
+  );
+  expect(Object.keys(expected)).toHaveLength(9);
+  const receipts = await jsonl(out.replace(/\.jsonl$/, '.receipts.jsonl'));
+  const receipted = moves(
+    receipts.flatMap((r): Move[] =>
+      r.type === 'SuspensionReceipt'
+        ? [{ taskId: r.taskId as string, into: true }]
+        : r.type === 'ResumptionReceipt' && r.outcome !== 'rejected'
+          ? [{ taskId: r.taskId as string, into: false }]
+          : [],
+    ),
+  );
+  expect(receipted, runs.join('\n')).toEqual(expected);
+
+  const lost = await runCli(['lost', out]);
+  expect(lost.stdout).not.toContain('pause_ignored');
+  expect(lost.stdout).toBe(`no lost pauses in ${out} (recording)\n`);
+  expect(lost.code).toBe(0);
+});
+
+/** Resolves once `proc`'s stderr holds `text`. */
+function untilStderr(proc: RecordProcess, text: string): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const check = (): void => {
+      if (!proc.stderr().includes(text)) return;
+      proc.child.stderr.off('data', check);
+      resolve();
+    };
+    proc.child.stderr.on('data', check);
+    check();
+  });
+}
+
+it('reads a waiting pause to its answer at SIGTERM, and the next recorder receipts its cancel', async () => {
+  const transitions = join(dir, 'stop.transitions.jsonl');
+  const first = join(dir, 'stop.jsonl');
+  const second = join(dir, 'stop-2.jsonl');
+  const peer = await startCliProcess(['peer', '--deterministic', '--transitions', transitions]);
+  let taskId = '';
+  try {
+    const recorder = await startRecordProcess([
+      '--upstream',
+      peer.url,
+      '--out',
+      first,
+      '--key',
+      keyFile,
+      '--grace-ms',
+      '60000',
+    ]);
+    const started = await ok<{ task: { id: string } }>(recorder.url, 'SendMessage', {
+      message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
+      configuration: { returnImmediately: true },
+    });
+    taskId = started.task.id;
+    await ok(recorder.url, 'AdvanceClock', { ms: 500 }, '/control');
+    const pause = rawCall(recorder.url, 'JSON-RPC', 'PauseTask', taskId, { reason: 'deploy' }, 'stays');
+    await untilPending(peer.url, taskId);
+    recorder.child.kill('SIGTERM');
+    await untilStderr(recorder, 'a2a-replay: stopping: reading the 1 answer in flight for up to 60000 ms');
+    // The step ends while the recorder stops: the peer pauses the task and answers.
+    await ok(peer.url, 'AdvanceClock', { ms: 600 }, '/control');
+    expect(await pause.answer).toMatch(/"resumeToken":"/);
+    expect(await recorder.exited).toBe(0);
+
+    const next = await startRecordProcess([
+      '--upstream',
+      peer.url,
+      '--out',
+      second,
+      '--key',
+      keyFile,
+      '--continue-from',
+      first,
+    ]);
+    try {
+      await ok(next.url, 'CancelTask', { id: taskId });
+    } finally {
+      expect(await stopProcess(next)).toBe(0);
+    }
+  } finally {
+    await stopProcess(peer);
+  }
+  const truth = (await jsonl(transitions)).filter((l) => l.event === 'transition' && l.taskId === taskId);
+  expect(truth.filter((t) => t.to === 'TASK_STATE_PAUSED' || t.from === 'TASK_STATE_PAUSED').map((t) => t.to)).toEqual([
+    'TASK_STATE_PAUSED',
+    'TASK_STATE_CANCELED',
+  ]);
+  const receipts = [
+    ...(await jsonl(first.replace(/\.jsonl$/, '.receipts.jsonl'))),
+    ...(await jsonl(second.replace(/\.jsonl$/, '.receipts.jsonl'))),
+  ].filter((r) => r.taskId === taskId);
+  expect(receipts.map((r) => [r.type, r.cause ?? null])).toEqual([
+    ['SuspensionReceipt', null],
+    ['ResumptionReceipt', 'canceled'],
+  ]);
+  const lost = await runCli(['lost', join(dir, 'stop.receipts.jsonl'), join(dir, 'stop-2.receipts.jsonl')]);
+  expect(lost.code).toBe(0);
+});
