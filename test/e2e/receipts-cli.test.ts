@@ -188,7 +188,9 @@ describe('a2a-replay audit', () => {
     const table = await runCli(['audit', log, '--key', keyA]);
     expect(table.code).toBe(0);
     const rows = table.stdout.trim().split('\n');
-    expect(rows[0]).toMatch(/^TASK +INITIATED BY +PRINCIPAL +REASON +CONDITIONS +PAUSED AT +ENDED +REJECTED +FLAG +TRACE$/);
+    expect(rows[0]).toMatch(
+      /^TASK +INITIATED BY +PRINCIPAL +REASON +CONDITIONS +PAUSED AT +ENDED +REJECTED +FLAG +TRACE$/,
+    );
     expect(table.stdout).toMatch(/resumed \(explicit_resume\) at \S+ by jwt:sub=bob/);
     expect(table.stdout).toContain('still open');
     const json = JSON.parse((await runCli(['audit', log, '--key', keyA, '--json'])).stdout) as {

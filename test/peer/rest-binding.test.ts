@@ -74,7 +74,7 @@ function messageOf(json: unknown): string {
   return (json as RestErrorJson).error.message;
 }
 
-it('lists a JSON-RPC, an HTTP+JSON and a gRPC interface in the agent card, each with its URL, and v0.3 JSON-RPC', async () => {
+it('lists JSON-RPC, HTTP+JSON, gRPC and v0.3 JSON-RPC interfaces in the agent card, each with its URL', async () => {
   const card = (await (await fetch(`${peer.url}/.well-known/agent-card.json`)).json()) as {
     supportedInterfaces: unknown[];
   };
