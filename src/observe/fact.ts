@@ -89,6 +89,8 @@ export type Fact =
       continueTranscript: boolean | null;
       principal: string | null;
       binding: CallBinding;
+      /** The caller's span from its `traceparent`: the Resume's `ResumeCall` goes in its trace. */
+      parent: SpanRef | undefined;
     }
   /** A CancelTask request. */
   | {

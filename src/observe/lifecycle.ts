@@ -353,10 +353,10 @@ export function endResumeSpan(
 /** The Resume span starts (linked to its Suspension and the pipeline span), unless it has. */
 export function startResume(
   r: ResumeSpan,
-  args: { suspension: SuspensionIdentity; principal: string | null },
+  args: { suspension: SuspensionIdentity; principal: string | null; caller?: SpanRef | undefined },
 ): Step<ResumeSpan> {
   if (r.phase !== 'unstarted') return { next: r, out: [] };
-  const { suspension: s, principal } = args;
+  const { suspension: s, principal, caller } = args;
   const links = { suspension: s.span, pipeline: s.parent };
   return {
     next: { ...r, phase: 'started' },
@@ -370,6 +370,7 @@ export function startResume(
         span: r.span,
         links,
         attributes: resumeStartAttributes(s.taskId, principal, links, r.seq),
+        ...(caller === undefined ? {} : { caller }),
       }),
     ],
   };

@@ -94,6 +94,7 @@ export function callFact(
         continueTranscript: c.params.continueTranscript,
         principal: ex.principal,
         binding,
+        parent: ex.parent,
       };
     case 'CancelTask':
       return {

@@ -159,7 +159,8 @@ export class ObserverStore {
         : task.open;
     const c = this.#newCloser(fact, target);
     task.closers.set(fact.xid, c);
-    if (target) c.resume = this.emitStep(startResume(c.resume, { suspension: target, principal: c.principal }));
+    const caller = fact.type === 'ResumeCalled' ? fact.parent : undefined;
+    if (target) c.resume = this.emitStep(startResume(c.resume, { suspension: target, principal: c.principal, caller }));
   }
 
   /** A control call is indexed as evidence: the latest AdvanceClock, FireEvent by name and task. */

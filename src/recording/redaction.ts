@@ -80,6 +80,14 @@ function jsonKeyIsSecret(rules: SecretRules, name: string): boolean {
   );
 }
 
+/**
+ * Whether the JSON member `name` holds a credential under the default rule (docs/design.md §5):
+ * such a value is never a peer-minted id for replay to map, whatever its name ends in.
+ */
+export function isDefaultSecretJsonKey(name: string): boolean {
+  return jsonKeyIsSecret(DEFAULT_SECRET_RULES, name);
+}
+
 /** `+` and percent-escapes decoded; text that does not decode is kept as it is. */
 function decodeQueryPart(text: string): string {
   const spaced = text.replace(/\+/g, ' ');

@@ -19,6 +19,7 @@
  * ignored, so a drifting peer cannot scramble ids already in use.
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
+import { isDefaultSecretJsonKey } from '../recording/redaction.js';
 import { isTokenPlaceholder } from '../recording/resume-token.js';
 
 /** Field names whose string values are peer-minted identifiers or tokens. */
@@ -37,10 +38,12 @@ const ID_LIKE_NAME = /^[A-Za-z][A-Za-z0-9]*(?:Id|ID|Token)$|^[A-Za-z][A-Za-z0-9_
 
 /**
  * Whether the string value of field `key` is a value a peer mints and a client may send back: a
- * name of {@link ID_FIELDS}, or one ending in `Id`, `ID`, `Token`, `_id` or `_token`.
+ * name of {@link ID_FIELDS}, or one ending in `Id`, `ID`, `Token`, `_id` or `_token` that does not
+ * name a credential (`access_token`, `id_token`: the client's own, redacted in the recording and
+ * never mapped to a live value, docs/design.md §5).
  */
 export function isIdField(key: string): boolean {
-  return ID_FIELDS.has(key) || ID_LIKE_NAME.test(key);
+  return ID_FIELDS.has(key) || (ID_LIKE_NAME.test(key) && !isDefaultSecretJsonKey(key));
 }
 
 /**

@@ -24,6 +24,8 @@ export const SPAN_NAMES = {
    * Suspension, which is the root of the pause's own trace.
    */
   PAUSE_CALL: 'PauseCall',
+  /** The call that resumed a pause, in the resume call's trace, linked to its Resume and Suspension. */
+  RESUME_CALL: 'ResumeCall',
 } as const;
 export type SpanName = (typeof SPAN_NAMES)[keyof typeof SPAN_NAMES];
 
@@ -88,7 +90,12 @@ export const ATTR_LOST_VERDICT = 'a2a_replay.lost.verdict';
 export const ATTR_LOST_BEGUN = 'a2a_replay.lost.begun';
 
 /** Values of {@link ATTR_LINK_KIND}. */
-export const LINK_KINDS = { SUSPENSION: 'suspension', PIPELINE: 'pipeline', INTERRUPTION: 'interruption' } as const;
+export const LINK_KINDS = {
+  SUSPENSION: 'suspension',
+  PIPELINE: 'pipeline',
+  INTERRUPTION: 'interruption',
+  RESUME: 'resume',
+} as const;
 
 /**
  * Attributes of the OTLP log record each receipt-log line is shipped as (docs/design.md §6,

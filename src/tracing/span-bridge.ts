@@ -180,6 +180,7 @@ export class SpanBridge implements SpanSink {
         this.#start(event.key, SPAN_NAMES.RESUME, event.span, at, attributes, { parent: null, links });
         const open = this.#open.get(event.key);
         if (open) open.suspensionKey = event.suspensionKey;
+        if (open && event.caller !== undefined) this.#resumeCall(event, event.caller, at);
         return;
       }
       case 'lost': {
@@ -321,6 +322,28 @@ export class SpanBridge implements SpanSink {
   }
 
   /**
+   * The ResumeTask call in its caller's trace (docs/design.md §7): a `ResumeCall` span, a child of
+   * the call's `traceparent` span, from the call to the Resume's end, linked to the Resume and to
+   * the Suspension it resumes, whose ids it repeats as attributes.
+   */
+  #resumeCall(event: Extract<SpanEvent, { type: 'resume.start' }>, caller: SpanRef, at: HrTime): void {
+    const { suspension } = event.links;
+    const span = { traceId: caller.traceId, spanId: pauseCallSpanId(event.span, caller) };
+    const method = event.attributes[ATTR_METHOD_NAME];
+    const attributes: SpanAttributes = {
+      [ATTR_TASK_ID]: event.taskId,
+      [ATTR_LINK_SUSPENSION_TRACE_ID]: suspension.traceId,
+      [ATTR_LINK_SUSPENSION_SPAN_ID]: suspension.spanId,
+      ...(typeof method === 'string' ? { [ATTR_METHOD_NAME]: method } : {}),
+    };
+    const links: Link[] = [
+      { context: remoteContext(event.span), attributes: { [ATTR_LINK_KIND]: LINK_KINDS.RESUME } },
+      { context: remoteContext(suspension), attributes: { [ATTR_LINK_KIND]: LINK_KINDS.SUSPENSION } },
+    ];
+    this.#start(pauseCallKey(event.key), SPAN_NAMES.RESUME_CALL, span, at, attributes, { parent: caller, links });
+  }
+
+  /**
    * A pause open when the recorder stopped (docs/design.md §7): no LostPause; a span under its
    * Suspension, from PAUSED to the stop, that says so ({@link ATTR_PAUSE_OPEN_AT_STOP}).
    */
@@ -411,10 +434,9 @@ export class SpanBridge implements SpanSink {
     if (Object.keys(more).length > 0) open.span.setAttributes(sorted(more));
     if (error !== undefined) open.span.setStatus({ code: SpanStatusCode.ERROR, message: error });
     open.span.end(compareHrTime(at, open.start) >= 0 ? at : open.start);
-    if (open.name === SPAN_NAMES.SUSPENSION) {
-      this.#suspensions.set(key, { ref: open.ref, end: at });
-      if (this.#open.has(pauseCallKey(key))) this.#end(pauseCallKey(key), at, {}, error, undefined);
-    }
+    if (open.name === SPAN_NAMES.SUSPENSION) this.#suspensions.set(key, { ref: open.ref, end: at });
+    // The call that began or resumed it, in its caller's trace, ends with it.
+    if (this.#open.has(pauseCallKey(key))) this.#end(pauseCallKey(key), at, {}, error, undefined);
     // A pause that was resumed cannot be lost any more; a rejected attempt leaves it open.
     if (open.suspensionKey !== undefined && attributes[ATTR_RESUME_OUTCOME] !== 'rejected')
       this.#suspensions.delete(open.suspensionKey);

@@ -64,6 +64,8 @@ export type SpanEvent =
       span: SpanRef;
       links: { suspension: SpanRef; pipeline: SpanRef | null };
       attributes: SpanAttributes;
+      /** The resume call's `traceparent` span: its trace gets a `ResumeCall` span (docs/design.md §7). */
+      caller?: SpanRef;
     }
   | { type: 'resume.end'; key: string; at: string; attributes: SpanAttributes; error?: string }
   /** A pause that can no longer be resumed as observed: an ERROR span linked to its Suspension. */

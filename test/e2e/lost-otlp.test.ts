@@ -66,21 +66,32 @@ async function send(url: string, text: string): Promise<string> {
   return sent.task.id;
 }
 
-/** PauseTask through `url` with the caller's `traceparent`: the resume token. */
-async function pauseWithTraceparent(url: string, taskId: string): Promise<string> {
+/** A JSON-RPC call through `url` with the caller's `traceparent`: its result. */
+async function callTraced<T>(url: string, method: string, params: unknown, trace: string, span: string): Promise<T> {
   const res = await fetch(url, {
     method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'a2a-version': '1.0',
-      traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'PauseTask', params: { taskId, reason: 'review' } }),
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', traceparent: `00-${trace}-${span}-01` },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
   });
-  const reply = (await res.json()) as { result: { state: string; pause: { resumeToken: string } } };
-  expect(reply.result.state).toBe('TASK_STATE_PAUSED');
-  return reply.result.pause.resumeToken;
+  return ((await res.json()) as { result: T }).result;
 }
+
+/** PauseTask through `url` with the caller's `traceparent`: the resume token. */
+async function pauseWithTraceparent(url: string, taskId: string): Promise<string> {
+  const params = { taskId, reason: 'review' };
+  const result = await callTraced<{ state: string; pause: { resumeToken: string } }>(
+    url,
+    'PauseTask',
+    params,
+    CALLER_TRACE,
+    CALLER_SPAN,
+  );
+  expect(result.state).toBe('TASK_STATE_PAUSED');
+  return result.pause.resumeToken;
+}
+
+const RESUMER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
+const RESUMER_SPAN = '00f067aa0ba902b7';
 
 describe('record --otlp and lost --otlp', () => {
   it("puts the pause into the caller's trace, and lost draws one LostPause, the same on a second run", async () => {
@@ -99,7 +110,8 @@ describe('record --otlp and lost --otlp', () => {
     ]);
     const resumed = await send(rec.url, 'resumed');
     const token = await pauseWithTraceparent(rec.url, resumed);
-    await ok(rec.url, 'ResumeTask', { taskId: resumed, resumeToken: token });
+    const params = { taskId: resumed, resumeToken: token };
+    await callTraced(rec.url, 'ResumeTask', params, RESUMER_TRACE, RESUMER_SPAN);
     const left = await send(rec.url, 'left');
     await pauseWithTraceparent(rec.url, left);
     expect(await stopProcess(rec)).toBe(0);
@@ -122,6 +134,11 @@ describe('record --otlp and lost --otlp', () => {
     const suspensionOf = (taskId: string) => suspensions.find((s) => attr(s, 'a2a.task.id') === taskId);
     const resume = spans.find((s) => s.name === 'Resume');
     expect(resume?.links?.map(ids)).toContainEqual(ids(suspensionOf(resumed)));
+    // The resumer's trace holds its ResumeTask, linked to the Resume and to the Suspension.
+    const resumeCall = spans.find((s) => s.name === 'ResumeCall');
+    expect(resumeCall).toMatchObject({ traceId: RESUMER_TRACE, parentSpanId: RESUMER_SPAN });
+    expect(resumeCall?.links?.map(ids)).toEqual([ids(resume), ids(suspensionOf(resumed))]);
+    expect(attr(resumeCall, 'a2a.link.suspension.span_id')).toBe(suspensionOf(resumed)?.spanId);
     expect(spans.filter((s) => s.name === 'LostPause')).toEqual([]);
 
     const lostSpans = async (): Promise<OtlpSpan[]> => {
