@@ -205,6 +205,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   };
   const h2 = createHttp2Server();
   const sessions = new Set<Http2Session>();
+  /** Every connection the port accepted and not yet closed (cleartext; TLS ones are the TLS server's). */
+  const accepted = new Set<Socket>();
   // Sessions past the connection cap, with why (docs/design.md §16).
   const refused = new WeakMap<Http2Session, string>();
   h2.on('session', (session: Http2Session) => {
@@ -224,7 +226,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   // One port: HTTP/1 connections go to `server`, HTTP/2 (gRPC) ones to `h2`.
   const port = servePort(
     { http1: (socket) => server.emit('connection', socket), h2c: (socket) => h2.emit('connection', socket) },
-    countedSniffing(limits, proxyLimits),
+    countedSniffing(limits, proxyLimits, accepted),
     options.tls,
   );
 
@@ -255,6 +257,9 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
         flights.abortAll('the recorder stopped while the exchange was open');
         server.closeAllConnections();
         for (const session of sessions) session.destroy();
+        // A connection kept half-open for its answer, or still being sniffed, ends here too: the
+        // port closes only once every connection it accepted has.
+        for (const socket of accepted) socket.destroy();
         await stopped;
         upstream.destroy();
         grpcUpstream.destroy();
@@ -269,12 +274,14 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
  * time-out, a half-closed one kept writable for its answer, and each counted against the
  * connection cap from its accept until the server it goes to counts it.
  */
-function countedSniffing(limits: HttpLimits, proxyLimits: ProxyLimits): SniffOptions {
+function countedSniffing(limits: HttpLimits, proxyLimits: ProxyLimits, open: Set<Socket>): SniffOptions {
   return {
     silentMs: limits.headersTimeoutMs,
     allowHalfOpen: true,
     closeSilent: true,
     accepted: (socket) => {
+      open.add(socket);
+      socket.once('close', () => open.delete(socket));
       const counted = proxyLimits.countSession();
       const close = (): void => counted.close();
       socket.once('close', close);
