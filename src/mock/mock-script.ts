@@ -25,7 +25,7 @@ import { IgnoreSet, type NoiseRules, contentDifferences } from '../replay/conten
 import { shapeOf } from '../replay/drift.js';
 import { type LaneKey, type PlannedExchange, type ReplayPlan, answerTaskId, planReplay } from '../replay/lanes.js';
 import { IdMap, resumeTokenIn } from '../replay/substitution.js';
-import { stateFromV03 } from '../peer/v03-dialect.js';
+import { stateFromV03 } from '../protocol/methods.js';
 import { type IncomingRequest, REQUEST_VOLATILE, type RequestComparison, compareRequest, pathOnly } from './match.js';
 import { OutputQueue } from './mock-output.js';
 

@@ -7,27 +7,13 @@
  * as the SDKs' compatibility layers convert at their edge. Only what differs is converted: members
  * both versions share pass as they are. Pure: no I/O, no clock.
  */
-import { type CoreMethod, type PauseMethod, V03_METHODS } from '../protocol/methods.js';
+import { type CoreMethod, type PauseMethod, V03_METHODS, stateFromV03 } from '../protocol/methods.js';
 import { isRecord } from '../protocol/read.js';
-import type { TaskState } from '../protocol/types.js';
 
 /** The v1.0 method a v0.3 JSON-RPC method name is, or undefined when it is none. */
 export function v03Method(name: string): CoreMethod | PauseMethod | undefined {
   return Object.hasOwn(V03_METHODS, name) ? V03_METHODS[name] : undefined;
 }
-
-/** v0.3 JSON-RPC `TaskState` strings; `unknown` is v1.0's UNSPECIFIED. */
-const RPC_STATES: { readonly [state: string]: TaskState } = {
-  submitted: 'TASK_STATE_SUBMITTED',
-  working: 'TASK_STATE_WORKING',
-  'input-required': 'TASK_STATE_INPUT_REQUIRED',
-  'auth-required': 'TASK_STATE_AUTH_REQUIRED',
-  completed: 'TASK_STATE_COMPLETED',
-  canceled: 'TASK_STATE_CANCELED',
-  failed: 'TASK_STATE_FAILED',
-  rejected: 'TASK_STATE_REJECTED',
-  unknown: 'TASK_STATE_UNSPECIFIED',
-};
 
 /** The two wire forms of v0.3: its JSON-RPC objects, and ProtoJSON of its proto (HTTP+JSON, gRPC). */
 export type V03Form = 'rpc' | 'proto';
@@ -86,7 +72,7 @@ export function v03Message(value: unknown, form: V03Form): unknown {
 function state(value: unknown, form: V03Form): unknown {
   if (typeof value !== 'string') return value;
   if (form === 'proto') return value === 'TASK_STATE_CANCELLED' ? 'TASK_STATE_CANCELED' : value;
-  return Object.hasOwn(RPC_STATES, value) ? RPC_STATES[value] : value;
+  return stateFromV03(value);
 }
 
 function status(value: unknown, form: V03Form): unknown {

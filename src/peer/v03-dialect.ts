@@ -12,7 +12,7 @@
  * `tasks/awaitResumption`, with the RFC's params, and `paused` as the state's v0.3 name.
  */
 import type { JsonObject, JsonValue } from '../canonical/canonical-json.js';
-import { V03_METHODS } from '../protocol/methods.js';
+import { V03_METHODS, stateToV03 } from '../protocol/methods.js';
 import type { StreamResponse, TaskState } from '../protocol/types.js';
 
 /** Which dialects a peer serves (`peer --a2a-version`). */
@@ -118,18 +118,6 @@ export function paramsFromV03(method: string, params: unknown): unknown {
 }
 
 // ---- v0.3 out ----
-
-/** A v1.0 state's v0.3 name: `TASK_STATE_INPUT_REQUIRED` is `input-required`. */
-export function stateToV03(state: string): string {
-  if (state === 'TASK_STATE_UNSPECIFIED') return 'unknown';
-  return state.startsWith('TASK_STATE_') ? state.slice('TASK_STATE_'.length).toLowerCase().replace(/_/g, '-') : state;
-}
-
-/** A v0.3 state's v1.0 name (`input-required` is `TASK_STATE_INPUT_REQUIRED`); a v1.0 name stays. */
-export function stateFromV03(state: string): string {
-  if (state === 'unknown') return 'TASK_STATE_UNSPECIFIED';
-  return /^[a-z]+(?:-[a-z]+)*$/.test(state) ? `TASK_STATE_${state.toUpperCase().replace(/-/g, '_')}` : state;
-}
 
 /** States after which a v0.3 status update is `final`: terminal and interrupted ones. */
 const FINAL_STATES: ReadonlySet<string> = new Set<TaskState>([

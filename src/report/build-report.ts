@@ -260,8 +260,9 @@ async function recordingData(file: string): Promise<RecordingData> {
   derived.lines.forEach((text, i) => {
     const line = receiptLine(text);
     if (!line) return;
-    receipts.add(line, sha256Prefixed(text), i + 1);
-    interrupted.add(line, sha256Prefixed(text));
+    const hash = sha256Prefixed(text);
+    receipts.add(line, hash, i + 1);
+    interrupted.add(line, hash, i + 1);
   });
   const lostInterruptions = new Map(
     collector.lostInterruptions.map((l) => [l.span.spanId, { reason: l.reason, rule: l.rule }]),
@@ -364,8 +365,9 @@ async function logData(file: string, keyring: Keyring | undefined, rulesOf?: Rul
       const line = receiptLine(raw.text);
       if (!line) continue;
       if (line.type === 'ReceiptLog') recording = line.recording;
-      receipts.add(line, sha256Prefixed(raw.text), raw.number);
-      interruptions.add(line, sha256Prefixed(raw.text));
+      const hash = sha256Prefixed(raw.text);
+      receipts.add(line, hash, raw.number);
+      interruptions.add(line, hash, raw.number);
     }
   }
   const verification = verificationOf(result);

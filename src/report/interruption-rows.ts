@@ -6,7 +6,8 @@
  * hash of the answer). One not continued is open, or lost with the reason and rule given.
  */
 import { sealLine } from '../receipts/chain.js';
-import type { InterruptionReceipt, ReceiptLogLine, SpanRef } from '../receipts/types.js';
+import { InterruptionAuditCollector } from '../receipts/interruption-audit.js';
+import type { ReceiptLogLine, SpanRef } from '../receipts/types.js';
 
 /** One interruption as the report shows it. */
 export interface InterruptionRow {
@@ -42,57 +43,43 @@ export interface InterruptionVerdict {
   rule: string | null;
 }
 
-/** Interruption rows from receipt lines taken one at a time; it keeps a row per interruption, never the lines. */
+/**
+ * Interruption rows from receipt lines taken one at a time: the audit's own collector
+ * (receipts/interruption-audit) keeps a row per interruption, never the lines; a continued log's
+ * header adds the interruptions its predecessor left open (docs/design.md §6).
+ */
 export class InterruptionRows {
-  readonly #rows = new Map<string, InterruptionRow>();
+  readonly #audit = new InterruptionAuditCollector();
 
-  add(line: ReceiptLogLine, hash: string): void {
-    if (line.type === 'InterruptionReceipt') {
-      this.#rows.set(hash, openRow(line, hash));
-    } else if (line.type === 'ContinuationReceipt') {
-      const row = this.#rows.get(line.interruption);
-      if (!row) return;
-      row.outcome = 'continued';
-      row.cause = line.cause;
-      row.continuedBy = line.principal;
-      row.continuedAt = line.observedAt;
-      row.inputHash = line.inputHash;
-    } else if (line.type === 'ReceiptLog') {
-      // A continued log carries the interruptions its predecessor left open (docs/design.md §6).
-      for (const carried of line.series?.previous.interruptions ?? []) {
-        const carriedHash = sealLine(carried).hash;
-        this.#rows.set(carriedHash, openRow(carried, carriedHash));
-      }
+  add(line: ReceiptLogLine, hash: string, number: number): void {
+    if (line.type !== 'ReceiptLog') {
+      this.#audit.onLine({ line, hash, number });
+      return;
     }
+    for (const carried of line.series?.previous.interruptions ?? [])
+      this.#audit.onLine({ line: carried, hash: sealLine(carried).hash, number });
   }
 
   /** The rows in the order they began; an open one is lost when `lostOf` (by its span) says so. */
   build(lostOf: (span: SpanRef) => InterruptionVerdict | null): InterruptionRow[] {
-    const rows: InterruptionRow[] = [];
-    for (const row of this.#rows.values()) {
-      const verdict = row.outcome === 'open' ? lostOf(row) : null;
-      rows.push(verdict ? { ...row, outcome: 'lost', lost: verdict.reason, rule: verdict.rule } : row);
-    }
-    return rows;
+    return this.#audit.rows().map((r) => {
+      const verdict = r.outcome === 'open' ? lostOf(r.span) : null;
+      return {
+        taskId: r.taskId,
+        state: r.state,
+        promptHash: r.promptHash,
+        interruptedAt: r.interruptedAt,
+        outcome: verdict ? 'lost' : r.outcome,
+        cause: r.cause,
+        continuedBy: r.continuedBy,
+        continuedAt: r.continuedAt,
+        inputHash: r.inputHash,
+        lost: verdict?.reason ?? null,
+        rule: verdict?.rule ?? null,
+        receiptHash: r.interruption,
+        traceId: r.span.traceId,
+        spanId: r.span.spanId,
+      };
+    });
   }
-}
-
-/** The row of an interruption nothing has continued yet. */
-function openRow(receipt: InterruptionReceipt, hash: string): InterruptionRow {
-  return {
-    taskId: receipt.taskId,
-    state: receipt.state,
-    promptHash: receipt.promptHash,
-    interruptedAt: receipt.interruptedAt ?? receipt.observedAt,
-    outcome: 'open',
-    cause: null,
-    continuedBy: null,
-    continuedAt: null,
-    inputHash: null,
-    lost: null,
-    rule: null,
-    receiptHash: hash,
-    traceId: receipt.span.traceId,
-    spanId: receipt.span.spanId,
-  };
 }

@@ -62,6 +62,11 @@ describe('the v0.3 JSON-RPC reader', () => {
     ]);
   });
 
+  it("reads the pause extension's v0.3 state paused as TASK_STATE_PAUSED, as the reference peer names it", () => {
+    const task = v03Result('GetTask', v03Task('paused'), 'rpc') as { status: { state: string } };
+    expect(task.status.state).toBe('TASK_STATE_PAUSED');
+  });
+
   it('reads an auth-required stream of tasks/resubscribe ended by a tasks/cancel', () => {
     const e = new Entries();
     e.request('r1', 'tasks/resubscribe', { id: TASK });

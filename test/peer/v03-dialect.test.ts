@@ -3,14 +3,8 @@
  * v0.3 params in as the v1.0 call the handler reads, v1.0 answers out in v0.3 shapes.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  endsV03Stream,
-  eventToV03,
-  paramsFromV03,
-  resultToV03,
-  stateFromV03,
-  stateToV03,
-} from '../../src/peer/v03-dialect.js';
+import { endsV03Stream, eventToV03, paramsFromV03, resultToV03 } from '../../src/peer/v03-dialect.js';
+import { stateFromV03, stateToV03 } from '../../src/protocol/methods.js';
 import { readSendMessageParams } from '../../src/protocol/params.js';
 import type { StreamResponse } from '../../src/protocol/types.js';
 
