@@ -149,16 +149,25 @@ export function incompleteReporter(out: string): { see(entry: RecordingEntry): v
 
 /**
  * Stops the proxy at SIGINT or SIGTERM: says on stderr how many answers are still in flight, which
- * it goes on reading (and observing) for up to `graceMs` before it cuts them and the recording and
- * receipt log close (docs/design.md §5, "The recorder follows the peer").
+ * it goes on reading (and observing), an answer still awaited for up to `drainMs` (`--follow-ms`)
+ * and an open stream for up to `graceMs`, before it cuts them and the recording and receipt log
+ * close (docs/design.md §5, "The recorder follows the peer").
  */
-export async function stopProxy(proxy: RecordingProxy, graceMs: number): Promise<void> {
+export async function stopProxy(proxy: RecordingProxy, graceMs: number, drainMs: number): Promise<void> {
   const open = proxy.inFlight;
-  if (open > 0) {
+  const streams = proxy.streamsInFlight;
+  if (open > streams) {
+    const n = open - streams;
     process.stderr.write(
-      `a2a-replay: stopping: reading the ${open} answer${open === 1 ? '' : 's'} in flight for up to ${graceMs} ms ` +
+      `a2a-replay: stopping: reading the ${n} answer${n === 1 ? '' : 's'} in flight for up to ` +
+        `${Math.max(graceMs, drainMs)} ms (--follow-ms) before the recording closes\n`,
+    );
+  }
+  if (streams > 0) {
+    process.stderr.write(
+      `a2a-replay: stopping: reading the ${streams} open stream${streams === 1 ? '' : 's'} for up to ${graceMs} ms ` +
         '(--grace-ms) before the recording closes\n',
     );
   }
-  await proxy.close({ graceMs });
+  await proxy.close({ graceMs, drainMs });
 }

@@ -469,7 +469,7 @@ async function runRecord(options: RecordCommandOptions): Promise<void> {
   }
 
   await stopped;
-  await stopProxy(proxy, graceMs);
+  await stopProxy(proxy, graceMs, settings.followMs);
   await writer.close();
   if (writer.dropped > 0)
     process.stderr.write(`a2a-replay: ${writer.dropped} recording lines were not written to ${options.out}\n`);
@@ -489,7 +489,12 @@ export function registerRecord(program: Command): void {
     .requiredOption('--upstream <url>', 'the peer to forward to')
     .requiredOption('--out <file>', 'recording to write (JSONL)')
     .option('--upstream-timeout-ms <n>', 'the upstream must send its response head within N ms, else HTTP 504', '30000')
-    .option('--follow-ms <n>', 'read and observe for N ms more an answer its client left or got 504 for', '600000')
+    .option(
+      '--follow-ms <n>',
+      'read and observe for N ms more an answer its client left, cancelled, or got 504 for; ' +
+        'on shutdown, how long an answer still awaited is read before the files close',
+      '600000',
+    )
     .option('--request-timeout-ms <n>', 'a client request must fully arrive within N ms, else HTTP 408', '30000')
     .option(
       '--headers-timeout-ms <n>',
@@ -557,7 +562,11 @@ export function registerRecord(program: Command): void {
         'larger ones are recorded as incomplete (at least --max-body-bytes)',
       String(DEFAULT_MAX_OBSERVED_BYTES),
     )
-    .option('--grace-ms <n>', 'on shutdown, how long exchanges in flight may take to finish', '2000')
+    .option(
+      '--grace-ms <n>',
+      'on shutdown, how long open streams (SSE, gRPC) may go on; answers still awaited get --follow-ms',
+      '2000',
+    )
     .option('--force', 'overwrite an existing --out recording (a receipt log is never overwritten)')
     .option(
       '--continue-from <recording>',
