@@ -96,7 +96,7 @@ export interface PeerInterfaces {
 
 /**
  * The interfaces a card lists (`supportedInterfaces`, A2A v1.0 §8): v1.0 on each binding unless the
- * peer serves v0.3 only, then v0.3's JSON-RPC and gRPC interfaces when it serves v0.3.
+ * peer serves v0.3 only, then v0.3's JSON-RPC, HTTP+JSON and gRPC interfaces when it serves v0.3.
  */
 function interfacesOf(urls: PeerInterfaces, a2aVersion: ReferencePeerSettings['a2aVersion']): AgentInterface[] {
   const v10 = [
@@ -107,6 +107,7 @@ function interfacesOf(urls: PeerInterfaces, a2aVersion: ReferencePeerSettings['a
   if (a2aVersion === undefined) return v10;
   const v03 = [
     { url: urls.jsonRpc, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+    { url: urls.rest, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
     { url: urls.grpc, protocolBinding: 'GRPC', protocolVersion: '0.3' },
   ];
   return a2aVersion === 'both' ? [...v10, ...v03] : v03;
@@ -124,6 +125,7 @@ function v03CardFields(urls: PeerInterfaces, a2aVersion: ReferencePeerSettings['
     preferredTransport: 'JSONRPC',
     additionalInterfaces: [
       { url: urls.jsonRpc, transport: 'JSONRPC' },
+      { url: urls.rest, transport: 'HTTP+JSON' },
       { url: urls.grpc, transport: 'GRPC' },
     ],
   };
