@@ -121,6 +121,11 @@ function artifactUpdate(value: unknown, form: V03Form): unknown {
 export function v03Result(method: string | undefined, result: unknown, form: V03Form): unknown {
   if (!isRecord(result)) return result;
   if (method === 'GetTask' || method === 'CancelTask') return v03Task(result, form);
+  if (method === 'PauseTask' || method === 'ResumeTask' || method === 'AwaitTaskResumption') {
+    // The pause extension's results name their states as the dialect does (`paused` in v0.3 JSON-RPC).
+    const named = mapKey(result, 'state', (v) => state(v, form));
+    return mapKey(named, 'previousState', (v) => state(v, form));
+  }
   if (form === 'proto') {
     if (result.task !== undefined) return { task: v03Task(result.task, form) };
     const m = result.msg ?? result.message;
