@@ -29,6 +29,9 @@ import {
 import { nestsDeeperThan } from '../canonical/depth.js';
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { type DriftEntryRef, type ExchangeDrift, describeShape, driftSeq, shapeDifferences, shapeOf } from './drift.js';
+
+/** How a poll loop's outcome was read, when it ended in another state than recorded (docs/design.md §8). */
+export type LoopTiming = Omit<Extract<ExchangeDrift, { type: 'timing' }>, 'type' | 'expected' | 'actual'>;
 import type { LaneKey, PlannedExchange, ReplayPlan } from './lanes.js';
 import { IgnoreSet, type NoiseRules, contentDifferences, describeContent } from './content.js';
 import type { IdMap } from './substitution.js';
@@ -118,8 +121,8 @@ export class ReplayLedger {
   readonly #ignoreSets = new Map<string | null, IgnoreSet>();
   /** Recorded answers kept but never compared (a poll loop's reads before its last). */
   readonly #uncompared = new Set<number>();
-  /** A reason named first among a recorded answer's differences, if it has any (a poll loop's timing). */
-  readonly #timing = new Map<number, string>();
+  /** Recorded answers whose difference, if any, is a poll loop's timing. */
+  readonly #timing = new Map<number, LoopTiming>();
 
   /** `noise`: per-method ignored paths; `ignore`: paths ignored for every method (`--ignore`). */
   constructor(plan: ReplayPlan, ids: IdMap, noise: NoiseRules = {}, ignore: readonly string[] = []) {
@@ -233,9 +236,9 @@ export class ReplayLedger {
     this.#uncompared.add(seq);
   }
 
-  /** Names `why` first among the differences of the live answer to recorded entry `seq`, if any. */
-  timing(seq: number, why: string): void {
-    this.#timing.set(seq, why);
+  /** A difference of the live answer to recorded entry `seq` is a poll loop's `timing`, said as such. */
+  timing(seq: number, timing: LoopTiming): void {
+    this.#timing.set(seq, timing);
   }
 
   /** Whether `answer` would answer `ex`'s recorded response with no difference; nothing is kept or learnt. */
@@ -312,11 +315,11 @@ export class ReplayLedger {
         : recorded.cut !== undefined
           ? shapeDifferences(shapeOf(recorded), shapeOf({ kind: entry.kind, http: entry.http }))
           : [...shapeDifferences(shapeOf(recorded), shapeOf(entry)), ...this.content(ex, recorded, entry)];
-      if (differences.length > 0) {
-        const timing = this.#timing.get(recorded.seq);
-        if (timing !== undefined) differences.unshift(timing);
+      const timing = differences.length > 0 ? this.#timing.get(recorded.seq) : undefined;
+      if (timing !== undefined)
+        this.#drift.push({ type: 'timing', expected: this.ref(recorded), actual: this.ref(entry), ...timing });
+      else if (differences.length > 0)
         this.#drift.push({ type: 'mismatch', expected: this.ref(recorded), actual: this.ref(entry), differences });
-      }
     } else {
       const list = this.#extras.get(anchor.seq) ?? [];
       list.push(entry);

@@ -18,6 +18,7 @@ import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 import { ok } from '../replay/session.js';
+import { leavingCall } from '../helpers/leaving-clients.js';
 
 type Json = Record<string, unknown>;
 type Move = { taskId: string; into: boolean };
@@ -246,16 +247,7 @@ it('reads a waiting pause to its answer at SIGTERM, and the next recorder receip
   const peer = await startCliProcess(['peer', '--deterministic', '--transitions', transitions]);
   let taskId = '';
   try {
-    const recorder = await startRecordProcess([
-      '--upstream',
-      peer.url,
-      '--out',
-      first,
-      '--key',
-      keyFile,
-      '--grace-ms',
-      '60000',
-    ]);
+    const recorder = await startRecordProcess(['--upstream', peer.url, '--out', first, '--key', keyFile]);
     const started = await ok<{ task: { id: string } }>(recorder.url, 'SendMessage', {
       message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
       configuration: { returnImmediately: true },
@@ -265,7 +257,11 @@ it('reads a waiting pause to its answer at SIGTERM, and the next recorder receip
     const pause = rawCall(recorder.url, 'JSON-RPC', 'PauseTask', taskId, { reason: 'deploy' }, 'stays');
     await untilPending(peer.url, taskId);
     recorder.child.kill('SIGTERM');
-    await untilStderr(recorder, 'a2a-replay: stopping: reading the 1 answer in flight for up to 60000 ms');
+    // The default drain bound is --follow-ms (10 minutes), not the 2 s --grace-ms of open streams.
+    await untilStderr(
+      recorder,
+      'a2a-replay: stopping: reading the 1 answer in flight for up to 600000 ms (--follow-ms)',
+    );
     // The step ends while the recorder stops: the peer pauses the task and answers.
     await ok(peer.url, 'AdvanceClock', { ms: 600 }, '/control');
     expect(await pause.answer).toMatch(/"resumeToken":"/);
@@ -304,4 +300,58 @@ it('reads a waiting pause to its answer at SIGTERM, and the next recorder receip
   ]);
   const lost = await runCli(['lost', join(dir, 'stop.receipts.jsonl'), join(dir, 'stop-2.receipts.jsonl')]);
   expect(lost.code).toBe(0);
+});
+
+it('reads a gRPC pause to its answer when its client cancels or its deadline passes, and receipts it', async () => {
+  const transitions = join(dir, 'grpc.transitions.jsonl');
+  const out = join(dir, 'grpc.jsonl');
+  const peer = await startCliProcess(['peer', '--deterministic', '--transitions', transitions]);
+  const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile]);
+  const answers: string[] = [];
+  try {
+    for (const leave of ['resets while waiting', 'deadline passes', 'closes after sending', 'deadline 1n'] as const) {
+      const started = await ok<{ task: { id: string } }>(recorder.url, 'SendMessage', {
+        message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
+        configuration: { returnImmediately: true },
+      });
+      const taskId = started.task.id;
+      await ok(recorder.url, 'AdvanceClock', { ms: 500 }, '/control');
+      const pause = leavingCall(recorder.url, 'gRPC', 'PauseTask', taskId, { reason: leave }, leave);
+      if (leave !== 'deadline 1n') await untilPending(peer.url, taskId);
+      if (leave === 'resets while waiting') pause.reset();
+      // The client has its answer (or left) before the step ends and the peer pauses the task.
+      answers.push(`${leave}: ${await pause.answer}`);
+      await ok(recorder.url, 'AdvanceClock', { ms: 600 }, '/control');
+      if (stateOf(await peerTask(peer.url, taskId)) === 'TASK_STATE_PAUSED')
+        await ok(recorder.url, 'CancelTask', { id: taskId });
+    }
+  } finally {
+    expect(await stopProcess(recorder)).toBe(0);
+    await stopProcess(peer);
+  }
+  expect(answers[1]).toMatch(/^deadline passes: grpc-status 4 Deadline exceeded/);
+  const truth = (await jsonl(transitions)).filter((l) => l.event === 'transition');
+  const expected = moves(
+    truth.flatMap((t): Move[] =>
+      t.to === 'TASK_STATE_PAUSED'
+        ? [{ taskId: t.taskId as string, into: true }]
+        : t.from === 'TASK_STATE_PAUSED'
+          ? [{ taskId: t.taskId as string, into: false }]
+          : [],
+    ),
+  );
+  expect(Object.keys(expected).length, answers.join('\n')).toBeGreaterThanOrEqual(3);
+  const receipts = await jsonl(out.replace(/\.jsonl$/, '.receipts.jsonl'));
+  const receipted = moves(
+    receipts.flatMap((r): Move[] =>
+      r.type === 'SuspensionReceipt'
+        ? [{ taskId: r.taskId as string, into: true }]
+        : r.type === 'ResumptionReceipt' && r.outcome !== 'rejected'
+          ? [{ taskId: r.taskId as string, into: false }]
+          : [],
+    ),
+  );
+  expect(receipted, answers.join('\n')).toEqual(expected);
+  const lost = await runCli(['lost', out]);
+  expect(lost.stdout).toBe(`no lost pauses in ${out} (recording)\n`);
 });
