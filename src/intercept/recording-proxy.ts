@@ -35,7 +35,7 @@ import { type TLSSocket, createServer as createTlsServer } from 'node:tls';
 import { A2aReplayError, describeError } from '../errors.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits, limitedServerOptions } from '../http/limits.js';
 import { isLoopbackHost } from '../http/loopback.js';
-import { readTarget } from '../http/request-target.js';
+import { basePathOf, readTarget } from '../http/request-target.js';
 import {
   type SniffOptions,
   type TransportRoutes,
@@ -50,7 +50,7 @@ import type { GrpcForwardContext, GrpcRefusalKind, forwardGrpcCall } from './grp
 import { openGrpcUpstream } from './grpc-upstream.js';
 import { answerOwn, targetOf } from './proxy-answers.js';
 import { type ProxyLimits, guardProxy } from './proxy-limits.js';
-import { isControlTarget, refuseControl, refuseTarget } from './proxy-refusals.js';
+import { composedCallProblem, isControlTarget, refuseComposed, refuseControl, refuseTarget } from './proxy-refusals.js';
 import { type UpstreamTls, openUpstream } from './upstream.js';
 
 export { CONTROL_REFUSED_MESSAGE, isControlTarget } from './proxy-refusals.js';
@@ -184,8 +184,10 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   const route = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
     try {
       const reading = readTarget(req.url ?? '/');
+      const composed = composedCallProblem(basePathOf(upstream.url), req.method ?? 'GET', reading.path);
       if (!forwardControl && isControlTarget(targetOf(req))) refuseControl(recorder, req, res, body);
       else if (reading.ambiguity !== undefined) refuseTarget(recorder, req, res, body, reading);
+      else if (composed !== undefined) refuseComposed(recorder, req, res, body, composed);
       else forwardExchange(forwarding, req, res, body);
     } catch (error) {
       answerOwn(req, res, { status: 500, name: 'INTERNAL', message: `proxy failure: ${describeError(error)}` });

@@ -147,3 +147,50 @@ export function leavingStream(url: string, text: string, readEvents: number): Le
   else socket.write(head + body);
   return { events, closed };
 }
+
+/**
+ * A gRPC `SendStreamingMessage` whose client cancels the call (RST_STREAM) once it has read
+ * `readMessages` messages (0: right after its request).
+ */
+export function leavingGrpcStream(url: string, text: string, readMessages: number): LeavingStream {
+  const method = GRPC_METHODS.SendStreamingMessage;
+  const params = { message: { messageId: `g-${text}`, role: 'ROLE_USER', parts: [{ text }] } };
+  const message = Buffer.from(toBinary(method.request, fromJson(method.request, params as JsonValue)));
+  const frame = Buffer.alloc(5 + message.length);
+  frame.writeUInt32BE(message.length, 1);
+  message.copy(frame, 5);
+  const session = connectH2(url);
+  session.on('error', () => undefined);
+  const stream = session.request({
+    ':method': 'POST',
+    ':path': `/${method.service}/SendStreamingMessage`,
+    'content-type': 'application/grpc',
+    te: 'trailers',
+    'a2a-version': '1.0',
+  });
+  stream.on('error', () => undefined);
+  const events: string[] = [];
+  let buffered = Buffer.alloc(0);
+  const cancel = (): void => {
+    if (!stream.closed) stream.close(h2.NGHTTP2_CANCEL);
+  };
+  stream.on('data', (chunk: Buffer) => {
+    buffered = Buffer.concat([buffered, chunk]);
+    while (buffered.length >= 5 && buffered.length >= 5 + buffered.readUInt32BE(1)) {
+      const length = buffered.readUInt32BE(1);
+      const body = buffered.subarray(5, 5 + length);
+      buffered = buffered.subarray(5 + length);
+      events.push(JSON.stringify(toJson(method.response, fromBinary(method.response, body))));
+    }
+    if (events.length >= readMessages) cancel();
+  });
+  const closed = new Promise<void>((resolve) =>
+    stream.once('close', () => {
+      session.close();
+      resolve();
+    }),
+  );
+  stream.end(frame);
+  if (readMessages === 0) stream.once('finish', () => setImmediate(cancel));
+  return { events, closed };
+}
