@@ -14,7 +14,9 @@
  *   the loop ended in, shows more than that (it went past: a terminal state the recording does not
  *   show, more artifacts), or the loop's bound passes on the wall clock (its recorded duration
  *   × 4, at least 1 s, both counted from the request before the loop). Only the last answer is
- *   kept. What the recorded client sent next answered what it saw then: it goes at once. (A
+ *   kept. A read that shows the loop's state with its recorded artifacts and more after them went
+ *   through the outcome between two reads: the outcome was shown, and that answer is kept
+ *   uncompared. What the recorded client sent next answered what it saw then: it goes at once. (A
  *   loaded recording's instants run ahead of its peer's work, so a loop read at them would read
  *   past the state it ended in, and a request paced after it would find the peer further on.)
  */
@@ -64,10 +66,29 @@ export function artifactCount(body: JsonValue | undefined): number | undefined {
   return Array.isArray(task.artifacts) ? task.artifacts.length : 0;
 }
 
+/** The `artifactId`s of a task answer's artifacts, in order. */
+function artifactIds(body: JsonValue | undefined): string[] {
+  const envelope = obj(body);
+  const result = envelope && 'jsonrpc' in envelope ? obj(envelope.result) : envelope;
+  const task = obj(result?.task) ?? result;
+  const artifacts = Array.isArray(task?.artifacts) ? task.artifacts : [];
+  return artifacts.map((a) => obj(a)?.artifactId).filter((id): id is string => typeof id === 'string');
+}
+
+/** Whether `list` is `prefix` and more. */
+function startsWith(list: readonly string[], prefix: readonly string[]): boolean {
+  return list.length > prefix.length && prefix.every((id, i) => list[i] === id);
+}
+
 /** Where a live poll read stands against the loop's recorded outcome. */
 export type LoopReading =
   /** The state and artifacts the loop ended in. */
   | 'reached'
+  /**
+   * The same state with the recorded artifacts and more after them: the peer went through the
+   * recorded outcome between two reads (the recorded client, late on its timer, read it then).
+   */
+  | 'through'
   /** Not yet: reading again may show it. */
   | 'before'
   /** Past it: a terminal state the recording does not show, or more artifacts than it shows. */
@@ -82,7 +103,9 @@ export function loopReading(
   const actual = shapeOf(live);
   const recordedArtifacts = artifactCount(recorded.body);
   const liveArtifacts = artifactCount(live.body);
-  if (shapeDifferences(expected, actual).length === 0 && recordedArtifacts === liveArtifacts) return 'reached';
+  const sameShape = shapeDifferences(expected, actual).length === 0;
+  if (sameShape && recordedArtifacts === liveArtifacts) return 'reached';
+  if (sameShape && startsWith(artifactIds(live.body), artifactIds(recorded.body))) return 'through';
   if (actual.state !== null && TERMINAL_STATES.has(actual.state)) return 'past';
   if (recordedArtifacts !== undefined && liveArtifacts !== undefined && liveArtifacts > recordedArtifacts)
     return 'past';
