@@ -78,6 +78,8 @@ export class ObserverStore {
   readonly fireByName = new BoundedMap<string, ControlCall>(CONTROL_MEMORY);
   readonly fireByTask = new BoundedMap<string, ControlCall>(CONTROL_MEMORY);
   fireAny: ControlCall | undefined;
+  /** The tasks each answered FireEvent resumed, by the call's seq: the peer's word on what it ended. */
+  readonly #fired = new BoundedMap<number, ReadonlySet<string>>(CONTROL_MEMORY);
   advance: ControlCall | undefined;
   readonly clock = new PeerClock();
   readonly touched = new Set<ObservedTask>();
@@ -171,6 +173,21 @@ export class ObserverStore {
       if (call.name !== undefined) this.fireByName.set(call.name, call);
       if (call.payloadTaskId !== undefined) this.fireByTask.set(call.payloadTaskId, call);
     }
+  }
+
+  /** A FireEvent's answer listed the tasks it resumed (`resumed`), and no other. */
+  fireAnswered(call: ControlCall, resumed: readonly string[]): void {
+    if (call.method === 'FireEvent') this.#fired.set(call.seq, new Set(resumed));
+  }
+
+  /**
+   * `call` as evidence of an end of `taskId`'s pause: a FireEvent whose answer listed other tasks
+   * only did not resume it, whatever came after (docs/design.md §14.3); undefined then.
+   */
+  fireFor(call: ControlCall | undefined, taskId: string): ControlCall | undefined {
+    if (call === undefined) return undefined;
+    const resumed = this.#fired.get(call.seq);
+    return resumed === undefined || resumed.has(taskId) ? call : undefined;
   }
 
   #newCloser(
@@ -509,9 +526,9 @@ export class ObserverStore {
   evidence(task: ObservedTask, s: SuspensionLive, at: string): Evidence {
     const onEvent = s.pause.conditions?.onEvent;
     return {
-      fireByName: onEvent === undefined ? undefined : this.fireByName.get(onEvent),
-      fireByTask: this.fireByTask.get(task.taskId),
-      fireAny: this.fireAny,
+      fireByName: onEvent === undefined ? undefined : this.fireFor(this.fireByName.get(onEvent), task.taskId),
+      fireByTask: this.fireFor(this.fireByTask.get(task.taskId), task.taskId),
+      fireAny: this.fireFor(this.fireAny, task.taskId),
       advance: this.advance,
       now: this.clock.nowAt(at),
     };

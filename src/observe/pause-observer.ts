@@ -448,6 +448,7 @@ export class PauseObserver {
       this.#deadlinesDue(call, entry);
     }
     if (fact.resumed === undefined) return;
+    store.fireAnswered(call, fact.resumed);
     for (const taskId of new Set(fact.resumed)) {
       const task = store.known(taskId);
       if (task?.open) fire(store, OPEN_RULES, { task, s: task.open }, fact);

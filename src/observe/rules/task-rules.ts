@@ -95,8 +95,8 @@ export const TASK_RULES: RuleTable<TaskCase> = {
             ? undefined
             : attributeAnnounced(UNSEEN, signal.cause, {
                 fireByName: undefined,
-                fireByTask: c.store.fireByTask.get(task.taskId),
-                fireAny: c.store.fireAny,
+                fireByTask: c.store.fireFor(c.store.fireByTask.get(task.taskId), task.taskId),
+                fireAny: c.store.fireFor(c.store.fireAny, task.taskId),
                 advance: c.store.advance,
                 now: c.store.clock.nowAt(entry.at),
               });
