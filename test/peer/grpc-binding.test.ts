@@ -111,6 +111,7 @@ describe('gRPC binding of the reference peer', () => {
       ['HTTP+JSON', peer.restUrl],
       ['GRPC', `127.0.0.1:${port}`],
       ['JSONRPC', peer.url],
+      ['HTTP+JSON', peer.restUrl],
       ['GRPC', `127.0.0.1:${port}`],
     ]);
   });
