@@ -16,6 +16,7 @@ import { type RawLine, readLogChunks } from '../../src/receipts/log-reader.js';
 import { readReceiptLogLine } from '../../src/receipts/read-line.js';
 import type { ReceiptLogLine } from '../../src/receipts/types.js';
 import { type VerifyResult, verifyReceiptLog } from '../../src/receipts/verify.js';
+import { EntryVersions } from '../../src/observe/entry-versions.js';
 import { readRecordingFile } from '../../src/recording/recording-reader.js';
 import {
   type LostInterruptionListing,
@@ -134,6 +135,7 @@ async function lostInRecording(
   const incomplete: Incomplete = { listed: [], count: 0 };
   const notUnderstood: Incomplete = { listed: [], count: 0 };
   const dialects: Dialects = {};
+  const versions = new EntryVersions();
   const lines = new Map<number, number>();
   let pipeline: ObservationPipeline | undefined;
   let lastAt = '';
@@ -157,6 +159,7 @@ async function lostInRecording(
     } else {
       lastAt = read.entry.at;
       countDialect(dialects, read.entry);
+      versions.add(read.entry);
       lines.clear();
       lines.set(read.entry.seq, read.line);
       void pipeline?.push(read.entry);
@@ -167,9 +170,12 @@ async function lostInRecording(
   await pipeline?.finish(lastAt);
   await pipeline?.idle();
   chains?.finish(lastAt);
+  // Each row names its task's versions when the recording holds one other than 1.0 (design §14.10).
+  const versioned = <T extends { taskId: string }>(rows: readonly T[]): T[] =>
+    versions.named ? rows.map((r) => ({ ...r, a2aVersions: versions.ofTask(r.taskId) })) : [...rows];
   return {
-    lost: [...collector.lost],
-    interruptions: [...collector.lostInterruptions],
+    lost: versioned(collector.lost),
+    interruptions: versioned(collector.lostInterruptions),
     incomplete,
     notUnderstood,
     dialects,

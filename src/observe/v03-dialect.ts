@@ -108,7 +108,8 @@ function artifactUpdate(value: unknown, form: V03Form): unknown {
 }
 
 /**
- * A v0.3 answer as the v1.0 result of `method`: a bare task for GetTask and CancelTask; otherwise
+ * A v0.3 answer as the v1.0 result of `method`: a bare task for GetTask and CancelTask; the pause
+ * extension's results with their states named as v1.0 names them (`paused`); otherwise
  * a `SendMessageResponse` / `StreamResponse` (`{task}`, `{message}`, `{statusUpdate}`,
  * `{artifactUpdate}`), read from the JSON-RPC object's `kind` or the ProtoJSON member (`msg`).
  * What it cannot place is returned as it came, for the v1.0 parser to name.
@@ -116,6 +117,11 @@ function artifactUpdate(value: unknown, form: V03Form): unknown {
 export function v03Result(method: string | undefined, result: unknown, form: V03Form): unknown {
   if (!isRecord(result)) return result;
   if (method === 'GetTask' || method === 'CancelTask') return v03Task(result, form);
+  if (method === 'PauseTask' || method === 'ResumeTask' || method === 'AwaitTaskResumption') {
+    // The pause extension's results in v0.3 (docs/design.md §4): `{taskId, state: "paused", pause}`.
+    const named = mapKey(result, 'state', (v) => state(v, form));
+    return mapKey(named, 'previousState', (v) => state(v, form));
+  }
   if (form === 'proto') {
     if (result.task !== undefined) return { task: v03Task(result.task, form) };
     const m = result.msg ?? result.message;

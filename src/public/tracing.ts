@@ -17,6 +17,7 @@ export {
 } from '../tracing/span-events.js';
 export { SPAN_NAMES, type SpanName } from '../tracing/attributes.js';
 export { LostPauseCollector, type LostPauseListing, lostPausesInReceiptLog } from '../tracing/lost-pauses.js';
+export { DEFAULT_A2A_VERSION, EntryVersions, versionsLabel } from '../observe/entry-versions.js';
 export {
   type LostPauseVerdict,
   type LostInterruptionVerdict,
