@@ -176,16 +176,23 @@ function fromName(p: Obj, key: string, taskKey: string): Obj {
 
 /**
  * v0.3 gRPC params (ProtoJSON of the `a2a.v1` request messages) as the v1.0 params of `method`:
- * a message as {@link v03Params} reads it; a task named by `name: "tasks/{id}"` read as its `id`;
- * a push config's `parent` / `name` as its `taskId` and `id`, its `config` flattened as v1.0 has it.
- * A name that is no such resource is left as it came, for the v1.0 parser to name.
+ * a message as {@link v03Params} reads it (a configuration without `blocking` does not block); a
+ * task named by `name: "tasks/{id}"` read as its `id`; a push config's `parent` / `name` as its
+ * `taskId` and `id`, its `config` flattened as v1.0 has it. A name that is no such resource is
+ * left as it came, for the v1.0 parser to name.
  */
 export function v03GrpcParams(method: string, params: unknown): unknown {
   if (!isRecord(params)) return params;
   switch (method) {
     case 'SendMessage':
-    case 'SendStreamingMessage':
-      return v03Params(method, params, 'proto');
+    case 'SendStreamingMessage': {
+      // Decoded from the wire, a `blocking` left out is proto3's false: a configuration sent without
+      // it asks not to block, as the v0.3 SDK reads it; no configuration at all blocks.
+      const c = params.configuration;
+      const read =
+        isRecord(c) && c.blocking === undefined ? { ...params, configuration: { ...c, blocking: false } } : params;
+      return v03Params(method, read, 'proto');
+    }
     case 'GetTask':
     case 'CancelTask':
     case 'SubscribeToTask':

@@ -38,6 +38,7 @@ import { type LiveCall, bodyOfBodilessMethod, sendLive } from './live-exchange.j
 import { IdMap } from './substitution.js';
 import type { ReplayPeerClock } from './poll-loops.js';
 import { ReplayTiming, type StepOutcome } from './replay-timing.js';
+import type { ReplayPace } from './pace.js';
 import type { GrpcChannel } from './grpc-exchange.js';
 
 /** Default bound on sockets for unary calls to the peer. */
@@ -76,6 +77,12 @@ export interface DriveOptions {
    * reference peer, which then runs on the recording's clock (src/replay/poll-loops.ts).
    */
   peerClock?: ReplayPeerClock;
+  /**
+   * Given for a live peer (src/replay/live-time.ts): how requests are spaced, and poll loops read
+   * again on the wall clock until the peer shows their outcome. Not given: requests go as soon as
+   * what they wait for came and no read is repeated (a peer whose state moves only with its clock).
+   */
+  pace?: ReplayPace;
 }
 
 /** A task's states in order, recorded and live, for reports. */
@@ -475,7 +482,7 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     return infra;
   };
 
-  const timing = new ReplayTiming(plan, ledger, options.peerClock, timeoutMs);
+  const timing = new ReplayTiming(plan, ledger, { ...options, clock }, timeoutMs);
   const callContext: CallContext = { ids, grpc, notes, timing, base, unaryAgent, streamAgent };
   /** Sends `ex`'s request, its answer entries to `onEntry`; `sent` runs just before it goes. */
   const dispatch = (ex: PlannedExchange, onEntry: (draft: EntryDraft) => void, sent: () => void): LiveCall => {

@@ -33,6 +33,7 @@ import { type DriveResult, driveRecording } from './driver.js';
 import { cardCauses, interruptionCauses, trafficCauses } from './likely-cause.js';
 import { recordedAgentCard } from './recorded-peer.js';
 import type { ReplayPeerClock } from './poll-loops.js';
+import { RECORDED_PACE, type ReplayPace } from './pace.js';
 import type { RecordingResult } from './result.js';
 
 /** A live peer for one recording. */
@@ -80,6 +81,11 @@ export interface RunRecordingOptions {
    * agent card (docs/design.md §8).
    */
   grpcPeer?: string;
+  /**
+   * How requests are spaced against a live peer (default {@link RECORDED_PACE}: as recorded); the
+   * embedded peer runs on the recording's own clock and takes none (docs/design.md §8).
+   */
+  pace?: ReplayPace;
 }
 
 /**
@@ -141,6 +147,22 @@ async function rewriteRecording(
   const entries = rewrittenEntries(replayed);
   await writeOutputFile(file, [header, ...entries].map((line) => serializeLine(line)).join(''));
   return entries;
+}
+
+/**
+ * The pace against `peer` (docs/design.md §8, "Time against a live peer"): none for the embedded
+ * peer, which runs on the recording's clock, nor for a deterministic reference peer (its card
+ * says so), whose tasks move only with the recording's AdvanceClock calls; `pace`, else
+ * {@link RECORDED_PACE}, for any other.
+ */
+export function livePace(
+  peer: LivePeer,
+  liveCard: JsonValue | undefined,
+  pace: ReplayPace | undefined,
+): { pace?: ReplayPace } {
+  if (peer.embedded === true || peer.peerClock !== undefined) return {};
+  if (referencePeerSettingsOf(liveCard)?.deterministic === true) return {};
+  return { pace: pace ?? RECORDED_PACE };
 }
 
 /** `X.receipts.jsonl` beside `X.jsonl`. */
@@ -240,14 +262,22 @@ export function driveNotes(drive: DriveResult, signed: boolean): string[] {
   return notes;
 }
 
-/** The URL (`HOST:PORT`) of the first GRPC interface an agent card lists, if any. */
+/**
+ * The URL (`HOST:PORT`) of the first GRPC interface an agent card lists, if any: v1.0's
+ * `supportedInterfaces[].protocolBinding`, v0.3's `additionalInterfaces[].transport`, or a v0.3
+ * card's own `url` when its `preferredTransport` is GRPC.
+ */
 export function grpcInterfaceOf(card: JsonValue | undefined): string | undefined {
   if (card === null || typeof card !== 'object' || Array.isArray(card)) return undefined;
-  const interfaces = card.supportedInterfaces;
-  if (!Array.isArray(interfaces)) return undefined;
-  for (const item of interfaces) {
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) continue;
-    if (item.protocolBinding === 'GRPC' && typeof item.url === 'string' && item.url !== '') return item.url;
+  if (card.preferredTransport === 'GRPC' && typeof card.url === 'string' && card.url !== '') return card.url;
+  for (const key of ['supportedInterfaces', 'additionalInterfaces']) {
+    const interfaces = card[key];
+    if (!Array.isArray(interfaces)) continue;
+    for (const item of interfaces) {
+      if (item === null || typeof item !== 'object' || Array.isArray(item)) continue;
+      const binding = item.protocolBinding ?? item.transport;
+      if (binding === 'GRPC' && typeof item.url === 'string' && item.url !== '') return item.url;
+    }
   }
   return undefined;
 }
@@ -295,6 +325,7 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
       ...(options.ignore ? { ignore: options.ignore } : {}),
       ...(grpcPeer !== undefined ? { grpcPeer } : {}),
       ...(currentPeer.peerClock ? { peerClock: currentPeer.peerClock } : {}),
+      ...livePace(currentPeer, liveCard, options.pace),
     });
     result = {
       ...result,

@@ -194,6 +194,13 @@ describe('the v0.3 gRPC reader', () => {
         config: { name: `tasks/${TASK}/pushNotificationConfigs/c1`, pushNotificationConfig: { url: 'https://h/x' } },
       }),
     ).toEqual({ taskId: TASK, id: 'c1', url: 'https://h/x' });
+    // Decoded from the wire, a configuration without `blocking` (proto3's false) does not block.
+    const message = { messageId: 'm', role: 'ROLE_USER', content: [{ text: 'go' }] };
+    expect(v03GrpcParams('SendMessage', { message, configuration: { acceptedOutputModes: [] } })).toMatchObject({
+      message: { parts: [{ text: 'go' }] },
+      configuration: { returnImmediately: true },
+    });
+    expect(v03GrpcParams('SendMessage', { message })).not.toHaveProperty('configuration');
     // A name that is no task resource is left for the v1.0 parser to name.
     expect(v03GrpcParams('GetTask', { name: 'jobs/1' })).toEqual({ name: 'jobs/1' });
   });
