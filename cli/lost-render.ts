@@ -6,7 +6,7 @@
 import type { LostChain } from '../src/observe/verdict-chains.js';
 import { printable } from '../src/printable.js';
 import type { Dialects, Incomplete } from '../src/logs/lost-reading.js';
-import type { LostInterruptionListing, LostPauseListing } from '../src/tracing/lost-pauses.js';
+import type { LostInterruptionListing, LostPauseListing } from '../src/observe/lost-pauses.js';
 import { traceOf } from './lost-verdict.js';
 import { textTableLines, withVersionColumn } from './text-table.js';
 

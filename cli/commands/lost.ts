@@ -18,7 +18,7 @@ import { lostInSeries } from '../../src/logs/series-lost.js';
 import type { LostChain } from '../../src/observe/verdict-chains.js';
 import { ambiguityText, fleetFails } from '../../src/receipts/fleet.js';
 import { verifyReceiptLog } from '../../src/receipts/verify.js';
-import { type LostInterruptionListing, type LostPauseListing, OpenSuspensions } from '../../src/tracing/lost-pauses.js';
+import { type LostInterruptionListing, type LostPauseListing, OpenSuspensions } from '../../src/observe/lost-pauses.js';
 import type { Dialects, Incomplete } from '../../src/logs/lost-reading.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
 import { keyringFromFiles, recordingOption } from '../options.js';

@@ -14,7 +14,7 @@ import { plainSeriesProblem } from '../receipts/series-plain.js';
 import { verifyReceiptLog } from '../receipts/verify.js';
 import type { GivenLogs } from './given-logs.js';
 import { orderedUnverified, verifyGroupInto } from './group-series.js';
-import { receiptLine } from './lost-reading.js';
+import { readLostLine } from './lost-reading.js';
 
 /** The fleet's verdict: pauses paired across logs, lost, orphan resumptions, ambiguous ones. */
 export async function fleetVerdictOf(
@@ -43,7 +43,7 @@ export async function fleetVerdictOf(
         const tornOk = allowTornTail || i < ordered.length - 1;
         for await (const chunk of readLogChunks(file))
           for (const raw of chunk) {
-            const line = receiptLine(file, raw, tornOk);
+            const line = readLostLine(file, raw, tornOk);
             if (line) ledger.add(line, raw.number);
           }
         continue;

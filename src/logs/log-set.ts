@@ -15,7 +15,7 @@ import { loadKeyFile } from '../receipts/key-file.js';
 import { Keyring, ReceiptKey } from '../receipts/keys.js';
 import { type SeriesResult, verifySeries } from '../receipts/series.js';
 import { type VerifyResult, verifyReceiptLog } from '../receipts/verify.js';
-import { type LostInterruptionListing, type LostPauseListing, OpenSuspensions } from '../tracing/lost-pauses.js';
+import { type LostInterruptionListing, type LostPauseListing, OpenSuspensions } from '../observe/lost-pauses.js';
 import { receiptLogInput } from './collector-input.js';
 import { describeVerification } from './describe-verification.js';
 import { fleetVerdictOf } from './fleet-lost.js';

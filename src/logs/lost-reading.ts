@@ -21,7 +21,7 @@ import {
   LostPauseCollector,
   type LostPauseListing,
   OpenSuspensions,
-} from '../tracing/lost-pauses.js';
+} from '../observe/lost-pauses.js';
 
 /** Incomplete entries listed by line; past this many they are only counted. */
 export const INCOMPLETE_LISTED = 100;
@@ -138,7 +138,7 @@ export async function lostInRecording(
 }
 
 /** A line of a receipt log as the readers read it; a bad one is a usage error naming it. */
-export function receiptLine(file: string, raw: RawLine, allowTornTail: boolean): ReceiptLogLine | undefined {
+export function readLostLine(file: string, raw: RawLine, allowTornTail: boolean): ReceiptLogLine | undefined {
   // A last line without its newline that does not parse is torn (the writer died mid-line).
   const torn = (): boolean => !raw.complete && allowTornTail;
   if (raw.text === null) {
@@ -166,7 +166,7 @@ export async function lostInReceiptLog(file: string, allowTornTail: boolean): Pr
   const open = new OpenSuspensions();
   for await (const chunk of readLogChunks(file)) {
     for (const raw of chunk) {
-      const line = receiptLine(file, raw, allowTornTail);
+      const line = readLostLine(file, raw, allowTornTail);
       if (line) open.add(line);
     }
   }

@@ -12,7 +12,7 @@ import { readLogChunks } from '../receipts/log-reader.js';
 import { readReceiptLogLine } from '../receipts/read-line.js';
 import { headerPosition, seriesFiles, verifySeries } from '../receipts/series.js';
 import { plainSeriesProblem } from '../receipts/series-plain.js';
-import { type LostInterruptionListing, OpenSuspensions, type LostPauseListing } from '../tracing/lost-pauses.js';
+import { type LostInterruptionListing, OpenSuspensions, type LostPauseListing } from '../observe/lost-pauses.js';
 
 /** The position line 1 of `file` states (1 for a log that continues none). */
 async function positionOf(file: string): Promise<number> {

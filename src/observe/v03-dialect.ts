@@ -70,7 +70,12 @@ export function v03Message(value: unknown, form: V03Form): unknown {
   return mapKey(m, 'role', (r) => (typeof r === 'string' ? (ROLES[r] ?? r) : r));
 }
 
+/** The pause extension's state number (pause.proto), which v0.3's TaskState has no name for. */
+const PAUSED_NUMBER = 9;
+
 function state(value: unknown, form: V03Form): unknown {
+  // Decoded from v0.3 gRPC, a state the v0.3 enum has no name for is its number: 9 is PAUSED.
+  if (form === 'proto' && value === PAUSED_NUMBER) return 'TASK_STATE_PAUSED';
   if (typeof value !== 'string') return value;
   if (form === 'proto') return value === 'TASK_STATE_CANCELLED' ? 'TASK_STATE_CANCELED' : value;
   return stateFromV03(value);
@@ -108,8 +113,7 @@ function artifactUpdate(value: unknown, form: V03Form): unknown {
 }
 
 /**
- * A v0.3 answer as the v1.0 result of `method`: a bare task for GetTask and CancelTask; the pause
- * extension's results with their states named as v1.0 names them (`paused`); otherwise
+ * A v0.3 answer as the v1.0 result of `method`: a bare task for GetTask and CancelTask; otherwise
  * a `SendMessageResponse` / `StreamResponse` (`{task}`, `{message}`, `{statusUpdate}`,
  * `{artifactUpdate}`), read from the JSON-RPC object's `kind` or the ProtoJSON member (`msg`).
  * What it cannot place is returned as it came, for the v1.0 parser to name.
@@ -118,7 +122,7 @@ export function v03Result(method: string | undefined, result: unknown, form: V03
   if (!isRecord(result)) return result;
   if (method === 'GetTask' || method === 'CancelTask') return v03Task(result, form);
   if (method === 'PauseTask' || method === 'ResumeTask' || method === 'AwaitTaskResumption') {
-    // The pause extension's results in v0.3 (docs/design.md §4): `{taskId, state: "paused", pause}`.
+    // The pause extension's results name their states as the dialect does (`paused` in v0.3 JSON-RPC).
     const named = mapKey(result, 'state', (v) => state(v, form));
     return mapKey(named, 'previousState', (v) => state(v, form));
   }

@@ -23,7 +23,7 @@ import { deriveReceiptLog, unsignedKeyring } from '../replay/derive-receipts.js'
 import { errorMessage } from '../errors.js';
 import { describeDrift } from '../replay/reporters/text.js';
 import type { RecordingResult } from '../replay/result.js';
-import { LostPauseCollector } from '../tracing/lost-pauses.js';
+import { LostPauseCollector } from '../observe/lost-pauses.js';
 import type { Lane, LanePause, LaneState, ReportRow, ReportSection } from './html-report.js';
 import { type InterruptionRow, type InterruptionVerdict, InterruptionRows } from './interruption-rows.js';
 
