@@ -20,6 +20,7 @@ import {
   driveNotes,
   emptyResult,
   failed,
+  stoppedResult,
   goldenPathFor,
   readGoldenLines,
 } from './run-recording.js';
@@ -66,14 +67,16 @@ export async function runMerged(files: readonly string[], options: RunRecordingO
       ...(options.ignore ? { ignore: options.ignore } : {}),
       ...(options.grpcPeer !== undefined ? { grpcPeer: options.grpcPeer } : {}),
       ...(current.peerClock ? { peerClock: current.peerClock } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
     });
     result = {
       ...result,
-      exchanges: drive.plan.exchanges.length,
+      exchanges: drive.exchanges,
       liveEntries: drive.liveEntries,
       drift: drive.drift,
       timelines: drive.timelines,
     };
+    if (drive.stopped) return done(stoppedResult(result, drive.entries));
     const version = logVersionOf(goldens[0]?.lines ?? []);
     const derived = await deriveReceiptLog({
       header: first,
