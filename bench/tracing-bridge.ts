@@ -14,7 +14,7 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { setupTracing } from '../cli/tracing-setup.js';
+import { setupTracing } from '../src/tracing/tracing-setup.js';
 import { EventIdGenerator } from '../src/tracing/event-id-generator.js';
 import { SpanBridge } from '../src/tracing/span-bridge.js';
 import { type SpanEvent, type SpanSink, deriveSpanId, deriveTraceId } from '../src/tracing/span-events.js';

@@ -3,7 +3,7 @@
  * `lost --otlp` / `--traces` (docs/design.md §7): the verdict of `lost` drawn as spans, and the
  * trace id each row of its listing prints.
  */
-import { openTracing } from './open-tracing.js';
+import { openTracing } from '../src/tracing/open-tracing.js';
 import type { FleetPause } from '../src/receipts/fleet.js';
 import { pauseSpan } from '../src/observe/observer-spans.js';
 import {

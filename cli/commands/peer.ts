@@ -32,7 +32,7 @@ import type { EntryWriter } from '../../src/recording/recording-writer.js';
 import type { SpanSink } from '../../src/tracing/span-events.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { integerOption } from '../options.js';
-import { openTracing } from '../open-tracing.js';
+import { openTracing } from '../../src/tracing/open-tracing.js';
 
 /** The trace file stem under `--traces DIR`. */
 export const PEER_TRACE_NAME = 'peer';

@@ -47,8 +47,8 @@ import {
   recordingArguments,
   withNoiseOptions,
 } from '../options.js';
-import { traceName, uniqueTraceNames } from '../trace-name.js';
-import { type Tracing, wantsTracing } from '../tracing-options.js';
+import { traceName, uniqueTraceNames } from '../../src/tracing/trace-name.js';
+import { type Tracing, wantsTracing } from '../../src/tracing/tracing-options.js';
 import { writeReport } from './report.js';
 
 interface RunCommandOptions {
@@ -219,7 +219,7 @@ async function replayTracing(
     process.stderr.write(`a2a-replay: ${line}\n`);
   };
   // The OpenTelemetry SDK is loaded only when traces are asked for.
-  const setupTracing = wantsTraces ? (await import('../tracing-setup.js')).setupTracing : undefined;
+  const setupTracing = wantsTraces ? (await import('../../src/tracing/tracing-setup.js')).setupTracing : undefined;
   const spans = setupTracing
     ? (_header: RecordingHeader, file: string) => {
         const tracing = setupTracing({

@@ -26,7 +26,8 @@ import type { Keyring } from '../../src/receipts/keys.js';
 import { checkSince, latestNote, scanLogTree } from '../../src/receipts/log-proofs.js';
 import { cosignaturesPathFor, parseCosignatureFile } from '../../src/receipts/cosignature-file.js';
 import { checkWitnessQuorum } from '../../src/receipts/witness-check.js';
-import { witnessKeys } from '../witness-options.js';
+import { witnessKeys } from '../../src/record/witnesses.js';
+import { usageFailure } from '../record-flags.js';
 import { receiptLogInput } from '../collector-input.js';
 import { noteVerifierOf } from '../../src/receipts/log-tree.js';
 import { FleetLedger, fleetFails } from '../../src/receipts/fleet.js';
@@ -238,7 +239,7 @@ async function checkWitnesses(
       throw new CliExit(EXIT.usage, '--witness-quorum and --cosignatures need --witness-vkey');
     return undefined;
   }
-  const keys = await witnessKeys(options.witnessVkey);
+  const keys = await witnessKeys(options.witnessVkey).catch(usageFailure);
   const quorum =
     options.witnessQuorum === undefined
       ? 1
@@ -404,7 +405,7 @@ async function verifyOne(
 ): Promise<void> {
   const given = options.jobs === undefined ? null : integerOption(options.jobs, 'jobs', 1, 256);
   // Witness keys are read first: a bad one is a usage error before the log is read.
-  if (options.witnessVkey.length > 0) await witnessKeys(options.witnessVkey);
+  if (options.witnessVkey.length > 0) await witnessKeys(options.witnessVkey).catch(usageFailure);
   const inputs = await loadVerifyInputs(read, options);
   const jobs = given ?? defaultVerifyJobs((await stat(read)).size, availableParallelism());
   const result = await verifyReceiptLog(read, {

@@ -3,7 +3,8 @@
  * Which A2A method a gRPC call's `:path` names (docs/design.md §16), with no message codec: the
  * observer reads calls by their method and needs no protobuf schema to do so, so that everything
  * that observes (record, run, audit, lost, report) starts without loading the generated codec.
- * src/grpc/methods.ts adds each method's messages.
+ * src/grpc/methods.ts adds each method's messages. Both packages are read: `lf.a2a.v1` (v1.0) and
+ * `a2a.v1` (v0.3, docs/design.md §14.10), whose methods are named here by the v1.0 method each is.
  */
 import type { CoreMethod, PauseMethod } from '../protocol/methods.js';
 
@@ -11,6 +12,37 @@ import type { CoreMethod, PauseMethod } from '../protocol/methods.js';
 export const A2A_SERVICE = 'lf.a2a.v1.A2AService';
 /** The service of the pause extension's methods (pause.proto, docs/design.md §16). */
 export const PAUSE_SERVICE = 'lf.a2a.v1.pause.A2APauseService';
+
+/** The service of A2A v0.3's methods (package `a2a.v1`, docs/design.md §14.10). */
+export const A2A_V03_SERVICE = 'a2a.v1.A2AService';
+
+/** The A2A versions a gRPC call may speak: its package decides. */
+export type GrpcVersion = '0.3' | '1.0';
+
+/**
+ * The v0.3 service's methods by their v0.3 names, each the v1.0 method it is. v0.3 has no
+ * ListTasks and no pause extension over gRPC (docs/design.md §14.10).
+ */
+export const V03_GRPC_METHODS = {
+  SendMessage: 'SendMessage',
+  SendStreamingMessage: 'SendStreamingMessage',
+  GetTask: 'GetTask',
+  CancelTask: 'CancelTask',
+  TaskSubscription: 'SubscribeToTask',
+  CreateTaskPushNotificationConfig: 'CreateTaskPushNotificationConfig',
+  GetTaskPushNotificationConfig: 'GetTaskPushNotificationConfig',
+  ListTaskPushNotificationConfig: 'ListTaskPushNotificationConfigs',
+  DeleteTaskPushNotificationConfig: 'DeleteTaskPushNotificationConfig',
+  GetAgentCard: 'GetExtendedAgentCard',
+} as const satisfies { readonly [name: string]: CoreMethod };
+
+/** A method name of v0.3's gRPC service. */
+export type V03GrpcName = keyof typeof V03_GRPC_METHODS;
+
+/** Whether `name` is a method of v0.3's gRPC service. */
+export function isV03GrpcName(name: string): name is V03GrpcName {
+  return Object.hasOwn(V03_GRPC_METHODS, name);
+}
 
 /** The service of each method. */
 export const GRPC_SERVICE_OF: { readonly [M in CoreMethod | PauseMethod]: typeof A2A_SERVICE | typeof PAUSE_SERVICE } =
@@ -31,14 +63,38 @@ export const GRPC_SERVICE_OF: { readonly [M in CoreMethod | PauseMethod]: typeof
     AwaitTaskResumption: PAUSE_SERVICE,
   };
 
-const NAME_BY_PATH = new Map<string, CoreMethod | PauseMethod>(
-  (Object.entries(GRPC_SERVICE_OF) as [CoreMethod | PauseMethod, string][]).map(([name, service]) => [
-    `/${service}/${name}`,
-    name,
-  ]),
-);
+/** A gRPC call's method as the v1.0 method it is, and the version its package speaks. */
+export interface GrpcCallName {
+  name: CoreMethod | PauseMethod;
+  version: GrpcVersion;
+}
 
-/** The method a gRPC call's `:path` (`/<service>/<method>`) names, exactly; undefined for any other path. */
-export function grpcMethodNameOfPath(path: string): CoreMethod | PauseMethod | undefined {
+const NAME_BY_PATH = new Map<string, GrpcCallName>([
+  ...(Object.entries(GRPC_SERVICE_OF) as [CoreMethod | PauseMethod, string][]).map(
+    ([name, service]): [string, GrpcCallName] => [`/${service}/${name}`, { name, version: '1.0' }],
+  ),
+  ...Object.entries(V03_GRPC_METHODS).map(([v03, name]): [string, GrpcCallName] => [
+    `/${A2A_V03_SERVICE}/${v03}`,
+    { name, version: '0.3' },
+  ]),
+]);
+
+/**
+ * The method a gRPC call's `:path` (`/<service>/<method>`) names, exactly, as its v1.0 method and
+ * its package's version; undefined for any other path.
+ */
+export function grpcCallOfPath(path: string): GrpcCallName | undefined {
   return NAME_BY_PATH.get(path);
+}
+
+/** The v1.0 method a gRPC call's `:path` names, in either package; undefined for any other path. */
+export function grpcMethodNameOfPath(path: string): CoreMethod | PauseMethod | undefined {
+  return NAME_BY_PATH.get(path)?.name;
+}
+
+/** The `:path` of `name` in the service of `version`, or undefined when that version has no such method. */
+export function grpcPathOf(name: CoreMethod | PauseMethod, version: GrpcVersion): string | undefined {
+  if (version === '1.0') return `/${GRPC_SERVICE_OF[name]}/${name}`;
+  const v03 = (Object.keys(V03_GRPC_METHODS) as V03GrpcName[]).find((k) => V03_GRPC_METHODS[k] === name);
+  return v03 === undefined ? undefined : `/${A2A_V03_SERVICE}/${v03}`;
 }

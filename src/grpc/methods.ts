@@ -3,7 +3,8 @@
  * The gRPC methods of A2A and of the pause extension (docs/design.md §16): for each method its
  * service, the request and response messages of the generated codec (src/grpc/gen), and whether
  * the server streams. The peer serves from this table; the recorder, the mock and the replayer
- * decode and encode recorded calls with it, so every part reads a call the same way.
+ * decode and encode recorded calls with it, so every part reads a call the same way. A2A v0.3's
+ * service (package `a2a.v1`, docs/design.md §14.10) has its own table, with its own messages.
  */
 import type { DescMessage } from '@bufbuild/protobuf';
 import { EmptySchema } from '@bufbuild/protobuf/wkt';
@@ -33,11 +34,20 @@ import {
   StreamResponseSchema,
   TaskSchema,
 } from './gen/lf/a2a/v1/pause_pb.js';
+import * as v03 from './gen/a2a/v1/a2a_pb.js';
 import type { CoreMethod, PauseMethod } from '../protocol/methods.js';
-import { A2A_SERVICE, PAUSE_SERVICE, grpcMethodNameOfPath } from './method-paths.js';
+import {
+  A2A_SERVICE,
+  A2A_V03_SERVICE,
+  type GrpcVersion,
+  PAUSE_SERVICE,
+  type V03GrpcName,
+  grpcCallOfPath,
+  isV03GrpcName,
+} from './method-paths.js';
 
 export interface GrpcMethod {
-  service: typeof A2A_SERVICE | typeof PAUSE_SERVICE;
+  service: typeof A2A_SERVICE | typeof PAUSE_SERVICE | typeof A2A_V03_SERVICE;
   request: DescMessage;
   response: DescMessage;
   stream: boolean;
@@ -121,8 +131,47 @@ export const GRPC_METHODS: { readonly [M in CoreMethod | PauseMethod]: GrpcMetho
   },
 };
 
-/** The method a gRPC call's `:path` (`/<service>/<method>`) names, exactly; undefined for any other path. */
-export function grpcMethodOfPath(path: string): { name: CoreMethod | PauseMethod; method: GrpcMethod } | undefined {
-  const name = grpcMethodNameOfPath(path);
-  return name === undefined ? undefined : { name, method: GRPC_METHODS[name] };
+const v03Method = (request: DescMessage, response: DescMessage, stream = false): GrpcMethod => ({
+  service: A2A_V03_SERVICE,
+  request,
+  response,
+  stream,
+});
+
+/** Every method of A2A v0.3's service by its v0.3 name (a2a.proto of package `a2a.v1`). */
+export const GRPC_V03_METHODS: { readonly [M in V03GrpcName]: GrpcMethod } = {
+  SendMessage: v03Method(v03.SendMessageRequestSchema, v03.SendMessageResponseSchema),
+  SendStreamingMessage: v03Method(v03.SendMessageRequestSchema, v03.StreamResponseSchema, true),
+  GetTask: v03Method(v03.GetTaskRequestSchema, v03.TaskSchema),
+  CancelTask: v03Method(v03.CancelTaskRequestSchema, v03.TaskSchema),
+  TaskSubscription: v03Method(v03.TaskSubscriptionRequestSchema, v03.StreamResponseSchema, true),
+  CreateTaskPushNotificationConfig: v03Method(
+    v03.CreateTaskPushNotificationConfigRequestSchema,
+    v03.TaskPushNotificationConfigSchema,
+  ),
+  GetTaskPushNotificationConfig: v03Method(
+    v03.GetTaskPushNotificationConfigRequestSchema,
+    v03.TaskPushNotificationConfigSchema,
+  ),
+  ListTaskPushNotificationConfig: v03Method(
+    v03.ListTaskPushNotificationConfigRequestSchema,
+    v03.ListTaskPushNotificationConfigResponseSchema,
+  ),
+  DeleteTaskPushNotificationConfig: v03Method(v03.DeleteTaskPushNotificationConfigRequestSchema, EmptySchema),
+  GetAgentCard: v03Method(v03.GetAgentCardRequestSchema, v03.AgentCardSchema),
+};
+
+/**
+ * The method a gRPC call's `:path` (`/<service>/<method>`) names, exactly, in either package: the
+ * v1.0 method it is, the messages of its own package, and that package's version; undefined for
+ * any other path.
+ */
+export function grpcMethodOfPath(
+  path: string,
+): { name: CoreMethod | PauseMethod; method: GrpcMethod; version: GrpcVersion } | undefined {
+  const call = grpcCallOfPath(path);
+  if (call === undefined) return undefined;
+  if (call.version === '1.0') return { ...call, method: GRPC_METHODS[call.name] };
+  const v03Name = path.slice(A2A_V03_SERVICE.length + 2);
+  return isV03GrpcName(v03Name) ? { ...call, method: GRPC_V03_METHODS[v03Name] } : undefined;
 }

@@ -173,9 +173,14 @@ export function uncarriedBindings(card: unknown): string[] {
   return [...new Set(out)];
 }
 
-/** The `HOST:PORT` of the card's first GRPC interface that names one, if any. */
+/**
+ * The `HOST:PORT` of the card's first GRPC interface that names one, if any (a v0.3 card's own
+ * `url` when its `preferredTransport` is GRPC).
+ */
 export function cardGrpcTarget(card: unknown): string | undefined {
   if (!isRecord(card)) return undefined;
+  if (card.preferredTransport === 'GRPC' && typeof card.url === 'string' && grpcTarget(card.url) !== undefined)
+    return card.url;
   for (const key of ['supportedInterfaces', 'additionalInterfaces'] as const) {
     const list = card[key];
     if (!Array.isArray(list)) continue;

@@ -132,8 +132,9 @@ export function forwardGrpcCall(
   const found = grpcMethodOfPath(path);
   if (found === undefined) {
     const message =
-      `the recorder does not forward ${path}: it is no method of lf.a2a.v1.A2AService or ` +
-      'lf.a2a.v1.pause.A2APauseService, so the call could not be recorded as the peer reads it';
+      `the recorder does not forward ${path}: it is no method of lf.a2a.v1.A2AService, ` +
+      'lf.a2a.v1.pause.A2APauseService or a2a.v1.A2AService (A2A v0.3), so the call could not be recorded ' +
+      'as the peer reads it';
     refuseCall(context, stream, headers, {
       code: GrpcStatus.UNIMPLEMENTED,
       message,

@@ -1,14 +1,14 @@
 /**
  * @module mock/mock-grpc
- * The mock over gRPC (docs/design.md §13, §16): `lf.a2a.v1.A2AService` and
- * `lf.a2a.v1.pause.A2APauseService` on grpc-js, over the h2c connections the mock's port hands
- * it (src/http/transport-sniff.ts). Each call's message is decoded with the method table
- * (src/grpc/methods.ts) into its ProtoJSON and handed to the {@link MockEngine} as a gRPC
- * request; the engine's outputs are written back in the binding: a recorded message encoded with
- * the method's response message, stream messages as they are released (a stream stays open
- * across PAUSED until the recorded answers after it are due, as over SSE), and a recorded error
- * as its status with `grpc-message` and `grpc-status-details-bin` — as Trailers-Only, since
- * nothing was sent before it. A client that cancels ends its exchange.
+ * The mock over gRPC (docs/design.md §13, §16): `lf.a2a.v1.A2AService`,
+ * `lf.a2a.v1.pause.A2APauseService` and A2A v0.3's `a2a.v1.A2AService` on grpc-js, over the h2c
+ * connections the mock's port hands it (src/http/transport-sniff.ts). Each call's message is
+ * decoded with its package's method table (src/grpc/methods.ts) into its ProtoJSON and handed to
+ * the {@link MockEngine} as a gRPC request; the engine's outputs are written back in the binding:
+ * a recorded message encoded with the method's response message, stream messages as they are
+ * released (a stream stays open across PAUSED until the recorded answers after it are due, as over
+ * SSE), and a recorded error as its status with `grpc-message` and `grpc-status-details-bin` — as
+ * Trailers-Only, since nothing was sent before it. A client that cancels ends its exchange.
  */
 import { type DescMessage, fromBinary, fromJson, toBinary, toJson } from '@bufbuild/protobuf';
 import {
@@ -26,9 +26,8 @@ import {
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { errorMessage } from '../errors.js';
 import { GRPC_STATUS_DETAILS_KEY } from '../grpc/grpc-status.js';
-import { GRPC_METHODS, type GrpcMethod } from '../grpc/methods.js';
+import { GRPC_METHODS, GRPC_V03_METHODS, type GrpcMethod } from '../grpc/methods.js';
 import { statusDetailsBytes } from '../grpc/status-details.js';
-import type { CoreMethod, PauseMethod } from '../protocol/methods.js';
 import type { EntryGrpc } from '../recording/format.js';
 import type { MockEngine } from './mock-engine.js';
 import type { OutputQueue } from './mock-output.js';
@@ -141,7 +140,9 @@ export function createMockGrpc(engine: MockEngine, messageLimitBytes: number): M
   const implementations = new Map<string, UntypedServiceImplementation>();
   const raw = (bytes: Buffer): Buffer => bytes;
 
-  for (const [name, method] of Object.entries(GRPC_METHODS) as [CoreMethod | PauseMethod, GrpcMethod][]) {
+  // Both packages: v1.0's services, and v0.3's (a2a.v1) under its own method names.
+  const methods = [...Object.entries(GRPC_METHODS), ...Object.entries(GRPC_V03_METHODS)] as [string, GrpcMethod][];
+  for (const [name, method] of methods) {
     const path = `/${method.service}/${name}`;
     const definition = definitions.get(method.service) ?? {};
     definitions.set(method.service, definition);

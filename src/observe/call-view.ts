@@ -3,7 +3,8 @@
  * Reads a recorded exchange into one binding-independent view (docs/design.md §15): a request entry
  * becomes method + params (and, for JSON-RPC, its id), whichever binding carried it; an HTTP+JSON
  * answer becomes a result or an error in the terms of the one error table. JSON-RPC is read from its
- * envelope; HTTP+JSON from the verb and the path's tail (src/protocol/rest-binding.ts), its query and
+ * envelope; HTTP+JSON from the verb and the path's tail (src/protocol/rest-binding.ts; v0.3's `…/v1/card`
+ * from src/protocol/rest-binding-v03.ts), its query and
  * its body. The target is read as src/http/request-target.ts reads it (docs/design.md §5), and its
  * route decides the binding: a request whose path names an HTTP+JSON route is HTTP+JSON whatever
  * its body holds. A gRPC entry (one carrying `grpc`, docs/design.md §16) is read by its `:path`
@@ -12,7 +13,8 @@
  * through here.
  */
 import { type JsonRpcId, parseJsonRpcMessage } from '../protocol/json-rpc.js';
-import { type Binding, matchRestTail, readRestError, restParams } from '../protocol/rest-binding.js';
+import { type Binding, readRestError, restParams } from '../protocol/rest-binding.js';
+import { matchV03RestTail } from '../protocol/rest-binding-v03.js';
 import { readTarget } from '../http/request-target.js';
 import { JSON_RPC_ERRORS } from '../protocol/errors.js';
 import { formatIssue, isRecord } from '../protocol/read.js';
@@ -89,7 +91,7 @@ export function readRequestParts(entry: RequestParts): RequestView {
   // The route decides the binding, never the body's shape: a `jsonrpc` member in a body sent to
   // `POST …/tasks/{id}:pause` does not stop the peer from pausing the task.
   const target = readTarget(entry.http.path);
-  const match = matchRestTail(entry.http.method, target.path);
+  const match = matchV03RestTail(entry.http.method, target.path);
   if (match.kind === 'route') {
     if (entry.body === undefined && entry.bodyText !== undefined) {
       return { kind: 'malformed', field: 'bodyText', message: 'the request body is not JSON' };

@@ -12,7 +12,8 @@ import { readTarget } from '../http/request-target.js';
 import { CONTROL_METHODS, CORE_METHODS, PAUSE_METHODS } from '../protocol/methods.js';
 import { isRecord } from '../protocol/read.js';
 import { type RequestEntry, type RequestView, readRequest } from './call-view.js';
-import { v03Method, v03Params } from './v03-dialect.js';
+import { v03GrpcParams, v03Method, v03Params } from './v03-dialect.js';
+import { grpcCallOfPath } from '../grpc/method-paths.js';
 import type { FindingCode } from './findings.js';
 
 /** The A2A versions this project reads (docs/design.md §14.10). */
@@ -27,9 +28,6 @@ export type ObservedRequest =
   | { kind: 'not-understood'; version: string | undefined; why: string };
 
 const V10_METHODS: ReadonlySet<string> = new Set<string>([...CORE_METHODS, ...PAUSE_METHODS, ...CONTROL_METHODS]);
-
-/** The gRPC package of v0.3 (v1.0's is `lf.a2a.v1`). */
-const V03_GRPC_PREFIX = '/a2a.v1.';
 
 /**
  * The `A2A-Version` a request asked for (its header, else its query parameter) as `major.minor`,
@@ -52,13 +50,6 @@ function known(asked: string): asked is A2aVersion {
 
 /** Reads a recorded request in its dialect. */
 export function readObservedRequest(entry: RequestEntry): ObservedRequest {
-  if (entry.grpc !== undefined && entry.http.path.startsWith(V03_GRPC_PREFIX)) {
-    return {
-      kind: 'not-understood',
-      version: '0.3',
-      why: `gRPC call ${entry.http.path} is A2A v0.3 (package a2a.v1), which this observer does not read over gRPC`,
-    };
-  }
   return inDialect(entry, readRequest(entry));
 }
 
@@ -79,7 +70,12 @@ function inDialect(entry: RequestEntry, view: RequestView): ObservedRequest {
     const why = `JSON-RPC method ${JSON.stringify(view.method)} is no method of A2A ${A2A_VERSIONS.join(' or ')}`;
     return { kind: 'not-understood', version: asked === '' ? undefined : asked, why };
   }
-  if (view.binding === 'GRPC') return { ...view, version: '1.0' };
+  if (view.binding === 'GRPC') {
+    // The package decides (a2a.v1 is v0.3, lf.a2a.v1 v1.0), as the SDKs route by service.
+    return grpcCallOfPath(entry.http.path)?.version === '0.3'
+      ? { ...view, params: v03GrpcParams(view.method, view.params), version: '0.3' }
+      : { ...view, version: '1.0' };
+  }
   const version = known(asked) ? asked : restVersionOfBody(entry.body);
   return version === '0.3'
     ? { ...view, params: v03Params(view.method, view.params, 'proto'), version }

@@ -3,7 +3,8 @@
  * The A2A v0.3 dialect read into the observer's one vocabulary (docs/design.md §14.10): v0.3
  * JSON-RPC (`message/send`, kebab states, `kind` discriminators, `role: "user"`, parts with
  * `kind`) and v0.3 HTTP+JSON (ProtoJSON of the v0.3 proto: `content`, `status.update`, `msg`,
- * `TASK_STATE_CANCELLED`, a DataPart's `data.data`) become the v1.0 shapes the fact reader parses,
+ * `TASK_STATE_CANCELLED`, a DataPart's `data.data`) and v0.3 gRPC (the same ProtoJSON, tasks named
+ * by resource name: `name: "tasks/{id}"`) become the v1.0 shapes the fact reader parses,
  * as the SDKs' compatibility layers convert at their edge. Only what differs is converted: members
  * both versions share pass as they are. Pure: no I/O, no clock.
  */
@@ -147,4 +148,55 @@ export function v03Params(method: string, params: unknown, form: V03Form): unkno
   return mapKey(p, 'configuration', (c) =>
     isRecord(c) && typeof c.blocking === 'boolean' ? { ...without(c, 'blocking'), returnImmediately: !c.blocking } : c,
   );
+}
+
+/** The id in a v0.3 resource name `tasks/{id}` (or `tasks/{id}/pushNotificationConfigs/{config}`). */
+function resourceIds(name: unknown): { taskId?: string; configId?: string } {
+  if (typeof name !== 'string') return {};
+  const m = /^tasks\/([^/]+)(?:\/pushNotificationConfigs(?:\/([^/]+))?)?$/.exec(name);
+  if (m?.[1] === undefined) return {};
+  return m[2] === undefined ? { taskId: m[1] } : { taskId: m[1], configId: m[2] };
+}
+
+/** `p` with resource-name member `key` replaced by the v1.0 ids it names (`taskKey` for the task's). */
+function fromName(p: Obj, key: string, taskKey: string): Obj {
+  const ids = resourceIds(p[key]);
+  if (ids.taskId === undefined) return p;
+  const out = without(p, key);
+  out[taskKey] = ids.taskId;
+  if (ids.configId !== undefined) out.id = ids.configId;
+  return out;
+}
+
+/**
+ * v0.3 gRPC params (ProtoJSON of the `a2a.v1` request messages) as the v1.0 params of `method`:
+ * a message as {@link v03Params} reads it; a task named by `name: "tasks/{id}"` read as its `id`;
+ * a push config's `parent` / `name` as its `taskId` and `id`, its `config` flattened as v1.0 has it.
+ * A name that is no such resource is left as it came, for the v1.0 parser to name.
+ */
+export function v03GrpcParams(method: string, params: unknown): unknown {
+  if (!isRecord(params)) return params;
+  switch (method) {
+    case 'SendMessage':
+    case 'SendStreamingMessage':
+      return v03Params(method, params, 'proto');
+    case 'GetTask':
+    case 'CancelTask':
+    case 'SubscribeToTask':
+      return fromName(params, 'name', 'id');
+    case 'GetTaskPushNotificationConfig':
+    case 'DeleteTaskPushNotificationConfig':
+      return fromName(params, 'name', 'taskId');
+    case 'ListTaskPushNotificationConfigs':
+      return fromName(params, 'parent', 'taskId');
+    case 'CreateTaskPushNotificationConfig': {
+      const config = isRecord(params.config) ? params.config : {};
+      const push = isRecord(config.pushNotificationConfig) ? config.pushNotificationConfig : {};
+      const out: Obj = { ...push, ...fromName(without(params, 'config', 'configId'), 'parent', 'taskId') };
+      if (typeof params.configId === 'string' && params.configId !== '') out.id = params.configId;
+      return out;
+    }
+    default:
+      return params;
+  }
 }

@@ -96,7 +96,7 @@ export interface PeerInterfaces {
 
 /**
  * The interfaces a card lists (`supportedInterfaces`, A2A v1.0 §8): v1.0 on each binding unless the
- * peer serves v0.3 only, then v0.3's JSON-RPC interface when it serves v0.3.
+ * peer serves v0.3 only, then v0.3's JSON-RPC and HTTP+JSON interfaces when it serves v0.3.
  */
 function interfacesOf(urls: PeerInterfaces, a2aVersion: ReferencePeerSettings['a2aVersion']): AgentInterface[] {
   const v10 = [
@@ -105,7 +105,10 @@ function interfacesOf(urls: PeerInterfaces, a2aVersion: ReferencePeerSettings['a
     { url: urls.grpc, protocolBinding: 'GRPC', protocolVersion: A2A_PROTOCOL_VERSION },
   ];
   if (a2aVersion === undefined) return v10;
-  const v03 = [{ url: urls.jsonRpc, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }];
+  const v03 = [
+    { url: urls.jsonRpc, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+    { url: urls.rest, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
+  ];
   return a2aVersion === 'both' ? [...v10, ...v03] : v03;
 }
 
@@ -119,7 +122,10 @@ function v03CardFields(urls: PeerInterfaces, a2aVersion: ReferencePeerSettings['
     protocolVersion: V03_PROTOCOL_VERSION,
     url: urls.jsonRpc,
     preferredTransport: 'JSONRPC',
-    additionalInterfaces: [{ url: urls.jsonRpc, transport: 'JSONRPC' }],
+    additionalInterfaces: [
+      { url: urls.jsonRpc, transport: 'JSONRPC' },
+      { url: urls.rest, transport: 'HTTP+JSON' },
+    ],
   };
 }
 

@@ -26,11 +26,10 @@ import { CONTROL_METHODS, CONTROL_PATH, CORE_METHODS, PAUSE_METHODS, V03_METHODS
 import { formatIssue } from '../protocol/read.js';
 import { type MethodScope, type Reply, versionFailure } from './request-handler.js';
 import type { RpcFailure } from './rpc-failure.js';
-import { type AdapterOptions, type PeerTarget, failOpenStream, openSseStream } from './sse-reply.js';
+import { type AdapterOptions, type PeerTarget, endingAtFinal, failOpenStream, openSseStream } from './sse-reply.js';
 import {
   type Dialect,
   asksForV03,
-  endsV03Stream,
   eventToV03,
   isV03Method,
   paramsFromV03,
@@ -77,16 +76,7 @@ function jsonRpcReply(
         (event) => successResponse(id, v03 ? eventToV03(event) : event),
         () => errorResponse(id, jsonRpcError('INTERNAL', 'a stream event could not be serialised')),
       );
-      if (!v03) return sink;
-      // A v0.3 stream ends after its `final` event (an interrupted state included).
-      return {
-        send: (event) => {
-          const sent = sink.send(event);
-          return endsV03Stream(event) ? sent.then(() => sink.close()) : sent;
-        },
-        close: () => sink.close(),
-        onClose: (listener) => sink.onClose(listener),
-      };
+      return v03 ? endingAtFinal(sink) : sink;
     },
     fail(failure: RpcFailure): void {
       const error = failure.toError();

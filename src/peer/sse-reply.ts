@@ -11,7 +11,7 @@ import { openSse, sseFrame } from '../http/sse-writer.js';
 import type { StreamResponse } from '../protocol/types.js';
 import type { RequestHandler, StreamSink } from './request-handler.js';
 import type { Caller } from './task-engine.js';
-import type { A2aVersionSetting } from './v03-dialect.js';
+import { type A2aVersionSetting, endsV03Stream } from './v03-dialect.js';
 
 /**
  * A request's target as the peer routes it: the path as src/http/request-target.ts reads it
@@ -67,4 +67,16 @@ export function failOpenStream(res: ServerResponse, body: unknown): boolean {
   if (!res.headersSent) return false;
   if (!res.writableEnded) res.end(sseFrame(JSON.stringify(body), 'error'));
   return true;
+}
+
+/** `sink` ending after its `final` event, as a v0.3 stream does (an interrupted state included). */
+export function endingAtFinal(sink: StreamSink): StreamSink {
+  return {
+    send: (event) => {
+      const sent = sink.send(event);
+      return endsV03Stream(event) ? sent.then(() => sink.close()) : sent;
+    },
+    close: () => sink.close(),
+    onClose: (listener) => sink.onClose(listener),
+  };
 }

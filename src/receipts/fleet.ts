@@ -1,16 +1,18 @@
 /**
  * @module receipts/fleet
  * One record across the receipt logs of several recorders in front of one peer (docs/design.md
- * §17): each log's lines are taken as they are read; suspensions no resumption of their own log
- * closed are kept, and so are resumptions naming a pause outside their log; at the end each such
- * resumption is paired with a suspension of any given log by the pause identity (task id, token
- * hash, `pausedAt`), never by the recorders' clocks. What no pairing closes is lost; a resumption
- * that pairs with nothing given is an orphan. Memory is the open pauses and the outside
- * references, not the logs. Pure: no I/O, no clock.
+ * §17): each log's lines are taken as they are read. A pause is one pause however many logs saw
+ * it: its suspensions in every log are one pause by the identity the peer gave it (task id and
+ * resume token hash, else `pausedAt`), ended when any log saw it end. Resumptions naming a pause
+ * outside their log are kept, and at the end each is paired with a pause of the given logs by that
+ * identity alone; what identity cannot tie to one pause is reported as
+ * ambiguous with its candidates, never guessed. A pause no log saw end is lost; a resumption that
+ * names nothing given is an orphan. Memory is one entry per pause and the outside references, not
+ * the logs. Pure: no I/O, no clock.
  */
 import { canonicalTimeText } from '../protocol/time-text.js';
 import { sealLine } from './chain.js';
-import type { ReceiptLogLine, ResumeOutcome } from './types.js';
+import type { ReceiptLogLine, ResumeOutcome, SuspensionReceipt } from './types.js';
 
 /** Where a line is: the file given and its 1-based line. */
 export interface FleetPlace {
@@ -26,10 +28,17 @@ export interface FleetPause {
   reason: string | null;
   pausedAt: string;
   resumeTokenHash: string | null;
+  /** The peer's `pausedUntil` (the instant its timeout ends it), null when it stated none. */
+  pausedUntil: string | null;
+  /** The instant of the pause's `conditions.trigger.at`, null when it has none. */
+  triggerAt: string | null;
   begun: FleetPlace & { seq: number };
 }
 
-/** A resumption of a pause outside its own log. */
+/**
+ * An end of a pause: a resumption of a pause outside its own log (its `outside` identity), or a
+ * resumption that closed the pause in its own log (the identity of the pause it closed).
+ */
 export interface FleetOutsideEnd {
   taskId: string;
   cause: string;
@@ -43,15 +52,23 @@ export interface FleetOutsideEnd {
 
 /** What the logs say together. */
 export interface FleetVerdict {
-  /** Pauses begun in one log and ended in another, each with the resumption that ended it. */
+  /**
+   * Pauses ended in another log than one that saw them begin: a suspension open in its own log
+   * with the end another log saw (an outside reference, or the other log's own resumption of the
+   * same pause), and each outside reference with the pause it names.
+   */
   paired: Array<{ pause: FleetPause; end: FleetOutsideEnd }>;
-  /** Pauses open when every given log ended (`recording_ended`), in the order the logs were given. */
+  /** Pauses no given log saw end (`recording_ended`), each once, in the order the logs were given. */
   lost: FleetPause[];
-  /** Resumptions naming a pause outside their log that no given log holds. */
+  /**
+   * Resumptions naming a pause outside their log that no given log holds, or one that ended at
+   * another time.
+   */
   orphans: FleetOutsideEnd[];
   /**
-   * Resumptions whose identity names several pauses, or names its task alone with no time of the
-   * peer's to place it: each with the pauses it may have ended, none of them paired or lost.
+   * Resumptions whose identity does not tie them to one pause (several share it, or it names its
+   * task alone and no time of the peer's ties it to one): each with the pauses of the given logs it
+   * may have ended (it may also have ended one no given log saw), none of them paired or lost.
    */
   ambiguous: FleetAmbiguity[];
 }
@@ -71,43 +88,166 @@ export function fleetFails(verdict: FleetVerdict): boolean {
   return verdict.orphans.length > 0 || verdict.ambiguous.length > 0;
 }
 
-const timeOf = (at: string | null): number => (at === null ? Number.NaN : Date.parse(at));
+function pauseOf(line: SuspensionReceipt, begun: FleetPause['begun']): FleetPause {
+  return {
+    taskId: line.taskId,
+    initiatedBy: line.initiatedBy,
+    principal: line.principal,
+    reason: line.reason,
+    pausedAt: line.pausedAt,
+    resumeTokenHash: line.resumeTokenHash,
+    pausedUntil: line.pausedUntil,
+    triggerAt: line.conditions?.trigger?.at ?? null,
+    begun,
+  };
+}
+
+/** One pause of the logs, however many of them saw it: the entry of its identity. */
+interface PauseRecord {
+  /** Its first suspension given. */
+  first: FleetPause;
+  /** Its suspensions no resumption of their own log (or series) closed. */
+  open: FleetPause[];
+  /** The first end a log saw: a resumption closing it in its own log, or an outside reference paired with it. */
+  end: FleetOutsideEnd | null;
+  /** Whether its open suspensions were paired with an outside reference. */
+  pairedOpen: boolean;
+  /** A candidate of an ambiguous reference: neither paired nor lost. */
+  maybe: boolean;
+}
 
 /**
  * A peer time as one text per instant (docs/design.md §6, "Peer times"): logs of format 5 write
  * `pausedAt` canonically, earlier ones as the peer wrote it, and a fleet may hold both.
  */
 const instantOf = (at: string): string => canonicalTimeText(at) ?? at;
+const sameInstant = (a: string | null, b: string | null): boolean =>
+  a !== null && b !== null && instantOf(a) === instantOf(b);
+const timeOf = (at: string): number => Date.parse(at);
 
-/** Whether the outside reference `end` names the pause `pause` (docs/design.md §17 "pause identity"). */
-function names(end: FleetOutsideEnd, pause: FleetPause): boolean {
-  if (end.taskId !== pause.taskId) return false;
-  if (end.resumeTokenHash !== null && end.resumeTokenHash !== pause.resumeTokenHash) return false;
-  if (end.pausedAt !== null && instantOf(end.pausedAt) !== instantOf(pause.pausedAt)) return false;
-  if (end.resumeTokenHash !== null || end.pausedAt !== null) return true;
-  // The task alone: a pause that began at or before the resume, on the peer's clock.
-  const resumed = timeOf(end.resumedAt);
-  return Number.isNaN(resumed) || timeOf(pause.pausedAt) <= resumed;
+/**
+ * The key of a pause's identity (docs/design.md §17): its task and resume token hash (a token is
+ * consume-once: it names one pause of one task), else its task and `pausedAt`.
+ */
+function pauseKey(p: FleetPause): string {
+  return p.resumeTokenHash !== null
+    ? `${p.taskId}\ntoken\n${p.resumeTokenHash}`
+    : `${p.taskId}\nat\n${instantOf(p.pausedAt)}`;
 }
 
 /**
- * The pauses `end` may have ended among `candidates` (those it names): one when the peer's
- * identity or times single it out — its token, or the latest `pausedAt` at or before its
- * `resumedAt` held by one pause alone — else every pause it cannot tell apart (a reference naming
- * its task alone with no `resumedAt`, as a FireEvent answer: it may even predate them all).
+ * Whether `end` may be another sighting of the end `record` already has: the same cause, at the
+ * same instant of the peer's (or with no time stated by `end`).
  */
-function namedBy(end: FleetOutsideEnd, candidates: FleetPause[]): { one: boolean; pauses: FleetPause[] } {
-  if (end.resumeTokenHash !== null) return { one: true, pauses: candidates.slice(0, 1) };
-  if (end.pausedAt === null && Number.isNaN(timeOf(end.resumedAt))) return { one: false, pauses: candidates };
-  const latest = Math.max(...candidates.map((p) => timeOf(p.pausedAt)));
-  const pauses = candidates.filter((p) => timeOf(p.pausedAt) === latest);
-  return { one: pauses.length === 1, pauses };
+function mayBeItsEnd(record: PauseRecord, end: FleetOutsideEnd): boolean {
+  const known = record.end;
+  if (known === null) return true;
+  return known.cause === end.cause && (end.resumedAt === null || sameInstant(known.resumedAt, end.resumedAt));
+}
+
+/**
+ * The pauses of its task a reference naming the task alone is tied to by a time of the peer's: a
+ * timeout at the instant the pause's `pausedUntil` states, a condition fired at its `trigger.at`.
+ * The peer stated that instant with the pause and the cause and instant with the resume: only a
+ * pause no log saw, ending by the same cause at the very same instant, could share them.
+ */
+function tiedByDeadline(end: FleetOutsideEnd, ofTask: readonly PauseRecord[]): PauseRecord[] {
+  const deadline =
+    end.cause === 'timeout'
+      ? (p: FleetPause) => p.pausedUntil
+      : end.cause === 'condition_fired'
+        ? (p: FleetPause) => p.triggerAt
+        : null;
+  if (deadline === null || end.resumedAt === null) return [];
+  return ofTask.filter((r) => sameInstant(deadline(r.first), end.resumedAt) && mayBeItsEnd(r, end));
+}
+
+/**
+ * The pauses of its task a reference naming the task alone may have ended: begun at or before its
+ * `resumedAt` (any, when it states none), and not ended otherwise as far as the logs show.
+ */
+function mayHaveEnded(end: FleetOutsideEnd, ofTask: readonly PauseRecord[]): PauseRecord[] {
+  const resumed = end.resumedAt === null ? Number.NaN : timeOf(end.resumedAt);
+  return ofTask.filter((r) => (Number.isNaN(resumed) || timeOf(r.first.pausedAt) <= resumed) && mayBeItsEnd(r, end));
+}
+
+function indexBy(records: readonly PauseRecord[], keyOf: (r: PauseRecord) => string): Map<string, PauseRecord[]> {
+  const index = new Map<string, PauseRecord[]>();
+  for (const record of records) {
+    const key = keyOf(record);
+    const list = index.get(key);
+    if (list) list.push(record);
+    else index.set(key, [record]);
+  }
+  return index;
+}
+
+/**
+ * Pairs every outside reference with the pause the peer's identity names (docs/design.md §17): a
+ * token hash the pause with that token, a `pausedAt` the pause paused then, the task alone a pause
+ * whose stated deadline is the resume's instant and cause. A pause is named whether its end is
+ * unknown or another log saw it end (then the reference is a second sighting of that end, unless it
+ * ended at another time: an orphan). What names several pauses, or names its task alone and no
+ * deadline ties, is ambiguous with every pause it may have ended; what names none is an orphan.
+ * Each lookup is by task, token or `pausedAt`, so pairing is linear in the references.
+ */
+function pairReferences(
+  records: readonly PauseRecord[],
+  references: readonly FleetOutsideEnd[],
+): Pick<FleetVerdict, 'paired' | 'orphans' | 'ambiguous'> {
+  const byKey = new Map(records.map((r) => [pauseKey(r.first), r]));
+  const byTask = indexBy(records, (r) => r.first.taskId);
+  const byPausedAt = indexBy(records, (r) => `${r.first.taskId}\n${instantOf(r.first.pausedAt)}`);
+  const verdict: Pick<FleetVerdict, 'paired' | 'orphans' | 'ambiguous'> = { paired: [], orphans: [], ambiguous: [] };
+  const pair = (record: PauseRecord, end: FleetOutsideEnd): void => {
+    if (!mayBeItsEnd(record, end)) {
+      verdict.orphans.push(end);
+      return;
+    }
+    record.end ??= end;
+    record.pairedOpen ||= record.open.length > 0;
+    for (const pause of record.open.length > 0 ? record.open : [record.first]) verdict.paired.push({ pause, end });
+  };
+  const unsure = (end: FleetOutsideEnd, candidates: readonly PauseRecord[]): void => {
+    if (candidates.length === 0) verdict.orphans.push(end);
+    else {
+      for (const c of candidates) c.maybe = true;
+      verdict.ambiguous.push({ end, candidates: candidates.map((c) => c.first) });
+    }
+  };
+  const precise = (e: FleetOutsideEnd): boolean => e.resumeTokenHash !== null || e.pausedAt !== null;
+  for (const end of references.filter(precise)) {
+    const among =
+      end.resumeTokenHash !== null
+        ? [byKey.get(`${end.taskId}\ntoken\n${end.resumeTokenHash}`)].filter((r) => r !== undefined)
+        : (byPausedAt.get(`${end.taskId}\n${instantOf(end.pausedAt!)}`) ?? []);
+    const named = among.filter((r) => end.pausedAt === null || sameInstant(end.pausedAt, r.first.pausedAt));
+    if (named.length === 1) pair(named[0]!, end);
+    else unsure(end, named);
+  }
+  // The task alone: those a deadline ties first, so their ends are known to the others.
+  const alone = references.filter((e) => !precise(e));
+  const tied = alone.map((end) => tiedByDeadline(end, byTask.get(end.taskId) ?? []));
+  alone.forEach((end, i) => {
+    if (tied[i]!.length === 1) pair(tied[i]![0]!, end);
+  });
+  alone.forEach((end, i) => {
+    if (tied[i]!.length > 1) unsure(end, tied[i]!);
+    else if (tied[i]!.length === 0) unsure(end, mayHaveEnded(end, byTask.get(end.taskId) ?? []));
+  });
+  // A suspension open in its own log whose pause another log saw end in its own log.
+  for (const record of records)
+    if (record.end !== null && !record.pairedOpen)
+      for (const pause of record.open) verdict.paired.push({ pause, end: record.end });
+  return verdict;
 }
 
 /** Pairs the pauses and resumptions of several receipt logs, fed line by line, log by log. */
 export class FleetLedger {
-  /** Suspensions no resumption of their own log (or series) closed, by receipt hash, per log (or series). */
-  readonly #open = new Map<string, FleetPause>();
+  /** Every pause of the logs, one entry per identity, in the order first seen. */
+  readonly #pauses = new Map<string, PauseRecord>();
+  /** Suspensions no resumption of their own log (or series) closed yet, by series and receipt hash. */
+  readonly #open = new Map<string, { record: PauseRecord; pause: FleetPause }>();
   readonly #outside: FleetOutsideEnd[] = [];
   #file = '';
   #series = '';
@@ -126,23 +266,42 @@ export class FleetLedger {
   /** The next line of the current log (`hash`: its hash when the caller has it, a verified line's). */
   add(line: ReceiptLogLine, number: number, hash?: string): void {
     switch (line.type) {
-      case 'SuspensionReceipt':
-        this.#open.set(`${this.#series}\n${hash ?? sealLine(line).hash}`, {
-          taskId: line.taskId,
-          initiatedBy: line.initiatedBy,
-          principal: line.principal,
-          reason: line.reason,
-          pausedAt: line.pausedAt,
-          resumeTokenHash: line.resumeTokenHash,
-          begun: { file: this.#file, line: number, seq: line.seq },
-        });
+      case 'SuspensionReceipt': {
+        const place = { file: this.#file, line: number, seq: line.seq };
+        const pause = pauseOf(line, place);
+        const key = pauseKey(pause);
+        let record = this.#pauses.get(key);
+        if (record === undefined) {
+          record = { first: pause, open: [], end: null, pairedOpen: false, maybe: false };
+          this.#pauses.set(key, record);
+        }
+        record.open.push(pause);
+        this.#open.set(`${this.#series}\n${hash ?? sealLine(line).hash}`, { record, pause });
         return;
-      case 'ResumptionReceipt':
+      }
+      case 'ResumptionReceipt': {
+        if (line.outcome === 'rejected') return;
+        const place = { file: this.#file, line: number, seq: line.seq };
         if (line.suspension !== null) {
-          if (line.outcome !== 'rejected') this.#open.delete(`${this.#series}\n${line.suspension}`);
+          const key = `${this.#series}\n${line.suspension}`;
+          const closed = this.#open.get(key);
+          if (closed === undefined) return;
+          this.#open.delete(key);
+          const { record, pause } = closed;
+          record.open = record.open.filter((p) => p !== pause);
+          record.end ??= {
+            taskId: line.taskId,
+            cause: line.cause,
+            outcome: line.outcome,
+            principal: line.principal,
+            resumedAt: line.resumedAt,
+            pausedAt: pause.pausedAt,
+            resumeTokenHash: pause.resumeTokenHash,
+            ended: place,
+          };
           return;
         }
-        if (line.outside && line.outcome !== 'rejected')
+        if (line.outside)
           this.#outside.push({
             taskId: line.taskId,
             cause: line.cause,
@@ -151,9 +310,10 @@ export class FleetLedger {
             resumedAt: line.resumedAt,
             pausedAt: line.outside.pausedAt,
             resumeTokenHash: line.outside.resumeTokenHash,
-            ended: { file: this.#file, line: number, seq: line.seq },
+            ended: place,
           });
         return;
+      }
       case 'ReceiptLog':
       case 'Checkpoint':
       case 'InterruptionReceipt':
@@ -166,66 +326,28 @@ export class FleetLedger {
     }
   }
 
-  /**
-   * Pairs every outside reference with an open pause it names: token hash or `pausedAt` first
-   * (those name one pause), then those naming the task alone, each taking the pause of its task
-   * with the latest `pausedAt` at or before its `resumedAt`. A reference with a token hash looks
-   * among the pauses of its task with that hash, one with `pausedAt` alone among those paused
-   * then, so a task paused many times pairs in time linear in its references.
-   */
+  /** What the logs say together ({@link pairReferences}). */
   finish(): FleetVerdict {
-    const byTask = new Map<string, FleetPause[]>();
-    const byToken = new Map<string, FleetPause[]>();
-    const byPausedAt = new Map<string, FleetPause[]>();
-    const file = (index: Map<string, FleetPause[]>, key: string, pause: FleetPause): void => {
-      const list = index.get(key);
-      if (list) list.push(pause);
-      else index.set(key, [pause]);
-    };
-    // Pauses by time only when some reference names its pause by time alone (each index costs a key a pause).
-    const byTime = this.#outside.some((e) => e.resumeTokenHash === null && e.pausedAt !== null);
-    for (const pause of this.#open.values()) {
-      file(byTask, pause.taskId, pause);
-      if (pause.resumeTokenHash !== null) file(byToken, `${pause.taskId}\n${pause.resumeTokenHash}`, pause);
-      if (byTime) file(byPausedAt, `${pause.taskId}\n${instantOf(pause.pausedAt)}`, pause);
-    }
-    const among = (end: FleetOutsideEnd): FleetPause[] => {
-      if (end.resumeTokenHash !== null) return byToken.get(`${end.taskId}\n${end.resumeTokenHash}`) ?? [];
-      if (end.pausedAt !== null) return byPausedAt.get(`${end.taskId}\n${instantOf(end.pausedAt)}`) ?? [];
-      return byTask.get(end.taskId) ?? [];
-    };
-    const paired: FleetVerdict['paired'] = [];
-    const orphans: FleetOutsideEnd[] = [];
-    const ambiguous: FleetAmbiguity[] = [];
-    const taken = new Set<FleetPause>();
-    const precise = (e: FleetOutsideEnd): boolean => e.resumeTokenHash !== null || e.pausedAt !== null;
-    for (const end of [...this.#outside.filter(precise), ...this.#outside.filter((e) => !precise(e))]) {
-      const named = namedBy(
-        end,
-        among(end).filter((p) => !taken.has(p) && names(end, p)),
-      );
-      for (const p of named.pauses) taken.add(p);
-      const [pause] = named.pauses;
-      if (pause === undefined) orphans.push(end);
-      else if (named.one) paired.push({ pause, end });
-      else ambiguous.push({ end, candidates: named.pauses });
-    }
-    const lost = [...this.#open.values()].filter((p) => !taken.has(p));
+    const records = [...this.#pauses.values()];
+    const { paired, orphans, ambiguous } = pairReferences(records, this.#outside);
+    const lost = records.filter((r) => r.end === null && !r.maybe).map((r) => r.first);
     return { paired, lost, orphans, ambiguous };
   }
 }
 
 /**
- * One ambiguous resumption in words: where it is, what it named, and each pause it may have
- * ended (`FILE:LINE`), so a reader can look at both.
+ * One ambiguous resumption in words: where it is, what it named, and each pause of the given logs
+ * it may have ended (`FILE:LINE`), so a reader can look at them.
  */
 export function ambiguityText({ end, candidates }: FleetAmbiguity): string {
   const what =
     end.pausedAt !== null
       ? `pausedAt ${end.pausedAt}`
-      : end.resumedAt === null
-        ? 'its task alone, with no time of the peer’s'
-        : `its task alone at ${end.resumedAt}`;
+      : end.resumeTokenHash !== null
+        ? `token ${end.resumeTokenHash}`
+        : end.resumedAt === null
+          ? 'its task alone, with no time of the peer’s'
+          : `its task alone at ${end.resumedAt}`;
   const places = candidates.map((p) => `${p.begun.file}:${p.begun.line}`).join(', ');
   return (
     `task ${end.taskId}: ${end.outcome} (${end.cause}) in ${end.ended.file}:${end.ended.line} ` +

@@ -252,14 +252,22 @@ export function driveNotes(drive: DriveResult, signed: boolean): string[] {
   return notes;
 }
 
-/** The URL (`HOST:PORT`) of the first GRPC interface an agent card lists, if any. */
+/**
+ * The URL (`HOST:PORT`) of the first GRPC interface an agent card lists, if any: v1.0's
+ * `supportedInterfaces[].protocolBinding`, v0.3's `additionalInterfaces[].transport`, or a v0.3
+ * card's own `url` when its `preferredTransport` is GRPC.
+ */
 export function grpcInterfaceOf(card: JsonValue | undefined): string | undefined {
   if (card === null || typeof card !== 'object' || Array.isArray(card)) return undefined;
-  const interfaces = card.supportedInterfaces;
-  if (!Array.isArray(interfaces)) return undefined;
-  for (const item of interfaces) {
-    if (item === null || typeof item !== 'object' || Array.isArray(item)) continue;
-    if (item.protocolBinding === 'GRPC' && typeof item.url === 'string' && item.url !== '') return item.url;
+  if (card.preferredTransport === 'GRPC' && typeof card.url === 'string' && card.url !== '') return card.url;
+  for (const key of ['supportedInterfaces', 'additionalInterfaces']) {
+    const interfaces = card[key];
+    if (!Array.isArray(interfaces)) continue;
+    for (const item of interfaces) {
+      if (item === null || typeof item !== 'object' || Array.isArray(item)) continue;
+      const binding = item.protocolBinding ?? item.transport;
+      if (binding === 'GRPC' && typeof item.url === 'string' && item.url !== '') return item.url;
+    }
   }
   return undefined;
 }

@@ -109,11 +109,18 @@ export async function fleetSection(
   for (const group of groups) reads.push(await readGroup(group, ledger, keyring, logNotes, checked));
   const verdict = ledger.finish();
   const endOf = new Map(verdict.paired.map(({ pause, end }) => [`${pause.begun.file}\n${pause.begun.line}`, end]));
+  // A pause an ambiguous resumption may have ended is neither ended nor lost (§17).
+  const maybe = new Set(
+    verdict.ambiguous.flatMap(({ candidates }) => candidates.map((p) => `${p.begun.file}\n${p.begun.line}`)),
+  );
   const shown: ShownPause[] = [];
   for (const read of reads) {
     const fileOf = (suspension: string): string => read.begunIn.get(suspension) ?? '';
     const pauses = read.receipts.build(
-      (row) => (endOf.has(`${fileOf(row.suspension)}\n${row.line}`) ? null : 'recording_ended'),
+      (row) =>
+        endOf.has(`${fileOf(row.suspension)}\n${row.line}`) || maybe.has(`${fileOf(row.suspension)}\n${row.line}`)
+          ? null
+          : 'recording_ended',
       (line, seq, row) =>
         // As the log holding the row's last receipt verified (a later log of its series, once closed there).
         read.verification.get(read.endedIn.get(row.suspension) ?? fileOf(row.suspension))?.(line, seq) ?? {

@@ -56,6 +56,7 @@ const LAYERS: Record<string, (file: string) => boolean> = {
 const OWN: Record<string, string[]> = {
   'src/index.js': ['recorder', 'peer'],
   'src/public/intercept.js': ['recorder'],
+  'src/public/record.js': ['recorder'],
   'src/public/peer.js': ['peer'],
   'src/public/tracing.js': ['tracing'],
 };

@@ -3,8 +3,8 @@
  * the codec's table (src/grpc/methods.ts) for every path, and nothing for any other.
  */
 import { describe, expect, it } from 'vitest';
-import { grpcMethodNameOfPath } from '../../src/grpc/method-paths.js';
-import { GRPC_METHODS, grpcMethodOfPath } from '../../src/grpc/methods.js';
+import { V03_GRPC_METHODS, grpcMethodNameOfPath, grpcPathOf } from '../../src/grpc/method-paths.js';
+import { GRPC_METHODS, GRPC_V03_METHODS, grpcMethodOfPath } from '../../src/grpc/methods.js';
 
 describe('grpcMethodNameOfPath', () => {
   it('names each method of both services by its path, as the codec table does', () => {
@@ -13,8 +13,25 @@ describe('grpcMethodNameOfPath', () => {
     for (const name of names) {
       const path = `/${GRPC_METHODS[name].service}/${name}`;
       expect(grpcMethodNameOfPath(path)).toBe(name);
-      expect(grpcMethodOfPath(path)).toEqual({ name, method: GRPC_METHODS[name] });
+      expect(grpcMethodOfPath(path)).toEqual({ name, method: GRPC_METHODS[name], version: '1.0' });
+      expect(grpcPathOf(name, '1.0')).toBe(path);
     }
+  });
+
+  it("names each method of v0.3's service (package a2a.v1) as the v1.0 method it is, with v0.3's messages", () => {
+    const names = Object.keys(GRPC_V03_METHODS) as (keyof typeof GRPC_V03_METHODS)[];
+    expect(names).toHaveLength(10);
+    for (const v03 of names) {
+      const path = `/a2a.v1.A2AService/${v03}`;
+      const name = V03_GRPC_METHODS[v03];
+      expect(grpcMethodNameOfPath(path)).toBe(name);
+      expect(grpcMethodOfPath(path)).toEqual({ name, method: GRPC_V03_METHODS[v03], version: '0.3' });
+      expect(GRPC_V03_METHODS[v03].request.typeName).toMatch(/^a2a\.v1\./);
+      expect(grpcPathOf(name, '0.3')).toBe(path);
+    }
+    expect(grpcMethodNameOfPath('/a2a.v1.A2AService/TaskSubscription')).toBe('SubscribeToTask');
+    expect(grpcPathOf('ListTasks', '0.3')).toBeUndefined();
+    expect(grpcPathOf('PauseTask', '0.3')).toBeUndefined();
   });
 
   it('names nothing for a path that is not exactly one of them', () => {
@@ -25,6 +42,9 @@ describe('grpcMethodNameOfPath', () => {
       'lf.a2a.v1.A2AService/GetTask',
       '/lf.a2a.v1.A2AService/gettask',
       '/lf.a2a.v1.A2AService/constructor',
+      '/a2a.v1.A2AService/ListTasks',
+      '/a2a.v1.A2AService/SubscribeToTask',
+      '/a2a.v1.A2AService/constructor',
       '/',
       '',
     ]) {

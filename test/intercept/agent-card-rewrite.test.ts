@@ -9,6 +9,7 @@ import {
   rewriteAgentCard,
   uncarriedBindings,
 } from '../../src/intercept/agent-card-rewrite.js';
+import { grpcInterfaceOf } from '../../src/replay/run-recording.js';
 
 const upstream = new URL('http://127.0.0.1:4000');
 const proxy = new URL('http://127.0.0.1:5000');
@@ -67,5 +68,19 @@ describe('gRPC interface targets in an agent card', () => {
     };
     expect(uncarriedBindings(mixed)).toEqual(['WEBSOCKET ws://127.0.0.1:4000/ws']);
     expect(cardGrpcTarget(mixed)).toBe('127.0.0.1:4000');
+  });
+
+  it("finds a v0.3 card's gRPC target in its additionalInterfaces or its own url", () => {
+    const listed = {
+      protocolVersion: '0.3.0',
+      url: 'http://127.0.0.1:4000/rpc',
+      preferredTransport: 'JSONRPC',
+      additionalInterfaces: [{ url: '127.0.0.1:4001', transport: 'GRPC' }],
+    };
+    expect(cardGrpcTarget(listed)).toBe('127.0.0.1:4001');
+    expect(grpcInterfaceOf(listed)).toBe('127.0.0.1:4001');
+    const preferred = { protocolVersion: '0.3.0', url: '127.0.0.1:4002', preferredTransport: 'GRPC' };
+    expect(cardGrpcTarget(preferred)).toBe('127.0.0.1:4002');
+    expect(grpcInterfaceOf(preferred)).toBe('127.0.0.1:4002');
   });
 });

@@ -8,8 +8,8 @@ import type { JsonObject } from '../../src/canonical/canonical-json.js';
 import { hashCanonical } from '../../src/canonical/canonical-json.js';
 import { readObservedRequest, recordedVersion } from '../../src/observe/dialect-view.js';
 import type { ObserverOutput } from '../../src/observe/suspension.js';
-import { v03Result } from '../../src/observe/v03-dialect.js';
-import type { RecordingEntry } from '../../src/recording/format.js';
+import { v03GrpcParams, v03Result } from '../../src/observe/v03-dialect.js';
+import type { EntryGrpc, RecordingEntry } from '../../src/recording/format.js';
 import { CTX, Entries, TASK, findings, observeAll } from './entries.js';
 
 const interruptions = (out: readonly ObserverOutput[]) =>
@@ -85,6 +85,117 @@ describe('the v0.3 JSON-RPC reader', () => {
     expect(findings(out)).toEqual([]);
     expect(interruptions(out)).toMatchObject([{ taskId: TASK, state: 'TASK_STATE_AUTH_REQUIRED', promptHash: null }]);
     expect(continuations(out)).toMatchObject([{ taskId: TASK, cause: 'canceled', principal: 'jwt:sub=bob' }]);
+  });
+});
+
+/** A gRPC entry of the v0.3 service (package a2a.v1): `kind`, its v0.3 `method`, its ProtoJSON body. */
+function grpcV03(
+  e: Entries,
+  xid: string,
+  kind: RecordingEntry['kind'],
+  method: string,
+  body?: JsonObject,
+  grpc: EntryGrpc = {},
+) {
+  return e.raw({
+    xid,
+    kind,
+    http: { method: 'POST', path: `/a2a.v1.A2AService/${method}`, ...(kind === 'request' ? {} : { status: 200 }) },
+    ...(body === undefined ? {} : { body }),
+    grpc,
+  });
+}
+
+describe('the v0.3 gRPC reader', () => {
+  it('reads a TaskSubscription stream ending at input-required and a SendMessage continuation with content', () => {
+    const e = new Entries();
+    grpcV03(e, 'r1', 'request', 'TaskSubscription', { name: `tasks/${TASK}` });
+    const confirm = { request: { callId: 'call-7', name: 'deploy' }, status: 'awaiting_approval' };
+    const working = {
+      state: 'TASK_STATE_WORKING',
+      message: { messageId: 'w', role: 'ROLE_AGENT', content: [{ data: { data: confirm } }] },
+    };
+    grpcV03(e, 'r1', 'event', 'TaskSubscription', { statusUpdate: { taskId: TASK, contextId: CTX, status: working } });
+    const asked = { state: 'TASK_STATE_INPUT_REQUIRED' };
+    grpcV03(e, 'r1', 'event', 'TaskSubscription', {
+      statusUpdate: { taskId: TASK, contextId: CTX, status: asked, final: true },
+    });
+    grpcV03(e, 'r1', 'end', 'TaskSubscription', undefined, { status: 0 });
+    const approval = { data: { data: { callId: 'call-7', outcome: 'approved' } } };
+    const send = { message: { messageId: 'a', role: 'ROLE_USER', taskId: TASK, content: [approval] } };
+    e.raw({
+      xid: 's1',
+      kind: 'request',
+      http: { method: 'POST', path: '/a2a.v1.A2AService/SendMessage' },
+      body: send,
+      grpc: {},
+      principal: 'jwt:sub=alice',
+    });
+    grpcV03(
+      e,
+      's1',
+      'response',
+      'SendMessage',
+      { task: { id: TASK, contextId: CTX, status: { state: 'TASK_STATE_COMPLETED' } } },
+      {
+        status: 0,
+      },
+    );
+    const out = observeAll(e.list);
+    expect(findings(out)).toEqual([]);
+    expect(interruptions(out)).toMatchObject([
+      {
+        taskId: TASK,
+        state: 'TASK_STATE_INPUT_REQUIRED',
+        binding: 'GRPC',
+        promptHash: hashCanonical([{ data: confirm }]),
+      },
+    ]);
+    expect(continuations(out)).toMatchObject([
+      {
+        taskId: TASK,
+        cause: 'message',
+        principal: 'jwt:sub=alice',
+        inputHash: hashCanonical([{ data: { callId: 'call-7', outcome: 'approved' } }]),
+      },
+    ]);
+  });
+
+  it('reads GetTask by resource name and a CancelTask answered TASK_STATE_CANCELLED', () => {
+    const e = new Entries();
+    grpcV03(e, 'g1', 'request', 'GetTask', { name: `tasks/${TASK}` });
+    const status = { state: 'TASK_STATE_AUTH_REQUIRED' };
+    grpcV03(e, 'g1', 'response', 'GetTask', { id: TASK, contextId: CTX, status }, { status: 0 });
+    e.raw({
+      xid: 'c1',
+      kind: 'request',
+      http: { method: 'POST', path: '/a2a.v1.A2AService/CancelTask' },
+      body: { name: `tasks/${TASK}` },
+      grpc: {},
+      principal: 'jwt:sub=bob',
+    });
+    const canceled = { id: TASK, contextId: CTX, status: { state: 'TASK_STATE_CANCELLED' } };
+    grpcV03(e, 'c1', 'response', 'CancelTask', canceled, { status: 0 });
+    const out = observeAll(e.list);
+    expect(findings(out)).toEqual([]);
+    expect(interruptions(out)).toMatchObject([{ taskId: TASK, state: 'TASK_STATE_AUTH_REQUIRED', binding: 'GRPC' }]);
+    expect(continuations(out)).toMatchObject([{ taskId: TASK, cause: 'canceled', principal: 'jwt:sub=bob' }]);
+  });
+
+  it('reads push config requests by their resource names', () => {
+    expect(
+      v03GrpcParams('GetTaskPushNotificationConfig', { name: `tasks/${TASK}/pushNotificationConfigs/c1` }),
+    ).toEqual({ taskId: TASK, id: 'c1' });
+    expect(v03GrpcParams('ListTaskPushNotificationConfigs', { parent: `tasks/${TASK}` })).toEqual({ taskId: TASK });
+    expect(
+      v03GrpcParams('CreateTaskPushNotificationConfig', {
+        parent: `tasks/${TASK}`,
+        configId: 'c1',
+        config: { name: `tasks/${TASK}/pushNotificationConfigs/c1`, pushNotificationConfig: { url: 'https://h/x' } },
+      }),
+    ).toEqual({ taskId: TASK, id: 'c1', url: 'https://h/x' });
+    // A name that is no task resource is left for the v1.0 parser to name.
+    expect(v03GrpcParams('GetTask', { name: 'jobs/1' })).toEqual({ name: 'jobs/1' });
   });
 });
 
@@ -165,7 +276,22 @@ describe('deciding the dialect', () => {
       body: { name: `tasks/${TASK}` },
       grpc: {},
     });
-    expect(readObservedRequest(grpc)).toMatchObject({ kind: 'not-understood', version: '0.3' });
+    expect(readObservedRequest(grpc)).toMatchObject({
+      kind: 'call',
+      binding: 'GRPC',
+      method: 'GetTask',
+      params: { id: TASK },
+      version: '0.3',
+    });
+    expect(recordedVersion(grpc)).toBe('0.3');
+    const v10 = new Entries().raw({
+      xid: 'h',
+      kind: 'request',
+      http: { method: 'POST', path: '/lf.a2a.v1.A2AService/GetTask' },
+      body: { id: TASK },
+      grpc: {},
+    });
+    expect(readObservedRequest(v10)).toMatchObject({ method: 'GetTask', version: '1.0' });
   });
 
   it('reads an HTTP+JSON request that names no version by its body, and as 0.3 without one', () => {

@@ -1,5 +1,5 @@
 /**
- * The recording side of `record --rotate-after` / `--rotate-bytes` (cli/record-rotation.ts) over
+ * The recording side of `record --rotate-after` / `--rotate-bytes` (src/record/rotation.ts) over
  * real files, its clock moved by hand: when a file is due, how the next is named, and that each
  * file reads as a recording on its own while the session's numbering runs on.
  */
@@ -7,14 +7,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CliExit } from '../../cli/io.js';
+import { RecorderOptionError } from '../../src/record/option-error.js';
 import {
   RotatingRecording,
   assertNoLaterFiles,
   parseDuration,
   positionedPath,
   rotationLimits,
-} from '../../cli/record-rotation.js';
+} from '../../src/record/rotation.js';
 import { ManualClock } from '../../src/clock.js';
 import { CounterIdSource } from '../../src/ids.js';
 import { fileLineSink } from '../../src/recording/line-sink.js';
@@ -42,7 +42,7 @@ function rotating(clock: ManualClock, limits: { bytes: number | null; afterMs: n
 describe('RotatingRecording', () => {
   it('goes on in X.2.jsonl once the file has been open for --rotate-after, numbering on for the session', async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
-    const recording = rotating(clock, { bytes: null, afterMs: parseDuration('90s', '--rotate-after') });
+    const recording = rotating(clock, { bytes: null, afterMs: parseDuration('90s', 'rotateAfter') });
     recording.append(draft('x1'));
     clock.advance(89_999);
     expect(recording.due()).toBe(false);
@@ -90,19 +90,25 @@ describe('assertNoLaterFiles', () => {
 
 describe('rotation options', () => {
   it('reads seconds, minutes and hours', () => {
-    expect(parseDuration('90s', '--rotate-after')).toBe(90_000);
-    expect(parseDuration('15m', '--rotate-after')).toBe(900_000);
-    expect(parseDuration('24h', '--rotate-after')).toBe(86_400_000);
+    expect(parseDuration('90s', 'rotateAfter')).toBe(90_000);
+    expect(parseDuration('15m', 'rotateAfter')).toBe(900_000);
+    expect(parseDuration('24h', 'rotateAfter')).toBe(86_400_000);
   });
 
-  it.each(['', '0s', '1.5h', '10', '10d', '-5m', 'm'])('refuses %j naming the flag', (text) => {
-    expect(() => parseDuration(text, '--rotate-after')).toThrow(CliExit);
-    expect(() => parseDuration(text, '--rotate-after')).toThrow(/^--rotate-after: expected a whole number/);
+  it.each(['', '0s', '1.5h', '10', '10d', '-5m', 'm'])('refuses %j naming the option', (text) => {
+    expect(() => parseDuration(text, 'rotateAfter')).toThrow(RecorderOptionError);
+    expect(() => parseDuration(text, 'rotateAfter')).toThrow(/^rotateAfter: expected a whole number/);
+  });
+
+  it('takes milliseconds or a duration, and refuses a byte limit that is no whole number', () => {
+    expect(rotationLimits({ rotateAfter: 5000 })).toEqual({ bytes: null, afterMs: 5000 });
+    expect(rotationLimits({ rotateAfter: '2m' })).toEqual({ bytes: null, afterMs: 120_000 });
+    expect(() => rotationLimits({ rotateBytes: 0 })).toThrow(/^rotateBytes: expected an integer of at least 1/);
   });
 
   it('gives no limits when neither flag is given', () => {
     expect(rotationLimits({})).toBeNull();
-    expect(rotationLimits({ rotateBytes: '1048576' })).toEqual({ bytes: 1_048_576, afterMs: null });
+    expect(rotationLimits({ rotateBytes: 1_048_576 })).toEqual({ bytes: 1_048_576, afterMs: null });
   });
 
   it('names the file at each position as design §6 does', () => {

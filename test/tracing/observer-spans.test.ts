@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { setupTracing } from '../../cli/tracing-setup.js';
+import { setupTracing } from '../../src/tracing/tracing-setup.js';
 import type { SuspensionSpanIds } from '../../src/observe/observer-spans.js';
 import { PauseObserver } from '../../src/observe/pause-observer.js';
 import { type LostPauseReason, isStopVerdict } from '../../src/tracing/span-events.js';

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { afterEach, describe, expect, it } from 'vitest';
-import { otlpJsonDocument } from '../../cli/trace-file-exporter.js';
-import { openTracing } from '../../cli/open-tracing.js';
-import { wantsTracing } from '../../cli/tracing-options.js';
-import { resolveOtlpTracesUrl, setupTracing } from '../../cli/tracing-setup.js';
+import { otlpJsonDocument } from '../../src/tracing/trace-file-exporter.js';
+import { openTracing } from '../../src/tracing/open-tracing.js';
+import { wantsTracing } from '../../src/tracing/tracing-options.js';
+import { resolveOtlpTracesUrl, setupTracing } from '../../src/tracing/tracing-setup.js';
 import {
   ATTR_LINK_KIND,
   ATTR_LINK_PIPELINE_SPAN_ID,

@@ -1,6 +1,6 @@
 /**
- * @module cli/open-tracing
- * {@link openTracing}: the OpenTelemetry SDK (cli/tracing-setup.ts) is loaded only when an exporter
+ * @module tracing/open-tracing
+ * {@link openTracing}: the OpenTelemetry SDK (src/tracing/tracing-setup.ts) is loaded only when an exporter
  * is asked for, so commands without `--otlp`/`--traces` start without it (docs/design.md §7).
  */
 import { type Tracing, type TracingOptions, disabledTracing, wantsTracing } from './tracing-options.js';

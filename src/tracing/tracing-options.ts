@@ -1,10 +1,10 @@
 /**
- * @module cli/tracing-options
+ * @module tracing/tracing-options
  * What a command asks of tracing (docs/design.md §7), without the OpenTelemetry SDK: the options
- * and the endpoint resolution. cli/open-tracing.ts loads the SDK (cli/tracing-setup.ts) only when
+ * and the endpoint resolution. src/tracing/open-tracing.ts loads the SDK (src/tracing/tracing-setup.ts) only when
  * an exporter is asked for, so commands without `--otlp`/`--traces` start without it.
  */
-import type { SpanEvent, SpanSink } from '../src/tracing/span-events.js';
+import type { SpanEvent, SpanSink } from './span-events.js';
 
 export interface TracingOptions {
   /**

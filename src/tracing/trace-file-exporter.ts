@@ -1,5 +1,5 @@
 /**
- * @module cli/trace-file-exporter
+ * @module tracing/trace-file-exporter
  * `--traces DIR`: one OTLP-JSON file per recording (`DIR/<name>.otlp.json`, an
  * ExportTraceServiceRequest in the OTLP JSON encoding), with spans in a fixed order so the same
  * recording always gives the same file, byte for byte (docs/design.md §7, §10 `traces/`).
@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { type ExportResult, ExportResultCode } from '@opentelemetry/core';
 import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { writeOutputFileSync } from '../src/output-file.js';
-import { compareHrTime } from '../src/tracing/span-bridge.js';
+import { writeOutputFileSync } from '../output-file.js';
+import { compareHrTime } from './span-bridge.js';
 
 function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -1,22 +1,22 @@
 /**
- * @module cli/record-rotation
- * `record --rotate-bytes N` and `--rotate-after DURATION` (docs/design.md §6, "Rotation"): once
+ * @module record/rotation
+ * A recorder's rotation, `rotateBytes` and `rotateAfter` (docs/design.md §6, "Rotation"): once
  * the recording file reaches N bytes, or has been open for DURATION, the recorder closes the
  * recording and its receipt log (closing checkpoint bound to that recording) and goes on in a new
  * pair named by position (`X.<n>.jsonl`, `X.<n>.receipts.jsonl`), the new log's header linked to
- * the closed one exactly as `--continue-from` links it. One observer sees the whole session, so
+ * the closed one exactly as `continueFrom` links it. One observer sees the whole session, so
  * an exchange or SSE stream open across a rotation is observed as if no file had changed.
  */
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { Clock } from '../src/clock.js';
-import { canonicalJson } from '../src/canonical/canonical-json.js';
-import type { ReceiptSink } from '../src/observe/pipeline.js';
-import type { Keyring } from '../src/receipts/keys.js';
-import { MAX_LINE_BYTES } from '../src/receipts/log-reader.js';
-import type { ReceiptLogWriter } from '../src/receipts/log-writer.js';
-import { readLogToContinue } from '../src/receipts/series.js';
-import { seriesLinkAfter } from '../src/receipts/series-link.js';
+import type { Clock } from '../clock.js';
+import { canonicalJson } from '../canonical/canonical-json.js';
+import type { ReceiptSink } from '../observe/pipeline.js';
+import type { Keyring } from '../receipts/keys.js';
+import { MAX_LINE_BYTES } from '../receipts/log-reader.js';
+import type { ReceiptLogWriter } from '../receipts/log-writer.js';
+import { readLogToContinue } from '../receipts/series.js';
+import { seriesLinkAfter } from '../receipts/series-link.js';
 import type {
   ContinuationDraft,
   InterruptionDraft,
@@ -24,11 +24,10 @@ import type {
   SeriesLink,
   SuspensionDraft,
   SuspensionReference,
-} from '../src/receipts/types.js';
-import type { RecordingEntry, RecordingHeader } from '../src/recording/format.js';
-import type { EntryDraft, EntryWriter, RecordingWriter } from '../src/recording/recording-writer.js';
-import { CliExit, EXIT } from './io.js';
-import { integerOption } from './options.js';
+} from '../receipts/types.js';
+import type { RecordingEntry, RecordingHeader } from '../recording/format.js';
+import type { EntryDraft, EntryWriter, RecordingWriter } from '../recording/recording-writer.js';
+import { RecorderOptionError } from './option-error.js';
 
 /** When a file is closed and the next one begun; null members never rotate. */
 export interface RotationLimits {
@@ -38,23 +37,39 @@ export interface RotationLimits {
 
 const DURATION_UNITS_MS = { s: 1000, m: 60_000, h: 3_600_000 } as const;
 
-/** `90s`, `15m`, `24h` in milliseconds; anything else is a usage error naming `flag`. */
-export function parseDuration(text: string, flag: string): number {
+/** `90s`, `15m`, `24h` in milliseconds; anything else is a {@link RecorderOptionError} naming `option`. */
+export function parseDuration(text: string, option: string): number {
   const match = /^([1-9]\d{0,8})(s|m|h)$/.exec(text.trim());
   if (match === null)
-    throw new CliExit(
-      EXIT.usage,
-      `${flag}: expected a whole number of seconds, minutes or hours (90s, 15m, 24h); got ${JSON.stringify(text)}`,
+    throw new RecorderOptionError(
+      option,
+      `expected a whole number of seconds, minutes or hours (90s, 15m, 24h); got ${JSON.stringify(text)}`,
     );
   return Number(match[1]) * DURATION_UNITS_MS[match[2] as keyof typeof DURATION_UNITS_MS];
 }
 
-/** The limits `--rotate-bytes` and `--rotate-after` give, or null when neither is given. */
-export function rotationLimits(options: { rotateBytes?: string; rotateAfter?: string }): RotationLimits | null {
-  if (options.rotateBytes === undefined && options.rotateAfter === undefined) return null;
+/**
+ * The limits `rotateBytes` (a whole number of bytes, at least 1) and `rotateAfter` (milliseconds,
+ * or a duration such as `15m`) give, or null when neither is given.
+ */
+export function rotationLimits(options: {
+  rotateBytes?: number | undefined;
+  rotateAfter?: number | string | undefined;
+}): RotationLimits | null {
+  const { rotateBytes, rotateAfter } = options;
+  if (rotateBytes === undefined && rotateAfter === undefined) return null;
+  if (rotateBytes !== undefined && !(Number.isSafeInteger(rotateBytes) && rotateBytes >= 1))
+    throw new RecorderOptionError('rotateBytes', `expected an integer of at least 1; got ${String(rotateBytes)}`);
+  if (typeof rotateAfter === 'number' && !(Number.isSafeInteger(rotateAfter) && rotateAfter >= 1))
+    throw new RecorderOptionError('rotateAfter', `expected a whole number of milliseconds; got ${String(rotateAfter)}`);
   return {
-    bytes: options.rotateBytes === undefined ? null : integerOption(options.rotateBytes, 'rotate-bytes', 1),
-    afterMs: options.rotateAfter === undefined ? null : parseDuration(options.rotateAfter, '--rotate-after'),
+    bytes: rotateBytes ?? null,
+    afterMs:
+      rotateAfter === undefined
+        ? null
+        : typeof rotateAfter === 'number'
+          ? rotateAfter
+          : parseDuration(rotateAfter, 'rotateAfter'),
   };
 }
 
@@ -62,7 +77,7 @@ export function rotationLimits(options: { rotateBytes?: string; rotateAfter?: st
  * The name of the file at `position` of the series whose file at `start` is `file`
  * (docs/design.md §6): `X.jsonl` / `X.receipts.jsonl` hold position 1, `X.<n>.jsonl` /
  * `X.<n>.receipts.jsonl` position n. A `file` already named for `start` (`X.<start>.jsonl`, as a
- * `--continue-from` recorder's is) gives the same X.
+ * `continueFrom` recorder's is) gives the same X.
  */
 export function positionedPath(file: string, start: number, position: number): string {
   const name = basename(file);
@@ -91,10 +106,10 @@ export async function assertNoLaterFiles(files: readonly string[], start: number
           ? /^\d+$/.exec(name.slice(before.length + 1, name.length - after.length - 1))
           : null;
       if (match !== null && Number(match[0]) > start)
-        throw new CliExit(
-          EXIT.usage,
-          `--rotate-bytes, --rotate-after: ${join(dirname(file), name)} already exists, and a rotating ` +
-            'recorder writes the files after its first by position: move it away or name another --out',
+        throw new RecorderOptionError(
+          ['rotateBytes', 'rotateAfter'],
+          `${join(dirname(file), name)} already exists, and a rotating recorder writes the files after its ` +
+            'first by position: move it away or record to another file',
         );
     }
   }
@@ -124,7 +139,7 @@ export class RotatingRecording implements EntryWriter {
   constructor(options: {
     first: RecordingWriter;
     path: string;
-    /** The series position of the first file (1, or the one `--continue-from` gives). */
+    /** The series position of the first file (1, or the one `continueFrom` gives). */
     position: number;
     open: (path: string) => RecordingWriter;
     limits: RotationLimits | null;
@@ -276,7 +291,7 @@ export class RotatingLog implements ReceiptSink {
 
   /**
    * Closes the current log bound to `closed` (once that recording is closed: `closing`), reads
-   * where it ended as `--continue-from` reads a log, and opens the next log, linked to it, for
+   * where it ended as `continueFrom` reads a log, and opens the next log, linked to it, for
    * `opened`.
    */
   async rotate(closed: RecordingWriter, closing: Promise<void>, opened: RecordingWriter): Promise<void> {
@@ -290,7 +305,7 @@ export class RotatingLog implements ReceiptSink {
     }
     const { end } = await readLogToContinue(log.path, this.#keyring);
     const link = seriesLinkAfter(end);
-    // The header is one line: it must stay within what a log reader takes (as for --continue-from).
+    // The header is one line: it must stay within what a log reader takes (as for continueFrom).
     if (canonicalJson(link).length > MAX_LINE_BYTES - 4096)
       throw new Error(
         `${log.path} ends with ${end.open.length} open pauses and ${end.interruptions.length} open interruptions, ` +

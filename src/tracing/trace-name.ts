@@ -1,5 +1,5 @@
 /**
- * @module cli/trace-name
+ * @module tracing/trace-name
  * The stem of a recording's trace file (`--traces DIR` writes `DIR/<stem>.otlp.json`), shared by
  * the commands that trace a recording (`run`, `record`) so one recording always names one file.
  */

@@ -1,5 +1,5 @@
 /**
- * @module cli/receipt-logs-setup
+ * @module record/receipt-shipping-setup
  * Ships every receipt-log line (header, receipts, checkpoints) as an OTLP log record over
  * OTLP/HTTP protobuf (docs/design.md §6, "Receipts through the telemetry pipeline"): the OTel
  * logs SDK with {@link ReceiptLogProcessor}, which never samples or drops a record: it batches,
@@ -18,10 +18,11 @@ import {
   type ReadableLogRecord,
   type SdkLogRecord,
 } from '@opentelemetry/sdk-logs';
-import { errorMessage } from '../src/errors.js';
-import { ReceiptRecordMapper } from '../src/receipts/receipt-log-records.js';
-import { redactUrl } from '../src/recording/redaction.js';
-import type { SealedLine } from '../src/receipts/chain.js';
+import { errorMessage } from '../errors.js';
+import { ReceiptRecordMapper } from '../receipts/receipt-log-records.js';
+import { redactUrl } from '../recording/redaction.js';
+import type { SealedLine } from '../receipts/chain.js';
+import type { RecorderWarn } from './warnings.js';
 
 /** Records per export request. */
 const BATCH = 512;
@@ -116,7 +117,7 @@ export class ReceiptLogProcessor implements LogRecordProcessor {
   }
 }
 
-/** What `record` holds of the shipping. */
+/** What a recorder holds of the shipping. */
 export interface ReceiptShipping {
   url: string;
   onDurable(lines: readonly SealedLine[]): void;
@@ -131,8 +132,7 @@ function lineTime(line: Record<string, unknown>): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-export function setupReceiptShipping(url: string): ReceiptShipping {
-  const say = (line: string): void => void process.stderr.write(`a2a-replay: ${line}\n`);
+export function setupReceiptShipping(url: string, say: RecorderWarn): ReceiptShipping {
   const processor = new ReceiptLogProcessor(new OTLPLogExporter({ url, timeoutMillis: 10_000 }), url, say);
   const provider = new LoggerProvider({
     resource: resourceFromAttributes({ 'service.name': 'a2a-replay' }),

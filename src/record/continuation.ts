@@ -1,12 +1,11 @@
 /**
- * @module cli/continue-from
- * `record --continue-from PREVIOUS` (docs/design.md §6, "Series"): what the new recorder takes
- * from the recording it continues. With a key, its receipt log beside it (verified; a torn last
- * line is said on stderr, tampering refused naming the line): the link the new log's header holds
- * and the pauses and interruptions still open, each with its receipt's hash. Without one, the
+ * @module record/continuation
+ * A recorder's `continueFrom` (docs/design.md §6, "Series"): what the new recorder takes from
+ * the recording it continues. With a key, its receipt log beside it (verified; a torn last line is
+ * said as a warning, tampering refused naming the line): the link the new log's header holds and
+ * the pauses and interruptions still open, each with its receipt's hash. Without one, the
  * recording itself, read through an observer: the pauses and interruptions still open at its end.
  */
-import { printable } from '../src/printable.js';
 import {
   type CarriedOpenInterruption,
   type CarriedPause,
@@ -14,17 +13,18 @@ import {
   carriedFromReceipts,
   carriedInterruptionsFromObserver,
   carriedInterruptionsFromReceipts,
-} from '../src/observe/carried.js';
-import { PauseObserver } from '../src/observe/pause-observer.js';
-import type { Keyring } from '../src/receipts/keys.js';
-import { MAX_LINE_BYTES } from '../src/receipts/log-reader.js';
-import { readLogToContinue } from '../src/receipts/series.js';
-import { seriesLinkAfter } from '../src/receipts/series-link.js';
-import type { SeriesLink } from '../src/receipts/types.js';
-import { canonicalJson } from '../src/canonical/canonical-json.js';
-import { errorMessage } from '../src/errors.js';
-import { readRecordingFile } from '../src/recording/recording-reader.js';
-import { CliExit, EXIT } from './io.js';
+} from '../observe/carried.js';
+import { PauseObserver } from '../observe/pause-observer.js';
+import type { Keyring } from '../receipts/keys.js';
+import { MAX_LINE_BYTES } from '../receipts/log-reader.js';
+import { readLogToContinue } from '../receipts/series.js';
+import { seriesLinkAfter } from '../receipts/series-link.js';
+import type { SeriesLink } from '../receipts/types.js';
+import { canonicalJson } from '../canonical/canonical-json.js';
+import { errorMessage } from '../errors.js';
+import { readRecordingFile } from '../recording/recording-reader.js';
+import { RecorderOptionError } from './option-error.js';
+import type { RecorderWarn } from './warnings.js';
 
 export interface Continuation {
   /** The link for the new log's header; null without a key. */
@@ -39,9 +39,10 @@ export async function readContinuation(
   recording: string,
   log: string,
   keyring: Keyring | undefined,
+  warn: RecorderWarn,
 ): Promise<Continuation> {
   const refuse = (error: unknown): never => {
-    throw new CliExit(EXIT.usage, `--continue-from: ${errorMessage(error)}`);
+    throw new RecorderOptionError('continueFrom', errorMessage(error));
   };
   if (keyring === undefined) {
     let observer: PauseObserver | undefined;
@@ -61,18 +62,13 @@ export async function readContinuation(
   }
   const { end, tornTail } = await readLogToContinue(log, keyring).catch(refuse);
   if (tornTail !== null)
-    process.stderr.write(
-      printable(
-        `a2a-replay: ${log}: line ${tornTail} is torn (the recorder was killed mid-line): ` +
-          `continuing after line ${tornTail - 1}`,
-      ) + '\n',
-    );
+    warn(`${log}: line ${tornTail} is torn (the recorder was killed mid-line): continuing after line ${tornTail - 1}`);
   const link = seriesLinkAfter(end);
   // The header is one line: it must stay within what a log reader takes.
   if (canonicalJson(link).length > MAX_LINE_BYTES - 4096)
-    throw new CliExit(
-      EXIT.usage,
-      `--continue-from: ${log} ends with ${end.open.length} open pauses and ${end.interruptions.length} open ` +
+    throw new RecorderOptionError(
+      'continueFrom',
+      `${log} ends with ${end.open.length} open pauses and ${end.interruptions.length} open ` +
         'interruptions, more than one header line can carry',
     );
   return {

@@ -1,5 +1,5 @@
 /**
- * @module cli/tracing-setup
+ * @module tracing/tracing-setup
  * Wires the OTel SDK for a command (docs/design.md §7): a tracer provider whose ids come from the span
  * events ({@link EventIdGenerator}), a fixed resource, and the exporters the user asked for —
  * OTLP/HTTP protobuf (`--otlp URL`, or the standard OTEL_EXPORTER_OTLP_* variables) and
@@ -18,10 +18,10 @@ import {
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { errorMessage } from '../src/errors.js';
-import { redactUrl } from '../src/recording/redaction.js';
-import { EventIdGenerator } from '../src/tracing/event-id-generator.js';
-import { SpanBridge } from '../src/tracing/span-bridge.js';
+import { errorMessage } from '../errors.js';
+import { redactUrl } from '../recording/redaction.js';
+import { EventIdGenerator } from './event-id-generator.js';
+import { SpanBridge } from './span-bridge.js';
 import { OtlpJsonFileExporter } from './trace-file-exporter.js';
 import { type Tracing, type TracingOptions, disabledTracing, resolveOtlpTracesUrl } from './tracing-options.js';
 

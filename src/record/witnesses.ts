@@ -1,22 +1,23 @@
 /**
- * @module cli/witness-options
- * Witnesses on the command line (docs/design.md §6, "Witnesses"): `--witness-vkey` values (a
- * witness's verifier key `name+hash+base64(0x04 ‖ key)`, or a file holding one), and for
- * `record` the `--witness-url URL --witness-vkey VKEY` pairs that start a
+ * @module record/witnesses
+ * Witnesses (docs/design.md §6, "Witnesses"): verifier keys as given (a witness's verifier key
+ * `name+hash+base64(0x04 ‖ key)`, or a file holding one), and for a recorder the `witnessUrl` /
+ * `witnessVkey` pairs that start a
  * {@link WitnessSubmitter} writing the cosignature file beside the receipt log.
  */
 import { readFile } from 'node:fs/promises';
-import { errorMessage } from '../src/errors.js';
-import { CosignatureFile, cosignaturesPathFor } from '../src/receipts/cosignature-file.js';
-import type { SealedLine } from '../src/receipts/chain.js';
-import { WitnessSubmitter } from '../src/receipts/witness-submitter.js';
-import { redactUrl } from '../src/recording/redaction.js';
-import { parseCosignerKey } from '../src/tlog/cosignature.js';
-import type { NoteVerifier } from '../src/tlog/note.js';
-import { httpWitnessPost } from '../src/tlog/witness-http.js';
-import { CliExit, EXIT } from './io.js';
+import { errorMessage } from '../errors.js';
+import { CosignatureFile, cosignaturesPathFor } from '../receipts/cosignature-file.js';
+import type { SealedLine } from '../receipts/chain.js';
+import { WitnessSubmitter } from '../receipts/witness-submitter.js';
+import { redactUrl } from '../recording/redaction.js';
+import { parseCosignerKey } from '../tlog/cosignature.js';
+import type { NoteVerifier } from '../tlog/note.js';
+import { httpWitnessPost } from '../tlog/witness-http.js';
+import { RecorderOptionError } from './option-error.js';
+import type { RecorderWarn } from './warnings.js';
 
-/** Witness keys from `--witness-vkey` values: a key itself, or a file that holds one. */
+/** Witness keys from `witnessVkey` values: a key itself, or a file that holds one. */
 export async function witnessKeys(values: readonly string[]): Promise<NoteVerifier[]> {
   const keys: NoteVerifier[] = [];
   for (const given of values) {
@@ -26,19 +27,19 @@ export async function witnessKeys(values: readonly string[]): Promise<NoteVerifi
         text = await readFile(given, 'utf8');
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code ?? 'error';
-        throw new CliExit(EXIT.usage, `--witness-vkey ${given}: neither a verifier key nor a readable file (${code})`);
+        throw new RecorderOptionError('witnessVkey', `${given}: neither a verifier key nor a readable file (${code})`);
       }
     }
     try {
       keys.push(parseCosignerKey(text));
     } catch (error) {
-      throw new CliExit(EXIT.usage, `--witness-vkey: ${errorMessage(error)}`);
+      throw new RecorderOptionError('witnessVkey', errorMessage(error));
     }
   }
   return keys;
 }
 
-/** What `record` runs for its witnesses. */
+/** What a recorder runs for its witnesses. */
 export interface RecordWitnesses {
   /** The cosignature file beside the log. */
   path: string;
@@ -48,19 +49,20 @@ export interface RecordWitnesses {
 }
 
 /**
- * The witnesses of `record`, or undefined when none is named. Each `--witness-url` pairs with the
- * `--witness-vkey` in the same position; a URL must be http(s).
+ * A recorder's witnesses, or undefined when none is named. Each `witnessUrl` pairs with the
+ * `witnessVkey` in the same position; a URL must be http(s).
  */
 export async function recordWitnesses(
   urls: readonly string[],
   vkeys: readonly string[],
   receiptsFile: string,
+  warn: RecorderWarn,
 ): Promise<RecordWitnesses | undefined> {
   if (urls.length === 0 && vkeys.length === 0) return undefined;
   if (urls.length !== vkeys.length)
-    throw new CliExit(
-      EXIT.usage,
-      `--witness-url and --witness-vkey come in pairs: ${urls.length} URLs, ${vkeys.length} keys`,
+    throw new RecorderOptionError(
+      ['witnessUrl', 'witnessVkey'],
+      `come in pairs: ${urls.length} URLs, ${vkeys.length} keys`,
     );
   for (const url of urls) {
     let parsed: URL | undefined;
@@ -70,7 +72,7 @@ export async function recordWitnesses(
       parsed = undefined;
     }
     if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:')
-      throw new CliExit(EXIT.usage, `--witness-url: ${JSON.stringify(redactUrl(url))} is not an http(s) URL`);
+      throw new RecorderOptionError('witnessUrl', `${JSON.stringify(redactUrl(url))} is not an http(s) URL`);
   }
   const keys = await witnessKeys(vkeys);
   const file = new CosignatureFile(cosignaturesPathFor(receiptsFile));
@@ -82,7 +84,7 @@ export async function recordWitnesses(
       clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
     },
     store: (record) => file.append(record),
-    say: (line) => process.stderr.write(`a2a-replay: ${line}\n`),
+    say: warn,
   });
   return {
     path: file.path,
@@ -90,7 +92,7 @@ export async function recordWitnesses(
     close: async () => {
       await submitter.close();
       await file.close().catch((error: unknown) => {
-        process.stderr.write(`a2a-replay: ${file.path}: ${errorMessage(error)}\n`);
+        warn(`${file.path}: ${errorMessage(error)}`);
       });
     },
   };

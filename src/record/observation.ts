@@ -1,21 +1,21 @@
 /**
- * @module cli/record-observation
- * What `record` does with each entry besides writing it (docs/design.md §5): feeds it to the
+ * @module record/observation
+ * What a recorder does with each entry besides writing it (docs/design.md §5): feeds it to the
  * observation pipeline (receipts into the receipt log, spans to the span sink), holding the
- * answers that show a pause or resume until their receipt is durable, and says on stderr what it
- * could not read, and what a stop still reads.
+ * answers that show a pause or resume until their receipt is durable, and says (as warnings) what
+ * it could not read, and what a stop still reads.
  */
-import type { RecordingProxy } from '../src/intercept/recording-proxy.js';
-import { type ReceiptHold, ObservationPipeline } from '../src/observe/pipeline.js';
-import { agentNameOf } from '../src/observe/span-conventions.js';
-import { describeError } from '../src/errors.js';
-import { printable } from '../src/printable.js';
-import type { FsyncPolicy } from '../src/receipts/log-writer.js';
-import type { RecordingEntry } from '../src/recording/format.js';
-import type { SpanSink } from '../src/tracing/span-events.js';
-import type { Continuation } from './continue-from.js';
-import type { RecordProgress } from './record-progress.js';
-import type { RotatingLog, RotatingRecording } from './record-rotation.js';
+import type { RecordingProxy } from '../intercept/recording-proxy.js';
+import { type ReceiptHold, ObservationPipeline } from '../observe/pipeline.js';
+import { agentNameOf } from '../observe/span-conventions.js';
+import { describeError } from '../errors.js';
+import type { FsyncPolicy } from '../receipts/log-writer.js';
+import type { RecordingEntry } from '../recording/format.js';
+import type { SpanSink } from '../tracing/span-events.js';
+import type { Continuation } from './continuation.js';
+import type { RecordProgress } from './progress.js';
+import type { RotatingLog, RotatingRecording } from './rotation.js';
+import type { RecorderWarn } from './warnings.js';
 
 export interface Observation {
   /**
@@ -47,6 +47,7 @@ export function observe(
   onError: (what: string) => (error: unknown) => void,
   progress: RecordProgress,
   carried: Pick<Continuation, 'carried' | 'interruptions'>,
+  warn: RecorderWarn,
 ): Observation {
   let observerErrors = 0;
   const pipeline = new ObservationPipeline({
@@ -69,9 +70,7 @@ export function observe(
       progress.finding(finding);
       if (finding.code !== 'observer-error') return;
       if (observerErrors++ === 0)
-        process.stderr.write(
-          `a2a-replay: ${finding.message} (seq ${finding.seq ?? '-'}); receipts and spans for it may be missing\n`,
-        );
+        warn(`${finding.message} (seq ${finding.seq ?? '-'}); receipts and spans for it may be missing`);
     },
   });
   // The pauses the recording continued from left open: a resume seen here pairs with them.
@@ -96,18 +95,17 @@ export function observe(
       await pipeline.idle();
       // Every loss, counted once at the end (the first of each kind was told as it happened).
       const { receipts, spans: spanFailures } = pipeline.failures;
-      if (receipts > 0) process.stderr.write(`a2a-replay: ${receipts} receipt writes failed in this run\n`);
-      if (spanFailures > 0) process.stderr.write(`a2a-replay: ${spanFailures} span events failed in this run\n`);
-      if (observerErrors > 0)
-        process.stderr.write(`a2a-replay: the observer could not read ${observerErrors} entries in this run\n`);
+      if (receipts > 0) warn(`${receipts} receipt writes failed in this run`);
+      if (spanFailures > 0) warn(`${spanFailures} span events failed in this run`);
+      if (observerErrors > 0) warn(`the observer could not read ${observerErrors} entries in this run`);
       // The closing checkpoint binds the log to the recording as written (it is closed by now).
       if (!log) return true;
       return log.close(recording.binding()).then(
         () => true,
         (error: unknown) => {
-          process.stderr.write(
-            `a2a-replay: ${log.path} ends without its closing checkpoint: ${describeError(error)}; ` +
-              'the receipts it could not write are lost\n',
+          warn(
+            `${log.path} ends without its closing checkpoint: ${describeError(error)}; ` +
+              'the receipts it could not write are lost',
           );
           return false;
         },
@@ -116,48 +114,47 @@ export function observe(
   };
 }
 
-/** Incomplete entries said on stderr as they are recorded, the first {@link INCOMPLETE_TOLD} of them. */
+/** Incomplete entries said as they are recorded, the first {@link INCOMPLETE_TOLD} of them. */
 const INCOMPLETE_TOLD = 20;
 
 /**
- * What the recorder could not read is said at once on stderr, naming the entry and why: a pause
+ * What the recorder could not read is said at once as a warning, naming the entry and why: a pause
  * or resume it carried is seen by no receipt (docs/design.md §5). Past the first
  * {@link INCOMPLETE_TOLD} they are counted, and the count said at the end.
  */
-export function incompleteReporter(out: string): { see(entry: RecordingEntry): void; close(): void } {
+export function incompleteReporter(
+  out: string,
+  warn: RecorderWarn,
+): { see(entry: RecordingEntry): void; close(): void } {
   let count = 0;
   return {
     see(entry) {
       if (entry.incomplete === undefined) return;
       count += 1;
       if (count > INCOMPLETE_TOLD) return;
-      process.stderr.write(
-        printable(
-          `a2a-replay: ${out}: seq ${entry.seq} (${entry.kind} of ${entry.http.method} ${entry.http.path}) is ` +
-            `incomplete: ${entry.incomplete}; a pause or resume it carried is not observed`,
-        ) + '\n',
+      warn(
+        `${out}: seq ${entry.seq} (${entry.kind} of ${entry.http.method} ${entry.http.path}) is ` +
+          `incomplete: ${entry.incomplete}; a pause or resume it carried is not observed`,
       );
-      if (count === INCOMPLETE_TOLD)
-        process.stderr.write('a2a-replay: further incomplete entries are counted and said at the end\n');
+      if (count === INCOMPLETE_TOLD) warn('further incomplete entries are counted and said at the end');
     },
     close() {
-      if (count > 0)
-        process.stderr.write(`a2a-replay: ${count} incomplete entries in ${out}: lost reports it incomplete\n`);
+      if (count > 0) warn(`${count} incomplete entries in ${out}: lost reports it incomplete`);
     },
   };
 }
 
 /**
- * Stops the proxy at SIGINT or SIGTERM: says on stderr how many answers are still in flight, which
+ * Stops the proxy: says how many answers are still in flight, which
  * it goes on reading (and observing) for up to `graceMs` before it cuts them and the recording and
  * receipt log close (docs/design.md §5, "The recorder follows the peer").
  */
-export async function stopProxy(proxy: RecordingProxy, graceMs: number): Promise<void> {
+export async function stopProxy(proxy: RecordingProxy, graceMs: number, warn: RecorderWarn): Promise<void> {
   const open = proxy.inFlight;
   if (open > 0) {
-    process.stderr.write(
-      `a2a-replay: stopping: reading the ${open} answer${open === 1 ? '' : 's'} in flight for up to ${graceMs} ms ` +
-        '(--grace-ms) before the recording closes\n',
+    warn(
+      `stopping: reading the ${open} answer${open === 1 ? '' : 's'} in flight for up to ${graceMs} ms ` +
+        '(its grace period) before the recording closes',
     );
   }
   await proxy.close({ graceMs });
