@@ -437,16 +437,18 @@ async function driveSegment(entries: readonly RecordingEntry[], shared: DriveSha
   }
   const failure = checkInfra();
   if (failure && failure.code !== 'STOPPED') throw failure;
+  // Stopped: what was not waited for is no drift, and the entries settled are those replayed.
+  const settled = failure ? ledger.settledCount : plan.entries.length;
   const why = failure ? STOPPED : `no live entry answered it within ${timeoutMs} ms`;
   for (const e of plan.entries) ledger.abandon(e.seq, why);
-  const drift = ledger.finish();
+  const drift = ledger.finish().filter((d) => d.type !== 'missing' || d.reason !== STOPPED);
   return {
     exchanges: plan.exchanges.length,
     replayed: ledger.replayed(),
     drift,
     timelines: driftTimelines(plan, ledger, drift),
     liveEntries: ledger.liveCount,
-    settled: plan.entries.length,
+    settled,
   };
 }
 
