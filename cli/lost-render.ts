@@ -3,25 +3,14 @@
  * What `lost` prints (docs/design.md §7, §14): the listing of lost pauses and interruptions, where a
  * recording is incomplete or not understood, the dialects it mixed, and the chains `--explain` shows.
  */
-import { readObservedRequest } from '../src/observe/dialect-view.js';
 import type { LostChain } from '../src/observe/verdict-chains.js';
 import { printable } from '../src/printable.js';
-import type { RecordingEntry } from '../src/recording/format.js';
-import type { LostInterruptionListing, LostPauseListing } from '../src/tracing/lost-pauses.js';
+import type { Dialects, Incomplete } from '../src/logs/lost-reading.js';
+import type { LostInterruptionListing, LostPauseListing } from '../src/observe/lost-pauses.js';
 import { traceOf } from './lost-verdict.js';
 import { textTableLines } from './text-table.js';
 
 export type Source = { kind: 'recording' } | { kind: 'receipt log'; verification: string };
-
-/** Incomplete entries listed by line; past this many they are only counted. */
-export const INCOMPLETE_LISTED = 100;
-
-/** Where a recording does not hold what the peer sent (docs/design.md §5, §14): what `lost` cannot see. */
-export interface Incomplete {
-  /** The first {@link INCOMPLETE_LISTED}, in file order: line, seq and why. */
-  listed: { line: number; seq: number; why: string }[];
-  count: number;
-}
 
 /** For each lost pause, the chain of facts and rules that led to it (docs/design.md §14.8). */
 export function* renderChains(file: string, chains: readonly LostChain[]): Generator<string> {
@@ -51,16 +40,6 @@ export function renderNotUnderstood(file: string, notUnderstood: Incomplete): st
 }
 
 /** Exchanges of a recording by the A2A version they were read in (docs/design.md §14.10). */
-export type Dialects = Record<string, number>;
-
-/** Counts `entry`'s exchange under its version, if it is a request read as a call or not understood. */
-export function countDialect(dialects: Dialects, entry: RecordingEntry): void {
-  if (entry.kind !== 'request') return;
-  const view = readObservedRequest(entry);
-  const version = view.kind === 'call' ? view.version : view.kind === 'not-understood' ? view.version : undefined;
-  if (version !== undefined) dialects[version] = (dialects[version] ?? 0) + 1;
-}
-
 /** The line naming the dialects a recording mixed, when any is not v1.0 (a v1.0 recording reads as before). */
 export function renderDialects(dialects: Dialects): string {
   const versions = Object.keys(dialects).sort();

@@ -26,7 +26,7 @@ import {
 import type { VerifyOptions } from '../../src/receipts/verify.js';
 import { InterruptionAuditCollector, type InterruptionAuditRow } from '../../src/receipts/interruption-audit.js';
 import { readRecordingFile } from '../../src/recording/recording-reader.js';
-import { receiptLogInput } from '../collector-input.js';
+import { receiptLogInput } from '../../src/logs/collector-input.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
 import {
   type KeyOptions,
@@ -37,12 +37,13 @@ import {
   withOpenEndOptions,
 } from '../options.js';
 import { textTableLines } from '../text-table.js';
-import { verifySummary } from './verify.js';
-import { auditSeries } from '../series-audit.js';
-import { manyLogs, seriesLine } from '../series-verify.js';
+import { verifySummary } from '../../src/logs/describe-verification.js';
+import { auditSeries } from '../../src/logs/series-audit.js';
+import { seriesLine } from '../../src/logs/describe-verification.js';
+import { seriesFiles } from '../../src/receipts/series.js';
 import { type FleetPlace, FleetLedger, ambiguityText, fleetFails } from '../../src/receipts/fleet.js';
-import { type GivenLogs, type LogGroup } from '../fleet-logs.js';
-import { verifyGroupInto } from '../fleet-series.js';
+import { type GivenLogs, type LogGroup, manyLogs } from '../../src/logs/given-logs.js';
+import { verifyGroupInto } from '../../src/logs/group-series.js';
 
 const INITIATORS = { client: 'PAUSE_INITIATOR_CLIENT', agent: 'PAUSE_INITIATOR_AGENT' } as const;
 
@@ -326,6 +327,38 @@ async function auditFleet(given: GivenLogs, options: AuditCommandOptions, filter
   if (fleetFails(verdict)) throw new CliExit(EXIT.drift, '');
 }
 
+/** Audits the series given (src/logs/series-audit.ts); prints as `audit` prints one log. */
+async function auditSeriesCommand(
+  logs: readonly string[],
+  options: KeyOptions & OpenEndOptions & { json?: boolean; agentPrincipal: string[] },
+  filter: AuditFilter,
+): Promise<void> {
+  if (options.checkpoint !== undefined || options.recording !== undefined)
+    throw new CliExit(EXIT.usage, '--checkpoint and --recording apply to one log, not to a series');
+  const files = await seriesFiles(logs);
+  const inputs = await loadVerifyInputs(files[0]!, options);
+  const { series, rows } = await auditSeries(files, {
+    keyring: inputs.keyring,
+    ...openEnd(options),
+    agentPrincipals: options.agentPrincipal,
+    filter,
+  });
+  if (!series.ok) {
+    process.stderr.write(`a2a-replay: not audited: series INVALID: ${printable(series.error?.message ?? '')}\n`);
+    throw new CliExit(EXIT.drift, '');
+  }
+  if (options.json) {
+    // As one log's rows: each says its kind (audit --kind, docs/design.md §14.9).
+    process.stdout.write(`${JSON.stringify(rows.map((row) => ({ kind: 'pause', ...row })))}\n`);
+    return;
+  }
+  await writeLines(auditTableLines(rows));
+  const count = `${rows.length} suspension${rows.length === 1 ? '' : 's'}`;
+  process.stderr.write(
+    `${printable(`${count}; series ${series.id ?? '-'} of ${series.members.length} logs verified`)}\n`,
+  );
+}
+
 export function registerAudit(program: Command): void {
   withOpenEndOptions(withKeyOptions(program.command('audit')))
     .description(
@@ -365,7 +398,7 @@ export function registerAudit(program: Command): void {
         filter.initiatedBy = INITIATORS[options.initiator];
       }
       const many = await manyLogs(logs);
-      if (many?.series) return auditSeries(many.files, options, filter, auditTableLines);
+      if (many?.series) return auditSeriesCommand(many.files, options, filter);
       if (many) return auditFleet(many, options, filter);
       const [log] = logs;
       if (log === undefined) throw new CliExit(EXIT.usage, 'no receipt log given');

@@ -18,8 +18,8 @@ import { diffReceiptLogs } from '../../src/replay/diff.js';
 import { describeDifference } from '../../src/replay/reporters/text.js';
 import { readGoldenLines } from '../../src/replay/run-recording.js';
 import { type GoldenLog, diffFleetReceipts } from '../../src/replay/merged-session.js';
-import { givenLogs } from '../fleet-logs.js';
-import { orderedUnverified } from '../fleet-series.js';
+import { givenLogs } from '../../src/logs/given-logs.js';
+import { orderedUnverified } from '../../src/logs/group-series.js';
 import { CliExit, EXIT } from '../io.js';
 
 async function readLog(path: string): Promise<string[]> {

@@ -7,40 +7,25 @@
  * (§14.10) NOT UNDERSTOOD, likewise. Exit 1 when there are lost pauses or the recording is
  * incomplete, 0 when neither, 2 for input it cannot read (requests not understood included).
  */
-import { open } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { errorMessage } from '../../src/errors.js';
-import { ObservationPipeline } from '../../src/observe/pipeline.js';
-import { formatIssue } from '../../src/protocol/read.js';
-import { type RawLine, readLogChunks } from '../../src/receipts/log-reader.js';
-import { readReceiptLogLine } from '../../src/receipts/read-line.js';
-import type { ReceiptLogLine } from '../../src/receipts/types.js';
-import { type VerifyResult, verifyReceiptLog } from '../../src/receipts/verify.js';
-import { readRecordingFile } from '../../src/recording/recording-reader.js';
-import {
-  type LostInterruptionListing,
-  LostPauseCollector,
-  type LostPauseListing,
-  OpenSuspensions,
-} from '../../src/tracing/lost-pauses.js';
-import { type LostChain, VerdictChains } from '../../src/observe/verdict-chains.js';
-import { receiptLogInput } from '../collector-input.js';
-import { FleetLedger, ambiguityText, fleetFails } from '../../src/receipts/fleet.js';
-import { type GivenLogs, fleetPauseJson } from '../fleet-logs.js';
-import { orderedUnverified, verifyGroupInto } from '../fleet-series.js';
+import { describeVerification } from '../../src/logs/describe-verification.js';
+import { receiptLogInput } from '../../src/logs/collector-input.js';
+import { fleetVerdictOf } from '../../src/logs/fleet-lost.js';
+import { type GivenLogs, fleetPauseJson, manyLogs } from '../../src/logs/given-logs.js';
+import { firstLineType, lostInReceiptLog, lostInRecording } from '../../src/logs/lost-reading.js';
+import { readFirstLine } from '../../src/logs/first-line.js';
+import { lostInSeries } from '../../src/logs/series-lost.js';
+import type { LostChain } from '../../src/observe/verdict-chains.js';
+import { ambiguityText, fleetFails } from '../../src/receipts/fleet.js';
+import { verifyReceiptLog } from '../../src/receipts/verify.js';
+import { type LostInterruptionListing, type LostPauseListing, OpenSuspensions } from '../../src/observe/lost-pauses.js';
+import type { Dialects, Incomplete } from '../../src/logs/lost-reading.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
 import { keyringFromFiles, recordingOption } from '../options.js';
 import { textTableLines } from '../text-table.js';
-import { lostInSeries } from '../series-lost.js';
-import { plainSeriesProblem } from '../../src/receipts/series-plain.js';
-import { manyLogs } from '../series-verify.js';
 import { exportVerdict, fleetVerdict, traceOf } from '../lost-verdict.js';
 import {
-  type Dialects,
-  type Incomplete,
-  INCOMPLETE_LISTED,
   type Source,
-  countDialect,
   describeSource,
   render,
   renderChains,
@@ -59,176 +44,6 @@ interface LostCommandOptions {
   json?: boolean;
   explain?: boolean;
   allowTornTail?: boolean;
-}
-
-const cannotRead = (file: string, error: unknown): CliExit =>
-  new CliExit(EXIT.usage, `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-
-/** Line 1 of `file`, read alone: the rest of the file is read as it is used, never held whole. */
-async function firstLine(file: string): Promise<string> {
-  const handle = await open(file, 'r').catch((error: unknown) => {
-    throw cannotRead(file, error);
-  });
-  try {
-    const pieces: Buffer[] = [];
-    const buffer = Buffer.alloc(1 << 16);
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
-      if (bytesRead === 0) break;
-      const read = buffer.subarray(0, bytesRead);
-      const newline = read.indexOf(0x0a);
-      pieces.push(Buffer.from(newline === -1 ? read : read.subarray(0, newline)));
-      if (newline !== -1) break;
-    }
-    return Buffer.concat(pieces).toString('utf8');
-  } catch (error) {
-    throw cannotRead(file, error);
-  } finally {
-    await handle.close();
-  }
-}
-
-/** The `type` of line 1: "recording" or "ReceiptLog"; anything else is a usage error naming line 1. */
-function firstLineType(file: string, text: string): string {
-  if (text.trim() === '')
-    throw new CliExit(EXIT.usage, `${file}:1: empty; expected a recording or a receipt log header`);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new CliExit(EXIT.usage, `${file}:1: not JSON (${errorMessage(error)})`);
-  }
-  const type =
-    value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as { type?: unknown }).type
-      : undefined;
-  if (type !== 'recording' && type !== 'ReceiptLog') {
-    throw new CliExit(
-      EXIT.usage,
-      `${file}:1: "type" is ${JSON.stringify(type)}; expected "recording" (a recording) or ` +
-        `"ReceiptLog" (a receipt log)`,
-    );
-  }
-  return type;
-}
-
-/**
- * The observer's verdicts over a recording, through the same pipeline record and run use, its
- * entries read as they come (the observer's memory is bounded; the recording is never held whole),
- * and the entries it could not read in full (`incomplete-entry` findings).
- */
-async function lostInRecording(
-  file: string,
-  allowTornTail: boolean,
-  explain: boolean,
-): Promise<{
-  lost: LostPauseListing[];
-  interruptions: LostInterruptionListing[];
-  incomplete: Incomplete;
-  notUnderstood: Incomplete;
-  dialects: Dialects;
-  chains: readonly LostChain[];
-}> {
-  const collector = new LostPauseCollector();
-  let chains: VerdictChains | undefined;
-  const incomplete: Incomplete = { listed: [], count: 0 };
-  const notUnderstood: Incomplete = { listed: [], count: 0 };
-  const dialects: Dialects = {};
-  const lines = new Map<number, number>();
-  let pipeline: ObservationPipeline | undefined;
-  let lastAt = '';
-  for await (const read of readRecordingFile(file, { allowTornTail, source: file })) {
-    if (read.kind === 'header') {
-      pipeline = new ObservationPipeline({
-        recordingId: read.header.id,
-        spans: collector,
-        retainFindings: false,
-        onFinding: (finding) => {
-          const into =
-            finding.code === 'incomplete-entry' ? incomplete : finding.code === 'not-understood' ? notUnderstood : null;
-          if (into === null || finding.seq === null) return;
-          into.count += 1;
-          if (into.listed.length < INCOMPLETE_LISTED)
-            into.listed.push({ line: lines.get(finding.seq) ?? 0, seq: finding.seq, why: finding.message });
-        },
-      });
-      lastAt = read.header.createdAt;
-      if (explain) chains = new VerdictChains(read.header.id);
-    } else {
-      lastAt = read.entry.at;
-      countDialect(dialects, read.entry);
-      lines.clear();
-      lines.set(read.entry.seq, read.line);
-      void pipeline?.push(read.entry);
-      chains?.observe(read.entry, read.line);
-    }
-  }
-  // The reader refuses a recording without a header, so the pipeline exists here.
-  await pipeline?.finish(lastAt);
-  await pipeline?.idle();
-  chains?.finish(lastAt);
-  return {
-    lost: [...collector.lost],
-    interruptions: [...collector.lostInterruptions],
-    incomplete,
-    notUnderstood,
-    dialects,
-    chains: chains?.lost ?? [],
-  };
-}
-
-/** A line of a receipt log as the readers read it; a bad one is a usage error naming it. */
-function receiptLine(file: string, raw: RawLine, allowTornTail: boolean): ReceiptLogLine | undefined {
-  // A last line without its newline that does not parse is torn (the writer died mid-line).
-  const torn = (): boolean => !raw.complete && allowTornTail;
-  if (raw.text === null) {
-    if (torn()) return undefined;
-    throw new CliExit(EXIT.usage, `${file}:${raw.number}: ${raw.problem ?? 'unreadable line'}`);
-  }
-  if (raw.text.trim() === '' && !raw.complete) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(raw.text);
-  } catch (error) {
-    if (torn()) return undefined;
-    throw new CliExit(EXIT.usage, `${file}:${raw.number}: not JSON (${errorMessage(error)})`);
-  }
-  const parsed = readReceiptLogLine(value);
-  if (!parsed.ok) throw new CliExit(EXIT.usage, `${file}:${raw.number}: ${formatIssue(parsed.issue)}`);
-  return parsed.value;
-}
-
-/**
- * The lost pauses of a receipt log, its lines read as they come: only the suspensions still open
- * are kept, so a log of any length is read in flat memory. A bad line stops the reading, naming it.
- */
-async function lostInReceiptLog(file: string, allowTornTail: boolean): Promise<OpenSuspensions> {
-  const open = new OpenSuspensions();
-  for await (const chunk of readLogChunks(file)) {
-    for (const raw of chunk) {
-      const line = receiptLine(file, raw, allowTornTail);
-      if (line) open.add(line);
-    }
-  }
-  return open;
-}
-
-/**
- * What a listing from a verified log rests on. Open ends are accepted (a recorder killed before
- * its closing checkpoint) but said: the lines after the last checkpoint may have been cut, which
- * hides the pauses they held, and nothing vouches for the receipts there.
- */
-function verification(result: VerifyResult): string {
-  const notes = [result.receiptSignatures === 'checked' ? 'verified' : 'chain verified, signatures unchecked'];
-  if (result.tornTail !== null) notes.push(`torn last line ${result.tornTail} skipped`);
-  if (result.recordingCheck === 'bound') notes.push('bound to the recording given');
-  else if (result.recordingCheck === 'id only') notes.push('not bound to a recording: only its id was compared');
-  if (!result.closed) {
-    notes.push('not closed by a checkpoint: lines may be missing at its end');
-    const unvouched = result.receipts - result.vouched;
-    if (unvouched > 0) notes.push(`${unvouched} after the last checkpoint not vouched for`);
-  }
-  return notes.join('; ');
 }
 
 /** `lost` over the logs of a series (cli/series-lost). */
@@ -266,48 +81,9 @@ async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promi
       EXIT.usage,
       `${options.explain ? '--explain' : '--recording'} applies to one file, not to several`,
     );
-  const { files, groups } = given;
+  const { files } = given;
   const keyring = options.key?.length ? await keyringFromFiles(options.key) : undefined;
-  const allowTornTail = options.allowTornTail ?? false;
-  const ledger = new FleetLedger();
-  for (const group of groups) {
-    if (group.linked && keyring) {
-      // The series verified as `verify` checks one; each log before its last may end open or torn.
-      const series = await verifyGroupInto(ledger, group, { keyring, allowOpen: true, allowTornTail });
-      if (!series.ok) throw new CliExit(EXIT.usage, `the series does not verify: ${series.error?.message ?? ''}`);
-      continue;
-    }
-    const ordered = group.linked ? orderedUnverified(group) : group.files;
-    const problem = group.linked && !keyring ? await plainSeriesProblem(ordered) : null;
-    if (problem !== null) throw new CliExit(EXIT.usage, `the series does not hold together: ${problem.message}`);
-    for (const [i, file] of ordered.entries()) {
-      ledger.startLog(file, group.id);
-      if (!keyring) {
-        // A log of a series before its last may end torn: its successor began after it.
-        const tornOk = allowTornTail || i < ordered.length - 1;
-        for await (const chunk of readLogChunks(file))
-          for (const raw of chunk) {
-            const line = receiptLine(file, raw, tornOk);
-            if (line) ledger.add(line, raw.number);
-          }
-        continue;
-      }
-      const result = await verifyReceiptLog(file, {
-        keyring,
-        allowOpen: true,
-        allowTornTail,
-        onLine: ({ number, line, hash }) => ledger.add(line, number, hash),
-      });
-      const failure = result.firstError;
-      if (!result.ok)
-        throw new CliExit(
-          EXIT.usage,
-          `${file}:${failure?.line ?? '?'}: does not verify (${failure?.reason ?? 'unknown'}: ` +
-            `${failure?.message ?? ''})`,
-        );
-    }
-  }
-  const verdict = ledger.finish();
+  const verdict = await fleetVerdictOf(given, keyring, options.allowTornTail ?? false);
   const { lost, orphans, ambiguous } = verdict;
   if (options.json)
     process.stdout.write(
@@ -406,7 +182,7 @@ export function registerLost(program: Command): void {
 
 /** Lists the lost pauses of `read` (the file itself, or a log rebuilt from a collector export), named `file`. */
 async function lostOne(file: string, read: string, options: LostCommandOptions): Promise<void> {
-  const type = firstLineType(file, await firstLine(read));
+  const type = firstLineType(file, await readFirstLine(read));
   let source: Source;
   let lost: LostPauseListing[];
   let interruptions: LostInterruptionListing[];
@@ -450,7 +226,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
     }
     lost = open.lost();
     interruptions = open.lostInterruptions();
-    source = { kind: 'receipt log', verification: verification(result) };
+    source = { kind: 'receipt log', verification: describeVerification(result).basis.join('; ') };
   } else {
     const open = await lostInReceiptLog(read, options.allowTornTail ?? false);
     lost = open.lost();

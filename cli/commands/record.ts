@@ -113,7 +113,8 @@ export function registerRecord(program: Command): void {
     )
     .option(
       '--follow-ms <n>',
-      'read and observe for N ms more an answer its client left or got 504 for',
+      'read and observe for N ms more an answer its client left, cancelled, or got 504 for; ' +
+        'on shutdown, how long an answer still awaited is read before the files close',
       String(RECORDER_DEFAULTS.followMs),
     )
     .option(
@@ -197,7 +198,7 @@ export function registerRecord(program: Command): void {
     )
     .option(
       '--grace-ms <n>',
-      'on shutdown, how long exchanges in flight may take to finish',
+      'on shutdown, how long open streams (SSE, gRPC) may go on; answers still awaited get --follow-ms',
       String(RECORDER_DEFAULTS.graceMs),
     )
     .option('--force', 'overwrite an existing --out recording (a receipt log is never overwritten)')

@@ -21,10 +21,10 @@ import { type ReportSection, htmlReportChunks } from '../../src/report/html-repo
 import { traceUrlProblem } from '../../src/report/trace-link.js';
 import { type FleetReportGroup, fleetSection } from '../../src/report/fleet-report.js';
 import { verifySeries } from '../../src/receipts/series.js';
-import { givenLogs } from '../fleet-logs.js';
-import { orderedUnverified } from '../fleet-series.js';
+import { givenLogs } from '../../src/logs/given-logs.js';
+import { orderedUnverified } from '../../src/logs/group-series.js';
 import { CliExit, EXIT } from '../io.js';
-import { seriesLine } from '../series-verify.js';
+import { seriesLine } from '../../src/logs/describe-verification.js';
 
 interface ReportOptions {
   out: string;

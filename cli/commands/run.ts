@@ -37,6 +37,9 @@ import { replaySection } from '../../src/report/build-report.js';
 import { TOOL_NAME } from '../../src/version.js';
 import { type RunSummary, summaryExitCode } from '../../src/replay/result.js';
 import { runMerged } from '../../src/replay/run-merged.js';
+import { LIVE_POLL_MAX_MS } from '../../src/replay/live-time.js';
+import { type ReplayPace, parsePace } from '../../src/replay/pace.js';
+import { POLL_BOUND_FACTOR, POLL_BOUND_MIN_MS } from '../../src/replay/poll-loops.js';
 import type { SpanSink } from '../../src/tracing/span-events.js';
 import { CliExit, EXIT } from '../io.js';
 import {
@@ -75,6 +78,7 @@ interface RunCommandOptions {
   config?: string;
   force?: boolean;
   merge?: boolean;
+  pace?: string;
 }
 
 /** How long a stopped run has to print its partial report before it exits anyway. */
@@ -169,7 +173,7 @@ function checkMerge(options: RunCommandOptions, recordings: readonly string[]): 
 function runSettings(
   options: RunCommandOptions,
   recordings: readonly string[],
-): { concurrency: number; timeoutMs: number; readyMs: number; shard: Shard | undefined } {
+): { concurrency: number; timeoutMs: number; readyMs: number; shard: Shard | undefined; pace: ReplayPace | undefined } {
   if (options.peer !== undefined && options.peerCmd !== undefined) {
     throw new CliExit(EXIT.usage, '--peer and --peer-cmd exclude each other');
   }
@@ -189,6 +193,7 @@ function runSettings(
   }
   checkIgnorePointers(options.ignore);
   checkMerge(options, recordings);
+  const pace = paceOption(options);
   if (options.update && process.env.CI && !options.force) {
     throw new CliExit(
       EXIT.usage,
@@ -196,7 +201,23 @@ function runSettings(
         'refused because CI is set (add --force)',
     );
   }
-  return { concurrency, timeoutMs, readyMs, shard };
+  return { concurrency, timeoutMs, readyMs, shard, pace };
+}
+
+/** `--pace`, read; given without a live peer it is a usage error (the embedded peer keeps the recording's clock). */
+function paceOption(options: RunCommandOptions): ReplayPace | undefined {
+  if (options.pace === undefined) return undefined;
+  if (options.peer === undefined && options.peerCmd === undefined) {
+    throw new CliExit(
+      EXIT.usage,
+      '--pace spaces the requests to a live peer (--peer, --peer-cmd); the embedded peer runs on the recording’s clock',
+    );
+  }
+  try {
+    return parsePace(options.pace);
+  } catch (error) {
+    throw new CliExit(EXIT.usage, `--pace: ${(error as Error).message}`);
+  }
 }
 
 /**
@@ -265,8 +286,7 @@ async function reportRun(summary: RunSummary, options: RunCommandOptions): Promi
 async function runMergedSummary(
   recordings: readonly string[],
   options: RunCommandOptions,
-  readyMs: number,
-  timeoutMs: number,
+  { readyMs, timeoutMs, pace }: { readyMs: number; timeoutMs: number; pace: ReplayPace | undefined },
   noise: Awaited<ReturnType<typeof noiseRules>>,
   progress: (file: string, settled: number, total: number) => void,
   signal: AbortSignal,
@@ -279,6 +299,7 @@ async function runMergedSummary(
     noise,
     ignore: options.ignore,
     ...(options.grpcPeer !== undefined ? { grpcPeer: options.grpcPeer } : {}),
+    ...(pace ? { pace } : {}),
     tool: TOOL_NAME,
     onProgress: (settled, total) => progress(name, settled, total),
     signal,
@@ -289,7 +310,7 @@ async function runMergedSummary(
 /** Replays the recordings and reports (see the module doc). */
 async function runRun(given: string[], options: RunCommandOptions): Promise<void> {
   const recordings = await recordingArguments(given);
-  const { concurrency, timeoutMs, readyMs, shard } = runSettings(options, recordings);
+  const { concurrency, timeoutMs, readyMs, shard, pace } = runSettings(options, recordings);
   const noise = await noiseRules(options.config);
   const keyring = await optionalKeyring(options.key);
   if (options.strict && !options.update && keyring === undefined) {
@@ -318,7 +339,7 @@ async function runRun(given: string[], options: RunCommandOptions): Promise<void
   let summary;
   try {
     summary = options.merge
-      ? await runMergedSummary(recordings, options, readyMs, timeoutMs, noise, progress, stop.signal)
+      ? await runMergedSummary(recordings, options, { readyMs, timeoutMs, pace }, noise, progress, stop.signal)
       : await runCorpus(recordings, {
           openPeer: peerFactory(options, readyMs),
           ...(options.golden !== undefined ? { golden: options.golden } : {}),
@@ -329,6 +350,7 @@ async function runRun(given: string[], options: RunCommandOptions): Promise<void
           noise,
           ignore: options.ignore,
           ...(options.grpcPeer !== undefined ? { grpcPeer: options.grpcPeer } : {}),
+          ...(pace ? { pace } : {}),
           tool: TOOL_NAME,
           concurrency,
           ...(shard ? { shard } : {}),
@@ -373,6 +395,13 @@ export function registerRun(program: Command): void {
         '--timeout-ms <n>',
         'how long to wait for a live answer before it counts as drift',
         String(DEFAULT_WAIT_MS),
+      )
+      .option(
+        '--pace <pace>',
+        'live peer (--peer, --peer-cmd): space the requests as recorded (recorded, the default), not at all ' +
+          '(none), or N times as fast (xN); a poll loop (GetTask reads of one task) is read again every few ms ' +
+          `(at most ${LIVE_POLL_MAX_MS}) until the peer shows the state it ended in, for up to ${POLL_BOUND_FACTOR}× ` +
+          `its recorded duration (at least ${POLL_BOUND_MIN_MS / 1000} s), else timing drift`,
       )
       .option('--ready-timeout-ms <n>', 'how long a --peer-cmd peer gets to answer its agent card', '15000')
       .option('--seed <n>', 'embedded peer: seed of its deterministic ids (default: as recorded, else 0)')

@@ -12,7 +12,7 @@
  * not end in a checkpoint included, unless --allow-open), 2 on a usage error (no such file, no
  * key, a bad --jobs).
  */
-import { open, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
 import { readObservedRequest } from '../../src/observe/dialect-view.js';
@@ -28,14 +28,16 @@ import { cosignaturesPathFor, parseCosignatureFile } from '../../src/receipts/co
 import { checkWitnessQuorum } from '../../src/receipts/witness-check.js';
 import { witnessKeys } from '../../src/record/witnesses.js';
 import { usageFailure } from '../record-flags.js';
-import { receiptLogInput } from '../collector-input.js';
+import { receiptLogInput } from '../../src/logs/collector-input.js';
+import { readFirstLine } from '../../src/logs/first-line.js';
 import { noteVerifierOf } from '../../src/receipts/log-tree.js';
 import { FleetLedger, fleetFails } from '../../src/receipts/fleet.js';
-import { type GivenLogs, fleetLines, fleetPauseJson } from '../fleet-logs.js';
-import { strayLogs, verifyGroupInto } from '../fleet-series.js';
+import { type GivenLogs, fleetLines, fleetPauseJson, manyLogs } from '../../src/logs/given-logs.js';
+import { strayLogs, verifyGroupInto } from '../../src/logs/group-series.js';
+import { outsideLines, seriesLine, verifySummary } from '../../src/logs/describe-verification.js';
+import { seriesFiles, verifySeries } from '../../src/receipts/series.js';
 import { CliExit, EXIT } from '../io.js';
 import type { SeriesResult } from '../../src/receipts/series.js';
-import { manyLogs, seriesLine, verifySeriesCommand } from '../series-verify.js';
 import {
   collect,
   type KeyOptions,
@@ -46,68 +48,6 @@ import {
   withKeyOptions,
   withOpenEndOptions,
 } from '../options.js';
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
-}
-
-/** One line: `ok` or the first bad line and why. */
-export function verifySummary(log: string, result: VerifyResult): string {
-  if (!result.ok && result.firstError) {
-    const where = result.firstError.line === 0 ? 'checkpoint file' : `line ${result.firstError.line}`;
-    return `${log}: INVALID at ${where}: ${result.firstError.reason}: ${result.firstError.message}`;
-  }
-  const parts = [
-    `${log}: ok: ${plural(result.receipts, 'receipt')}, ` +
-      `${plural(result.checkpoints, 'checkpoint')}, ${plural(result.lines, 'line')}`,
-    result.kids.length > 0 ? `kids ${result.kids.join(', ')}` : 'no receipts',
-    result.closed
-      ? 'closed by a checkpoint'
-      : result.vouched === result.receipts && result.checkpoints > 0 && result.version !== 2
-        ? `OPEN: ends at an intermediate checkpoint, not the closing one (lines after it may have been cut)`
-        : `OPEN: ${result.vouched} of ${plural(result.receipts, 'receipt')} vouched for by a checkpoint, ` +
-          `${result.receipts - result.vouched} after the last one not`,
-  ];
-  if (result.version === 2)
-    parts.push('format version 2: no checkpoint is marked closing, so a cut at a checkpoint cannot be told');
-  if (result.bound)
-    parts.push(
-      `bound to recording ${result.bound.id} (${plural(result.bound.lines, 'line')})` +
-        (result.recordingCheck === 'bound' ? ', which the recording given matches' : ''),
-    );
-  else if (result.recordingCheck === 'id only')
-    parts.push('not bound to a recording: only the recording id given was compared');
-  else if (result.closed) parts.push('not bound to a recording');
-  if (result.notes > 0)
-    parts.push(`${plural(result.notes, 'checkpoint note')} of ${result.origin} match the Merkle tree of the lines`);
-  if (result.anchored) parts.push('matches the outside checkpoint');
-  if (result.tornTail !== null) parts.push(`torn tail at line ${result.tornTail} skipped`);
-  if (result.receiptSignatures === 'unchecked')
-    parts.push('receipt HMACs NOT checked (public key only; chain, sequence and checkpoints verified)');
-  return parts.join('; ');
-}
-
-/**
- * Version 5: the resumptions of suspensions outside the log (docs/design.md §17), one line for the
- * count, then one per reference listed. Not holes: they pair only with another recorder's log.
- */
-export function outsideLines(log: string, result: VerifyResult): string[] {
-  if (result.outsideCount === 0) return [];
-  const tasks = [...new Set(result.outside.map((o) => o.taskId))];
-  const lines = [
-    `${log}: ${plural(result.outsideCount, 'resumption')} of suspensions outside this log: ` +
-      `task ${tasks.join(', task ')}${result.outside.length < result.outsideCount ? ', ...' : ''}`,
-  ];
-  for (const o of result.outside)
-    lines.push(
-      `${log}:${o.line}: seq ${o.seq}: task ${o.taskId} ${o.outcome}, pause ` +
-        `${o.resumeTokenHash === null ? '' : `token ${o.resumeTokenHash}`}` +
-        `${o.resumeTokenHash !== null && o.pausedAt !== null ? ', ' : ''}` +
-        `${o.pausedAt === null ? '' : `pausedAt ${o.pausedAt}`}` +
-        `${o.resumeTokenHash === null && o.pausedAt === null ? 'identified by its task alone' : ''}`,
-    );
-  return lines;
-}
 
 /** Incomplete entries of a recording named by line; past this many they are only counted. */
 const INCOMPLETE_LISTED = 100;
@@ -121,10 +61,8 @@ const INCOMPLETE_LISTED = 100;
 async function checkRecording(log: string, recording: string): Promise<{ ok: boolean; lines: string[] }> {
   let logRecording: unknown;
   try {
-    // The header is line 1, well within its first 64 KiB: the log itself is never read whole.
-    const handle = await open(log, 'r');
-    const { buffer, bytesRead } = await handle.read(Buffer.alloc(1 << 16), 0, 1 << 16, 0).finally(() => handle.close());
-    const first = buffer.subarray(0, bytesRead).toString('utf8').split('\n', 1)[0] ?? '';
+    // The header is line 1, read to its end (a continued log's can be long); never the log whole.
+    const first = await readFirstLine(log);
     logRecording = (JSON.parse(first) as { recording?: unknown }).recording;
   } catch {
     logRecording = undefined;
@@ -346,6 +284,38 @@ async function verifyFleet(
     process.stdout.write(lines.map((l) => `${printable(l)}\n`).join(''));
   }
   if (!ok || fleetFails(verdict)) throw new CliExit(EXIT.drift, '');
+}
+
+/** Verifies the series and prints one line per log and one for the series. */
+async function verifySeriesCommand(
+  logs: readonly string[],
+  options: KeyOptions & OpenEndOptions & { json?: boolean; jobs?: string; since?: string },
+  /** `verify`'s one-line summary of a log. */
+  verifySummary: (log: string, result: VerifyResult) => string,
+): Promise<void> {
+  for (const [flag, given] of [
+    ['--checkpoint', options.checkpoint],
+    ['--recording', options.recording],
+    ['--since', options.since],
+  ] as const)
+    if (given !== undefined) throw new CliExit(EXIT.usage, `${flag} applies to one log, not to a series`);
+  let files: string[];
+  try {
+    files = await seriesFiles(logs);
+  } catch (error) {
+    if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
+    throw error;
+  }
+  const inputs = await loadVerifyInputs(files[0]!, options);
+  const series = await verifySeries(files, { keyring: inputs.keyring, ...openEnd(options) });
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify(series)}\n`);
+  } else {
+    const lines = series.members.map((m) => `${m.position}: ${verifySummary(m.path, m.result)}`);
+    lines.push(seriesLine(series));
+    process.stdout.write(`${lines.map((l) => printable(l)).join('\n')}\n`);
+  }
+  if (!series.ok) throw new CliExit(EXIT.drift, '');
 }
 
 export function registerVerify(program: Command): void {

@@ -100,6 +100,24 @@ export function grpcTimeoutMs(value: string | undefined): number | undefined {
   return Number(m[1]) * (UNITS[m[2] as string] as number);
 }
 
+/**
+ * `ms` milliseconds as a `grpc-timeout` value (at most 8 digits and a unit): in milliseconds while
+ * they fit, else in whole seconds, minutes or hours rounded up, so it is never shorter.
+ */
+export function grpcTimeoutValue(ms: number): string {
+  const whole = Math.max(0, Math.ceil(ms));
+  for (const [unit, size] of [
+    ['m', 1],
+    ['S', 1000],
+    ['M', 60_000],
+    ['H', 3_600_000],
+  ] as const) {
+    const count = Math.ceil(whole / size);
+    if (count <= 99_999_999) return `${count}${unit}`;
+  }
+  return '99999999H';
+}
+
 /** `grpc-message` as sent (percent-encoded UTF-8), decoded; an escape that does not decode stays as it is. */
 export function grpcMessageText(value: string): string {
   try {

@@ -1,7 +1,8 @@
 /**
  * @module intercept/flights
- * The exchanges a recording proxy has in flight, so that closing it can wait for them for a
- * grace period and then cut the rest (each recorded as an `error` entry by its abort).
+ * The exchanges a recording proxy has in flight, so that closing it can wait for them (an answer
+ * still awaited for a drain bound, an open stream for a grace period) and then cut the rest (each
+ * recorded as an `error` entry by its abort).
  *
  * They are kept in a doubly linked list, not a `Set` (docs/design.md §5, "How the recording writer
  * keeps this cheap"): every exchange is added and removed once, and a `Set` with that churn keeps
@@ -24,6 +25,11 @@ export class Flight {
   next: Flight | undefined;
   /** @internal */
   linked = false;
+  /**
+   * The answer is a stream (SSE, a gRPC server stream) whose head has come: it may stay open for
+   * hours, so a stop gives it the grace period, not the drain bound of an answer still awaited.
+   */
+  streaming = false;
 
   constructor(abort: (reason: string) => void) {
     this.abort = abort;
@@ -33,7 +39,8 @@ export class Flight {
 export class Flights {
   #head: Flight | undefined;
   #size = 0;
-  #idle: (() => void) | undefined;
+  /** While {@link settled} waits: checks whether it may resolve. */
+  #check: (() => void) | undefined;
 
   get size(): number {
     return this.#size;
@@ -60,17 +67,44 @@ export class Flights {
     flight.next = undefined;
     flight.linked = false;
     this.#size -= 1;
-    if (this.#size === 0) this.#idle?.();
+    this.#check?.();
   }
 
-  /** Resolves once no exchange is in flight, or after `graceMs`, whichever comes first. */
-  settled(graceMs: number): Promise<void> {
+  /** `flight`'s answer is a stream whose head has come (see {@link Flight.streaming}). */
+  streaming(flight: Flight): void {
+    flight.streaming = true;
+    this.#check?.();
+  }
+
+  /** How many exchanges in flight are open streams ({@link streaming}). */
+  get streams(): number {
+    let count = 0;
+    for (let flight = this.#head; flight !== undefined; flight = flight.next) if (flight.streaming) count += 1;
+    return count;
+  }
+
+  /**
+   * Resolves once no exchange is in flight; or once `graceMs` have passed and only open streams
+   * are left; or after `drainMs` (at least `graceMs`), whichever comes first: an answer still
+   * awaited (a `finish_step` pause) is read for up to `drainMs`, an open stream for `graceMs`.
+   */
+  settled(graceMs: number, drainMs = graceMs): Promise<void> {
     if (this.#size === 0) return Promise.resolve();
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, graceMs);
-      this.#idle = () => {
-        clearTimeout(timer);
+      let graceOver = false;
+      const done = (): void => {
+        clearTimeout(graceTimer);
+        clearTimeout(drainTimer);
+        this.#check = undefined;
         resolve();
+      };
+      const graceTimer = setTimeout(() => {
+        graceOver = true;
+        this.#check?.();
+      }, graceMs);
+      const drainTimer = setTimeout(done, Math.max(graceMs, drainMs));
+      this.#check = () => {
+        if (this.#size === 0 || (graceOver && this.streams === this.#size)) done();
       };
     });
   }

@@ -20,6 +20,7 @@ import { type CardAnswer, type CardRewrites, cardAnswerOf, passCardAnswer } from
 import { type Exchange, type ExchangeRecorder, RESPONSE_CUT_MESSAGE } from './exchange-recorder.js';
 import type { Flights } from './flights.js';
 import { relayHeld } from './held-relay.js';
+import { mediaType } from './http-headers.js';
 import { answerOwn, jsonRpcIdOf, targetOf } from './proxy-answers.js';
 import { refuseUndurable } from './proxy-refusals.js';
 import type { Upstream } from './upstream.js';
@@ -139,6 +140,8 @@ export function forwardExchange(
     const status = upstreamRes.statusCode ?? 502;
     exchange.head(status, upstreamRes.headers);
     const card = cardAnswerOf(req.method ?? 'GET', path, body, status, upstreamRes.headers);
+    // An event stream may go on for hours: a stop gives it the grace period (src/intercept/flights.ts).
+    if (mediaType(upstreamRes.headers['content-type']) === 'text/event-stream') flights.streaming(flight);
     upstreamRes.on('error', () => {
       // reported through 'close' below
     });

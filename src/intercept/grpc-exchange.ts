@@ -26,13 +26,23 @@ import {
   readGrpcMessage,
   statusDetailsJson,
 } from '../grpc/grpc-wire.js';
-import type { GrpcMethod } from '../grpc/methods.js';
+import { type GrpcMethod, grpcMethodOfPath } from '../grpc/methods.js';
+import { GrpcStatus } from '../grpc/status-codes.js';
 import type { EntryGrpc, EntryHttp } from '../recording/format.js';
 import type { EntryDraft } from '../recording/recording-writer.js';
 import { type ObservedBody, bodyRecord, sha256Of } from './body-record.js';
 import type { ExchangeRecorder } from './exchange-recorder.js';
 import type { Hold } from './hold-gate.js';
 import { recordedHeaders } from './http-headers.js';
+
+/** The methods whose call can move a task into or out of PAUSED (docs/design.md §16). */
+export const MOVING_METHODS: ReadonlySet<string> = new Set([
+  'SendMessage',
+  'SendStreamingMessage',
+  'CancelTask',
+  'PauseTask',
+  'ResumeTask',
+]);
 
 /** Trailers recorded in `grpc`, not among the headers. */
 const STATUS_TRAILERS = new Set(['grpc-status', 'grpc-message', GRPC_STATUS_DETAILS_KEY]);
@@ -83,6 +93,8 @@ export class GrpcExchange {
   #answers = 0;
   #unreadable: string | undefined;
   #holds: Hold[] = [];
+  /** Why the client does not get this answer, once it does not ({@link undelivered}). */
+  #undelivered: string | undefined;
 
   /** Records nothing yet: the request entry is written once its message is whole ({@link requestEnd}). */
   constructor(recorder: ExchangeRecorder, headers: IncomingHttpHeaders, method: GrpcMethod | undefined) {
@@ -116,6 +128,15 @@ export class GrpcExchange {
       (refusals) => refusals.find((refusal) => typeof refusal === 'string'),
       () => undefined,
     );
+  }
+
+  /**
+   * The client will not get this answer (it cancelled, or its deadline passed): `why` goes on the
+   * entry that ends the call, which the forwarder still records as it reads the answer on. The
+   * first reason stays; after the call ended it changes nothing.
+   */
+  undelivered(why: string): void {
+    if (this.#phase !== 'done') this.#undelivered ??= why;
   }
 
   /** A request message arrived whole. */
@@ -241,8 +262,9 @@ export class GrpcExchange {
       const headers = this.#recorder.redact({ ...grpcMetadata(this.#responseHeaders), ...grpcMetadata(trailers) });
       const status = Number(firstHeader(this.#responseHeaders ?? trailers, ':status') ?? 200);
       const http: EntryHttp = { ...this.#http, status, headers };
+      const ending = { ...this.#unknownOutcome(grpc), ...this.#undeliveredField() };
       if (this.#method?.stream === true) {
-        this.#emit({ kind: 'end', http, grpc });
+        this.#emit({ kind: 'end', http, grpc, ...ending });
         return;
       }
       const encoding = firstHeader(this.#responseHeaders, 'grpc-encoding');
@@ -257,16 +279,42 @@ export class GrpcExchange {
         if (this.#answer.compressed && encoding !== undefined) grpc.encoding = encoding;
       }
       this.#answer = undefined;
-      this.#emit({ kind: 'response', http, ...body.fields, grpc }, body.observed);
+      this.#emit({ kind: 'response', http, ...body.fields, ...ending, grpc }, body.observed);
     });
   }
 
-  /** The call broke (`why`), with the status the recorder answered the client, if it did. */
-  fail(why: string, grpc: EntryGrpc = {}): void {
+  /**
+   * The call broke (`why`), with the status the recorder answered the client, if it did;
+   * `incomplete`: the peer may have acted on it, and its answer was not read (said so).
+   */
+  fail(why: string, grpc: EntryGrpc = {}, incomplete?: string): void {
     this.requestEnd();
     if (this.#phase === 'done') return;
     this.#phase = 'done';
-    this.#guard(() => this.#emit({ kind: 'error', http: { ...this.#http }, error: why, grpc }));
+    const fields = { ...(incomplete === undefined ? {} : { incomplete }), ...this.#undeliveredField() };
+    this.#guard(() => this.#emit({ kind: 'error', http: { ...this.#http }, error: why, grpc, ...fields }));
+  }
+
+  #undeliveredField(): Pick<EntryDraft, 'undelivered'> {
+    return this.#undelivered === undefined ? {} : { undelivered: this.#undelivered };
+  }
+
+  /**
+   * A call that can move a pause which the peer itself ended with DEADLINE_EXCEEDED or CANCELLED:
+   * the peer may carry it out after answering (grpc-js runs the handler on), and the wire shows
+   * nothing of it, so the entry is `incomplete` saying so (docs/design.md §16), which `lost` and
+   * `verify` report: never a pause silently without its receipt.
+   */
+  #unknownOutcome(grpc: EntryGrpc): Pick<EntryDraft, 'incomplete'> {
+    const name = grpcMethodOfPath(this.#http.path)?.name;
+    if (name === undefined || !MOVING_METHODS.has(name)) return {};
+    if (grpc.status !== GrpcStatus.DEADLINE_EXCEEDED && grpc.status !== GrpcStatus.CANCELLED) return {};
+    const status = grpc.status === GrpcStatus.CANCELLED ? 'CANCELLED' : 'DEADLINE_EXCEEDED';
+    return {
+      incomplete:
+        `the peer answered this ${name} ${status}: it may have carried the call out after that, and ` +
+        'nothing on the wire says whether it did, so a pause or resume it made has no receipt',
+    };
   }
 
   /** A message's entry fields: its ProtoJSON as a body (tokens as placeholders, cut over the cap), or a note. */

@@ -9,13 +9,17 @@
  * - A target that servers read differently (src/http/request-target.ts: a dot segment, `%2F`,
  *   `%5C`, a backslash, a fragment, a `;` parameter): the upstream could carry out a call the
  *   observer reads otherwise. HTTP 400.
+ * - A target that names no A2A call as the client sent it but an HTTP+JSON one under the
+ *   upstream's base path (`--upstream http://peer/rest/tasks`, `POST /t-1:pause`): the peer would
+ *   carry out a call the recording does not show. HTTP 400 saying where to point `--upstream`.
  * - An answer that shows a pause or resume whose receipt could not be made durable (a full disk,
  *   docs/design.md §5): HTTP 503 in place of the peer's answer, or, on an event stream already
  *   started, an error event in place of the held event, and the stream's end.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type OwnAnswer, ownAnswerBody } from '../http/json-answer.js';
-import { type TargetReading, refusedTargetMessage } from '../http/request-target.js';
+import { type TargetReading, refusedTargetMessage, underBase } from '../http/request-target.js';
+import { matchRestTail } from '../protocol/rest-binding.js';
 import { sseFrame } from '../http/sse-writer.js';
 import { CONTROL_PATH } from '../protocol/methods.js';
 import type { ExchangeRecorder } from './exchange-recorder.js';
@@ -86,6 +90,37 @@ export function refuseTarget(
   const why = refusedTargetMessage(reading.ambiguity ?? '');
   const method = req.method ?? 'GET';
   recorder.request({ method, path: reading.sent, headers: req.headers, body }).fail(`${why}; not forwarded`);
+  answerOwn(req, res, { status: 400, name: 'INVALID_REQUEST', message: why, id: jsonRpcIdOf(body) });
+}
+
+/**
+ * Why the peer would read `verb path` under the upstream's `basePath` as an HTTP+JSON call that the
+ * recording, which keeps the path as the client sent it, does not show; undefined when it would
+ * not (no base path, the path names a call itself, or the composed one names none). The recorder
+ * reads the base path as where the A2A interface is mounted (docs/design.md §5), as it rewrites
+ * the agent card; a base path that is part of a route is refused, never observed as another call.
+ */
+export function composedCallProblem(basePath: string, verb: string, path: string): string | undefined {
+  if (basePath === '' || matchRestTail(verb, path).kind === 'route') return undefined;
+  const composed = underBase(basePath, path);
+  const match = matchRestTail(verb, composed);
+  if (match.kind !== 'route') return undefined;
+  return (
+    `the request target is refused: under the upstream's base path ${basePath} the peer gets ${verb} ${composed}, ` +
+    `an HTTP+JSON ${match.method}${match.id === undefined ? '' : ` of task ${match.id}`}, while ${path} names no ` +
+    'A2A call, so the recording would not show it; give --upstream the URL the A2A interface is mounted at'
+  );
+}
+
+/** Records and refuses (400) a request whose target names a call only under the upstream's base path. */
+export function refuseComposed(
+  recorder: ExchangeRecorder,
+  req: IncomingMessage,
+  res: ServerResponse,
+  body: Buffer,
+  why: string,
+): void {
+  recorder.request({ method: req.method ?? 'GET', path: targetOf(req), headers: req.headers, body }).fail(why);
   answerOwn(req, res, { status: 400, name: 'INVALID_REQUEST', message: why, id: jsonRpcIdOf(body) });
 }
 

@@ -35,7 +35,7 @@ import { type TLSSocket, createServer as createTlsServer } from 'node:tls';
 import { A2aReplayError, describeError } from '../errors.js';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits, limitedServerOptions } from '../http/limits.js';
 import { isLoopbackHost } from '../http/loopback.js';
-import { readTarget } from '../http/request-target.js';
+import { basePathOf, readTarget } from '../http/request-target.js';
 import {
   type SniffOptions,
   type TransportRoutes,
@@ -50,10 +50,13 @@ import type { GrpcForwardContext, GrpcRefusalKind, forwardGrpcCall } from './grp
 import { openGrpcUpstream } from './grpc-upstream.js';
 import { answerOwn, targetOf } from './proxy-answers.js';
 import { type ProxyLimits, guardProxy } from './proxy-limits.js';
-import { isControlTarget, refuseControl, refuseTarget } from './proxy-refusals.js';
+import { composedCallProblem, isControlTarget, refuseComposed, refuseControl, refuseTarget } from './proxy-refusals.js';
 import { type UpstreamTls, openUpstream } from './upstream.js';
 
 export { CONTROL_REFUSED_MESSAGE, isControlTarget } from './proxy-refusals.js';
+
+/** Default time a stop gives the open streams (SSE, gRPC server streams) before it cuts them. */
+export const DEFAULT_GRACE_MS = 2000;
 
 /** Default time the upstream has to send its response head. */
 export const DEFAULT_UPSTREAM_TIMEOUT_MS = 30_000;
@@ -117,13 +120,17 @@ export interface RecordingProxy {
   readonly server: Server;
   /** Exchanges still in flight. */
   readonly inFlight: number;
+  /** Of those, the open streams (SSE, gRPC server streams) whose head has come. */
+  readonly streamsInFlight: number;
   /** Whether `/control` requests are forwarded (see {@link RecordingProxyOptions.forwardControl}). */
   readonly forwardsControl: boolean;
   /**
-   * Stops accepting, lets exchanges in flight finish for up to `graceMs` (default 2000), then
-   * cuts the rest (recorded as `error` entries) and closes every connection.
+   * Stops accepting, reads the answers still awaited for up to `drainMs` (default: the proxy's
+   * `followMs`, so that a deploy does not cut a `finish_step` pause the peer carries out anyway)
+   * and open streams for up to `graceMs` (default {@link DEFAULT_GRACE_MS}), then cuts the rest
+   * (recorded as `error` entries) and closes every connection (docs/design.md §5).
    */
-  close(options?: { graceMs?: number }): Promise<void>;
+  close(options?: { graceMs?: number; drainMs?: number }): Promise<void>;
 }
 
 /**
@@ -171,13 +178,16 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     grpc: { hostname: grpcUpstream.hostname, port: grpcUpstream.port },
     cards: new CardRewrites(),
   };
+  const drainMs = forwarding.followMs;
 
   // What a request within the limits gets: refused (/control, an ambiguous target) or forwarded.
   const route = (req: IncomingMessage, res: ServerResponse, body: Buffer): void => {
     try {
       const reading = readTarget(req.url ?? '/');
+      const composed = composedCallProblem(basePathOf(upstream.url), req.method ?? 'GET', reading.path);
       if (!forwardControl && isControlTarget(targetOf(req))) refuseControl(recorder, req, res, body);
       else if (reading.ambiguity !== undefined) refuseTarget(recorder, req, res, body, reading);
+      else if (composed !== undefined) refuseComposed(recorder, req, res, body, composed);
       else forwardExchange(forwarding, req, res, body);
     } catch (error) {
       answerOwn(req, res, { status: 500, name: 'INTERNAL', message: `proxy failure: ${describeError(error)}` });
@@ -197,12 +207,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   const proxyLimits = guardProxy(server, limits, recorder);
 
-  const grpcForwarding: GrpcForwardContext = {
-    upstream: grpcUpstream,
-    recorder,
-    flights,
-    warn: (kind, message) => options.onGrpcRefusal?.(kind, message),
-  };
+  const warn = (kind: GrpcRefusalKind, message: string): void => options.onGrpcRefusal?.(kind, message);
+  const grpcForwarding: GrpcForwardContext = { upstream: grpcUpstream, recorder, flights, followMs: drainMs, warn };
   const h2 = createHttp2Server();
   const sessions = new Set<Http2Session>();
   /** Every connection the port accepted and not yet closed (cleartext; TLS ones are the TLS server's). */
@@ -246,6 +252,9 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
     get inFlight() {
       return flights.size;
     },
+    get streamsInFlight() {
+      return flights.streams;
+    },
     forwardsControl: forwardControl,
     close(closeOptions = {}) {
       closing ??= (async () => {
@@ -253,7 +262,8 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
         server.close();
         server.closeIdleConnections();
         for (const session of sessions) session.close();
-        if (flights.size > 0) await flights.settled(closeOptions.graceMs ?? 2000);
+        const graceMs = closeOptions.graceMs ?? DEFAULT_GRACE_MS;
+        if (flights.size > 0) await flights.settled(graceMs, closeOptions.drainMs ?? drainMs);
         flights.abortAll('the recorder stopped while the exchange was open');
         server.closeAllConnections();
         for (const session of sessions) session.destroy();

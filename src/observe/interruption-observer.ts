@@ -11,7 +11,14 @@ import { buildContinuationDraft, buildInterruptionDraft } from '../receipts/inte
 import type { ContinuationCause } from '../receipts/types.js';
 import type { EntryRef, Fact, FactOf, Origin } from './fact.js';
 import type { LostInterruptionReason } from '../tracing/span-events.js';
-import type { CarriedInterruption, Interruption, InterruptionActions, When } from './interruption.js';
+import type {
+  CarriedInterruption,
+  ContinuingMessage,
+  Interruption,
+  InterruptionActions,
+  StrayMessage,
+  When,
+} from './interruption.js';
 import { ATTR_INTERRUPTED_AT, ATTR_RECORDING_ENTRY_SEQ, ATTR_TASK_STATE } from '../tracing/attributes.js';
 import { attributes, childSpan, contextAttributes, rootSpan } from './observer-spans.js';
 import { continuationSpanEvents, interruptionSpanEvents } from './interruption-spans.js';
@@ -73,8 +80,7 @@ export class InterruptionObserver implements InterruptionActions {
       }
       case 'TaskSeen': {
         const { taskId, contextId } = fact.task;
-        if (contextId === null || this.byTask.has(taskId) || store.tasks.has(taskId) || store.retired.has(taskId))
-          return;
+        if (contextId === null || this.byTask.has(taskId) || store.isKnown(taskId)) return;
         this.#inContext(contextId, taskId, fact);
         return;
       }
@@ -166,7 +172,7 @@ export class InterruptionObserver implements InterruptionActions {
   open(fact: FactOf<'InterruptedSeen'>): void {
     const store = this.#store;
     const { taskId } = fact.task;
-    const task = store.tasks.get(taskId);
+    const task = store.followed(taskId);
     const contextId = fact.task.contextId ?? task?.contextId ?? null;
     const key = interruptionKey(fact.entry.seq);
     const span = task ? childSpan(store.ctx.recordingId, key, task.span) : rootSpan(store.ctx.recordingId, key);
@@ -209,6 +215,18 @@ export class InterruptionObserver implements InterruptionActions {
     store.emit([...spans.map((event) => ({ type: 'span' as const, event })), { type: 'interruption', key, draft }]);
   }
 
+  answered(i: Interruption, message: ContinuingMessage): void {
+    i.answer = message;
+  }
+
+  strayMessage(i: Interruption, message: StrayMessage): void {
+    i.stray ??= message;
+  }
+
+  answerRefused(i: Interruption): void {
+    i.answer = undefined;
+  }
+
   seenAgain(i: Interruption, origin: Origin): void {
     if (origin.kind !== 'stream') return;
     i.caughtUp.add(origin.xid);
@@ -232,7 +250,7 @@ export class InterruptionObserver implements InterruptionActions {
   continueByEnd(i: Interruption, entry: EntryRef, cause: 'canceled' | 'failed'): void {
     const cancel =
       cause === 'canceled'
-        ? [...(this.#store.tasks.get(i.taskId)?.closers.values() ?? [])].find((c) => c.kind === 'cancel')
+        ? [...(this.#store.followed(i.taskId)?.closers.values() ?? [])].find((c) => c.kind === 'cancel')
         : undefined;
     this.#continue(i, entry, {
       cause,
@@ -245,7 +263,7 @@ export class InterruptionObserver implements InterruptionActions {
 
   /** AUTH_REQUIRED moved on with no message: credentials came out of band (a control call naming the task). */
   continueOutOfBand(i: Interruption, entry: EntryRef): void {
-    const control = this.#store.fireByTask.get(i.taskId);
+    const control = this.#store.controlOnTask(i.taskId);
     const after = control !== undefined && control.seq > i.openSeq ? control : undefined;
     this.#continue(i, entry, {
       cause: 'out_of_band',
@@ -280,7 +298,7 @@ export class InterruptionObserver implements InterruptionActions {
       entries: [i.openSeq, ...how.from, ...(when.seq === null ? [] : [when.seq])],
       span: rootSpan(store.ctx.recordingId, key),
       interruptionSpan: i.span,
-      binding: store.tasks.get(i.taskId)?.binding ?? 'JSONRPC',
+      binding: store.followed(i.taskId)?.binding ?? 'JSONRPC',
     });
     const spans = continuationSpanEvents({
       key,

@@ -96,6 +96,12 @@ export interface InterruptionActions {
    * interrupted: same state, prompt and status timestamp.
    */
   lostSeenAgain(fact: FactOf<'InterruptedSeen'>): boolean;
+  /** A client message named the interrupted task: its answer, continuing it once the task moves on. */
+  answered(i: Interruption, message: ContinuingMessage): void;
+  /** A message in its context named no task or another (the first such is kept). */
+  strayMessage(i: Interruption, message: StrayMessage): void;
+  /** The client's answer was refused: it continues nothing. */
+  answerRefused(i: Interruption): void;
   /** The task was seen interrupted: an interruption opens and its receipt is drafted. */
   open(fact: FactOf<'InterruptedSeen'>): void;
   seenAgain(i: Interruption, origin: Origin): void;

@@ -3,36 +3,37 @@
  * What the PauseObserver keeps (docs/design.md §14.1, §14.6) and the state changes the rules of
  * `observe/rules` ask for: tasks by id and each task's suspensions by state (`open`, `resuming`,
  * `pending`, `kept-aside`), ended pauses by token, the peer-clock deadline heap, control calls by
- * event name and task. Rules decide; the store applies a decision (moving a suspension from one
- * container to the next and keeping the indexes true) and stamps every verdict it emits with the id
- * of the rule firing (docs/design.md §14.8). No clock, no randomness, no I/O.
+ * event name and task. Rules decide; the store applies a decision through the actions port it
+ * implements (`observe/pause-actions`), moving a suspension from one container to the next and
+ * keeping the indexes true, and stamps every verdict it emits with the id of the rule firing
+ * (docs/design.md §14.8). Every field is its own. No clock, no randomness, no I/O.
  */
 import type { OutsideSuspension } from '../receipts/types.js';
-import type { CarriedSuspension, FiredRule, ObservedTask, OpenSuspension } from './observed-task.js';
-import { ATTR_RULE } from '../tracing/attributes.js';
+import type { CarriedSuspension, FiredRule, ObservedTask } from './observed-task.js';
 import type { LostPauseReason, SpanEvent } from '../tracing/span-events.js';
 import { BoundedMap } from '../bounded-map.js';
 import { DeadlineHeap } from './deadline-heap.js';
-import type { ControlCall, EntryRef, Fact, Origin } from './fact.js';
+import { newCloser } from './closer-call.js';
+import { stamped } from './verdict-stamp.js';
+import type { ControlCall, EntryRef, Fact } from './fact.js';
 import type { FindingCode, ObserverFinding } from './findings.js';
-import { type Evidence, type Explanation, attributeAnnounced } from './explanations.js';
+import { type Evidence } from './explanations.js';
+import type { PauseActions } from './pause-actions.js';
 import {
   type RuleContext,
   type TaskView,
   carriedOpen,
   closedBy,
-  closingOf,
   deadlinesOf,
-  entryResumeSpan,
+  finishResume,
   lose,
   outsideResumption,
   requestPause,
   resumption,
   startResume,
 } from './lifecycle.js';
-import { resumeKey, rootSpan, taskAttributes, taskSpanKey } from './observer-spans.js';
+import { rootSpan, taskAttributes, taskSpanKey } from './observer-spans.js';
 import { PeerClock } from './peer-clock.js';
-import type { ResumeSignal } from './sightings.js';
 import type {
   Closer,
   Closing,
@@ -40,6 +41,7 @@ import type {
   ResumeSpan,
   SuspensionEnded,
   SuspensionIdentity,
+  SuspensionKeptAside,
   SuspensionLive,
   SuspensionOpen,
   SuspensionPending,
@@ -52,7 +54,7 @@ interface RetiredTask {
   last: ObservedTask['last'];
 }
 
-interface DeadlineItem {
+export interface DeadlineItem {
   key: string;
   taskId: string;
   which: 'trigger' | 'timeout';
@@ -65,39 +67,112 @@ const ENDED_MEMORY = 4096;
 /** FireEvent calls remembered by event name and by `payload.taskId`. */
 const CONTROL_MEMORY = 1024;
 
-export class ObserverStore {
-  readonly ctx: RuleContext;
-  readonly tasks = new Map<string, ObservedTask>();
-  readonly retired = new BoundedMap<string, RetiredTask>(RETIRED_MEMORY);
-  readonly ended = new BoundedMap<string, SuspensionEnded>(ENDED_MEMORY);
+export class ObserverStore implements PauseActions {
+  readonly #ctx: RuleContext;
+  readonly #tasks = new Map<string, ObservedTask>();
+  readonly #retired = new BoundedMap<string, RetiredTask>(RETIRED_MEMORY);
+  readonly #ended = new BoundedMap<string, SuspensionEnded>(ENDED_MEMORY);
   /** Open suspensions (key → task id), in the order they were proven. */
-  readonly open = new Map<string, string>();
+  readonly #open = new Map<string, string>();
   /** Resuming suspensions (key → task id), in the order their race began. */
-  readonly resuming = new Map<string, string>();
-  readonly deadlines = new DeadlineHeap<DeadlineItem>((d) => this.tasks.get(d.taskId)?.open?.key === d.key);
-  readonly fireByName = new BoundedMap<string, ControlCall>(CONTROL_MEMORY);
-  readonly fireByTask = new BoundedMap<string, ControlCall>(CONTROL_MEMORY);
-  fireAny: ControlCall | undefined;
-  advance: ControlCall | undefined;
-  readonly clock = new PeerClock();
-  readonly touched = new Set<ObservedTask>();
+  readonly #resuming = new Map<string, string>();
+  readonly #deadlines = new DeadlineHeap<DeadlineItem>((d) => this.#tasks.get(d.taskId)?.open?.key === d.key);
+  readonly #fireByName = new BoundedMap<string, ControlCall>(CONTROL_MEMORY);
+  readonly #fireByTask = new BoundedMap<string, ControlCall>(CONTROL_MEMORY);
+  #fireAny: ControlCall | undefined;
+  #advance: ControlCall | undefined;
+  readonly #clock = new PeerClock();
+  readonly #touched = new Set<ObservedTask>();
   /** Tasks the entry observed last showed past a pause that only a later entry can receipt. */
-  readonly awaited: string[] = [];
+  readonly #awaited: string[] = [];
   /** Rules fired by the entry observed last (or by `finish`). */
-  readonly fired: FiredRule[] = [];
-  out: ObserverOutput[] = [];
+  readonly #fired: FiredRule[] = [];
+  #out: ObserverOutput[] = [];
   /** The rules firing, innermost last: the last one names the verdicts emitted now. */
   readonly #firing: string[] = [];
 
   constructor(ctx: RuleContext) {
-    this.ctx = ctx;
+    this.#ctx = ctx;
+  }
+
+  get ctx(): RuleContext {
+    return this.#ctx;
+  }
+
+  // ---- one entry (or the end) at a time ----
+
+  /** What is emitted from now on goes to `out`; the rules fired and the tasks awaited start afresh. */
+  begin(out: ObserverOutput[]): void {
+    this.#out = out;
+    this.#fired.length = 0;
+    if (this.#awaited.length > 0) this.#awaited.length = 0;
+  }
+
+  /** The entry is done: each finished task it touched that nothing can still refer to is retired. */
+  end(): void {
+    for (const task of this.#touched) this.#maybeRetire(task);
+    this.#touched.clear();
+  }
+
+  /** Pauses carried in before the first entry touch nothing an entry retires. */
+  untouch(): void {
+    this.#touched.clear();
+  }
+
+  /** Tasks the entry observed last showed past a pause that only a later entry can receipt. */
+  get awaited(): readonly string[] {
+    return this.#awaited;
+  }
+
+  /** Rules fired by the entry observed last (or by `finish`), in firing order. */
+  get fired(): readonly FiredRule[] {
+    return this.#fired;
+  }
+
+  awaitLater(task: ObservedTask): void {
+    this.#awaited.push(task.taskId);
+  }
+
+  /** What the store holds (docs/design.md §14.6). */
+  sizes() {
+    return {
+      tasks: this.#tasks.size,
+      retiredTasks: this.#retired.size,
+      openSuspensions: this.#open.size,
+      resumingSuspensions: this.#resuming.size,
+      recentlyEnded: this.#ended.size,
+      deadlines: this.#deadlines.size,
+      controlsByName: this.#fireByName.size,
+      controlsByTask: this.#fireByTask.size,
+    };
+  }
+
+  // ---- the peer's clock ----
+
+  /** The peer stated `time` in an entry at `at`. */
+  reportTime(time: string, at: string): void {
+    this.#clock.report(time, at);
+  }
+
+  nowAt(at: string): number {
+    return this.#clock.nowAt(at);
+  }
+
+  peerNowMs(): number {
+    return this.#clock.latestMs;
+  }
+
+  /** The deadlines of open pauses the peer's clock has reached now, each once, earliest first. */
+  dueDeadlines(): readonly DeadlineItem[] {
+    const now = this.#clock.latestMs;
+    return Number.isNaN(now) ? [] : this.#deadlines.popDue(now).map((d) => d.item);
   }
 
   // ---- rules ----
 
   /** Runs `apply` as rule `rule`: what it emits names the rule; the firing is recorded. */
   firing(fired: FiredRule, apply: () => void): void {
-    this.fired.push(fired);
+    this.#fired.push(fired);
     this.#firing.push(fired.rule);
     try {
       apply();
@@ -111,17 +186,17 @@ export class ObserverStore {
   /** Receipt drafts take their task's binding (docs/design.md §15); verdicts name their rule. */
   emit(outputs: readonly ObserverOutput[]): void {
     const rule = this.#firing.at(-1);
-    const spans = this.ctx.spans !== false;
+    const spans = this.#ctx.spans !== false;
     for (const o of outputs) {
       if (o.type === 'span' && !spans) continue;
-      this.out.push(rule === undefined ? this.#bound(o) : stamped(this.#bound(o), rule));
+      this.#out.push(rule === undefined ? this.#bound(o) : stamped(this.#bound(o), rule));
     }
   }
 
   #bound(o: ObserverOutput): ObserverOutput {
     if (o.type === 'interruption' || o.type === 'continuation') return o;
     if (o.type !== 'suspension' && o.type !== 'resumption') return o;
-    const binding = this.tasks.get(o.draft.taskId)?.binding;
+    const binding = this.#tasks.get(o.draft.taskId)?.binding;
     if (binding === undefined || binding === o.draft.binding) return o;
     return o.type === 'suspension'
       ? { ...o, draft: { ...o.draft, binding } }
@@ -134,13 +209,13 @@ export class ObserverStore {
   }
 
   span(event: SpanEvent): void {
-    if (this.ctx.spans !== false) this.out.push({ type: 'span', event });
+    if (this.#ctx.spans !== false) this.#out.push({ type: 'span', event });
   }
 
   finding(code: FindingCode, seq: number | null, field: string, message: string, taskId?: string): void {
     const finding: ObserverFinding = { code, seq, field, message };
     if (taskId !== undefined) finding.taskId = taskId;
-    this.out.push({ type: 'finding', finding });
+    this.#out.push({ type: 'finding', finding });
   }
 
   // ---- calls ----
@@ -157,7 +232,7 @@ export class ObserverStore {
           ? (task.open ?? task.last)
           : this.byToken(task, fact.tokenHash)
         : task.open;
-    const c = this.#newCloser(fact, target);
+    const c = newCloser(this.#ctx.recordingId, fact, target);
     task.closers.set(fact.xid, c);
     const caller = fact.type === 'ResumeCalled' ? fact.parent : undefined;
     if (target) c.resume = this.emitStep(startResume(c.resume, { suspension: target, principal: c.principal, caller }));
@@ -165,59 +240,25 @@ export class ObserverStore {
 
   /** A control call is indexed as evidence: the latest AdvanceClock, FireEvent by name and task. */
   controlCalled(call: ControlCall): void {
-    if (call.method === 'AdvanceClock') this.advance = call;
+    if (call.method === 'AdvanceClock') this.#advance = call;
     else if (call.method === 'FireEvent') {
-      this.fireAny = call;
-      if (call.name !== undefined) this.fireByName.set(call.name, call);
-      if (call.payloadTaskId !== undefined) this.fireByTask.set(call.payloadTaskId, call);
+      this.#fireAny = call;
+      if (call.name !== undefined) this.#fireByName.set(call.name, call);
+      if (call.payloadTaskId !== undefined) this.#fireByTask.set(call.payloadTaskId, call);
     }
-  }
-
-  #newCloser(
-    fact: Extract<Fact, { type: 'ResumeCalled' | 'CancelCalled' }>,
-    target: SuspensionIdentity | undefined,
-  ): Closer {
-    const key = resumeKey(fact.entry.seq);
-    const resume: ResumeSpan = {
-      key,
-      seq: fact.entry.seq,
-      at: fact.entry.at,
-      span: rootSpan(this.ctx.recordingId, key),
-      phase: 'unstarted',
-    };
-    const base = { xid: fact.xid, seq: fact.entry.seq, taskId: fact.taskId, principal: fact.principal, target, resume };
-    return fact.type === 'ResumeCalled'
-      ? {
-          kind: 'resume',
-          ...base,
-          tokenHash: fact.tokenHash,
-          input: fact.input,
-          hadInput: fact.input !== undefined,
-          continueTranscript: fact.continueTranscript,
-          settled: undefined,
-        }
-      : {
-          kind: 'cancel',
-          ...base,
-          tokenHash: null,
-          input: undefined,
-          hadInput: false,
-          continueTranscript: null,
-          settled: undefined,
-        };
   }
 
   // ---- tasks ----
 
   task(taskId: string): ObservedTask {
-    let task = this.tasks.get(taskId);
+    let task = this.#tasks.get(taskId);
     if (!task) {
-      const retired = this.retired.get(taskId);
-      if (retired) this.retired.delete(taskId);
+      const retired = this.#retired.get(taskId);
+      if (retired) this.#retired.delete(taskId);
       task = {
         taskId,
         contextId: retired?.contextId ?? null,
-        span: rootSpan(this.ctx.recordingId, taskSpanKey(taskId)),
+        span: rootSpan(this.#ctx.recordingId, taskSpanKey(taskId)),
         spanPhase: retired ? 'ended' : 'unstarted',
         terminal: retired !== undefined,
         streams: new Set(),
@@ -230,28 +271,93 @@ export class ObserverStore {
         binding: 'JSONRPC',
         outsideResume: undefined,
       };
-      this.tasks.set(taskId, task);
+      this.#tasks.set(taskId, task);
     }
-    this.touched.add(task);
+    this.#touched.add(task);
     return task;
+  }
+
+  /** The task, when the observer follows it now (not retired), without touching it. */
+  followed(taskId: string): ObservedTask | undefined {
+    return this.#tasks.get(taskId);
+  }
+
+  /** Whether the observer follows the task or remembers it finished. */
+  isKnown(taskId: string): boolean {
+    return this.#tasks.has(taskId) || this.#retired.has(taskId);
+  }
+
+  /** The entry concerns `task`: it may retire once the entry is done. */
+  touch(task: ObservedTask): void {
+    this.#touched.add(task);
+  }
+
+  /** Every task followed now, in the order it was first seen. */
+  followedTasks(): IterableIterator<ObservedTask> {
+    return this.#tasks.values();
+  }
+
+  /** The open and the resuming pauses as indexed now (key, task id), each in its order. */
+  liveIndex(): { open: Array<[string, string]>; resuming: Array<[string, string]> } {
+    return { open: [...this.#open], resuming: [...this.#resuming] };
+  }
+
+  /** A task was shown (docs/design.md §14.1): its binding, context, span, the times it stated, its stream. */
+  taskSeen(fact: Extract<Fact, { type: 'TaskSeen' }>): void {
+    const task = this.task(fact.task.taskId);
+    task.binding = fact.binding;
+    if (fact.task.contextId !== null && task.contextId === null) task.contextId = fact.task.contextId;
+    this.startTask(task, fact.entry);
+    for (const time of fact.times) this.#clock.report(time, fact.entry.at);
+    if (fact.stream !== undefined && !task.terminal) task.streams.add(fact.stream);
+  }
+
+  /** A pause call: its task takes the call's binding when followed already. */
+  pauseCalled(fact: Extract<Fact, { type: 'PauseRequested' }>): ObservedTask {
+    const known = this.#tasks.get(fact.taskId);
+    if (known) known.binding = fact.binding;
+    return this.task(fact.taskId);
+  }
+
+  /** The resume or cancel call `xid` on `task` is answered (or failed): it leaves the calls in flight. */
+  takeCall(task: ObservedTask, xid: string): Closer | undefined {
+    const closer = task.closers.get(xid);
+    task.closers.delete(xid);
+    return closer;
+  }
+
+  /** A stream that carried `task` ended. */
+  streamEnded(task: ObservedTask, xid: string): void {
+    this.#touched.add(task);
+    task.streams.delete(xid);
+  }
+
+  /** The end of the recording: every task span still open ends (docs/design.md §14.5). */
+  endSpans(at: string): void {
+    for (const task of this.#tasks.values()) {
+      if (task.spanPhase !== 'started') continue;
+      task.spanPhase = 'ended';
+      this.span({
+        type: 'task.end',
+        key: taskSpanKey(task.taskId),
+        at,
+        attributes: taskAttributes(task.taskId, task.contextId, null),
+      });
+    }
   }
 
   /** A known task (followed or retired), without creating one. */
   known(taskId: string): ObservedTask | undefined {
-    return this.tasks.has(taskId) || this.retired.has(taskId) ? this.task(taskId) : undefined;
-  }
-
-  view(task: ObservedTask): TaskView {
-    return { taskId: task.taskId, contextId: task.contextId, span: task.span };
+    return this.#tasks.has(taskId) || this.#retired.has(taskId) ? this.task(taskId) : undefined;
   }
 
   /** A finished task nothing can still refer to is dropped; a bounded memory keeps its context and last pause. */
-  maybeRetire(task: ObservedTask): void {
+  #maybeRetire(task: ObservedTask): void {
     if (!task.terminal || task.open || task.resuming.length > 0) return;
     if (task.pending.size > 0 || task.closers.size > 0 || task.streams.size > 0) return;
-    if (this.tasks.get(task.taskId) !== task) return;
-    this.tasks.delete(task.taskId);
-    this.retired.set(task.taskId, { contextId: task.contextId, last: task.last });
+    if (this.#tasks.get(task.taskId) !== task) return;
+    this.#tasks.delete(task.taskId);
+    this.#retired.set(task.taskId, { contextId: task.contextId, last: task.last });
   }
 
   startTask(task: ObservedTask, entry: EntryRef): void {
@@ -281,29 +387,6 @@ export class ObserverStore {
 
   // ---- suspensions: lookups and state changes ----
 
-  /** Pauses observed and not ended, in the order they were proven. */
-  openSuspensions(): OpenSuspension[] {
-    const list: OpenSuspension[] = [];
-    for (const [key, taskId] of this.open) {
-      const task = this.tasks.get(taskId);
-      const s = task?.open;
-      if (!task || s?.key !== key) continue;
-      list.push({
-        key: s.key,
-        taskId: s.taskId,
-        contextId: task.contextId,
-        resumeTokenHash: s.pause.tokenHash,
-        pausedAt: s.pause.pausedAt,
-        pausedUntil: s.pause.pausedUntil,
-        conditions: s.pause.conditions,
-        provenSeq: s.provenSeq,
-        span: s.span,
-        binding: task.binding,
-      });
-    }
-    return list;
-  }
-
   /**
    * Opens a pause an earlier recording proved (see {@link CarriedSuspension}): its evidence is that
    * recording's, so its seqs are 0 (before every entry of this one) and no span starts for it.
@@ -317,8 +400,7 @@ export class ObserverStore {
     task.binding = c.binding;
     const s = carriedOpen(c, task.span);
     this.setOpen(task, s);
-    const { key, taskId, openSeq, openAt, span, parent } = s;
-    task.last = { key, taskId, openSeq, openAt, span, parent, tokenHash: s.pause.tokenHash };
+    this.setLast(task, s);
   }
 
   /** The suspension of `task` whose token hashes to `tokenHash`: live, or recently ended. */
@@ -327,7 +409,7 @@ export class ObserverStore {
     if (task.open?.pause.tokenHash === tokenHash) return task.open;
     const resuming = task.resuming.find((r) => r.pause.tokenHash === tokenHash);
     if (resuming) return resuming;
-    return this.ended.get(endedKey(task.taskId, tokenHash));
+    return this.#ended.get(endedKey(task.taskId, tokenHash));
   }
 
   /** ResumeTask calls in flight that may resume `s` (its token, or any when it has none). */
@@ -342,23 +424,49 @@ export class ObserverStore {
     const before = task.open;
     task.open = s;
     if (before?.key === s.key) return;
-    this.open.set(s.key, task.taskId);
-    for (const d of deadlinesOf(s)) this.deadlines.push(d.ms, { key: s.key, taskId: task.taskId, which: d.which });
+    this.#open.set(s.key, task.taskId);
+    for (const d of deadlinesOf(s)) this.#deadlines.push(d.ms, { key: s.key, taskId: task.taskId, which: d.which });
   }
 
   /** `s` is no longer open (it ended or races): its index entries go. */
   leaveOpen(task: ObservedTask, s: SuspensionOpen): void {
     if (task.open?.key === s.key) task.open = undefined;
-    this.open.delete(s.key);
+    this.#open.delete(s.key);
     const n = deadlinesOf(s).length - s.reached.length;
-    if (n > 0) this.deadlines.retire(n);
+    if (n > 0) this.#deadlines.retire(n);
+  }
+
+  setLast(task: ObservedTask, s: SuspensionOpen): void {
+    const { key, taskId, openSeq, openAt, span, parent } = s;
+    task.last = { key, taskId, openSeq, openAt, span, parent, tokenHash: s.pause.tokenHash };
+  }
+
+  pend(task: ObservedTask, s: SuspensionPending): void {
+    task.pending.set(s.call.xid, s);
+  }
+
+  keepAside(task: ObservedTask, s: SuspensionKeptAside): void {
+    task.keptAside.set(s.xid, s);
+  }
+
+  dropCall(task: ObservedTask, xid: string): void {
+    task.pending.delete(xid);
+    task.keptAside.delete(xid);
+  }
+
+  narrowRace(task: ObservedTask, s: SuspensionResuming): void {
+    task.resuming = task.resuming.map((x) => (x.key === s.key ? s : x));
+  }
+
+  endCallSpan(call: Closer, at: string, error: string | undefined): void {
+    call.resume = this.emitStep(finishResume(call.resume, { at, attributes: {}, error }));
   }
 
   /** `s` races: it leaves `open` for `resuming`. */
   startRace(task: ObservedTask, s: SuspensionOpen, racing: SuspensionResuming): void {
     this.leaveOpen(task, s);
     task.resuming.push(racing);
-    this.resuming.set(racing.key, task.taskId);
+    this.#resuming.set(racing.key, task.taskId);
   }
 
   /** The pending suspension of a pause call: its Suspension span starts at the call. */
@@ -378,9 +486,7 @@ export class ObserverStore {
       bodyRepaired: fact.bodyRepaired,
       peerBeforeMs,
     };
-    return this.emitStep(
-      requestPause(this.ctx, { task: this.view(task), entry: fact.entry, call, parent: fact.parent }),
-    );
+    return this.emitStep(requestPause(this.#ctx, { task: viewOf(task), entry: fact.entry, call, parent: fact.parent }));
   }
 
   /** Emits a resumption for `suspension` with its resume span; closes it unless the outcome is `rejected`. */
@@ -399,7 +505,7 @@ export class ObserverStore {
       if (live.state === 'open') this.leaveOpen(task, live);
       else {
         task.resuming = task.resuming.filter((x) => x.key !== live.key);
-        this.resuming.delete(live.key);
+        this.#resuming.delete(live.key);
       }
       this.#remember(closedBy(live, r.key));
     }
@@ -412,7 +518,7 @@ export class ObserverStore {
   }
 
   #remember(ended: SuspensionEnded): void {
-    if (ended.tokenHash !== null) this.ended.set(endedKey(ended.taskId, ended.tokenHash), ended);
+    if (ended.tokenHash !== null) this.#ended.set(endedKey(ended.taskId, ended.tokenHash), ended);
   }
 
   /** Closes `suspension` with the call `call`: the call's resume span carries the resumption. */
@@ -425,56 +531,21 @@ export class ObserverStore {
     if (closing.outcome !== 'rejected') call.settled = args.suspension.key;
   }
 
-  /** Closes `s` by an end the entry proved, with the inferred closing of `x` (docs/design.md §14.3). */
-  closeInferred(
-    task: ObservedTask,
-    s: SuspensionOpen,
-    x: Explanation,
-    entry: EntryRef,
-    origin: Origin | undefined,
-  ): void {
-    this.close(task, {
-      suspension: s,
-      resume: this.entryResume(entry, task, origin),
-      closing: this.inferred(s, x, { after: [entry.seq] }),
-      entry,
-    });
-  }
-
-  /** A resume known only from the peer's announcement (no ResumeTask of ours won it). */
-  closeFromSignal(
-    task: ObservedTask,
-    s: SuspensionLive,
-    args: { signal: ResumeSignal; entry: EntryRef; entries: number[]; origin?: Origin },
-  ): void {
-    const { signal, entry, entries, origin } = args;
-    const control =
-      signal.cause === 'explicit_resume'
-        ? undefined
-        : attributeAnnounced(s, signal.cause, this.evidence(task, s, entry.at));
-    const closing = closingOf({
-      cause: signal.cause,
-      outcome: 'resumed',
-      principal: control?.principal ?? null,
-      hadResumeInput: signal.hadResumeInput,
-      continueTranscript: signal.continueTranscript,
-      resumedAt: signal.resumedAt,
-      entries: control ? [control.seq, ...entries] : entries,
-    });
-    const resume = origin ? this.entryResume(entry, task, origin) : entryResumeSpan(this.ctx, entry);
-    this.close(task, { suspension: s, resume, closing, entry });
-  }
-
   /**
    * A resume of a pause that began outside this recording (docs/design.md §17): a ResumptionReceipt
    * naming the pause by its identity; the task remembers it so a later sighting adds nothing.
    */
   closeOutside(
     task: ObservedTask,
-    args: { outside: OutsideSuspension; resume: ResumeSpan; closing: Closing; entry: EntryRef },
-  ): ResumeSpan {
+    args: { outside: OutsideSuspension; resume: ResumeSpan; closing: Closing; entry: EntryRef; call?: Closer },
+  ): void {
+    const { call, ...rest } = args;
     task.outsideResume = { resumedAt: args.closing.resumedAt, seq: args.entry.seq };
-    return this.emitStep(outsideResumption({ taskId: task.taskId, ...args }));
+    const resume = this.emitStep(outsideResumption({ taskId: task.taskId, ...rest }));
+    if (call) {
+      call.resume = resume;
+      call.settled = `outside:${resume.key}`;
+    }
   }
 
   lose(
@@ -484,7 +555,7 @@ export class ObserverStore {
   ): void {
     this.leaveOpen(task, s);
     const { reason, entry, at, message } = args;
-    const step = lose(this.ctx, {
+    const step = lose(this.#ctx, {
       s,
       reason,
       seq: entry?.seq ?? null,
@@ -494,75 +565,30 @@ export class ObserverStore {
     this.#remember(this.emitStep(step));
   }
 
-  /** Closing facts of an inferred end (docs/design.md §14.3): last PAUSED sighting, proof, sighting after. */
-  inferred(s: SuspensionOpen, x: Explanation, args: { after: readonly number[]; resumedAt?: string | null }): Closing {
-    return closingOf({
-      cause: x.cause,
-      outcome: x.outcome,
-      principal: x.principal,
-      resumedAt: args.resumedAt ?? null,
-      inferred: true,
-      entries: [s.lastPausedSeq, ...x.entries, ...args.after],
-    });
-  }
-
   evidence(task: ObservedTask, s: SuspensionLive, at: string): Evidence {
     const onEvent = s.pause.conditions?.onEvent;
+    const fireByName = onEvent === undefined ? undefined : this.#fireByName.get(onEvent);
+    return { ...this.outsideEvidence(task.taskId, at), fireByName };
+  }
+
+  /** The latest FireEvent call whose payload named the task. */
+  controlOnTask(taskId: string): ControlCall | undefined {
+    return this.#fireByTask.get(taskId);
+  }
+
+  outsideEvidence(taskId: string, at: string): Evidence {
     return {
-      fireByName: onEvent === undefined ? undefined : this.fireByName.get(onEvent),
-      fireByTask: this.fireByTask.get(task.taskId),
-      fireAny: this.fireAny,
-      advance: this.advance,
-      now: this.clock.nowAt(at),
+      fireByName: undefined,
+      fireByTask: this.#fireByTask.get(taskId),
+      fireAny: this.#fireAny,
+      advance: this.#advance,
+      now: this.#clock.nowAt(at),
     };
   }
-
-  /** A resume span for the entry that proved an end; ListTasks and control answers end several pauses at once. */
-  entryResume(entry: EntryRef, task: ObservedTask, origin: Origin | undefined): ResumeSpan {
-    const multi = origin === undefined || (origin.kind === 'snapshot' && origin.multi);
-    return entryResumeSpan(this.ctx, entry, multi ? task.taskId : undefined);
-  }
 }
 
-/**
- * A verdict named by its rule: receipt outputs carry `rule`; Suspension, Resume and LostPause
- * span ends carry it as an attribute.
- */
-/** The span events that carry the rule of their verdict (docs/design.md §7). */
-const RULED_SPAN_EVENTS: ReadonlySet<SpanEvent['type']> = new Set([
-  'suspension.end',
-  'resume.end',
-  'lost',
-  'interruption.end',
-  'continuation.end',
-  'interruption.lost',
-]);
-
-function stamped(o: ObserverOutput, rule: string): ObserverOutput {
-  switch (o.type) {
-    case 'suspension':
-    case 'resumption':
-    case 'interruption':
-    case 'continuation':
-    case 'interruption-lost':
-      return o.rule === undefined ? { ...o, rule } : o;
-    case 'span': {
-      const e = o.event;
-      if (!RULED_SPAN_EVENTS.has(e.type)) return o;
-      if (e.attributes[ATTR_RULE] !== undefined) return o;
-      // `{...e.attributes, [ATTR_RULE]: rule}`, built by assignment into one new object.
-      const attributes = Object.assign({}, e.attributes);
-      attributes[ATTR_RULE] = rule;
-      return { type: 'span', event: { ...e, attributes } };
-    }
-    case 'finding':
-      return o;
-    default: {
-      const never: never = o;
-      return never;
-    }
-  }
-}
+/** What the lifecycle steps read of a task. */
+const viewOf = (task: ObservedTask): TaskView => ({ taskId: task.taskId, contextId: task.contextId, span: task.span });
 
 export function endedKey(taskId: string, tokenHash: string): string {
   return `${taskId}\n${tokenHash}`;

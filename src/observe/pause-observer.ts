@@ -6,31 +6,32 @@
  *
  * It is the coordinator of three parts: `observe/facts` reads each entry into facts,
  * `observe/rules` holds the rules as one table per suspension state (which row fires is data, and
- * every verdict names its row, §14.8), and `observe/observer-store` keeps the states and the
- * indexes the rules consult: tasks by id, pauses by token, peer-clock deadlines in a heap, control
- * calls by event name and task. This class only routes each fact to the table of the state it is
- * about. Work per entry is O(1) in the number of tasks (O(log n) for a deadline), and memory is
- * bounded by what is still live plus fixed-size memories of what recently ended (§14.6).
+ * every verdict names its row, §14.8) and the routing table that orders the tables a fact reaches,
+ * and `observe/observer-store` keeps the states and the indexes the rules consult (through the
+ * actions port of `observe/pause-actions`): tasks by id, pauses by token, peer-clock deadlines in a
+ * heap, control calls by event name and task. This class hands each fact to the interruptions and
+ * to the routing table, and decides what is still open at the end. Work per entry is O(1) in the
+ * number of tasks (O(log n) for a deadline), and memory is bounded by what is still live plus
+ * fixed-size memories of what recently ended (§14.6).
  */
 import { describeError } from '../errors.js';
-import { TERMINAL_STATES } from '../protocol/types.js';
 import type { RecordingEntry } from '../recording/format.js';
-import { type ControlCall, type EntryRef, type Fact, type FactOf, type ReadItem, tasksShownIn } from './fact.js';
+import { type Fact, type ReadItem, tasksShownIn } from './fact.js';
 import { FactReader } from './facts.js';
 import { InterruptionObserver } from './interruption-observer.js';
 import type { CarriedInterruption, Interruption } from './interruption.js';
 import type { CallBinding } from './call-view.js';
 import type { CarriedSuspension, FiredRule, OpenSuspension } from './observed-task.js';
 import { ObserverStore } from './observer-store.js';
-import { type SuspensionSpanIds, taskAttributes, taskSpanKey } from './observer-spans.js';
+import { type SuspensionSpanIds } from './observer-spans.js';
 import { statesShownIn, withConventions } from './span-conventions.js';
 import { EntryMethods } from './entry-methods.js';
 import { withCanonicalTimes } from './peer-times.js';
 import { RESUME_CALL_RULES, RESUMING_RULES } from './rules/call-rules.js';
-import { OPEN_RULES, aimsAt, authoritative } from './rules/open-rules.js';
-import { KEPT_ASIDE_RULES, PENDING_RULES, knownPause } from './rules/pending-rules.js';
+import { OPEN_RULES } from './rules/open-rules.js';
+import { PENDING_RULES } from './rules/pending-rules.js';
 import { type RuleInput, fire } from './rules/rule.js';
-import { TASK_RULES } from './rules/task-rules.js';
+import { routeFact } from './rules/routing.js';
 import type { ObserverOutput } from './suspension.js';
 
 export type { ObserverOutput } from './suspension.js';
@@ -120,12 +121,10 @@ export class PauseObserver {
   observe(entry: RecordingEntry): ObserverOutput[] {
     const store = this.#store;
     const out: ObserverOutput[] = [];
-    store.out = out;
-    store.fired.length = 0;
+    store.begin(out);
     const request = this.#methods.requestOf(entry);
     const items = this.#reader.read(entry, request);
     this.#lastItems = items;
-    if (store.awaited.length > 0) store.awaited.length = 0;
     // Only span attributes name the method (docs/design.md §7): without spans it is not followed.
     const method = store.ctx.spans !== false ? this.#methods.methodOf(entry, request) : undefined;
     try {
@@ -142,19 +141,24 @@ export class PauseObserver {
       );
     }
     this.#conventions(out, method, items);
-    for (const task of store.touched) store.maybeRetire(task);
-    store.touched.clear();
+    store.end();
     return out;
+  }
+
+  /** Each fact to the interruption tables, then to the pause tables by the routing table (docs/design.md §14.8). */
+  #onFact(fact: Fact): void {
+    this.#interruptions.onFact(fact);
+    routeFact(this.#store, fact);
   }
 
   /** The semantic-convention attributes of the spans the entry (or the end) caused (docs/design.md §7). */
   #conventions(out: ObserverOutput[], method: string | undefined, items: readonly ReadItem[]): void {
     if (!out.some((o) => o.type === 'span')) return;
-    const tasks = this.#store.tasks;
+    const store = this.#store;
     withConventions(out, {
       method,
       states: statesShownIn(items),
-      contextOf: (taskId) => tasks.get(taskId)?.contextId ?? null,
+      contextOf: (taskId) => store.followed(taskId)?.contextId ?? null,
       agentName: this.#agentName,
     });
   }
@@ -168,37 +172,29 @@ export class PauseObserver {
   finish(at: string): ObserverOutput[] {
     const store = this.#store;
     const out: ObserverOutput[] = [];
-    store.out = out;
-    store.fired.length = 0;
+    store.begin(out);
     try {
-      const end: RuleInput = { type: 'RecordingEnded', at, now: store.clock.nowAt(at) };
+      const end: RuleInput = { type: 'RecordingEnded', at, now: store.nowAt(at) };
       this.#interruptions.finish(end);
-      for (const [key, taskId] of [...store.open]) {
-        const task = store.tasks.get(taskId);
+      const live = store.liveIndex();
+      for (const [key, taskId] of live.open) {
+        const task = store.followed(taskId);
         const s = task?.open;
         if (task && s?.key === key) fire(store, OPEN_RULES, { task, s }, end);
       }
-      for (const [key, taskId] of [...store.resuming]) {
-        const task = store.tasks.get(taskId);
+      for (const [key, taskId] of live.resuming) {
+        const task = store.followed(taskId);
         const s = task?.resuming.find((r) => r.key === key);
         if (task && s) fire(store, RESUMING_RULES, { task, s }, end);
       }
-      for (const task of store.tasks.values()) {
+      for (const task of store.followedTasks()) {
         for (const s of [...task.pending.values()]) fire(store, PENDING_RULES, { task, s }, end);
-        for (const closer of [...task.closers.values()]) fire(store, RESUME_CALL_RULES, { task, closer }, end);
-        task.closers.clear();
-      }
-      for (const task of store.tasks.values()) {
-        if (task.spanPhase === 'started') {
-          task.spanPhase = 'ended';
-          store.span({
-            type: 'task.end',
-            key: taskSpanKey(task.taskId),
-            at,
-            attributes: taskAttributes(task.taskId, task.contextId, null),
-          });
+        for (const closer of [...task.closers.values()]) {
+          store.takeCall(task, closer.xid);
+          fire(store, RESUME_CALL_RULES, { task, closer }, end);
         }
       }
+      store.endSpans(at);
     } catch (error) {
       store.finding('observer-error', null, 'finish', `could not finish: ${describeError(error)}`);
     }
@@ -213,7 +209,7 @@ export class PauseObserver {
    */
   carry(suspensions: readonly CarriedSuspension[]): void {
     for (const c of suspensions) this.#store.carry(c);
-    this.#store.touched.clear();
+    this.#store.untouch();
   }
 
   /**
@@ -222,20 +218,38 @@ export class PauseObserver {
    */
   carryInterruptions(interruptions: readonly CarriedInterruption[]): void {
     for (const c of interruptions) this.#interruptions.carry(c);
-    this.#store.touched.clear();
+    this.#store.untouch();
   }
 
   /** Interruptions observed and not continued, in the order they opened, each with its task's binding. */
   openInterruptions(): ReadonlyArray<{ interruption: Interruption; binding: CallBinding }> {
     return this.#interruptions.openInterruptions().map((interruption) => ({
       interruption,
-      binding: this.#store.tasks.get(interruption.taskId)?.binding ?? 'JSONRPC',
+      binding: this.#store.followed(interruption.taskId)?.binding ?? 'JSONRPC',
     }));
   }
 
   /** Pauses observed and not ended, in the order they were proven. */
   openSuspensions(): ReadonlyArray<OpenSuspension> {
-    return this.#store.openSuspensions();
+    const list: OpenSuspension[] = [];
+    for (const [key, taskId] of this.#store.liveIndex().open) {
+      const task = this.#store.followed(taskId);
+      const s = task?.open;
+      if (!task || s?.key !== key) continue;
+      list.push({
+        key: s.key,
+        taskId: s.taskId,
+        contextId: task.contextId,
+        resumeTokenHash: s.pause.tokenHash,
+        pausedAt: s.pause.pausedAt,
+        pausedUntil: s.pause.pausedUntil,
+        conditions: s.pause.conditions,
+        provenSeq: s.provenSeq,
+        span: s.span,
+        binding: task.binding,
+      });
+    }
+    return list;
   }
 
   /**
@@ -261,7 +275,7 @@ export class PauseObserver {
 
   /** Whether the observer still waits for a later entry to receipt how `taskId`'s pause ended. */
   awaits(taskId: string): boolean {
-    const task = this.#store.tasks.get(taskId);
+    const task = this.#store.followed(taskId);
     if (!task) return false;
     if (task.resuming.length > 0) return true;
     const open = task.open;
@@ -274,14 +288,7 @@ export class PauseObserver {
     return {
       exchanges: reader.exchanges,
       finishedExchanges: reader.finishedExchanges,
-      tasks: this.#store.tasks.size,
-      retiredTasks: this.#store.retired.size,
-      openSuspensions: this.#store.open.size,
-      resumingSuspensions: this.#store.resuming.size,
-      recentlyEnded: this.#store.ended.size,
-      deadlines: this.#store.deadlines.size,
-      controlsByName: this.#store.fireByName.size,
-      controlsByTask: this.#store.fireByTask.size,
+      ...this.#store.sizes(),
       interruptions: this.#interruptions.byTask.size,
     };
   }
@@ -289,183 +296,5 @@ export class PauseObserver {
   /** Rules fired by the entry observed last, or by {@link finish}, in firing order (docs/design.md §14.8). */
   get firedRules(): readonly FiredRule[] {
     return this.#store.fired;
-  }
-
-  // ---- routing: each fact to the table of the state it is about ----
-
-  #onFact(fact: Fact): void {
-    const store = this.#store;
-    this.#interruptions.onFact(fact);
-    switch (fact.type) {
-      case 'MessageSent':
-      case 'InterruptedSeen':
-        return; // interruptions only
-      case 'PauseRequested': {
-        const known = store.tasks.get(fact.taskId);
-        if (known) known.binding = fact.binding;
-        const task = store.task(fact.taskId);
-        if (!task.terminal && task.open) fire(store, OPEN_RULES, { task, s: task.open }, fact);
-        else fire(store, TASK_RULES, { taskId: task.taskId, task }, fact);
-        return;
-      }
-      case 'ResumeCalled':
-      case 'CancelCalled':
-        store.closerCalled(fact);
-        return;
-      case 'ControlCalled':
-        store.controlCalled(fact.call);
-        return;
-      case 'TaskSeen': {
-        const task = store.task(fact.task.taskId);
-        task.binding = fact.binding;
-        if (fact.task.contextId !== null && task.contextId === null) task.contextId = fact.task.contextId;
-        store.startTask(task, fact.entry);
-        for (const time of fact.times) store.clock.report(time, fact.entry.at);
-        if (fact.stream !== undefined && !task.terminal) task.streams.add(fact.stream);
-        return;
-      }
-      case 'PausedSeen':
-        this.#onPausedSeen(fact);
-        return;
-      case 'ResumeAnnounced':
-      case 'StateSeen': {
-        const task = store.task(fact.task.taskId);
-        if (task.terminal) return;
-        if (task.open) fire(store, OPEN_RULES, { task, s: task.open }, fact);
-        else if (fact.type === 'ResumeAnnounced') fire(store, TASK_RULES, { taskId: task.taskId, task }, fact);
-        if (fact.type === 'StateSeen' && TERMINAL_STATES.has(fact.state) && authoritative(task, fact.origin))
-          store.endTask(task, fact.entry);
-        return;
-      }
-      case 'WorkSeen': {
-        const task = store.task(fact.task.taskId);
-        if (task.open) fire(store, OPEN_RULES, { task, s: task.open }, fact);
-        return;
-      }
-      case 'PauseAnswered': {
-        const task = store.task(fact.taskId);
-        const kept = task.keptAside.get(fact.xid);
-        if (kept) fire(store, KEPT_ASIDE_RULES, { task, s: kept }, fact);
-        const s = task.pending.get(fact.xid);
-        if (s) fire(store, PENDING_RULES, { task, s }, fact);
-        return;
-      }
-      case 'ResumeAnswered':
-        this.#onResumeAnswered(fact);
-        return;
-      case 'CancelAnswered': {
-        const task = store.tasks.get(fact.taskId);
-        const closer = task?.closers.get(fact.xid);
-        if (!task || !closer) return;
-        task.closers.delete(fact.xid);
-        store.touched.add(task);
-        fire(store, RESUME_CALL_RULES, { task, closer }, fact);
-        return;
-      }
-      case 'CallFailed':
-        this.#onCallFailed(fact);
-        return;
-      case 'ControlAnswered':
-        this.#onControlAnswered(fact);
-        return;
-      case 'StreamEnded':
-        for (const taskId of fact.tasks) {
-          const task = store.tasks.get(taskId);
-          if (!task) continue;
-          store.touched.add(task);
-          task.streams.delete(fact.xid);
-          if (task.open) fire(store, OPEN_RULES, { task, s: task.open }, fact);
-        }
-        return;
-      default: {
-        const never: never = fact;
-        return never;
-      }
-    }
-  }
-
-  /**
-   * PAUSED was seen: a pause call kept aside or pending that it answers decides first, then the
-   * open pause (the same pause seen again, or a new token that ended it), then the pending call it
-   * proves, else the agent parked on its own.
-   */
-  #onPausedSeen(fact: FactOf<'PausedSeen'>): void {
-    const store = this.#store;
-    const task = store.task(fact.task.taskId);
-    if (task.terminal) return;
-    const { entry, pause, origin } = fact;
-    store.clock.report(pause.pausedAt, entry.at);
-    const known = knownPause(store, task, fact);
-    const answered = origin.kind === 'answer' ? origin.xid : undefined;
-    const kept = answered === undefined ? undefined : task.keptAside.get(answered);
-    if (kept) fire(store, KEPT_ASIDE_RULES, { task, s: kept }, fact);
-    const own = answered === undefined ? undefined : task.pending.get(answered);
-    if (known) {
-      if (own) fire(store, PENDING_RULES, { task, s: own }, fact);
-      if (task.open?.key === known.key) fire(store, OPEN_RULES, { task, s: task.open }, fact);
-      return;
-    }
-    if (task.open) fire(store, OPEN_RULES, { task, s: task.open }, fact);
-    const pending = own ?? task.pending.values().next().value;
-    if (pending) fire(store, PENDING_RULES, { task, s: pending }, fact);
-    else fire(store, TASK_RULES, { taskId: task.taskId, task }, fact);
-  }
-
-  #onResumeAnswered(fact: FactOf<'ResumeAnswered'>): void {
-    const store = this.#store;
-    const task = store.task(fact.taskId);
-    const closer = task.closers.get(fact.xid);
-    task.closers.delete(fact.xid);
-    store.clock.report(fact.resumedAt, fact.entry.at);
-    if (!closer || closer.settled !== undefined) return; // the stream told first; this answer adds nothing
-    const racing = task.resuming.find((r) => r.race.candidates.has(fact.xid));
-    if (racing) fire(store, RESUMING_RULES, { task, s: racing, closer }, fact);
-    else if (task.open && aimsAt(closer, task.open)) fire(store, OPEN_RULES, { task, s: task.open, closer }, fact);
-    else fire(store, RESUME_CALL_RULES, { task, closer }, fact);
-  }
-
-  #onCallFailed(fact: FactOf<'CallFailed'>): void {
-    const store = this.#store;
-    const task = store.known(fact.taskId);
-    if (!task) return;
-    if (task.open) fire(store, OPEN_RULES, { task, s: task.open }, fact);
-    const closer = task.closers.get(fact.xid);
-    if (closer) {
-      task.closers.delete(fact.xid);
-      fire(store, RESUME_CALL_RULES, { task, closer }, fact);
-    }
-    const kept = task.keptAside.get(fact.xid);
-    if (kept) fire(store, KEPT_ASIDE_RULES, { task, s: kept }, fact);
-    const pending = task.pending.get(fact.xid);
-    if (pending) fire(store, PENDING_RULES, { task, s: pending }, fact);
-  }
-
-  #onControlAnswered(fact: FactOf<'ControlAnswered'>): void {
-    const store = this.#store;
-    const { entry, call } = fact;
-    if (fact.now !== undefined) {
-      store.clock.report(fact.now, entry.at);
-      this.#deadlinesDue(call, entry);
-    }
-    if (fact.resumed === undefined) return;
-    for (const taskId of new Set(fact.resumed)) {
-      const task = store.known(taskId);
-      if (task?.open) fire(store, OPEN_RULES, { task, s: task.open }, fact);
-      else fire(store, TASK_RULES, { taskId, task }, fact);
-    }
-  }
-
-  /** The peer's clock moved: every open pause whose deadline it reached gets that proof (docs/design.md §14.4). */
-  #deadlinesDue(call: ControlCall, entry: EntryRef): void {
-    const store = this.#store;
-    const now = store.clock.latestMs;
-    if (Number.isNaN(now)) return;
-    for (const due of store.deadlines.popDue(now)) {
-      const task = store.tasks.get(due.item.taskId);
-      const s = task?.open;
-      if (!task || s?.key !== due.item.key) continue;
-      store.touched.add(task);
-      fire(store, OPEN_RULES, { task, s }, { type: 'DeadlineDue', entry, call, which: due.item.which });
-    }
   }
 }

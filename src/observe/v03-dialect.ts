@@ -70,7 +70,12 @@ export function v03Message(value: unknown, form: V03Form): unknown {
   return mapKey(m, 'role', (r) => (typeof r === 'string' ? (ROLES[r] ?? r) : r));
 }
 
+/** The pause extension's state number (pause.proto), which v0.3's TaskState has no name for. */
+const PAUSED_NUMBER = 9;
+
 function state(value: unknown, form: V03Form): unknown {
+  // Decoded from v0.3 gRPC, a state the v0.3 enum has no name for is its number: 9 is PAUSED.
+  if (form === 'proto' && value === PAUSED_NUMBER) return 'TASK_STATE_PAUSED';
   if (typeof value !== 'string') return value;
   if (form === 'proto') return value === 'TASK_STATE_CANCELLED' ? 'TASK_STATE_CANCELED' : value;
   return stateFromV03(value);
@@ -116,6 +121,11 @@ function artifactUpdate(value: unknown, form: V03Form): unknown {
 export function v03Result(method: string | undefined, result: unknown, form: V03Form): unknown {
   if (!isRecord(result)) return result;
   if (method === 'GetTask' || method === 'CancelTask') return v03Task(result, form);
+  if (method === 'PauseTask' || method === 'ResumeTask' || method === 'AwaitTaskResumption') {
+    // The pause extension's results name their states as the dialect does (`paused` in v0.3 JSON-RPC).
+    const named = mapKey(result, 'state', (v) => state(v, form));
+    return mapKey(named, 'previousState', (v) => state(v, form));
+  }
   if (form === 'proto') {
     if (result.task !== undefined) return { task: v03Task(result.task, form) };
     const m = result.msg ?? result.message;
@@ -170,16 +180,23 @@ function fromName(p: Obj, key: string, taskKey: string): Obj {
 
 /**
  * v0.3 gRPC params (ProtoJSON of the `a2a.v1` request messages) as the v1.0 params of `method`:
- * a message as {@link v03Params} reads it; a task named by `name: "tasks/{id}"` read as its `id`;
- * a push config's `parent` / `name` as its `taskId` and `id`, its `config` flattened as v1.0 has it.
- * A name that is no such resource is left as it came, for the v1.0 parser to name.
+ * a message as {@link v03Params} reads it (a configuration without `blocking` does not block); a
+ * task named by `name: "tasks/{id}"` read as its `id`; a push config's `parent` / `name` as its
+ * `taskId` and `id`, its `config` flattened as v1.0 has it. A name that is no such resource is
+ * left as it came, for the v1.0 parser to name.
  */
 export function v03GrpcParams(method: string, params: unknown): unknown {
   if (!isRecord(params)) return params;
   switch (method) {
     case 'SendMessage':
-    case 'SendStreamingMessage':
-      return v03Params(method, params, 'proto');
+    case 'SendStreamingMessage': {
+      // Decoded from the wire, a `blocking` left out is proto3's false: a configuration sent without
+      // it asks not to block, as the v0.3 SDK reads it; no configuration at all blocks.
+      const c = params.configuration;
+      const read =
+        isRecord(c) && c.blocking === undefined ? { ...params, configuration: { ...c, blocking: false } } : params;
+      return v03Params(method, read, 'proto');
+    }
     case 'GetTask':
     case 'CancelTask':
     case 'SubscribeToTask':

@@ -96,7 +96,7 @@ export interface PeerInterfaces {
 
 /**
  * The interfaces a card lists (`supportedInterfaces`, A2A v1.0 §8): v1.0 on each binding unless the
- * peer serves v0.3 only, then v0.3's JSON-RPC and HTTP+JSON interfaces when it serves v0.3.
+ * peer serves v0.3 only, then v0.3's JSON-RPC, HTTP+JSON and gRPC interfaces when it serves v0.3.
  */
 function interfacesOf(urls: PeerInterfaces, a2aVersion: ReferencePeerSettings['a2aVersion']): AgentInterface[] {
   const v10 = [
@@ -108,6 +108,7 @@ function interfacesOf(urls: PeerInterfaces, a2aVersion: ReferencePeerSettings['a
   const v03 = [
     { url: urls.jsonRpc, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
     { url: urls.rest, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
+    { url: urls.grpc, protocolBinding: 'GRPC', protocolVersion: '0.3' },
   ];
   return a2aVersion === 'both' ? [...v10, ...v03] : v03;
 }
@@ -125,6 +126,7 @@ function v03CardFields(urls: PeerInterfaces, a2aVersion: ReferencePeerSettings['
     additionalInterfaces: [
       { url: urls.jsonRpc, transport: 'JSONRPC' },
       { url: urls.rest, transport: 'HTTP+JSON' },
+      { url: urls.grpc, transport: 'GRPC' },
     ],
   };
 }

@@ -1,7 +1,8 @@
 /**
  * @module peer/grpc-adapter
  * The reference peer's gRPC binding (docs/design.md §16): `lf.a2a.v1.A2AService` and the pause
- * extension's `lf.a2a.v1.pause.A2APauseService` on grpc-js, over connections the peer's port
+ * extension's `lf.a2a.v1.pause.A2APauseService`, and A2A v0.3's `a2a.v1.A2AService` (converted at
+ * the edge by src/peer/v03-grpc.ts; each served as `--a2a-version` says) on grpc-js, over connections the peer's port
  * hands it (src/http/transport-sniff.ts). Each call's message is decoded with the generated codec
  * (src/grpc/gen), turned into its ProtoJSON, which is the JSON-RPC `params`, and handed to the
  * same {@link RequestHandler} as the JSON-RPC and HTTP+JSON adapters; results and stream events
@@ -27,19 +28,31 @@ import {
 } from '@grpc/grpc-js';
 import { errorMessage } from '../errors.js';
 import { GRPC_STATUS_DETAILS_KEY, grpcError } from '../grpc/grpc-status.js';
-import { GRPC_METHODS, type GrpcMethod } from '../grpc/methods.js';
+import { GRPC_METHODS, GRPC_V03_METHODS, type GrpcMethod } from '../grpc/methods.js';
+import { V03_GRPC_METHODS, type V03GrpcName } from '../grpc/method-paths.js';
 import type { CoreMethod, PauseMethod } from '../protocol/methods.js';
 import type { StreamResponse } from '../protocol/types.js';
 import { principalOf } from '../recording/principal.js';
 import { type Reply, type RequestHandler, type StreamSink, versionFailure } from './request-handler.js';
 import { RpcFailure } from './rpc-failure.js';
 import type { Caller } from './task-engine.js';
+import {
+  type A2aVersionSetting,
+  type Dialect,
+  V03_PROTOCOL_VERSION,
+  asksForV03,
+  endsV03Stream,
+  serves,
+} from './v03-dialect.js';
+import { grpcEventToV03, grpcParamsFromV03, grpcResultToV03 } from './v03-grpc.js';
 
 export interface GrpcAdapterOptions {
   handler: RequestHandler;
   /** Largest request message accepted, bytes (the peer's body limit). */
   messageLimitBytes: number;
   log: (line: string) => void;
+  /** The dialects served (`peer --a2a-version`): v1.0's services, v0.3's, or both; default both. */
+  a2aVersion?: A2aVersionSetting;
 }
 
 /** The peer's gRPC server: hand it h2c connections; close it with the peer. */
@@ -116,7 +129,99 @@ function streamSink(
   };
 }
 
-/** Builds the peer's gRPC server over `options.handler`. */
+/** One method the server serves: its name in its service, the v1.0 method it is, its dialect. */
+interface ServedMethod {
+  name: string;
+  v1: CoreMethod | PauseMethod;
+  method: GrpcMethod;
+  dialect: Dialect;
+}
+
+/** The methods of the dialects `setting` serves: v1.0's two services, v0.3's `a2a.v1.A2AService`. */
+function servedMethods(setting: A2aVersionSetting): ServedMethod[] {
+  const v10 = (Object.entries(GRPC_METHODS) as [CoreMethod | PauseMethod, GrpcMethod][]).map(
+    ([name, method]): ServedMethod => ({ name, v1: name, method, dialect: '1.0' }),
+  );
+  const v03 = (Object.entries(GRPC_V03_METHODS) as [V03GrpcName, GrpcMethod][]).map(([name, method]): ServedMethod => ({
+    name,
+    v1: V03_GRPC_METHODS[name],
+    method,
+    dialect: '0.3',
+  }));
+  return [...(serves(setting, '1.0') ? v10 : []), ...(serves(setting, '0.3') ? v03 : [])];
+}
+
+/** Why a call in `dialect` with `version` (its `a2a-version` metadata, '' for none) is refused, if it is. */
+function refusal(dialect: Dialect, version: string): RpcFailure | undefined {
+  if (dialect === '1.0') return versionFailure(version);
+  if (asksForV03(version)) return undefined;
+  return new RpcFailure(
+    'VERSION_NOT_SUPPORTED',
+    `a call of a2a.v1.A2AService is A2A ${V03_PROTOCOL_VERSION}; it names A2A-Version ${JSON.stringify(version)}: ` +
+      'call lf.a2a.v1.A2AService for 1.0, or send no A2A-Version',
+  );
+}
+
+/** A v0.3 stream: each event converted, closed after the status update that is `final`. */
+function v03Sink(sink: StreamSink): StreamSink {
+  return {
+    send: (event) => {
+      const sent = sink.send(grpcEventToV03(event) as unknown as StreamResponse);
+      return endsV03Stream(event) ? sent.then(() => sink.close()) : sent;
+    },
+    close: () => sink.close(),
+    onClose: (listener) => sink.onClose(listener),
+  };
+}
+
+/** The handler of one served method: decodes, converts in its dialect, calls `handler`, answers. */
+function serveMethod(served: ServedMethod, handler: RequestHandler, log: (line: string) => void) {
+  const { name, v1, method, dialect } = served;
+  const v03 = dialect === '0.3';
+  return (call: AnyCall, done: sendUnaryData<Buffer> | undefined): void => {
+    const fail = (failure: RpcFailure): void => {
+      if (done) done(serviceError(failure));
+      else call.emit('error', serviceError(failure));
+    };
+    const refused = refusal(dialect, (firstValue(call.metadata, 'a2a-version') ?? '').trim());
+    if (refused) return fail(refused);
+    let params: unknown;
+    try {
+      const json = toJson(method.request, fromBinary(method.request, call.request));
+      params = v03 ? grpcParamsFromV03(v1, json) : json;
+    } catch (error) {
+      return fail(
+        new RpcFailure(
+          'INVALID_REQUEST',
+          `the ${name} request is not a valid ${method.request.typeName}: ${errorMessage(error)}`,
+        ),
+      );
+    }
+    const reply: Reply = {
+      result(value: unknown): void {
+        if (!done) return;
+        let bytes: Buffer;
+        try {
+          bytes = encode(method.response, v03 ? grpcResultToV03(v1, value) : value, `the ${name} result`);
+        } catch (error) {
+          const failure = error instanceof RpcFailure ? error : new RpcFailure('INTERNAL', errorMessage(error));
+          log(`peer: ${failure.message}`);
+          done(serviceError(failure));
+          return;
+        }
+        done(null, bytes);
+      },
+      openStream: () => {
+        const sink = streamSink(call as ServerWritableStream<Buffer, Buffer>, method, log);
+        return v03 ? v03Sink(sink) : sink;
+      },
+      fail,
+    };
+    void handler.call(v1, params, callerOf(call.metadata, v1), reply);
+  };
+}
+
+/** Builds the peer's gRPC server over `options.handler`, serving the dialects `options.a2aVersion` names. */
 export function createGrpcAdapter(options: GrpcAdapterOptions): GrpcAdapter {
   const { handler, log } = options;
   const server = new Server({
@@ -126,7 +231,8 @@ export function createGrpcAdapter(options: GrpcAdapterOptions): GrpcAdapter {
   const implementations = new Map<string, UntypedServiceImplementation>();
   const raw = (bytes: Buffer): Buffer => bytes;
 
-  for (const [name, method] of Object.entries(GRPC_METHODS) as [CoreMethod | PauseMethod, GrpcMethod][]) {
+  for (const served of servedMethods(options.a2aVersion ?? 'both')) {
+    const { name, method } = served;
     const definition = definitions.get(method.service) ?? {};
     definitions.set(method.service, definition);
     definition[name] = {
@@ -138,43 +244,7 @@ export function createGrpcAdapter(options: GrpcAdapterOptions): GrpcAdapter {
       responseSerialize: raw,
       responseDeserialize: raw,
     };
-    const serve = (call: AnyCall, done: sendUnaryData<Buffer> | undefined): void => {
-      const fail = (failure: RpcFailure): void => {
-        if (done) done(serviceError(failure));
-        else call.emit('error', serviceError(failure));
-      };
-      const refused = versionFailure((firstValue(call.metadata, 'a2a-version') ?? '').trim());
-      if (refused) return fail(refused);
-      let params: unknown;
-      try {
-        params = toJson(method.request, fromBinary(method.request, call.request));
-      } catch (error) {
-        return fail(
-          new RpcFailure(
-            'INVALID_REQUEST',
-            `the ${name} request is not a valid ${method.request.typeName}: ${errorMessage(error)}`,
-          ),
-        );
-      }
-      const reply: Reply = {
-        result(value: unknown): void {
-          if (!done) return;
-          let bytes: Buffer;
-          try {
-            bytes = encode(method.response, value, `the ${name} result`);
-          } catch (error) {
-            const failure = error instanceof RpcFailure ? error : new RpcFailure('INTERNAL', errorMessage(error));
-            log(`peer: ${failure.message}`);
-            done(serviceError(failure));
-            return;
-          }
-          done(null, bytes);
-        },
-        openStream: () => streamSink(call as ServerWritableStream<Buffer, Buffer>, method, log),
-        fail,
-      };
-      void handler.call(name, params, callerOf(call.metadata, name), reply);
-    };
+    const serve = serveMethod(served, handler, log);
     const implementation = implementations.get(method.service) ?? {};
     implementations.set(method.service, implementation);
     implementation[name] = method.stream

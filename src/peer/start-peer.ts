@@ -451,7 +451,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   const [intake, adapterOptions] = adapterOptionsOf(handler, limits, log, a2aVersion);
   const jsonRpc = createJsonRpcAdapter(adapterOptions);
   const rest = createRestAdapter(adapterOptions);
-  const grpc = (await loadGrpcAdapter())({ handler, messageLimitBytes: limits.bodyLimitBytes, log });
+  const grpc = (await loadGrpcAdapter())({ handler, messageLimitBytes: limits.bodyLimitBytes, log, a2aVersion });
 
   const listener: RequestListener = (req, res) => {
     intake.arrived(req, res);

@@ -1,7 +1,8 @@
 /**
  * @module a2a-replay/receipts
  * Receipt logs: the receipt and log formats (docs/design.md §6), keys, the chain and the log
- * writer, constant-memory verification, audit and the receipt-log diff.
+ * writer, constant-memory verification, audit and the receipt-log diff; log sets (files, directories,
+ * series, fleets, collector exports) verified, audited and searched for lost pauses as one.
  */
 export {
   type Receipt,
@@ -43,3 +44,19 @@ export {
 } from '../receipts/audit.js';
 export { type ReceiptDiff, type ReceiptDifference, diffReceiptLogs } from '../replay/diff.js';
 export { canonicalJson, hashCanonical } from '../canonical/canonical-json.js';
+export {
+  type LogSet,
+  type LogSetOptions,
+  type LogSetVerification,
+  type LostPauses,
+  openLogSet,
+  verifyLogSet,
+  lostPauses,
+  auditLogSet,
+} from '../logs/log-set.js';
+export {
+  type VerificationDescription,
+  describeVerification,
+  verifySummary,
+  seriesLine,
+} from '../logs/describe-verification.js';

@@ -1,22 +1,12 @@
 /**
  * @module a2a-replay/tracing
- * Observing pauses and resumes: the PauseObserver, the pipeline that feeds receipts and spans, the
- * OpenTelemetry span bridge and lost-pause findings (docs/design.md §7, §14).
+ * Pauses and resumes as OpenTelemetry spans (docs/design.md §7): the span bridge, the span events
+ * the observer emits, span names, and lost verdicts drawn as spans. The observer itself and the
+ * lost-pause vocabulary are `a2a-replay/observe`.
  */
-export { PauseObserver, type ObserverOptions, type ObserverStats } from '../observe/pause-observer.js';
-export type { ObserverOutput } from '../observe/suspension.js';
-export { ObservationPipeline, type ObservationPipelineOptions, type ReceiptSink } from '../observe/pipeline.js';
 export { SpanBridge, type SpanBridgeOptions } from '../tracing/span-bridge.js';
-export {
-  type SpanSink,
-  type SpanEvent,
-  LOST_PAUSE_REASONS,
-  type LostPauseReason,
-  deriveTraceId,
-  deriveSpanId,
-} from '../tracing/span-events.js';
+export { type SpanSink, type SpanEvent, deriveTraceId, deriveSpanId } from '../tracing/span-events.js';
 export { SPAN_NAMES, type SpanName } from '../tracing/attributes.js';
-export { LostPauseCollector, type LostPauseListing, lostPausesInReceiptLog } from '../tracing/lost-pauses.js';
 export {
   type LostPauseVerdict,
   type LostInterruptionVerdict,

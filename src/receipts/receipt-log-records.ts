@@ -16,7 +16,7 @@ import {
   ATTR_RECEIPT_SEQ,
   ATTR_RECEIPT_TYPE,
   ATTR_TASK_ID,
-} from '../tracing/attributes.js';
+} from './receipt-attributes.js';
 import type { SealedLine } from './chain.js';
 import { logOrigin } from './log-tree.js';
 

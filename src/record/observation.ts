@@ -145,17 +145,31 @@ export function incompleteReporter(
 }
 
 /**
- * Stops the proxy: says how many answers are still in flight, which
- * it goes on reading (and observing) for up to `graceMs` before it cuts them and the recording and
- * receipt log close (docs/design.md §5, "The recorder follows the peer").
+ * Stops the proxy: says how many answers are still in flight, which it goes on reading (and
+ * observing), an answer still awaited for up to `drainMs` (`followMs`) and an open stream for up
+ * to `graceMs`, before it cuts them and the recording and receipt log close (docs/design.md §5,
+ * "The recorder follows the peer").
  */
-export async function stopProxy(proxy: RecordingProxy, graceMs: number, warn: RecorderWarn): Promise<void> {
+export async function stopProxy(
+  proxy: RecordingProxy,
+  graceMs: number,
+  drainMs: number,
+  warn: RecorderWarn,
+): Promise<void> {
   const open = proxy.inFlight;
-  if (open > 0) {
+  const streams = proxy.streamsInFlight;
+  if (open > streams) {
+    const n = open - streams;
     warn(
-      `stopping: reading the ${open} answer${open === 1 ? '' : 's'} in flight for up to ${graceMs} ms ` +
-        '(its grace period) before the recording closes',
+      `stopping: reading the ${n} answer${n === 1 ? '' : 's'} in flight for up to ` +
+        `${Math.max(graceMs, drainMs)} ms (--follow-ms) before the recording closes`,
     );
   }
-  await proxy.close({ graceMs });
+  if (streams > 0) {
+    warn(
+      `stopping: reading the ${streams} open stream${streams === 1 ? '' : 's'} for up to ${graceMs} ms ` +
+        '(--grace-ms) before the recording closes',
+    );
+  }
+  await proxy.close({ graceMs, drainMs });
 }

@@ -145,7 +145,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     );
   let closing: Promise<RecordSummary> | undefined;
   const close = async (): Promise<RecordSummary> => {
-    await stopProxy(proxy, settings.graceMs, warn);
+    await stopProxy(proxy, settings.graceMs, settings.followMs, warn);
     await writer.close();
     if (writer.dropped > 0) warn(`${writer.dropped} recording lines were not written to ${options.out}`);
     const closedWhole = (await observation?.close()) ?? true;

@@ -202,7 +202,27 @@ export type ExchangeDrift =
   /** A live entry with no recorded counterpart, with the closest recorded entry and how it differs. */
   | { type: 'extra'; actual: DriftEntryRef; closest: DriftEntryRef | null; differences: string[] }
   /** A request waited for a recorded entry that never came within the deadline. */
-  | { type: 'timeout'; request: DriftEntryRef; waitingFor: DriftEntryRef; waitedMs: number };
+  | { type: 'timeout'; request: DriftEntryRef; waitingFor: DriftEntryRef; waitedMs: number }
+  /**
+   * A poll loop (docs/design.md §8) ended in another state than recorded: its bound passed before
+   * the peer showed the recorded outcome, or the peer went past it. A difference of time, said as
+   * one: the loop's last read, recorded and live, and how long the loop took each time.
+   */
+  | {
+      type: 'timing';
+      expected: DriftEntryRef;
+      actual: DriftEntryRef;
+      /** Reads the recorded client made. */
+      reads: number;
+      /** The state the loop ended in, recorded and on replay (`COMPLETED`, `WORKING, 2 artifacts`). */
+      expectedState: string;
+      actualState: string;
+      /** From the loop's first request to its last answer, recorded and on replay, ms. */
+      recordedMs: number;
+      replayedMs: number;
+      /** Whose clock `replayedMs` is on: the embedded peer's virtual one, or the wall. */
+      clock: 'peer' | 'wall';
+    };
 
 /** Seq of the recorded entry a drift is about, for sorting reports. */
 export function driftSeq(drift: ExchangeDrift): number {
@@ -215,6 +235,8 @@ export function driftSeq(drift: ExchangeDrift): number {
       return drift.closest?.seq ?? drift.actual.seq;
     case 'timeout':
       return drift.waitingFor.seq;
+    case 'timing':
+      return drift.expected.seq;
     default: {
       const never: never = drift;
       return never;
@@ -233,6 +255,8 @@ export function driftLane(drift: ExchangeDrift): string | null {
       return drift.actual.lane;
     case 'timeout':
       return drift.request.lane;
+    case 'timing':
+      return drift.expected.lane;
     default: {
       const never: never = drift;
       return never;

@@ -48,6 +48,7 @@ import {
   stateLabel,
 } from './drive-report.js';
 import { DEFAULT_SEGMENT_ENTRIES, segmentsOf } from './segments.js';
+import type { ReplayPace } from './pace.js';
 import type { GrpcChannel } from './grpc-exchange.js';
 
 /** Default bound on sockets for unary calls to the peer. */
@@ -101,6 +102,12 @@ export interface DriveOptions {
   totalEntries?: number;
   /** The seq of the first live entry with no recorded counterpart: above the recording's last. */
   firstExtraSeq?: number;
+  /**
+   * Given for a live peer (src/replay/live-time.ts): how requests are spaced, and poll loops read
+   * again on the wall clock until the peer shows their outcome. Not given: requests go as soon as
+   * what they wait for came and no read is repeated (a peer whose state moves only with its clock).
+   */
+  pace?: ReplayPace;
 }
 
 export interface DriveResult {
@@ -362,7 +369,7 @@ async function driveSegment(entries: readonly RecordingEntry[], shared: DriveSha
   };
   options.signal?.addEventListener('abort', onAbort);
 
-  const timing = new ReplayTiming(plan, ledger, options.peerClock, timeoutMs);
+  const timing = new ReplayTiming(plan, ledger, { ...options, clock: options.clock ?? systemClock }, timeoutMs);
   const { notes, base, unaryAgent, streamAgent } = shared;
   const callContext: CallContext = { ids, grpc, notes, timing, base, unaryAgent, streamAgent };
   /** Sends `ex`'s request, its answer entries to `onEntry`; `sent` runs just before it goes. */
@@ -495,7 +502,9 @@ export async function driveRecordingStream(
     infra: undefined,
   };
   const totals = new DriveTotals();
-  const window = options.peerClock ? Infinity : (options.segmentEntries ?? DEFAULT_SEGMENT_ENTRIES);
+  // Poll loops are read across the recording: a replay that reads them (a virtual peer clock, a
+  // paced live peer) holds it whole.
+  const window = options.peerClock || options.pace ? Infinity : (options.segmentEntries ?? DEFAULT_SEGMENT_ENTRIES);
   const keepReplayed = options.keepReplayed ?? false;
   try {
     for await (const segment of segmentsOf(entries, window)) {

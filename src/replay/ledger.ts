@@ -29,9 +29,13 @@ import {
 import { nestsDeeperThan } from '../canonical/depth.js';
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { type DriftEntryRef, type ExchangeDrift, describeShape, driftSeq, shapeDifferences, shapeOf } from './drift.js';
+
+/** How a poll loop's outcome was read, when it ended in another state than recorded (docs/design.md §8). */
+export type LoopTiming = Omit<Extract<ExchangeDrift, { type: 'timing' }>, 'type' | 'expected' | 'actual'>;
 import type { LaneKey, PlannedExchange, ReplayPlan } from './lanes.js';
 import { IgnoreSet, type NoiseRules, contentDifferences, describeContent } from './content.js';
 import type { IdMap } from './substitution.js';
+import { StreamHeartbeats } from './stream-heartbeats.js';
 
 /** What the live peer answered, as the driver observed it (live ids, live timing). */
 export interface LiveAnswer {
@@ -117,8 +121,11 @@ export class ReplayLedger {
   readonly #ignoreSets = new Map<string | null, IgnoreSet>();
   /** Recorded answers kept but never compared (a poll loop's reads before its last). */
   readonly #uncompared = new Set<number>();
-  /** A reason named first among a recorded answer's differences, if it has any (a poll loop's timing). */
-  readonly #timing = new Map<number, string>();
+  /** Recorded answers whose difference, if any, is a poll loop's timing. */
+  readonly #timing = new Map<number, LoopTiming>();
+  /** Recorded heartbeats a live stream showed the state of with fewer of them (src/replay/stream-heartbeats.ts). */
+  readonly #covered = new Set<number>();
+  readonly #heartbeats = new StreamHeartbeats();
 
   /** Seqs for live entries with no recorded counterpart, shared by the segments of one drive. */
   readonly #extraSeqs: { next: number };
@@ -168,10 +175,10 @@ export class ReplayLedger {
 
   /** Recorded entries settled so far. */
   get settledCount(): number {
-    return this.#replayed.size + this.#abandoned.size;
+    return this.#replayed.size + this.#abandoned.size + this.#covered.size;
   }
 
-  isSettled = (seq: number): boolean => this.#replayed.has(seq) || this.#abandoned.has(seq);
+  isSettled = (seq: number): boolean => this.#replayed.has(seq) || this.#abandoned.has(seq) || this.#covered.has(seq);
 
   /** True once every recorded entry is settled. */
   get complete(): boolean {
@@ -244,9 +251,9 @@ export class ReplayLedger {
     this.#uncompared.add(seq);
   }
 
-  /** Names `why` first among the differences of the live answer to recorded entry `seq`, if any. */
-  timing(seq: number, why: string): void {
-    this.#timing.set(seq, why);
+  /** A difference of the live answer to recorded entry `seq` is a poll loop's `timing`, said as such. */
+  timing(seq: number, timing: LoopTiming): void {
+    this.#timing.set(seq, timing);
   }
 
   /** Whether `answer` would answer `ex`'s recorded response with no difference; nothing is kept or learnt. */
@@ -266,8 +273,11 @@ export class ReplayLedger {
     return this.content(ex, recorded, entry).length === 0;
   }
 
-  /** A live entry answering `ex`. Returns the replayed entry (recorded identity, ids mapped back). */
-  live(ex: PlannedExchange, answer: LiveAnswer): RecordingEntry {
+  /**
+   * A live entry answering `ex`. Returns the replayed entry (recorded identity, ids mapped back),
+   * or undefined for a stream's heartbeat beyond the recorded ones (dropped, not drift).
+   */
+  live(ex: PlannedExchange, answer: LiveAnswer): RecordingEntry | undefined {
     const progress = this.#progress.get(ex.xid);
     if (!progress) throw new A2aReplayError('INVALID_ARGUMENT', `no planned exchange ${ex.xid}`);
     this.#liveCount++;
@@ -277,10 +287,13 @@ export class ReplayLedger {
         if (!progress.responseMatched && ex.response) recorded = ex.response;
         progress.responseMatched = true;
         break;
-      case 'event':
-        recorded = ex.events[progress.eventsMatched];
-        progress.eventsMatched++;
+      case 'event': {
+        const placed = this.#heartbeats.place(ex, progress.eventsMatched, answer.body);
+        if (placed.kind === 'drop') return undefined;
+        recorded = ex.events[placed.index];
+        progress.eventsMatched = placed.index + 1;
         break;
+      }
       case 'end':
       case 'error':
         if (!progress.terminalMatched && ex.terminal) recorded = ex.terminal;
@@ -313,6 +326,8 @@ export class ReplayLedger {
     if (recorded) {
       const was = this.isSettled(recorded.seq);
       this.#abandoned.delete(recorded.seq);
+      this.#covered.delete(recorded.seq);
+      if (answer.kind === 'event') this.#cover(ex, progress.eventsMatched - 1);
       this.#replayed.set(recorded.seq, entry);
       if (!was) this.onSettle?.(recorded.seq);
       progress.lastSeq = Math.max(progress.lastSeq, recorded.seq);
@@ -323,11 +338,11 @@ export class ReplayLedger {
         : recorded.cut !== undefined
           ? shapeDifferences(shapeOf(recorded), shapeOf({ kind: entry.kind, http: entry.http }))
           : [...shapeDifferences(shapeOf(recorded), shapeOf(entry)), ...this.content(ex, recorded, entry)];
-      if (differences.length > 0) {
-        const timing = this.#timing.get(recorded.seq);
-        if (timing !== undefined) differences.unshift(timing);
+      const timing = differences.length > 0 ? this.#timing.get(recorded.seq) : undefined;
+      if (timing !== undefined)
+        this.#drift.push({ type: 'timing', expected: this.ref(recorded), actual: this.ref(entry), ...timing });
+      else if (differences.length > 0)
         this.#drift.push({ type: 'mismatch', expected: this.ref(recorded), actual: this.ref(entry), differences });
-      }
     } else {
       const list = this.#extras.get(anchor.seq) ?? [];
       list.push(entry);
@@ -348,6 +363,16 @@ export class ReplayLedger {
         this.abandon(e.seq, `the live stream ended (${answer.kind}) before it`);
     }
     return entry;
+  }
+
+  /** Settles the recorded heartbeats after event `index` of `ex` that the live stream has shown the state of. */
+  #cover(ex: PlannedExchange, index: number): void {
+    for (const i of this.#heartbeats.covered(ex, index)) {
+      const seq = (ex.events[i] as RecordingEntry).seq;
+      if (this.isSettled(seq)) continue;
+      this.#covered.add(seq);
+      this.onSettle?.(seq);
+    }
   }
 
   /** Content differences of a live entry from the recorded one it answers (docs/design.md §8). */
@@ -420,7 +445,7 @@ export class ReplayLedger {
   finish(): ExchangeDrift[] {
     const drift = [...this.#drift];
     for (const e of this.plan.entries) {
-      if (this.#replayed.has(e.seq)) continue;
+      if (this.#replayed.has(e.seq) || this.#covered.has(e.seq)) continue;
       const reason =
         this.#abandoned.get(e.seq) ?? (e.kind === 'request' ? 'the request was not sent' : 'no live entry answered it');
       drift.push({ type: 'missing', expected: this.ref(e), reason });

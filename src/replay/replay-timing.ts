@@ -1,8 +1,10 @@
 /**
  * @module replay/replay-timing
- * The driver's hooks for time (docs/design.md §8, "Real-time sessions"): with a virtual peer clock,
- * where it stands for each action and awaited answer, and how a poll loop's outcome is read;
- * without one, nothing (every hook resolves at once and no exchange is in a poll loop).
+ * The driver's hooks for time (docs/design.md §8, "Real-time sessions", "Time against a live
+ * peer"): with a virtual peer clock, where it stands for each action and awaited answer, and how a
+ * poll loop's outcome is read; against a live peer, the pace of the requests and the poll loops
+ * read on the wall clock (src/replay/live-time.ts); with neither (the deterministic embedded
+ * peer), nothing (every hook resolves at once and no exchange is in a poll loop).
  */
 import type { A2aReplayError } from '../errors.js';
 import type { RecordingEntry } from '../recording/format.js';
@@ -10,6 +12,9 @@ import type { EntryDraft } from '../recording/recording-writer.js';
 import type { PlannedExchange, ReplayPlan } from './lanes.js';
 import type { LiveAnswer, ReplayLedger } from './ledger.js';
 import type { LiveCall } from './live-exchange.js';
+import { LiveTime, loopStateLabel, readLiveLoop } from './live-time.js';
+import type { ReplayPace } from './pace.js';
+import type { Clock } from '../clock.js';
 import {
   type ReplayPeerClock,
   type PollRole,
@@ -38,13 +43,25 @@ export class ReplayTiming {
   readonly #plan: ReplayPlan;
   readonly #ledger: ReplayLedger;
   readonly #time: RecordedTime | undefined;
+  readonly #live: LiveTime | undefined;
   readonly #roles: Map<string, PollRole>;
 
-  constructor(plan: ReplayPlan, ledger: ReplayLedger, clock: ReplayPeerClock | undefined, waitMs: number) {
+  /**
+   * `time.peerClock`: the embedded peer's virtual clock; else `time.pace`: the pace against a live
+   * peer, on `time.clock`; `waitMs`: the longest a move of a virtual clock waits for the peer.
+   */
+  constructor(
+    plan: ReplayPlan,
+    ledger: ReplayLedger,
+    time: { peerClock?: ReplayPeerClock | undefined; pace?: ReplayPace | undefined; clock: Clock },
+    waitMs: number,
+  ) {
+    const clock = time.peerClock;
     this.#plan = plan;
     this.#ledger = ledger;
     this.#time = clock ? new RecordedTime(clock, waitMs) : undefined;
-    this.#roles = clock ? pollLoops(plan) : new Map<string, PollRole>();
+    this.#live = !clock && time.pace ? new LiveTime(time.pace, time.clock, plan.entries[0]) : undefined;
+    this.#roles = this.#time || this.#live ? pollLoops(plan) : new Map<string, PollRole>();
     for (const ex of plan.exchanges)
       if (this.#roles.get(ex.xid)?.kind === 'read' && ex.response) ledger.uncompared(ex.response.seq);
   }
@@ -64,8 +81,12 @@ export class ReplayTiming {
     this.#time?.read();
   }
 
-  /** Moves the clock to where it stands for a recorded action (its request, or a recorded close). */
+  /**
+   * Moves the clock to where it stands for a recorded action (its request, or a recorded close);
+   * against a live peer, waits until the action is due at the replay's pace.
+   */
   reach(entry: RecordingEntry): Promise<void> {
+    if (this.#live) return this.#live.reach(entry, this.#plan.laneOfSeq.get(entry.seq) ?? null);
     return this.#time?.reach(entry) ?? Promise.resolve();
   }
 
@@ -93,6 +114,7 @@ export class ReplayTiming {
     role: Extract<PollRole, { kind: 'outcome' }>,
     drive: LoopDrive,
   ): Promise<void> {
+    if (this.#live) return this.#readLiveOutcome(ex, role, drive, this.#live);
     const time = this.#time;
     if (!time) return;
     const ledger = this.#ledger;
@@ -116,12 +138,14 @@ export class ReplayTiming {
       if (matched || next === undefined || next > bound) {
         if (matched) time.shown(ex.request);
         else if (ex.response && response) {
-          const live = drive.label({ ...ex.response, ...response } as RecordingEntry) ?? 'another answer';
-          ledger.timing(
-            ex.response.seq,
-            `timing drift: the poll loop (${role.reads} reads) ended in ${live} after ${clock.now() - started} ms ` +
-              `on the peer's clock; recorded: ${drive.label(ex.response) ?? 'its answer'} after ${recordedMs} ms`,
-          );
+          ledger.timing(ex.response.seq, {
+            reads: role.reads,
+            expectedState: drive.label(ex.response) ?? 'its answer',
+            actualState: drive.label({ ...ex.response, ...response } as RecordingEntry) ?? 'another answer',
+            recordedMs,
+            replayedMs: clock.now() - started,
+            clock: 'peer',
+          });
         }
         ledger.sent(ex);
         const sink = drive.keep(ex, ledger);
@@ -130,5 +154,50 @@ export class ReplayTiming {
       }
       await time.advanceTo(next);
     }
+  }
+
+  /**
+   * Reads a poll loop's outcome against a live peer (src/replay/live-time.ts): from the loop's
+   * paced start, again and again on the wall clock, until the peer shows the state and artifacts
+   * the loop ended in, goes past them, or the loop's bound passes; the last answer is kept, its
+   * difference named as timing drift when it is not the recorded state.
+   */
+  async #readLiveOutcome(
+    ex: PlannedExchange,
+    role: Extract<PollRole, { kind: 'outcome' }>,
+    drive: LoopDrive,
+    live: LiveTime,
+  ): Promise<void> {
+    const loop = { last: ex, reads: role.reads, readsMs: recordedLoopMs(role.first, ex) };
+    const read = async (): Promise<EntryDraft[] | undefined> => {
+      const got: EntryDraft[] = [];
+      const call = drive.dispatch(
+        ex,
+        (draft) => got.push(draft),
+        () => undefined,
+      );
+      await call.done;
+      return drive.infra() || call.failure ? undefined : got;
+    };
+    const end = await readLiveLoop(live, loop, read, (d) => d as RecordingEntry);
+    if (!end) return;
+    const response = end.got.find((d) => d.kind === 'response');
+    // Gone through the recorded outcome between two reads: the loop showed it; its last answer is
+    // kept, not compared (what came after the outcome is for the entries after the loop to show).
+    if (end.reading === 'through' && ex.response) this.#ledger.uncompared(ex.response.seq);
+    else if (end.reading !== 'reached' && ex.response && response) {
+      const actual = { ...ex.response, ...response } as RecordingEntry;
+      this.#ledger.timing(ex.response.seq, {
+        reads: role.reads,
+        expectedState: loopStateLabel(drive.label(ex.response), ex.response.body),
+        actualState: loopStateLabel(drive.label(actual), actual.body),
+        recordedMs: end.recordedMs,
+        replayedMs: end.replayedMs,
+        clock: 'wall',
+      });
+    }
+    this.#ledger.sent(ex);
+    const sink = drive.keep(ex, this.#ledger);
+    for (const draft of end.got) sink(draft);
   }
 }

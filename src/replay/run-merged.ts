@@ -12,6 +12,7 @@ import { readRecording } from '../recording/recording-reader.js';
 import { REPLAY_MAX_BODY_DEPTH, type RecordingHeader } from '../recording/format.js';
 import { deriveReceiptLog, logVersionOf, unsignedKeyring } from './derive-receipts.js';
 import { driveRecording } from './driver.js';
+import { fetchAgentCard } from '../http/agent-card-fetch.js';
 import { type GoldenLog, type MergeSource, diffMergedReceipts, mergeEntries } from './merged-session.js';
 import type { RecordingResult } from './result.js';
 import {
@@ -22,6 +23,7 @@ import {
   failed,
   stoppedResult,
   goldenPathFor,
+  livePace,
   readGoldenLines,
 } from './run-recording.js';
 
@@ -57,6 +59,8 @@ export async function runMerged(files: readonly string[], options: RunRecordingO
   try {
     peer = await options.openPeer(entries, first);
     const current = peer;
+    // Only a peer the replay may pace needs its card read (a deterministic reference peer is not paced).
+    const liveCard = current.embedded || current.peerClock ? undefined : await fetchAgentCard(peer.url);
     const drive = await driveRecording(entries, {
       peerUrl: peer.url,
       clock,
@@ -68,6 +72,7 @@ export async function runMerged(files: readonly string[], options: RunRecordingO
       ...(options.grpcPeer !== undefined ? { grpcPeer: options.grpcPeer } : {}),
       ...(current.peerClock ? { peerClock: current.peerClock } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      ...livePace(current, liveCard, options.pace),
     });
     result = {
       ...result,

@@ -41,6 +41,7 @@ import { type DriveResult, driveRecordingStream } from './driver.js';
 import { addTrafficCauses, cardCauses, interruptionCauses } from './likely-cause.js';
 import { recordedAgentCard } from './recorded-peer.js';
 import type { ReplayPeerClock } from './poll-loops.js';
+import { RECORDED_PACE, type ReplayPace } from './pace.js';
 import type { RecordingResult } from './result.js';
 
 /** A live peer for one recording. */
@@ -92,6 +93,11 @@ export interface RunRecordingOptions {
   segmentEntries?: number;
   /** Stops the replay at once: the result is `stopped`, with what was found up to there. */
   signal?: AbortSignal;
+  /**
+   * How requests are spaced against a live peer (default {@link RECORDED_PACE}: as recorded); the
+   * embedded peer runs on the recording's own clock and takes none (docs/design.md §8).
+   */
+  pace?: ReplayPace;
 }
 
 /**
@@ -153,6 +159,22 @@ async function rewriteRecording(
   const entries = rewrittenEntries(replayed);
   await writeOutputFile(file, [header, ...entries].map((line) => serializeLine(line)).join(''));
   return entries;
+}
+
+/**
+ * The pace against `peer` (docs/design.md §8, "Time against a live peer"): none for the embedded
+ * peer, which runs on the recording's clock, nor for a deterministic reference peer (its card
+ * says so), whose tasks move only with the recording's AdvanceClock calls; `pace`, else
+ * {@link RECORDED_PACE}, for any other.
+ */
+export function livePace(
+  peer: LivePeer,
+  liveCard: JsonValue | undefined,
+  pace: ReplayPace | undefined,
+): { pace?: ReplayPace } {
+  if (peer.embedded === true || peer.peerClock !== undefined) return {};
+  if (referencePeerSettingsOf(liveCard)?.deterministic === true) return {};
+  return { pace: pace ?? RECORDED_PACE };
 }
 
 /** `X.receipts.jsonl` beside `X.jsonl`. */
@@ -429,6 +451,7 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
         for (const entry of replayed) deriver.push(entry);
         addTrafficCauses(traffic, replayed, recorded);
       },
+      ...livePace(currentPeer, liveCard, options.pace),
     });
     result = {
       ...result,

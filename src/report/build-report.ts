@@ -14,6 +14,7 @@ import { readLogChunks } from '../receipts/log-reader.js';
 import { readReceiptLogLine } from '../receipts/read-line.js';
 import type { ReceiptLogLine, SpanRef } from '../receipts/types.js';
 import type { PauseMode } from '../protocol/types.js';
+import { describeVerification } from '../logs/describe-verification.js';
 import { type VerifyResult, verifyReceiptLog } from '../receipts/verify.js';
 import type { RecordingEntry } from '../recording/format.js';
 import { readRecording } from '../recording/recording-reader.js';
@@ -21,7 +22,7 @@ import { deriveReceiptLog, unsignedKeyring } from '../replay/derive-receipts.js'
 import { errorMessage } from '../errors.js';
 import { describeDrift } from '../replay/reporters/text.js';
 import type { RecordingResult } from '../replay/result.js';
-import { LostPauseCollector } from '../tracing/lost-pauses.js';
+import { LostPauseCollector } from '../observe/lost-pauses.js';
 import type { Lane, LanePause, LaneState, ReportRow, ReportSection } from './html-report.js';
 import { type InterruptionRow, type InterruptionVerdict, InterruptionRows } from './interruption-rows.js';
 
@@ -315,38 +316,11 @@ export function verificationOf(
   };
 }
 
-/** What a log verified as `result` adds to its section's notes, and its verdict's word. */
+/** What a log verified as `result` adds to its section's notes, and its verdict's word (describeVerification). */
 export function logChecks(result: VerifyResult | undefined): { notes: string[]; checked: string } {
-  const notes: string[] = [];
-  if (result && !result.ok) notes.push(`does not verify: ${result.firstError?.message ?? 'invalid'}`);
-  // An open end is shown (a recorder killed, or lines cut off), never passed for a closed log:
-  // what was cut may have resumed a pause the rows show open or lost.
-  const open = result?.ok === true && !result.closed;
-  if (open)
-    notes.push(
-      `not closed by a checkpoint: ${result.vouched} of ${result.receipts} receipts vouched for; lines after ` +
-        'the last checkpoint may be missing, so a pause shown open or lost may have been resumed in them',
-    );
-  if (result?.ok && result.tornTail !== null) notes.push(`torn last line ${result.tornTail} skipped`);
-  // Verified means a signature was checked over the lines: each receipt's HMAC (--key), or the
-  // Ed25519 checkpoints that cover them (--public-key). With a public key and no checkpoint,
-  // nothing signed was checked: anybody could have written that log.
-  const nothingSigned = result?.ok === true && result.receiptSignatures === 'unchecked' && result.checkpoints === 0;
-  if (nothingSigned)
-    notes.push(
-      'not verified: only a public key was given and no checkpoint vouches for any receipt, so no signature ' +
-        'was checked (pass --key to check the receipts themselves)',
-    );
-  const checked = result
-    ? result.ok
-      ? nothingSigned
-        ? 'NOT VERIFIED (no signed checkpoint)'
-        : open
-          ? 'verified, OPEN'
-          : 'verified'
-      : 'DOES NOT VERIFY'
-    : undefined;
-  return { notes, checked: checked ?? 'not verified (no key)' };
+  if (result === undefined) return { notes: [], checked: 'not verified (no key)' };
+  const { notes, word } = describeVerification(result);
+  return { notes, checked: word };
 }
 
 /**

@@ -3,6 +3,9 @@
  * The span attribute names and span names of docs/design.md §7, in one place. Everything that writes or
  * reads a span attribute uses these constants, never string literals.
  */
+// The task and receipt attributes spans share with receipt-log records: defined beside the receipts,
+// which stand without telemetry.
+export { ATTR_RECEIPT_HASH, ATTR_TASK_ID } from '../receipts/receipt-attributes.js';
 
 /** Span names. */
 export const SPAN_NAMES = {
@@ -29,8 +32,6 @@ export const SPAN_NAMES = {
 } as const;
 export type SpanName = (typeof SPAN_NAMES)[keyof typeof SPAN_NAMES];
 
-/** The A2A task id. */
-export const ATTR_TASK_ID = 'a2a.task.id';
 /** The A2A context id. */
 export const ATTR_CONTEXT_ID = 'a2a.context.id';
 /** OTel GenAI semantic convention: the conversation id (= A2A contextId). */
@@ -53,8 +54,6 @@ export const ATTR_RESUME_CAUSE = 'a2a.resume.cause';
 export const ATTR_RESUME_OUTCOME = 'a2a.resume.outcome';
 export const ATTR_RESUME_HAD_INPUT = 'a2a.resume.had_input';
 
-/** Hash of the receipt this span produced (set just before the span ends, docs/design.md §7). */
-export const ATTR_RECEIPT_HASH = 'a2a.receipt.hash';
 /** Who sent the request (from the recording entry's `principal`). */
 export const ATTR_PRINCIPAL = 'a2a.principal';
 
@@ -97,20 +96,6 @@ export const LINK_KINDS = {
   RESUME: 'resume',
 } as const;
 
-/**
- * Attributes of the OTLP log record each receipt-log line is shipped as (docs/design.md §6,
- * "Receipts through the telemetry pipeline"), besides {@link ATTR_TASK_ID} and {@link ATTR_RECEIPT_HASH}.
- */
-/** The line's `type`: ReceiptLog (the header), SuspensionReceipt, ResumptionReceipt or Checkpoint. */
-export const ATTR_RECEIPT_TYPE = 'a2a.receipt.type';
-/** The kid that signed the line (the checkpoint kid for a checkpoint and the header). */
-export const ATTR_RECEIPT_KID = 'a2a.receipt.kid';
-/** A receipt's `seq`; absent on the header and checkpoints. */
-export const ATTR_RECEIPT_SEQ = 'a2a.receipt.seq';
-/** The log's origin, as its checkpoint notes name it. */
-export const ATTR_RECEIPT_LOG_ORIGIN = 'a2a.receipt_log.origin';
-/** The line's 0-based index in its log (the header is 0): how a log is put back together in order. */
-export const ATTR_RECEIPT_LOG_INDEX = 'a2a.receipt_log.index';
 /**
  * The A2A task state (`TASK_STATE_*`, OTel A2A semantic conventions): the state the span's entry
  * showed the task in, on Suspension, Resume, Interruption, Continuation and the Lost* spans.

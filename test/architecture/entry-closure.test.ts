@@ -57,6 +57,7 @@ const OWN: Record<string, string[]> = {
   'src/index.js': ['recorder', 'peer'],
   'src/public/intercept.js': ['recorder'],
   'src/public/record.js': ['recorder'],
+  'src/public/observe.js': [],
   'src/public/peer.js': ['peer'],
   'src/public/tracing.js': ['tracing'],
 };

@@ -130,6 +130,16 @@ describe('the import graph of src/ and cli/', () => {
     expect(cyclesOf(graph).map((cycle) => cycle.join(' -> '))).toEqual([]);
   });
 
+  it('keeps the receipts free of telemetry: nothing in src/receipts imports src/tracing', () => {
+    const reaching = [...modules]
+      .filter(([file]) => file.startsWith('src/receipts/'))
+      .flatMap(([file, m]) =>
+        [...m.imports].filter((to) => to.startsWith('src/tracing/')).map((to) => `${file} -> ${to}`),
+      );
+    expect(modules.has('src/receipts/receipt-log-records.ts')).toBe(true);
+    expect(reaching).toEqual([]);
+  });
+
   it(`has no barrel: only the public entries re-export from more than ${MAX_REEXPORTED} modules`, () => {
     const barrels = [...modules]
       .filter(([file, m]) => !isPublicEntry(file) && m.reexports.size > MAX_REEXPORTED)

@@ -28,7 +28,7 @@ import {
 import { ExchangeRecorder, MemoryLineSink } from '../../src/public/intercept.js';
 import { auditReceiptLog } from '../../src/public/receipts.js';
 import { createMockFetch } from '../../src/public/mock.js';
-import { TOOL_NAME } from '../../src/public/replay.js';
+import { TOOL_NAME, parsePace, runCorpus } from '../../src/public/replay.js';
 import { ROOT } from '../helpers/cli.js';
 
 it('records a stock SDK client in process through createRecordingFetch', async () => {
@@ -214,4 +214,19 @@ it('pauses and resumes a task of the reference peer from a stock SDK client', as
   // The SDK decodes TASK_STATE_PAUSED, which it does not know, as UNRECOGNIZED.
   expect(states).toEqual(['TASK_STATE_WORKING', 'UNRECOGNIZED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
   await peer.close();
+});
+
+it('replays against a live peer at the pace asked, and reads a pace as the CLI does', async () => {
+  const live = await startPeer({ stepMs: 5 }); // real time: a clock of its own, which no replay moves
+  const summary = await runCorpus([join(ROOT, 'golden/wrong-token-then-right/recording.jsonl')], {
+    openPeer: async () => ({ url: live.url, close: async () => {} }),
+    pace: parsePace('none'), // as fast as the answers allow
+    tool: TOOL_NAME,
+  });
+  const timing = summary.results[0]?.drift.filter((d) => d.type === 'timing');
+  await live.close();
+  expect(['match', 'drift']).toContain(summary.results[0]?.outcome);
+  for (const d of timing ?? []) expect(d).toMatchObject({ clock: 'wall', replayedMs: expect.any(Number) as number });
+  expect(parsePace('x2')).toEqual({ kind: 'scaled', factor: 2 });
+  expect(() => parsePace('fast')).toThrow(/expected recorded, none, or xN/);
 });

@@ -67,6 +67,8 @@ async function approvalSession(endpoint: string): Promise<unknown[]> {
   out.push(
     await client.sendMessage(send('m-yes', [{ kind: 'text', text: 'yes' }], asked.id, asked.contextId), as('alice')),
   );
+  // GetTask names the task as a resource (`tasks/{id}`): replay maps the id inside the name.
+  out.push(await client.getTask({ id: asked.id }, as('bob')));
   const events: unknown[] = [];
   for await (const event of client.sendMessageStream(send('m-tool', [{ kind: 'text', text: 'tool' }]), as('bob')))
     events.push(event);
@@ -108,7 +110,7 @@ beforeAll(async () => {
   } finally {
     await peer.close();
   }
-  const [asked, , events, , ignored] = seen as [Task, Task, { taskId: string }[], Task, Task];
+  const [asked, , , events, , ignored] = seen as [Task, Task, Task, { taskId: string }[], Task, Task];
   ids = { asked: asked.id, tool: events.at(-1)?.taskId ?? '', ignored: ignored.id };
 });
 
@@ -126,9 +128,10 @@ async function receiptsOf(file: string): Promise<Json[]> {
 
 describe('a stock 0.3.14 agent asking for approval over v0.3 gRPC, through record --key --principal-from', () => {
   it('is asked and answered as the client saw it', () => {
-    const [asked, answered, events, approved, ignored] = seen as [Task, Task, Json[], Task | Message, Task];
+    const [asked, answered, got, events, approved, ignored] = seen as [Task, Task, Task, Json[], Task | Message, Task];
     expect(asked.status.state).toBe('input-required');
     expect(answered.status.state).toBe('completed');
+    expect(got).toMatchObject({ id: asked.id, status: { state: 'completed' } });
     expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'input-required' } });
     expect((approved as Task).status.state).toBe('completed');
     expect(ignored.status.state).toBe('input-required');
@@ -171,6 +174,7 @@ describe('a stock 0.3.14 agent asking for approval over v0.3 gRPC, through recor
     expect(requests.map((e) => [(e.http as Json).path, e.a2aVersion])).toEqual([
       ['/a2a.v1.A2AService/SendMessage', '0.3'],
       ['/a2a.v1.A2AService/SendMessage', '0.3'],
+      ['/a2a.v1.A2AService/GetTask', '0.3'],
       ['/a2a.v1.A2AService/SendStreamingMessage', '0.3'],
       ['/a2a.v1.A2AService/SendMessage', '0.3'],
       ['/a2a.v1.A2AService/SendMessage', '0.3'],
@@ -191,7 +195,7 @@ describe('a stock 0.3.14 agent asking for approval over v0.3 gRPC, through recor
 
     const lost = await runCli(['lost', out, '--json']);
     expect(lost.code, lost.stderr + lost.stdout).toBe(1);
-    expect(JSON.parse(lost.stdout)).toMatchObject({ understood: true, dialects: { '0.3': 5 } });
+    expect(JSON.parse(lost.stdout)).toMatchObject({ understood: true, dialects: { '0.3': 6 } });
     expect(lost.stdout).toContain(ids.ignored);
     expect(lost.stdout).toContain('never_continued');
     expect(lost.stdout).not.toContain(ids.asked);
@@ -208,7 +212,7 @@ describe('a stock 0.3.14 agent asking for approval over v0.3 gRPC, through recor
         results: [
           {
             outcome: 'match',
-            exchanges: 5,
+            exchanges: 6,
             error: null,
             receipts: { expectedReceipts: 5, actualReceipts: 5, differences: [], signed: true },
           },

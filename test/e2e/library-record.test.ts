@@ -2,14 +2,15 @@
  * The library records as `record` does (src/public/record.ts): a script with no CLI starts the
  * reference peer with `startPeer`, records through `startRecorder` with `rotateBytes`, pauses and
  * resumes tasks, closes the recorder, and gets several linked logs that `a2a-replay verify DIR`
- * accepts as one series.
+ * accepts as one series, and that `openLogSet`, `verifyLogSet` and `lostPauses` read as one series,
+ * verified, with no pause lost.
  */
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
-import { canonicalJson, generateReceiptKey } from '../../src/public/receipts.js';
+import { canonicalJson, generateReceiptKey, lostPauses, openLogSet, verifyLogSet } from '../../src/public/receipts.js';
 import { startPeer } from '../../src/public/peer.js';
 import { type RecordSummary, RecorderOptionError, startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
@@ -83,6 +84,22 @@ describe('startRecorder', () => {
     expect(verified.stderr).toBe('');
     expect(verified.code).toBe(0);
     expect(verified.stdout).toMatch(/series/);
+  });
+
+  it('reads the directory as one series through the library: verified, no pause lost', async () => {
+    const set = await openLogSet([series()], { keys: keyFile });
+    try {
+      expect(set.kind).toBe('series');
+      expect(set.files.length).toBe(summary.receiptFiles!.length);
+      const verification = await verifyLogSet(set);
+      expect(verification.ok).toBe(true);
+      expect(verification.kind === 'series' && verification.series.members.length).toBe(set.files.length);
+      const lost = await lostPauses(set);
+      expect(lost).toMatchObject({ kind: 'series', lost: [], interruptions: [] });
+      expect(lost.verification).toMatch(/verified/);
+    } finally {
+      await set.close();
+    }
   });
 
   it('refuses a bad option before writing anything, naming it', async () => {

@@ -1,15 +1,16 @@
 /**
  * The recorder follows the peer, not the client: `record --key` (a real process) in front of the
  * reference peer with its `--transitions` log as ground truth, pause and resume calls over
- * JSON-RPC and HTTP+JSON whose clients, picked by a seeded random, stay, close right after
- * sending, reset the connection while a `finish_step` pause waits, or half-close after the
- * request (as `nc -N` does), plus one pause the recorder answers 504 before the peer acts on it;
- * and a SIGTERM while a `finish_step` pause waits, then `record --continue-from` and a CancelTask.
- * Every transition into or out of PAUSED in the peer's log has its receipt, and `lost` blames the
- * agent for no resume a client sent.
+ * JSON-RPC, HTTP+JSON and gRPC whose clients, in an order a seeded random picks, stay, close
+ * right after sending, reset the connection (or the HTTP/2 stream) while a `finish_step` pause
+ * waits, half-close after the request (as `nc -N` does), or send a gRPC deadline that passes
+ * while the pause waits; streams (SSE and gRPC) whose agent parks itself and is resumed by its
+ * time-out, their clients leaving after a seeded number of events; one pause the recorder answers
+ * 504 before the peer acts on it; and a SIGTERM while a `finish_step` pause waits, then
+ * `record --continue-from` and a CancelTask. Every transition into or out of PAUSED in the peer's
+ * log has its receipt, and `lost` blames the agent for no resume a client sent.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -18,6 +19,7 @@ import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
 import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
 import { ok } from '../replay/session.js';
+import { type Binding, type Leave, leavingCall, leavingGrpcStream, leavingStream } from '../helpers/leaving-clients.js';
 
 type Json = Record<string, unknown>;
 type Move = { taskId: string; into: boolean };
@@ -43,38 +45,6 @@ function seeded(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-/** How a client of one call behaves. */
-type Leave = 'stays' | 'closes after sending' | 'resets while waiting' | 'half-closes';
-type Binding = 'JSON-RPC' | 'HTTP+JSON';
-
-/** A raw HTTP/1.1 client of one call; `answer` is what it read (empty when it left first). */
-interface RawCall {
-  answer: Promise<string>;
-  /** Resets the connection now. */
-  reset(): void;
-}
-
-function rawCall(url: string, binding: Binding, method: string, taskId: string, params: Json, leave: Leave): RawCall {
-  const { hostname, port } = new URL(url);
-  const restPath = method === 'PauseTask' ? `/rest/tasks/${taskId}:pause` : `/rest/tasks/${taskId}:resume`;
-  const path = binding === 'JSON-RPC' ? '/' : restPath;
-  const body = JSON.stringify(
-    binding === 'JSON-RPC' ? { jsonrpc: '2.0', id: 1, method, params: { taskId, ...params } } : params,
-  );
-  const head =
-    `POST ${path} HTTP/1.1\r\nHost: r\r\nContent-Type: application/json\r\nA2A-Version: 1.0\r\n` +
-    `Connection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`;
-  const socket = connect(Number(port), hostname);
-  let text = '';
-  socket.setEncoding('utf8').on('data', (d: string) => (text += d));
-  socket.on('error', () => undefined);
-  const answer = new Promise<string>((resolve) => socket.once('close', () => resolve(text)));
-  if (leave === 'half-closes') socket.end(head + body);
-  else if (leave === 'closes after sending') socket.end(head + body, () => socket.destroy());
-  else socket.write(head + body);
-  return { answer, reset: () => socket.resetAndDestroy() };
 }
 
 /** The task as the peer shows it, asked directly (not through the recorder). */
@@ -124,20 +94,48 @@ async function pauseAndResume(
   const taskId = started.task.id;
   // Half a step in: a finish_step pause waits for the step's end, so its answer waits too.
   await ok(recorder, 'AdvanceClock', { ms: 500 }, '/control');
-  const pause = rawCall(recorder, binding, 'PauseTask', taskId, { reason: 'review' }, pauseLeave);
+  const pause = leavingCall(recorder, binding, 'PauseTask', taskId, { reason: 'review' }, pauseLeave);
   await untilPending(peer, taskId);
   if (pauseLeave === 'resets while waiting') pause.reset();
   await ok(recorder, 'AdvanceClock', { ms: 600 }, '/control');
   const token = /"resumeToken":"([^"]+)"/.exec(await pause.answer)?.[1];
-  expect(stateOf(await peerTask(peer, taskId))).toBe('TASK_STATE_PAUSED');
+  expect(stateOf(await peerTask(peer, taskId)), `${binding}: pause client ${pauseLeave}`).toBe('TASK_STATE_PAUSED');
   if (token !== undefined) {
-    const resume = rawCall(recorder, binding, 'ResumeTask', taskId, { resumeToken: token }, resumeLeave);
+    const resume = leavingCall(recorder, binding, 'ResumeTask', taskId, { resumeToken: token }, resumeLeave);
     if (resumeLeave === 'resets while waiting') resume.reset();
     await resume.answer;
   }
   // A pause still open (no token, or a resume the peer never read) is ended through the recorder.
   if (stateOf(await peerTask(peer, taskId)) === 'TASK_STATE_PAUSED') await ok(recorder, 'CancelTask', { id: taskId });
   return { gotToken: token !== undefined };
+}
+
+/** The ids of the peer's tasks, asked directly. */
+async function peerTaskIds(peer: string): Promise<string[]> {
+  const listed = await ok<{ tasks?: { id: string }[] }>(peer, 'ListTasks', {});
+  return (listed.tasks ?? []).map((t) => t.id);
+}
+
+/**
+ * A streaming message whose agent works a step, parks itself until an event that never comes and
+ * is resumed by its one-minute time-out, then works a step and completes; its client leaves after
+ * `readEvents` events. The clock moves once the peer has the task, whatever the client read.
+ */
+async function parkedStream(
+  recorder: string,
+  peer: string,
+  kind: 'SSE' | 'gRPC stream',
+  readEvents: number,
+): Promise<void> {
+  const before = new Set(await peerTaskIds(peer));
+  const script = 'work:1 await:go:1:resume work:1';
+  const stream =
+    kind === 'SSE' ? leavingStream(recorder, script, readEvents) : leavingGrpcStream(recorder, script, readEvents);
+  let taskId: string | undefined;
+  while (taskId === undefined) taskId = (await peerTaskIds(peer)).find((id) => !before.has(id));
+  for (const ms of [1000, 60_000, 1000]) await ok(recorder, 'AdvanceClock', { ms }, '/control');
+  await stream.closed;
+  expect(stateOf(await peerTask(peer, taskId)), `${kind} after ${readEvents} events`).toBe('TASK_STATE_COMPLETED');
 }
 
 it('receipts every transition into and out of PAUSED whatever the clients and the time-out do (seeded)', async () => {
@@ -155,23 +153,38 @@ it('receipts every transition into and out of PAUSED whatever the clients and th
     '3000',
   ]);
   const random = seeded(47);
+  const shuffled = (list: Leave[]): Leave[] => {
+    const out = [...list];
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [out[i], out[j]] = [out[j] as Leave, out[i] as Leave];
+    }
+    return out;
+  };
   const leaves: Leave[] = ['stays', 'closes after sending', 'resets while waiting', 'half-closes'];
+  // Over gRPC a client half-closes with its request (END_STREAM); it leaves by RST_STREAM or a deadline.
+  const grpcPauseLeaves: Leave[] = ['stays', 'resets while waiting', 'deadline passes'];
+  const grpcResumeLeaves: Leave[] = ['stays', 'closes after sending', 'resets while waiting', 'deadline passes'];
   const runs: string[] = [];
   try {
-    // Each kind of pause client in each binding. The four pauses whose client reads the token are
-    // resumed by clients of the four kinds, in an order the seed shuffles.
-    const resumeLeaves = [...leaves];
-    for (let i = resumeLeaves.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      [resumeLeaves[i], resumeLeaves[j]] = [resumeLeaves[j] as Leave, resumeLeaves[i] as Leave];
-    }
-    for (const binding of ['JSON-RPC', 'HTTP+JSON'] as const) {
-      for (const pauseLeave of leaves) {
-        const readsToken = pauseLeave === 'stays' || pauseLeave === 'half-closes';
-        const resumeLeave = readsToken ? (resumeLeaves.shift() as Leave) : 'stays';
+    // Each kind of pause client in each binding, resumed (when it read the token) by a client that
+    // stays; then pauses whose client stays, resumed by clients of every kind in an order the seed shuffles.
+    for (const binding of ['JSON-RPC', 'HTTP+JSON', 'gRPC'] as const) {
+      const pairs: [Leave, Leave][] = [
+        ...(binding === 'gRPC' ? grpcPauseLeaves : leaves).map((leave): [Leave, Leave] => [leave, 'stays']),
+        ...shuffled(binding === 'gRPC' ? grpcResumeLeaves : leaves).map((leave): [Leave, Leave] => ['stays', leave]),
+      ];
+      for (const [pauseLeave, resumeLeave] of pairs) {
         const { gotToken } = await pauseAndResume(recorder.url, peer.url, binding, pauseLeave, resumeLeave);
         runs.push(`${binding}: pause client ${pauseLeave}, ${gotToken ? `resume client ${resumeLeave}` : 'canceled'}`);
       }
+    }
+    // Streams whose agent parks itself and is resumed by its time-out, their clients leaving after
+    // a seeded number of events (0: right after the request), over SSE and over gRPC.
+    for (const kind of ['SSE', 'gRPC stream', 'SSE', 'gRPC stream', 'SSE', 'gRPC stream'] as const) {
+      const readEvents = Math.floor(random() * 6);
+      await parkedStream(recorder.url, peer.url, kind, readEvents);
+      runs.push(`${kind}: client leaves after ${readEvents} events`);
     }
     // The recorder's own time-out: the client gets 504, the peer pauses the task after it.
     const started = await ok<{ task: { id: string } }>(recorder.url, 'SendMessage', {
@@ -179,7 +192,7 @@ it('receipts every transition into and out of PAUSED whatever the clients and th
       configuration: { returnImmediately: true },
     });
     await ok(recorder.url, 'AdvanceClock', { ms: 500 }, '/control');
-    const late = rawCall(recorder.url, 'JSON-RPC', 'PauseTask', started.task.id, {}, 'stays');
+    const late = leavingCall(recorder.url, 'JSON-RPC', 'PauseTask', started.task.id, {}, 'stays');
     await untilPending(peer.url, started.task.id);
     const answered = await late.answer;
     expect(answered).toMatch(/^HTTP\/1\.1 504 /);
@@ -191,7 +204,7 @@ it('receipts every transition into and out of PAUSED whatever the clients and th
     await stopProcess(peer);
   }
   // The seed gives resume calls clients of every kind that can read a token first.
-  for (const leave of leaves)
+  for (const leave of [...leaves, 'deadline passes'])
     expect(
       runs.some((r) => r.includes(`resume client ${leave}`)),
       runs.join('\n'),
@@ -207,7 +220,7 @@ it('receipts every transition into and out of PAUSED whatever the clients and th
           : [],
     ),
   );
-  expect(Object.keys(expected)).toHaveLength(9);
+  expect(Object.keys(expected)).toHaveLength(30);
   const receipts = await jsonl(out.replace(/\.jsonl$/, '.receipts.jsonl'));
   const receipted = moves(
     receipts.flatMap((r): Move[] =>
@@ -246,26 +259,21 @@ it('reads a waiting pause to its answer at SIGTERM, and the next recorder receip
   const peer = await startCliProcess(['peer', '--deterministic', '--transitions', transitions]);
   let taskId = '';
   try {
-    const recorder = await startRecordProcess([
-      '--upstream',
-      peer.url,
-      '--out',
-      first,
-      '--key',
-      keyFile,
-      '--grace-ms',
-      '60000',
-    ]);
+    const recorder = await startRecordProcess(['--upstream', peer.url, '--out', first, '--key', keyFile]);
     const started = await ok<{ task: { id: string } }>(recorder.url, 'SendMessage', {
       message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
       configuration: { returnImmediately: true },
     });
     taskId = started.task.id;
     await ok(recorder.url, 'AdvanceClock', { ms: 500 }, '/control');
-    const pause = rawCall(recorder.url, 'JSON-RPC', 'PauseTask', taskId, { reason: 'deploy' }, 'stays');
+    const pause = leavingCall(recorder.url, 'JSON-RPC', 'PauseTask', taskId, { reason: 'deploy' }, 'stays');
     await untilPending(peer.url, taskId);
     recorder.child.kill('SIGTERM');
-    await untilStderr(recorder, 'a2a-replay: stopping: reading the 1 answer in flight for up to 60000 ms');
+    // The default drain bound is --follow-ms (10 minutes), not the 2 s --grace-ms of open streams.
+    await untilStderr(
+      recorder,
+      'a2a-replay: stopping: reading the 1 answer in flight for up to 600000 ms (--follow-ms)',
+    );
     // The step ends while the recorder stops: the peer pauses the task and answers.
     await ok(peer.url, 'AdvanceClock', { ms: 600 }, '/control');
     expect(await pause.answer).toMatch(/"resumeToken":"/);
@@ -304,4 +312,58 @@ it('reads a waiting pause to its answer at SIGTERM, and the next recorder receip
   ]);
   const lost = await runCli(['lost', join(dir, 'stop.receipts.jsonl'), join(dir, 'stop-2.receipts.jsonl')]);
   expect(lost.code).toBe(0);
+});
+
+it('reads a gRPC pause to its answer when its client cancels or its deadline passes, and receipts it', async () => {
+  const transitions = join(dir, 'grpc.transitions.jsonl');
+  const out = join(dir, 'grpc.jsonl');
+  const peer = await startCliProcess(['peer', '--deterministic', '--transitions', transitions]);
+  const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile]);
+  const answers: string[] = [];
+  try {
+    for (const leave of ['resets while waiting', 'deadline passes', 'closes after sending', 'deadline 1n'] as const) {
+      const started = await ok<{ task: { id: string } }>(recorder.url, 'SendMessage', {
+        message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
+        configuration: { returnImmediately: true },
+      });
+      const taskId = started.task.id;
+      await ok(recorder.url, 'AdvanceClock', { ms: 500 }, '/control');
+      const pause = leavingCall(recorder.url, 'gRPC', 'PauseTask', taskId, { reason: leave }, leave);
+      if (leave !== 'deadline 1n') await untilPending(peer.url, taskId);
+      if (leave === 'resets while waiting') pause.reset();
+      // The client has its answer (or left) before the step ends and the peer pauses the task.
+      answers.push(`${leave}: ${await pause.answer}`);
+      await ok(recorder.url, 'AdvanceClock', { ms: 600 }, '/control');
+      if (stateOf(await peerTask(peer.url, taskId)) === 'TASK_STATE_PAUSED')
+        await ok(recorder.url, 'CancelTask', { id: taskId });
+    }
+  } finally {
+    expect(await stopProcess(recorder)).toBe(0);
+    await stopProcess(peer);
+  }
+  expect(answers[1]).toMatch(/^deadline passes: grpc-status 4 Deadline exceeded/);
+  const truth = (await jsonl(transitions)).filter((l) => l.event === 'transition');
+  const expected = moves(
+    truth.flatMap((t): Move[] =>
+      t.to === 'TASK_STATE_PAUSED'
+        ? [{ taskId: t.taskId as string, into: true }]
+        : t.from === 'TASK_STATE_PAUSED'
+          ? [{ taskId: t.taskId as string, into: false }]
+          : [],
+    ),
+  );
+  expect(Object.keys(expected).length, answers.join('\n')).toBeGreaterThanOrEqual(3);
+  const receipts = await jsonl(out.replace(/\.jsonl$/, '.receipts.jsonl'));
+  const receipted = moves(
+    receipts.flatMap((r): Move[] =>
+      r.type === 'SuspensionReceipt'
+        ? [{ taskId: r.taskId as string, into: true }]
+        : r.type === 'ResumptionReceipt' && r.outcome !== 'rejected'
+          ? [{ taskId: r.taskId as string, into: false }]
+          : [],
+    ),
+  );
+  expect(receipted, answers.join('\n')).toEqual(expected);
+  const lost = await runCli(['lost', out]);
+  expect(lost.stdout).toBe(`no lost pauses in ${out} (recording)\n`);
 });

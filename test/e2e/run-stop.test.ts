@@ -95,7 +95,7 @@ async function stopMidway(
   try {
     const child = spawn(
       process.execPath,
-      [builtCli(), 'run', file, '--peer', peer.url, '--timeout-ms', '600000', ...extra],
+      [builtCli(), 'run', file, '--peer', peer.url, '--pace', 'none', '--timeout-ms', '600000', ...extra],
       {
         cwd: ROOT,
         env: childEnv(),

@@ -206,10 +206,13 @@ describe('a2a-replay lost', () => {
         .map((l) => `${l}\n`)
         .join(''),
     );
+    // Cut before its only checkpoint, nothing signed was checked: said as the report says it.
     const r = await runCli(['lost', open, '--key', publicFile]);
     expect(r.stdout.split('\n')[0]).toBe(
       `1 lost pause in ${open} (receipt log, chain verified, signatures unchecked; ` +
-        'not closed by a checkpoint: lines may be missing at its end; 4 after the last checkpoint not vouched for)',
+        'not closed by a checkpoint: lines may be missing at its end; 4 after the last checkpoint not vouched for; ' +
+        'NOT VERIFIED: only a public key was given and no checkpoint vouches for any receipt, so no signature was ' +
+        'checked (pass --key to check the receipts themselves))',
     );
     const closed = await runCli(['lost', log, '--key', publicFile]);
     expect(closed.stdout.split('\n')[0]).toBe(

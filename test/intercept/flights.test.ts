@@ -72,6 +72,25 @@ describe('Flights', () => {
   });
 });
 
+describe('Flights.settled', () => {
+  it('waits for an answer still awaited up to the drain bound, for open streams only the grace period', async () => {
+    const flights = new Flights();
+    const awaited = flights.add(() => undefined);
+    const stream = flights.add(() => undefined);
+    flights.streaming(stream);
+    expect(flights.streams).toBe(1);
+    let settled = false;
+    const waiting = flights.settled(0, 600_000).then(() => (settled = true));
+    await new Promise<void>((resolve) => setTimeout(resolve, 20));
+    // Past the grace period an answer is still awaited: the stop waits for it.
+    expect(settled).toBe(false);
+    flights.delete(awaited);
+    await waiting;
+    // Only the open stream is left: the stop goes on and cuts it.
+    expect(flights.size).toBe(1);
+  });
+});
+
 describe('closing the recording proxy', () => {
   it('cuts the exchanges still in flight after the grace period and records each as an error', async () => {
     const waiting: (() => void)[] = [];
@@ -96,7 +115,7 @@ describe('closing the recording proxy', () => {
     const calls = [call(1), call(2), call(3)];
     await arrived;
     expect(proxy.inFlight).toBe(3);
-    await proxy.close({ graceMs: 0 });
+    await proxy.close({ graceMs: 0, drainMs: 0 });
     expect(await Promise.all(calls)).toEqual(['cut', 'cut', 'cut']);
     const entries = await rec.settled();
     expect(entries.filter((e) => e.kind === 'request')).toHaveLength(3);

@@ -4,17 +4,17 @@ import { OBSERVER_RULES } from '../../src/observe/rules/tables.js';
 
 const DESIGN = new URL('../../docs/design.md', import.meta.url);
 
-/** The rule list of docs/design.md §14.8: `- \`id\` (fact): reason`, one line a rule. */
-function documentedRules(): Array<{ id: string; on: string; reason: string }> {
+/** The rule list of docs/design.md §14.8: `- \`id\` (fact → next states): reason`, one line a rule. */
+function documentedRules(): Array<{ id: string; on: string; next: string[]; reason: string }> {
   const text = readFileSync(DESIGN, 'utf8');
   const start = text.indexOf('### 14.8 Rules');
   expect(start, 'docs/design.md has a §14.8 Rules section').toBeGreaterThan(-1);
   const end = text.indexOf('\n## ', start);
   const section = text.slice(start, end === -1 ? undefined : end);
-  const rules: Array<{ id: string; on: string; reason: string }> = [];
+  const rules: Array<{ id: string; on: string; next: string[]; reason: string }> = [];
   for (const line of section.split('\n')) {
-    const m = /^- `([a-z-]+\/[a-z-]+)` \(([A-Za-z]+)\): (.+)$/.exec(line);
-    if (m) rules.push({ id: m[1]!, on: m[2]!, reason: m[3]! });
+    const m = /^- `([a-z-]+\/[a-z-]+)` \(([A-Za-z]+) → ([a-z, -]+)\): (.+)$/.exec(line);
+    if (m) rules.push({ id: m[1]!, on: m[2]!, next: m[3]!.split(', '), reason: m[4]! });
   }
   return rules;
 }
@@ -34,7 +34,9 @@ describe('the observer rule list in docs/design.md §14.8', () => {
   });
 
   it('gives each rule the fact and reason of its row, in precedence order', () => {
-    expect(documentedRules()).toEqual(OBSERVER_RULES.map((r) => ({ id: r.id, on: r.on, reason: r.reason })));
+    expect(documentedRules()).toEqual(
+      OBSERVER_RULES.map((r) => ({ id: r.id, on: r.on, next: [...r.next], reason: r.reason })),
+    );
   });
 
   it('has unique rule ids, each prefixed by its state', () => {

@@ -101,7 +101,7 @@ const PAUSE = '/lf.a2a.v1.pause.A2APauseService/PauseTask';
 const RESUME = '/lf.a2a.v1.pause.A2APauseService/ResumeTask';
 
 describe('gRPC binding of the reference peer', () => {
-  it('lists JSONRPC, HTTP+JSON and GRPC interfaces in its card, gRPC on the same port, then v0.3 JSONRPC', async () => {
+  it('lists JSONRPC, HTTP+JSON and GRPC interfaces in its card, gRPC on the same port, then v0.3 ones', async () => {
     const card = (await (await fetch(`${peer.url}/.well-known/agent-card.json`)).json()) as {
       supportedInterfaces: { url: string; protocolBinding: string }[];
     };
@@ -111,6 +111,8 @@ describe('gRPC binding of the reference peer', () => {
       ['HTTP+JSON', peer.restUrl],
       ['GRPC', `127.0.0.1:${port}`],
       ['JSONRPC', peer.url],
+      ['HTTP+JSON', peer.restUrl],
+      ['GRPC', `127.0.0.1:${port}`],
     ]);
   });
 

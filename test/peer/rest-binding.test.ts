@@ -74,7 +74,7 @@ function messageOf(json: unknown): string {
   return (json as RestErrorJson).error.message;
 }
 
-it('lists JSON-RPC, HTTP+JSON, gRPC and both v0.3 JSON interfaces in the agent card, each with its URL', async () => {
+it('lists JSON-RPC, HTTP+JSON, gRPC and the three v0.3 interfaces in the agent card, each with its URL', async () => {
   const card = (await (await fetch(`${peer.url}/.well-known/agent-card.json`)).json()) as {
     supportedInterfaces: unknown[];
   };
@@ -84,6 +84,7 @@ it('lists JSON-RPC, HTTP+JSON, gRPC and both v0.3 JSON interfaces in the agent c
     { url: peer.grpcUrl, protocolBinding: 'GRPC', protocolVersion: '1.0' },
     { url: peer.url, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
     { url: `${peer.url}/rest`, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
+    { url: peer.grpcUrl, protocolBinding: 'GRPC', protocolVersion: '0.3' },
   ]);
 });
 

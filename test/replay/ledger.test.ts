@@ -66,6 +66,7 @@ describe('ReplayLedger', () => {
       live('event', statusUpdate('task-live-1', 'TASK_STATE_PAUSED', { pause: livePause })),
     );
     expect(ledger.blocker(x2)).toBeUndefined();
+    if (!paused) throw new Error('the PAUSED event was dropped');
     expect(paused.seq).toBe(4);
     expect(paused.at).toBe(selfParkRecording()[3]?.at);
     expect(JSON.stringify(paused.body)).toContain('tok-rec-1');
@@ -132,5 +133,57 @@ describe('ReplayLedger', () => {
       closest: { seq: 3 },
       differences: ['state: TASK_STATE_WORKING → TASK_STATE_PAUSED'],
     });
+  });
+});
+
+describe('ReplayLedger streams', () => {
+  /** A streamed task: WORKING, `beats` WORKING heartbeats, an artifact (unless left out), COMPLETED. */
+  function streamed(taskId: string, beats: number, withArtifact = true): JsonValue[] {
+    return [
+      result({ task: { id: taskId, contextId: 'ctx-1', status: { state: 'TASK_STATE_WORKING' } } }),
+      ...Array.from({ length: beats }, () => statusUpdate(taskId, 'TASK_STATE_WORKING')),
+      ...(withArtifact ? [result({ artifactUpdate: { taskId, artifact: { artifactId: 'report' } } })] : []),
+      statusUpdate(taskId, 'TASK_STATE_COMPLETED'),
+    ];
+  }
+  function recording(): RecordingEntry[] {
+    const events = streamed('task-rec-7', 3);
+    return [
+      entry(1, 'x1', 'request', rpc('SendStreamingMessage', { message: { messageId: 'm', parts: [] } })),
+      entry(2, 'x1', 'response'),
+      ...events.map((body, i) => entry(3 + i, 'x1', 'event', body)),
+      entry(3 + events.length, 'x1', 'end'),
+    ];
+  }
+  function replay(events: JsonValue[]): ReturnType<ReplayLedger['finish']> {
+    const ledger = new ReplayLedger(planReplay(recording()), new IdMap());
+    const x1 = exchange(ledger, 'x1');
+    ledger.sent(x1);
+    ledger.live(x1, live('response'));
+    for (const body of events) ledger.live(x1, live('event', body));
+    ledger.live(x1, live('end'));
+    return ledger.finish();
+  }
+
+  it('compares the states and artifacts a stream carries, not how many heartbeats came', () => {
+    for (const beats of [0, 1, 3, 7]) expect(replay(streamed('task-live-7', beats)), `${beats} beats`).toEqual([]);
+  });
+
+  it('names a missing artifact as drift, however many heartbeats came', () => {
+    const drift = replay(streamed('task-live-7', 5, false));
+    expect(drift.map((d) => d.type)).toEqual(['mismatch', 'missing']);
+    expect(drift[0]).toMatchObject({ expected: { shape: 'event artifactUpdate' } });
+    expect(drift.some((d) => d.type === 'extra')).toBe(false);
+  });
+
+  it('lets a request recorded after the third heartbeat go once the live stream shows WORKING', () => {
+    const ledger = new ReplayLedger(planReplay(recording()), new IdMap());
+    const x1 = exchange(ledger, 'x1');
+    ledger.sent(x1);
+    ledger.live(x1, live('response'));
+    ledger.live(x1, live('event', streamed('task-live-7', 0)[0]));
+    // Seqs 4–6 are the recorded heartbeats: nothing before seq 7 is awaited any more.
+    expect(ledger.blockerAt(7, 'task:task-rec-7')).toBeUndefined();
+    expect(ledger.blockerAt(8, 'task:task-rec-7')?.seq).toBe(7);
   });
 });

@@ -126,13 +126,14 @@ interface TaskView {
 }
 
 /**
- * The most common client of a real-time peer: sends `work:6` with returnImmediately, reads the
+ * The most common client of a real-time peer: sends `work:10` with returnImmediately, reads the
  * task with GetTask every `pollMs` until two artifacts are out, pauses it (answered once PAUSED),
- * resumes it, and reads it every `pollMs` again until it completes.
+ * resumes it, and reads it every `pollMs` again until it completes. Eight steps are left when it
+ * pauses, so a client late on its timers by a loaded machine still pauses a working task.
  */
 export async function pollingSession(url: string, pollMs: number): Promise<void> {
   const { task } = await ok<{ task: TaskView }>(url, 'SendMessage', {
-    message: { messageId: `m-poll-${pollMs}`, role: 'ROLE_USER', parts: [{ text: 'work:6' }] },
+    message: { messageId: `m-poll-${pollMs}`, role: 'ROLE_USER', parts: [{ text: 'work:10' }] },
     configuration: { returnImmediately: true },
   });
   const pollUntil = async (done: (t: TaskView) => boolean): Promise<void> => {

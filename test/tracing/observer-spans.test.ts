@@ -18,7 +18,7 @@ import {
   ATTR_RESUME_OUTCOME,
   ATTR_TASK_ID,
 } from '../../src/tracing/attributes.js';
-import { LostPauseCollector } from '../../src/tracing/lost-pauses.js';
+import { LostPauseCollector } from '../../src/observe/lost-pauses.js';
 import { CONTEXT_ID, EntryScript, RECORDING, TASK_ID } from './entries.js';
 import { type MemoryTracing, at, hr, memoryTracing } from './memory-tracing.js';
 

@@ -6,9 +6,10 @@
  * Resume span, and a `rejected` ResumptionReceipt for a refused resume).
  */
 import { RULE_ERRORS } from '../fact.js';
-import { closingOfCall, finishResume } from '../lifecycle.js';
+import { closingOfCall } from '../lifecycle.js';
 import type { ObservedTask } from '../observed-task.js';
 import type { Closer, SuspensionResuming } from '../suspension.js';
+import { closeFromSignal } from './closings.js';
 import { type Case, type InputOf, type RuleTable, fire, rule } from './rule.js';
 
 export interface ResumingCase {
@@ -36,6 +37,7 @@ export const RESUMING_RULES: RuleTable<ResumingCase> = {
     rule<ResumingCase, 'ResumeAnswered'>(
       'resuming/answer-won',
       'ResumeAnswered',
+      'ended',
       'a racing ResumeTask answered with success: that call won the race',
       (c) => c.closer !== undefined,
       (c) => {
@@ -46,12 +48,13 @@ export const RESUMING_RULES: RuleTable<ResumingCase> = {
           resumedAt: c.fact.resumedAt,
           entries: [c.closer.seq, c.s.race.seq, c.fact.entry.seq],
         });
-        c.store.closeWithCall(c.task, { suspension: c.s, call: c.closer, closing, entry: c.fact.entry });
+        c.acts.closeWithCall(c.task, { suspension: c.s, call: c.closer, closing, entry: c.fact.entry });
       },
     ),
     rule<ResumingCase, 'CallFailed'>(
       'resuming/last-standing',
       'CallFailed',
+      'ended',
       'a racing ResumeTask failed and one candidate is left: it won',
       (c) => winnerOf(c) !== undefined,
       (c) => {
@@ -63,12 +66,13 @@ export const RESUMING_RULES: RuleTable<ResumingCase> = {
           resumedAt: c.s.race.signal.resumedAt,
           entries: [winner.seq, c.s.race.seq],
         });
-        c.store.closeWithCall(c.task, { suspension: c.s, call: winner, closing, entry: raceEntry(c.s) });
+        c.acts.closeWithCall(c.task, { suspension: c.s, call: winner, closing, entry: raceEntry(c.s) });
       },
     ),
     rule<ResumingCase, 'CallFailed'>(
       'resuming/loser-out',
       'CallFailed',
+      'resuming',
       'a racing ResumeTask failed and no single candidate with a call in flight is left: it is out, the race goes on',
       true,
       () => undefined,
@@ -76,10 +80,11 @@ export const RESUMING_RULES: RuleTable<ResumingCase> = {
     rule<ResumingCase, 'RecordingEnded'>(
       'resuming/end-announced',
       'RecordingEnded',
+      'ended',
       'the recording ended before the race was told: the announced resume stands, credited to no call',
       true,
       (c) =>
-        c.store.closeFromSignal(c.task, c.s, {
+        closeFromSignal(c.acts, c.task, c.s, {
           signal: c.s.race.signal,
           entry: raceEntry(c.s),
           entries: [c.s.race.seq],
@@ -91,7 +96,7 @@ export const RESUMING_RULES: RuleTable<ResumingCase> = {
 type R<T extends Parameters<typeof rule>[1]> = Case<ResumeCallCase, InputOf<T>>;
 
 function endSpan(c: Case<ResumeCallCase>, at: string, error: string | undefined): void {
-  c.closer.resume = c.store.emitStep(finishResume(c.closer.resume, { at, attributes: {}, error }));
+  c.acts.endCallSpan(c.closer, at, error);
 }
 
 const what = (closer: Closer): string => (closer.kind === 'resume' ? 'ResumeTask' : 'CancelTask');
@@ -102,7 +107,7 @@ function rejectedTarget(c: R<'CallFailed'>) {
   const code = c.fact.code;
   const rejectable =
     closer.kind === 'resume' && (code === RULE_ERRORS.RESUME_TOKEN_MISMATCH || code === RULE_ERRORS.INVALID_TASK_STATE);
-  return rejectable ? (c.store.byToken(task, closer.tokenHash) ?? closer.target ?? task.open ?? task.last) : undefined;
+  return rejectable ? (c.acts.byToken(task, closer.tokenHash) ?? closer.target ?? task.open ?? task.last) : undefined;
 }
 
 /** The failed call is out of every race it was in (docs/design.md §14.1 `resuming`). */
@@ -112,8 +117,8 @@ function outOfRaces(c: R<'CallFailed'>): void {
     if (!s.race.candidates.has(closer.xid)) continue;
     const candidates = new Set([...s.race.candidates].filter((xid) => xid !== closer.xid));
     const updated: SuspensionResuming = { ...s, race: { ...s.race, candidates } };
-    task.resuming = task.resuming.map((x) => (x.key === s.key ? updated : x));
-    fire(c.store, RESUMING_RULES, { task, s: updated, closer }, c.fact);
+    c.acts.narrowRace(task, updated);
+    fire(c.acts, RESUMING_RULES, { task, s: updated, closer }, c.fact);
   }
 }
 
@@ -124,11 +129,12 @@ export const RESUME_CALL_RULES: RuleTable<ResumeCallCase> = {
     rule<ResumeCallCase, 'ResumeAnswered'>(
       'resume-call/answered-outside',
       'ResumeAnswered',
+      'ended',
       'a ResumeTask succeeded and its token names no pause this recording saw: the pause began outside it',
       (c) =>
         c.closer.kind === 'resume' &&
         c.closer.tokenHash !== null &&
-        c.store.byToken(c.task, c.closer.tokenHash) === undefined,
+        c.acts.byToken(c.task, c.closer.tokenHash) === undefined,
       (c) => {
         const { closer, fact } = c;
         const closing = closingOfCall(closer, {
@@ -138,18 +144,18 @@ export const RESUME_CALL_RULES: RuleTable<ResumeCallCase> = {
           entries: [closer.seq, fact.entry.seq],
         });
         const outside = { pausedAt: null, resumeTokenHash: closer.tokenHash };
-        closer.resume = c.store.closeOutside(c.task, { outside, resume: closer.resume, closing, entry: fact.entry });
-        closer.settled = `outside:${closer.resume.key}`;
+        c.acts.closeOutside(c.task, { outside, resume: closer.resume, closing, entry: fact.entry, call: closer });
       },
     ),
     rule<ResumeCallCase, 'ResumeAnswered'>(
       'resume-call/answered-unmatched',
       'ResumeAnswered',
+      'done',
       'a ResumeTask succeeded for a pause this recording saw end already (or with no token): a finding, no receipt',
       true,
       (c) => {
         const { entry, taskId } = c.fact;
-        c.store.finding(
+        c.acts.finding(
           'unmatched-resume',
           entry.seq,
           'body.result',
@@ -162,6 +168,7 @@ export const RESUME_CALL_RULES: RuleTable<ResumeCallCase> = {
     rule<ResumeCallCase, 'CancelAnswered'>(
       'resume-call/cancel-answered',
       'CancelAnswered',
+      'done',
       'a CancelTask no pause end credited was answered: its span ends, in error unless CANCELED',
       (c) => c.closer.settled === undefined,
       (c) =>
@@ -174,6 +181,7 @@ export const RESUME_CALL_RULES: RuleTable<ResumeCallCase> = {
     rule<ResumeCallCase, 'CallFailed'>(
       'resume-call/unreadable-answer',
       'CallFailed',
+      'done',
       'the answer came but could not be read: the span ends in error, no receipt',
       (c) => c.fact.unreadable,
       (c) => endSpan(c, c.fact.entry.at, c.fact.why),
@@ -181,6 +189,7 @@ export const RESUME_CALL_RULES: RuleTable<ResumeCallCase> = {
     rule<ResumeCallCase, 'CallFailed'>(
       'resume-call/rejected',
       'CallFailed',
+      'done',
       'the peer refused the resume (-32010, -32011): a rejected ResumptionReceipt, the pause stays as it is',
       (c) => c.fact.code !== undefined && rejectedTarget(c) !== undefined,
       (c) => {
@@ -193,7 +202,7 @@ export const RESUME_CALL_RULES: RuleTable<ResumeCallCase> = {
             entries: [c.closer.seq, c.fact.entry.seq],
             errorCode: c.fact.code,
           });
-          c.store.closeWithCall(c.task, { suspension: target, call: c.closer, closing, entry: c.fact.entry });
+          c.acts.closeWithCall(c.task, { suspension: target, call: c.closer, closing, entry: c.fact.entry });
         }
         outOfRaces(c);
       },
@@ -201,6 +210,7 @@ export const RESUME_CALL_RULES: RuleTable<ResumeCallCase> = {
     rule<ResumeCallCase, 'CallFailed'>(
       'resume-call/failed',
       'CallFailed',
+      'done',
       'the call failed otherwise (or got no answer): the span ends in error',
       true,
       (c) => {
@@ -216,6 +226,7 @@ export const RESUME_CALL_RULES: RuleTable<ResumeCallCase> = {
     rule<ResumeCallCase, 'RecordingEnded'>(
       'resume-call/unanswered',
       'RecordingEnded',
+      'done',
       'the recording ended before the call was answered: the span ends in error',
       true,
       (c) => endSpan(c, c.fact.at, `no answer to ${what(c.closer)} before the recording ended`),

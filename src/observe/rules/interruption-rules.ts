@@ -27,6 +27,7 @@ export const NOT_INTERRUPTED_RULES: RuleTable<NotInterruptedCase> = {
     rule<NotInterruptedCase, 'InterruptedSeen'>(
       'not-interrupted/lost-seen-again',
       'InterruptedSeen',
+      'not-interrupted',
       'still shows a lost interruption (same state, prompt, status timestamp): that one ask, lost already',
       (c) => c.ints.lostSeenAgain(c.fact),
       () => undefined,
@@ -34,6 +35,7 @@ export const NOT_INTERRUPTED_RULES: RuleTable<NotInterruptedCase> = {
     rule<NotInterruptedCase, 'InterruptedSeen'>(
       'not-interrupted/input-required',
       'InterruptedSeen',
+      'interrupted',
       'INPUT_REQUIRED: the agent asks the client for input: an interruption, its receipt before the client sees it',
       (c) => c.fact.state === 'TASK_STATE_INPUT_REQUIRED',
       (c) => c.ints.open(c.fact),
@@ -41,6 +43,7 @@ export const NOT_INTERRUPTED_RULES: RuleTable<NotInterruptedCase> = {
     rule<NotInterruptedCase, 'InterruptedSeen'>(
       'not-interrupted/auth-required',
       'InterruptedSeen',
+      'interrupted',
       'AUTH_REQUIRED: the agent needs credentials: an interruption, continued by a message or out of band',
       true,
       (c) => c.ints.open(c.fact),
@@ -55,32 +58,33 @@ export const INTERRUPTED_RULES: RuleTable<InterruptedCase> = {
     rule<InterruptedCase, 'MessageSent'>(
       'interrupted/message',
       'MessageSent',
+      'interrupted',
       'a client message names the interrupted task: its answer, continuing it once the task moves on',
       (c) => c.fact.taskId === c.i.taskId,
       (c) => {
         const f = c.fact;
-        c.i.answer = {
+        c.ints.answered(c.i, {
           xid: f.xid,
           seq: f.entry.seq,
           at: f.entry.at,
           principal: f.principal,
           parts: f.parts,
           binding: f.binding,
-        };
+        });
       },
     ),
     rule<InterruptedCase, 'MessageSent'>(
       'interrupted/message-elsewhere',
       'MessageSent',
+      'interrupted',
       "a message in the task's context names no task or another: if a new task starts, the answer went to it",
       true,
-      (c) => {
-        c.i.stray ??= { xid: c.fact.xid, seq: c.fact.entry.seq, principal: c.fact.principal };
-      },
+      (c) => c.ints.strayMessage(c.i, { xid: c.fact.xid, seq: c.fact.entry.seq, principal: c.fact.principal }),
     ),
     rule<InterruptedCase, 'InterruptedSeen'>(
       'interrupted/asked-again',
       'InterruptedSeen',
+      ['continued', 'interrupted'],
       'interrupted again after the client answered (another state or prompt): the answer continued it, a new one opens',
       (c) =>
         c.i.answer !== undefined &&
@@ -95,6 +99,7 @@ export const INTERRUPTED_RULES: RuleTable<InterruptedCase> = {
     rule<InterruptedCase, 'InterruptedSeen'>(
       'interrupted/seen-again',
       'InterruptedSeen',
+      'interrupted',
       'still interrupted: a stream that shows it is caught up',
       true,
       (c) => c.ints.seenAgain(c.i, c.fact.origin),
@@ -102,6 +107,7 @@ export const INTERRUPTED_RULES: RuleTable<InterruptedCase> = {
     rule<InterruptedCase, 'StateSeen'>(
       'interrupted/older-news-on-stream',
       'StateSeen',
+      'interrupted',
       'a stream that carried the task before the interruption and has not delivered it yet shows older news',
       (c) => c.ints.behindOn(c.i, c.fact.origin),
       () => undefined,
@@ -109,6 +115,7 @@ export const INTERRUPTED_RULES: RuleTable<InterruptedCase> = {
     rule<InterruptedCase, 'StateSeen'>(
       'interrupted/canceled',
       'StateSeen',
+      'continued',
       'CANCELED: the task ended while interrupted: a continuation canceled, by the CancelTask in flight if any',
       (c) => c.fact.state === 'TASK_STATE_CANCELED',
       (c) => c.ints.continueByEnd(c.i, c.fact.entry, 'canceled'),
@@ -116,6 +123,7 @@ export const INTERRUPTED_RULES: RuleTable<InterruptedCase> = {
     rule<InterruptedCase, 'StateSeen'>(
       'interrupted/failed',
       'StateSeen',
+      'continued',
       'FAILED or REJECTED: the task ended while interrupted: a continuation failed',
       (c) => c.fact.state === 'TASK_STATE_FAILED' || c.fact.state === 'TASK_STATE_REJECTED',
       (c) => c.ints.continueByEnd(c.i, c.fact.entry, 'failed'),
@@ -123,6 +131,7 @@ export const INTERRUPTED_RULES: RuleTable<InterruptedCase> = {
     rule<InterruptedCase, 'StateSeen'>(
       'interrupted/continued-by-message',
       'StateSeen',
+      'continued',
       'the task moved on after a client message named it: that message continued it (its principal and input hash)',
       (c) => c.i.answer !== undefined,
       (c) => c.ints.continueByMessage(c.i, c.fact.entry),
@@ -130,6 +139,7 @@ export const INTERRUPTED_RULES: RuleTable<InterruptedCase> = {
     rule<InterruptedCase, 'StateSeen'>(
       'interrupted/auth-out-of-band',
       'StateSeen',
+      'continued',
       'AUTH_REQUIRED moved on with no message: credentials came out of band (the control call naming the task, if any)',
       (c) => c.i.state === 'TASK_STATE_AUTH_REQUIRED',
       (c) => c.ints.continueOutOfBand(c.i, c.fact.entry),
@@ -137,6 +147,7 @@ export const INTERRUPTED_RULES: RuleTable<InterruptedCase> = {
     rule<InterruptedCase, 'StateSeen'>(
       'interrupted/bypassed',
       'StateSeen',
+      'lost',
       'INPUT_REQUIRED moved on with no client message naming the task: the gate was bypassed',
       true,
       (c) => c.ints.lose(c.i, 'bypassed', c.fact.entry),
@@ -144,6 +155,7 @@ export const INTERRUPTED_RULES: RuleTable<InterruptedCase> = {
     rule<InterruptedCase, 'CallFailed'>(
       'interrupted/task-gone',
       'CallFailed',
+      'lost',
       'a call on the interrupted task answered -32001 (task not found): the peer lost it, lost_after_restart',
       (c) => c.fact.code === RULE_ERRORS.TASK_NOT_FOUND,
       (c) => c.ints.lose(c.i, 'lost_after_restart', c.fact.entry),
@@ -151,15 +163,15 @@ export const INTERRUPTED_RULES: RuleTable<InterruptedCase> = {
     rule<InterruptedCase, 'CallFailed'>(
       'interrupted/answer-refused',
       'CallFailed',
+      'interrupted',
       "the client's answer was refused: it continued nothing",
       (c) => c.fact.xid === c.i.answer?.xid,
-      (c) => {
-        c.i.answer = undefined;
-      },
+      (c) => c.ints.answerRefused(c.i),
     ),
     rule<InterruptedCase, 'TaskSeen'>(
       'interrupted/answered-as-new-task',
       'TaskSeen',
+      'lost',
       'a new task started in the context after a message that did not name the interrupted task: continued_as_new_task',
       (c) => c.i.stray !== undefined && c.i.stray.seq < c.fact.entry.seq && c.fact.task.taskId !== c.i.taskId,
       (c) => c.ints.lose(c.i, 'continued_as_new_task', c.fact.entry),
@@ -167,6 +179,7 @@ export const INTERRUPTED_RULES: RuleTable<InterruptedCase> = {
     rule<InterruptedCase, 'RecordingEnded'>(
       'interrupted/end-after-answer',
       'RecordingEnded',
+      'continued',
       'the recording ends after a client message named the task and was not refused: that message continued it',
       (c) => c.i.answer !== undefined,
       (c) => c.ints.continueByMessage(c.i, { seq: null, at: c.fact.at }),
@@ -174,6 +187,7 @@ export const INTERRUPTED_RULES: RuleTable<InterruptedCase> = {
     rule<InterruptedCase, 'RecordingEnded'>(
       'interrupted/end-never-continued',
       'RecordingEnded',
+      'lost',
       'the recording ends while the task was last seen interrupted and nothing continued it: never_continued',
       true,
       (c) => c.ints.lose(c.i, 'never_continued', { seq: null, at: c.fact.at }),

@@ -19,6 +19,7 @@ import type { ObservedTask } from '../observed-task.js';
 import { tokenHashOf } from '../../recording/resume-token.js';
 import type { TaskState } from '../../protocol/types.js';
 import type { Closer, SuspensionOpen } from '../suspension.js';
+import { closeFromSignal, closeInferred, entryResume, inferred } from './closings.js';
 import { type Case, type InputOf, type RuleTable, fire, rule } from './rule.js';
 
 export interface OpenCase {
@@ -67,7 +68,7 @@ function seenAgainNow(c: C<'PausedSeen'>): SuspensionOpen {
 }
 
 function ignored(c: C<'StateSeen'>, message: string): void {
-  c.store.lose(c.task, c.s, { reason: 'pause_ignored', entry: c.fact.entry, at: c.fact.entry.at, message });
+  c.acts.lose(c.task, c.s, { reason: 'pause_ignored', entry: c.fact.entry, at: c.fact.entry.at, message });
 }
 
 function leftPauseMessage(taskId: string, state: TaskState): string {
@@ -77,12 +78,12 @@ function leftPauseMessage(taskId: string, state: TaskState): string {
 }
 
 function explainedNow(c: Case<OpenCase, InputOf<'StateSeen' | 'PausedSeen'>>): boolean {
-  return explainUnseenResume(c.s, c.store.evidence(c.task, c.s, c.fact.entry.at)) !== undefined;
+  return explainUnseenResume(c.s, c.acts.evidence(c.task, c.s, c.fact.entry.at)) !== undefined;
 }
 
 function closeExplained(c: Case<OpenCase, InputOf<'StateSeen' | 'PausedSeen'>>): void {
-  const x = explainUnseenResume(c.s, c.store.evidence(c.task, c.s, c.fact.entry.at));
-  if (x) c.store.closeInferred(c.task, c.s, x, c.fact.entry, c.fact.origin);
+  const x = explainUnseenResume(c.s, c.acts.evidence(c.task, c.s, c.fact.entry.at));
+  if (x) closeInferred(c.acts, c.task, c.s, x, { entry: c.fact.entry, origin: c.fact.origin });
 }
 
 const cancelerOf = (c: C<'StateSeen'>) =>
@@ -99,12 +100,13 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
     rule<OpenCase, 'PausedSeen'>(
       'open/lease-passed',
       'PausedSeen',
+      'lost',
       'still PAUSED with the same token after its pausedUntil passed on the peer clock: paused_until_passed',
-      (c) => sameToken(c) && leasePassed(seenAgainNow(c), c.store.clock.nowAt(c.fact.entry.at)),
+      (c) => sameToken(c) && leasePassed(seenAgainNow(c), c.acts.nowAt(c.fact.entry.at)),
       (c) => {
         const again = seenAgainNow(c);
-        c.store.setOpen(c.task, again);
-        c.store.lose(c.task, again, {
+        c.acts.setOpen(c.task, again);
+        c.acts.lose(c.task, again, {
           reason: 'paused_until_passed',
           entry: c.fact.entry,
           at: c.fact.entry.at,
@@ -116,13 +118,14 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
     rule<OpenCase, 'PausedSeen'>(
       'open/timeout-passed',
       'PausedSeen',
+      'lost',
       'still PAUSED with the same token after the peer clock passed its timeout: paused_until_passed',
       (c) => sameToken(c) && c.s.reached.some((r) => r.which === 'timeout' && r.seq > c.s.lastPausedSeq),
       (c) => {
         const again = seenAgainNow(c);
         const minutes = again.pause.conditions?.timeout?.durationMinutes ?? 0;
-        c.store.setOpen(c.task, again);
-        c.store.lose(c.task, again, {
+        c.acts.setOpen(c.task, again);
+        c.acts.lose(c.task, again, {
           reason: 'paused_until_passed',
           entry: c.fact.entry,
           at: c.fact.entry.at,
@@ -133,13 +136,15 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
     rule<OpenCase, 'PausedSeen'>(
       'open/paused-again',
       'PausedSeen',
+      'open',
       'PAUSED with the same token: the pause is in force as of this entry, and a stream that shows it is caught up',
       sameToken,
-      (c) => c.store.setOpen(c.task, seenAgainNow(c)),
+      (c) => c.acts.setOpen(c.task, seenAgainNow(c)),
     ),
     rule<OpenCase, 'PausedSeen'>(
       'open/new-token-explained',
       'PausedSeen',
+      'ended',
       'PAUSED with a new token (tokens are consume-once) and the recording proves how the old pause ended',
       (c) => !caughtUpStream(c.s, c.fact.origin) && explainedNow(c),
       closeExplained,
@@ -147,11 +152,12 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
     rule<OpenCase, 'PausedSeen'>(
       'open/new-token-unexplained',
       'PausedSeen',
+      'lost',
       'PAUSED with a new token and nothing in the recording ended the old pause: pause_ignored',
       true,
       (c) => {
         const { entry } = c.fact;
-        c.store.finding(
+        c.acts.finding(
           'impossible-transition',
           entry.seq,
           'pause.resumeToken',
@@ -159,7 +165,7 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
             `but the pause ${c.s.key} was never seen to end`,
           c.task.taskId,
         );
-        c.store.lose(c.task, c.s, {
+        c.acts.lose(c.task, c.s, {
           reason: 'pause_ignored',
           entry,
           at: entry.at,
@@ -171,43 +177,47 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
     rule<OpenCase, 'PauseRequested'>(
       'open/pause-call-kept-aside',
       'PauseRequested',
+      'open',
       'a pause call while a pause is open opens nothing until its answer shows a new pause',
       true,
       (c) =>
-        c.task.keptAside.set(c.fact.xid, {
+        c.acts.keepAside(c.task, {
           state: 'kept-aside',
           taskId: c.task.taskId,
           xid: c.fact.xid,
           request: c.fact,
-          peerBeforeMs: c.store.clock.latestMs,
+          peerBeforeMs: c.acts.peerNowMs(),
         }),
     ),
     // ---- ResumeAnnounced ----
     rule<OpenCase, 'ResumeAnnounced'>(
       'open/announce-while-streaming',
       'ResumeAnnounced',
+      'open',
       'a snapshot while a stream carries the task: the stream tells how the pause ended',
       (c) => !authoritative(c.task, c.fact.origin),
-      (c) => c.store.awaited.push(c.task.taskId),
+      (c) => c.acts.awaitLater(c.task),
     ),
     rule<OpenCase, 'ResumeAnnounced'>(
       'open/announce-predates-pause',
       'ResumeAnnounced',
+      ['open', 'ended', 'lost'],
       'resume metadata older than the pause belongs to an earlier resume: read as WORKING',
       (c) => c.fact.origin.kind !== 'stream' && Date.parse(c.fact.signal.resumedAt) < Date.parse(c.s.pause.pausedAt),
       (c) => {
         const { entry, origin, field, task } = c.fact;
         const seen = { type: 'StateSeen', entry, task, state: 'TASK_STATE_WORKING', origin, field } as const;
-        fire(c.store, OPEN_RULES, { task: c.task, s: c.s }, { ...seen, timestamp: undefined });
+        fire(c.acts, OPEN_RULES, { task: c.task, s: c.s }, { ...seen, timestamp: undefined });
       },
     ),
     rule<OpenCase, 'ResumeAnnounced'>(
       'open/announce-one-resume-call',
       'ResumeAnnounced',
+      'ended',
       'explicit_resume announced with one ResumeTask in flight for the token: that call resumed it',
-      (c) => c.fact.signal.cause === 'explicit_resume' && c.store.resumeCalls(c.task, c.s).length === 1,
+      (c) => c.fact.signal.cause === 'explicit_resume' && c.acts.resumeCalls(c.task, c.s).length === 1,
       (c) => {
-        const [only] = c.store.resumeCalls(c.task, c.s);
+        const [only] = c.acts.resumeCalls(c.task, c.s);
         if (!only) return;
         const { signal, entry } = c.fact;
         const closing = closingOfCall(only, {
@@ -216,28 +226,30 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
           resumedAt: signal.resumedAt,
           entries: [only.seq, entry.seq],
         });
-        c.store.closeWithCall(c.task, { suspension: c.s, call: only, closing, entry });
+        c.acts.closeWithCall(c.task, { suspension: c.s, call: only, closing, entry });
       },
     ),
     rule<OpenCase, 'ResumeAnnounced'>(
       'open/announce-resume-race',
       'ResumeAnnounced',
+      'resuming',
       'explicit_resume announced while several ResumeTask calls race: their answers tell the winner (resuming)',
-      (c) => c.fact.signal.cause === 'explicit_resume' && c.store.resumeCalls(c.task, c.s).length > 1,
+      (c) => c.fact.signal.cause === 'explicit_resume' && c.acts.resumeCalls(c.task, c.s).length > 1,
       (c) => {
         const { signal, entry } = c.fact;
-        const candidates = new Set(c.store.resumeCalls(c.task, c.s).map((x) => x.xid));
-        c.store.startRace(c.task, c.s, race(c.s, { seq: entry.seq, at: entry.at, signal, candidates }));
-        c.store.awaited.push(c.task.taskId);
+        const candidates = new Set(c.acts.resumeCalls(c.task, c.s).map((x) => x.xid));
+        c.acts.startRace(c.task, c.s, race(c.s, { seq: entry.seq, at: entry.at, signal, candidates }));
+        c.acts.awaitLater(c.task);
       },
     ),
     rule<OpenCase, 'ResumeAnnounced'>(
       'open/announce',
       'ResumeAnnounced',
+      'ended',
       'the peer stated the resume: its cause, attributed to the latest control call that can have fired it',
       true,
       (c) =>
-        c.store.closeFromSignal(c.task, c.s, {
+        closeFromSignal(c.acts, c.task, c.s, {
           signal: c.fact.signal,
           entry: c.fact.entry,
           entries: [c.fact.entry.seq],
@@ -248,13 +260,15 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
     rule<OpenCase, 'StateSeen'>(
       'open/state-while-streaming',
       'StateSeen',
+      'open',
       'a snapshot while a stream carries the task: the stream tells how the pause ended',
       (c) => !authoritative(c.task, c.fact.origin),
-      (c) => c.store.awaited.push(c.task.taskId),
+      (c) => c.acts.awaitLater(c.task),
     ),
     rule<OpenCase, 'StateSeen'>(
       'open/left-pause-on-stream',
       'StateSeen',
+      'lost',
       'the next state on a stream that delivered the pause is past it with no resume stated: pause_ignored',
       (c) => RESUMED_STATES.has(c.fact.state) && caughtUpStream(c.s, c.fact.origin),
       (c) => ignored(c, leftPauseMessage(c.task.taskId, c.fact.state)),
@@ -262,6 +276,7 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
     rule<OpenCase, 'StateSeen'>(
       'open/older-news-on-stream',
       'StateSeen',
+      'open',
       'a stream that has not delivered the pause yet shows older news, unless the task ended',
       (c) => RESUMED_STATES.has(c.fact.state) && c.fact.origin.kind === 'stream' && !isTerminal(c.fact.state),
       () => undefined,
@@ -269,13 +284,15 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
     rule<OpenCase, 'StateSeen'>(
       'open/resume-call-decides',
       'StateSeen',
+      'open',
       'the task is past its pause while a ResumeTask for it is in flight: its answer tells',
-      (c) => RESUMED_STATES.has(c.fact.state) && c.store.resumeCalls(c.task, c.s).length > 0,
-      (c) => c.store.awaited.push(c.task.taskId),
+      (c) => RESUMED_STATES.has(c.fact.state) && c.acts.resumeCalls(c.task, c.s).length > 0,
+      (c) => c.acts.awaitLater(c.task),
     ),
     rule<OpenCase, 'StateSeen'>(
       'open/resumed-unseen',
       'StateSeen',
+      'ended',
       'the task is past its pause and the recording proves what resumed it (an event, a deadline, its conditions)',
       (c) => RESUMED_STATES.has(c.fact.state) && explainedNow(c),
       closeExplained,
@@ -283,6 +300,7 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
     rule<OpenCase, 'StateSeen'>(
       'open/resumed-unexplained',
       'StateSeen',
+      'lost',
       'the task is past its pause and nothing in the recording can have resumed it: pause_ignored',
       (c) => RESUMED_STATES.has(c.fact.state),
       (c) => {
@@ -293,6 +311,7 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
     rule<OpenCase, 'StateSeen'>(
       'open/canceled-by-call',
       'StateSeen',
+      'ended',
       'CANCELED with a CancelTask in flight (or answering): the call ended the pause, with its principal',
       (c) => c.fact.state === 'TASK_STATE_CANCELED' && cancelerOf(c) !== undefined,
       (c) => {
@@ -307,12 +326,13 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
           inferred: origin.kind === 'snapshot',
           entries: [closer.seq, entry.seq],
         });
-        c.store.closeWithCall(c.task, { suspension: c.s, call: closer, closing, entry });
+        c.acts.closeWithCall(c.task, { suspension: c.s, call: closer, closing, entry });
       },
     ),
     rule<OpenCase, 'StateSeen'>(
       'open/canceled',
       'StateSeen',
+      'ended',
       'CANCELED with no CancelTask seen: canceled, principal unknown',
       (c) => c.fact.state === 'TASK_STATE_CANCELED',
       (c) => {
@@ -325,19 +345,20 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
           inferred: origin.kind === 'snapshot',
           entries: [entry.seq],
         });
-        const resume = c.store.entryResume(entry, c.task, origin);
-        c.store.close(c.task, { suspension: c.s, resume, closing, entry });
+        const resume = entryResume(c.acts, entry, c.task, origin);
+        c.acts.close(c.task, { suspension: c.s, resume, closing, entry });
       },
     ),
     rule<OpenCase, 'StateSeen'>(
       'open/failed-stated',
       'StateSeen',
+      'ended',
       'FAILED next on a stream that showed the pause, or in an answer: timeout if its deadline passed, else failure',
       (c) =>
         c.fact.state === 'TASK_STATE_FAILED' && (caughtUpStream(c.s, c.fact.origin) || c.fact.origin.kind === 'answer'),
       (c) => {
         const { entry, origin, timestamp } = c.fact;
-        const x = explainFailure(c.s, { timestamp }, c.store.evidence(c.task, c.s, entry.at));
+        const x = explainFailure(c.s, { timestamp }, c.acts.evidence(c.task, c.s, entry.at));
         const closing = closingOf({
           cause: x.cause,
           outcome: x.outcome,
@@ -345,30 +366,32 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
           resumedAt: timestamp ?? null,
           entries: [...x.entries, entry.seq],
         });
-        c.store.close(c.task, { suspension: c.s, resume: c.store.entryResume(entry, c.task, origin), closing, entry });
+        c.acts.close(c.task, { suspension: c.s, resume: entryResume(c.acts, entry, c.task, origin), closing, entry });
       },
     ),
     rule<OpenCase, 'StateSeen'>(
       'open/failed-inferred',
       'StateSeen',
+      'ended',
       'FAILED seen after only PAUSED: inferred, timeout when its fail deadline was reached, else failure',
       (c) => c.fact.state === 'TASK_STATE_FAILED',
       (c) => {
         const { entry, origin, timestamp } = c.fact;
-        const x = explainFailure(c.s, { timestamp }, c.store.evidence(c.task, c.s, entry.at));
-        const closing = c.store.inferred(c.s, x, { after: [entry.seq], resumedAt: timestamp ?? null });
-        c.store.close(c.task, { suspension: c.s, resume: c.store.entryResume(entry, c.task, origin), closing, entry });
+        const x = explainFailure(c.s, { timestamp }, c.acts.evidence(c.task, c.s, entry.at));
+        const closing = inferred(c.s, x, { after: [entry.seq], resumedAt: timestamp ?? null });
+        c.acts.close(c.task, { suspension: c.s, resume: entryResume(c.acts, entry, c.task, origin), closing, entry });
       },
     ),
     rule<OpenCase, 'StateSeen'>(
       'open/went-back',
       'StateSeen',
+      'lost',
       'SUBMITTED or UNSPECIFIED after the pause (a task never returns there): pause_ignored',
       (c) => BACKWARD_STATES.has(c.fact.state) && caughtUp(c.s, c.fact.origin),
       (c) => {
         const { entry, origin, state, field } = c.fact;
         if (origin.kind !== 'stream') {
-          c.store.finding(
+          c.acts.finding(
             'impossible-transition',
             entry.seq,
             `${field}.status.state`,
@@ -383,10 +406,11 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
     rule<OpenCase, 'WorkSeen'>(
       'open/work-on-caught-up-stream',
       'WorkSeen',
+      'lost',
       'an artifact on a stream that delivered the pause: the task worked while PAUSED, pause_ignored',
       (c) => c.s.caughtUp.has(c.fact.stream),
       (c) =>
-        c.store.lose(c.task, c.s, {
+        c.acts.lose(c.task, c.s, {
           reason: 'pause_ignored',
           entry: c.fact.entry,
           at: c.fact.entry.at,
@@ -397,6 +421,7 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
     rule<OpenCase, 'ResumeAnswered'>(
       'open/resume-answered',
       'ResumeAnswered',
+      'ended',
       'a ResumeTask with the pause’s token answered with success: that call resumed it, with its principal and input',
       true,
       (c) => {
@@ -409,17 +434,18 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
           resumedAt: c.fact.resumedAt,
           entries: [closer.seq, entry.seq],
         });
-        c.store.closeWithCall(c.task, { suspension: c.s, call: closer, closing, entry });
+        c.acts.closeWithCall(c.task, { suspension: c.s, call: closer, closing, entry });
       },
     ),
     // ---- CallFailed ----
     rule<OpenCase, 'CallFailed'>(
       'open/task-gone',
       'CallFailed',
+      'lost',
       'a call on the task answered -32001 (task not found) while it was PAUSED: task_gone',
       (c) => c.fact.code === RULE_ERRORS.TASK_NOT_FOUND,
       (c) =>
-        c.store.lose(c.task, c.s, {
+        c.acts.lose(c.task, c.s, {
           reason: 'task_gone',
           entry: c.fact.entry,
           at: c.fact.entry.at,
@@ -430,40 +456,46 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
     rule<OpenCase, 'DeadlineDue'>(
       'open/deadline-reached',
       'DeadlineDue',
+      'open',
       'a control answer put the peer clock past a trigger or timeout: the pause holds that proof',
       true,
       (c) => {
         const { call, entry, which } = c.fact;
-        c.task.open = deadlineReached(c.s, {
+        const reached = deadlineReached(c.s, {
           which,
           entries: [call.seq, entry.seq],
           principal: call.method === 'AdvanceClock' ? call.principal : null,
           seq: entry.seq,
           at: entry.at,
         });
+        c.acts.setOpen(c.task, reached);
       },
     ),
     rule<OpenCase, 'ControlAnswered'>(
       'open/fire-resumed-task',
       'ControlAnswered',
+      'ended',
       'a FireEvent answer lists the task: it resumed the pause (condition_fired by onEvent, else external_event)',
       true,
-      (c) => c.store.closeInferred(c.task, c.s, causeOfFire(c.s, c.fact.call), c.fact.entry, undefined),
+      (c) =>
+        closeInferred(c.acts, c.task, c.s, causeOfFire(c.s, c.fact.call), { entry: c.fact.entry, origin: undefined }),
     ),
     // ---- StreamEnded ----
     rule<OpenCase, 'StreamEnded'>(
       'open/streams-ended',
       'StreamEnded',
+      'open',
       'every stream that carried the task ended: at the recording end the pause is stream_ended',
       (c) => c.task.streams.size === 0,
       (c) => {
-        c.task.open = streamsEnded(c.s);
+        c.acts.setOpen(c.task, streamsEnded(c.s));
       },
     ),
     // ---- RecordingEnded ----
     rule<OpenCase, 'RecordingEnded'>(
       'open/end-deadline-reached',
       'RecordingEnded',
+      'ended',
       'the recording ends after the peer clock reached a trigger (condition_fired) or a timeout (its onTimeout)',
       (c) => firstReached(c.s) !== undefined,
       (c) => {
@@ -471,31 +503,34 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
         if (verdict.kind !== 'close') return;
         const x = verdict.explanation;
         const at = c.fact.at;
-        const r = endResumeSpan(c.store.ctx, { suspension: c.s, at, seq: x.entries.at(-1) ?? c.s.lastPausedSeq });
-        const closing = c.store.inferred(c.s, x, { after: [] });
-        c.store.close(c.task, { suspension: c.s, resume: r, closing, entry: { seq: null, at } });
+        const r = endResumeSpan(c.acts.ctx, { suspension: c.s, at, seq: x.entries.at(-1) ?? c.s.lastPausedSeq });
+        const closing = inferred(c.s, x, { after: [] });
+        c.acts.close(c.task, { suspension: c.s, resume: r, closing, entry: { seq: null, at } });
       },
     ),
     rule<OpenCase, 'RecordingEnded'>(
       'open/end-lease-passed',
       'RecordingEnded',
+      'lost',
       'the recording ends after the pause’s pausedUntil passed on the peer clock: paused_until_passed',
       (c) => leasePassed(c.s, c.fact.now),
-      (c) => c.store.lose(c.task, c.s, { reason: 'paused_until_passed', entry: null, at: c.fact.at }),
+      (c) => c.acts.lose(c.task, c.s, { reason: 'paused_until_passed', entry: null, at: c.fact.at }),
     ),
     rule<OpenCase, 'RecordingEnded'>(
       'open/end-stream-ended',
       'RecordingEnded',
+      'lost',
       'the recording ends with the pause open and every stream that carried it ended: stream_ended',
       (c) => c.s.streamEnded,
-      (c) => c.store.lose(c.task, c.s, { reason: 'stream_ended', entry: null, at: c.fact.at }),
+      (c) => c.acts.lose(c.task, c.s, { reason: 'stream_ended', entry: null, at: c.fact.at }),
     ),
     rule<OpenCase, 'RecordingEnded'>(
       'open/end-recording-ended',
       'RecordingEnded',
+      'lost',
       'the recording ends while the task was last seen PAUSED and nothing closes it: recording_ended',
       true,
-      (c) => c.store.lose(c.task, c.s, { reason: 'recording_ended', entry: null, at: c.fact.at }),
+      (c) => c.acts.lose(c.task, c.s, { reason: 'recording_ended', entry: null, at: c.fact.at }),
     ),
   ],
 };

@@ -7,7 +7,7 @@
 import type { Fact } from '../fact.js';
 import { endPending, prove } from '../lifecycle.js';
 import type { ObservedTask } from '../observed-task.js';
-import type { ObserverStore } from '../observer-store.js';
+import type { PauseActions } from '../pause-actions.js';
 import { tokenHashOf } from '../../recording/resume-token.js';
 import type { PauseCall, SuspensionKeptAside, SuspensionPending } from '../suspension.js';
 import { type Case, type InputOf, type RuleTable, rule } from './rule.js';
@@ -34,35 +34,31 @@ export function foundOnly(call: PauseCall, pause: { initiatedBy: string; pausedA
 }
 
 /** The pause `fact` shows is one the task already had (live or recently ended). */
-export function knownPause(store: ObserverStore, task: ObservedTask, fact: Extract<Fact, { type: 'PausedSeen' }>) {
-  return store.byToken(task, tokenHashOf(fact.pause.resumeToken));
+export function knownPause(acts: PauseActions, task: ObservedTask, fact: Extract<Fact, { type: 'PausedSeen' }>) {
+  return acts.byToken(task, tokenHashOf(fact.pause.resumeToken));
 }
 
 /** The pause is proven (SuspensionReceipt): by `pending`'s call, or as the agent's own when undefined. */
 export function proveOpen(
-  store: ObserverStore,
+  acts: PauseActions,
   task: ObservedTask,
   fact: Extract<Fact, { type: 'PausedSeen' }>,
   pending: SuspensionPending | undefined,
 ): void {
   const { entry, pause, origin, legacy, parent } = fact;
-  const proven = store.emitStep(
-    prove(store.ctx, { task: store.view(task), pending, entry, pause, legacy, origin, parent }),
-  );
-  if (pending) task.pending.delete(pending.call.xid);
-  store.setOpen(task, proven);
-  const { key, taskId, openSeq, openAt, span } = proven;
-  task.last = { key, taskId, openSeq, openAt, span, parent: proven.parent, tokenHash: proven.pause.tokenHash };
+  const view = { taskId: task.taskId, contextId: task.contextId, span: task.span };
+  const proven = acts.emitStep(prove(acts.ctx, { task: view, pending, entry, pause, legacy, origin, parent }));
+  if (pending) acts.dropCall(task, pending.call.xid);
+  acts.setOpen(task, proven);
+  acts.setLast(task, proven);
 }
 
 function endWithoutReceipt(c: Case<PendingCase>, error?: string): void {
-  c.task.pending.delete(c.s.call.xid);
+  c.acts.dropCall(c.task, c.s.call.xid);
   const entry = c.fact.type === 'RecordingEnded' ? { seq: c.s.call.seq, at: c.fact.at } : c.fact.entry;
   const seq = c.fact.type === 'PausedSeen' ? entry.seq : c.s.call.seq;
   const contextId = c.fact.type === 'PausedSeen' ? c.task.contextId : null;
-  c.store.emit(
-    endPending(c.store.ctx, c.s, { at: entry.at, contextId, seq, ...(error === undefined ? {} : { error }) }),
-  );
+  c.acts.emit(endPending(c.acts.ctx, c.s, { at: entry.at, contextId, seq, ...(error === undefined ? {} : { error }) }));
 }
 
 export const PENDING_RULES: RuleTable<PendingCase> = {
@@ -72,34 +68,38 @@ export const PENDING_RULES: RuleTable<PendingCase> = {
     rule<PendingCase, 'PausedSeen'>(
       'pending/answered-with-proven-pause',
       'PausedSeen',
+      'dropped',
       'the call is answered with a pause already proven: its span ends, no receipt',
-      (c) => knownPause(c.store, c.task, c.fact) !== undefined,
+      (c) => knownPause(c.acts, c.task, c.fact) !== undefined,
       (c) => {
-        const known = knownPause(c.store, c.task, c.fact);
-        c.task.pending.delete(c.s.call.xid);
+        const known = knownPause(c.acts, c.task, c.fact);
+        c.acts.dropCall(c.task, c.s.call.xid);
         if (known?.key !== c.s.key) endWithoutReceipt(c);
       },
     ),
     rule<PendingCase, 'PausedSeen'>(
       'pending/found-not-made',
       'PausedSeen',
+      'open',
       'the pause was in force before the call (an agent pause for PauseTask, or begun earlier): proven as the agent’s',
       (c) => foundOnly(c.s.call, c.fact.pause),
       (c) => {
         endWithoutReceipt(c);
-        proveOpen(c.store, c.task, c.fact, undefined);
+        proveOpen(c.acts, c.task, c.fact, undefined);
       },
     ),
     rule<PendingCase, 'PausedSeen'>(
       'pending/proven',
       'PausedSeen',
+      'open',
       'the first PAUSED after the call proves the pause it made: via, principal and mode of the call',
       true,
-      (c) => proveOpen(c.store, c.task, c.fact, c.s),
+      (c) => proveOpen(c.acts, c.task, c.fact, c.s),
     ),
     rule<PendingCase, 'PauseAnswered'>(
       'pending/refused',
       'PauseAnswered',
+      'dropped',
       'the call was answered without a pause: the task cannot be paused in its state, the span ends in error',
       true,
       (c) => endWithoutReceipt(c, `task ${c.fact.taskId} cannot be paused in its state`),
@@ -107,6 +107,7 @@ export const PENDING_RULES: RuleTable<PendingCase> = {
     rule<PendingCase, 'CallFailed'>(
       'pending/call-failed',
       'CallFailed',
+      'dropped',
       'the call failed or its answer could not be read: the span ends in error, no receipt',
       true,
       (c) => endWithoutReceipt(c, c.fact.why),
@@ -114,6 +115,7 @@ export const PENDING_RULES: RuleTable<PendingCase> = {
     rule<PendingCase, 'RecordingEnded'>(
       'pending/unanswered',
       'RecordingEnded',
+      'dropped',
       'the recording ended before the call was answered: the span ends in error, no receipt',
       true,
       (c) => endWithoutReceipt(c, 'no answer to the pause call before the recording ended'),
@@ -123,7 +125,7 @@ export const PENDING_RULES: RuleTable<PendingCase> = {
 
 type K<T extends Parameters<typeof rule>[1]> = Case<KeptAsideCase, InputOf<T>>;
 const dropKept = (c: K<'PausedSeen' | 'PauseAnswered' | 'CallFailed'>): void => {
-  c.task.keptAside.delete(c.s.xid);
+  c.acts.dropCall(c.task, c.s.xid);
 };
 
 export const KEPT_ASIDE_RULES: RuleTable<KeptAsideCase> = {
@@ -133,23 +135,26 @@ export const KEPT_ASIDE_RULES: RuleTable<KeptAsideCase> = {
     rule<KeptAsideCase, 'PausedSeen'>(
       'kept-aside/answered-with-pause-in-force',
       'PausedSeen',
+      'dropped',
       'the call is answered with the pause already in force: it opens nothing',
-      (c) => knownPause(c.store, c.task, c.fact) !== undefined,
+      (c) => knownPause(c.acts, c.task, c.fact) !== undefined,
       dropKept,
     ),
     rule<KeptAsideCase, 'PausedSeen'>(
       'kept-aside/answered-with-new-pause',
       'PausedSeen',
+      'pending',
       'the call is answered with a new pause: the one in force ended unseen and the call made this one (pending)',
       true,
       (c) => {
         dropKept(c);
-        c.task.pending.set(c.s.xid, c.store.requestPause(c.task, c.s.request, c.s.peerBeforeMs));
+        c.acts.pend(c.task, c.acts.requestPause(c.task, c.s.request, c.s.peerBeforeMs));
       },
     ),
     rule<KeptAsideCase, 'PauseAnswered'>(
       'kept-aside/answered-without-pause',
       'PauseAnswered',
+      'dropped',
       'the call was answered without a pause: it opens nothing',
       true,
       dropKept,
@@ -157,6 +162,7 @@ export const KEPT_ASIDE_RULES: RuleTable<KeptAsideCase> = {
     rule<KeptAsideCase, 'CallFailed'>(
       'kept-aside/call-failed',
       'CallFailed',
+      'dropped',
       'the call failed: it opens nothing',
       true,
       dropKept,

@@ -1,13 +1,14 @@
 /**
  * @module observe/rules/rule
  * The shape of the observer's rules (docs/design.md §14.8): a table per suspension state, each row
- * `(state, fact, guard) → rule id → transition`. The first row whose fact and guard match fires;
- * the order of the rows is their precedence. A rule's id is stable: verdicts, spans, `lost
+ * `(state, fact, guard) → rule id → next state, transition`. The first row whose fact and guard
+ * match fires; the order of the rows is their precedence. A row acts through the actions port
+ * ({@link PauseActions}), never on the store. A rule's id is stable: verdicts, spans, `lost
  * --explain` and the design's list name it.
  */
 import type { ControlCall, EntryRef, Fact } from '../fact.js';
 import type { FiredRule } from '../observed-task.js';
-import type { ObserverStore } from '../observer-store.js';
+import type { PauseActions } from '../pause-actions.js';
 
 /** The recording ended: what is still open is decided (docs/design.md §14.5). */
 export interface RecordingEnded {
@@ -30,14 +31,36 @@ export type RuleInput = Fact | DeadlineDue | RecordingEnded;
 export type RuleInputType = RuleInput['type'];
 export type InputOf<T extends RuleInputType> = Extract<RuleInput, { type: T }>;
 
-/** What a row reads: the store, the table's subject (a task, a suspension in its state) and the input. */
-export type Case<X, F extends RuleInput = RuleInput> = X & { readonly store: ObserverStore; readonly fact: F };
+/** What a row reads: its subject (a task, a suspension in its state) and the input, and the port it acts through. */
+export type Case<X, F extends RuleInput = RuleInput> = X & { readonly acts: PauseActions; readonly fact: F };
+
+/**
+ * The state a row leaves its subject in (docs/design.md §14.1, §14.9): a pause `pending`, `kept-aside`,
+ * `open`, `resuming`, `ended` (a ResumptionReceipt) or `lost` (a LostPause); `task` (no pause of the
+ * task the fact is about), `dropped` (a pause call that opened nothing), `done` (a resume or cancel
+ * call whose span ended); an interruption `not-interrupted`, `interrupted`, `continued` or `lost`.
+ */
+export type NextState =
+  | 'task'
+  | 'pending'
+  | 'kept-aside'
+  | 'dropped'
+  | 'open'
+  | 'resuming'
+  | 'ended'
+  | 'lost'
+  | 'done'
+  | 'not-interrupted'
+  | 'interrupted'
+  | 'continued';
 
 /** One row of a table. */
 export interface Rule<X> {
   /** `<state>/<name>`: stable, cited by verdicts and listed in docs/design.md §14.8. */
   readonly id: string;
   readonly on: RuleInputType;
+  /** The states the row can leave its subject in (one, but for a row whose guard or re-routing decides). */
+  readonly next: readonly NextState[];
   /** One line: why the row does what it does. */
   readonly reason: string;
   readonly when: (c: Case<X>) => boolean;
@@ -52,10 +75,11 @@ export interface RuleTable<X> {
   readonly subject: (x: X) => { taskId: string; suspension: string | undefined };
 }
 
-/** A row: on `on`, when `when` holds (always when `true`), do `then`. */
+/** A row: on `on`, when `when` holds (always when `true`), do `then`, leaving the subject in `next`. */
 export function rule<X, T extends RuleInputType>(
   id: string,
   on: T,
+  next: NextState | readonly NextState[],
   reason: string,
   when: true | ((c: Case<X, InputOf<T>>) => boolean),
   then: (c: Case<X, InputOf<T>>) => void,
@@ -65,6 +89,7 @@ export function rule<X, T extends RuleInputType>(
   return {
     id,
     on,
+    next: typeof next === 'string' ? [next] : next,
     reason,
     when: when === true ? () => true : (c) => when(narrow(c)),
     then: (c) => then(narrow(c)),
@@ -96,18 +121,18 @@ function rowsOn<X>(table: RuleTable<X>, type: RuleInputType): readonly Rule<X>[]
 }
 
 /**
- * Fires the first row of `table` whose input type and guard match, recording it in the store (so
+ * Fires the first row of `table` whose input type and guard match, recording it through `acts` (so
  * what it emits names it); returns its id, undefined when no row matched.
  */
 export function fire<X extends object>(
-  store: ObserverStore,
+  acts: PauseActions,
   table: RuleTable<X>,
   x: X,
   fact: RuleInput,
 ): string | undefined {
   const rows = rowsOn(table, fact.type);
   if (rows.length === 0) return undefined;
-  const c = { ...x, store, fact } as Case<X>;
+  const c = { ...x, acts, fact } as Case<X>;
   for (const row of rows) {
     if (!row.when(c)) continue;
     const { taskId, suspension } = table.subject(x);
@@ -118,7 +143,7 @@ export function fire<X extends object>(
       taskId,
       suspension,
     };
-    store.firing(fired, () => row.then(c));
+    acts.firing(fired, () => row.then(c));
     return row.id;
   }
   return undefined;

@@ -7,14 +7,15 @@ import { RESUME_CALL_RULES, RESUMING_RULES } from './call-rules.js';
 import { INTERRUPTED_RULES, NOT_INTERRUPTED_RULES } from './interruption-rules.js';
 import { OPEN_RULES } from './open-rules.js';
 import { KEPT_ASIDE_RULES, PENDING_RULES } from './pending-rules.js';
-import type { RuleInputType } from './rule.js';
+import type { NextState, RuleInputType } from './rule.js';
 import { TASK_RULES } from './task-rules.js';
 
-/** A rule as listed: its id, its state, what it fires on and why. */
+/** A rule as listed: its id, its state, what it fires on, the state it leaves its subject in, and why. */
 export interface RuleListing {
   readonly id: string;
   readonly state: string;
   readonly on: RuleInputType;
+  readonly next: readonly NextState[];
   readonly reason: string;
 }
 
@@ -31,5 +32,5 @@ const TABLES = [
 
 /** Every rule, table by table, each table in precedence order. */
 export const OBSERVER_RULES: readonly RuleListing[] = TABLES.flatMap((table) =>
-  table.rows.map((row) => ({ id: row.id, state: table.state, on: row.on, reason: row.reason })),
+  table.rows.map((row) => ({ id: row.id, state: table.state, on: row.on, next: row.next, reason: row.reason })),
 );

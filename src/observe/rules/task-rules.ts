@@ -9,6 +9,7 @@ import { attributeAnnounced } from '../explanations.js';
 import { closingOf } from '../lifecycle.js';
 import type { ObservedTask } from '../observed-task.js';
 import type { OutsideSuspension } from '../../receipts/types.js';
+import { entryResume } from './closings.js';
 import { type RuleTable, rule } from './rule.js';
 import { authoritative } from './open-rules.js';
 import { proveOpen } from './pending-rules.js';
@@ -41,6 +42,7 @@ export const TASK_RULES: RuleTable<TaskCase> = {
     rule<TaskCase, 'PauseRequested'>(
       'task/pause-call-on-finished-task',
       'PauseRequested',
+      'task',
       'a pause call on a finished task opens nothing: the peer refuses it',
       (c) => c.task?.terminal === true,
       () => undefined,
@@ -48,24 +50,27 @@ export const TASK_RULES: RuleTable<TaskCase> = {
     rule<TaskCase, 'PauseRequested'>(
       'task/pause-call',
       'PauseRequested',
+      'pending',
       'a pause call opens a pending suspension: its Suspension span starts at the call',
       (c) => c.task !== undefined,
       (c) => {
-        if (c.task) c.task.pending.set(c.fact.xid, c.store.requestPause(c.task, c.fact, c.store.clock.latestMs));
+        if (c.task) c.acts.pend(c.task, c.acts.requestPause(c.task, c.fact, c.acts.peerNowMs()));
       },
     ),
     rule<TaskCase, 'PausedSeen'>(
       'task/self-park',
       'PausedSeen',
+      'open',
       'PAUSED with a pause no call in flight asked for: the agent parked on its own (via statusUpdate)',
       (c) => c.task !== undefined,
       (c) => {
-        if (c.task) proveOpen(c.store, c.task, c.fact, undefined);
+        if (c.task) proveOpen(c.acts, c.task, c.fact, undefined);
       },
     ),
     rule<TaskCase, 'ResumeAnnounced'>(
       'task/announce-awaits-resume-call',
       'ResumeAnnounced',
+      'task',
       'a resume announced, no pause of the task observed, while a ResumeTask for it is in flight: its answer tells',
       (c) => c.task !== undefined && resumeCallInFlight(c.task),
       () => undefined,
@@ -73,6 +78,7 @@ export const TASK_RULES: RuleTable<TaskCase> = {
     rule<TaskCase, 'ResumeAnnounced'>(
       'task/announce-repeated',
       'ResumeAnnounced',
+      'task',
       'the resume of a pause outside this recording, receipted already, is shown again: nothing new',
       (c) => c.task?.outsideResume !== undefined && sameOutsideResume(c.task, c.fact.signal.resumedAt),
       () => undefined,
@@ -80,6 +86,7 @@ export const TASK_RULES: RuleTable<TaskCase> = {
     rule<TaskCase, 'ResumeAnnounced'>(
       'task/announce-outside',
       'ResumeAnnounced',
+      'ended',
       'the task announces a resume and no pause of it was observed: the pause began outside this recording',
       (c) =>
         c.task !== undefined &&
@@ -93,13 +100,7 @@ export const TASK_RULES: RuleTable<TaskCase> = {
         const control =
           signal.cause === 'explicit_resume'
             ? undefined
-            : attributeAnnounced(UNSEEN, signal.cause, {
-                fireByName: undefined,
-                fireByTask: c.store.fireByTask.get(task.taskId),
-                fireAny: c.store.fireAny,
-                advance: c.store.advance,
-                now: c.store.clock.nowAt(entry.at),
-              });
+            : attributeAnnounced(UNSEEN, signal.cause, c.acts.outsideEvidence(task.taskId, entry.at));
         const closing = closingOf({
           cause: signal.cause,
           outcome: 'resumed',
@@ -109,13 +110,14 @@ export const TASK_RULES: RuleTable<TaskCase> = {
           resumedAt: signal.resumedAt,
           entries: control ? [control.seq, entry.seq] : [entry.seq],
         });
-        const resume = c.store.entryResume(entry, task, c.fact.origin);
-        c.store.closeOutside(task, { outside: UNKNOWN_PAUSE, resume, closing, entry });
+        const resume = entryResume(c.acts, entry, task, c.fact.origin);
+        c.acts.closeOutside(task, { outside: UNKNOWN_PAUSE, resume, closing, entry });
       },
     ),
     rule<TaskCase, 'ControlAnswered'>(
       'task/fire-repeated',
       'ControlAnswered',
+      'task',
       'a FireEvent answer lists a task whose resume, of a pause outside this recording, was receipted since the call',
       (c) => c.task?.last === undefined && (c.task?.outsideResume?.seq ?? 0) > c.fact.call.seq,
       () => undefined,
@@ -123,10 +125,11 @@ export const TASK_RULES: RuleTable<TaskCase> = {
     rule<TaskCase, 'ControlAnswered'>(
       'task/fire-outside',
       'ControlAnswered',
+      'ended',
       'a FireEvent answer lists a task with no pause observed: the pause began outside this recording',
       (c) => c.task?.last === undefined,
       (c) => {
-        const task = c.store.task(c.taskId);
+        const task = c.acts.task(c.taskId);
         const { entry, call } = c.fact;
         const closing = closingOf({
           cause: call.payloadTaskId === c.taskId ? 'external_event' : 'condition_fired',
@@ -136,8 +139,8 @@ export const TASK_RULES: RuleTable<TaskCase> = {
           inferred: true,
           entries: [call.seq, entry.seq],
         });
-        const resume = c.store.entryResume(entry, task, undefined);
-        c.store.closeOutside(task, { outside: UNKNOWN_PAUSE, resume, closing, entry });
+        const resume = entryResume(c.acts, entry, task, undefined);
+        c.acts.closeOutside(task, { outside: UNKNOWN_PAUSE, resume, closing, entry });
       },
     ),
   ],

@@ -55,6 +55,13 @@ export function describeDrift(d: ExchangeDrift): string {
         `${where(d.request)} waited ${d.waitedMs} ms for ${where(d.waitingFor)} ` +
         `(${d.waitingFor.shape}) that never came`
       );
+    case 'timing': {
+      const on = d.clock === 'peer' ? " on the peer's clock" : '';
+      return (
+        `${where(d.expected)}: timing drift: the poll loop (${d.reads} read${d.reads === 1 ? '' : 's'}) ended in ` +
+        `${d.actualState} after ${d.replayedMs} ms${on}; recorded: ${d.expectedState} after ${d.recordedMs} ms`
+      );
+    }
     default: {
       const never: never = d;
       return never;

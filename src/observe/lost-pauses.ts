@@ -1,5 +1,5 @@
 /**
- * @module tracing/lost-pauses
+ * @module observe/lost-pauses
  * Lists lost pauses (docs/design.md §7 `LostPause`, §14.5) for people: from the PauseObserver's
  * `lost` span events over a recording (as an ObservationPipeline's span sink), or from a receipt
  * log, where a suspension that no resumption closed is lost because the log ended
@@ -15,45 +15,11 @@ import {
   ATTR_INTERRUPTED_AT,
   ATTR_RULE,
   ATTR_TASK_STATE,
-} from './attributes.js';
-import type { LostInterruptionReason, LostPauseReason, SpanAttributes, SpanEvent, SpanSink } from './span-events.js';
+} from '../tracing/attributes.js';
+import type { LostInterruptionListing, LostPauseListing } from '../tracing/lost-listings.js';
+import type { SpanAttributes, SpanEvent, SpanSink } from '../tracing/span-events.js';
 
-/** One lost pause, as `a2a-replay lost` shows it. */
-export interface LostPauseListing {
-  taskId: string;
-  /** RFC `pause.initiatedBy`, null when the pause was never proven (no receipt). */
-  initiatedBy: string | null;
-  reason: LostPauseReason;
-  /** When the pause began: the peer's `pausedAt`, else when the pause was first seen. */
-  since: string;
-  /** When it was found lost (the recording entry's time); null for a receipt log. */
-  detectedAt: string | null;
-  /** The pause's own `reason`, if it gave one. */
-  pauseReason: string | null;
-  /** The Suspension span, to find it in Jaeger. */
-  span: SpanRef | null;
-  /**
-   * The observer rule that declared it lost (docs/design.md §14.8), from the LostPause span's
-   * `a2a_replay.rule`; null from a receipt log, which holds no rule.
-   */
-  rule: string | null;
-}
-
-/** One lost interruption (INPUT_REQUIRED, AUTH_REQUIRED), as `a2a-replay lost` shows it (docs/design.md §14.9). */
-export interface LostInterruptionListing {
-  taskId: string;
-  /** `TASK_STATE_INPUT_REQUIRED` or `TASK_STATE_AUTH_REQUIRED`, when known. */
-  state: string | null;
-  reason: LostInterruptionReason;
-  /** When the task was seen interrupted. */
-  since: string;
-  /** When it was found lost (the recording entry's time); null for a receipt log. */
-  detectedAt: string | null;
-  /** The span of the interruption's receipt. */
-  span: SpanRef;
-  /** The observer rule that declared it lost; null from a receipt log. */
-  rule: string | null;
-}
+export type { LostInterruptionListing, LostPauseListing } from '../tracing/lost-listings.js';
 
 /**
  * A {@link SpanSink} that keeps the `lost` events of the PauseObserver, with who paused, why and

@@ -1,17 +1,17 @@
 /**
- * @module cli/collector-input
- * `verify`, `audit` and `lost` read a receipt log from an OpenTelemetry collector's `file`
+ * @module logs/collector-input
+ * A log set reads a receipt log from an OpenTelemetry collector's `file`
  * exporter output as well as from the log file (docs/design.md §6, "Receipts through the
  * telemetry pipeline"): an OTLP JSON export (`resourceLogs` → `scopeLogs` → `logRecords`, one
  * request a line) is told by its first line, its records are put back into the log's lines by
  * origin and index, and those lines, written to a private temporary file, are read as the log.
  */
-import { open, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { errorMessage } from '../src/errors.js';
-import { isCollectorLogExport, logsFromCollectorExport } from '../src/receipts/receipt-log-records.js';
-import { CliExit, EXIT } from './io.js';
+import { A2aReplayError, errorMessage } from '../errors.js';
+import { readFirstLine } from './first-line.js';
+import { isCollectorLogExport, logsFromCollectorExport } from '../receipts/receipt-log-records.js';
 
 /** The file to read as the receipt log, and what to do when done. */
 export interface ReceiptLogInput {
@@ -21,36 +21,22 @@ export interface ReceiptLogInput {
   cleanup(): Promise<void>;
 }
 
-async function firstLineOf(file: string): Promise<string> {
-  try {
-    const handle = await open(file, 'r');
-    try {
-      const { buffer, bytesRead } = await handle.read(Buffer.alloc(1 << 16), 0, 1 << 16, 0);
-      return buffer.subarray(0, bytesRead).toString('utf8').split('\n', 1)[0] ?? '';
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    throw new CliExit(EXIT.usage, `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-}
-
 /**
  * `file` as a receipt log: itself, or the one receipt log a collector export holds. An export of
  * several logs is refused naming their origins (one log is read at a time).
  */
 export async function receiptLogInput(file: string): Promise<ReceiptLogInput> {
-  const first = await firstLineOf(file);
+  const first = await readFirstLine(file);
   if (!isCollectorLogExport(first)) return { path: file, origin: null, cleanup: async () => undefined };
   let logs: Map<string, string[]>;
   try {
     logs = logsFromCollectorExport(await readFile(file, 'utf8'), file);
   } catch (error) {
-    throw new CliExit(EXIT.usage, errorMessage(error));
+    throw new A2aReplayError('INVALID_ARGUMENT', errorMessage(error));
   }
   if (logs.size !== 1)
-    throw new CliExit(
-      EXIT.usage,
+    throw new A2aReplayError(
+      'INVALID_ARGUMENT',
       logs.size === 0
         ? `${file}: an OTLP log export holding no receipt-log records`
         : `${file}: holds ${logs.size} receipt logs (${[...logs.keys()].join(', ')}); export one log's records`,

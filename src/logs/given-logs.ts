@@ -1,36 +1,29 @@
 /**
- * @module cli/fleet-logs
- * The files a fleet command reads (docs/design.md §17): receipt logs given by name, a recording
+ * @module logs/given-logs
+ * The files a log set is opened from (docs/design.md §17): receipt logs given by name, a recording
  * standing for the receipt log its recorder wrote beside it (`X.jsonl` → `X.receipts.jsonl`), and
  * a directory for every receipt log in it; and the lines that say how their pauses pair.
  */
-import { open, readdir, stat } from 'node:fs/promises';
+import { A2aReplayError } from '../errors.js';
+import { readFirstLine } from './first-line.js';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { sha256Prefixed } from '../src/canonical/canonical-json.js';
-import { readLogChunks } from '../src/receipts/log-reader.js';
-import { readReceiptLogLine } from '../src/receipts/read-line.js';
-import { seriesIdOf } from '../src/receipts/series-link.js';
-import type { ReceiptLogHeader } from '../src/receipts/types.js';
-import { type FleetOutsideEnd, type FleetPause, type FleetVerdict, ambiguityText } from '../src/receipts/fleet.js';
-import { CliExit, EXIT } from './io.js';
+import { sha256Prefixed } from '../canonical/canonical-json.js';
+import { readLogChunks } from '../receipts/log-reader.js';
+import { readReceiptLogLine } from '../receipts/read-line.js';
+import { seriesIdOf } from '../receipts/series-link.js';
+import type { ReceiptLogHeader } from '../receipts/types.js';
+import { type FleetOutsideEnd, type FleetPause, type FleetVerdict, ambiguityText } from '../receipts/fleet.js';
 
 const LOG_SUFFIX = '.receipts.jsonl';
 
-/** Whether line 1 of `file` is a receipt log's header (read from its first 64 KiB alone). */
+/** Whether line 1 of `file` is a receipt log's header (read to its end, however long). */
 async function isReceiptLog(file: string): Promise<boolean> {
-  const handle = await open(file, 'r').catch((error: NodeJS.ErrnoException) => {
-    throw new CliExit(EXIT.usage, `${file}: cannot read (${error.code ?? 'error'})`);
-  });
-  try {
-    const { buffer, bytesRead } = await handle.read(Buffer.alloc(1 << 16), 0, 1 << 16, 0);
-    const first = buffer.subarray(0, bytesRead).toString('utf8').split('\n', 1)[0] ?? '';
-    return first.startsWith('{') && first.includes('"type":"ReceiptLog"');
-  } finally {
-    await handle.close();
-  }
+  const first = await readFirstLine(file);
+  return first.startsWith('{') && first.includes('"type":"ReceiptLog"');
 }
 
-/** Line 1 of `file` as text (the reader's first line), or null when it is no readable line. */
+/** Line 1 of `file` as text, or null when it is no line a log reader reads. */
 async function firstLineText(file: string): Promise<string | null> {
   for await (const chunk of readLogChunks(file)) return chunk[0]?.text ?? null;
   return null;
@@ -87,23 +80,36 @@ export async function givenLogs(given: readonly string[]): Promise<GivenLogs> {
   return { files, groups: list, series: list.length === 1 && list[0]!.linked };
 }
 
+/**
+ * What `verify`, `lost` or `audit` was given when it is several files or a directory: the logs
+ * grouped by series ({@link givenLogs}), one series alone read as one log, anything else a
+ * fleet; null for one file, read as itself.
+ */
+export async function manyLogs(logs: readonly string[]): Promise<GivenLogs | null> {
+  if (logs.length === 1 && (await stat(logs[0]!).catch(() => null))?.isDirectory() !== true) return null;
+  return givenLogs(logs);
+}
+
 /** The receipt log of each argument, in the order given (a directory's sorted by name), each once. */
 export async function fleetLogFiles(given: readonly string[]): Promise<string[]> {
   const files: string[] = [];
   for (const path of given) {
     const found = await stat(path).catch((error: NodeJS.ErrnoException) => {
-      throw new CliExit(EXIT.usage, `${path}: cannot read (${error.code ?? 'error'})`);
+      throw new A2aReplayError('INVALID_ARGUMENT', `${path}: cannot read (${error.code ?? 'error'})`);
     });
     if (found.isDirectory()) {
       const names = (await readdir(path)).filter((n) => n.endsWith(LOG_SUFFIX)).sort();
       if (names.length === 0)
-        throw new CliExit(EXIT.usage, `${path}: a directory with no receipt log (*${LOG_SUFFIX})`);
+        throw new A2aReplayError('INVALID_ARGUMENT', `${path}: a directory with no receipt log (*${LOG_SUFFIX})`);
       files.push(...names.map((n) => join(path, n)));
     } else if (await isReceiptLog(path)) files.push(path);
     else {
       const log = `${path.replace(/\.jsonl$/, '')}${LOG_SUFFIX}`;
       await stat(log).catch(() => {
-        throw new CliExit(EXIT.usage, `${path}: not a receipt log, and no receipt log beside it (${log})`);
+        throw new A2aReplayError(
+          'INVALID_ARGUMENT',
+          `${path}: not a receipt log, and no receipt log beside it (${log})`,
+        );
       });
       files.push(log);
     }

@@ -1,17 +1,17 @@
 /**
- * @module cli/fleet-series
+ * @module logs/group-series
  * A fleet of series (docs/design.md §17): replicas that each restarted or rotated give a series of
- * logs each. The logs given are grouped by the series their headers name (cli/fleet-logs
+ * logs each. The logs given are grouped by the series their headers name (src/logs/given-logs.ts
  * `givenLogs`); each series is checked as `verify` checks one, and its lines go in series order to
  * one `FleetLedger` under the series' id, so a resumption in a later log closes a suspension of an
  * earlier one of its series, and a pause begun in one replica's series and resumed in another's
  * pairs by its identity. The ledger keeps the open pauses, never the logs.
  */
-import type { FleetLedger } from '../src/receipts/fleet.js';
-import { type SeriesResult, verifySeries } from '../src/receipts/series.js';
-import type { VerifiedLine, VerifyOptions } from '../src/receipts/verify.js';
-import type { LogGroup } from './fleet-logs.js';
-import { CliExit, EXIT } from './io.js';
+import { A2aReplayError } from '../errors.js';
+import type { FleetLedger } from '../receipts/fleet.js';
+import { type SeriesResult, verifySeries } from '../receipts/series.js';
+import type { VerifiedLine, VerifyOptions } from '../receipts/verify.js';
+import type { LogGroup } from './given-logs.js';
 
 /**
  * Verifies `group` as a series, each verified line of each log fed to `ledger` (and to `onLine`)
@@ -45,13 +45,13 @@ export function orderedUnverified(group: LogGroup): string[] {
   placed.forEach((p, i) => {
     const before = placed[i - 1];
     if (before !== undefined && before.position === p.position)
-      throw new CliExit(
-        EXIT.usage,
+      throw new A2aReplayError(
+        'INVALID_ARGUMENT',
         `${before.file} and ${p.file} both hold position ${p.position} of series ${group.id}`,
       );
     if (p.position !== i + 1)
-      throw new CliExit(
-        EXIT.usage,
+      throw new A2aReplayError(
+        'INVALID_ARGUMENT',
         `${p.file} holds position ${p.position} of series ${group.id}, but ${i} of its logs come before it: ` +
           'a log is missing',
       );

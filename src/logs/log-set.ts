@@ -1,0 +1,257 @@
+/**
+ * @module logs/log-set
+ * Receipt logs as given (docs/design.md §6, §17): {@link openLogSet} takes files, directories,
+ * recordings standing for the log beside them, and OpenTelemetry collector exports, and tells one
+ * log, one series (logs whose headers name one series, read as one log) or a fleet (several
+ * recorders' logs or series, whose pauses pair across them). {@link verifyLogSet} verifies it as
+ * `verify` does, {@link lostPauses} lists what never came back as `lost` does (a recording too),
+ * and {@link auditLogSet} gives the audit rows of a log or a series.
+ */
+import { stat } from 'node:fs/promises';
+import { A2aReplayError } from '../errors.js';
+import { type AuditFilter, type AuditRow, auditReceiptLog } from '../receipts/audit.js';
+import { FleetLedger, type FleetVerdict, fleetFails } from '../receipts/fleet.js';
+import { loadKeyFile } from '../receipts/key-file.js';
+import { Keyring, ReceiptKey } from '../receipts/keys.js';
+import { type SeriesResult, verifySeries } from '../receipts/series.js';
+import { type VerifyResult, verifyReceiptLog } from '../receipts/verify.js';
+import { type LostInterruptionListing, type LostPauseListing, OpenSuspensions } from '../observe/lost-pauses.js';
+import { receiptLogInput } from './collector-input.js';
+import { describeVerification } from './describe-verification.js';
+import { fleetVerdictOf } from './fleet-lost.js';
+import { type LogGroup, givenLogs } from './given-logs.js';
+import { strayLogs, verifyGroupInto } from './group-series.js';
+import { firstLineType, lostInReceiptLog, lostInRecording } from './lost-reading.js';
+import { readFirstLine } from './first-line.js';
+import { auditSeries } from './series-audit.js';
+import { lostInSeries } from './series-lost.js';
+
+/** How a log set is read. */
+export interface LogSetOptions {
+  /** Keys to verify with: a keyring, a key, or key files' paths. */
+  keys?: Keyring | ReceiptKey | string | readonly string[] | undefined;
+  /** Accept a log that does not end in a checkpoint (a recorder still running or killed). */
+  allowOpen?: boolean | undefined;
+  /** Accept a last line cut off by a crash (it is reported, not verified). */
+  allowTornTail?: boolean | undefined;
+}
+
+interface SetBase {
+  /** The receipt logs read, in the order given (a directory's by name). */
+  files: string[];
+  keyring: Keyring | undefined;
+  allowOpen: boolean;
+  allowTornTail: boolean;
+  /** Removes what opening made (a log rebuilt from a collector export). */
+  close(): Promise<void>;
+}
+
+/** One log, many logs of one series, or a fleet of logs and series. */
+export type LogSet =
+  | (SetBase & {
+      kind: 'log';
+      /** The file as given (a collector export, or the log itself). */
+      given: string;
+      /** The origin of a log taken from a collector export; null for a receipt log file. */
+      origin: string | null;
+    })
+  | (SetBase & { kind: 'series'; group: LogGroup })
+  | (SetBase & { kind: 'fleet'; groups: LogGroup[] });
+
+async function keyringOf(keys: LogSetOptions['keys']): Promise<Keyring | undefined> {
+  if (keys === undefined) return undefined;
+  if (keys instanceof Keyring) return keys;
+  if (keys instanceof ReceiptKey) return new Keyring([keys]);
+  const files = typeof keys === 'string' ? [keys] : keys;
+  if (files.length === 0) return undefined;
+  const keyring = new Keyring();
+  for (const file of files) keyring.add((await loadKeyFile(file)).key);
+  return keyring;
+}
+
+/** Opens the receipt logs `paths` name (see the module doc); a path that cannot be read is an error naming it. */
+export async function openLogSet(paths: readonly string[], options: LogSetOptions = {}): Promise<LogSet> {
+  if (paths.length === 0) throw new A2aReplayError('INVALID_ARGUMENT', 'no receipt log given');
+  const base = {
+    keyring: await keyringOf(options.keys),
+    allowOpen: options.allowOpen ?? false,
+    allowTornTail: options.allowTornTail ?? false,
+  };
+  const one = paths.length === 1 && (await stat(paths[0]!).catch(() => null))?.isDirectory() !== true;
+  if (one) {
+    const given = paths[0]!;
+    const input = await receiptLogInput(given);
+    return { kind: 'log', given, origin: input.origin, files: [input.path], ...base, close: () => input.cleanup() };
+  }
+  const { files, groups, series } = await givenLogs(paths);
+  const close = async (): Promise<void> => undefined;
+  return series
+    ? { kind: 'series', files, group: groups[0]!, ...base, close }
+    : { kind: 'fleet', files, groups, ...base, close };
+}
+
+function keyringFor(set: LogSet, what: string): Keyring {
+  if (set.keyring === undefined)
+    throw new A2aReplayError('INVALID_ARGUMENT', `${what} needs a key: open the log set with \`keys\``);
+  return set.keyring;
+}
+
+/** What {@link verifyLogSet} found: ok when every log and series verified, and a fleet paired. */
+export type LogSetVerification =
+  | { kind: 'log'; ok: boolean; file: string; result: VerifyResult }
+  | { kind: 'series'; ok: boolean; series: SeriesResult }
+  | {
+      kind: 'fleet';
+      ok: boolean;
+      logs: { file: string; result: VerifyResult }[];
+      series: { result: SeriesResult; stray: string[] }[];
+      /** The pairing across logs; null when a log or series did not verify. */
+      verdict: FleetVerdict | null;
+    };
+
+/** Verifies the set as `verify` does: each log, each series' links, a fleet's pairing. */
+export async function verifyLogSet(set: LogSet): Promise<LogSetVerification> {
+  const keyring = keyringFor(set, 'verifying');
+  const openEnd = { allowOpen: set.allowOpen, allowTornTail: set.allowTornTail };
+  if (set.kind === 'log') {
+    const result = await verifyReceiptLog(set.files[0]!, { keyring, ...openEnd });
+    return { kind: 'log', ok: result.ok, file: set.given, result };
+  }
+  if (set.kind === 'series') {
+    const series = await verifySeries(set.group.files, { keyring, ...openEnd });
+    return { kind: 'series', ok: series.ok, series };
+  }
+  const ledger = new FleetLedger();
+  const logs: { file: string; result: VerifyResult }[] = [];
+  const series: { result: SeriesResult; stray: string[] }[] = [];
+  for (const group of set.groups) {
+    if (group.linked) {
+      const result = await verifyGroupInto(ledger, group, { keyring, ...openEnd });
+      series.push({ result, stray: result.ok ? [] : strayLogs(group, set.groups) });
+      for (const m of result.members) logs.push({ file: m.path, result: m.result });
+      continue;
+    }
+    const file = group.files[0]!;
+    ledger.startLog(file);
+    const result = await verifyReceiptLog(file, {
+      keyring,
+      ...openEnd,
+      onLine: ({ number, line, hash }) => ledger.add(line, number, hash),
+    });
+    logs.push({ file, result });
+  }
+  const verdict = ledger.finish();
+  const verified = logs.every((l) => l.result.ok) && series.every((s) => s.result.ok);
+  return {
+    kind: 'fleet',
+    ok: verified && !fleetFails(verdict),
+    logs,
+    series,
+    verdict: verified ? verdict : null,
+  };
+}
+
+/** What never came back, and what the listing rests on. */
+export interface LostPauses {
+  kind: 'recording' | 'log' | 'series' | 'fleet';
+  /** The pauses never resumed (for a fleet, those open when every log ended). */
+  lost: LostPauseListing[];
+  /** The interruptions never continued (none listed for a fleet). */
+  interruptions: LostInterruptionListing[];
+  /** `recording`, `unverified`, or what the verification rests on (describeVerification). */
+  verification: string;
+  /** A fleet's whole verdict: pauses paired across logs, orphan resumptions, ambiguous ones. */
+  fleet?: FleetVerdict;
+}
+
+/**
+ * The lost pauses of a log set, or of a recording (the observer's verdicts over its entries,
+ * given as its path). With keys, each log is verified as it is read and one that does not
+ * verify is an error naming its line; an open end is accepted and said.
+ */
+export async function lostPauses(setOrRecording: LogSet | string): Promise<LostPauses> {
+  if (typeof setOrRecording === 'string') {
+    const file = setOrRecording;
+    if (firstLineType(file, await readFirstLine(file)) !== 'recording')
+      throw new A2aReplayError('INVALID_ARGUMENT', `${file}: a receipt log: open it with openLogSet`);
+    const read = await lostInRecording(file, false, false);
+    return { kind: 'recording', lost: read.lost, interruptions: read.interruptions, verification: 'recording' };
+  }
+  const set = setOrRecording;
+  if (set.kind === 'series') {
+    const read = await lostInSeries(set.group.files, set.keyring, set.allowTornTail);
+    return { kind: 'series', lost: read.lost, interruptions: read.interruptions, verification: read.verification };
+  }
+  if (set.kind === 'fleet') {
+    const verdict = await fleetVerdictOf(
+      { files: set.files, groups: set.groups, series: false },
+      set.keyring,
+      set.allowTornTail,
+    );
+    return {
+      kind: 'fleet',
+      lost: [],
+      interruptions: [],
+      verification: set.keyring ? 'receipt logs, verified' : 'receipt logs, unverified',
+      fleet: verdict,
+    };
+  }
+  const file = set.files[0]!;
+  if (set.keyring === undefined) {
+    const open = await lostInReceiptLog(file, set.allowTornTail);
+    return { kind: 'log', lost: open.lost(), interruptions: open.lostInterruptions(), verification: 'unverified' };
+  }
+  const open = new OpenSuspensions();
+  const result = await verifyReceiptLog(file, {
+    keyring: set.keyring,
+    allowOpen: true,
+    allowTornTail: set.allowTornTail,
+    onLine: ({ line, hash }) => open.add(line, hash),
+  });
+  if (!result.ok) {
+    const failure = result.firstError;
+    throw new A2aReplayError(
+      'INVALID_ARGUMENT',
+      `${set.given}:${failure?.line ?? '?'}: does not verify (${failure?.reason ?? 'unknown'}: ` +
+        `${failure?.message ?? ''})`,
+    );
+  }
+  return {
+    kind: 'log',
+    lost: open.lost(),
+    interruptions: open.lostInterruptions(),
+    verification: describeVerification(result).basis.join('; '),
+  };
+}
+
+/** The audit rows of a log or a series (verified first), or why there are none. */
+export async function auditLogSet(
+  set: LogSet,
+  options: { filter?: AuditFilter; agentPrincipals?: readonly string[] } = {},
+): Promise<{ ok: boolean; rows: AuditRow[]; verification: LogSetVerification }> {
+  const keyring = keyringFor(set, 'auditing');
+  if (set.kind === 'fleet')
+    throw new A2aReplayError('INVALID_ARGUMENT', 'auditLogSet reads one log or one series; a fleet is verified');
+  if (set.kind === 'series') {
+    const { series, rows } = await auditSeries(set.group.files, {
+      keyring,
+      allowOpen: set.allowOpen,
+      allowTornTail: set.allowTornTail,
+      ...options,
+    });
+    return { ok: series.ok, rows, verification: { kind: 'series', ok: series.ok, series } };
+  }
+  const audited = await auditReceiptLog(set.files[0]!, {
+    keyring,
+    allowOpen: set.allowOpen,
+    allowTornTail: set.allowTornTail,
+    ...(options.agentPrincipals ? { agentPrincipals: [...options.agentPrincipals] } : {}),
+    ...(options.filter ? { filter: options.filter } : {}),
+  });
+  const ok = audited.verify.ok;
+  return {
+    ok,
+    rows: audited.rows,
+    verification: { kind: 'log', ok, file: set.given, result: audited.verify },
+  };
+}

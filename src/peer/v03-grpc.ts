@@ -1,0 +1,87 @@
+/**
+ * @module peer/v03-grpc
+ * A2A v0.3 over gRPC at the reference peer's edge (docs/design.md §4 "Two dialects", §16): a call
+ * of v0.3's service (package `a2a.v1`) is read into the v1.0 call the {@link RequestHandler}
+ * knows, and its v1.0 result or stream event goes out as ProtoJSON of the v0.3 proto, by the same
+ * conversion as v0.3 HTTP+JSON (src/peer/v03-proto.ts: `content` parts, `data.data`,
+ * `TASK_STATE_CANCELLED`, `final` on the status update that ends the stream). What is gRPC's own
+ * is here: tasks named by resource name (`name: "tasks/{id}"`, read as the observer reads them,
+ * src/observe/v03-dialect.ts), push configs as named resources, and only what the v0.3 messages
+ * can encode. Pure.
+ *
+ * v0.3's proto has no pause extension and no TASK_STATE_PAUSED: the pause methods are not served
+ * over v0.3 gRPC, and a paused task's state goes out as enum value 9, the number pause.proto gives
+ * TASK_STATE_PAUSED, which a v0.3 client reads as a state it does not know.
+ */
+import type { JsonObject, JsonValue } from '../canonical/canonical-json.js';
+import { v03GrpcParams } from '../observe/v03-dialect.js';
+import type { StreamResponse } from '../protocol/types.js';
+import { eventToV03Proto, paramsFromV03Proto, resultToV03Proto } from './v03-proto.js';
+
+type Obj = { [key: string]: JsonValue };
+
+function asObj(value: unknown): Obj | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Obj) : undefined;
+}
+
+/** The v1.0 params of a v0.3 gRPC call to `method` (its v1.0 name), from the request's ProtoJSON. */
+export function grpcParamsFromV03(method: string, params: JsonValue): unknown {
+  return method === 'SendMessage' || method === 'SendStreamingMessage'
+    ? paramsFromV03Proto(method, params)
+    : v03GrpcParams(method, params);
+}
+
+/** The pause extension's state number (pause.proto), which v0.3's TaskState has no name for. */
+const PAUSED_NUMBER = 9;
+
+/** A status as v0.3's TaskStatus can carry it: no `pause` member, PAUSED as its number. */
+function statusForGrpc(value: JsonValue | undefined): JsonValue | undefined {
+  const s = asObj(value);
+  if (s === undefined) return value;
+  const { pause: _pause, ...out } = s;
+  if (out.state === 'TASK_STATE_PAUSED') out.state = PAUSED_NUMBER;
+  return out;
+}
+
+function taskForGrpc(value: JsonValue | undefined): JsonValue | undefined {
+  const t = asObj(value);
+  return t === undefined || t.status === undefined ? value : { ...t, status: statusForGrpc(t.status) ?? null };
+}
+
+/** A v1.0 push config as v0.3's named resource `tasks/{taskId}/pushNotificationConfigs/{id}`. */
+function pushConfigToV03(value: JsonValue): JsonValue {
+  const c = asObj(value);
+  if (c === undefined) return value;
+  const { taskId, tenant: _tenant, ...config } = c;
+  const id = typeof config.id === 'string' ? config.id : '';
+  const task = typeof taskId === 'string' ? taskId : '';
+  return { name: `tasks/${task}/pushNotificationConfigs/${id}`, pushNotificationConfig: config };
+}
+
+/** A v1.0 StreamResponse as v0.3's (`final` on the status update that ends the stream). */
+export function grpcEventToV03(event: StreamResponse): JsonObject {
+  const e = eventToV03Proto(event);
+  if (e.task !== undefined) return { task: taskForGrpc(e.task) ?? null };
+  const update = asObj(e.statusUpdate);
+  return update === undefined ? e : { statusUpdate: { ...update, status: statusForGrpc(update.status) ?? null } };
+}
+
+/** A v1.0 result of `method` as ProtoJSON of the v0.3 method's response message. */
+export function grpcResultToV03(method: string, result: unknown): unknown {
+  const r = asObj(resultToV03Proto(method, result));
+  if (r === undefined) return result;
+  switch (method) {
+    case 'SendMessage':
+      return r.task === undefined ? r : { task: taskForGrpc(r.task) ?? null };
+    case 'GetTask':
+    case 'CancelTask':
+      return taskForGrpc(r);
+    case 'CreateTaskPushNotificationConfig':
+    case 'GetTaskPushNotificationConfig':
+      return pushConfigToV03(r);
+    case 'ListTaskPushNotificationConfigs':
+      return { ...r, configs: Array.isArray(r.configs) ? r.configs.map(pushConfigToV03) : [] };
+    default:
+      return r;
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * @module a2a-replay/observe
+ * Observing pauses and resumes (docs/design.md §7, §14): the PauseObserver and its rules (each row
+ * by its stable id), the pipeline that feeds receipts and spans, and the lost-pause vocabulary:
+ * why a pause is lost, the listings of lost pauses, and the open suspensions of a receipt log.
+ */
+export { PauseObserver, type ObserverOptions, type ObserverStats } from '../observe/pause-observer.js';
+export type { ObserverOutput } from '../observe/suspension.js';
+export type { ObserverFinding } from '../observe/findings.js';
+export { ObservationPipeline, type ObservationPipelineOptions, type ReceiptSink } from '../observe/pipeline.js';
+export { OBSERVER_RULES, type RuleListing } from '../observe/rules/tables.js';
+export {
+  LostPauseCollector,
+  type LostPauseListing,
+  type LostInterruptionListing,
+  OpenSuspensions,
+  lostPausesInReceiptLog,
+} from '../observe/lost-pauses.js';
+export { LOST_PAUSE_REASONS, type LostPauseReason, type LostInterruptionReason } from '../tracing/span-events.js';

@@ -1,0 +1,45 @@
+/**
+ * @module tracing/lost-listings
+ * A lost pause and a lost interruption as they are listed (docs/design.md §7 `LostPause`, §14.9):
+ * what `lost` prints and what a verdict span is drawn from. The observer's collectors that make
+ * them are src/observe/lost-pauses.ts.
+ */
+import type { SpanRef } from '../receipts/types.js';
+import type { LostInterruptionReason, LostPauseReason } from './span-events.js';
+
+/** One lost pause, as `a2a-replay lost` shows it. */
+export interface LostPauseListing {
+  taskId: string;
+  /** RFC `pause.initiatedBy`, null when the pause was never proven (no receipt). */
+  initiatedBy: string | null;
+  reason: LostPauseReason;
+  /** When the pause began: the peer's `pausedAt`, else when the pause was first seen. */
+  since: string;
+  /** When it was found lost (the recording entry's time); null for a receipt log. */
+  detectedAt: string | null;
+  /** The pause's own `reason`, if it gave one. */
+  pauseReason: string | null;
+  /** The Suspension span, to find it in Jaeger. */
+  span: SpanRef | null;
+  /**
+   * The observer rule that declared it lost (docs/design.md §14.8), from the LostPause span's
+   * `a2a_replay.rule`; null from a receipt log, which holds no rule.
+   */
+  rule: string | null;
+}
+
+/** One lost interruption (INPUT_REQUIRED, AUTH_REQUIRED), as `a2a-replay lost` shows it (docs/design.md §14.9). */
+export interface LostInterruptionListing {
+  taskId: string;
+  /** `TASK_STATE_INPUT_REQUIRED` or `TASK_STATE_AUTH_REQUIRED`, when known. */
+  state: string | null;
+  reason: LostInterruptionReason;
+  /** When the task was seen interrupted. */
+  since: string;
+  /** When it was found lost (the recording entry's time); null for a receipt log. */
+  detectedAt: string | null;
+  /** The span of the interruption's receipt. */
+  span: SpanRef;
+  /** The observer rule that declared it lost; null from a receipt log. */
+  rule: string | null;
+}

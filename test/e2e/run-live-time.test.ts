@@ -1,0 +1,158 @@
+/**
+ * Time against a live peer (docs/design.md §8, "Time against a live peer"): sessions of the
+ * reference peer in real-time mode, recorded through the real `record`, replayed by `run --peer`
+ * against another real-time peer, which the replay cannot move: the requests keep their recorded
+ * spacing, and a poll loop is read until the peer shows the state it ended in. Bounds are the
+ * loop's (4× its recorded duration, at least 1 s); no test waits on a guess.
+ */
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { runCli } from '../helpers/cli.js';
+import { type CliServer, ok, pollingSession, startCliServer } from '../replay/session.js';
+
+let dir = '';
+const servers: CliServer[] = [];
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'run-live-time-'));
+});
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A real-time reference peer of `stepMs`, stopped after the test. */
+async function realTimePeer(stepMs: number): Promise<CliServer> {
+  const peer = await startCliServer(['peer', '--step-ms', String(stepMs)]);
+  servers.push(peer);
+  return peer;
+}
+
+/** Records `session` against a real-time peer of `stepMs`; returns the recording and key files. */
+async function recordAgainst(
+  stepMs: number,
+  session: (url: string) => Promise<void>,
+): Promise<{ out: string; key: string }> {
+  const key = join(dir, 'key.json');
+  await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'live-time' }).keyFile()), { mode: 0o600 });
+  const peer = await realTimePeer(stepMs);
+  const out = join(dir, 'session.jsonl');
+  const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', out, '--key', key]);
+  try {
+    await session(recorder.url);
+  } finally {
+    await recorder.stop();
+    await peer.stop();
+  }
+  return { out, key };
+}
+
+/** `count` copies of a recording, each with its golden receipts. */
+async function copies(out: string, count: number): Promise<string[]> {
+  const files: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const copy = join(dir, `copy-${i}.jsonl`);
+    await copyFile(out, copy);
+    await copyFile(out.replace(/\.jsonl$/, '.receipts.jsonl'), join(dir, `copy-${i}.receipts.jsonl`));
+    files.push(copy);
+  }
+  return files;
+}
+
+function verdicts(stdout: string): string[] {
+  return stdout.split('\n').filter((line) => /^(PASS|DRIFT|FAIL|ERROR|INVALID)\b/.test(line));
+}
+
+describe('a polled session of a real-time reference peer, replayed against a live real-time peer', () => {
+  for (const [stepMs, pollMs] of [
+    [100, 100],
+    [60, 25],
+    [200, 70],
+  ] as const) {
+    it(`replays with no flags, 10 times in a row: PASS (--step-ms ${stepMs}, GetTask every ${pollMs} ms)`, async () => {
+      const { out, key } = await recordAgainst(stepMs, (url) => pollingSession(url, pollMs));
+      const text = await readFile(out, 'utf8');
+      expect(text.match(/"method":"GetTask"/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
+      expect(text).toContain('"method":"PauseTask"');
+      const live = await realTimePeer(stepMs);
+      const replayed = await runCli(['run', ...(await copies(out, 10)), '--peer', live.url, '--key', key]);
+      expect(replayed.stdout, replayed.stdout).not.toMatch(/^DRIFT/m);
+      expect(verdicts(replayed.stdout)).toHaveLength(10);
+      expect(verdicts(replayed.stdout).every((line) => line.startsWith('PASS '))).toBe(true);
+      expect(replayed.code).toBe(0);
+    });
+  }
+});
+
+describe('a poll loop that ends in another state on replay', () => {
+  it('is timing drift, with the recorded and replayed durations, in text, JSON, JUnit and HTML', async () => {
+    const { out, key } = await recordAgainst(60, (url) => pollingSession(url, 25));
+    // The same session against a peer 50 times slower: the first loop's bound passes first.
+    const slow = await realTimePeer(3000);
+    const junit = join(dir, 'run.xml');
+    const html = join(dir, 'run.html');
+    const replayed = await runCli(['run', out, '--peer', slow.url, '--key', key, '--junit', junit, '--html', html]);
+    expect(replayed.code, replayed.stdout + replayed.stderr).toBe(1);
+    const line = new RegExp(
+      String.raw`GetTask response \[task:[^\]]+\]: timing drift: the poll loop \(\d+ reads?\) ` +
+        String.raw`ended in WORKING, 0 artifacts after (\d+) ms; recorded: WORKING, (\d) artifacts after (\d+) ms`,
+    );
+    const m = line.exec(replayed.stdout);
+    expect(m, replayed.stdout).not.toBeNull();
+    // The bound (at least 1 s of wall time) passed; the recorded loop was shorter.
+    expect(Number(m![1])).toBeGreaterThanOrEqual(1000);
+    expect(Number(m![2])).toBeGreaterThanOrEqual(2);
+    expect(Number(m![3])).toBeLessThan(Number(m![1]));
+    // Said as timing, not as the artifacts the live answer lacks.
+    expect(replayed.stdout).not.toMatch(/GetTask response[^\n]*content: .*removed/);
+    expect(await readFile(junit, 'utf8')).toMatch(/timing drift: the poll loop/);
+    expect(await readFile(html, 'utf8')).toMatch(/timing drift: the poll loop/);
+
+    const json = await runCli(['run', out, '--peer', slow.url, '--key', key, '--json']);
+    const summary = JSON.parse(json.stdout) as { results: { drift: Record<string, unknown>[] }[] };
+    const timing = summary.results[0]!.drift.filter((d) => d.type === 'timing');
+    expect(timing.length).toBeGreaterThanOrEqual(1);
+    expect(timing[0]!.clock).toBe('wall');
+    expect(timing[0]!.expectedState).toMatch(/^WORKING, \d artifacts$/);
+    expect(timing[0]!.replayedMs as number).toBeGreaterThanOrEqual(1000);
+    expect(timing[0]!.recordedMs as number).toBeLessThan(timing[0]!.replayedMs as number);
+  });
+});
+
+/** Sends `work:6`, waits `waitMs` without reading, and cancels it (the answer shows the artifacts done). */
+async function cancelAfter(url: string, waitMs: number): Promise<void> {
+  const { task } = await ok<{ task: { id: string } }>(url, 'SendMessage', {
+    message: { messageId: 'm-pace', role: 'ROLE_USER', parts: [{ text: 'work:6' }] },
+    configuration: { returnImmediately: true },
+  });
+  await new Promise((resolve) => setTimeout(resolve, waitMs));
+  await ok(url, 'CancelTask', { id: task.id });
+}
+
+describe('--pace against a live peer', () => {
+  it('keeps the recorded spacing by default; --pace none sends at once, and the cancel finds less done', async () => {
+    // Steps of 400 ms, the cancel 600 ms in: mid-step, 200 ms from either edge.
+    const { out, key } = await recordAgainst(400, (url) => cancelAfter(url, 600));
+    expect(await readFile(out, 'utf8')).toContain('"artifactId":"artifact-1-1"');
+    const live = await realTimePeer(400);
+    const paced = await runCli(['run', out, '--peer', live.url, '--key', key]);
+    expect(paced.stdout).toMatch(/^PASS /m);
+    expect(paced.code).toBe(0);
+    const unpaced = await runCli(['run', out, '--peer', live.url, '--key', key, '--pace', 'none']);
+    expect(unpaced.code, unpaced.stdout).toBe(1);
+    expect(unpaced.stdout).toMatch(/seq \d+ CancelTask response [^\n]*content \/result\/artifacts: removed/);
+  });
+
+  it('refuses a pace it cannot read, and a pace without a live peer, as usage errors', async () => {
+    const recording = 'golden/caller-pause-finish-step/recording.jsonl';
+    const bad = await runCli(['run', recording, '--peer', 'http://127.0.0.1:9', '--pace', 'fast']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--pace: pace "fast": expected recorded, none, or xN');
+    const embedded = await runCli(['run', recording, '--pace', 'x2']);
+    expect(embedded.code).toBe(2);
+    expect(embedded.stderr).toContain('--pace spaces the requests to a live peer');
+  });
+});
