@@ -30,6 +30,10 @@ const KEYS = [
   'fleetMemory.audit.rss20Over2Logs',
   'fleetMemory.lost.cpu2NOverN',
   'fleetMemory.audit.cpu2NOverN',
+  'replayScale.largeExit',
+  'replayScale.rssLargeOverSmall',
+  'replayScale.msPerEntryLargeOverSmall',
+  'replayScale.reportRssMiB',
 ];
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-json-'));

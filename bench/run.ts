@@ -44,6 +44,7 @@ const BENCHES: Bench[] = [
   { file: 'receipts-verify-memory.ts', args: { full: [], tiny: ['2000,20000'] } },
   { file: 'tracing-bridge.ts', args: { full: [], tiny: ['200'] } },
   { file: 'fleet-memory.ts', args: { full: [], tiny: ['2000'] } },
+  { file: 'replay-scale.ts', args: { full: [], tiny: ['--small', '200', '--large', '2000', '--pauses', '2000'] } },
 ];
 
 /** The figures every run reports, with their goals; the bench that measures each. */
@@ -67,6 +68,10 @@ const REQUIRED: { key: string; goal: string; bench: string }[] = [
   { key: 'fleetMemory.audit.rss20Over2Logs', goal: '<= 1.3', bench: 'fleet-memory.ts' },
   { key: 'fleetMemory.lost.cpu2NOverN', goal: '<= 2.3', bench: 'fleet-memory.ts' },
   { key: 'fleetMemory.audit.cpu2NOverN', goal: '<= 2.3', bench: 'fleet-memory.ts' },
+  { key: 'replayScale.largeExit', goal: '<= 0', bench: 'replay-scale.ts' },
+  { key: 'replayScale.rssLargeOverSmall', goal: '<= 1.5', bench: 'replay-scale.ts' },
+  { key: 'replayScale.msPerEntryLargeOverSmall', goal: '<= 1.3', bench: 'replay-scale.ts' },
+  { key: 'replayScale.reportRssMiB', goal: '<= 500', bench: 'replay-scale.ts' },
 ];
 
 function meets(value: number | null | undefined, goal: string): string {

@@ -17,7 +17,9 @@ export type A2aReplayErrorCode =
   | 'IO_FAILED'
   | 'PEER_UNREACHABLE'
   | 'PEER_CRASHED'
-  | 'DEADLINE_EXCEEDED';
+  | 'DEADLINE_EXCEEDED'
+  /** A run stopped by SIGINT or SIGTERM (or its caller's abort signal) before its end. */
+  | 'STOPPED';
 
 export class A2aReplayError extends Error {
   readonly code: A2aReplayErrorCode;
@@ -49,6 +51,7 @@ export function describeError(error: unknown): string {
 
 /**
  * The exit codes of every command (README "Commands"): 0 success, 1 drift / an invalid log / lost
- * pauses, 2 usage error or malformed input, 3 infrastructure failure.
+ * pauses, 2 usage error or malformed input, 3 infrastructure failure; 130 `run` stopped by SIGINT or
+ * SIGTERM, its report partial (as a shell reports a command ended by Ctrl-C).
  */
-export const EXIT_CODES = { ok: 0, drift: 1, usage: 2, infrastructure: 3 } as const;
+export const EXIT_CODES = { ok: 0, drift: 1, usage: 2, infrastructure: 3, stopped: 130 } as const;

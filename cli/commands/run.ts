@@ -2,7 +2,8 @@
  * @module cli/commands/run
  * `a2a-replay run RECORDING...`: re-drives a peer from recordings and diffs the derived receipts
  * against the golden ones (docs/design.md §8). Exit 0 match, 1 drift, 2 usage or malformed input, 3
- * infrastructure (peer unreachable, crashed, deadline).
+ * infrastructure (peer unreachable, crashed, deadline), 130 stopped by SIGINT or SIGTERM (the
+ * report, printed at once, is partial: it says how far the replay came).
  *
  * The peer: `--peer URL` (probed first), `--peer-cmd "CMD"` (spawned per recording with `PORT`
  * set, stopped afterwards and on Ctrl-C), or by default the embedded reference peer on a free
@@ -79,6 +80,9 @@ interface RunCommandOptions {
   merge?: boolean;
   pace?: string;
 }
+
+/** How long a stopped run has to print its partial report before it exits anyway. */
+const STOP_GRACE_MS = 1000;
 
 function peerFactory(
   options: RunCommandOptions,
@@ -285,6 +289,7 @@ async function runMergedSummary(
   { readyMs, timeoutMs, pace }: { readyMs: number; timeoutMs: number; pace: ReplayPace | undefined },
   noise: Awaited<ReturnType<typeof noiseRules>>,
   progress: (file: string, settled: number, total: number) => void,
+  signal: AbortSignal,
 ): Promise<RunSummary> {
   const started = systemClock.now();
   const name = recordings.join(' + ');
@@ -297,6 +302,7 @@ async function runMergedSummary(
     ...(pace ? { pace } : {}),
     tool: TOOL_NAME,
     onProgress: (settled, total) => progress(name, settled, total),
+    signal,
   });
   return { results: [result], exitCode: summaryExitCode([result]), durationMs: systemClock.now() - started };
 }
@@ -315,16 +321,25 @@ async function runRun(given: string[], options: RunCommandOptions): Promise<void
   }
 
   const { spans, tracings } = await replayTracing(options, recordings);
+  // SIGINT or SIGTERM stops the replay at once: what it found so far is reported as partial and
+  // the run exits 130 (EXIT.stopped). A second signal, or a report not out within a second, exits then.
+  const stop = new AbortController();
   const onSignal = (): void => {
-    void stopAllPeerProcesses().finally(() => process.exit(130));
+    if (stop.signal.aborted) process.exit(EXIT.stopped);
+    stop.abort();
+    void stopAllPeerProcesses();
+    setTimeout(() => {
+      process.stderr.write('a2a-replay: stopped; the partial report could not be written within a second\n');
+      process.exit(EXIT.stopped);
+    }, STOP_GRACE_MS).unref();
   };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   const progress = progressReporter();
   let summary;
   try {
     summary = options.merge
-      ? await runMergedSummary(recordings, options, { readyMs, timeoutMs, pace }, noise, progress)
+      ? await runMergedSummary(recordings, options, { readyMs, timeoutMs, pace }, noise, progress, stop.signal)
       : await runCorpus(recordings, {
           openPeer: peerFactory(options, readyMs),
           ...(options.golden !== undefined ? { golden: options.golden } : {}),
@@ -341,6 +356,7 @@ async function runRun(given: string[], options: RunCommandOptions): Promise<void
           ...(shard ? { shard } : {}),
           ...(spans ? { spans } : {}),
           onProgress: progress,
+          signal: stop.signal,
         });
   } finally {
     process.off('SIGINT', onSignal);
@@ -348,7 +364,8 @@ async function runRun(given: string[], options: RunCommandOptions): Promise<void
     await Promise.all(tracings.map((t) => t.shutdown()));
   }
   await reportRun(summary, options);
-  if (summary.exitCode !== EXIT.ok) throw new CliExit(summary.exitCode, '');
+  const exitCode = stop.signal.aborted ? EXIT.stopped : summary.exitCode;
+  if (exitCode !== EXIT.ok) throw new CliExit(exitCode, '');
 }
 
 export function registerRun(program: Command): void {

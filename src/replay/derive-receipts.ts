@@ -56,77 +56,92 @@ export interface DerivedLog {
   lostInterruptions: readonly LostInterruptionEvent[];
 }
 
+/**
+ * Derives a receipt log entry by entry, as a replay settles them (docs/design.md §8): the
+ * observation pipeline fed in recorded order, the receipts sealed in memory as they come.
+ */
+export class ReceiptDeriver {
+  readonly #options: Omit<DeriveOptions, 'entries'>;
+  readonly #chain: ReceiptChain;
+  readonly #lines: string[];
+  readonly #pipeline: ObservationPipeline;
+  readonly #lost: LostInterruptionEvent[] = [];
+  #sinkError: unknown;
+  #lastAt: string | undefined;
+
+  constructor(options: Omit<DeriveOptions, 'entries'>) {
+    this.#options = options;
+    const chain = new ReceiptChain({
+      keyring: options.keyring,
+      ...(options.kid !== undefined ? { kid: options.kid } : {}),
+      recording: options.header.id,
+      createdAt: options.header.createdAt,
+      tool: options.tool,
+      ...(options.checkpointEvery !== undefined ? { checkpointEvery: options.checkpointEvery } : {}),
+      ...(options.version !== undefined ? { version: options.version } : {}),
+    });
+    this.#chain = chain;
+    const lines = [chain.header.text];
+    this.#lines = lines;
+    const keep = (sealed: { receipt: { text: string; hash: string }; checkpoint?: { text: string } | null }) => {
+      lines.push(sealed.receipt.text);
+      if (sealed.checkpoint) lines.push(sealed.checkpoint.text);
+      return { hash: sealed.receipt.hash };
+    };
+    const spans: SpanSink = {
+      handle: (event, extra) => {
+        if (event.type === 'interruption.lost') this.#lost.push(event);
+        options.spans?.handle(event, extra);
+      },
+    };
+    this.#pipeline = new ObservationPipeline({
+      recordingId: options.header.id,
+      agentName: agentNameOf(options.header.agentCard),
+      // A log of format 4 or earlier keeps the Suspension span ids its recorder gave (docs/design.md §7).
+      suspensionSpans: suspensionSpanIdsFor(options.version ?? RECEIPT_VERSION),
+      // A log of a version before 5 (a golden's own) keeps the peer's time texts as it was written.
+      canonicalTimes: chain.header.line.version >= CANONICAL_TIMES_SINCE,
+      receipts: {
+        appendSuspension: async (draft) => keep(chain.sealSuspension(draft)),
+        appendResumption: async (draft, suspensionHash) => keep(chain.sealResumption(draft, suspensionHash)),
+        // A log of a version before 5 (a golden's own) holds no interruption receipts.
+        appendInterruption: async (draft) =>
+          chain.takesInterruptions ? keep(chain.sealInterruption(draft)) : undefined,
+        appendContinuation: async (draft, interruptionHash) =>
+          chain.takesInterruptions ? keep(chain.sealContinuation(draft, interruptionHash)) : undefined,
+      },
+      spans,
+      onSinkError: (error, sink) => {
+        if (sink === 'receipts') this.#sinkError ??= error;
+      },
+    });
+  }
+
+  /** The next entry, in recorded order. */
+  push(entry: RecordingEntry): void {
+    this.#lastAt = entry.at;
+    void this.#pipeline.push(entry);
+  }
+
+  /** Ends the log at the last entry's time (the header's when there was none) and closes it. */
+  async finish(): Promise<DerivedLog> {
+    await this.#pipeline.finish(this.#lastAt ?? this.#options.header.createdAt);
+    await this.#pipeline.idle();
+    const sinkError = this.#sinkError;
+    if (sinkError !== undefined) {
+      throw sinkError instanceof Error ? sinkError : new A2aReplayError('RECEIPT_INVALID', 'cannot seal receipts');
+    }
+    const closing = this.#chain.close(this.#options.recording ?? null);
+    if (closing) this.#lines.push(closing.text);
+    return { lines: this.#lines, findings: this.#pipeline.findings, lostInterruptions: this.#lost };
+  }
+}
+
 /** Feeds `entries` through the observation pipeline and seals the receipts in memory. */
 export async function deriveReceiptLog(options: DeriveOptions): Promise<DerivedLog> {
-  const chain = new ReceiptChain({
-    keyring: options.keyring,
-    ...(options.kid !== undefined ? { kid: options.kid } : {}),
-    recording: options.header.id,
-    createdAt: options.header.createdAt,
-    tool: options.tool,
-    ...(options.checkpointEvery !== undefined ? { checkpointEvery: options.checkpointEvery } : {}),
-    ...(options.version !== undefined ? { version: options.version } : {}),
-  });
-  const lines = [chain.header.text];
-  let sinkError: unknown;
-  const lostInterruptions: LostInterruptionEvent[] = [];
-  const spans: SpanSink = {
-    handle: (event, extra) => {
-      if (event.type === 'interruption.lost') lostInterruptions.push(event);
-      options.spans?.handle(event, extra);
-    },
-  };
-  const pipeline = new ObservationPipeline({
-    recordingId: options.header.id,
-    agentName: agentNameOf(options.header.agentCard),
-    // A log of format 4 or earlier keeps the Suspension span ids its recorder gave (docs/design.md §7).
-    suspensionSpans: suspensionSpanIdsFor(options.version ?? RECEIPT_VERSION),
-    // A log of a version before 5 (a golden's own) keeps the peer's time texts as it was written.
-    canonicalTimes: chain.header.line.version >= CANONICAL_TIMES_SINCE,
-    receipts: {
-      appendSuspension: async (draft) => {
-        const sealed = chain.sealSuspension(draft);
-        lines.push(sealed.receipt.text);
-        if (sealed.checkpoint) lines.push(sealed.checkpoint.text);
-        return { hash: sealed.receipt.hash };
-      },
-      appendResumption: async (draft, suspensionHash) => {
-        const sealed = chain.sealResumption(draft, suspensionHash);
-        lines.push(sealed.receipt.text);
-        if (sealed.checkpoint) lines.push(sealed.checkpoint.text);
-        return { hash: sealed.receipt.hash };
-      },
-      // A log of a version before 5 (a golden's own) holds no interruption receipts.
-      appendInterruption: async (draft) => {
-        if (!chain.takesInterruptions) return undefined;
-        const sealed = chain.sealInterruption(draft);
-        lines.push(sealed.receipt.text);
-        if (sealed.checkpoint) lines.push(sealed.checkpoint.text);
-        return { hash: sealed.receipt.hash };
-      },
-      appendContinuation: async (draft, interruptionHash) => {
-        if (!chain.takesInterruptions) return undefined;
-        const sealed = chain.sealContinuation(draft, interruptionHash);
-        lines.push(sealed.receipt.text);
-        if (sealed.checkpoint) lines.push(sealed.checkpoint.text);
-        return { hash: sealed.receipt.hash };
-      },
-    },
-    spans,
-    onSinkError: (error, sink) => {
-      if (sink === 'receipts') sinkError ??= error;
-    },
-  });
-  for (const entry of options.entries) void pipeline.push(entry);
-  const last = options.entries.at(-1);
-  await pipeline.finish(last?.at ?? options.header.createdAt);
-  await pipeline.idle();
-  if (sinkError !== undefined) {
-    throw sinkError instanceof Error ? sinkError : new A2aReplayError('RECEIPT_INVALID', 'cannot seal receipts');
-  }
-  const closing = chain.close(options.recording ?? null);
-  if (closing) lines.push(closing.text);
-  return { lines, findings: pipeline.findings, lostInterruptions };
+  const deriver = new ReceiptDeriver(options);
+  for (const entry of options.entries) deriver.push(entry);
+  return deriver.finish();
 }
 
 /** The format version of a log from its header line (undefined when it has none that says). */

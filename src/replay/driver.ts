@@ -25,19 +25,29 @@
 import { Agent } from 'node:http';
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { type Clock, systemClock } from '../clock.js';
-import type { A2aReplayError } from '../errors.js';
+import { A2aReplayError } from '../errors.js';
 import { IDLE_CONNECTION_MS } from '../http/keep-alive.js';
 import { STREAMING_METHODS } from '../protocol/methods.js';
 import type { RecordingEntry } from '../recording/format.js';
 import type { EntryDraft } from '../recording/recording-writer.js';
 import type { NoiseRules } from './content.js';
-import { type ExchangeDrift, driftLane, shapeOf } from './drift.js';
+import type { ExchangeDrift } from './drift.js';
 import { type LaneKey, type PlannedExchange, type ReplayPlan, planReplay } from './lanes.js';
 import { ReplayLedger } from './ledger.js';
-import { type LiveCall, bodyOfBodilessMethod, sendLive } from './live-exchange.js';
+import { type LiveCall, sendLive } from './live-exchange.js';
 import { IdMap } from './substitution.js';
 import type { ReplayPeerClock } from './poll-loops.js';
 import { ReplayTiming, type StepOutcome } from './replay-timing.js';
+import { ChangeSignal } from './change-signal.js';
+import {
+  BodyNotes,
+  DriveTotals,
+  type SegmentResult,
+  type TaskTimeline,
+  driftTimelines,
+  stateLabel,
+} from './drive-report.js';
+import { DEFAULT_SEGMENT_ENTRIES, segmentsOf } from './segments.js';
 import type { ReplayPace } from './pace.js';
 import type { GrpcChannel } from './grpc-exchange.js';
 
@@ -46,9 +56,6 @@ export const DEFAULT_MAX_SOCKETS = 64;
 
 /** Default deadline of one wait for a live entry. */
 export const DEFAULT_WAIT_MS = 5000;
-
-/** Requests with a body their method usually lacks that are named one by one in the notes. */
-const BODY_NOTES_LISTED = 20;
 
 export interface DriveOptions {
   /** Base URL of the live peer. */
@@ -78,6 +85,24 @@ export interface DriveOptions {
    */
   peerClock?: ReplayPeerClock;
   /**
+   * Least entries of a segment (default {@link DEFAULT_SEGMENT_ENTRIES}): the drive holds one
+   * segment at a time (src/replay/segments.ts); with `peerClock` the recording replays whole.
+   */
+  segmentEntries?: number;
+  /** Stops the drive at once: it resolves with what was replayed, `stopped` set. */
+  signal?: AbortSignal;
+  /** Each segment's replayed entries (recorded order, extras after their predecessor) and its recorded ones. */
+  onSegment?: (replayed: readonly RecordingEntry[], recorded: readonly RecordingEntry[]) => void | Promise<void>;
+  /**
+   * Keep every replayed entry in the result (`--update`, merged sessions); default false but in
+   * {@link driveRecording}.
+   */
+  keepReplayed?: boolean;
+  /** The recorded entries in all, for progress, when known. */
+  totalEntries?: number;
+  /** The seq of the first live entry with no recorded counterpart: above the recording's last. */
+  firstExtraSeq?: number;
+  /**
    * Given for a live peer (src/replay/live-time.ts): how requests are spaced, and poll loops read
    * again on the wall clock until the peer shows their outcome. Not given: requests go as soon as
    * what they wait for came and no read is repeated (a peer whose state moves only with its clock).
@@ -85,25 +110,28 @@ export interface DriveOptions {
   pace?: ReplayPace;
 }
 
-/** A task's states in order, recorded and live, for reports. */
-export interface TaskTimeline {
-  lane: string;
-  expected: string[];
-  actual: string[];
-}
-
 export interface DriveResult {
-  plan: ReplayPlan;
-  /** Live entries in the recording's identity, in recorded order (extras after their predecessor). */
+  /** Recorded exchanges and entries replayed (all of them unless `stopped`). */
+  exchanges: number;
+  entries: number;
+  /**
+   * Live entries in the recording's identity, in recorded order (extras after their predecessor),
+   * when kept (`keepReplayed`); else empty.
+   */
   replayed: RecordingEntry[];
+  /** The first {@link DRIFT_LISTED} drifts, in recorded order within each segment. */
   drift: ExchangeDrift[];
+  /** Every drift found, listed or not. */
+  driftCount: number;
   /** Timelines of the lanes that drifted. */
   timelines: TaskTimeline[];
   ids: IdMap;
   liveEntries: number;
   durationMs: number;
-  /** Remarks for the run report: requests sent with a body their method usually lacks. */
+  /** Remarks for the run report: requests sent with a body their method usually lacks, drift not listed. */
   notes: string[];
+  /** True when `signal` stopped the drive before its end. */
+  stopped: boolean;
 }
 
 /** Something the driver does at a recorded position: send a request, or close a broken exchange. */
@@ -111,171 +139,6 @@ interface Action {
   type: 'send' | 'close';
   seq: number;
   ex: PlannedExchange;
-}
-
-/** How many slices a wait's deadline is cut into: a wait ends between 1 and 1 + 1/8 deadlines. */
-const DEADLINE_SLICES = 8;
-
-interface Waiter {
-  resolve: (moved: boolean) => void;
-  seq: number | undefined;
-  /** The sweep after which the deadline has passed. */
-  expiresAt: number;
-  done: boolean;
-}
-
-/**
- * Wakes waiters: per awaited recorded seq (woken when that entry settles), or on any change.
- * Deadlines cost no timer per wait: one sweep timer, running while anybody waits, ticks every
- * 1/{@link DEADLINE_SLICES} of the deadline and ends the waits whose deadline has passed (they
- * began in order and all last the same, so they end in order).
- */
-class ChangeSignal {
-  readonly #bySeq = new Map<number, Waiter[]>();
-  #any: Waiter[] = [];
-  readonly #sliceMs: number;
-  /** Waits in the order they began, so in deadline order; settled ones are dropped as the sweep passes. */
-  #queue: Waiter[] = [];
-  #head = 0;
-  #sweeps = 0;
-  #timer: NodeJS.Timeout | undefined;
-
-  constructor(timeoutMs: number) {
-    this.#sliceMs = Math.max(1, timeoutMs / DEADLINE_SLICES);
-  }
-
-  /** A recorded entry settled: wake who waits for it, and who waits for any progress. */
-  settled(seq: number): void {
-    const waiters = this.#bySeq.get(seq);
-    if (waiters) {
-      this.#bySeq.delete(seq);
-      for (const w of waiters) this.#wake(w, true);
-    }
-    // Called several times per exchange; nobody waits for "any" until the last requests are out.
-    if (this.#any.length === 0) return;
-    const any = this.#any;
-    this.#any = [];
-    for (const w of any) this.#wake(w, true);
-  }
-
-  /** Wakes every waiter (the replay is ending). */
-  wakeAll(): void {
-    const all = [...this.#bySeq.values()].flat();
-    this.#bySeq.clear();
-    const any = this.#any;
-    this.#any = [];
-    for (const w of [...all, ...any]) this.#wake(w, true);
-  }
-
-  /**
-   * True when `seq` settled (with no seq: when any recorded entry settled); false when the
-   * deadline passed first. Live entries that settle nothing (extra events) wake nobody, so they
-   * cannot hold a replay open.
-   */
-  wait(seq?: number): Promise<boolean> {
-    return new Promise((resolve) => {
-      // Begun between two sweeps: one more slice, so the wait lasts at least the whole deadline.
-      const waiter: Waiter = { resolve, seq, expiresAt: this.#sweeps + DEADLINE_SLICES + 1, done: false };
-      if (seq === undefined) this.#any.push(waiter);
-      else {
-        const list = this.#bySeq.get(seq);
-        if (list) list.push(waiter);
-        else this.#bySeq.set(seq, [waiter]);
-      }
-      this.#queue.push(waiter);
-      this.#timer ??= setInterval(() => this.#sweep(), this.#sliceMs);
-    });
-  }
-
-  /** Stops the sweep timer (the replay is over). */
-  stop(): void {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-  }
-
-  #wake(waiter: Waiter, moved: boolean): void {
-    if (waiter.done) return;
-    waiter.done = true;
-    waiter.resolve(moved);
-  }
-
-  #sweep(): void {
-    this.#sweeps += 1;
-    const expired: Waiter[] = [];
-    while (this.#head < this.#queue.length) {
-      const w = this.#queue[this.#head] as Waiter;
-      if (!w.done && w.expiresAt > this.#sweeps) break;
-      if (!w.done) expired.push(w);
-      this.#head += 1;
-    }
-    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
-      this.#queue = this.#queue.slice(this.#head);
-      this.#head = 0;
-    }
-    if (expired.length > 0) {
-      const gone = new Set(expired);
-      this.#any = this.#any.filter((w) => !gone.has(w));
-      for (const seq of new Set(expired.map((w) => w.seq))) {
-        if (seq === undefined) continue;
-        const list = (this.#bySeq.get(seq) ?? []).filter((w) => !gone.has(w));
-        if (list.length > 0) this.#bySeq.set(seq, list);
-        else this.#bySeq.delete(seq);
-      }
-      for (const w of expired) this.#wake(w, false);
-    }
-    if (this.#head >= this.#queue.length) {
-      this.#queue = [];
-      this.#head = 0;
-      this.stop();
-    }
-  }
-}
-
-function stateLabel(entry: RecordingEntry): string | undefined {
-  const shape = shapeOf(entry);
-  if (shape.outcome === 'error') return `error ${shape.errorCode ?? '?'}`;
-  if (shape.state === null) return undefined;
-  const state = shape.state.replace(/^TASK_STATE_/, '');
-  return shape.legacy ? `${state}(legacy ${shape.legacy})` : state;
-}
-
-function timeline(entries: readonly RecordingEntry[]): string[] {
-  const out: string[] = [];
-  for (const e of entries) {
-    const label = stateLabel(e);
-    if (label !== undefined && out.at(-1) !== label) out.push(label);
-  }
-  return out;
-}
-
-/**
- * Notes on requests sent with a body their method usually lacks, the first
- * {@link BODY_NOTES_LISTED} of them listed, the rest counted.
- */
-class BodyNotes {
-  readonly #notes: string[] = [];
-  #unlisted = 0;
-
-  note(request: RecordingEntry, body: string | undefined): void {
-    const bytes = bodyOfBodilessMethod(request.http.method, body);
-    if (bytes === undefined) return;
-    if (this.#notes.length >= BODY_NOTES_LISTED) {
-      this.#unlisted += 1;
-      return;
-    }
-    this.#notes.push(
-      `seq ${request.seq}: ${request.http.method} ${request.http.path} was recorded with a ${bytes}-byte body; ` +
-        'sent as recorded, framed by Content-Length',
-    );
-  }
-
-  list(): string[] {
-    const notes = [...this.#notes];
-    if (this.#unlisted > 0) {
-      notes.push(`${this.#unlisted} more requests with a body their method usually lacks were sent the same way`);
-    }
-    return notes;
-  }
 }
 
 /** Each lane's actions in recorded order: a send per exchange, a close where the recording shows it broken. */
@@ -294,25 +157,14 @@ function laneActions(plan: ReplayPlan): Map<LaneKey | null, Action[]> {
   return loops;
 }
 
-/** The recorded and live state timelines of each lane that drifted. */
-function driftTimelines(plan: ReplayPlan, ledger: ReplayLedger, drift: readonly ExchangeDrift[]): TaskTimeline[] {
-  const drifted = new Set(drift.map(driftLane));
-  const timelines: TaskTimeline[] = [];
-  for (const lane of plan.lanes) {
-    if (!drifted.has(lane)) continue;
-    const recorded = plan.entries.filter((e) => plan.laneOfSeq.get(e.seq) === lane);
-    timelines.push({ lane, expected: timeline(recorded), actual: timeline(ledger.replayedOf(lane)) });
-  }
-  return timelines;
-}
-
 /** Reports how many recorded entries have settled, each time the count moves. */
-function progressOf(ledger: ReplayLedger, total: number, onProgress: DriveOptions['onProgress']): () => void {
+function progressOf(ledger: ReplayLedger, shared: DriveShared, onProgress: DriveOptions['onProgress']): () => void {
   let settled = 0;
   return () => {
     if (!onProgress) return;
+    const total = shared.total;
     // Extra live entries settle too: progress counts recorded entries and never passes its total.
-    const n = Math.min(ledger.settledCount, total);
+    const n = Math.min(shared.settledBefore + ledger.settledCount, total);
     if (n !== settled) {
       settled = n;
       onProgress(n, total);
@@ -410,6 +262,23 @@ async function waitForAction(action: Action, context: WaitContext): Promise<bool
   }
 }
 
+/** A2A methods that only read: sent twice, they do what they do once (RFC 9110 §9.2.2). */
+const READ_METHODS: ReadonlySet<string> = new Set([
+  'GetTask',
+  'ListTasks',
+  'GetTaskPushNotificationConfig',
+  'ListTaskPushNotificationConfigs',
+  'GetExtendedAgentCard',
+  'GetClock',
+]);
+
+/** Whether `ex` only reads: a GET or HEAD (the agent card), or a unary A2A read. */
+function readsOnly(ex: PlannedExchange): boolean {
+  const method = ex.request.http.method.toUpperCase();
+  if (method === 'GET' || method === 'HEAD') return true;
+  return ex.method !== null && READ_METHODS.has(ex.method);
+}
+
 /** What starting a live call needs of the drive. */
 interface CallContext {
   ids: IdMap;
@@ -443,46 +312,65 @@ function startCall(
     path: c.ids.targetToLive(ex.request.http.path),
     body: text,
     agent: ex.method !== null && STREAMING_METHODS.has(ex.method) ? c.streamAgent : c.unaryAgent,
+    idempotent: readsOnly(ex),
     onEntry,
   });
 }
 
-/** Replays `entries` (a recording's, in any order) against the peer at `options.peerUrl`. */
-export async function driveRecording(entries: readonly RecordingEntry[], options: DriveOptions): Promise<DriveResult> {
-  const clock = options.clock ?? systemClock;
-  const started = clock.now();
-  const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
+/** What every segment of one drive shares: the peer's connections, the ids learnt, what is said after. */
+interface DriveShared {
+  options: DriveOptions;
+  timeoutMs: number;
+  ids: IdMap;
+  notes: BodyNotes;
+  base: URL;
+  unaryAgent: Agent;
+  streamAgent: Agent;
+  /** Opened by the first segment with a gRPC call. */
+  grpc: GrpcChannel | undefined;
+  /** Lanes stopped after a timeout: their later requests are not sent, in later segments either. */
+  stopped: Set<LaneKey | null>;
+  /** The seq the next live entry with no recorded counterpart gets. */
+  extraSeqs: { next: number };
+  /** Recorded entries settled in the segments before this one. */
+  settledBefore: number;
+  total: number;
+  /** The peer's failure, or the stop, once there is one. */
+  infra: A2aReplayError | undefined;
+}
+
+/** Why a drive stopped on its signal: said by every entry it did not wait for. */
+const STOPPED = 'the run was stopped before it came';
+
+/** Replays one segment (src/replay/segments.ts): every entry of it settles before this resolves. */
+async function driveSegment(entries: readonly RecordingEntry[], shared: DriveShared): Promise<SegmentResult> {
+  const { options, timeoutMs, ids } = shared;
   const plan = planReplay(entries);
-  const ids = new IdMap();
-  const ledger = new ReplayLedger(plan, ids, options.noise ?? {}, options.ignore ?? []);
+  const ledger = new ReplayLedger(plan, ids, options.noise ?? {}, options.ignore ?? [], shared.extraSeqs);
   const changed = new ChangeSignal(timeoutMs);
   ledger.onSettle = (seq) => changed.settled(seq);
-  const base = new URL(options.peerUrl);
-  // Unary calls share a bounded pool (a corpus of thousands of lanes must not open thousands of
-  // sockets at once); streams stay open for long, so they get their own unbounded one.
-  // Idle ones close before the peer would (src/http/keep-alive.ts).
-  const unaryAgent = new Agent({
-    keepAlive: true,
-    timeout: IDLE_CONNECTION_MS,
-    maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS,
-  });
-  const streamAgent = new Agent({ keepAlive: false });
   const calls = new Set<LiveCall>();
   const callsByXid = new Map<string, LiveCall>();
-  let infra: A2aReplayError | undefined;
-  const notes = new BodyNotes();
-  // Loaded only for a recording with gRPC calls: grpc-js costs every other run its load time.
-  const grpc: GrpcChannel | undefined = plan.exchanges.some((ex) => ex.request.grpc !== undefined)
-    ? (await import('./grpc-exchange.js')).openGrpcChannel(plan, options.grpcPeer)
-    : undefined;
-
-  const progress = progressOf(ledger, plan.entries.length, options.onProgress);
+  if (plan.exchanges.some((ex) => ex.request.grpc !== undefined)) {
+    // Loaded only for a recording with gRPC calls: grpc-js costs every other run its load time.
+    const { checkGrpcPlan, openGrpcChannel } = await import('./grpc-exchange.js');
+    if (shared.grpc) checkGrpcPlan(plan, options.grpcPeer);
+    else shared.grpc = openGrpcChannel(plan, options.grpcPeer);
+  }
+  const grpc = shared.grpc;
+  const progress = progressOf(ledger, shared, options.onProgress);
   const checkInfra = (): A2aReplayError | undefined => {
-    infra ??= options.peerFailure?.();
-    return infra;
+    shared.infra ??= options.peerFailure?.() ?? (options.signal?.aborted ? stoppedError() : undefined);
+    return shared.infra;
   };
+  const onAbort = (): void => {
+    checkInfra();
+    changed.wakeAll();
+  };
+  options.signal?.addEventListener('abort', onAbort);
 
-  const timing = new ReplayTiming(plan, ledger, { ...options, clock }, timeoutMs);
+  const timing = new ReplayTiming(plan, ledger, { ...options, clock: options.clock ?? systemClock }, timeoutMs);
+  const { notes, base, unaryAgent, streamAgent } = shared;
   const callContext: CallContext = { ids, grpc, notes, timing, base, unaryAgent, streamAgent };
   /** Sends `ex`'s request, its answer entries to `onEntry`; `sent` runs just before it goes. */
   const dispatch = (ex: PlannedExchange, onEntry: (draft: EntryDraft) => void, sent: () => void): LiveCall => {
@@ -495,7 +383,7 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
       calls.delete(call);
       callsByXid.delete(ex.xid);
       if (call.failure) {
-        infra ??= checkInfra() ?? call.failure;
+        shared.infra ??= checkInfra() ?? call.failure;
         changed.wakeAll();
       }
     });
@@ -507,15 +395,20 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
   const [reach, step] = [(e: RecordingEntry) => timing.reachAwaited(e), (e: RecordingEntry) => timing.step(e)];
   const waitFor = (action: Action): Promise<boolean> =>
     waitForAction(action, { ledger, changed, timeoutMs, checkInfra, progress, reach, step });
-  const loop = { dispatch, infra: () => infra, label: stateLabel, keep: answerSink };
+  const loop = { dispatch, infra: () => shared.infra, label: stateLabel, keep: answerSink };
 
-  const runLane = async (actions: readonly Action[], isBarrierLoop: boolean): Promise<void> => {
+  const runLane = async (lane: LaneKey | null, actions: readonly Action[]): Promise<void> => {
     for (let i = 0; i < actions.length; i++) {
       const action = actions[i] as Action;
+      if (shared.stopped.has(lane)) {
+        abandonSends(ledger, actions.slice(i), `not sent: lane ${lane ?? 'barrier'} stopped after an earlier timeout`);
+        return;
+      }
       const ready = await waitFor(action);
-      if (infra) return;
-      if (!ready && !isBarrierLoop) {
-        const why = `not sent: lane ${action.ex.lane ?? 'barrier'} stopped after a timeout before seq ${action.seq}`;
+      if (shared.infra) return;
+      if (!ready && lane !== null) {
+        const why = `not sent: lane ${lane} stopped after a timeout before seq ${action.seq}`;
+        shared.stopped.add(lane);
         abandonSends(ledger, actions.slice(i), why);
         return;
       }
@@ -523,22 +416,21 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
       // A poll loop's reads go at the clock where it stands: the loop's outcome moves it.
       if (role === undefined || action.type !== 'send')
         await timing.reach(action.type === 'send' ? action.ex.request : (action.ex.terminal ?? action.ex.request));
-      if (infra) return;
+      if (shared.infra) return;
       if (action.type === 'send' && role?.kind === 'outcome') await timing.readOutcome(action.ex, role, loop);
       else if (action.type === 'send') send(action.ex);
       else closeBroken(action.ex, ledger, callsByXid);
     }
   };
 
-  const loops = laneActions(plan);
   try {
-    await Promise.all([...loops].map(([lane, exchanges]) => runLane(exchanges, lane === null)));
+    await Promise.all([...laneActions(plan)].map(([lane, actions]) => runLane(lane, actions)));
     // Every request is out: wait for the answers still due, the deadline restarting only when a
     // recorded entry settles (a peer that keeps a stream open with heartbeats must not hold the
     // run: its events settle nothing). A virtual peer clock first reaches the recording's end.
     const last = plan.entries.at(-1);
-    if (last && !infra && !ledger.complete) await timing.reach(last);
-    while (!infra && !ledger.complete) {
+    if (last && !shared.infra && !ledger.complete) await timing.reach(last);
+    while (!shared.infra && !ledger.complete) {
       progress();
       const moved = await changed.wait();
       if (checkInfra()) break;
@@ -546,25 +438,119 @@ export async function driveRecording(entries: readonly RecordingEntry[], options
     }
     progress();
   } finally {
+    options.signal?.removeEventListener('abort', onAbort);
     changed.stop();
     for (const call of calls) call.abort();
-    unaryAgent.destroy();
-    streamAgent.destroy();
-    grpc?.close();
   }
   const failure = checkInfra();
-  if (failure) throw failure;
-  for (const e of plan.entries) ledger.abandon(e.seq, `no live entry answered it within ${timeoutMs} ms`);
-  const drift = ledger.finish();
-  const replayed = ledger.replayed();
+  if (failure && failure.code !== 'STOPPED') throw failure;
+  // Stopped: what was not waited for is no drift, and the entries settled are those replayed.
+  const settled = failure ? ledger.settledCount : plan.entries.length;
+  const why = failure ? STOPPED : `no live entry answered it within ${timeoutMs} ms`;
+  for (const e of plan.entries) ledger.abandon(e.seq, why);
+  const drift = ledger.finish().filter((d) => d.type !== 'missing' || d.reason !== STOPPED);
   return {
-    plan,
-    replayed,
+    exchanges: plan.exchanges.length,
+    replayed: ledger.replayed(),
     drift,
     timelines: driftTimelines(plan, ledger, drift),
-    ids,
     liveEntries: ledger.liveCount,
-    durationMs: clock.now() - started,
-    notes: notes.list(),
+    settled,
   };
+}
+
+/** The error a drive's stop is carried as until its segment ends (never thrown out of the drive). */
+function stoppedError(): A2aReplayError {
+  return new A2aReplayError('STOPPED', 'the run was stopped');
+}
+
+/**
+ * Replays a recording read as a stream (`entries` in ascending seq, as a recording file holds
+ * them) against the peer at `options.peerUrl`, one segment at a time (src/replay/segments.ts):
+ * what it holds is one segment's entries, not the recording's. Each segment's replayed entries
+ * go to `options.onSegment` as it ends. With a virtual peer clock the recording replays whole
+ * (its poll loops are read across it). With `options.signal` aborted, the drive stops at once and
+ * resolves with what it replayed (`stopped`); entries it did not wait for are `missing`.
+ */
+export async function driveRecordingStream(
+  entries: AsyncIterable<RecordingEntry> | Iterable<RecordingEntry>,
+  options: DriveOptions,
+): Promise<DriveResult> {
+  const clock = options.clock ?? systemClock;
+  const started = clock.now();
+  const timeoutMs = options.timeoutMs ?? DEFAULT_WAIT_MS;
+  // Unary calls share a bounded pool (a corpus of thousands of lanes must not open thousands of
+  // sockets at once); streams stay open for long, so they get their own unbounded one.
+  // Idle ones close before the peer would (src/http/keep-alive.ts).
+  const shared: DriveShared = {
+    options,
+    timeoutMs,
+    ids: new IdMap(),
+    notes: new BodyNotes(),
+    base: new URL(options.peerUrl),
+    unaryAgent: new Agent({
+      keepAlive: true,
+      timeout: IDLE_CONNECTION_MS,
+      maxSockets: options.maxSockets ?? DEFAULT_MAX_SOCKETS,
+    }),
+    streamAgent: new Agent({ keepAlive: false }),
+    grpc: undefined,
+    stopped: new Set(),
+    extraSeqs: { next: options.firstExtraSeq ?? UNNUMBERED_EXTRAS },
+    settledBefore: 0,
+    total: options.totalEntries ?? 0,
+    infra: undefined,
+  };
+  const totals = new DriveTotals();
+  // Poll loops are read across the recording: a replay that reads them (a virtual peer clock, a
+  // paced live peer) holds it whole.
+  const window = options.peerClock || options.pace ? Infinity : (options.segmentEntries ?? DEFAULT_SEGMENT_ENTRIES);
+  const keepReplayed = options.keepReplayed ?? false;
+  try {
+    for await (const segment of segmentsOf(entries, window)) {
+      if (shared.infra) break;
+      if (options.totalEntries === undefined) shared.total = shared.settledBefore + segment.length;
+      const result = await driveSegment(segment, shared);
+      totals.add(result, keepReplayed);
+      await options.onSegment?.(result.replayed, segment);
+      shared.settledBefore += result.settled;
+    }
+  } finally {
+    shared.unaryAgent.destroy();
+    shared.streamAgent.destroy();
+    shared.grpc?.close();
+  }
+  const notes = shared.notes.list();
+  if (totals.driftUnlisted > 0) notes.push(`${totals.driftUnlisted} more drifts found and not listed`);
+  return {
+    exchanges: totals.exchanges,
+    entries: totals.entries,
+    replayed: totals.replayed,
+    drift: totals.drift,
+    driftCount: totals.drift.length + totals.driftUnlisted,
+    timelines: totals.timelines,
+    ids: shared.ids,
+    liveEntries: totals.liveEntries,
+    durationMs: clock.now() - started,
+    notes,
+    stopped: shared.infra?.code === 'STOPPED',
+  };
+}
+
+/** Where live entries with no recorded counterpart are numbered when the recording's length is not known. */
+const UNNUMBERED_EXTRAS = 1_000_000_000_000;
+
+/**
+ * Replays `entries` (a recording's, in any order) against the peer at `options.peerUrl`: as
+ * {@link driveRecordingStream}, the replayed entries kept in the result unless `keepReplayed` is false.
+ */
+export async function driveRecording(entries: readonly RecordingEntry[], options: DriveOptions): Promise<DriveResult> {
+  const sorted = [...entries].sort((a, b) => a.seq - b.seq);
+  const firstExtraSeq = options.firstExtraSeq ?? (sorted.at(-1)?.seq ?? 0) + 1;
+  return driveRecordingStream(sorted, {
+    keepReplayed: true,
+    totalEntries: sorted.length,
+    ...options,
+    firstExtraSeq,
+  });
 }

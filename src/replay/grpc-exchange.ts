@@ -245,13 +245,10 @@ export interface GrpcChannel {
 }
 
 /**
- * Checks every recorded gRPC call of `plan` can be made, then opens a channel to `target`. A call
- * that cannot be made fails the replay before anything is sent, naming its line and seq: no gRPC
- * endpoint to send it to (PEER_UNREACHABLE), a path of no known method, a body that is not the
- * method's request or a time-out no `grpc-timeout` can carry (RECORDING_MALFORMED). Nothing
- * passes by being skipped.
+ * Refuses a plan whose gRPC calls cannot be sent: a request the codec cannot encode, a time-out
+ * no `grpc-timeout` header can carry (RECORDING_MALFORMED), or no endpoint (PEER_UNREACHABLE).
  */
-export function openGrpcChannel(plan: ReplayPlan, target: string | undefined): GrpcChannel {
+export function checkGrpcPlan(plan: ReplayPlan, target: string | undefined): void {
   for (const ex of plan.exchanges) {
     const { request } = ex;
     if (request.grpc === undefined) continue;
@@ -279,6 +276,17 @@ export function openGrpcChannel(plan: ReplayPlan, target: string | undefined): G
       );
     }
   }
+}
+
+/**
+ * Checks every recorded gRPC call of `plan` can be made, then opens a channel to `target`. A call
+ * that cannot be made fails the replay before anything is sent, naming its line and seq: no gRPC
+ * endpoint to send it to (PEER_UNREACHABLE), a path of no known method, a body that is not the
+ * method's request or a time-out no `grpc-timeout` can carry (RECORDING_MALFORMED). Nothing
+ * passes by being skipped.
+ */
+export function openGrpcChannel(plan: ReplayPlan, target: string | undefined): GrpcChannel {
+  checkGrpcPlan(plan, target);
   const address = target ?? '';
   const client = new Client(address, credentials.createInsecure());
   return {

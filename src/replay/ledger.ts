@@ -113,7 +113,6 @@ export class ReplayLedger {
   readonly #barriers: LaneCursor | undefined;
   readonly #bySeq = new Map<number, RecordingEntry>();
   readonly #byXid = new Map<string, PlannedExchange>();
-  #nextExtraSeq: number;
   #liveCount = 0;
   /** Called whenever a recorded entry becomes settled. */
   onSettle: ((seq: number) => void) | undefined;
@@ -128,8 +127,20 @@ export class ReplayLedger {
   readonly #covered = new Set<number>();
   readonly #heartbeats = new StreamHeartbeats();
 
-  /** `noise`: per-method ignored paths; `ignore`: paths ignored for every method (`--ignore`). */
-  constructor(plan: ReplayPlan, ids: IdMap, noise: NoiseRules = {}, ignore: readonly string[] = []) {
+  /** Seqs for live entries with no recorded counterpart, shared by the segments of one drive. */
+  readonly #extraSeqs: { next: number };
+
+  /**
+   * `noise`: per-method ignored paths; `ignore`: paths ignored for every method (`--ignore`);
+   * `extraSeqs`: where extra live entries are numbered (default above the plan's last seq).
+   */
+  constructor(
+    plan: ReplayPlan,
+    ids: IdMap,
+    noise: NoiseRules = {},
+    ignore: readonly string[] = [],
+    extraSeqs?: { next: number },
+  ) {
     this.plan = plan;
     this.ids = ids;
     this.#noise = noise;
@@ -153,7 +164,7 @@ export class ReplayLedger {
         lastSeq: ex.request.seq,
       });
     }
-    this.#nextExtraSeq = max + 1;
+    this.#extraSeqs = extraSeqs ?? { next: max + 1 };
     this.#barriers = this.#lanes.get(BARRIER_LANE);
   }
 
@@ -298,7 +309,7 @@ export class ReplayLedger {
     const body = answer.body === undefined ? undefined : this.ids.answerToRecorded(answer.body);
     const anchor = recorded ?? this.#bySeq.get(progress.lastSeq) ?? ex.request;
     const entry: RecordingEntry = {
-      seq: recorded ? recorded.seq : this.#nextExtraSeq++,
+      seq: recorded ? recorded.seq : this.#extraSeqs.next++,
       at: anchor.at,
       xid: ex.xid,
       kind: answer.kind,

@@ -121,10 +121,23 @@ function answerCause(entry: RecordingEntry, method: string | null): { key: strin
  * refused that version header, answered that 404) — is how the session went, never a cause.
  */
 export function trafficCauses(replayed: readonly RecordingEntry[], recorded: readonly RecordingEntry[] = []): string[] {
+  const causes = new Map<string, string>();
+  addTrafficCauses(causes, replayed, recorded);
+  return [...causes.values()];
+}
+
+/**
+ * {@link trafficCauses} for one part of a recording (a replay segment, whose exchanges all lie in
+ * it), added to `causes` (by kind, the first one of each kind kept).
+ */
+export function addTrafficCauses(
+  causes: Map<string, string>,
+  replayed: readonly RecordingEntry[],
+  recorded: readonly RecordingEntry[] = [],
+): void {
   const methodOf = new Map<string, string>();
   const recordedAt = new Map<number, RecordingEntry>();
   for (const entry of recorded) if (entry.kind === 'response') recordedAt.set(entry.seq, entry);
-  const causes = new Map<string, string>();
   for (const entry of replayed) {
     if (entry.kind === 'request') {
       const method = obj(entry.body)?.method;
@@ -139,7 +152,6 @@ export function trafficCauses(replayed: readonly RecordingEntry[], recorded: rea
     if (before !== undefined && before.xid === entry.xid && answerCause(before, method)?.key === found.key) continue;
     causes.set(found.key, found.cause);
   }
-  return [...causes.values()];
 }
 
 /** The golden log's ContinuationReceipts by task: the 1-based line of the first one of each. */

@@ -10,7 +10,10 @@
  * framed by `Content-Length` (docs/design.md §8): Node frames none for a GET, HEAD, DELETE or
  * OPTIONS, so the peer would read a recorded body of one as the requests that follow. A failure
  * before any response head (connection refused, reset) is an infrastructure failure
- * ({@link LiveCall.failure}), not an exchange entry: the peer could not be asked. A failure after
+ * ({@link LiveCall.failure}), not an exchange entry: the peer could not be asked. A reset before
+ * the head is first sent again, on a new connection, where that is safe ({@link RESENDS} times):
+ * on a kept-alive connection (the peer closed it as it went idle, so it never read the request),
+ * or for a request that only reads (`idempotent`), wherever the reset came. A failure after
  * the head is an `error` entry, as recording would have written it. A live answer nested deeper
  * than replay compares is kept as its text, as the recorder keeps one (docs/design.md §5).
  */
@@ -49,6 +52,11 @@ export interface LiveCallOptions {
   /** The body to send (recorded body with live ids), already serialized; undefined for none. */
   body: string | undefined;
   agent: Agent;
+  /**
+   * True for a request that only reads (GetTask, a GET): sending it twice does what sending it once
+   * does, so it is sent again after a reset even on a new connection.
+   */
+  idempotent?: boolean;
   /** Every answer entry (not the request), in order. */
   onEntry: (draft: EntryDraft) => void;
 }
@@ -121,6 +129,12 @@ function peerOf(base: URL): { server: ReturnType<typeof serverOptions>; basePath
   return peer;
 }
 
+/** How often a request reset before its answer's head is sent again (see the module doc). */
+export const RESENDS = 2;
+
+/** Errors of a connection the peer reset or closed under a request (`socket hang up` is ECONNRESET). */
+const RESET_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
 /** Sends a recorded request to the live peer. */
 export function sendLive(options: LiveCallOptions): LiveCall {
   const { request } = options;
@@ -162,8 +176,10 @@ export function sendLive(options: LiveCallOptions): LiveCall {
     },
   };
   let req: ClientRequest;
-  const attempt = (retry: boolean): void => {
-    req = send({ ...server, path, method: request.http.method, headers, agent: options.agent }, (res) => {
+  const attempt = (resends: number): void => {
+    // A request sent again goes on a new connection: a kept-alive one may be as stale as the first.
+    const agent = resends === RESENDS ? options.agent : false;
+    req = send({ ...server, path, method: request.http.method, headers, agent }, (res) => {
       headArrived = true;
       exchange.head(res.statusCode ?? 0, res.headers);
       res.on('data', (chunk: Buffer) => exchange.data(chunk));
@@ -182,13 +198,19 @@ export function sendLive(options: LiveCallOptions): LiveCall {
     });
     req.on('error', (error: NodeJS.ErrnoException) => {
       if (aborted) return resolveDone();
-      // A kept-alive socket the server closed meanwhile: the request never reached it, send again once.
-      if (!headArrived && retry && req.reusedSocket && error.code === 'ECONNRESET') return attempt(false);
+      const reset = !headArrived && RESET_CODES.has(error.code ?? '');
+      // A kept-alive socket the peer closed as it went idle never delivered the request; a read
+      // may be sent twice wherever the reset came.
+      if (reset && resends > 0 && (req.reusedSocket || options.idempotent === true)) return attempt(resends - 1);
       if (!headArrived) {
+        const unsafe =
+          reset && !req.reusedSocket && options.idempotent !== true
+            ? '; not sent again: the peer may have acted on it, and the request does more than read'
+            : '';
         call.failure = new A2aReplayError(
           'PEER_UNREACHABLE',
           `cannot reach the peer at ${options.base.origin} (${error.code ?? error.message}) sending ` +
-            `${request.http.method} ${request.http.path} (recorded seq ${request.seq})`,
+            `${request.http.method} ${request.http.path} (recorded seq ${request.seq})${unsafe}`,
           { cause: error },
         );
       } else {
@@ -201,6 +223,6 @@ export function sendLive(options: LiveCallOptions): LiveCall {
     if (body === undefined) req.end();
     else req.end(body, 'utf8');
   };
-  attempt(true);
+  attempt(RESENDS);
   return call;
 }

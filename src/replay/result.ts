@@ -1,12 +1,13 @@
 /**
  * @module replay/result
  * What a replay run reports: one {@link RecordingResult} per recording and a {@link RunSummary}
- * with the exit code (docs/design.md §8: 0 match, 1 drift, 2 usage or malformed input, 3 infrastructure).
+ * with the exit code (docs/design.md §8: 0 match, 1 drift, 2 usage or malformed input, 3 infrastructure, 130
+ * stopped by a signal).
  * Plain data, shared by the runner and the text / JSON / JUnit reporters.
  */
 import { EXIT_CODES } from '../errors.js';
 import type { ReceiptDiff, ReceiptDifference } from './diff.js';
-import type { TaskTimeline } from './driver.js';
+import type { TaskTimeline } from './drive-report.js';
 import type { ExchangeDrift } from './drift.js';
 
 export type RecordingOutcome =
@@ -19,7 +20,9 @@ export type RecordingOutcome =
   /** The recording or golden file is malformed or missing (exit 2). */
   | 'malformed'
   /** The peer could not be reached, crashed, or a deadline passed (exit 3). */
-  | 'infrastructure';
+  | 'infrastructure'
+  /** SIGINT or SIGTERM stopped the run: what it found up to there, partial (exit 130). */
+  | 'stopped';
 
 export interface RecordingResult {
   /** The recording's path as given. */
@@ -68,6 +71,8 @@ export function exitCodeOf(outcome: RecordingOutcome): number {
       return EXIT_CODES.usage;
     case 'infrastructure':
       return EXIT_CODES.infrastructure;
+    case 'stopped':
+      return EXIT_CODES.stopped;
     default: {
       const never: never = outcome;
       return never;
@@ -75,7 +80,7 @@ export function exitCodeOf(outcome: RecordingOutcome): number {
   }
 }
 
-/** The run's exit code: the most severe of its results (3 > 2 > 1 > 0). */
+/** The run's exit code: the most severe of its results (130 > 3 > 2 > 1 > 0). */
 export function summaryExitCode(results: readonly RecordingResult[]): number {
   return results.reduce<number>((code, r) => Math.max(code, exitCodeOf(r.outcome)), EXIT_CODES.ok);
 }

@@ -2,7 +2,8 @@
  * @module replay/run-corpus
  * Many recordings (docs/design.md §8): picks this machine's shard, runs up to `concurrency` recordings at
  * once (each with its own fresh peer), and returns every result in sorted path order with the
- * run's exit code. Results are reported as they finish through `onResult`.
+ * run's exit code. Results are reported as they finish through `onResult`. Once `signal` is
+ * aborted, no further recording begins and the summary holds the results of those run.
  */
 import { type Clock, systemClock } from '../clock.js';
 import { type RecordingResult, type RunSummary, summaryExitCode } from './result.js';
@@ -29,7 +30,8 @@ export async function runCorpus(files: readonly string[], options: RunCorpusOpti
   let next = 0;
   const { onProgress, concurrency: _c, shard: _s, base: _b, onResult: _r, ...perRecording } = options;
   const worker = async (): Promise<void> => {
-    while (next < picked.length) {
+    // Once stopped (SIGINT, SIGTERM), recordings not begun are not begun: the summary lists those run.
+    while (next < picked.length && !options.signal?.aborted) {
       const i = next++;
       const file = picked[i] as string;
       const result = await runRecording(file, {
@@ -41,5 +43,6 @@ export async function runCorpus(files: readonly string[], options: RunCorpusOpti
     }
   };
   await Promise.all(Array.from({ length: concurrency }, () => worker()));
-  return { results, exitCode: summaryExitCode(results), durationMs: clock.now() - started };
+  const run = results.filter((r): r is RecordingResult => r !== undefined);
+  return { results: run, exitCode: summaryExitCode(run), durationMs: clock.now() - started };
 }

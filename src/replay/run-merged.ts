@@ -21,6 +21,7 @@ import {
   driveNotes,
   emptyResult,
   failed,
+  stoppedResult,
   goldenPathFor,
   livePace,
   readGoldenLines,
@@ -70,15 +71,17 @@ export async function runMerged(files: readonly string[], options: RunRecordingO
       ...(options.ignore ? { ignore: options.ignore } : {}),
       ...(options.grpcPeer !== undefined ? { grpcPeer: options.grpcPeer } : {}),
       ...(current.peerClock ? { peerClock: current.peerClock } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
       ...livePace(current, liveCard, options.pace),
     });
     result = {
       ...result,
-      exchanges: drive.plan.exchanges.length,
+      exchanges: drive.exchanges,
       liveEntries: drive.liveEntries,
       drift: drive.drift,
       timelines: drive.timelines,
     };
+    if (drive.stopped) return done(stoppedResult(result, drive.entries));
     const version = logVersionOf(goldens[0]?.lines ?? []);
     const derived = await deriveReceiptLog({
       header: first,

@@ -20,17 +20,25 @@ import { formatIssue } from '../protocol/read.js';
 import type { Keyring } from '../receipts/keys.js';
 import { readReceiptLogLine } from '../receipts/read-line.js';
 import { REPLAY_MAX_BODY_DEPTH, type RecordingEntry, type RecordingHeader } from '../recording/format.js';
-import { type Recording, readRecording } from '../recording/recording-reader.js';
+import { type RecordingLineRead, readRecordingFile } from '../recording/recording-reader.js';
 import { serializeLine } from '../recording/recording-writer.js';
 import { Redactor } from '../recording/redaction.js';
 import { SeenTokens, redactOverCapText, replaceResumeTokens } from '../recording/resume-token.js';
 import type { SpanSink } from '../tracing/span-events.js';
 import { readRecordingBinding } from '../receipts/recording-binding.js';
-import { checkpointIntervalOf, deriveReceiptLog, logVersionOf, unsignedKeyring } from './derive-receipts.js';
+import type { ReceiptLogVersion, RecordingBinding } from '../receipts/types.js';
+import { DEFAULT_SEGMENT_ENTRIES } from './segments.js';
+import {
+  ReceiptDeriver,
+  checkpointIntervalOf,
+  deriveReceiptLog,
+  logVersionOf,
+  unsignedKeyring,
+} from './derive-receipts.js';
 import type { NoiseRules } from './content.js';
 import { diffReceiptLogs } from './diff.js';
-import { type DriveResult, driveRecording } from './driver.js';
-import { cardCauses, interruptionCauses, timingCauses, trafficCauses } from './likely-cause.js';
+import { type DriveResult, driveRecordingStream } from './driver.js';
+import { addTrafficCauses, cardCauses, interruptionCauses, timingCauses } from './likely-cause.js';
 import { recordedAgentCard } from './recorded-peer.js';
 import type { ReplayPeerClock } from './poll-loops.js';
 import { RECORDED_PACE, type ReplayPace } from './pace.js';
@@ -81,6 +89,10 @@ export interface RunRecordingOptions {
    * agent card (docs/design.md §8).
    */
   grpcPeer?: string;
+  /** Least entries of a replay segment (src/replay/segments.ts); default a few thousand. */
+  segmentEntries?: number;
+  /** Stops the replay at once: the result is `stopped`, with what was found up to there. */
+  signal?: AbortSignal;
   /**
    * How requests are spaced against a live peer (default {@link RECORDED_PACE}: as recorded); the
    * embedded peer runs on the recording's own clock and takes none (docs/design.md §8).
@@ -282,6 +294,88 @@ export function grpcInterfaceOf(card: JsonValue | undefined): string | undefined
   return undefined;
 }
 
+/**
+ * The result of a replay a signal stopped (SIGINT, SIGTERM): what it found up to there, said to be
+ * partial; the receipts are not compared (the log of a part says nothing of the whole).
+ */
+export function stoppedResult(result: RecordingResult, settled: number): RecordingResult {
+  const message = `the run was stopped after ${settled} of ${result.entries} entries: this result is partial`;
+  return { ...result, outcome: 'stopped', error: { code: 'STOPPED', message } };
+}
+
+/** What `--update` writes from: the replay, the log it derived and the shape of the golden log. */
+interface UpdateSource {
+  header: RecordingHeader;
+  drive: DriveResult;
+  lines: readonly string[];
+  shape: { checkpointEvery?: number; version?: ReceiptLogVersion };
+}
+
+/**
+ * `--update`: writes the golden log from the replay. On exchange drift the live answers become the
+ * recording's expectations, so the next run passes; the golden receipts are then derived from
+ * exactly that file.
+ */
+async function updateGolden(
+  file: string,
+  golden: string,
+  goldenLines: readonly string[] | undefined,
+  source: UpdateSource,
+  options: RunRecordingOptions,
+): Promise<{ update: NonNullable<RecordingResult['update']>; notes: string[] }> {
+  const { header, drive, shape } = source;
+  let lines = source.lines;
+  const notes: string[] = [];
+  if (drive.driftCount > 0) {
+    const entries = await rewriteRecording(file, header, drive.replayed);
+    const derived = await deriveReceiptLog({
+      header,
+      entries,
+      keyring: options.keyring ?? unsignedKeyring(),
+      tool: options.tool,
+      ...shape,
+      recording: await readRecordingBinding(file),
+    });
+    lines = derived.lines;
+    const n = drive.driftCount;
+    notes.push(`${file}: rewritten from the live answers (${n} exchange drift${n === 1 ? '' : 's'})`);
+  }
+  const changes = goldenLines === undefined ? [] : diffReceiptLogs(goldenLines, lines, { strict: true }).differences;
+  await writeOutputFile(golden, `${lines.join('\n')}\n`);
+  return { update: { created: goldenLines === undefined, changes }, notes };
+}
+
+/** A recording opened as a stream: its header, its first entries read, and an iterable of all its entries. */
+interface RecordingStream {
+  header: RecordingHeader;
+  /** The first entries (up to a segment's worth): where a card the session fetched is looked for. */
+  head: RecordingEntry[];
+  entries: AsyncIterable<RecordingEntry>;
+}
+
+/** Opens `file` as a stream of entries, read once, as the replay goes (src/replay/segments.ts). */
+async function openRecordingStream(file: string): Promise<RecordingStream> {
+  const lines = readRecordingFile(file, { maxBodyDepth: REPLAY_MAX_BODY_DEPTH });
+  const first = await lines.next();
+  if (first.done || first.value.kind !== 'header')
+    throw new A2aReplayError('RECORDING_MALFORMED', `${file}:1: the recording has no header line`);
+  const header = first.value.header;
+  const head: RecordingEntry[] = [];
+  let rest: IteratorResult<RecordingLineRead> | undefined;
+  while (head.length < DEFAULT_SEGMENT_ENTRIES) {
+    rest = await lines.next();
+    if (rest.done) break;
+    if (rest.value.kind === 'entry') head.push(rest.value.entry);
+    rest = undefined;
+  }
+  async function* entries(): AsyncGenerator<RecordingEntry> {
+    yield* head.splice(0);
+    if (rest?.done) return;
+    for await (const read of lines) if (read.kind === 'entry') yield read.entry;
+  }
+  return { header, head: [...head], entries: entries() };
+}
+
 /** Replays one recording and compares (or updates) its golden receipts. */
 export async function runRecording(file: string, options: RunRecordingOptions): Promise<RecordingResult> {
   const clock = options.clock ?? systemClock;
@@ -289,12 +383,14 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
   const golden = options.golden ?? goldenPathFor(file);
   let result = emptyResult(file, golden);
   const done = (r: RecordingResult): RecordingResult => ({ ...r, durationMs: clock.now() - started });
-  let recording: Recording;
+  let recording: RecordingStream;
   let goldenLines: string[] | undefined;
+  let binding: RecordingBinding;
   try {
-    recording = await readRecording(file, { maxBodyDepth: REPLAY_MAX_BODY_DEPTH });
+    recording = await openRecordingStream(file);
     result.recordingId = recording.header.id;
-    result.entries = recording.entries.length;
+    binding = await readRecordingBinding(file);
+    result.entries = binding.lines - 1;
     goldenLines = await readGoldenLines(golden);
     if (goldenLines === undefined && !options.update) {
       throw new A2aReplayError(
@@ -308,14 +404,35 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
 
   let peer: LivePeer | undefined;
   try {
-    peer = await options.openPeer(recording.entries, recording.header);
+    const { header } = recording;
+    peer = await options.openPeer(recording.head, header);
     const currentPeer = peer;
-    const card = recordedAgentCard(recording.entries, recording.header);
+    const card = recordedAgentCard(recording.head, header);
     const other = peer.embedded ? otherAgentCause(card) : undefined;
     const liveCard = await fetchAgentCard(peer.url);
     result.causes = [...(other ? [other] : []), ...cardCauses(card, liveCard)];
     const grpcPeer = options.grpcPeer ?? grpcInterfaceOf(liveCard);
-    const drive = await driveRecording(recording.entries, {
+    const signed = options.keyring !== undefined;
+    const spans = options.spans?.(header, file);
+    const checkpointEvery = goldenLines === undefined ? undefined : checkpointIntervalOf(goldenLines);
+    // The log is derived as its golden was written: in its format version, closed with the
+    // recording file's binding (docs/design.md §6).
+    const version = goldenLines === undefined ? undefined : logVersionOf(goldenLines);
+    const shape = {
+      ...(checkpointEvery !== undefined ? { checkpointEvery } : {}),
+      ...(version !== undefined ? { version } : {}),
+    };
+    // Receipts are derived as the segments settle, in recorded order (docs/design.md §8).
+    const deriver = new ReceiptDeriver({
+      header,
+      keyring: options.keyring ?? unsignedKeyring(),
+      tool: options.tool,
+      ...(spans ? { spans } : {}),
+      ...shape,
+      recording: binding,
+    });
+    const traffic = new Map<string, string>();
+    const drive = await driveRecordingStream(recording.entries, {
       peerUrl: peer.url,
       clock,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
@@ -325,63 +442,44 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
       ...(options.ignore ? { ignore: options.ignore } : {}),
       ...(grpcPeer !== undefined ? { grpcPeer } : {}),
       ...(currentPeer.peerClock ? { peerClock: currentPeer.peerClock } : {}),
+      ...(options.segmentEntries !== undefined ? { segmentEntries: options.segmentEntries } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      totalEntries: result.entries,
+      firstExtraSeq: binding.lines,
+      keepReplayed: options.update ?? false,
+      onSegment: (replayed, recorded) => {
+        for (const entry of replayed) deriver.push(entry);
+        addTrafficCauses(traffic, replayed, recorded);
+      },
       ...livePace(currentPeer, liveCard, options.pace),
     });
     result = {
       ...result,
-      exchanges: drive.plan.exchanges.length,
+      exchanges: drive.exchanges,
       liveEntries: drive.liveEntries,
       drift: drive.drift,
       timelines: drive.timelines,
-      causes: [...result.causes, ...timingCauses(drive.drift), ...trafficCauses(drive.replayed, recording.entries)],
+      causes: [...result.causes, ...timingCauses(drive.drift), ...traffic.values()],
     };
-    const signed = options.keyring !== undefined;
-    const spans = options.spans?.(recording.header, file);
-    const checkpointEvery = goldenLines === undefined ? undefined : checkpointIntervalOf(goldenLines);
-    // The log is derived as its golden was written: in its format version, closed with the
-    // recording file's binding (docs/design.md §6).
-    const version = goldenLines === undefined ? undefined : logVersionOf(goldenLines);
-    const shape = {
-      ...(checkpointEvery !== undefined ? { checkpointEvery } : {}),
-      ...(version !== undefined ? { version } : {}),
-    };
-    const derived = await deriveReceiptLog({
-      header: recording.header,
-      entries: drive.replayed,
-      keyring: options.keyring ?? unsignedKeyring(),
-      tool: options.tool,
-      ...(spans ? { spans } : {}),
-      ...shape,
-      recording: await readRecordingBinding(file),
-    });
+    if (drive.stopped) {
+      result.notes.push(...driveNotes(drive, signed));
+      return done(stoppedResult(result, drive.entries));
+    }
+    const derived = await deriver.finish();
     result.notes.push(...driveNotes(drive, signed));
     result.causes.push(...interruptionCauses(goldenLines ?? [], derived.lostInterruptions, golden));
     if (options.update) {
-      let lines = derived.lines;
-      if (result.drift.length > 0) {
-        // Exchange drift: the live answers become the recording's expectations, so the next run
-        // passes; the golden receipts are then derived from exactly that file.
-        const entries = await rewriteRecording(file, recording.header, drive.replayed);
-        lines = (
-          await deriveReceiptLog({
-            header: recording.header,
-            entries,
-            keyring: options.keyring ?? unsignedKeyring(),
-            tool: options.tool,
-            ...shape,
-            recording: await readRecordingBinding(file),
-          })
-        ).lines;
-        const n = result.drift.length;
-        result.notes.push(`${file}: rewritten from the live answers (${n} exchange drift${n === 1 ? '' : 's'})`);
-      }
-      const changes =
-        goldenLines === undefined ? [] : diffReceiptLogs(goldenLines, lines, { strict: true }).differences;
-      await writeOutputFile(golden, `${lines.join('\n')}\n`);
-      return done({ ...result, outcome: 'updated', update: { created: goldenLines === undefined, changes } });
+      const update = await updateGolden(
+        file,
+        golden,
+        goldenLines,
+        { header, drive, lines: derived.lines, shape },
+        options,
+      );
+      return done({ ...result, notes: [...result.notes, ...update.notes], outcome: 'updated', update: update.update });
     }
     const receipts = diffReceiptLogs(goldenLines ?? [], derived.lines, { strict: options.strict ?? false, signed });
-    const drifted = receipts.differences.length > 0 || result.drift.length > 0;
+    const drifted = receipts.differences.length > 0 || drive.driftCount > 0;
     return done({ ...result, receipts, outcome: drifted ? 'drift' : 'match' });
   } catch (error) {
     // A spawned peer that died shows first as a refused or reset connection: say it crashed.

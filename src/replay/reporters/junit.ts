@@ -1,7 +1,7 @@
 /**
  * @module replay/reporters/junit
  * `--junit FILE`: JUnit XML (the Ant/Surefire dialect CI servers read) with one `<testcase>` per
- * recording. Drift is a `<failure>`, malformed input and infrastructure failures are `<error>`s;
+ * recording. Drift is a `<failure>`, malformed input, infrastructure failures and a stopped run are `<error>`s;
  * the body of each is the text report of that recording. Text is escaped for XML 1.0, and
  * characters XML 1.0 cannot carry are replaced.
  */
@@ -43,6 +43,7 @@ function testcase(r: RecordingResult): string {
     }
     case 'malformed':
     case 'infrastructure':
+    case 'stopped':
       return (
         `${open}>\n      <error type="${r.outcome}" ` +
         `message="${escapeXml(r.error?.message ?? r.outcome)}">${body}</error>\n    </testcase>`
@@ -57,7 +58,7 @@ function testcase(r: RecordingResult): string {
 export function renderJunit(summary: RunSummary): string {
   const tests = summary.results.length;
   const failures = summary.results.filter((r) => r.outcome === 'drift').length;
-  const errors = summary.results.filter((r) => r.outcome === 'malformed' || r.outcome === 'infrastructure').length;
+  const errors = summary.results.filter((r) => ['malformed', 'infrastructure', 'stopped'].includes(r.outcome)).length;
   const attrs =
     `name="a2a-replay run" tests="${tests}" failures="${failures}" errors="${errors}" ` +
     `skipped="0" time="${time(summary.durationMs)}"`;

@@ -126,6 +126,10 @@ export function renderRecordingText(r: RecordingResult, options: TextReportOptio
       label = { code: 35, text: 'ERROR  ' };
       lines.push(...messageLines(`${label.text} ${r.recording}: ${r.error?.message ?? 'infrastructure failure'}`));
       break;
+    case 'stopped':
+      label = { code: 33, text: 'STOPPED' };
+      lines.push(...messageLines(`${label.text} ${r.recording}: ${r.error?.message ?? 'stopped'} ${stats}`));
+      break;
     default: {
       const never: never = r.outcome;
       return never;
