@@ -3,9 +3,10 @@
  * What the PauseObserver keeps (docs/design.md §14.1, §14.6) and the state changes the rules of
  * `observe/rules` ask for: tasks by id and each task's suspensions by state (`open`, `resuming`,
  * `pending`, `kept-aside`), ended pauses by token, the peer-clock deadline heap, control calls by
- * event name and task. Rules decide; the store applies a decision (moving a suspension from one
- * container to the next and keeping the indexes true) and stamps every verdict it emits with the id
- * of the rule firing (docs/design.md §14.8). No clock, no randomness, no I/O.
+ * event name and task. Rules decide; the store applies a decision through the actions port it
+ * implements (`observe/pause-actions`), moving a suspension from one container to the next and
+ * keeping the indexes true, and stamps every verdict it emits with the id of the rule firing
+ * (docs/design.md §14.8). Every field is its own. No clock, no randomness, no I/O.
  */
 import type { OutsideSuspension } from '../receipts/types.js';
 import type { CarriedSuspension, FiredRule, ObservedTask } from './observed-task.js';

@@ -6,11 +6,13 @@
  *
  * It is the coordinator of three parts: `observe/facts` reads each entry into facts,
  * `observe/rules` holds the rules as one table per suspension state (which row fires is data, and
- * every verdict names its row, §14.8), and `observe/observer-store` keeps the states and the
- * indexes the rules consult: tasks by id, pauses by token, peer-clock deadlines in a heap, control
- * calls by event name and task. This class only routes each fact to the table of the state it is
- * about. Work per entry is O(1) in the number of tasks (O(log n) for a deadline), and memory is
- * bounded by what is still live plus fixed-size memories of what recently ended (§14.6).
+ * every verdict names its row, §14.8) and the routing table that orders the tables a fact reaches,
+ * and `observe/observer-store` keeps the states and the indexes the rules consult (through the
+ * actions port of `observe/pause-actions`): tasks by id, pauses by token, peer-clock deadlines in a
+ * heap, control calls by event name and task. This class hands each fact to the interruptions and
+ * to the routing table, and decides what is still open at the end. Work per entry is O(1) in the
+ * number of tasks (O(log n) for a deadline), and memory is bounded by what is still live plus
+ * fixed-size memories of what recently ended (§14.6).
  */
 import { describeError } from '../errors.js';
 import type { RecordingEntry } from '../recording/format.js';

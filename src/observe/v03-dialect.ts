@@ -70,7 +70,12 @@ export function v03Message(value: unknown, form: V03Form): unknown {
   return mapKey(m, 'role', (r) => (typeof r === 'string' ? (ROLES[r] ?? r) : r));
 }
 
+/** The pause extension's state number (pause.proto), which v0.3's TaskState has no name for. */
+const PAUSED_NUMBER = 9;
+
 function state(value: unknown, form: V03Form): unknown {
+  // Decoded from v0.3 gRPC, a state the v0.3 enum has no name for is its number: 9 is PAUSED.
+  if (form === 'proto' && value === PAUSED_NUMBER) return 'TASK_STATE_PAUSED';
   if (typeof value !== 'string') return value;
   if (form === 'proto') return value === 'TASK_STATE_CANCELLED' ? 'TASK_STATE_CANCELED' : value;
   return stateFromV03(value);
@@ -116,6 +121,11 @@ function artifactUpdate(value: unknown, form: V03Form): unknown {
 export function v03Result(method: string | undefined, result: unknown, form: V03Form): unknown {
   if (!isRecord(result)) return result;
   if (method === 'GetTask' || method === 'CancelTask') return v03Task(result, form);
+  if (method === 'PauseTask' || method === 'ResumeTask' || method === 'AwaitTaskResumption') {
+    // The pause extension's results name their states as the dialect does (`paused` in v0.3 JSON-RPC).
+    const named = mapKey(result, 'state', (v) => state(v, form));
+    return mapKey(named, 'previousState', (v) => state(v, form));
+  }
   if (form === 'proto') {
     if (result.task !== undefined) return { task: v03Task(result.task, form) };
     const m = result.msg ?? result.message;

@@ -110,7 +110,9 @@ const TASKS = 12;
 
 describe('a full disk under record --key', () => {
   for (const fsync of ['always', 'batch', 'never'] as const) {
-    const name = `acknowledges no pause or resume without its receipt, recovers once there is room (--fsync ${fsync})`;
+    const name =
+      `acknowledges no JSON-RPC or gRPC pause or resume without its receipt, recovers once there is room ` +
+      `(--fsync ${fsync})`;
     it(name, async (ctx) => {
       if (unmountable !== '') ctx.skip(unmountable);
       const transitions = join(dir, `${fsync}.transitions.jsonl`);
@@ -119,6 +121,7 @@ describe('a full disk under record --key', () => {
       const log = join(mnt, `${fsync}.receipts.jsonl`);
       let recorder: RecordProcess | undefined;
       let filler: string | undefined;
+      let grpc: GrpcTestClient | undefined;
       try {
         recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile, '--fsync', fsync]);
         const url = recorder.url;
@@ -139,22 +142,35 @@ describe('a full disk under record --key', () => {
         }
 
         filler = fill(join(mnt, 'filler'));
-        const answers: { call: string; taskId: string; status: number; message?: string; receipted: boolean }[] = [];
+        type Answer = { call: string; taskId: string; status: number; message?: string; receipted: boolean };
+        const answers: Answer[] = [];
+        grpc = new GrpcTestClient(url);
+        const client = grpc;
+        /** JSON-RPC, or gRPC (its UNAVAILABLE as 503, its other codes as 500, its message kept). */
+        const send = async (binding: 'JSON-RPC' | 'gRPC', method: string, params: object) => {
+          if (binding === 'JSON-RPC') {
+            const answer = await rpc(url, method, params);
+            return { status: answer.status, ...(answer.body.error ? { message: answer.body.error.message } : {}) };
+          }
+          return client.ok(method, params).then(
+            () => ({ status: 200 }),
+            (error: Error) => ({ status: / failed: 14 /.test(error.message) ? 503 : 500, message: error.message }),
+          );
+        };
+        let turn = 0;
         const call = async (method: 'PauseTask' | 'ResumeTask', taskId: string, params: object) => {
-          const answer = await rpc(url, method, { taskId, ...params });
+          const binding = turn++ % 2 === 0 ? 'JSON-RPC' : 'gRPC';
+          const answer = await send(binding, method, { taskId, ...params });
           const receipt = `${method === 'PauseTask' ? 'Suspension' : 'Resumption'}Receipt:${taskId}`;
           // What the log holds at the moment the client has its answer.
           const count = (await receipts(log)).filter((r) => r === receipt).length;
-          answers.push({
-            call: method,
-            taskId,
-            status: answer.status,
-            ...(answer.body.error ? { message: answer.body.error.message } : {}),
-            receipted: count >= 1,
-          });
+          answers.push({ call: `${binding} ${method}`, taskId, ...answer, receipted: count >= 1 });
         };
         for (const taskId of tasks.slice(TASKS / 2, TASKS)) await call('PauseTask', taskId, { reason: 'full' });
         for (const [taskId, resumeToken] of tokens) await call('ResumeTask', taskId, { resumeToken });
+        // Both bindings were refused while the disk was full.
+        for (const binding of ['JSON-RPC', 'gRPC'])
+          expect(answers.filter((a) => a.call.startsWith(binding) && a.status === 503).length).toBeGreaterThan(0);
 
         const acknowledged = answers.filter((a) => a.status === 200 && a.message === undefined);
         const refused = answers.filter((a) => !acknowledged.includes(a));
@@ -183,6 +199,7 @@ describe('a full disk under record --key', () => {
         expect(verified.code, verified.stderr).toBe(0);
         expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, closed: true });
       } finally {
+        grpc?.close();
         if (filler !== undefined) await rm(filler, { force: true });
         if (recorder) await stopProcess(recorder);
         await stopProcess(peer);

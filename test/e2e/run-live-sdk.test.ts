@@ -52,14 +52,14 @@ function result(text: string): Json {
 
 const ask = { message: { messageId: 'm-slow', role: 'ROLE_USER', parts: [{ text: 'report' }] } };
 
-/** Sends with returnImmediately, then reads the task every 50 ms until it completes. */
+/** Sends with returnImmediately, then reads the task at once and every 50 ms until it completes. */
 async function pollingClient(url: string): Promise<number> {
   const sent = result(await post(url, 'SendMessage', { ...ask, configuration: { returnImmediately: true } }));
   const id = (sent.task as Json).id as string;
   for (let reads = 1; ; reads++) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
     const task = result(await post(url, 'GetTask', { id }));
     if ((task.status as Json).state === 'TASK_STATE_COMPLETED') return reads;
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

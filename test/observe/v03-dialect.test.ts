@@ -67,6 +67,33 @@ describe('the v0.3 JSON-RPC reader', () => {
     expect(task.status.state).toBe('TASK_STATE_PAUSED');
   });
 
+  it('reads a tasks/pause and tasks/resume answered in kebab states as a pause and its resumption', () => {
+    const e = new Entries();
+    e.request('p1', 'tasks/pause', { taskId: TASK, mode: 'interrupt_immediate' }, { principal: 'jwt:sub=bob' });
+    const pause = {
+      initiatedBy: 'PAUSE_INITIATOR_CLIENT',
+      pausedAt: '2026-04-30T12:35:00.000Z',
+      resumable: true,
+      resumeMode: 'RESUME_MODE_CLIENT_MESSAGE',
+      resumeToken: 'rt-1',
+    };
+    e.result('p1', { taskId: TASK, state: 'paused', pause });
+    e.request('r1', 'tasks/resume', { taskId: TASK, resumeToken: 'rt-1' }, { principal: 'jwt:sub=bob' });
+    e.result('r1', {
+      taskId: TASK,
+      state: 'working',
+      previousState: 'paused',
+      cause: 'explicit_resume',
+      resumedAt: '2026-04-30T12:36:00.000Z',
+    });
+    const out = observeAll(e.list);
+    expect(findings(out)).toEqual([]);
+    expect(out.map((o) => o.type).filter((t) => t === 'suspension' || t === 'resumption')).toEqual([
+      'suspension',
+      'resumption',
+    ]);
+  });
+
   it('reads an auth-required stream of tasks/resubscribe ended by a tasks/cancel', () => {
     const e = new Entries();
     e.request('r1', 'tasks/resubscribe', { id: TASK });

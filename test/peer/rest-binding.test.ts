@@ -74,7 +74,7 @@ function messageOf(json: unknown): string {
   return (json as RestErrorJson).error.message;
 }
 
-it('lists JSON-RPC, HTTP+JSON and gRPC in v1.0 and in v0.3 in the agent card, each with its URL', async () => {
+it('lists JSON-RPC, HTTP+JSON, gRPC and the three v0.3 interfaces in the agent card, each with its URL', async () => {
   const card = (await (await fetch(`${peer.url}/.well-known/agent-card.json`)).json()) as {
     supportedInterfaces: unknown[];
   };
