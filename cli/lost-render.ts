@@ -8,7 +8,7 @@ import { printable } from '../src/printable.js';
 import type { Dialects, Incomplete } from '../src/logs/lost-reading.js';
 import type { LostInterruptionListing, LostPauseListing } from '../src/observe/lost-pauses.js';
 import { traceOf } from './lost-verdict.js';
-import { textTableLines } from './text-table.js';
+import { textTableLines, withVersionColumn } from './text-table.js';
 
 export type Source = { kind: 'recording' } | { kind: 'receipt log'; verification: string };
 
@@ -94,14 +94,13 @@ const LOST_INTERRUPTION_HEADER = ['TASK', 'STATE', 'REASON', 'RULE', 'SINCE', 'T
 export function* renderInterruptions(file: string, lost: readonly LostInterruptionListing[]): Generator<string> {
   if (lost.length === 0) return;
   yield `${lost.length} lost interruption${lost.length === 1 ? '' : 's'} in ${file}`;
-  yield* textTableLines(LOST_INTERRUPTION_HEADER, lost, (l) => [
-    l.taskId,
-    l.state?.replace(/^TASK_STATE_/, '') ?? '-',
-    l.reason,
-    l.rule ?? '-',
-    l.since,
-    traceOf(l.span),
-  ]);
+  const [header, cells] = withVersionColumn(
+    lost,
+    LOST_INTERRUPTION_HEADER,
+    (l) => [l.taskId, l.state?.replace(/^TASK_STATE_/, '') ?? '-', l.reason, l.rule ?? '-', l.since, traceOf(l.span)],
+    (l) => l.a2aVersions,
+  );
+  yield* textTableLines(header, lost, cells);
 }
 
 /** The listing, line by line: a count, then the table (rows are written as they are made). */
@@ -119,6 +118,8 @@ export function* render(
   }
   yield `${lost.length} lost pause${lost.length === 1 ? '' : 's'} in ${file} (${describeSource(source)})`;
   // A receipt log holds no rule: its table has no RULE column rather than one of dashes.
-  if (lost.some((l) => l.rule !== null)) yield* textTableLines(LOST_HEADER_WITH_RULE, lost, lostCellsWithRule);
-  else yield* textTableLines(LOST_HEADER, lost, lostCells);
+  const [header, cells] = lost.some((l) => l.rule !== null)
+    ? withVersionColumn(lost, LOST_HEADER_WITH_RULE, lostCellsWithRule, (l) => l.a2aVersions)
+    : withVersionColumn(lost, LOST_HEADER, lostCells, (l) => l.a2aVersions);
+  yield* textTableLines(header, lost, cells);
 }

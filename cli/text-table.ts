@@ -6,6 +6,7 @@
  * break its row. A table of any number of rows is measured in one pass and written line by line
  * in a second (its cells made again), never held as one text.
  */
+import { versionsLabel } from '../src/observe/entry-versions.js';
 import { printable } from '../src/printable.js';
 
 /**
@@ -39,4 +40,25 @@ export function* textTableLines<T>(
 export function textTable(table: readonly (readonly string[])[]): string {
   const [header = [], ...rows] = table;
   return [...textTableLines(header, rows, (row) => row)].join('\n');
+}
+
+/**
+ * `header` and `cells` with an `A2A` column after the first when the rows name their versions (a
+ * recording with a version other than 1.0, docs/design.md §14.10): a v1.0 listing reads as before.
+ */
+export function withVersionColumn<T>(
+  rows: readonly T[],
+  header: readonly string[],
+  cells: (row: T) => string[],
+  versionsOf: (row: T) => readonly string[] | undefined,
+): [string[], (row: T) => string[]] {
+  if (!rows.some((r) => versionsOf(r) !== undefined)) return [[...header], cells];
+  return [
+    [header[0] ?? 'TASK', 'A2A', ...header.slice(1)],
+    (row) => {
+      const [first = '', ...rest] = cells(row);
+      const versions = versionsOf(row);
+      return [first, versions === undefined ? '-' : versionsLabel(versions), ...rest];
+    },
+  ];
 }

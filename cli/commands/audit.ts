@@ -14,6 +14,7 @@
 import type { Command } from 'commander';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { A2aReplayError } from '../../src/errors.js';
+import { EntryVersions } from '../../src/observe/entry-versions.js';
 import { VerdictRules } from '../../src/observe/verdict-rules.js';
 import { printable } from '../../src/printable.js';
 import {
@@ -21,6 +22,7 @@ import {
   type AuditFilter,
   type AuditRow,
   type RulesOf,
+  type VersionsOf,
   auditReceiptLog,
 } from '../../src/receipts/audit.js';
 import type { VerifyOptions } from '../../src/receipts/verify.js';
@@ -36,7 +38,7 @@ import {
   withKeyOptions,
   withOpenEndOptions,
 } from '../options.js';
-import { textTableLines } from '../text-table.js';
+import { textTableLines, withVersionColumn } from '../text-table.js';
 import { verifySummary } from '../../src/logs/describe-verification.js';
 import { auditSeries } from '../../src/logs/series-audit.js';
 import { seriesLine } from '../../src/logs/describe-verification.js';
@@ -111,7 +113,8 @@ function auditCells(r: AuditRow): string[] {
 
 /** The plain-text table, one row per suspension, line by line. */
 export function auditTableLines(rows: readonly AuditRow[]): Iterable<string> {
-  return textTableLines(AUDIT_HEADER, rows, auditCells);
+  const [header, cells] = withVersionColumn(rows, AUDIT_HEADER, auditCells, (r) => r.a2aVersions);
+  return textTableLines(header, rows, cells);
 }
 
 const KINDS = ['pause', 'interruption'] as const;
@@ -136,15 +139,21 @@ const INTERRUPTION_HEADER = ['TASK', 'STATE', 'PROMPT', 'INTERRUPTED AT', 'CONTI
 
 /** The plain-text table of `--kind interruption`: who continued each interruption, when and with what. */
 export function interruptionTableLines(rows: readonly InterruptionAuditRow[]): Iterable<string> {
-  return textTableLines(INTERRUPTION_HEADER, rows, (r) => [
-    r.taskId,
-    stateLabel(r),
-    r.promptHash ?? '-',
-    r.interruptedAt,
-    continued(r),
-    r.vouched ? '-' : '! not-vouched-for-by-a-checkpoint',
-    r.span.traceId,
-  ]);
+  const [header, cells] = withVersionColumn(
+    rows,
+    INTERRUPTION_HEADER,
+    (r) => [
+      r.taskId,
+      stateLabel(r),
+      r.promptHash ?? '-',
+      r.interruptedAt,
+      continued(r),
+      r.vouched ? '-' : '! not-vouched-for-by-a-checkpoint',
+      r.span.traceId,
+    ],
+    (r) => r.a2aVersions,
+  );
+  return textTableLines(header, rows, cells);
 }
 
 type AnyRow = { kind: 'pause'; row: AuditRow } | { kind: 'interruption'; row: InterruptionAuditRow };
@@ -153,23 +162,42 @@ const BOTH_HEADER = ['KIND', ...AUDIT_HEADER];
 
 /** Both kinds in one table, in log order, with a KIND column (docs/design.md §6). */
 function bothTableLines(rows: readonly AnyRow[]): Iterable<string> {
-  return textTableLines(BOTH_HEADER, rows, (r) => {
-    if (r.kind === 'pause') return ['pause', ...auditCells(r.row)];
-    const i = r.row;
-    return [
-      'interruption',
-      i.taskId,
-      stateLabel(i),
-      i.continuedBy ?? '-',
-      i.promptHash === null ? '-' : `prompt ${i.promptHash}`,
-      '-',
-      i.interruptedAt,
-      continued(i),
-      '-',
-      i.vouched ? '-' : '! not-vouched-for-by-a-checkpoint',
-      i.span.traceId,
-    ];
-  });
+  const [header, cells] = withVersionColumn(
+    rows,
+    BOTH_HEADER,
+    (r) => {
+      if (r.kind === 'pause') return ['pause', ...auditCells(r.row)];
+      const i = r.row;
+      return [
+        'interruption',
+        i.taskId,
+        stateLabel(i),
+        i.continuedBy ?? '-',
+        i.promptHash === null ? '-' : `prompt ${i.promptHash}`,
+        '-',
+        i.interruptedAt,
+        continued(i),
+        '-',
+        i.vouched ? '-' : '! not-vouched-for-by-a-checkpoint',
+        i.span.traceId,
+      ];
+    },
+    (r) => r.row.a2aVersions,
+  );
+  return textTableLines(header, rows, cells);
+}
+
+/** The A2A versions of the recording `file`'s entries, when any exchange of it is not 1.0 (design §14.10). */
+async function versionsOfRecording(file: string, allowTornTail: boolean): Promise<VersionsOf | undefined> {
+  const versions = new EntryVersions();
+  try {
+    for await (const read of readRecordingFile(file, { allowTornTail, source: file }))
+      if (read.kind === 'entry') versions.add(read.entry);
+  } catch (error) {
+    if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
+    throw error;
+  }
+  return versions.named ? (seqs) => versions.ofEntries(seqs) : undefined;
 }
 
 /**
@@ -424,7 +452,12 @@ async function auditOne(log: string, read: string, options: AuditCommandOptions,
     options.json && options.recording !== undefined
       ? await rulesOfRecording(options.recording, options.allowTornTail === true)
       : undefined;
+  const versionsOf =
+    options.recording === undefined
+      ? undefined
+      : await versionsOfRecording(options.recording, options.allowTornTail === true);
   const result = await auditReceiptLog(read, {
+    ...(versionsOf ? { versionsOf } : {}),
     keyring: inputs.keyring,
     ...(inputs.anchor ? { anchor: inputs.anchor } : {}),
     ...(inputs.recording ? { recording: inputs.recording } : {}),
@@ -439,7 +472,7 @@ async function auditOne(log: string, read: string, options: AuditCommandOptions,
     throw new CliExit(EXIT.drift, '');
   }
   const pauses = wants('pause') ? result.rows : [];
-  const asked = wants('interruption') ? interruptions.rows(options.task, result.verify.vouched) : [];
+  const asked = wants('interruption') ? interruptions.rows(options.task, result.verify.vouched, versionsOf) : [];
   const all: AnyRow[] = [
     ...pauses.map((row): AnyRow => ({ kind: 'pause', row })),
     ...asked.map((row): AnyRow => ({ kind: 'interruption', row })),

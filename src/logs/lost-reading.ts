@@ -5,6 +5,7 @@
  * (`incomplete`, §5) or in any dialect (§14.10) and the dialects it mixed; from a receipt log, the
  * suspensions no resumption closed, its lines read as they come.
  */
+import { EntryVersions } from '../observe/entry-versions.js';
 import { A2aReplayError, errorMessage } from '../errors.js';
 import { readObservedRequest } from '../observe/dialect-view.js';
 import { ObservationPipeline } from '../observe/pipeline.js';
@@ -88,6 +89,7 @@ export async function lostInRecording(
   const incomplete: Incomplete = { listed: [], count: 0 };
   const notUnderstood: Incomplete = { listed: [], count: 0 };
   const dialects: Dialects = {};
+  const versions = new EntryVersions();
   const lines = new Map<number, number>();
   let pipeline: ObservationPipeline | undefined;
   let lastAt = '';
@@ -111,6 +113,7 @@ export async function lostInRecording(
     } else {
       lastAt = read.entry.at;
       countDialect(dialects, read.entry);
+      versions.add(read.entry);
       lines.clear();
       lines.set(read.entry.seq, read.line);
       void pipeline?.push(read.entry);
@@ -121,9 +124,12 @@ export async function lostInRecording(
   await pipeline?.finish(lastAt);
   await pipeline?.idle();
   chains?.finish(lastAt);
+  // Each row names its task's versions when the recording holds one other than 1.0 (design §14.10).
+  const versioned = <T extends { taskId: string }>(rows: readonly T[]): T[] =>
+    versions.named ? rows.map((r) => ({ ...r, a2aVersions: versions.ofTask(r.taskId) })) : [...rows];
   return {
-    lost: [...collector.lost],
-    interruptions: [...collector.lostInterruptions],
+    lost: versioned(collector.lost),
+    interruptions: versioned(collector.lostInterruptions),
     incomplete,
     notUnderstood,
     dialects,

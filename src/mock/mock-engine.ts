@@ -25,7 +25,8 @@ import { CONTROL_PATH } from '../protocol/methods.js';
 import { AGENT_CARD_PATH } from '../protocol/types.js';
 import { versionFailure } from '../peer/request-handler.js';
 import { V03_METHODS } from '../protocol/methods.js';
-import { isV03Method } from '../peer/v03-dialect.js';
+import { asksForV03, isV03Method } from '../peer/v03-dialect.js';
+import { isV03RestPath, v03RestError } from '../protocol/rest-binding-v03.js';
 import type { Recording } from '../recording/recording-reader.js';
 import type { NoiseRules } from '../replay/content.js';
 import type { PlannedExchange } from '../replay/lanes.js';
@@ -126,7 +127,9 @@ function rpcError(id: JsonValue, error: JsonRpcErrorObject): JsonValue {
 }
 
 /** How a request travelled: its binding, and for JSON-RPC the client's call number. */
-type Caller = { binding: 'JSONRPC'; clientId: JsonValue } | { binding: 'HTTP+JSON' } | { binding: 'GRPC' };
+/** Who asked, and so how the mock's own answers go out: a v0.3 HTTP+JSON client gets `{code, message}`. */
+type Caller =
+  { binding: 'JSONRPC'; clientId: JsonValue } | { binding: 'HTTP+JSON'; v03?: boolean } | { binding: 'GRPC' };
 
 /**
  * A gRPC error answer (docs/design.md §16): the status, `grpc-message`, and the
@@ -154,7 +157,8 @@ function errorAnswer(caller: Caller, name: JsonRpcErrorName, message: string, me
     return grpcErrorAnswer(GRPC_ERROR_STATUS[name], message, info);
   }
   if (caller.binding === 'HTTP+JSON') {
-    const { http, body } = restError(name, message, metadata);
+    const { http, body } =
+      caller.v03 === true ? v03RestError(name, message, metadata) : restError(name, message, metadata);
     return unary(http, body as unknown as JsonValue);
   }
   return unary(200, rpcError(caller.clientId, jsonRpcError(name, message, metadata)));
@@ -236,7 +240,7 @@ export class MockEngine {
       request.grpc === true
         ? { binding: 'GRPC' }
         : overRest
-          ? { binding: 'HTTP+JSON' }
+          ? { binding: 'HTTP+JSON', v03: asksForV03(request.version) && isV03RestPath(request.path) }
           : { binding: 'JSONRPC', clientId };
     if (
       request.body === undefined &&
@@ -368,6 +372,10 @@ export class MockEngine {
     const message = `no recorded exchange matches this ${name} request; ${why}`;
     const details = [{ '@type': ERROR_INFO_TYPE, reason: NO_RECORDED_EXCHANGE, domain: MOCK_ERROR_DOMAIN, metadata }];
     if (caller.binding === 'GRPC') return grpcErrorAnswer(GRPC_ERROR_STATUS.INTERNAL, message, details[0] as JsonValue);
+    if (caller.binding === 'HTTP+JSON' && caller.v03 === true) {
+      const { http, body } = v03RestError('INTERNAL', message);
+      return unary(http, { ...body, data: details });
+    }
     if (caller.binding === 'HTTP+JSON') {
       const { http, status } = REST_ERROR_STATUS.INTERNAL;
       return unary(http, { error: { code: http, status, message, details } });

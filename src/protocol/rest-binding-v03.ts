@@ -53,6 +53,15 @@ export function matchV03RestTail(verb: string, path: string): RestMatch {
 }
 
 /**
+ * Whether a request path (query and base path included) names a v0.3 route: `…/v1/message:…`,
+ * `…/v1/tasks/…`, `…/v1/card`.
+ */
+export function isV03RestPath(path: string): boolean {
+  const bare = path.split('?')[0] ?? '';
+  return /\/v1\/(?:message:|tasks\/)/.test(bare) || bare.endsWith(`${V03_REST_PREFIX}${CARD_TAIL}`);
+}
+
+/**
  * The HTTP status of each error of the table in v0.3 HTTP+JSON: the v0.3 SDK's own mapping for
  * the codes it has (404 for a missing task or method, 409 for a task that cannot be canceled), 400
  * for the codes v1.0 and the RFC added (a client's request the peer refuses), 500 for the rest.

@@ -17,3 +17,4 @@ export {
   lostPausesInReceiptLog,
 } from '../observe/lost-pauses.js';
 export { LOST_PAUSE_REASONS, type LostPauseReason, type LostInterruptionReason } from '../tracing/span-events.js';
+export { DEFAULT_A2A_VERSION, EntryVersions, versionsLabel } from '../observe/entry-versions.js';

@@ -40,6 +40,7 @@ export {
   type AuditOutcome,
   type AuditResult,
   type AuditRow,
+  type VersionsOf,
   auditReceiptLog,
 } from '../receipts/audit.js';
 export { type ReceiptDiff, type ReceiptDifference, diffReceiptLogs } from '../replay/diff.js';

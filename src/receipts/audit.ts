@@ -51,7 +51,15 @@ export interface AuditRow {
   rules: AuditRules | null;
   /** The Suspension span its receipt names: where it is in Jaeger (docs/design.md §7). */
   span: SpanRef;
+  /**
+   * The A2A versions of the exchanges behind its receipts (the suspension and what closed it), as
+   * the recording given beside the log recorded them (docs/design.md §14.10); absent without one.
+   */
+  a2aVersions?: string[];
 }
+
+/** The A2A versions of the recording entries `seqs` (`EntryVersions.ofEntries` of observe/entry-versions). */
+export type VersionsOf = (seqs: readonly number[]) => string[];
 
 /** The rules that decided a suspension, as the observer names them (docs/design.md §14.8). */
 export interface AuditRules {
@@ -95,6 +103,8 @@ export class AuditCollector {
   readonly #lastSeq = new Map<AuditRow, number>();
   /** Each row's Suspension span, by which its rules are found. */
   readonly #span = new Map<AuditRow, SpanRef>();
+  /** The recording entries each row's receipts name (the suspension's, then what closed it). */
+  readonly #entries = new Map<AuditRow, number[]>();
   readonly #agentPrincipals: ReadonlySet<string>;
   #orphans = 0;
 
@@ -140,6 +150,7 @@ export class AuditCollector {
         };
         this.#rows.set(hash, row);
         this.#span.set(row, line.span);
+        this.#entries.set(row, [...line.entries]);
         this.#lastSeq.set(row, line.seq);
         return;
       }
@@ -155,6 +166,7 @@ export class AuditCollector {
           if (line.errorCode !== null) row.rejectedCodes.push(line.errorCode);
           return;
         }
+        this.#entries.get(row)?.push(...line.entries);
         row.outcome = line.outcome;
         row.cause = line.cause;
         row.closedAt = line.resumedAt;
@@ -180,9 +192,14 @@ export class AuditCollector {
 
   /**
    * Rows in log order, filtered; `vouched` is how many receipts a checkpoint covers (default all);
-   * `rulesOf` gives each row its rules (else they are null).
+   * `rulesOf` gives each row its rules (else they are null), `versionsOf` its A2A versions.
    */
-  rows(filter: AuditFilter = {}, vouched = Number.POSITIVE_INFINITY, rulesOf?: RulesOf): AuditRow[] {
+  rows(
+    filter: AuditFilter = {},
+    vouched = Number.POSITIVE_INFINITY,
+    rulesOf?: RulesOf,
+    versionsOf?: VersionsOf,
+  ): AuditRow[] {
     return [...this.#rows.values()]
       .filter(
         (r) =>
@@ -192,7 +209,9 @@ export class AuditCollector {
       .map((r) => {
         const span = this.#span.get(r);
         const rules = rulesOf && span ? (rulesOf(span) ?? null) : null;
-        return { ...r, vouched: (this.#lastSeq.get(r) ?? 0) <= vouched, rules };
+        const row: AuditRow = { ...r, vouched: (this.#lastSeq.get(r) ?? 0) <= vouched, rules };
+        if (versionsOf) row.a2aVersions = versionsOf(this.#entries.get(r) ?? []);
+        return row;
       });
   }
 }
@@ -200,7 +219,7 @@ export class AuditCollector {
 /** Verifies `path` while collecting rows; rows are returned only when the log verifies. */
 export async function auditReceiptLog(
   path: string,
-  options: VerifyOptions & AuditCollectorOptions & { filter?: AuditFilter; rulesOf?: RulesOf },
+  options: VerifyOptions & AuditCollectorOptions & { filter?: AuditFilter; rulesOf?: RulesOf; versionsOf?: VersionsOf },
 ): Promise<AuditResult> {
   const collector = new AuditCollector(options.agentPrincipals ? { agentPrincipals: options.agentPrincipals } : {});
   const outer = options.onLine;
@@ -213,7 +232,7 @@ export async function auditReceiptLog(
   });
   return {
     verify,
-    rows: verify.ok ? collector.rows(options.filter, verify.vouched, options.rulesOf) : [],
+    rows: verify.ok ? collector.rows(options.filter, verify.vouched, options.rulesOf, options.versionsOf) : [],
     orphans: collector.orphans,
   };
 }

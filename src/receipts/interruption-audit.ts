@@ -6,6 +6,7 @@
  * never audited.
  */
 import type { VerifiedLine } from './verify.js';
+import type { VersionsOf } from './audit.js';
 import type { ContinuationCause, InterruptedState, ReceiptBinding, SpanRef } from './types.js';
 
 export interface InterruptionAuditRow {
@@ -34,11 +35,14 @@ export interface InterruptionAuditRow {
   vouched: boolean;
   /** The Interruption span its receipt names: where it is in Jaeger (docs/design.md §7). */
   span: SpanRef;
+  /** The A2A versions of the interruption's and its continuation's exchanges, as an audit row's. */
+  a2aVersions?: string[];
 }
 
 export class InterruptionAuditCollector {
   readonly #rows = new Map<string, InterruptionAuditRow>();
   readonly #lastSeq = new Map<InterruptionAuditRow, number>();
+  readonly #entries = new Map<InterruptionAuditRow, number[]>();
   #orphans = 0;
 
   readonly onLine = (verified: VerifiedLine): void => {
@@ -64,6 +68,7 @@ export class InterruptionAuditCollector {
         span: line.span,
       };
       this.#rows.set(hash, row);
+      this.#entries.set(row, [...line.entries]);
       this.#lastSeq.set(row, line.seq);
     } else if (line.type === 'ContinuationReceipt') {
       const row = this.#rows.get(line.interruption);
@@ -72,6 +77,7 @@ export class InterruptionAuditCollector {
         return;
       }
       this.#lastSeq.set(row, line.seq);
+      this.#entries.get(row)?.push(...line.entries);
       row.outcome = 'continued';
       row.cause = line.cause;
       row.continuedBy = line.principal;
@@ -86,10 +92,17 @@ export class InterruptionAuditCollector {
     return this.#orphans;
   }
 
-  /** Rows in log order, of `taskId` when given; `vouched` is how many receipts a checkpoint covers. */
-  rows(taskId?: string, vouched = Number.POSITIVE_INFINITY): InterruptionAuditRow[] {
+  /**
+   * Rows in log order, of `taskId` when given; `vouched` is how many receipts a checkpoint covers;
+   * `versionsOf` gives each row its A2A versions.
+   */
+  rows(taskId?: string, vouched = Number.POSITIVE_INFINITY, versionsOf?: VersionsOf): InterruptionAuditRow[] {
     return [...this.#rows.values()]
       .filter((r) => taskId === undefined || r.taskId === taskId)
-      .map((r) => ({ ...r, vouched: (this.#lastSeq.get(r) ?? 0) <= vouched }));
+      .map((r) => {
+        const row: InterruptionAuditRow = { ...r, vouched: (this.#lastSeq.get(r) ?? 0) <= vouched };
+        if (versionsOf) row.a2aVersions = versionsOf(this.#entries.get(r) ?? []);
+        return row;
+      });
   }
 }

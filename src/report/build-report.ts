@@ -7,8 +7,9 @@
  * lists), so the report never disagrees with `lost`, `audit` or Jaeger.
  */
 import { type JsonValue, sha256Prefixed } from '../canonical/canonical-json.js';
+import { EntryVersions } from '../observe/entry-versions.js';
 import { VerdictRules } from '../observe/verdict-rules.js';
-import { AuditCollector, type AuditRow, type RulesOf } from '../receipts/audit.js';
+import { AuditCollector, type AuditRow, type RulesOf, type VersionsOf } from '../receipts/audit.js';
 import type { Keyring } from '../receipts/keys.js';
 import { readLogChunks } from '../receipts/log-reader.js';
 import { readReceiptLogLine } from '../receipts/read-line.js';
@@ -145,9 +146,10 @@ export class ReceiptRows {
     lostOf: (row: AuditRow) => string | null,
     verification: (line: number, seq: number, row: AuditRow) => ReportRow['verification'],
     rulesOf?: RulesOf,
+    versionsOf?: VersionsOf,
   ): ShownPause[] {
     const shown: ShownPause[] = [];
-    for (const row of this.#collector.rows({}, Number.POSITIVE_INFINITY, rulesOf)) {
+    for (const row of this.#collector.rows({}, Number.POSITIVE_INFINITY, rulesOf, versionsOf)) {
       const o = this.#observed.get(row.suspension);
       const lost = row.outcome === 'open' ? lostOf(row) : null;
       const ended = endedText(row);
@@ -166,6 +168,7 @@ export class ReceiptRows {
         spanId: o?.span.spanId ?? null,
         verification: verification(row.line, o?.lastSeq ?? 0, row),
         rules: row.rules,
+        ...(row.a2aVersions === undefined ? {} : { a2aVersions: row.a2aVersions }),
       };
       const lane: LanePause = {
         from: o?.from ?? Date.parse(row.pausedAt),
@@ -270,10 +273,14 @@ async function recordingData(file: string): Promise<RecordingData> {
   );
   const lostByTask = new Map(collector.lost.map((l) => [l.taskId, l.reason]));
   const rulesOf = rulesOfEntries(recording.header.id, recording.entries, recording.header.createdAt);
+  const versions = new EntryVersions();
+  for (const entry of recording.entries) versions.add(entry);
+  const versionsOf: VersionsOf | undefined = versions.named ? (seqs) => versions.ofEntries(seqs) : undefined;
   const pauses = receipts.build(
     (row) => lostByTask.get(row.taskId) ?? null,
     () => ({ status: 'not checked', why: 'derived from the recording; pass its receipt log to verify' }),
     rulesOf,
+    versionsOf,
   );
   return {
     id: recording.header.id,
@@ -281,7 +288,7 @@ async function recordingData(file: string): Promise<RecordingData> {
     pauses,
     notes: recording.tornTail ? [`torn last line ${recording.tornTail.line} skipped`] : [],
     rulesOf,
-    interruptions: interrupted.build((span) => lostInterruptions.get(span.spanId) ?? null),
+    interruptions: interrupted.build((span) => lostInterruptions.get(span.spanId) ?? null, versionsOf),
     lostInterruptions,
   };
 }

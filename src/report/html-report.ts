@@ -71,6 +71,8 @@ export interface ReportRow {
    */
   pausedIn?: string;
   endedIn?: string | null;
+  /** The A2A versions of the exchanges behind its receipts, from a recording with one other than 1.0 (§14.10). */
+  a2aVersions?: string[];
 }
 
 /** A row's rules as one cell: `proved by RULE; ended by RULE`, or `-` when unknown. */
@@ -311,6 +313,9 @@ function* rowsTable(rows: readonly ReportRow[], traceUrl: string | undefined): G
   // A fleet's rows say which log saw each pause begin and end; a row of one file has no such cells.
   const fleet = rows.some((r) => r.pausedIn !== undefined);
   if (fleet) head.push('paused in', 'ended in');
+  // A recording that is not all A2A 1.0 names each row's versions (docs/design.md §14.10).
+  const versioned = rows.some((r) => r.a2aVersions !== undefined);
+  if (versioned) head.push('A2A');
   const headRow = head.map((h) => `<th>${h}</th>`).join('');
   yield `<div class="table-wrap"><table class="rows"><thead><tr>${headRow}</tr></thead><tbody>`;
   for (const r of rows) {
@@ -330,6 +335,7 @@ function* rowsTable(rows: readonly ReportRow[], traceUrl: string | undefined): G
       traceCell(r.traceId, r.spanId, traceUrl),
       text(`${r.verification.status}${r.verification.why ? ` (${r.verification.why})` : ''}`),
       ...(fleet ? [text(r.pausedIn ?? '-'), text(r.endedIn ?? '-')] : []),
+      ...(versioned ? [text(r.a2aVersions?.join('+') ?? '-')] : []),
     ].map((html, i) => `<td class="c${i}">${html}</td>`);
     const cls = r.outcome === 'lost' ? ' class="lost-row"' : '';
     yield (

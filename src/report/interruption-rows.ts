@@ -6,6 +6,7 @@
  * hash of the answer). One not continued is open, or lost with the reason and rule given.
  */
 import { sealLine } from '../receipts/chain.js';
+import type { VersionsOf } from '../receipts/audit.js';
 import { InterruptionAuditCollector } from '../receipts/interruption-audit.js';
 import type { ReceiptLogLine, SpanRef } from '../receipts/types.js';
 
@@ -35,6 +36,8 @@ export interface InterruptionRow {
   receiptHash: string;
   traceId: string;
   spanId: string;
+  /** The A2A versions of its exchanges, from a recording with one other than 1.0 (docs/design.md §14.10). */
+  a2aVersions?: string[];
 }
 
 /** A lost interruption's verdict: its reason and rule. */
@@ -60,11 +63,15 @@ export class InterruptionRows {
       this.#audit.onLine({ line: carried, hash: sealLine(carried).hash, number });
   }
 
-  /** The rows in the order they began; an open one is lost when `lostOf` (by its span) says so. */
-  build(lostOf: (span: SpanRef) => InterruptionVerdict | null): InterruptionRow[] {
-    return this.#audit.rows().map((r) => {
+  /**
+   * The rows in the order they began; an open one is lost when `lostOf` (by its span) says so;
+   * `versionsOf` names each row's A2A versions.
+   */
+  build(lostOf: (span: SpanRef) => InterruptionVerdict | null, versionsOf?: VersionsOf): InterruptionRow[] {
+    return this.#audit.rows(undefined, Number.POSITIVE_INFINITY, versionsOf).map((r) => {
       const verdict = r.outcome === 'open' ? lostOf(r.span) : null;
       return {
+        ...(r.a2aVersions === undefined ? {} : { a2aVersions: r.a2aVersions }),
         taskId: r.taskId,
         state: r.state,
         promptHash: r.promptHash,

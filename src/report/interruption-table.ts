@@ -22,6 +22,8 @@ export function* interruptionTable(rows: readonly InterruptionRow[], traceUrl: s
   if (rows.length === 0) return;
   yield '<h3>Who was asked for input, and who answered</h3>';
   const head = ['task', 'asked for', 'prompt', 'since', 'ended', 'answered by', 'answer', 'receipt', 'span (Jaeger)'];
+  const versioned = rows.some((r) => r.a2aVersions !== undefined);
+  if (versioned) head.push('A2A');
   const headRow = head.map((h) => `<th>${h}</th>`).join('');
   yield `<div class="table-wrap"><table class="interruptions"><thead><tr>${headRow}</tr></thead><tbody>`;
   for (const r of rows) {
@@ -36,6 +38,7 @@ export function* interruptionTable(rows: readonly InterruptionRow[], traceUrl: s
       r.receiptHash,
     ].map((c, i) => `<td class="c${i}">${escapeHtml(c)}</td>`);
     cells.push(`<td class="c8">${traceCell(r.traceId, r.spanId, traceUrl)}</td>`);
+    if (versioned) cells.push(`<td class="c9">${escapeHtml(r.a2aVersions?.join('+') ?? '-')}</td>`);
     const cls = r.outcome === 'lost' ? ' class="lost-interruption-row"' : '';
     yield (
       `<tr${cls} tabindex="0" data-task="${escapeHtml(r.taskId)}" data-kind="interruption" ` +

@@ -26,6 +26,12 @@ export interface LostPauseListing {
    * `a2a_replay.rule`; null from a receipt log, which holds no rule.
    */
   rule: string | null;
+  /**
+   * The A2A versions the task's exchanges spoke (`["0.3"]`, `["0.3", "1.0"]` for a pause seen in
+   * one dialect and resumed in another; docs/design.md §14.10), from a recording that holds a
+   * version other than 1.0; absent otherwise (a receipt log names none).
+   */
+  a2aVersions?: string[];
 }
 
 /** One lost interruption (INPUT_REQUIRED, AUTH_REQUIRED), as `a2a-replay lost` shows it (docs/design.md §14.9). */
@@ -42,4 +48,6 @@ export interface LostInterruptionListing {
   span: SpanRef;
   /** The observer rule that declared it lost; null from a receipt log. */
   rule: string | null;
+  /** As a lost pause's `a2aVersions`. */
+  a2aVersions?: string[];
 }

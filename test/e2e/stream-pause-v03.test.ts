@@ -223,6 +223,28 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('a v0.3 %s session with the ref
     try {
       const served = await session(mock.url, binding, true);
       expect(withoutTokens(served)).toEqual(withoutTokens(recorded));
+      // Pause-aware past the recording, in the client's dialect: a second resume of the consumed
+      // token is the RFC's -32010, as a JSON-RPC error or v0.3 HTTP+JSON's `{code, message}`.
+      const id = (served[2] as { taskId: string }).taskId;
+      const token = (served[2] as { pause: { resumeToken: string } }).pause.resumeToken;
+      const again = await fetch(binding === 'JSONRPC' ? mock.url : `${mock.url}/rest/v1/tasks/${id}:resume`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(
+          binding === 'JSONRPC'
+            ? { jsonrpc: '2.0', id: 99, method: 'tasks/resume', params: { taskId: id, resumeToken: token } }
+            : { resumeToken: token },
+        ),
+      });
+      const refusal = (await again.json()) as Json;
+      if (binding === 'JSONRPC') expect(refusal).toMatchObject({ id: 99, error: { code: -32010 } });
+      else {
+        expect(again.status).toBe(400);
+        expect(refusal).toMatchObject({
+          code: -32010,
+          message: expect.stringContaining('nothing to resume') as unknown,
+        });
+      }
     } finally {
       expect(await stopMock(mock)).toBe(0);
     }
