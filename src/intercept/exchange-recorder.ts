@@ -245,10 +245,19 @@ export class Exchange {
     });
   }
 
-  /** The exchange broke (upstream unreachable, stream cut, client gone); `message` says how. */
-  fail(message: string): void {
+  /**
+   * The exchange broke (upstream unreachable, stream cut, client gone); `message` says how.
+   * `incomplete`: the peer may have acted on the request and its answer was not read (said so on
+   * the entry, which `lost` and `verify` report).
+   */
+  fail(message: string, incomplete?: string): void {
     this.#guard(() => {
       if (this.#phase === 'done') return;
+      if (incomplete !== undefined && this.#phase !== 'stream') {
+        this.#chunks = [];
+        this.#end('error', { error: message, incomplete });
+        return;
+      }
       if (this.#phase === 'stream') {
         if (this.#decoder !== undefined) {
           // What was decoded of the bytes already written is still recorded, then the failure.

@@ -66,7 +66,8 @@ export function forwardExchange(
   let answer: IncomingMessage | undefined;
   let followTimer: NodeJS.Timeout | undefined;
   const flight = flights.add((reason) => {
-    exchange.fail(gone === undefined ? reason : `${gone}; ${reason}`);
+    const why = gone === undefined ? reason : `${gone}; ${reason}`;
+    exchange.fail(why, unreadAnswer(why));
     upstreamReq.destroy();
     res.destroy();
   });
@@ -99,10 +100,10 @@ export function forwardExchange(
     answer?.resume();
     followTimer = setTimeout(() => {
       if (done) return;
-      exchange.fail(
+      const cut =
         `${why}; the upstream's answer did not end within ${followMs} ms after that (--follow-ms), ` +
-          'so the recorder stopped reading it',
-      );
+        'so the recorder stopped reading it';
+      exchange.fail(cut, unreadAnswer(cut));
       upstreamReq.destroy();
       settle();
     }, followMs);
@@ -168,6 +169,14 @@ export function forwardExchange(
     });
   });
   upstreamReq.end(body);
+}
+
+/**
+ * Why an answer the recorder stopped reading (a stop, `followMs`) leaves what the peer did unknown:
+ * the `incomplete` of its entry, unless the answer is a stream (its events were observed as they came).
+ */
+function unreadAnswer(why: string): string {
+  return `the recorder did not read the peer's answer to its end (${why}): a pause or resume it carried has no receipt`;
 }
 
 /** One exchange as {@link relayAnswer} needs it. */

@@ -15,6 +15,7 @@ import { BoundedMap } from '../bounded-map.js';
 import { DeadlineHeap } from './deadline-heap.js';
 import { newCloser } from './closer-call.js';
 import { stamped } from './verdict-stamp.js';
+import { FireAnswers } from './fire-answers.js';
 import type { ControlCall, EntryRef, Fact } from './fact.js';
 import type { FindingCode, ObserverFinding } from './findings.js';
 import { type Evidence } from './explanations.js';
@@ -80,6 +81,7 @@ export class ObserverStore implements PauseActions {
   readonly #fireByName = new BoundedMap<string, ControlCall>(CONTROL_MEMORY);
   readonly #fireByTask = new BoundedMap<string, ControlCall>(CONTROL_MEMORY);
   #fireAny: ControlCall | undefined;
+  readonly #fireAnswers = new FireAnswers(CONTROL_MEMORY);
   #advance: ControlCall | undefined;
   readonly #clock = new PeerClock();
   readonly #touched = new Set<ObservedTask>();
@@ -238,9 +240,10 @@ export class ObserverStore implements PauseActions {
     if (target) c.resume = this.emitStep(startResume(c.resume, { suspension: target, principal: c.principal, caller }));
   }
 
-  /** A control call is indexed as evidence: the latest AdvanceClock, FireEvent by name and task. */
-  controlCalled(call: ControlCall): void {
-    if (call.method === 'AdvanceClock') this.#advance = call;
+  /** A control call indexed as evidence (latest AdvanceClock, FireEvent); an answer's `resumed` (fire-answers). */
+  controlCalled(call: ControlCall, resumed?: readonly string[]): void {
+    if (resumed !== undefined) this.#fireAnswers.answered(call, resumed);
+    else if (call.method === 'AdvanceClock') this.#advance = call;
     else if (call.method === 'FireEvent') {
       this.#fireAny = call;
       if (call.name !== undefined) this.#fireByName.set(call.name, call);
@@ -567,7 +570,8 @@ export class ObserverStore implements PauseActions {
 
   evidence(task: ObservedTask, s: SuspensionLive, at: string): Evidence {
     const onEvent = s.pause.conditions?.onEvent;
-    const fireByName = onEvent === undefined ? undefined : this.#fireByName.get(onEvent);
+    const fireByName =
+      onEvent === undefined ? undefined : this.#fireAnswers.evidenceFor(this.#fireByName.get(onEvent), task.taskId);
     return { ...this.outsideEvidence(task.taskId, at), fireByName };
   }
 
@@ -579,8 +583,8 @@ export class ObserverStore implements PauseActions {
   outsideEvidence(taskId: string, at: string): Evidence {
     return {
       fireByName: undefined,
-      fireByTask: this.#fireByTask.get(taskId),
-      fireAny: this.#fireAny,
+      fireByTask: this.#fireAnswers.evidenceFor(this.#fireByTask.get(taskId), taskId),
+      fireAny: this.#fireAnswers.evidenceFor(this.#fireAny, taskId),
       advance: this.#advance,
       now: this.#clock.nowAt(at),
     };

@@ -45,6 +45,8 @@ export interface FleetOutsideEnd {
   outcome: ResumeOutcome;
   principal: string | null;
   resumedAt: string | null;
+  /** Whether the recorder inferred the end (the peer did not announce it, docs/design.md §14.3). */
+  inferred: boolean;
   pausedAt: string | null;
   resumeTokenHash: string | null;
   ended: FleetPlace & { seq: number };
@@ -136,12 +138,19 @@ function pauseKey(p: FleetPause): string {
 }
 
 /**
+ * An end a log saw without the peer saying how or when (an inferred end with no `resumedAt`, its
+ * cause the observer's reading, docs/design.md §14.3): the pause ended, and any end the peer
+ * stated may be that one.
+ */
+const vague = (end: FleetOutsideEnd): boolean => end.inferred && end.resumedAt === null;
+
+/**
  * Whether `end` may be another sighting of the end `record` already has: the same cause, at the
- * same instant of the peer's (or with no time stated by `end`).
+ * same instant of the peer's (or with no time stated by `end`), or any when the known end is vague.
  */
 function mayBeItsEnd(record: PauseRecord, end: FleetOutsideEnd): boolean {
   const known = record.end;
-  if (known === null) return true;
+  if (known === null || vague(known)) return true;
   return known.cause === end.cause && (end.resumedAt === null || sameInstant(known.resumedAt, end.resumedAt));
 }
 
@@ -204,7 +213,7 @@ function pairReferences(
       verdict.orphans.push(end);
       return;
     }
-    record.end ??= end;
+    if (record.end === null || (vague(record.end) && !vague(end))) record.end = end;
     record.pairedOpen ||= record.open.length > 0;
     for (const pause of record.open.length > 0 ? record.open : [record.first]) verdict.paired.push({ pause, end });
   };
@@ -295,6 +304,7 @@ export class FleetLedger {
             outcome: line.outcome,
             principal: line.principal,
             resumedAt: line.resumedAt,
+            inferred: line.inferred,
             pausedAt: pause.pausedAt,
             resumeTokenHash: pause.resumeTokenHash,
             ended: place,
@@ -308,6 +318,7 @@ export class FleetLedger {
             outcome: line.outcome,
             principal: line.principal,
             resumedAt: line.resumedAt,
+            inferred: line.inferred,
             pausedAt: line.outside.pausedAt,
             resumeTokenHash: line.outside.resumeTokenHash,
             ended: place,

@@ -67,9 +67,13 @@ export interface RecorderOptions extends RecorderTlsFiles, RedactionOptions {
   principalFrom?: string | undefined;
   maxBodyBytes?: number | undefined;
   maxObservedBytes?: number | undefined;
-  /** At the stop, how long answers in flight may take to finish. */
+  /** At the stop, how long open streams (SSE, gRPC) may go on; answers still awaited get `followMs`. */
   graceMs?: number | undefined;
   upstreamTimeoutMs?: number | undefined;
+  /**
+   * How long an answer its client no longer gets (it left, cancelled, its deadline passed, or it got
+   * the 504) is read on; at the stop, how long an answer still awaited is read (docs/design.md §5).
+   */
   followMs?: number | undefined;
   requestTimeoutMs?: number | undefined;
   headersTimeoutMs?: number | undefined;

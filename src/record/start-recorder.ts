@@ -8,8 +8,8 @@
  * `rotateAfter` the files go on as a series, with `continueFrom` the series goes on from a
  * previous recording; witnesses cosign checkpoints, receipt lines ship as OTLP log records, and
  * spans go out over OTLP or into a file (`otlp`, `traces`), none of which ever stops the
- * recording. {@link Recorder.close} stops accepting, lets answers in flight finish (up to
- * `graceMs`), closes every file and gives the {@link RecordSummary}.
+ * recording. {@link Recorder.close} stops accepting, reads the answers still awaited (up to
+ * `followMs`) and open streams (up to `graceMs`), closes every file and gives the {@link RecordSummary}.
  */
 import { describeError } from '../errors.js';
 import { isLoopbackHost } from '../http/loopback.js';

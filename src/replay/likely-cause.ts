@@ -13,6 +13,7 @@ import { PAUSE_EXTENSION_URI } from '../protocol/types.js';
 import type { RecordingEntry } from '../recording/format.js';
 import { ATTR_RECORDING_ENTRY_SEQ, ATTR_TASK_STATE } from '../tracing/attributes.js';
 import type { LostInterruptionEvent } from './derive-receipts.js';
+import type { ExchangeDrift } from './drift.js';
 
 const PAUSE_METHODS = new Set(['PauseTask', 'ResumeTask', 'AwaitTaskResumption']);
 
@@ -183,4 +184,22 @@ export function interruptionCauses(
     );
   }
   return causes;
+}
+
+/**
+ * A cause read from the timing drift (docs/design.md §8, poll loops): the loops that ran out of
+ * time, or that the peer went past, before it showed the state they ended in when recorded — a
+ * peer slower or faster than the recorded one, not another behaviour.
+ */
+export function timingCauses(drift: readonly ExchangeDrift[]): string[] {
+  const loops = drift.filter((d): d is Extract<ExchangeDrift, { type: 'timing' }> => d.type === 'timing');
+  const first = loops[0];
+  if (!first) return [];
+  const n = loops.length;
+  return [
+    `timing: ${n} poll loop${n === 1 ? '' : 's'} ended in another state than recorded ` +
+      `(seq ${first.expected.seq}: ${first.actualState} after ${first.replayedMs} ms, recorded ` +
+      `${first.expectedState} after ${first.recordedMs} ms): the live peer works at another pace than ` +
+      'the recorded one; what follows the loop may differ for that reason alone',
+  ];
 }

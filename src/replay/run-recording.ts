@@ -30,7 +30,7 @@ import { checkpointIntervalOf, deriveReceiptLog, logVersionOf, unsignedKeyring }
 import type { NoiseRules } from './content.js';
 import { diffReceiptLogs } from './diff.js';
 import { type DriveResult, driveRecording } from './driver.js';
-import { cardCauses, interruptionCauses, trafficCauses } from './likely-cause.js';
+import { cardCauses, interruptionCauses, timingCauses, trafficCauses } from './likely-cause.js';
 import { recordedAgentCard } from './recorded-peer.js';
 import type { ReplayPeerClock } from './poll-loops.js';
 import { RECORDED_PACE, type ReplayPace } from './pace.js';
@@ -333,7 +333,7 @@ export async function runRecording(file: string, options: RunRecordingOptions): 
       liveEntries: drive.liveEntries,
       drift: drive.drift,
       timelines: drive.timelines,
-      causes: [...result.causes, ...trafficCauses(drive.replayed, recording.entries)],
+      causes: [...result.causes, ...timingCauses(drive.drift), ...trafficCauses(drive.replayed, recording.entries)],
     };
     const signed = options.keyring !== undefined;
     const spans = options.spans?.(recording.header, file);

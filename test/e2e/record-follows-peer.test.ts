@@ -367,3 +367,43 @@ it('reads a gRPC pause to its answer when its client cancels or its deadline pas
   const lost = await runCli(['lost', out]);
   expect(lost.stdout).toBe(`no lost pauses in ${out} (recording)\n`);
 });
+
+it('says a gRPC pause it stopped reading past --follow-ms is unreceipted: lost and verify report it', async () => {
+  const out = join(dir, 'grpc-cut.jsonl');
+  const peer = await startCliProcess(['peer', '--deterministic']);
+  const recorder = await startRecordProcess([
+    '--upstream',
+    peer.url,
+    '--out',
+    out,
+    '--key',
+    keyFile,
+    '--follow-ms',
+    '200',
+  ]);
+  try {
+    const started = await ok<{ task: { id: string } }>(recorder.url, 'SendMessage', {
+      message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
+      configuration: { returnImmediately: true },
+    });
+    const taskId = started.task.id;
+    await ok(recorder.url, 'AdvanceClock', { ms: 500 }, '/control');
+    const pause = leavingCall(recorder.url, 'gRPC', 'PauseTask', taskId, { reason: 'cut' }, 'resets while waiting');
+    await untilPending(peer.url, taskId);
+    pause.reset();
+    // The recorder gives up on the answer before the step ends; the peer pauses the task after.
+    await untilStderr(recorder, 'is incomplete: the recorder did not read the peer');
+    await ok(peer.url, 'AdvanceClock', { ms: 600 }, '/control');
+    expect(stateOf(await peerTask(peer.url, taskId))).toBe('TASK_STATE_PAUSED');
+  } finally {
+    expect(await stopProcess(recorder)).toBe(0);
+    await stopProcess(peer);
+  }
+  const lost = await runCli(['lost', out]);
+  expect(lost.stdout).toContain('INCOMPLETE: 1 entry');
+  expect(lost.code).not.toBe(0);
+  const receipts = out.replace(/\.jsonl$/, '.receipts.jsonl');
+  const verified = await runCli(['verify', receipts, '--key', keyFile, '--recording', out]);
+  expect(verified.stdout).toContain('INCOMPLETE: the recorder could not read 1 entry in full');
+  expect(verified.code).not.toBe(0);
+});

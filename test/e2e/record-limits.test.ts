@@ -93,7 +93,8 @@ describe('the upstream card', () => {
 describe('time-outs', () => {
   it('answers 504 naming the upstream when it sends no response head in time, and records the error', async () => {
     const silent = await upstream(() => undefined);
-    const { proc, out, url } = await record(silent, '--upstream-timeout-ms', '200');
+    // The answer is read on after the 504 for --follow-ms, which a stop waits for too: short here.
+    const { proc, out, url } = await record(silent, '--upstream-timeout-ms', '200', '--follow-ms', '300');
     const res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -442,7 +443,8 @@ describe("the recorder's own answers on an HTTP+JSON route", () => {
 
   it('answers 504 as an HTTP+JSON error the SDK REST client reads, naming the upstream', async () => {
     const silent = await upstream(() => undefined);
-    const { proc, out, url } = await record(silent, '--upstream-timeout-ms', '200');
+    // The answer is read on after the 504 for --follow-ms, which a stop waits for too: short here.
+    const { proc, out, url } = await record(silent, '--upstream-timeout-ms', '200', '--follow-ms', '300');
     const why = `upstream ${silent} sent no response within 200 ms`;
     const res = await fetch(new URL('/rest/tasks/t-1', url));
     expect(res.status).toBe(504);

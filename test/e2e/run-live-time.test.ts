@@ -106,6 +106,7 @@ describe('a poll loop that ends in another state on replay', () => {
     expect(Number(m![1])).toBeGreaterThanOrEqual(1000);
     expect(Number(m![2])).toBeGreaterThanOrEqual(2);
     expect(Number(m![3])).toBeLessThan(Number(m![1]));
+    expect(replayed.stdout).toMatch(/^ {2}likely cause: timing: \d+ poll loops? ended in another state than recorded/m);
     // Said as timing, not as the artifacts the live answer lacks.
     expect(replayed.stdout).not.toMatch(/GetTask response[^\n]*content: .*removed/);
     expect(await readFile(junit, 'utf8')).toMatch(/timing drift: the poll loop/);

@@ -121,6 +121,8 @@ describe('closing the recording proxy', () => {
     expect(entries.filter((e) => e.kind === 'request')).toHaveLength(3);
     const errors = entries.filter((e) => e.kind === 'error');
     expect(errors.map((e) => e.error)).toEqual(Array(3).fill('the recorder stopped while the exchange was open'));
+    // The peer had each request and its answer was never read: said, for lost and verify to report.
+    for (const e of errors) expect(e.incomplete).toMatch(/^the recorder did not read the peer's answer to its end/);
     expect(new Set(errors.map((e) => e.xid)).size).toBe(3);
     for (const cut of waiting) cut();
     await closeServer(upstream.server);

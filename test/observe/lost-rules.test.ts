@@ -141,6 +141,22 @@ describe('near misses: pauses that came back', () => {
     ]);
   });
 
+  it('never credits a FireEvent whose answer did not list the task with the end of its pause', () => {
+    // The pause timed out unseen; a FireEvent of its event came after and resumed nothing.
+    const e = new Entries();
+    const conditions = { onEvent: 'go', timeout: { durationMinutes: 1, onTimeout: 'resume' as const } };
+    e.request('g0', 'GetTask', { id: TASK });
+    e.result('g0', taskObject('TASK_STATE_PAUSED', agentPause({ pausedAt: '2026-01-01T00:00:00.000Z', conditions })));
+    e.control('c1', 'FireEvent', { name: 'go' });
+    e.result('c1', { resumed: [] });
+    e.request('g1', 'GetTask', { id: TASK });
+    const shown = taskObject('TASK_STATE_WORKING');
+    (shown.status as Record<string, unknown>).timestamp = '2026-01-01T00:01:00.000Z';
+    e.result('g1', shown);
+    const out = observeAll(e.list);
+    expect(resumptions(out)).toMatchObject([{ cause: 'timeout', inferred: true, principal: null }]);
+  });
+
   it('infers condition_fired from the declared onEvent when the event came from outside the recording', () => {
     const e = new Entries();
     e.request('g0', 'GetTask', { id: TASK });

@@ -253,6 +253,7 @@ export const PAUSE_ROUTING: Routing = {
     stage<FactOf<'ControlAnswered'>, { taskId: string; task: ObservedTask | undefined }>({
       *prepare(store, fact) {
         if (fact.resumed === undefined) return;
+        store.controlCalled(fact.call, fact.resumed);
         for (const taskId of new Set(fact.resumed)) yield { taskId, task: store.known(taskId) };
       },
       routes: [
