@@ -5,8 +5,9 @@
  * --key --principal-from jwt-sub` process over real sockets, over v0.3 JSON-RPC and v0.3 HTTP+JSON:
  * one InterruptionReceipt per gate, a ContinuationReceipt naming who answered, an approval never
  * given `never_continued` in `lost`, `audit --kind interruption` listing them, `verify --recording`
- * passing. And a 1.3.0 SDK server with its v0.3 compatibility on, asked by a v0.3 client and a v1.0
- * client in one session: both dialects' interruptions in one log.
+ * passing, and `run --peer` against the same agent passing with the receipts derived again. And a
+ * 1.3.0 SDK server with its v0.3 compatibility on, asked by a v0.3 client and a v1.0 client in one
+ * session: both dialects' interruptions in one log.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -105,7 +106,7 @@ describe.each([
 ] as const)(
   'a stock 0.3.14 agent asking for approval over v0.3 %s, through record --key --principal-from jwt-sub',
   (binding, path) => {
-    it('receipts each gate and who answered it; an approval never given is never_continued', async () => {
+    it('receipts each gate and who answered it; an approval never given is never_continued; run passes', async () => {
       const { url, key, out, recorder } = await recordSession();
       const bob = client(binding, `${url}${path}`, 'bob');
       const alice = client(binding, `${url}${path}`, 'alice');
@@ -193,6 +194,15 @@ describe.each([
       expect(lost.stdout).toContain(ignored.id);
       expect(lost.stdout).toContain('never_continued');
       expect(lost.stdout).not.toContain(asked.id);
+
+      // Replayed against the same agent: the receipts derived again equal the recorded ones.
+      const replayed = await runCli(['run', out, '--peer', peer!.url, '--key', key]);
+      expect(replayed.stdout, replayed.stderr).toMatch(/^PASS /m);
+      expect(replayed.code).toBe(0);
+      expect(peer?.acts.map((a) => a.act)).toEqual([
+        ...['asked', 'continued', 'asked', 'continued', 'asked'],
+        ...['asked', 'continued', 'asked', 'continued', 'asked'],
+      ]);
     });
   },
 );
