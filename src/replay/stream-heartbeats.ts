@@ -3,8 +3,10 @@
  * A stream compared by what it carries (docs/design.md §8, "Streams"): the sequence of task
  * states and artifacts its events carry, not how many times it repeated a state. A **heartbeat**
  * is a status update that repeats the state its stream last showed (a WORKING after a WORKING,
- * artifact events between them or not): how many of them a peer sends depends on how long it
- * worked, not on what it did. Pure.
+ * artifact events between them or not) and carries nothing else: no status message, no metadata.
+ * How many of them a peer sends depends on how long it worked, not on what it did; an update that
+ * says something (the peer's "pause requested" message on a WORKING) is content, compared as
+ * such. Pure.
  *
  * Pairing the live events of a stream with the recorded ones (src/replay/ledger.ts):
  * - a live heartbeat pairs with the next recorded event when that is a heartbeat too; else it is
@@ -22,22 +24,32 @@ function obj(value: JsonValue | undefined): { [key: string]: JsonValue } | undef
   return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
 }
 
-/** What a stream event says of its task: the state it shows, and whether it is a status update. */
+/**
+ * What a stream event says of its task: the state it shows, whether it is a status update, and
+ * whether it is a bare one (no status message, no metadata: nothing but its state).
+ */
 export interface EventCarriage {
   state: string | null;
   statusUpdate: boolean;
+  bare: boolean;
 }
 
 /** Reads an event's body in any binding (v1.0 StreamResponse members; v0.3 `kind`). */
 export function carriageOf(body: JsonValue | undefined): EventCarriage {
   const envelope = obj(body);
   const result = envelope && 'jsonrpc' in envelope ? obj(envelope.result) : envelope;
-  if (!result) return { state: null, statusUpdate: false };
-  const update = obj(result.statusUpdate);
-  if (update) return { state: stateOf(update), statusUpdate: true };
-  if (result.kind === 'status-update') return { state: stateOf(result), statusUpdate: true };
+  if (!result) return { state: null, statusUpdate: false, bare: false };
+  const update = obj(result.statusUpdate) ?? (result.kind === 'status-update' ? result : undefined);
+  if (update) return { state: stateOf(update), statusUpdate: true, bare: isBare(update) };
   const task = obj(result.task) ?? (result.kind === 'task' || obj(result.status) ? result : undefined);
-  return { state: task ? stateOf(task) : null, statusUpdate: false };
+  return { state: task ? stateOf(task) : null, statusUpdate: false, bare: false };
+}
+
+/** A status update that says nothing but its state: no status message, no metadata. */
+function isBare(update: { [key: string]: JsonValue }): boolean {
+  const status = obj(update.status);
+  const metadata = obj(update.metadata);
+  return status?.message === undefined && (metadata === undefined || Object.keys(metadata).length === 0);
 }
 
 function stateOf(holder: { [key: string]: JsonValue }): string | null {
@@ -50,7 +62,7 @@ function heartbeatsOf(bodies: readonly (JsonValue | undefined)[]): { beat: boole
   let state: string | null = null;
   return bodies.map((body) => {
     const carried = carriageOf(body);
-    const beat = carried.statusUpdate && carried.state !== null && carried.state === state;
+    const beat = carried.bare && carried.state !== null && carried.state === state;
     if (carried.state !== null) state = carried.state;
     return { beat, state };
   });
@@ -84,7 +96,7 @@ export class StreamHeartbeats {
     const carried = carriageOf(body);
     const previous = this.#live.get(ex.xid) ?? null;
     if (carried.state !== null) this.#live.set(ex.xid, carried.state);
-    const beat = carried.statusUpdate && carried.state !== null && carried.state === previous;
+    const beat = carried.bare && carried.state !== null && carried.state === previous;
     if (beat) return recorded[next]?.beat === true ? { kind: 'pair', index: next } : { kind: 'drop' };
     let index = next;
     while (recorded[index]?.beat === true && recorded[index]?.state !== carried.state) index++;

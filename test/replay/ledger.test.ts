@@ -186,4 +186,30 @@ describe('ReplayLedger streams', () => {
     expect(ledger.blockerAt(7, 'task:task-rec-7')).toBeUndefined();
     expect(ledger.blockerAt(8, 'task:task-rec-7')?.seq).toBe(7);
   });
+
+  it('waits for a WORKING that carries a message: a "pause requested" update is content, not a heartbeat', () => {
+    const said = statusUpdate('task-rec-7', 'TASK_STATE_WORKING', {
+      message: { messageId: 'pm', role: 'ROLE_AGENT', parts: [{ text: 'pause requested' }] },
+    });
+    const events = [
+      streamed('task-rec-7', 0)[0] as JsonValue,
+      said,
+      statusUpdate('task-rec-7', 'TASK_STATE_COMPLETED'),
+    ];
+    const entries: RecordingEntry[] = [
+      entry(1, 'x1', 'request', rpc('SendStreamingMessage', { message: { messageId: 'm', parts: [] } })),
+      entry(2, 'x1', 'response'),
+      ...events.map((body, i) => entry(3 + i, 'x1', 'event', body)),
+      entry(6, 'x1', 'end'),
+    ];
+    const ledger = new ReplayLedger(planReplay(entries), new IdMap());
+    const x1 = exchange(ledger, 'x1');
+    ledger.sent(x1);
+    ledger.live(x1, live('response'));
+    ledger.live(x1, live('event', events[0]));
+    // Seq 4 says something: what the client sent after it waits for a live one.
+    expect(ledger.blockerAt(5, 'task:task-rec-7')?.seq).toBe(4);
+    ledger.live(x1, live('event', events[1]));
+    expect(ledger.blockerAt(5, 'task:task-rec-7')).toBeUndefined();
+  });
 });
