@@ -20,6 +20,7 @@ import { ambiguityText, fleetFails } from '../../src/receipts/fleet.js';
 import { verifyReceiptLog } from '../../src/receipts/verify.js';
 import { type LostInterruptionListing, type LostPauseListing, OpenSuspensions } from '../../src/observe/lost-pauses.js';
 import type { Dialects, Incomplete } from '../../src/logs/lost-reading.js';
+import { A2aReplayError } from '../../src/errors.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
 import { keyringFromFiles, recordingOption } from '../options.js';
 import { textTableLines } from '../text-table.js';
@@ -51,7 +52,7 @@ async function lostOfSeries(files: string[], options: LostCommandOptions): Promi
   if (options.recording !== undefined || options.explain)
     throw new CliExit(EXIT.usage, '--recording and --explain apply to one file, not to a series');
   const keyring = options.key?.length ? await keyringFromFiles(options.key) : undefined;
-  const series = await lostInSeries(files, keyring, options.allowTornTail ?? false);
+  const series = await lostInSeries(files, keyring, options.allowTornTail ?? false).catch(invalidLogs);
   const label = `the series ${series.files.join(', ')}`;
   const source: Source = { kind: 'receipt log', verification: series.verification };
   const { lost, interruptions } = series;
@@ -65,6 +66,15 @@ async function lostOfSeries(files: string[], options: LostCommandOptions): Promi
   }
   await exportVerdict(options, `lost-${basename(series.files.at(-1) ?? 'series')}`, lost, interruptions);
   if (lost.length > 0 || interruptions.length > 0) throw new CliExit(EXIT.drift, '');
+}
+
+/**
+ * Logs that do not verify or hold together are exit 1, as `verify` and `audit` say of the same
+ * logs (an invalid log, not malformed input).
+ */
+function invalidLogs(error: unknown): never {
+  if (error instanceof A2aReplayError && error.code === 'RECEIPT_INVALID') throw new CliExit(EXIT.drift, error.message);
+  throw error;
 }
 
 const FLEET_HEADER = ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'PAUSED IN', 'TRACE', 'PAUSE REASON'];
@@ -83,7 +93,7 @@ async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promi
     );
   const { files } = given;
   const keyring = options.key?.length ? await keyringFromFiles(options.key) : undefined;
-  const verdict = await fleetVerdictOf(given, keyring, options.allowTornTail ?? false);
+  const verdict = await fleetVerdictOf(given, keyring, options.allowTornTail ?? false).catch(invalidLogs);
   const { lost, orphans, ambiguous } = verdict;
   if (options.json)
     process.stdout.write(

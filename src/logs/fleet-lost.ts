@@ -29,13 +29,13 @@ export async function fleetVerdictOf(
       // The series verified as `verify` checks one; each log before its last may end open or torn.
       const series = await verifyGroupInto(ledger, group, { keyring, allowOpen: true, allowTornTail });
       if (!series.ok)
-        throw new A2aReplayError('INVALID_ARGUMENT', `the series does not verify: ${series.error?.message ?? ''}`);
+        throw new A2aReplayError('RECEIPT_INVALID', `the series does not verify: ${series.error?.message ?? ''}`);
       continue;
     }
     const ordered = group.linked ? orderedUnverified(group) : group.files;
     const problem = group.linked && !keyring ? await plainSeriesProblem(ordered) : null;
     if (problem !== null)
-      throw new A2aReplayError('INVALID_ARGUMENT', `the series does not hold together: ${problem.message}`);
+      throw new A2aReplayError('RECEIPT_INVALID', `the series does not hold together: ${problem.message}`);
     for (const [i, file] of ordered.entries()) {
       ledger.startLog(file, group.id);
       if (!keyring) {

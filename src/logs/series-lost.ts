@@ -33,7 +33,7 @@ async function orderedSeries(paths: readonly string[], keyring: Keyring | undefi
   if (keyring !== undefined) {
     const series = await verifySeries(files, { keyring, allowOpen: true, allowTornTail });
     if (!series.ok)
-      throw new A2aReplayError('INVALID_ARGUMENT', `the series does not verify: ${series.error?.message ?? ''}`);
+      throw new A2aReplayError('RECEIPT_INVALID', `the series does not verify: ${series.error?.message ?? ''}`);
     return { files: series.members.map((m) => m.path), verification: `series ${series.id ?? '-'} verified` };
   }
   const placed = await Promise.all(files.map(async (file) => ({ file, position: await positionOf(file) })));
@@ -49,7 +49,7 @@ async function orderedSeries(paths: readonly string[], keyring: Keyring | undefi
   const ordered = placed.map((p) => p.file);
   const problem = await plainSeriesProblem(ordered);
   if (problem !== null)
-    throw new A2aReplayError('INVALID_ARGUMENT', `the series does not hold together: ${problem.message}`);
+    throw new A2aReplayError('RECEIPT_INVALID', `the series does not hold together: ${problem.message}`);
   return { files: ordered, verification: 'unverified' };
 }
 

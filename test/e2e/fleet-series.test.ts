@@ -209,7 +209,7 @@ describe('two replicas, each restarted once with --continue-from', () => {
     expect(codes).toEqual({ verify: 1, lost: 1, audit: 1 });
   });
 
-  it('tells a middle log cut short or written to after its successor began, with a key or without', async () => {
+  it('tells a middle log cut short or written to after its successor began, with a key or without, exit 1 in every command', async () => {
     const text = await readFile(logs.a1, 'utf8');
     const cases = {
       cut: text.slice(0, text.lastIndexOf('\n', text.length - 2) + 1),
@@ -220,18 +220,21 @@ describe('two replicas, each restarted once with --continue-from', () => {
       await mkdir(at);
       for (const file of all()) await copyFile(file, join(at, file.slice(file.lastIndexOf('/') + 1)));
       await writeFile(join(at, 'a.receipts.jsonl'), changed);
+      // The same facts, the same exit code in every command: an invalid log is 1.
       const verified = await runCli(['verify', at, ...keyArgs()]);
       expect(verified.code, name).toBe(1);
       const keyed = await runCli(['lost', at, ...keyArgs()]);
       expect(keyed.stderr).toMatch(/the series does not verify/);
-      expect(keyed.code).toBe(2);
+      expect(keyed.code, `${name}: lost --key`).toBe(1);
+      const audited = await runCli(['audit', at, ...keyArgs()]);
+      expect(audited.code, `${name}: audit --key: ${audited.stderr}`).toBe(1);
       // Without a key: the fleet, and A's series alone.
       for (const args of [[at], [join(at, 'a.receipts.jsonl'), join(at, 'a.2.receipts.jsonl')]]) {
         const lost = await runCli(['lost', ...args]);
         expect(lost.stderr, `${name}: lost ${args.join(' ')}`).toMatch(
           /the series does not hold together: .*lines were appended to it or cut from it after its successor began/,
         );
-        expect(lost.code).toBe(2);
+        expect(lost.code, `${name}: lost ${args.join(' ')}`).toBe(1);
       }
     }
   });
