@@ -209,7 +209,7 @@ describe('two replicas, each restarted once with --continue-from', () => {
     expect(codes).toEqual({ verify: 1, lost: 1, audit: 1 });
   });
 
-  it('tells a middle log cut short or written to after its successor began, with a key or without: exit 1', async () => {
+  it('tells a middle log cut short or written to after its successor began, keyed or not: exit 1', async () => {
     const text = await readFile(logs.a1, 'utf8');
     const cases = {
       cut: text.slice(0, text.lastIndexOf('\n', text.length - 2) + 1),
