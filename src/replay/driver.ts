@@ -36,7 +36,7 @@ import { type LaneKey, type PlannedExchange, type ReplayPlan, planReplay } from 
 import { ReplayLedger } from './ledger.js';
 import { type LiveCall, sendLive } from './live-exchange.js';
 import { IdMap } from './substitution.js';
-import type { ReplayPeerClock } from './poll-loops.js';
+import type { VirtualPeerClock } from '../peer/virtual-peer-clock.js';
 import { ReplayTiming, type StepOutcome } from './replay-timing.js';
 import { ChangeSignal } from './change-signal.js';
 import {
@@ -83,7 +83,7 @@ export interface DriveOptions {
    * The live peer's virtual clock: given for the embedded peer replaying a session of a real-time
    * reference peer, which then runs on the recording's clock (src/replay/poll-loops.ts).
    */
-  peerClock?: ReplayPeerClock;
+  peerClock?: VirtualPeerClock;
   /**
    * Least entries of a segment (default {@link DEFAULT_SEGMENT_ENTRIES}): the drive holds one
    * segment at a time (src/replay/segments.ts); with `peerClock` the recording replays whole.

@@ -20,22 +20,7 @@
 import type { PlannedExchange, ReplayPlan } from './lanes.js';
 import type { JsonValue } from '../canonical/canonical-json.js';
 import type { RecordingEntry } from '../recording/format.js';
-
-/** A virtual peer clock, moved by the replay (the embedded peer replaying a real-time session). */
-export interface ReplayPeerClock {
-  /** Where the clock stands (ms since the epoch). */
-  now(): number;
-  /** Moves it to an instant (firing the peer's timers due by then); an instant passed moves nothing. */
-  advanceTo(instantMs: number): Promise<void>;
-  /** The earliest instant the peer has something scheduled at, if any. */
-  nextTimerAt(): number | undefined;
-  /** Resolves once the peer has taken `count` HTTP requests in all. */
-  received(count: number): Promise<void>;
-  /** How many HTTP requests the peer has taken so far. */
-  taken(): number;
-  /** How many answers the peer has written in full so far. */
-  answered(): number;
-}
+import type { VirtualPeerClock } from '../peer/virtual-peer-clock.js';
 
 /** The part an exchange plays in a poll loop. */
 export type PollRole =
@@ -119,7 +104,7 @@ export function peerInstantOf(answer: RecordingEntry): number | undefined {
  * the last poll loop showed (see the module doc).
  */
 export class RecordedTime {
-  readonly clock: ReplayPeerClock;
+  readonly clock: VirtualPeerClock;
   #lagMs = 0;
   /** HTTP requests sent to the peer, those it took before the replay (its agent card) included. */
   #sent: number;
@@ -132,7 +117,7 @@ export class RecordedTime {
   readonly #waitMs: number;
 
   /** `waitMs`: the longest a move waits for the peer to take the requests sent before it. */
-  constructor(clock: ReplayPeerClock, waitMs: number) {
+  constructor(clock: VirtualPeerClock, waitMs: number) {
     this.clock = clock;
     this.#waitMs = waitMs;
     this.#sent = clock.taken();

@@ -15,14 +15,8 @@ import type { LiveCall } from './live-exchange.js';
 import { LiveTime, loopStateLabel, readLiveLoop } from './live-time.js';
 import type { ReplayPace } from './pace.js';
 import type { Clock } from '../clock.js';
-import {
-  type ReplayPeerClock,
-  type PollRole,
-  RecordedTime,
-  loopBoundMs,
-  pollLoops,
-  recordedLoopMs,
-} from './poll-loops.js';
+import type { VirtualPeerClock } from '../peer/virtual-peer-clock.js';
+import { type PollRole, RecordedTime, loopBoundMs, pollLoops, recordedLoopMs } from './poll-loops.js';
 
 /** What stepping the clock for an awaited answer did (see {@link RecordedTime.stepFor}). */
 export type StepOutcome = 'wait' | 'moved' | 'stuck';
@@ -36,6 +30,18 @@ export interface LoopDrive {
   label: (entry: RecordingEntry) => string | undefined;
   /** Hands `ex`'s live answer entries to the ledger. */
   keep: (ex: PlannedExchange, ledger: ReplayLedger) => (draft: EntryDraft) => void;
+}
+
+/** One read of a poll loop: what the peer answered, or undefined when the call failed. */
+async function readOnce(drive: LoopDrive, ex: PlannedExchange): Promise<EntryDraft[] | undefined> {
+  const got: EntryDraft[] = [];
+  const call = drive.dispatch(
+    ex,
+    (draft) => got.push(draft),
+    () => undefined,
+  );
+  await call.done;
+  return drive.infra() || call.failure ? undefined : got;
 }
 
 /** Time in one drive: a virtual peer clock's moves and poll loops, or nothing without one. */
@@ -53,7 +59,7 @@ export class ReplayTiming {
   constructor(
     plan: ReplayPlan,
     ledger: ReplayLedger,
-    time: { peerClock?: ReplayPeerClock | undefined; pace?: ReplayPace | undefined; clock: Clock },
+    time: { peerClock?: VirtualPeerClock | undefined; pace?: ReplayPace | undefined; clock: Clock },
     waitMs: number,
   ) {
     const clock = time.peerClock;
@@ -123,14 +129,8 @@ export class ReplayTiming {
     const started = clock.now();
     const bound = started + loopBoundMs(recordedMs);
     for (;;) {
-      const got: EntryDraft[] = [];
-      const call = drive.dispatch(
-        ex,
-        (draft) => got.push(draft),
-        () => undefined,
-      );
-      await call.done;
-      if (drive.infra() || call.failure) return;
+      const got = await readOnce(drive, ex);
+      if (got === undefined) return;
       const response = got.find((d) => d.kind === 'response');
       const answer = response && { ...response, http: { ...response.http, method: ex.request.http.method } };
       const matched = answer !== undefined && ledger.wouldMatch(ex, answer as LiveAnswer);
@@ -169,16 +169,7 @@ export class ReplayTiming {
     live: LiveTime,
   ): Promise<void> {
     const loop = { last: ex, reads: role.reads, readsMs: recordedLoopMs(role.first, ex) };
-    const read = async (): Promise<EntryDraft[] | undefined> => {
-      const got: EntryDraft[] = [];
-      const call = drive.dispatch(
-        ex,
-        (draft) => got.push(draft),
-        () => undefined,
-      );
-      await call.done;
-      return drive.infra() || call.failure ? undefined : got;
-    };
+    const read = (): Promise<EntryDraft[] | undefined> => readOnce(drive, ex);
     const end = await readLiveLoop(live, loop, read, (d) => d as RecordingEntry);
     if (!end) return;
     const response = end.got.find((d) => d.kind === 'response');

@@ -40,7 +40,7 @@ import { diffReceiptLogs } from './diff.js';
 import { type DriveResult, driveRecordingStream } from './driver.js';
 import { addTrafficCauses, cardCauses, interruptionCauses, timingCauses } from './likely-cause.js';
 import { recordedAgentCard } from './recorded-peer.js';
-import type { ReplayPeerClock } from './poll-loops.js';
+import type { VirtualPeerClock } from '../peer/virtual-peer-clock.js';
 import { RECORDED_PACE, type ReplayPace } from './pace.js';
 import type { RecordingResult } from './result.js';
 
@@ -58,7 +58,7 @@ export interface LivePeer {
    * The peer's virtual clock: the embedded peer replaying a session of a real-time reference peer
    * runs on the recording's clock (docs/design.md §8).
    */
-  peerClock?: ReplayPeerClock;
+  peerClock?: VirtualPeerClock;
   close(): Promise<void>;
 }
 
