@@ -17,7 +17,7 @@ import { openOutputFile } from '../../src/output-file.js';
 import { loadKeyring } from '../../src/receipts/key-file.js';
 import type { Keyring } from '../../src/receipts/keys.js';
 import { type ReportInput, ReportInputError, fileSections } from '../../src/report/build-report.js';
-import { type ReportSection, htmlReportChunks } from '../../src/report/html-report.js';
+import { type ReportSection, htmlReportChunks, pausesOf } from '../../src/report/html-report.js';
 import { traceUrlProblem } from '../../src/report/trace-link.js';
 import { type FleetReportGroup, fleetSection } from '../../src/report/fleet-report.js';
 import { verifySeries } from '../../src/receipts/series.js';
@@ -177,7 +177,7 @@ export function registerReport(program: Command): void {
       let interruptions = 0;
       let lostInterruptions = 0;
       for (const s of sections) {
-        pauses += s.rows.length;
+        pauses += pausesOf(s);
         for (const r of s.rows) if (r.outcome === 'lost') lost++;
         interruptions += s.interruptions?.length ?? 0;
         for (const r of s.interruptions ?? []) if (r.outcome === 'lost') lostInterruptions++;

@@ -191,6 +191,19 @@ export class AuditCollector {
   }
 
   /**
+   * Forgets the row of the suspension `hash` (a reader that keeps only some rows, as the report
+   * does past its listed ones); a later resumption naming it counts as an orphan.
+   */
+  release(hash: string): void {
+    const row = this.#rows.get(hash);
+    if (!row) return;
+    this.#rows.delete(hash);
+    this.#span.delete(row);
+    this.#entries.delete(row);
+    this.#lastSeq.delete(row);
+  }
+
+  /**
    * Rows in log order, filtered; `vouched` is how many receipts a checkpoint covers (default all);
    * `rulesOf` gives each row its rules (else they are null), `versionsOf` its A2A versions.
    */

@@ -9,22 +9,22 @@
 import { type JsonValue, sha256Prefixed } from '../canonical/canonical-json.js';
 import { EntryVersions } from '../observe/entry-versions.js';
 import { VerdictRules } from '../observe/verdict-rules.js';
-import { AuditCollector, type AuditRow, type RulesOf, type VersionsOf } from '../receipts/audit.js';
+import type { RulesOf, VersionsOf } from '../receipts/audit.js';
 import type { Keyring } from '../receipts/keys.js';
 import { readLogChunks } from '../receipts/log-reader.js';
 import { readReceiptLogLine } from '../receipts/read-line.js';
-import type { ReceiptLogLine, SpanRef } from '../receipts/types.js';
-import type { PauseMode } from '../protocol/types.js';
 import { describeVerification } from '../logs/describe-verification.js';
 import { type VerifyResult, verifyReceiptLog } from '../receipts/verify.js';
 import type { RecordingEntry } from '../recording/format.js';
+import type { ReceiptLogLine } from '../receipts/types.js';
 import { readRecording } from '../recording/recording-reader.js';
 import { deriveReceiptLog, unsignedKeyring } from '../replay/derive-receipts.js';
 import { errorMessage } from '../errors.js';
 import { describeDrift } from '../replay/reporters/text.js';
 import type { RecordingResult } from '../replay/result.js';
 import { LostPauseCollector } from '../observe/lost-pauses.js';
-import type { Lane, LanePause, LaneState, ReportRow, ReportSection } from './html-report.js';
+import type { Lane, LanePause, LaneState, ReportRow, ReportSection, UnlistedPauses } from './html-report.js';
+import { REPORT_LISTED_PAUSES, ReceiptRows, type ShownPause } from './receipt-rows.js';
 import { type InterruptionRow, type InterruptionVerdict, InterruptionRows } from './interruption-rows.js';
 
 /** A receipt log alone: an interruption no continuation closed is lost as the log ends (as `lost` says). */
@@ -79,124 +79,10 @@ function statesOf(entries: readonly RecordingEntry[]): Map<string, LaneState[]> 
   return lanes;
 }
 
-function initiatorOf(value: string): 'client' | 'agent' | 'unspecified' {
-  return value === 'PAUSE_INITIATOR_CLIENT' ? 'client' : value === 'PAUSE_INITIATOR_AGENT' ? 'agent' : 'unspecified';
-}
-
-/** What a row shows of its suspension and of the receipts that named it, gathered line by line. */
-interface Observed {
-  from: number;
-  to: number | null;
-  rejected: number[];
-  /** The last receipt's seq: a row is vouched for when a checkpoint covers it. */
-  lastSeq: number;
-  mode: PauseMode | null;
-  span: SpanRef;
-  /** The task and the recording entries the SuspensionReceipt cites, as one text ({@link ShownPause}). */
-  key: string;
-}
-
-/**
- * One pause as the report shows it: its audit row and its bar on the task's lane, and the key that
- * names it the same way in every log that sees it (the task and the recording entries its
- * SuspensionReceipt cites), so a recording and its receipt log can be joined (docs/design.md §12).
- */
-export interface ShownPause {
-  key: string;
-  row: ReportRow;
-  lane: LanePause;
-  /** The audit row it shows: where its receipts are, by line. */
-  audit: AuditRow;
-}
-
-/**
- * Report rows and lane pauses from receipt lines taken one at a time: it keeps a row per
- * suspension (the audit collector's) and what the row shows, never the lines.
- */
-export class ReceiptRows {
-  readonly #collector = new AuditCollector();
-  readonly #observed = new Map<string, Observed>();
-
-  add(line: ReceiptLogLine, hash: string, number: number): void {
-    this.#collector.onLine({ number, line, hash });
-    if (line.type === 'SuspensionReceipt') {
-      this.#observed.set(hash, {
-        from: Date.parse(line.observedAt),
-        to: null,
-        rejected: [],
-        lastSeq: line.seq,
-        mode: line.mode,
-        span: line.span,
-        key: `${line.taskId}\n${line.entries.join(',')}`,
-      });
-    } else if (line.type === 'ResumptionReceipt') {
-      const o = line.suspension === null ? undefined : this.#observed.get(line.suspension);
-      if (!o) return;
-      o.lastSeq = line.seq;
-      if (line.outcome === 'rejected') o.rejected.push(Date.parse(line.observedAt));
-      else o.to = Date.parse(line.observedAt);
-    }
-  }
-
-  /**
-   * The rows with their lost verdicts (`lostOf`: the reason, or null), verification status and,
-   * given `rulesOf`, the rules that decided them (docs/design.md §14.8).
-   */
-  build(
-    lostOf: (row: AuditRow) => string | null,
-    verification: (line: number, seq: number, row: AuditRow) => ReportRow['verification'],
-    rulesOf?: RulesOf,
-    versionsOf?: VersionsOf,
-  ): ShownPause[] {
-    const shown: ShownPause[] = [];
-    for (const row of this.#collector.rows({}, Number.POSITIVE_INFINITY, rulesOf, versionsOf)) {
-      const o = this.#observed.get(row.suspension);
-      const lost = row.outcome === 'open' ? lostOf(row) : null;
-      const ended = endedText(row);
-      const shownRow: ReportRow = {
-        taskId: row.taskId,
-        initiator: initiatorOf(row.initiatedBy),
-        principal: row.principal,
-        reason: row.reason,
-        mode: o?.mode ?? null,
-        pausedAt: row.pausedAt,
-        outcome: lost !== null ? 'lost' : row.outcome,
-        ended: lost !== null ? `LOST: ${lost}` : ended,
-        rejected: row.rejectedAttempts,
-        receiptHash: row.suspension,
-        traceId: o?.span.traceId ?? null,
-        spanId: o?.span.spanId ?? null,
-        verification: verification(row.line, o?.lastSeq ?? 0, row),
-        rules: row.rules,
-        ...(row.a2aVersions === undefined ? {} : { a2aVersions: row.a2aVersions }),
-      };
-      const lane: LanePause = {
-        from: o?.from ?? Date.parse(row.pausedAt),
-        to: o?.to ?? null,
-        initiator: initiatorOf(row.initiatedBy),
-        reason: row.reason,
-        mode: null,
-        ended: row.outcome === 'open' ? null : ended,
-        lost,
-        rejected: o?.rejected ?? [],
-      };
-      shown.push({ key: o?.key ?? `${row.taskId}\n${row.suspension}`, row: shownRow, lane, audit: row });
-    }
-    return shown;
-  }
-}
-
 /** A line of a receipt log as the readers read it, or undefined for one they refuse (shown by verify). */
 export function receiptLine(text: string): ReceiptLogLine | undefined {
   const parsed = readReceiptLogLine(JSON.parse(text) as unknown);
   return parsed.ok ? parsed.value : undefined;
-}
-
-export function endedText(row: AuditRow): string {
-  if (row.outcome === 'open') return 'still open';
-  return [row.outcome, row.cause ? `(${row.cause})` : '', row.closedAt ? `at ${row.closedAt}` : '']
-    .filter(Boolean)
-    .join(' ');
 }
 
 /** The lanes: the recording's task states, each with its pauses (a loop: one push per pause). */
@@ -215,10 +101,31 @@ export function lanesOf(states: Map<string, LaneState[]>, shown: readonly ShownP
   return lanes;
 }
 
-export function verdictOf(rows: readonly ReportRow[]): string {
+/** `N pauses, M lost`, the pauses counted and not listed among N (they ended, so none is lost). */
+export function verdictOf(rows: readonly ReportRow[], unlisted?: UnlistedPauses): string {
   let lost = 0;
   for (const r of rows) if (r.outcome === 'lost') lost++;
-  return `${rows.length} pause${rows.length === 1 ? '' : 's'}, ${lost} lost`;
+  const n = rows.length + (unlisted?.count ?? 0);
+  return `${n} pause${n === 1 ? '' : 's'}, ${lost} lost`;
+}
+
+/** The note a section with pauses counted and not listed says it in, or none. */
+function unlistedNote(unlisted: UnlistedPauses): string[] {
+  if (unlisted.count === 0) return [];
+  const ended = Object.entries(unlisted.outcomes)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([outcome, n]) => `${n} ${outcome}`)
+    .join(', ');
+  return [
+    `${unlisted.count} more ${unlisted.count === 1 ? 'pause' : 'pauses'} counted and not listed (${ended}): ` +
+      `the first ${REPORT_LISTED_PAUSES} and every one open or lost are listed`,
+  ];
+}
+
+/** `section` with its pauses counted and not listed, and the note that says so. */
+function withUnlisted(section: ReportSection, unlisted: UnlistedPauses): ReportSection {
+  if (unlisted.count === 0) return section;
+  return { ...section, notes: [...unlistedNote(unlisted), ...section.notes], unlisted: { ...unlisted } };
 }
 
 export const rowsOf = (pauses: readonly ShownPause[]): ReportRow[] => {
@@ -238,6 +145,8 @@ interface RecordingData {
   interruptions: InterruptionRow[];
   /** The observer's lost-interruption verdicts, by the interruption's span id. */
   lostInterruptions: Map<string, InterruptionVerdict>;
+  /** Its pauses counted and not listed. */
+  unlisted: UnlistedPauses;
 }
 
 /** The rules of each pause of a recording: a second observer run over its entries (§14.8). */
@@ -248,7 +157,7 @@ function rulesOfEntries(id: string, entries: readonly RecordingEntry[], createdA
   return (span) => rules.of(span);
 }
 
-async function recordingData(file: string): Promise<RecordingData> {
+async function recordingData(file: string, listed = REPORT_LISTED_PAUSES): Promise<RecordingData> {
   const recording = await readRecording(file, { allowTornTail: true, source: file });
   // One observer pass: the receipts, and the LostPause verdicts from the same pass's span events.
   const collector = new LostPauseCollector();
@@ -259,7 +168,7 @@ async function recordingData(file: string): Promise<RecordingData> {
     tool: 'a2a-replay report',
     spans: collector,
   });
-  const receipts = new ReceiptRows();
+  const receipts = new ReceiptRows({ listed });
   const interrupted = new InterruptionRows();
   derived.lines.forEach((text, i) => {
     const line = receiptLine(text);
@@ -290,6 +199,7 @@ async function recordingData(file: string): Promise<RecordingData> {
     rulesOf,
     interruptions: interrupted.build((span) => lostInterruptions.get(span.spanId) ?? null, versionsOf),
     lostInterruptions,
+    unlisted: receipts.unlisted,
   };
 }
 
@@ -302,6 +212,8 @@ interface LogData {
   /** `verified`, `verified, OPEN`, `DOES NOT VERIFY`, `not verified (no key)`, ... */
   checked: string;
   interruptions: InterruptionRows;
+  /** Its rows, for the pauses counted and not listed and their keys. */
+  receipts: ReceiptRows;
 }
 
 /** How a row of a log verified as `result` says (`undefined`: no key given), by its line and last seq. */
@@ -337,7 +249,8 @@ export function logChecks(result: VerifyResult | undefined): { notes: string[]; 
  */
 async function logData(file: string, keyring: Keyring | undefined, rulesOf?: RulesOf): Promise<LogData> {
   const result = keyring ? await verifyReceiptLog(file, { keyring, allowOpen: true, allowTornTail: true }) : undefined;
-  const receipts = new ReceiptRows();
+  // Joined with its recording (`rulesOf` given), the keys of the pauses not listed say they are in the log.
+  const receipts = new ReceiptRows({ listed: REPORT_LISTED_PAUSES, keys: rulesOf !== undefined });
   const interruptions = new InterruptionRows();
   let recording: string | null = null;
   for await (const lines of readLogChunks(file)) {
@@ -355,7 +268,7 @@ async function logData(file: string, keyring: Keyring | undefined, rulesOf?: Rul
   // A suspension no resumption closed is lost as the log ends (lost-pauses.ts, OpenSuspensions).
   const pauses = receipts.build(() => 'recording_ended', verification, rulesOf);
   const { notes, checked } = logChecks(result);
-  return { recording, pauses, notes, checked, interruptions };
+  return { recording, pauses, notes, checked, interruptions, receipts };
 }
 
 export function sectionOf(
@@ -373,8 +286,9 @@ export function sectionOf(
 export async function recordingSection(file: string): Promise<ReportSection> {
   const data = await recordingData(file);
   const rows = rowsOf(data.pauses);
-  const section = sectionOf(file, 'recording', verdictOf(rows), lanesOf(data.states, data.pauses), rows, data.notes);
-  return withInterruptions(section, data.interruptions);
+  const verdict = verdictOf(rows, data.unlisted);
+  const section = sectionOf(file, 'recording', verdict, lanesOf(data.states, data.pauses), rows, data.notes);
+  return withInterruptions(withUnlisted(section, data.unlisted), data.interruptions);
 }
 
 /**
@@ -385,9 +299,9 @@ export async function receiptLogSection(file: string, keyring: Keyring | undefin
   const data = await logData(file, keyring);
   const rows = rowsOf(data.pauses);
   const interruptions = data.interruptions.build(neverContinued);
-  const verdict = `${verdictOf(rows)}, ${data.checked}`;
+  const verdict = `${verdictOf(rows, data.receipts.unlisted)}, ${data.checked}`;
   const section = sectionOf(file, 'receipt log', verdict, lanesOf(new Map(), data.pauses), rows, data.notes);
-  return withInterruptions(section, interruptions);
+  return withInterruptions(withUnlisted(section, data.receipts.unlisted), interruptions);
 }
 
 /**
@@ -401,7 +315,8 @@ export async function joinedSection(
   logFile: string,
   keyring: Keyring | undefined,
 ): Promise<ReportSection> {
-  const recording = await recordingData(recordingFile);
+  // Every pause of the recording: one the log does not hold is listed as only in the recording.
+  const recording = await recordingData(recordingFile, Number.POSITIVE_INFINITY);
   const log = await logData(logFile, keyring, recording.rulesOf);
   if (log.recording !== recording.id)
     throw new Error(
@@ -413,7 +328,7 @@ export async function joinedSection(
   const pauses = log.pauses;
   let only = 0;
   for (const p of recording.pauses) {
-    if (inLog.has(p.key)) continue;
+    if (inLog.has(p.key) || log.receipts.releasedKey(p.key)) continue;
     only++;
     pauses.push({
       ...p,
@@ -436,12 +351,12 @@ export async function joinedSection(
   const section = sectionOf(
     `${recordingFile} + ${logFile}`,
     'recording + receipt log',
-    `${verdictOf(rows)}, ${log.checked}`,
+    `${verdictOf(rows, log.receipts.unlisted)}, ${log.checked}`,
     lanesOf(recording.states, pauses),
     rows,
     notes,
   );
-  return withInterruptions(section, interruptions);
+  return withInterruptions(withUnlisted(section, log.receipts.unlisted), interruptions);
 }
 
 /** `section` with its interruptions, and their count in its verdict when there are any. */
@@ -563,7 +478,8 @@ export async function replaySection(result: RecordingResult): Promise<ReportSect
       actual: brief(d.actual),
     })),
     exchanges: result.drift.map(describeDrift),
-    notes: result.notes,
+    notes: recorded?.unlisted ? [...unlistedNote(recorded.unlisted), ...result.notes] : result.notes,
     ...(recorded?.interruptions ? { interruptions: recorded.interruptions } : {}),
+    ...(recorded?.unlisted ? { unlisted: recorded.unlisted } : {}),
   };
 }

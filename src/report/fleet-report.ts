@@ -13,18 +13,9 @@ import { type FleetOutsideEnd, FleetLedger, ambiguityText } from '../receipts/fl
 import type { Keyring } from '../receipts/keys.js';
 import { readLogChunks } from '../receipts/log-reader.js';
 import { verifyReceiptLog } from '../receipts/verify.js';
-import {
-  ReceiptRows,
-  type ShownPause,
-  lanesOf,
-  logChecks,
-  receiptLine,
-  rowsOf,
-  sectionOf,
-  verdictOf,
-  verificationOf,
-} from './build-report.js';
+import { lanesOf, logChecks, receiptLine, rowsOf, sectionOf, verdictOf, verificationOf } from './build-report.js';
 import type { ReportRow, ReportSection } from './html-report.js';
+import { ReceiptRows, type ShownPause } from './receipt-rows.js';
 
 /** One recorder's logs: one log, or its series in series order. */
 export interface FleetReportGroup {

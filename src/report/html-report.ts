@@ -106,7 +106,21 @@ export interface ReportSection {
   notes: string[];
   /** The interruptions (INPUT_REQUIRED, AUTH_REQUIRED) and how each ended (docs/design.md §14.9). */
   interruptions?: InterruptionRow[];
+  /**
+   * Pauses counted but not in `rows`: ended ones past the first listed of a long log (every open
+   * and lost one is listed), with how many ended each way (docs/design.md §12).
+   */
+  unlisted?: UnlistedPauses;
 }
+
+/** Pauses a section counts but does not list, by how they ended (`resumed`, `canceled`, ...). */
+export interface UnlistedPauses {
+  count: number;
+  outcomes: Record<string, number>;
+}
+
+/** The pauses a section holds: its rows and those it counts without listing them. */
+export const pausesOf = (s: ReportSection): number => s.rows.length + (s.unlisted?.count ?? 0);
 
 export interface Report {
   title: string;
@@ -503,7 +517,7 @@ export function renderHtmlReport(report: Report): string {
  */
 export function* htmlReportChunks(report: Report): Generator<string> {
   const files = report.sections.reduce((n, s) => n + (s.kind === 'recording + receipt log' ? 2 : 1), 0);
-  const pauses = report.sections.reduce((n, s) => n + s.rows.length, 0);
+  const pauses = report.sections.reduce((n, s) => n + pausesOf(s), 0);
   let lost = 0;
   for (const s of report.sections) for (const r of s.rows) if (r.outcome === 'lost') lost++;
   yield `<!doctype html>

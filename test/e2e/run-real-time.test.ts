@@ -4,6 +4,7 @@
  * the real `record` and replayed by `run` with no flags: the embedded peer runs on a virtual clock
  * moved to each request's recorded instant, so the same requests get the same answers every time.
  */
+import { readdirSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
-import { pollingSession, startCliServer } from '../replay/session.js';
+import { PauseTooLate, pollingSession, startCliServer } from '../replay/session.js';
 
 let dir = '';
 beforeEach(async () => {
@@ -21,20 +22,35 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** Records `pollingSession` against a real-time peer of `stepMs`; returns the recording and key files. */
+/** Wall time the work runs on after the client's second artifact: a client stalled that long pauses too late. */
+const PAUSE_WINDOW_MS = 3000;
+
+/**
+ * Records `pollingSession` against a real-time peer of `stepMs`; returns the recording and key
+ * files. The work runs {@link PAUSE_WINDOW_MS} past the second artifact, so a loaded machine's
+ * late timers still pause a working task; a client stalled past even that (the PauseTask refused,
+ * the task done) is recorded again, at most twice: the replay, not the race, is under test.
+ */
 async function recordPolling(stepMs: number, pollMs: number): Promise<{ out: string; key: string }> {
   const key = join(dir, 'key.json');
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'real-time' }).keyFile()), { mode: 0o600 });
-  const peer = await startCliServer(['peer', '--step-ms', String(stepMs)]);
-  const out = join(dir, 'polled.jsonl');
-  const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', out, '--key', key]);
-  try {
-    await pollingSession(recorder.url, pollMs);
-  } finally {
-    await recorder.stop();
-    await peer.stop();
+  const steps = 2 + Math.ceil(PAUSE_WINDOW_MS / stepMs);
+  for (let attempt = 1; ; attempt++) {
+    const peer = await startCliServer(['peer', '--step-ms', String(stepMs)]);
+    const out = join(dir, 'polled.jsonl');
+    await rm(out, { force: true });
+    await rm(join(dir, 'polled.receipts.jsonl'), { force: true });
+    const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', out, '--key', key]);
+    try {
+      await pollingSession(recorder.url, pollMs, steps);
+      return { out, key };
+    } catch (error) {
+      if (!(error instanceof PauseTooLate) || attempt === 3) throw error;
+    } finally {
+      await recorder.stop();
+      await peer.stop();
+    }
   }
-  return { out, key };
 }
 
 describe('a polled session of a real-time reference peer', () => {
@@ -80,14 +96,17 @@ it('names a poll loop that ends in another state on replay as timing drift, with
   expect(replayed.stdout).toMatch(new RegExp(`timing drift: the poll loop \\(\\d+ reads?\\) ${named}`));
 });
 
-it('says nothing of mapped ids under a golden recording on the deterministic peer (every id the same)', async () => {
-  const replayed = await runCli([
-    'run',
-    'golden/caller-pause-finish-step/recording.jsonl',
-    '--key',
-    'golden/test-key.json',
-  ]);
-  expect(replayed.stdout).toMatch(/^PASS /);
+it("says nothing of mapped ids under the README's main job: the golden corpus on the deterministic peer", async () => {
+  // Every golden recording, as `run golden/*/recording.jsonl` replays them: the same ids each time.
+  const recordings = readdirSync('golden', { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => join('golden', d.name, 'recording.jsonl'))
+    .sort();
+  expect(recordings.length).toBeGreaterThan(30);
+  const replayed = await runCli(['run', ...recordings, '--key', 'golden/test-key.json']);
+  const verdicts = replayed.stdout.split('\n').filter((line) => /^(PASS|DRIFT|FAIL|ERROR)\b/.test(line));
+  expect(verdicts).toHaveLength(recordings.length);
+  expect(verdicts.every((line) => line.startsWith('PASS '))).toBe(true);
   expect(replayed.stdout).not.toContain('minted by the live peer');
   expect(replayed.code).toBe(0);
 });

@@ -118,6 +118,11 @@ export async function selfParkSession(url: string): Promise<void> {
   await rest;
 }
 
+/** A polling session's PauseTask came after the peer's work was done (its client stalled that long). */
+export class PauseTooLate extends Error {
+  override name = 'PauseTooLate';
+}
+
 /** What a GetTask or PauseTask answer shows of a task. */
 interface TaskView {
   id: string;
@@ -126,14 +131,17 @@ interface TaskView {
 }
 
 /**
- * The most common client of a real-time peer: sends `work:10` with returnImmediately, reads the
- * task with GetTask every `pollMs` until two artifacts are out, pauses it (answered once PAUSED),
- * resumes it, and reads it every `pollMs` again until it completes. Eight steps are left when it
- * pauses, so a client late on its timers by a loaded machine still pauses a working task.
+ * The most common client of a real-time peer: sends `work:STEPS` (10 by default) with
+ * returnImmediately, reads the task with GetTask every `pollMs` until two artifacts are out,
+ * pauses it (answered once PAUSED), resumes it, and reads it every `pollMs` again until it
+ * completes. The peer works on the wall clock while the client waits on its own timers, so the
+ * pause lands on a working task only while steps are left: a machine that stalls the client
+ * longer than the steps after the second last loses the race, and the PauseTask is refused
+ * ({@link PauseTooLate}, which a caller may answer by recording again with more steps or not).
  */
-export async function pollingSession(url: string, pollMs: number): Promise<void> {
+export async function pollingSession(url: string, pollMs: number, steps = 10): Promise<void> {
   const { task } = await ok<{ task: TaskView }>(url, 'SendMessage', {
-    message: { messageId: `m-poll-${pollMs}`, role: 'ROLE_USER', parts: [{ text: 'work:10' }] },
+    message: { messageId: `m-poll-${pollMs}`, role: 'ROLE_USER', parts: [{ text: `work:${steps}` }] },
     configuration: { returnImmediately: true },
   });
   const pollUntil = async (done: (t: TaskView) => boolean): Promise<void> => {
@@ -143,7 +151,9 @@ export async function pollingSession(url: string, pollMs: number): Promise<void>
     }
   };
   await pollUntil((t) => (t.artifacts?.length ?? 0) >= 2);
-  const paused = await ok<{ pause: { resumeToken: string } }>(url, 'PauseTask', { taskId: task.id, reason: 'review' });
+  const pause = await call(url, 'PauseTask', { taskId: task.id, reason: 'review' });
+  if (!('result' in pause)) throw new PauseTooLate(`PauseTask refused: ${JSON.stringify(pause)}`);
+  const paused = pause.result as { pause: { resumeToken: string } };
   await ok(url, 'ResumeTask', { taskId: task.id, resumeToken: paused.pause.resumeToken });
   await pollUntil((t) => t.status.state === 'TASK_STATE_COMPLETED');
 }
