@@ -59,6 +59,14 @@ export {
   lostPauses,
   auditLogSet,
 } from '../logs/log-set.js';
+export { type LogHead, type SeriesHead, LOG_HEAD_PAYLOAD_TYPE, readSeriesHead } from '../receipts/log-head.js';
+export {
+  type GivenLog,
+  type HeadPlacement,
+  type MissingLog,
+  givenLogHeaders,
+  placeSeriesHead,
+} from '../logs/series-head.js';
 export {
   type VerificationDescription,
   describeVerification,
