@@ -356,7 +356,7 @@ export class FactReader {
 
   #onStreamResult(ex: ObservedExchange, entry: RecordingEntry, result: unknown): void {
     const field = resultField(ex);
-    const origin: Origin = { kind: 'stream', xid: ex.xid };
+    const origin: Origin = { kind: 'stream', xid: ex.xid, opened: ex.seq };
     const scanned = this.scan ? scanStreamResult(result, field) : undefined;
     if (scanned?.kind === 'sighting') return this.#sighting(ex, entry, scanned.sighting, [], origin, scanned.field);
     if (scanned) return this.#work(ex, entry, scanned.taskId, scanned.contextId);
