@@ -12,7 +12,8 @@ import { describeVerification } from '../../src/logs/describe-verification.js';
 import { receiptLogInput } from '../../src/logs/collector-input.js';
 import { fleetVerdictOf } from '../../src/logs/fleet-lost.js';
 import { type GivenLogs, fleetPauseJson, manyLogs } from '../../src/logs/given-logs.js';
-import { firstLineType, lostInReceiptLog, lostInRecording } from '../../src/logs/lost-reading.js';
+import { firstLineType, lostInReceiptLog, lostInRecording, unreceiptedInLog } from '../../src/logs/lost-reading.js';
+import { type LogStall, stallMessage } from '../../src/receipts/stall-record.js';
 import { readFirstLine } from '../../src/logs/first-line.js';
 import { lostInSeries } from '../../src/logs/series-lost.js';
 import type { LostChain } from '../../src/observe/verdict-chains.js';
@@ -237,6 +238,8 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
   let notUnderstood: Incomplete = { listed: [], count: 0 };
   let dialects: Dialects = {};
   let chains: readonly LostChain[] = [];
+  // Lines the recorder could not write (a full disk until it stopped): moves with no receipt.
+  let unreceipted: LogStall | null = null;
   if (options.explain && type !== 'recording')
     throw new CliExit(EXIT.usage, '--explain applies to a recording: a receipt log holds no rule');
   if (options.recording !== undefined && !(type === 'ReceiptLog' && options.key?.length))
@@ -266,7 +269,8 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
       ...(await recordingOption(options.recording)),
       onLine: ({ line, hash }) => open.add(line, hash),
     });
-    if (!result.ok) {
+    if (result.firstError?.reason === 'unreceipted' && result.stall) unreceipted = result.stall;
+    else if (!result.ok) {
       const failure = result.firstError;
       throw new CliExit(
         EXIT.usage,
@@ -279,6 +283,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
     source = { kind: 'receipt log', verification: describeVerification(result).basis.join('; ') };
   } else {
     const open = await lostInReceiptLog(read, options.allowTornTail ?? false);
+    unreceipted = await unreceiptedInLog(read);
     lost = open.lost();
     interruptions = open.lostInterruptions();
     source = { kind: 'receipt log', verification: 'unverified' };
@@ -291,6 +296,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
           source: describeSource(source),
           lost,
           lostInterruptions: interruptions,
+          ...(type === 'recording' ? {} : { unreceipted }),
           ...(type === 'recording'
             ? {
                 complete: incomplete.count === 0,
@@ -309,6 +315,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
   else {
     await writeLines(render(file, source, lost, incomplete.count > 0 || notUnderstood.count > 0));
     await writeLines(renderInterruptions(file, interruptions));
+    if (unreceipted !== null) process.stdout.write(`${file}: ${stallMessage(unreceipted)}\n`);
     process.stdout.write(renderIncomplete(file, incomplete));
     process.stdout.write(renderNotUnderstood(file, notUnderstood));
     process.stdout.write(renderDialects(dialects));
@@ -317,5 +324,6 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
   await exportVerdict(options, `lost-${basename(file).replace(/\.jsonl$/, '')}`, lost, interruptions);
   // Traffic no dialect reads is input this tool cannot read: exit 2 before any other verdict.
   if (notUnderstood.count > 0) throw new CliExit(EXIT.usage, '');
-  if (lost.length > 0 || interruptions.length > 0 || incomplete.count > 0) throw new CliExit(EXIT.drift, '');
+  if (lost.length > 0 || interruptions.length > 0 || incomplete.count > 0 || unreceipted !== null)
+    throw new CliExit(EXIT.drift, '');
 }
