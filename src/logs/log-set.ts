@@ -211,11 +211,9 @@ export async function lostPauses(setOrRecording: LogSet | string): Promise<LostP
     return { kind: 'recording', lost: read.lost, interruptions: read.interruptions, verification: 'recording' };
   }
   const set = setOrRecording;
-  if (set.head !== undefined) {
-    // The head first: a log it names that was not given holds what may be lost.
-    const verified = await verifyLogSet({ ...set, allowOpen: true });
-    if (!verified.ok) throw new A2aReplayError('RECEIPT_INVALID', verificationFailure(verified));
-  }
+  // The head first: a log it names that was not given holds what may be lost.
+  const problem = await headProblem(set);
+  if (problem !== null) throw new A2aReplayError('RECEIPT_INVALID', problem);
   if (set.kind === 'series') {
     const read = await lostInSeries(set.group.files, set.keyring, set.allowTornTail);
     return { kind: 'series', lost: read.lost, interruptions: read.interruptions, verification: read.verification };
@@ -260,6 +258,17 @@ export async function lostPauses(setOrRecording: LogSet | string): Promise<LostP
     interruptions: open.lostInterruptions(),
     verification: describeVerification(result).basis.join('; '),
   };
+}
+
+/**
+ * What is wrong with the set as its head shows it, in one line (a later log missing, a head that
+ * does not check, or the log it names not matching it); null without a head, or when all is well.
+ * The set is verified with its head, an open end accepted (a recorder still running or killed).
+ */
+export async function headProblem(set: LogSet): Promise<string | null> {
+  if (set.head === undefined) return null;
+  const verified = await verifyLogSet({ ...set, allowOpen: true });
+  return verified.ok ? null : verificationFailure(verified);
 }
 
 /** Why a verification of one log or one series failed, in one line. */
