@@ -12,7 +12,8 @@ import { describeVerification } from '../../src/logs/describe-verification.js';
 import { receiptLogInput } from '../../src/logs/collector-input.js';
 import { fleetVerdictOf } from '../../src/logs/fleet-lost.js';
 import { type GivenLogs, fleetPauseJson, manyLogs } from '../../src/logs/given-logs.js';
-import { firstLineType, lostInReceiptLog, lostInRecording } from '../../src/logs/lost-reading.js';
+import { firstLineType, lostInReceiptLog, lostInRecording, unreceiptedInLog } from '../../src/logs/lost-reading.js';
+import { type LogStall, stallMessage } from '../../src/receipts/stall-record.js';
 import { readFirstLine } from '../../src/logs/first-line.js';
 import { lostInSeries } from '../../src/logs/series-lost.js';
 import type { LostChain } from '../../src/observe/verdict-chains.js';
@@ -21,6 +22,7 @@ import { verifyReceiptLog } from '../../src/receipts/verify.js';
 import { type LostInterruptionListing, type LostPauseListing, OpenSuspensions } from '../../src/observe/lost-pauses.js';
 import type { Dialects, Incomplete } from '../../src/logs/lost-reading.js';
 import { A2aReplayError } from '../../src/errors.js';
+import { type LogSet, headProblem, openLogSet } from '../../src/logs/log-set.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
 import { keyringFromFiles, recordingOption } from '../options.js';
 import { textTableLines } from '../text-table.js';
@@ -45,12 +47,41 @@ interface LostCommandOptions {
   json?: boolean;
   explain?: boolean;
   allowTornTail?: boolean;
+  checkpoint?: string;
+}
+
+/**
+ * `--checkpoint HEAD` (docs/design.md §6, "The head of a series"): the head must be the checkpoint
+ * of the log, or of the series' last log, given; one of a later log names the logs missing, which
+ * hold what may be lost (exit 1). Checked with `--key` before anything is listed.
+ */
+async function checkHead(logs: readonly string[], options: LostCommandOptions): Promise<void> {
+  if (options.checkpoint === undefined) return;
+  if (!options.key?.length) throw new CliExit(EXIT.usage, '--checkpoint needs --key: the head is checked with it');
+  let set: LogSet;
+  try {
+    set = await openLogSet(logs, {
+      keys: await keyringFromFiles(options.key),
+      head: options.checkpoint,
+      allowTornTail: options.allowTornTail ?? false,
+    });
+  } catch (error) {
+    if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, `--checkpoint: ${error.message}`);
+    throw error;
+  }
+  try {
+    const problem = await headProblem(set);
+    if (problem !== null) throw new CliExit(EXIT.drift, problem);
+  } finally {
+    await set.close();
+  }
 }
 
 /** `lost` over the logs of a series (cli/series-lost). */
 async function lostOfSeries(files: string[], options: LostCommandOptions): Promise<void> {
   if (options.recording !== undefined || options.explain)
     throw new CliExit(EXIT.usage, '--recording and --explain apply to one file, not to a series');
+  await checkHead(files, options);
   const keyring = options.key?.length ? await keyringFromFiles(options.key) : undefined;
   const series = await lostInSeries(files, keyring, options.allowTornTail ?? false).catch(invalidLogs);
   const label = `the series ${series.files.join(', ')}`;
@@ -91,6 +122,8 @@ async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promi
       EXIT.usage,
       `${options.explain ? '--explain' : '--recording'} applies to one file, not to several`,
     );
+  if (options.checkpoint !== undefined)
+    throw new CliExit(EXIT.usage, '--checkpoint applies to one log or one series, not to a fleet');
   const { files } = given;
   const keyring = options.key?.length ? await keyringFromFiles(options.key) : undefined;
   const verdict = await fleetVerdictOf(given, keyring, options.allowTornTail ?? false).catch(invalidLogs);
@@ -169,6 +202,11 @@ export function registerLost(program: Command): void {
     .option('--explain', 'for each lost pause of a recording, the facts (line, seq, type) and rules that led to it')
     .option('--allow-torn-tail', 'skip a torn last line (a recorder crash) instead of refusing the file')
     .option(
+      '--checkpoint <file>',
+      'with --key: the head kept outside the logs (`record --witness FILE`); a head of a later log than ' +
+        'those given names the logs missing (exit 1)',
+    )
+    .option(
       '--otlp <url>',
       'also export each lost pause as a LostPause span (status ERROR, under the Suspension it condemns) and ' +
         'each lost interruption as a LostInterruption, to this OTLP/HTTP endpoint (default: ' +
@@ -200,10 +238,15 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
   let notUnderstood: Incomplete = { listed: [], count: 0 };
   let dialects: Dialects = {};
   let chains: readonly LostChain[] = [];
+  // Lines the recorder could not write (a full disk until it stopped): moves with no receipt.
+  let unreceipted: LogStall | null = null;
   if (options.explain && type !== 'recording')
     throw new CliExit(EXIT.usage, '--explain applies to a recording: a receipt log holds no rule');
   if (options.recording !== undefined && !(type === 'ReceiptLog' && options.key?.length))
     throw new CliExit(EXIT.usage, '--recording applies to a receipt log verified with --key');
+  if (options.checkpoint !== undefined && type === 'recording')
+    throw new CliExit(EXIT.usage, '--checkpoint applies to a receipt log: a recording has no checkpoint');
+  if (type !== 'recording') await checkHead([file], options);
   if (type === 'recording') {
     if (options.key?.length)
       throw new CliExit(EXIT.usage, '--key applies to receipt logs only; a recording is not signed');
@@ -226,7 +269,8 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
       ...(await recordingOption(options.recording)),
       onLine: ({ line, hash }) => open.add(line, hash),
     });
-    if (!result.ok) {
+    if (result.firstError?.reason === 'unreceipted' && result.stall) unreceipted = result.stall;
+    else if (!result.ok) {
       const failure = result.firstError;
       throw new CliExit(
         EXIT.usage,
@@ -239,6 +283,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
     source = { kind: 'receipt log', verification: describeVerification(result).basis.join('; ') };
   } else {
     const open = await lostInReceiptLog(read, options.allowTornTail ?? false);
+    unreceipted = await unreceiptedInLog(read);
     lost = open.lost();
     interruptions = open.lostInterruptions();
     source = { kind: 'receipt log', verification: 'unverified' };
@@ -251,6 +296,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
           source: describeSource(source),
           lost,
           lostInterruptions: interruptions,
+          ...(type === 'recording' ? {} : { unreceipted }),
           ...(type === 'recording'
             ? {
                 complete: incomplete.count === 0,
@@ -269,6 +315,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
   else {
     await writeLines(render(file, source, lost, incomplete.count > 0 || notUnderstood.count > 0));
     await writeLines(renderInterruptions(file, interruptions));
+    if (unreceipted !== null) process.stdout.write(`${file}: ${stallMessage(unreceipted)}\n`);
     process.stdout.write(renderIncomplete(file, incomplete));
     process.stdout.write(renderNotUnderstood(file, notUnderstood));
     process.stdout.write(renderDialects(dialects));
@@ -277,5 +324,6 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
   await exportVerdict(options, `lost-${basename(file).replace(/\.jsonl$/, '')}`, lost, interruptions);
   // Traffic no dialect reads is input this tool cannot read: exit 2 before any other verdict.
   if (notUnderstood.count > 0) throw new CliExit(EXIT.usage, '');
-  if (lost.length > 0 || interruptions.length > 0 || incomplete.count > 0) throw new CliExit(EXIT.drift, '');
+  if (lost.length > 0 || interruptions.length > 0 || incomplete.count > 0 || unreceipted !== null)
+    throw new CliExit(EXIT.drift, '');
 }

@@ -12,7 +12,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
-import { PauseTooLate, pollingSession, startCliServer } from '../replay/session.js';
+import { PauseTooLate, pollingSession } from '../replay/session.js';
+import { startCliProcess } from '../helpers/cli-process.js';
 
 let dir = '';
 beforeEach(async () => {
@@ -36,11 +37,11 @@ async function recordPolling(stepMs: number, pollMs: number): Promise<{ out: str
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'real-time' }).keyFile()), { mode: 0o600 });
   const steps = 2 + Math.ceil(PAUSE_WINDOW_MS / stepMs);
   for (let attempt = 1; ; attempt++) {
-    const peer = await startCliServer(['peer', '--step-ms', String(stepMs)]);
+    const peer = await startCliProcess(['peer', '--step-ms', String(stepMs)]);
     const out = join(dir, 'polled.jsonl');
     await rm(out, { force: true });
     await rm(join(dir, 'polled.receipts.jsonl'), { force: true });
-    const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', out, '--key', key]);
+    const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', out, '--key', key]);
     try {
       await pollingSession(recorder.url, pollMs, steps);
       return { out, key };
