@@ -34,6 +34,8 @@ const KEYS = [
   'replayScale.rssLargeOverSmall',
   'replayScale.msPerEntryLargeOverSmall',
   'replayScale.reportRssMiB',
+  'replayScale.reportRssLargeOverSmall',
+  'replayScale.pacedRssLargeOverSmall',
 ];
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-json-'));
