@@ -55,6 +55,7 @@ export {
   lostPauses,
   auditLogSet,
 } from '../logs/log-set.js';
+export { type Incomplete, type RecordingGaps, gapless } from '../logs/recording-gaps.js';
 export {
   type VerificationDescription,
   describeVerification,
