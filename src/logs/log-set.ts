@@ -25,6 +25,8 @@ import { firstLineType, lostInReceiptLog, lostInRecording } from './lost-reading
 import { readFirstLine } from './first-line.js';
 import type { RecordingGaps } from './recording-gaps.js';
 import { auditSeries } from './series-audit.js';
+import { type HeadPlacement, givenLogHeaders, placeSeriesHead } from './series-head.js';
+import { type SeriesHead, readSeriesHead } from '../receipts/log-head.js';
 import { lostInSeries } from './series-lost.js';
 
 /** How a log set is read. */
@@ -35,6 +37,12 @@ export interface LogSetOptions {
   allowOpen?: boolean | undefined;
   /** Accept a last line cut off by a crash (it is reported, not verified). */
   allowTornTail?: boolean | undefined;
+  /**
+   * The head kept outside the logs (a checkpoint file, `record --witness FILE`), or its path: it
+   * must be the checkpoint of the last log given, or of one given; a head of a later log names the
+   * logs missing (docs/design.md §6, "The head of a series"). One log or one series; not a fleet.
+   */
+  head?: SeriesHead | string | undefined;
 }
 
 interface SetBase {
@@ -43,6 +51,7 @@ interface SetBase {
   keyring: Keyring | undefined;
   allowOpen: boolean;
   allowTornTail: boolean;
+  head: SeriesHead | undefined;
   /** Removes what opening made (a log rebuilt from a collector export). */
   close(): Promise<void>;
 }
@@ -77,6 +86,7 @@ export async function openLogSet(paths: readonly string[], options: LogSetOption
     keyring: await keyringOf(options.keys),
     allowOpen: options.allowOpen ?? false,
     allowTornTail: options.allowTornTail ?? false,
+    head: typeof options.head === 'string' ? await readSeriesHead(options.head) : options.head,
   };
   const one = paths.length === 1 && (await stat(paths[0]!).catch(() => null))?.isDirectory() !== true;
   if (one) {
@@ -86,9 +96,17 @@ export async function openLogSet(paths: readonly string[], options: LogSetOption
   }
   const { files, groups, series } = await givenLogs(paths);
   const close = async (): Promise<void> => undefined;
+  if (!series && base.head !== undefined)
+    throw new A2aReplayError('INVALID_ARGUMENT', 'a head applies to one log or one series, not to a fleet');
   return series
     ? { kind: 'series', files, group: groups[0]!, ...base, close }
     : { kind: 'fleet', files, groups, ...base, close };
+}
+
+/** Where the set's head stands among its logs; null without a head. */
+async function placeHead(set: LogSet, keyring: Keyring): Promise<HeadPlacement | null> {
+  if (set.head === undefined) return null;
+  return placeSeriesHead(set.head, keyring, await givenLogHeaders(set.files));
 }
 
 function keyringFor(set: LogSet, what: string): Keyring {
@@ -97,10 +115,13 @@ function keyringFor(set: LogSet, what: string): Keyring {
   return set.keyring;
 }
 
-/** What {@link verifyLogSet} found: ok when every log and series verified, and a fleet paired. */
+/**
+ * What {@link verifyLogSet} found: ok when every log and series verified, a fleet paired, and a
+ * head given was the checkpoint of a log given (`head`: where it stands; absent without one).
+ */
 export type LogSetVerification =
-  | { kind: 'log'; ok: boolean; file: string; result: VerifyResult }
-  | { kind: 'series'; ok: boolean; series: SeriesResult }
+  | { kind: 'log'; ok: boolean; file: string; result: VerifyResult; head?: HeadPlacement }
+  | { kind: 'series'; ok: boolean; series: SeriesResult; head?: HeadPlacement }
   | {
       kind: 'fleet';
       ok: boolean;
@@ -114,13 +135,25 @@ export type LogSetVerification =
 export async function verifyLogSet(set: LogSet): Promise<LogSetVerification> {
   const keyring = keyringFor(set, 'verifying');
   const openEnd = { allowOpen: set.allowOpen, allowTornTail: set.allowTornTail };
+  const placed = set.kind === 'fleet' ? null : await placeHead(set, keyring);
+  const anchor = placed?.kind === 'at' ? set.head : undefined;
+  const head = placed === null ? {} : { head: placed };
+  const headOk = placed === null || placed.kind === 'at';
   if (set.kind === 'log') {
-    const result = await verifyReceiptLog(set.files[0]!, { keyring, ...openEnd });
-    return { kind: 'log', ok: result.ok, file: set.given, result };
+    const result = await verifyReceiptLog(set.files[0]!, {
+      keyring,
+      ...openEnd,
+      ...(anchor ? { anchor: anchor.checkpoint } : {}),
+    });
+    return { kind: 'log', ok: result.ok && headOk, file: set.given, result, ...head };
   }
   if (set.kind === 'series') {
-    const series = await verifySeries(set.group.files, { keyring, ...openEnd });
-    return { kind: 'series', ok: series.ok, series };
+    const series = await verifySeries(set.group.files, {
+      keyring,
+      ...openEnd,
+      ...(anchor && placed?.kind === 'at' ? { anchorAt: { path: placed.path, checkpoint: anchor.checkpoint } } : {}),
+    });
+    return { kind: 'series', ok: series.ok && headOk, series, ...head };
   }
   const ledger = new FleetLedger();
   const logs: { file: string; result: VerifyResult }[] = [];
@@ -192,6 +225,11 @@ export async function lostPauses(setOrRecording: LogSet | string): Promise<LostP
     };
   }
   const set = setOrRecording;
+  if (set.head !== undefined) {
+    // The head first: a log it names that was not given holds what may be lost.
+    const verified = await verifyLogSet({ ...set, allowOpen: true });
+    if (!verified.ok) throw new A2aReplayError('RECEIPT_INVALID', verificationFailure(verified));
+  }
   if (set.kind === 'series') {
     const read = await lostInSeries(set.group.files, set.keyring, set.allowTornTail);
     return {
@@ -252,6 +290,15 @@ export async function lostPauses(setOrRecording: LogSet | string): Promise<LostP
   };
 }
 
+/** Why a verification of one log or one series failed, in one line. */
+function verificationFailure(verified: LogSetVerification): string {
+  if (verified.kind === 'fleet') return 'the fleet does not verify';
+  if (verified.head !== undefined && verified.head.kind !== 'at') return verified.head.message;
+  if (verified.kind === 'series') return `the series does not verify: ${verified.series.error?.message ?? ''}`;
+  const e = verified.result.firstError;
+  return `${verified.file}:${e?.line ?? '?'}: does not verify (${e?.reason ?? 'unknown'}: ${e?.message ?? ''})`;
+}
+
 /** The audit rows of a log or a series (verified first), or why there are none. */
 export async function auditLogSet(
   set: LogSet,
@@ -260,17 +307,24 @@ export async function auditLogSet(
   const keyring = keyringFor(set, 'auditing');
   if (set.kind === 'fleet')
     throw new A2aReplayError('INVALID_ARGUMENT', 'auditLogSet reads one log or one series; a fleet is verified');
+  const placed = await placeHead(set, keyring);
+  // A head that is no given log's checkpoint leaves nothing to audit: the verification says why.
+  if (placed !== null && placed.kind !== 'at') return { ok: false, rows: [], verification: await verifyLogSet(set) };
+  const head = placed === null ? {} : { head: placed };
+  const checkpoint = set.head?.checkpoint;
   if (set.kind === 'series') {
     const { series, rows } = await auditSeries(set.group.files, {
       keyring,
       allowOpen: set.allowOpen,
       allowTornTail: set.allowTornTail,
+      ...(placed && checkpoint ? { anchorAt: { path: placed.path, checkpoint } } : {}),
       ...options,
     });
-    return { ok: series.ok, rows, verification: { kind: 'series', ok: series.ok, series } };
+    return { ok: series.ok, rows, verification: { kind: 'series', ok: series.ok, series, ...head } };
   }
   const audited = await auditReceiptLog(set.files[0]!, {
     keyring,
+    ...(checkpoint ? { anchor: checkpoint } : {}),
     allowOpen: set.allowOpen,
     allowTornTail: set.allowTornTail,
     ...(options.agentPrincipals ? { agentPrincipals: [...options.agentPrincipals] } : {}),
@@ -280,6 +334,6 @@ export async function auditLogSet(
   return {
     ok,
     rows: audited.rows,
-    verification: { kind: 'log', ok, file: set.given, result: audited.verify },
+    verification: { kind: 'log', ok, file: set.given, result: audited.verify, ...head },
   };
 }

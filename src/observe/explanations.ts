@@ -6,7 +6,7 @@
  * state; `observe/rules` asks, `observe/observer-store` looks the evidence up.
  */
 import type { ResumeConditions } from '../protocol/types.js';
-import type { LostPauseReason } from '../tracing/span-events.js';
+import type { LostPauseReason } from './lost-pause-reasons.js';
 import type { ControlCall } from './fact.js';
 import type { Closing, DeadlineReached, SuspensionIdentity, SuspensionOpen } from './suspension.js';
 

@@ -365,7 +365,7 @@ export class FactReader {
       return;
     }
     const ev = parsed.value;
-    const origin: Origin = { kind: 'stream', xid: ex.xid };
+    const origin: Origin = { kind: 'stream', xid: ex.xid, opened: ex.seq };
     switch (ev.kind) {
       case 'task': {
         const { sighting, issues } = sightTask(ev.task, `${field}.task`);

@@ -10,7 +10,7 @@ import { canonicalJson, hashCanonical } from '../canonical/canonical-json.js';
 import { buildContinuationDraft, buildInterruptionDraft } from '../receipts/interruption-drafts.js';
 import type { ContinuationCause } from '../receipts/types.js';
 import type { EntryRef, Fact, FactOf, Origin } from './fact.js';
-import type { LostInterruptionReason } from '../tracing/span-events.js';
+import type { LostInterruptionReason } from './lost-pause-reasons.js';
 import type {
   CarriedInterruption,
   ContinuingMessage,

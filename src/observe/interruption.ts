@@ -9,7 +9,7 @@
 import type { JsonValue } from '../canonical/canonical-json.js';
 import type { CallBinding } from './call-view.js';
 import type { InterruptedState, SpanRef } from '../receipts/types.js';
-import type { LostInterruptionReason } from '../tracing/span-events.js';
+import type { LostInterruptionReason } from './lost-pause-reasons.js';
 import type { EntryRef, FactOf, Origin } from './fact.js';
 
 /** A client message sent with the interrupted task's id: the answer, until the task moves on. */

@@ -11,7 +11,8 @@ import { buildResumptionDraft, buildSuspensionDraft } from '../receipts/drafts.j
 import type { OutsideSuspension, SpanRef, SuspensionVia } from '../receipts/types.js';
 import { tokenHashOf } from '../recording/resume-token.js';
 import { ATTR_METHOD_NAME } from '../tracing/attributes.js';
-import type { LostPauseReason, SpanAttributes, SpanEvent } from '../tracing/span-events.js';
+import type { SpanAttributes, SpanEvent } from '../tracing/span-events.js';
+import type { LostPauseReason } from './lost-pause-reasons.js';
 import type { EntryRef, Origin } from './fact.js';
 import {
   childSpan,

@@ -16,10 +16,10 @@ import {
   ATTR_RULE,
   ATTR_TASK_STATE,
 } from '../tracing/attributes.js';
-import type { LostInterruptionListing, LostPauseListing } from '../tracing/lost-listings.js';
+import type { LostInterruptionListing, LostPauseListing } from './lost-listings.js';
 import type { SpanAttributes, SpanEvent, SpanSink } from '../tracing/span-events.js';
 
-export type { LostInterruptionListing, LostPauseListing } from '../tracing/lost-listings.js';
+export type { LostInterruptionListing, LostPauseListing } from './lost-listings.js';
 
 /**
  * A {@link SpanSink} that keeps the `lost` events of the PauseObserver, with who paused, why and

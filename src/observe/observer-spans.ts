@@ -33,13 +33,8 @@ import {
   ATTR_RESUME_OUTCOME,
   ATTR_TASK_ID,
 } from '../tracing/attributes.js';
-import {
-  type LostPauseReason,
-  type SpanAttributeValue,
-  type SpanAttributes,
-  deriveSpanId,
-  deriveTraceId,
-} from '../tracing/span-events.js';
+import { type SpanAttributeValue, type SpanAttributes, deriveSpanId, deriveTraceId } from '../tracing/span-events.js';
+import { type LostPauseReason } from './lost-pause-reasons.js';
 
 /** Span key of a task: `task:<taskId>`. */
 export const taskSpanKey = (taskId: string): string => `task:${taskId}`;

@@ -10,7 +10,8 @@
  */
 import type { OutsideSuspension } from '../receipts/types.js';
 import type { CarriedSuspension, FiredRule, ObservedTask } from './observed-task.js';
-import type { LostPauseReason, SpanEvent } from '../tracing/span-events.js';
+import type { SpanEvent } from '../tracing/span-events.js';
+import type { LostPauseReason } from './lost-pause-reasons.js';
 import { BoundedMap } from '../bounded-map.js';
 import { DeadlineHeap } from './deadline-heap.js';
 import { newCloser } from './closer-call.js';

@@ -7,7 +7,7 @@
  * rule firing. `observe/observer-store` implements it.
  */
 import type { OutsideSuspension } from '../receipts/types.js';
-import type { LostPauseReason } from '../tracing/span-events.js';
+import type { LostPauseReason } from './lost-pause-reasons.js';
 import type { EntryRef, Fact } from './fact.js';
 import type { FindingCode } from './findings.js';
 import type { Evidence } from './explanations.js';

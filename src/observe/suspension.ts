@@ -15,7 +15,8 @@ import type {
   SpanRef,
   SuspensionDraft,
 } from '../receipts/types.js';
-import type { LostInterruptionReason, LostPauseReason, SpanEvent } from '../tracing/span-events.js';
+import type { SpanEvent } from '../tracing/span-events.js';
+import type { LostInterruptionReason, LostPauseReason } from './lost-pause-reasons.js';
 import type { ObserverFinding } from './findings.js';
 import type { Fact, PauseOpeningMethod } from './fact.js';
 import type { ResumeSignal } from './sightings.js';

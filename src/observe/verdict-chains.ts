@@ -7,7 +7,7 @@
  */
 import type { RecordingEntry } from '../recording/format.js';
 import { ATTR_RULE } from '../tracing/attributes.js';
-import type { LostPauseReason } from '../tracing/span-events.js';
+import type { LostPauseReason } from './lost-pause-reasons.js';
 import { type FiredRule, PauseObserver } from './pause-observer.js';
 import type { ObserverOutput } from './suspension.js';
 

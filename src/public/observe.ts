@@ -17,5 +17,9 @@ export {
   OpenSuspensions,
   lostPausesInReceiptLog,
 } from '../observe/lost-pauses.js';
-export { LOST_PAUSE_REASONS, type LostPauseReason, type LostInterruptionReason } from '../tracing/span-events.js';
+export {
+  LOST_PAUSE_REASONS,
+  type LostPauseReason,
+  type LostInterruptionReason,
+} from '../observe/lost-pause-reasons.js';
 export { DEFAULT_A2A_VERSION, EntryVersions, versionsLabel } from '../observe/entry-versions.js';

@@ -18,7 +18,7 @@ import {
   ATTR_TASK_STATE,
   ATTR_INTERRUPTED_AT,
 } from './attributes.js';
-import type { LostInterruptionListing, LostPauseListing } from './lost-listings.js';
+import type { LostInterruptionListing, LostPauseListing } from '../observe/lost-listings.js';
 import { type SpanAttributes, type SpanEvent, deriveSpanId, deriveTraceId } from './span-events.js';
 
 /** A lost pause as `lost` found it, with who paused it and where it was seen to begin. */

@@ -43,7 +43,8 @@ import {
   type SpanName,
 } from './attributes.js';
 import type { EventIdGenerator } from './event-id-generator.js';
-import { type SpanAttributes, type SpanEvent, type SpanSink, deriveSpanId, isStopVerdict } from './span-events.js';
+import { type SpanAttributes, type SpanEvent, type SpanSink, deriveSpanId } from './span-events.js';
+import { isStopVerdict } from '../observe/lost-pause-reasons.js';
 import { errorMessage } from '../errors.js';
 
 export interface SpanBridgeOptions {

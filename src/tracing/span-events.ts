@@ -6,30 +6,10 @@
  */
 import { sha256Hex } from '../digest.js';
 import type { SpanRef } from '../receipts/types.js';
+import type { LostInterruptionReason, LostPauseReason } from '../observe/lost-pause-reasons.js';
 
 export type SpanAttributeValue = string | number | boolean;
 export type SpanAttributes = Record<string, SpanAttributeValue>;
-
-export const LOST_PAUSE_REASONS = [
-  'stream_ended',
-  'recording_ended',
-  'paused_until_passed',
-  'task_gone',
-  'pause_ignored',
-] as const;
-export type LostPauseReason = (typeof LOST_PAUSE_REASONS)[number];
-
-/**
- * Whether `reason` is a verdict the end of a recording alone gives (docs/design.md §7, §14.5): the
- * pause was open when the recorder stopped, and nothing the peer showed says it is gone. `lost`
- * reports it (a verdict about the recording); no LostPause span is drawn for it (the process).
- */
-export function isStopVerdict(reason: LostPauseReason): boolean {
-  return reason === 'recording_ended' || reason === 'stream_ended';
-}
-
-/** Why an interruption was declared lost (docs/design.md §14.9), as `observe/interruption` lists them. */
-export type LostInterruptionReason = 'never_continued' | 'continued_as_new_task' | 'bypassed' | 'lost_after_restart';
 
 export type SpanEvent =
   /**

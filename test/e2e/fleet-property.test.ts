@@ -37,6 +37,7 @@ type Step =
   | { kind: 'resume'; task: number; via: Via }
   | { kind: 'fire'; task: number; via: Via; named: boolean }
   | { kind: 'watch'; task: number; via: 'a' | 'b' }
+  | { kind: 'poll'; task: number; via: 'a' | 'b' }
   | { kind: 'advance'; minutes: number };
 
 interface Scenario {
@@ -57,6 +58,10 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 2,
     arbitrary: fc.record({ kind: fc.constant('watch' as const), task, via: fc.constantFrom<'a' | 'b'>('a', 'b') }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('poll' as const), task, via: fc.constantFrom<'a' | 'b'>('a', 'b') }),
   },
   {
     weight: 1,
@@ -160,6 +165,9 @@ async function play(s: Scenario): Promise<string[]> {
         await Promise.race([stream.next(() => true), stream.done]);
         break;
       }
+      case 'poll':
+        await clients[st.via].ok('GetTask', { id: taskOf(st.task) });
+        break;
       case 'advance':
         await clients.direct.control('AdvanceClock', { ms: st.minutes * 60_000 });
         break;

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { setupTracing } from '../../src/tracing/tracing-setup.js';
 import type { SuspensionSpanIds } from '../../src/observe/observer-spans.js';
 import { PauseObserver } from '../../src/observe/pause-observer.js';
-import { type LostPauseReason, isStopVerdict } from '../../src/tracing/span-events.js';
+import { type LostPauseReason, isStopVerdict } from '../../src/observe/lost-pause-reasons.js';
 import {
   ATTR_LINK_KIND,
   ATTR_LOST_REASON,

@@ -1,11 +1,11 @@
 /**
- * @module tracing/lost-listings
+ * @module observe/lost-listings
  * A lost pause and a lost interruption as they are listed (docs/design.md §7 `LostPause`, §14.9):
  * what `lost` prints and what a verdict span is drawn from. The observer's collectors that make
  * them are src/observe/lost-pauses.ts.
  */
 import type { SpanRef } from '../receipts/types.js';
-import type { LostInterruptionReason, LostPauseReason } from './span-events.js';
+import type { LostInterruptionReason, LostPauseReason } from './lost-pause-reasons.js';
 
 /** One lost pause, as `a2a-replay lost` shows it. */
 export interface LostPauseListing {
