@@ -40,7 +40,8 @@ import {
 } from '../options.js';
 import { textTableLines, withVersionColumn } from '../text-table.js';
 import { verifySummary } from '../../src/logs/describe-verification.js';
-import { auditSeries } from '../../src/logs/series-audit.js';
+import { auditLogSet, openLogSet } from '../../src/logs/log-set.js';
+import { givenLogHeaders, placeSeriesHead } from '../../src/logs/series-head.js';
 import { seriesLine } from '../../src/logs/describe-verification.js';
 import { seriesFiles } from '../../src/receipts/series.js';
 import { type FleetPlace, FleetLedger, ambiguityText, fleetFails } from '../../src/receipts/fleet.js';
@@ -361,18 +362,20 @@ async function auditSeriesCommand(
   options: KeyOptions & OpenEndOptions & { json?: boolean; agentPrincipal: string[] },
   filter: AuditFilter,
 ): Promise<void> {
-  if (options.checkpoint !== undefined || options.recording !== undefined)
-    throw new CliExit(EXIT.usage, '--checkpoint and --recording apply to one log, not to a series');
+  if (options.recording !== undefined) throw new CliExit(EXIT.usage, '--recording applies to one log, not to a series');
   const files = await seriesFiles(logs);
   const inputs = await loadVerifyInputs(files[0]!, options);
-  const { series, rows } = await auditSeries(files, {
-    keyring: inputs.keyring,
-    ...openEnd(options),
-    agentPrincipals: options.agentPrincipal,
-    filter,
-  });
-  if (!series.ok) {
-    process.stderr.write(`a2a-replay: not audited: series INVALID: ${printable(series.error?.message ?? '')}\n`);
+  // The series' head (`--checkpoint`) is checked against the log it names (docs/design.md §6).
+  const set = await openLogSet(files, { keys: inputs.keyring, ...openEnd(options), head: inputs.head });
+  const { ok, rows, verification } = await auditLogSet(set, { agentPrincipals: options.agentPrincipal, filter });
+  if (verification.kind !== 'series') throw new CliExit(EXIT.usage, `${logs.join(', ')}: not one series`);
+  const { series, head } = verification;
+  if (!ok) {
+    const why =
+      head !== undefined && head.kind !== 'at'
+        ? `head ${head.kind === 'missing' ? 'MISSING LOG' : 'INVALID'}: ${head.message}`
+        : `series INVALID: ${series.error?.message ?? ''}`;
+    process.stderr.write(`a2a-replay: not audited: ${printable(why)}\n`);
     throw new CliExit(EXIT.drift, '');
   }
   if (options.json) {
@@ -448,6 +451,13 @@ async function auditOne(log: string, read: string, options: AuditCommandOptions,
     (kind === undefined || kind === k) && (k === 'pause' || options.initiator === undefined);
   const interruptions = new InterruptionAuditCollector();
   const inputs = await loadVerifyInputs(read, options);
+  // A head of a later log of this log's series names it missing (docs/design.md §6).
+  const head = inputs.head && placeSeriesHead(inputs.head, inputs.keyring, await givenLogHeaders([read]));
+  if (head !== undefined && head.kind !== 'at') {
+    const what = head.kind === 'missing' ? 'MISSING LOG' : 'INVALID';
+    process.stderr.write(`a2a-replay: not audited: head ${what}: ${printable(head.message)}\n`);
+    throw new CliExit(EXIT.drift, '');
+  }
   const rulesOf =
     options.json && options.recording !== undefined
       ? await rulesOfRecording(options.recording, options.allowTornTail === true)

@@ -24,6 +24,7 @@ import { type LostInterruptionListing, type LostPauseListing, OpenSuspensions } 
 import type { Dialects } from '../../src/logs/lost-reading.js';
 import { type RecordingGaps, gapless } from '../../src/logs/recording-gaps.js';
 import { A2aReplayError } from '../../src/errors.js';
+import { type LogSet, headProblem, openLogSet } from '../../src/logs/log-set.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
 import { keyringFromFiles, recordingOption } from '../options.js';
 import { textTableLines } from '../text-table.js';
@@ -49,12 +50,41 @@ interface LostCommandOptions {
   json?: boolean;
   explain?: boolean;
   allowTornTail?: boolean;
+  checkpoint?: string;
+}
+
+/**
+ * `--checkpoint HEAD` (docs/design.md §6, "The head of a series"): the head must be the checkpoint
+ * of the log, or of the series' last log, given; one of a later log names the logs missing, which
+ * hold what may be lost (exit 1). Checked with `--key` before anything is listed.
+ */
+async function checkHead(logs: readonly string[], options: LostCommandOptions): Promise<void> {
+  if (options.checkpoint === undefined) return;
+  if (!options.key?.length) throw new CliExit(EXIT.usage, '--checkpoint needs --key: the head is checked with it');
+  let set: LogSet;
+  try {
+    set = await openLogSet(logs, {
+      keys: await keyringFromFiles(options.key),
+      head: options.checkpoint,
+      allowTornTail: options.allowTornTail ?? false,
+    });
+  } catch (error) {
+    if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, `--checkpoint: ${error.message}`);
+    throw error;
+  }
+  try {
+    const problem = await headProblem(set);
+    if (problem !== null) throw new CliExit(EXIT.drift, problem);
+  } finally {
+    await set.close();
+  }
 }
 
 /** `lost` over the logs of a series (cli/series-lost). */
 async function lostOfSeries(files: string[], options: LostCommandOptions): Promise<void> {
   if (options.recording !== undefined || options.explain)
     throw new CliExit(EXIT.usage, '--recording and --explain apply to one file, not to a series');
+  await checkHead(files, options);
   const keyring = options.key?.length ? await keyringFromFiles(options.key) : undefined;
   const series = await lostInSeries(files, keyring, options.allowTornTail ?? false).catch(invalidLogs);
   const label = `the series ${series.files.join(', ')}`;
@@ -95,6 +125,8 @@ async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promi
       EXIT.usage,
       `${options.explain ? '--explain' : '--recording'} applies to one file, not to several`,
     );
+  if (options.checkpoint !== undefined)
+    throw new CliExit(EXIT.usage, '--checkpoint applies to one log or one series, not to a fleet');
   const { files } = given;
   const keyring = options.key?.length ? await keyringFromFiles(options.key) : undefined;
   const verdict = await fleetVerdictOf(given, keyring, options.allowTornTail ?? false).catch(invalidLogs);
@@ -173,6 +205,11 @@ export function registerLost(program: Command): void {
     .option('--explain', 'for each lost pause of a recording, the facts (line, seq, type) and rules that led to it')
     .option('--allow-torn-tail', 'skip a torn last line (a recorder crash) instead of refusing the file')
     .option(
+      '--checkpoint <file>',
+      'with --key: the head kept outside the logs (`record --witness FILE`); a head of a later log than ' +
+        'those given names the logs missing (exit 1)',
+    )
+    .option(
       '--otlp <url>',
       'also export each lost pause as a LostPause span (status ERROR, under the Suspension it condemns) and ' +
         'each lost interruption as a LostInterruption, to this OTLP/HTTP endpoint (default: ' +
@@ -207,6 +244,9 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
     throw new CliExit(EXIT.usage, '--explain applies to a recording: a receipt log holds no rule');
   if (options.recording !== undefined && !(type === 'ReceiptLog' && options.key?.length))
     throw new CliExit(EXIT.usage, '--recording applies to a receipt log verified with --key');
+  if (options.checkpoint !== undefined && type === 'recording')
+    throw new CliExit(EXIT.usage, '--checkpoint applies to a receipt log: a recording has no checkpoint');
+  if (type !== 'recording') await checkHead([file], options);
   if (type === 'recording') {
     if (options.key?.length)
       throw new CliExit(EXIT.usage, '--key applies to receipt logs only; a recording is not signed');

@@ -33,7 +33,9 @@ import { FleetLedger, fleetFails } from '../../src/receipts/fleet.js';
 import { type GivenLogs, fleetLines, fleetPauseJson, manyLogs } from '../../src/logs/given-logs.js';
 import { strayLogs, verifyGroupInto } from '../../src/logs/group-series.js';
 import { outsideLines, seriesLine, verifySummary } from '../../src/logs/describe-verification.js';
-import { seriesFiles, verifySeries } from '../../src/receipts/series.js';
+import { seriesFiles } from '../../src/receipts/series.js';
+import { openLogSet, verifyLogSet } from '../../src/logs/log-set.js';
+import { type HeadPlacement, givenLogHeaders, placeSeriesHead } from '../../src/logs/series-head.js';
 import { CliExit, EXIT } from '../io.js';
 import type { SeriesResult } from '../../src/receipts/series.js';
 import {
@@ -280,7 +282,23 @@ async function verifyFleet(
   if (!ok || fleetFails(verdict)) throw new CliExit(EXIT.drift, '');
 }
 
-/** Verifies the series and prints one line per log and one for the series. */
+/** What the head given with `--checkpoint` says of the logs given, in one line. */
+function headLine(head: HeadPlacement): string {
+  switch (head.kind) {
+    case 'at':
+      return `head: ${head.message}`;
+    case 'missing':
+      return `head: MISSING LOG: ${head.message}`;
+    case 'refused':
+      return `head: INVALID: ${head.message}`;
+    default: {
+      const never: never = head;
+      throw new Error(`unhandled head placement ${String(never)}`);
+    }
+  }
+}
+
+/** Verifies the series and prints one line per log and one for the series (and its head's, if given). */
 async function verifySeriesCommand(
   logs: readonly string[],
   options: KeyOptions & OpenEndOptions & { json?: boolean; jobs?: string; since?: string },
@@ -288,7 +306,6 @@ async function verifySeriesCommand(
   verifySummary: (log: string, result: VerifyResult) => string,
 ): Promise<void> {
   for (const [flag, given] of [
-    ['--checkpoint', options.checkpoint],
     ['--recording', options.recording],
     ['--since', options.since],
   ] as const)
@@ -301,15 +318,20 @@ async function verifySeriesCommand(
     throw error;
   }
   const inputs = await loadVerifyInputs(files[0]!, options);
-  const series = await verifySeries(files, { keyring: inputs.keyring, ...openEnd(options) });
+  // The series' head (`--checkpoint`) is checked against the log it names (docs/design.md §6).
+  const set = await openLogSet(files, { keys: inputs.keyring, ...openEnd(options), head: inputs.head });
+  const verified = await verifyLogSet(set);
+  if (verified.kind !== 'series') throw new CliExit(EXIT.usage, `${logs.join(', ')}: not one series`);
+  const { series, head } = verified;
   if (options.json) {
-    process.stdout.write(`${JSON.stringify(series)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...series, ...(head === undefined ? {} : { head }) })}\n`);
   } else {
     const lines = series.members.map((m) => `${m.position}: ${verifySummary(m.path, m.result)}`);
     lines.push(seriesLine(series));
+    if (head !== undefined) lines.push(headLine(head));
     process.stdout.write(`${lines.map((l) => printable(l)).join('\n')}\n`);
   }
-  if (!series.ok) throw new CliExit(EXIT.drift, '');
+  if (!verified.ok) throw new CliExit(EXIT.drift, '');
 }
 
 export function registerVerify(program: Command): void {
@@ -372,10 +394,12 @@ async function verifyOne(
   if (options.witnessVkey.length > 0) await witnessKeys(options.witnessVkey).catch(usageFailure);
   const inputs = await loadVerifyInputs(read, options);
   const jobs = given ?? defaultVerifyJobs((await stat(read)).size, availableParallelism());
+  // A head of a later log of this log's series names it missing; only a head of this log anchors it.
+  const head = inputs.head && placeSeriesHead(inputs.head, inputs.keyring, await givenLogHeaders([read]));
   const result = await verifyReceiptLog(read, {
     keyring: inputs.keyring,
     jobs,
-    ...(inputs.anchor ? { anchor: inputs.anchor } : {}),
+    ...(inputs.anchor && head?.kind === 'at' ? { anchor: inputs.anchor } : {}),
     ...(inputs.recording ? { recording: inputs.recording } : {}),
     ...openEnd(options),
   });
@@ -391,6 +415,7 @@ async function verifyOne(
           ...(recording === undefined ? {} : { recording: { ok: recording.ok, lines: recording.lines } }),
           ...(since === undefined ? {} : { since }),
           ...(witnessed === undefined ? {} : { witnesses: witnessed }),
+          ...(head === undefined ? {} : { head }),
         })}\n`
       : `${printable(verifySummary(log, result))}\n` +
           (result.ok
@@ -400,8 +425,10 @@ async function verifyOne(
             : '') +
           (recording === undefined ? '' : `${recording.lines.map((l) => printable(l)).join('\n')}\n`) +
           (since === undefined ? '' : `${printable(since.line)}\n`) +
-          (witnessed === undefined ? '' : `${printable(witnessed.line)}\n`),
+          (witnessed === undefined ? '' : `${printable(witnessed.line)}\n`) +
+          (head === undefined || head.kind === 'at' ? '' : `${printable(headLine(head))}\n`),
   );
-  if (!result.ok || recording?.ok === false || since?.ok === false || witnessed?.ok === false)
+  const headOk = head === undefined || head.kind === 'at';
+  if (!result.ok || !headOk || recording?.ok === false || since?.ok === false || witnessed?.ok === false)
     throw new CliExit(EXIT.drift, '');
 }

@@ -225,11 +225,9 @@ export async function lostPauses(setOrRecording: LogSet | string): Promise<LostP
     };
   }
   const set = setOrRecording;
-  if (set.head !== undefined) {
-    // The head first: a log it names that was not given holds what may be lost.
-    const verified = await verifyLogSet({ ...set, allowOpen: true });
-    if (!verified.ok) throw new A2aReplayError('RECEIPT_INVALID', verificationFailure(verified));
-  }
+  // The head first: a log it names that was not given holds what may be lost.
+  const problem = await headProblem(set);
+  if (problem !== null) throw new A2aReplayError('RECEIPT_INVALID', problem);
   if (set.kind === 'series') {
     const read = await lostInSeries(set.group.files, set.keyring, set.allowTornTail);
     return {
@@ -288,6 +286,17 @@ export async function lostPauses(setOrRecording: LogSet | string): Promise<LostP
     verification: describeVerification(result).basis.join('; '),
     gaps: null,
   };
+}
+
+/**
+ * What is wrong with the set as its head shows it, in one line (a later log missing, a head that
+ * does not check, or the log it names not matching it); null without a head, or when all is well.
+ * The set is verified with its head, an open end accepted (a recorder still running or killed).
+ */
+export async function headProblem(set: LogSet): Promise<string | null> {
+  if (set.head === undefined) return null;
+  const verified = await verifyLogSet({ ...set, allowOpen: true });
+  return verified.ok ? null : verificationFailure(verified);
 }
 
 /** Why a verification of one log or one series failed, in one line. */

@@ -28,7 +28,7 @@ import { readLogChunks } from '../../src/receipts/log-reader.js';
 import { readReceiptLogLine } from '../../src/receipts/read-line.js';
 import type { ReceiptLogLine, ResumptionReceipt, SuspensionReceipt } from '../../src/receipts/types.js';
 import { fuzzRuns } from '../helpers/fuzz.js';
-import { type RecordProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 type Via = 'a' | 'b' | 'direct';
 type Step =
@@ -82,7 +82,7 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
 let dir = '';
 let peer: RunningPeer;
 let transitions = '';
-const replicas: Record<'a' | 'b', { proc: RecordProcess; receipts: string }> = {} as never;
+const replicas: Record<'a' | 'b', { proc: CliProcess; receipts: string }> = {} as never;
 let clients: Record<Via, A2aTestClient>;
 
 beforeAll(async () => {

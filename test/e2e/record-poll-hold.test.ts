@@ -14,7 +14,7 @@ import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
-import { type RecordProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 let dir = '';
 let keyFile = '';
@@ -43,7 +43,7 @@ describe('a poll through the recorder while a stream is open', () => {
     const transitions = join(dir, 'peer.transitions.jsonl');
     const peer: RunningPeer = await startPeer({ deterministic: true, transitionsFile: transitions });
     const out = join(dir, 'poll.jsonl');
-    let recorder: RecordProcess | undefined;
+    let recorder: CliProcess | undefined;
     const clients: A2aTestClient[] = [];
     try {
       recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile]);

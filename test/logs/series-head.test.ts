@@ -169,6 +169,23 @@ describe.each(['ed25519', 'hmac'])('a series head (%s checkpoints)', (kind) => {
     expect(verified.kind === 'log' && verified.result.anchored).toBe(true);
   });
 
+  it('without its LogHead, names the dropped log by its note if it has one, else checks the last log', async () => {
+    const checkpointOnly = join(root, `${kind}-checkpoint-only.head`);
+    const lines = (await readFile(r().witness, 'utf8')).trimEnd().split('\n');
+    await writeFile(checkpointOnly, `${lines.at(-1)!}\n`);
+    const verified = await verifyLogSet(
+      await openLogSet([await withoutLast(r())], { keys: r().keyring, head: checkpointOnly }),
+    );
+    expect(verified.ok).toBe(false);
+    // An Ed25519 checkpoint's note names its origin, series and position; an HMAC one names no log.
+    if (kind === 'ed25519')
+      expect(verified).toMatchObject({ head: { kind: 'missing', missing: [{ position: r().files.length }] } });
+    else {
+      expect(verified).toMatchObject({ head: { kind: 'at' } });
+      expect(verified.kind === 'series' && verified.series.error?.message).toMatch(/checkpoint_mismatch|truncated/);
+    }
+  });
+
   it('fails a tampered head: a LogHead moved to another position, or a checkpoint changed', async () => {
     const [headLine, checkpointLine] = (await readFile(r().witness, 'utf8')).trimEnd().split('\n');
     const moved = join(root, `${kind}-moved.head`);
@@ -184,5 +201,37 @@ describe.each(['ed25519', 'hmac'])('a series head (%s checkpoints)', (kind) => {
     await writeFile(changed, `${JSON.stringify({ ...checkpoint, size: checkpoint.size + 1 })}\n`);
     const again = await verifyLogSet(await openLogSet([r().dir], { keys: r().keyring, head: changed }));
     expect(again).toMatchObject({ ok: false, head: { kind: 'refused' } });
+  });
+});
+
+describe('a series continued by --continue-from', () => {
+  it('keeps its head in the one witness file, which names the second log when it is dropped', async () => {
+    const dir = join(root, 'continued');
+    await mkdir(dir);
+    const witness = join(root, 'continued.head');
+    const peer = await startPeer({ deterministic: true });
+    try {
+      const options = { upstream: peer.url, key: ed25519, witness, warn: (): undefined => undefined };
+      const one = await startRecorder({ ...options, out: join(dir, 'x.jsonl') });
+      await one.close();
+      const two = await startRecorder({ ...options, out: join(dir, 'x.2.jsonl'), continueFrom: join(dir, 'x.jsonl') });
+      const client = new A2aTestClient(two.url);
+      const { task } = await client.ok<{ task: { id: string } }>('SendMessage', {
+        message: { messageId: 'm-c', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
+        configuration: { returnImmediately: true },
+      });
+      await client.ok('PauseTask', { taskId: task.id, reason: 'open after the restart' });
+      await two.close();
+    } finally {
+      await peer.close();
+    }
+    const keys = new Keyring([ed25519]);
+    const whole = await openLogSet([dir], { keys, head: witness });
+    expect(await verifyLogSet(whole)).toMatchObject({ ok: true, head: { kind: 'at', position: 2 } });
+    expect((await lostPauses(whole)).lost.map((p) => p.pauseReason)).toEqual(['open after the restart']);
+    const first = join(dir, 'x.receipts.jsonl');
+    const alone = await openLogSet([first], { keys, head: witness });
+    expect((await lostPauses(await openLogSet([first], { keys }))).lost).toEqual([]);
+    await expect(lostPauses(alone)).rejects.toThrow(`position 2 (${join(dir, 'x.2.receipts.jsonl')})`);
   });
 });
