@@ -16,10 +16,10 @@ import { lostPauses } from '../../src/logs/log-set.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { recordingSection } from '../../src/report/build-report.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 let dir = '';
-const processes: RecordProcess[] = [];
+const processes: CliProcess[] = [];
 const servers: Server[] = [];
 
 beforeEach(async () => {

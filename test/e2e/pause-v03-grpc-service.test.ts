@@ -21,8 +21,7 @@ import { GRPC_V03_METHODS } from '../../src/grpc/methods.js';
 import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
 import { tokenPlaceholder } from '../../src/recording/resume-token.js';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { startRecordProcess, stopProcess } from '../intercept/record-process.js';
-import { startMockProcess, stopMock } from '../mock/mock-process.js';
+import { startMockProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 const KEY = join(ROOT, 'golden', 'test-key.json');
 type Json = Record<string, unknown>;
@@ -144,7 +143,7 @@ describe('the pause extension over v0.3 gRPC (a2a.v1.pause.A2APauseService), thr
       expect((served.paused?.pause as Json).resumeToken).toBe(placeholder);
       expect(JSON.parse(JSON.stringify(served).replaceAll(placeholder, token))).toEqual(answers);
     } finally {
-      await stopMock(mock);
+      await stopProcess(mock);
     }
   });
 });
