@@ -3,7 +3,8 @@
  * real socket, recorded by the real `record --key` process, answers a PAUSED task with a pause
  * block the observer cannot read, and carries out a pause call whose params it could not read.
  * `lost` names each (line, seq, why) under UNREAD and exits 1, as `verify --recording` fails and
- * the report says NOT A CLEAN READING; the library's `lostPauses` gives the same gaps. A call the
+ * the report says NOT A CLEAN READING; the recorder says each at once on stderr and in its stop
+ * line; the library's `lostPauses` gives the same gaps. A call the
  * peer refuses is read (its error says it did nothing): that recording stays clean.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -111,10 +112,14 @@ async function record(
 
 describe('lost on what the observer could not read of the peer', () => {
   it('names a PAUSED answer with a malformed pause and a pause call it could not read, exit 1', async () => {
-    const { out, log, key } = await record(false, [
+    const { out, log, key, stderr } = await record(false, [
       ['GetTask', { id: 'task-1' }],
       ['PauseTask', { taskId: 'task-2', mode: 'whenever' }],
     ]);
+    // The recorder says each at once, and counts them in its stop line.
+    expect(stderr).toContain('a2a-replay: unread (seq 2): malformed-pause: body.result.status.pause.pausedAt:');
+    expect(stderr).toMatch(/a2a-replay: unread \(seq 4\): unread-call: the peer answered exchange/);
+    expect(stderr).toMatch(/a2a-replay: stopped: 2 exchanges, .*, 2 UNREAD; wrote /);
     const lost = await runCli(['lost', out]);
     expect(lost.code, lost.stderr + lost.stdout).toBe(1);
     expect(lost.stdout).toContain(`no lost pauses seen in ${out} (recording, INCOMPLETE)`);
@@ -148,7 +153,9 @@ describe('lost on what the observer could not read of the peer', () => {
   });
 
   it('stays clean when the peer refuses the call whose params it could not read', async () => {
-    const { out, log, key } = await record(true, [['PauseTask', { taskId: 'task-2', mode: 'whenever' }]]);
+    const { out, log, key, stderr } = await record(true, [['PauseTask', { taskId: 'task-2', mode: 'whenever' }]]);
+    expect(stderr).not.toContain('a2a-replay: unread');
+    expect(stderr).not.toContain('UNREAD');
     const lost = await runCli(['lost', out]);
     expect(lost.code, lost.stderr + lost.stdout).toBe(0);
     expect(lost.stdout).toContain(`no lost pauses in ${out} (recording)`);
