@@ -286,11 +286,9 @@ async function auditGroup(
  * pause begin and which saw it end. A log that does not verify is not audited (exit 1).
  */
 async function auditFleet(given: GivenLogs, options: AuditCommandOptions, filter: AuditFilter): Promise<void> {
-  if (options.recording !== undefined || options.checkpoint !== undefined)
-    throw new CliExit(
-      EXIT.usage,
-      `${options.recording !== undefined ? '--recording' : '--checkpoint'} applies to one log`,
-    );
+  if (options.recording !== undefined) throw new CliExit(EXIT.usage, '--recording applies to one log');
+  if (options.checkpoint !== undefined)
+    throw new CliExit(EXIT.usage, '--checkpoint applies to one log or one series, not to a fleet');
   const { files, groups } = given;
   const ledger = new FleetLedger();
   const rows: FleetRow[] = [];

@@ -14,7 +14,8 @@ import { describeVerification } from '../../src/logs/describe-verification.js';
 import { receiptLogInput } from '../../src/logs/collector-input.js';
 import { fleetVerdictOf } from '../../src/logs/fleet-lost.js';
 import { type GivenLogs, fleetPauseJson, manyLogs } from '../../src/logs/given-logs.js';
-import { firstLineType, lostInReceiptLog, lostInRecording } from '../../src/logs/lost-reading.js';
+import { firstLineType, lostInReceiptLog, lostInRecording, unreceiptedInLog } from '../../src/logs/lost-reading.js';
+import { type LogStall, stallMessage } from '../../src/receipts/stall-record.js';
 import { readFirstLine } from '../../src/logs/first-line.js';
 import { lostInSeries } from '../../src/logs/series-lost.js';
 import type { LostChain } from '../../src/observe/verdict-chains.js';
@@ -240,6 +241,8 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
   let gaps: RecordingGaps | null = null;
   let dialects: Dialects = {};
   let chains: readonly LostChain[] = [];
+  // Lines the recorder could not write (a full disk until it stopped): moves with no receipt.
+  let unreceipted: LogStall | null = null;
   if (options.explain && type !== 'recording')
     throw new CliExit(EXIT.usage, '--explain applies to a recording: a receipt log holds no rule');
   if (options.recording !== undefined && !(type === 'ReceiptLog' && options.key?.length))
@@ -269,7 +272,8 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
       ...(await recordingOption(options.recording)),
       onLine: ({ line, hash }) => open.add(line, hash),
     });
-    if (!result.ok) {
+    if (result.firstError?.reason === 'unreceipted' && result.stall) unreceipted = result.stall;
+    else if (!result.ok) {
       const failure = result.firstError;
       throw new CliExit(
         EXIT.usage,
@@ -282,6 +286,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
     source = { kind: 'receipt log', verification: describeVerification(result).basis.join('; ') };
   } else {
     const open = await lostInReceiptLog(read, options.allowTornTail ?? false);
+    unreceipted = await unreceiptedInLog(read);
     lost = open.lost();
     interruptions = open.lostInterruptions();
     source = { kind: 'receipt log', verification: 'unverified' };
@@ -294,6 +299,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
           source: describeSource(source),
           lost,
           lostInterruptions: interruptions,
+          ...(type === 'recording' ? {} : { unreceipted }),
           ...(gaps !== null
             ? {
                 complete: gaps.incomplete.count === 0,
@@ -314,6 +320,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
   else {
     await writeLines(render(file, source, lost, gaps !== null && !gapless(gaps)));
     await writeLines(renderInterruptions(file, interruptions));
+    if (unreceipted !== null) process.stdout.write(`${file}: ${stallMessage(unreceipted)}\n`);
     if (gaps !== null) {
       process.stdout.write(renderIncomplete(file, gaps.incomplete));
       process.stdout.write(renderNotUnderstood(file, gaps.notUnderstood));
@@ -326,6 +333,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
   // Traffic no dialect reads is input this tool cannot read: exit 2 before any other verdict. An
   // entry incomplete or unread leaves the verdict untrusted: exit 1, as verify --recording says it.
   if (gaps !== null && gaps.notUnderstood.count > 0) throw new CliExit(EXIT.usage, '');
-  if (lost.length > 0 || interruptions.length > 0 || (gaps !== null && !gapless(gaps)))
+  const untrusted = gaps !== null && !gapless(gaps);
+  if (lost.length > 0 || interruptions.length > 0 || untrusted || unreceipted !== null)
     throw new CliExit(EXIT.drift, '');
 }

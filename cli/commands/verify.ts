@@ -211,9 +211,10 @@ async function verifyFleet(
   given: GivenLogs,
   options: KeyOptions & OpenEndOptions & { json?: boolean; jobs?: string; recording?: string; since?: string },
 ): Promise<void> {
+  if (options.checkpoint !== undefined)
+    throw new CliExit(EXIT.usage, '--checkpoint applies to one log or one series, not to a fleet');
   for (const [option, name] of [
     [options.recording, '--recording'],
-    [options.checkpoint, '--checkpoint'],
     [options.since, '--since'],
   ] as const)
     if (option !== undefined) throw new CliExit(EXIT.usage, `${name} applies to one log, not to several`);
