@@ -24,6 +24,7 @@ import { errorMessage } from '../errors.js';
 import { describeDrift } from '../replay/reporters/text.js';
 import type { RecordingResult } from '../replay/result.js';
 import { LostPauseCollector } from '../observe/lost-pauses.js';
+import { type RecordingGaps, gapNotes, gapsOfFindings, gapsWord } from '../logs/recording-gaps.js';
 import type { Lane, LanePause, LaneState, ReportRow, ReportSection } from './html-report.js';
 import { type InterruptionRow, type InterruptionVerdict, InterruptionRows } from './interruption-rows.js';
 
@@ -238,6 +239,8 @@ interface RecordingData {
   interruptions: InterruptionRow[];
   /** The observer's lost-interruption verdicts, by the interruption's span id. */
   lostInterruptions: Map<string, InterruptionVerdict>;
+  /** Where the observer could not follow the peer, as `lost` names it (docs/design.md §14.2). */
+  gaps: RecordingGaps;
 }
 
 /** The rules of each pause of a recording: a second observer run over its entries (§14.8). */
@@ -282,11 +285,16 @@ async function recordingData(file: string): Promise<RecordingData> {
     rulesOf,
     versionsOf,
   );
+  // A recording has no empty line: entry i is on line i + 2.
+  const lineOf = new Map(recording.entries.map((e, i) => [e.seq, i + 2]));
+  const gaps = gapsOfFindings(derived.findings, (seq) => lineOf.get(seq) ?? 0, { cutCounts: true });
+  const torn = recording.tornTail ? [`torn last line ${recording.tornTail.line} skipped`] : [];
   return {
     id: recording.header.id,
     states: statesOf(recording.entries),
     pauses,
-    notes: recording.tornTail ? [`torn last line ${recording.tornTail.line} skipped`] : [],
+    notes: [...torn, ...gapNotes(file, gaps)],
+    gaps,
     rulesOf,
     interruptions: interrupted.build((span) => lostInterruptions.get(span.spanId) ?? null, versionsOf),
     lostInterruptions,
@@ -373,7 +381,8 @@ export function sectionOf(
 export async function recordingSection(file: string): Promise<ReportSection> {
   const data = await recordingData(file);
   const rows = rowsOf(data.pauses);
-  const section = sectionOf(file, 'recording', verdictOf(rows), lanesOf(data.states, data.pauses), rows, data.notes);
+  const verdict = `${verdictOf(rows)}${gapsWord(data.gaps)}`;
+  const section = sectionOf(file, 'recording', verdict, lanesOf(data.states, data.pauses), rows, data.notes);
   return withInterruptions(section, data.interruptions);
 }
 
@@ -436,7 +445,7 @@ export async function joinedSection(
   const section = sectionOf(
     `${recordingFile} + ${logFile}`,
     'recording + receipt log',
-    `${verdictOf(rows)}, ${log.checked}`,
+    `${verdictOf(rows)}, ${log.checked}${gapsWord(recording.gaps)}`,
     lanesOf(recording.states, pauses),
     rows,
     notes,
