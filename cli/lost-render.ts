@@ -5,7 +5,8 @@
  */
 import type { LostChain } from '../src/observe/verdict-chains.js';
 import { printable } from '../src/printable.js';
-import type { Dialects, Incomplete } from '../src/logs/lost-reading.js';
+import type { Dialects } from '../src/logs/lost-reading.js';
+import type { Incomplete } from '../src/logs/recording-gaps.js';
 import type { LostInterruptionListing, LostPauseListing } from '../src/observe/lost-pauses.js';
 import { traceOf } from './lost-verdict.js';
 import { textTableLines, withVersionColumn } from './text-table.js';
@@ -36,6 +37,22 @@ export function renderNotUnderstood(file: string, notUnderstood: Incomplete): st
     ...notUnderstood.listed.map((i) => `${file}:${i.line}: seq ${i.seq}: ${i.why}`),
   ];
   if (n > notUnderstood.listed.length) lines.push(`... and ${n - notUnderstood.listed.length} more`);
+  return `${printable(lines.join('\n'))}\n`;
+}
+
+/**
+ * The lines naming where the observer could not read what the peer said (docs/design.md §14.2): a
+ * pause or resume there has no verdict, so no listing of that recording is clean.
+ */
+export function renderUnread(file: string, unread: Incomplete): string {
+  if (unread.count === 0) return '';
+  const n = unread.count;
+  const lines = [
+    `UNREAD: the observer could not read what the peer said at ${n} entr${n === 1 ? 'y' : 'ies'} of ${file}; ` +
+      'a pause, resume or interruption shown there cannot be seen here, so the listing above is not a clean bill:',
+    ...unread.listed.map((i) => `${file}:${i.line}: seq ${i.seq}: ${i.why}`),
+  ];
+  if (n > unread.listed.length) lines.push(`... and ${n - unread.listed.length} more`);
   return `${printable(lines.join('\n'))}\n`;
 }
 

@@ -44,6 +44,7 @@ export function progressLine(event: RecorderEvent): string | undefined {
     case 'lost-pause':
       return `lost pause of task ${event.taskId ?? '-'}: ${event.message}`;
     case 'not-understood':
+    case 'unread':
       // Said at once as a warning by the recorder itself.
       return undefined;
     default: {
@@ -71,6 +72,7 @@ export function summaryLine(summary: RecordSummary): string {
   const recording = summary.recordingFiles.join(', ');
   const written = receipts === undefined ? recording : `${recording} and ${receipts}`;
   if (summary.notUnderstood > 0) what.push(`${summary.notUnderstood} NOT UNDERSTOOD`);
+  if (summary.unread > 0) what.push(`${summary.unread} UNREAD`);
   const unkeyed = receipts === undefined ? ' (no key: no receipts)' : '';
   return `stopped: ${what.join(', ')}${unkeyed}; wrote ${written}`;
 }

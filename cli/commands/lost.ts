@@ -4,8 +4,10 @@
  * recording (the PauseObserver's verdicts) or a receipt log (suspensions no resumption closed).
  * A recording with entries that do not hold all the peer sent (`incomplete`, `cut`: §5) is
  * reported INCOMPLETE, naming each line, seq and why; one with requests in no A2A dialect it reads
- * (§14.10) NOT UNDERSTOOD, likewise. Exit 1 when there are lost pauses or the recording is
- * incomplete, 0 when neither, 2 for input it cannot read (requests not understood included).
+ * (§14.10) NOT UNDERSTOOD, likewise; one where the observer could not read what the peer said
+ * (a malformed pause, an answer that does not parse: §14.2) UNREAD, likewise. Exit 1 when there are
+ * lost pauses or the recording is incomplete or unread, 0 when none, 2 for input it cannot read
+ * (requests not understood included).
  */
 import type { Command } from 'commander';
 import { describeVerification } from '../../src/logs/describe-verification.js';
@@ -20,7 +22,8 @@ import type { LostChain } from '../../src/observe/verdict-chains.js';
 import { ambiguityText, fleetFails } from '../../src/receipts/fleet.js';
 import { verifyReceiptLog } from '../../src/receipts/verify.js';
 import { type LostInterruptionListing, type LostPauseListing, OpenSuspensions } from '../../src/observe/lost-pauses.js';
-import type { Dialects, Incomplete } from '../../src/logs/lost-reading.js';
+import type { Dialects } from '../../src/logs/lost-reading.js';
+import { type RecordingGaps, gapless } from '../../src/logs/recording-gaps.js';
 import { A2aReplayError } from '../../src/errors.js';
 import { type LogSet, headProblem, openLogSet } from '../../src/logs/log-set.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
@@ -36,6 +39,7 @@ import {
   renderIncomplete,
   renderInterruptions,
   renderNotUnderstood,
+  renderUnread,
 } from '../lost-render.js';
 import { basename } from 'node:path';
 
@@ -234,8 +238,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
   let source: Source;
   let lost: LostPauseListing[];
   let interruptions: LostInterruptionListing[];
-  let incomplete: Incomplete = { listed: [], count: 0 };
-  let notUnderstood: Incomplete = { listed: [], count: 0 };
+  let gaps: RecordingGaps | null = null;
   let dialects: Dialects = {};
   let chains: readonly LostChain[] = [];
   // Lines the recorder could not write (a full disk until it stopped): moves with no receipt.
@@ -251,7 +254,7 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
     if (options.key?.length)
       throw new CliExit(EXIT.usage, '--key applies to receipt logs only; a recording is not signed');
     source = { kind: 'recording' };
-    ({ lost, interruptions, incomplete, notUnderstood, dialects, chains } = await lostInRecording(
+    ({ lost, interruptions, gaps, dialects, chains } = await lostInRecording(
       read,
       options.allowTornTail ?? false,
       options.explain ?? false,
@@ -297,12 +300,14 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
           lost,
           lostInterruptions: interruptions,
           ...(type === 'recording' ? {} : { unreceipted }),
-          ...(type === 'recording'
+          ...(gaps !== null
             ? {
-                complete: incomplete.count === 0,
-                incomplete: incomplete.listed,
-                understood: notUnderstood.count === 0,
-                notUnderstood: notUnderstood.listed,
+                complete: gaps.incomplete.count === 0,
+                incomplete: gaps.incomplete.listed,
+                understood: gaps.notUnderstood.count === 0,
+                notUnderstood: gaps.notUnderstood.listed,
+                read: gaps.unread.count === 0,
+                unread: gaps.unread.listed,
                 dialects,
               }
             : {}),
@@ -313,17 +318,22 @@ async function lostOne(file: string, read: string, options: LostCommandOptions):
       )}\n`,
     );
   else {
-    await writeLines(render(file, source, lost, incomplete.count > 0 || notUnderstood.count > 0));
+    await writeLines(render(file, source, lost, gaps !== null && !gapless(gaps)));
     await writeLines(renderInterruptions(file, interruptions));
     if (unreceipted !== null) process.stdout.write(`${file}: ${stallMessage(unreceipted)}\n`);
-    process.stdout.write(renderIncomplete(file, incomplete));
-    process.stdout.write(renderNotUnderstood(file, notUnderstood));
+    if (gaps !== null) {
+      process.stdout.write(renderIncomplete(file, gaps.incomplete));
+      process.stdout.write(renderNotUnderstood(file, gaps.notUnderstood));
+      process.stdout.write(renderUnread(file, gaps.unread));
+    }
     process.stdout.write(renderDialects(dialects));
     if (options.explain) await writeLines(renderChains(file, chains));
   }
   await exportVerdict(options, `lost-${basename(file).replace(/\.jsonl$/, '')}`, lost, interruptions);
-  // Traffic no dialect reads is input this tool cannot read: exit 2 before any other verdict.
-  if (notUnderstood.count > 0) throw new CliExit(EXIT.usage, '');
-  if (lost.length > 0 || interruptions.length > 0 || incomplete.count > 0 || unreceipted !== null)
+  // Traffic no dialect reads is input this tool cannot read: exit 2 before any other verdict. An
+  // entry incomplete or unread leaves the verdict untrusted: exit 1, as verify --recording says it.
+  if (gaps !== null && gaps.notUnderstood.count > 0) throw new CliExit(EXIT.usage, '');
+  const untrusted = gaps !== null && !gapless(gaps);
+  if (lost.length > 0 || interruptions.length > 0 || untrusted || unreceipted !== null)
     throw new CliExit(EXIT.drift, '');
 }

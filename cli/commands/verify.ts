@@ -15,12 +15,10 @@
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
-import { readObservedRequest } from '../../src/observe/dialect-view.js';
-import { entryIncompleteness } from '../../src/observe/entry-reads.js';
 import { printable } from '../../src/printable.js';
 import { defaultVerifyJobs } from '../../src/receipts/verify-jobs.js';
 import { type VerifyResult, verifyReceiptLog } from '../../src/receipts/verify.js';
-import { readRecordingFile } from '../../src/recording/recording-reader.js';
+import { type Incomplete, gapless, readRecordingGaps } from '../../src/logs/recording-gaps.js';
 import { A2aReplayError } from '../../src/errors.js';
 import type { Keyring } from '../../src/receipts/keys.js';
 import { checkSince, latestNote, scanLogTree } from '../../src/receipts/log-proofs.js';
@@ -51,14 +49,13 @@ import {
   withOpenEndOptions,
 } from '../options.js';
 
-/** Incomplete entries of a recording named by line; past this many they are only counted. */
-const INCOMPLETE_LISTED = 100;
-
 /**
  * What `--recording` adds: the recording the log was derived from must be the log's (its header
- * `id` is the log's `recording`), and read whole by the recorder: an entry marked `incomplete` hid
- * from the receipts whatever pause it showed (docs/design.md §5). Lines to print, and whether the
- * pair is sound.
+ * `id` is the log's `recording`), and read whole by the recorder and its observer (docs/design.md
+ * §5, §14.2, §14.10): an entry marked `incomplete`, a request in no dialect, or an answer the
+ * observer could not read hid from the receipts whatever pause it showed. The gaps are the ones
+ * `lost` names (`logs/recording-gaps`), but for a body the recording keeps as its head (`cut`):
+ * the recorder read that one whole. Lines to print, and whether the pair is sound.
  */
 async function checkRecording(log: string, recording: string): Promise<{ ok: boolean; lines: string[] }> {
   let logRecording: unknown;
@@ -69,55 +66,52 @@ async function checkRecording(log: string, recording: string): Promise<{ ok: boo
   } catch {
     logRecording = undefined;
   }
-  const lines: string[] = [];
-  const unread: string[] = [];
-  let unreadCount = 0;
-  let count = 0;
-  let ok = true;
+  let read: Awaited<ReturnType<typeof readRecordingGaps>>;
   try {
-    for await (const read of readRecordingFile(recording, { source: recording, allowTornTail: true })) {
-      if (read.kind === 'header') {
-        if (read.header.id !== logRecording) {
-          ok = false;
-          lines.push(
-            `${recording}: not the recording of ${log}: its id is ${JSON.stringify(read.header.id)}, ` +
-              `the log names ${JSON.stringify(logRecording ?? null)}`,
-          );
-        }
-        continue;
-      }
-      const view = read.entry.kind === 'request' ? readObservedRequest(read.entry) : undefined;
-      if (view?.kind === 'not-understood' && unreadCount++ < INCOMPLETE_LISTED)
-        unread.push(`${recording}:${read.line}: seq ${read.entry.seq}: ${view.why}`);
-      // A body kept as its head (`cut`) was observed whole while recording: the log is whole for it.
-      const missing = entryIncompleteness(read.entry);
-      if (missing?.field !== 'incomplete') continue;
-      count += 1;
-      if (count <= INCOMPLETE_LISTED) lines.push(`${recording}:${read.line}: seq ${read.entry.seq}: ${missing.why}`);
-    }
+    read = await readRecordingGaps(recording, { cutCounts: false, allowTornTail: true });
   } catch (error) {
     throw new CliExit(EXIT.usage, (error as Error).message);
   }
-  if (count > INCOMPLETE_LISTED) lines.push(`... and ${count - INCOMPLETE_LISTED} more`);
-  if (count > 0) {
+  const lines: string[] = [];
+  let ok = true;
+  if (read.id !== logRecording) {
     ok = false;
-    lines.unshift(
-      `${recording}: INCOMPLETE: the recorder could not read ${count} entr${count === 1 ? 'y' : 'ies'} in full; ` +
-        'a pause or resume they carried has no receipt in the log',
+    lines.push(
+      `${recording}: not the recording of ${log}: its id is ${JSON.stringify(read.id)}, ` +
+        `the log names ${JSON.stringify(logRecording ?? null)}`,
     );
-  } else if (ok && unreadCount === 0) {
-    lines.push(`${recording}: complete: the recorder read every answer whole`);
   }
-  if (unreadCount > 0) {
-    ok = false;
-    const n = unreadCount;
+  const { incomplete, notUnderstood, unread } = read.gaps;
+  const listed = (gap: Incomplete): string[] => [
+    ...gap.listed.map((i) => `${recording}:${i.line}: seq ${i.seq}: ${i.why}`),
+    ...(gap.count > gap.listed.length ? [`... and ${gap.count - gap.listed.length} more`] : []),
+  ];
+  if (incomplete.count > 0) {
+    const n = incomplete.count;
+    lines.push(
+      `${recording}: INCOMPLETE: the recorder could not read ${n} entr${n === 1 ? 'y' : 'ies'} in full; ` +
+        'a pause or resume they carried has no receipt in the log',
+      ...listed(incomplete),
+    );
+  }
+  if (notUnderstood.count > 0) {
+    const n = notUnderstood.count;
     lines.push(
       `${recording}: NOT UNDERSTOOD: ${n} request${n === 1 ? ' is' : 's are'} in no A2A dialect this tool reads; ` +
         'what they carried has no receipt in the log',
-      ...unread,
+      ...listed(notUnderstood),
     );
-    if (n > unread.length) lines.push(`... and ${n - unread.length} more`);
   }
+  if (unread.count > 0) {
+    const n = unread.count;
+    lines.push(
+      `${recording}: UNREAD: the observer could not read what the peer said at ${n} entr${n === 1 ? 'y' : 'ies'}; ` +
+        'a pause, resume or interruption shown there has no receipt in the log',
+      ...listed(unread),
+    );
+  }
+  if (!gapless(read.gaps)) ok = false;
+  else if (ok) lines.push(`${recording}: complete: the recorder read every answer whole`);
   return { ok, lines };
 }
 

@@ -35,19 +35,22 @@ import {
   TaskSchema,
 } from './gen/lf/a2a/v1/pause_pb.js';
 import * as v03 from './gen/a2a/v1/a2a_pb.js';
+import * as v03Pause from './gen/a2a/v1/pause_pb.js';
 import type { CoreMethod, PauseMethod } from '../protocol/methods.js';
 import {
   A2A_SERVICE,
-  A2A_V03_SERVICE,
+  type A2A_V03_SERVICE,
+  type A2A_V03_PAUSE_SERVICE,
   type GrpcVersion,
   PAUSE_SERVICE,
   type V03GrpcName,
   grpcCallOfPath,
   isV03GrpcName,
+  v03ServiceOf,
 } from './method-paths.js';
 
 export interface GrpcMethod {
-  service: typeof A2A_SERVICE | typeof PAUSE_SERVICE | typeof A2A_V03_SERVICE;
+  service: typeof A2A_SERVICE | typeof PAUSE_SERVICE | typeof A2A_V03_SERVICE | typeof A2A_V03_PAUSE_SERVICE;
   request: DescMessage;
   response: DescMessage;
   stream: boolean;
@@ -131,34 +134,63 @@ export const GRPC_METHODS: { readonly [M in CoreMethod | PauseMethod]: GrpcMetho
   },
 };
 
-const v03Method = (request: DescMessage, response: DescMessage, stream = false): GrpcMethod => ({
-  service: A2A_V03_SERVICE,
+const v03Method = (name: V03GrpcName, request: DescMessage, response: DescMessage, stream = false): GrpcMethod => ({
+  service: v03ServiceOf(name),
   request,
   response,
   stream,
 });
 
-/** Every method of A2A v0.3's service by its v0.3 name (a2a.proto of package `a2a.v1`). */
+/**
+ * Every method of A2A v0.3's services by its v0.3 name (a2a.proto of package `a2a.v1`, and the pause
+ * extension's `a2a.v1.pause`). Answers that carry a task are the extension's superset messages (the
+ * same fields, with TASK_STATE_PAUSED named and `TaskStatus.pause`), which decode a stock v0.3
+ * answer as a2a.v1's do (docs/design.md §4).
+ */
 export const GRPC_V03_METHODS: { readonly [M in V03GrpcName]: GrpcMethod } = {
-  SendMessage: v03Method(v03.SendMessageRequestSchema, v03.SendMessageResponseSchema),
-  SendStreamingMessage: v03Method(v03.SendMessageRequestSchema, v03.StreamResponseSchema, true),
-  GetTask: v03Method(v03.GetTaskRequestSchema, v03.TaskSchema),
-  CancelTask: v03Method(v03.CancelTaskRequestSchema, v03.TaskSchema),
-  TaskSubscription: v03Method(v03.TaskSubscriptionRequestSchema, v03.StreamResponseSchema, true),
+  SendMessage: v03Method('SendMessage', v03.SendMessageRequestSchema, v03Pause.SendMessageResponseSchema),
+  SendStreamingMessage: v03Method(
+    'SendStreamingMessage',
+    v03.SendMessageRequestSchema,
+    v03Pause.StreamResponseSchema,
+    true,
+  ),
+  GetTask: v03Method('GetTask', v03.GetTaskRequestSchema, v03Pause.TaskSchema),
+  CancelTask: v03Method('CancelTask', v03.CancelTaskRequestSchema, v03Pause.TaskSchema),
+  TaskSubscription: v03Method(
+    'TaskSubscription',
+    v03.TaskSubscriptionRequestSchema,
+    v03Pause.StreamResponseSchema,
+    true,
+  ),
   CreateTaskPushNotificationConfig: v03Method(
+    'CreateTaskPushNotificationConfig',
     v03.CreateTaskPushNotificationConfigRequestSchema,
     v03.TaskPushNotificationConfigSchema,
   ),
   GetTaskPushNotificationConfig: v03Method(
+    'GetTaskPushNotificationConfig',
     v03.GetTaskPushNotificationConfigRequestSchema,
     v03.TaskPushNotificationConfigSchema,
   ),
   ListTaskPushNotificationConfig: v03Method(
+    'ListTaskPushNotificationConfig',
     v03.ListTaskPushNotificationConfigRequestSchema,
     v03.ListTaskPushNotificationConfigResponseSchema,
   ),
-  DeleteTaskPushNotificationConfig: v03Method(v03.DeleteTaskPushNotificationConfigRequestSchema, EmptySchema),
-  GetAgentCard: v03Method(v03.GetAgentCardRequestSchema, v03.AgentCardSchema),
+  DeleteTaskPushNotificationConfig: v03Method(
+    'DeleteTaskPushNotificationConfig',
+    v03.DeleteTaskPushNotificationConfigRequestSchema,
+    EmptySchema,
+  ),
+  GetAgentCard: v03Method('GetAgentCard', v03.GetAgentCardRequestSchema, v03.AgentCardSchema),
+  PauseTask: v03Method('PauseTask', v03Pause.PauseTaskRequestSchema, v03Pause.PauseTaskResponseSchema),
+  ResumeTask: v03Method('ResumeTask', v03Pause.ResumeTaskRequestSchema, v03Pause.ResumeTaskResponseSchema),
+  AwaitTaskResumption: v03Method(
+    'AwaitTaskResumption',
+    v03Pause.AwaitTaskResumptionRequestSchema,
+    v03Pause.AwaitTaskResumptionResponseSchema,
+  ),
 };
 
 /**
@@ -172,6 +204,6 @@ export function grpcMethodOfPath(
   const call = grpcCallOfPath(path);
   if (call === undefined) return undefined;
   if (call.version === '1.0') return { ...call, method: GRPC_METHODS[call.name] };
-  const v03Name = path.slice(A2A_V03_SERVICE.length + 2);
+  const v03Name = path.slice(path.lastIndexOf('/') + 1);
   return isV03GrpcName(v03Name) ? { ...call, method: GRPC_V03_METHODS[v03Name] } : undefined;
 }

@@ -23,6 +23,7 @@ import { type LogGroup, givenLogs } from './given-logs.js';
 import { strayLogs, verifyGroupInto } from './group-series.js';
 import { firstLineType, lostInReceiptLog, lostInRecording } from './lost-reading.js';
 import { readFirstLine } from './first-line.js';
+import type { RecordingGaps } from './recording-gaps.js';
 import { auditSeries } from './series-audit.js';
 import { type HeadPlacement, givenLogHeaders, placeSeriesHead } from './series-head.js';
 import { type SeriesHead, readSeriesHead } from '../receipts/log-head.js';
@@ -195,12 +196,19 @@ export interface LostPauses {
   verification: string;
   /** A fleet's whole verdict: pauses paired across logs, orphan resumptions, ambiguous ones. */
   fleet?: FleetVerdict;
+  /**
+   * For a recording: where the observer could not follow the peer (entries incomplete, requests not
+   * understood, what it could not read of the peer's answers). With any, the listing is not a
+   * clean verdict (see {@link gapless}); null for receipt logs.
+   */
+  gaps: RecordingGaps | null;
 }
 
 /**
  * The lost pauses of a log set, or of a recording (the observer's verdicts over its entries,
- * given as its path). With keys, each log is verified as it is read and one that does not
- * verify is an error naming its line; an open end is accepted and said.
+ * given as its path, with where it could not follow the peer: `gaps`). With keys, each log is
+ * verified as it is read and one that does not verify is an error naming its line; an open end is
+ * accepted and said.
  */
 export async function lostPauses(setOrRecording: LogSet | string): Promise<LostPauses> {
   if (typeof setOrRecording === 'string') {
@@ -208,7 +216,13 @@ export async function lostPauses(setOrRecording: LogSet | string): Promise<LostP
     if (firstLineType(file, await readFirstLine(file)) !== 'recording')
       throw new A2aReplayError('INVALID_ARGUMENT', `${file}: a receipt log: open it with openLogSet`);
     const read = await lostInRecording(file, false, false);
-    return { kind: 'recording', lost: read.lost, interruptions: read.interruptions, verification: 'recording' };
+    return {
+      kind: 'recording',
+      lost: read.lost,
+      interruptions: read.interruptions,
+      verification: 'recording',
+      gaps: read.gaps,
+    };
   }
   const set = setOrRecording;
   // The head first: a log it names that was not given holds what may be lost.
@@ -216,7 +230,13 @@ export async function lostPauses(setOrRecording: LogSet | string): Promise<LostP
   if (problem !== null) throw new A2aReplayError('RECEIPT_INVALID', problem);
   if (set.kind === 'series') {
     const read = await lostInSeries(set.group.files, set.keyring, set.allowTornTail);
-    return { kind: 'series', lost: read.lost, interruptions: read.interruptions, verification: read.verification };
+    return {
+      kind: 'series',
+      lost: read.lost,
+      interruptions: read.interruptions,
+      verification: read.verification,
+      gaps: null,
+    };
   }
   if (set.kind === 'fleet') {
     const verdict = await fleetVerdictOf(
@@ -230,12 +250,19 @@ export async function lostPauses(setOrRecording: LogSet | string): Promise<LostP
       interruptions: [],
       verification: set.keyring ? 'receipt logs, verified' : 'receipt logs, unverified',
       fleet: verdict,
+      gaps: null,
     };
   }
   const file = set.files[0]!;
   if (set.keyring === undefined) {
     const open = await lostInReceiptLog(file, set.allowTornTail);
-    return { kind: 'log', lost: open.lost(), interruptions: open.lostInterruptions(), verification: 'unverified' };
+    return {
+      kind: 'log',
+      lost: open.lost(),
+      interruptions: open.lostInterruptions(),
+      verification: 'unverified',
+      gaps: null,
+    };
   }
   const open = new OpenSuspensions();
   const result = await verifyReceiptLog(file, {
@@ -257,6 +284,7 @@ export async function lostPauses(setOrRecording: LogSet | string): Promise<LostP
     lost: open.lost(),
     interruptions: open.lostInterruptions(),
     verification: describeVerification(result).basis.join('; '),
+    gaps: null,
   };
 }
 

@@ -2,8 +2,8 @@
  * @module logs/lost-reading
  * Reading what was lost (docs/design.md §7 `LostPause`, §14): from a recording, the observer's
  * verdicts through the pipeline record and run use, with the entries it could not read in full
- * (`incomplete`, §5) or in any dialect (§14.10) and the dialects it mixed; from a receipt log, the
- * suspensions no resumption closed, its lines read as they come.
+ * (`incomplete`, §5), in any dialect (§14.10) or at all (§14.2), and the dialects it mixed; from a
+ * receipt log, the suspensions no resumption closed, its lines read as they come.
  */
 import { existsSync } from 'node:fs';
 import type { Keyring } from '../receipts/keys.js';
@@ -20,22 +20,13 @@ import { readReceiptLogLine } from '../receipts/read-line.js';
 import type { ReceiptLogLine } from '../receipts/types.js';
 import type { RecordingEntry } from '../recording/format.js';
 import { readRecordingFile } from '../recording/recording-reader.js';
+import { RecordingGapCollector, type RecordingGaps } from './recording-gaps.js';
 import {
   type LostInterruptionListing,
   LostPauseCollector,
   type LostPauseListing,
   OpenSuspensions,
 } from '../observe/lost-pauses.js';
-
-/** Incomplete entries listed by line; past this many they are only counted. */
-export const INCOMPLETE_LISTED = 100;
-
-/** Where a recording does not hold what the peer sent (docs/design.md §5, §14): what `lost` cannot see. */
-export interface Incomplete {
-  /** The first {@link INCOMPLETE_LISTED}, in file order: line, seq and why. */
-  listed: { line: number; seq: number; why: string }[];
-  count: number;
-}
 
 export type Dialects = Record<string, number>;
 
@@ -74,7 +65,7 @@ export function firstLineType(file: string, text: string): string {
 /**
  * The observer's verdicts over a recording, through the same pipeline record and run use, its
  * entries read as they come (the observer's memory is bounded; the recording is never held whole),
- * and the entries it could not read in full (`incomplete-entry` findings).
+ * and where it could not follow the peer (its gaps: `logs/recording-gaps`).
  */
 export async function lostInRecording(
   file: string,
@@ -83,18 +74,15 @@ export async function lostInRecording(
 ): Promise<{
   lost: LostPauseListing[];
   interruptions: LostInterruptionListing[];
-  incomplete: Incomplete;
-  notUnderstood: Incomplete;
+  gaps: RecordingGaps;
   dialects: Dialects;
   chains: readonly LostChain[];
 }> {
   const collector = new LostPauseCollector();
   let chains: VerdictChains | undefined;
-  const incomplete: Incomplete = { listed: [], count: 0 };
-  const notUnderstood: Incomplete = { listed: [], count: 0 };
+  const gaps = new RecordingGapCollector({ cutCounts: true });
   const dialects: Dialects = {};
   const versions = new EntryVersions();
-  const lines = new Map<number, number>();
   let pipeline: ObservationPipeline | undefined;
   let lastAt = '';
   for await (const read of readRecordingFile(file, { allowTornTail, source: file })) {
@@ -103,14 +91,7 @@ export async function lostInRecording(
         recordingId: read.header.id,
         spans: collector,
         retainFindings: false,
-        onFinding: (finding) => {
-          const into =
-            finding.code === 'incomplete-entry' ? incomplete : finding.code === 'not-understood' ? notUnderstood : null;
-          if (into === null || finding.seq === null) return;
-          into.count += 1;
-          if (into.listed.length < INCOMPLETE_LISTED)
-            into.listed.push({ line: lines.get(finding.seq) ?? 0, seq: finding.seq, why: finding.message });
-        },
+        onFinding: (finding) => gaps.add(finding),
       });
       lastAt = read.header.createdAt;
       if (explain) chains = new VerdictChains(read.header.id);
@@ -118,8 +99,7 @@ export async function lostInRecording(
       lastAt = read.entry.at;
       countDialect(dialects, read.entry);
       versions.add(read.entry);
-      lines.clear();
-      lines.set(read.entry.seq, read.line);
+      gaps.line(read.entry.seq, read.line);
       void pipeline?.push(read.entry);
       chains?.observe(read.entry, read.line);
     }
@@ -134,8 +114,7 @@ export async function lostInRecording(
   return {
     lost: versioned(collector.lost),
     interruptions: versioned(collector.lostInterruptions),
-    incomplete,
-    notUnderstood,
+    gaps: gaps.gaps,
     dialects,
     chains: chains?.lost ?? [],
   };

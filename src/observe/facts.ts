@@ -26,9 +26,11 @@ import {
   callFact,
   controlAnswerFact,
   openExchange,
+  paramsIssue,
   readAnswer,
   ref,
   resultField,
+  unreadCallWhy,
 } from './observed-exchange.js';
 import type { Fact, Origin, ReadItem, TaskRef } from './fact.js';
 import { entryIncompleteness, entryProblem, taskIdFromRaw, taskIdOfCall } from './entry-reads.js';
@@ -197,15 +199,8 @@ export class FactReader {
     if (!isKnownMethod(view.method)) return;
     const call = parseMethodCall(view.method, view.params);
     if (!call.ok) {
-      // JSON-RPC params sit in the body; HTTP+JSON params come from path, query and body.
-      const at = view.binding === 'JSONRPC' ? 'body.' : '';
-      this.#finding(
-        'malformed-params',
-        entry.seq,
-        `${at}${call.issue.field}`,
-        `${at}${formatIssue(call.issue)}`,
-        taskIdFromRaw(view.params),
-      );
+      ex.paramsUnread = true;
+      this.#issue(paramsIssue(view.binding, call.issue), entry.seq, taskIdFromRaw(view.params));
       return;
     }
     ex.call = call.value;
@@ -399,7 +394,11 @@ export class FactReader {
 
   #onCallResult(ex: ObservedExchange, entry: RecordingEntry, result: unknown): void {
     const call = ex.call;
-    if (!call) return;
+    if (!call) {
+      // The peer carried out a call the observer could not read: what it did is not seen (§14.2).
+      if (ex.paramsUnread) this.#finding('unread-call', entry.seq, resultField(ex), unreadCallWhy(ex));
+      return;
+    }
     const field = resultField(ex);
     const scanned = this.scan ? scanCallResult(call.method, result, field) : undefined;
     const snapshot: Origin = { kind: 'snapshot', xid: ex.xid, multi: false };

@@ -14,6 +14,11 @@ export const FINDING_CODES = [
   'malformed-json-rpc',
   /** A request's `params` do not parse for its method. */
   'malformed-params',
+  /**
+   * The peer answered with a result a call whose request did not parse (`malformed-params`): what
+   * it did to the task is not read (docs/design.md §14.2).
+   */
+  'unread-call',
   /** A result or stream event does not parse (other than its pause payload). */
   'malformed-result',
   /** A pause or resume payload (`status.pause`, resume metadata, `metadata.harn.pause`) is malformed. */

@@ -9,7 +9,7 @@ import { readTarget } from '../http/request-target.js';
 import type { JsonRpcId } from '../protocol/json-rpc.js';
 import { CONTROL_PATH } from '../protocol/methods.js';
 import type { MethodCall } from '../protocol/params.js';
-import { isRecord } from '../protocol/read.js';
+import { type FieldIssue, formatIssue, isRecord } from '../protocol/read.js';
 import type { CallBinding } from './call-view.js';
 import type { TaskState } from '../protocol/types.js';
 import type { SpanRef } from '../receipts/types.js';
@@ -19,6 +19,7 @@ import { parseTraceparent } from '../tracing/span-events.js';
 import type { ControlCall, EntryRef, Fact } from './fact.js';
 import type { A2aVersion } from './dialect-view.js';
 import { v03Result } from './v03-dialect.js';
+import type { SightingIssue } from './sightings.js';
 
 /** One exchange from its request to its end. */
 export interface ObservedExchange {
@@ -32,6 +33,8 @@ export interface ObservedExchange {
   /** The A2A version its request was read in (observe/dialect-view); undefined for what is no call. */
   version: A2aVersion | undefined;
   call: MethodCall | undefined;
+  /** The call's params did not parse (`malformed-params`): a result the peer answers it with is unread. */
+  paramsUnread: boolean;
   seq: number;
   /** Tasks this exchange carried (stream events, or a streaming method's single JSON answer). */
   carries: Set<string>;
@@ -52,6 +55,7 @@ export function openExchange(entry: RecordingEntry): ObservedExchange {
     rpcId: undefined,
     version: undefined,
     call: undefined,
+    paramsUnread: false,
     seq: entry.seq,
     carries: new Set(),
     lastState: new Map(),
@@ -215,4 +219,19 @@ export function carryPrompt(ex: ObservedExchange, result: unknown): unknown {
 
 function hasData(part: unknown): boolean {
   return isRecord(part) && part.data !== undefined;
+}
+
+/** Why a result answering a call whose params did not parse is unread (the `unread-call` finding). */
+export function unreadCallWhy(ex: ObservedExchange): string {
+  return (
+    `the peer answered exchange ${ex.xid} with a result, but its request's params did not parse: ` +
+    'what the call did is not read'
+  );
+}
+
+/** The `malformed-params` finding of a request whose params do not parse for its method. */
+export function paramsIssue(binding: CallBinding, issue: FieldIssue): SightingIssue {
+  // JSON-RPC params sit in the body; HTTP+JSON params come from path, query and body.
+  const at = binding === 'JSONRPC' ? 'body.' : '';
+  return { code: 'malformed-params', field: `${at}${issue.field}`, message: `${at}${formatIssue(issue)}` };
 }

@@ -74,7 +74,8 @@ export function v03Message(value: unknown, form: V03Form): unknown {
 const PAUSED_NUMBER = 9;
 
 function state(value: unknown, form: V03Form): unknown {
-  // Decoded from v0.3 gRPC, a state the v0.3 enum has no name for is its number: 9 is PAUSED.
+  // Decoded from v0.3 gRPC with a2a.v1's enum (a recording made before its pause extension, §14.10),
+  // a state it has no name for is its number: 9 is PAUSED.
   if (form === 'proto' && value === PAUSED_NUMBER) return 'TASK_STATE_PAUSED';
   if (typeof value !== 'string') return value;
   if (form === 'proto') return value === 'TASK_STATE_CANCELLED' ? 'TASK_STATE_CANCELED' : value;

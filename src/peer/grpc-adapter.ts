@@ -1,9 +1,10 @@
 /**
  * @module peer/grpc-adapter
  * The reference peer's gRPC binding (docs/design.md §16): `lf.a2a.v1.A2AService` and the pause
- * extension's `lf.a2a.v1.pause.A2APauseService`, and A2A v0.3's `a2a.v1.A2AService` (converted at
- * the edge by src/peer/v03-grpc.ts; each served as `--a2a-version` says) on grpc-js, over connections the peer's port
- * hands it (src/http/transport-sniff.ts). Each call's message is decoded with the generated codec
+ * extension's `lf.a2a.v1.pause.A2APauseService`, and A2A v0.3's `a2a.v1.A2AService` with its pause
+ * extension's `a2a.v1.pause.A2APauseService` (converted at the edge by src/peer/v03-grpc.ts; each
+ * served as `--a2a-version` says) on grpc-js, over connections the peer's port hands it
+ * (src/http/transport-sniff.ts). Each call's message is decoded with the generated codec
  * (src/grpc/gen), turned into its ProtoJSON, which is the JSON-RPC `params`, and handed to the
  * same {@link RequestHandler} as the JSON-RPC and HTTP+JSON adapters; results and stream events
  * are ProtoJSON encoded with the pause extension's superset messages, so TASK_STATE_PAUSED and
@@ -137,7 +138,7 @@ interface ServedMethod {
   dialect: Dialect;
 }
 
-/** The methods of the dialects `setting` serves: v1.0's two services, v0.3's `a2a.v1.A2AService`. */
+/** The methods of the dialects `setting` serves: v1.0's two services, v0.3's two (`a2a.v1`, `a2a.v1.pause`). */
 function servedMethods(setting: A2aVersionSetting): ServedMethod[] {
   const v10 = (Object.entries(GRPC_METHODS) as [CoreMethod | PauseMethod, GrpcMethod][]).map(
     ([name, method]): ServedMethod => ({ name, v1: name, method, dialect: '1.0' }),

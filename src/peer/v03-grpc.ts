@@ -9,9 +9,11 @@
  * src/observe/v03-dialect.ts), push configs as named resources, and only what the v0.3 messages
  * can encode. Pure.
  *
- * v0.3's proto has no pause extension and no TASK_STATE_PAUSED: the pause methods are not served
- * over v0.3 gRPC, and a paused task's state goes out as enum value 9, the number pause.proto gives
- * TASK_STATE_PAUSED, which a v0.3 client reads as a state it does not know.
+ * v0.3's proto has no pause extension: this project's (proto/a2a/v1/pause.proto, docs/design.md
+ * §4) serves PauseTask, ResumeTask and AwaitTaskResumption as `a2a.v1.pause.A2APauseService`, with
+ * the RFC's params and results, and a task's answers go out in its superset messages:
+ * TASK_STATE_PAUSED (9) and `TaskStatus.pause` (field 4), which a stock v0.3 client reads as a
+ * state it has no name for and skips.
  */
 import type { JsonObject, JsonValue } from '../canonical/canonical-json.js';
 import { v03GrpcParams } from '../observe/v03-dialect.js';
@@ -31,23 +33,6 @@ export function grpcParamsFromV03(method: string, params: JsonValue): unknown {
     : v03GrpcParams(method, params);
 }
 
-/** The pause extension's state number (pause.proto), which v0.3's TaskState has no name for. */
-const PAUSED_NUMBER = 9;
-
-/** A status as v0.3's TaskStatus can carry it: no `pause` member, PAUSED as its number. */
-function statusForGrpc(value: JsonValue | undefined): JsonValue | undefined {
-  const s = asObj(value);
-  if (s === undefined) return value;
-  const { pause: _pause, ...out } = s;
-  if (out.state === 'TASK_STATE_PAUSED') out.state = PAUSED_NUMBER;
-  return out;
-}
-
-function taskForGrpc(value: JsonValue | undefined): JsonValue | undefined {
-  const t = asObj(value);
-  return t === undefined || t.status === undefined ? value : { ...t, status: statusForGrpc(t.status) ?? null };
-}
-
 /** A v1.0 push config as v0.3's named resource `tasks/{taskId}/pushNotificationConfigs/{id}`. */
 function pushConfigToV03(value: JsonValue): JsonValue {
   const c = asObj(value);
@@ -58,24 +43,22 @@ function pushConfigToV03(value: JsonValue): JsonValue {
   return { name: `tasks/${task}/pushNotificationConfigs/${id}`, pushNotificationConfig: config };
 }
 
-/** A v1.0 StreamResponse as v0.3's (`final` on the status update that ends the stream). */
+/**
+ * A v1.0 StreamResponse as v0.3's (`final` on the status update that ends the stream), the superset
+ * StreamResponse carrying a paused task's state and pause.
+ */
 export function grpcEventToV03(event: StreamResponse): JsonObject {
-  const e = eventToV03Proto(event);
-  if (e.task !== undefined) return { task: taskForGrpc(e.task) ?? null };
-  const update = asObj(e.statusUpdate);
-  return update === undefined ? e : { statusUpdate: { ...update, status: statusForGrpc(update.status) ?? null } };
+  return eventToV03Proto(event);
 }
 
-/** A v1.0 result of `method` as ProtoJSON of the v0.3 method's response message. */
+/**
+ * A v1.0 result of `method` as ProtoJSON of the v0.3 method's response message (a task's in the
+ * superset Task, its pause kept; the pause methods' results as the RFC's).
+ */
 export function grpcResultToV03(method: string, result: unknown): unknown {
   const r = asObj(resultToV03Proto(method, result));
   if (r === undefined) return result;
   switch (method) {
-    case 'SendMessage':
-      return r.task === undefined ? r : { task: taskForGrpc(r.task) ?? null };
-    case 'GetTask':
-    case 'CancelTask':
-      return taskForGrpc(r);
     case 'CreateTaskPushNotificationConfig':
     case 'GetTaskPushNotificationConfig':
       return pushConfigToV03(r);

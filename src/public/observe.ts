@@ -7,6 +7,7 @@
 export { PauseObserver, type ObserverOptions, type ObserverStats } from '../observe/pause-observer.js';
 export type { ObserverOutput } from '../observe/suspension.js';
 export type { ObserverFinding } from '../observe/findings.js';
+export { type FindingBearing, FINDING_BEARING, findingSpoilsVerdict } from '../observe/finding-bearing.js';
 export { ObservationPipeline, type ObservationPipelineOptions, type ReceiptSink } from '../observe/pipeline.js';
 export { OBSERVER_RULES, type RuleListing } from '../observe/rules/tables.js';
 export {

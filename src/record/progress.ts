@@ -2,12 +2,14 @@
  * @module record/progress
  * What a recorder tells while it runs (docs/design.md §9): one {@link RecorderEvent} per pause,
  * resume and lost pause as its receipt is written or the loss is seen, and per request in no A2A
- * dialect the observer reads (docs/design.md §14.10); at the stop, the counts of
- * {@link RecordCounts}. Without a listener it only counts: a few integer additions per receipt and
- * per exchange, nothing per entry. A request not understood is also said at once as a warning
- * (the first {@link NOT_UNDERSTOOD_TOLD}), whoever listens.
+ * dialect the observer reads (docs/design.md §14.10) or entry whose peer's words it could not
+ * read (§14.2); at the stop, the counts of {@link RecordCounts}. Without a listener it only counts:
+ * a few integer additions per receipt and per exchange, nothing per entry. A request not
+ * understood and an entry unread are also said at once as warnings (the first
+ * {@link NOT_UNDERSTOOD_TOLD} of each), whoever listens.
  */
-import type { ObserverFinding } from '../observe/findings.js';
+import { FINDING_BEARING } from '../observe/finding-bearing.js';
+import type { FindingCode, ObserverFinding } from '../observe/findings.js';
 import type { ReceiptSink } from '../observe/pipeline.js';
 import type { ResumptionDraft, SuspensionDraft } from '../receipts/types.js';
 import type { RecorderWarn } from './warnings.js';
@@ -25,7 +27,9 @@ export type RecorderEvent =
     }
   | { kind: 'resume'; taskId: string; principal: string | null; cause: string; outcome: string }
   | { kind: 'lost-pause'; taskId: string | null; message: string }
-  | { kind: 'not-understood'; seq: number | null; message: string };
+  | { kind: 'not-understood'; seq: number | null; message: string }
+  /** An entry where the observer could not read what the peer said (docs/design.md §14.2). */
+  | { kind: 'unread'; seq: number | null; code: FindingCode; message: string };
 
 /** What a recorder counted from its start to its stop. */
 export interface RecordCounts {
@@ -35,6 +39,8 @@ export interface RecordCounts {
   receipts: number;
   lostPauses: number;
   notUnderstood: number;
+  /** Entries where the observer could not read what the peer said (docs/design.md §14.2). */
+  unread: number;
 }
 
 /** Requests not understood said one by one; past this many they are counted. */
@@ -50,6 +56,7 @@ export class RecordProgress {
     receipts: 0,
     lostPauses: 0,
     notUnderstood: 0,
+    unread: 0,
   };
 
   constructor(options: { onEvent?: ((event: RecorderEvent) => void) | undefined; warn: RecorderWarn }) {
@@ -122,8 +129,8 @@ export class RecordProgress {
   }
 
   /**
-   * A finding of the observer: a lost pause is counted and told; a request not understood is
-   * counted, told and said at once as a warning.
+   * A finding of the observer: a lost pause is counted and told; a request not understood, or an
+   * entry unread (`observe/finding-bearing`), is counted, told and said at once as a warning.
    */
   finding(finding: ObserverFinding): void {
     if (finding.code === 'not-understood') {
@@ -133,6 +140,18 @@ export class RecordProgress {
         this.#warn(`not understood (seq ${finding.seq ?? '-'}): ${finding.message}; nothing it carried is observed`);
       if (n === NOT_UNDERSTOOD_TOLD) this.#warn('further requests not understood are counted and said at the stop');
       this.#onEvent?.({ kind: 'not-understood', seq: finding.seq ?? null, message: finding.message });
+      return;
+    }
+    if (FINDING_BEARING[finding.code] === 'unread') {
+      this.#counts.unread += 1;
+      const n = this.#counts.unread;
+      if (n <= NOT_UNDERSTOOD_TOLD)
+        this.#warn(
+          `unread (seq ${finding.seq ?? '-'}): ${finding.code}: ${finding.message}; ` +
+            'a pause or resume it showed is not observed',
+        );
+      if (n === NOT_UNDERSTOOD_TOLD) this.#warn('further unread entries are counted and said at the stop');
+      this.#onEvent?.({ kind: 'unread', seq: finding.seq ?? null, code: finding.code, message: finding.message });
       return;
     }
     if (finding.code !== 'lost-pause') return;

@@ -23,6 +23,7 @@ import { errorMessage } from '../errors.js';
 import { describeDrift } from '../replay/reporters/text.js';
 import type { RecordingResult } from '../replay/result.js';
 import { LostPauseCollector } from '../observe/lost-pauses.js';
+import { type RecordingGaps, gapNotes, gapsOfFindings, gapsWord } from '../logs/recording-gaps.js';
 import type { Lane, LanePause, LaneState, ReportRow, ReportSection, UnlistedPauses } from './html-report.js';
 import { REPORT_LISTED_PAUSES, ReceiptRows, type ShownPause } from './receipt-rows.js';
 import { type InterruptionRow, type InterruptionVerdict, InterruptionRows } from './interruption-rows.js';
@@ -147,6 +148,8 @@ interface RecordingData {
   lostInterruptions: Map<string, InterruptionVerdict>;
   /** Its pauses counted and not listed. */
   unlisted: UnlistedPauses;
+  /** Where the observer could not follow the peer, as `lost` names it (docs/design.md §14.2). */
+  gaps: RecordingGaps;
 }
 
 /** The rules of each pause of a recording: a second observer run over its entries (§14.8). */
@@ -191,11 +194,16 @@ async function recordingData(file: string, listed = REPORT_LISTED_PAUSES): Promi
     rulesOf,
     versionsOf,
   );
+  // A recording has no empty line: entry i is on line i + 2.
+  const lineOf = new Map(recording.entries.map((e, i) => [e.seq, i + 2]));
+  const gaps = gapsOfFindings(derived.findings, (seq) => lineOf.get(seq) ?? 0, { cutCounts: true });
+  const torn = recording.tornTail ? [`torn last line ${recording.tornTail.line} skipped`] : [];
   return {
     id: recording.header.id,
     states: statesOf(recording.entries),
     pauses,
-    notes: recording.tornTail ? [`torn last line ${recording.tornTail.line} skipped`] : [],
+    notes: [...torn, ...gapNotes(file, gaps)],
+    gaps,
     rulesOf,
     interruptions: interrupted.build((span) => lostInterruptions.get(span.spanId) ?? null, versionsOf),
     lostInterruptions,
@@ -286,7 +294,7 @@ export function sectionOf(
 export async function recordingSection(file: string): Promise<ReportSection> {
   const data = await recordingData(file);
   const rows = rowsOf(data.pauses);
-  const verdict = verdictOf(rows, data.unlisted);
+  const verdict = `${verdictOf(rows, data.unlisted)}${gapsWord(data.gaps)}`;
   const section = sectionOf(file, 'recording', verdict, lanesOf(data.states, data.pauses), rows, data.notes);
   return withInterruptions(withUnlisted(section, data.unlisted), data.interruptions);
 }
@@ -351,7 +359,7 @@ export async function joinedSection(
   const section = sectionOf(
     `${recordingFile} + ${logFile}`,
     'recording + receipt log',
-    `${verdictOf(rows, log.receipts.unlisted)}, ${log.checked}`,
+    `${verdictOf(rows, log.receipts.unlisted)}, ${log.checked}${gapsWord(recording.gaps)}`,
     lanesOf(recording.states, pauses),
     rows,
     notes,

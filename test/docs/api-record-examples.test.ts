@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { canonicalJson, startPeer } from '../../src/index.js';
 import {
   describeVerification,
+  gapless,
   generateReceiptKey,
   lostPauses,
   openLogSet,
@@ -61,14 +62,18 @@ it('reads the logs it wrote as one series, verified, with nothing lost', async (
   const verification = await verifyLogSet(set);
   if (verification.kind === 'log') console.log(describeVerification(verification.result).word);
   const lost = await lostPauses(set); // or lostPauses('session.jsonl'): a recording's, by the observer
-  // lost.lost: pauses never resumed; lost.interruptions; lost.fleet for a fleet's pairing
+  // lost.lost: pauses never resumed; lost.interruptions; lost.fleet for a fleet's pairing;
+  // lost.gaps for a recording: incomplete, notUnderstood, unread entries (gapless(gaps) when clean)
   await set.close();
 
   expect(set.kind).toBe('series');
   expect(verification.ok).toBe(true);
   expect(lost.lost).toEqual([]);
   expect(lost.interruptions).toEqual([]);
-  expect((await lostPauses(join(dir, 'session.jsonl'))).kind).toBe('recording');
+  const recording = await lostPauses(join(dir, 'session.jsonl'));
+  expect(recording.kind).toBe('recording');
+  expect(recording.gaps !== null && gapless(recording.gaps)).toBe(true);
+  expect(lost.gaps).toBeNull();
 });
 
 it('runs each line of the two examples in docs/api.md as written there', async () => {

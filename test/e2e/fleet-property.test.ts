@@ -315,25 +315,6 @@ describe('a fleet of two replicas and direct calls, random traffic', () => {
           }
         }
         const verdict = ledger.finish();
-        console.log(
-          JSON.stringify({
-            receipts: all.map(([r, n]) => [
-              n,
-              r.type,
-              r.taskId.slice(-4),
-              r.type === 'ResumptionReceipt'
-                ? [
-                    r.cause,
-                    r.outcome,
-                    r.resumedAt,
-                    r.inferred,
-                    r.suspension === null ? r.outside : r.suspension.slice(-6),
-                  ]
-                : [r.pausedAt, r.resumeTokenHash?.slice(-6), sealLine(r).hash.slice(-6)],
-            ]),
-            truth: [...truth].map(([h, t]) => [h.slice(-6), t.end?.cause, t.end?.at]),
-          }),
-        );
         counts.paired += verdict.paired.length;
         counts.lost += verdict.lost.length;
         counts.orphans += verdict.orphans.length;

@@ -1,10 +1,11 @@
 /**
  * A pause of a task reached over A2A v0.3 gRPC, end to end through `record --key` (docs/design.md
  * §4, §14.10, §16): the stock 0.3.14 gRPC client starts the reference peer's task over
- * `a2a.v1.A2AService`; v0.3 has no pause method over gRPC, so the pause and the resume travel as
- * the v0.3 JSON-RPC extension (`tasks/pause`, `tasks/resume`); a v0.3 gRPC GetTask after them
- * reads the task working again. One Suspension and one Resumption receipt, no finding; `run` on
- * the embedded peer derives them again; `mock` serves the session back, the GetTask over gRPC.
+ * `a2a.v1.A2AService`; the pause and the resume travel over another binding, as the v0.3
+ * JSON-RPC extension (`tasks/pause`, `tasks/resume`; over v0.3 gRPC itself:
+ * pause-v03-grpc-service.test.ts); a v0.3 gRPC GetTask after them reads the task working again.
+ * One Suspension and one Resumption receipt, no finding; `run` on the embedded peer derives them
+ * again; `mock` serves the session back, the GetTask over gRPC.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

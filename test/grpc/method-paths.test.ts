@@ -18,11 +18,15 @@ describe('grpcMethodNameOfPath', () => {
     }
   });
 
-  it("names each method of v0.3's service (package a2a.v1) as the v1.0 method it is, with v0.3's messages", () => {
+  it("names each method of v0.3's services (a2a.v1, a2a.v1.pause) as its v1.0 method, with v0.3's messages", () => {
     const names = Object.keys(GRPC_V03_METHODS) as (keyof typeof GRPC_V03_METHODS)[];
-    expect(names).toHaveLength(10);
+    expect(names).toHaveLength(13);
     for (const v03 of names) {
-      const path = `/a2a.v1.A2AService/${v03}`;
+      const service = ['PauseTask', 'ResumeTask', 'AwaitTaskResumption'].includes(v03)
+        ? 'a2a.v1.pause.A2APauseService'
+        : 'a2a.v1.A2AService';
+      expect(GRPC_V03_METHODS[v03].service).toBe(service);
+      const path = `/${service}/${v03}`;
       const name = V03_GRPC_METHODS[v03];
       expect(grpcMethodNameOfPath(path)).toBe(name);
       expect(grpcMethodOfPath(path)).toEqual({ name, method: GRPC_V03_METHODS[v03], version: '0.3' });
@@ -31,7 +35,7 @@ describe('grpcMethodNameOfPath', () => {
     }
     expect(grpcMethodNameOfPath('/a2a.v1.A2AService/TaskSubscription')).toBe('SubscribeToTask');
     expect(grpcPathOf('ListTasks', '0.3')).toBeUndefined();
-    expect(grpcPathOf('PauseTask', '0.3')).toBeUndefined();
+    expect(grpcPathOf('PauseTask', '0.3')).toBe('/a2a.v1.pause.A2APauseService/PauseTask');
   });
 
   it('names nothing for a path that is not exactly one of them', () => {
@@ -45,6 +49,8 @@ describe('grpcMethodNameOfPath', () => {
       '/a2a.v1.A2AService/ListTasks',
       '/a2a.v1.A2AService/SubscribeToTask',
       '/a2a.v1.A2AService/constructor',
+      '/a2a.v1.A2AService/PauseTask',
+      '/a2a.v1.pause.A2APauseService/GetTask',
       '/',
       '',
     ]) {
