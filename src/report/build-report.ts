@@ -8,6 +8,7 @@
  */
 import { type JsonValue, sha256Prefixed } from '../canonical/canonical-json.js';
 import { EntryVersions } from '../observe/entry-versions.js';
+import { stateFromV03 } from '../protocol/methods.js';
 import { VerdictRules } from '../observe/verdict-rules.js';
 import type { RulesOf, VersionsOf } from '../receipts/audit.js';
 import type { Keyring } from '../receipts/keys.js';
@@ -35,7 +36,7 @@ type Obj = { [key: string]: JsonValue };
 const obj = (v: JsonValue | undefined): Obj | undefined =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? v : undefined;
 
-/** (task, state) pairs an answer or event shows; a legacy pause envelope counts as PAUSED. */
+/** (task, state) pairs an answer or event shows, in either dialect; a legacy pause envelope counts as PAUSED. */
 function statesIn(body: JsonValue | undefined): { taskId: string; state: string }[] {
   const out: { taskId: string; state: string }[] = [];
   const stack: { value: JsonValue | undefined; depth: number }[] = [{ value: body, depth: 0 }];
@@ -50,7 +51,13 @@ function statesIn(body: JsonValue | undefined): { taskId: string; state: string 
     if (!o) continue;
     const taskId = typeof o.taskId === 'string' ? o.taskId : typeof o.id === 'string' ? o.id : undefined;
     const status = obj(o.status);
-    let state = typeof status?.state === 'string' ? status.state : typeof o.state === 'string' ? o.state : undefined;
+    // A v0.3 JSON-RPC status names its state in lowercase kebab (`input-required`).
+    let state =
+      typeof status?.state === 'string'
+        ? stateFromV03(status.state)
+        : typeof o.state === 'string'
+          ? o.state
+          : undefined;
     const harn = obj(obj(obj(o.metadata)?.harn)?.pause);
     if (state === 'TASK_STATE_WORKING' && harn?.state === 'paused') state = 'TASK_STATE_PAUSED';
     if (taskId !== undefined && state?.startsWith('TASK_STATE_')) {

@@ -105,21 +105,22 @@ describe('the HTML report, as a file', () => {
   });
 
   it('joins each recording with its receipt log: the corpus counts each pause once', async () => {
-    // 27 scenarios with one pause, budget-interrupt with three, the six interruption scenarios and
-    // one more with none; lost-pause, rest-lost-pause and grpc-lost-pause each leave one behind.
-    // And six interruptions, three of them never answered (input-never-answered and its twins).
+    // 34 scenarios with one pause, budget-interrupt with three, the sixteen interruption scenarios
+    // and one more with none; lost-pause and its rest-, grpc-, v03- and v03-rest- twins each leave
+    // one behind. And sixteen interruptions; nine never came back: input-never-answered,
+    // input-answered-as-new-task, input-gate-bypassed and their two v0.3 twins each.
     expect(corpusOut).toBe(
-      `wrote ${corpus}: ${scenarios.length * 2} files, 30 pauses, 3 lost, 6 interruptions, 3 lost\n`,
+      `wrote ${corpus}: ${scenarios.length * 2} files, 37 pauses, 5 lost, 16 interruptions, 9 lost\n`,
     );
     const html = await readFile(corpus, 'utf8');
     expect(html.match(/<section class="file" /g)).toHaveLength(scenarios.length);
     expect(html.match(/data-kind="recording \+ receipt log"/g)).toHaveLength(scenarios.length);
-    expect(html.match(/<tr class="lost-row"/g)).toHaveLength(3);
+    expect(html.match(/<tr class="lost-row"/g)).toHaveLength(5);
     // The lost pauses come first, before any file's section: task, since when, why.
     const top = html.slice(html.indexOf('<main>'), html.indexOf('<section class="file"'));
-    expect(top.match(/<li class="lost-item"/g)).toHaveLength(3);
-    expect(top).toContain('<h2>3 lost pauses, 3 lost interruptions</h2>');
-    expect(top.match(/<li class="lost-item lost-interruption"/g)).toHaveLength(3);
+    expect(top.match(/<li class="lost-item"/g)).toHaveLength(5);
+    expect(top).toContain('<h2>5 lost pauses, 9 lost interruptions</h2>');
+    expect(top.match(/<li class="lost-item lost-interruption"/g)).toHaveLength(9);
     expect(top).toMatch(
       new RegExp(
         '<span class="badge">LOST</span> task <code>task-[^<]+</code> · ' +
@@ -195,21 +196,21 @@ describe.skipIf(CHROMIUM === undefined)(`the HTML report in chromium (${CHROMIUM
     it('renders well under 2 MB, one section per recording joined with its receipt log', async () => {
       expect(Buffer.byteLength(await readFile(corpus, 'utf8'))).toBeLessThan(2 * 1024 * 1024);
       expect(await page.locator('section.file').count()).toBe(scenarios.length);
-      // lost-pause, rest-lost-pause and grpc-lost-pause: the one pause each left behind, once.
-      expect(await page.locator('tr.lost-row').count()).toBe(3);
+      // lost-pause and its four twins: the one pause each left behind, once.
+      expect(await page.locator('tr.lost-row').count()).toBe(5);
       expect(await page.locator('g.lane').count()).toBeGreaterThanOrEqual(scenarios.length);
       expect(errors).toEqual([]);
     });
 
     it('lists the lost pauses before every section, and draws each lost label whole', async () => {
       const items = page.locator('.lost-top li.lost-item:not(.lost-interruption)');
-      expect(await items.count()).toBe(3);
-      // The three approvals nobody gave follow them, each with its reason.
+      expect(await items.count()).toBe(5);
+      // The nine approvals nobody gave follow them, each with its reason.
       const interruptions = page.locator('.lost-top li.lost-interruption');
-      expect(await interruptions.count()).toBe(3);
-      for (let i = 0; i < 3; i++)
+      expect(await interruptions.count()).toBe(9);
+      for (let i = 0; i < 9; i++)
         expect(await interruptions.nth(i).innerText()).toMatch(/^LOST task task-\S+ · asked for \w+ since \S+ · why: /);
-      for (let i = 0; i < 3; i++) {
+      for (let i = 0; i < 5; i++) {
         expect(await items.nth(i).innerText()).toMatch(/^LOST task task-\S+ · paused since \S+ · why: recording_ended/);
         expect(await items.nth(i).isVisible()).toBe(true);
       }
@@ -229,7 +230,7 @@ describe.skipIf(CHROMIUM === undefined)(`the HTML report in chromium (${CHROMIUM
               right: box ? box.x + box.width : -1, width: svg.viewBox.baseVal.width };
           }))`,
       );
-      expect(labels).toHaveLength(3);
+      expect(labels).toHaveLength(5);
       for (const l of labels) {
         expect(l.text).toBe('LOST: recording_ended');
         expect(l.left).toBeGreaterThanOrEqual(0);
