@@ -41,8 +41,13 @@ export {
   type AuditResult,
   type AuditRow,
   type VersionsOf,
+  type RulesOf,
+  type AuditRules,
   auditReceiptLog,
 } from '../receipts/audit.js';
+export { InterruptionAuditCollector, type InterruptionAuditRow } from '../receipts/interruption-audit.js';
+export { type FleetAudit, type FleetAuditOptions, type FleetAuditRow, auditFleet } from '../logs/fleet-audit.js';
+export { recordingRules, recordingVersions } from '../logs/recording-facts.js';
 export { type ReceiptDiff, type ReceiptDifference, diffReceiptLogs } from '../replay/diff.js';
 export { canonicalJson, hashCanonical } from '../canonical/canonical-json.js';
 export {
@@ -50,6 +55,8 @@ export {
   type LogSetOptions,
   type LogSetVerification,
   type LostPauses,
+  type LostPausesOptions,
+  fileKind,
   openLogSet,
   verifyLogSet,
   lostPauses,
@@ -60,4 +67,42 @@ export {
   describeVerification,
   verifySummary,
   seriesLine,
+  outsideLines,
 } from '../logs/describe-verification.js';
+export { fleetLines, fleetPauseJson } from '../logs/given-logs.js';
+export type { Dialects, Incomplete } from '../logs/lost-reading.js';
+export {
+  type FleetAmbiguity,
+  type FleetOutsideEnd,
+  type FleetPause,
+  type FleetPlace,
+  type FleetVerdict,
+  ambiguityText,
+  fleetFails,
+} from '../receipts/fleet.js';
+export {
+  type SinceCheck,
+  type WitnessesCheck,
+  type WitnessesOptions,
+  checkLogRecording,
+  verifySince,
+  verifyWitnesses,
+} from '../logs/log-checks.js';
+export { type SeriesMember, type SeriesResult, seriesFiles, verifySeries } from '../receipts/series.js';
+export { defaultVerifyJobs } from '../receipts/verify-jobs.js';
+export { witnessKeys } from '../record/witnesses.js';
+export {
+  type LogNote,
+  type LogTreeScan,
+  type ProofCheck,
+  scanLogTree,
+  latestNote,
+  proveReceipt,
+  verifyReceiptProof,
+  checkSince,
+} from '../receipts/log-proofs.js';
+export { noteVerifierOf, keyVerifierKey } from '../receipts/log-tree.js';
+export { type NoteVerifier, parseVerifierKey } from '../tlog/note.js';
+export { readKeyFile } from '../receipts/keys.js';
+export { writeSecretFile } from '../receipts/key-file.js';
+export { readReceiptLogLines, diffFleets } from '../logs/fleet-diff.js';
