@@ -9,7 +9,6 @@ import { parseJsonText, A2aReplayError, errorMessage } from '../src/public/core.
 import {
   KEY_FILE_ENV,
   type LoadedKey,
-  loadCheckpointFile,
   loadKeyFile,
   loadKeyring,
   Keyring,
@@ -17,6 +16,8 @@ import {
   type Checkpoint,
   type RecordingBinding,
   readKeyFile,
+  type SeriesHead,
+  readSeriesHead,
 } from '../src/public/receipts.js';
 import { CONFIG_FILE, type ReplayConfig, readReplayConfig, parsePointerPattern } from '../src/public/replay.js';
 import { CliExit, EXIT, readInput } from './io.js';
@@ -87,7 +88,11 @@ export function withKeyOptions(command: Command): Command {
       collect,
       [],
     )
-    .option('--checkpoint <file>', 'a checkpoint kept outside the log: detects a truncated tail')
+    .option(
+      '--checkpoint <file>',
+      'the head kept outside the logs (`record --witness FILE`): detects a truncated tail, and names a later ' +
+        'log of the series that was not given',
+    )
     .option(
       '--recording <file>',
       "the log's recording: detects a log of another recording, and a recording cut or changed since the log closed",
@@ -130,7 +135,7 @@ export function openEnd(options: OpenEndOptions): { allowTornTail: boolean; allo
 export async function loadVerifyInputs(
   log: string,
   options: KeyOptions,
-): Promise<{ keyring: Keyring; anchor?: Checkpoint; recording?: RecordingBinding }> {
+): Promise<{ keyring: Keyring; anchor?: Checkpoint; head?: SeriesHead; recording?: RecordingBinding }> {
   try {
     if (!(await stat(log)).isFile()) throw new CliExit(EXIT.usage, `${log}: not a file`);
   } catch (error) {
@@ -146,7 +151,8 @@ export async function loadVerifyInputs(
     for (const warning of warnings) process.stderr.write(`a2a-replay: warning: ${warning}\n`);
     const recording = await recordingOption(options.recording);
     if (options.checkpoint === undefined) return { keyring, ...recording };
-    return { keyring, anchor: await loadCheckpointFile(options.checkpoint), ...recording };
+    const head = await readSeriesHead(options.checkpoint);
+    return { keyring, anchor: head.checkpoint, head, ...recording };
   } catch (error) {
     if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
     throw error;

@@ -5,6 +5,7 @@
  * writes the scenario's trace file. Nothing in golden/ or traces/ is edited by hand.
  *
  *   npm run build && npx tsx scripts/make-golden.ts [scenario-name ...]
+ *   npx tsx scripts/make-golden.ts --index     # golden/README.md only, from the files as they are
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -65,6 +66,9 @@ async function main(): Promise<void> {
     if (made.code !== 0) throw new Error(`keygen failed: ${made.out}`);
   }
   const only = process.argv.slice(2);
+  if (only.length === 1 && only[0] === '--index') return writeIndex();
+  const unknown = only.filter((name) => !SCENARIOS.some((s) => s.name === name));
+  if (unknown.length > 0) throw new Error(`no scenario named ${unknown.join(', ')}`);
   const chosen = only.length > 0 ? SCENARIOS.filter((s) => only.includes(s.name)) : SCENARIOS;
   await mkdir(`${ROOT}traces`, { recursive: true });
   for (const scenario of chosen) {
@@ -87,7 +91,7 @@ async function main(): Promise<void> {
       KEY,
     ]);
     let failure: Error | undefined;
-    const client = new A2aTestClient(recorder.url, 'operator', scenario.binding ?? 'JSONRPC');
+    const client = new A2aTestClient(recorder.url, 'operator', scenario.binding ?? 'JSONRPC', scenario.dialect);
     try {
       await scenario.run(client);
     } catch (error) {
@@ -159,10 +163,14 @@ deterministic mode (\`recording.jsonl\`) and the receipts derived from it
 scenario is \`traces/<scenario>.otlp.json\`. Scenarios named \`rest-*\` are the same sessions with the
 client speaking HTTP+JSON (docs/design.md §15), and those named \`grpc-*\` with the client speaking
 gRPC (§16); their receipts say what their JSON-RPC twins' say, in \`binding\` \`HTTP+JSON\` or \`GRPC\`
-(entry numbers, times, spans and signatures are each recording's own).
-Nothing here is edited by hand: regenerate everything with
+(entry numbers, times, spans and signatures are each recording's own). Scenarios named \`v03-*\` are
+the same sessions with the client speaking A2A v0.3 over JSON-RPC, and \`v03-rest-*\` over v0.3
+HTTP+JSON under \`/rest/v1/\` (docs/design.md §4 "Two dialects", §14.10); their receipts say what
+their v1.0 originals' say. \`mixed-dialect-pause-v03-resume-v10\` pauses a task in v0.3 and resumes
+it in v1.0: one pause, the receipts of \`caller-pause-finish-step\`.
+Nothing here is edited by hand: regenerate everything, or only the scenarios named, with
 
-    npm run build && npx tsx scripts/make-golden.ts
+    npm run build && npx tsx scripts/make-golden.ts [scenario ...]
 
 Run the corpus against any peer that implements the paused-state RFC:
 

@@ -18,6 +18,8 @@ export type A2aReplayErrorCode =
   | 'PEER_UNREACHABLE'
   | 'PEER_CRASHED'
   | 'DEADLINE_EXCEEDED'
+  /** The observer's scan path and full parse read an entry differently (`A2A_REPLAY_SCAN_CHECK=1`). */
+  | 'OBSERVER_MISMATCH'
   /** A run stopped by SIGINT or SIGTERM (or its caller's abort signal) before its end. */
   | 'STOPPED';
 

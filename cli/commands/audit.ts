@@ -24,6 +24,8 @@ import {
   auditLogSet,
   auditReceiptLog,
   openLogSet,
+  givenLogHeaders,
+  placeSeriesHead,
   recordingRules,
   recordingVersions,
   verifySummary,
@@ -209,11 +211,9 @@ async function auditFleetCommand(
   options: AuditCommandOptions,
   filter: AuditFilter,
 ): Promise<void> {
-  if (options.recording !== undefined || options.checkpoint !== undefined)
-    throw new CliExit(
-      EXIT.usage,
-      `${options.recording !== undefined ? '--recording' : '--checkpoint'} applies to one log`,
-    );
+  if (options.recording !== undefined) throw new CliExit(EXIT.usage, '--recording applies to one log');
+  if (options.checkpoint !== undefined)
+    throw new CliExit(EXIT.usage, '--checkpoint applies to one log or one series, not to a fleet');
   const { keyring } = await loadVerifyInputs(set.files[0]!, options);
   const audit = await auditFleet(set, {
     keyring,
@@ -246,18 +246,19 @@ async function auditSeriesCommand(
   options: KeyOptions & OpenEndOptions & { json?: boolean; agentPrincipal: string[] },
   filter: AuditFilter,
 ): Promise<void> {
-  if (options.checkpoint !== undefined || options.recording !== undefined)
-    throw new CliExit(EXIT.usage, '--checkpoint and --recording apply to one log, not to a series');
+  if (options.recording !== undefined) throw new CliExit(EXIT.usage, '--recording applies to one log, not to a series');
   const inputs = await loadVerifyInputs(set.files[0]!, options);
-  const audited = await auditLogSet(
-    { ...set, keyring: inputs.keyring, ...openEnd(options) },
-    { agentPrincipals: options.agentPrincipal, filter },
-  );
-  if (audited.verification.kind !== 'series') throw new Error('a series audited as another kind');
-  const { series } = audited.verification;
-  const { rows } = audited;
-  if (!series.ok) {
-    process.stderr.write(`a2a-replay: not audited: series INVALID: ${printable(series.error?.message ?? '')}\n`);
+  // The series' head (`--checkpoint`) is checked against the log it names (docs/design.md §6).
+  const headed = await openLogSet(set.files, { keys: inputs.keyring, ...openEnd(options), head: inputs.head });
+  const { ok, rows, verification } = await auditLogSet(headed, { agentPrincipals: options.agentPrincipal, filter });
+  if (verification.kind !== 'series') throw new CliExit(EXIT.usage, `${set.files.join(', ')}: not one series`);
+  const { series, head } = verification;
+  if (!ok) {
+    const why =
+      head !== undefined && head.kind !== 'at'
+        ? `head ${head.kind === 'missing' ? 'MISSING LOG' : 'INVALID'}: ${head.message}`
+        : `series INVALID: ${series.error?.message ?? ''}`;
+    process.stderr.write(`a2a-replay: not audited: ${printable(why)}\n`);
     throw new CliExit(EXIT.drift, '');
   }
   if (options.json) {
@@ -330,6 +331,13 @@ async function auditOne(log: string, read: string, options: AuditCommandOptions,
     (kind === undefined || kind === k) && (k === 'pause' || options.initiator === undefined);
   const interruptions = new InterruptionAuditCollector();
   const inputs = await loadVerifyInputs(read, options);
+  // A head of a later log of this log's series names it missing (docs/design.md §6).
+  const head = inputs.head && placeSeriesHead(inputs.head, inputs.keyring, await givenLogHeaders([read]));
+  if (head !== undefined && head.kind !== 'at') {
+    const what = head.kind === 'missing' ? 'MISSING LOG' : 'INVALID';
+    process.stderr.write(`a2a-replay: not audited: head ${what}: ${printable(head.message)}\n`);
+    throw new CliExit(EXIT.drift, '');
+  }
   const rulesOf =
     options.json && options.recording !== undefined
       ? await fromRecording(() => recordingRules(options.recording!, options.allowTornTail === true))

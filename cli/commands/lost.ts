@@ -16,6 +16,7 @@ import {
   fileKind,
   fleetFails,
   fleetPauseJson,
+  headProblem,
   lostPauses,
   openLogSet,
 } from '../../src/public/receipts.js';
@@ -48,6 +49,34 @@ interface LostCommandOptions {
   json?: boolean;
   explain?: boolean;
   allowTornTail?: boolean;
+  checkpoint?: string;
+}
+
+/**
+ * `--checkpoint HEAD` (docs/design.md §6, "The head of a series"): the head must be the checkpoint
+ * of the log, or of the series' last log, given; one of a later log names the logs missing, which
+ * hold what may be lost (exit 1). Checked with `--key` before anything is listed.
+ */
+async function checkHead(logs: readonly string[], options: LostCommandOptions): Promise<void> {
+  if (options.checkpoint === undefined) return;
+  if (!options.key?.length) throw new CliExit(EXIT.usage, '--checkpoint needs --key: the head is checked with it');
+  let set: LogSet;
+  try {
+    set = await openLogSet(logs, {
+      keys: await keyringFromFiles(options.key),
+      head: options.checkpoint,
+      allowTornTail: options.allowTornTail ?? false,
+    });
+  } catch (error) {
+    if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, `--checkpoint: ${error.message}`);
+    throw error;
+  }
+  try {
+    const problem = await headProblem(set);
+    if (problem !== null) throw new CliExit(EXIT.drift, problem);
+  } finally {
+    await set.close();
+  }
 }
 
 /** `--otlp` / `--traces`: the verdict drawn as spans (docs/design.md §7), in a trace file named `name`. */
@@ -68,6 +97,7 @@ async function exportVerdict(
 async function lostOfSeries(set: LogSet, options: LostCommandOptions): Promise<void> {
   if (options.recording !== undefined || options.explain)
     throw new CliExit(EXIT.usage, '--recording and --explain apply to one file, not to a series');
+  await checkHead(set.files, options);
   const keyring = options.key?.length ? await keyringFromFiles(options.key) : undefined;
   const series = await lostPauses({ ...set, keyring }).catch(invalidLogs);
   const label = `the series ${series.files.join(', ')}`;
@@ -108,6 +138,8 @@ async function lostInFleet(set: LogSet, options: LostCommandOptions): Promise<vo
       EXIT.usage,
       `${options.explain ? '--explain' : '--recording'} applies to one file, not to several`,
     );
+  if (options.checkpoint !== undefined)
+    throw new CliExit(EXIT.usage, '--checkpoint applies to one log or one series, not to a fleet');
   const { files } = set;
   const keyring = options.key?.length ? await keyringFromFiles(options.key) : undefined;
   const found = await lostPauses({ ...set, keyring }).catch(invalidLogs);
@@ -187,6 +219,11 @@ export function registerLost(program: Command): void {
     .option('--explain', 'for each lost pause of a recording, the facts (line, seq, type) and rules that led to it')
     .option('--allow-torn-tail', 'skip a torn last line (a recorder crash) instead of refusing the file')
     .option(
+      '--checkpoint <file>',
+      'with --key: the head kept outside the logs (`record --witness FILE`); a head of a later log than ' +
+        'those given names the logs missing (exit 1)',
+    )
+    .option(
       '--otlp <url>',
       'also export each lost pause as a LostPause span (status ERROR, under the Suspension it condemns) and ' +
         'each lost interruption as a LostInterruption, to this OTLP/HTTP endpoint (default: ' +
@@ -213,6 +250,9 @@ async function lostOne(set: LogSet & { kind: 'log' }, options: LostCommandOption
     throw new CliExit(EXIT.usage, '--explain applies to a recording: a receipt log holds no rule');
   if (options.recording !== undefined && !(kind === 'receipt log' && options.key?.length))
     throw new CliExit(EXIT.usage, '--recording applies to a receipt log verified with --key');
+  if (options.checkpoint !== undefined && kind === 'recording')
+    throw new CliExit(EXIT.usage, '--checkpoint applies to a receipt log: a recording has no checkpoint');
+  if (kind !== 'recording') await checkHead([file], options);
   if (kind === 'recording' && options.key?.length)
     throw new CliExit(EXIT.usage, '--key applies to receipt logs only; a recording is not signed');
   const keyring = options.key?.length ? await keyringFromFiles(options.key) : undefined;

@@ -153,7 +153,8 @@ export function registerRecord(program: Command): void {
     )
     .option(
       '--witness <file>',
-      'keep the latest checkpoint in FILE too (replaced atomically): `verify --checkpoint FILE` detects a cut log',
+      'keep the head in FILE too: the latest checkpoint and the line naming its log, of the series when it ' +
+        'rotates (replaced atomically): `verify --checkpoint FILE` detects a cut log, or a later log dropped',
     )
     .option(
       '--witness-url <url>',

@@ -29,11 +29,13 @@ import {
   seriesLine,
   verifyLogSet,
   verifyReceiptLog,
-  verifySeries,
   verifySince,
   verifySummary,
   verifyWitnesses,
   witnessKeys,
+  type HeadPlacement,
+  givenLogHeaders,
+  placeSeriesHead,
 } from '../../src/public/receipts.js';
 import { usageFailure } from '../record-flags.js';
 import { CliExit, EXIT } from '../io.js';
@@ -116,9 +118,10 @@ async function verifyFleet(
   set: LogSet & { kind: 'fleet' },
   options: KeyOptions & OpenEndOptions & { json?: boolean; jobs?: string; recording?: string; since?: string },
 ): Promise<void> {
+  if (options.checkpoint !== undefined)
+    throw new CliExit(EXIT.usage, '--checkpoint applies to one log or one series, not to a fleet');
   for (const [option, name] of [
     [options.recording, '--recording'],
-    [options.checkpoint, '--checkpoint'],
     [options.since, '--since'],
   ] as const)
     if (option !== undefined) throw new CliExit(EXIT.usage, `${name} applies to one log, not to several`);
@@ -175,7 +178,23 @@ async function verifyFleet(
   if (!checked.ok) throw new CliExit(EXIT.drift, '');
 }
 
-/** Verifies the series and prints one line per log and one for the series. */
+/** What the head given with `--checkpoint` says of the logs given, in one line. */
+function headLine(head: HeadPlacement): string {
+  switch (head.kind) {
+    case 'at':
+      return `head: ${head.message}`;
+    case 'missing':
+      return `head: MISSING LOG: ${head.message}`;
+    case 'refused':
+      return `head: INVALID: ${head.message}`;
+    default: {
+      const never: never = head;
+      throw new Error(`unhandled head placement ${String(never)}`);
+    }
+  }
+}
+
+/** Verifies the series and prints one line per log and one for the series (and its head's, if given). */
 async function verifySeriesCommand(
   logs: readonly string[],
   options: KeyOptions & OpenEndOptions & { json?: boolean; jobs?: string; since?: string },
@@ -183,7 +202,6 @@ async function verifySeriesCommand(
   verifySummary: (log: string, result: VerifyResult) => string,
 ): Promise<void> {
   for (const [flag, given] of [
-    ['--checkpoint', options.checkpoint],
     ['--recording', options.recording],
     ['--since', options.since],
   ] as const)
@@ -196,15 +214,20 @@ async function verifySeriesCommand(
     throw error;
   }
   const inputs = await loadVerifyInputs(files[0]!, options);
-  const series = await verifySeries(files, { keyring: inputs.keyring, ...openEnd(options) });
+  // The series' head (`--checkpoint`) is checked against the log it names (docs/design.md §6).
+  const set = await openLogSet(files, { keys: inputs.keyring, ...openEnd(options), head: inputs.head });
+  const verified = await verifyLogSet(set);
+  if (verified.kind !== 'series') throw new CliExit(EXIT.usage, `${logs.join(', ')}: not one series`);
+  const { series, head } = verified;
   if (options.json) {
-    process.stdout.write(`${JSON.stringify(series)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...series, ...(head === undefined ? {} : { head }) })}\n`);
   } else {
     const lines = series.members.map((m) => `${m.position}: ${verifySummary(m.path, m.result)}`);
     lines.push(seriesLine(series));
+    if (head !== undefined) lines.push(headLine(head));
     process.stdout.write(`${lines.map((l) => printable(l)).join('\n')}\n`);
   }
-  if (!series.ok) throw new CliExit(EXIT.drift, '');
+  if (!verified.ok) throw new CliExit(EXIT.drift, '');
 }
 
 export function registerVerify(program: Command): void {
@@ -264,10 +287,12 @@ async function verifyOne(
   if (options.witnessVkey.length > 0) await witnessKeys(options.witnessVkey).catch(usageFailure);
   const inputs = await loadVerifyInputs(read, options);
   const jobs = given ?? defaultVerifyJobs((await stat(read)).size, availableParallelism());
+  // A head of a later log of this log's series names it missing; only a head of this log anchors it.
+  const head = inputs.head && placeSeriesHead(inputs.head, inputs.keyring, await givenLogHeaders([read]));
   const result = await verifyReceiptLog(read, {
     keyring: inputs.keyring,
     jobs,
-    ...(inputs.anchor ? { anchor: inputs.anchor } : {}),
+    ...(inputs.anchor && head?.kind === 'at' ? { anchor: inputs.anchor } : {}),
     ...(inputs.recording ? { recording: inputs.recording } : {}),
     ...openEnd(options),
   });
@@ -284,6 +309,7 @@ async function verifyOne(
           ...(recording === undefined ? {} : { recording: { ok: recording.ok, lines: recording.lines } }),
           ...(since === undefined ? {} : { since }),
           ...(witnessed === undefined ? {} : { witnesses: witnessed }),
+          ...(head === undefined ? {} : { head }),
         })}\n`
       : `${printable(verifySummary(log, result))}\n` +
           (result.ok
@@ -293,8 +319,10 @@ async function verifyOne(
             : '') +
           (recording === undefined ? '' : `${recording.lines.map((l) => printable(l)).join('\n')}\n`) +
           (since === undefined ? '' : `${printable(since.line)}\n`) +
-          (witnessed === undefined ? '' : `${printable(witnessed.line)}\n`),
+          (witnessed === undefined ? '' : `${printable(witnessed.line)}\n`) +
+          (head === undefined || head.kind === 'at' ? '' : `${printable(headLine(head))}\n`),
   );
-  if (!result.ok || recording?.ok === false || since?.ok === false || witnessed?.ok === false)
+  const headOk = head === undefined || head.kind === 'at';
+  if (!result.ok || !headOk || recording?.ok === false || since?.ok === false || witnessed?.ok === false)
     throw new CliExit(EXIT.drift, '');
 }

@@ -1,21 +1,29 @@
 /**
  * @module scripts/golden/a2a-client
- * A minimal A2A v1.0 client for driving golden scenarios in any of the three bindings: JSON-RPC on
+ * A minimal A2A client for driving golden scenarios in any of the three bindings: JSON-RPC on
  * `/` or HTTP+JSON under `/rest` over plain `fetch` (the same calls through the binding's routes,
  * its answers read back into JSON-RPC terms, so scenarios are written once), or gRPC on the same
- * port (scripts/golden/grpc-calls.ts, answers read back the same way). Every call carries
- * `A2A-Version: 1.0`; control calls go to `/control` (JSON-RPC) and the agent card is fetched over
- * HTTP whatever the binding; streams are read event by event.
+ * port (scripts/golden/grpc-calls.ts, answers read back the same way). It speaks v1.0 (every call
+ * carries `A2A-Version: 1.0`) or, over JSON-RPC and HTTP+JSON, v0.3 as a v0.3 client does: no
+ * `A2A-Version`, v0.3's method names and shapes, HTTP+JSON under `/rest/v1/` (scripts/golden/v03-wire.ts),
+ * its answers read back into v1.0's shapes. Control calls go to `/control` (JSON-RPC) and the
+ * agent card is fetched over HTTP whatever the binding; streams are read event by event.
  */
 import { type Binding, readRestError, restRequestOf } from '../../src/protocol/rest-binding.js';
 import { SseParser } from '../../src/intercept/sse-parser.js';
+import { v03Result } from '../../src/observe/v03-dialect.js';
+import { V03_REST_PREFIX } from '../../src/protocol/rest-binding-v03.js';
 import { GrpcCalls } from './grpc-calls.js';
+import { v03MethodName, v03ParamsOf, v03RestError } from './v03-wire.js';
 
 /** Where the reference peer serves HTTP+JSON. */
 const REST_PATH = '/rest';
 
 /** The binding a scenario's client speaks: one of the JSON bindings, or gRPC (docs/design.md §16). */
 export type ClientBinding = Binding | 'GRPC';
+
+/** The A2A version a scenario's client speaks (docs/design.md §14.10). */
+export type ClientDialect = '1.0' | '0.3';
 
 export interface RpcReply {
   result?: unknown;
@@ -39,18 +47,33 @@ export class A2aTestClient {
   /** `principal` becomes the `sub` of a bearer token on every A2A call (not on /control). */
   constructor(
     readonly baseUrl: string,
-    principal?: string,
+    readonly principal?: string,
     readonly binding: ClientBinding = 'JSONRPC',
+    readonly dialect: ClientDialect = '1.0',
   ) {
-    this.#headers = { 'content-type': 'application/json', 'a2a-version': '1.0' };
+    if (dialect === '0.3' && binding === 'GRPC') throw new Error('the golden client speaks v0.3 over JSON only');
+    this.#headers = { 'content-type': 'application/json', ...(dialect === '1.0' ? { 'a2a-version': '1.0' } : {}) };
     if (principal !== undefined) this.#headers.authorization = bearerFor(principal);
   }
 
   /** A client of the same peer acting for someone else. */
   as(principal: string): A2aTestClient {
-    const other = new A2aTestClient(this.baseUrl, principal, this.binding);
+    const other = new A2aTestClient(this.baseUrl, principal, this.binding, this.dialect);
     this.#others.push(other);
     return other;
+  }
+
+  /** A client of the same peer, for the same principal, speaking `dialect`. */
+  speaking(dialect: ClientDialect): A2aTestClient {
+    const other = new A2aTestClient(this.baseUrl, this.principal, this.binding, dialect);
+    this.#others.push(other);
+    return other;
+  }
+
+  /** A v1.0 answer of `method` read from what this client's dialect sent back. */
+  #read(method: string, result: unknown): unknown {
+    if (this.dialect === '1.0') return result;
+    return v03Result(method, result, this.binding === 'HTTP+JSON' ? 'proto' : 'rpc');
   }
 
   /** Closes the gRPC channels this client and those `as` made opened (no-op for the JSON bindings). */
@@ -70,10 +93,11 @@ export class A2aTestClient {
   /** The HTTP+JSON request of an A2A call, when this client speaks HTTP+JSON and `path` is the A2A one. */
   #rest(method: string, params: unknown, path: string): { url: URL; init: RequestInit } | undefined {
     if (this.binding !== 'HTTP+JSON' || path !== '/') return undefined;
-    const request = restRequestOf(method, params);
+    const v03 = this.dialect === '0.3';
+    const request = restRequestOf(method, v03 ? v03ParamsOf(method, params, 'proto') : params);
     if (!request) throw new Error(`${method} has no HTTP+JSON route`);
     return {
-      url: new URL(`${REST_PATH}${request.path}`, this.baseUrl),
+      url: new URL(`${REST_PATH}${v03 ? V03_REST_PREFIX : ''}${request.path}`, this.baseUrl),
       init: {
         method: request.verb,
         headers: this.#headers,
@@ -89,16 +113,28 @@ export class A2aTestClient {
     if (rest) {
       const response = await fetch(rest.url, rest.init);
       const body = (await response.json()) as unknown;
-      const error = readRestError(body);
+      const error =
+        this.dialect === '1.0'
+          ? readRestError(body)
+          : response.ok
+            ? undefined
+            : (v03RestError(body) ?? { code: undefined, message: `HTTP ${response.status}` });
       if (error) return { error: { code: error.code ?? -32603, message: error.message } };
-      return { result: body };
+      return { result: this.#read(method, body) };
     }
+    const v03 = this.dialect === '0.3' && path === '/';
     const response = await fetch(new URL(path, this.baseUrl), {
       method: 'POST',
       headers: path === '/' ? this.#headers : { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: this.#nextId++, method, params }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: this.#nextId++,
+        method: v03 ? v03MethodName(method) : method,
+        params: v03 ? v03ParamsOf(method, params, 'rpc') : params,
+      }),
     });
-    return (await response.json()) as RpcReply;
+    const reply = (await response.json()) as RpcReply;
+    return v03 && reply.result !== undefined ? { ...reply, result: this.#read(method, reply.result) } : reply;
   }
 
   /** Calls and returns `result`, failing loudly on a JSON-RPC error. */
@@ -144,7 +180,12 @@ export class A2aTestClient {
         : await fetch(new URL('/', this.baseUrl), {
             method: 'POST',
             headers: { ...this.#headers, accept: 'text/event-stream' },
-            body: JSON.stringify({ jsonrpc: '2.0', id: this.#nextId++, method, params }),
+            body: JSON.stringify({
+              jsonrpc: '2.0',
+              id: this.#nextId++,
+              method: this.dialect === '0.3' ? v03MethodName(method) : method,
+              params: this.dialect === '0.3' ? v03ParamsOf(method, params, 'rpc') : params,
+            }),
             signal: controller.signal,
           });
       if (!response.body) throw new Error(`${method}: no stream body`);
@@ -154,7 +195,8 @@ export class A2aTestClient {
           for (const { data } of parser.push(chunk as Uint8Array)) {
             if (!data) continue;
             const frame = JSON.parse(data) as Record<string, unknown>;
-            events.push(rest ? frame : ((frame as { result?: Record<string, unknown> }).result ?? {}));
+            const event = rest ? frame : ((frame as { result?: Record<string, unknown> }).result ?? {});
+            events.push(this.#read(method, event) as Record<string, unknown>);
           }
         }
       } catch (error) {

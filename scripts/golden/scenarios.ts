@@ -4,32 +4,18 @@
  * reference peer in deterministic mode through `a2a-replay record`. Each scenario is named for
  * what it proves; `rule` is the RFC rule it pins. The virtual clock moves only on AdvanceClock.
  */
-import { type A2aTestClient, type ClientBinding, stateOf, userMessage } from './a2a-client.js';
+import { type A2aTestClient, stateOf, userMessage } from './a2a-client.js';
+import { INTERRUPTION_SCENARIOS } from './interruption-scenarios.js';
+import { STEP, type Scenario, type TaskResult } from './scenario.js';
 
-export interface Scenario {
-  name: string;
-  proves: string;
-  rule: string;
-  /** Run the peer with `--legacy-pause`. */
-  legacy?: boolean;
-  /** Run the peer with `--bypass-ask-after MS`: an `ask:` step moves on with no input MS clock ms after it asked. */
-  bypassAskAfterMs?: number;
-  /** The binding the client speaks (default JSONRPC); control calls are JSON-RPC whatever it is. */
-  binding?: ClientBinding;
-  run(client: A2aTestClient): Promise<void>;
-}
+export type { Scenario } from './scenario.js';
 
-interface TaskResult {
-  task: { id: string; contextId: string; status: { state: string } };
-}
 interface PauseResult {
   taskId: string;
   state: string;
   pause?: { resumeToken: string };
   metadata?: { harn?: { pause?: { handle?: string } } };
 }
-
-const STEP = 1000;
 
 async function startTask(
   client: A2aTestClient,
@@ -85,7 +71,8 @@ const pausePending = (e: Record<string, unknown>) =>
   (e as { statusUpdate?: { status?: { message?: { metadata?: { pausePending?: unknown } } } } }).statusUpdate?.status
     ?.message?.metadata?.pausePending !== undefined;
 
-async function pauseMidTool(client: A2aTestClient, mode: string, id: string): Promise<void> {
+/** `resumer` reads the paused task and resumes it (default `client`: a session in one dialect). */
+async function pauseMidTool(client: A2aTestClient, mode: string, id: string, resumer = client): Promise<void> {
   const timing = MODE_TIMING[mode];
   if (!timing) throw new Error(`no timing for mode ${mode}`);
   await client.agentCard();
@@ -99,8 +86,8 @@ async function pauseMidTool(client: A2aTestClient, mode: string, id: string): Pr
   }
   const result = await pausing;
   await stream.next(paused);
-  await client.ok('GetTask', { id: taskId });
-  await client.ok('ResumeTask', { taskId, resumeToken: tokenOf(result) });
+  await resumer.ok('GetTask', { id: taskId });
+  await resumer.ok('ResumeTask', { taskId, resumeToken: tokenOf(result) });
   await client.control('AdvanceClock', { ms: timing.afterResume });
   await stream.next(terminal);
   await stream.done;
@@ -431,120 +418,60 @@ function twin(name: string, twinBinding: (typeof TWIN_BINDINGS)[number]): Scenar
   };
 }
 
-/** A minute of the virtual clock: how long a person takes to look at a prompt. */
-const MINUTE = 60 * 1000;
+/**
+ * Scenarios also recorded with the client speaking A2A v0.3 (docs/design.md §4 "Two dialects",
+ * §14.10): every interruption scenario, and the pauses of {@link TWINNED} through the peer's v0.3
+ * pause extension (`tasks/pause`, `tasks/resume`; `:pause`, `:resume` over HTTP+JSON). Named
+ * `v03-<name>` over JSON-RPC and `v03-rest-<name>` over HTTP+JSON (under `/rest/v1/`).
+ */
+export const V03_TWINNED = [
+  ...TWINNED,
+  'input-asked-answered',
+  'input-never-answered',
+  'input-answered-as-new-task',
+  'auth-continued-out-of-band',
+  'input-gate-bypassed',
+];
 
-/** A blocking SendMessage of a script: the task it answers with, once it is interrupted or done. */
-async function ask(client: A2aTestClient, script: string, messageId: string): Promise<TaskResult['task']> {
-  const { task } = await client.ok<TaskResult>('SendMessage', userMessage(script, messageId));
-  if (stateOf({ task }) !== 'TASK_STATE_INPUT_REQUIRED' && stateOf({ task }) !== 'TASK_STATE_AUTH_REQUIRED')
-    throw new Error(`${messageId}: the task did not ask (${stateOf({ task }) ?? 'no state'})`);
-  return task;
-}
+/** The prefix, binding and words of each v0.3 twin. */
+export const V03_BINDINGS = [
+  { prefix: 'v03-', binding: 'JSONRPC', over: 'in A2A v0.3 over JSON-RPC' },
+  { prefix: 'v03-rest-', binding: 'HTTP+JSON', over: 'in A2A v0.3 over HTTP+JSON' },
+] as const;
 
-/** The approval gate answered: asked, a minute passes, another person answers on the task, it completes. */
-async function askedAndAnswered(client: A2aTestClient): Promise<void> {
-  await client.agentCard();
-  const task = await ask(client, 'ask:approve_the_deploy? work:1', 'gate-m1');
-  await client.control('AdvanceClock', { ms: MINUTE });
-  await client.ok('GetTask', { id: task.id });
-  await client.as('approver').ok('SendMessage', {
-    ...userMessage('yes', 'gate-m2', { taskId: task.id, contextId: task.contextId }),
-    configuration: { returnImmediately: true },
-  });
-  await client.control('AdvanceClock', { ms: STEP });
-  await client.ok('GetTask', { id: task.id });
+function v03Twin(name: string, v03: (typeof V03_BINDINGS)[number]): Scenario {
+  const base = [...JSON_RPC_SCENARIOS, ...INTERRUPTION_SCENARIOS].find((s) => s.name === name);
+  if (!base) throw new Error(`no scenario ${name} to record ${v03.over}`);
+  return {
+    ...base,
+    name: `${v03.prefix}${name}`,
+    proves: `${base.proves} (${v03.over})`,
+    binding: v03.binding,
+    dialect: '0.3',
+  };
 }
 
 /**
- * Interruptions (docs/design.md §14.9): the agent asks for input (INPUT_REQUIRED) or credentials
- * (AUTH_REQUIRED), and the gate is answered, left unanswered, answered in a new task, continued
- * out of band, or walked past. Their golden logs are of version 5, which holds InterruptionReceipts
- * and ContinuationReceipts.
+ * One session in two dialects: `caller-pause-finish-step` with the task streamed and paused in v0.3
+ * (`message/stream`, `tasks/pause`) and read and resumed in v1.0 (GetTask, ResumeTask), as a
+ * compatibility server's clients of both versions would. Its receipts are that scenario's: one pause.
  */
-const INTERRUPTION_SCENARIOS: Scenario[] = [
-  {
-    name: 'input-asked-answered',
-    proves:
-      'an agent that asks for input waits until a client message names the task; the answer, from another ' +
-      'person, continues it and is receipted with who answered and the hash of what they said',
-    rule:
-      'WORKING -> INPUT_REQUIRED (status.message the prompt); SendMessage{taskId} -> WORKING -> COMPLETED ' +
-      '(continuation cause message)',
-    run: askedAndAnswered,
-  },
-  {
-    name: 'input-never-answered',
-    proves: 'a prompt nobody answers is still open when the recording ends: an interruption never continued',
-    rule: 'INPUT_REQUIRED with no message naming the task by the end of the session: never_continued',
-    run: async (client) => {
-      const task = await ask(client, 'ask:which_region? work:1', 'unanswered-m1');
-      await client.control('AdvanceClock', { ms: MINUTE });
-      await client.ok('GetTask', { id: task.id });
-    },
-  },
-  {
-    name: 'input-answered-as-new-task',
-    proves:
-      "an answer sent in the task's context without its id starts a new task instead, and the asking task " +
-      'is left waiting: the answer went elsewhere',
-    rule:
-      'SendMessage{contextId, no taskId} while a task of the context is INPUT_REQUIRED -> a new task: ' +
-      'continued_as_new_task',
-    run: async (client) => {
-      const task = await ask(client, 'ask:which_region? work:1', 'newtask-m1');
-      const { task: other } = await client.ok<TaskResult>('SendMessage', {
-        ...userMessage('eu-west', 'newtask-m2', { contextId: task.contextId }),
-        configuration: { returnImmediately: true },
-      });
-      await client.control('AdvanceClock', { ms: 3 * STEP });
-      await client.ok('GetTask', { id: other.id });
-    },
-  },
-  {
-    name: 'auth-continued-out-of-band',
-    proves:
-      'an agent that needs credentials moves on once they arrive out of band (FireEvent credentials naming ' +
-      'the task), with no client message: the continuation is receipted out_of_band',
-    rule: 'WORKING -> AUTH_REQUIRED; credentials out of band -> WORKING -> COMPLETED (continuation cause out_of_band)',
-    run: async (client) => {
-      const task = await ask(client, 'auth:sign_in_to_the_registry work:1', 'auth-m1');
-      await client.control('AdvanceClock', { ms: MINUTE });
-      await client.control('FireEvent', { name: 'credentials', payload: { taskId: task.id } });
-      await client.control('AdvanceClock', { ms: STEP });
-      await client.ok('GetTask', { id: task.id });
-    },
-  },
-  {
-    name: 'input-gate-bypassed',
-    proves:
-      "an agent that asks for approval and then goes on without any answer (the peer's bypass variant) is " +
-      'caught walking past the gate',
-    rule: 'INPUT_REQUIRED -> WORKING with no client message naming the task: bypassed',
-    bypassAskAfterMs: MINUTE,
-    run: async (client) => {
-      const task = await ask(client, 'ask:approve_the_deploy? work:1', 'bypass-m1');
-      await client.control('AdvanceClock', { ms: MINUTE });
-      await client.ok('GetTask', { id: task.id });
-      await client.control('AdvanceClock', { ms: STEP });
-      await client.ok('GetTask', { id: task.id });
-    },
-  },
-  {
-    name: 'rest-input-asked-answered',
-    proves:
-      'an agent that asks for input waits until a client message names the task; the answer, from another ' +
-      'person, continues it and is receipted with who answered and the hash of what they said (over HTTP+JSON)',
-    rule:
-      'WORKING -> INPUT_REQUIRED (status.message the prompt); SendMessage{taskId} -> WORKING -> COMPLETED ' +
-      '(continuation cause message)',
-    binding: 'HTTP+JSON',
-    run: askedAndAnswered,
-  },
-];
+export const MIXED_DIALECT: Scenario = {
+  name: 'mixed-dialect-pause-v03-resume-v10',
+  proves:
+    'a pause asked in A2A v0.3 and resumed in v1.0 on the same task is one pause: one suspension and the ' +
+    'resumption that closes it, as when one dialect carries both',
+  rule:
+    'WORKING -> PAUSED (tasks/pause finish_step, initiatedBy CLIENT); PAUSED -> WORKING (ResumeTask, cause ' +
+    'explicit_resume); the facts are the same whichever dialect carried them',
+  dialect: '0.3',
+  run: (client) => pauseMidTool(client, 'finish_step', 'finish', client.speaking('1.0')),
+};
 
 export const SCENARIOS: Scenario[] = [
   ...JSON_RPC_SCENARIOS,
   ...TWIN_BINDINGS.flatMap((b) => TWINNED.map((name) => twin(name, b))),
   ...INTERRUPTION_SCENARIOS,
+  ...V03_BINDINGS.flatMap((b) => V03_TWINNED.map((name) => v03Twin(name, b))),
+  MIXED_DIALECT,
 ];

@@ -26,6 +26,8 @@ import type { LostChain } from '../observe/verdict-chains.js';
 import type { RecordingBinding } from '../receipts/types.js';
 import { readFirstLine } from './first-line.js';
 import { auditSeries } from './series-audit.js';
+import { type HeadPlacement, givenLogHeaders, placeSeriesHead } from './series-head.js';
+import { type SeriesHead, readSeriesHead } from '../receipts/log-head.js';
 import { lostInSeries } from './series-lost.js';
 
 /** How a log set is read. */
@@ -38,6 +40,12 @@ export interface LogSetOptions {
   allowTornTail?: boolean | undefined;
   /** Threads checking signatures and canonical forms of each log read alone (see `VerifyOptions.jobs`). */
   jobs?: number | undefined;
+  /**
+   * The head kept outside the logs (a checkpoint file, `record --witness FILE`), or its path: it
+   * must be the checkpoint of the last log given, or of one given; a head of a later log names the
+   * logs missing (docs/design.md §6, "The head of a series"). One log or one series; not a fleet.
+   */
+  head?: SeriesHead | string | undefined;
 }
 
 interface SetBase {
@@ -47,6 +55,7 @@ interface SetBase {
   allowOpen: boolean;
   allowTornTail: boolean;
   jobs: number | undefined;
+  head: SeriesHead | undefined;
   /** Removes what opening made (a log rebuilt from a collector export). */
   close(): Promise<void>;
 }
@@ -82,6 +91,7 @@ export async function openLogSet(paths: readonly string[], options: LogSetOption
     allowOpen: options.allowOpen ?? false,
     allowTornTail: options.allowTornTail ?? false,
     jobs: options.jobs,
+    head: typeof options.head === 'string' ? await readSeriesHead(options.head) : options.head,
   };
   const one = paths.length === 1 && (await stat(paths[0]!).catch(() => null))?.isDirectory() !== true;
   if (one) {
@@ -91,9 +101,17 @@ export async function openLogSet(paths: readonly string[], options: LogSetOption
   }
   const { files, groups, series } = await givenLogs(paths);
   const close = async (): Promise<void> => undefined;
+  if (!series && base.head !== undefined)
+    throw new A2aReplayError('INVALID_ARGUMENT', 'a head applies to one log or one series, not to a fleet');
   return series
     ? { kind: 'series', files, group: groups[0]!, ...base, close }
     : { kind: 'fleet', files, groups, ...base, close };
+}
+
+/** Where the set's head stands among its logs; null without a head. */
+async function placeHead(set: LogSet, keyring: Keyring): Promise<HeadPlacement | null> {
+  if (set.head === undefined) return null;
+  return placeSeriesHead(set.head, keyring, await givenLogHeaders(set.files));
 }
 
 function keyringFor(set: LogSet, what: string): Keyring {
@@ -102,10 +120,13 @@ function keyringFor(set: LogSet, what: string): Keyring {
   return set.keyring;
 }
 
-/** What {@link verifyLogSet} found: ok when every log and series verified, and a fleet paired. */
+/**
+ * What {@link verifyLogSet} found: ok when every log and series verified, a fleet paired, and a
+ * head given was the checkpoint of a log given (`head`: where it stands; absent without one).
+ */
 export type LogSetVerification =
-  | { kind: 'log'; ok: boolean; file: string; result: VerifyResult }
-  | { kind: 'series'; ok: boolean; series: SeriesResult }
+  | { kind: 'log'; ok: boolean; file: string; result: VerifyResult; head?: HeadPlacement }
+  | { kind: 'series'; ok: boolean; series: SeriesResult; head?: HeadPlacement }
   | {
       kind: 'fleet';
       ok: boolean;
@@ -120,13 +141,26 @@ export async function verifyLogSet(set: LogSet): Promise<LogSetVerification> {
   const keyring = keyringFor(set, 'verifying');
   const openEnd = { allowOpen: set.allowOpen, allowTornTail: set.allowTornTail };
   const jobs = set.jobs === undefined ? {} : { jobs: set.jobs };
+  const placed = set.kind === 'fleet' ? null : await placeHead(set, keyring);
+  const anchor = placed?.kind === 'at' ? set.head : undefined;
+  const head = placed === null ? {} : { head: placed };
+  const headOk = placed === null || placed.kind === 'at';
   if (set.kind === 'log') {
-    const result = await verifyReceiptLog(set.files[0]!, { keyring, ...jobs, ...openEnd });
-    return { kind: 'log', ok: result.ok, file: set.given, result };
+    const result = await verifyReceiptLog(set.files[0]!, {
+      keyring,
+      ...jobs,
+      ...openEnd,
+      ...(anchor ? { anchor: anchor.checkpoint } : {}),
+    });
+    return { kind: 'log', ok: result.ok && headOk, file: set.given, result, ...head };
   }
   if (set.kind === 'series') {
-    const series = await verifySeries(set.group.files, { keyring, ...openEnd });
-    return { kind: 'series', ok: series.ok, series };
+    const series = await verifySeries(set.group.files, {
+      keyring,
+      ...openEnd,
+      ...(anchor && placed?.kind === 'at' ? { anchorAt: { path: placed.path, checkpoint: anchor.checkpoint } } : {}),
+    });
+    return { kind: 'series', ok: series.ok && headOk, series, ...head };
   }
   const ledger = new FleetLedger();
   const logs: { file: string; result: VerifyResult }[] = [];
@@ -221,6 +255,9 @@ export async function lostPauses(
     return lostInRecordingFile(file, false, explain);
   }
   const set = setOrRecording;
+  // The head first: a log it names that was not given holds what may be lost.
+  const problem = await headProblem(set);
+  if (problem !== null) throw new A2aReplayError('RECEIPT_INVALID', problem);
   if (set.kind === 'series') {
     const read = await lostInSeries(set.group.files, set.keyring, set.allowTornTail);
     const { lost, interruptions, verification, files } = read;
@@ -286,6 +323,26 @@ export async function lostPauses(
   };
 }
 
+/**
+ * What is wrong with the set as its head shows it, in one line (a later log missing, a head that
+ * does not check, or the log it names not matching it); null without a head, or when all is well.
+ * The set is verified with its head, an open end accepted (a recorder still running or killed).
+ */
+export async function headProblem(set: LogSet): Promise<string | null> {
+  if (set.head === undefined) return null;
+  const verified = await verifyLogSet({ ...set, allowOpen: true });
+  return verified.ok ? null : verificationFailure(verified);
+}
+
+/** Why a verification of one log or one series failed, in one line. */
+function verificationFailure(verified: LogSetVerification): string {
+  if (verified.kind === 'fleet') return 'the fleet does not verify';
+  if (verified.head !== undefined && verified.head.kind !== 'at') return verified.head.message;
+  if (verified.kind === 'series') return `the series does not verify: ${verified.series.error?.message ?? ''}`;
+  const e = verified.result.firstError;
+  return `${verified.file}:${e?.line ?? '?'}: does not verify (${e?.reason ?? 'unknown'}: ${e?.message ?? ''})`;
+}
+
 /** The audit rows of a log or a series (verified first), or why there are none. */
 export async function auditLogSet(
   set: LogSet,
@@ -297,17 +354,24 @@ export async function auditLogSet(
       'INVALID_ARGUMENT',
       'auditLogSet reads one log or one series; audit a fleet with auditFleet',
     );
+  const placed = await placeHead(set, keyring);
+  // A head that is no given log's checkpoint leaves nothing to audit: the verification says why.
+  if (placed !== null && placed.kind !== 'at') return { ok: false, rows: [], verification: await verifyLogSet(set) };
+  const head = placed === null ? {} : { head: placed };
+  const checkpoint = set.head?.checkpoint;
   if (set.kind === 'series') {
     const { series, rows } = await auditSeries(set.group.files, {
       keyring,
       allowOpen: set.allowOpen,
       allowTornTail: set.allowTornTail,
+      ...(placed && checkpoint ? { anchorAt: { path: placed.path, checkpoint } } : {}),
       ...options,
     });
-    return { ok: series.ok, rows, verification: { kind: 'series', ok: series.ok, series } };
+    return { ok: series.ok, rows, verification: { kind: 'series', ok: series.ok, series, ...head } };
   }
   const audited = await auditReceiptLog(set.files[0]!, {
     keyring,
+    ...(checkpoint ? { anchor: checkpoint } : {}),
     allowOpen: set.allowOpen,
     allowTornTail: set.allowTornTail,
     ...(options.agentPrincipals ? { agentPrincipals: [...options.agentPrincipals] } : {}),
@@ -317,6 +381,6 @@ export async function auditLogSet(
   return {
     ok,
     rows: audited.rows,
-    verification: { kind: 'log', ok, file: set.given, result: audited.verify },
+    verification: { kind: 'log', ok, file: set.given, result: audited.verify, ...head },
   };
 }

@@ -7,6 +7,7 @@
  */
 import { AuditCollector, type AuditFilter, type AuditRow } from '../receipts/audit.js';
 import type { Keyring } from '../receipts/keys.js';
+import type { Checkpoint } from '../receipts/types.js';
 import { type SeriesResult, verifySeries } from '../receipts/series.js';
 
 /** The series verified, and its rows (none when it does not verify). */
@@ -18,6 +19,8 @@ export async function auditSeries(
     allowTornTail?: boolean;
     agentPrincipals?: readonly string[];
     filter?: AuditFilter;
+    /** The series' head and the log it is checked against (src/logs/series-head.ts). */
+    anchorAt?: { path: string; checkpoint: Checkpoint };
   },
 ): Promise<{ series: SeriesResult; rows: AuditRow[] }> {
   const collector = new AuditCollector({ agentPrincipals: [...(options.agentPrincipals ?? [])] });
@@ -27,6 +30,7 @@ export async function auditSeries(
       keyring: options.keyring,
       allowOpen: options.allowOpen ?? false,
       allowTornTail: options.allowTornTail ?? false,
+      ...(options.anchorAt ? { anchorAt: options.anchorAt } : {}),
     },
     (_path, line) => collector.onLine(line),
   );

@@ -20,12 +20,15 @@ export interface EntryRef {
 }
 
 /**
- * Where a sighting of a task came from: an event of a stream (an ordered log of the task), a
- * snapshot (GetTask, ListTasks, a SendMessage result: the state at one instant), or the answer to
- * a call on the task (PauseTask, AwaitTaskResumption, CancelTask).
+ * Where a sighting of a task came from: an event of a stream (an ordered log of the task; `opened`
+ * is the seq of the request that opened it, so what it shows is no older than that), a snapshot
+ * (GetTask, ListTasks, a SendMessage result: the state at one instant), or the answer to a call on
+ * the task (PauseTask, AwaitTaskResumption, CancelTask).
  */
 export type Origin =
-  { kind: 'stream'; xid: string } | { kind: 'snapshot'; xid: string; multi: boolean } | { kind: 'answer'; xid: string };
+  | { kind: 'stream'; xid: string; opened: number }
+  | { kind: 'snapshot'; xid: string; multi: boolean }
+  | { kind: 'answer'; xid: string };
 
 /** A task as a sighting names it. */
 export interface TaskRef {

@@ -33,16 +33,9 @@ import {
 import type { Fact, Origin, ReadItem, TaskRef } from './fact.js';
 import { entryIncompleteness, entryProblem, taskIdFromRaw, taskIdOfCall } from './entry-reads.js';
 import type { FindingCode, ObserverFinding } from './findings.js';
-import {
-  type Sighting,
-  type SightingIssue,
-  codeForField,
-  issueOf,
-  readPauseCallResult,
-  readResumeCallResult,
-  sightStatusUpdate,
-  sightTask,
-} from './sightings.js';
+import { scanCallResult, scanStreamResult } from './scan.js';
+import { type Sighting, type SightingIssue, codeForField, issueOf } from './sightings.js';
+import { readPauseCallResult, readResumeCallResult, sightStatusUpdate, sightTask } from './sightings.js';
 
 /** Exchanges remembered after their answer, so a trailing `end` is no orphan. */
 const FINISHED_MEMORY = 4096;
@@ -59,6 +52,9 @@ export class FactReader {
   readonly #orphans = new BoundedMap<string, true>(ORPHAN_MEMORY);
   #lastSeq = 0;
   #out: ReadItem[] = [];
+
+  /** `scan` false reads every answer in full, never by the scan path (docs/design.md §14.11). */
+  constructor(private readonly scan = true) {}
 
   /** Exchanges in flight and the two memories, for stats. */
   get size(): { exchanges: number; finishedExchanges: number } {
@@ -117,11 +113,7 @@ export class FactReader {
     return out;
   }
 
-  /**
-   * An entry that does not hold all the peer sent makes this reading incomplete: said once per
-   * entry, naming it (docs/design.md §14). A cut entry handed over with its whole body (the
-   * recorder's own observer) is complete.
-   */
+  /** An entry without all the peer sent makes the reading incomplete (§14); a cut one with its body is whole. */
   #checkComplete(entry: RecordingEntry): void {
     const missing = entryIncompleteness(entry);
     if (missing !== undefined) this.#finding('incomplete-entry', entry.seq, missing.field, missing.why);
@@ -364,13 +356,16 @@ export class FactReader {
 
   #onStreamResult(ex: ObservedExchange, entry: RecordingEntry, result: unknown): void {
     const field = resultField(ex);
+    const origin: Origin = { kind: 'stream', xid: ex.xid, opened: ex.seq };
+    const scanned = this.scan ? scanStreamResult(result, field) : undefined;
+    if (scanned?.kind === 'sighting') return this.#sighting(ex, entry, scanned.sighting, [], origin, scanned.field);
+    if (scanned) return this.#work(ex, entry, scanned.taskId, scanned.contextId);
     const parsed = parseStreamResponse(result, field);
     if (!parsed.ok) {
       this.#issue(issueOf(codeForField(parsed.issue.field), parsed.issue), entry.seq, taskIdFromRaw(result));
       return;
     }
     const ev = parsed.value;
-    const origin: Origin = { kind: 'stream', xid: ex.xid };
     switch (ev.kind) {
       case 'task': {
         const { sighting, issues } = sightTask(ev.task, `${field}.task`);
@@ -382,14 +377,9 @@ export class FactReader {
         this.#sighting(ex, entry, sighting, issues, origin, `${field}.statusUpdate`);
         break;
       }
-      case 'artifactUpdate': {
-        const { taskId, contextId } = ev.artifactUpdate;
-        const task: TaskRef = { taskId, contextId: contextId === '' ? null : contextId };
-        ex.carries.add(taskId);
-        this.#fact({ type: 'TaskSeen', entry: ref(entry), task, stream: ex.xid, times: [], binding: bindingOf(ex) });
-        this.#fact({ type: 'WorkSeen', entry: ref(entry), task, stream: ex.xid });
+      case 'artifactUpdate':
+        this.#work(ex, entry, ev.artifactUpdate.taskId, ev.artifactUpdate.contextId);
         break;
-      }
       case 'message':
         break;
       default: {
@@ -399,10 +389,21 @@ export class FactReader {
     }
   }
 
+  /** An artifact update on a stream: work done on the task. */
+  #work(ex: ObservedExchange, entry: RecordingEntry, taskId: string, contextId: string): void {
+    const task: TaskRef = { taskId, contextId: contextId === '' ? null : contextId };
+    ex.carries.add(taskId);
+    this.#fact({ type: 'TaskSeen', entry: ref(entry), task, stream: ex.xid, times: [], binding: bindingOf(ex) });
+    this.#fact({ type: 'WorkSeen', entry: ref(entry), task, stream: ex.xid });
+  }
+
   #onCallResult(ex: ObservedExchange, entry: RecordingEntry, result: unknown): void {
     const call = ex.call;
     if (!call) return;
     const field = resultField(ex);
+    const scanned = this.scan ? scanCallResult(call.method, result, field) : undefined;
+    const snapshot: Origin = { kind: 'snapshot', xid: ex.xid, multi: false };
+    if (scanned) return this.#sighting(ex, entry, scanned.sighting, [], snapshot, scanned.field);
     switch (call.method) {
       case 'SendMessage': {
         const parsed = parseSendMessageResult(result, field);

@@ -14,7 +14,8 @@
  * number of tasks (O(log n) for a deadline), and memory is bounded by what is still live plus
  * fixed-size memories of what recently ended (§14.6).
  */
-import { describeError } from '../errors.js';
+import { isDeepStrictEqual } from 'node:util';
+import { A2aReplayError, describeError } from '../errors.js';
 import type { RecordingEntry } from '../recording/format.js';
 import { type Fact, type ReadItem, tasksShownIn } from './fact.js';
 import { FactReader } from './facts.js';
@@ -58,7 +59,20 @@ export interface ObserverOptions {
    * outputs, and the receipts, findings and span ids the receipts name are the same (default true).
    */
   spans?: boolean;
+  /**
+   * How answers are read (docs/design.md §14.11): `scan` (the default) reads an answer that can
+   * say nothing about a pause or an interruption by the scan path, `full` parses every answer in
+   * full, `both` reads each entry both ways and throws (`OBSERVER_MISMATCH`) where they differ.
+   * The environment variable `A2A_REPLAY_SCAN_CHECK=1` makes `both` the default.
+   */
+  scanPath?: ScanPath;
 }
+
+/** How the observer reads answers: {@link ObserverOptions.scanPath}. */
+export type ScanPath = 'scan' | 'full' | 'both';
+
+/** The debug switch that reads every entry by both paths (docs/design.md §14.11). */
+export const SCAN_CHECK_VARIABLE = 'A2A_REPLAY_SCAN_CHECK';
 
 /** Sizes of what the observer holds (docs/design.md §14.6), for tests and diagnostics. */
 export interface ObserverStats {
@@ -95,7 +109,9 @@ export interface ObserverStats {
  * is the tables of `observe/rules`; every verdict names its rule (docs/design.md §14.8).
  */
 export class PauseObserver {
-  readonly #reader = new FactReader();
+  readonly #reader: FactReader;
+  /** With `scanPath: 'both'`, the reader that parses every answer in full beside {@link #reader}. */
+  readonly #fullReader: FactReader | undefined;
   readonly #canonicalTimes: boolean;
   readonly #store: ObserverStore;
   /** The interruptions (INPUT_REQUIRED, AUTH_REQUIRED), kept apart from the pauses (docs/design.md §14.9). */
@@ -107,6 +123,9 @@ export class PauseObserver {
   readonly #methods = new EntryMethods();
 
   constructor(options: ObserverOptions) {
+    const scan = options.scanPath ?? (process.env[SCAN_CHECK_VARIABLE] === '1' ? 'both' : 'scan');
+    this.#reader = new FactReader(scan !== 'full');
+    this.#fullReader = scan === 'both' ? new FactReader(false) : undefined;
     this.#canonicalTimes = options.canonicalTimes ?? true;
     this.#store = new ObserverStore({
       recordingId: options.recordingId,
@@ -123,7 +142,7 @@ export class PauseObserver {
     const out: ObserverOutput[] = [];
     store.begin(out);
     const request = this.#methods.requestOf(entry);
-    const items = this.#reader.read(entry, request);
+    const items = this.#read(entry, request);
     this.#lastItems = items;
     // Only span attributes name the method (docs/design.md §7): without spans it is not followed.
     const method = store.ctx.spans !== false ? this.#methods.methodOf(entry, request) : undefined;
@@ -143,6 +162,18 @@ export class PauseObserver {
     this.#conventions(out, method, items);
     store.end();
     return out;
+  }
+
+  /** The entry's facts and findings; with both readers, the same from each or an error. */
+  #read(entry: RecordingEntry, request: ReturnType<EntryMethods['requestOf']>): ReadItem[] {
+    const items = this.#reader.read(entry, request);
+    if (this.#fullReader === undefined) return items;
+    const full = this.#fullReader.read(entry, request);
+    if (isDeepStrictEqual(items, full)) return items;
+    throw new A2aReplayError(
+      'OBSERVER_MISMATCH',
+      `entry ${String(entry.seq)}: the scan path read ${JSON.stringify(items)}, the full parse ${JSON.stringify(full)}`,
+    );
   }
 
   /** Each fact to the interruption tables, then to the pause tables by the routing table (docs/design.md §14.8). */

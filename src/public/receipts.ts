@@ -2,12 +2,16 @@
  * @module a2a-replay/receipts
  * Receipt logs: the receipt and log formats (docs/design.md §6), keys, the chain and the log
  * writer, constant-memory verification, audit and the receipt-log diff; log sets (files, directories,
- * series, fleets, collector exports) verified, audited and searched for lost pauses as one.
+ * series, fleets, collector exports) verified, audited and searched for lost pauses as one; the
+ * log as a transparency log (checkpoint notes, inclusion and consistency proofs, witness
+ * cosignatures); interruptions audited.
  */
 export {
   type Receipt,
   type SuspensionReceipt,
   type ResumptionReceipt,
+  type InterruptionReceipt,
+  type ContinuationReceipt,
   type ReceiptLogHeader,
   type ReceiptLogLine,
   type Checkpoint,
@@ -61,7 +65,16 @@ export {
   verifyLogSet,
   lostPauses,
   auditLogSet,
+  headProblem,
 } from '../logs/log-set.js';
+export { type LogHead, type SeriesHead, LOG_HEAD_PAYLOAD_TYPE, readSeriesHead } from '../receipts/log-head.js';
+export {
+  type GivenLog,
+  type HeadPlacement,
+  type MissingLog,
+  givenLogHeaders,
+  placeSeriesHead,
+} from '../logs/series-head.js';
 export {
   type VerificationDescription,
   describeVerification,
@@ -106,3 +119,12 @@ export { type NoteVerifier, parseVerifierKey } from '../tlog/note.js';
 export { readKeyFile } from '../receipts/keys.js';
 export { writeSecretFile } from '../receipts/key-file.js';
 export { readReceiptLogLines, diffFleets } from '../logs/fleet-diff.js';
+export { parseCosignerKey } from '../tlog/cosignature.js';
+export {
+  type WitnessRecord,
+  type CosignedRecord,
+  type RefusalRecord,
+  cosignaturesPathFor,
+  parseCosignatureFile,
+} from '../receipts/cosignature-file.js';
+export { type WitnessCheck, checkWitnessQuorum } from '../receipts/witness-check.js';

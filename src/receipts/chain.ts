@@ -8,7 +8,8 @@
 import { KeyOrder, canonicalJson, canonicalMembers, sha256Prefixed } from '../canonical/canonical-json.js';
 import { A2aReplayError } from '../errors.js';
 import type { Keyring, ReceiptKey } from './keys.js';
-import { LogTree, logOrigin } from './log-tree.js';
+import { logHeadText } from './log-head.js';
+import { LogTree, logName, logOrigin } from './log-tree.js';
 import { type Unsigned, signCheckpoint, signReceipt } from './signing.js';
 import {
   type Checkpoint,
@@ -185,6 +186,20 @@ export class ReceiptChain {
   /** The log's origin in its checkpoint notes (docs/design.md §6). */
   get origin(): string {
     return this.#origin;
+  }
+
+  /**
+   * The signed `LogHead` line naming this log (its series, position and header) for one of its
+   * checkpoints: what the witness file keeps before that checkpoint (docs/design.md §6).
+   */
+  logHead(checkpoint: SealedLine<Checkpoint>): string {
+    const { line, hash } = this.header;
+    const fields = {
+      series: line.series?.id ?? logName(line.recording, hash),
+      position: line.series?.position ?? 1,
+      header: hash,
+    };
+    return logHeadText(fields, checkpoint.text, this.#checkpointKey);
   }
 
   /** Hash of the last line sealed (the header's at first). */

@@ -27,9 +27,12 @@ export interface LogNote {
 export interface LogTreeScan {
   leaves: Buffer[];
   notes: LogNote[];
-  /** Receipt seq → 0-based line index. */
+  /** Receipt seq → 0-based line index, for every kind of receipt. */
   receipts: Map<number, number>;
 }
+
+/** The lines that are receipts, each with its `seq`: pauses and interruptions alike (docs/design.md §6). */
+const RECEIPT_TYPES = new Set(['SuspensionReceipt', 'ResumptionReceipt', 'InterruptionReceipt', 'ContinuationReceipt']);
 
 function invalid(problem: string): A2aReplayError {
   return new A2aReplayError('INVALID_ARGUMENT', problem);
@@ -50,7 +53,7 @@ export async function scanLogTree(path: string): Promise<LogTreeScan> {
       break;
     }
     const index = scan.leaves.length;
-    if ((value.type === 'SuspensionReceipt' || value.type === 'ResumptionReceipt') && typeof value.seq === 'number')
+    if (typeof value.type === 'string' && RECEIPT_TYPES.has(value.type) && typeof value.seq === 'number')
       scan.receipts.set(value.seq, index);
     if (value.type === 'Checkpoint' && typeof value.note === 'string') scan.notes.push({ index, note: value.note });
     scan.leaves.push(leafHash(raw.text));

@@ -39,6 +39,7 @@ import { datasync, datasyncFd, writeAllLines } from '../recording/line-sink.js';
 import { ReceiptChain, type SealedLine } from './chain.js';
 import type { Keyring } from './keys.js';
 import type {
+  Checkpoint,
   ContinuationDraft,
   ContinuationReceipt,
   InterruptionDraft,
@@ -77,7 +78,9 @@ export interface ReceiptLogWriterOptions {
   /**
    * A file that always holds the latest checkpoint, kept apart from the log so that
    * `verify --checkpoint FILE` detects a cut tail: rewritten atomically (temp file, fsync,
-   * rename; mode 0600) after each checkpoint is written and synced.
+   * rename; mode 0600) after each checkpoint is written and synced. The line before the checkpoint
+   * is its `LogHead` (src/receipts/log-head.ts), naming the log; every log of a rotating recorder
+   * writes to the same file, so it holds the head of the series.
    */
   witness?: string;
   /**
@@ -319,7 +322,12 @@ export class ReceiptLogWriter {
     for (const line of lines) {
       this.#buffer.push(`${line.text}\n`);
       this.#bufferBytes += line.text.length + 1;
-      if (line.line.type === 'Checkpoint') this.#bufferCheckpoint = line.text;
+      // The witness file names the log its checkpoint belongs to (docs/design.md §6).
+      if (line.line.type === 'Checkpoint')
+        this.#bufferCheckpoint =
+          this.#witness === undefined
+            ? line.text
+            : `${this.chain.logHead(line as SealedLine<Checkpoint>)}\n${line.text}`;
     }
     if (this.#onDurable) this.#bufferLines.push(...lines);
     this.#queued += lines.length;

@@ -12,7 +12,7 @@ import type { Keyring } from './keys.js';
 import { readLogChunks } from './log-reader.js';
 import { readReceiptLogLine } from './read-line.js';
 import { type LogEnd, interruptionHash, seriesIdOf, suspensionHash } from './series-link.js';
-import type { InterruptionReceipt, ReceiptLogHeader, SuspensionReceipt } from './types.js';
+import type { Checkpoint, InterruptionReceipt, ReceiptLogHeader, SuspensionReceipt } from './types.js';
 import { ReceiptLogVerifier, type VerifiedLine, type VerifyOptions, type VerifyResult } from './verify.js';
 
 /** A log read to its end: the verification and where it ended. */
@@ -193,7 +193,10 @@ interface Read {
  */
 export async function verifySeries(
   paths: readonly string[],
-  options: Omit<VerifyOptions, 'onLine' | 'jobs'>,
+  options: Omit<VerifyOptions, 'onLine' | 'jobs' | 'anchor'> & {
+    /** A checkpoint kept outside (the series' head) and the log it is checked against. */
+    anchorAt?: { path: string; checkpoint: Checkpoint } | undefined;
+  },
   /** Each verified line of each log, in file order (audit builds on this). */
   onLine?: (path: string, line: VerifiedLine) => void,
 ): Promise<SeriesResult> {
@@ -211,8 +214,10 @@ export async function verifySeries(
   positions.sort((a, b) => a.at - b.at);
   for (const { path } of positions) {
     // Every log may end open or torn here; the last one is held to `options` once it is known.
+    const { anchorAt, ...verifyOptions } = options;
     const read = await readLog(path, {
-      ...options,
+      ...verifyOptions,
+      ...(anchorAt?.path === path ? { anchor: anchorAt.checkpoint } : {}),
       allowOpen: true,
       allowTornTail: true,
       ...(onLine ? { onLine: (line: VerifiedLine) => onLine(path, line) } : {}),

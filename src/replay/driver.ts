@@ -37,7 +37,7 @@ import { ReplayLedger } from './ledger.js';
 import { type LiveCall, sendLive } from './live-exchange.js';
 import { IdMap } from './substitution.js';
 import type { VirtualPeerClock } from '../peer/virtual-peer-clock.js';
-import { ReplayTiming, type StepOutcome } from './replay-timing.js';
+import { DriveTime, ReplayTiming, type StepOutcome } from './replay-timing.js';
 import { ChangeSignal } from './change-signal.js';
 import {
   BodyNotes,
@@ -86,7 +86,7 @@ export interface DriveOptions {
   peerClock?: VirtualPeerClock;
   /**
    * Least entries of a segment (default {@link DEFAULT_SEGMENT_ENTRIES}): the drive holds one
-   * segment at a time (src/replay/segments.ts); with `peerClock` the recording replays whole.
+   * segment at a time (src/replay/segments.ts), and the next one ahead when it keeps time (`peerClock`, `pace`).
    */
   segmentEntries?: number;
   /** Stops the drive at once: it resolves with what was replayed, `stopped` set. */
@@ -337,15 +337,20 @@ interface DriveShared {
   total: number;
   /** The peer's failure, or the stop, once there is one. */
   infra: A2aReplayError | undefined;
+  /** Time across the segments (a virtual peer clock, a pace), set up by the first segment. */
+  time: DriveTime | undefined;
 }
 
 /** Why a drive stopped on its signal: said by every entry it did not wait for. */
 const STOPPED = 'the run was stopped before it came';
 
 /** Replays one segment (src/replay/segments.ts): every entry of it settles before this resolves. */
-async function driveSegment(entries: readonly RecordingEntry[], shared: DriveShared): Promise<SegmentResult> {
+async function driveSegment(
+  plan: ReplayPlan,
+  next: ReplayPlan | undefined,
+  shared: DriveShared,
+): Promise<SegmentResult> {
   const { options, timeoutMs, ids } = shared;
-  const plan = planReplay(entries);
   const ledger = new ReplayLedger(plan, ids, options.noise ?? {}, options.ignore ?? [], shared.extraSeqs);
   const changed = new ChangeSignal(timeoutMs);
   ledger.onSettle = (seq) => changed.settled(seq);
@@ -369,7 +374,8 @@ async function driveSegment(entries: readonly RecordingEntry[], shared: DriveSha
   };
   options.signal?.addEventListener('abort', onAbort);
 
-  const timing = new ReplayTiming(plan, ledger, { ...options, clock: options.clock ?? systemClock }, timeoutMs);
+  shared.time ??= new DriveTime({ ...options, clock: options.clock ?? systemClock }, plan.entries[0], timeoutMs);
+  const timing = new ReplayTiming(plan, ledger, shared.time, next);
   const { notes, base, unaryAgent, streamAgent } = shared;
   const callContext: CallContext = { ids, grpc, notes, timing, base, unaryAgent, streamAgent };
   /** Sends `ex`'s request, its answer entries to `onEntry`; `sent` runs just before it goes. */
@@ -468,9 +474,10 @@ function stoppedError(): A2aReplayError {
  * Replays a recording read as a stream (`entries` in ascending seq, as a recording file holds
  * them) against the peer at `options.peerUrl`, one segment at a time (src/replay/segments.ts):
  * what it holds is one segment's entries, not the recording's. Each segment's replayed entries
- * go to `options.onSegment` as it ends. With a virtual peer clock the recording replays whole
- * (its poll loops are read across it). With `options.signal` aborted, the drive stops at once and
- * resolves with what it replayed (`stopped`); entries it did not wait for are `missing`.
+ * go to `options.onSegment` as it ends. A drive that keeps time (a virtual peer clock, a pace)
+ * reads one segment ahead, since a poll loop may go on across a cut (src/replay/poll-loops.ts).
+ * With `options.signal` aborted, the drive stops at once and resolves with what it replayed
+ * (`stopped`); entries it did not wait for are `missing`.
  */
 export async function driveRecordingStream(
   entries: AsyncIterable<RecordingEntry> | Iterable<RecordingEntry>,
@@ -500,21 +507,31 @@ export async function driveRecordingStream(
     settledBefore: 0,
     total: options.totalEntries ?? 0,
     infra: undefined,
+    time: undefined,
   };
   const totals = new DriveTotals();
-  // Poll loops are read across the recording: a replay that reads them (a virtual peer clock, a
-  // paced live peer) holds it whole.
-  const window = options.peerClock || options.pace ? Infinity : (options.segmentEntries ?? DEFAULT_SEGMENT_ENTRIES);
+  // A replay that keeps time (a virtual peer clock, a paced live peer) reads poll loops, which go
+  // on across a cut: it reads the next segment before it drives one, to know which loops do.
+  const timed = options.peerClock !== undefined || options.pace !== undefined;
+  const window = options.segmentEntries ?? DEFAULT_SEGMENT_ENTRIES;
   const keepReplayed = options.keepReplayed ?? false;
+  const drive = async (segment: Planned, next: Planned | undefined): Promise<void> => {
+    if (options.totalEntries === undefined) shared.total = shared.settledBefore + segment.entries.length;
+    const result = await driveSegment(segment.plan, next?.plan, shared);
+    totals.add(result, keepReplayed);
+    await options.onSegment?.(result.replayed, segment.entries);
+    shared.settledBefore += result.settled;
+  };
   try {
+    let held: Planned | undefined;
     for await (const segment of segmentsOf(entries, window)) {
       if (shared.infra) break;
-      if (options.totalEntries === undefined) shared.total = shared.settledBefore + segment.length;
-      const result = await driveSegment(segment, shared);
-      totals.add(result, keepReplayed);
-      await options.onSegment?.(result.replayed, segment);
-      shared.settledBefore += result.settled;
+      const planned = { entries: segment, plan: planReplay(segment) };
+      if (!timed) await drive(planned, undefined);
+      else if (held) await drive(held, planned);
+      held = timed ? planned : undefined;
     }
+    if (held && !shared.infra) await drive(held, undefined);
   } finally {
     shared.unaryAgent.destroy();
     shared.streamAgent.destroy();
@@ -535,6 +552,12 @@ export async function driveRecordingStream(
     notes,
     stopped: shared.infra?.code === 'STOPPED',
   };
+}
+
+/** A segment's entries and its plan. */
+interface Planned {
+  entries: RecordingEntry[];
+  plan: ReplayPlan;
 }
 
 /** Where live entries with no recorded counterpart are numbered when the recording's length is not known. */

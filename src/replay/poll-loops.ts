@@ -17,7 +17,7 @@
  * instant less the peer's *lag*, how far the recorded peer was behind the virtual one when the
  * last loop's outcome showed (its recorded instant less the virtual instant it showed at).
  */
-import type { PlannedExchange, ReplayPlan } from './lanes.js';
+import type { LaneKey, PlannedExchange, ReplayPlan } from './lanes.js';
 import type { JsonValue } from '../canonical/canonical-json.js';
 import type { RecordingEntry } from '../recording/format.js';
 import type { VirtualPeerClock } from '../peer/virtual-peer-clock.js';
@@ -40,34 +40,77 @@ function isRead(ex: PlannedExchange): boolean {
   return ex.method === 'GetTask' && ex.response !== undefined && ex.events.length === 0 && ex.lane !== null;
 }
 
-/** The poll loops of a plan: the role of every exchange in one, by xid. */
-export function pollLoops(plan: ReplayPlan): Map<string, PollRole> {
-  const byLane = new Map<string, PlannedExchange[]>();
+/** A lane's poll loop still open where a segment ends: its first read, and its reads so far. */
+interface OpenLoop {
+  first: PlannedExchange;
+  reads: number;
+}
+
+/** Each lane's exchanges in `plan`, in recorded order. */
+function byLane(plan: ReplayPlan): Map<LaneKey, PlannedExchange[]> {
+  const lanes = new Map<LaneKey, PlannedExchange[]>();
   for (const ex of plan.exchanges) {
     if (ex.lane === null) continue;
-    const list = byLane.get(ex.lane) ?? [];
-    list.push(ex);
-    byLane.set(ex.lane, list);
+    const list = lanes.get(ex.lane);
+    if (list) list.push(ex);
+    else lanes.set(ex.lane, [ex]);
   }
-  const roles = new Map<string, PollRole>();
-  for (const exchanges of byLane.values()) {
-    let run: PlannedExchange[] = [];
-    const close = (): void => {
-      const first = run[0];
-      const last = run.at(-1);
-      if (first && last) {
-        for (const ex of run.slice(0, -1)) roles.set(ex.xid, { kind: 'read' });
-        roles.set(last.xid, { kind: 'outcome', first, reads: run.length });
+  return lanes;
+}
+
+/**
+ * The poll loops of a recording replayed in segments (src/replay/segments.ts), one segment after
+ * the other. A loop needs only its own lane: its first read (for its recorded duration), how many
+ * reads it has had, and whether the lane's next exchange is a read too. That is read from the
+ * segment after (`next`): a lane whose last exchange of a segment is a read continues its loop
+ * into the next segment when its first exchange there is a read, so a loop is one loop whatever
+ * the cuts. A lane the next segment does not touch at all ends its loop at the cut (its next read,
+ * at least a segment's worth of entries later, starts a new one); so does every lane at the
+ * recording's end. What is held between segments is one open loop per lane.
+ */
+export class PollLoops {
+  readonly #open = new Map<LaneKey, OpenLoop>();
+
+  /** The role of every exchange of `plan` in a poll loop, by xid; `next`: the next segment's plan, if any. */
+  rolesOf(plan: ReplayPlan, next: ReplayPlan | undefined): Map<string, PollRole> {
+    const continues = new Map<LaneKey, boolean>();
+    if (next)
+      for (const ex of next.exchanges)
+        if (ex.lane !== null && !continues.has(ex.lane)) continues.set(ex.lane, isRead(ex));
+    const roles = new Map<string, PollRole>();
+    for (const [lane, exchanges] of byLane(plan)) {
+      let carried = this.#open.get(lane);
+      this.#open.delete(lane);
+      let run: PlannedExchange[] = [];
+      const close = (): void => {
+        const last = run.at(-1);
+        if (last) {
+          for (let i = 0; i < run.length - 1; i++) roles.set((run[i] as PlannedExchange).xid, { kind: 'read' });
+          const first = carried?.first ?? (run[0] as PlannedExchange);
+          roles.set(last.xid, { kind: 'outcome', first, reads: (carried?.reads ?? 0) + run.length });
+        }
+        run = [];
+        carried = undefined;
+      };
+      for (const ex of exchanges) {
+        if (isRead(ex)) run.push(ex);
+        else close();
       }
-      run = [];
-    };
-    for (const ex of exchanges) {
-      if (isRead(ex)) run.push(ex);
-      else close();
+      if (run.length > 0 && continues.get(lane) === true) {
+        for (const ex of run) roles.set(ex.xid, { kind: 'read' });
+        this.#open.set(lane, {
+          first: carried?.first ?? (run[0] as PlannedExchange),
+          reads: (carried?.reads ?? 0) + run.length,
+        });
+      } else close();
     }
-    close();
+    return roles;
   }
-  return roles;
+}
+
+/** The poll loops of a whole plan: the role of every exchange in one, by xid. */
+export function pollLoops(plan: ReplayPlan): Map<string, PollRole> {
+  return new PollLoops().rolesOf(plan, undefined);
 }
 
 /** The recorded duration of a loop, ms: from its first request to its last answer. */
@@ -122,6 +165,11 @@ export class RecordedTime {
     this.#waitMs = waitMs;
     this.#sent = clock.taken();
     this.#read = clock.answered();
+  }
+
+  /** A new segment begins: the step bounds of the answers of the one before are done with. */
+  newSegment(): void {
+    this.#stepBounds.clear();
   }
 
   /** An HTTP request went to the peer: no move of the clock overtakes it. */

@@ -16,7 +16,7 @@ import { LiveTime, loopStateLabel, readLiveLoop } from './live-time.js';
 import type { ReplayPace } from './pace.js';
 import type { Clock } from '../clock.js';
 import type { VirtualPeerClock } from '../peer/virtual-peer-clock.js';
-import { type PollRole, RecordedTime, loopBoundMs, pollLoops, recordedLoopMs } from './poll-loops.js';
+import { type PollRole, PollLoops, RecordedTime, loopBoundMs, recordedLoopMs } from './poll-loops.js';
 
 /** What stepping the clock for an awaited answer did (see {@link RecordedTime.stepFor}). */
 export type StepOutcome = 'wait' | 'moved' | 'stuck';
@@ -44,7 +44,38 @@ async function readOnce(drive: LoopDrive, ex: PlannedExchange): Promise<EntryDra
   return drive.infra() || call.failure ? undefined : got;
 }
 
-/** Time in one drive: a virtual peer clock's moves and poll loops, or nothing without one. */
+/**
+ * Time that lasts a whole drive, across its segments (src/replay/segments.ts): a virtual peer
+ * clock's lag and counts, the pace's anchors, the poll loops open at a cut. None of it grows with
+ * the recording: a lane's anchor and open loop at most.
+ */
+export class DriveTime {
+  readonly recorded: RecordedTime | undefined;
+  readonly live: LiveTime | undefined;
+  readonly loops = new PollLoops();
+
+  /**
+   * `time.peerClock`: the embedded peer's virtual clock; else `time.pace`: the pace against a live
+   * peer, on `time.clock`, from `start` (the recording's first entry); `waitMs`: the longest a
+   * move of a virtual clock waits for the peer.
+   */
+  constructor(
+    time: { peerClock?: VirtualPeerClock | undefined; pace?: ReplayPace | undefined; clock: Clock },
+    start: RecordingEntry | undefined,
+    waitMs: number,
+  ) {
+    const clock = time.peerClock;
+    this.recorded = clock ? new RecordedTime(clock, waitMs) : undefined;
+    this.live = !clock && time.pace ? new LiveTime(time.pace, time.clock, start) : undefined;
+  }
+
+  /** Whether the drive keeps time at all (a virtual peer clock, or a pace): its poll loops are read then. */
+  get timed(): boolean {
+    return this.recorded !== undefined || this.live !== undefined;
+  }
+}
+
+/** Time in one segment of a drive: a virtual peer clock's moves and poll loops, or nothing without one. */
 export class ReplayTiming {
   readonly #plan: ReplayPlan;
   readonly #ledger: ReplayLedger;
@@ -52,22 +83,14 @@ export class ReplayTiming {
   readonly #live: LiveTime | undefined;
   readonly #roles: Map<string, PollRole>;
 
-  /**
-   * `time.peerClock`: the embedded peer's virtual clock; else `time.pace`: the pace against a live
-   * peer, on `time.clock`; `waitMs`: the longest a move of a virtual clock waits for the peer.
-   */
-  constructor(
-    plan: ReplayPlan,
-    ledger: ReplayLedger,
-    time: { peerClock?: VirtualPeerClock | undefined; pace?: ReplayPace | undefined; clock: Clock },
-    waitMs: number,
-  ) {
-    const clock = time.peerClock;
+  /** `plan`: this segment's; `next`: the next segment's, whose first reads say which loops go on. */
+  constructor(plan: ReplayPlan, ledger: ReplayLedger, time: DriveTime, next: ReplayPlan | undefined) {
     this.#plan = plan;
     this.#ledger = ledger;
-    this.#time = clock ? new RecordedTime(clock, waitMs) : undefined;
-    this.#live = !clock && time.pace ? new LiveTime(time.pace, time.clock, plan.entries[0]) : undefined;
-    this.#roles = this.#time || this.#live ? pollLoops(plan) : new Map<string, PollRole>();
+    this.#time = time.recorded;
+    this.#live = time.live;
+    this.#time?.newSegment();
+    this.#roles = time.timed ? time.loops.rolesOf(plan, next) : new Map<string, PollRole>();
     for (const ex of plan.exchanges)
       if (this.#roles.get(ex.xid)?.kind === 'read' && ex.response) ledger.uncompared(ex.response.seq);
   }

@@ -4,11 +4,10 @@
  * recorded through startRecorder with rotation, and the series it wrote read back as one, verified,
  * with no pause lost. A last test checks that every line of those examples is written here as there.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
 import { canonicalJson, startPeer } from '../../src/index.js';
 import {
   describeVerification,
@@ -18,7 +17,7 @@ import {
   verifyLogSet,
 } from '../../src/public/receipts.js';
 import { type RecorderEvent, startRecorder } from '../../src/public/record.js';
-import { ROOT } from '../helpers/cli.js';
+import { expectExamplesRunIn, pauseAndResume } from './doc-examples.js';
 
 let dir = '';
 const events: RecorderEvent['kind'][] = [];
@@ -33,21 +32,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-/** Two tasks, each paused and resumed three times. */
-async function pauseAndResume(url: string): Promise<void> {
-  const client = new A2aTestClient(url);
-  for (const name of ['a', 'b']) {
-    const { task } = await client.ok<{ task: { id: string } }>('SendMessage', {
-      message: { messageId: `m-${name}`, role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
-      configuration: { returnImmediately: true },
-    });
-    for (let round = 0; round < 3; round += 1) {
-      const paused = await client.ok<{ pause: { resumeToken: string } }>('PauseTask', { taskId: task.id });
-      await client.ok('ResumeTask', { taskId: task.id, resumeToken: paused.pause.resumeToken });
-    }
-  }
-}
 
 it('records as a2a-replay record does, through startRecorder', async () => {
   const peer = await startPeer({ deterministic: true });
@@ -88,19 +72,8 @@ it('reads the logs it wrote as one series, verified, with nothing lost', async (
 });
 
 it('runs each line of the two examples in docs/api.md as written there', async () => {
-  const doc = await readFile(join(ROOT, 'docs/api.md'), 'utf8');
-  const here = new Set((await readFile(new URL(import.meta.url), 'utf8')).split('\n').map((l) => l.trim()));
-  for (const heading of [
+  await expectExamplesRunIn(new URL(import.meta.url), [
     '## Record as `a2a-replay record` does',
     '## Read logs as one: files, directories, series, fleets',
-  ]) {
-    const section = doc.slice(doc.indexOf(heading));
-    const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
-    const lines = block
-      .split('\n')
-      .map((l) => l.trim())
-      .filter((l) => l !== '' && !l.startsWith('import '));
-    expect(lines.length).toBeGreaterThan(5);
-    expect(lines.filter((line) => !here.has(line))).toEqual([]);
-  }
+  ]);
 });

@@ -1,6 +1,7 @@
 /**
  * The README's count of the golden corpus is the corpus: every scenario under golden/ with a
- * recording, and how many of them go over HTTP+JSON (`rest-`) and gRPC (`grpc-`).
+ * recording, how many of them go over HTTP+JSON (`rest-`, `v03-rest-`) and gRPC (`grpc-`), how many
+ * speak A2A v0.3 (`v03-`) and how many mix v0.3 and v1.0 (`mixed-dialect-`).
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,10 +11,11 @@ import { ROOT } from '../helpers/cli.js';
 it('counts the golden scenarios the README names as they ship', () => {
   const golden = join(ROOT, 'golden');
   const scenarios = readdirSync(golden).filter((name) => existsSync(join(golden, name, 'recording.jsonl')));
-  const rest = scenarios.filter((name) => name.startsWith('rest-')).length;
-  const grpc = scenarios.filter((name) => name.startsWith('grpc-')).length;
+  const count = (...prefixes: string[]) =>
+    scenarios.filter((name) => prefixes.some((prefix) => name.startsWith(prefix))).length;
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   expect(readme).toContain(
-    `(${scenarios.length} pause/resume scenarios, ${rest} of them over HTTP+JSON and ${grpc} over gRPC)`,
+    `(${scenarios.length} pause/resume scenarios, ${count('rest-', 'v03-rest-')} of them over HTTP+JSON and ` +
+      `${count('grpc-')} over gRPC; ${count('v03-')} in A2A v0.3 and ${count('mixed-dialect-')} mixing v0.3 and v1.0)`,
   );
 });

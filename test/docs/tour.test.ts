@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, type CliResult, runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, stopProcess } from '../helpers/cli-process.js';
 
 /** The `npx a2a-replay` lines of the README's tour block, comments cut off. */
 async function tourCommands(): Promise<string[]> {
@@ -27,7 +27,7 @@ function words(line: string): string[] {
 }
 
 let dir: string;
-const servers: RecordProcess[] = [];
+const servers: CliProcess[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'a2a-replay-tour-'));
@@ -63,7 +63,7 @@ describe('the README tour', () => {
         return value;
       });
     const results = new Map<string, CliResult>();
-    let recorder: RecordProcess | undefined;
+    let recorder: CliProcess | undefined;
     for (const command of commands) {
       const args = words(command).map(substitute);
       const name = args[0] as string;

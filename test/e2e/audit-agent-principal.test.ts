@@ -10,11 +10,11 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { bearer } from '../helpers/jwt.js';
 
 let dir = '';
-const procs: RecordProcess[] = [];
+const procs: CliProcess[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'audit-principal-'));

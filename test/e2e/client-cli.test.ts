@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, stopProcess } from '../helpers/cli-process.js';
 
-let peer: RecordProcess;
+let peer: CliProcess;
 
 beforeAll(async () => {
   peer = await startCliProcess(['peer', '--deterministic']);

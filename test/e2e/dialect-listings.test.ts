@@ -15,7 +15,7 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
 import { bearer } from '../helpers/jwt.js';
-import { startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 type Json = Record<string, unknown>;
 

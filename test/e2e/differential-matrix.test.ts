@@ -25,7 +25,7 @@ import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { type SdkInputAct, startSdkInputPeer } from '../fixtures/sdk-input-peer.js';
 import { sdkUserMessage, startSdkPausePeer } from '../fixtures/sdk-pause-peer.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { bearer } from '../helpers/jwt.js';
 
 const STYLES = ['stream', 'resubscribe', 'poll', 'sdk'] as const;
@@ -284,7 +284,7 @@ describe('receipts, lost and audit agree with the peer ground truth', () => {
         } else {
           const args = ['peer', '--deterministic', '--transitions', transitions];
           if (peerKind === 'reference --legacy-pause') args.push('--legacy-pause');
-          const peer: RecordProcess = await startCliProcess(args);
+          const peer: CliProcess = await startCliProcess(args);
           upstream = peer.url;
           stopPeer = () => stopProcess(peer);
         }

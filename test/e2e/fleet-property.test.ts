@@ -28,7 +28,7 @@ import { readLogChunks } from '../../src/receipts/log-reader.js';
 import { readReceiptLogLine } from '../../src/receipts/read-line.js';
 import type { ReceiptLogLine, ResumptionReceipt, SuspensionReceipt } from '../../src/receipts/types.js';
 import { fuzzRuns } from '../helpers/fuzz.js';
-import { type RecordProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 type Via = 'a' | 'b' | 'direct';
 type Step =
@@ -37,6 +37,7 @@ type Step =
   | { kind: 'resume'; task: number; via: Via }
   | { kind: 'fire'; task: number; via: Via; named: boolean }
   | { kind: 'watch'; task: number; via: 'a' | 'b' }
+  | { kind: 'poll'; task: number; via: 'a' | 'b' }
   | { kind: 'advance'; minutes: number };
 
 interface Scenario {
@@ -59,6 +60,10 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     arbitrary: fc.record({ kind: fc.constant('watch' as const), task, via: fc.constantFrom<'a' | 'b'>('a', 'b') }),
   },
   {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('poll' as const), task, via: fc.constantFrom<'a' | 'b'>('a', 'b') }),
+  },
+  {
     weight: 1,
     arbitrary: fc.record({ kind: fc.constant('advance' as const), minutes: fc.integer({ min: 1, max: 3 }) }),
   },
@@ -77,7 +82,7 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
 let dir = '';
 let peer: RunningPeer;
 let transitions = '';
-const replicas: Record<'a' | 'b', { proc: RecordProcess; receipts: string }> = {} as never;
+const replicas: Record<'a' | 'b', { proc: CliProcess; receipts: string }> = {} as never;
 let clients: Record<Via, A2aTestClient>;
 
 beforeAll(async () => {
@@ -160,6 +165,9 @@ async function play(s: Scenario): Promise<string[]> {
         await Promise.race([stream.next(() => true), stream.done]);
         break;
       }
+      case 'poll':
+        await clients[st.via].ok('GetTask', { id: taskOf(st.task) });
+        break;
       case 'advance':
         await clients.direct.control('AdvanceClock', { ms: st.minutes * 60_000 });
         break;

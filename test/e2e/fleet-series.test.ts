@@ -13,10 +13,10 @@ import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 let dir = '';
-let peer: RecordProcess;
+let peer: CliProcess;
 const keys = { a: '', b: '' };
 /** The four receipt logs: A's two, B's two. */
 const logs = { a1: '', a2: '', b1: '', b2: '' };
@@ -24,7 +24,7 @@ const tasks = { across: '', inside: '' };
 
 const receiptsOf = (recording: string): string => recording.replace(/\.jsonl$/, '.receipts.jsonl');
 
-function record(name: 'a' | 'b', out: string, from?: string): Promise<RecordProcess> {
+function record(name: 'a' | 'b', out: string, from?: string): Promise<CliProcess> {
   return startRecordProcess([
     '--upstream',
     peer.url,

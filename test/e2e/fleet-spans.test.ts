@@ -15,12 +15,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { ok } from '../replay/session.js';
 import { type OtlpSpan, type OtlpTraceRequest, attributesOf, spansOf } from '../tracing/otlp-proto.js';
 
 let dir = '';
-const processes: RecordProcess[] = [];
+const processes: CliProcess[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'fleet-spans-'));
@@ -32,7 +32,7 @@ afterEach(async () => {
 });
 
 interface Recorder {
-  proc: RecordProcess;
+  proc: CliProcess;
   recording: string;
   receipts: string;
   traces: string;
@@ -62,7 +62,7 @@ async function recorder(upstream: string, name: string, key: string, from?: stri
   return { proc, recording, receipts: recording.replace(/\.jsonl$/, '.receipts.jsonl'), traces };
 }
 
-async function peer(): Promise<RecordProcess> {
+async function peer(): Promise<CliProcess> {
   const proc = await startCliProcess(['peer', '--deterministic']);
   processes.push(proc);
   return proc;

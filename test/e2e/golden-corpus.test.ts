@@ -71,7 +71,7 @@ describe('the golden corpus', () => {
     }
   });
 
-  it('finds exactly one lost pause per binding in the corpus, in the three lost-pause scenarios', async () => {
+  it('finds exactly one lost pause per binding and dialect in the corpus, in the lost-pause scenarios', async () => {
     const lost: string[] = [];
     for (const name of scenarioDirs) {
       const r = await runCli(['lost', join(GOLDEN, name, 'recording.jsonl'), '--json']);
@@ -79,7 +79,7 @@ describe('the golden corpus', () => {
       const found = JSON.parse(r.stdout) as { lost: unknown[] };
       for (let i = 0; i < found.lost.length; i++) lost.push(name);
     }
-    expect(lost).toEqual(['grpc-lost-pause', 'lost-pause', 'rest-lost-pause']);
+    expect(lost).toEqual(['grpc-lost-pause', 'lost-pause', 'rest-lost-pause', 'v03-lost-pause', 'v03-rest-lost-pause']);
   });
 
   it('finds the lost interruption of each scenario that leaves its gate open, with its reason', async () => {
@@ -95,6 +95,13 @@ describe('the golden corpus', () => {
       'input-never-answered: never_continued TASK_STATE_INPUT_REQUIRED',
       // Its INPUT_REQUIRED task is there to refuse a pause; nothing answers it.
       'pause-refused-terminal-and-input-required: never_continued TASK_STATE_INPUT_REQUIRED',
+      // The v0.3 twins lose what their v1.0 originals lose.
+      'v03-input-answered-as-new-task: continued_as_new_task TASK_STATE_INPUT_REQUIRED',
+      'v03-input-gate-bypassed: bypassed TASK_STATE_INPUT_REQUIRED',
+      'v03-input-never-answered: never_continued TASK_STATE_INPUT_REQUIRED',
+      'v03-rest-input-answered-as-new-task: continued_as_new_task TASK_STATE_INPUT_REQUIRED',
+      'v03-rest-input-gate-bypassed: bypassed TASK_STATE_INPUT_REQUIRED',
+      'v03-rest-input-never-answered: never_continued TASK_STATE_INPUT_REQUIRED',
     ]);
   });
 

@@ -18,8 +18,7 @@ import { canonicalJson, hashCanonical } from '../../src/canonical/canonical-json
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
 import { bearer } from '../helpers/jwt.js';
-import { startRecordProcess, stopProcess } from '../intercept/record-process.js';
-import { startMockProcess, stopMock } from '../mock/mock-process.js';
+import { startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
 import {
   type SdkV03InputPeer,
   V03_PROMPT_TEXT,
@@ -230,7 +229,7 @@ describe('a stock 0.3.14 agent asking for approval over v0.3 gRPC, through recor
     try {
       expect(await approvalSession(targetOf(mock.url))).toEqual(seen);
     } finally {
-      expect(await stopMock(mock)).toBe(0);
+      expect(await stopProcess(mock)).toBe(0);
     }
     expect(mock.stdout()).not.toMatch(/unmatched|not requested/i);
   });

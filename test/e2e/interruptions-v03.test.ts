@@ -19,7 +19,7 @@ import { canonicalJson, hashCanonical } from '../../src/canonical/canonical-json
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
 import { bearer } from '../helpers/jwt.js';
-import { type RecordProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import {
   type SdkV03InputPeer,
   V03_PROMPT_TEXT,
@@ -31,7 +31,7 @@ import {
 import { PROMPT_TEXT, type SdkInputPeer, startSdkInputPeer } from '../fixtures/sdk-input-peer.js';
 
 let dir = '';
-const procs: RecordProcess[] = [];
+const procs: CliProcess[] = [];
 let peer: SdkV03InputPeer | undefined;
 let v10Peer: SdkInputPeer | undefined;
 
@@ -73,7 +73,7 @@ const send = (parts: Part[], taskId?: string, contextId?: string): MessageSendPa
 });
 
 /** A keyed recorder in front of the peer; what each binding's client needs. */
-async function recordSession(): Promise<{ url: string; key: string; out: string; recorder: RecordProcess }> {
+async function recordSession(): Promise<{ url: string; key: string; out: string; recorder: CliProcess }> {
   peer = await startSdkV03InputPeer();
   const key = join(dir, 'key.json');
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'v03' }).keyFile()), { mode: 0o600 });

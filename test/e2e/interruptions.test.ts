@@ -14,12 +14,12 @@ import { generateReceiptKey } from '../../src/receipts/keys.js';
 import type { RecordingEntry } from '../../src/recording/format.js';
 import { runCli } from '../helpers/cli.js';
 import { bearer } from '../helpers/jwt.js';
-import { type RecordProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { PROMPT_TEXT, type SdkInputPeer, startSdkInputPeer } from '../fixtures/sdk-input-peer.js';
 import { CTX, Entries, TASK } from '../observe/entries.js';
 
 let dir = '';
-const procs: RecordProcess[] = [];
+const procs: CliProcess[] = [];
 let peer: SdkInputPeer | undefined;
 
 beforeEach(async () => {

@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { ok } from '../replay/session.js';
 import { type OtlpSpan, attributesOf, decodeTraceRequest, spansOf } from '../tracing/otlp-proto.js';
 import { type OtlpReceiver, otlpReceiver } from '../tracing/otlp-receiver.js';
@@ -25,7 +25,7 @@ const CALLER_SPAN = 'b7ad6b7169203331';
 let dir = '';
 let keyFile = '';
 let receiver: OtlpReceiver;
-const processes: RecordProcess[] = [];
+const processes: CliProcess[] = [];
 
 /** The spans received since `from` (an index into the bodies). */
 const received = (from = 0): OtlpSpan[] =>
@@ -52,7 +52,7 @@ afterEach(() => {
   for (const p of processes.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
 });
 
-async function start(args: string[], record = true): Promise<RecordProcess> {
+async function start(args: string[], record = true): Promise<CliProcess> {
   const proc = record ? await startRecordProcess(args) : await startCliProcess(args);
   processes.push(proc);
   return proc;

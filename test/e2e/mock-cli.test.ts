@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { startMockProcess, stopMock } from '../mock/mock-process.js';
+import { startMockProcess, stopProcess } from '../helpers/cli-process.js';
 
 const RECORDING = join(ROOT, 'golden', 'wrong-token-then-right', 'recording.jsonl');
 
@@ -44,7 +44,7 @@ describe('a2a-replay mock', () => {
       body: { id: 7, error: { code: -32603, data: [{ reason: 'NO_RECORDED_EXCHANGE' }] } },
     });
 
-    expect(await stopMock(mock)).toBe(1);
+    expect(await stopProcess(mock)).toBe(1);
     expect(mock.stdout()).toContain('4 recorded exchanges were never requested:');
     expect(mock.stdout()).toContain(`${RECORDING} seq 3 (xid x-cb9ca1c0-0002) PauseTask`);
     expect(mock.stdout()).toContain('1 request matched no recorded exchange:');
@@ -64,7 +64,7 @@ describe('a2a-replay mock', () => {
     const mock = await startMockProcess([RECORDING]);
     const forged = 'GetTask\n\u001b[2K\u001b[32mPASS all 12 checks\u001b[0m\u2028\u202ekcehc';
     expect((await rpc(mock.url, forged, {})).status).toBe(200);
-    expect(await stopMock(mock)).toBe(0);
+    expect(await stopProcess(mock)).toBe(0);
     const out = mock.stdout();
     expect(out).toContain('  GetTask\\u000a\\u001b[2K\\u001b[32mPASS all 12 checks\\u001b[0m\\u2028\\u202ekcehc /: ');
     expect(out).not.toMatch(/^\S*PASS/m);
@@ -74,7 +74,7 @@ describe('a2a-replay mock', () => {
 
   it('without --expect-all exits 0 even when exchanges were never requested', async () => {
     const mock = await startMockProcess([RECORDING]);
-    expect(await stopMock(mock)).toBe(0);
+    expect(await stopProcess(mock)).toBe(0);
     expect(mock.stdout()).toContain('5 recorded exchanges were never requested:');
   });
 
@@ -112,7 +112,7 @@ describe('a2a-replay mock', () => {
       // The query parameter counts as the header does; with 1.0 the request is matched (here: nothing matches).
       expect((await send({}, '/?A2A-Version=1.0')).body.error?.code).toBe(-32603);
     } finally {
-      await stopMock(mock);
+      await stopProcess(mock);
     }
   });
 
@@ -130,7 +130,7 @@ describe('a2a-replay mock', () => {
           'its task, a call not made yet',
       );
     } finally {
-      await stopMock(mock);
+      await stopProcess(mock);
     }
   });
 });

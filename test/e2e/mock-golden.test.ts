@@ -13,8 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
 import { SCENARIOS } from '../../scripts/golden/scenarios.js';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { startRecordProcess, stopProcess } from '../intercept/record-process.js';
-import { startMockProcess, stopMock } from '../mock/mock-process.js';
+import { startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
 
 const GOLDEN = join(ROOT, 'golden');
 const KEY = join(GOLDEN, 'test-key.json');
@@ -56,7 +55,7 @@ describe('a2a-replay mock over the golden corpus', () => {
       } finally {
         // Stopped either way; its verdict is checked only after both runs passed, so a failing run
         // is reported as itself rather than as the exchanges it left unrequested.
-        const code = await stopMock(mock);
+        const code = await stopProcess(mock);
         if (runs) {
           expect(mock.stdout()).toContain('every recorded exchange was requested');
           expect(code, mock.stdout() + mock.stderr()).toBe(0);
@@ -76,7 +75,7 @@ describe('a2a-replay mock over the golden corpus', () => {
         expect(strict.code, strict.stdout + strict.stderr).toBe(0);
         expect(strict.stdout).toContain(`${recordings.length} recordings: ${recordings.length} match`);
       } finally {
-        expect(await stopMock(mock), mock.stdout() + mock.stderr()).toBe(0);
+        expect(await stopProcess(mock), mock.stdout() + mock.stderr()).toBe(0);
       }
     },
   );
@@ -95,7 +94,7 @@ describe('a2a-replay mock over the golden corpus', () => {
       } finally {
         client.close();
         expect(await stopProcess(recorder), recorder.stderr()).toBe(0);
-        expect(await stopMock(mock), mock.stdout() + mock.stderr()).toBe(0);
+        expect(await stopProcess(mock), mock.stdout() + mock.stderr()).toBe(0);
       }
       const golden = join(GOLDEN, name, 'recording.receipts.jsonl');
       const diff = await runCli(['diff', golden, join(scratch, `${name}.receipts.jsonl`), '--other-session']);

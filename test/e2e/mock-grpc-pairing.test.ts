@@ -11,8 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
-import { startMockProcess, stopMock } from '../mock/mock-process.js';
+import { startCliProcess, startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
 
 const KEY = join(ROOT, 'golden', 'test-key.json');
 let dir = '';
@@ -69,7 +68,7 @@ it('answers each gRPC get by the task it names, also asked in another order than
     expect(got.status.state).toBe('TASK_STATE_WORKING');
   } finally {
     client.close();
-    await stopMock(mock);
+    await stopProcess(mock);
   }
   expect(mock.stdout()).not.toMatch(/no recorded exchange matches/);
 });
@@ -85,7 +84,7 @@ it('serves a gRPC recording with two gets of an unknown task so that run --stric
     expect(r.stdout).toMatch(/^PASS /m);
     passed = true;
   } finally {
-    const code = await stopMock(mock);
+    const code = await stopProcess(mock);
     if (passed) expect(code, mock.stdout() + mock.stderr()).toBe(0);
   }
 });

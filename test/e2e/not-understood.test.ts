@@ -12,11 +12,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { type SdkV03InputPeer, V03_RPC_PATH, startSdkV03InputPeer } from '../fixtures/sdk-v03-input-peer.js';
 
 let dir = '';
-const procs: RecordProcess[] = [];
+const procs: CliProcess[] = [];
 let peer: SdkV03InputPeer | undefined;
 
 beforeEach(async () => {

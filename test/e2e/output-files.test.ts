@@ -13,15 +13,20 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
-import { startMockProcess, stopMock } from '../mock/mock-process.js';
+import {
+  type CliProcess,
+  startCliProcess,
+  startRecordProcess,
+  stopProcess,
+  startMockProcess,
+} from '../helpers/cli-process.js';
 
 const GOLDEN = join(ROOT, 'golden');
 const RECORDING = join(GOLDEN, 'caller-pause-finish-step', 'recording.jsonl');
 
 let dir = '';
 let umask = 0;
-const procs: RecordProcess[] = [];
+const procs: CliProcess[] = [];
 
 beforeAll(() => {
   // The files' modes must come from the CLI, not from a umask that happens to hide them.
@@ -150,7 +155,7 @@ describe('output modes', () => {
   it('mock --report writes its report with mode 0600', async () => {
     const report = join(dir, 'mock-report.json');
     const mock = await startMockProcess([RECORDING, '--report', report]);
-    expect(await stopMock(mock)).toBe(0);
+    expect(await stopProcess(mock)).toBe(0);
     expect(await modeOf(report)).toBe(0o600);
   });
 });

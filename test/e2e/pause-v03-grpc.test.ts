@@ -17,8 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRPC_V03_METHODS } from '../../src/grpc/methods.js';
 import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { startRecordProcess, stopProcess } from '../intercept/record-process.js';
-import { startMockProcess, stopMock } from '../mock/mock-process.js';
+import { startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
 
 const KEY = join(ROOT, 'golden', 'test-key.json');
 type Json = Record<string, unknown>;
@@ -128,7 +127,7 @@ describe('a pause of a task reached over v0.3 gRPC, through record --key', () =>
       expect(await rpc(mock.url, 'tasks/resume', { taskId, resumeToken: token })).toMatchObject({ state: 'working' });
       expect(await getTaskRaw(target, taskId)).toEqual(afterTask);
     } finally {
-      await stopMock(mock);
+      await stopProcess(mock);
     }
   });
 });

@@ -2,41 +2,25 @@
  * `a2a-replay peer` as a process: first stdout line, a working endpoint, clean exit on signals,
  * and the limit and ground-truth flags.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { readPeerTransitions } from '../../src/peer/read-transitions.js';
-import { ROOT, builtCli, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
+import { type CliProcess, startCliProcess } from '../helpers/cli-process.js';
 
-let child: ChildProcessWithoutNullStreams | undefined;
+let child: CliProcess | undefined;
 
-afterEach(() => {
-  if (child && child.exitCode === null) child.kill('SIGKILL');
+afterEach(async () => {
+  await child?.stop('SIGKILL');
   child = undefined;
 });
 
-function startCli(args: string[]): Promise<{ url: string; exited: Promise<number | null> }> {
-  const proc = spawn(process.execPath, [builtCli(), 'peer', ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
-  child = proc;
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    proc.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-    proc.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const line = out.split('\n')[0];
-      if (out.includes('\n') && line !== undefined) {
-        const m = /^listening on (http:\/\/127\.0\.0\.1:\d+)$/.exec(line);
-        if (m?.[1]) resolve({ url: m[1], exited });
-        else reject(new Error(`unexpected first line: ${line}`));
-      }
-    });
-    proc.on('exit', (code) => reject(new Error(`peer exited with ${code}: ${err}`)));
-  });
+async function startCli(args: string[]): Promise<CliProcess> {
+  child = await startCliProcess(['peer', ...args]);
+  return child;
 }
 
 async function rpc(url: string, path: string, method: string, params: unknown): Promise<unknown> {
@@ -52,6 +36,7 @@ it.each(['SIGTERM', 'SIGINT'] as const)(
   'prints the listening line, serves the deterministic peer and exits 0 on %s',
   async (signal) => {
     const { url, exited } = await startCli(['--deterministic', '--seed', '7', '--step-ms', '500']);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const card = (await (await fetch(`${url}/.well-known/agent-card.json`)).json()) as {
       supportedInterfaces: { url: string }[];
     };
@@ -64,7 +49,7 @@ it.each(['SIGTERM', 'SIGINT'] as const)(
     expect(await rpc(url, '/control', 'AdvanceClock', { ms: 500 })).toMatchObject({
       result: { now: '2026-01-01T00:00:00.500Z' },
     });
-    child?.kill(signal);
+    child?.child.kill(signal);
     expect(await exited).toBe(0);
   },
 );
@@ -83,7 +68,7 @@ it('closes open streams on SIGTERM and exits 0', async () => {
   });
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   await reader.read();
-  child?.kill('SIGTERM');
+  child?.child.kill('SIGTERM');
   for (;;) {
     const { done } = await reader.read().catch(() => ({ done: true }));
     if (done) break;
@@ -131,7 +116,7 @@ it('applies --max-tasks and --request-timeout-ms, and flushes --transitions on S
       socket.on('close', () => resolve(got));
     });
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
-    child?.kill('SIGTERM');
+    child?.child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const log = await readPeerTransitions(file);

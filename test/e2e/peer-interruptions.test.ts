@@ -14,10 +14,10 @@ import { canonicalJson, hashCanonical } from '../../src/canonical/canonical-json
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
 import { bearer } from '../helpers/jwt.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 let dir = '';
-const procs: RecordProcess[] = [];
+const procs: CliProcess[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'peer-interruptions-'));
@@ -45,7 +45,7 @@ async function rpc(url: string, method: string, params: unknown, sub: string): P
 }
 
 interface Session {
-  recorder: RecordProcess;
+  recorder: CliProcess;
   key: string;
   out: string;
   log: string;

@@ -12,11 +12,11 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { canonicalJson, sha256Prefixed } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { PeerClient } from '../peer/peer-client.js';
 
 let dir = '';
-const processes: RecordProcess[] = [];
+const processes: CliProcess[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'peer-store-'));
@@ -26,7 +26,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function startPeerProcess(store: string, port: number): Promise<RecordProcess> {
+async function startPeerProcess(store: string, port: number): Promise<CliProcess> {
   const peer = await startCliProcess(['peer', '--deterministic', '--store', store, '--port', String(port)]);
   processes.push(peer);
   return peer;

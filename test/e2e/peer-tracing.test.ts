@@ -6,12 +6,12 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { type RecordProcess, startCliProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, stopProcess } from '../helpers/cli-process.js';
 import { ok } from '../replay/session.js';
 import { type OtlpTraceRequest, attributesOf, spansOf } from '../tracing/otlp-proto.js';
 
 let dir = '';
-let peer: RecordProcess | undefined;
+let peer: CliProcess | undefined;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'peer-tracing-'));

@@ -13,9 +13,9 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
-import { startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { startRecordProcess, stopProcess, startCliProcess } from '../helpers/cli-process.js';
 import { sdkSession, startSdkEchoServer } from '../intercept/sdk-echo-server.js';
-import { ok, selfParkSession, startCliServer, stream } from '../replay/session.js';
+import { ok, selfParkSession, stream } from '../replay/session.js';
 
 let dir = '';
 beforeEach(async () => {
@@ -57,9 +57,9 @@ const completes = (e: Record<string, unknown>): boolean =>
 it('replays a session of a real-time reference peer on the embedded peer with no flags', async () => {
   const key = join(dir, 'key.json');
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'real-time' }).keyFile()), { mode: 0o600 });
-  const peer = await startCliServer(['peer', '--step-ms', '50', '--control']);
+  const peer = await startCliProcess(['peer', '--step-ms', '50', '--control']);
   const out = join(dir, 'real-time.jsonl');
-  const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', out, '--key', key]);
+  const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', out, '--key', key]);
   try {
     await selfParkSession(recorder.url);
     await (
@@ -89,9 +89,9 @@ it('replays a session of a real-time reference peer on the embedded peer with no
 it('replays a --legacy-pause session whose client never fetched the card, from the header card alone', async () => {
   const key = join(dir, 'key.json');
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'legacy' }).keyFile()), { mode: 0o600 });
-  const peer = await startCliServer(['peer', '--deterministic', '--legacy-pause']);
+  const peer = await startCliProcess(['peer', '--deterministic', '--legacy-pause']);
   const out = join(dir, 'legacy.jsonl');
-  const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', out, '--key', key]);
+  const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', out, '--key', key]);
   try {
     const { task } = await ok<{ task: { id: string } }>(recorder.url, 'SendMessage', {
       message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
@@ -138,9 +138,9 @@ it('finds no difference between two sessions of one client against real-time pee
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'sessions' }).keyFile()), { mode: 0o600 });
   const logs: string[] = [];
   for (const name of ['first', 'second']) {
-    const peer = await startCliServer(['peer', '--step-ms', '50', '--control']);
+    const peer = await startCliProcess(['peer', '--step-ms', '50', '--control']);
     const out = join(dir, `${name}.jsonl`);
-    const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', out, '--key', key]);
+    const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', out, '--key', key]);
     try {
       // Two tasks, each parked on an event and resumed by the client with the token it was shown.
       for (let i = 0; i < 2; i++) {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Prefixed } from '../../src/canonical/canonical-json.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { PeerClient } from '../peer/peer-client.js';
 import {
   type OtlpLogsRequest,
@@ -20,7 +20,7 @@ import {
 } from '../receipts/otlp-logs-receiver.js';
 
 let dir: string;
-let peer: RecordProcess;
+let peer: CliProcess;
 let key: string;
 
 async function pauseAndResume(url: string, times: number): Promise<void> {

@@ -13,12 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson, sha256Prefixed } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { ok } from '../replay/session.js';
 
 let dir = '';
 let keyFile = '';
-let peer: RecordProcess;
+let peer: CliProcess;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-continue-'));
@@ -32,7 +32,7 @@ afterAll(async () => {
 });
 
 /** `record` into `out` (continuing `from` when given), with every receipt fsynced before its answer. */
-function record(out: string, from?: string): Promise<RecordProcess> {
+function record(out: string, from?: string): Promise<CliProcess> {
   return startRecordProcess([
     '--upstream',
     peer.url,

@@ -21,12 +21,12 @@ import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { runCli } from '../helpers/cli.js';
 import { releaseOneByOne, startSyncGate } from '../helpers/sync-gate.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { call, stream } from '../replay/session.js';
 
 let dir = '';
 let keyFile = '';
-let peer: RecordProcess;
+let peer: CliProcess;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-crash-'));

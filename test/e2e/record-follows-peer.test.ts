@@ -17,7 +17,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { ok } from '../replay/session.js';
 import { type Binding, type Leave, leavingCall, leavingGrpcStream, leavingStream } from '../helpers/leaving-clients.js';
 
@@ -141,7 +141,7 @@ async function parkedStream(
 it('receipts every transition into and out of PAUSED whatever the clients and the time-out do (seeded)', async () => {
   const transitions = join(dir, 'peer.transitions.jsonl');
   const out = join(dir, 'follow.jsonl');
-  const peer: RecordProcess = await startCliProcess(['peer', '--deterministic', '--transitions', transitions]);
+  const peer: CliProcess = await startCliProcess(['peer', '--deterministic', '--transitions', transitions]);
   const recorder = await startRecordProcess([
     '--upstream',
     peer.url,
@@ -242,7 +242,7 @@ it('receipts every transition into and out of PAUSED whatever the clients and th
 });
 
 /** Resolves once `proc`'s stderr holds `text`. */
-function untilStderr(proc: RecordProcess, text: string): Promise<void> {
+function untilStderr(proc: CliProcess, text: string): Promise<void> {
   return new Promise<void>((resolve) => {
     const check = (): void => {
       if (!proc.stderr().includes(text)) return;

@@ -20,7 +20,7 @@ import { restRequestOf } from '../../src/protocol/rest-binding.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
 import { GrpcTestClient } from '../helpers/grpc-test-client.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 let dir = '';
 let mnt = '';
@@ -119,7 +119,7 @@ describe('a full disk under record --key', () => {
       const peer = await startCliProcess(['peer', '--deterministic', '--transitions', transitions]);
       const out = join(mnt, `${fsync}.jsonl`);
       const log = join(mnt, `${fsync}.receipts.jsonl`);
-      let recorder: RecordProcess | undefined;
+      let recorder: CliProcess | undefined;
       let filler: string | undefined;
       let grpc: GrpcTestClient | undefined;
       try {
@@ -214,7 +214,7 @@ describe('a full disk under record --key', () => {
     const peer = await startCliProcess(['peer', '--deterministic']);
     const out = join(mnt, 'bindings.jsonl');
     const log = join(mnt, 'bindings.receipts.jsonl');
-    let recorder: RecordProcess | undefined;
+    let recorder: CliProcess | undefined;
     let filler: string | undefined;
     let grpc: GrpcTestClient | undefined;
     try {
@@ -291,7 +291,7 @@ describe('a full disk under record --key', () => {
     const peer = await startCliProcess(['peer', '--deterministic']);
     const out = join(mnt, 'stays-full.jsonl');
     const log = join(mnt, 'stays-full.receipts.jsonl');
-    let recorder: RecordProcess | undefined;
+    let recorder: CliProcess | undefined;
     let filler: string | undefined;
     try {
       recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile, '--fsync', 'batch']);

@@ -17,13 +17,13 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { unsignedJwt } from '../helpers/jwt.js';
 import { fuzzRuns } from '../helpers/fuzz.js';
 
 let dir = '';
 let keyFile = '';
-let peer: RecordProcess;
+let peer: CliProcess;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-fuzz-'));

@@ -19,14 +19,14 @@ import { type MessageSchema, Role, SendMessageRequestSchema } from '../../src/gr
 import { SendMessageResponseSchema } from '../../src/grpc/gen/lf/a2a/v1/pause_pb.js';
 import type { RecordingEntry } from '../../src/recording/format.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { sdkSession, startSdkEchoServer } from '../intercept/sdk-echo-server.js';
 
 const stringContaining = (text: string): unknown => expect.stringContaining(text) as unknown;
 
 let dir = '';
 let upstream: Awaited<ReturnType<typeof startSdkEchoServer>>;
-let recorder: RecordProcess | undefined;
+let recorder: CliProcess | undefined;
 const channels: GrpcClient[] = [];
 
 beforeEach(async () => {
@@ -78,7 +78,7 @@ function unary<I extends DescMessage>(
   });
 }
 
-async function stopped(proc: RecordProcess, out: string): Promise<RecordingEntry[]> {
+async function stopped(proc: CliProcess, out: string): Promise<RecordingEntry[]> {
   expect(await stopProcess(proc)).toBe(0);
   return (await readRecording(out)).entries;
 }

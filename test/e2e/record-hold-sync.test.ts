@@ -19,11 +19,11 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { GrpcTestClient } from '../helpers/grpc-test-client.js';
 import { type SyncGate, releaseOneByOne, startSyncGate } from '../helpers/sync-gate.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 let dir = '';
 let keyFile = '';
-let peer: RecordProcess;
+let peer: CliProcess;
 
 beforeAll(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), 'record-hold-sync-')));
@@ -107,7 +107,7 @@ describe('an acknowledgement waits for the sync that covers its receipt', () => 
         const out = join(dir, `${{ JSONRPC: 'rpc', 'HTTP+JSON': 'rest', GRPC: 'grpc' }[binding]}-${fsync}.jsonl`);
         const log = out.replace(/\.jsonl$/, '.receipts.jsonl');
         const gate = await startSyncGate(dir);
-        let recorder: RecordProcess | undefined;
+        let recorder: CliProcess | undefined;
         try {
           recorder = await startRecordProcess(
             ['--upstream', peer.url, '--out', out, '--key', keyFile, '--fsync', fsync],
@@ -183,7 +183,7 @@ describe('an acknowledgement waits for the sync that covers its receipt', () => 
       const out = join(dir, `two-${fsync}.jsonl`);
       const log = out.replace(/\.jsonl$/, '.receipts.jsonl');
       const gate = await startSyncGate(dir);
-      let recorder: RecordProcess | undefined;
+      let recorder: CliProcess | undefined;
       try {
         recorder = await startRecordProcess(
           ['--upstream', peer.url, '--out', out, '--key', keyFile, '--fsync', fsync],

@@ -19,10 +19,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readRestError } from '../../src/protocol/rest-binding.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { postBig, raw, uploadThenRead } from '../helpers/raw-http.js';
-import { type RecordProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 let dir = '';
-const processes: RecordProcess[] = [];
+const processes: CliProcess[] = [];
 const servers: Server[] = [];
 
 beforeEach(async () => {
@@ -46,7 +46,7 @@ async function upstream(handler: Parameters<typeof createServer>[1]): Promise<st
   return `http://127.0.0.1:${address.port}`;
 }
 
-async function record(target: string, ...flags: string[]): Promise<{ proc: RecordProcess; out: string; url: URL }> {
+async function record(target: string, ...flags: string[]): Promise<{ proc: CliProcess; out: string; url: URL }> {
   const out = join(dir, `r${processes.length}.jsonl`);
   const proc = await startRecordProcess(['--upstream', target, '--out', out, ...flags], { A2A_REPLAY_KEY_FILE: '' });
   processes.push(proc);
@@ -61,7 +61,7 @@ function bodyOf(answer: string): { error: { code: number; message: string } } {
   return JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: number; message: string } };
 }
 
-async function entriesOf(proc: RecordProcess, out: string) {
+async function entriesOf(proc: CliProcess, out: string) {
   await stopProcess(proc);
   return (await readRecording(out)).entries;
 }

@@ -19,10 +19,10 @@ import { RECEIPT_TEXT_MAX } from '../../src/receipts/drafts.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { MAX_LINE_BYTES } from '../../src/receipts/log-reader.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 let dir = '';
-const processes: RecordProcess[] = [];
+const processes: CliProcess[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-oversized-'));
@@ -44,7 +44,7 @@ async function call(base: string, method: string, params: unknown, raw?: string)
 }
 
 /** A key, the reference peer and `record --key` in front of it, writing `name.jsonl`. */
-async function session(name: string): Promise<{ keyFile: string; out: string; recorder: RecordProcess }> {
+async function session(name: string): Promise<{ keyFile: string; out: string; recorder: CliProcess }> {
   const keyFile = join(dir, 'key.json');
   await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: name }).keyFile()), { mode: 0o600 });
   const peer = await startCliProcess(['peer', '--deterministic']);

@@ -78,7 +78,10 @@ it('keeps the latest checkpoint in a --witness file that detects a cut log; ever
   expect(recorded).toMatch(/"resumeToken":"a2a-replay:resume-token:sha256:[0-9a-f]{64}"/);
   expect(recorded).not.toMatch(/"resumeToken":"(?!a2a-replay:resume-token:)/);
   const lines = (await readFile(receipts, 'utf8')).trim().split('\n');
-  expect((await readFile(witness, 'utf8')).trim()).toBe(lines.at(-1));
+  // The latest checkpoint, after the LogHead naming its log (the head of the series it may begin).
+  const [head, checkpoint] = (await readFile(witness, 'utf8')).trim().split('\n');
+  expect(checkpoint).toBe(lines.at(-1));
+  expect(JSON.parse(head!)).toMatchObject({ type: 'LogHead', position: 1 });
   const anchored = await runCli(['verify', receipts, '--key', keyFile, '--checkpoint', witness]);
   expect(anchored.stdout).toContain('matches the outside checkpoint');
   expect(anchored.code).toBe(0);

@@ -5,7 +5,6 @@
  * exactly the expected receipts, in a log that `a2a-replay verify` accepts; the legacy peer yields the same receipts
  * except `via` (and what hangs on it: hashes, signatures).
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,36 +14,27 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { RedactionMarks, derivedMarkKey } from '../../src/recording/redaction-mark.js';
-import { ROOT, builtCli, runCli } from '../helpers/cli.js';
-import { type RecordProcess, startRecordProcess } from '../intercept/record-process.js';
+import { runCli } from '../helpers/cli.js';
+import { type CliProcess, startCliProcess, startRecordProcess } from '../helpers/cli-process.js';
 import { userTextMessage } from '../intercept/sdk-echo-server.js';
 
 let dir = '';
-const children: ChildProcessWithoutNullStreams[] = [];
-let recorder: RecordProcess | undefined;
+const children: CliProcess[] = [];
+let recorder: CliProcess | undefined;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-peer-'));
 });
 afterEach(async () => {
-  for (const child of [...children.splice(0), ...(recorder ? [recorder.child] : [])])
-    if (child.exitCode === null) child.kill('SIGKILL');
+  for (const proc of [...children.splice(0), ...(recorder ? [recorder] : [])]) await proc.stop('SIGKILL');
   recorder = undefined;
   await rm(dir, { recursive: true, force: true });
 });
 
-function startPeerProcess(args: string[]): Promise<string> {
-  const child = spawn(process.execPath, [builtCli(), 'peer', ...args], { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
-  children.push(child);
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      const m = /^listening on (\S+)\n/.exec(out);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`peer exited with ${code}`)));
-  });
+async function startPeerProcess(args: string[]): Promise<string> {
+  const peer = await startCliProcess(['peer', ...args]);
+  children.push(peer);
+  return peer.url;
 }
 
 async function rpc(

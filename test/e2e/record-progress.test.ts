@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { ROOT, builtCli, childEnv, runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { PeerClient } from '../peer/peer-client.js';
 
 let dir: string;
 let key: string;
-let peer: RecordProcess;
+let peer: CliProcess;
 let runs = 0;
 
 beforeAll(async () => {

@@ -16,12 +16,12 @@ import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { runCli } from '../helpers/cli.js';
 import { sendTarget } from '../helpers/raw-http.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { ok } from '../replay/session.js';
 
 let dir = '';
-let peer: RecordProcess;
-let recorder: RecordProcess;
+let peer: CliProcess;
+let recorder: CliProcess;
 const AUTH = { authorization: 'Bearer ops-token' };
 
 beforeAll(async () => {

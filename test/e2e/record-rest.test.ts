@@ -15,11 +15,11 @@ import { SCENARIOS } from '../../scripts/golden/scenarios.js';
 import type { Binding } from '../../src/protocol/rest-binding.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, startRecordProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess } from '../helpers/cli-process.js';
 import { sdkSession as session, startSdkEchoServer } from '../intercept/sdk-echo-server.js';
 
 let dir = '';
-const processes: RecordProcess[] = [];
+const processes: CliProcess[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-rest-'));
@@ -30,7 +30,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function stop(p: RecordProcess): Promise<number | null> {
+async function stop(p: CliProcess): Promise<number | null> {
   if (p.child.exitCode === null) p.child.kill('SIGTERM');
   return p.exited;
 }

@@ -16,11 +16,11 @@ import { A2aTestClient, stateOf, userMessage } from '../../scripts/golden/a2a-cl
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { type SyncGate, startSyncGate } from '../helpers/sync-gate.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 let dir = '';
 let keyFile = '';
-let peer: RecordProcess;
+let peer: CliProcess;
 
 beforeAll(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), 'record-rotate-hold-')));
@@ -160,7 +160,7 @@ describe('an acknowledgement across a rotation waits for the syncs of the files 
       const at = join(dir, fsync);
       await mkdir(at);
       const gate = await startSyncGate(dir);
-      let recorder: RecordProcess | undefined;
+      let recorder: CliProcess | undefined;
       try {
         recorder = await startRecordProcess(
           [

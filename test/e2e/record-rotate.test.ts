@@ -13,7 +13,7 @@ import { A2aTestClient, stateOf, userMessage } from '../../scripts/golden/a2a-cl
 import { type JsonValue, canonicalJson, sha256Prefixed } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
-import { startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 let dir = '';
 let keyFile = '';

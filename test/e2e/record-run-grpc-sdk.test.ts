@@ -12,9 +12,8 @@ import { ClientFactory } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
 import { sdkSession, startSdkEchoServer } from '../intercept/sdk-echo-server.js';
-import { startMockProcess, stopMock } from '../mock/mock-process.js';
 
 let dir = '';
 let recording = '';
@@ -70,7 +69,7 @@ describe('the stock SDK over gRPC: record, run, mock', () => {
     try {
       expect(await sdkSession(await sdkClient(mock.url))).toEqual(recorded);
     } finally {
-      await stopMock(mock);
+      await stopProcess(mock);
     }
     expect(mock.stdout()).not.toMatch(/unmatched|not requested/i);
   });

@@ -15,8 +15,7 @@ import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { GrpcSessionWriter } from '../helpers/grpc-session-writer.js';
-import { startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
-import { startMockProcess, stopMock } from '../mock/mock-process.js';
+import { startCliProcess, startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
 import { driveGrpcSession } from '../replay/grpc-session.js';
 
 let dir = '';
@@ -114,7 +113,7 @@ describe('record, run and mock over gRPC', () => {
     try {
       expect(await session(mock.url)).toBe(recordedTaskId);
     } finally {
-      await stopMock(mock);
+      await stopProcess(mock);
     }
     expect(mock.stdout()).not.toMatch(/unmatched|not requested/i);
   });

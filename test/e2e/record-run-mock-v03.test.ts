@@ -13,9 +13,8 @@ import type { Message } from 'a2a-sdk-v03';
 import { JsonRpcTransport, RestTransport, type Transport } from 'a2a-sdk-v03/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
 import { REST_PATH, RPC_PATH, startSdkApprovalPeer } from '../fixtures/sdk-approval-peer.js';
-import { startMockProcess, stopMock } from '../mock/mock-process.js';
 
 type Binding = 'JSONRPC' | 'HTTP+JSON';
 
@@ -97,7 +96,7 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('the stock 0.3.14 client and ag
     try {
       expect(await approvalSession(transportAt(mock.url, binding))).toEqual(recorded);
     } finally {
-      expect(await stopMock(mock)).toBe(0);
+      expect(await stopProcess(mock)).toBe(0);
     }
   });
 });

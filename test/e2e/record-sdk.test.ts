@@ -20,12 +20,12 @@ import { createRecordingFetch } from '../../src/intercept/recording-fetch.js';
 import { MemoryLineSink } from '../../src/recording/line-sink.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { RecordingWriter } from '../../src/recording/recording-writer.js';
-import { type RecordProcess, startRecordProcess } from '../intercept/record-process.js';
+import { type CliProcess, startRecordProcess } from '../helpers/cli-process.js';
 import { sdkSession as session, startSdkEchoServer } from '../intercept/sdk-echo-server.js';
 
 let dir = '';
 let upstream: Awaited<ReturnType<typeof startSdkEchoServer>> | undefined;
-let recorder: RecordProcess | undefined;
+let recorder: CliProcess | undefined;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-sdk-'));

@@ -22,12 +22,17 @@ import { Role, SendMessageRequestSchema } from '../../src/grpc/gen/lf/a2a/v1/a2a
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
-import { startMockProcess, stopMock } from '../mock/mock-process.js';
+import {
+  type CliProcess,
+  startCliProcess,
+  startRecordProcess,
+  stopProcess,
+  startMockProcess,
+} from '../helpers/cli-process.js';
 import { Corpus, URL_HEADERS, headerNames, jsonKeys, queryNames, urlValue } from './secrets-corpus.js';
 
 let dir = '';
-const procs: RecordProcess[] = [];
+const procs: CliProcess[] = [];
 const closers: (() => Promise<void>)[] = [];
 
 beforeEach(async () => {
@@ -304,7 +309,7 @@ it('keeps a generated corpus of credentials out of every file, marks them keyed,
   const mocked = await post(mock.url, resent, {});
   expect(JSON.parse(mocked)).toHaveProperty('result.task.id');
   answers.push(mocked);
-  expect(await stopMock(mock)).toBe(0);
+  expect(await stopProcess(mock)).toBe(0);
 
   // 0 planted values on disk, in any output, in any answer a client got back from the mock.
   const files = await filesUnder(dir);

@@ -14,7 +14,7 @@ import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { RedactionMarks, derivedMarkKey } from '../../src/recording/redaction-mark.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 const USER = 'admin-u7q';
 const PASSWORD = 's3cretpw-Zq81';
@@ -26,7 +26,7 @@ const QUERY_KEY = 'QS-k2l9m8n7p6';
 const SECRETS = [USER, PASSWORD, API_KEY, BEARER, COOKIE, AUTH_TOKEN, QUERY_KEY];
 
 let dir = '';
-const procs: RecordProcess[] = [];
+const procs: CliProcess[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-secrets-'));
@@ -35,13 +35,6 @@ afterEach(async () => {
   for (const p of procs.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
   await rm(dir, { recursive: true, force: true });
 });
-
-/** Everything the recorder prints on stdout after its first line. */
-function stdoutOf(proc: RecordProcess): () => string {
-  let text = `listening on ${proc.url}\n`;
-  proc.child.stdout.on('data', (d: string) => (text += d));
-  return () => text;
-}
 
 async function filesUnder(root: string): Promise<string[]> {
   const out: string[] = [];
@@ -78,7 +71,7 @@ it('keeps every credential out of files, output and answers, and names the key-h
     join(dir, 'traces'),
   ]);
   procs.push(recorder);
-  const recorderStdout = stdoutOf(recorder);
+  const recorderStdout = recorder.stdout;
 
   const answers: string[] = [];
   const credentials = {

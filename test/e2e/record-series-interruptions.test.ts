@@ -14,11 +14,11 @@ import { canonicalJson, sha256Prefixed } from '../../src/canonical/canonical-jso
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
 import { bearer } from '../helpers/jwt.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 let dir = '';
 let key = '';
-const procs: RecordProcess[] = [];
+const procs: CliProcess[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'series-interruptions-'));
@@ -49,13 +49,13 @@ async function send(url: string, text: string, sub: string, taskId?: string): Pr
   return { id: reply.result.task.id, state: reply.result.task.status.state };
 }
 
-async function startPeer(): Promise<RecordProcess> {
+async function startPeer(): Promise<CliProcess> {
   const peer = await startCliProcess(['peer', '--deterministic']);
   procs.push(peer);
   return peer;
 }
 
-async function record(peer: RecordProcess, out: string, args: string[] = []): Promise<RecordProcess> {
+async function record(peer: CliProcess, out: string, args: string[] = []): Promise<CliProcess> {
   const recorder = await startRecordProcess([
     '--upstream',
     peer.url,

@@ -20,12 +20,12 @@ import type { RecordingEntry } from '../../src/recording/format.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { type TestCertificate, makeTestCertificate } from '../helpers/test-certificate.js';
 import { trustingFetch } from '../helpers/trusting-fetch.js';
-import { type RecordProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { sdkSession, startSdkEchoServer } from '../intercept/sdk-echo-server.js';
 
 let dir = '';
 let cert: TestCertificate;
-const processes: RecordProcess[] = [];
+const processes: CliProcess[] = [];
 const closers: (() => Promise<void>)[] = [];
 
 beforeEach(async () => {
@@ -39,13 +39,13 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function record(args: string[]): Promise<RecordProcess> {
+async function record(args: string[]): Promise<CliProcess> {
   const proc = await startRecordProcess(args, { A2A_REPLAY_KEY_FILE: '' });
   processes.push(proc);
   return proc;
 }
 
-async function entriesOf(proc: RecordProcess, out: string): Promise<RecordingEntry[]> {
+async function entriesOf(proc: CliProcess, out: string): Promise<RecordingEntry[]> {
   expect(await stopProcess(proc)).toBe(0);
   return (await readRecording(out)).entries;
 }

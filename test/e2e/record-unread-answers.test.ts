@@ -23,10 +23,10 @@ import type { RecordingEntry } from '../../src/recording/format.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { tokenPlaceholder } from '../../src/recording/resume-token.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 let dir = '';
-const processes: RecordProcess[] = [];
+const processes: CliProcess[] = [];
 const servers: Server[] = [];
 
 beforeEach(async () => {
@@ -88,7 +88,7 @@ async function session(
   name: string,
   front: (peer: string) => Promise<string> = async (peer) => peer,
   ...flags: string[]
-): Promise<{ keyFile: string; out: string; log: string; recorder: RecordProcess }> {
+): Promise<{ keyFile: string; out: string; log: string; recorder: CliProcess }> {
   const keyFile = join(dir, 'key.json');
   await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: name }).keyFile()), { mode: 0o600 });
   const peer = await startCliProcess(['peer', '--deterministic']);

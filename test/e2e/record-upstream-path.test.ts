@@ -15,7 +15,7 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { startPeer } from '../../src/peer/start-peer.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
-import { startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { ok } from '../replay/session.js';
 
 type Json = Record<string, unknown>;

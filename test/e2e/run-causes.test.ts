@@ -16,27 +16,28 @@ import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { startSdkPausePeer } from '../fixtures/sdk-pause-peer.js';
 import { ROOT, builtCli, runCli } from '../helpers/cli.js';
 import { type PeerVariant, answerJson, startPeerVariant } from '../helpers/peer-variant.js';
-import { type CliServer, callerPauseSession, startCliServer } from '../replay/session.js';
+import { callerPauseSession } from '../replay/session.js';
+import { type CliProcess, startCliProcess } from '../helpers/cli-process.js';
 
 let dir = '';
 let recording = '';
 let keyFile = '';
-let peer: CliServer;
+let peer: CliProcess;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'run-causes-'));
   recording = join(dir, 'session.jsonl');
   keyFile = join(dir, 'key.json');
   await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'causes' }).keyFile()), { mode: 0o600 });
-  const recorded = await startCliServer(['peer', '--deterministic']);
-  const recorder = await startCliServer(['record', '--upstream', recorded.url, '--out', recording, '--key', keyFile]);
+  const recorded = await startCliProcess(['peer', '--deterministic']);
+  const recorder = await startCliProcess(['record', '--upstream', recorded.url, '--out', recording, '--key', keyFile]);
   try {
     await callerPauseSession(recorder.url);
   } finally {
     await recorder.stop();
     await recorded.stop();
   }
-  peer = await startCliServer(['peer', '--deterministic']);
+  peer = await startCliProcess(['peer', '--deterministic']);
 });
 afterAll(async () => {
   await peer.stop();
@@ -118,8 +119,8 @@ describe('run names the likely cause first', () => {
 
 it('never names as the cause an answer the recording shows too', async () => {
   const out = join(dir, 'refused-version.jsonl');
-  const recorded = await startCliServer(['peer', '--deterministic']);
-  const recorder = await startCliServer(['record', '--upstream', recorded.url, '--out', out, '--key', keyFile]);
+  const recorded = await startCliProcess(['peer', '--deterministic']);
+  const recorder = await startCliProcess(['record', '--upstream', recorded.url, '--out', out, '--key', keyFile]);
   try {
     // The recorded client once sent a version the peer refuses: -32009 at record time.
     const refused = await fetch(recorder.url, {

@@ -16,8 +16,7 @@ import { REPLAY_MAX_BODY_DEPTH } from '../../src/recording/format.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { runCli } from '../helpers/cli.js';
 import { answerJson, startPeerVariant } from '../helpers/peer-variant.js';
-import { startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
-import { startMockProcess, stopMock } from '../mock/mock-process.js';
+import { startCliProcess, startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
 import { callerPauseSession, ok } from '../replay/session.js';
 
 let dir = '';
@@ -100,7 +99,7 @@ describe('bodies nested deep, recorded and replayed', () => {
     const served = await sendDeep(mock.url, 100_000);
     expect(served.text).toBe(text);
     expect(served.code).toBe(-32600);
-    expect(await stopMock(mock), mock.stdout() + mock.stderr()).toBe(0);
+    expect(await stopProcess(mock), mock.stdout() + mock.stderr()).toBe(0);
   });
 
   it('refuses a recording another writer made with a far deeper body, naming the line, in run and mock', async () => {

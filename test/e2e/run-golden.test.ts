@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
-import { callerPauseSession, startCliServer } from '../replay/session.js';
+import { callerPauseSession } from '../replay/session.js';
+import { startCliProcess } from '../helpers/cli-process.js';
 
 let dir = '';
 let recording = '';
@@ -28,8 +29,8 @@ beforeAll(async () => {
     random: (size) => new Uint8Array(size).map(() => (n++ * 37) & 0xff),
   });
   await writeFile(keyFile, JSON.stringify(key.keyFile()), { mode: 0o600 });
-  const peer = await startCliServer(['peer', '--deterministic']);
-  const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', recording]);
+  const peer = await startCliProcess(['peer', '--deterministic']);
+  const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', recording]);
   try {
     await callerPauseSession(recorder.url);
   } finally {
@@ -142,7 +143,7 @@ async function misbehavingPeer(
 
 describe('run against misbehaving peers', () => {
   it('names the cause when a peer resumes with another cause', async () => {
-    const peer = await startCliServer(['peer', '--deterministic']);
+    const peer = await startCliProcess(['peer', '--deterministic']);
     const proxy = await misbehavingPeer(peer.url, (method, text) =>
       method === 'ResumeTask' ? text.replace('"explicit_resume"', '"external_event"') : undefined,
     );
@@ -157,7 +158,7 @@ describe('run against misbehaving peers', () => {
   });
 
   it('reports the missing pause when a peer ignores PauseTask', async () => {
-    const peer = await startCliServer(['peer', '--deterministic']);
+    const peer = await startCliProcess(['peer', '--deterministic']);
     const ignorePause = (method: string, text: string): string | undefined => {
       if (method !== 'PauseTask') return undefined;
       const call = JSON.parse(text) as { id: number; params: { taskId: string } };

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { GRPC_METHODS } from '../../src/grpc/methods.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { runCli } from '../helpers/cli.js';
-import { startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 const GET_TASK = '/lf.a2a.v1.A2AService/GetTask';
 let dir = '';

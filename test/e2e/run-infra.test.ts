@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, builtCli, runCli } from '../helpers/cli.js';
-import { selfParkSession, startCliServer } from '../replay/session.js';
+import { selfParkSession } from '../replay/session.js';
+import { startCliProcess } from '../helpers/cli-process.js';
 
 let dir = '';
 let recording = '';
@@ -17,8 +18,8 @@ const realTimePeer = `"${process.execPath}" "${builtCli()}" peer --control --ste
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'run-infra-'));
   recording = join(dir, 'park.jsonl');
-  const peer = await startCliServer(['peer', '--control', '--step-ms', '5']);
-  const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', recording]);
+  const peer = await startCliProcess(['peer', '--control', '--step-ms', '5']);
+  const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', recording]);
   try {
     await selfParkSession(recorder.url);
   } finally {

@@ -15,11 +15,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { RPC_PATH, type SdkSlowOptions, type SdkSlowPeer, startSdkSlowPeer } from '../fixtures/sdk-slow-peer.js';
 
 let dir = '';
-const procs: RecordProcess[] = [];
+const procs: CliProcess[] = [];
 const agents: SdkSlowPeer[] = [];
 
 beforeEach(async () => {

@@ -12,10 +12,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
-import { type CliServer, ok, pollingSession, startCliServer } from '../replay/session.js';
+import { ok, pollingSession } from '../replay/session.js';
+import { type CliProcess, startCliProcess } from '../helpers/cli-process.js';
 
 let dir = '';
-const servers: CliServer[] = [];
+const servers: CliProcess[] = [];
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'run-live-time-'));
 });
@@ -25,8 +26,8 @@ afterEach(async () => {
 });
 
 /** A real-time reference peer of `stepMs`, stopped after the test. */
-async function realTimePeer(stepMs: number): Promise<CliServer> {
-  const peer = await startCliServer(['peer', '--step-ms', String(stepMs)]);
+async function realTimePeer(stepMs: number): Promise<CliProcess> {
+  const peer = await startCliProcess(['peer', '--step-ms', String(stepMs)]);
   servers.push(peer);
   return peer;
 }
@@ -40,7 +41,7 @@ async function recordAgainst(
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'live-time' }).keyFile()), { mode: 0o600 });
   const peer = await realTimePeer(stepMs);
   const out = join(dir, 'session.jsonl');
-  const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', out, '--key', key]);
+  const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', out, '--key', key]);
   try {
     await session(recorder.url);
   } finally {

@@ -15,11 +15,11 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
 import { bearer } from '../helpers/jwt.js';
-import { type RecordProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { RPC_PATH, type SdkApprovalPeer, startSdkApprovalPeer } from '../fixtures/sdk-approval-peer.js';
 
 let dir = '';
-const procs: RecordProcess[] = [];
+const procs: CliProcess[] = [];
 const peers: SdkApprovalPeer[] = [];
 
 beforeEach(async () => {

@@ -13,8 +13,7 @@ import type { Message } from 'a2a-sdk-v03';
 import { JsonRpcTransport } from 'a2a-sdk-v03/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
-import { startMockProcess, stopMock } from '../mock/mock-process.js';
+import { startCliProcess, startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
 
 const KEY = join(ROOT, 'golden', 'test-key.json');
 
@@ -127,7 +126,7 @@ describe('a v0.3 session with the reference peer', () => {
       );
       expect(await refused('tasks/pause', { taskId })).toContain('it cannot be paused (Code: -32010)');
     } finally {
-      expect(await stopMock(mock)).toBe(0);
+      expect(await stopProcess(mock)).toBe(0);
     }
   });
 });

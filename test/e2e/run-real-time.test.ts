@@ -11,7 +11,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
-import { pollingSession, startCliServer } from '../replay/session.js';
+import { pollingSession } from '../replay/session.js';
+import { startCliProcess } from '../helpers/cli-process.js';
 
 let dir = '';
 beforeEach(async () => {
@@ -25,9 +26,9 @@ afterEach(async () => {
 async function recordPolling(stepMs: number, pollMs: number): Promise<{ out: string; key: string }> {
   const key = join(dir, 'key.json');
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'real-time' }).keyFile()), { mode: 0o600 });
-  const peer = await startCliServer(['peer', '--step-ms', String(stepMs)]);
+  const peer = await startCliProcess(['peer', '--step-ms', String(stepMs)]);
   const out = join(dir, 'polled.jsonl');
-  const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', out, '--key', key]);
+  const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', out, '--key', key]);
   try {
     await pollingSession(recorder.url, pollMs);
   } finally {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { runCli } from '../helpers/cli.js';
-import { startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { callerPauseSession } from '../replay/session.js';
 
 let dir = '';

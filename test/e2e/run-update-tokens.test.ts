@@ -12,11 +12,11 @@ import { readRecording } from '../../src/recording/recording-reader.js';
 import { tokenPlaceholder } from '../../src/recording/resume-token.js';
 import { runCli } from '../helpers/cli.js';
 import { answerJson, startPeerVariant } from '../helpers/peer-variant.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { ok } from '../replay/session.js';
 
 let dir = '';
-const procs: RecordProcess[] = [];
+const procs: CliProcess[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'run-update-tokens-'));

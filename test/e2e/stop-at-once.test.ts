@@ -10,11 +10,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, stopProcess } from '../helpers/cli-process.js';
 
 let dir = '';
 let keyFile = '';
-let peer: RecordProcess;
+let peer: CliProcess;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'stop-at-once-'));

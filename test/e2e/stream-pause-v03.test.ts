@@ -15,8 +15,7 @@ import { JsonRpcTransport, RestTransport, type Transport } from 'a2a-sdk-v03/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SseParser } from '../../src/intercept/sse-parser.js';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
-import { startMockProcess, stopMock } from '../mock/mock-process.js';
+import { startCliProcess, startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
 
 const KEY = join(ROOT, 'golden', 'test-key.json');
 
@@ -246,7 +245,7 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('a v0.3 %s session with the ref
         });
       }
     } finally {
-      expect(await stopMock(mock)).toBe(0);
+      expect(await stopProcess(mock)).toBe(0);
     }
   });
 });

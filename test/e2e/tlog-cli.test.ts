@@ -13,7 +13,7 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { Keyring } from '../../src/receipts/keys.js';
 import { keyVerifierKey } from '../../src/receipts/log-tree.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { PeerClient } from '../peer/peer-client.js';
 import { buildLogLines, fixedKey } from '../receipts/fixtures.js';
 
@@ -50,7 +50,7 @@ afterAll(async () => {
 });
 
 describe('a recorded log', () => {
-  let peer: RecordProcess;
+  let peer: CliProcess;
   let log: string;
   let vkey: string;
 

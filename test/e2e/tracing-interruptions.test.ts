@@ -13,7 +13,7 @@ import { canonicalJson, hashCanonical, sha256Prefixed } from '../../src/canonica
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
 import { bearer } from '../helpers/jwt.js';
-import { startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { ok } from '../replay/session.js';
 import { type OtlpSpan, type OtlpTraceRequest, attributesOf, spansOf } from '../tracing/otlp-proto.js';
 

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
-import { startCliServer } from '../replay/session.js';
+import { startCliProcess } from '../helpers/cli-process.js';
 
 const STEP = 1000;
 let dir = '';
@@ -45,8 +45,8 @@ beforeAll(async () => {
   let n = 0;
   const key = generateReceiptKey({ kid: 'poll-key', random: (size) => new Uint8Array(size).map(() => n++ & 0xff) });
   await writeFile(keyFile, JSON.stringify(key.keyFile()));
-  const peer = await startCliServer(['peer', '--deterministic']);
-  const recorder = await startCliServer([
+  const peer = await startCliProcess(['peer', '--deterministic']);
+  const recorder = await startCliProcess([
     'record',
     '--upstream',
     peer.url,

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
-import { ok, startCliServer } from '../replay/session.js';
+import { ok } from '../replay/session.js';
+import { startCliProcess } from '../helpers/cli-process.js';
 import { attributesOf, decodeTraceRequest, spansOf } from '../tracing/otlp-proto.js';
 import { otlpReceiver } from '../tracing/otlp-receiver.js';
 
@@ -45,9 +46,9 @@ beforeAll(async () => {
     JSON.stringify(generateReceiptKey({ kid: 'k-trace', random: (n) => new Uint8Array(n).fill(3) }).keyFile()),
     { mode: 0o600 },
   );
-  const peer = await startCliServer(['peer', '--deterministic']);
+  const peer = await startCliProcess(['peer', '--deterministic']);
   try {
-    const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', recording, '--key', keyFile]);
+    const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', recording, '--key', keyFile]);
     try {
       await session(recorder.url);
     } finally {

@@ -19,7 +19,7 @@ import {
   startSdkPausePeer,
 } from '../fixtures/sdk-pause-peer.js';
 import { runCli } from '../helpers/cli.js';
-import { startCliServer } from '../replay/session.js';
+import { startCliProcess } from '../helpers/cli-process.js';
 import { bearer } from '../helpers/jwt.js';
 
 let dir = '';
@@ -202,7 +202,7 @@ describe('the SDK peer through record --key', () => {
       ),
     );
     const recording = join(dir, 'sdk.jsonl');
-    const recorder = await startCliServer(['record', '--upstream', peer.url, '--out', recording, '--key', keyFile]);
+    const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', recording, '--key', keyFile]);
     const rpcUrl = `${recorder.url}/a2a/jsonrpc`;
     const ids: string[] = [];
     try {

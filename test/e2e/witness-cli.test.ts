@@ -13,12 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Prefixed } from '../../src/canonical/canonical-json.js';
 import { logOrigin, noteKeyName } from '../../src/receipts/log-tree.js';
 import { runCli } from '../helpers/cli.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from '../intercept/record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { PeerClient } from '../peer/peer-client.js';
 import { type TestWitness, startTestWitness } from '../tlog/test-witness.js';
 
 let dir: string;
-let peer: RecordProcess;
+let peer: CliProcess;
 let witness: TestWitness;
 let other: TestWitness;
 let key: string;

@@ -4,7 +4,7 @@
  */
 import { expect } from 'vitest';
 import { call, ok } from '../replay/session.js';
-import { type RecordProcess, startCliProcess, startRecordProcess, stopProcess } from './record-process.js';
+import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 /** Task A: paused, a wrong-token resume (rejected), resumed. Task B: paused and left behind. */
 export async function pauseSession(url: string): Promise<void> {
@@ -31,7 +31,7 @@ export async function pauseSession(url: string): Promise<void> {
 }
 
 /** Records {@link pauseSession} through `a2a-replay record RECORD_ARGS` in front of a fresh deterministic peer. */
-export async function recordPauseSession(recordArgs: string[], env: NodeJS.ProcessEnv = {}): Promise<RecordProcess> {
+export async function recordPauseSession(recordArgs: string[], env: NodeJS.ProcessEnv = {}): Promise<CliProcess> {
   const peer = await startCliProcess(['peer', '--deterministic']);
   try {
     const recorder = await startRecordProcess(['--upstream', peer.url, ...recordArgs], env);

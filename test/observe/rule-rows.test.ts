@@ -226,6 +226,32 @@ describe('open rows', () => {
     expect(lost(out).map((l) => l.reason)).toEqual(['recording_ended']);
   });
 
+  it('open/older-news-on-stream: a stream opened after the pause shows the task now; a poll waits for nothing', () => {
+    const e = new Entries();
+    pausedByCall(e);
+    // Resumed elsewhere; then a SubscribeToTask whose first event is the task as it stands now.
+    e.request('s2', 'SubscribeToTask', { id: TASK });
+    e.sseHead('s2');
+    e.event('s2', task('TASK_STATE_WORKING'));
+    e.request('g1', 'GetTask', { id: TASK });
+    e.result('g1', taskObject('TASK_STATE_WORKING'));
+    const observer = new PauseObserver({ recordingId: RECORDING_ID });
+    const out: ObserverOutput[] = [];
+    const fired: string[] = [];
+    const awaited: string[] = [];
+    for (const entry of e.list) {
+      out.push(...observer.observe(entry));
+      fired.push(...observer.firedRules.map((f) => f.rule));
+      awaited.push(...observer.awaited);
+    }
+    expect(fired).not.toContain('open/older-news-on-stream');
+    expect(fired).toContain('open/resumed-unexplained');
+    expect(lost(out).map((l) => l.reason)).toEqual(['pause_ignored']);
+    // The stream will never deliver the pause nor its end: nothing waits for it to.
+    expect(awaited).toEqual([]);
+    expect(observer.awaits(TASK)).toBe(false);
+  });
+
   it('open/went-back: a poll shows SUBMITTED while PAUSED', () => {
     const e = new Entries();
     pausedByCall(e);

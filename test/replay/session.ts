@@ -1,42 +1,8 @@
 /**
- * Whole-process helpers for replay tests: CLI servers (`peer`, `record`) as child processes, a
- * small A2A client over fetch, and the sessions the tests record.
+ * Helpers for replay tests: a small A2A client over fetch, and the sessions the tests record (the
+ * CLI servers they record through are test/helpers/cli-process.ts's).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { SseParser } from '../../src/intercept/sse-parser.js';
-import { ROOT, builtCli, childEnv } from '../helpers/cli.js';
-
-export interface CliServer {
-  url: string;
-  child: ChildProcess;
-  stop(): Promise<void>;
-}
-
-/** Starts a CLI server command and resolves with the URL of its `listening on` line. */
-export function startCliServer(args: string[]): Promise<CliServer> {
-  const child = spawn(process.execPath, [builtCli(), ...args], {
-    cwd: ROOT,
-    env: childEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const stop = (): Promise<void> =>
-    new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).once('line', (line) => {
-      const m = /^listening on (http:\/\/\S+)$/.exec(line);
-      if (m) resolve({ url: m[1] as string, child, stop });
-      else reject(new Error(`unexpected first line: ${line}`));
-    });
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited ${code}: ${stderr}`)));
-  });
-}
 
 let nextId = 1;
 

@@ -55,6 +55,13 @@ export function aimsAt(closer: Closer, s: SuspensionOpen): boolean {
 /** The origin is a stream that delivered the pause: what it shows next follows the pause in order. */
 const caughtUpStream = (s: SuspensionOpen, origin: Origin): boolean =>
   origin.kind === 'stream' && s.caughtUp.has(origin.xid);
+/**
+ * A stream whose request reached the recorder before the entry that proved the pause: what it
+ * shows may predate the pause. One opened after it can only show the task as it is since (a
+ * SubscribeToTask's first event is the task now): it will never deliver the pause.
+ */
+const olderStream = (s: SuspensionOpen, origin: Origin): boolean =>
+  origin.kind === 'stream' && origin.opened < s.provenSeq;
 /** Not a stream, or a stream that delivered the pause. */
 const caughtUp = (s: SuspensionOpen, origin: Origin): boolean => origin.kind !== 'stream' || s.caughtUp.has(origin.xid);
 const sameToken = (c: C<'PausedSeen'>): boolean => {
@@ -277,8 +284,9 @@ export const OPEN_RULES: RuleTable<OpenCase> = {
       'open/older-news-on-stream',
       'StateSeen',
       'open',
-      'a stream that has not delivered the pause yet shows older news, unless the task ended',
-      (c) => RESUMED_STATES.has(c.fact.state) && c.fact.origin.kind === 'stream' && !isTerminal(c.fact.state),
+      'a stream opened before the pause was proven that has not delivered it yet shows older news, unless the ' +
+        'task ended (one opened after it shows the task as it is, as a poll does)',
+      (c) => RESUMED_STATES.has(c.fact.state) && olderStream(c.s, c.fact.origin) && !isTerminal(c.fact.state),
       () => undefined,
     ),
     rule<OpenCase, 'StateSeen'>(
