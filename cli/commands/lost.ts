@@ -19,6 +19,7 @@ import {
   headProblem,
   lostPauses,
   openLogSet,
+  stallMessage,
 } from '../../src/public/receipts.js';
 import {
   type LostInterruptionVerdict,
@@ -261,6 +262,7 @@ async function lostOne(set: LogSet & { kind: 'log' }, options: LostCommandOption
     { explain: options.explain ?? false, ...(await recordingOption(options.recording)) },
   );
   const { lost, interruptions } = found;
+  const unreceipted = found.unreceipted ?? null;
   const none = { listed: [], count: 0 };
   const { incomplete, notUnderstood, dialects, chains } = found.recording ?? {
     incomplete: none,
@@ -279,6 +281,7 @@ async function lostOne(set: LogSet & { kind: 'log' }, options: LostCommandOption
           source: describeSource(source),
           lost,
           lostInterruptions: interruptions,
+          ...(type === 'recording' ? {} : { unreceipted }),
           ...(type === 'recording'
             ? {
                 complete: incomplete.count === 0,
@@ -297,6 +300,7 @@ async function lostOne(set: LogSet & { kind: 'log' }, options: LostCommandOption
   else {
     await writeLines(render(file, source, lost, incomplete.count > 0 || notUnderstood.count > 0));
     await writeLines(renderInterruptions(file, interruptions));
+    if (unreceipted !== null) process.stdout.write(`${file}: ${stallMessage(unreceipted)}\n`);
     process.stdout.write(renderIncomplete(file, incomplete));
     process.stdout.write(renderNotUnderstood(file, notUnderstood));
     process.stdout.write(renderDialects(dialects));
@@ -305,5 +309,6 @@ async function lostOne(set: LogSet & { kind: 'log' }, options: LostCommandOption
   await exportVerdict(options, `lost-${basename(file).replace(/\.jsonl$/, '')}`, lost, interruptions);
   // Traffic no dialect reads is input this tool cannot read: exit 2 before any other verdict.
   if (notUnderstood.count > 0) throw new CliExit(EXIT.usage, '');
-  if (lost.length > 0 || interruptions.length > 0 || incomplete.count > 0) throw new CliExit(EXIT.drift, '');
+  if (lost.length > 0 || interruptions.length > 0 || incomplete.count > 0 || unreceipted !== null)
+    throw new CliExit(EXIT.drift, '');
 }

@@ -82,7 +82,8 @@ function plural(n: number, word: string): string {
 /** One line: `ok` or the first bad line and why. */
 export function verifySummary(log: string, result: VerifyResult): string {
   if (!result.ok && result.firstError) {
-    const where = result.firstError.line === 0 ? 'checkpoint file' : `line ${result.firstError.line}`;
+    const outside = result.firstError.reason === 'unreceipted' ? 'stall record' : 'checkpoint file';
+    const where = result.firstError.line === 0 ? outside : `line ${result.firstError.line}`;
     return `${log}: INVALID at ${where}: ${result.firstError.reason}: ${result.firstError.message}`;
   }
   const parts = [
@@ -110,6 +111,11 @@ export function verifySummary(log: string, result: VerifyResult): string {
     parts.push(`${plural(result.notes, 'checkpoint note')} of ${result.origin} match the Merkle tree of the lines`);
   if (result.anchored) parts.push('matches the outside checkpoint');
   if (result.tornTail !== null) parts.push(`torn tail at line ${result.tornTail} skipped`);
+  if (result.stall)
+    parts.push(
+      `a full disk stalled its writes from line ${result.stall.line} (${result.stall.error} since ` +
+        `${result.stall.since}); the log holds those lines since`,
+    );
   if (result.receiptSignatures === 'unchecked')
     parts.push('receipt HMACs NOT checked (public key only; chain, sequence and checkpoints verified)');
   const { unsigned } = describeVerification(result);

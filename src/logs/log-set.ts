@@ -21,7 +21,15 @@ import { describeVerification } from './describe-verification.js';
 import { fleetVerdictOf } from './fleet-lost.js';
 import { type LogGroup, givenLogs } from './given-logs.js';
 import { strayLogs, verifyGroupInto } from './group-series.js';
-import { type Dialects, type Incomplete, firstLineType, lostInReceiptLog, lostInRecording } from './lost-reading.js';
+import {
+  type Dialects,
+  type Incomplete,
+  firstLineType,
+  lostInReceiptLog,
+  lostInRecording,
+  unreceiptedInLog,
+} from './lost-reading.js';
+import type { LogStall } from '../receipts/stall-record.js';
 import type { LostChain } from '../observe/verdict-chains.js';
 import type { RecordingBinding } from '../receipts/types.js';
 import { readFirstLine } from './first-line.js';
@@ -206,6 +214,8 @@ export interface LostPauses {
   verification: string;
   /** A fleet's whole verdict: pauses paired across logs, orphan resumptions, ambiguous ones. */
   fleet?: FleetVerdict;
+  /** For one log: the lines its recorder could not write (a full disk until it stopped), moves with no receipt. */
+  unreceipted?: LogStall | null;
   /**
    * For a recording, what the observer could not see: entries not held whole, requests in no
    * dialect it reads, the exchanges by A2A version, and with `explain` each lost pause's chain of rules.
@@ -287,12 +297,14 @@ export async function lostPauses(
   const files = [set.given];
   if (set.keyring === undefined) {
     const open = await lostInReceiptLog(file, set.allowTornTail);
+    const unreceipted = await unreceiptedInLog(file);
     return {
       kind: 'log',
       files,
       lost: open.lost(),
       interruptions: open.lostInterruptions(),
       verification: 'unverified',
+      unreceipted,
     };
   }
   // One pass: the open suspensions are those of the lines as they verified, so the listing is of
@@ -306,7 +318,8 @@ export async function lostPauses(
     ...(options.recording ? { recording: options.recording } : {}),
     onLine: ({ line, hash }) => open.add(line, hash),
   });
-  if (!result.ok) {
+  const unreceipted = result.firstError?.reason === 'unreceipted' && result.stall ? result.stall : null;
+  if (!result.ok && unreceipted === null) {
     const failure = result.firstError;
     throw new A2aReplayError(
       'INVALID_ARGUMENT',
@@ -320,6 +333,7 @@ export async function lostPauses(
     lost: open.lost(),
     interruptions: open.lostInterruptions(),
     verification: describeVerification(result).basis.join('; '),
+    unreceipted,
   };
 }
 

@@ -5,6 +5,10 @@
  * (`incomplete`, §5) or in any dialect (§14.10) and the dialects it mixed; from a receipt log, the
  * suspensions no resumption closed, its lines read as they come.
  */
+import { existsSync } from 'node:fs';
+import type { Keyring } from '../receipts/keys.js';
+import { type LogStall, headerLineHash, readLogStall, stallRecordPath } from '../receipts/stall-record.js';
+import { readFirstLine } from './first-line.js';
 import { EntryVersions } from '../observe/entry-versions.js';
 import { A2aReplayError, errorMessage } from '../errors.js';
 import { readObservedRequest } from '../observe/dialect-view.js';
@@ -171,4 +175,18 @@ export async function lostInReceiptLog(file: string, allowTornTail: boolean): Pr
     }
   }
   return open;
+}
+
+/**
+ * What the stall record beside a receipt log states of lines the log lacks (docs/design.md §5, "A
+ * full disk"; receipts/stall-record): null when there is no record, it states no stall, or the
+ * log holds the lines since. Checked with `keyring` when given; `unchecked` otherwise.
+ */
+export async function unreceiptedInLog(file: string, keyring?: Keyring): Promise<LogStall | null> {
+  if (!existsSync(stallRecordPath(file))) return null;
+  const header = await readFirstLine(file);
+  let lines = 0;
+  for await (const chunk of readLogChunks(file)) for (const raw of chunk) if (raw.complete) lines = raw.number;
+  const stall = readLogStall(file, { headerHash: headerLineHash(header), lines }, keyring);
+  return stall === null || stall.writtenSince ? null : stall;
 }

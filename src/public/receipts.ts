@@ -40,6 +40,13 @@ export {
 } from '../receipts/verify.js';
 export { type VerifyFailure, type VerifyFailureReason, VERIFY_FAILURE_REASONS } from '../receipts/verify-failure.js';
 export {
+  type LogStall,
+  STALL_RECORD_BYTES,
+  readLogStall,
+  stallMessage,
+  stallRecordPath,
+} from '../receipts/stall-record.js';
+export {
   type AuditFilter,
   type AuditOutcome,
   type AuditResult,

@@ -31,12 +31,13 @@
  * fdatasync the kernel may have dropped the pages it could not write, so no later sync could
  * vouch for them.
  */
-import type { FileHandle } from 'node:fs/promises';
+import { type FileHandle, unlink } from 'node:fs/promises';
 import { openOutputFile, writeOutputFile } from '../output-file.js';
 import { type Clock, isoAt } from '../clock.js';
 import { A2aReplayError } from '../errors.js';
 import { datasync, datasyncFd, writeAllLines } from '../recording/line-sink.js';
 import { ReceiptChain, type SealedLine } from './chain.js';
+import { StallRecorder } from './stall-record.js';
 import type { Keyring } from './keys.js';
 import type {
   Checkpoint,
@@ -91,6 +92,11 @@ export interface ReceiptLogWriterOptions {
   onDurable?: (lines: readonly SealedLine[]) => void;
   /** The log this one continues (docs/design.md §6, "Series"): its header's link. */
   series?: SeriesLink | null;
+  /**
+   * The stall record's file (receipts/stall-record, `stallRecordPath(path)`): its space is taken
+   * when the log is created, and a write that fails records there what the log could not hold.
+   */
+  stallRecord?: string;
 }
 
 /** What an append returns: the sealed receipt and its line hash (for `appendResumption`). */
@@ -117,6 +123,9 @@ async function writeWitness(path: string, text: string): Promise<void> {
     });
   }
 }
+
+/** Characters of kept-back lines a stall record lists at most (the rest it counts). */
+const STALL_LISTED_CHARS = 48 * 1024;
 
 /** Receipt logs are readable by their owner only. */
 export const RECEIPT_LOG_MODE = 0o600;
@@ -155,6 +164,10 @@ export class ReceiptLogWriter {
   /** Where the next line goes: the end of the lines written whole. */
   #position = 0;
   #closing: Promise<void> | null = null;
+  /** The stall record, when asked for; and when the current stall began. */
+  #stallRecord: StallRecorder | null = null;
+  #stallSince: string | null = null;
+  #clock: Clock | null = null;
 
   private constructor(path: string, file: FileHandle, chain: ReceiptChain, fsync: FsyncPolicy, fsyncEvery: number) {
     this.path = path;
@@ -192,6 +205,20 @@ export class ReceiptLogWriter {
       throw new A2aReplayError('IO_FAILED', `cannot create receipt log ${path}: ${why}`, { cause });
     }
     const writer = new ReceiptLogWriter(path, file, chain, options.fsync ?? 'batch', fsyncEvery);
+    if (options.stallRecord !== undefined) {
+      const key = options.keyring.get(chain.kid)!;
+      writer.#stallRecord = await StallRecorder.create(options.stallRecord, {
+        key,
+        log: chain.header.hash,
+        sync: (options.fsync ?? 'batch') !== 'never',
+      }).catch(async (error: unknown) => {
+        // No room for the record: the log is not begun (it would have nowhere to say a stall).
+        await file.close();
+        await unlink(path).catch(() => undefined);
+        throw error;
+      });
+      writer.#clock = options.clock;
+    }
     writer.#witness = options.witness;
     writer.#onDurable = options.onDurable;
     // The header is written at once: a log that exists is never empty.
@@ -200,6 +227,7 @@ export class ReceiptLogWriter {
     const failure = writer.#failure ?? writer.#stall;
     if (failure) {
       await file.close();
+      writer.#stallRecord?.remove();
       throw failure;
     }
     return writer;
@@ -308,6 +336,8 @@ export class ReceiptLogWriter {
       }
       this.#release();
     } finally {
+      if (this.#failure) this.#stallRecord?.keep();
+      else this.#stallRecord?.remove();
       await this.#file.close();
     }
     if (this.#failure) throw this.#failure;
@@ -397,6 +427,7 @@ export class ReceiptLogWriter {
         try {
           this.#position = writeAllLines(this.#file.fd, lines, this.#position);
           this.#stall = null;
+          this.#stallSince = null;
           this.#written += count;
           if (this.#onDurable) this.#untold.push(...sealed);
           if (checkpoint !== null) this.#unsyncedCheckpoint = checkpoint;
@@ -407,6 +438,7 @@ export class ReceiptLogWriter {
           this.#bufferCheckpoint = checkpoint;
           this.#bufferLines = sealed;
           this.#stall = this.#failureOf(cause);
+          this.#recordStall(cause);
           this.#release();
         }
       }
@@ -488,6 +520,32 @@ export class ReceiptLogWriter {
       else waiting.push(waiter);
     }
     this.#waiters = waiting;
+  }
+
+  /**
+   * Says in the stall record what the log holds back now (docs/design.md §5, "A full disk"): the
+   * lines kept, the first of them as sealed, and where they belong.
+   */
+  #recordStall(cause: unknown): void {
+    const record = this.#stallRecord;
+    if (record === null) return;
+    this.#stallSince ??= isoAt(this.#clock!.now());
+    const lines: unknown[] = [];
+    let bytes = 0;
+    for (const text of this.#buffer) {
+      bytes += text.length;
+      if (bytes > STALL_LISTED_CHARS) break;
+      lines.push(JSON.parse(text) as unknown);
+    }
+    const first = (lines[0] ?? {}) as { prev?: string; root?: string };
+    record.record({
+      since: this.#stallSince,
+      error: (cause as NodeJS.ErrnoException).code ?? (cause as Error).message,
+      written: this.#written,
+      head: first.prev ?? first.root ?? this.chain.header.hash,
+      count: this.#buffer.length,
+      lines,
+    });
   }
 
   #failureOf(cause: unknown): A2aReplayError {

@@ -13,6 +13,7 @@ import { readLogChunks } from './log-reader.js';
 import { readReceiptLogLine } from './read-line.js';
 import { type LogEnd, interruptionHash, seriesIdOf, suspensionHash } from './series-link.js';
 import type { Checkpoint, InterruptionReceipt, ReceiptLogHeader, SuspensionReceipt } from './types.js';
+import { type LogStall, withStallRecord } from './stall-record.js';
 import { ReceiptLogVerifier, type VerifiedLine, type VerifyOptions, type VerifyResult } from './verify.js';
 
 /** A log read to its end: the verification and where it ended. */
@@ -60,8 +61,9 @@ export async function readLog(path: string, options: VerifyOptions & { keepOpen?
     for (const raw of lines) if (!verifier.push(raw)) break;
     if (!verifier.ok) break;
   }
-  const result = verifier.finish();
   const header = verifier.header;
+  const finished = verifier.finish();
+  const result = options.stallRecord === false ? finished : withStallRecord(path, finished, header, options.keyring);
   const { open: stillOpen, interruptions: stillInterrupted, checkpoint } = verifier.end;
   const openHashes = stillOpen.map(({ suspension }) => suspension);
   const openInterruptions = stillInterrupted.map(({ interruption }) => interruption);
@@ -95,16 +97,19 @@ export async function readLog(path: string, options: VerifyOptions & { keepOpen?
 export async function readLogToContinue(
   path: string,
   keyring: Keyring,
-): Promise<{ end: LogEnd; tornTail: number | null }> {
+): Promise<{ end: LogEnd; tornTail: number | null; stall: LogStall | null }> {
   const read = await readLog(path, { keyring, allowTornTail: true, allowOpen: true, keepOpen: true });
   const failure = read.result.firstError;
-  if (!read.result.ok || read.end === null)
+  // A log whose writer stopped with lines kept back is continued (the pauses it holds go on), and
+  // stays failed over the series: the successor says which moves it lacks.
+  const stall = failure?.reason === 'unreceipted' ? (read.result.stall ?? null) : null;
+  if ((!read.result.ok && stall === null) || read.end === null)
     throw new A2aReplayError(
       'RECEIPT_INVALID',
       `${path}:${failure?.line ?? 1}: does not verify (${failure?.reason ?? 'unknown'}: ${failure?.message ?? ''}); ` +
         'a log is continued only from one that verifies',
     );
-  return { end: read.end, tornTail: read.result.tornTail };
+  return { end: read.end, tornTail: read.result.tornTail, stall };
 }
 
 /** One log of a series, in series order. */

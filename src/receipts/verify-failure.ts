@@ -22,6 +22,11 @@ export const VERIFY_FAILURE_REASONS = [
   'unknown_interruption',
   'after_close',
   'recording_mismatch',
+  /**
+   * The log's stall record (receipts/stall-record) says its writer could not write lines the log
+   * lacks: receipts of moves the peer made (docs/design.md §5, "A full disk").
+   */
+  'unreceipted',
 ] as const;
 export type VerifyFailureReason = (typeof VERIFY_FAILURE_REASONS)[number];
 

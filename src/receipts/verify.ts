@@ -12,6 +12,7 @@ import type { Keyring } from './keys.js';
 import { type RawLine, readLogChunks, splitLogBytes } from './log-reader.js';
 import { LogTree, logOrigin } from './log-tree.js';
 import { compareRecording } from './recording-binding.js';
+import { type LogStall, withStallRecord } from './stall-record.js';
 import { carriedInterruptions, carriedSuspensions } from './series-link.js';
 import { checkpointShapeFailure } from './verify-checkpoint.js';
 import { verifyWithWorkers } from './verify-jobs.js';
@@ -74,6 +75,8 @@ export interface VerifyResult {
    */
   outsideCount: number;
   outside: OutsideReference[];
+  /** Lines its writer could not write, as the stall record beside it states (receipts/stall-record). */
+  stall?: LogStall;
   firstError?: VerifyFailure;
 }
 
@@ -101,6 +104,8 @@ export interface VerifyOptions {
    * receipts after the last checkpoint are then reported as not vouched for instead of failing.
    */
   allowOpen?: boolean;
+  /** Read the stall record beside the log (default true): lines it lacks fail it, open or not. */
+  stallRecord?: boolean;
   /** Called for each verified line, in order (audit builds on this). */
   onLine?: (line: VerifiedLine) => void;
   /**
@@ -576,12 +581,10 @@ export async function verifyReceiptLog(path: string, options: VerifyOptions): Pr
     throw new A2aReplayError('INVALID_ARGUMENT', `jobs: expected an integer >= 1, got ${jobs}`);
   const verifier = new ReceiptLogVerifier(options);
   if (!verifier.ok) return verifier.finish();
-  if (jobs > 1) return verifyWithWorkers(path, verifier, options.keyring, jobs);
   // Chunk by chunk, each chunk's lines checked synchronously: no promise per line.
-  for await (const lines of readLogChunks(path)) {
-    for (const raw of lines) if (!verifier.push(raw)) return verifier.finish();
-  }
-  return verifier.finish();
+  if (jobs === 1) for await (const lines of readLogChunks(path)) if (!lines.every((raw) => verifier.push(raw))) break;
+  const result = jobs > 1 ? await verifyWithWorkers(path, verifier, options.keyring, jobs) : verifier.finish();
+  return options.stallRecord === false ? result : withStallRecord(path, result, verifier.header, options.keyring);
 }
 
 /** Verifies a log held in memory (same rules as {@link verifyReceiptLog}). */

@@ -18,6 +18,7 @@ import { PauseObserver } from '../observe/pause-observer.js';
 import type { Keyring } from '../receipts/keys.js';
 import { MAX_LINE_BYTES } from '../receipts/log-reader.js';
 import { readLogToContinue } from '../receipts/series.js';
+import { stallMessage } from '../receipts/stall-record.js';
 import { seriesLinkAfter } from '../receipts/series-link.js';
 import type { SeriesLink } from '../receipts/types.js';
 import { canonicalJson } from '../canonical/canonical-json.js';
@@ -60,9 +61,11 @@ export async function readContinuation(
       interruptions: carriedInterruptionsFromObserver(observer?.openInterruptions() ?? []),
     };
   }
-  const { end, tornTail } = await readLogToContinue(log, keyring).catch(refuse);
+  const { end, tornTail, stall } = await readLogToContinue(log, keyring).catch(refuse);
   if (tornTail !== null)
     warn(`${log}: line ${tornTail} is torn (the recorder was killed mid-line): continuing after line ${tornTail - 1}`);
+  if (stall !== null)
+    warn(`${log}: ${stallMessage(stall)}; continuing after line ${stall.line - 1} (the series fails for them)`);
   const link = seriesLinkAfter(end);
   // The header is one line: it must stay within what a log reader takes.
   if (canonicalJson(link).length > MAX_LINE_BYTES - 4096)

@@ -19,6 +19,7 @@ import { errorMessage } from '../errors.js';
 import { cosignaturesPathFor } from '../receipts/cosignature-file.js';
 import { loadKeyFile } from '../receipts/key-file.js';
 import { Keyring, ReceiptKey } from '../receipts/keys.js';
+import { stallRecordPath } from '../receipts/stall-record.js';
 import { ReceiptLogWriter } from '../receipts/log-writer.js';
 import type { SeriesLink } from '../receipts/types.js';
 import type { RecordingHeader } from '../recording/format.js';
@@ -239,6 +240,8 @@ export async function openRecorderFiles(
           }
         : {}),
       series,
+      // Its space taken now, while the disk has room: a full disk later is said there (§5).
+      stallRecord: stallRecordPath(path),
     });
   const log = await openLog(receiptsFile, files.continuation.link, first.header).catch(async (error: unknown) => {
     await first.close();

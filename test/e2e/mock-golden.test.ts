@@ -88,7 +88,7 @@ describe('a2a-replay mock over the golden corpus', () => {
       const mock = await startMockProcess([recording, '--expect-all']);
       const out = join(scratch, `${name}.jsonl`);
       const recorder = await startRecordProcess(['--upstream', mock.url, '--out', out, '--key', KEY]);
-      const client = new A2aTestClient(recorder.url, 'operator', scenario.binding ?? 'JSONRPC');
+      const client = new A2aTestClient(recorder.url, 'operator', scenario.binding ?? 'JSONRPC', scenario.dialect);
       try {
         await scenario.run(client);
       } finally {

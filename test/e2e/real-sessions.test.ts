@@ -13,6 +13,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { runCli } from '../helpers/cli.js';
+import { startPeer } from '../../src/public/peer.js';
 import { startRecordProcess, stopProcess, startCliProcess } from '../helpers/cli-process.js';
 import { sdkSession, startSdkEchoServer } from '../intercept/sdk-echo-server.js';
 import { ok, selfParkSession, stream } from '../replay/session.js';
@@ -57,7 +58,7 @@ const completes = (e: Record<string, unknown>): boolean =>
 it('replays a session of a real-time reference peer on the embedded peer with no flags', async () => {
   const key = join(dir, 'key.json');
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'real-time' }).keyFile()), { mode: 0o600 });
-  const peer = await startCliProcess(['peer', '--step-ms', '50', '--control']);
+  const peer = await startPeer({ stepMs: 50, control: true });
   const out = join(dir, 'real-time.jsonl');
   const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', out, '--key', key]);
   try {
@@ -73,7 +74,7 @@ it('replays a session of a real-time reference peer on the embedded peer with no
     ).rest;
   } finally {
     await recorder.stop();
-    await peer.stop();
+    await peer.close();
   }
   const header = JSON.parse((await readFile(out, 'utf8')).split('\n')[0] as string) as {
     agentCard: { capabilities: { extensions: { params: { deterministic?: boolean } }[] } };
@@ -89,7 +90,7 @@ it('replays a session of a real-time reference peer on the embedded peer with no
 it('replays a --legacy-pause session whose client never fetched the card, from the header card alone', async () => {
   const key = join(dir, 'key.json');
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'legacy' }).keyFile()), { mode: 0o600 });
-  const peer = await startCliProcess(['peer', '--deterministic', '--legacy-pause']);
+  const peer = await startPeer({ deterministic: true, legacyPause: true });
   const out = join(dir, 'legacy.jsonl');
   const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', out, '--key', key]);
   try {
@@ -106,7 +107,7 @@ it('replays a --legacy-pause session whose client never fetched the card, from t
     await ok(recorder.url, 'AdvanceClock', { ms: 3000 }, '/control');
   } finally {
     await recorder.stop();
-    await peer.stop();
+    await peer.close();
   }
   expect(await readFile(out, 'utf8')).not.toContain('/.well-known/agent-card.json');
   const replayed = await runCli(['run', out, '--key', key]);
@@ -138,7 +139,7 @@ it('finds no difference between two sessions of one client against real-time pee
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'sessions' }).keyFile()), { mode: 0o600 });
   const logs: string[] = [];
   for (const name of ['first', 'second']) {
-    const peer = await startCliProcess(['peer', '--step-ms', '50', '--control']);
+    const peer = await startPeer({ stepMs: 50, control: true });
     const out = join(dir, `${name}.jsonl`);
     const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', out, '--key', key]);
     try {
@@ -159,7 +160,7 @@ it('finds no difference between two sessions of one client against real-time pee
       }
     } finally {
       await recorder.stop();
-      await peer.stop();
+      await peer.close();
     }
     logs.push(join(dir, `${name}.receipts.jsonl`));
   }

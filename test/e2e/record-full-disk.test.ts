@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { restRequestOf } from '../../src/protocol/rest-binding.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { stallRecordPath } from '../../src/receipts/stall-record.js';
 import { runCli } from '../helpers/cli.js';
 import { GrpcTestClient } from '../helpers/grpc-test-client.js';
 import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
@@ -205,6 +206,8 @@ describe('a full disk under record --key', () => {
         await stopProcess(peer);
         await rm(out, { force: true });
         await rm(log, { force: true });
+        await rm(stallRecordPath(log), { force: true });
+        await rm(stallRecordPath(log), { force: true });
       }
     });
   }
@@ -283,6 +286,7 @@ describe('a full disk under record --key', () => {
       await stopProcess(peer);
       await rm(out, { force: true });
       await rm(log, { force: true });
+      await rm(stallRecordPath(log), { force: true });
     }
   });
 
@@ -323,6 +327,80 @@ describe('a full disk under record --key', () => {
       await stopProcess(peer);
       await rm(out, { force: true });
       await rm(log, { force: true });
+      await rm(stallRecordPath(log), { force: true });
     }
   });
+
+  for (const fsync of ['always', 'batch', 'never'] as const) {
+    const name = `says which moves have no receipt when the disk stays full until the recorder stops (${fsync})`;
+    it(name, async (ctx) => {
+      if (unmountable !== '') ctx.skip(unmountable);
+      const transitions = join(dir, `stopped-${fsync}.transitions.jsonl`);
+      const peer = await startCliProcess(['peer', '--deterministic', '--transitions', transitions]);
+      const out = join(mnt, `stopped-${fsync}.jsonl`);
+      const log = join(mnt, `stopped-${fsync}.receipts.jsonl`);
+      let recorder: CliProcess | undefined;
+      let filler: string | undefined;
+      try {
+        recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile, '--fsync', fsync]);
+        const url = recorder.url;
+        const tasks: string[] = [];
+        for (let i = 0; i < TASKS; i++) {
+          const sent = await rpc(url, 'SendMessage', {
+            ...{ message: { messageId: `s-${i}`, role: 'ROLE_USER', parts: [{ text: 'work:3' }] } },
+            configuration: { returnImmediately: true },
+          });
+          tasks.push(sent.body.result?.task?.id as string);
+        }
+        const tokens = new Map<string, string>();
+        for (const taskId of tasks.slice(0, TASKS / 2)) {
+          const paused = await rpc(url, 'PauseTask', { taskId, reason: 'before' });
+          tokens.set(taskId, paused.body.result?.pause?.resumeToken as string);
+        }
+        filler = fill(join(mnt, 'filler'));
+        let refused = 0;
+        for (const taskId of tasks.slice(TASKS / 2))
+          if ((await rpc(url, 'PauseTask', { taskId, reason: 'full' })).status === 503) refused++;
+        for (const [taskId, resumeToken] of tokens)
+          if ((await rpc(url, 'ResumeTask', { taskId, resumeToken })).status === 503) refused++;
+        expect(refused).toBeGreaterThan(0);
+        // The disk is still full when the recorder stops: the lines it kept back are never written.
+        const stopping = recorder;
+        recorder = undefined;
+        expect(await stopProcess(stopping)).toBe(3);
+
+        // Ground truth: the peer's moves the log has no receipt of.
+        const inLog = await receipts(log);
+        const missing = (await peerMoves(transitions)).filter((m) => !inLog.includes(m));
+        expect(missing.length).toBeGreaterThan(0);
+        // The documented post-crash check fails, naming every one of them.
+        const verified = await runCli(['verify', log, '--key', keyFile, '--allow-open', '--allow-torn-tail', '--json']);
+        expect(verified.code, verified.stdout).toBe(1);
+        const result = JSON.parse(verified.stdout) as {
+          ok: boolean;
+          firstError: { reason: string; message: string };
+          stall: { receipts: Array<{ type: string; taskId: string }>; unlisted: number; signature: string };
+        };
+        expect(result).toMatchObject({ ok: false, firstError: { reason: 'unreceipted' } });
+        expect(result.stall).toMatchObject({ unlisted: 0, signature: 'checked' });
+        const listed = result.stall.receipts.map((r) => `${r.type}:${r.taskId}`);
+        expect(listed.sort()).toEqual(missing.sort());
+        for (const move of missing) expect(result.firstError.message).toContain(move.split(':')[1]);
+        // lost says so too, with the key and without, and exits 1.
+        for (const keyArgs of [['--key', keyFile], []]) {
+          const lost = await runCli(['lost', log, '--allow-torn-tail', ...keyArgs]);
+          expect(lost.code, lost.stderr).toBe(1);
+          expect(lost.stdout).toMatch(/UNRECEIPTED: the recorder could not write/);
+          for (const move of missing) expect(lost.stdout).toContain(move.split(':')[1]);
+        }
+      } finally {
+        if (filler !== undefined) await rm(filler, { force: true });
+        if (recorder) await stopProcess(recorder);
+        await stopProcess(peer);
+        await rm(out, { force: true });
+        await rm(log, { force: true });
+        await rm(stallRecordPath(log), { force: true });
+      }
+    });
+  }
 });

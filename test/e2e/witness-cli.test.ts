@@ -13,12 +13,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Prefixed } from '../../src/canonical/canonical-json.js';
 import { logOrigin, noteKeyName } from '../../src/receipts/log-tree.js';
 import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
+import { startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { PeerClient } from '../peer/peer-client.js';
 import { type TestWitness, startTestWitness } from '../tlog/test-witness.js';
 
 let dir: string;
-let peer: CliProcess;
+let peer: RunningPeer;
 let witness: TestWitness;
 let other: TestWitness;
 let key: string;
@@ -47,11 +48,11 @@ beforeAll(async () => {
   const trusted = [{ originPrefix: `${noteKeyName('wit')}/`, name: noteKeyName('wit'), publicKey }];
   witness = await startTestWitness('witness.test/w1', trusted);
   other = await startTestWitness('witness.test/w2', trusted);
-  peer = await startCliProcess(['peer', '--deterministic']);
+  peer = await startPeer({ deterministic: true }); // an upstream only: in this process
 });
 
 afterAll(async () => {
-  await stopProcess(peer);
+  await peer.close();
   await witness.close();
   await other.close();
   await rm(dir, { recursive: true, force: true });

@@ -5,7 +5,7 @@
  * writes again the same lines are written at the same place, the chain goes on, and the log
  * closes with its checkpoint and no torn line.
  */
-import { readFileSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +14,7 @@ import { ManualClock } from '../../src/clock.js';
 import { CounterIdSource } from '../../src/ids.js';
 import { Keyring } from '../../src/receipts/keys.js';
 import { FSYNC_POLICIES, ReceiptLogWriter } from '../../src/receipts/log-writer.js';
+import { STALL_RECORD_BYTES, stallRecordPath } from '../../src/receipts/stall-record.js';
 import { verifyReceiptLog } from '../../src/receipts/verify.js';
 import { fileLineSink, setWriteAt } from '../../src/recording/line-sink.js';
 import { RecordingWriter } from '../../src/recording/recording-writer.js';
@@ -112,6 +113,75 @@ describe('a receipt log on a disk that fills', () => {
     const result = await verifyReceiptLog(path, { keyring });
     expect(result.ok).toBe(false);
     expect(result.closed).toBe(false);
+  });
+});
+
+describe('the stall record of a receipt log', () => {
+  it.each(FSYNC_POLICIES)(
+    'lists what a disk full until the close kept back, and verify fails the log for it (fsync %s)',
+    async (fsync) => {
+      const path = join(dir, `stall-${fsync}.receipts.jsonl`);
+      const space = disk();
+      const writer = await ReceiptLogWriter.open(path, {
+        keyring,
+        fsync,
+        clock: new ManualClock(Date.parse(CREATED_AT)),
+        tool: 'a2a-replay@test',
+        stallRecord: stallRecordPath(path),
+      });
+      await writer.appendSuspension(suspensionDraftFor(0));
+      await writer.durable();
+      space.fill(30);
+      await writer.appendSuspension(suspensionDraftFor(1));
+      await writer.appendSuspension(suspensionDraftFor(2));
+      await expect(writer.durable()).rejects.toThrow(/ENOSPC/);
+      await expect(writer.close()).rejects.toThrow(/ENOSPC/);
+      space.free();
+      // The record takes the space it was given when the log was created, no more.
+      expect(statSync(stallRecordPath(path)).size).toBe(STALL_RECORD_BYTES);
+      const result = await verifyReceiptLog(path, { keyring, allowOpen: true, allowTornTail: true });
+      expect(result).toMatchObject({
+        ok: false,
+        lines: 2,
+        firstError: { line: 3, reason: 'unreceipted' },
+        stall: { line: 3, count: 3, unlisted: 0, error: 'ENOSPC', signature: 'checked', writtenSince: false },
+      });
+      expect(result.stall?.receipts.map((r) => r.seq)).toEqual([2, 3]);
+      expect(result.firstError?.message).toMatch(/UNRECEIPTED: .* 3 lines from line 3 on .*SuspensionReceipt seq 2/);
+      // Without the record, the same log passes as a killed recorder's: what the record adds.
+      expect(
+        (await verifyReceiptLog(path, { keyring, allowOpen: true, allowTornTail: true, stallRecord: false })).ok,
+      ).toBe(true);
+    },
+  );
+
+  it('is removed when the log closes whole, and a forged or foreign one fails the log', async () => {
+    const path = join(dir, 'whole.receipts.jsonl');
+    const space = disk();
+    const writer = await ReceiptLogWriter.open(path, {
+      keyring,
+      clock: new ManualClock(Date.parse(CREATED_AT)),
+      tool: 'a2a-replay@test',
+      stallRecord: stallRecordPath(path),
+    });
+    space.fill(10);
+    await writer.appendSuspension(suspensionDraftFor(0));
+    await expect(writer.durable()).rejects.toThrow(/ENOSPC/);
+    const record = readFileSync(stallRecordPath(path), 'utf8');
+    space.free();
+    await writer.close();
+    expect(existsSync(stallRecordPath(path))).toBe(false);
+    expect((await verifyReceiptLog(path, { keyring })).ok).toBe(true);
+    // The record as it stood during the stall: the log holds its lines since, so it is only noted.
+    writeFileSync(stallRecordPath(path), record);
+    const stale = await verifyReceiptLog(path, { keyring });
+    expect(stale).toMatchObject({ ok: true, stall: { writtenSince: true } });
+    writeFileSync(stallRecordPath(path), record.replace('"count":1', '"count":9'));
+    expect((await verifyReceiptLog(path, { keyring })).firstError).toMatchObject({
+      line: 0,
+      reason: 'unreceipted',
+      message: expect.stringMatching(/stall record .* has a bad signature/) as unknown,
+    });
   });
 });
 
