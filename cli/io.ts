@@ -3,8 +3,7 @@
  * What every command shares: reading input, exit codes, one-line failures, waiting to be stopped.
  */
 import { readFile } from 'node:fs/promises';
-import { A2aReplayError, EXIT_CODES } from '../src/errors.js';
-import { printable } from '../src/printable.js';
+import { A2aReplayError, EXIT_CODES, printable } from '../src/public/core.js';
 
 /** Exit codes shared by all commands (docs/design.md §8, §9). */
 /** The one exit-code table (src/errors.ts), under the name the commands use. */

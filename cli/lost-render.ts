@@ -3,13 +3,13 @@
  * What `lost` prints (docs/design.md §7, §14): the listing of lost pauses and interruptions, where a
  * recording is incomplete or not understood, the dialects it mixed, and the chains `--explain` shows.
  */
-import type { LostChain } from '../src/observe/verdict-chains.js';
-import { printable } from '../src/printable.js';
-import type { Dialects } from '../src/logs/lost-reading.js';
-import type { Incomplete } from '../src/logs/recording-gaps.js';
-import type { LostInterruptionListing, LostPauseListing } from '../src/observe/lost-pauses.js';
-import { traceOf } from './lost-verdict.js';
+import { printable } from '../src/public/core.js';
+import type { LostChain, LostInterruptionListing, LostPauseListing } from '../src/public/observe.js';
+import type { Dialects, Incomplete } from '../src/public/receipts.js';
 import { textTableLines, withVersionColumn } from './text-table.js';
+
+/** The trace id of a row's span, or `-`: where to open it in Jaeger. */
+export const traceOf = (span: { traceId: string } | null): string => span?.traceId ?? '-';
 
 export type Source = { kind: 'recording' } | { kind: 'receipt log'; verification: string };
 

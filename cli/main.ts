@@ -7,7 +7,7 @@
  * command or an unknown one load every command, so the listing and the suggestions are whole.
  */
 import { Command, CommanderError } from 'commander';
-import { VERSION } from '../src/version.js';
+import { VERSION } from '../src/public/core.js';
 import { EXIT, reportFailure } from './io.js';
 
 type Register = (program: Command) => void;

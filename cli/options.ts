@@ -5,15 +5,21 @@
  */
 import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { parseJsonText } from '../src/canonical/parse-json.js';
-import { A2aReplayError, errorMessage } from '../src/errors.js';
-import { KEY_FILE_ENV, type LoadedKey, loadKeyFile, loadKeyring } from '../src/receipts/key-file.js';
-import { Keyring, readKeyFile } from '../src/receipts/keys.js';
-import { type SeriesHead, readSeriesHead } from '../src/receipts/log-head.js';
-import { readRecordingBinding } from '../src/receipts/recording-binding.js';
-import type { Checkpoint, RecordingBinding } from '../src/receipts/types.js';
-import { CONFIG_FILE, type ReplayConfig, readReplayConfig } from '../src/replay/config.js';
-import { parsePointerPattern } from '../src/replay/content.js';
+import { parseJsonText, A2aReplayError, errorMessage } from '../src/public/core.js';
+import {
+  KEY_FILE_ENV,
+  type LoadedKey,
+  loadKeyFile,
+  loadKeyring,
+  Keyring,
+  readRecordingBinding,
+  type Checkpoint,
+  type RecordingBinding,
+  readKeyFile,
+  type SeriesHead,
+  readSeriesHead,
+} from '../src/public/receipts.js';
+import { CONFIG_FILE, type ReplayConfig, readReplayConfig, parsePointerPattern } from '../src/public/replay.js';
 import { CliExit, EXIT, readInput } from './io.js';
 
 /**

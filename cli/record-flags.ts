@@ -5,7 +5,7 @@
  * names its flags (`--rotate-bytes`, `--force`). Its errors become usage errors (exit 2), and its
  * progress events the lines `record` prints.
  */
-import { A2aReplayError } from '../src/errors.js';
+import { A2aReplayError } from '../src/public/core.js';
 import { type RecordSummary, type RecorderEvent, RecorderOptionError } from '../src/public/record.js';
 import { CliExit, EXIT } from './io.js';
 

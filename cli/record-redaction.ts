@@ -5,7 +5,7 @@
  * set (src/record/redaction-setup.ts).
  */
 import type { Command } from 'commander';
-import { DEFAULT_SECRET_RULES } from '../src/recording/secret-rules.js';
+import { DEFAULT_SECRET_RULES } from '../src/public/intercept.js';
 
 /** The redaction flags as commander gives them. */
 export interface RedactionFlags {

@@ -6,8 +6,8 @@
  * break its row. A table of any number of rows is measured in one pass and written line by line
  * in a second (its cells made again), never held as one text.
  */
-import { versionsLabel } from '../src/observe/entry-versions.js';
-import { printable } from '../src/printable.js';
+import { versionsLabel } from '../src/public/observe.js';
+import { printable } from '../src/public/core.js';
 
 /**
  * The lines of the table of `header` and one row per item of `items` (`cells` gives its cells,

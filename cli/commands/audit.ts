@@ -12,23 +12,24 @@
  * also says which log saw the pause begin and which saw it end (§17); the logs of a series as one log.
  */
 import type { Command } from 'commander';
-import { canonicalJson } from '../../src/canonical/canonical-json.js';
-import { A2aReplayError } from '../../src/errors.js';
-import { EntryVersions } from '../../src/observe/entry-versions.js';
-import { VerdictRules } from '../../src/observe/verdict-rules.js';
-import { printable } from '../../src/printable.js';
+import { canonicalJson, A2aReplayError, printable } from '../../src/public/core.js';
 import {
-  AuditCollector,
   type AuditFilter,
   type AuditRow,
-  type RulesOf,
-  type VersionsOf,
+  type FleetPlace,
+  type InterruptionAuditRow,
+  type LogSet,
+  InterruptionAuditCollector,
+  auditFleet,
+  auditLogSet,
   auditReceiptLog,
-} from '../../src/receipts/audit.js';
-import type { VerifyOptions } from '../../src/receipts/verify.js';
-import { InterruptionAuditCollector, type InterruptionAuditRow } from '../../src/receipts/interruption-audit.js';
-import { readRecordingFile } from '../../src/recording/recording-reader.js';
-import { receiptLogInput } from '../../src/logs/collector-input.js';
+  openLogSet,
+  givenLogHeaders,
+  placeSeriesHead,
+  recordingRules,
+  recordingVersions,
+  verifySummary,
+} from '../../src/public/receipts.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
 import {
   type KeyOptions,
@@ -39,14 +40,6 @@ import {
   withOpenEndOptions,
 } from '../options.js';
 import { textTableLines, withVersionColumn } from '../text-table.js';
-import { verifySummary } from '../../src/logs/describe-verification.js';
-import { auditLogSet, openLogSet } from '../../src/logs/log-set.js';
-import { givenLogHeaders, placeSeriesHead } from '../../src/logs/series-head.js';
-import { seriesLine } from '../../src/logs/describe-verification.js';
-import { seriesFiles } from '../../src/receipts/series.js';
-import { type FleetPlace, FleetLedger, ambiguityText, fleetFails } from '../../src/receipts/fleet.js';
-import { type GivenLogs, type LogGroup, manyLogs } from '../../src/logs/given-logs.js';
-import { verifyGroupInto } from '../../src/logs/group-series.js';
 
 const INITIATORS = { client: 'PAUSE_INITIATOR_CLIENT', agent: 'PAUSE_INITIATOR_AGENT' } as const;
 
@@ -188,42 +181,14 @@ function bothTableLines(rows: readonly AnyRow[]): Iterable<string> {
   return textTableLines(header, rows, cells);
 }
 
-/** The A2A versions of the recording `file`'s entries, when any exchange of it is not 1.0 (design §14.10). */
-async function versionsOfRecording(file: string, allowTornTail: boolean): Promise<VersionsOf | undefined> {
-  const versions = new EntryVersions();
+/** Runs `read` over the recording given, an error reading it being a usage error (exit 2). */
+async function fromRecording<T>(read: () => Promise<T>): Promise<T> {
   try {
-    for await (const read of readRecordingFile(file, { allowTornTail, source: file }))
-      if (read.kind === 'entry') versions.add(read.entry);
+    return await read();
   } catch (error) {
     if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
     throw error;
   }
-  return versions.named ? (seqs) => versions.ofEntries(seqs) : undefined;
-}
-
-/**
- * The rules of each pause of the recording `file`, by Suspension span: the observer run over it
- * again (it is pure, so it decides as it did when the receipts were made, docs/design.md §14.8).
- */
-async function rulesOfRecording(file: string, allowTornTail: boolean): Promise<RulesOf> {
-  let rules: VerdictRules | undefined;
-  let lastAt = '';
-  try {
-    for await (const read of readRecordingFile(file, { allowTornTail, source: file })) {
-      if (read.kind === 'header') {
-        rules = new VerdictRules(read.header.id);
-        lastAt = read.header.createdAt;
-      } else {
-        rules?.observe(read.entry);
-        lastAt = read.entry.at;
-      }
-    }
-  } catch (error) {
-    if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
-    throw error;
-  }
-  rules?.finish(lastAt);
-  return (span) => rules?.of(span);
 }
 
 interface AuditCommandOptions extends KeyOptions, OpenEndOptions {
@@ -234,104 +199,33 @@ interface AuditCommandOptions extends KeyOptions, OpenEndOptions {
   agentPrincipal: string[];
 }
 
-/** An audit row of a fleet: which log saw the pause begin, and which saw it end. */
-type FleetRow = AuditRow & { pausedIn: FleetPlace; endedIn: FleetPlace | null };
-
 const place = (p: FleetPlace | null): string => (p === null ? '-' : `${p.file}:${p.line}`);
 
 /**
- * The rows of one replica's series in a fleet: the series verified and its lines, in series order,
- * fed to one collector (a pause begun in one log and resumed in a later one is one row) and to the
- * fleet's ledger; each row says which of its logs saw the pause begin and end. A series that does
- * not verify is not audited (exit 1).
+ * `audit A B ...` (docs/design.md §17): each log audited as alone, a pause ended in another given
+ * log taking that end; every row says which file saw the pause begin and which saw it end. A log
+ * that does not verify is not audited (exit 1).
  */
-async function auditGroup(
-  ledger: FleetLedger,
-  group: LogGroup,
-  verify: Omit<VerifyOptions, 'onLine' | 'jobs'>,
+async function auditFleetCommand(
+  set: LogSet & { kind: 'fleet' },
   options: AuditCommandOptions,
   filter: AuditFilter,
-  notes: string[],
-): Promise<FleetRow[]> {
-  const collector = new AuditCollector({ agentPrincipals: options.agentPrincipal });
-  // Which log holds each suspension and each resumption that closed one (by the suspension's hash).
-  const begunIn = new Map<string, string>();
-  const endedIn = new Map<string, string>();
-  const series = await verifyGroupInto(ledger, group, verify, (path, verified) => {
-    collector.onLine(verified);
-    const { line, hash } = verified;
-    if (line.type === 'SuspensionReceipt') begunIn.set(hash, path);
-    else if (line.type === 'ResumptionReceipt' && line.suspension !== null && line.outcome !== 'rejected')
-      endedIn.set(line.suspension, path);
-  });
-  if (!series.ok) {
-    process.stderr.write(`a2a-replay: not audited: series INVALID: ${printable(series.error?.message ?? '')}\n`);
-    throw new CliExit(EXIT.drift, '');
-  }
-  notes.push(seriesLine(series));
-  return collector.rows(filter).map((row) => {
-    const file = begunIn.get(row.suspension) ?? group.files[0]!;
-    const closed = endedIn.get(row.suspension);
-    return {
-      ...row,
-      pausedIn: { file, line: row.line },
-      endedIn: row.closedAtLine === null || closed === undefined ? null : { file: closed, line: row.closedAtLine },
-    };
-  });
-}
-
-/**
- * `audit A B ...` (docs/design.md §17): each log audited as alone, then a pause open in its own log
- * that a resumption in another given log ended takes that end; every row says which file saw the
- * pause begin and which saw it end. A log that does not verify is not audited (exit 1).
- */
-async function auditFleet(given: GivenLogs, options: AuditCommandOptions, filter: AuditFilter): Promise<void> {
+): Promise<void> {
   if (options.recording !== undefined) throw new CliExit(EXIT.usage, '--recording applies to one log');
   if (options.checkpoint !== undefined)
     throw new CliExit(EXIT.usage, '--checkpoint applies to one log or one series, not to a fleet');
-  const { files, groups } = given;
-  const ledger = new FleetLedger();
-  const rows: FleetRow[] = [];
-  const notes: string[] = [];
-  for (const group of groups) {
-    const { keyring } = await loadVerifyInputs(group.files[0]!, options);
-    if (group.linked) {
-      rows.push(...(await auditGroup(ledger, group, { keyring, ...openEnd(options) }, options, filter, notes)));
-      continue;
-    }
-    const file = group.files[0]!;
-    ledger.startLog(file);
-    const result = await auditReceiptLog(file, {
-      keyring,
-      filter,
-      agentPrincipals: options.agentPrincipal,
-      ...openEnd(options),
-      onLine: ({ number, line, hash }) => ledger.add(line, number, hash),
-    });
-    if (!result.verify.ok) {
-      process.stderr.write(`a2a-replay: not audited: ${printable(verifySummary(file, result.verify))}\n`);
-      throw new CliExit(EXIT.drift, '');
-    }
-    notes.push(verifySummary(file, result.verify));
-    for (const row of result.rows) {
-      const closedHere = row.closedAtLine === null ? null : { file, line: row.closedAtLine };
-      rows.push({ ...row, pausedIn: { file, line: row.line }, endedIn: closedHere });
-    }
+  const { keyring } = await loadVerifyInputs(set.files[0]!, options);
+  const audit = await auditFleet(set, {
+    keyring,
+    filter,
+    agentPrincipals: options.agentPrincipal,
+    ...openEnd(options),
+  });
+  if (!audit.audited) {
+    process.stderr.write(`a2a-replay: not audited: ${printable(audit.why)}\n`);
+    throw new CliExit(EXIT.drift, '');
   }
-  const verdict = ledger.finish();
-  const ends = new Map(verdict.paired.map(({ pause, end }) => [`${pause.begun.file}\n${pause.begun.line}`, end]));
-  for (const row of rows) {
-    const end = ends.get(`${row.pausedIn.file}\n${row.pausedIn.line}`);
-    if (!end || row.outcome !== 'open') continue;
-    Object.assign(row, {
-      outcome: end.outcome,
-      cause: end.cause,
-      closedAt: end.resumedAt,
-      closedBy: end.principal,
-      closedAtLine: end.ended.line,
-      endedIn: { file: end.ended.file, line: end.ended.line },
-    });
-  }
+  const { rows } = audit;
   if (options.json) {
     process.stdout.write(`${JSON.stringify(rows.map((row) => ({ kind: 'pause', ...row })))}\n`);
   } else
@@ -342,31 +236,22 @@ async function auditFleet(given: GivenLogs, options: AuditCommandOptions, filter
         place(r.endedIn),
       ]),
     );
-  notes.unshift(`${rows.length} suspension${rows.length === 1 ? '' : 's'} in a fleet of ${files.length} logs`);
-  for (const o of verdict.orphans)
-    notes.push(
-      `orphan: task ${o.taskId} ${o.outcome} in ${o.ended.file}:${o.ended.line}, naming a pause no given log holds`,
-    );
-  for (const a of verdict.ambiguous) notes.push(`ambiguous: ${ambiguityText(a)}`);
-  process.stderr.write(`${printable(notes.join('\n'))}\n`);
-  // An orphan is what a forger would use, an ambiguity a guess not made: as verify and lost, audit
-  // fails on either (docs/design.md §17).
-  if (fleetFails(verdict)) throw new CliExit(EXIT.drift, '');
+  process.stderr.write(`${printable(audit.notes.join('\n'))}\n`);
+  if (!audit.ok) throw new CliExit(EXIT.drift, '');
 }
 
-/** Audits the series given (src/logs/series-audit.ts); prints as `audit` prints one log. */
+/** Audits the series given as one log; prints as `audit` prints one log. */
 async function auditSeriesCommand(
-  logs: readonly string[],
+  set: LogSet & { kind: 'series' },
   options: KeyOptions & OpenEndOptions & { json?: boolean; agentPrincipal: string[] },
   filter: AuditFilter,
 ): Promise<void> {
   if (options.recording !== undefined) throw new CliExit(EXIT.usage, '--recording applies to one log, not to a series');
-  const files = await seriesFiles(logs);
-  const inputs = await loadVerifyInputs(files[0]!, options);
+  const inputs = await loadVerifyInputs(set.files[0]!, options);
   // The series' head (`--checkpoint`) is checked against the log it names (docs/design.md §6).
-  const set = await openLogSet(files, { keys: inputs.keyring, ...openEnd(options), head: inputs.head });
-  const { ok, rows, verification } = await auditLogSet(set, { agentPrincipals: options.agentPrincipal, filter });
-  if (verification.kind !== 'series') throw new CliExit(EXIT.usage, `${logs.join(', ')}: not one series`);
+  const headed = await openLogSet(set.files, { keys: inputs.keyring, ...openEnd(options), head: inputs.head });
+  const { ok, rows, verification } = await auditLogSet(headed, { agentPrincipals: options.agentPrincipal, filter });
+  if (verification.kind !== 'series') throw new CliExit(EXIT.usage, `${set.files.join(', ')}: not one series`);
   const { series, head } = verification;
   if (!ok) {
     const why =
@@ -426,16 +311,13 @@ export function registerAudit(program: Command): void {
         }
         filter.initiatedBy = INITIATORS[options.initiator];
       }
-      const many = await manyLogs(logs);
-      if (many?.series) return auditSeriesCommand(many.files, options, filter);
-      if (many) return auditFleet(many, options, filter);
-      const [log] = logs;
-      if (log === undefined) throw new CliExit(EXIT.usage, 'no receipt log given');
-      const input = await receiptLogInput(log);
+      const set = await openLogSet(logs);
       try {
-        await auditOne(log, input.path, options, filter);
+        if (set.kind === 'series') return await auditSeriesCommand(set, options, filter);
+        if (set.kind === 'fleet') return await auditFleetCommand(set, options, filter);
+        await auditOne(set.given, set.files[0]!, options, filter);
       } finally {
-        await input.cleanup();
+        await set.close();
       }
     });
 }
@@ -458,12 +340,12 @@ async function auditOne(log: string, read: string, options: AuditCommandOptions,
   }
   const rulesOf =
     options.json && options.recording !== undefined
-      ? await rulesOfRecording(options.recording, options.allowTornTail === true)
+      ? await fromRecording(() => recordingRules(options.recording!, options.allowTornTail === true))
       : undefined;
   const versionsOf =
     options.recording === undefined
       ? undefined
-      : await versionsOfRecording(options.recording, options.allowTornTail === true);
+      : await fromRecording(() => recordingVersions(options.recording!, options.allowTornTail === true));
   const result = await auditReceiptLog(read, {
     ...(versionsOf ? { versionsOf } : {}),
     keyring: inputs.keyring,

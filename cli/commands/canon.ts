@@ -3,8 +3,7 @@
  * `a2a-replay canon [FILE] [--hash]`: the RFC 8785 form of a JSON document, or its hash.
  */
 import type { Command } from 'commander';
-import { canonicalJson, sha256Prefixed } from '../../src/canonical/canonical-json.js';
-import { parseJsonText } from '../../src/canonical/parse-json.js';
+import { canonicalJson, sha256Prefixed, parseJsonText } from '../../src/public/core.js';
 import { readInput } from '../io.js';
 
 export function registerCanon(program: Command): void {

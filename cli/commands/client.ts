@@ -13,21 +13,19 @@
  * answer that is not A2A, 3 the peer could not be reached.
  */
 import type { Command } from 'commander';
-import type { JsonValue } from '../../src/canonical/canonical-json.js';
-import { A2aReplayError, describeError } from '../../src/errors.js';
-import { randomIdSource } from '../../src/ids.js';
-import { printable } from '../../src/printable.js';
-import { readRestError, restRequestOf } from '../../src/protocol/rest-binding.js';
+import { type JsonValue, A2aReplayError, describeError, randomIdSource, printable } from '../../src/public/core.js';
 import {
   type Message,
   PAUSE_MODES,
   type PauseMode,
   type PauseTaskParams,
   type ResumeTaskParams,
-  type SendMessageParams,
   type Task,
   type TaskPause,
-} from '../../src/protocol/types.js';
+  readRestError,
+  restRequestOf,
+  type SendMessageParams,
+} from '../../src/public/protocol.js';
 import { CliExit, EXIT } from '../io.js';
 import { integerOption } from '../options.js';
 

@@ -13,34 +13,15 @@
  */
 import { stat } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { printable } from '../../src/printable.js';
-import { diffReceiptLogs } from '../../src/replay/diff.js';
-import { describeDifference } from '../../src/replay/reporters/text.js';
-import { readGoldenLines } from '../../src/replay/run-recording.js';
-import { type GoldenLog, diffFleetReceipts } from '../../src/replay/merged-session.js';
-import { givenLogs } from '../../src/logs/given-logs.js';
-import { orderedUnverified } from '../../src/logs/group-series.js';
+import { printable } from '../../src/public/core.js';
+import { diffFleets, diffReceiptLogs, readReceiptLogLines } from '../../src/public/receipts.js';
+import { describeDifference } from '../../src/public/replay.js';
 import { CliExit, EXIT } from '../io.js';
-
-async function readLog(path: string): Promise<string[]> {
-  const lines = await readGoldenLines(path);
-  if (lines === undefined) throw new CliExit(EXIT.usage, `${path}: no such receipt log`);
-  return lines;
-}
 
 interface DiffCommandOptions {
   strict?: boolean;
   json?: boolean;
   otherSession?: boolean;
-}
-
-/** The logs of one side of a fleet diff, each replica's series in series order. */
-async function fleetSide(given: readonly string[]): Promise<GoldenLog[]> {
-  const logs: GoldenLog[] = [];
-  for (const group of (await givenLogs(given)).groups)
-    for (const file of group.linked ? orderedUnverified(group) : group.files)
-      logs.push({ file, lines: await readLog(file) });
-  return logs;
 }
 
 /**
@@ -78,17 +59,11 @@ async function sidesOf(
 }
 
 /** `diff GOLDEN... -- LIVE...`: two fleets, receipts paired by pause identity (docs/design.md §17). */
-async function diffFleets(golden: string[], live: string[], options: DiffCommandOptions): Promise<void> {
+async function diffFleetsCommand(golden: string[], live: string[], options: DiffCommandOptions): Promise<void> {
   if (options.strict) throw new CliExit(EXIT.usage, '--strict compares one log with one log, byte for byte');
-  const expected = await fleetSide(golden);
-  const actual = await fleetSide(live);
-  const diff = diffFleetReceipts(expected, actual);
+  const { expected, actual, diff } = await diffFleets(golden, live);
   const same = diff.differences.length === 0;
-  const names = (logs: readonly GoldenLog[]): string[] => logs.map((l) => l.file);
-  if (options.json)
-    process.stdout.write(
-      `${JSON.stringify({ expected: names(expected), actual: names(actual), same, ...diff }, null, 2)}\n`,
-    );
+  if (options.json) process.stdout.write(`${JSON.stringify({ expected, actual, same, ...diff }, null, 2)}\n`);
   else if (same)
     process.stdout.write(
       `same: ${diff.expectedReceipts} receipts in a fleet of ${expected.length} logs and one of ${actual.length}, ` +
@@ -97,7 +72,7 @@ async function diffFleets(golden: string[], live: string[], options: DiffCommand
   else {
     process.stdout.write(
       `${diff.differences.length} difference(s) between the fleet of ${expected.length} logs ` +
-        `(${names(expected).join(', ')}) and the fleet of ${actual.length} (${names(actual).join(', ')}):\n`,
+        `(${expected.join(', ')}) and the fleet of ${actual.length} (${actual.join(', ')}):\n`,
     );
     for (const d of diff.differences) process.stdout.write(`  ${printable(describeDifference(d))}\n`);
   }
@@ -126,9 +101,9 @@ export function registerDiff(program: Command): void {
       if (options.strict && options.otherSession)
         throw new CliExit(EXIT.usage, '--strict compares bytes; it cannot be used with --other-session');
       const sides = await sidesOf(operands, command);
-      if (sides.fleet) return diffFleets(sides.expected, sides.actual, options);
+      if (sides.fleet) return diffFleetsCommand(sides.expected, sides.actual, options);
       const [expectedPath, actualPath] = [sides.expected[0]!, sides.actual[0]!];
-      const diff = diffReceiptLogs(await readLog(expectedPath), await readLog(actualPath), {
+      const diff = diffReceiptLogs(await readReceiptLogLines(expectedPath), await readReceiptLogLines(actualPath), {
         strict: options.strict ?? false,
         signed: true,
         otherSession: options.otherSession ?? false,

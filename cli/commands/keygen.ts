@@ -10,11 +10,8 @@
 import { execFile } from 'node:child_process';
 import { basename, dirname, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { canonicalJson } from '../../src/canonical/canonical-json.js';
-import { A2aReplayError } from '../../src/errors.js';
-import { writeSecretFile } from '../../src/receipts/key-file.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
-import { keyVerifierKey } from '../../src/receipts/log-tree.js';
+import { canonicalJson, A2aReplayError } from '../../src/public/core.js';
+import { generateReceiptKey, writeSecretFile, keyVerifierKey } from '../../src/public/receipts.js';
 import { CliExit, EXIT } from '../io.js';
 
 async function write(path: string, text: string, force: boolean, mode: number): Promise<void> {

@@ -9,27 +9,30 @@
  * lost pauses or the recording is incomplete or unread, 0 when none, 2 for input it cannot read
  * (requests not understood included).
  */
+import { basename } from 'node:path';
 import type { Command } from 'commander';
-import { describeVerification } from '../../src/logs/describe-verification.js';
-import { receiptLogInput } from '../../src/logs/collector-input.js';
-import { fleetVerdictOf } from '../../src/logs/fleet-lost.js';
-import { type GivenLogs, fleetPauseJson, manyLogs } from '../../src/logs/given-logs.js';
-import { firstLineType, lostInReceiptLog, lostInRecording, unreceiptedInLog } from '../../src/logs/lost-reading.js';
-import { type LogStall, stallMessage } from '../../src/receipts/stall-record.js';
-import { readFirstLine } from '../../src/logs/first-line.js';
-import { lostInSeries } from '../../src/logs/series-lost.js';
-import type { LostChain } from '../../src/observe/verdict-chains.js';
-import { ambiguityText, fleetFails } from '../../src/receipts/fleet.js';
-import { verifyReceiptLog } from '../../src/receipts/verify.js';
-import { type LostInterruptionListing, type LostPauseListing, OpenSuspensions } from '../../src/observe/lost-pauses.js';
-import type { Dialects } from '../../src/logs/lost-reading.js';
-import { type RecordingGaps, gapless } from '../../src/logs/recording-gaps.js';
-import { A2aReplayError } from '../../src/errors.js';
-import { type LogSet, headProblem, openLogSet } from '../../src/logs/log-set.js';
+import { A2aReplayError } from '../../src/public/core.js';
+import {
+  type LogSet,
+  ambiguityText,
+  fileKind,
+  fleetFails,
+  fleetPauseJson,
+  gapless,
+  headProblem,
+  lostPauses,
+  openLogSet,
+  stallMessage,
+} from '../../src/public/receipts.js';
+import {
+  type LostInterruptionVerdict,
+  type LostPauseVerdict,
+  exportLostVerdicts,
+  fleetPauseVerdict,
+} from '../../src/public/observe.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
 import { keyringFromFiles, recordingOption } from '../options.js';
 import { textTableLines } from '../text-table.js';
-import { exportVerdict, fleetVerdict, traceOf } from '../lost-verdict.js';
 import {
   type Source,
   describeSource,
@@ -40,8 +43,8 @@ import {
   renderInterruptions,
   renderNotUnderstood,
   renderUnread,
+  traceOf,
 } from '../lost-render.js';
-import { basename } from 'node:path';
 
 interface LostCommandOptions {
   key?: string[];
@@ -81,13 +84,27 @@ async function checkHead(logs: readonly string[], options: LostCommandOptions): 
   }
 }
 
-/** `lost` over the logs of a series (cli/series-lost). */
-async function lostOfSeries(files: string[], options: LostCommandOptions): Promise<void> {
+/** `--otlp` / `--traces`: the verdict drawn as spans (docs/design.md §7), in a trace file named `name`. */
+async function exportVerdict(
+  options: LostCommandOptions,
+  name: string,
+  pauses: readonly LostPauseVerdict[],
+  interruptions: readonly LostInterruptionVerdict[],
+): Promise<void> {
+  await exportLostVerdicts(
+    { otlp: options.otlp, tracesDir: options.traces, name, work: 'lost' },
+    pauses,
+    interruptions,
+  );
+}
+
+/** `lost` over the logs of a series, read as one log. */
+async function lostOfSeries(set: LogSet, options: LostCommandOptions): Promise<void> {
   if (options.recording !== undefined || options.explain)
     throw new CliExit(EXIT.usage, '--recording and --explain apply to one file, not to a series');
-  await checkHead(files, options);
+  await checkHead(set.files, options);
   const keyring = options.key?.length ? await keyringFromFiles(options.key) : undefined;
-  const series = await lostInSeries(files, keyring, options.allowTornTail ?? false).catch(invalidLogs);
+  const series = await lostPauses({ ...set, keyring }).catch(invalidLogs);
   const label = `the series ${series.files.join(', ')}`;
   const source: Source = { kind: 'receipt log', verification: series.verification };
   const { lost, interruptions } = series;
@@ -120,7 +137,7 @@ const FLEET_HEADER = ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'PAUSED IN', 'TRAC
  * (`recording_ended`); a resumption that pairs with no given pause is an `orphan`. With `--key`
  * each log is verified as it is read (a kid with no key fails naming the file).
  */
-async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promise<void> {
+async function lostInFleet(set: LogSet, options: LostCommandOptions): Promise<void> {
   if (options.explain || options.recording !== undefined)
     throw new CliExit(
       EXIT.usage,
@@ -128,9 +145,10 @@ async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promi
     );
   if (options.checkpoint !== undefined)
     throw new CliExit(EXIT.usage, '--checkpoint applies to one log or one series, not to a fleet');
-  const { files } = given;
+  const { files } = set;
   const keyring = options.key?.length ? await keyringFromFiles(options.key) : undefined;
-  const verdict = await fleetVerdictOf(given, keyring, options.allowTornTail ?? false).catch(invalidLogs);
+  const found = await lostPauses({ ...set, keyring }).catch(invalidLogs);
+  const verdict = found.fleet!;
   const { lost, orphans, ambiguous } = verdict;
   if (options.json)
     process.stdout.write(
@@ -141,7 +159,7 @@ async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promi
           lost: lost.map((p) => ({
             ...fleetPauseJson(p, null),
             reason: 'recording_ended',
-            traceId: fleetVerdict(p).span?.traceId ?? null,
+            traceId: fleetPauseVerdict(p).span?.traceId ?? null,
           })),
           orphans: orphans.map((o) => ({ ...o, reason: 'orphan' })),
           ambiguous: ambiguous.map(({ end, candidates }) => ({
@@ -168,7 +186,7 @@ async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promi
             'recording_ended',
             p.pausedAt,
             `${p.begun.file}:${p.begun.line}`,
-            traceOf(fleetVerdict(p).span),
+            traceOf(fleetPauseVerdict(p).span),
             p.reason === null ? '-' : JSON.stringify(p.reason),
           ]);
         for (const o of orphans)
@@ -180,7 +198,7 @@ async function lostInFleet(given: GivenLogs, options: LostCommandOptions): Promi
       })(),
     );
   }
-  await exportVerdict(options, 'lost-fleet', lost.map(fleetVerdict), []);
+  await exportVerdict(options, 'lost-fleet', lost.map(fleetPauseVerdict), []);
   if (lost.length > 0 || fleetFails(verdict)) throw new CliExit(EXIT.drift, '');
 }
 
@@ -218,79 +236,42 @@ export function registerLost(program: Command): void {
     )
     .option('--traces <dir>', 'also write those spans as an OTLP-JSON file in DIR')
     .action(async (files: string[], options: LostCommandOptions) => {
-      const many = await manyLogs(files);
-      if (many?.series) return lostOfSeries(many.files, options);
-      if (many) return lostInFleet(many, options);
-      const [file] = files;
-      if (file === undefined) throw new CliExit(EXIT.usage, 'no file given');
-      const input = await receiptLogInput(file);
+      const set = await openLogSet(files, { allowTornTail: options.allowTornTail });
       try {
-        await lostOne(file, input.path, options);
+        if (set.kind === 'series') return await lostOfSeries(set, options);
+        if (set.kind === 'fleet') return await lostInFleet(set, options);
+        await lostOne(set, options);
       } finally {
-        await input.cleanup();
+        await set.close();
       }
     });
 }
 
-/** Lists the lost pauses of `read` (the file itself, or a log rebuilt from a collector export), named `file`. */
-async function lostOne(file: string, read: string, options: LostCommandOptions): Promise<void> {
-  const type = firstLineType(file, await readFirstLine(read));
-  let source: Source;
-  let lost: LostPauseListing[];
-  let interruptions: LostInterruptionListing[];
-  let gaps: RecordingGaps | null = null;
-  let dialects: Dialects = {};
-  let chains: readonly LostChain[] = [];
-  // Lines the recorder could not write (a full disk until it stopped): moves with no receipt.
-  let unreceipted: LogStall | null = null;
-  if (options.explain && type !== 'recording')
+/** Lists the lost pauses of one file: a recording, a receipt log, or a log rebuilt from a collector export. */
+async function lostOne(set: LogSet & { kind: 'log' }, options: LostCommandOptions): Promise<void> {
+  const file = set.given;
+  const kind = await fileKind(set.files[0]!);
+  if (options.explain && kind !== 'recording')
     throw new CliExit(EXIT.usage, '--explain applies to a recording: a receipt log holds no rule');
-  if (options.recording !== undefined && !(type === 'ReceiptLog' && options.key?.length))
+  if (options.recording !== undefined && !(kind === 'receipt log' && options.key?.length))
     throw new CliExit(EXIT.usage, '--recording applies to a receipt log verified with --key');
-  if (options.checkpoint !== undefined && type === 'recording')
+  if (options.checkpoint !== undefined && kind === 'recording')
     throw new CliExit(EXIT.usage, '--checkpoint applies to a receipt log: a recording has no checkpoint');
-  if (type !== 'recording') await checkHead([file], options);
-  if (type === 'recording') {
-    if (options.key?.length)
-      throw new CliExit(EXIT.usage, '--key applies to receipt logs only; a recording is not signed');
-    source = { kind: 'recording' };
-    ({ lost, interruptions, gaps, dialects, chains } = await lostInRecording(
-      read,
-      options.allowTornTail ?? false,
-      options.explain ?? false,
-    ));
-  } else if (options.key?.length) {
-    // One pass: the open suspensions are those of the lines as they verified, so the listing
-    // is of the log that verified even if the file changes meanwhile (a recorder still
-    // appending). An open end is what `lost` looks at (a recorder killed before its closing
-    // checkpoint).
-    const open = new OpenSuspensions();
-    const result = await verifyReceiptLog(read, {
-      keyring: await keyringFromFiles(options.key),
-      allowOpen: true,
-      allowTornTail: options.allowTornTail ?? false,
-      ...(await recordingOption(options.recording)),
-      onLine: ({ line, hash }) => open.add(line, hash),
-    });
-    if (result.firstError?.reason === 'unreceipted' && result.stall) unreceipted = result.stall;
-    else if (!result.ok) {
-      const failure = result.firstError;
-      throw new CliExit(
-        EXIT.usage,
-        `${file}:${failure?.line ?? '?'}: does not verify (${failure?.reason ?? 'unknown'}: ` +
-          `${failure?.message ?? ''})`,
-      );
-    }
-    lost = open.lost();
-    interruptions = open.lostInterruptions();
-    source = { kind: 'receipt log', verification: describeVerification(result).basis.join('; ') };
-  } else {
-    const open = await lostInReceiptLog(read, options.allowTornTail ?? false);
-    unreceipted = await unreceiptedInLog(read);
-    lost = open.lost();
-    interruptions = open.lostInterruptions();
-    source = { kind: 'receipt log', verification: 'unverified' };
-  }
+  if (kind !== 'recording') await checkHead([file], options);
+  if (kind === 'recording' && options.key?.length)
+    throw new CliExit(EXIT.usage, '--key applies to receipt logs only; a recording is not signed');
+  const keyring = options.key?.length ? await keyringFromFiles(options.key) : undefined;
+  const found = await lostPauses(
+    { ...set, keyring },
+    { explain: options.explain ?? false, ...(await recordingOption(options.recording)) },
+  );
+  const { lost, interruptions } = found;
+  const unreceipted = found.unreceipted ?? null;
+  const { gaps } = found;
+  const { dialects, chains } = found.recording ?? { dialects: {}, chains: [] };
+  const source: Source =
+    kind === 'recording' ? { kind: 'recording' } : { kind: 'receipt log', verification: found.verification };
+  const type = kind === 'recording' ? 'recording' : 'ReceiptLog';
   if (options.json)
     process.stdout.write(
       `${JSON.stringify(

@@ -7,13 +7,9 @@
  * `--expect-all` exits 1 when any recorded exchange was never requested.
  */
 import type { Command } from 'commander';
-import { describeError } from '../../src/errors.js';
-import type { MockReport, MockSource } from '../../src/mock/mock-engine.js';
-import { startMockServer } from '../../src/mock/mock-server.js';
-import { writeOutputFile } from '../../src/output-file.js';
-import { printable } from '../../src/printable.js';
-import { REPLAY_MAX_BODY_DEPTH } from '../../src/recording/format.js';
-import { readRecording } from '../../src/recording/recording-reader.js';
+import { describeError, writeOutputFile, printable } from '../../src/public/core.js';
+import { type MockReport, type MockSource, startMockServer, REPLAY_MAX_BODY_DEPTH } from '../../src/public/mock.js';
+import { readRecording } from '../../src/public/intercept.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { checkIgnorePointers, integerOption, noiseRules, recordingArguments, withNoiseOptions } from '../options.js';
 

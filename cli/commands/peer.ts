@@ -19,20 +19,13 @@
  * gets a fresh random recording id, so two runs never share trace ids in a collector.
  */
 import type { Command } from 'commander';
-import { isoAt, systemClock } from '../../src/clock.js';
-import { errorMessage } from '../../src/errors.js';
-import { CounterIdSource, randomIdSource } from '../../src/ids.js';
-import { ExchangeRecorder } from '../../src/intercept/exchange-recorder.js';
-import { withRecording } from '../../src/intercept/recording-middleware.js';
-import { ObservationPipeline } from '../../src/observe/pipeline.js';
-import { type PeerOptions, startPeer } from '../../src/peer/start-peer.js';
-import { A2A_VERSION_SETTINGS, type A2aVersionSetting } from '../../src/peer/v03-dialect.js';
-import type { RecordingEntry } from '../../src/recording/format.js';
-import type { EntryWriter } from '../../src/recording/recording-writer.js';
-import type { SpanSink } from '../../src/tracing/span-events.js';
+import { isoAt, systemClock, errorMessage, CounterIdSource, randomIdSource } from '../../src/public/core.js';
+import { ExchangeRecorder, withRecording, type RecordingEntry, type EntryWriter } from '../../src/public/intercept.js';
+import { ObservationPipeline, openTracing } from '../../src/public/observe.js';
+import { type PeerOptions, startPeer, A2A_VERSION_SETTINGS, type A2aVersionSetting } from '../../src/public/peer.js';
+import type { SpanSink } from '../../src/public/tracing.js';
 import { CliExit, EXIT, waitForStopSignal } from '../io.js';
 import { integerOption } from '../options.js';
-import { openTracing } from '../../src/tracing/open-tracing.js';
 
 /** The trace file stem under `--traces DIR`. */
 export const PEER_TRACE_NAME = 'peer';

@@ -9,22 +9,33 @@
  * `--fleet`, or a directory given, the receipt logs of several recorder replicas (each one log or
  * a series) are one section: each pause says which log saw it begin and end (docs/design.md §17).
  */
-import { open, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { systemClock } from '../../src/clock.js';
-import { errorMessage } from '../../src/errors.js';
-import { openOutputFile } from '../../src/output-file.js';
-import { loadKeyring } from '../../src/receipts/key-file.js';
-import type { Keyring } from '../../src/receipts/keys.js';
-import { type ReportInput, ReportInputError, fileSections } from '../../src/report/build-report.js';
-import { type ReportSection, htmlReportChunks, pausesOf } from '../../src/report/html-report.js';
-import { traceUrlProblem } from '../../src/report/trace-link.js';
-import { type FleetReportGroup, fleetSection } from '../../src/report/fleet-report.js';
-import { verifySeries } from '../../src/receipts/series.js';
-import { givenLogs } from '../../src/logs/given-logs.js';
-import { orderedUnverified } from '../../src/logs/group-series.js';
+import { A2aReplayError, errorMessage } from '../../src/public/core.js';
+import { loadKeyring, type Keyring } from '../../src/public/receipts.js';
+import {
+  type ReportSection,
+  ReportInputError,
+  pausesOf,
+  reportSections,
+  traceUrlProblem,
+  writeHtmlReport,
+} from '../../src/public/report.js';
 import { CliExit, EXIT } from '../io.js';
-import { seriesLine } from '../../src/logs/describe-verification.js';
+
+/** Writes the report to `out` (see writeHtmlReport); a file that cannot be written is a usage error. */
+export async function writeReport(
+  out: string,
+  sections: ReportSection[],
+  title: string,
+  traceUrl?: string,
+): Promise<void> {
+  try {
+    await writeHtmlReport(out, sections, title, traceUrl);
+  } catch (error) {
+    if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, error.message);
+    throw error;
+  }
+}
 
 interface ReportOptions {
   out: string;
@@ -35,91 +46,6 @@ interface ReportOptions {
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
-
-/** The file's kind from its header, and the recording id it names (a log's `recording`). */
-async function inputOf(file: string): Promise<ReportInput> {
-  // Line 1 alone (a header is far below 1 MiB): the file itself is read later, as it is used.
-  let text: string;
-  try {
-    const handle = await open(file, 'r');
-    try {
-      const buffer = Buffer.alloc(1 << 20);
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-      text = buffer.subarray(0, bytesRead).toString('utf8');
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    throw new CliExit(EXIT.usage, `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  const first = text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n'));
-  let header: { type?: unknown; id?: unknown; recording?: unknown } | null;
-  try {
-    header = JSON.parse(first) as typeof header;
-  } catch {
-    throw new CliExit(EXIT.usage, `${file}:1: not JSON; expected a recording or a receipt log header`);
-  }
-  const id = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-  if (header?.type === 'recording') return { file, kind: 'recording', id: id(header.id) };
-  if (header?.type === 'ReceiptLog') return { file, kind: 'receipt log', id: id(header.recording) };
-  throw new CliExit(EXIT.usage, `${file}:1: neither a recording nor a receipt log header`);
-}
-
-/**
- * Writes the report of `sections` to `out`, in pieces of about 1 MiB as they are made (a report of
- * a long log is never held as one text); the path is named in the error when it cannot.
- */
-export async function writeReport(
-  out: string,
-  sections: ReportSection[],
-  title: string,
-  traceUrl?: string,
-): Promise<void> {
-  const report = {
-    title,
-    createdAt: new Date(systemClock.now()).toISOString(),
-    sections,
-    ...(traceUrl === undefined ? {} : { traceUrl }),
-  };
-  try {
-    const file = await openOutputFile(out, { replace: true });
-    try {
-      let batch: string[] = [];
-      let size = 0;
-      for (const chunk of htmlReportChunks(report)) {
-        batch.push(chunk);
-        size += chunk.length;
-        if (size < 1 << 20) continue;
-        await file.write(batch.join(''));
-        batch = [];
-        size = 0;
-      }
-      await file.write(batch.join(''));
-    } finally {
-      await file.close();
-    }
-  } catch (error) {
-    throw new CliExit(EXIT.usage, `${out}: cannot write the report (${errorMessage(error)})`);
-  }
-}
-
-/**
- * `report --fleet` (or a directory given): the receipt logs of several recorder replicas as one
- * section (src/report/fleet-report.ts, docs/design.md §17), grouped by series as `verify` groups
- * them; with a key each series is checked as one, and what it says is a note of the report.
- */
-async function fleetReport(files: string[], keyring: Keyring | undefined): Promise<ReportSection> {
-  const given = await givenLogs(files);
-  const notes: string[] = [];
-  const groups: FleetReportGroup[] = [];
-  for (const group of given.groups) {
-    const ordered = group.linked ? orderedUnverified(group) : group.files;
-    groups.push({ id: group.id, files: ordered });
-    if (group.linked && keyring !== undefined)
-      notes.push(seriesLine(await verifySeries(ordered, { keyring, allowOpen: true, allowTornTail: true })));
-  }
-  return fleetSection(groups, keyring, notes);
-}
 
 export function registerReport(program: Command): void {
   program
@@ -156,20 +82,11 @@ export function registerReport(program: Command): void {
         }
       }
       let sections: ReportSection[];
-      const directory = async (f: string): Promise<boolean> =>
-        (await stat(f).catch(() => null))?.isDirectory() === true;
-      if (options.fleet || (await Promise.all(files.map(directory))).includes(true)) {
-        sections = [await fleetReport(files, keyring)];
-      } else {
-        const inputs: ReportInput[] = [];
-        for (const file of files) inputs.push(await inputOf(file));
-        try {
-          // A recording and its receipt log (by the log's `recording` id) become one view.
-          sections = await fileSections(inputs, keyring);
-        } catch (error) {
-          if (error instanceof ReportInputError) throw new CliExit(EXIT.usage, error.message);
-          throw error;
-        }
+      try {
+        sections = await reportSections(files, { keyring, fleet: options.fleet });
+      } catch (error) {
+        if (error instanceof ReportInputError) throw new CliExit(EXIT.usage, error.message);
+        throw error;
       }
       await writeReport(options.out, sections, 'a2a-replay report', traceUrl);
       let pauses = 0;

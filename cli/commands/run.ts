@@ -18,29 +18,42 @@
  * result for it (src/replay/run-merged.ts, docs/design.md §8 "Merged sessions").
  */
 import type { Command } from 'commander';
-import { ManualClock, systemClock } from '../../src/clock.js';
-import { A2aReplayError, describeError } from '../../src/errors.js';
-import { writeOutputFile } from '../../src/output-file.js';
-import { DETERMINISTIC_EPOCH } from '../../src/peer/epoch.js';
-import { startPeer } from '../../src/peer/start-peer.js';
-import type { RecordingEntry, RecordingHeader } from '../../src/recording/format.js';
-import { DEFAULT_WAIT_MS } from '../../src/replay/driver.js';
-import { probePeer, startPeerProcess, stopAllPeerProcesses } from '../../src/replay/peer-process.js';
-import { recordedPeerSetup } from '../../src/replay/recorded-peer.js';
-import { renderJson } from '../../src/replay/reporters/json.js';
-import { renderJunit } from '../../src/replay/reporters/junit.js';
-import { renderRecordingText, renderSummaryLine } from '../../src/replay/reporters/text.js';
-import { runCorpus } from '../../src/replay/run-corpus.js';
-import type { LivePeer } from '../../src/replay/run-recording.js';
-import { type Shard, parseShard } from '../../src/replay/shard.js';
-import { replaySection } from '../../src/report/build-report.js';
-import { TOOL_NAME } from '../../src/version.js';
-import { type RunSummary, summaryExitCode } from '../../src/replay/result.js';
-import { runMerged } from '../../src/replay/run-merged.js';
-import { LIVE_POLL_MAX_MS } from '../../src/replay/live-time.js';
-import { type ReplayPace, parsePace } from '../../src/replay/pace.js';
-import { POLL_BOUND_FACTOR, POLL_BOUND_MIN_MS } from '../../src/replay/poll-loops.js';
-import type { SpanSink } from '../../src/tracing/span-events.js';
+import {
+  ManualClock,
+  systemClock,
+  A2aReplayError,
+  describeError,
+  writeOutputFile,
+  TOOL_NAME,
+} from '../../src/public/core.js';
+import { DETERMINISTIC_EPOCH, startPeer } from '../../src/public/peer.js';
+import type { RecordingEntry, RecordingHeader } from '../../src/public/intercept.js';
+import {
+  startPeerProcess,
+  runCorpus,
+  type LivePeer,
+  type Shard,
+  parseShard,
+  type RunSummary,
+  type ReplayPace,
+  parsePace,
+  DEFAULT_WAIT_MS,
+  probePeer,
+  stopAllPeerProcesses,
+  recordedPeerSetup,
+  renderJson,
+  renderJunit,
+  renderRecordingText,
+  renderSummaryLine,
+  summaryExitCode,
+  runMerged,
+  LIVE_POLL_MAX_MS,
+  POLL_BOUND_FACTOR,
+  POLL_BOUND_MIN_MS,
+} from '../../src/public/replay.js';
+import type { SpanSink } from '../../src/public/tracing.js';
+import { replaySection } from '../../src/public/report.js';
+import { traceName, uniqueTraceNames, type Tracing, wantsTracing } from '../../src/public/observe.js';
 import { CliExit, EXIT } from '../io.js';
 import {
   checkIgnorePointers,
@@ -50,8 +63,6 @@ import {
   recordingArguments,
   withNoiseOptions,
 } from '../options.js';
-import { traceName, uniqueTraceNames } from '../../src/tracing/trace-name.js';
-import { type Tracing, wantsTracing } from '../../src/tracing/tracing-options.js';
 import { writeReport } from './report.js';
 
 interface RunCommandOptions {
@@ -240,7 +251,7 @@ async function replayTracing(
     process.stderr.write(`a2a-replay: ${line}\n`);
   };
   // The OpenTelemetry SDK is loaded only when traces are asked for.
-  const setupTracing = wantsTraces ? (await import('../../src/tracing/tracing-setup.js')).setupTracing : undefined;
+  const setupTracing = wantsTraces ? (await import('../../src/public/tracing.js')).setupTracing : undefined;
   const spans = setupTracing
     ? (_header: RecordingHeader, file: string) => {
         const tracing = setupTracing({

@@ -12,13 +12,17 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { A2aReplayError } from '../../src/errors.js';
-import { writeOutputFile } from '../../src/output-file.js';
-import { loadKeyFile } from '../../src/receipts/key-file.js';
-import { latestNote, proveReceipt, scanLogTree, verifyReceiptProof } from '../../src/receipts/log-proofs.js';
-import { noteVerifierOf } from '../../src/receipts/log-tree.js';
-import { type NoteVerifier, parseVerifierKey } from '../../src/tlog/note.js';
-import { printable } from '../../src/printable.js';
+import { A2aReplayError, writeOutputFile, printable } from '../../src/public/core.js';
+import {
+  loadKeyFile,
+  latestNote,
+  proveReceipt,
+  scanLogTree,
+  verifyReceiptProof,
+  noteVerifierOf,
+  type NoteVerifier,
+  parseVerifierKey,
+} from '../../src/public/receipts.js';
 import { CliExit, EXIT } from '../io.js';
 import { collect, integerOption } from '../options.js';
 

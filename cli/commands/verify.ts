@@ -15,29 +15,30 @@
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import type { Command } from 'commander';
-import { printable } from '../../src/printable.js';
-import { defaultVerifyJobs } from '../../src/receipts/verify-jobs.js';
-import { type VerifyResult, verifyReceiptLog } from '../../src/receipts/verify.js';
-import { type Incomplete, gapless, readRecordingGaps } from '../../src/logs/recording-gaps.js';
-import { A2aReplayError } from '../../src/errors.js';
-import type { Keyring } from '../../src/receipts/keys.js';
-import { checkSince, latestNote, scanLogTree } from '../../src/receipts/log-proofs.js';
-import { cosignaturesPathFor, parseCosignatureFile } from '../../src/receipts/cosignature-file.js';
-import { checkWitnessQuorum } from '../../src/receipts/witness-check.js';
-import { witnessKeys } from '../../src/record/witnesses.js';
+import { printable, A2aReplayError } from '../../src/public/core.js';
+import {
+  type LogSet,
+  type VerifyResult,
+  checkLogRecording,
+  defaultVerifyJobs,
+  fleetLines,
+  fleetPauseJson,
+  openLogSet,
+  outsideLines,
+  seriesFiles,
+  seriesLine,
+  verifyLogSet,
+  verifyReceiptLog,
+  verifySince,
+  verifySummary,
+  verifyWitnesses,
+  witnessKeys,
+  type HeadPlacement,
+  givenLogHeaders,
+  placeSeriesHead,
+} from '../../src/public/receipts.js';
 import { usageFailure } from '../record-flags.js';
-import { receiptLogInput } from '../../src/logs/collector-input.js';
-import { readFirstLine } from '../../src/logs/first-line.js';
-import { noteVerifierOf } from '../../src/receipts/log-tree.js';
-import { FleetLedger, fleetFails } from '../../src/receipts/fleet.js';
-import { type GivenLogs, fleetLines, fleetPauseJson, manyLogs } from '../../src/logs/given-logs.js';
-import { strayLogs, verifyGroupInto } from '../../src/logs/group-series.js';
-import { outsideLines, seriesLine, verifySummary } from '../../src/logs/describe-verification.js';
-import { seriesFiles } from '../../src/receipts/series.js';
-import { openLogSet, verifyLogSet } from '../../src/logs/log-set.js';
-import { type HeadPlacement, givenLogHeaders, placeSeriesHead } from '../../src/logs/series-head.js';
 import { CliExit, EXIT } from '../io.js';
-import type { SeriesResult } from '../../src/receipts/series.js';
 import {
   collect,
   type KeyOptions,
@@ -49,78 +50,22 @@ import {
   withOpenEndOptions,
 } from '../options.js';
 
-/**
- * What `--recording` adds: the recording the log was derived from must be the log's (its header
- * `id` is the log's `recording`), and read whole by the recorder and its observer (docs/design.md
- * §5, §14.2, §14.10): an entry marked `incomplete`, a request in no dialect, or an answer the
- * observer could not read hid from the receipts whatever pause it showed. The gaps are the ones
- * `lost` names (`logs/recording-gaps`), but for a body the recording keeps as its head (`cut`):
- * the recorder read that one whole. Lines to print, and whether the pair is sound.
- */
-async function checkRecording(log: string, recording: string): Promise<{ ok: boolean; lines: string[] }> {
-  let logRecording: unknown;
+/** Runs `check`, a problem with what the flag `flag` named being a usage error (exit 2) that names it. */
+async function flagged<T>(flag: string, check: () => Promise<T>): Promise<T> {
   try {
-    // The header is line 1, read to its end (a continued log's can be long); never the log whole.
-    const first = await readFirstLine(log);
-    logRecording = (JSON.parse(first) as { recording?: unknown }).recording;
-  } catch {
-    logRecording = undefined;
-  }
-  let read: Awaited<ReturnType<typeof readRecordingGaps>>;
-  try {
-    read = await readRecordingGaps(recording, { cutCounts: false, allowTornTail: true });
+    return await check();
   } catch (error) {
-    throw new CliExit(EXIT.usage, (error as Error).message);
+    if (error instanceof A2aReplayError) throw new CliExit(EXIT.usage, `${flag}${error.message}`);
+    throw error;
   }
-  const lines: string[] = [];
-  let ok = true;
-  if (read.id !== logRecording) {
-    ok = false;
-    lines.push(
-      `${recording}: not the recording of ${log}: its id is ${JSON.stringify(read.id)}, ` +
-        `the log names ${JSON.stringify(logRecording ?? null)}`,
-    );
-  }
-  const { incomplete, notUnderstood, unread } = read.gaps;
-  const listed = (gap: Incomplete): string[] => [
-    ...gap.listed.map((i) => `${recording}:${i.line}: seq ${i.seq}: ${i.why}`),
-    ...(gap.count > gap.listed.length ? [`... and ${gap.count - gap.listed.length} more`] : []),
-  ];
-  if (incomplete.count > 0) {
-    const n = incomplete.count;
-    lines.push(
-      `${recording}: INCOMPLETE: the recorder could not read ${n} entr${n === 1 ? 'y' : 'ies'} in full; ` +
-        'a pause or resume they carried has no receipt in the log',
-      ...listed(incomplete),
-    );
-  }
-  if (notUnderstood.count > 0) {
-    const n = notUnderstood.count;
-    lines.push(
-      `${recording}: NOT UNDERSTOOD: ${n} request${n === 1 ? ' is' : 's are'} in no A2A dialect this tool reads; ` +
-        'what they carried has no receipt in the log',
-      ...listed(notUnderstood),
-    );
-  }
-  if (unread.count > 0) {
-    const n = unread.count;
-    lines.push(
-      `${recording}: UNREAD: the observer could not read what the peer said at ${n} entr${n === 1 ? 'y' : 'ies'}; ` +
-        'a pause, resume or interruption shown there has no receipt in the log',
-      ...listed(unread),
-    );
-  }
-  if (!gapless(read.gaps)) ok = false;
-  else if (ok) lines.push(`${recording}: complete: the recorder read every answer whole`);
-  return { ok, lines };
 }
 
 /** `--since`: whether the log extends the tree of a checkpoint note taken earlier, in one line. */
 async function checkSinceNote(
   log: string,
   noteFile: string,
-  keyring: Keyring,
-): Promise<{ ok: boolean; line: string; oldSize?: number; newSize?: number }> {
+  keyring: Parameters<typeof verifySince>[3],
+): Promise<Awaited<ReturnType<typeof verifySince>>> {
   let note: string;
   try {
     note = await readFile(noteFile, 'utf8');
@@ -130,27 +75,7 @@ async function checkSinceNote(
       `--since ${noteFile}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
     );
   }
-  const verifiers = keyring.kids.flatMap((kid) => {
-    const key = keyring.get(kid)!;
-    return key.hasEd25519Public ? [noteVerifierOf(key)] : [];
-  });
-  if (verifiers.length === 0)
-    throw new CliExit(EXIT.usage, '--since: no key given holds an Ed25519 public key to check the note with');
-  try {
-    const scan = await scanLogTree(log);
-    const { oldSize, newSize, origin } = checkSince(scan, note, verifiers);
-    return {
-      ok: true,
-      oldSize,
-      newSize,
-      line:
-        `${log}: extends ${noteFile}: ${origin} grew from ${oldSize} to ${newSize} lines ` +
-        '(consistency proof verified)',
-    };
-  } catch (error) {
-    if (!(error instanceof A2aReplayError)) throw error;
-    return { ok: false, line: `${log}: INVALID since ${noteFile}: ${error.message}` };
-  }
+  return flagged('--since: ', () => verifySince(log, note, noteFile, keyring));
 }
 
 interface WitnessOptions {
@@ -167,38 +92,20 @@ async function checkWitnesses(
   log: string,
   options: WitnessOptions,
   read: string = log,
-): Promise<{ ok: boolean; line: string; signed?: { witness: string; timestamp: number }[] } | undefined> {
+): Promise<Awaited<ReturnType<typeof verifyWitnesses>> | undefined> {
   if (options.witnessVkey.length === 0) {
     if (options.witnessQuorum !== undefined || options.cosignatures !== undefined)
       throw new CliExit(EXIT.usage, '--witness-quorum and --cosignatures need --witness-vkey');
     return undefined;
   }
-  const keys = await witnessKeys(options.witnessVkey).catch(usageFailure);
+  const witnesses = await witnessKeys(options.witnessVkey).catch(usageFailure);
   const quorum =
     options.witnessQuorum === undefined
       ? 1
       : integerOption(options.witnessQuorum, 'witness-quorum', 1, options.witnessVkey.length);
-  const file = options.cosignatures ?? cosignaturesPathFor(log);
-  let text = '';
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || options.cosignatures !== undefined)
-      throw new CliExit(EXIT.usage, `--cosignatures ${file}: cannot read (${(error as NodeJS.ErrnoException).code})`);
-  }
-  try {
-    const latest = latestNote(await scanLogTree(read));
-    const check = checkWitnessQuorum(latest, parseCosignatureFile(text), keys, quorum);
-    return {
-      ok: check.ok,
-      signed: check.signed,
-      line:
-        `${log}: ${check.ok ? 'witnessed' : 'NOT WITNESSED'}: ${check.message}` + (text === '' ? ` (no ${file})` : ''),
-    };
-  } catch (error) {
-    if (!(error instanceof A2aReplayError)) throw error;
-    return { ok: false, line: `${log}: NOT WITNESSED: ${file}: ${error.message}` };
-  }
+  return flagged('--cosignatures ', () =>
+    verifyWitnesses(log, { witnesses, quorum, cosignatures: options.cosignatures, read }),
+  );
 }
 
 /**
@@ -208,7 +115,7 @@ async function checkWitnesses(
  * nothing given (what a forger would write).
  */
 async function verifyFleet(
-  given: GivenLogs,
+  set: LogSet & { kind: 'fleet' },
   options: KeyOptions & OpenEndOptions & { json?: boolean; jobs?: string; recording?: string; since?: string },
 ): Promise<void> {
   if (options.checkpoint !== undefined)
@@ -218,43 +125,15 @@ async function verifyFleet(
     [options.since, '--since'],
   ] as const)
     if (option !== undefined) throw new CliExit(EXIT.usage, `${name} applies to one log, not to several`);
-  const { files, groups } = given;
   const jobs = options.jobs === undefined ? 1 : integerOption(options.jobs, 'jobs', 1, 256);
-  const ledger = new FleetLedger();
-  const results: Array<{ file: string; result: VerifyResult }> = [];
-  const series: Array<{ result: SeriesResult; stray: string[] }> = [];
-  const lines: string[] = [];
-  let keyring: Keyring | undefined;
-  for (const group of groups) {
-    keyring ??= (await loadVerifyInputs(group.files[0]!, options)).keyring;
-    if (group.linked) {
-      const result = await verifyGroupInto(ledger, group, { keyring, ...openEnd(options) });
-      const stray = result.ok ? [] : strayLogs(group, groups);
-      series.push({ result, stray });
-      for (const m of result.members) {
-        results.push({ file: m.path, result: m.result });
-        lines.push(verifySummary(m.path, m.result), ...(m.result.ok ? outsideLines(m.path, m.result) : []));
-      }
-      lines.push(seriesLine(result), ...stray);
-      continue;
-    }
-    const file = group.files[0]!;
-    ledger.startLog(file);
-    const result = await verifyReceiptLog(file, {
-      keyring,
-      jobs,
-      ...openEnd(options),
-      onLine: ({ number, line, hash }) => ledger.add(line, number, hash),
-    });
-    results.push({ file, result });
-    lines.push(verifySummary(file, result), ...(result.ok ? outsideLines(file, result) : []));
-  }
-  const verdict = ledger.finish();
-  const ok = results.every((r) => r.result.ok) && series.every((s) => s.result.ok);
-  if (options.json)
+  const { keyring } = await loadVerifyInputs(set.files[0]!, options);
+  const checked = await verifyLogSet({ ...set, keyring, jobs, ...openEnd(options) });
+  if (checked.kind !== 'fleet') throw new Error('a fleet verified as another kind');
+  const { logs, series, verdict } = checked;
+  if (options.json) {
     process.stdout.write(
       `${JSON.stringify({
-        files: results.map(({ file, result }) => ({ file, ...result })),
+        files: logs.map(({ file, result }) => ({ file, ...result })),
         ...(series.length === 0
           ? {}
           : {
@@ -266,21 +145,37 @@ async function verifyFleet(
                 ...(result.error === undefined ? {} : { error: result.error, stray }),
               })),
             }),
-        fleet: ok
-          ? {
-              paired: verdict.paired.map(({ pause, end }) => fleetPauseJson(pause, end)),
-              open: verdict.lost.map((pause) => fleetPauseJson(pause, null)),
-              orphans: verdict.orphans,
-              ambiguous: verdict.ambiguous,
-            }
-          : null,
+        fleet:
+          verdict === null
+            ? null
+            : {
+                paired: verdict.paired.map(({ pause, end }) => fleetPauseJson(pause, end)),
+                open: verdict.lost.map((pause) => fleetPauseJson(pause, null)),
+                orphans: verdict.orphans,
+                ambiguous: verdict.ambiguous,
+              },
       })}\n`,
     );
-  else {
-    if (ok) lines.push(...fleetLines(files.length, verdict));
+  } else {
+    const lines: string[] = [];
+    const logLines = (file: string, result: VerifyResult): string[] => [
+      verifySummary(file, result),
+      ...(result.ok ? outsideLines(file, result) : []),
+    ];
+    for (const group of set.groups) {
+      const inSeries = series.find((s) => s.result.members.some((m) => group.files.includes(m.path)));
+      if (group.linked && inSeries) {
+        for (const m of inSeries.result.members) lines.push(...logLines(m.path, m.result));
+        lines.push(seriesLine(inSeries.result), ...inSeries.stray);
+      } else {
+        const one = logs.find((l) => l.file === group.files[0]);
+        if (one) lines.push(...logLines(one.file, one.result));
+      }
+    }
+    if (verdict !== null) lines.push(...fleetLines(set.files.length, verdict));
     process.stdout.write(lines.map((l) => `${printable(l)}\n`).join(''));
   }
-  if (!ok || fleetFails(verdict)) throw new CliExit(EXIT.drift, '');
+  if (!checked.ok) throw new CliExit(EXIT.drift, '');
 }
 
 /** What the head given with `--checkpoint` says of the logs given, in one line. */
@@ -367,16 +262,13 @@ export function registerVerify(program: Command): void {
           OpenEndOptions &
           WitnessOptions & { json?: boolean; jobs?: string; recording?: string; since?: string },
       ) => {
-        const many = await manyLogs(logs);
-        if (many?.series) return verifySeriesCommand(many.files, options, verifySummary);
-        if (many) return verifyFleet(many, options);
-        const [log] = logs;
-        if (log === undefined) throw new CliExit(EXIT.usage, 'no receipt log given');
-        const input = await receiptLogInput(log);
+        const set = await openLogSet(logs);
         try {
-          await verifyOne(log, input.path, options);
+          if (set.kind === 'series') return await verifySeriesCommand(set.files, options, verifySummary);
+          if (set.kind === 'fleet') return await verifyFleet(set, options);
+          await verifyOne(set.given, set.files[0]!, options);
         } finally {
-          await input.cleanup();
+          await set.close();
         }
       },
     );
@@ -404,7 +296,8 @@ async function verifyOne(
     ...(inputs.recording ? { recording: inputs.recording } : {}),
     ...openEnd(options),
   });
-  const recording = options.recording === undefined ? undefined : await checkRecording(read, options.recording);
+  const recording =
+    options.recording === undefined ? undefined : await flagged('', () => checkLogRecording(read, options.recording!));
   const since =
     options.since === undefined || !result.ok ? undefined : await checkSinceNote(read, options.since, inputs.keyring);
   const witnessed = result.ok ? await checkWitnesses(log, options, read) : undefined;

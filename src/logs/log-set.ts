@@ -21,7 +21,10 @@ import { describeVerification } from './describe-verification.js';
 import { fleetVerdictOf } from './fleet-lost.js';
 import { type LogGroup, givenLogs } from './given-logs.js';
 import { strayLogs, verifyGroupInto } from './group-series.js';
-import { firstLineType, lostInReceiptLog, lostInRecording } from './lost-reading.js';
+import { type Dialects, firstLineType, lostInReceiptLog, lostInRecording, unreceiptedInLog } from './lost-reading.js';
+import type { LogStall } from '../receipts/stall-record.js';
+import type { LostChain } from '../observe/verdict-chains.js';
+import type { RecordingBinding } from '../receipts/types.js';
 import { readFirstLine } from './first-line.js';
 import type { RecordingGaps } from './recording-gaps.js';
 import { auditSeries } from './series-audit.js';
@@ -37,6 +40,8 @@ export interface LogSetOptions {
   allowOpen?: boolean | undefined;
   /** Accept a last line cut off by a crash (it is reported, not verified). */
   allowTornTail?: boolean | undefined;
+  /** Threads checking signatures and canonical forms of each log read alone (see `VerifyOptions.jobs`). */
+  jobs?: number | undefined;
   /**
    * The head kept outside the logs (a checkpoint file, `record --witness FILE`), or its path: it
    * must be the checkpoint of the last log given, or of one given; a head of a later log names the
@@ -51,6 +56,7 @@ interface SetBase {
   keyring: Keyring | undefined;
   allowOpen: boolean;
   allowTornTail: boolean;
+  jobs: number | undefined;
   head: SeriesHead | undefined;
   /** Removes what opening made (a log rebuilt from a collector export). */
   close(): Promise<void>;
@@ -86,6 +92,7 @@ export async function openLogSet(paths: readonly string[], options: LogSetOption
     keyring: await keyringOf(options.keys),
     allowOpen: options.allowOpen ?? false,
     allowTornTail: options.allowTornTail ?? false,
+    jobs: options.jobs,
     head: typeof options.head === 'string' ? await readSeriesHead(options.head) : options.head,
   };
   const one = paths.length === 1 && (await stat(paths[0]!).catch(() => null))?.isDirectory() !== true;
@@ -135,6 +142,7 @@ export type LogSetVerification =
 export async function verifyLogSet(set: LogSet): Promise<LogSetVerification> {
   const keyring = keyringFor(set, 'verifying');
   const openEnd = { allowOpen: set.allowOpen, allowTornTail: set.allowTornTail };
+  const jobs = set.jobs === undefined ? {} : { jobs: set.jobs };
   const placed = set.kind === 'fleet' ? null : await placeHead(set, keyring);
   const anchor = placed?.kind === 'at' ? set.head : undefined;
   const head = placed === null ? {} : { head: placed };
@@ -142,6 +150,7 @@ export async function verifyLogSet(set: LogSet): Promise<LogSetVerification> {
   if (set.kind === 'log') {
     const result = await verifyReceiptLog(set.files[0]!, {
       keyring,
+      ...jobs,
       ...openEnd,
       ...(anchor ? { anchor: anchor.checkpoint } : {}),
     });
@@ -169,6 +178,7 @@ export async function verifyLogSet(set: LogSet): Promise<LogSetVerification> {
     ledger.startLog(file);
     const result = await verifyReceiptLog(file, {
       keyring,
+      ...jobs,
       ...openEnd,
       onLine: ({ number, line, hash }) => ledger.add(line, number, hash),
     });
@@ -188,6 +198,8 @@ export async function verifyLogSet(set: LogSet): Promise<LogSetVerification> {
 /** What never came back, and what the listing rests on. */
 export interface LostPauses {
   kind: 'recording' | 'log' | 'series' | 'fleet';
+  /** The files read, in order (a series' by position). */
+  files: string[];
   /** The pauses never resumed (for a fleet, those open when every log ended). */
   lost: LostPauseListing[];
   /** The interruptions never continued (none listed for a fleet). */
@@ -202,27 +214,58 @@ export interface LostPauses {
    * clean verdict (see {@link gapless}); null for receipt logs.
    */
   gaps: RecordingGaps | null;
+  /** For one log: the lines its recorder could not write (a full disk until it stopped), moves with no receipt. */
+  unreceipted?: LogStall | null;
+  /** For a recording: the exchanges by A2A version, and with `explain` each lost pause's chain of rules. */
+  recording?: {
+    dialects: Dialects;
+    chains: readonly LostChain[];
+  };
+}
+
+/** How {@link lostPauses} reads. */
+export interface LostPausesOptions {
+  /** For a recording: the facts and rules that led to each lost pause. */
+  explain?: boolean | undefined;
+  /** For one log verified with keys: the recording it must be the log of (`readRecordingBinding`). */
+  recording?: RecordingBinding | undefined;
+}
+
+/** Whether `file` is a recording or a receipt log, by its header; anything else is an error naming line 1. */
+export async function fileKind(file: string): Promise<'recording' | 'receipt log'> {
+  return firstLineType(file, await readFirstLine(file)) === 'recording' ? 'recording' : 'receipt log';
+}
+
+async function lostInRecordingFile(file: string, allowTornTail: boolean, explain: boolean): Promise<LostPauses> {
+  const read = await lostInRecording(file, allowTornTail, explain);
+  const { lost, interruptions, gaps, dialects, chains } = read;
+  return {
+    kind: 'recording',
+    files: [file],
+    lost,
+    interruptions,
+    verification: 'recording',
+    gaps,
+    recording: { dialects, chains },
+  };
 }
 
 /**
  * The lost pauses of a log set, or of a recording (the observer's verdicts over its entries,
- * given as its path, with where it could not follow the peer: `gaps`). With keys, each log is
- * verified as it is read and one that does not verify is an error naming its line; an open end is
- * accepted and said.
+ * given as its path or as a set of one file that is a recording, with where it could not follow
+ * the peer: `gaps`). With keys, each log is verified as it is read and one that does not verify is
+ * an error naming its line; an open end is accepted and said.
  */
-export async function lostPauses(setOrRecording: LogSet | string): Promise<LostPauses> {
+export async function lostPauses(
+  setOrRecording: LogSet | string,
+  options: LostPausesOptions = {},
+): Promise<LostPauses> {
+  const explain = options.explain ?? false;
   if (typeof setOrRecording === 'string') {
     const file = setOrRecording;
-    if (firstLineType(file, await readFirstLine(file)) !== 'recording')
+    if ((await fileKind(file)) !== 'recording')
       throw new A2aReplayError('INVALID_ARGUMENT', `${file}: a receipt log: open it with openLogSet`);
-    const read = await lostInRecording(file, false, false);
-    return {
-      kind: 'recording',
-      lost: read.lost,
-      interruptions: read.interruptions,
-      verification: 'recording',
-      gaps: read.gaps,
-    };
+    return lostInRecordingFile(file, false, explain);
   }
   const set = setOrRecording;
   // The head first: a log it names that was not given holds what may be lost.
@@ -230,13 +273,8 @@ export async function lostPauses(setOrRecording: LogSet | string): Promise<LostP
   if (problem !== null) throw new A2aReplayError('RECEIPT_INVALID', problem);
   if (set.kind === 'series') {
     const read = await lostInSeries(set.group.files, set.keyring, set.allowTornTail);
-    return {
-      kind: 'series',
-      lost: read.lost,
-      interruptions: read.interruptions,
-      verification: read.verification,
-      gaps: null,
-    };
+    const { lost, interruptions, verification, files } = read;
+    return { kind: 'series', files, lost, interruptions, verification, gaps: null };
   }
   if (set.kind === 'fleet') {
     const verdict = await fleetVerdictOf(
@@ -246,6 +284,7 @@ export async function lostPauses(setOrRecording: LogSet | string): Promise<LostP
     );
     return {
       kind: 'fleet',
+      files: set.files,
       lost: [],
       interruptions: [],
       verification: set.keyring ? 'receipt logs, verified' : 'receipt logs, unverified',
@@ -254,24 +293,38 @@ export async function lostPauses(setOrRecording: LogSet | string): Promise<LostP
     };
   }
   const file = set.files[0]!;
+  if ((await fileKind(file)) === 'recording') {
+    if (set.keyring !== undefined)
+      throw new A2aReplayError('INVALID_ARGUMENT', `${set.given}: a recording is not signed: read it without keys`);
+    return lostInRecordingFile(file, set.allowTornTail, explain);
+  }
+  const files = [set.given];
   if (set.keyring === undefined) {
     const open = await lostInReceiptLog(file, set.allowTornTail);
+    const unreceipted = await unreceiptedInLog(file);
     return {
       kind: 'log',
+      files,
       lost: open.lost(),
       interruptions: open.lostInterruptions(),
       verification: 'unverified',
+      unreceipted,
       gaps: null,
     };
   }
+  // One pass: the open suspensions are those of the lines as they verified, so the listing is of
+  // the log that verified even if the file changes meanwhile (a recorder still appending). An open
+  // end is what lost pauses are (a recorder killed before its closing checkpoint).
   const open = new OpenSuspensions();
   const result = await verifyReceiptLog(file, {
     keyring: set.keyring,
     allowOpen: true,
     allowTornTail: set.allowTornTail,
+    ...(options.recording ? { recording: options.recording } : {}),
     onLine: ({ line, hash }) => open.add(line, hash),
   });
-  if (!result.ok) {
+  const unreceipted = result.firstError?.reason === 'unreceipted' && result.stall ? result.stall : null;
+  if (!result.ok && unreceipted === null) {
     const failure = result.firstError;
     throw new A2aReplayError(
       'INVALID_ARGUMENT',
@@ -281,10 +334,12 @@ export async function lostPauses(setOrRecording: LogSet | string): Promise<LostP
   }
   return {
     kind: 'log',
+    files,
     lost: open.lost(),
     interruptions: open.lostInterruptions(),
     verification: describeVerification(result).basis.join('; '),
     gaps: null,
+    unreceipted,
   };
 }
 
@@ -315,7 +370,10 @@ export async function auditLogSet(
 ): Promise<{ ok: boolean; rows: AuditRow[]; verification: LogSetVerification }> {
   const keyring = keyringFor(set, 'auditing');
   if (set.kind === 'fleet')
-    throw new A2aReplayError('INVALID_ARGUMENT', 'auditLogSet reads one log or one series; a fleet is verified');
+    throw new A2aReplayError(
+      'INVALID_ARGUMENT',
+      'auditLogSet reads one log or one series; audit a fleet with auditFleet',
+    );
   const placed = await placeHead(set, keyring);
   // A head that is no given log's checkpoint leaves nothing to audit: the verification says why.
   if (placed !== null && placed.kind !== 'at') return { ok: false, rows: [], verification: await verifyLogSet(set) };

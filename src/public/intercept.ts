@@ -12,7 +12,7 @@ export {
   withRecording,
 } from '../intercept/recording-middleware.js';
 export { ExchangeRecorder, type ExchangeRecorderOptions } from '../intercept/exchange-recorder.js';
-export { RecordingWriter, type RecordingWriterOptions } from '../recording/recording-writer.js';
+export { type EntryWriter, RecordingWriter, type RecordingWriterOptions } from '../recording/recording-writer.js';
 export { type LineSink, MemoryLineSink, fileLineSink } from '../recording/line-sink.js';
 export {
   DEFAULT_REDACTED_HEADERS,

@@ -15,3 +15,4 @@ export {
   NO_RECORDED_EXCHANGE,
   MOCK_ERROR_DOMAIN,
 } from '../mock/mock-engine.js';
+export { REPLAY_MAX_BODY_DEPTH } from '../recording/format.js';

@@ -3,6 +3,8 @@
  * Observing pauses and resumes (docs/design.md §7, §14): the PauseObserver and its rules (each row
  * by its stable id), the pipeline that feeds receipts and spans, and the lost-pause vocabulary:
  * why a pause is lost, the listings of lost pauses, and the open suspensions of a receipt log.
+ * What it sees ships as spans (`openTracing` gives the pipeline a sink; `exportLostVerdicts` draws
+ * lost pauses as verdict spans) with the OpenTelemetry SDK loaded only when an exporter is asked for.
  */
 export { PauseObserver, type ObserverOptions, type ObserverStats } from '../observe/pause-observer.js';
 export type { ObserverOutput } from '../observe/suspension.js';
@@ -23,3 +25,13 @@ export {
   type LostInterruptionReason,
 } from '../observe/lost-pause-reasons.js';
 export { DEFAULT_A2A_VERSION, EntryVersions, versionsLabel } from '../observe/entry-versions.js';
+export type { LostChain } from '../observe/verdict-chains.js';
+export { type Tracing, type TracingOptions, wantsTracing } from '../tracing/tracing-options.js';
+export { openTracing } from '../tracing/open-tracing.js';
+export {
+  type LostPauseVerdict,
+  type LostInterruptionVerdict,
+  fleetPauseVerdict,
+} from '../tracing/lost-verdict-spans.js';
+export { exportLostVerdicts } from '../tracing/export-lost-verdicts.js';
+export { traceName, uniqueTraceNames } from '../tracing/trace-name.js';

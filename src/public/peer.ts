@@ -9,3 +9,4 @@ export { DEFAULT_MAX_TASKS } from '../peer/task-store.js';
 export { type HttpLimits, DEFAULT_HTTP_LIMITS } from '../http/limits.js';
 export { type PeerTransitions, readPeerTransitions, parsePeerTransitions } from '../peer/read-transitions.js';
 export type { PeerTransitionLine } from '../peer/transition-log.js';
+export { A2A_VERSION_SETTINGS, type A2aVersionSetting } from '../peer/v03-dialect.js';

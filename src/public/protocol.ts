@@ -36,3 +36,5 @@ export { type JsonRpcRequest, type JsonRpcResponse, parseJsonRpcMessage } from '
 export { parseMethodCall } from '../protocol/params.js';
 export { parseTask, parseStreamResponse } from '../protocol/parse-objects.js';
 export { checkTransition, isTerminal } from '../protocol/state-machine.js';
+export type { SendMessageParams } from '../protocol/types.js';
+export { type RestRequest, readRestError, restRequestOf } from '../protocol/rest-binding.js';

@@ -52,8 +52,13 @@ export {
   type AuditResult,
   type AuditRow,
   type VersionsOf,
+  type RulesOf,
+  type AuditRules,
   auditReceiptLog,
 } from '../receipts/audit.js';
+export { InterruptionAuditCollector, type InterruptionAuditRow } from '../receipts/interruption-audit.js';
+export { type FleetAudit, type FleetAuditOptions, type FleetAuditRow, auditFleet } from '../logs/fleet-audit.js';
+export { recordingRules, recordingVersions } from '../logs/recording-facts.js';
 export { type ReceiptDiff, type ReceiptDifference, diffReceiptLogs } from '../replay/diff.js';
 export { canonicalJson, hashCanonical } from '../canonical/canonical-json.js';
 export {
@@ -61,6 +66,8 @@ export {
   type LogSetOptions,
   type LogSetVerification,
   type LostPauses,
+  type LostPausesOptions,
+  fileKind,
   openLogSet,
   verifyLogSet,
   lostPauses,
@@ -81,7 +88,30 @@ export {
   describeVerification,
   verifySummary,
   seriesLine,
+  outsideLines,
 } from '../logs/describe-verification.js';
+export { fleetLines, fleetPauseJson } from '../logs/given-logs.js';
+export type { Dialects } from '../logs/lost-reading.js';
+export {
+  type FleetAmbiguity,
+  type FleetOutsideEnd,
+  type FleetPause,
+  type FleetPlace,
+  type FleetVerdict,
+  ambiguityText,
+  fleetFails,
+} from '../receipts/fleet.js';
+export {
+  type SinceCheck,
+  type WitnessesCheck,
+  type WitnessesOptions,
+  checkLogRecording,
+  verifySince,
+  verifyWitnesses,
+} from '../logs/log-checks.js';
+export { type SeriesMember, type SeriesResult, seriesFiles, verifySeries } from '../receipts/series.js';
+export { defaultVerifyJobs } from '../receipts/verify-jobs.js';
+export { witnessKeys } from '../record/witnesses.js';
 export {
   type LogNote,
   type LogTreeScan,
@@ -94,6 +124,9 @@ export {
 } from '../receipts/log-proofs.js';
 export { noteVerifierOf, keyVerifierKey } from '../receipts/log-tree.js';
 export { type NoteVerifier, parseVerifierKey } from '../tlog/note.js';
+export { readKeyFile } from '../receipts/keys.js';
+export { writeSecretFile } from '../receipts/key-file.js';
+export { readReceiptLogLines, diffFleets } from '../logs/fleet-diff.js';
 export { parseCosignerKey } from '../tlog/cosignature.js';
 export {
   type WitnessRecord,
@@ -103,4 +136,3 @@ export {
   parseCosignatureFile,
 } from '../receipts/cosignature-file.js';
 export { type WitnessCheck, checkWitnessQuorum } from '../receipts/witness-check.js';
-export { InterruptionAuditCollector, type InterruptionAuditRow } from '../receipts/interruption-audit.js';

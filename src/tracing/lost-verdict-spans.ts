@@ -19,6 +19,8 @@ import {
   ATTR_INTERRUPTED_AT,
 } from './attributes.js';
 import type { LostInterruptionListing, LostPauseListing } from '../observe/lost-listings.js';
+import { pauseSpan } from '../observe/observer-spans.js';
+import type { FleetPause } from '../receipts/fleet.js';
 import { type SpanAttributes, type SpanEvent, deriveSpanId, deriveTraceId } from './span-events.js';
 
 /** A lost pause as `lost` found it, with who paused it and where it was seen to begin. */
@@ -111,4 +113,20 @@ export function lostVerdictSpanEvents(
     });
   }
   return events;
+}
+
+/** A fleet's lost pause as a verdict: its Suspension span is the one its identity names (docs/design.md §17). */
+export function fleetPauseVerdict(p: FleetPause): LostPauseVerdict {
+  return {
+    taskId: p.taskId,
+    initiatedBy: p.initiatedBy,
+    reason: 'recording_ended',
+    since: p.pausedAt,
+    detectedAt: null,
+    pauseReason: p.reason,
+    span: pauseSpan(p.taskId, { pausedAt: p.pausedAt, resumeTokenHash: p.resumeTokenHash }),
+    rule: null,
+    principal: p.principal,
+    begun: [`${p.begun.file}:${p.begun.line}`],
+  };
 }
