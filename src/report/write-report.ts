@@ -4,9 +4,10 @@
  * files given (recordings and receipt logs, a recording and its log joined; or the logs of a fleet
  * as one section) and {@link writeHtmlReport} writes the self-contained HTML file.
  */
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { type Clock, systemClock } from '../clock.js';
 import { A2aReplayError, errorMessage } from '../errors.js';
+import { readFirstLine } from '../logs/first-line.js';
 import { givenLogs } from '../logs/given-logs.js';
 import { seriesLine } from '../logs/describe-verification.js';
 import { orderedUnverified } from '../logs/group-series.js';
@@ -19,24 +20,8 @@ import { type ReportSection, htmlReportChunks } from './html-report.js';
 
 /** The file's kind from its header, and the recording id it names (a log's `recording`). */
 export async function reportInputOf(file: string): Promise<ReportInput> {
-  // Line 1 alone (a header is far below 1 MiB): the file itself is read later, as it is used.
-  let text: string;
-  try {
-    const handle = await open(file, 'r');
-    try {
-      const buffer = Buffer.alloc(1 << 20);
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-      text = buffer.subarray(0, bytesRead).toString('utf8');
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    throw new A2aReplayError(
-      'INVALID_ARGUMENT',
-      `${file}: cannot read (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-    );
-  }
-  const first = text.slice(0, text.indexOf('\n') === -1 ? text.length : text.indexOf('\n'));
+  // Line 1 alone, read to its end: a continued log's header carries its open pauses and can be long.
+  const first = await readFirstLine(file);
   let header: { type?: unknown; id?: unknown; recording?: unknown } | null;
   try {
     header = JSON.parse(first) as typeof header;
