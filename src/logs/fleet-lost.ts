@@ -14,7 +14,7 @@ import { plainSeriesProblem } from '../receipts/series-plain.js';
 import { verifyReceiptLog } from '../receipts/verify.js';
 import type { GivenLogs } from './given-logs.js';
 import { orderedUnverified, verifyGroupInto } from './group-series.js';
-import { readLostLine } from './lost-reading.js';
+import { readLostLine, refuseUnreceipted } from './lost-reading.js';
 
 /** The fleet's verdict: pauses paired across logs, lost, orphan resumptions, ambiguous ones. */
 export async function fleetVerdictOf(
@@ -36,6 +36,7 @@ export async function fleetVerdictOf(
     const problem = group.linked && !keyring ? await plainSeriesProblem(ordered) : null;
     if (problem !== null)
       throw new A2aReplayError('RECEIPT_INVALID', `the series does not hold together: ${problem.message}`);
+    if (!keyring) await refuseUnreceipted(ordered);
     for (const [i, file] of ordered.entries()) {
       ledger.startLog(file, group.id);
       if (!keyring) {
@@ -57,7 +58,8 @@ export async function fleetVerdictOf(
       const failure = result.firstError;
       if (!result.ok)
         throw new A2aReplayError(
-          'INVALID_ARGUMENT',
+          // A log that lacks lines its stall record lists is a verdict (exit 1), as for one log.
+          failure?.reason === 'unreceipted' ? 'RECEIPT_INVALID' : 'INVALID_ARGUMENT',
           `${file}:${failure?.line ?? '?'}: does not verify (${failure?.reason ?? 'unknown'}: ` +
             `${failure?.message ?? ''})`,
         );

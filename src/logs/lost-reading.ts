@@ -7,7 +7,13 @@
  */
 import { existsSync } from 'node:fs';
 import type { Keyring } from '../receipts/keys.js';
-import { type LogStall, headerLineHash, readLogStall, stallRecordPath } from '../receipts/stall-record.js';
+import {
+  type LogStall,
+  headerLineHash,
+  readLogStall,
+  stallMessage,
+  stallRecordPath,
+} from '../receipts/stall-record.js';
 import { readFirstLine } from './first-line.js';
 import { EntryVersions } from '../observe/entry-versions.js';
 import { A2aReplayError, errorMessage } from '../errors.js';
@@ -168,4 +174,16 @@ export async function unreceiptedInLog(file: string, keyring?: Keyring): Promise
   for await (const chunk of readLogChunks(file)) for (const raw of chunk) if (raw.complete) lines = raw.number;
   const stall = readLogStall(file, { headerHash: headerLineHash(header), lines }, keyring);
   return stall === null || stall.writtenSince ? null : stall;
+}
+
+/**
+ * For logs read without keys (a series or a fleet): a log whose stall record lists lines it lacks
+ * holds moves with no receipt, so no verdict over it is clean; the same failure a keyed reading
+ * gives (`unreceipted`), naming the log and what it lacks.
+ */
+export async function refuseUnreceipted(files: readonly string[]): Promise<void> {
+  for (const file of files) {
+    const stall = await unreceiptedInLog(file);
+    if (stall !== null) throw new A2aReplayError('RECEIPT_INVALID', `${file}: ${stallMessage(stall)}`);
+  }
 }

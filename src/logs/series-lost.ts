@@ -12,6 +12,7 @@ import { readLogChunks } from '../receipts/log-reader.js';
 import { readReceiptLogLine } from '../receipts/read-line.js';
 import { headerPosition, seriesFiles, verifySeries } from '../receipts/series.js';
 import { plainSeriesProblem } from '../receipts/series-plain.js';
+import { refuseUnreceipted } from './lost-reading.js';
 import { type LostInterruptionListing, OpenSuspensions, type LostPauseListing } from '../observe/lost-pauses.js';
 
 /** The position line 1 of `file` states (1 for a log that continues none). */
@@ -50,6 +51,7 @@ async function orderedSeries(paths: readonly string[], keyring: Keyring | undefi
   const problem = await plainSeriesProblem(ordered);
   if (problem !== null)
     throw new A2aReplayError('RECEIPT_INVALID', `the series does not hold together: ${problem.message}`);
+  await refuseUnreceipted(ordered);
   return { files: ordered, verification: 'unverified' };
 }
 

@@ -16,6 +16,7 @@ import { Keyring } from '../../src/receipts/keys.js';
 import { FSYNC_POLICIES, ReceiptLogWriter } from '../../src/receipts/log-writer.js';
 import { STALL_RECORD_BYTES, stallRecordPath } from '../../src/receipts/stall-record.js';
 import { verifyReceiptLog } from '../../src/receipts/verify.js';
+import { lostPauses, openLogSet } from '../../src/logs/log-set.js';
 import { fileLineSink, setWriteAt } from '../../src/recording/line-sink.js';
 import { RecordingWriter } from '../../src/recording/recording-writer.js';
 import { CREATED_AT, fixedKey, suspensionDraftFor } from './fixtures.js';
@@ -182,6 +183,45 @@ describe('the stall record of a receipt log', () => {
       reason: 'unreceipted',
       message: expect.stringMatching(/stall record .* has a bad signature/) as unknown,
     });
+  });
+});
+
+describe('a fleet with a log a full disk left short', () => {
+  it('is no clean verdict for lostPauses, with keys or without: the log and what it lacks are named', async () => {
+    const short = join(dir, 'a.receipts.jsonl');
+    const space = disk();
+    const writer = await ReceiptLogWriter.open(short, {
+      keyring,
+      clock: new ManualClock(Date.parse(CREATED_AT)),
+      tool: 'a2a-replay@test',
+      stallRecord: stallRecordPath(short),
+    });
+    await writer.appendSuspension(suspensionDraftFor(0));
+    await writer.durable();
+    space.fill(0);
+    await writer.appendSuspension(suspensionDraftFor(1));
+    await expect(writer.close()).rejects.toThrow(/ENOSPC/);
+    space.free();
+    // Another recorder's log: its header (its own start) names another series.
+    const other = await ReceiptLogWriter.open(join(dir, 'b.receipts.jsonl'), {
+      keyring,
+      clock: new ManualClock(Date.parse(CREATED_AT) + 1000),
+      tool: 'a2a-replay@test',
+    });
+    await other.appendSuspension(suspensionDraftFor(2));
+    await other.close();
+    for (const keys of [undefined, keyring]) {
+      const set = await openLogSet([dir], { keys });
+      try {
+        expect(set.kind).toBe('fleet');
+        await expect(lostPauses(set)).rejects.toMatchObject({
+          code: 'RECEIPT_INVALID',
+          message: expect.stringMatching(/a\.receipts\.jsonl.*UNRECEIPTED: .*SuspensionReceipt seq 2/) as unknown,
+        });
+      } finally {
+        await set.close();
+      }
+    }
   });
 });
 
