@@ -184,6 +184,13 @@ function isRestRoute(request: IncomingRequest): boolean {
 
 const defaultDelay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * How long an answer waits for the outputs released before it on other connections to be written
+ * (design §13, "Order across connections"): a stream whose client stopped reading, or left without
+ * the mock hearing of it, holds the answers after it this long, not forever.
+ */
+export const ORDER_WAIT_MS = 2_000;
+
 export class MockEngine {
   readonly scripts: MockScript[];
   readonly #speed: number | undefined;
@@ -194,6 +201,10 @@ export class MockEngine {
   /** Index of the recording that served the last request (agent cards follow it). */
   #lastServed = 0;
   #closed = false;
+  /** Queues holding released outputs not yet written, in release order. */
+  readonly #unflushed = new Set<OutputQueue>();
+  /** Ends every wait of the pump for outputs to be written (the mock is closing). */
+  #stopWaiting: (() => void) | undefined;
   /** The A2A-Version values the recorded requests carried. */
   readonly #recordedVersions = new Set<string>();
 
@@ -403,6 +414,16 @@ export class MockEngine {
           }
           if (!due) return;
           const { entry, previous, served } = due.answer;
+          const before = [...this.#unflushed].filter((q) => q !== served.queue && !q.flushed);
+          this.#unflushed.clear();
+          if (before.length > 0) {
+            // Recorded order across connections: what went out before this answer on other
+            // connections is written first, as the recorded peer wrote a stream's events before it
+            // answered the control call that caused them. Bounded: a client that stopped reading
+            // holds it ORDER_WAIT_MS at most.
+            await this.#written(before);
+            continue;
+          }
           const gap = previous ? Date.parse(entry.at) - Date.parse(previous.at) : 0;
           if (this.#speed !== undefined && waited !== entry.seq && gap > 0) {
             waited = entry.seq;
@@ -410,6 +431,7 @@ export class MockEngine {
             continue;
           }
           due.script.release(served, entry);
+          if (!served.queue.flushed) this.#unflushed.add(served.queue);
           if (served.queue.closed) this.#open.delete(served.queue);
         }
       } finally {
@@ -418,9 +440,26 @@ export class MockEngine {
     })();
   }
 
+  /** Waits until every queue of `queues` was written, the mock closes, or {@link ORDER_WAIT_MS} passed. */
+  async #written(queues: readonly OutputQueue[]): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ORDER_WAIT_MS);
+      timer.unref?.();
+      this.#stopWaiting = resolve;
+    });
+    try {
+      await Promise.race([Promise.all(queues.map((q) => q.written())), bound]);
+    } finally {
+      clearTimeout(timer);
+      this.#stopWaiting = undefined;
+    }
+  }
+
   /** Ends every open answer (streams close) and refuses further requests. */
   close(): void {
     this.#closed = true;
+    this.#stopWaiting?.();
     for (const queue of this.#open) queue.close();
     this.#open.clear();
   }

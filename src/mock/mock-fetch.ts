@@ -57,19 +57,35 @@ export function createMockFetch(
     const head: MockOutput = first.value;
     switch (head.kind) {
       case 'unary':
+        // Taken whole: the answer counts as written (design §13, "Order across connections").
+        void outputs.return?.(undefined);
         return new Response(head.text, { status: head.status, headers: head.headers });
       case 'break':
+        void outputs.return?.(undefined);
         throw new TypeError(`fetch failed: ${head.reason}`);
       case 'head': {
         const encoder = new TextEncoder();
+        let cancelled = false;
+        // Written as released, as a socket is, whether or not the client reads yet: the answers
+        // recorded after an event wait for it to be written, not for the client to read it.
         const body = new ReadableStream<Uint8Array>({
-          async pull(controller) {
-            const next = await outputs.next();
-            if (next.done || next.value.kind === 'end') controller.close();
-            else if (next.value.kind === 'event') controller.enqueue(encoder.encode(eventFrame(next.value)));
-            else if (next.value.kind === 'break') controller.error(new TypeError(next.value.reason));
+          start(controller) {
+            void (async () => {
+              for (;;) {
+                const next = await outputs.next();
+                if (cancelled) return;
+                if (next.done || next.value.kind === 'end' || next.value.kind === 'break') {
+                  void outputs.return?.(undefined);
+                  if (!next.done && next.value.kind === 'break') controller.error(new TypeError(next.value.reason));
+                  else controller.close();
+                  return;
+                }
+                if (next.value.kind === 'event') controller.enqueue(encoder.encode(eventFrame(next.value)));
+              }
+            })();
           },
           cancel() {
+            cancelled = true;
             queue.cancel();
           },
         });

@@ -39,11 +39,20 @@ export function eventFrame(output: Extract<MockOutput, { kind: 'event' }>): stri
   return `${frame}\n`;
 }
 
-/** A queue of outputs with one reader; closed after the last output or when the reader leaves. */
+/**
+ * A queue of outputs with one reader; closed after the last output or when the reader leaves.
+ * An output counts as written once the reader, having taken it, asks for the next one (the
+ * node:http and gRPC writers write each output before they ask again): {@link written} resolves
+ * when every output pushed so far is, or the reader left.
+ */
 export class OutputQueue implements AsyncIterable<MockOutput> {
   readonly #items: MockOutput[] = [];
   #wake: (() => void) | undefined;
   #closed = false;
+  /** Outputs pushed and not yet written. */
+  #unwritten = 0;
+  #cancelled = false;
+  readonly #flushWaiters: (() => void)[] = [];
   /** Called once when the reader leaves before the queue ended (the client hung up). */
   onCancel: (() => void) | undefined;
 
@@ -51,9 +60,26 @@ export class OutputQueue implements AsyncIterable<MockOutput> {
     return this.#closed;
   }
 
+  /** Whether every output pushed so far was written (or the reader left, so none ever will be). */
+  get flushed(): boolean {
+    return this.#unwritten === 0 || this.#cancelled;
+  }
+
+  /** Resolves once {@link flushed}. */
+  written(): Promise<void> {
+    if (this.flushed) return Promise.resolve();
+    return new Promise((resolve) => this.#flushWaiters.push(resolve));
+  }
+
+  #settle(): void {
+    if (!this.flushed) return;
+    for (const resolve of this.#flushWaiters.splice(0)) resolve();
+  }
+
   push(output: MockOutput): void {
     if (this.#closed) return;
     this.#items.push(output);
+    this.#unwritten += 1;
     if (output.kind === 'unary' || output.kind === 'end' || output.kind === 'break') this.#closed = true;
     this.#wake?.();
   }
@@ -68,8 +94,10 @@ export class OutputQueue implements AsyncIterable<MockOutput> {
   cancel(): void {
     if (this.#closed && this.#items.length === 0) return;
     this.#closed = true;
+    this.#cancelled = true;
     this.#items.length = 0;
     this.#wake?.();
+    this.#settle();
     this.onCancel?.();
   }
 
@@ -77,7 +105,13 @@ export class OutputQueue implements AsyncIterable<MockOutput> {
     for (;;) {
       const next = this.#items.shift();
       if (next !== undefined) {
-        yield next;
+        try {
+          yield next;
+        } finally {
+          // The reader came back (or left): what it took is written.
+          this.#unwritten -= 1;
+          this.#settle();
+        }
         continue;
       }
       if (this.#closed) return;

@@ -38,6 +38,17 @@ export interface RunningMock {
   close(): Promise<void>;
 }
 
+/** Writes `frame`; resolves once it was handed to the socket, or the response closed. */
+function written(res: ServerResponse, frame: string): Promise<void> {
+  return new Promise((resolve) => {
+    res.once('close', resolve);
+    res.write(frame, () => {
+      res.off('close', resolve);
+      resolve();
+    });
+  });
+}
+
 async function write(queue: OutputQueue, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const hangUp = (): void => {
     if (!res.writableEnded) queue.cancel();
@@ -55,7 +66,9 @@ async function write(queue: OutputQueue, req: IncomingMessage, res: ServerRespon
         res.flushHeaders();
         break;
       case 'event':
-        res.write(eventFrame(output));
+        // Taken from the queue once on the socket, not merely corked: the answers recorded after
+        // this event on other connections wait for it (design §13, "Order across connections").
+        await written(res, eventFrame(output));
         break;
       case 'end':
         res.end();
