@@ -420,16 +420,14 @@ function twin(name: string, twinBinding: (typeof TWIN_BINDINGS)[number]): Scenar
 
 /**
  * Scenarios also recorded with the client speaking A2A v0.3 (docs/design.md §4 "Two dialects",
- * §14.10): every interruption scenario, and the caller pauses of {@link TWINNED} through the peer's
- * v0.3 pause extension (`tasks/pause`, `tasks/resume`; `:pause`, `:resume` over HTTP+JSON). Named
- * `v03-<name>` over JSON-RPC and `v03-rest-<name>` over HTTP+JSON (under `/rest/v1/`).
- * `agent-self-park-on-event` has no v0.3 twin: replayed through `mock`, whose answers to a control
- * call and the stream events it caused go out on separate connections with no order between them,
- * its v0.3 twin's resume event reached the recorder after FireEvent's answer, and the resumption was
- * inferred from that answer instead of read from the stream.
+ * §14.10): every interruption scenario, the caller pauses of {@link TWINNED} through the peer's
+ * v0.3 pause extension (`tasks/pause`, `tasks/resume`; `:pause`, `:resume` over HTTP+JSON), and the
+ * agent's self-park on an event, resumed by FireEvent. Named `v03-<name>` over JSON-RPC and
+ * `v03-rest-<name>` over HTTP+JSON (under `/rest/v1/`).
  */
 export const V03_TWINNED = [
   'caller-pause-finish-step',
+  'agent-self-park-on-event',
   'wrong-token-then-right',
   'lost-pause',
   'input-asked-answered',

@@ -105,12 +105,12 @@ describe('the HTML report, as a file', () => {
   });
 
   it('joins each recording with its receipt log: the corpus counts each pause once', async () => {
-    // 34 scenarios with one pause, budget-interrupt with three, the sixteen interruption scenarios
+    // 36 scenarios with one pause, budget-interrupt with three, the sixteen interruption scenarios
     // and one more with none; lost-pause and its rest-, grpc-, v03- and v03-rest- twins each leave
     // one behind. And sixteen interruptions; nine never came back: input-never-answered,
     // input-answered-as-new-task, input-gate-bypassed and their two v0.3 twins each.
     expect(corpusOut).toBe(
-      `wrote ${corpus}: ${scenarios.length * 2} files, 37 pauses, 5 lost, 16 interruptions, 9 lost\n`,
+      `wrote ${corpus}: ${scenarios.length * 2} files, 39 pauses, 5 lost, 16 interruptions, 9 lost\n`,
     );
     const html = await readFile(corpus, 'utf8');
     expect(html.match(/<section class="file" /g)).toHaveLength(scenarios.length);
