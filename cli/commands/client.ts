@@ -22,10 +22,9 @@ import {
   type ResumeTaskParams,
   type Task,
   type TaskPause,
-  readRestError,
-  restRequestOf,
   type SendMessageParams,
 } from '../../src/public/protocol.js';
+import { type PeerAnswer, type PeerCall, callPeer } from '../../src/public/peer.js';
 import { CliExit, EXIT } from '../io.js';
 import { integerOption } from '../options.js';
 
@@ -44,16 +43,6 @@ interface ClientOptions {
   showToken?: boolean;
   header?: string[];
 }
-
-/** A call to make: an A2A method with its params, or a control method (JSON-RPC on /control). */
-interface Call {
-  method: string;
-  params: Record<string, unknown>;
-  control: boolean;
-}
-
-/** What came back: a result, or an error the peer answered with. */
-type Answer = { ok: true; result: unknown } | { ok: false; code: number | undefined; reason?: string; message: string };
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -77,7 +66,7 @@ function parseInput(text: string): JsonValue {
   }
 }
 
-function callOf(action: Action, args: string[], options: ClientOptions): Call {
+function callOf(action: Action, args: string[], options: ClientOptions): PeerCall {
   switch (action) {
     case 'send': {
       const message: Message = {
@@ -148,66 +137,6 @@ function headersOf(options: ClientOptions): Record<string, string> {
   return headers;
 }
 
-async function fetchJson(url: string, init: RequestInit): Promise<{ status: number; body: unknown }> {
-  let response: Response;
-  try {
-    response = await fetch(url, init);
-  } catch (error) {
-    throw new CliExit(EXIT.infrastructure, `${url}: cannot reach it (${describeError(error)})`);
-  }
-  const text = await response.text();
-  try {
-    return { status: response.status, body: JSON.parse(text) as unknown };
-  } catch {
-    throw usage(`${url}: HTTP ${response.status} answered something that is not JSON (${text.length} bytes)`);
-  }
-}
-
-async function callJsonRpc(url: string, call: Call, headers: Record<string, string>): Promise<Answer> {
-  const id = 1;
-  const { status, body } = await fetchJson(url, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ jsonrpc: '2.0', id, method: call.method, params: call.params }),
-  });
-  if (!isRecord(body) || body.jsonrpc !== '2.0')
-    throw usage(`${url}: HTTP ${status} answered JSON that is not a JSON-RPC response`);
-  if (isRecord(body.error)) {
-    const error = body.error;
-    let reason: string | undefined;
-    if (Array.isArray(error.data))
-      for (const d of error.data as unknown[]) if (isRecord(d) && typeof d.reason === 'string') reason = d.reason;
-    return {
-      ok: false,
-      code: typeof error.code === 'number' ? error.code : undefined,
-      ...(reason === undefined ? {} : { reason }),
-      message: typeof error.message === 'string' ? error.message : '',
-    };
-  }
-  if (!('result' in body)) throw usage(`${url}: HTTP ${status} answered a JSON-RPC response without a result`);
-  return { ok: true, result: body.result };
-}
-
-async function callRest(base: string, call: Call, headers: Record<string, string>): Promise<Answer> {
-  const request = restRequestOf(call.method, call.params);
-  if (request === undefined) throw usage(`${call.method} has no HTTP+JSON route`);
-  const url = `${base.replace(/\/$/, '')}${request.path}`;
-  const { status, body } = await fetchJson(url, {
-    method: request.verb,
-    headers,
-    ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
-  });
-  if (status >= 200 && status < 300) return { ok: true, result: body };
-  const error = readRestError(body);
-  if (error === undefined) throw usage(`${url}: HTTP ${status} answered JSON that is not an error body`);
-  return {
-    ok: false,
-    code: error.code,
-    ...(error.reason === undefined ? {} : { reason: error.reason }),
-    message: error.message,
-  };
-}
-
 function str(value: unknown): string {
   return typeof value === 'string' ? value : '-';
 }
@@ -236,7 +165,7 @@ function taskLine(task: unknown, show: boolean): string {
 }
 
 /** One short line for a result (docs/design.md §9: every value through `printable`). */
-function describeResult(call: Call, result: unknown, show: boolean): string {
+function describeResult(call: PeerCall, result: unknown, show: boolean): string {
   const r = isRecord(result) ? result : {};
   switch (call.method) {
     case 'SendMessage':
@@ -295,12 +224,13 @@ export function registerClient(program: Command): void {
         throw usage(`client: ${JSON.stringify(url)} is not an http(s) URL`);
       const call = callOf(action, args, options);
       const headers = headersOf(options);
-      let answer: Answer;
+      let answer: PeerAnswer;
       try {
-        if (call.control) answer = await callJsonRpc(new URL('/control', target).href, call, headers);
-        else if (options.binding === 'rest') answer = await callRest(target.href, call, headers);
-        else answer = await callJsonRpc(target.href, call, headers);
+        answer = await callPeer(target, call, { binding: options.binding, headers });
       } catch (error) {
+        // An unreachable peer exits 3; an answer that is not A2A, or a call without a route, 2.
+        if (error instanceof A2aReplayError && error.code === 'PEER_UNREACHABLE')
+          throw new CliExit(EXIT.infrastructure, error.message);
         if (error instanceof A2aReplayError) throw usage(error.message);
         throw error;
       }

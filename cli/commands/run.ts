@@ -18,42 +18,25 @@
  * result for it (src/replay/run-merged.ts, docs/design.md §8 "Merged sessions").
  */
 import type { Command } from 'commander';
+import { systemClock, A2aReplayError, describeError, writeOutputFile } from '../../src/public/core.js';
 import {
-  ManualClock,
-  systemClock,
-  A2aReplayError,
-  describeError,
-  writeOutputFile,
-  TOOL_NAME,
-} from '../../src/public/core.js';
-import { DETERMINISTIC_EPOCH, startPeer } from '../../src/public/peer.js';
-import type { RecordingEntry, RecordingHeader } from '../../src/public/intercept.js';
-import {
-  startPeerProcess,
-  runCorpus,
-  type LivePeer,
   type Shard,
   parseShard,
   type RunSummary,
   type ReplayPace,
   parsePace,
   DEFAULT_WAIT_MS,
-  probePeer,
   stopAllPeerProcesses,
-  recordedPeerSetup,
   renderJson,
   renderJunit,
   renderRecordingText,
   renderSummaryLine,
-  summaryExitCode,
-  runMerged,
+  replayRecordings,
   LIVE_POLL_MAX_MS,
   POLL_BOUND_FACTOR,
   POLL_BOUND_MIN_MS,
 } from '../../src/public/replay.js';
-import type { SpanSink } from '../../src/public/tracing.js';
 import { replaySection } from '../../src/public/report.js';
-import { traceName, uniqueTraceNames, type Tracing, wantsTracing } from '../../src/public/observe.js';
 import { CliExit, EXIT } from '../io.js';
 import {
   checkIgnorePointers,
@@ -95,57 +78,6 @@ interface RunCommandOptions {
 /** How long a stopped run has to print its partial report before it exits anyway. */
 const STOP_GRACE_MS = 1000;
 
-function peerFactory(
-  options: RunCommandOptions,
-  readyMs: number,
-): (entries: readonly RecordingEntry[], header: RecordingHeader) => Promise<LivePeer> {
-  if (options.peer !== undefined) {
-    const url = options.peer;
-    return async () => {
-      await probePeer(url);
-      return { url, close: async () => {} };
-    };
-  }
-  if (options.peerCmd !== undefined) {
-    const command = options.peerCmd;
-    return async () => {
-      const peer = await startPeerProcess(command, { readyTimeoutMs: readyMs });
-      return { url: peer.url, failure: () => peer.failure(), close: () => peer.stop() };
-    };
-  }
-  // The embedded peer: set up like the recorded reference peer (its header's card says how),
-  // deterministic when nothing says; the flags override what was recorded. A real-time one runs
-  // on a virtual clock the replay moves to each request's recorded instant (docs/design.md §8).
-  return async (entries, header) => {
-    const recorded = recordedPeerSetup(entries, header);
-    const deterministic = recorded?.deterministic ?? true;
-    const origin = recorded?.clockOriginMs ?? Date.parse(DETERMINISTIC_EPOCH);
-    const peer = await startPeer({
-      deterministic,
-      virtualTime: true,
-      // A real-time session may hold /control calls (FireEvent) made to a peer run with --control.
-      control: true,
-      clock: new ManualClock(origin),
-      seed: options.seed === undefined ? (recorded?.seed ?? 0) : integerOption(options.seed, 'seed', 0),
-      stepMs: options.stepMs === undefined ? (recorded?.stepMs ?? 1000) : integerOption(options.stepMs, 'step-ms', 1),
-      legacyPause: options.legacyPause ?? recorded?.legacyPause ?? false,
-      // A recording of the variant that walks past an ask: gate replays on that variant.
-      ...(recorded?.bypassAskAfterMs === undefined ? {} : { bypassAskAfterMs: recorded.bypassAskAfterMs }),
-      // A recorded reference peer's card names the dialects it served (none: v1.0 only); a
-      // session without its card gets both.
-      a2aVersion: recorded === undefined ? 'both' : (recorded.a2aVersion ?? '1.0'),
-      port: 0,
-    });
-    return {
-      url: peer.url,
-      close: () => peer.close(),
-      embedded: true,
-      // The deterministic peer's clock moves only as the recording's AdvanceClock calls move it.
-      ...(!deterministic && peer.virtualClock ? { peerClock: peer.virtualClock } : {}),
-    };
-  };
-}
-
 /** Progress on stderr: a live line on a TTY, else a line every few seconds for long recordings. */
 function progressReporter(): (file: string, settled: number, total: number) => void {
   const tty = process.stderr.isTTY;
@@ -184,7 +116,15 @@ function checkMerge(options: RunCommandOptions, recordings: readonly string[]): 
 function runSettings(
   options: RunCommandOptions,
   recordings: readonly string[],
-): { concurrency: number; timeoutMs: number; readyMs: number; shard: Shard | undefined; pace: ReplayPace | undefined } {
+): {
+  concurrency: number;
+  timeoutMs: number;
+  readyTimeoutMs: number;
+  seed: number | undefined;
+  stepMs: number | undefined;
+  shard: Shard | undefined;
+  pace: ReplayPace | undefined;
+} {
   if (options.peer !== undefined && options.peerCmd !== undefined) {
     throw new CliExit(EXIT.usage, '--peer and --peer-cmd exclude each other');
   }
@@ -193,9 +133,9 @@ function runSettings(
   }
   const concurrency = integerOption(options.concurrency, 'concurrency', 1);
   const timeoutMs = integerOption(options.timeoutMs, 'timeout-ms', 1);
-  const readyMs = integerOption(options.readyTimeoutMs, 'ready-timeout-ms', 1);
-  if (options.seed !== undefined) integerOption(options.seed, 'seed', 0);
-  if (options.stepMs !== undefined) integerOption(options.stepMs, 'step-ms', 1);
+  const readyTimeoutMs = integerOption(options.readyTimeoutMs, 'ready-timeout-ms', 1);
+  const seed = options.seed === undefined ? undefined : integerOption(options.seed, 'seed', 0);
+  const stepMs = options.stepMs === undefined ? undefined : integerOption(options.stepMs, 'step-ms', 1);
   let shard: Shard | undefined;
   try {
     shard = options.shard === undefined ? undefined : parseShard(options.shard);
@@ -212,7 +152,7 @@ function runSettings(
         'refused because CI is set (add --force)',
     );
   }
-  return { concurrency, timeoutMs, readyMs, shard, pace };
+  return { concurrency, timeoutMs, readyTimeoutMs, seed, stepMs, shard, pace };
 }
 
 /** `--pace`, read; given without a live peer it is a usage error (the embedded peer keeps the recording's clock). */
@@ -229,44 +169,6 @@ function paceOption(options: RunCommandOptions): ReplayPace | undefined {
   } catch (error) {
     throw new CliExit(EXIT.usage, `--pace: ${(error as Error).message}`);
   }
-}
-
-/**
- * The span sink of each recording's replay when traces are asked for (--otlp, --traces, or the
- * standard OTEL_EXPORTER_OTLP_* variables, as for record), and the tracings to shut down after.
- */
-async function replayTracing(
-  options: RunCommandOptions,
-  recordings: readonly string[],
-): Promise<{ spans: ((header: RecordingHeader, file: string) => SpanSink) | undefined; tracings: Tracing[] }> {
-  const tracings: Tracing[] = [];
-  const traceNames = uniqueTraceNames(recordings);
-  const wantsTraces = wantsTracing({ otlp: options.otlp, tracesDir: options.traces });
-  // One warning per run, however many recordings each set up their tracing.
-  const warned = new Set<string>();
-  const warnOnce = (line: string): void => {
-    const what = line.replace(/ failed.*$/s, '');
-    if (warned.has(what)) return;
-    warned.add(what);
-    process.stderr.write(`a2a-replay: ${line}\n`);
-  };
-  // The OpenTelemetry SDK is loaded only when traces are asked for.
-  const setupTracing = wantsTraces ? (await import('../../src/public/tracing.js')).setupTracing : undefined;
-  const spans = setupTracing
-    ? (_header: RecordingHeader, file: string) => {
-        const tracing = setupTracing({
-          otlp: options.otlp,
-          tracesDir: options.traces,
-          name: traceNames.get(file) ?? traceName(file),
-          work: 'the replay',
-          warn: warnOnce,
-        });
-        tracings.push(tracing);
-        return tracing.sink;
-      }
-    : undefined;
-
-  return { spans, tracings };
 }
 
 /** Prints the run's report (text or --json) and writes the --html and --junit files. */
@@ -293,35 +195,10 @@ async function reportRun(summary: RunSummary, options: RunCommandOptions): Promi
   }
 }
 
-/** `--merge`: the recordings as one session against one peer, one result (docs/design.md §8). */
-async function runMergedSummary(
-  recordings: readonly string[],
-  options: RunCommandOptions,
-  { readyMs, timeoutMs, pace }: { readyMs: number; timeoutMs: number; pace: ReplayPace | undefined },
-  noise: Awaited<ReturnType<typeof noiseRules>>,
-  progress: (file: string, settled: number, total: number) => void,
-  signal: AbortSignal,
-): Promise<RunSummary> {
-  const started = systemClock.now();
-  const name = recordings.join(' + ');
-  const result = await runMerged(recordings, {
-    openPeer: peerFactory(options, readyMs),
-    timeoutMs,
-    noise,
-    ignore: options.ignore,
-    ...(options.grpcPeer !== undefined ? { grpcPeer: options.grpcPeer } : {}),
-    ...(pace ? { pace } : {}),
-    tool: TOOL_NAME,
-    onProgress: (settled, total) => progress(name, settled, total),
-    signal,
-  });
-  return { results: [result], exitCode: summaryExitCode([result]), durationMs: systemClock.now() - started };
-}
-
 /** Replays the recordings and reports (see the module doc). */
 async function runRun(given: string[], options: RunCommandOptions): Promise<void> {
   const recordings = await recordingArguments(given);
-  const { concurrency, timeoutMs, readyMs, shard, pace } = runSettings(options, recordings);
+  const { concurrency, timeoutMs, readyTimeoutMs, seed, stepMs, shard, pace } = runSettings(options, recordings);
   const noise = await noiseRules(options.config);
   const keyring = await optionalKeyring(options.key);
   if (options.strict && !options.update && keyring === undefined) {
@@ -331,7 +208,6 @@ async function runRun(given: string[], options: RunCommandOptions): Promise<void
     );
   }
 
-  const { spans, tracings } = await replayTracing(options, recordings);
   // SIGINT or SIGTERM stops the replay at once: what it found so far is reported as partial and
   // the run exits 130 (EXIT.stopped). A second signal, or a report not out within a second, exits then.
   const stop = new AbortController();
@@ -346,33 +222,35 @@ async function runRun(given: string[], options: RunCommandOptions): Promise<void
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
-  const progress = progressReporter();
   let summary;
   try {
-    summary = options.merge
-      ? await runMergedSummary(recordings, options, { readyMs, timeoutMs, pace }, noise, progress, stop.signal)
-      : await runCorpus(recordings, {
-          openPeer: peerFactory(options, readyMs),
-          ...(options.golden !== undefined ? { golden: options.golden } : {}),
-          update: options.update ?? false,
-          strict: options.strict ?? false,
-          ...(keyring ? { keyring } : {}),
-          timeoutMs,
-          noise,
-          ignore: options.ignore,
-          ...(options.grpcPeer !== undefined ? { grpcPeer: options.grpcPeer } : {}),
-          ...(pace ? { pace } : {}),
-          tool: TOOL_NAME,
-          concurrency,
-          ...(shard ? { shard } : {}),
-          ...(spans ? { spans } : {}),
-          onProgress: progress,
-          signal: stop.signal,
-        });
+    summary = await replayRecordings(recordings, {
+      ...(options.peer !== undefined ? { peer: options.peer } : {}),
+      ...(options.peerCmd !== undefined ? { peerCmd: options.peerCmd } : {}),
+      ...(options.grpcPeer !== undefined ? { grpcPeer: options.grpcPeer } : {}),
+      ...(options.golden !== undefined ? { golden: options.golden } : {}),
+      ...(options.otlp !== undefined ? { otlp: options.otlp } : {}),
+      ...(options.traces !== undefined ? { traces: options.traces } : {}),
+      ...(seed !== undefined ? { seed } : {}),
+      ...(stepMs !== undefined ? { stepMs } : {}),
+      ...(options.legacyPause !== undefined ? { legacyPause: options.legacyPause } : {}),
+      ...(keyring ? { keyring } : {}),
+      ...(shard ? { shard } : {}),
+      ...(pace ? { pace } : {}),
+      update: options.update ?? false,
+      strict: options.strict ?? false,
+      merge: options.merge ?? false,
+      concurrency,
+      timeoutMs,
+      readyTimeoutMs,
+      noise,
+      ignore: options.ignore,
+      onProgress: progressReporter(),
+      signal: stop.signal,
+    });
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    await Promise.all(tracings.map((t) => t.shutdown()));
   }
   await reportRun(summary, options);
   const exitCode = stop.signal.aborted ? EXIT.stopped : summary.exitCode;

@@ -17,6 +17,8 @@ export { POLL_BOUND_FACTOR, POLL_BOUND_MIN_MS } from '../replay/poll-loops.js';
 export { probePeer, stopAllPeerProcesses } from '../replay/peer-process.js';
 export { type RecordedPeerSetup, recordedPeerSetup } from '../replay/recorded-peer.js';
 export { runMerged } from '../replay/run-merged.js';
+export { type ReplayRecordingsOptions, replayRecordings } from '../replay/replay-recordings.js';
+export { type ReplayPeerOptions, replayPeerOpener } from '../replay/replay-peer.js';
 export { summaryExitCode } from '../replay/result.js';
 export { renderJson } from '../replay/reporters/json.js';
 export { renderJunit } from '../replay/reporters/junit.js';

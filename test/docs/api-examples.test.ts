@@ -28,7 +28,7 @@ import {
 import { ExchangeRecorder, MemoryLineSink } from '../../src/public/intercept.js';
 import { auditReceiptLog } from '../../src/public/receipts.js';
 import { createMockFetch } from '../../src/public/mock.js';
-import { TOOL_NAME, parsePace, runCorpus } from '../../src/public/replay.js';
+import { TOOL_NAME, parsePace, replayRecordings, runCorpus } from '../../src/public/replay.js';
 import { ROOT } from '../helpers/cli.js';
 
 it('records a stock SDK client in process through createRecordingFetch', async () => {
@@ -104,6 +104,22 @@ it('replays a recording against a fresh reference peer and finds no drift', asyn
   });
   expect(result.outcome).toBe('match');
   expect((await readRecording(file)).entries.length).toBeGreaterThan(0);
+});
+
+it('replays as a2a-replay run does in one call, replayRecordings, and refuses a bad combination', async () => {
+  const { key } = await loadKeyFile(join(ROOT, 'golden/test-key.json'));
+  const file = join(ROOT, 'golden/wrong-token-then-right/recording.jsonl');
+  const summary = await replayRecordings([file], { keyring: new Keyring([key]), seed: 0 });
+  expect(summary.results.map((r) => r.outcome)).toEqual(['match']);
+  expect(summary.exitCode).toBe(0);
+  // The peer option is the one replayed against: one that does not answer is an infrastructure failure.
+  const unreachable = await replayRecordings([file], { keyring: new Keyring([key]), peer: 'http://127.0.0.1:9' });
+  expect(unreachable.results.map((r) => r.outcome)).toEqual(['infrastructure']);
+  expect(unreachable.exitCode).toBe(3);
+  await expect(replayRecordings([file], { peer: 'http://127.0.0.1:9', peerCmd: 'x' })).rejects.toMatchObject({
+    code: 'INVALID_ARGUMENT',
+  });
+  await expect(replayRecordings([file], { merge: true })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
 });
 
 it('pauses and resumes a task with a stock SDK client against a recording, through createMockFetch', async () => {
