@@ -53,8 +53,8 @@ async function peerTask(peer: string, taskId: string): Promise<Json> {
 }
 
 /** Waits until the peer shows the task's pause pending (the request reached the peer). */
-async function untilPending(peer: string, taskId: string): Promise<void> {
-  for (;;) {
+async function untilPending(peer: string, taskId: string, orUntil: () => boolean = () => false): Promise<void> {
+  while (!orUntil()) {
     const task = await peerTask(peer, taskId);
     if (JSON.stringify(task).includes('pause requested')) return;
     await new Promise<void>((resolve) => setImmediate(resolve));
@@ -331,8 +331,16 @@ it('reads a gRPC pause to its answer when its client cancels or its deadline pas
       const taskId = started.task.id;
       await ok(recorder.url, 'AdvanceClock', { ms: 500 }, '/control');
       const pause = leavingCall(recorder.url, 'gRPC', 'PauseTask', taskId, { reason: leave }, leave);
-      if (leave !== 'deadline 1n') await untilPending(peer.url, taskId);
-      if (leave === 'resets while waiting') pause.reset();
+      if (leave === 'resets while waiting') {
+        await untilPending(peer.url, taskId);
+        pause.reset();
+      } else {
+        // A client that leaves on its own may leave before its call went whole to the peer (the
+        // recorder then cancels it upstream): wait for the pause at the peer or the client's end.
+        let answered = false;
+        void pause.answer.then(() => (answered = true));
+        await untilPending(peer.url, taskId, () => answered);
+      }
       // The client has its answer (or left) before the step ends and the peer pauses the task.
       answers.push(`${leave}: ${await pause.answer}`);
       await ok(recorder.url, 'AdvanceClock', { ms: 600 }, '/control');
