@@ -35,9 +35,11 @@ export const FINDING_BEARING: { readonly [C in FindingCode]: FindingBearing } = 
   'observer-error': 'unread',
   // A call the peer answered with a result whose request the observer could not read.
   'unread-call': 'unread',
-  // A resume of a pause the recording never showed open: a pause went by unseen.
-  'unmatched-resume': 'unread',
   'malformed-params': 'noted',
+  // A resume with no open pause to close: most often one a poll or a stream already showed ended
+  // (a client that left reads its answer late), or one begun at another replica of a fleet. The
+  // pauses are judged by what the peer showed of them, so it is noted, not a gap.
+  'unmatched-resume': 'noted',
   'id-mismatch': 'noted',
   'impossible-transition': 'noted',
   'lost-pause': 'verdict',
