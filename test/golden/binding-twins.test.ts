@@ -4,25 +4,11 @@
  * `binding`, each line's chain links, signatures, spans, recorder times and entry numbers the
  * recording's own. Every A2A call of a twin's recording went over its binding.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TWINNED, TWIN_BINDINGS } from '../../scripts/golden/scenarios.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
-
-const GOLDEN = join(import.meta.dirname, '..', '..', 'golden');
-
-interface Line {
-  type: string;
-  [key: string]: unknown;
-}
-
-async function lines(scenario: string): Promise<Line[]> {
-  return (await readFile(join(GOLDEN, scenario, 'recording.receipts.jsonl'), 'utf8'))
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Line);
-}
+import { GOLDEN, type Line, lines } from './golden-receipts.js';
 
 /**
  * What a receipt says of the session. Left out: what each recording has of its own (chain links,

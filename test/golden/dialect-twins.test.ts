@@ -20,26 +20,12 @@
  * second test checks every A2A call of a twin's recording was v0.3. The peer's times, ids, prompt
  * and answer hashes, principals, causes and outcomes must all be equal.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MIXED_DIALECT, V03_BINDINGS, V03_TWINNED } from '../../scripts/golden/scenarios.js';
 import { V03_METHODS } from '../../src/protocol/methods.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
-
-const GOLDEN = join(import.meta.dirname, '..', '..', 'golden');
-
-interface Line {
-  type: string;
-  [key: string]: unknown;
-}
-
-async function lines(scenario: string): Promise<Line[]> {
-  return (await readFile(join(GOLDEN, scenario, 'recording.receipts.jsonl'), 'utf8'))
-    .split('\n')
-    .filter(Boolean)
-    .map((l) => JSON.parse(l) as Line);
-}
+import { GOLDEN, type Line, lines } from './golden-receipts.js';
 
 const RECEIPT_TYPES = ['SuspensionReceipt', 'ResumptionReceipt', 'InterruptionReceipt', 'ContinuationReceipt'];
 const receipts = (all: Line[]) => all.filter((l) => RECEIPT_TYPES.includes(l.type));
