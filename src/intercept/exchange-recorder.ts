@@ -409,7 +409,6 @@ export class Exchange {
   }
 }
 
-/** `entry` as the observer reads it: the whole body in place of the head the recording keeps. */
 /** Whether `entry` holds the very members of `draft` a request's reading reads. */
 function sameRead(draft: EntryDraft, entry: RecordingEntry): boolean {
   return (
@@ -420,6 +419,7 @@ function sameRead(draft: EntryDraft, entry: RecordingEntry): boolean {
   );
 }
 
+/** `entry` as the observer reads it: the whole body in place of the head the recording keeps. */
 function observedView(entry: RecordingEntry, observed: ObservedBody): RecordingEntry {
   const { bodyText: _head, cut: _cut, ...rest } = entry;
   if ('bodyText' in observed) return { ...rest, bodyText: observed.bodyText };
