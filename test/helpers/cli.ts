@@ -45,12 +45,13 @@ export interface CliResult {
   stderr: string;
 }
 
+/** The built CLI with `args`; `nodeOptions` go to node before the script (e.g. `--stack-size`). */
 export function runCli(
   args: string[],
-  options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {},
+  options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string; nodeOptions?: string[] } = {},
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [builtCli(), ...args], {
+    const child = spawn(process.execPath, [...(options.nodeOptions ?? []), builtCli(), ...args], {
       cwd: options.cwd ?? ROOT,
       env: childEnv(options.env),
       stdio: ['pipe', 'pipe', 'pipe'],
