@@ -13,8 +13,19 @@ import { describe, expect, it } from 'vitest';
 
 const DIST = fileURLToPath(new URL('../../dist/', import.meta.url));
 
+/** Each built file's specifiers, parsed once: the closures below walk the same files many times. */
+const specifiersOf = new Map<string, string[]>();
+
 /** The specifiers a built file imports or re-exports from at load time (not `import()`). */
 function staticSpecifiers(file: string): string[] {
+  const known = specifiersOf.get(file);
+  if (known !== undefined) return known;
+  const parsed = parseSpecifiers(file);
+  specifiersOf.set(file, parsed);
+  return parsed;
+}
+
+function parseSpecifiers(file: string): string[] {
   const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false);
   return source.statements.flatMap((s) =>
     (ts.isImportDeclaration(s) || ts.isExportDeclaration(s)) &&
