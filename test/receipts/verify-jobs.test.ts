@@ -3,9 +3,10 @@
  * verdict, counts and head on a good log, and the same first bad line and reason on logs tampered
  * at lines in the first, a middle and the last batch (a byte of a signature, a dropped line, a
  * space, a line that is not JSON, bytes that are not UTF-8, a torn tail); `onLine` sees the same
- * lines. The built CLI's `--jobs 1` and `--jobs 2` agree on the same logs. Worker threads start the
- * built worker, so the library tests with jobs run the built verifier (dist/, which the suite's
- * global setup builds); from the TypeScript sources, jobs above 1 are refused with the reason.
+ * lines. The built CLI's `--jobs 1` and `--jobs 2` agree on a good log and two tampered ones.
+ * Worker threads start the built worker, so the library tests with jobs run the built verifier
+ * (dist/, which the suite's global setup builds); from the TypeScript sources, jobs above 1 are
+ * refused with the reason.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -152,8 +153,15 @@ describe('verifyReceiptLog with jobs', () => {
 
 describe('a2a-replay verify --jobs', () => {
   it('prints the same result with --jobs 1 and --jobs 2, good or tampered', async () => {
+    // Every tamper at every batch is compared above through the library the command calls; here,
+    // that --jobs reaches it and the printed verdict is the same, on a good log and on a log
+    // tampered in the first batch and in a later one.
+    const [sigByte, , , , notUtf8] = tampers(0);
     const paths = [await logWith('cli-good', null)];
-    for (const tamper of [...tampers(3), ...tampers(1200)].filter((_, i) => i % 2 === 0))
+    for (const tamper of [
+      { ...sigByte!, at: 3 },
+      { ...notUtf8!, at: 1200 },
+    ])
       paths.push(await logWith(`cli ${tamper.name} ${tamper.at}`, tamper));
     for (const path of paths) {
       const one = await runCli(['verify', path, '--key', keyFile, '--jobs', '1', '--json']);
