@@ -1,34 +1,51 @@
 /**
- * Two recorder replicas in front of one reference peer (real `record --key` processes, real
- * sockets): a client pauses a task through replica A and resumes it through replica B, over
+ * Two recorder replicas in front of one reference peer (recorders started with `startRecorder` and
+ * the peer with `startPeer` in this process, over real sockets; the commands that read their logs
+ * are the built CLI): a client pauses a task through replica A and resumes it through replica B, over
  * JSON-RPC, over HTTP+JSON, and over gRPC through A and JSON-RPC through B. B writes the
  * ResumptionReceipt of a pause that began outside its log (docs/design.md §17), naming it by the
  * pause identity A's SuspensionReceipt carries, and B's log verifies alone, saying so. `run --merge`
  * replays both as one session; an ask through A answered through B is continued in the merged
- * replay alone, neither replica having seen both (docs/design.md §8, "Merged sessions").
+ * replay alone, neither replica having seen both (docs/design.md §8, "Merged sessions"). Each fleet
+ * is recorded once and read by every test of its binding.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient, type ClientBinding } from '../../scripts/golden/a2a-client.js';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { tokenHashOf } from '../../src/recording/resume-token.js';
+import { startPeer } from '../../src/public/peer.js';
+import { startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
-let dir = '';
-const processes: CliProcess[] = [];
+let root = '';
+/** What a test started, closed after the file even when an assertion stopped it early. */
+const running: { close(): Promise<unknown> }[] = [];
 
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'fleet-'));
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'fleet-'));
 });
 
-afterEach(async () => {
-  for (const p of processes.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
-  await rm(dir, { recursive: true, force: true });
+afterAll(async () => {
+  for (const r of running.splice(0).reverse()) await r.close().catch(() => undefined);
+  await rm(root, { recursive: true, force: true });
 });
+
+/** A directory of its own under the file's, for one fleet. */
+async function fleetDir(name: string): Promise<string> {
+  const dir = join(root, name);
+  await mkdir(dir);
+  return dir;
+}
+
+async function peerForFleet() {
+  const peer = await startPeer({ deterministic: true });
+  running.push(peer);
+  return peer;
+}
 
 type Line = Record<string, unknown> & { type: string };
 type Json = Record<string, unknown>;
@@ -41,6 +58,7 @@ async function linesOf(file: string): Promise<Line[]> {
 }
 
 interface Fleet {
+  dir: string;
   a: { recording: string; receipts: string; key: string };
   b: { recording: string; receipts: string; key: string };
   /** `pausedAt` of the resumed task's pause as the peer states it over JSON-RPC. */
@@ -52,23 +70,46 @@ interface Fleet {
  * Pauses two tasks through A, resumes one of them through B (A's client over `binding`, B's over
  * `bindingB`), stops both recorders.
  */
-/** A `record --key` replica named `name` in front of the peer at `upstream`. */
-async function replica(upstream: string, name: string) {
+/** A replica named `name` in front of the peer at `upstream`, signing with a key file of its own. */
+async function replica(dir: string, upstream: string, name: string) {
   const key = join(dir, `${name}.key.json`);
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: `replica-${name}` }).keyFile()), { mode: 0o600 });
   const recording = join(dir, `${name}.jsonl`);
-  const proc = await startRecordProcess(['--upstream', upstream, '--out', recording, '--key', key]);
-  processes.push(proc);
-  return { proc, files: { recording, receipts: recording.replace(/\.jsonl$/, '.receipts.jsonl'), key } };
+  const recorder = await startRecorder({ upstream, out: recording, key });
+  running.push(recorder);
+  return { recorder, files: { recording, receipts: recording.replace(/\.jsonl$/, '.receipts.jsonl'), key } };
 }
 
-async function pauseViaAResumeViaB(binding: ClientBinding, bindingB: ClientBinding = binding): Promise<Fleet> {
-  const peer = await startCliProcess(['peer', '--deterministic']);
-  processes.push(peer);
-  const a = await replica(peer.url, 'a');
-  const b = await replica(peer.url, 'b');
-  const viaA = new A2aTestClient(a.proc.url, 'alice', binding);
-  const viaB = new A2aTestClient(b.proc.url, 'bob', bindingB);
+/** Closes a replica, expecting every line in its files and its receipt log closed (`record` exits 0). */
+async function closeReplica(r: Awaited<ReturnType<typeof replica>>): Promise<void> {
+  const summary = await r.recorder.close();
+  expect(summary.complete).toBe(true);
+  expect(summary.droppedLines).toBe(0);
+}
+
+const fleets = new Map<string, Promise<Fleet>>();
+
+/** The fleet of `binding` (and `bindingB`), recorded once for every test that reads it. */
+function fleetOf(binding: ClientBinding, bindingB: ClientBinding = binding): Promise<Fleet> {
+  const name = `${binding}-${bindingB}`;
+  let fleet = fleets.get(name);
+  if (fleet === undefined) {
+    fleet = fleetDir(name.replace(/\W+/g, '-')).then((dir) => pauseViaAResumeViaB(dir, binding, bindingB));
+    fleets.set(name, fleet);
+  }
+  return fleet;
+}
+
+async function pauseViaAResumeViaB(
+  dir: string,
+  binding: ClientBinding,
+  bindingB: ClientBinding = binding,
+): Promise<Fleet> {
+  const peer = await peerForFleet();
+  const a = await replica(dir, peer.url, 'a');
+  const b = await replica(dir, peer.url, 'b');
+  const viaA = new A2aTestClient(a.recorder.url, 'alice', binding);
+  const viaB = new A2aTestClient(b.recorder.url, 'bob', bindingB);
   const direct = new A2aTestClient(peer.url, 'carol');
   const start = async (messageId: string) => {
     const { task } = await viaA.ok<{ task: { id: string } }>('SendMessage', {
@@ -88,10 +129,11 @@ async function pauseViaAResumeViaB(binding: ClientBinding, bindingB: ClientBindi
   await viaB.ok('ResumeTask', { taskId: resumedTask, resumeToken: pause.pause.resumeToken });
   viaA.close();
   viaB.close();
-  expect(await stopProcess(a.proc)).toBe(0);
-  expect(await stopProcess(b.proc)).toBe(0);
-  await stopProcess(peer);
+  await closeReplica(a);
+  await closeReplica(b);
+  await peer.close();
   return {
+    dir,
     a: a.files,
     b: b.files,
     resumed: { taskId: resumedTask, token: pause.pause.resumeToken, pausedAt: seen.status.pause.pausedAt },
@@ -101,7 +143,7 @@ async function pauseViaAResumeViaB(binding: ClientBinding, bindingB: ClientBindi
 
 describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a pause through replica A resumed through B (%s)', (binding) => {
   it('B writes the ResumptionReceipt naming the pause outside its log, and B verifies alone', async () => {
-    const fleet = await pauseViaAResumeViaB(binding);
+    const fleet = await fleetOf(binding);
     const tokenHash = tokenHashOf(fleet.resumed.token);
 
     const aLines = await linesOf(fleet.a.receipts);
@@ -138,7 +180,7 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a pause through replica A resu
   });
 
   it('verify, lost, audit and a directory read the replicas as one fleet', async () => {
-    const fleet = await pauseViaAResumeViaB(binding);
+    const fleet = await fleetOf(binding);
     const keys = ['--key', fleet.a.key, '--key', fleet.b.key];
 
     const verified = await runCli(['verify', fleet.a.receipts, fleet.b.receipts, ...keys]);
@@ -199,7 +241,7 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a pause through replica A resu
     expect(table.stderr).toContain('2 suspensions in a fleet of 2 logs');
 
     // B's log without A's: its resumption pairs with nothing given, an orphan.
-    const onlyB = join(dir, 'only-b');
+    const onlyB = join(fleet.dir, 'only-b');
     await mkdir(onlyB);
     await writeFile(join(onlyB, 'b.receipts.jsonl'), await readFile(fleet.b.receipts));
     const orphan = await runCli(['verify', onlyB, '--key', fleet.b.key]);
@@ -221,7 +263,7 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a pause through replica A resu
 
 describe('a pause seen over gRPC through A, resumed over JSON-RPC through B', () => {
   it("A's receipt states pausedAt as the JSON-RPC peer does, and the fleet pairs the two logs", async () => {
-    const fleet = await pauseViaAResumeViaB('GRPC', 'JSONRPC');
+    const fleet = await fleetOf('GRPC', 'JSONRPC');
     const keys = ['--key', fleet.a.key, '--key', fleet.b.key];
     const tokenHash = tokenHashOf(fleet.resumed.token);
 
@@ -266,7 +308,7 @@ describe('a pause seen over gRPC through A, resumed over JSON-RPC through B', ()
 
 describe('run --merge replays the replicas as one session', () => {
   it('passes against the embedded peer; drifts naming B’s file when B’s resume names another principal', async () => {
-    const fleet = await pauseViaAResumeViaB('JSONRPC');
+    const fleet = await fleetOf('JSONRPC');
 
     const merged = await runCli(['run', '--merge', fleet.a.recording, fleet.b.recording, '--json']);
     expect(merged.code, merged.stdout + merged.stderr).toBe(0);
@@ -277,13 +319,18 @@ describe('run --merge replays the replicas as one session', () => {
     const alone = await runCli(['run', fleet.b.recording]);
     expect(alone.code).toBe(1);
 
-    // B's golden log edited to name another principal for the resume: the drift names B's file and line.
+    // B's golden log edited (in a copy: other tests read this fleet) to name another principal for
+    // the resume: the drift names B's file and line.
+    const edited = join(fleet.dir, 'edited');
+    await mkdir(edited);
+    const editedB = { recording: join(edited, 'b.jsonl'), receipts: join(edited, 'b.receipts.jsonl') };
+    await copyFile(fleet.b.recording, editedB.recording);
     const text = await readFile(fleet.b.receipts, 'utf8');
     expect(text).toContain('"principal":"jwt:sub=bob"');
-    await writeFile(fleet.b.receipts, text.replace('"principal":"jwt:sub=bob"', '"principal":"jwt:sub=mallory"'));
-    const drift = await runCli(['run', '--merge', fleet.a.recording, fleet.b.recording]);
+    await writeFile(editedB.receipts, text.replace('"principal":"jwt:sub=bob"', '"principal":"jwt:sub=mallory"'));
+    const drift = await runCli(['run', '--merge', fleet.a.recording, editedB.recording]);
     expect(drift.code).toBe(1);
-    expect(drift.stdout).toContain(`${fleet.b.receipts}:2`);
+    expect(drift.stdout).toContain(`${editedB.receipts}:2`);
     expect(drift.stdout).toMatch(/principal: expected "jwt:sub=mallory", actual "jwt:sub=bob"/);
 
     // Options about one recording each are usage errors with --merge.
@@ -295,12 +342,12 @@ describe('run --merge replays the replicas as one session', () => {
   });
 
   it('an ask through A answered through B: the merged replay continues it, no replica receipted that', async () => {
-    const peer = await startCliProcess(['peer', '--deterministic']);
-    processes.push(peer);
-    const a = await replica(peer.url, 'a');
-    const b = await replica(peer.url, 'b');
-    const viaA = new A2aTestClient(a.proc.url, 'alice');
-    const viaB = new A2aTestClient(b.proc.url, 'bob');
+    const dir = await fleetDir('ask');
+    const peer = await peerForFleet();
+    const a = await replica(dir, peer.url, 'a');
+    const b = await replica(dir, peer.url, 'b');
+    const viaA = new A2aTestClient(a.recorder.url, 'alice');
+    const viaB = new A2aTestClient(b.recorder.url, 'bob');
     type Task = { id: string; contextId: string; status: { state: string } };
     const { task: asked } = await viaA.ok<{ task: Task }>('SendMessage', {
       message: { role: 'ROLE_USER', messageId: 'fleet-ask', parts: [{ text: 'ask:approve?' }] },
@@ -318,9 +365,9 @@ describe('run --merge replays the replicas as one session', () => {
     expect(answered.status.state).toBe('TASK_STATE_COMPLETED');
     viaA.close();
     viaB.close();
-    expect(await stopProcess(a.proc)).toBe(0);
-    expect(await stopProcess(b.proc)).toBe(0);
-    await stopProcess(peer);
+    await closeReplica(a);
+    await closeReplica(b);
+    await peer.close();
 
     // A saw the ask and nothing after it; B saw an answer to a task it never saw interrupted.
     const receipts = async (file: string) =>
