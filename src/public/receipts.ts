@@ -91,6 +91,7 @@ export {
   outsideLines,
 } from '../logs/describe-verification.js';
 export { fleetLines, fleetPauseJson } from '../logs/given-logs.js';
+export { headLine, verificationJson, verificationLines } from '../logs/verification-lines.js';
 export type { Dialects } from '../logs/lost-reading.js';
 export {
   type FleetAmbiguity,
@@ -102,6 +103,8 @@ export {
   fleetFails,
 } from '../receipts/fleet.js';
 export {
+  type LogChecks,
+  type LogChecksFound,
   type SinceCheck,
   type WitnessesCheck,
   type WitnessesOptions,
