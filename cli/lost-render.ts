@@ -5,13 +5,12 @@
  */
 import { printable } from '../src/public/core.js';
 import type { LostChain, LostInterruptionListing, LostPauseListing } from '../src/public/observe.js';
-import type { Dialects, Incomplete } from '../src/public/receipts.js';
+import { type Dialects, type FleetVerdict, type Incomplete, ambiguityText } from '../src/public/receipts.js';
+import { fleetPauseVerdict } from '../src/public/observe.js';
 import { textTableLines, withVersionColumn } from './text-table.js';
 
 /** The trace id of a row's span, or `-`: where to open it in Jaeger. */
-export const traceOf = (span: { traceId: string } | null): string => span?.traceId ?? '-';
-
-export type Source = { kind: 'recording' } | { kind: 'receipt log'; verification: string };
+const traceOf = (span: { traceId: string } | null): string => span?.traceId ?? '-';
 
 /** For each lost pause, the chain of facts and rules that led to it (docs/design.md §14.8). */
 export function* renderChains(file: string, chains: readonly LostChain[]): Generator<string> {
@@ -78,10 +77,6 @@ export function renderIncomplete(file: string, incomplete: Incomplete): string {
   return `${printable(lines.join('\n'))}\n`;
 }
 
-export function describeSource(source: Source): string {
-  return source.kind === 'recording' ? 'recording' : `receipt log, ${source.verification}`;
-}
-
 const LOST_HEADER = ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'TRACE', 'PAUSE REASON'];
 /** With the rules known (a recording): the rule that declared each pause lost (docs/design.md §14.8). */
 const LOST_HEADER_WITH_RULE = ['TASK', 'INITIATOR', 'REASON', 'RULE', 'SINCE', 'TRACE', 'PAUSE REASON'];
@@ -123,20 +118,47 @@ export function* renderInterruptions(file: string, lost: readonly LostInterrupti
 /** The listing, line by line: a count, then the table (rows are written as they are made). */
 export function* render(
   file: string,
-  source: Source,
+  source: string,
   lost: readonly LostPauseListing[],
   incomplete: boolean,
 ): Generator<string> {
   if (lost.length === 0) {
     yield incomplete
-      ? `no lost pauses seen in ${file} (${describeSource(source)}, INCOMPLETE)`
-      : `no lost pauses in ${file} (${describeSource(source)})`;
+      ? `no lost pauses seen in ${file} (${source}, INCOMPLETE)`
+      : `no lost pauses in ${file} (${source})`;
     return;
   }
-  yield `${lost.length} lost pause${lost.length === 1 ? '' : 's'} in ${file} (${describeSource(source)})`;
+  yield `${lost.length} lost pause${lost.length === 1 ? '' : 's'} in ${file} (${source})`;
   // A receipt log holds no rule: its table has no RULE column rather than one of dashes.
   const [header, cells] = lost.some((l) => l.rule !== null)
     ? withVersionColumn(lost, LOST_HEADER_WITH_RULE, lostCellsWithRule, (l) => l.a2aVersions)
     : withVersionColumn(lost, LOST_HEADER, lostCells, (l) => l.a2aVersions);
   yield* textTableLines(header, lost, cells);
+}
+
+const FLEET_HEADER = ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'PAUSED IN', 'TRACE', 'PAUSE REASON'];
+
+/** A fleet's listing (docs/design.md §17): a count, the pauses open when every log ended, orphans, ambiguities. */
+export function* renderFleet(files: readonly string[], verdict: FleetVerdict): Generator<string> {
+  const { lost, orphans, ambiguous } = verdict;
+  const where = `a fleet of ${files.length} logs (${files.join(', ')})`;
+  yield lost.length === 0
+    ? `no lost pauses in ${where}`
+    : `${lost.length} lost pause${lost.length === 1 ? '' : 's'} in ${where}`;
+  if (lost.length > 0)
+    yield* textTableLines(FLEET_HEADER, lost, (p) => [
+      p.taskId,
+      p.initiatedBy,
+      'recording_ended',
+      p.pausedAt,
+      `${p.begun.file}:${p.begun.line}`,
+      traceOf(fleetPauseVerdict(p).span),
+      p.reason === null ? '-' : JSON.stringify(p.reason),
+    ]);
+  for (const o of orphans)
+    yield (
+      `orphan: task ${o.taskId}: ${o.outcome} in ${o.ended.file}:${o.ended.line} (seq ${o.ended.seq}), ` +
+      'naming a pause outside its log that no given log holds'
+    );
+  for (const a of ambiguous) yield `ambiguous: ${ambiguityText(a)}`;
 }

@@ -74,6 +74,7 @@ export {
   auditLogSet,
   headProblem,
 } from '../logs/log-set.js';
+export { type LostOutcome, lostOutcome, lostPausesJson, lostSource, lostVerdicts } from '../logs/lost-report.js';
 export { type Incomplete, type RecordingGaps, gapless } from '../logs/recording-gaps.js';
 export { type LogHead, type SeriesHead, LOG_HEAD_PAYLOAD_TYPE, readSeriesHead } from '../receipts/log-head.js';
 export {
