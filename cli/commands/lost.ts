@@ -30,16 +30,7 @@ import {
 import { exportLostVerdicts } from '../../src/public/observe.js';
 import { CliExit, EXIT, writeLines } from '../io.js';
 import { keyringFromFiles, recordingOption } from '../options.js';
-import {
-  render,
-  renderChains,
-  renderDialects,
-  renderFleet,
-  renderIncomplete,
-  renderInterruptions,
-  renderNotUnderstood,
-  renderUnread,
-} from '../lost-render.js';
+import { render, renderChains, renderDialects, renderFleet, renderGaps, renderInterruptions } from '../lost-render.js';
 
 interface LostCommandOptions {
   key?: string[];
@@ -105,12 +96,7 @@ async function printListing(found: LostPauses, explain: boolean): Promise<void> 
   await writeLines(renderInterruptions(label, found.interruptions));
   if (found.kind === 'series') return;
   if (found.unreceipted) process.stdout.write(`${label}: ${stallMessage(found.unreceipted)}\n`);
-  if (gaps !== null)
-    process.stdout.write(
-      renderIncomplete(label, gaps.incomplete) +
-        renderNotUnderstood(label, gaps.notUnderstood) +
-        renderUnread(label, gaps.unread),
-    );
+  if (gaps !== null) process.stdout.write(renderGaps(label, gaps));
   process.stdout.write(renderDialects(found.recording?.dialects ?? {}));
   if (explain) await writeLines(renderChains(label, found.recording?.chains ?? []));
 }
