@@ -5,7 +5,8 @@
  * A recording with entries that do not hold all the peer sent (`incomplete`, `cut`: §5) is
  * reported INCOMPLETE, naming each line, seq and why; one with requests in no A2A dialect it reads
  * (§14.10) NOT UNDERSTOOD, likewise; one where the observer could not read what the peer said
- * (a malformed pause, an answer that does not parse: §14.2) UNREAD, likewise. Exit 1 when there are
+ * (a malformed pause, an answer that does not parse: §14.2) UNREAD, likewise (what is listed and
+ * what it comes to are `lostPauses` and `lostOutcome`). Exit 1 when there are
  * lost pauses or the recording is incomplete or unread, 0 when none, 2 for input it cannot read
  * (requests not understood included).
  */

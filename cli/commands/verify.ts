@@ -10,7 +10,7 @@
  * changed since the closing checkpoint bound it, fails. Exit 0
  * with a one-line summary when it verifies, 1 naming the first bad line and why (a log that does
  * not end in a checkpoint included, unless --allow-open), 2 on a usage error (no such file, no
- * key, a bad --jobs).
+ * key, a bad --jobs). What is checked and said is `verifyLogSet` and `verificationLines`.
  */
 import { readFile, stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
