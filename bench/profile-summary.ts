@@ -1,6 +1,6 @@
 /**
  * The top functions by self time of a V8 CPU profile (`node --cpu-prof` writes one on exit),
- * with their file:line: `npx tsx bench/profile-summary.ts FILE.cpuprofile... [--top 15] [--stages]`.
+ * with their file:line: `npx tsx bench/profile-summary.ts FILE.cpuprofile... [--top 15] [--stages | --inclusive]`.
  * Share is of the whole profile and of its busy time (everything but `(idle)`). Frames of the bundled
  * CLI are read through the source maps beside its files, so places and stages name `src/...ts`.
  *
@@ -222,13 +222,57 @@ function summarizeStages(file: string): void {
   );
 }
 
+/**
+ * The functions of this project by inclusive time (their own and everything they call, Node's
+ * code included), from the first exchange forwarded on, as shares of that busy time: where a
+ * stage's cost comes from when its self time is spread thin.
+ */
+function summarizeInclusive(file: string, top: number): void {
+  const profile = readProfile(file);
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const stack = (id: number): CallFrame[] => {
+    const frames: CallFrame[] = [];
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) frames.push(byId.get(at)!.callFrame);
+    return frames;
+  };
+  const inclusive = new Map<string, number>();
+  let busy = 0;
+  let started = false;
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i + 1] ?? 0;
+    const frames = stack(id);
+    started ||= frames.some((f) => /intercept\/forward-exchange\./.test(projectPathOf(f) ?? ''));
+    if (!started || frames[0]?.functionName === '(idle)') return;
+    busy += delta;
+    const counted = new Set<string>();
+    for (const frame of frames) {
+      if (projectPathOf(frame) === undefined) continue;
+      const key = `${frame.functionName || '(anonymous)'} ${where(frame)}`;
+      if (counted.has(key)) continue;
+      counted.add(key);
+      inclusive.set(key, (inclusive.get(key) ?? 0) + delta);
+    }
+  });
+  const rows = [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, top);
+  console.log(`${file}: ${(busy / 1000).toFixed(0)} ms busy from the first exchange forwarded`);
+  console.log(
+    textTable([
+      ['ms', 'of busy', 'function (inclusive)'],
+      ...rows.map(([key, us]) => [(us / 1000).toFixed(1), `${((100 * us) / Math.max(busy, 1)).toFixed(1)}%`, key]),
+    ]),
+  );
+}
+
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
   const top = Number(arg('top', '15'));
   const files = process.argv.slice(2).filter((a, i, all) => !a.startsWith('--') && all[i - 1] !== '--top');
   if (files.length === 0 || !Number.isInteger(top) || top < 1)
-    throw new Error('usage: profile-summary.ts FILE.cpuprofile... [--top N] [--stages]');
+    throw new Error('usage: profile-summary.ts FILE.cpuprofile... [--top N] [--stages | --inclusive]');
   for (const file of files) {
     if (process.argv.includes('--stages')) summarizeStages(file);
+    else if (process.argv.includes('--inclusive')) summarizeInclusive(file, top);
     else summarize(file, top);
   }
 }

@@ -32,7 +32,12 @@ import { RedactionMarks, randomMarkKey } from '../recording/redaction-mark.js';
 import { Redactor } from '../recording/redaction.js';
 import { adjustSecretRules } from '../recording/secret-rules.js';
 import type { EntryDraft, EntryWriter } from '../recording/recording-writer.js';
-import { recordedVersion } from '../observe/dialect-view.js';
+import {
+  type ObservedRequest,
+  readRequestOrUndefined,
+  rememberRequestRead,
+  versionToRecord,
+} from '../observe/dialect-view.js';
 import type { Hold } from './hold-gate.js';
 import { type HeaderInput, mediaType, recordedHeaders } from './http-headers.js';
 import {
@@ -404,6 +409,16 @@ export class Exchange {
   }
 }
 
+/** Whether `entry` holds the very members of `draft` a request's reading reads. */
+function sameRead(draft: EntryDraft, entry: RecordingEntry): boolean {
+  return (
+    entry.http === draft.http &&
+    entry.body === draft.body &&
+    entry.bodyText === draft.bodyText &&
+    entry.grpc === draft.grpc
+  );
+}
+
 /** `entry` as the observer reads it: the whole body in place of the head the recording keeps. */
 function observedView(entry: RecordingEntry, observed: ObservedBody): RecordingEntry {
   const { bodyText: _head, cut: _cut, ...rest } = entry;
@@ -470,10 +485,11 @@ export class ExchangeRecorder {
         ...record.fields,
       };
       if (principal !== undefined) draft.principal = principal;
-      const version = recordedVersion(draft);
+      const read = readRequestOrUndefined(draft);
+      const version = versionToRecord(read);
       if (version !== undefined) draft.a2aVersion = version;
       // A request shows the client nothing, so it is never held.
-      void this.emit(draft, record.observed);
+      void this.emit(draft, record.observed, read);
     } catch (error) {
       this.report(error);
     }
@@ -514,7 +530,8 @@ export class ExchangeRecorder {
    * entry whose body the recording keeps cut (`observed`: the whole) reaches the listener with the
    * whole body instead of the head, as the writer writes a body (docs/design.md §5).
    */
-  emit(draft: EntryDraft, observed?: ObservedBody): Hold | undefined {
+  emit(draft: EntryDraft, observed?: ObservedBody, read?: ObservedRequest): Hold | undefined {
+    const marked = this.#redactor.markCount;
     if (this.#redactBodies) {
       // The body is this recorder's own parse: marked in place (docs/design.md §5).
       if (draft.body !== undefined) draft.body = this.#redactor.json(draft.body);
@@ -523,6 +540,10 @@ export class ExchangeRecorder {
     }
     const entry = this.#writer.append(draft);
     if (this.#onEntry === undefined) return undefined;
+    // The request as read before its body was redacted is the request as written when nothing
+    // was marked and the writer kept every member read: the observer takes that reading.
+    if (read !== undefined && observed === undefined && this.#redactor.markCount === marked && sameRead(draft, entry))
+      rememberRequestRead(entry, read);
     try {
       return this.#onEntry(observed === undefined ? entry : observedView(entry, observed)) ?? undefined;
     } catch (error) {

@@ -4,12 +4,11 @@
  * recordings standing for the log beside them, and OpenTelemetry collector exports, and tells one
  * log, one series (logs whose headers name one series, read as one log) or a fleet (several
  * recorders' logs or series, whose pauses pair across them). {@link verifyLogSet} verifies it as
- * `verify` does, {@link lostPauses} lists what never came back as `lost` does (a recording too),
- * and {@link auditLogSet} gives the audit rows of a log or a series.
+ * `verify` does, and {@link lostPauses} lists what never came back as `lost` does (a recording
+ * too); `auditLogSet` (logs/log-set-audit) audits a log or a series.
  */
 import { stat } from 'node:fs/promises';
 import { A2aReplayError } from '../errors.js';
-import { type AuditFilter, type AuditRow, auditReceiptLog } from '../receipts/audit.js';
 import { FleetLedger, type FleetVerdict, fleetFails } from '../receipts/fleet.js';
 import { loadKeyFile } from '../receipts/key-file.js';
 import { Keyring, ReceiptKey } from '../receipts/keys.js';
@@ -29,7 +28,6 @@ import { readRecordingBinding } from '../receipts/recording-binding.js';
 import { type LogChecks, type LogChecksFound, givenInput, logChecksOk, runLogChecks } from './log-checks.js';
 import { readFirstLine } from './first-line.js';
 import type { RecordingGaps } from './recording-gaps.js';
-import { auditSeries } from './series-audit.js';
 import { type HeadPlacement, givenLogHeaders, placeSeriesHead } from './series-head.js';
 import { type SeriesHead, readSeriesHead } from '../receipts/log-head.js';
 import { lostInSeries } from './series-lost.js';
@@ -113,12 +111,13 @@ export async function openLogSet(paths: readonly string[], options: LogSetOption
 }
 
 /** Where the set's head stands among its logs; null without a head. */
-async function placeHead(set: LogSet, keyring: Keyring): Promise<HeadPlacement | null> {
+export async function placeHead(set: LogSet, keyring: Keyring): Promise<HeadPlacement | null> {
   if (set.head === undefined) return null;
   return placeSeriesHead(set.head, keyring, await givenLogHeaders(set.files));
 }
 
-function keyringFor(set: LogSet, what: string): Keyring {
+/** The set's keyring; without one, an error saying `what` needs a key. */
+export function keyringFor(set: LogSet, what: string): Keyring {
   if (set.keyring === undefined)
     throw new A2aReplayError('INVALID_ARGUMENT', `${what} needs a key: open the log set with \`keys\``);
   return set.keyring;
@@ -377,46 +376,4 @@ function verificationFailure(verified: LogSetVerification): string {
   if (verified.kind === 'series') return `the series does not verify: ${verified.series.error?.message ?? ''}`;
   const e = verified.result.firstError;
   return `${verified.file}:${e?.line ?? '?'}: does not verify (${e?.reason ?? 'unknown'}: ${e?.message ?? ''})`;
-}
-
-/** The audit rows of a log or a series (verified first), or why there are none. */
-export async function auditLogSet(
-  set: LogSet,
-  options: { filter?: AuditFilter; agentPrincipals?: readonly string[] } = {},
-): Promise<{ ok: boolean; rows: AuditRow[]; verification: LogSetVerification }> {
-  const keyring = keyringFor(set, 'auditing');
-  if (set.kind === 'fleet')
-    throw new A2aReplayError(
-      'INVALID_ARGUMENT',
-      'auditLogSet reads one log or one series; audit a fleet with auditFleet',
-    );
-  const placed = await placeHead(set, keyring);
-  // A head that is no given log's checkpoint leaves nothing to audit: the verification says why.
-  if (placed !== null && placed.kind !== 'at') return { ok: false, rows: [], verification: await verifyLogSet(set) };
-  const head = placed === null ? {} : { head: placed };
-  const checkpoint = set.head?.checkpoint;
-  if (set.kind === 'series') {
-    const { series, rows } = await auditSeries(set.group.files, {
-      keyring,
-      allowOpen: set.allowOpen,
-      allowTornTail: set.allowTornTail,
-      ...(placed && checkpoint ? { anchorAt: { path: placed.path, checkpoint } } : {}),
-      ...options,
-    });
-    return { ok: series.ok, rows, verification: { kind: 'series', ok: series.ok, series, ...head } };
-  }
-  const audited = await auditReceiptLog(set.files[0]!, {
-    keyring,
-    ...(checkpoint ? { anchor: checkpoint } : {}),
-    allowOpen: set.allowOpen,
-    allowTornTail: set.allowTornTail,
-    ...(options.agentPrincipals ? { agentPrincipals: [...options.agentPrincipals] } : {}),
-    ...(options.filter ? { filter: options.filter } : {}),
-  });
-  const ok = audited.verify.ok;
-  return {
-    ok,
-    rows: audited.rows,
-    verification: { kind: 'log', ok, file: set.given, result: audited.verify, ...head },
-  };
 }

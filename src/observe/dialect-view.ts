@@ -97,14 +97,41 @@ function restVersionOfBody(body: unknown): A2aVersion {
  * when not 1.0, or the version it asked for that no dialect reads; undefined otherwise. Never throws.
  */
 export function recordedVersion(entry: RequestEntry): string | undefined {
-  let view: ObservedRequest;
+  return versionToRecord(readRequestOrUndefined(entry));
+}
+
+/** readObservedRequest(entry), or undefined when it throws. */
+export function readRequestOrUndefined(entry: RequestEntry): ObservedRequest | undefined {
   try {
-    view = readObservedRequest(entry);
+    return readObservedRequest(entry);
   } catch {
     return undefined; // never in the recorder's way: the observer names what it cannot read
   }
+}
+
+/** {@link recordedVersion} of a request read as `view` (undefined: it could not be read). */
+export function versionToRecord(view: ObservedRequest | undefined): string | undefined {
+  if (view === undefined) return undefined;
   if (view.kind === 'call') return view.version === '1.0' ? undefined : view.version;
   return view.kind === 'not-understood' && view.version !== '1.0' ? view.version : undefined;
+}
+
+/**
+ * Request entries already read in their dialect by the recorder that wrote them (it reads each
+ * request for its `a2aVersion`), so that the observer does not read them again (§14.11). An entry
+ * is remembered only when what the reading reads (`http`, `body`, `bodyText`, `grpc`) is the very
+ * values read: nothing marked by redaction since, no body repaired by the writer.
+ */
+const requestReads = new WeakMap<RequestEntry, ObservedRequest>();
+
+/** @internal remembers `view`, readObservedRequest of `entry` as it is now and will stay. */
+export function rememberRequestRead(entry: RequestEntry, view: ObservedRequest): void {
+  requestReads.set(entry, view);
+}
+
+/** The reading {@link rememberRequestRead} left for `entry`, if any. */
+export function rememberedRequestRead(entry: RequestEntry): ObservedRequest | undefined {
+  return requestReads.get(entry);
 }
 
 /** The finding a request that is no call of a known dialect makes. */

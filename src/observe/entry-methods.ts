@@ -8,7 +8,7 @@ import { BoundedMap } from '../bounded-map.js';
 import { CONTROL_METHODS } from '../protocol/methods.js';
 import { isKnownMethod } from '../protocol/params.js';
 import type { RecordingEntry } from '../recording/format.js';
-import { type ObservedRequest, readObservedRequest } from './dialect-view.js';
+import { type ObservedRequest, readObservedRequest, rememberedRequestRead } from './dialect-view.js';
 
 /** Exchanges whose method is remembered: as many as the fact reader remembers finished ones. */
 const METHOD_MEMORY = 4096;
@@ -20,10 +20,12 @@ export class EntryMethods {
    * `entry` read as a request in its binding and dialect (`readObservedRequest`,
    * observe/dialect-view), once for both the fact reader and {@link methodOf}; undefined for an
    * entry of another kind, or one that cannot be read (whoever reads it again meets what stopped it).
+   * A request the recorder that wrote it read already is not read again (`rememberRequestRead`).
    */
   requestOf(entry: RecordingEntry): ObservedRequest | undefined {
     try {
-      return entry.kind === 'request' ? readObservedRequest(entry) : undefined;
+      if (entry.kind !== 'request') return undefined;
+      return rememberedRequestRead(entry) ?? readObservedRequest(entry);
     } catch {
       return undefined;
     }

@@ -86,6 +86,18 @@ const ROUTES: readonly RestRoute[] = [
 
 const EXACT = ROUTES.map((r) => new RegExp(`^(?:/([^/:]+))?${r.tail}$`));
 const SUFFIX = ROUTES.map((r) => new RegExp(`${r.tail}$`));
+/**
+ * The literal text each route's tail begins with (up to its first capture): a path holding none
+ * of them matches no route's pattern, so it names no route and no verb is wrong for it. Most
+ * recorded paths are a JSON-RPC endpoint's: they are answered without running the patterns.
+ */
+const LITERALS = [...new Set(ROUTES.map((r) => r.tail.split('(')[0] as string))];
+
+/** @internal whether `path` holds a route's literal text (false: no pattern can match it). */
+export function mayNameRoute(path: string): boolean {
+  for (const literal of LITERALS) if (path.includes(literal)) return true;
+  return false;
+}
 
 /** What a path under an interface URL names. */
 export type RestMatch =
@@ -110,6 +122,7 @@ function decode(segment: string | undefined): string | undefined {
 }
 
 function matchWith(patterns: readonly RegExp[], verb: string, path: string, withTenant: boolean): RestMatch {
+  if (!mayNameRoute(path)) return { kind: 'none' };
   const allow = new Set<string>();
   for (let i = 0; i < ROUTES.length; i++) {
     const route = ROUTES[i] as RestRoute;

@@ -58,7 +58,7 @@ export {
 } from '../receipts/audit.js';
 export { InterruptionAuditCollector, type InterruptionAuditRow } from '../receipts/interruption-audit.js';
 export { type FleetAudit, type FleetAuditOptions, type FleetAuditRow, auditFleet } from '../logs/fleet-audit.js';
-export { recordingRules, recordingVersions } from '../logs/recording-facts.js';
+export { type RecordingFacts, recordingFacts, recordingRules, recordingVersions } from '../logs/recording-facts.js';
 export { type ReceiptDiff, type ReceiptDifference, diffReceiptLogs } from '../replay/diff.js';
 export { canonicalJson, hashCanonical } from '../canonical/canonical-json.js';
 export {
@@ -71,10 +71,18 @@ export {
   openLogSet,
   verifyLogSet,
   lostPauses,
-  auditLogSet,
   headProblem,
 } from '../logs/log-set.js';
 export { type LostOutcome, lostOutcome, lostPausesJson, lostSource, lostVerdicts } from '../logs/lost-report.js';
+export {
+  AUDIT_KINDS,
+  type AuditEntry,
+  type AuditKind,
+  type LogSetAudit,
+  type LogSetAuditOptions,
+  auditLogSet,
+} from '../logs/log-set-audit.js';
+export { auditNotes, auditRefusal } from '../logs/audit-notes.js';
 export { type Incomplete, type RecordingGaps, gapless } from '../logs/recording-gaps.js';
 export { type LogHead, type SeriesHead, LOG_HEAD_PAYLOAD_TYPE, readSeriesHead } from '../receipts/log-head.js';
 export {

@@ -149,6 +149,7 @@ export class Redactor {
   readonly #headers: NameVerdicts;
   readonly #query: NameVerdicts;
   readonly #json: NameVerdicts;
+  #marked = 0;
 
   constructor(marks: RedactionMarks = new RedactionMarks(randomMarkKey()), rules: SecretRules = DEFAULT_SECRET_RULES) {
     this.rules = rules;
@@ -163,8 +164,17 @@ export class Redactor {
     return this.#marks;
   }
 
+  /**
+   * How many values this redactor has marked so far: a caller that reads this before and after
+   * redacting something knows whether anything in it changed (the same count: nothing did).
+   */
+  get markCount(): number {
+    return this.#marked;
+  }
+
   /** The mark of one secret value. */
   mark(value: string): string {
+    this.#marked += 1;
     return this.#marks.mark(value);
   }
 

@@ -4,7 +4,8 @@
  * INPUT_REQUIRED when the recorder rotates, or is stopped with SIGTERM and restarted with
  * `--continue-from`, is carried: the next log's header lists its InterruptionReceipt, the answer
  * after the boundary makes a ContinuationReceipt naming that receipt's hash, the series verifies,
- * and `lost` over the series reports only the interruption nobody answered.
+ * `lost` over the series reports only the interruption nobody answered, and `audit --kind
+ * interruption` over it lists both, the one answered after the boundary continued.
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -152,6 +153,29 @@ describe('an interruption open across a series', () => {
     const lost = await lostOver(at);
     expect(lost.interruptions.map((i) => [i.taskId, i.reason])).toEqual([[unanswered.id, 'never_continued']]);
     expect(lost.code).toBe(1);
+
+    // `audit --kind interruption` over the series lists both, the answer in a later log closing its row.
+    const table = await runCli(['audit', at, '--key', key, '--kind', 'interruption']);
+    expect(table.code).toBe(0);
+    const rows = table.stdout.trimEnd().split('\n');
+    expect(rows[0]).toMatch(/^TASK +STATE +PROMPT +INTERRUPTED AT +CONTINUED +FLAG +TRACE$/);
+    expect(rows.slice(1).map((r) => r.split(/ {2,}/).slice(0, 2))).toEqual([
+      [asked.id, 'INPUT_REQUIRED'],
+      [unanswered.id, 'INPUT_REQUIRED'],
+    ]);
+    expect(rows[1]).toContain('continued (message) at ');
+    expect(rows[1]).toContain('by jwt:sub=alice with sha256:');
+    expect(rows[2]).toContain('still open');
+    expect(table.stderr).toMatch(new RegExp(`^2 interruptions; series .+ of ${logs.length} logs verified\\n$`));
+    const json = await runCli(['audit', at, '--key', key, '--json']);
+    const listed = JSON.parse(json.stdout) as Json[];
+    expect(listed.map((r) => [r.kind, r.taskId, r.outcome])).toEqual([
+      ['interruption', asked.id, 'continued'],
+      ['interruption', unanswered.id, 'open'],
+    ]);
+    // Its line is the continuation's line in the later log that holds it.
+    const continuedAtLine = logs[continuation!.at]!.indexOf(continuation!.line) + 1;
+    expect(listed[0]).toMatchObject({ continuedBy: 'jwt:sub=alice', continuedAtLine });
   }, 60_000);
 
   it('is carried across SIGTERM and --continue-from: the answer to the new recorder names its receipt', async () => {

@@ -7,6 +7,7 @@ import { JSON_RPC_ERRORS, type JsonRpcErrorName } from '../../src/protocol/error
 import {
   matchRestRoute,
   matchRestTail,
+  mayNameRoute,
   readRestError,
   restError,
   restParams,
@@ -60,6 +61,44 @@ describe('routes', () => {
       expect(restParams(match, new URLSearchParams(query), request.body ?? {}).params, method).toEqual(params);
     }
     expect(restRequestOf('AdvanceClock', { ms: 1 })).toBeUndefined();
+  });
+
+  it('answers a path holding no route text without its patterns, and reads every other path by them', () => {
+    // JSON-RPC endpoints and near misses of a route's text: no pattern could match, so none.
+    for (const path of ['/', '/a2a', '/a2a/jsonrpc', '/task/t-1', '/Tasks/t-1', '/messages', '/v1/card']) {
+      expect(mayNameRoute(path), path).toBe(false);
+      expect(matchRestRoute('POST', path), path).toEqual({ kind: 'none' });
+      expect(matchRestTail('GET', path), path).toEqual({ kind: 'none' });
+    }
+    // A path holding a route's text goes to the patterns: near misses are none, a wrong verb is read.
+    for (const path of ['/a2a/tasksx', '/x/message:sendx', '/tasks/', '/extendedAgentCards']) {
+      expect(mayNameRoute(path), path).toBe(true);
+      expect(matchRestTail('GET', path), path).toEqual({ kind: 'none' });
+    }
+    expect(matchRestTail('GET', '/a2a/tasks/t-1:pause')).toEqual({ kind: 'wrong-verb', allow: 'POST' });
+    expect(matchRestRoute('PUT', '/message:send')).toEqual({ kind: 'wrong-verb', allow: 'POST' });
+    // Every route of the table holds one: the shortcut never hides a route.
+    const routes: [string, string, string][] = [
+      ['POST', '/message:send', 'SendMessage'],
+      ['POST', '/message:stream', 'SendStreamingMessage'],
+      ['POST', '/t/tasks/a:cancel', 'CancelTask'],
+      ['GET', '/tasks/a:subscribe', 'SubscribeToTask'],
+      ['POST', '/tasks/a:pause', 'PauseTask'],
+      ['POST', '/tasks/a:resume', 'ResumeTask'],
+      ['POST', '/tasks/a:awaitResumption', 'AwaitTaskResumption'],
+      ['GET', '/tasks/a/pushNotificationConfigs/c', 'GetTaskPushNotificationConfig'],
+      ['DELETE', '/tasks/a/pushNotificationConfigs/c', 'DeleteTaskPushNotificationConfig'],
+      ['POST', '/tasks/a/pushNotificationConfigs', 'CreateTaskPushNotificationConfig'],
+      ['GET', '/tasks/a/pushNotificationConfigs', 'ListTaskPushNotificationConfigs'],
+      ['GET', '/tasks/a', 'GetTask'],
+      ['GET', '/tasks', 'ListTasks'],
+      ['GET', '/extendedAgentCard', 'GetExtendedAgentCard'],
+    ];
+    for (const [verb, path, method] of routes) {
+      expect(mayNameRoute(path), path).toBe(true);
+      expect(matchRestRoute(verb, path), path).toMatchObject({ kind: 'route', method });
+      expect(matchRestTail(verb, `/a2a/rest${path}`), path).toMatchObject({ kind: 'route', method });
+    }
   });
 
   it('reports a body naming another task than its path', () => {
