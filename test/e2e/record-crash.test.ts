@@ -8,7 +8,9 @@
  * the recording reader and `verify`. The same with a stream of each task open while its client
  * pauses and resumes it (the answer and the stream event both tell the client), over JSON-RPC and
  * HTTP+JSON, under every `--fsync` policy (`never`: the lines were handed to the OS, which keeps
- * them when the process dies).
+ * them when the process dies). The recorder is the built CLI, the process killed; the peer runs in
+ * the test's process, and the left logs are verified there by `verifyReceiptLog` (the call `verify`
+ * makes), the command itself once, where it names a torn line.
  */
 import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,25 +19,29 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient, stateOf, userMessage } from '../../scripts/golden/a2a-client.js';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import type { Binding } from '../../src/protocol/rest-binding.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
+import { Keyring, generateReceiptKey, verifyReceiptLog } from '../../src/public/receipts.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { runCli } from '../helpers/cli.js';
 import { releaseOneByOne, startSyncGate } from '../helpers/sync-gate.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { startRecordProcess } from '../helpers/cli-process.js';
 import { call, stream } from '../replay/session.js';
 
+const key = generateReceiptKey({ kid: 'crash' });
+const keyring = new Keyring([key]);
 let dir = '';
 let keyFile = '';
-let peer: CliProcess;
+/** The upstream, in this process: the recorder is the process killed. */
+let peer: RunningPeer;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-crash-'));
   keyFile = join(dir, 'key.json');
-  await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'crash' }).keyFile()), { mode: 0o600 });
-  peer = await startCliProcess(['peer', '--deterministic']);
+  await writeFile(keyFile, canonicalJson(key.keyFile()), { mode: 0o600 });
+  peer = await startPeer({ deterministic: true });
 });
 afterAll(async () => {
-  await stopProcess(peer);
+  await peer.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -156,12 +162,9 @@ async function tearLastLine(file: string): Promise<number> {
   return newlines(text);
 }
 
-async function verifyJson(log: string, ...flags: string[]) {
-  const run = await runCli(['verify', log, '--key', keyFile, '--json', ...flags]);
-  return {
-    code: run.code,
-    result: JSON.parse(run.stdout) as { ok: boolean; receipts: number; vouched: number; tornTail: number | null },
-  };
+/** The left log verified in this process by the call `verify` makes (its text: the torn-line test). */
+function verified(log: string, options: { allowTornTail?: boolean; allowOpen?: boolean }) {
+  return verifyReceiptLog(log, { keyring, ...options });
 }
 
 /** Every pause and resume the clients were told about has its receipt among the log's complete lines. */
@@ -212,12 +215,13 @@ describe('kill -9 right after the k-th acknowledged pause or resume', () => {
 
         await expectReceipted(log, acknowledged);
 
-        const open = await verifyJson(log, '--allow-torn-tail', '--allow-open');
-        expect(open.result.ok).toBe(true);
-        expect(open.result.receipts).toBeGreaterThanOrEqual(acknowledged.pauses.size + acknowledged.resumes.size);
-        expect(open.code).toBe(0);
-        // Never closed (no shutdown ran): without --allow-open the open end is an error.
-        expect((await verifyJson(log, '--allow-torn-tail')).code).toBe(1);
+        const open = await verified(log, { allowTornTail: true, allowOpen: true });
+        expect(open.ok).toBe(true);
+        expect(open.receipts).toBeGreaterThanOrEqual(acknowledged.pauses.size + acknowledged.resumes.size);
+        // Never closed (no shutdown ran): without allowOpen the open end is an error.
+        const closedOnly = await verified(log, { allowTornTail: true });
+        expect(closedOnly.ok).toBe(false);
+        expect(closedOnly.firstError?.reason).toBe('not_closed');
 
         const recording = await readRecording(out, { allowTornTail: true });
         expect(recording.entries.map((e) => e.seq)).toEqual(recording.entries.map((_, i) => i + 1));
@@ -243,8 +247,8 @@ describe('kill -9 right after the k-th acknowledged pause or resume', () => {
     expect(recording.tornTail?.line).toBe(tornLine);
     await expect(readRecording(out)).rejects.toMatchObject({ code: 'RECORDING_TORN' });
     const tornLogLine = newlines(await readFile(log, 'utf8')) + 1;
-    const tolerant = await verifyJson(log, '--allow-torn-tail', '--allow-open');
-    expect(tolerant.result).toMatchObject({ ok: true, tornTail: tornLogLine });
+    const tolerant = await verified(log, { allowTornTail: true, allowOpen: true });
+    expect(tolerant).toMatchObject({ ok: true, tornTail: tornLogLine });
     const strict = await runCli(['verify', log, '--key', keyFile, '--allow-open']);
     expect(strict.code).toBe(1);
     expect(strict.stdout).toContain(`INVALID at line ${tornLogLine}: torn_tail`);
@@ -302,7 +306,7 @@ describe('kill -9 at the k-th acknowledgement with a stream of each task open', 
             await Promise.all(streams);
             expect(count).toBeGreaterThanOrEqual(k);
             await expectReceipted(log, acknowledged);
-            expect((await verifyJson(log, '--allow-torn-tail', '--allow-open')).result.ok).toBe(true);
+            expect((await verified(log, { allowTornTail: true, allowOpen: true })).ok).toBe(true);
           } finally {
             await gate.close();
           }
