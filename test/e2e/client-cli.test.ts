@@ -1,19 +1,19 @@
 /**
  * `a2a-replay client` as users run it: the built CLI against the deterministic reference peer
- * over real sockets, in both bindings.
+ * (started in the test's process) over real sockets, in both bindings.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
 import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, stopProcess } from '../helpers/cli-process.js';
 
-let peer: CliProcess;
+let peer: RunningPeer;
 
 beforeAll(async () => {
-  peer = await startCliProcess(['peer', '--deterministic']);
+  peer = await startPeer({ deterministic: true });
 });
 
 afterAll(async () => {
-  await stopProcess(peer);
+  await peer.close();
 });
 
 /** The task id of a `task ID STATE ...` line. */
