@@ -5,13 +5,18 @@
  */
 import { printable } from '../src/public/core.js';
 import type { LostChain, LostInterruptionListing, LostPauseListing } from '../src/public/observe.js';
-import type { Dialects, Incomplete } from '../src/public/receipts.js';
+import {
+  type Dialects,
+  type FleetVerdict,
+  type Incomplete,
+  type RecordingGaps,
+  ambiguityText,
+} from '../src/public/receipts.js';
+import { fleetPauseVerdict } from '../src/public/observe.js';
 import { textTableLines, withVersionColumn } from './text-table.js';
 
 /** The trace id of a row's span, or `-`: where to open it in Jaeger. */
-export const traceOf = (span: { traceId: string } | null): string => span?.traceId ?? '-';
-
-export type Source = { kind: 'recording' } | { kind: 'receipt log'; verification: string };
+const traceOf = (span: { traceId: string } | null): string => span?.traceId ?? '-';
 
 /** For each lost pause, the chain of facts and rules that led to it (docs/design.md §14.8). */
 export function* renderChains(file: string, chains: readonly LostChain[]): Generator<string> {
@@ -24,62 +29,54 @@ export function* renderChains(file: string, chains: readonly LostChain[]): Gener
   }
 }
 
-/**
- * The lines naming the requests no dialect reads (docs/design.md §14.10), after the listing: what
- * they carried is not seen, so no listing of that recording is clean.
- */
-export function renderNotUnderstood(file: string, notUnderstood: Incomplete): string {
-  if (notUnderstood.count === 0) return '';
-  const n = notUnderstood.count;
-  const lines = [
-    `NOT UNDERSTOOD: ${n} request${n === 1 ? '' : 's'} of ${file} ${n === 1 ? 'is' : 'are'} in no A2A dialect this ` +
-      'tool reads; what they carried cannot be seen here, so the listing above is not a clean bill:',
-    ...notUnderstood.listed.map((i) => `${file}:${i.line}: seq ${i.seq}: ${i.why}`),
-  ];
-  if (n > notUnderstood.listed.length) lines.push(`... and ${n - notUnderstood.listed.length} more`);
+/** A gap's first line, then one line per entry listed (and how many more): what leaves a listing short. */
+function renderGap(file: string, gap: Incomplete, head: (n: number) => string): string {
+  if (gap.count === 0) return '';
+  const lines = [head(gap.count), ...gap.listed.map((i) => `${file}:${i.line}: seq ${i.seq}: ${i.why}`)];
+  if (gap.count > gap.listed.length) lines.push(`... and ${gap.count - gap.listed.length} more`);
   return `${printable(lines.join('\n'))}\n`;
 }
 
+const entries = (n: number): string => `${n} entr${n === 1 ? 'y' : 'ies'}`;
+
 /**
- * The lines naming where the observer could not read what the peer said (docs/design.md §14.2): a
- * pause or resume there has no verdict, so no listing of that recording is clean.
+ * Where a recording is incomplete (docs/design.md §5), holds requests no dialect reads (§14.10), or
+ * where the observer could not read what the peer said (§14.2), after the listing: what they
+ * carried is not seen, so no listing of that recording is clean.
  */
-export function renderUnread(file: string, unread: Incomplete): string {
-  if (unread.count === 0) return '';
-  const n = unread.count;
-  const lines = [
-    `UNREAD: the observer could not read what the peer said at ${n} entr${n === 1 ? 'y' : 'ies'} of ${file}; ` +
-      'a pause, resume or interruption shown there cannot be seen here, so the listing above is not a clean bill:',
-    ...unread.listed.map((i) => `${file}:${i.line}: seq ${i.seq}: ${i.why}`),
-  ];
-  if (n > unread.listed.length) lines.push(`... and ${n - unread.listed.length} more`);
-  return `${printable(lines.join('\n'))}\n`;
+export function renderGaps(file: string, gaps: RecordingGaps): string {
+  const notClean = 'so the listing above is not a clean bill:';
+  return (
+    renderGap(
+      file,
+      gaps.incomplete,
+      (n) =>
+        `INCOMPLETE: ${entries(n)} of ${file} do not hold all the peer sent; a pause or resume they carried ` +
+        `cannot be seen here, ${notClean}`,
+    ) +
+    renderGap(
+      file,
+      gaps.notUnderstood,
+      (n) =>
+        `NOT UNDERSTOOD: ${n} request${n === 1 ? '' : 's'} of ${file} ${n === 1 ? 'is' : 'are'} in no A2A dialect ` +
+        `this tool reads; what they carried cannot be seen here, ${notClean}`,
+    ) +
+    renderGap(
+      file,
+      gaps.unread,
+      (n) =>
+        `UNREAD: the observer could not read what the peer said at ${entries(n)} of ${file}; a pause, resume or ` +
+        `interruption shown there cannot be seen here, ${notClean}`,
+    )
+  );
 }
 
-/** Exchanges of a recording by the A2A version they were read in (docs/design.md §14.10). */
 /** The line naming the dialects a recording mixed, when any is not v1.0 (a v1.0 recording reads as before). */
 export function renderDialects(dialects: Dialects): string {
   const versions = Object.keys(dialects).sort();
   if (versions.every((v) => v === '1.0')) return '';
   const plural = (n: number): string => `${n} exchange${n === 1 ? '' : 's'}`;
   return `${printable(`dialects: ${versions.map((v) => `A2A ${v} (${plural(dialects[v] ?? 0)})`).join(', ')}`)}\n`;
-}
-
-/** The lines naming where a recording is incomplete, after the listing. */
-export function renderIncomplete(file: string, incomplete: Incomplete): string {
-  if (incomplete.count === 0) return '';
-  const lines = [
-    `INCOMPLETE: ${incomplete.count} entr${incomplete.count === 1 ? 'y' : 'ies'} of ${file} do not hold all the ` +
-      'peer sent; a pause or resume they carried cannot be seen here, so the listing above is not a clean bill:',
-    ...incomplete.listed.map((i) => `${file}:${i.line}: seq ${i.seq}: ${i.why}`),
-  ];
-  if (incomplete.count > incomplete.listed.length)
-    lines.push(`... and ${incomplete.count - incomplete.listed.length} more`);
-  return `${printable(lines.join('\n'))}\n`;
-}
-
-export function describeSource(source: Source): string {
-  return source.kind === 'recording' ? 'recording' : `receipt log, ${source.verification}`;
 }
 
 const LOST_HEADER = ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'TRACE', 'PAUSE REASON'];
@@ -123,20 +120,47 @@ export function* renderInterruptions(file: string, lost: readonly LostInterrupti
 /** The listing, line by line: a count, then the table (rows are written as they are made). */
 export function* render(
   file: string,
-  source: Source,
+  source: string,
   lost: readonly LostPauseListing[],
   incomplete: boolean,
 ): Generator<string> {
   if (lost.length === 0) {
     yield incomplete
-      ? `no lost pauses seen in ${file} (${describeSource(source)}, INCOMPLETE)`
-      : `no lost pauses in ${file} (${describeSource(source)})`;
+      ? `no lost pauses seen in ${file} (${source}, INCOMPLETE)`
+      : `no lost pauses in ${file} (${source})`;
     return;
   }
-  yield `${lost.length} lost pause${lost.length === 1 ? '' : 's'} in ${file} (${describeSource(source)})`;
+  yield `${lost.length} lost pause${lost.length === 1 ? '' : 's'} in ${file} (${source})`;
   // A receipt log holds no rule: its table has no RULE column rather than one of dashes.
   const [header, cells] = lost.some((l) => l.rule !== null)
     ? withVersionColumn(lost, LOST_HEADER_WITH_RULE, lostCellsWithRule, (l) => l.a2aVersions)
     : withVersionColumn(lost, LOST_HEADER, lostCells, (l) => l.a2aVersions);
   yield* textTableLines(header, lost, cells);
+}
+
+const FLEET_HEADER = ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'PAUSED IN', 'TRACE', 'PAUSE REASON'];
+
+/** A fleet's listing (docs/design.md §17): a count, the pauses open when every log ended, orphans, ambiguities. */
+export function* renderFleet(files: readonly string[], verdict: FleetVerdict): Generator<string> {
+  const { lost, orphans, ambiguous } = verdict;
+  const where = `a fleet of ${files.length} logs (${files.join(', ')})`;
+  yield lost.length === 0
+    ? `no lost pauses in ${where}`
+    : `${lost.length} lost pause${lost.length === 1 ? '' : 's'} in ${where}`;
+  if (lost.length > 0)
+    yield* textTableLines(FLEET_HEADER, lost, (p) => [
+      p.taskId,
+      p.initiatedBy,
+      'recording_ended',
+      p.pausedAt,
+      `${p.begun.file}:${p.begun.line}`,
+      traceOf(fleetPauseVerdict(p).span),
+      p.reason === null ? '-' : JSON.stringify(p.reason),
+    ]);
+  for (const o of orphans)
+    yield (
+      `orphan: task ${o.taskId}: ${o.outcome} in ${o.ended.file}:${o.ended.line} (seq ${o.ended.seq}), ` +
+      'naming a pause outside its log that no given log holds'
+    );
+  for (const a of ambiguous) yield `ambiguous: ${ambiguityText(a)}`;
 }

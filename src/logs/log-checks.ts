@@ -164,3 +164,63 @@ export async function verifyWitnesses(log: string, options: WitnessesOptions): P
     return { ok: false, line: `${log}: NOT WITNESSED: ${file}: ${error.message}` };
   }
 }
+
+/** What {@link verifyLogSet} checks of one log beyond its chain (docs/design.md §5, §6). */
+export interface LogChecks {
+  /** The log's recording: it must be the one the log was derived from, unchanged and read whole. */
+  recording?: string | undefined;
+  /** A checkpoint note taken earlier (its text, and the name the line gives it): the log must extend it. */
+  since?: { note: string; name: string } | undefined;
+  /** Witnesses of whom enough must have cosigned the log's latest checkpoint. */
+  witnesses?: Omit<WitnessesOptions, 'read'> | undefined;
+}
+
+/** What {@link LogChecks} found of one log; a check not asked for (or not reached) is absent. */
+export interface LogChecksFound {
+  recording?: { ok: boolean; lines: string[] };
+  since?: SinceCheck;
+  witnesses?: WitnessesCheck;
+}
+
+/**
+ * Runs `checks` on `log` (read from `read`) after its chain verified (`chainOk`): the recording is
+ * checked whatever the chain said, the note and the witnesses only of a log that verified.
+ */
+export async function runLogChecks(
+  log: string,
+  read: string,
+  chainOk: boolean,
+  checks: LogChecks,
+  keyring: Keyring,
+): Promise<LogChecksFound> {
+  const found: LogChecksFound = {};
+  if (checks.recording !== undefined) found.recording = await givenInput(checkLogRecording(read, checks.recording));
+  if (!chainOk) return found;
+  if (checks.since !== undefined) {
+    const { note, name } = checks.since;
+    found.since = await verifySince(read, note, name, keyring).catch((error: unknown) => {
+      if (error instanceof A2aReplayError) throw new A2aReplayError(error.code, `since ${name}: ${error.message}`);
+      throw error;
+    });
+  }
+  if (checks.witnesses !== undefined) found.witnesses = await verifyWitnesses(log, { ...checks.witnesses, read });
+  return found;
+}
+
+/**
+ * A file the caller named that cannot be read is bad input (INVALID_ARGUMENT), not a failure of
+ * the machine: `verify` says so as a usage error.
+ */
+export async function givenInput<T>(reading: Promise<T>): Promise<T> {
+  try {
+    return await reading;
+  } catch (error) {
+    if (error instanceof A2aReplayError && error.code === 'IO_FAILED')
+      throw new A2aReplayError('INVALID_ARGUMENT', error.message, { cause: error });
+    throw error;
+  }
+}
+
+/** Whether every check run held. */
+export const logChecksOk = (found: LogChecksFound): boolean =>
+  found.recording?.ok !== false && found.since?.ok !== false && found.witnesses?.ok !== false;

@@ -24,6 +24,8 @@ import { type Dialects, firstLineType, lostInReceiptLog, lostInRecording, unrece
 import type { LogStall } from '../receipts/stall-record.js';
 import type { LostChain } from '../observe/verdict-chains.js';
 import type { RecordingBinding } from '../receipts/types.js';
+import { readRecordingBinding } from '../receipts/recording-binding.js';
+import { type LogChecks, type LogChecksFound, givenInput, logChecksOk, runLogChecks } from './log-checks.js';
 import { readFirstLine } from './first-line.js';
 import type { RecordingGaps } from './recording-gaps.js';
 import { type HeadPlacement, givenLogHeaders, placeSeriesHead } from './series-head.js';
@@ -126,7 +128,7 @@ export function keyringFor(set: LogSet, what: string): Keyring {
  * head given was the checkpoint of a log given (`head`: where it stands; absent without one).
  */
 export type LogSetVerification =
-  | { kind: 'log'; ok: boolean; file: string; result: VerifyResult; head?: HeadPlacement }
+  | ({ kind: 'log'; ok: boolean; file: string; result: VerifyResult; head?: HeadPlacement } & LogChecksFound)
   | { kind: 'series'; ok: boolean; series: SeriesResult; head?: HeadPlacement }
   | {
       kind: 'fleet';
@@ -137,9 +139,17 @@ export type LogSetVerification =
       verdict: FleetVerdict | null;
     };
 
-/** Verifies the set as `verify` does: each log, each series' links, a fleet's pairing. */
-export async function verifyLogSet(set: LogSet): Promise<LogSetVerification> {
+/**
+ * Verifies the set as `verify` does: each log, each series' links, a fleet's pairing; and of one
+ * log, `checks` (its recording, a note it must extend, its witnesses: ok only when each holds).
+ */
+export async function verifyLogSet(set: LogSet, checks: LogChecks = {}): Promise<LogSetVerification> {
   const keyring = keyringFor(set, 'verifying');
+  if (set.kind !== 'log' && Object.values(checks).some((c) => c !== undefined))
+    throw new A2aReplayError(
+      'INVALID_ARGUMENT',
+      `a recording, a note or witnesses apply to one log, not to a ${set.kind}`,
+    );
   const openEnd = { allowOpen: set.allowOpen, allowTornTail: set.allowTornTail };
   const jobs = set.jobs === undefined ? {} : { jobs: set.jobs };
   const placed = set.kind === 'fleet' ? null : await placeHead(set, keyring);
@@ -147,13 +157,19 @@ export async function verifyLogSet(set: LogSet): Promise<LogSetVerification> {
   const head = placed === null ? {} : { head: placed };
   const headOk = placed === null || placed.kind === 'at';
   if (set.kind === 'log') {
-    const result = await verifyReceiptLog(set.files[0]!, {
+    const read = set.files[0]!;
+    const recording =
+      checks.recording === undefined ? {} : { recording: await givenInput(readRecordingBinding(checks.recording)) };
+    const result = await verifyReceiptLog(read, {
       keyring,
       ...jobs,
       ...openEnd,
       ...(anchor ? { anchor: anchor.checkpoint } : {}),
+      ...recording,
     });
-    return { kind: 'log', ok: result.ok && headOk, file: set.given, result, ...head };
+    const found = await runLogChecks(set.given, read, result.ok, checks, keyring);
+    const ok = result.ok && headOk && logChecksOk(found);
+    return { kind: 'log', ok, file: set.given, result, ...found, ...head };
   }
   if (set.kind === 'series') {
     const series = await verifySeries(set.group.files, {

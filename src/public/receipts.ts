@@ -73,6 +73,7 @@ export {
   lostPauses,
   headProblem,
 } from '../logs/log-set.js';
+export { type LostOutcome, lostOutcome, lostPausesJson, lostSource, lostVerdicts } from '../logs/lost-report.js';
 export {
   AUDIT_KINDS,
   type AuditEntry,
@@ -99,6 +100,7 @@ export {
   outsideLines,
 } from '../logs/describe-verification.js';
 export { fleetLines, fleetPauseJson } from '../logs/given-logs.js';
+export { headLine, verificationJson, verificationLines } from '../logs/verification-lines.js';
 export type { Dialects } from '../logs/lost-reading.js';
 export {
   type FleetAmbiguity,
@@ -110,6 +112,8 @@ export {
   fleetFails,
 } from '../receipts/fleet.js';
 export {
+  type LogChecks,
+  type LogChecksFound,
   type SinceCheck,
   type WitnessesCheck,
   type WitnessesOptions,

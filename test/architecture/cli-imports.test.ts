@@ -3,7 +3,8 @@
  * `src/` from `cli/` (static, type-only, re-export or `import()`) names a public entry,
  * `src/index.ts` or `src/public/*.ts`, the modules package.json `exports` publishes. What a
  * command needs from `src/` is then a public call, and every other module of `src/` stays free to
- * change.
+ * change. And `cli/` stays argument parsing and printing: a budget of lines it may not pass, so
+ * that work a command grows goes into the library, where a library user can call it.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -54,6 +55,8 @@ const cliFiles = readdirSync(join(ROOT, 'cli'), { recursive: true, encoding: 'ut
   .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))
   .map((f) => join('cli', f))
   .sort();
+/** What `cli/` may hold in all, in lines: the CLI only parses and prints (docs/design.md §2). */
+const CLI_LINE_BUDGET = 3000;
 const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
 
 describe('the CLI as a library user', () => {
@@ -81,5 +84,13 @@ describe('the CLI as a library user', () => {
     expect(cliFiles).toContain(join('cli', 'commands', 'lost.ts'));
     const reaching = cliFiles.flatMap((file) => privateImports(file, read(file)));
     expect(reaching).toEqual([]);
+  });
+
+  it(`is parsing and printing: ${CLI_LINE_BUDGET.toLocaleString('en')} lines at most in all of cli/`, () => {
+    const lines = cliFiles.reduce((sum, file) => sum + read(file).split('\n').length - 1, 0);
+    expect(lines).toBeGreaterThan(1000);
+    expect(lines, 'cli/ grew past its budget: move the work into src/ as a public call').toBeLessThanOrEqual(
+      CLI_LINE_BUDGET,
+    );
   });
 });

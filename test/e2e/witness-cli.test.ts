@@ -109,6 +109,13 @@ describe('record --witness-url', () => {
     );
   });
 
+  it('refuses witnesses for several logs (exit 2), where they would be checked of none', async () => {
+    const result = await runCli(['verify', log, log, '--key', key, '--witness-vkey', witness.vkey]);
+    expect(result.stderr).toBe('a2a-replay: --witness-vkey applies to one log, not to several\n');
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+  });
+
   it('fails when the cosignature kept is not one of the key given', async () => {
     const result = await runCli(['verify', log, '--key', key, '--witness-vkey', other.vkey]);
     expect(result.code).toBe(1);

@@ -1,0 +1,103 @@
+/**
+ * @module logs/lost-report
+ * What a listing of lost pauses ({@link LostPauses}) comes to, said one way for every reader
+ * (docs/design.md §7, §14, §17): whether it is clean ({@link lostOutcome}), what it rests on
+ * ({@link lostSource}), the verdicts to draw as spans ({@link lostVerdicts}), and the listing as
+ * one JSON value ({@link lostPausesJson}, what `lost --json` prints).
+ */
+import { fleetFails } from '../receipts/fleet.js';
+import {
+  type LostInterruptionVerdict,
+  type LostPauseVerdict,
+  fleetPauseVerdict,
+} from '../tracing/lost-verdict-spans.js';
+import { fleetPauseJson } from './given-logs.js';
+import type { LostPauses } from './log-set.js';
+import { gapless } from './recording-gaps.js';
+
+/**
+ * What a listing comes to. `clean`: nothing lost, everything read. `lost`: a pause or an
+ * interruption never came back (in a fleet also a resumption that pairs with no pause given, or
+ * with several). `untrusted`: nothing listed may still not be a clean bill, for a recording holds
+ * entries incomplete or unread, or a log lacks lines its recorder could not write. `not-understood`:
+ * a recording holds requests in no A2A dialect this tool reads, input it cannot judge.
+ */
+export type LostOutcome = 'clean' | 'lost' | 'untrusted' | 'not-understood';
+
+/** What `found` comes to (see {@link LostOutcome}); `not-understood` before any other. */
+export function lostOutcome(found: LostPauses): LostOutcome {
+  const { gaps } = found;
+  if (gaps !== null && gaps.notUnderstood.count > 0) return 'not-understood';
+  if (found.lost.length > 0 || found.interruptions.length > 0) return 'lost';
+  if (found.fleet !== undefined && (found.fleet.lost.length > 0 || fleetFails(found.fleet))) return 'lost';
+  if ((gaps !== null && !gapless(gaps)) || (found.unreceipted ?? null) !== null) return 'untrusted';
+  return 'clean';
+}
+
+/** What the listing rests on, in words: `recording`, `receipt log, verified`, `receipt logs, unverified`, ... */
+export function lostSource(found: LostPauses): string {
+  if (found.kind === 'recording') return 'recording';
+  return found.kind === 'fleet' ? found.verification : `receipt log, ${found.verification}`;
+}
+
+/** The lost pauses and interruptions of `found` as verdicts to draw as spans (`exportLostVerdicts`). */
+export function lostVerdicts(found: LostPauses): {
+  pauses: LostPauseVerdict[];
+  interruptions: LostInterruptionVerdict[];
+} {
+  if (found.fleet !== undefined) return { pauses: found.fleet.lost.map(fleetPauseVerdict), interruptions: [] };
+  return { pauses: found.lost, interruptions: found.interruptions };
+}
+
+/** A fleet's listing: each pause open when every log ended, each orphan and ambiguous resumption. */
+function fleetJson(found: LostPauses & { fleet: NonNullable<LostPauses['fleet']> }): Record<string, unknown> {
+  const { lost, orphans, ambiguous } = found.fleet;
+  return {
+    files: found.files,
+    source: lostSource(found),
+    lost: lost.map((p) => ({
+      ...fleetPauseJson(p, null),
+      reason: 'recording_ended',
+      traceId: fleetPauseVerdict(p).span?.traceId ?? null,
+    })),
+    orphans: orphans.map((o) => ({ ...o, reason: 'orphan' })),
+    ambiguous: ambiguous.map(({ end, candidates }) => ({
+      ...end,
+      reason: 'ambiguous',
+      candidates: candidates.map((p) => fleetPauseJson(p, null)),
+    })),
+  };
+}
+
+/**
+ * `found` as one JSON value: the files read (a series', a fleet's) or the file, what the listing
+ * rests on, the lost pauses and interruptions; of one log, the lines its recorder could not write;
+ * of a recording, where it is incomplete, not understood or unread, its dialects, and with
+ * `explain` each lost pause's chain of rules.
+ */
+export function lostPausesJson(found: LostPauses, options: { explain?: boolean } = {}): Record<string, unknown> {
+  if (found.fleet !== undefined) return fleetJson({ ...found, fleet: found.fleet });
+  const { lost, interruptions, gaps } = found;
+  const source = lostSource(found);
+  if (found.kind === 'series') return { files: found.files, source, lost, interruptions };
+  const { dialects, chains } = found.recording ?? { dialects: {}, chains: [] };
+  return {
+    file: found.files[0],
+    source,
+    lost,
+    lostInterruptions: interruptions,
+    ...(found.kind === 'recording' ? {} : { unreceipted: found.unreceipted ?? null }),
+    ...(gaps !== null
+      ? {
+          complete: gaps.incomplete.count === 0,
+          incomplete: gaps.incomplete.listed,
+          understood: gaps.notUnderstood.count === 0,
+          notUnderstood: gaps.notUnderstood.listed,
+          read: gaps.unread.count === 0,
+          unread: gaps.unread.listed,
+          dialects,
+        }
+      : {}),
+    ...(options.explain ? { explain: chains } : {}),
+  };
+}
