@@ -148,7 +148,7 @@ export function registerRecord(program: Command): void {
     .option(
       '--fsync <policy>',
       `durability: ${FSYNC_POLICIES.join(' | ')}; answers showing a pause or resume wait until its ` +
-        'receipt is fsynced (never: written), see README',
+        'receipt is fsynced (never: written), see docs/receipts.md',
       RECORDER_DEFAULTS.fsync,
     )
     .option(
