@@ -11,11 +11,13 @@
  * what the recording shows, or until the loop's bound: then what the peer shows is compared, and
  * the difference is named as timing drift with the recorded and replayed durations.
  *
- * **Where the clock stands.** The recorded peer ran on the wall clock, late on every timer by
- * what its machine's load made it; the virtual one is never late. So the recorded instants of a
+ * **Where the clock stands.** The recorded peer ran on the wall clock, late on every timer and
+ * late to take a request by what its machine's load made it (a SendMessage the recorder wrote at
+ * T stamped WORKING at T + 348 ms); the virtual one is never late. So the recorded instants of a
  * loaded session run ahead of what its peer had done: the clock is moved to a request's recorded
  * instant less the peer's *lag*, how far the recorded peer was behind the virtual one when the
- * last loop's outcome showed (its recorded instant less the virtual instant it showed at).
+ * last loop's outcome showed (its recorded instant less the virtual instant it showed at). An
+ * awaited unary answer moves it no further than the virtual peer needs to make it.
  */
 import type { LaneKey, PlannedExchange, ReplayPlan } from './lanes.js';
 import type { JsonValue } from '../canonical/canonical-json.js';
@@ -230,15 +232,19 @@ export class RecordedTime {
   }
 
   /**
-   * Moves the clock to where the recorded peer stood when it made `answer` (less the lag): the
-   * instant its body names (a pause's `pausedAt`, a resume's `resumedAt`, a status' `timestamp`),
-   * else, for a unary answer, its request's instant (an answer that waits for nothing costs the
-   * peer no time, however late a loaded machine delivered it), else the answer's own instant.
+   * Moves the clock for an awaited `answer`. A unary answer: to its request's instant (less the
+   * lag), no further: the virtual peer makes it when it makes it, which {@link stepFor} reaches
+   * timer by timer (an answer that waits for nothing costs the peer no time, however late a
+   * loaded machine delivered it; and the instant the recorded peer stamped on it, when it took the
+   * request late, lies past where the virtual peer, which took it at once, made it: a move there
+   * would run the task on by the recorded peer's delay). A stream's event (which
+   * {@link stepFor} does not step for): to the instant its body names (a status' `timestamp`)
+   * less the lag, else to its own instant.
    */
   reachAnswer(answer: RecordingEntry, ex: PlannedExchange): Promise<void> {
+    if (answer.kind === 'response' && ex.events.length === 0) return this.reach(ex.request);
     const named = peerInstantOf(answer);
-    if (named !== undefined) return this.advanceTo(named - this.#lagMs);
-    return this.reach(answer.kind === 'response' && ex.events.length === 0 ? ex.request : answer);
+    return named !== undefined ? this.advanceTo(named - this.#lagMs) : this.reach(answer);
   }
 
   /** A loop's outcome showed now: the recorded peer was this far behind at its read. */

@@ -6,22 +6,16 @@
  * the library finds in every scenario (each log verified, each lost pause and interruption, each
  * mutation caught, the traces) is tested in-process in test/golden/golden-corpus.test.ts.
  */
-import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GOLDEN, mutateGolden } from '../golden/golden-receipts.js';
+import { GOLDEN, GOLDEN_KEY, goldenScenarioDirs, mutateGolden } from '../golden/golden-receipts.js';
 import { runCli } from '../helpers/cli.js';
 
-const KEY = join(GOLDEN, 'test-key.json');
+const KEY = GOLDEN_KEY;
 
-const scenarioDirs = existsSync(GOLDEN)
-  ? (await readdir(GOLDEN, { withFileTypes: true }))
-      .filter((d) => d.isDirectory())
-      .map((d) => d.name)
-      .sort()
-  : [];
+const scenarioDirs = await goldenScenarioDirs();
 
 /** One lost-pause scenario per binding and dialect: JSON-RPC, HTTP+JSON, gRPC, v0.3. */
 const LOST_PAUSE_BY_BINDING = ['lost-pause', 'rest-lost-pause', 'grpc-lost-pause', 'v03-lost-pause'];

@@ -6,24 +6,18 @@
  * yields the golden receipts (`a2a-replay diff`). Every scenario is tested in-process through the
  * library in test/golden/mock-golden.test.ts.
  */
-import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
 import { SCENARIOS } from '../../scripts/golden/scenarios.js';
-import { ROOT, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
+import { GOLDEN, GOLDEN_KEY, goldenScenarioDirs } from '../golden/golden-receipts.js';
 
-const GOLDEN = join(ROOT, 'golden');
-const KEY = join(GOLDEN, 'test-key.json');
-const scenarioDirs = existsSync(GOLDEN)
-  ? (await readdir(GOLDEN, { withFileTypes: true }))
-      .filter((d) => d.isDirectory())
-      .map((d) => d.name)
-      .sort()
-  : [];
+const KEY = GOLDEN_KEY;
+const scenarioDirs = await goldenScenarioDirs();
 
 /** One scenario per binding and dialect: JSON-RPC, HTTP+JSON, gRPC, v0.3. */
 const BY_BINDING = [

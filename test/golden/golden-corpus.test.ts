@@ -8,7 +8,7 @@
  * becomes its own golden. The CLI over the same corpus: test/e2e/golden-corpus.test.ts.
  */
 import { existsSync } from 'node:fs';
-import { copyFile, mkdtemp, mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdtemp, mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,17 +23,12 @@ import {
 } from '../../src/public/receipts.js';
 import { type RecordingResult, renderRecordingText, replayRecordings } from '../../src/public/replay.js';
 import { EXIT_CODES } from '../../src/public/core.js';
-import { GOLDEN, lines, mutateGolden } from './golden-receipts.js';
+import { GOLDEN, GOLDEN_KEY, goldenScenarioDirs, lines, mutateGolden } from './golden-receipts.js';
 
 const TRACES = join(GOLDEN, '..', 'traces');
-const KEY = join(GOLDEN, 'test-key.json');
+const KEY = GOLDEN_KEY;
 
-const scenarioDirs = existsSync(GOLDEN)
-  ? (await readdir(GOLDEN, { withFileTypes: true }))
-      .filter((d) => d.isDirectory())
-      .map((d) => d.name)
-      .sort()
-  : [];
+const scenarioDirs = await goldenScenarioDirs();
 
 let scratch = '';
 let keyring: Keyring;

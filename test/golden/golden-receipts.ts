@@ -1,9 +1,21 @@
 /** The golden corpus as its tests read it: each receipt log parsed, and a copy with one field changed. */
-import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { canonicalJson } from '../../src/public/core.js';
 
 export const GOLDEN = join(import.meta.dirname, '..', '..', 'golden');
+/** The published test key the golden receipts are signed with. */
+export const GOLDEN_KEY = join(GOLDEN, 'test-key.json');
+
+/** The golden scenarios' directory names, sorted (none when golden/ is missing). */
+export async function goldenScenarioDirs(): Promise<string[]> {
+  if (!existsSync(GOLDEN)) return [];
+  return (await readdir(GOLDEN, { withFileTypes: true }))
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name)
+    .sort();
+}
 
 export interface Line {
   type: string;

@@ -7,8 +7,7 @@
  * the golden receipts (`diffReceiptLogs` as `a2a-replay diff --other-session` calls it). The CLI
  * processes over the same corpus: test/e2e/mock-golden.test.ts.
  */
-import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,15 +19,10 @@ import { type MockSource, REPLAY_MAX_BODY_DEPTH, type RunningMock, startMockServ
 import { type Keyring, diffReceiptLogs, loadKeyring, readReceiptLogLines } from '../../src/public/receipts.js';
 import { startRecorder } from '../../src/public/record.js';
 import { renderRecordingText, replayRecordings } from '../../src/public/replay.js';
-import { GOLDEN } from './golden-receipts.js';
+import { GOLDEN, GOLDEN_KEY, goldenScenarioDirs } from './golden-receipts.js';
 
-const KEY = join(GOLDEN, 'test-key.json');
-const scenarioDirs = existsSync(GOLDEN)
-  ? (await readdir(GOLDEN, { withFileTypes: true }))
-      .filter((d) => d.isDirectory())
-      .map((d) => d.name)
-      .sort()
-  : [];
+const KEY = GOLDEN_KEY;
+const scenarioDirs = await goldenScenarioDirs();
 
 let scratch = '';
 let keyring: Keyring;
