@@ -93,7 +93,8 @@ export async function auditFleet(
     if (group.linked) {
       const read = await auditGroup(ledger, group, verify, options);
       if (!read.ok) return { ok: false, audited: false, why: read.why };
-      rows.push(...read.rows);
+      // One push per row: a spread of a long series' rows would overflow the stack (as in audit's tables).
+      for (const row of read.rows) rows.push(row);
       notes.push(read.note);
       continue;
     }
