@@ -5,7 +5,14 @@
  * fleet's rows with the files that saw each pause begin and end.
  */
 import { canonicalJson } from '../src/public/core.js';
-import type { AuditEntry, AuditRow, FleetAuditRow, FleetPlace, InterruptionAuditRow } from '../src/public/receipts.js';
+import type {
+  AuditEntry,
+  AuditRow,
+  FleetAuditEntry,
+  FleetAuditRow,
+  FleetInterruptionRow,
+  InterruptionAuditRow,
+} from '../src/public/receipts.js';
 import { textTableLines, withVersionColumn } from './text-table.js';
 
 function initiatorLabel(value: AuditRow['initiatedBy']): string {
@@ -95,53 +102,53 @@ const INTERRUPTION_HEADER = ['TASK', 'STATE', 'PROMPT', 'INTERRUPTED AT', 'CONTI
 
 /** The plain-text table of `--kind interruption`: who continued each interruption, when and with what. */
 export function interruptionTableLines(rows: readonly InterruptionAuditRow[]): Iterable<string> {
-  const [header, cells] = withVersionColumn(
-    rows,
-    INTERRUPTION_HEADER,
-    (r) => [
-      r.taskId,
-      stateLabel(r),
-      r.promptHash ?? '-',
-      r.interruptedAt,
-      continued(r),
-      r.vouched ? '-' : '! not-vouched-for-by-a-checkpoint',
-      r.span.traceId,
-    ],
-    (r) => r.a2aVersions,
-  );
+  const [header, cells] = withVersionColumn(rows, INTERRUPTION_HEADER, interruptionCells, (r) => r.a2aVersions);
   return textTableLines(header, rows, cells);
 }
 
+function interruptionCells(r: InterruptionAuditRow): string[] {
+  return [
+    r.taskId,
+    stateLabel(r),
+    r.promptHash ?? '-',
+    r.interruptedAt,
+    continued(r),
+    r.vouched ? '-' : '! not-vouched-for-by-a-checkpoint',
+    r.span.traceId,
+  ];
+}
+
 const BOTH_HEADER = ['KIND', ...AUDIT_HEADER];
+
+/** An interruption's cells under the both-kinds header. */
+function interruptionAsBoth(i: InterruptionAuditRow): string[] {
+  return [
+    'interruption',
+    i.taskId,
+    stateLabel(i),
+    i.continuedBy ?? '-',
+    i.promptHash === null ? '-' : `prompt ${i.promptHash}`,
+    '-',
+    i.interruptedAt,
+    continued(i),
+    '-',
+    i.vouched ? '-' : '! not-vouched-for-by-a-checkpoint',
+    i.span.traceId,
+  ];
+}
 
 /** Both kinds in one table, in log order, with a KIND column (docs/design.md §6). */
 export function bothTableLines(rows: readonly AuditEntry[]): Iterable<string> {
   const [header, cells] = withVersionColumn(
     rows,
     BOTH_HEADER,
-    (r) => {
-      if (r.kind === 'pause') return ['pause', ...auditCells(r.row)];
-      const i = r.row;
-      return [
-        'interruption',
-        i.taskId,
-        stateLabel(i),
-        i.continuedBy ?? '-',
-        i.promptHash === null ? '-' : `prompt ${i.promptHash}`,
-        '-',
-        i.interruptedAt,
-        continued(i),
-        '-',
-        i.vouched ? '-' : '! not-vouched-for-by-a-checkpoint',
-        i.span.traceId,
-      ];
-    },
+    (r) => (r.kind === 'pause' ? ['pause', ...auditCells(r.row)] : interruptionAsBoth(r.row)),
     (r) => r.row.a2aVersions,
   );
   return textTableLines(header, rows, cells);
 }
 
-const place = (p: FleetPlace | null): string => (p === null ? '-' : `${p.file}:${p.line}`);
+const place = (p: FleetAuditRow['pausedIn'] | null): string => (p === null ? '-' : `${p.file}:${p.line}`);
 
 /** A fleet's table: each row with the files (and lines) that saw its pause begin and end. */
 export function fleetTableLines(rows: readonly FleetAuditRow[]): Iterable<string> {
@@ -150,4 +157,19 @@ export function fleetTableLines(rows: readonly FleetAuditRow[]): Iterable<string
     place(r.pausedIn),
     place(r.endedIn),
   ]);
+}
+
+/** A fleet's interruptions (`--kind interruption`), each with the files holding its two receipts. */
+export function fleetInterruptionTableLines(rows: readonly FleetInterruptionRow[]): Iterable<string> {
+  const header = [...INTERRUPTION_HEADER, 'INTERRUPTED IN', 'CONTINUED IN'];
+  return textTableLines(header, rows, (r) => [...interruptionCells(r), place(r.interruptedIn), place(r.continuedIn)]);
+}
+
+/** A fleet's rows of both kinds with a KIND column, each with the files that saw it begin and end. */
+export function fleetBothTableLines(rows: readonly FleetAuditEntry[]): Iterable<string> {
+  return textTableLines([...BOTH_HEADER, 'PAUSED IN', 'ENDED IN'], rows, (e) =>
+    e.kind === 'pause'
+      ? ['pause', ...auditCells(e.row), place(e.row.pausedIn), place(e.row.endedIn)]
+      : [...interruptionAsBoth(e.row), place(e.row.interruptedIn), place(e.row.continuedIn)],
+  );
 }

@@ -35,7 +35,7 @@ import {
   withKeyOptions,
   withOpenEndOptions,
 } from '../options.js';
-import { auditTableLines, bothTableLines, fleetTableLines, interruptionTableLines } from '../audit-tables.js';
+import * as tables from '../audit-tables.js';
 
 const INITIATORS = { client: 'PAUSE_INITIATOR_CLIENT', agent: 'PAUSE_INITIATOR_AGENT' } as const;
 
@@ -71,15 +71,20 @@ function asUsage(error: unknown): never {
   throw error;
 }
 
+/** Each row with its kind (audit --kind, docs/design.md §14.9); an interruption row says its own. */
+const kinded = (entries: readonly { kind: string; row: object }[]): object[] =>
+  entries.map((e) => (e.kind === 'pause' ? { kind: 'pause', ...e.row } : e.row));
+
 /** Prints the audit of a fleet (docs/design.md §17): each row says which file saw the pause begin and end. */
-async function printFleet(audit: FleetAudit, json: boolean): Promise<void> {
+async function printFleet(audit: FleetAudit, asked: LogSetAuditOptions, json: boolean): Promise<void> {
   if (!audit.audited) {
     process.stderr.write(`a2a-replay: not audited: ${printable(audit.why)}\n`);
     throw new CliExit(EXIT.drift, '');
   }
-  const { rows } = audit;
-  if (json) process.stdout.write(`${JSON.stringify(rows.map((row) => ({ kind: 'pause', ...row })))}\n`);
-  else await writeLines(fleetTableLines(rows));
+  if (json) process.stdout.write(`${JSON.stringify(kinded(audit.entries))}\n`);
+  else if (asked.kind === 'interruption') await writeLines(tables.fleetInterruptionTableLines(audit.interruptions));
+  else if (audit.interruptions.length > 0) await writeLines(tables.fleetBothTableLines(audit.entries));
+  else await writeLines(tables.fleetTableLines(audit.rows));
   process.stderr.write(`${printable(audit.notes.join('\n'))}\n`);
   if (!audit.ok) throw new CliExit(EXIT.drift, '');
 }
@@ -91,15 +96,10 @@ async function printAudit(audit: LogSetAudit, asked: LogSetAuditOptions, json: b
     process.stderr.write(`a2a-replay: not audited: ${printable(refusal)}\n`);
     throw new CliExit(EXIT.drift, '');
   }
-  if (json) {
-    // Each row says its kind (audit --kind, docs/design.md §14.9).
-    const rows = audit.entries.map((e) => (e.kind === 'pause' ? { kind: 'pause', ...e.row } : e.row));
-    process.stdout.write(`${JSON.stringify(rows)}\n`);
-    return;
-  }
-  if (asked.kind === 'interruption') await writeLines(interruptionTableLines(audit.interruptions));
-  else if (audit.interruptions.length > 0) await writeLines(bothTableLines(audit.entries));
-  else await writeLines(auditTableLines(audit.rows));
+  if (json) return void process.stdout.write(`${JSON.stringify(kinded(audit.entries))}\n`);
+  if (asked.kind === 'interruption') await writeLines(tables.interruptionTableLines(audit.interruptions));
+  else if (audit.interruptions.length > 0) await writeLines(tables.bothTableLines(audit.entries));
+  else await writeLines(tables.auditTableLines(audit.rows));
   process.stderr.write(`${printable(auditNotes(audit, asked).join('; '))}\n`);
 }
 
@@ -137,20 +137,15 @@ export function registerAudit(program: Command): void {
           throw new CliExit(EXIT.usage, `--recording applies to one log, not to a ${set.kind}`);
         if (set.kind === 'fleet' && options.checkpoint !== undefined)
           throw new CliExit(EXIT.usage, '--checkpoint applies to one log or one series, not to a fleet');
-        if (set.kind === 'fleet' && asked.kind === 'interruption')
-          throw new CliExit(EXIT.usage, '--kind interruption applies to one log or one series, not to a fleet');
         // The recording is read by the audit itself (its rules and versions as well as its binding).
         const { recording: _, ...keyOptions } = options;
         const { keyring, head } = await loadVerifyInputs(set.files[0]!, keyOptions);
         const opened = { keyring, ...openEnd(options) };
-        if (set.kind === 'fleet')
-          return await printFleet(
-            await auditFleet(set, { ...opened, filter: asked.filter, agentPrincipals: asked.agentPrincipals }),
-            options.json === true,
-          );
+        const json = options.json === true;
+        if (set.kind === 'fleet') return await printFleet(await auditFleet(set, { ...opened, ...asked }), asked, json);
         // A head of a later log than those given names it missing (docs/design.md §6).
         const audit = await auditLogSet({ ...set, ...opened, head }, asked).catch(asUsage);
-        await printAudit(audit, asked, options.json === true);
+        await printAudit(audit, asked, json);
       } finally {
         await set.close();
       }

@@ -57,7 +57,14 @@ export {
   auditReceiptLog,
 } from '../receipts/audit.js';
 export { InterruptionAuditCollector, type InterruptionAuditRow } from '../receipts/interruption-audit.js';
-export { type FleetAudit, type FleetAuditOptions, type FleetAuditRow, auditFleet } from '../logs/fleet-audit.js';
+export {
+  type FleetAudit,
+  type FleetAuditEntry,
+  type FleetAuditOptions,
+  type FleetAuditRow,
+  type FleetInterruptionRow,
+  auditFleet,
+} from '../logs/fleet-audit.js';
 export { type RecordingFacts, recordingFacts, recordingRules, recordingVersions } from '../logs/recording-facts.js';
 export { type ReceiptDiff, type ReceiptDifference, diffReceiptLogs } from '../replay/diff.js';
 export { canonicalJson, hashCanonical } from '../canonical/canonical-json.js';
