@@ -9,7 +9,7 @@
  * (INPUT_REQUIRED, AUTH_REQUIRED, §14.9) are rows too: who continued each one, when and with what;
  * `--kind` lists one kind, both by default (with a KIND column when the log holds interruptions).
  * Several logs (or directories of them) are audited as one fleet of recorder replicas: each row
- * also says which log saw the pause begin and which saw it end (§17); the logs of a series as one log.
+ * also says which log saw it (pause or interruption) begin and end (§17); a series as one log.
  * The audit is the library's (`auditLogSet`, `auditFleet`); this module parses the flags and prints.
  */
 import type { Command } from 'commander';
