@@ -13,7 +13,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
 import { canonicalJson } from '../../src/public/core.js';
 import { startPeer } from '../../src/public/peer.js';
-import { type FleetAudit, Keyring, auditFleet, generateReceiptKey, openLogSet } from '../../src/public/receipts.js';
+import {
+  type FleetAudit,
+  Keyring,
+  auditFleet,
+  auditLogSet,
+  generateReceiptKey,
+  openLogSet,
+} from '../../src/public/receipts.js';
 import { startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
 
@@ -109,6 +116,26 @@ describe('auditFleet with interruptions', () => {
       endedIn: { file: log('b') },
     });
     expect(fleet.notes.slice(0, 2)).toEqual(['1 suspension in a fleet of 2 logs', '2 interruptions']);
+  });
+
+  it('each log alone: A holds both asks, the one answered through B open; B holds no continuation', async () => {
+    const alone = async (name: string) => {
+      const set = await openLogSet([log(name)], { keys: new Keyring([keyA, keyB]) });
+      try {
+        return await auditLogSet(set, { kind: 'interruption' });
+      } finally {
+        await set.close();
+      }
+    };
+    const a = await alone('a');
+    expect(a.interruptions.map((r) => `${r.taskId} ${r.outcome}`)).toEqual([
+      `${tasks.answeredInA} continued`,
+      `${tasks.answeredInB} open`,
+    ]);
+    const b = await alone('b');
+    expect(b.ok).toBe(true);
+    expect(b.interruptions).toEqual([]);
+    expect(b.orphans.continuations).toBe(0);
   });
 
   it('lists one kind with `kind`, and no interruption with an initiator filter', async () => {
