@@ -1,16 +1,13 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/clock.js';
-import { DETERMINISTIC_EPOCH } from '../../src/peer/epoch.js';
-import { startPeer } from '../../src/peer/start-peer.js';
 import { loadKeyFile } from '../../src/receipts/key-file.js';
 import { Keyring } from '../../src/receipts/keys.js';
-import type { RecordingEntry, RecordingHeader } from '../../src/recording/format.js';
+import type { RecordingEntry } from '../../src/recording/format.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { driveRecording, driveRecordingStream } from '../../src/replay/driver.js';
-import { recordedPeerSetup } from '../../src/replay/recorded-peer.js';
-import { type LivePeer, runRecording } from '../../src/replay/run-recording.js';
+import { runRecording } from '../../src/replay/run-recording.js';
+import { replayPeerOpener } from '../../src/replay/replay-peer.js';
 import { segmentsOf } from '../../src/replay/segments.js';
 import { TOOL_NAME } from '../../src/version.js';
 import { entry, result, rpc } from './fixtures.js';
@@ -22,28 +19,7 @@ const GOLDEN = readdirSync(join(ROOT, 'golden'), { withFileTypes: true })
   .sort();
 
 /** The embedded reference peer `run` starts, set up as the recording says the recorded one was. */
-async function embeddedPeer(entries: readonly RecordingEntry[], header: RecordingHeader): Promise<LivePeer> {
-  const recorded = recordedPeerSetup(entries, header);
-  const deterministic = recorded?.deterministic ?? true;
-  const peer = await startPeer({
-    deterministic,
-    virtualTime: true,
-    control: true,
-    clock: new ManualClock(recorded?.clockOriginMs ?? Date.parse(DETERMINISTIC_EPOCH)),
-    seed: recorded?.seed ?? 0,
-    stepMs: recorded?.stepMs ?? 1000,
-    legacyPause: recorded?.legacyPause ?? false,
-    ...(recorded?.bypassAskAfterMs === undefined ? {} : { bypassAskAfterMs: recorded.bypassAskAfterMs }),
-    a2aVersion: recorded === undefined ? 'both' : (recorded.a2aVersion ?? '1.0'),
-    port: 0,
-  });
-  return {
-    url: peer.url,
-    close: () => peer.close(),
-    embedded: true,
-    ...(!deterministic && peer.virtualClock ? { peerClock: peer.virtualClock } : {}),
-  };
-}
+const embeddedPeer = replayPeerOpener({});
 
 describe('segmentsOf', () => {
   const get = (seq: number, xid: string): RecordingEntry => entry(seq, xid, 'request', rpc('GetTask', { id: 't' }));
