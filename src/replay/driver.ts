@@ -229,7 +229,10 @@ interface WaitContext {
   step: (entry: RecordingEntry) => Promise<StepOutcome>;
 }
 
-/** Waits until `action` is due. False when a deadline passed (drift recorded, awaited entries given up). */
+/**
+ * Waits until `action` is due. False when a deadline passed (drift recorded, awaited entries given
+ * up); true then too for a create that waited only for other tasks' creation.
+ */
 async function waitForAction(action: Action, context: WaitContext): Promise<boolean> {
   const { ledger, changed, timeoutMs, checkInfra, progress, reach, step } = context;
   const { seq, ex } = action;
@@ -255,9 +258,11 @@ async function waitForAction(action: Action, context: WaitContext): Promise<bool
     if (!still) return true;
     if (still.seq !== awaited) continue;
     ledger.timedOut(action.type === 'send' ? ex.request : (ex.terminal ?? ex.request), still, timeoutMs);
-    for (const e of ledger.unsettledBefore(seq, ex.lane)) {
-      ledger.abandon(e.seq, `it never came: waited ${timeoutMs} ms before seq ${seq}`);
-    }
+    const late = ledger.unsettledBefore(seq, ex.lane);
+    // A create that waited only for other tasks' creation goes: its own task lost nothing, and
+    // their answers stay awaited in their own lanes (lanes.ts).
+    if (late.every((e) => ledger.plan.exchangeOfSeq.get(e.seq)?.created === e)) return true;
+    for (const e of late) ledger.abandon(e.seq, `it never came: waited ${timeoutMs} ms before seq ${seq}`);
     return false;
   }
 }

@@ -96,7 +96,7 @@ class HoldingRelay {
         if (create !== undefined)
           answer.on('end', () => {
             this.overtaken ||= this.#release !== undefined;
-            this.#release?.();
+            if (this.holdMs !== undefined) this.#release?.();
           });
       },
     );
@@ -143,6 +143,35 @@ describe('tasks the recording created one after another', () => {
       expect(result.outcome).toBe('match');
       expect(relay.overtaken).toBe(false);
       expect(relay.creates).toEqual(['budget-m1', 'budget-m2', 'budget-m3']);
+    } finally {
+      await relay.close();
+      await peer.close();
+    }
+  }, 30_000);
+
+  it('are sent once their wait for an earlier create passed its deadline, that create never answered', async () => {
+    const peer = await recordedPeer();
+    const relay = await HoldingRelay.start(peer.url);
+    try {
+      const result = await runRecording(RECORDING, {
+        openPeer: replayPeerOpener({ peer: relay.url }),
+        tool: TOOL_NAME,
+        timeoutMs: 500,
+      });
+      expect(result.outcome).toBe('drift');
+      const timeouts = result.drift.flatMap((d) =>
+        d.type === 'timeout' ? [[d.request.seq, d.waitingFor.seq, d.waitedMs]] : [],
+      );
+      expect(timeouts).toContainEqual([3, 2, 500]);
+      // Their own tasks lost nothing: the later creates went, and only the first task's lane stopped.
+      expect(relay.creates).toEqual(['budget-m2', 'budget-m3']);
+      const stopped = result.drift.flatMap((d) =>
+        d.type === 'missing' && /not sent/.test(d.reason) ? [d.reason] : [],
+      );
+      expect(stopped.length).toBeGreaterThan(0);
+      expect(new Set(stopped)).toEqual(
+        new Set(['not sent: lane task:task-6e6ed95a-0001 stopped after a timeout before seq 15']),
+      );
     } finally {
       await relay.close();
       await peer.close();
