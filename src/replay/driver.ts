@@ -13,7 +13,7 @@
  * - A wait has a deadline (`timeoutMs`, restarted whenever the awaited entry changes, so a slow
  *   but moving peer is not drift). When it passes, the wait becomes a `timeout` drift, the entries
  *   awaited are given up, and the lane stops: its later requests are not sent. A barrier sends
- *   anyway. Nothing hangs.
+ *   anyway, and so does a create that waited only for other tasks' creation. Nothing hangs.
  * - When every request was sent, the driver waits (same deadline) for the answers still due,
  *   then closes what is still open (streams the recording left open).
  * - A recorded body is sent as recorded, framed by `Content-Length`, whatever the method; one
