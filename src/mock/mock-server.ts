@@ -19,6 +19,7 @@ import {
   limitedServerOptions,
   readLimitedBody,
 } from '../http/limits.js';
+import { lazyH2c } from '../http/lazy-h2c.js';
 import { createSniffingServer } from '../http/transport-sniff.js';
 import { incomingBody, requestVersion } from './match.js';
 import { MockEngine, type MockOptions, type MockReport, type MockSource } from './mock-engine.js';
@@ -118,10 +119,14 @@ export async function startMockServer(
     });
   });
   guardServer(server, limits, (status, message) => limitAnswerBody(status, message));
-  const grpc = (await import('./mock-grpc.js')).createMockGrpc(engine, limits.bodyLimitBytes);
+  // Loaded for the first h2c connection, not at start (docs/design.md §2, "Start-up").
+  const grpc = lazyH2c(
+    async () => (await import('./mock-grpc.js')).createMockGrpc(engine, limits.bodyLimitBytes),
+    (error) => process.stderr.write(`a2a-replay: mock: gRPC could not be served: ${errorMessage(error)}\n`),
+  );
   // One port for HTTP/1 and gRPC, as the reference peer's (docs/design.md §16).
   const port = createSniffingServer(
-    { http1: (socket) => server.emit('connection', socket), h2c: (socket) => grpc.injectConnection(socket) },
+    { http1: (socket) => server.emit('connection', socket), h2c: grpc.route },
     { silentMs: limits.headersTimeoutMs },
   );
   await new Promise<void>((resolve, reject) => {
