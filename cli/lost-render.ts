@@ -9,8 +9,9 @@ import {
   type Dialects,
   type FleetVerdict,
   type Incomplete,
+  type LostPauses,
   type RecordingGaps,
-  ambiguityText,
+  fleetLostLines,
 } from '../src/public/receipts.js';
 import { fleetPauseVerdict } from '../src/public/observe.js';
 import { textTableLines, withVersionColumn } from './text-table.js';
@@ -103,15 +104,18 @@ const lostCellsWithRule = (l: LostPauseListing): string[] => [
 ];
 
 const LOST_INTERRUPTION_HEADER = ['TASK', 'STATE', 'REASON', 'RULE', 'SINCE', 'TRACE'];
+/** A fleet's lost interruption names where its receipt is: every row of a fleet's listing, none of another's. */
+const placeOf = ({ interruptedIn: at }: LostInterruptionListing): string[] => (at ? [`${at.file}:${at.line}`] : []);
 
 /** Lost interruptions (docs/design.md §14.9) after the pauses: a count, then their table. */
 export function* renderInterruptions(file: string, lost: readonly LostInterruptionListing[]): Generator<string> {
   if (lost.length === 0) return;
   yield `${lost.length} lost interruption${lost.length === 1 ? '' : 's'} in ${file}`;
+  const state = (l: LostInterruptionListing): string => l.state?.replace(/^TASK_STATE_/, '') ?? '-';
   const [header, cells] = withVersionColumn(
     lost,
-    LOST_INTERRUPTION_HEADER,
-    (l) => [l.taskId, l.state?.replace(/^TASK_STATE_/, '') ?? '-', l.reason, l.rule ?? '-', l.since, traceOf(l.span)],
+    [...LOST_INTERRUPTION_HEADER, ...(placeOf(lost[0]!).length > 0 ? ['INTERRUPTED IN'] : [])],
+    (l) => [l.taskId, state(l), l.reason, l.rule ?? '-', l.since, traceOf(l.span), ...placeOf(l)],
     (l) => l.a2aVersions,
   );
   yield* textTableLines(header, lost, cells);
@@ -140,9 +144,10 @@ export function* render(
 
 const FLEET_HEADER = ['TASK', 'INITIATOR', 'REASON', 'SINCE', 'PAUSED IN', 'TRACE', 'PAUSE REASON'];
 
-/** A fleet's listing (docs/design.md §17): a count, the pauses open when every log ended, orphans, ambiguities. */
-export function* renderFleet(files: readonly string[], verdict: FleetVerdict): Generator<string> {
-  const { lost, orphans, ambiguous } = verdict;
+/** A fleet's listing (docs/design.md §17): the pauses open when every log ended, its interruptions, its notes. */
+export function* renderFleet(found: LostPauses & { fleet: FleetVerdict }): Generator<string> {
+  const { files } = found;
+  const { lost } = found.fleet;
   const where = `a fleet of ${files.length} logs (${files.join(', ')})`;
   yield lost.length === 0
     ? `no lost pauses in ${where}`
@@ -157,10 +162,6 @@ export function* renderFleet(files: readonly string[], verdict: FleetVerdict): G
       traceOf(fleetPauseVerdict(p).span),
       p.reason === null ? '-' : JSON.stringify(p.reason),
     ]);
-  for (const o of orphans)
-    yield (
-      `orphan: task ${o.taskId}: ${o.outcome} in ${o.ended.file}:${o.ended.line} (seq ${o.ended.seq}), ` +
-      'naming a pause outside its log that no given log holds'
-    );
-  for (const a of ambiguous) yield `ambiguous: ${ambiguityText(a)}`;
+  yield* renderInterruptions(`a fleet of ${files.length} logs`, found.interruptions);
+  for (const line of fleetLostLines(found)) yield printable(line);
 }

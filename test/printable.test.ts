@@ -4,8 +4,6 @@
  * content (the run report, `verify`, `audit`, error lines) go through it.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../src/canonical/canonical-json.js';
@@ -16,6 +14,7 @@ import { Keyring, generateReceiptKey } from '../src/receipts/keys.js';
 import { renderRecordingText } from '../src/replay/reporters/text.js';
 import type { RecordingResult } from '../src/replay/result.js';
 import { ROOT, runCli } from './helpers/cli.js';
+import { tempDir } from './helpers/temp-dir.js';
 
 /** An escape or a carriage return anywhere: what printed output must not hold. */
 // eslint-disable-next-line no-control-regex -- control characters are what it finds
@@ -64,7 +63,7 @@ describe('what is printed', () => {
   });
 
   it('prints a forged key id in a failing log as text, not as terminal commands', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'printable-'));
+    const dir = await tempDir('printable-');
     const golden = readFileSync(join(ROOT, 'golden/caller-pause-finish-step/recording.receipts.jsonl'), 'utf8');
     const forged = join(dir, 'forged.receipts.jsonl');
     const lines = golden.split('\n');
@@ -81,7 +80,7 @@ describe('what is printed', () => {
   });
 
   it('prints a pause reason and principal a client chose in the audit and lost tables as text', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'printable-'));
+    const dir = await tempDir('printable-');
     const key = generateReceiptKey({ kid: 'k' });
     const chain = new ReceiptChain({
       keyring: new Keyring([key]),

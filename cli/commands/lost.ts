@@ -1,14 +1,13 @@
 /**
  * @module cli/commands/lost
- * `a2a-replay lost FILE`: the pauses that never came back (docs/design.md §7 `LostPause`), from a
- * recording (the PauseObserver's verdicts) or a receipt log (suspensions no resumption closed).
- * A recording with entries that do not hold all the peer sent (`incomplete`, `cut`: §5) is
- * reported INCOMPLETE, naming each line, seq and why; one with requests in no A2A dialect it reads
- * (§14.10) NOT UNDERSTOOD, likewise; one where the observer could not read what the peer said
- * (a malformed pause, an answer that does not parse: §14.2) UNREAD, likewise (what is listed and
- * what it comes to are `lostPauses` and `lostOutcome`). Exit 1 when there are
- * lost pauses or the recording is incomplete or unread, 0 when none, 2 for input it cannot read
- * (requests not understood included).
+ * `a2a-replay lost FILE...`: the pauses and interruptions that never came back (docs/design.md §7
+ * `LostPause`, §14.9), from a recording (the PauseObserver's verdicts), a receipt log, a series or
+ * a fleet (§17). A recording with entries that do not hold all the peer sent (`incomplete`, `cut`:
+ * §5) is reported INCOMPLETE, naming each line, seq and why; one with requests in no A2A dialect it
+ * reads (§14.10) NOT UNDERSTOOD, likewise; one where the observer could not read what the peer said
+ * (§14.2) UNREAD, likewise. What is listed, and what it comes to, are `lostPauses` and `lostOutcome`:
+ * exit 1 when anything is lost or the recording is incomplete or unread, 0 when none, 2 for input
+ * it cannot read (requests not understood included).
  */
 import { basename } from 'node:path';
 import type { Command } from 'commander';
@@ -90,7 +89,7 @@ function invalidLogs(error: unknown): never {
 
 /** The listing as text: a count and a table, then what leaves it short of a clean bill. */
 async function printListing(found: LostPauses, explain: boolean): Promise<void> {
-  if (found.fleet !== undefined) return writeLines(renderFleet(found.files, found.fleet));
+  if (found.fleet !== undefined) return writeLines(renderFleet({ ...found, fleet: found.fleet }));
   const label = found.kind === 'series' ? `the series ${found.files.join(', ')}` : found.files[0]!;
   const { gaps } = found;
   await writeLines(render(label, lostSource(found), found.lost, gaps !== null && !gapless(gaps)));

@@ -2,32 +2,51 @@
  * @module logs/fleet-lost
  * The lost pauses of a fleet (docs/design.md §17): the receipt logs of several recorders as one
  * record. A pause resumed in another given log is not lost; one open when every log ended is
- * (`recording_ended`); a resumption that pairs with no given pause is an `orphan`. With a key each
+ * (`recording_ended`); a resumption that pairs with no given pause is an `orphan`. In the same pass
+ * its interruptions are paired within each log or series (logs/fleet-interruption-ledger): one
+ * open when every log ended is lost, a continuation naming none given an orphan. With a key each
  * log is verified as it is read (a kid with no key fails naming the file), each series as `verify`
  * checks one; a log or series that does not verify stops the reading, naming it.
  */
 import { A2aReplayError } from '../errors.js';
 import { FleetLedger, type FleetVerdict } from '../receipts/fleet.js';
+import type { ReceiptLogLine } from '../receipts/types.js';
 import type { Keyring } from '../receipts/keys.js';
 import { readLogChunks } from '../receipts/log-reader.js';
 import { plainSeriesProblem } from '../receipts/series-plain.js';
 import { verifyReceiptLog } from '../receipts/verify.js';
 import type { GivenLogs } from './given-logs.js';
+import { FleetInterruptionLedger, type FleetInterruptions } from './fleet-interruption-ledger.js';
 import { orderedUnverified, verifyGroupInto } from './group-series.js';
 import { readLostLine, refuseUnreceipted } from './lost-reading.js';
 
-/** The fleet's verdict: pauses paired across logs, lost, orphan resumptions, ambiguous ones. */
+/**
+ * The fleet's verdict (pauses paired across logs, lost, orphan resumptions, ambiguous ones) and its
+ * interruptions (those never continued, orphan continuations), from one reading of the logs.
+ */
 export async function fleetVerdictOf(
   given: GivenLogs,
   keyring: Keyring | undefined,
   allowTornTail: boolean,
-): Promise<FleetVerdict> {
+): Promise<{ verdict: FleetVerdict; interruptions: FleetInterruptions }> {
   const { groups } = given;
   const ledger = new FleetLedger();
+  const asked = new FleetInterruptionLedger();
+  const take = (line: ReceiptLogLine, number: number, hash?: string): void => {
+    ledger.add(line, number, hash);
+    asked.add(line, number, hash);
+  };
   for (const group of groups) {
     if (group.linked && keyring) {
       // The series verified as `verify` checks one; each log before its last may end open or torn.
-      const series = await verifyGroupInto(ledger, group, { keyring, allowOpen: true, allowTornTail });
+      let current: string | undefined;
+      const series = await verifyGroupInto(ledger, group, { keyring, allowOpen: true, allowTornTail }, (path, v) => {
+        if (path !== current) {
+          current = path;
+          asked.startLog(path, group.id);
+        }
+        asked.add(v.line, v.number, v.hash);
+      });
       if (!series.ok)
         throw new A2aReplayError('RECEIPT_INVALID', `the series does not verify: ${series.error?.message ?? ''}`);
       continue;
@@ -39,13 +58,14 @@ export async function fleetVerdictOf(
     if (!keyring) await refuseUnreceipted(ordered);
     for (const [i, file] of ordered.entries()) {
       ledger.startLog(file, group.id);
+      asked.startLog(file, group.id);
       if (!keyring) {
         // A log of a series before its last may end torn: its successor began after it.
         const tornOk = allowTornTail || i < ordered.length - 1;
         for await (const chunk of readLogChunks(file))
           for (const raw of chunk) {
             const line = readLostLine(file, raw, tornOk);
-            if (line) ledger.add(line, raw.number);
+            if (line) take(line, raw.number);
           }
         continue;
       }
@@ -53,7 +73,7 @@ export async function fleetVerdictOf(
         keyring,
         allowOpen: true,
         allowTornTail,
-        onLine: ({ number, line, hash }) => ledger.add(line, number, hash),
+        onLine: ({ number, line, hash }) => take(line, number, hash),
       });
       const failure = result.firstError;
       if (!result.ok)
@@ -65,5 +85,5 @@ export async function fleetVerdictOf(
         );
     }
   }
-  return ledger.finish();
+  return { verdict: ledger.finish(), interruptions: asked.finish() };
 }

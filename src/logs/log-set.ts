@@ -17,6 +17,7 @@ import { type VerifyResult, verifyReceiptLog } from '../receipts/verify.js';
 import { type LostInterruptionListing, type LostPauseListing, OpenSuspensions } from '../observe/lost-pauses.js';
 import { receiptLogInput } from './collector-input.js';
 import { describeVerification } from './describe-verification.js';
+import type { FleetOrphanContinuation } from './fleet-interruption-ledger.js';
 import { fleetVerdictOf } from './fleet-lost.js';
 import { type LogGroup, givenLogs } from './given-logs.js';
 import { strayLogs, verifyGroupInto } from './group-series.js';
@@ -217,12 +218,19 @@ export interface LostPauses {
   files: string[];
   /** The pauses never resumed (for a fleet, those open when every log ended). */
   lost: LostPauseListing[];
-  /** The interruptions never continued (none listed for a fleet). */
+  /**
+   * The interruptions never continued. For a fleet, those open when every log ended, each paired
+   * within its own log or series and naming the file and line of its receipt (`interruptedIn`):
+   * an ask answered through another replica than the one that saw it is among them (no receipt
+   * ties the answer to it, docs/design.md §17).
+   */
   interruptions: LostInterruptionListing[];
   /** `recording`, `unverified`, or what the verification rests on (describeVerification). */
   verification: string;
   /** A fleet's whole verdict: pauses paired across logs, orphan resumptions, ambiguous ones. */
   fleet?: FleetVerdict;
+  /** For a fleet: continuations naming an interruption no given log holds (they fail it, as orphan resumptions). */
+  orphanContinuations?: FleetOrphanContinuation[];
   /**
    * For a recording: where the observer could not follow the peer (entries incomplete, requests not
    * understood, what it could not read of the peer's answers). With any, the listing is not a
@@ -292,7 +300,7 @@ export async function lostPauses(
     return { kind: 'series', files, lost, interruptions, verification, gaps: null };
   }
   if (set.kind === 'fleet') {
-    const verdict = await fleetVerdictOf(
+    const { verdict, interruptions } = await fleetVerdictOf(
       { files: set.files, groups: set.groups, series: false },
       set.keyring,
       set.allowTornTail,
@@ -301,9 +309,10 @@ export async function lostPauses(
       kind: 'fleet',
       files: set.files,
       lost: [],
-      interruptions: [],
+      interruptions: interruptions.lost,
       verification: set.keyring ? 'receipt logs, verified' : 'receipt logs, unverified',
       fleet: verdict,
+      orphanContinuations: interruptions.orphans,
       gaps: null,
     };
   }

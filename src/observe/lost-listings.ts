@@ -50,4 +50,9 @@ export interface LostInterruptionListing {
   rule: string | null;
   /** As a lost pause's `a2aVersions`. */
   a2aVersions?: string[];
+  /**
+   * In a fleet (docs/design.md §17): the file and line of its InterruptionReceipt, as the fleet's
+   * audit names it (`interruptedIn`); absent for one log, a series or a recording.
+   */
+  interruptedIn?: { file: string; line: number };
 }

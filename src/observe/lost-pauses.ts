@@ -110,6 +110,19 @@ function text(value: SpanAttributes[string] | undefined): string | null {
   return typeof value === 'string' ? value : null;
 }
 
+/** An InterruptionReceipt no ContinuationReceipt closed, as a lost interruption (`never_continued`). */
+export function lostInterruptionOf(i: InterruptionReceipt): LostInterruptionListing {
+  return {
+    taskId: i.taskId,
+    state: i.state,
+    reason: 'never_continued',
+    since: i.interruptedAt ?? i.observedAt,
+    detectedAt: null,
+    span: i.span,
+    rule: null,
+  };
+}
+
 /**
  * The suspensions of a receipt log that no resumption has closed yet, read one line at a time (a
  * `rejected` resumption attempts but does not close one, docs/design.md §6): what it keeps is the
@@ -123,15 +136,7 @@ export class OpenSuspensions {
 
   /** The interruptions never continued, as lost interruptions (`never_continued`), in log order. */
   lostInterruptions(): LostInterruptionListing[] {
-    return [...this.#interrupted.values()].map((i) => ({
-      taskId: i.taskId,
-      state: i.state,
-      reason: 'never_continued',
-      since: i.interruptedAt ?? i.observedAt,
-      detectedAt: null,
-      span: i.span,
-      rule: null,
-    }));
+    return [...this.#interrupted.values()].map(lostInterruptionOf);
   }
 
   /** Takes the next line of the log; `hash` is its hash when the caller has it already (a verified line's). */

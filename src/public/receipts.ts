@@ -80,7 +80,16 @@ export {
   lostPauses,
   headProblem,
 } from '../logs/log-set.js';
-export { type LostOutcome, lostOutcome, lostPausesJson, lostSource, lostVerdicts } from '../logs/lost-report.js';
+export {
+  type LostOutcome,
+  fleetInterruptionNote,
+  fleetLostLines,
+  lostOutcome,
+  lostPausesJson,
+  lostSource,
+  lostVerdicts,
+} from '../logs/lost-report.js';
+export type { FleetInterruptions, FleetOrphanContinuation } from '../logs/fleet-interruption-ledger.js';
 export {
   AUDIT_KINDS,
   type AuditEntry,

@@ -132,8 +132,9 @@ function lineTime(line: Record<string, unknown>): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-export function setupReceiptShipping(url: string, say: RecorderWarn): ReceiptShipping {
-  const processor = new ReceiptLogProcessor(new OTLPLogExporter({ url, timeoutMillis: 10_000 }), url, say);
+/** Ships to `url`, each export (retries included) given up to `timeoutMs`. */
+export function setupReceiptShipping(url: string, say: RecorderWarn, timeoutMs: number): ReceiptShipping {
+  const processor = new ReceiptLogProcessor(new OTLPLogExporter({ url, timeoutMillis: timeoutMs }), url, say);
   const provider = new LoggerProvider({
     resource: resourceFromAttributes({ 'service.name': 'a2a-replay' }),
     processors: [processor],

@@ -13,7 +13,7 @@
  * - A wait has a deadline (`timeoutMs`, restarted whenever the awaited entry changes, so a slow
  *   but moving peer is not drift). When it passes, the wait becomes a `timeout` drift, the entries
  *   awaited are given up, and the lane stops: its later requests are not sent. A barrier sends
- *   anyway. Nothing hangs.
+ *   anyway, and so does a create that waited only for other tasks' creation. Nothing hangs.
  * - When every request was sent, the driver waits (same deadline) for the answers still due,
  *   then closes what is still open (streams the recording left open).
  * - A recorded body is sent as recorded, framed by `Content-Length`, whatever the method; one
@@ -229,7 +229,10 @@ interface WaitContext {
   step: (entry: RecordingEntry) => Promise<StepOutcome>;
 }
 
-/** Waits until `action` is due. False when a deadline passed (drift recorded, awaited entries given up). */
+/**
+ * Waits until `action` is due. False when a deadline passed (drift recorded, awaited entries given
+ * up); true then too for a create that waited only for other tasks' creation.
+ */
 async function waitForAction(action: Action, context: WaitContext): Promise<boolean> {
   const { ledger, changed, timeoutMs, checkInfra, progress, reach, step } = context;
   const { seq, ex } = action;
@@ -255,9 +258,11 @@ async function waitForAction(action: Action, context: WaitContext): Promise<bool
     if (!still) return true;
     if (still.seq !== awaited) continue;
     ledger.timedOut(action.type === 'send' ? ex.request : (ex.terminal ?? ex.request), still, timeoutMs);
-    for (const e of ledger.unsettledBefore(seq, ex.lane)) {
-      ledger.abandon(e.seq, `it never came: waited ${timeoutMs} ms before seq ${seq}`);
-    }
+    const late = ledger.unsettledBefore(seq, ex.lane);
+    // A create that waited only for other tasks' creation goes: its own task lost nothing, and
+    // their answers stay awaited in their own lanes (lanes.ts).
+    if (late.every((e) => ledger.plan.exchangeOfSeq.get(e.seq)?.created === e)) return true;
+    for (const e of late) ledger.abandon(e.seq, `it never came: waited ${timeoutMs} ms before seq ${seq}`);
     return false;
   }
 }

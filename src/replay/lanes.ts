@@ -16,7 +16,11 @@
  *
  * The ordering rule the driver applies to a plan: before sending recorded request R (seq s), every
  * entry with seq < s of R's lane and of every barrier exchange must be matched live; before a
- * barrier, every entry with seq < s. Requests count as matched once sent.
+ * barrier, every entry with seq < s. Requests count as matched once sent. A request that creates a
+ * task also waits for the answer that named each task created before it, when that answer has
+ * seq < s (the recording shows the task existed before R went): a peer lists and numbers tasks in
+ * the order it made them, and lanes would otherwise make them at once. Creates the recording shows
+ * overlapping stay concurrent.
  */
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { A2aReplayError } from '../errors.js';
@@ -40,6 +44,12 @@ export interface PlannedExchange {
   events: RecordingEntry[];
   /** `end` or `error`, when the exchange finished within the recording. */
   terminal: RecordingEntry | undefined;
+  /**
+   * For a request that created a task (it names none; its answer names the one the peer minted):
+   * the first answer entry naming that task, the unary response or a stream's first such event.
+   * Not an SSE response head: it names nothing, and a peer may send it before it made the task.
+   */
+  created: RecordingEntry | undefined;
 }
 
 export interface ReplayPlan {
@@ -140,6 +150,7 @@ export function planReplay(entries: readonly RecordingEntry[]): ReplayPlan {
         response: undefined,
         events: [],
         terminal: undefined,
+        created: undefined,
       };
       byXid.set(entry.xid, planned);
       exchanges.push(planned);
@@ -176,7 +187,8 @@ export function planReplay(entries: readonly RecordingEntry[]): ReplayPlan {
       if (task !== undefined) ex.lane = `task:${task}`;
       else {
         const answers = [ex.response, ...ex.events].filter((e): e is RecordingEntry => e !== undefined);
-        const minted = answers.map((e) => answerTaskId(e.body)).find((id) => id !== undefined);
+        ex.created = answers.find((e) => answerTaskId(e.body) !== undefined);
+        const minted = ex.created && answerTaskId(ex.created.body);
         ex.lane = minted !== undefined ? `task:${minted}` : `xid:${ex.xid}`;
       }
       lanes.add(ex.lane);

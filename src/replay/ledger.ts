@@ -111,6 +111,10 @@ export class ReplayLedger {
   readonly #all = new LaneCursor();
   /** The barrier exchanges' entries, if the recording has any. */
   readonly #barriers: LaneCursor | undefined;
+  /** The answers that named a task created (`PlannedExchange.created`). */
+  readonly #creations = new LaneCursor();
+  /** The seqs of the requests that created a task. */
+  readonly #creates = new Set<number>();
   readonly #bySeq = new Map<number, RecordingEntry>();
   readonly #byXid = new Map<string, PlannedExchange>();
   #liveCount = 0;
@@ -163,7 +167,12 @@ export class ReplayLedger {
         terminalMatched: false,
         lastSeq: ex.request.seq,
       });
+      if (ex.created) {
+        this.#creates.add(ex.request.seq);
+        this.#creations.seqs.push(ex.created.seq);
+      }
     }
+    this.#creations.seqs.sort((a, b) => a - b);
     this.#extraSeqs = extraSeqs ?? { next: max + 1 };
     this.#barriers = this.#lanes.get(BARRIER_LANE);
   }
@@ -193,16 +202,25 @@ export class ReplayLedger {
     return this.blockerAt(ex.request.seq, ex.lane);
   }
 
+  /**
+   * What recorded position `s` of `lane` waits for (the rule of `lanes.ts`): every entry when a
+   * barrier; else its lane's, the barriers', and for a request creating a task, the answers that
+   * named the tasks created before it.
+   */
+  #awaitedBy(s: number, lane: LaneKey | null): LaneCursor[] {
+    if (lane === null) return [this.#all];
+    const cursors = [this.#lanes.get(lane), this.#barriers, this.#creates.has(s) ? this.#creations : undefined];
+    return cursors.filter((c) => c !== undefined);
+  }
+
   /** The first unsettled entry that must settle before recorded position `s` of `lane` is due. */
   blockerAt(s: number, lane: LaneKey | null): RecordingEntry | undefined {
-    // The first unsettled entry of the lane and of the barriers, whichever comes first: it blocks
-    // when it comes before `s` (the other one then cannot come before it and after `s`).
+    // The first unsettled entry of the cursors awaited, whichever comes first: it blocks when it
+    // comes before `s` (no other one then can come before it and after `s`).
     let blocking: number | undefined;
-    if (lane === null) blocking = this.#all.firstUnsettled(this.isSettled);
-    else {
-      blocking = this.#lanes.get(lane)?.firstUnsettled(this.isSettled);
-      const barrier = this.#barriers?.firstUnsettled(this.isSettled);
-      if (barrier !== undefined && (blocking === undefined || barrier < blocking)) blocking = barrier;
+    for (const cursor of this.#awaitedBy(s, lane)) {
+      const first = cursor.firstUnsettled(this.isSettled);
+      if (first !== undefined && (blocking === undefined || first < blocking)) blocking = first;
     }
     return blocking !== undefined && blocking < s ? this.#bySeq.get(blocking) : undefined;
   }
@@ -212,14 +230,12 @@ export class ReplayLedger {
     return this.#progress.get(ex.xid)?.terminalMatched ?? false;
   }
 
-  /** Unsettled entries with seq < `before` in `lane` (all lanes when null), oldest first. */
+  /** Unsettled entries with seq < `before` that position `before` of `lane` waits for, oldest first. */
   unsettledBefore(before: number, lane: LaneKey | null): RecordingEntry[] {
     // From each cursor's first unsettled entry, not from the recording's start: a long replay
     // that times out often must not rescan what settled long ago.
-    const cursors =
-      lane === null ? [this.#all] : [this.#lanes.get(lane), this.#barriers].filter((c) => c !== undefined);
     const seqs: number[] = [];
-    for (const cursor of cursors) {
+    for (const cursor of this.#awaitedBy(before, lane)) {
       const from = cursor.firstUnsettled(this.isSettled);
       if (from === undefined) continue;
       for (let i = cursor.index; i < cursor.seqs.length; i++) {

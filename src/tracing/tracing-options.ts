@@ -25,7 +25,10 @@ export interface TracingOptions {
   work?: string;
   /** One line per problem (export failed, ...). Default: `a2a-replay: <line>` on stderr. */
   warn?: (line: string) => void;
-  /** How long one OTLP export may take, retries included. Default 5000 ms. */
+  /**
+   * How long one OTLP export may take, retries included. Without it: OTEL_EXPORTER_OTLP_TRACES_TIMEOUT,
+   * else OTEL_EXPORTER_OTLP_TIMEOUT (milliseconds), else 5000 ms.
+   */
   otlpTimeoutMs?: number;
 }
 
@@ -52,6 +55,28 @@ export function resolveOtlpTracesUrl(otlp: string | undefined, env: NodeJS.Proce
   const base = env['OTEL_EXPORTER_OTLP_ENDPOINT'];
   if (base !== undefined && base.trim() !== '') return `${base.trim().replace(/\/+$/, '')}/v1/traces`;
   return undefined;
+}
+
+/**
+ * How long one OTLP export of `signal` may take, retries included (an unreachable collector is
+ * tried again until then): OTEL_EXPORTER_OTLP_<SIGNAL>_TIMEOUT, else OTEL_EXPORTER_OTLP_TIMEOUT, in
+ * milliseconds as the OpenTelemetry specification defines them, else `fallback`. A value that is
+ * not a whole number of milliseconds above 0 is said through `warn` and not used.
+ */
+export function resolveOtlpTimeoutMs(
+  signal: 'traces' | 'logs',
+  env: NodeJS.ProcessEnv,
+  fallback: number,
+  warn: (line: string) => void,
+): number {
+  for (const name of [`OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_TIMEOUT`, 'OTEL_EXPORTER_OTLP_TIMEOUT']) {
+    const value = env[name]?.trim();
+    if (value === undefined || value === '') continue;
+    if (/^[0-9]+$/.test(value) && Number(value) > 0 && Number.isSafeInteger(Number(value))) return Number(value);
+    warn(`${name}=${JSON.stringify(value)} is not a time-out in milliseconds; using ${fallback} ms`);
+    return fallback;
+  }
+  return fallback;
 }
 
 function withTracesPath(url: string): string {

@@ -23,7 +23,13 @@ import { redactUrl } from '../recording/redaction.js';
 import { EventIdGenerator } from './event-id-generator.js';
 import { SpanBridge } from './span-bridge.js';
 import { OtlpJsonFileExporter } from './trace-file-exporter.js';
-import { type Tracing, type TracingOptions, disabledTracing, resolveOtlpTracesUrl } from './tracing-options.js';
+import {
+  type Tracing,
+  type TracingOptions,
+  disabledTracing,
+  resolveOtlpTimeoutMs,
+  resolveOtlpTracesUrl,
+} from './tracing-options.js';
 
 export { type Tracing, type TracingOptions, resolveOtlpTracesUrl } from './tracing-options.js';
 
@@ -68,7 +74,8 @@ export function setupTracing(options: TracingOptions = {}): Tracing {
       warn(`tracing: OTLP endpoint ${JSON.stringify(redactUrl(otlpUrl))} is not a URL; spans are not sent there`);
     }
     if (url) {
-      const exporter = new OTLPTraceExporter({ url: url.href, timeoutMillis: options.otlpTimeoutMs ?? 5000 });
+      const timeoutMillis = options.otlpTimeoutMs ?? resolveOtlpTimeoutMs('traces', env, 5000, write);
+      const exporter = new OTLPTraceExporter({ url: url.href, timeoutMillis });
       // A replay produces spans much faster than the default queue (2,048) drains: keep them all.
       const batching = { maxQueueSize: 100_000, maxExportBatchSize: 1_000 };
       processors.push(

@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 describe('a2a-replay canon', () => {
   it('prints the RFC 8785 form of stdin', async () => {
@@ -13,7 +13,7 @@ describe('a2a-replay canon', () => {
   });
 
   it('prints sha256:<hex> with --hash, reading a file argument', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'canon-'));
+    const dir = await tempDir('canon-');
     const file = join(dir, 'doc.json');
     await writeFile(file, '{ "b": 2, "a": 1 }');
     const result = await runCli(['canon', '--hash', file]);

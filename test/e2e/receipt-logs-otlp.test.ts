@@ -129,7 +129,8 @@ describe('record --otlp-logs', () => {
     const out = join(dir, 'down.jsonl');
     const recorder = await startRecordProcess(
       ['--upstream', peer.url, '--out', out, '--key', key, '--checkpoint-every', '1'],
-      { OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: `http://127.0.0.1:${port}/v1/logs` },
+      // The time-out variable shortens each export's retrying of the refused connection (10 s by default).
+      { OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: `http://127.0.0.1:${port}/v1/logs`, OTEL_EXPORTER_OTLP_LOGS_TIMEOUT: '300' },
     );
     await pauseAndResume(recorder.url, 1);
     await until(() => /did not take receipt records/.test(recorder.stderr()), 'the outage said on stderr');

@@ -150,7 +150,10 @@ it.each([
 it('tells an unreachable --otlp endpoint once on stderr and still completes recording and receipts', async () => {
   const out = join(dir, 'otlp.jsonl');
   const endpoint = `http://127.0.0.1:${await closedPort()}`;
-  const recorder = await recordPauseSession(['--out', out, '--key', keyFile, '--otlp', endpoint]);
+  // The standard variable shortens the exporter's retrying of the refused connection (5 s by default).
+  const recorder = await recordPauseSession(['--out', out, '--key', keyFile, '--otlp', endpoint], {
+    OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '300',
+  });
   const told = recorder
     .stderr()
     .split('\n')

@@ -94,12 +94,14 @@ describe('run when the infrastructure fails', () => {
       recording,
       '--peer-cmd',
       `"${process.execPath}" -e "console.error('not listening'); setTimeout(() => {}, 60000)"`,
+      // Long enough for the child to have started and said its line on a loaded machine: its
+      // stderr is what the message quotes.
       '--ready-timeout-ms',
-      '300',
+      '2000',
     ]);
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(
-      /did not answer \/\.well-known\/agent-card\.json .* within 300 ms .*; its stderr:\n {4}not listening/s,
+      /did not answer \/\.well-known\/agent-card\.json .* within 2000 ms .*; its stderr:\n {4}not listening/s,
     );
   });
 

@@ -131,8 +131,9 @@ describe('a2a-replay run with tracing', () => {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
     // Nothing listens there now: two recordings, one warning, in replay words.
+    // OTEL_EXPORTER_OTLP_TIMEOUT shortens the exporter's retrying of the refused connection (5 s by default).
     const down = await runCli(['run', recording, recording, '--key', keyFile], {
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: url },
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: url, OTEL_EXPORTER_OTLP_TIMEOUT: '300' },
     });
     const warnings = down.stderr.split('\n').filter((l) => l.includes('OTLP export'));
     expect(warnings).toHaveLength(1);

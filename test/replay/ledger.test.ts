@@ -136,6 +136,86 @@ describe('ReplayLedger', () => {
   });
 });
 
+describe('ReplayLedger task creation order', () => {
+  const send = (seq: number, xid: string, method = 'SendMessage'): RecordingEntry =>
+    entry(seq, xid, 'request', rpc(method, { message: { messageId: xid, role: 'ROLE_USER', parts: [] } }));
+  const task = (id: string): JsonValue => result({ task: { id, status: { state: 'TASK_STATE_WORKING' } } });
+  const created = (id: string): LiveAnswer => live('response', task(id));
+
+  it('holds a create behind the answers that named the tasks created before it was sent, and no others', () => {
+    // a answered before b and c went; b and c overlap: c went before b's answer.
+    const entries = [
+      send(1, 'a'),
+      entry(2, 'a', 'response', task('task-a')),
+      send(3, 'b'),
+      send(4, 'c'),
+      entry(5, 'b', 'response', task('task-b')),
+      entry(6, 'c', 'response', task('task-c')),
+      send(7, 'd'),
+      entry(8, 'd', 'response', task('task-d')),
+      entry(9, 'g', 'request', rpc('GetTask', { id: 'task-a' })),
+    ];
+    const ledger = new ReplayLedger(planReplay(entries), new IdMap());
+    const [a, b, c, d, g] = ['a', 'b', 'c', 'd', 'g'].map((x) => exchange(ledger, x)) as [
+      never,
+      never,
+      never,
+      never,
+      never,
+    ];
+    ledger.sent(a);
+    expect(ledger.blocker(b)?.seq).toBe(2);
+    expect(ledger.blocker(c)?.seq).toBe(2);
+    ledger.live(a, created('task-live-a'));
+    expect(ledger.blocker(b)).toBeUndefined();
+    expect(ledger.blocker(c)).toBeUndefined();
+    ledger.sent(c);
+    ledger.live(c, created('task-live-c'));
+    ledger.sent(b);
+    expect(ledger.blocker(d)?.seq).toBe(5);
+    // A request that creates nothing waits for its own lane only.
+    expect(ledger.blocker(g)).toBeUndefined();
+    ledger.live(b, created('task-live-b'));
+    expect(ledger.blocker(d)).toBeUndefined();
+  });
+
+  it('holds a create behind a stream’s first event naming its task, not behind the head that names none', () => {
+    const entries = [
+      send(1, 's', 'SendStreamingMessage'),
+      entry(2, 's', 'response'),
+      send(3, 'early'),
+      entry(4, 's', 'event', statusUpdate('task-s', 'TASK_STATE_WORKING')),
+      entry(5, 'early', 'response', task('task-early')),
+      send(6, 'late'),
+      entry(7, 'late', 'response', task('task-late')),
+      entry(8, 's', 'end'),
+    ];
+    const ledger = new ReplayLedger(planReplay(entries), new IdMap());
+    const [s, early, late] = ['s', 'early', 'late'].map((x) => exchange(ledger, x)) as [never, never, never];
+    ledger.sent(s);
+    // The head came before `early` went, the task's first event after: they overlap.
+    expect(ledger.blocker(early)).toBeUndefined();
+    ledger.live(s, live('response'));
+    ledger.sent(early);
+    ledger.live(early, created('task-live-early'));
+    expect(ledger.blocker(late)?.seq).toBe(4);
+    ledger.live(s, live('event', statusUpdate('task-live-s', 'TASK_STATE_WORKING')));
+    expect(ledger.blocker(late)).toBeUndefined();
+  });
+
+  it('does not hold a create behind a message-only reply, which created no task', () => {
+    const entries = [
+      send(1, 'm'),
+      entry(2, 'm', 'response', result({ message: { messageId: 'r', role: 'ROLE_AGENT', parts: [] } })),
+      send(3, 'n'),
+      entry(4, 'n', 'response', task('task-n')),
+    ];
+    const ledger = new ReplayLedger(planReplay(entries), new IdMap());
+    ledger.sent(exchange(ledger, 'm'));
+    expect(ledger.blocker(exchange(ledger, 'n'))).toBeUndefined();
+  });
+});
+
 describe('ReplayLedger streams', () => {
   /** A streamed task: WORKING, `beats` WORKING heartbeats, an artifact (unless left out), COMPLETED. */
   function streamed(taskId: string, beats: number, withArtifact = true): JsonValue[] {

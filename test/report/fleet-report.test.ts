@@ -4,14 +4,13 @@
  * no given log pairs is noted as an orphan.
  */
 import { writeFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { ReceiptChain } from '../../src/receipts/chain.js';
 import { buildResumptionDraft, buildSuspensionDraft, resumeTokenHashOf } from '../../src/receipts/drafts.js';
 import { Keyring, generateReceiptKey } from '../../src/receipts/keys.js';
 import { fleetSection } from '../../src/report/fleet-report.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const at = (s: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
 const span = (n: number) => ({ traceId: String(n).padStart(32, 'a'), spanId: String(n).padStart(16, 'b') });
@@ -59,7 +58,7 @@ it('shows a pause resumed through another replica as ended there, and a pairless
     ).receipt;
   const resumed = resume('task-1', 'tok-1');
   const orphan = resume('task-9', 'tok-9');
-  const dir = await mkdtemp(join(tmpdir(), 'fleet-report-'));
+  const dir = await tempDir('fleet-report-');
   const fileA = join(dir, 'a.receipts.jsonl');
   const fileB = join(dir, 'b.receipts.jsonl');
   writeFileSync(fileA, `${a.header.text}\n${paused.text}\n${a.close()?.text ?? ''}\n`);

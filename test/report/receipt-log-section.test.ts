@@ -3,14 +3,13 @@
  * last checkpoint, or torn, is shown as such and never plainly "verified".
  */
 import { writeFileSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { ReceiptChain } from '../../src/receipts/chain.js';
 import { buildResumptionDraft, buildSuspensionDraft } from '../../src/receipts/drafts.js';
 import { Keyring, generateReceiptKey, readKeyFile } from '../../src/receipts/keys.js';
 import { receiptLogSection } from '../../src/report/build-report.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const at = (s: number): string => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
 const span = (n: number) => ({ traceId: String(n).padStart(32, 'a'), spanId: String(n).padStart(16, 'b') });
@@ -47,7 +46,7 @@ it('shows an open or torn log as such, with what it may be missing', async () =>
     a.hash,
   ).receipt;
   const lines = [chain.header.text, a.text, b.text, resumeA.text, chain.close()?.text ?? ''];
-  const dir = await mkdtemp(join(tmpdir(), 'report-section-'));
+  const dir = await tempDir('report-section-');
   const write = (name: string, text: string): string => {
     const file = join(dir, name);
     writeFileSync(file, text);
@@ -92,7 +91,7 @@ it('does not call a log verified when only a public key was given and no checkpo
       span: span(1),
     }),
   ).receipt;
-  const file = join(await mkdtemp(join(tmpdir(), 'report-forged-')), 'forged.receipts.jsonl');
+  const file = join(await tempDir('report-forged-'), 'forged.receipts.jsonl');
   writeFileSync(file, `${chain.header.text}\n${forged.text}\n`);
   const section = await receiptLogSection(file, publicOnly);
   expect(section.verdict).not.toMatch(/verified(, OPEN)?$/);

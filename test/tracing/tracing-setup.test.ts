@@ -7,7 +7,7 @@ import { JsonTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { afterEach, describe, expect, it } from 'vitest';
 import { otlpJsonDocument } from '../../src/tracing/trace-file-exporter.js';
 import { openTracing } from '../../src/tracing/open-tracing.js';
-import { wantsTracing } from '../../src/tracing/tracing-options.js';
+import { resolveOtlpTimeoutMs, wantsTracing } from '../../src/tracing/tracing-options.js';
 import { resolveOtlpTracesUrl, setupTracing } from '../../src/tracing/tracing-setup.js';
 import {
   ATTR_LINK_KIND,
@@ -248,5 +248,21 @@ describe('setupTracing', () => {
       'http://a:1/v1/traces',
     );
     expect(resolveOtlpTracesUrl(undefined, {})).toBeUndefined();
+  });
+
+  it('takes the export time-out from the signal variable, then the shared one, and says one it cannot read', () => {
+    const said: string[] = [];
+    const warn = (line: string): void => void said.push(line);
+    const both = { OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: '250', OTEL_EXPORTER_OTLP_TIMEOUT: '900' };
+    expect(resolveOtlpTimeoutMs('traces', both, 5000, warn)).toBe(250);
+    expect(resolveOtlpTimeoutMs('logs', both, 10_000, warn)).toBe(900);
+    expect(resolveOtlpTimeoutMs('logs', { OTEL_EXPORTER_OTLP_LOGS_TIMEOUT: ' 40 ' }, 10_000, warn)).toBe(40);
+    expect(resolveOtlpTimeoutMs('traces', {}, 5000, warn)).toBe(5000);
+    expect(resolveOtlpTimeoutMs('traces', { OTEL_EXPORTER_OTLP_TIMEOUT: '' }, 5000, warn)).toBe(5000);
+    expect(said).toEqual([]);
+    for (const bad of ['0', '-5', '1.5', '10s', '99999999999999999999'])
+      expect(resolveOtlpTimeoutMs('traces', { OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: bad }, 5000, warn)).toBe(5000);
+    expect(said).toHaveLength(5);
+    expect(said[3]).toBe('OTEL_EXPORTER_OTLP_TRACES_TIMEOUT="10s" is not a time-out in milliseconds; using 5000 ms');
   });
 });
