@@ -11,11 +11,12 @@
  * row. One `perf record` covers every process while they take their calls in alternating segments.
  * A frame TurboFan inlined into another counts as that other one.
  * `npx tsx bench/perf-stages.ts [--case unary|sse|pause|large|card] [--calls 4000] [--warmup 10000]
- *   [--baseline DIR/dist/cli/main.js] [--top N]` (needs `perf` and `npm run build`); `--top N` lists each
- * process's N project functions with the most time of their own (Node's code they call not counted).
+ *   [--baseline DIR/dist/cli/main.js] [--floor] [--top N]` (needs `perf` and `npm run build`); `--floor`
+ * adds the floor of durable-before-acknowledged (`bare-proxy.ts --durable`); `--top N` lists each
+ * process's N JavaScript functions with the most time of their own and of the native code they call.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { textTable } from '../cli/text-table.js';
@@ -44,9 +45,9 @@ const CONCURRENCY = 8;
 const PERIOD_NS = 250_000;
 
 /**
- * Samples of one process: per stage for its main thread, per function of the project's code (the
- * innermost JavaScript frame, when it is the project's: its name and source file), and its other
- * threads together.
+ * Samples of one process: per stage for its main thread, per JavaScript function (the innermost
+ * JavaScript frame: its name and source file, the project's or Node's), and its other threads
+ * together.
  */
 interface Tally {
   stages: Record<Stage, number>;
@@ -65,8 +66,8 @@ function frameOf(symbol: string): { functionName: string; url: string; lineNumbe
 const V8_GC = /Scaveng|Heap::|MarkCompact|Marking|Sweeper|Evacuat|MinorMC/;
 
 /**
- * The stage of one main-thread sample, from its frames, innermost first, and the project's
- * function it ran in (undefined when the innermost JavaScript frame is not the project's).
+ * The stage of one main-thread sample, from its frames, innermost first, and the JavaScript
+ * function it ran in (the project's, or Node's; undefined when no frame is JavaScript).
  */
 function sampleStage(symbols: readonly string[], root: string): { stage: Stage; fn?: string } {
   for (const symbol of symbols) {
@@ -75,7 +76,7 @@ function sampleStage(symbols: readonly string[], root: string): { stage: Stage; 
     if (frame.url === '') continue;
     const path = projectPathOf(frame, root);
     const stage = stageOf(path, frame);
-    return path === undefined ? { stage } : { stage, fn: `${frame.functionName || '(anonymous)'} ${path}` };
+    return { stage, fn: `${frame.functionName || '(anonymous)'} ${path ?? frame.url}` };
   }
   return { stage: symbols.some((s) => V8_GC.test(s)) ? 'gc' : 'other' };
 }
@@ -152,6 +153,10 @@ try {
   if (BASELINE) procs.baseline = await startServer(BASELINE, recordArgs('baseline'), perfMap);
   procs.record = await startServer(CLI, recordArgs('record'), perfMap);
   procs.bare = await startBareProxy(peer.url, perfMap);
+  if (process.argv.includes('--floor')) {
+    mkdirSync(join(dir, 'floor'));
+    procs.floor = await startBareProxy(peer.url, perfMap, join(dir, 'floor'));
+  }
   const urls = Object.fromEntries(Object.entries(procs).map(([name, p]) => [name, p.url]));
   const once = await proxyCase(KIND, urls, rpc, CONCURRENCY);
   for (const name of Object.keys(procs)) await closedLoop(WARMUP, CONCURRENCY, (lane) => once(name, lane));
@@ -182,7 +187,7 @@ try {
   console.log(textTable(rows));
   for (const name of TOP > 0 ? names : []) {
     const top = [...tallies[name]!.functions].sort((a, b) => b[1] - a[1]).slice(0, TOP);
-    console.log(`${name}: the project's functions by their own time (µs per call)`);
+    console.log(`${name}: JavaScript functions by their own time and the native code they call (µs per call)`);
     console.log(textTable([['µs', 'function'], ...top.map(([fn, n]) => [us(n), fn])]));
   }
 } finally {
