@@ -28,10 +28,14 @@ export function readPreface(bytes: Buffer): PrefaceReading {
   return n === HTTP2_PREFACE.length ? 'h2c' : 'undecided';
 }
 
-/** Where a sniffed connection goes; each gets the socket with the sniffed bytes put back. */
+/**
+ * Where a sniffed connection goes; each gets the socket with the sniffed bytes put back, paused. A
+ * route that returns a promise (one that loads its server first) has the socket read once it
+ * resolves, and destroyed if it rejects.
+ */
 export interface TransportRoutes {
   http1(socket: Socket): void;
-  h2c(socket: Socket): void;
+  h2c(socket: Socket): void | Promise<void>;
 }
 
 export interface SniffOptions {
@@ -85,10 +89,14 @@ export function sniffTransport(socket: Socket, routes: TransportRoutes, options:
     socket.pause();
     if (chunks.length > 0) socket.unshift(Buffer.concat(chunks));
     handedOn?.();
-    if (route === 'h2c') routes.h2c(socket);
-    else routes.http1(socket);
+    const taken = route === 'h2c' ? routes.h2c(socket) : routes.http1(socket);
     // The new owner reads from here, its first byte the connection's first byte.
-    process.nextTick(() => socket.resume());
+    if (taken instanceof Promise)
+      taken.then(
+        () => socket.resume(),
+        () => socket.destroy(),
+      );
+    else process.nextTick(() => socket.resume());
   }
 
   function onData(chunk: Buffer): void {

@@ -231,7 +231,7 @@ export async function startRecordingProxy(options: RecordingProxyOptions): Promi
   h2.on('stream', (stream, headers) => forwardGrpc(stream, headers, refused.get(stream.session as Http2Session)));
   // One port: HTTP/1 connections go to `server`, HTTP/2 (gRPC) ones to `h2`.
   const port = servePort(
-    { http1: (socket) => server.emit('connection', socket), h2c: (socket) => h2.emit('connection', socket) },
+    { http1: (socket) => server.emit('connection', socket), h2c: (socket) => void h2.emit('connection', socket) },
     countedSniffing(limits, proxyLimits, accepted),
     options.tls,
   );
@@ -308,7 +308,12 @@ function countedSniffing(limits: HttpLimits, proxyLimits: ProxyLimits, open: Set
  * each connection routed by the ALPN protocol its client chose (`h2`, `http/1.1`), sniffed when
  * it chose none. A failed handshake only closes its connection.
  */
-function servePort(routes: TransportRoutes, sniff: SniffOptions, tls: ServedTls | undefined): NetServer {
+function servePort(
+  // Routes that take a socket at once: a TLS socket is handed over as it is, not paused.
+  routes: Omit<TransportRoutes, 'h2c'> & { h2c(socket: Socket): void },
+  sniff: SniffOptions,
+  tls: ServedTls | undefined,
+): NetServer {
   if (tls === undefined) return createSniffingServer(routes, sniff);
   // `noDelay`: as on the cleartext port (src/http/transport-sniff.ts).
   const secure = createTlsServer(

@@ -47,7 +47,7 @@
  * enables FireEvent and GetClock; AdvanceClock then answers -32004 (the real clock cannot jump).
  */
 import { type IncomingMessage, type RequestListener, type Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { A2aReplayError, errorMessage } from '../errors.js';
 import { type Clock, ManualClock, isoAt, systemClock } from '../clock.js';
 import { CounterIdSource, type IdSource, randomIdSource } from '../ids.js';
@@ -74,8 +74,8 @@ import {
   guardServer,
   limitedServerOptions,
 } from '../http/limits.js';
-import { createSniffingServer } from '../http/transport-sniff.js';
-import type { createGrpcAdapter } from './grpc-adapter.js';
+import { type TransportRoutes, createSniffingServer } from '../http/transport-sniff.js';
+import type { GrpcAdapter, GrpcAdapterOptions } from './grpc-adapter.js';
 import { createJsonRpcAdapter, sendRpcError } from './jsonrpc-adapter.js';
 import { RequestHandler } from './request-handler.js';
 import { REST_PATH, createRestAdapter } from './rest-adapter.js';
@@ -363,13 +363,28 @@ function addressesOf(address: AddressInfo): { url: string; restUrl: string; grpc
   return { url, restUrl: `${url}${REST_PATH}`, grpcUrl: `${shownHost}:${address.port}` };
 }
 
-/** Starts the reference peer; resolves once it listens. */
 /**
- * The gRPC adapter, loaded when a peer starts rather than with every command of the CLI: grpc-js
- * and the generated codec cost about 0.15 s of CPU to load, which each process would pay.
+ * The gRPC adapter, loaded when the first h2c connection comes rather than when the peer starts:
+ * grpc-js and the generated codecs cost about 0.2 s of CPU to load, which a peer only reached
+ * over JSON-RPC or HTTP+JSON need not pay (docs/design.md §2, "Start-up").
  */
-async function loadGrpcAdapter(): Promise<typeof createGrpcAdapter> {
-  return (await import('./grpc-adapter.js')).createGrpcAdapter;
+function lazyGrpcAdapter(options: GrpcAdapterOptions): { adapter(): Promise<GrpcAdapter>; close(): void } {
+  let loading: Promise<GrpcAdapter> | undefined;
+  let closed = false;
+  return {
+    adapter() {
+      loading ??= import('./grpc-adapter.js').then(({ createGrpcAdapter }) => {
+        const grpc = createGrpcAdapter(options);
+        if (closed) grpc.close();
+        return grpc;
+      });
+      return loading;
+    },
+    close() {
+      closed = true;
+      void loading?.then((grpc) => grpc.close());
+    },
+  };
 }
 
 /** `a2aVersion`, checked; default both. */
@@ -410,6 +425,25 @@ async function openTransitions(
   );
 }
 
+/** HTTP/1 connections to `server`; h2c ones to the gRPC adapter, loaded for the first. */
+function portRoutes(
+  server: Server,
+  grpc: ReturnType<typeof lazyGrpcAdapter>,
+  log: (line: string) => void,
+): TransportRoutes {
+  return {
+    http1: (socket: Socket) => void server.emit('connection', socket),
+    h2c: async (socket: Socket) => {
+      const adapter = await grpc.adapter().catch((error: unknown) => {
+        log(`peer: gRPC could not be served: ${errorMessage(error)}`);
+        throw error;
+      });
+      adapter.injectConnection(socket);
+    },
+  };
+}
+
+/** Starts the reference peer; resolves once it listens. */
 export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer> {
   const host = options.host ?? '127.0.0.1';
   const deterministic = options.deterministic ?? false;
@@ -451,7 +485,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   const [intake, adapterOptions] = adapterOptionsOf(handler, limits, log, a2aVersion);
   const jsonRpc = createJsonRpcAdapter(adapterOptions);
   const rest = createRestAdapter(adapterOptions);
-  const grpc = (await loadGrpcAdapter())({ handler, messageLimitBytes: limits.bodyLimitBytes, log, a2aVersion });
+  const grpc = lazyGrpcAdapter({ handler, messageLimitBytes: limits.bodyLimitBytes, log, a2aVersion });
 
   const listener: RequestListener = (req, res) => {
     intake.arrived(req, res);
@@ -469,10 +503,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<RunningPeer>
   const router: Router = { gate, limits, jsonRpc, rest, controlEnabled, cardJson: '' };
   // One port: HTTP/1 connections go to `server`, HTTP/2 (gRPC) ones to the gRPC adapter. A client
   // that sends nothing within the headers time-out goes to `server`, whose time-outs answer it.
-  const port = createSniffingServer(
-    { http1: (socket) => server.emit('connection', socket), h2c: (socket) => grpc.injectConnection(socket) },
-    { silentMs: limits.headersTimeoutMs },
-  );
+  const port = createSniffingServer(portRoutes(server, grpc, log), { silentMs: limits.headersTimeoutMs });
 
   await new Promise<void>((resolve, reject) => {
     port.once('error', reject);

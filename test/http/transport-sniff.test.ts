@@ -177,7 +177,7 @@ describe('createSniffingServer', () => {
     const http1 = createHttpServer((req, res) => res.end(`h1 ${req.url}`));
     const http2 = createHttp2Server((req, res) => res.end(`h2 ${req.url}`));
     const server = createSniffingServer(
-      { http1: (s) => http1.emit('connection', s), h2c: (s) => http2.emit('connection', s) },
+      { http1: (s) => http1.emit('connection', s), h2c: (s) => void http2.emit('connection', s) },
       { silentMs: HOUR },
     );
     servers.push(server);
@@ -212,6 +212,42 @@ describe('createSniffingServer', () => {
     } finally {
       session.close();
       http1.closeAllConnections();
+    }
+  });
+
+  it('holds an h2c connection whose route loads its server first, losing nothing sent meanwhile', async () => {
+    const http2 = createHttp2Server((req, res) => res.end(`h2 ${req.url}`));
+    let load!: () => void;
+    const loaded = new Promise<void>((resolve) => (load = resolve));
+    let arrived = false;
+    const server = createSniffingServer(
+      {
+        http1: (s) => s.destroy(),
+        h2c: async (s) => {
+          arrived = true;
+          await loaded;
+          http2.emit('connection', s);
+        },
+      },
+      { silentMs: HOUR },
+    );
+    servers.push(server);
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const session = connectHttp2(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    try {
+      // The request (preface, settings, headers and end) goes out while the route still loads.
+      const stream = session.request({ ':path': '/held' });
+      let text = '';
+      stream.setEncoding('utf8').on('data', (d: string) => (text += d));
+      const ended = once(stream, 'end');
+      stream.end();
+      while (!arrived) await new Promise((r) => setImmediate(r));
+      load();
+      await ended;
+      expect(text).toBe('h2 /held');
+    } finally {
+      session.close();
     }
   });
 });
