@@ -4,7 +4,7 @@
  * figures to bench/run.ts (a benchmark run alone just prints).
  */
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -167,6 +167,29 @@ export function processCpuTimes(
     userMs: (Number(fields[at]) * 1000) / TICKS_PER_SECOND,
     systemMs: (Number(fields[at + 1]) * 1000) / TICKS_PER_SECOND,
   };
+}
+
+/**
+ * CPU ms of process `pid` (user + system, from `/proc/PID/task/TID/stat`) split by thread: its
+ * main thread (the event loop, the JavaScript) and every other thread (V8's optimizing compiler and
+ * GC helpers, libuv's thread pool). A thread that has ended is counted in neither.
+ */
+export function threadCpuMs(pid: number): { mainMs: number; otherMs: number } {
+  let mainMs = 0;
+  let otherMs = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+    if (tid === String(pid)) mainMs += ms;
+    else otherMs += ms;
+  }
+  return { mainMs, otherMs };
 }
 
 export interface Reply {
@@ -341,10 +364,14 @@ export const benchMessage = (text: string, id: string): unknown => ({
   configuration: { returnImmediately: true },
 });
 
-/** One proxy's segments of an {@link alternatingCpu} run: CPU ms and wall ms of each, `calls` each. */
+/**
+ * One proxy's segments of an {@link alternatingCpu} run: CPU ms and wall ms of each, `calls` each;
+ * `mainMs` the part of `cpuMs` its main thread used ({@link threadCpuMs}).
+ */
 export interface CpuSegments {
   calls: number;
   cpuMs: number[];
+  mainMs: number[];
   wallMs: number[];
 }
 
@@ -369,9 +396,11 @@ export async function alternatingCpu(
   for (let s = 0; s < segments; s++) {
     for (const [name, p] of Object.entries(procs)) {
       const cpu0 = processCpuMs(p.pid);
+      const main0 = threadCpuMs(p.pid).mainMs;
       const { ms } = await closedLoop(calls, concurrency, (lane) => once(name, lane));
-      const seg = (out[name] ??= { calls, cpuMs: [], wallMs: [] });
+      const seg = (out[name] ??= { calls, cpuMs: [], mainMs: [], wallMs: [] });
       seg.cpuMs.push(processCpuMs(p.pid) - cpu0);
+      seg.mainMs.push(threadCpuMs(p.pid).mainMs - main0);
       seg.wallMs.push(ms);
     }
   }

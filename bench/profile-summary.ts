@@ -90,7 +90,7 @@ const sourceMaps = new Map<string, { map: SourceMap; dir: string } | null>();
  * the source map beside a bundled file (the CLI's chunks map back to `src/...ts` and `cli/...ts`),
  * else the file itself.
  */
-function sourceOf(frame: CallFrame): { path: string; line: number } | undefined {
+function sourceOf(frame: CallFrame, root = ROOT): { path: string; line: number } | undefined {
   if (!frame.url.startsWith('file://')) return undefined;
   const file = fileURLToPath(frame.url);
   let known = sourceMaps.get(frame.url);
@@ -106,13 +106,17 @@ function sourceOf(frame: CallFrame): { path: string; line: number } | undefined 
       originalLine?: number;
     };
     if (entry.originalSource !== undefined)
-      return { path: relative(ROOT, resolvePath(known.dir, entry.originalSource)), line: entry.originalLine ?? 0 };
+      return { path: relative(root, resolvePath(known.dir, entry.originalSource)), line: entry.originalLine ?? 0 };
   }
-  return { path: relative(ROOT, file), line: frame.lineNumber };
+  return { path: relative(root, file), line: frame.lineNumber };
 }
 
-function projectPathOf(frame: CallFrame): string | undefined {
-  const path = sourceOf(frame)?.path;
+/**
+ * The path of a frame's code in the project checked out at `root` (through the source maps), or
+ * undefined for code not the project's.
+ */
+export function projectPathOf(frame: CallFrame, root = ROOT): string | undefined {
+  const path = sourceOf(frame, root)?.path;
   return path === undefined || path.startsWith('node_modules/') || path.startsWith('..') ? undefined : path;
 }
 
