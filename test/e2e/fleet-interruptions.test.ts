@@ -6,12 +6,11 @@
  * of that receipt in its own log, and B writes none for an ask it never saw: the fleet lists the
  * ask answered through A as continued in A, the one answered through B open, and pairs the pause.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
-import { canonicalJson } from '../../src/public/core.js';
 import { startPeer } from '../../src/public/peer.js';
 import {
   type FleetAudit,
@@ -23,6 +22,7 @@ import {
 } from '../../src/public/receipts.js';
 import { startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
+import { answer, ask, writeReplicaKeys } from '../helpers/interruption-asks.js';
 
 const keyA = generateReceiptKey({ kid: 'replica-a' });
 const keyB = generateReceiptKey({ kid: 'replica-b' });
@@ -30,28 +30,9 @@ let dir = '';
 const tasks = { answeredInA: '', answeredInB: '', paused: '' };
 const log = (name: string): string => join(dir, `${name}.receipts.jsonl`);
 
-async function ask(client: A2aTestClient, text: string): Promise<string> {
-  const { task } = await client.ok<{ task: { id: string; status: { state: string } } }>('SendMessage', {
-    message: { messageId: `m-${text}`, role: 'ROLE_USER', parts: [{ text }] },
-  });
-  expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-  return task.id;
-}
-
-async function answer(client: A2aTestClient, taskId: string): Promise<void> {
-  const { task } = await client.ok<{ task: { status: { state: string } } }>('SendMessage', {
-    message: { messageId: `m-yes-${taskId}`, role: 'ROLE_USER', parts: [{ text: 'yes' }], taskId },
-  });
-  expect(task.status.state).toBe('TASK_STATE_COMPLETED');
-}
-
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'fleet-interruptions-'));
-  for (const [name, key] of [
-    ['a', keyA],
-    ['b', keyB],
-  ] as const)
-    await writeFile(join(dir, `${name}.key.json`), canonicalJson(key.keyFile()), { mode: 0o600 });
+  await writeReplicaKeys(dir, { a: keyA, b: keyB });
   const peer = await startPeer({ deterministic: true });
   try {
     const a = await startRecorder({ upstream: peer.url, out: join(dir, 'a.jsonl'), key: keyA, warn: () => {} });

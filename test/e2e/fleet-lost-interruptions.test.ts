@@ -13,7 +13,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
-import { canonicalJson } from '../../src/public/core.js';
 import { startPeer } from '../../src/public/peer.js';
 import {
   Keyring,
@@ -31,6 +30,7 @@ import { startRecorder } from '../../src/public/record.js';
 import { ReceiptChain } from '../../src/receipts/chain.js';
 import { buildContinuationDraft } from '../../src/receipts/interruption-drafts.js';
 import { runCli } from '../helpers/cli.js';
+import { answer, ask, writeReplicaKeys } from '../helpers/interruption-asks.js';
 import { type OtlpTraceRequest, attributesOf, spansOf } from '../tracing/otlp-proto.js';
 
 const keyA = generateReceiptKey({ kid: 'replica-a' });
@@ -40,28 +40,9 @@ const tasks = { neverAnswered: '', answeredInA: '', answeredInB: '', answeredAft
 const log = (name: string): string => join(dir, `${name}.receipts.jsonl`);
 const fleet = (): string[] => [log('a1'), log('a2'), log('b')];
 
-async function ask(client: A2aTestClient, text: string): Promise<string> {
-  const { task } = await client.ok<{ task: { id: string; status: { state: string } } }>('SendMessage', {
-    message: { messageId: `m-${text}`, role: 'ROLE_USER', parts: [{ text }] },
-  });
-  expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-  return task.id;
-}
-
-async function answer(client: A2aTestClient, taskId: string): Promise<void> {
-  const { task } = await client.ok<{ task: { status: { state: string } } }>('SendMessage', {
-    message: { messageId: `m-yes-${taskId}`, role: 'ROLE_USER', parts: [{ text: 'yes' }], taskId },
-  });
-  expect(task.status.state).toBe('TASK_STATE_COMPLETED');
-}
-
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'fleet-lost-interruptions-'));
-  for (const [name, key] of [
-    ['a', keyA],
-    ['b', keyB],
-  ] as const)
-    await writeFile(join(dir, `${name}.key.json`), canonicalJson(key.keyFile()), { mode: 0o600 });
+  await writeReplicaKeys(dir, { a: keyA, b: keyB });
   const peer = await startPeer({ deterministic: true });
   try {
     const a1 = await startRecorder({ upstream: peer.url, out: join(dir, 'a1.jsonl'), key: keyA, warn: () => {} });
