@@ -9,7 +9,6 @@
  * exit 1 when anything is lost or the recording is incomplete or unread, 0 when none, 2 for input
  * it cannot read (requests not understood included).
  */
-import { basename } from 'node:path';
 import type { Command } from 'commander';
 import { A2aReplayError } from '../../src/public/core.js';
 import {
@@ -22,6 +21,7 @@ import {
   lostPauses,
   lostPausesJson,
   lostSource,
+  lostTraceName,
   lostVerdicts,
   openLogSet,
   readSeriesHead,
@@ -101,13 +101,6 @@ async function printListing(found: LostPauses, explain: boolean): Promise<void> 
   if (explain) await writeLines(renderChains(label, found.recording?.chains ?? []));
 }
 
-/** The name of the trace file `--traces` writes. */
-function traceFileName(found: LostPauses): string {
-  if (found.kind === 'fleet') return 'lost-fleet';
-  if (found.kind === 'series') return `lost-${basename(found.files.at(-1) ?? 'series')}`;
-  return `lost-${basename(found.files[0]!).replace(/\.jsonl$/, '')}`;
-}
-
 export function registerLost(program: Command): void {
   program
     .command('lost')
@@ -159,7 +152,7 @@ export function registerLost(program: Command): void {
         else await printListing(found, explain);
         const { pauses, interruptions } = lostVerdicts(found);
         await exportLostVerdicts(
-          { otlp: options.otlp, tracesDir: options.traces, name: traceFileName(found), work: 'lost' },
+          { otlp: options.otlp, tracesDir: options.traces, name: lostTraceName(found), work: 'lost' },
           pauses,
           interruptions,
         );

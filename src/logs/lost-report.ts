@@ -6,6 +6,7 @@
  * JSON value ({@link lostPausesJson}, what `lost --json` prints), and the lines a fleet's listing
  * ends with ({@link fleetLostLines}).
  */
+import { basename } from 'node:path';
 import { ambiguityText, fleetFails } from '../receipts/fleet.js';
 import {
   type LostInterruptionVerdict,
@@ -42,6 +43,17 @@ export function lostOutcome(found: LostPauses): LostOutcome {
 export function lostSource(found: LostPauses): string {
   if (found.kind === 'recording') return 'recording';
   return found.kind === 'fleet' ? found.verification : `receipt log, ${found.verification}`;
+}
+
+/**
+ * The name `lost --traces DIR` gives the trace file of `found`'s verdict spans (`DIR/<name>.otlp.json`,
+ * the `name` of `exportLostVerdicts`' options): `lost-fleet`, `lost-<last log of a series>`, else
+ * `lost-<file>` without `.jsonl`.
+ */
+export function lostTraceName(found: LostPauses): string {
+  if (found.kind === 'fleet') return 'lost-fleet';
+  if (found.kind === 'series') return `lost-${basename(found.files.at(-1) ?? 'series')}`;
+  return `lost-${basename(found.files[0] ?? 'lost').replace(/\.jsonl$/, '')}`;
 }
 
 /** The lost pauses and interruptions of `found` as verdicts to draw as spans (`exportLostVerdicts`). */

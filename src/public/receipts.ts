@@ -87,6 +87,7 @@ export {
   lostOutcome,
   lostPausesJson,
   lostSource,
+  lostTraceName,
   lostVerdicts,
 } from '../logs/lost-report.js';
 export type { FleetInterruptions, FleetOrphanContinuation } from '../logs/fleet-interruption-ledger.js';

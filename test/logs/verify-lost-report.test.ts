@@ -22,6 +22,7 @@ import {
   lostPauses,
   lostPausesJson,
   lostSource,
+  lostTraceName,
   lostVerdicts,
   noteVerifierOf,
   openLogSet,
@@ -207,6 +208,7 @@ describe('what a listing of lost pauses comes to', () => {
     expect(lostSource(found)).toBe('receipt logs, verified');
     expect(lostPausesJson(found)).toMatchObject({ files: [log('a'), log('b')], lost: [], orphans: [], ambiguous: [] });
     expect(lostVerdicts(found)).toEqual({ pauses: [], interruptions: [] });
+    expect(lostTraceName(found)).toBe('lost-fleet');
   });
 
   it('a fleet with an orphan resumption and a pause left open is lost, each listed', async () => {
@@ -232,11 +234,13 @@ describe('what a listing of lost pauses comes to', () => {
       unreceipted: null,
     });
     expect(lostVerdicts(found).pauses).toEqual(found.lost);
+    expect(lostTraceName(found)).toBe('lost-c.receipts');
   });
 
   it('a recording is read by the observer: complete, its dialects, and the chain of rules when explained', async () => {
     const found = await lostPauses(recording('b'), { explain: true });
     expect(lostOutcome(found)).toBe('clean');
+    expect(lostTraceName(found)).toBe('lost-b');
     expect(lostSource(found)).toBe('recording');
     const json = lostPausesJson(found, { explain: true });
     expect(json).toMatchObject({ file: recording('b'), complete: true, understood: true, read: true, explain: [] });
