@@ -8,10 +8,10 @@
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startPeer } from '../../src/public/peer.js';
-import { lostOutcome, lostPauses, lostPausesJson, lostSource } from '../../src/public/receipts.js';
+import { lostOutcome, lostPauses, lostPausesJson, lostSource, lostTraceName } from '../../src/public/receipts.js';
 import {
   generateReceiptKey,
   keyVerifierKey,
@@ -72,6 +72,7 @@ it('verifies a log with its recording, a note taken earlier and its witness, and
   const outcome = lostOutcome(found); // 'clean' | 'lost' | 'untrusted' | 'not-understood': `lost` exits 0, 1, 1, 2
   const source = lostSource(found); // what the listing rests on: 'receipt log, verified', 'recording', ...
   const json = lostPausesJson(found); // what `lost --json` prints; lostVerdicts(found): the spans `lost --otlp` draws
+  const traceName = lostTraceName(found); // the file `lost --traces DIR` draws them in: DIR/<traceName>.otlp.json
   await set.close();
 
   expect(verified.ok).toBe(true);
@@ -84,6 +85,7 @@ it('verifies a log with its recording, a note taken earlier and its witness, and
   ]);
   expect(outcome).toBe('clean');
   expect(source).toBe('receipt log, verified');
+  expect(traceName).toBe(`lost-${basename(log).replace(/\.jsonl$/, '')}`);
   expect(json).toMatchObject({ file: log, source, lost: [], lostInterruptions: [], unreceipted: null });
   // Another witness never cosigned: the log still verifies, the set does not.
   const stranger = await startTestWitness('witness.test/w2', []);
