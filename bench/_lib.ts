@@ -4,7 +4,7 @@
  * figures to bench/run.ts (a benchmark run alone just prints).
  */
 import { type ChildProcessWithoutNullStreams, execFileSync, spawn } from 'node:child_process';
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -89,6 +89,38 @@ export function startCli(args: string[], nodeArgs: string[] = []): Promise<Serve
 export function startBareProxy(upstream: string, nodeArgs: string[] = [], durableDir = ''): Promise<ServerProcess> {
   const args = ['--upstream', upstream, ...(durableDir ? ['--durable', durableDir] : [])];
   return startServer(join(ROOT, 'bench/bare-proxy.ts'), args, ['--import', 'tsx', ...nodeArgs]);
+}
+
+/**
+ * The paths a recorder's CPU is measured on, each in front of the peer at `upstream`, started into
+ * `procs` one by one (so that a caller stopping `procs` stops those that started): `baseline`,
+ * another build's `record` when given; `record`, this build's (`record --key KEY --fsync batch`,
+ * its files in `dir`); `bare`, the bare proxy; and with `floor`, the floor of durable-before-
+ * acknowledged (`bench/bare-proxy.ts --durable DIR/floor`). `nodeArgs` go to every process.
+ */
+export async function startRecorderPaths(
+  procs: Record<string, ServerProcess>,
+  paths: { upstream: string; dir: string; key: string; baseline: string; floor: boolean; nodeArgs?: string[] },
+): Promise<void> {
+  const { upstream, dir, key, baseline, nodeArgs = [] } = paths;
+  const recordArgs = (name: string): string[] => [
+    'record',
+    '--upstream',
+    upstream,
+    '--out',
+    join(dir, `${name}.jsonl`),
+    '--key',
+    key,
+    '--fsync',
+    'batch',
+  ];
+  if (baseline) procs.baseline = await startServer(baseline, recordArgs('baseline'), nodeArgs);
+  procs.record = await startServer(CLI, recordArgs('record'), nodeArgs);
+  procs.bare = await startBareProxy(upstream, nodeArgs);
+  if (paths.floor) {
+    mkdirSync(join(dir, 'floor'));
+    procs.floor = await startBareProxy(upstream, nodeArgs, join(dir, 'floor'));
+  }
 }
 
 /** A fresh receipt key file, written by `a2a-replay keygen`. */

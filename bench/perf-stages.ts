@@ -16,7 +16,7 @@
  * process's N JavaScript functions with the most time of their own and of the native code they call.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve as resolvePath } from 'node:path';
 import { textTable } from '../cli/text-table.js';
@@ -29,7 +29,7 @@ import {
   closedLoop,
   keygen,
   proxyCase,
-  startBareProxy,
+  startRecorderPaths,
   startServer,
 } from './_lib.js';
 import { STAGES, type Stage, projectPathOf, stageOf } from './profile-summary.js';
@@ -139,24 +139,8 @@ const perfMap = ['--perf-basic-prof'];
 const peer = await startServer(CLI, ['peer', '--deterministic']);
 const procs: Record<string, ServerProcess> = {};
 try {
-  const recordArgs = (name: string): string[] => [
-    'record',
-    '--upstream',
-    peer.url,
-    '--out',
-    join(dir, `${name}.jsonl`),
-    '--key',
-    key,
-    '--fsync',
-    'batch',
-  ];
-  if (BASELINE) procs.baseline = await startServer(BASELINE, recordArgs('baseline'), perfMap);
-  procs.record = await startServer(CLI, recordArgs('record'), perfMap);
-  procs.bare = await startBareProxy(peer.url, perfMap);
-  if (process.argv.includes('--floor')) {
-    mkdirSync(join(dir, 'floor'));
-    procs.floor = await startBareProxy(peer.url, perfMap, join(dir, 'floor'));
-  }
+  const floor = process.argv.includes('--floor');
+  await startRecorderPaths(procs, { upstream: peer.url, dir, key, baseline: BASELINE, floor, nodeArgs: perfMap });
   const urls = Object.fromEntries(Object.entries(procs).map(([name, p]) => [name, p.url]));
   const once = await proxyCase(KIND, urls, rpc, CONCURRENCY);
   for (const name of Object.keys(procs)) await closedLoop(WARMUP, CONCURRENCY, (lane) => once(name, lane));

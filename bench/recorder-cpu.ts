@@ -18,21 +18,11 @@
  * (bench/README.md). The table gives each process's CPU per call and its main thread's part (the
  * rest is V8's compiler and GC helpers, and libuv's thread pool). Needs `npm run build` first.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { textTable } from '../cli/text-table.js';
-import {
-  CLI,
-  type ServerProcess,
-  Rpc,
-  alternatingCpu,
-  arg,
-  keygen,
-  startBareProxy,
-  startCli,
-  startServer,
-} from './_lib.js';
+import { type ServerProcess, Rpc, alternatingCpu, arg, keygen, startCli, startRecorderPaths } from './_lib.js';
 
 const CALLS = Number(arg('calls', '3000'));
 const CASES = arg('cases', 'unary,sse,pause').split(',');
@@ -48,25 +38,8 @@ const rpc = new Rpc(CONCURRENCY * 4);
 const peer = await startCli(['peer', '--deterministic']);
 const procs: Record<string, ServerProcess> = {};
 try {
-  const recordArgs = (name: string): string[] => [
-    'record',
-    '--upstream',
-    peer.url,
-    '--out',
-    join(dir, `${name}.jsonl`),
-    '--key',
-    key,
-    '--fsync',
-    'batch',
-  ];
-  if (BASELINE) procs.baseline = await startServer(BASELINE, recordArgs('baseline'));
-  procs.record = await startServer(CLI, recordArgs('record'));
-  procs.bare = await startBareProxy(peer.url);
-  if (process.argv.includes('--floor')) {
-    const floorDir = join(dir, 'floor');
-    mkdirSync(floorDir);
-    procs.floor = await startBareProxy(peer.url, [], floorDir);
-  }
+  const floor = process.argv.includes('--floor');
+  await startRecorderPaths(procs, { upstream: peer.url, dir, key, baseline: BASELINE, floor });
   const rows = [['case', 'path', 'calls', 'cpu µs per call', 'main thread µs', 'calls per second']];
   for (const kind of CASES) {
     const segments = await alternatingCpu(kind, procs, rpc, {
