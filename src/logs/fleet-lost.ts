@@ -10,14 +10,13 @@
  */
 import { A2aReplayError } from '../errors.js';
 import { FleetLedger, type FleetVerdict } from '../receipts/fleet.js';
-import type { ReceiptLogLine } from '../receipts/types.js';
 import type { Keyring } from '../receipts/keys.js';
 import { readLogChunks } from '../receipts/log-reader.js';
 import { plainSeriesProblem } from '../receipts/series-plain.js';
 import { verifyReceiptLog } from '../receipts/verify.js';
 import type { GivenLogs } from './given-logs.js';
 import { FleetInterruptionLedger, type FleetInterruptions } from './fleet-interruption-ledger.js';
-import { orderedUnverified, verifyGroupInto } from './group-series.js';
+import { type LineLedger, orderedUnverified, verifyGroupInto } from './group-series.js';
 import { readLostLine, refuseUnreceipted } from './lost-reading.js';
 
 /**
@@ -32,21 +31,21 @@ export async function fleetVerdictOf(
   const { groups } = given;
   const ledger = new FleetLedger();
   const asked = new FleetInterruptionLedger();
-  const take = (line: ReceiptLogLine, number: number, hash?: string): void => {
-    ledger.add(line, number, hash);
-    asked.add(line, number, hash);
+  // Every line goes to both: the pauses' ledger and the interruptions'.
+  const both: LineLedger = {
+    startLog(file, series) {
+      ledger.startLog(file, series);
+      asked.startLog(file, series);
+    },
+    add(line, number, hash) {
+      ledger.add(line, number, hash);
+      asked.add(line, number, hash);
+    },
   };
   for (const group of groups) {
     if (group.linked && keyring) {
       // The series verified as `verify` checks one; each log before its last may end open or torn.
-      let current: string | undefined;
-      const series = await verifyGroupInto(ledger, group, { keyring, allowOpen: true, allowTornTail }, (path, v) => {
-        if (path !== current) {
-          current = path;
-          asked.startLog(path, group.id);
-        }
-        asked.add(v.line, v.number, v.hash);
-      });
+      const series = await verifyGroupInto(both, group, { keyring, allowOpen: true, allowTornTail });
       if (!series.ok)
         throw new A2aReplayError('RECEIPT_INVALID', `the series does not verify: ${series.error?.message ?? ''}`);
       continue;
@@ -57,15 +56,14 @@ export async function fleetVerdictOf(
       throw new A2aReplayError('RECEIPT_INVALID', `the series does not hold together: ${problem.message}`);
     if (!keyring) await refuseUnreceipted(ordered);
     for (const [i, file] of ordered.entries()) {
-      ledger.startLog(file, group.id);
-      asked.startLog(file, group.id);
+      both.startLog(file, group.id);
       if (!keyring) {
         // A log of a series before its last may end torn: its successor began after it.
         const tornOk = allowTornTail || i < ordered.length - 1;
         for await (const chunk of readLogChunks(file))
           for (const raw of chunk) {
             const line = readLostLine(file, raw, tornOk);
-            if (line) take(line, raw.number);
+            if (line) both.add(line, raw.number);
           }
         continue;
       }
@@ -73,7 +71,7 @@ export async function fleetVerdictOf(
         keyring,
         allowOpen: true,
         allowTornTail,
-        onLine: ({ number, line, hash }) => take(line, number, hash),
+        onLine: ({ number, line, hash }) => both.add(line, number, hash),
       });
       const failure = result.firstError;
       if (!result.ok)

@@ -13,12 +13,15 @@ import { type SeriesResult, verifySeries } from '../receipts/series.js';
 import type { VerifiedLine, VerifyOptions } from '../receipts/verify.js';
 import type { LogGroup } from './given-logs.js';
 
+/** What takes a fleet's lines log by log: the `FleetLedger`, or several fed the same lines. */
+export type LineLedger = Pick<FleetLedger, 'startLog' | 'add'>;
+
 /**
  * Verifies `group` as a series, each verified line of each log fed to `ledger` (and to `onLine`)
  * in series order, the log's own file as its place and the series as its scope.
  */
 export async function verifyGroupInto(
-  ledger: FleetLedger,
+  ledger: LineLedger,
   group: LogGroup,
   options: Omit<VerifyOptions, 'onLine' | 'jobs'>,
   onLine?: (path: string, line: VerifiedLine) => void,
