@@ -22,26 +22,28 @@ export interface LazyH2c {
 /** `load` is called once, at the first connection; a failure is told through `onError` and refuses the connection. */
 export function lazyH2c(load: () => Promise<ConnectionServer>, onError: (error: unknown) => void): LazyH2c {
   let loading: Promise<ConnectionServer> | undefined;
+  /** The server once loaded, until closed. */
+  let loaded: ConnectionServer | undefined;
   let closed = false;
   const server = (): Promise<ConnectionServer> =>
-    (loading ??= load().then((loaded) => {
-      if (closed) loaded.close();
-      return loaded;
+    (loading ??= load().then((made) => {
+      // Closed while it loaded (a connection handed over as the port closed): closed at once.
+      if (closed) made.close();
+      else loaded = made;
+      return made;
     }));
   return {
     async route(socket) {
-      const loaded = await server().catch((error: unknown) => {
+      const ready = await server().catch((error: unknown) => {
         onError(error);
         throw error;
       });
-      loaded.injectConnection(socket);
+      ready.injectConnection(socket);
     },
     close() {
       closed = true;
-      void loading?.then(
-        (loaded) => loaded.close(),
-        () => undefined,
-      );
+      loaded?.close();
+      loaded = undefined;
     },
   };
 }

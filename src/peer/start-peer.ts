@@ -75,8 +75,8 @@ import {
   limitedServerOptions,
 } from '../http/limits.js';
 import { type LazyH2c, lazyH2c } from '../http/lazy-h2c.js';
-import type { GrpcAdapterOptions } from './grpc-adapter.js';
 import { createSniffingServer } from '../http/transport-sniff.js';
+import type { GrpcAdapterOptions } from './grpc-adapter.js';
 import { createJsonRpcAdapter, sendRpcError } from './jsonrpc-adapter.js';
 import { RequestHandler } from './request-handler.js';
 import { REST_PATH, createRestAdapter } from './rest-adapter.js';
