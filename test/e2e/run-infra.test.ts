@@ -3,8 +3,9 @@
  * with volatile fields ignored (exit 0), an unreachable peer and a crashing `--peer-cmd` (exit 3,
  * quoting the peer's stderr), a malformed recording (exit 2 naming the line). The session is
  * recorded in-process (`startPeer`, `startRecorder`) and replayed as `run` replays it
- * (`replayRecordings` with `peer` or `peerCmd`, test/helpers/run-report.ts); the unreachable peer
- * runs the built CLI, which prints the report and exits 3.
+ * (`replayRecordings` with `peer` or `peerCmd`, test/helpers/run-report.ts); the replay against a
+ * `--peer-cmd` peer that works, and the unreachable peer, run the built CLI, which prints the
+ * report and exits 0 and 3.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningPeer, startPeer } from '../../src/public/peer.js';
 import { startRecorder } from '../../src/public/record.js';
-import { ROOT, runCli } from '../helpers/cli.js';
+import { ROOT, builtCli, runCli } from '../helpers/cli.js';
 import { replayReport } from '../helpers/run-report.js';
 import { selfParkSession } from '../replay/session.js';
 
@@ -56,7 +57,9 @@ describe('run against a real-time peer', () => {
     expect(taskId).toBeDefined();
     expect(golden).toContain(`"taskId":"${taskId}"`);
 
-    const r = await withRealTimePeer((peer) => replayReport([recording], { peer: peer.url }));
+    // Once as users run it: the built CLI starting the built peer with --peer-cmd.
+    const realTimePeer = `"${process.execPath}" "${builtCli()}" peer --port $PORT --control --step-ms 5`;
+    const r = await runCli(['run', recording, '--peer-cmd', realTimePeer]);
     expect(r.stdout).toMatch(/^PASS +.*park\.jsonl/m);
     expect(r.stdout).toMatch(/ignored volatile fields: .*pausedAt/);
     expect(r.stdout).toMatch(/ids and tokens minted by the live peer were mapped to the recorded ones/);
