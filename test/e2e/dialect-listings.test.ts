@@ -1,21 +1,24 @@
 /**
- * The A2A version in the listings (docs/design.md §14.10), end to end with real processes: one
- * session through `record --key --principal-from jwt-sub` in front of the reference peer mixes
+ * The A2A version in the listings (docs/design.md §14.10), end to end: one session through a keyed
+ * recorder with `principalFrom: 'jwt-sub'` (`startRecorder`, in front of `startPeer`) mixes
  * v0.3 and v1.0 JSON-RPC — a task paused with v0.3's `tasks/pause` and resumed with v1.0's
  * `ResumeTask`, a prompt asked in v1.0 and answered in v0.3, and in v0.3 alone a pause never
  * resumed and a prompt never answered. A pause seen in one dialect and resumed in the other is one
  * pause (one Suspension, one Resumption); `lost`, `audit` (text and `--json`) and the report name
- * each row's versions from the recorded entries' `a2aVersion`.
+ * each row's versions from the recorded entries' `a2aVersion`. The verdicts are the library calls
+ * the commands make; the built CLI prints `lost`'s and `audit`'s tables and the report.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { startPeer } from '../../src/public/peer.js';
+import { type ReceiptKey, generateReceiptKey } from '../../src/public/receipts.js';
+import { startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
 import { bearer } from '../helpers/jwt.js';
-import { startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { auditVerdict, lostVerdict } from '../helpers/log-verdicts.js';
 
 type Json = Record<string, unknown>;
 
@@ -23,6 +26,7 @@ let dir = '';
 let out = '';
 let log = '';
 let key = '';
+let receiptKey: ReceiptKey;
 const tasks: Record<'resumed' | 'lost' | 'unanswered' | 'answered', string> = {
   resumed: '',
   lost: '',
@@ -60,14 +64,15 @@ const v03Message = (text: string, taskId?: string): Json => ({
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'dialect-listings-'));
   key = join(dir, 'key.json');
-  await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'mixed' }).keyFile()), { mode: 0o600 });
+  receiptKey = generateReceiptKey({ kid: 'mixed' });
+  await writeFile(key, canonicalJson(receiptKey.keyFile()), { mode: 0o600 });
   out = join(dir, 'mixed.jsonl');
   log = join(dir, 'mixed.receipts.jsonl');
-  const peer = await startCliProcess(['peer', '--deterministic']);
+  const peer = await startPeer({ deterministic: true });
   try {
-    const recorder = await startRecordProcess([
-      ...['--upstream', peer.url, '--out', out, '--key', key, '--principal-from', 'jwt-sub'],
-    ]);
+    const recorder = await startRecorder({
+      ...{ upstream: peer.url, out, key, principalFrom: 'jwt-sub', warn: () => undefined },
+    });
     try {
       const base = recorder.url;
       // Paused in v0.3, resumed in v1.0.
@@ -94,10 +99,10 @@ beforeAll(async () => {
       const answered = await call(base, 'message/send', v03Message('yes', tasks.answered), 'alice');
       expect(answered).toMatchObject({ status: { state: 'completed' } });
     } finally {
-      expect(await stopProcess(recorder)).toBe(0);
+      expect((await recorder.close()).complete).toBe(true);
     }
   } finally {
-    await stopProcess(peer);
+    await peer.close();
   }
 });
 
@@ -122,9 +127,9 @@ describe('a session mixing A2A 0.3 and 1.0', () => {
   });
 
   it('lost names the versions of each lost pause and interruption, in text and --json', async () => {
-    const json = await runCli(['lost', out, '--json']);
-    expect(json.code, json.stderr).toBe(1);
-    const listed = JSON.parse(json.stdout) as { lost: Json[]; lostInterruptions: Json[] };
+    const json = await lostVerdict([out]);
+    expect(json.code).toBe(1);
+    const listed = json.json as unknown as { lost: Json[]; lostInterruptions: Json[] };
     expect(listed.lost).toEqual([expect.objectContaining({ taskId: tasks.lost, a2aVersions: ['0.3'] })]);
     expect(listed.lostInterruptions).toEqual([
       expect.objectContaining({ taskId: tasks.unanswered, a2aVersions: ['0.3'], reason: 'never_continued' }),
@@ -141,9 +146,9 @@ describe('a session mixing A2A 0.3 and 1.0', () => {
   });
 
   it('audit --recording names each row its versions, 0.3+1.0 for one pause across both', async () => {
-    const json = await runCli(['audit', log, '--key', key, '--recording', out, '--json']);
-    expect(json.code, json.stderr).toBe(0);
-    const rows = JSON.parse(json.stdout) as Json[];
+    const json = await auditVerdict([log], [receiptKey], { recording: out });
+    expect(json.code, json.refusal ?? '').toBe(0);
+    const rows = json.rows;
     const row = (kind: string, taskId: string): Json | undefined =>
       rows.find((r) => r.kind === kind && r.taskId === taskId);
     expect(row('pause', tasks.resumed)).toMatchObject({ outcome: 'resumed', a2aVersions: ['0.3', '1.0'] });
@@ -157,8 +162,8 @@ describe('a session mixing A2A 0.3 and 1.0', () => {
     expect(text.stdout).toMatch(/^TASK\s+A2A\s+INITIATED BY/);
     expect(text.stdout).toMatch(new RegExp(`^${tasks.resumed}\\s+0\\.3\\+1\\.0\\s+client`, 'm'));
     // A log alone does not say which version its exchanges spoke: no column, no guess.
-    const alone = await runCli(['audit', log, '--key', key, '--json']);
-    expect(alone.stdout).not.toContain('a2aVersions');
+    const alone = await auditVerdict([log], [receiptKey]);
+    expect(JSON.stringify(alone.rows)).not.toContain('a2aVersions');
   });
 
   it('the report names each row its versions', async () => {

@@ -1,18 +1,20 @@
 /**
- * `a2a-replay record --key K --traces DIR` against `a2a-replay peer --deterministic`, then
- * `a2a-replay run --strict` against what the recorder wrote: the recorder's receipt log is the log
- * replay derives, byte for byte, and the recorder's trace file carries the receipts' span ids.
+ * `startRecorder` with a key and `traces` (what `a2a-replay record --key K --traces DIR` runs)
+ * in front of a deterministic reference peer, then what `a2a-replay run --strict` concludes against
+ * what the recorder wrote (`replayReport`): the recorder's receipt log is the log replay derives,
+ * byte for byte, and the recorder's trace file carries the receipts' span ids. All in this process.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Prefixed } from '../../src/canonical/canonical-json.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { type ReceiptKey, generateReceiptKey } from '../../src/public/receipts.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { TOOL_NAME } from '../../src/version.js';
-import { runCli } from '../helpers/cli.js';
-import { recordPauseSession } from '../intercept/pause-session.js';
+import { verifyVerdict } from '../helpers/log-verdicts.js';
+import { recordPauseSessionInProcess } from '../helpers/recorded-pause-session.js';
+import { replayReport } from '../helpers/run-report.js';
 import { type OtlpSpan, type OtlpTraceRequest, attributesOf, spansOf } from '../tracing/otlp-proto.js';
 
 let dir = '';
@@ -20,6 +22,7 @@ let recording = '';
 let receipts = '';
 let keyFile = '';
 let traces = '';
+let key: ReceiptKey;
 
 interface Line {
   type: string;
@@ -42,10 +45,12 @@ beforeAll(async () => {
   receipts = join(dir, 'pauses.receipts.jsonl');
   keyFile = join(dir, 'key.json');
   traces = join(dir, 'traces');
-  await writeFile(keyFile, JSON.stringify(generateReceiptKey({ kid: 'k-strict' }).keyFile()), { mode: 0o600 });
-  const recorder = await recordPauseSession(['--out', recording, '--key', keyFile, '--traces', traces]);
-  // Nothing said but the summary at the stop.
-  expect(recorder.stderr()).toMatch(/^a2a-replay: stopped: [^\n]*\n$/);
+  key = generateReceiptKey({ kid: 'k-strict' });
+  await writeFile(keyFile, JSON.stringify(key.keyFile()), { mode: 0o600 });
+  const recorded = await recordPauseSessionInProcess({ out: recording, key: keyFile, traces });
+  // Nothing said: no warning, and a complete stop.
+  expect(recorded.warnings).toEqual([]);
+  expect(recorded.summary.complete).toBe(true);
 });
 
 afterAll(async () => {
@@ -66,14 +71,14 @@ describe('record --key, then run --strict', () => {
       log.filter((l) => l.type.endsWith('Receipt')).map((l) => `${l.type}${l.outcome ? ` ${l.outcome}` : ''}`),
     ).toEqual(['SuspensionReceipt', 'ResumptionReceipt rejected', 'ResumptionReceipt resumed', 'SuspensionReceipt']);
     expect(log.at(-1)).toMatchObject({ type: 'Checkpoint' });
-    const verified = await runCli(['verify', receipts, '--key', keyFile]);
+    const verified = await verifyVerdict([receipts], [key]);
     expect(verified.stdout).toContain('ok: 4 receipts');
     expect(verified.code).toBe(0);
   });
 
   it('replays to the recorder-written receipt log byte for byte, signatures included, without --update', async () => {
     const before = await readFile(receipts, 'utf8');
-    const replay = await runCli(['run', recording, '--key', keyFile, '--strict']);
+    const replay = await replayReport([recording], { key: keyFile, strict: true });
     expect(replay.stdout).toMatch(/^PASS /m);
     expect(replay.code).toBe(0);
     expect(await readFile(receipts, 'utf8')).toBe(before);
@@ -100,7 +105,7 @@ describe('record --key, then run --strict', () => {
   });
 
   it('gives the same trace file when the recording is replayed', async () => {
-    const replay = await runCli(['run', recording, '--key', keyFile, '--traces', join(dir, 'replayed')]);
+    const replay = await replayReport([recording], { key: keyFile, traces: join(dir, 'replayed') });
     expect(replay.code).toBe(0);
     expect(await readFile(join(dir, 'replayed', 'pauses.otlp.json'), 'utf8')).toBe(
       await readFile(join(traces, 'pauses.otlp.json'), 'utf8'),

@@ -1,26 +1,31 @@
 /**
- * A pause of a task reached over A2A v0.3 gRPC, end to end through `record --key` (docs/design.md
+ * A pause of a task reached over A2A v0.3 gRPC, end to end through a keyed recorder (`startRecorder`,
+ * what `record --key` runs; docs/design.md
  * §4, §14.10, §16): the stock 0.3.14 gRPC client starts the reference peer's task over
  * `a2a.v1.A2AService`; the pause and the resume travel over another binding, as the v0.3
  * JSON-RPC extension (`tasks/pause`, `tasks/resume`; over v0.3 gRPC itself:
  * pause-v03-grpc-service.test.ts); a v0.3 gRPC GetTask after them reads the task working again.
  * One Suspension and one Resumption receipt, no finding; `run` on the embedded peer derives them
- * again; `mock` serves the session back, the GetTask over gRPC.
+ * again; `mock` serves the session back, the GetTask over gRPC. The peer, the recorder, the replay,
+ * `lost` and the mock run in this process, as the commands call them.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type JsonValue, fromBinary, fromJson, toBinary, toJson } from '@bufbuild/protobuf';
 import { Client, Metadata, credentials } from '@grpc/grpc-js';
 import type { Task } from 'a2a-sdk-v03';
 import { GrpcTransport } from 'a2a-sdk-v03/client/grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRPC_V03_METHODS } from '../../src/grpc/methods.js';
-import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
-import { ROOT, runCli } from '../helpers/cli.js';
-import { startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
+import { startRecorder } from '../../src/public/record.js';
+import { lostVerdict } from '../helpers/log-verdicts.js';
+import { startMock } from '../helpers/mock-server.js';
+import { replayReport } from '../helpers/run-report.js';
 
-const KEY = join(ROOT, 'golden', 'test-key.json');
+const KEY = fileURLToPath(new URL('../../golden/test-key.json', import.meta.url));
 type Json = Record<string, unknown>;
 
 let dir = '';
@@ -62,7 +67,7 @@ beforeAll(async () => {
   out = join(dir, 'pause.jsonl');
   const peer: RunningPeer = await startPeer({ deterministic: true, stepMs: 1000 });
   try {
-    const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', KEY]);
+    const recorder = await startRecorder({ upstream: peer.url, out, key: KEY, warn: () => undefined });
     try {
       const target = new URL(recorder.url).host;
       const client = new GrpcTransport({ endpoint: target });
@@ -79,7 +84,7 @@ beforeAll(async () => {
       });
       afterTask = await getTaskRaw(target, taskId);
     } finally {
-      expect(await stopProcess(recorder)).toBe(0);
+      expect((await recorder.close()).complete).toBe(true);
     }
   } finally {
     await peer.close();
@@ -102,21 +107,21 @@ describe('a pause of a task reached over v0.3 gRPC, through record --key', () =>
       { type: 'SuspensionReceipt', taskId },
       { type: 'ResumptionReceipt', taskId },
     ]);
-    const lost = await runCli(['lost', out, '--json']);
-    expect(lost.code, lost.stderr + lost.stdout).toBe(0);
-    expect(JSON.parse(lost.stdout)).toMatchObject({ understood: true, dialects: { '0.3': 4 } });
+    const lost = await lostVerdict([out]);
+    expect(lost.code, JSON.stringify(lost.json)).toBe(0);
+    expect(lost.json).toMatchObject({ understood: true, dialects: { '0.3': 4 } });
   });
 
   it('replays on the embedded peer to a PASS, the receipts derived again', async () => {
-    const r = await runCli(['run', out, '--key', KEY, '--json']);
-    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const r = await replayReport([out], { key: KEY, json: true });
+    expect(r.code, r.stdout).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({
       results: [{ outcome: 'match', receipts: { expectedReceipts: 2, actualReceipts: 2, differences: [] } }],
     });
   });
 
   it('serves the session back from mock, the v0.3 gRPC calls over gRPC', async () => {
-    const mock = await startMockProcess([out]);
+    const mock = await startMock([out]);
     try {
       const target = new URL(mock.url).host;
       await new GrpcTransport({ endpoint: target }).sendMessage({
@@ -128,7 +133,7 @@ describe('a pause of a task reached over v0.3 gRPC, through record --key', () =>
       expect(await rpc(mock.url, 'tasks/resume', { taskId, resumeToken: token })).toMatchObject({ state: 'working' });
       expect(await getTaskRaw(target, taskId)).toEqual(afterTask);
     } finally {
-      await stopProcess(mock);
+      await mock.close();
     }
   });
 });
