@@ -1,23 +1,29 @@
 /**
- * Polling clients through the real `a2a-replay record --key --traces` in front of the real
- * reference peer (`peer --deterministic`): a self-park resumed by FireEvent, a timeout that fails
+ * Polling clients through a real keyed recorder with `traces` (`startRecorder`, what
+ * `a2a-replay record --key --traces` runs) in front of the real deterministic reference peer
+ * (`startPeer`), both in this process: a self-park resumed by FireEvent, a timeout that fails
  * the task, a sleep-until that wakes up, and an external event naming the task, each seen only by
  * GetTask polls. Every pause is closed by an inferred ResumptionReceipt with the right cause:
- * `lost` exits 0, `audit` shows each suspension closed, and the trace holds no LostPause span.
+ * `lost` exits 0, `audit` shows each suspension closed, and the trace holds no LostPause span. The
+ * verdicts are the library calls the commands make; the built CLI prints `lost`'s line and
+ * `audit`'s table.
  */
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { startPeer } from '../../src/public/peer.js';
+import { type ReceiptKey, generateReceiptKey } from '../../src/public/receipts.js';
+import { startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
-import { startCliProcess } from '../helpers/cli-process.js';
+import { auditVerdict, lostVerdict } from '../helpers/log-verdicts.js';
 
 const STEP = 1000;
 let dir = '';
 let recording = '';
 let keyFile = '';
+let key: ReceiptKey;
 const tasks: Record<string, string> = {};
 
 interface TaskResult {
@@ -43,20 +49,16 @@ beforeAll(async () => {
   recording = join(dir, 'polling.jsonl');
   keyFile = join(dir, 'key.json');
   let n = 0;
-  const key = generateReceiptKey({ kid: 'poll-key', random: (size) => new Uint8Array(size).map(() => n++ & 0xff) });
+  key = generateReceiptKey({ kid: 'poll-key', random: (size) => new Uint8Array(size).map(() => n++ & 0xff) });
   await writeFile(keyFile, JSON.stringify(key.keyFile()));
-  const peer = await startCliProcess(['peer', '--deterministic']);
-  const recorder = await startCliProcess([
-    'record',
-    '--upstream',
-    peer.url,
-    '--out',
-    recording,
-    '--key',
-    keyFile,
-    '--traces',
-    join(dir, 'traces'),
-  ]);
+  const peer = await startPeer({ deterministic: true });
+  const recorder = await startRecorder({
+    upstream: peer.url,
+    out: recording,
+    key: keyFile,
+    traces: join(dir, 'traces'),
+    warn: () => undefined,
+  });
   try {
     const client = new A2aTestClient(recorder.url, 'operator');
     // 1. A self-park on an event, resumed by FireEvent of that event.
@@ -87,8 +89,8 @@ beforeAll(async () => {
     await client.control('AdvanceClock', { ms: STEP });
     expect(await stateOf(client, tasks.external)).toBe('TASK_STATE_COMPLETED');
   } finally {
-    await recorder.stop();
-    await peer.stop();
+    await recorder.close();
+    await peer.close();
   }
 });
 
@@ -101,14 +103,14 @@ describe('polling clients through record --key', () => {
     const r = await runCli(['lost', recording]);
     expect(r.stdout).toBe(`no lost pauses in ${recording} (recording)\n`);
     expect(r.code).toBe(0);
-    const log = await runCli(['lost', recording.replace(/\.jsonl$/, '.receipts.jsonl'), '--key', keyFile]);
+    const log = await lostVerdict([recording.replace(/\.jsonl$/, '.receipts.jsonl')], { keys: [key] });
     expect(log.code).toBe(0);
   });
 
   it('shows every suspension closed in audit, with the right cause', async () => {
-    const r = await runCli(['audit', recording.replace(/\.jsonl$/, '.receipts.jsonl'), '--key', keyFile, '--json']);
-    expect(r.code, r.stderr).toBe(0);
-    const rows = JSON.parse(r.stdout) as { taskId: string; outcome: string; cause: string | null }[];
+    const r = await auditVerdict([recording.replace(/\.jsonl$/, '.receipts.jsonl')], [key]);
+    expect(r.code, r.refusal ?? '').toBe(0);
+    const rows = r.rows as unknown as { taskId: string; outcome: string; cause: string | null }[];
     const byTask = Object.fromEntries(rows.map((row) => [row.taskId, [row.outcome, row.cause]]));
     expect(byTask).toEqual({
       [tasks.fired as string]: ['resumed', 'condition_fired'],

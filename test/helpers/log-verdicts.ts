@@ -8,6 +8,7 @@
 import {
   Keyring,
   type LogSetAuditOptions,
+  auditFleet,
   auditLogSet,
   auditNotes,
   auditRefusal,
@@ -16,6 +17,7 @@ import {
   lostPauses,
   lostPausesJson,
   openLogSet,
+  verificationJson,
   verificationLines,
   verifyLogSet,
 } from '../../src/public/receipts.js';
@@ -26,6 +28,8 @@ export interface VerifyVerdict {
   code: number;
   /** What `verify` prints (without `--json`). */
   stdout: string;
+  /** What `verify --json` prints, parsed. */
+  json: ReturnType<typeof verificationJson>;
 }
 
 /** `a2a-replay verify PATHS --key …` in this process, with `recording` as `--recording`. */
@@ -45,6 +49,7 @@ export async function verifyVerdict(
       stdout: verificationLines(verified)
         .map((l) => `${l}\n`)
         .join(''),
+      json: verificationJson(verified),
     };
   } finally {
     await set.close();
@@ -88,7 +93,7 @@ export interface AuditVerdict {
   notes: string[];
 }
 
-/** `a2a-replay audit PATHS --key …` (one log or a series) in this process, with the asked filters. */
+/** `a2a-replay audit PATHS --key …` in this process, with the asked filters (a fleet: `auditFleet`). */
 export async function auditVerdict(
   paths: readonly string[],
   keys: readonly ReceiptKey[],
@@ -96,15 +101,21 @@ export async function auditVerdict(
 ): Promise<AuditVerdict> {
   const set = await openLogSet(paths);
   try {
-    if (set.kind === 'fleet') throw new Error('auditVerdict: a fleet is audited by auditFleet');
-    const audit = await auditLogSet({ ...set, keyring: new Keyring([...keys]) }, asked);
+    const keyring = new Keyring([...keys]);
+    if (set.kind === 'fleet') {
+      const fleet = await auditFleet(set, { keyring, ...asked });
+      if (!fleet.audited) return { code: 1, rows: [], refusal: fleet.why, notes: [] };
+      return { code: fleet.ok ? 0 : 1, rows: kinded(fleet.entries), refusal: null, notes: fleet.notes };
+    }
+    const audit = await auditLogSet({ ...set, keyring }, asked);
     const refusal = auditRefusal(audit);
-    const rows = audit.entries.map((e) => (e.kind === 'pause' ? { kind: 'pause', ...e.row } : e.row)) as Record<
-      string,
-      unknown
-    >[];
+    const rows = kinded(audit.entries);
     return { code: refusal === null ? 0 : 1, rows, refusal, notes: refusal === null ? auditNotes(audit, asked) : [] };
   } finally {
     await set.close();
   }
 }
+
+/** Each row with its kind, as `audit --json` prints them; an interruption row says its own. */
+const kinded = (entries: readonly { kind: string; row: object }[]): Record<string, unknown>[] =>
+  entries.map((e) => (e.kind === 'pause' ? { kind: 'pause', ...e.row } : { ...e.row }));

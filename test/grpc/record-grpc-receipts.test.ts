@@ -1,9 +1,10 @@
 /**
  * Receipts of gRPC calls (docs/design.md §16): the same session (send, pause, a resume with a
- * wrong token, resume) sent over gRPC and over JSON-RPC through `a2a-replay record --key` to a
- * fresh `a2a-replay peer --deterministic` gets the RFC's status codes over gRPC and gives receipts
- * that verify and are equal but for `binding`, the entries they cite, span ids, times and what
- * hangs on those (prev, sig, the suspension's hash).
+ * wrong token, resume) sent over gRPC and over JSON-RPC through a keyed recorder (`startRecorder`,
+ * what `a2a-replay record --key` runs) to a fresh deterministic reference peer (`startPeer`), both
+ * in this process, gets the RFC's status codes over gRPC and gives receipts that verify (what
+ * `verify --recording` concludes) and are equal but for `binding`, the entries they cite, span ids,
+ * times and what hangs on those (prev, sig, the suspension's hash).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,20 +15,21 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { GRPC_METHODS } from '../../src/grpc/methods.js';
 import type { CoreMethod, PauseMethod } from '../../src/protocol/methods.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { startPeer } from '../../src/public/peer.js';
+import { type ReceiptKey, generateReceiptKey } from '../../src/public/receipts.js';
+import { startRecorder } from '../../src/public/record.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
-import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { verifyVerdict } from '../helpers/log-verdicts.js';
 import { call, ok } from '../replay/session.js';
 
 let dir = '';
-const processes: CliProcess[] = [];
+const closers: (() => Promise<unknown>)[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-grpc-receipts-'));
 });
 afterEach(async () => {
-  for (const proc of processes.splice(0)) if (proc.child.exitCode === null) proc.child.kill('SIGKILL');
+  for (const close of closers.splice(0).reverse()) await close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -87,20 +89,24 @@ async function pauseSession(send: Caller, control: string): Promise<Answer[]> {
   return [wrong, resumed];
 }
 
-/** Runs the session through `record --key` in front of a fresh deterministic peer; gives the log's lines. */
+/** Runs the session through a keyed recorder in front of a fresh deterministic peer; gives the log's lines. */
 async function recorded(
   name: string,
   keyFile: string,
   session: (recorderUrl: string) => Promise<Answer[]>,
 ): Promise<{ answers: Answer[]; log: string; lines: Record<string, unknown>[]; recording: string }> {
-  const peer = await startCliProcess(['peer', '--deterministic']);
-  processes.push(peer);
+  const peer = await startPeer({ deterministic: true });
+  let peerClosed = false;
+  closers.push(async () => peerClosed || (await peer.close()));
   const out = join(dir, `${name}.jsonl`);
-  const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile]);
-  processes.push(recorder);
+  const recorder = await startRecorder({ upstream: peer.url, out, key: keyFile, warn: () => undefined });
+  let recorderClosed = false;
+  closers.push(async () => recorderClosed || (await recorder.close()));
   const answers = await session(recorder.url);
-  expect(await stopProcess(recorder)).toBe(0);
-  await stopProcess(peer);
+  recorderClosed = true;
+  expect((await recorder.close()).complete).toBe(true);
+  peerClosed = true;
+  await peer.close();
   const log = join(dir, `${name}.receipts.jsonl`);
   const lines = (await readFile(log, 'utf8'))
     .trim()
@@ -131,7 +137,8 @@ function comparable(line: Record<string, unknown>): Record<string, unknown> {
 
 it('gives gRPC receipts that verify and equal JSON-RPC ones but for binding, entries, spans and times', async () => {
   const keyFile = join(dir, 'key.json');
-  await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'e2e' }).keyFile()), { mode: 0o600 });
+  const key: ReceiptKey = generateReceiptKey({ kid: 'e2e' });
+  await writeFile(keyFile, canonicalJson(key.keyFile()), { mode: 0o600 });
 
   const overJson = await recorded('json', keyFile, (url) => pauseSession(jsonRpcCaller(url), url));
   const overGrpc = await recorded('grpc', keyFile, async (url) => {
@@ -167,6 +174,6 @@ it('gives gRPC receipts that verify and equal JSON-RPC ones but for binding, ent
   const entries = (await readRecording(overGrpc.recording)).entries.filter((e) => e.grpc !== undefined);
   expect(JSON.stringify(entries)).toContain('a2a-replay:resume-token:sha256:');
 
-  const verified = await runCli(['verify', overGrpc.log, '--key', keyFile, '--recording', overGrpc.recording]);
-  expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+  const verified = await verifyVerdict([overGrpc.log], [key], { recording: overGrpc.recording });
+  expect(verified.code, verified.stdout).toBe(0);
 });

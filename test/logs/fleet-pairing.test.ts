@@ -1,11 +1,12 @@
 /**
- * A fleet pairs across logs only by identity the peer gave (docs/design.md §17). Two real `record
- * --key` replicas in front of the reference peer (`--deterministic --transitions`, its log the
- * ground truth), real sockets: a FireEvent through replica B resumes a pause made directly on the
+ * A fleet pairs across logs only by identity the peer gave (docs/design.md §17). Two real keyed
+ * recorders (`startRecorder`, what `record --key` runs) as replicas in front of the reference peer
+ * (`startPeer`, deterministic with a transitions log, the ground truth), real sockets, all in this
+ * process: a FireEvent through replica B resumes a pause made directly on the
  * peer; then the task is paused through replica A. B's receipt names the task alone with no time of
  * the peer's, so it cannot say which pause it ended: the fleet reports it as ambiguous with A's
  * pause as the candidate — never pairs it with A's pause, which the peer never ended — and
- * `verify`, `lost` and `audit` all exit 1.
+ * `verify`, `lost` and `audit` all conclude failure (exit 1): the library calls the commands make.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,20 +14,21 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { startPeer } from '../../src/public/peer.js';
+import { generateReceiptKey } from '../../src/public/receipts.js';
+import { startRecorder } from '../../src/public/record.js';
 import { tokenHashOf } from '../../src/recording/resume-token.js';
-import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/log-verdicts.js';
 
 let dir = '';
-const processes: CliProcess[] = [];
+const closers: (() => Promise<unknown>)[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'fleet-pairing-'));
 });
 
 afterEach(async () => {
-  for (const p of processes.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  for (const close of closers.splice(0).reverse()) await close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -40,23 +42,30 @@ async function linesOf(file: string): Promise<Line[]> {
 }
 
 async function replica(upstream: string, name: string) {
-  const key = join(dir, `${name}.key.json`);
-  await writeFile(key, canonicalJson(generateReceiptKey({ kid: `replica-${name}` }).keyFile()), { mode: 0o600 });
+  const keyFile = join(dir, `${name}.key.json`);
+  const key = generateReceiptKey({ kid: `replica-${name}` });
+  await writeFile(keyFile, canonicalJson(key.keyFile()), { mode: 0o600 });
   const recording = join(dir, `${name}.jsonl`);
-  const proc = await startRecordProcess(['--upstream', upstream, '--out', recording, '--key', key]);
-  processes.push(proc);
-  return { proc, key, receipts: recording.replace(/\.jsonl$/, '.receipts.jsonl') };
+  const recorder = await startRecorder({ upstream, out: recording, key: keyFile, warn: () => undefined });
+  let closed = false;
+  closers.push(async () => closed || (await recorder.close()));
+  const close = async () => {
+    closed = true;
+    return recorder.close();
+  };
+  return { recorder, close, key, receipts: recording.replace(/\.jsonl$/, '.receipts.jsonl') };
 }
 
 describe('a resume through one replica that names its task alone', () => {
   it('is ambiguous, naming the pause it may have ended, never paired with one the peer did not end', async () => {
     const transitions = join(dir, 'peer.transitions.jsonl');
-    const peer = await startCliProcess(['peer', '--deterministic', '--transitions', transitions]);
-    processes.push(peer);
+    const peer = await startPeer({ deterministic: true, transitionsFile: transitions });
+    let peerClosed = false;
+    closers.push(async () => peerClosed || (await peer.close()));
     const a = await replica(peer.url, 'a');
     const b = await replica(peer.url, 'b');
-    const viaA = new A2aTestClient(a.proc.url, 'alice');
-    const viaB = new A2aTestClient(b.proc.url, 'bob');
+    const viaA = new A2aTestClient(a.recorder.url, 'alice');
+    const viaB = new A2aTestClient(b.recorder.url, 'bob');
     const direct = new A2aTestClient(peer.url, 'carol');
 
     const { task } = await viaA.ok<{ task: { id: string } }>('SendMessage', {
@@ -69,9 +78,10 @@ describe('a resume through one replica that names its task alone', () => {
     });
     const after = await viaA.ok<{ pause: { resumeToken: string } }>('PauseTask', { taskId: task.id, reason: 'p1' });
     for (const client of [viaA, viaB, direct]) client.close();
-    expect(await stopProcess(a.proc)).toBe(0);
-    expect(await stopProcess(b.proc)).toBe(0);
-    await stopProcess(peer);
+    expect((await a.close()).complete).toBe(true);
+    expect((await b.close()).complete).toBe(true);
+    peerClosed = true;
+    await peer.close();
 
     // Ground truth: the FireEvent ended the pause made directly; the pause made through A never ended.
     const ends = (await linesOf(transitions)).filter((l) => l.event === 'transition' && l.from === 'TASK_STATE_PAUSED');
@@ -90,22 +100,21 @@ describe('a resume through one replica that names its task alone', () => {
       }),
     ]);
 
-    const keys = ['--key', a.key, '--key', b.key];
+    const keys = [a.key, b.key];
     const ambiguity =
       `task ${task.id}: resumed (external_event) in ${b.receipts}:2 (seq 1), naming its task alone, ` +
       `with no time of the peer’s, may have ended any of 1 pauses: ${a.receipts}:2`;
-    const verified = await runCli(['verify', a.receipts, b.receipts, ...keys]);
+    const verified = await verifyVerdict([a.receipts, b.receipts], keys);
     expect(verified.stdout).toContain('0 paused in one log and resumed in another, 0 open when every log ended');
     expect(verified.stdout).toContain(`AMBIGUOUS: ${ambiguity}`);
     expect(verified.code).toBe(1);
-    const json = await runCli(['verify', a.receipts, b.receipts, ...keys, '--json']);
-    const fleet = (JSON.parse(json.stdout) as { fleet: { paired: unknown[]; ambiguous: unknown[] } }).fleet;
+    const fleet = (verified.json as unknown as { fleet: { paired: unknown[]; ambiguous: unknown[] } }).fleet;
     expect(fleet.paired).toEqual([]);
     expect(fleet.ambiguous).toHaveLength(1);
 
-    const lost = await runCli(['lost', a.receipts, b.receipts, ...keys, '--json']);
+    const lost = await lostVerdict([a.receipts, b.receipts], { keys });
     expect(lost.code).toBe(1);
-    const listing = JSON.parse(lost.stdout) as { lost: unknown[]; ambiguous: Array<Record<string, unknown>> };
+    const listing = lost.json as unknown as { lost: unknown[]; ambiguous: Array<Record<string, unknown>> };
     expect(listing.lost).toEqual([]);
     expect(listing.ambiguous).toEqual([
       expect.objectContaining({
@@ -115,10 +124,10 @@ describe('a resume through one replica that names its task alone', () => {
       }),
     ]);
 
-    const audit = await runCli(['audit', a.receipts, b.receipts, ...keys, '--json']);
-    expect(audit.stderr).toContain(`ambiguous: ${ambiguity}`);
+    const audit = await auditVerdict([a.receipts, b.receipts], keys);
+    expect(audit.notes.join('\n')).toContain(`ambiguous: ${ambiguity}`);
     expect(audit.code).toBe(1);
-    expect(JSON.parse(audit.stdout)).toEqual([
+    expect(audit.rows).toEqual([
       expect.objectContaining({ taskId: task.id, outcome: 'open', closedBy: null, endedIn: null }),
     ]);
   });
