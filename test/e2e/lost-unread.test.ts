@@ -5,7 +5,8 @@
  * `lost` names each (line, seq, why) under UNREAD and exits 1, as `verify --recording` fails and
  * the report says NOT A CLEAN READING; the recorder says each at once on stderr and in its stop
  * line; the library's `lostPauses` gives the same gaps. A call the
- * peer refuses is read (its error says it did nothing): that recording stays clean.
+ * peer refuses is read (its error says it did nothing): that recording stays clean — recorded by
+ * `startRecorder` in this process, its verdicts the library calls `lost` and `verify` make.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { type Server, createServer } from 'node:http';
@@ -14,10 +15,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { lostPauses } from '../../src/logs/log-set.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { type ReceiptKey, generateReceiptKey } from '../../src/public/receipts.js';
+import { startRecorder } from '../../src/public/record.js';
 import { recordingSection } from '../../src/report/build-report.js';
 import { runCli } from '../helpers/cli.js';
 import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { lostVerdict, verifyVerdict } from '../helpers/log-verdicts.js';
 
 let dir = '';
 const processes: CliProcess[] = [];
@@ -95,19 +98,36 @@ async function rpc(url: string, method: string, params: object): Promise<void> {
   await res.arrayBuffer();
 }
 
-/** Records `calls` through `record --key` in front of the peer; the recording, its log and the key. */
+/**
+ * Records `calls` through `record --key` in front of the peer, as a process or, `inProcess`, through
+ * `startRecorder` (its warnings and stop summary as `record` would print them); the recording, its
+ * log, the key and what was said.
+ */
 async function record(
   refuse: boolean,
   calls: [string, object][],
-): Promise<{ out: string; log: string; key: string; stderr: string }> {
-  const key = join(dir, 'key.json');
-  await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'unread' }).keyFile()), { mode: 0o600 });
+  inProcess = false,
+): Promise<{ out: string; log: string; key: ReceiptKey; stderr: string }> {
+  const keyFile = join(dir, 'key.json');
+  const key = generateReceiptKey({ kid: 'unread' });
+  await writeFile(keyFile, canonicalJson(key.keyFile()), { mode: 0o600 });
   const out = join(dir, 'session.jsonl');
-  const recorder = await startRecordProcess(['--upstream', await peer(refuse), '--out', out, '--key', key]);
+  const log = join(dir, 'session.receipts.jsonl');
+  const upstream = await peer(refuse);
+  if (inProcess) {
+    const said: string[] = [];
+    const recorder = await startRecorder({ upstream, out, key: keyFile, warn: (l) => said.push(`a2a-replay: ${l}`) });
+    for (const [method, params] of calls) await rpc(`${recorder.url}/`, method, params);
+    const summary = await recorder.close();
+    expect(summary.complete).toBe(true);
+    if (summary.unread > 0) said.push(`${summary.unread} UNREAD`);
+    return { out, log, key, stderr: said.map((l) => `${l}\n`).join('') };
+  }
+  const recorder = await startRecordProcess(['--upstream', upstream, '--out', out, '--key', keyFile]);
   processes.push(recorder);
   for (const [method, params] of calls) await rpc(`${recorder.url}/`, method, params);
   expect(await stopProcess(recorder)).toBe(0);
-  return { out, log: join(dir, 'session.receipts.jsonl'), key, stderr: recorder.stderr() };
+  return { out, log, key, stderr: recorder.stderr() };
 }
 
 describe('lost on what the observer could not read of the peer', () => {
@@ -128,9 +148,9 @@ describe('lost on what the observer could not read of the peer', () => {
     expect(lost.stdout).toContain(`${out}:3: seq 2: malformed-pause: body.result.status.pause.pausedAt:`);
     expect(lost.stdout).toMatch(/:5: seq 4: unread-call: the peer answered exchange \S+ with a result/);
 
-    const json = await runCli(['lost', out, '--json']);
+    const json = await lostVerdict([out]);
     expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({
+    expect(json.json).toMatchObject({
       read: false,
       unread: [
         { line: 3, seq: 2 },
@@ -138,12 +158,10 @@ describe('lost on what the observer could not read of the peer', () => {
       ],
     });
 
-    const verified = await runCli(['verify', log, '--key', key, '--recording', out]);
-    expect(verified.code, verified.stdout + verified.stderr).toBe(1);
-    expect(verified.stdout + verified.stderr).toContain(
-      `${out}: UNREAD: the observer could not read what the peer said at 2 entries`,
-    );
-    expect(verified.stdout + verified.stderr).toContain(`${out}:3: seq 2: malformed-pause:`);
+    const verified = await verifyVerdict([log], [key], { recording: out });
+    expect(verified.code, verified.stdout).toBe(1);
+    expect(verified.stdout).toContain(`${out}: UNREAD: the observer could not read what the peer said at 2 entries`);
+    expect(verified.stdout).toContain(`${out}:3: seq 2: malformed-pause:`);
 
     const library = await lostPauses(out);
     expect(library.gaps?.unread.listed.map((u) => u.seq)).toEqual([2, 4]);
@@ -153,15 +171,15 @@ describe('lost on what the observer could not read of the peer', () => {
   });
 
   it('stays clean when the peer refuses the call whose params it could not read', async () => {
-    const { out, log, key, stderr } = await record(true, [['PauseTask', { taskId: 'task-2', mode: 'whenever' }]]);
+    const { out, log, key, stderr } = await record(true, [['PauseTask', { taskId: 'task-2', mode: 'whenever' }]], true);
     expect(stderr).not.toContain('a2a-replay: unread');
     expect(stderr).not.toContain('UNREAD');
-    const lost = await runCli(['lost', out]);
-    expect(lost.code, lost.stderr + lost.stdout).toBe(0);
-    expect(lost.stdout).toContain(`no lost pauses in ${out} (recording)`);
-    expect(lost.stdout).not.toContain('UNREAD');
-    const verified = await runCli(['verify', log, '--key', key, '--recording', out]);
-    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    const lost = await lostVerdict([out]);
+    expect(lost.code, JSON.stringify(lost.json)).toBe(0);
+    expect(lost.json).toMatchObject({ read: true, lost: [] });
+    expect(JSON.stringify(lost.json)).not.toContain('unread-call');
+    const verified = await verifyVerdict([log], [key], { recording: out });
+    expect(verified.code, verified.stdout).toBe(0);
     expect((await lostPauses(out)).gaps?.unread.count).toBe(0);
   });
 });

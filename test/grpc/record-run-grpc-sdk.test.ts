@@ -1,9 +1,10 @@
 /**
- * The stock SDK over gRPC end to end with real processes (docs/design.md §8, §16): the stock
- * `@a2a-js/sdk` gRPC client, resolving the card through `a2a-replay record --grpc-upstream`,
- * drives the SDK's own gRPC server (a send, a get, a stream, a not-found error, a cancel); `run`
- * of that recording against the SDK server passes, and `mock` of it serves the same client what
- * it got through the recorder.
+ * The stock SDK over gRPC end to end (docs/design.md §8, §16): the stock `@a2a-js/sdk` gRPC
+ * client, resolving the card through a recorder with `grpcUpstream` (`startRecorder`, what
+ * `a2a-replay record --grpc-upstream` runs), drives the SDK's own gRPC server (a send, a get, a
+ * stream, a not-found error, a cancel); what `run` concludes of that recording against the SDK
+ * server (`replayReport`) is a pass, and the mock of it (`startMockServer`, what `mock` starts)
+ * serves the same client what it got through the recorder. All in this process, over real sockets.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,14 +12,16 @@ import { join } from 'node:path';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli } from '../helpers/cli.js';
-import { startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
+import { fileURLToPath } from 'node:url';
+import { startRecorder } from '../../src/public/record.js';
+import { startMock } from '../helpers/mock-server.js';
+import { replayReport } from '../helpers/run-report.js';
 import { sdkSession, startSdkEchoServer } from '../intercept/sdk-echo-server.js';
 
 let dir = '';
 let recording = '';
 let recorded: unknown;
-const KEY = join(ROOT, 'golden', 'test-key.json');
+const KEY = fileURLToPath(new URL('../../golden/test-key.json', import.meta.url));
 
 const sdkClient = (url: string) => new ClientFactory({ transports: [new GrpcTransportFactory()] }).createFromUrl(url);
 
@@ -27,20 +30,17 @@ beforeAll(async () => {
   recording = join(dir, 'sdk-grpc.jsonl');
   const upstream = await startSdkEchoServer({ grpc: true });
   try {
-    const recorder = await startRecordProcess([
-      '--upstream',
-      upstream.url,
-      '--out',
-      recording,
-      '--grpc-upstream',
-      upstream.grpcUrl,
-      '--key',
-      KEY,
-    ]);
+    const recorder = await startRecorder({
+      upstream: upstream.url,
+      out: recording,
+      grpcUpstream: upstream.grpcUrl,
+      key: KEY,
+      warn: () => undefined,
+    });
     try {
       recorded = await sdkSession(await sdkClient(recorder.url));
     } finally {
-      expect(await stopProcess(recorder)).toBe(0);
+      expect((await recorder.close()).complete).toBe(true);
     }
   } finally {
     await upstream.close();
@@ -55,7 +55,7 @@ describe('the stock SDK over gRPC: record, run, mock', () => {
   it('replays the recording against the SDK gRPC server to a pass', async () => {
     const upstream = await startSdkEchoServer({ grpc: true });
     try {
-      const r = await runCli(['run', recording, '--peer', upstream.url, '--key', KEY]);
+      const r = await replayReport([recording], { peer: upstream.url, key: KEY });
       // The card and the five gRPC calls, each re-driven against the SDK server.
       expect(r.stdout).toMatch(/^PASS +.*sdk-grpc\.jsonl \(6 exchanges/m);
       expect(r.code).toBe(0);
@@ -65,12 +65,12 @@ describe('the stock SDK over gRPC: record, run, mock', () => {
   });
 
   it('serves the SDK gRPC client the recorded results from mock', async () => {
-    const mock = await startMockProcess([recording]);
+    const mock = await startMock([recording]);
     try {
       expect(await sdkSession(await sdkClient(mock.url))).toEqual(recorded);
+      expect(mock.report().unmatched).toEqual([]);
     } finally {
-      await stopProcess(mock);
+      await mock.close();
     }
-    expect(mock.stdout()).not.toMatch(/unmatched|not requested/i);
   });
 });
