@@ -4,20 +4,24 @@
  * peer, its head kept by `witness`, a pause left open in its last log. With the last log dropped,
  * the logs alone verify and lose nothing; with the head, each command exits 1 naming the log
  * missing. The whole series with its head passes, and the first log alone is told a later log is
- * missing.
+ * missing. What each command prints and exits with is shown by the built CLI once per command and
+ * case; what is a verdict only (the logs alone pass, the pause listed, the first log alone) is the
+ * library call the command makes.
  */
 import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
-import { canonicalJson, generateReceiptKey } from '../../src/public/receipts.js';
+import { type ReceiptKey, canonicalJson, generateReceiptKey } from '../../src/public/receipts.js';
 import { startPeer } from '../../src/public/peer.js';
 import { startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
+import { lostVerdict, verifyVerdict } from '../helpers/log-verdicts.js';
 
 let root = '';
 let keyFile = '';
+let key: ReceiptKey;
 let head = '';
 const series = (): string => join(root, 'series');
 const cut = (): string => join(root, 'cut');
@@ -28,7 +32,8 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'series-head-cli-'));
   keyFile = join(root, 'key.json');
   head = join(root, 'head.checkpoint');
-  await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'head-cli' }).keyFile()), { mode: 0o600 });
+  key = generateReceiptKey({ kid: 'head-cli' });
+  await writeFile(keyFile, canonicalJson(key.keyFile()), { mode: 0o600 });
   await mkdir(series());
   const peer = await startPeer({ deterministic: true });
   try {
@@ -75,16 +80,16 @@ describe('a series head given with --checkpoint', () => {
     const verified = await runCli(['verify', series(), '--key', keyFile, '--checkpoint', head]);
     expect(verified.stdout).toContain(`head: the head ${head} is ${join(series(), last)} (position ${count} of`);
     expect(verified.code).toBe(0);
-    const lost = await runCli(['lost', series(), '--key', keyFile, '--checkpoint', head]);
-    expect(lost.stdout).toContain('left open in the last log');
+    const lost = await lostVerdict([series()], { keys: [key], checkpoint: head });
+    expect(JSON.stringify(lost.json)).toContain('left open in the last log');
     expect(lost.code).toBe(1);
   });
 
   it('names the dropped last log in verify, lost and audit (exit 1), where the logs alone pass', async () => {
     const missing = `position ${count} (${join(cut(), last)})`;
-    const alone = await runCli(['verify', cut(), '--key', keyFile]);
+    const alone = await verifyVerdict([cut()], [key]);
     expect(alone.code).toBe(0);
-    const clean = await runCli(['lost', cut(), '--key', keyFile]);
+    const clean = await lostVerdict([cut()], { keys: [key] });
     expect(clean.code).toBe(0);
 
     const verified = await runCli(['verify', cut(), '--key', keyFile, '--checkpoint', head]);
@@ -102,7 +107,7 @@ describe('a series head given with --checkpoint', () => {
 
   it('tells the first log alone that later logs are missing, not that its checkpoint mismatches', async () => {
     const first = join(series(), 'session.receipts.jsonl');
-    const verified = await runCli(['verify', first, '--key', keyFile, '--checkpoint', head]);
+    const verified = await verifyVerdict([first], [key], { checkpoint: head });
     expect(verified.stdout).toMatch(/: ok: /);
     expect(verified.stdout).toContain(`head: MISSING LOG: `);
     expect(verified.stdout).toContain(`logs are missing: position 2 (${join(series(), 'session.2.receipts.jsonl')})`);

@@ -32,13 +32,16 @@ export interface VerifyVerdict {
   json: ReturnType<typeof verificationJson>;
 }
 
-/** `a2a-replay verify PATHS --key …` in this process, with `recording` as `--recording`. */
+/**
+ * `a2a-replay verify PATHS --key …` in this process, with `recording` as `--recording` and
+ * `checkpoint` as `--checkpoint`.
+ */
 export async function verifyVerdict(
   paths: readonly string[],
   keys: readonly ReceiptKey[],
-  options: { recording?: string; allowOpen?: boolean } = {},
+  options: { recording?: string; allowOpen?: boolean; checkpoint?: string } = {},
 ): Promise<VerifyVerdict> {
-  const set = await openLogSet(paths);
+  const set = await openLogSet(paths, { head: options.checkpoint });
   try {
     const verified = await verifyLogSet(
       { ...set, keyring: new Keyring([...keys]), ...(options.allowOpen ? { allowOpen: true } : {}) },
@@ -64,12 +67,12 @@ export interface LostVerdict {
   found: LostPauses;
 }
 
-/** `a2a-replay lost PATHS [--key …]` in this process. */
+/** `a2a-replay lost PATHS [--key …] [--checkpoint HEAD]` in this process. */
 export async function lostVerdict(
   paths: readonly string[],
-  options: { keys?: readonly ReceiptKey[]; explain?: boolean } = {},
+  options: { keys?: readonly ReceiptKey[]; explain?: boolean; checkpoint?: string } = {},
 ): Promise<LostVerdict> {
-  const set = await openLogSet(paths);
+  const set = await openLogSet(paths, { head: options.checkpoint });
   try {
     const keyring = options.keys === undefined ? undefined : new Keyring([...options.keys]);
     const explain = options.explain ?? false;

@@ -1,9 +1,11 @@
 /**
  * `run` sends a recorded gRPC call's deadline (docs/design.md §16): a client's `grpc-timeout`,
- * recorded through `a2a-replay record` in front of the reference peer, reaches the live gRPC peer
- * of the replay with its recorded value (a time-out relative to the call, so it is sent as it
- * was), and a call recorded without one goes out without one. The live gRPC peer here is an
- * HTTP/2 server that keeps the headers of every call and answers each NOT_FOUND.
+ * recorded through the recorder (`startRecorder`, what `a2a-replay record` runs) in front of the
+ * reference peer (`startPeer`), reaches the live gRPC peer of the replay (`replayReport`, what
+ * `run --update --grpc-peer` runs; all in this process) with its recorded value (a time-out
+ * relative to the call, so it is sent as it was), and a call recorded without one goes out
+ * without one. The live gRPC peer here is an HTTP/2 server that keeps the headers of every call
+ * and answers each NOT_FOUND.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { type Http2Server, type IncomingHttpHeaders, createServer } from 'node:http2';
@@ -15,8 +17,9 @@ import { Client, Metadata, credentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { GRPC_METHODS } from '../../src/grpc/methods.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
-import { runCli } from '../helpers/cli.js';
-import { startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { startPeer } from '../../src/public/peer.js';
+import { startRecorder } from '../../src/public/record.js';
+import { replayReport } from '../helpers/run-report.js';
 
 const GET_TASK = '/lf.a2a.v1.A2AService/GetTask';
 let dir = '';
@@ -63,15 +66,15 @@ async function headerKeeper(): Promise<{ server: Http2Server; target: string; se
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'run-grpc-timeout-'));
   recording = join(dir, 'timeout.jsonl');
-  const peer = await startCliProcess(['peer', '--deterministic']);
-  const recorder = await startRecordProcess(['--upstream', peer.url, '--out', recording]);
+  const peer = await startPeer({ deterministic: true });
+  const recorder = await startRecorder({ upstream: peer.url, out: recording, warn: () => undefined });
   try {
     const target = new URL(recorder.url).host;
     expect(await getTask(target, 'task-with-deadline', '7S')).toBe(5);
     expect(await getTask(target, 'task-without-deadline')).toBe(5);
   } finally {
-    await stopProcess(recorder);
-    await stopProcess(peer);
+    await recorder.close();
+    await peer.close();
   }
 });
 
@@ -87,8 +90,8 @@ it('sends the recorded grpc-timeout of a call to the live gRPC peer, and none fo
   ]);
   const live = await headerKeeper();
   try {
-    const r = await runCli(['run', recording, '--update', '--grpc-peer', live.target]);
-    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const r = await replayReport([recording], { update: true, grpcPeer: live.target });
+    expect(r.code, r.stdout + r.warnings.join('\n')).toBe(0);
     expect(live.seen.map((h) => [h[':path'], h['grpc-timeout']])).toEqual([
       [GET_TASK, '7S'],
       [GET_TASK, undefined],
