@@ -3,13 +3,16 @@
  * entry the recorder could not read (`incomplete`) or keeps as its head (`cut`) hides what it
  * showed, so the recording is reported INCOMPLETE, naming the line, seq and why, with exit 1,
  * even when no pause is lost; the same recording whole is clean. `verify --recording` checks the
- * recording is the log's.
+ * recording is the log's. The built CLI shows what `lost` prints for each kind of gap and its
+ * refusal; the verdicts alone are the library calls the commands make.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { loadKeyring } from '../../src/public/receipts.js';
 import { ROOT, runCli } from '../helpers/cli.js';
+import { lostVerdict, verifyVerdict } from '../helpers/log-verdicts.js';
 
 const GOLDEN = join(ROOT, 'golden/agent-self-park-on-event/recording.jsonl');
 /** Line 9 of the golden recording: the stream event that shows the task PAUSED (seq 8). */
@@ -35,8 +38,8 @@ async function withPausedEvent(change: (entry: Record<string, unknown>) => Recor
 }
 
 it('finds the golden recording clean', async () => {
-  const lost = await runCli(['lost', GOLDEN]);
-  expect(lost.stdout).toMatch(/^no lost pauses in /);
+  const lost = await lostVerdict([GOLDEN]);
+  expect(lost.json).toMatchObject({ lost: [], complete: true });
   expect(lost.code).toBe(0);
 });
 
@@ -54,8 +57,8 @@ it('reports a recording with an entry the recorder could not read as incomplete,
       'content-encoding gzip: it is not valid data of that encoding',
   );
   expect(lost.code).toBe(1);
-  const json = await runCli(['lost', file, '--json']);
-  expect(JSON.parse(json.stdout)).toMatchObject({ complete: false, incomplete: [{ line: 9, seq: 8 }] });
+  const json = await lostVerdict([file]);
+  expect(json.json).toMatchObject({ complete: false, incomplete: [{ line: 9, seq: 8 }] });
   expect(json.code).toBe(1);
 });
 
@@ -85,12 +88,12 @@ it('refuses a cut that does not say what was cut, naming the line', async () => 
 
 it('verify --recording accepts the log with its own recording and refuses another recording', async () => {
   const log = GOLDEN.replace(/\.jsonl$/, '.receipts.jsonl');
-  const key = join(ROOT, 'golden/test-key.json');
-  const own = await runCli(['verify', log, '--key', key, '--recording', GOLDEN]);
+  const { keyring } = await loadKeyring({ keys: [join(ROOT, 'golden/test-key.json')], env: {} });
+  const own = await verifyVerdict([log], keyring, { recording: GOLDEN });
   expect(own.stdout).toContain('recording.jsonl: complete: the recorder read every answer whole');
   expect(own.code).toBe(0);
   const other = join(ROOT, 'golden/cancel-while-paused/recording.jsonl');
-  const wrong = await runCli(['verify', log, '--key', key, '--recording', other]);
+  const wrong = await verifyVerdict([log], keyring, { recording: other });
   expect(wrong.stdout).toContain(`${other}: not the recording of ${log}`);
   expect(wrong.code).toBe(1);
 });

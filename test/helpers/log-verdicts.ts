@@ -38,13 +38,13 @@ export interface VerifyVerdict {
  */
 export async function verifyVerdict(
   paths: readonly string[],
-  keys: readonly ReceiptKey[],
+  keys: readonly ReceiptKey[] | Keyring,
   options: { recording?: string; allowOpen?: boolean; checkpoint?: string } = {},
 ): Promise<VerifyVerdict> {
   const set = await openLogSet(paths, { head: options.checkpoint });
   try {
     const verified = await verifyLogSet(
-      { ...set, keyring: new Keyring([...keys]), ...(options.allowOpen ? { allowOpen: true } : {}) },
+      { ...set, keyring: keyringOf(keys), ...(options.allowOpen ? { allowOpen: true } : {}) },
       set.kind === 'log' ? { recording: options.recording } : {},
     );
     return {
@@ -70,11 +70,11 @@ export interface LostVerdict {
 /** `a2a-replay lost PATHS [--key …] [--checkpoint HEAD]` in this process. */
 export async function lostVerdict(
   paths: readonly string[],
-  options: { keys?: readonly ReceiptKey[]; explain?: boolean; checkpoint?: string } = {},
+  options: { keys?: readonly ReceiptKey[] | Keyring; explain?: boolean; checkpoint?: string } = {},
 ): Promise<LostVerdict> {
   const set = await openLogSet(paths, { head: options.checkpoint });
   try {
-    const keyring = options.keys === undefined ? undefined : new Keyring([...options.keys]);
+    const keyring = options.keys === undefined ? undefined : keyringOf(options.keys);
     const explain = options.explain ?? false;
     const found = await lostPauses({ ...set, keyring }, { explain });
     const outcome = lostOutcome(found);
@@ -99,12 +99,12 @@ export interface AuditVerdict {
 /** `a2a-replay audit PATHS --key …` in this process, with the asked filters (a fleet: `auditFleet`). */
 export async function auditVerdict(
   paths: readonly string[],
-  keys: readonly ReceiptKey[],
+  keys: readonly ReceiptKey[] | Keyring,
   asked: LogSetAuditOptions = {},
 ): Promise<AuditVerdict> {
   const set = await openLogSet(paths);
   try {
-    const keyring = new Keyring([...keys]);
+    const keyring = keyringOf(keys);
     if (set.kind === 'fleet') {
       const fleet = await auditFleet(set, { keyring, ...asked });
       if (!fleet.audited) return { code: 1, rows: [], refusal: fleet.why, notes: [] };
@@ -122,3 +122,6 @@ export async function auditVerdict(
 /** Each row with its kind, as `audit --json` prints them; an interruption row says its own. */
 const kinded = (entries: readonly { kind: string; row: object }[]): Record<string, unknown>[] =>
   entries.map((e) => (e.kind === 'pause' ? { kind: 'pause', ...e.row } : { ...e.row }));
+
+const keyringOf = (keys: readonly ReceiptKey[] | Keyring): Keyring =>
+  keys instanceof Keyring ? keys : new Keyring([...keys]);
