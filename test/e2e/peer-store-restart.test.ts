@@ -1,27 +1,32 @@
 /**
- * `a2a-replay peer --store DIR` outlives a kill -9: a client pauses a task through `a2a-replay
- * record --key`, the peer process is killed with SIGKILL and started again on the same store and
- * port, and the client resumes through the same recorder with the token it was given. The
- * recorder's receipt log pairs the ResumptionReceipt with the SuspensionReceipt, `verify` passes,
- * `lost` finds nothing, and a second use of the token is refused.
+ * `a2a-replay peer --store DIR` outlives a kill -9: a client pauses a task through a keyed
+ * recorder (`startRecorder`, what `record --key` runs, in this process), the peer process is
+ * killed with SIGKILL and started again on the same store and port, and the client resumes
+ * through the same recorder with the token it was given. The recorder's receipt log pairs the
+ * ResumptionReceipt with the SuspensionReceipt, `verify` passes, `lost` finds nothing (the library
+ * calls they make), and a second use of the token is refused.
  */
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { canonicalJson, sha256Prefixed } from '../../src/canonical/canonical-json.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { generateReceiptKey } from '../../src/public/receipts.js';
+import { type Recorder, startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { type CliProcess, startCliProcess, stopProcess } from '../helpers/cli-process.js';
+import { lostVerdict, verifyVerdict } from '../helpers/log-verdicts.js';
 import { PeerClient } from '../peer/peer-client.js';
 
 let dir = '';
 const processes: CliProcess[] = [];
+const recorders: Recorder[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'peer-store-'));
 });
 afterEach(async () => {
+  for (const recorder of recorders.splice(0)) await recorder.close();
   for (const proc of processes.splice(0)) await stopProcess(proc, 'SIGKILL');
   await rm(dir, { recursive: true, force: true });
 });
@@ -35,12 +40,13 @@ async function startPeerProcess(store: string, port: number): Promise<CliProcess
 it('resumes a pause with its token after the peer is killed with SIGKILL and restarted on its store', async () => {
   const store = join(dir, 'store');
   const keyFile = join(dir, 'key.json');
-  await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'e2e' }).keyFile()), { mode: 0o600 });
+  const key = generateReceiptKey({ kid: 'e2e' });
+  await writeFile(keyFile, canonicalJson(key.keyFile()), { mode: 0o600 });
   let peer = await startPeerProcess(store, 0);
   const port = Number(new URL(peer.url).port);
   const out = join(dir, 'session.jsonl');
-  const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile]);
-  processes.push(recorder);
+  const recorder = await startRecorder({ upstream: peer.url, out, key: keyFile, warn: () => undefined });
+  recorders.push(recorder);
   const client = new PeerClient(recorder.url);
 
   const task = await client.start('work:3');
@@ -77,7 +83,8 @@ it('resumes a pause with its token after the peer is killed with SIGKILL and res
   expect(done.status.state).toBe('TASK_STATE_COMPLETED');
   expect(done.artifacts).toHaveLength(3);
 
-  expect(await stopProcess(recorder)).toBe(0);
+  recorders.splice(0);
+  expect((await recorder.close()).complete).toBe(true);
   const receiptsFile = join(dir, 'session.receipts.jsonl');
   const lines = (await readFile(receiptsFile, 'utf8')).trimEnd().split('\n');
   const suspension = lines.find((l) => (JSON.parse(l) as { type: string }).type === 'SuspensionReceipt');
@@ -90,10 +97,10 @@ it('resumes a pause with its token after the peer is killed with SIGKILL and res
     'resumed',
     'explicit_resume',
   ]);
-  const verified = await runCli(['verify', receiptsFile, '--key', keyFile, '--recording', out]);
-  expect(verified.code, verified.stdout + verified.stderr).toBe(0);
-  const lost = await runCli(['lost', out]);
-  expect(lost.code, lost.stdout + lost.stderr).toBe(0);
+  const verified = await verifyVerdict([receiptsFile], [key], { recording: out });
+  expect(verified.code, verified.stdout).toBe(0);
+  const lost = await lostVerdict([out]);
+  expect(lost.code, JSON.stringify(lost.json)).toBe(0);
   expect(await stopProcess(peer)).toBe(0);
 });
 

@@ -1,11 +1,12 @@
 /**
- * A resume is paired by the token it carries, never by order (docs/design.md §14.3). Real
- * `record --key` in front of the reference peer (`--deterministic --transitions`), real sockets:
+ * A resume is paired by the token it carries, never by order (docs/design.md §14.3). A real
+ * keyed recorder (`startRecorder`, what `record --key` runs) in front of the reference peer
+ * (`startPeer`, deterministic with a transitions log), real sockets, all in this process:
  * pause P1 through the recorder, P1 ended out of band (a FireEvent sent to the peer directly), P2
  * made out of band, then a ResumeTask carrying P2's token through the recorder. The peer's
  * transitions log says P1 ended by that event and P2 by that resume; the receipt of the resume
  * names P2 as a pause outside the log, and P1's end stays unknown (open at stop), never credited
- * to the resume.
+ * to the resume: what `verify`, `audit` and `lost` conclude (the library calls they make).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,20 +14,21 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { startPeer } from '../../src/public/peer.js';
+import { generateReceiptKey } from '../../src/public/receipts.js';
+import { startRecorder } from '../../src/public/record.js';
 import { tokenHashOf } from '../../src/recording/resume-token.js';
-import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/log-verdicts.js';
 
 let dir = '';
-const processes: CliProcess[] = [];
+const closers: (() => Promise<unknown>)[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'resume-by-token-'));
 });
 
 afterEach(async () => {
-  for (const p of processes.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  for (const close of closers.splice(0).reverse()) await close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -42,14 +44,17 @@ async function linesOf(file: string): Promise<Line[]> {
 describe('a ResumeTask carrying the token of a pause made out of band', () => {
   it('is the resumption of a pause outside the log, never the end of the open pause it would close', async () => {
     const transitions = join(dir, 'peer.transitions.jsonl');
-    const peer = await startCliProcess(['peer', '--deterministic', '--transitions', transitions]);
-    processes.push(peer);
-    const key = join(dir, 'key.json');
-    await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'pairing' }).keyFile()), { mode: 0o600 });
+    const peer = await startPeer({ deterministic: true, transitionsFile: transitions });
+    let peerOpen = true;
+    closers.push(async () => peerOpen && (await peer.close()));
+    const keyFile = join(dir, 'key.json');
+    const key = generateReceiptKey({ kid: 'pairing' });
+    await writeFile(keyFile, canonicalJson(key.keyFile()), { mode: 0o600 });
     const recording = join(dir, 'x.jsonl');
     const receipts = join(dir, 'x.receipts.jsonl');
-    const recorder = await startRecordProcess(['--upstream', peer.url, '--out', recording, '--key', key]);
-    processes.push(recorder);
+    const recorder = await startRecorder({ upstream: peer.url, out: recording, key: keyFile, warn: () => undefined });
+    let recorderOpen = true;
+    closers.push(async () => recorderOpen && (await recorder.close()));
     const via = new A2aTestClient(recorder.url, 'alice');
     const direct = new A2aTestClient(peer.url, 'carol');
 
@@ -66,8 +71,10 @@ describe('a ResumeTask carrying the token of a pause made out of band', () => {
     await via.ok('ResumeTask', { taskId: task.id, resumeToken: p2.pause.resumeToken });
     via.close();
     direct.close();
-    expect(await stopProcess(recorder)).toBe(0);
-    await stopProcess(peer);
+    recorderOpen = false;
+    expect((await recorder.close()).complete).toBe(true);
+    peerOpen = false;
+    await peer.close();
 
     const p1Hash = tokenHashOf(p1.pause.resumeToken);
     const p2Hash = tokenHashOf(p2.pause.resumeToken);
@@ -97,21 +104,19 @@ describe('a ResumeTask carrying the token of a pause made out of band', () => {
     ]);
 
     // verify: the chain holds; the resume names a pause outside the log; P1 is open at the end.
-    const verified = await runCli(['verify', receipts, '--key', key]);
+    const verified = await verifyVerdict([receipts], [key]);
     expect(verified.code).toBe(0);
     expect(verified.stdout).toContain(`1 resumption of suspensions outside this log: task ${task.id}`);
     // audit: P1 has no end, the resume is not credited to it.
-    const audit = await runCli(['audit', receipts, '--key', key, '--json']);
+    const audit = await auditVerdict([receipts], [key]);
     expect(audit.code).toBe(0);
-    expect(JSON.parse(audit.stdout)).toEqual([
+    expect(audit.rows).toEqual([
       expect.objectContaining({ taskId: task.id, outcome: 'open', cause: null, closedBy: null }),
     ]);
     // lost: the recording never shows how P1 ended: it is reported, not paired with P2's resume.
-    for (const args of [[recording], [receipts, '--key', key]]) {
-      const lost = await runCli(['lost', ...args, '--json']);
-      expect(lost.stderr).toBe('');
+    for (const lost of [await lostVerdict([recording]), await lostVerdict([receipts], { keys: [key] })]) {
       expect(lost.code).toBe(1);
-      const listing = JSON.parse(lost.stdout) as { lost: Array<Record<string, unknown>> };
+      const listing = lost.json as unknown as { lost: Array<Record<string, unknown>> };
       expect(listing.lost).toEqual([expect.objectContaining({ taskId: task.id, reason: 'recording_ended' })]);
     }
   });
