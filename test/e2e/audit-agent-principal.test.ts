@@ -1,26 +1,30 @@
 /**
  * Audit shows who asked for an agent's pause: `AwaitTaskResumption` sent by a client principal is
  * recorded with that principal, and `audit` flags it unless the principal is one of the agent's
- * own (`--agent-principal`). A pause the agent's script takes by itself is never flagged.
+ * own (`--agent-principal`). A pause the agent's script takes by itself is never flagged. The peer
+ * and the keyed recorder (`startPeer`, `startRecorder`) run in this process; the rows are what
+ * `audit --json` concludes (`auditLogSet`), and the built CLI prints the table and its note.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
+import { generateReceiptKey } from '../../src/public/receipts.js';
+import { type Recorder, startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { bearer } from '../helpers/jwt.js';
+import { auditVerdict } from '../helpers/log-verdicts.js';
 
 let dir = '';
-const procs: CliProcess[] = [];
+const open: (RunningPeer | Recorder)[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'audit-principal-'));
 });
 afterEach(async () => {
-  for (const p of procs.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  for (const server of open.splice(0).reverse()) await server.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -43,12 +47,13 @@ interface Row {
 
 it('flags an AwaitTaskResumption requested by a principal other than the agent, never a self-park', async () => {
   const key = join(dir, 'key.json');
-  await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'audit' }).keyFile()), { mode: 0o600 });
-  const peer = await startCliProcess(['peer', '--deterministic']);
-  procs.push(peer);
+  const receiptKey = generateReceiptKey({ kid: 'audit' });
+  await writeFile(key, canonicalJson(receiptKey.keyFile()), { mode: 0o600 });
+  const peer = await startPeer({ deterministic: true });
+  open.push(peer);
   const out = join(dir, 'session.jsonl');
-  const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', key]);
-  procs.push(recorder);
+  const recorder = await startRecorder({ upstream: peer.url, out, key, warn: () => undefined });
+  open.push(recorder);
 
   const send = async (text: string, sub: string): Promise<string> => {
     const r = (await rpc(
@@ -73,13 +78,14 @@ it('flags an AwaitTaskResumption requested by a principal other than the agent, 
   );
   expect(awaited).toHaveProperty('result');
   await rpc(recorder.url, 'GetTask', { id: selfParked }, 'alice');
-  expect(await stopProcess(recorder)).toBe(0);
+  open.pop();
+  expect((await recorder.close()).complete).toBe(true);
 
   const log = join(dir, 'session.receipts.jsonl');
-  const rows = (open: string[]): Promise<Row[]> =>
-    runCli(['audit', log, '--key', key, '--json', ...open]).then((r) => JSON.parse(r.stdout) as Row[]);
+  const rows = (agentPrincipals?: string[]): Promise<Row[]> =>
+    auditVerdict([log], [receiptKey], { agentPrincipals }).then((r) => r.rows as unknown as Row[]);
 
-  const unconfigured = await rows([]);
+  const unconfigured = await rows();
   const byTask = new Map(unconfigured.map((r) => [r.taskId, r]));
   expect(byTask.get(requested)).toMatchObject({
     initiatedBy: 'PAUSE_INITIATOR_AGENT',
@@ -89,9 +95,9 @@ it('flags an AwaitTaskResumption requested by a principal other than the agent, 
   });
   expect(byTask.get(selfParked)).toMatchObject({ initiatedBy: 'PAUSE_INITIATOR_AGENT', flags: [] });
 
-  const asAgent = await rows(['--agent-principal', 'jwt:sub=mallory']);
+  const asAgent = await rows(['jwt:sub=mallory']);
   expect(asAgent.find((r) => r.taskId === requested)?.flags).toEqual([]);
-  const otherAgent = await rows(['--agent-principal', 'jwt:sub=agent-7']);
+  const otherAgent = await rows(['jwt:sub=agent-7']);
   expect(otherAgent.find((r) => r.taskId === requested)?.flags).toEqual(['agent-pause-requested-by-other-principal']);
 
   const table = await runCli(['audit', log, '--key', key]);

@@ -1,25 +1,28 @@
 /**
  * `audit --json` names the observer rules that decided each row (docs/design.md §14.8): the rule
  * that proved the pause and the one that ended it, worked out again from the recording given with
- * `--recording`; with the receipt log alone they are null. The log's bytes are not touched.
+ * `--recording`; with the receipt log alone they are null. The log's bytes are not touched. The
+ * peer and the keyed recorder (`startPeer`, `startRecorder`) run in this process, and the rows are
+ * what `audit --json` and `lost --json` conclude (`auditLogSet`, `lostPauses`).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
-import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
+import { generateReceiptKey } from '../../src/public/receipts.js';
+import { type Recorder, startRecorder } from '../../src/public/record.js';
+import { auditVerdict, lostVerdict } from '../helpers/log-verdicts.js';
 
 let dir = '';
-const procs: CliProcess[] = [];
+const open: (RunningPeer | Recorder)[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'audit-rules-'));
 });
 afterEach(async () => {
-  for (const p of procs.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  for (const server of open.splice(0).reverse()) await server.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -42,12 +45,13 @@ interface Row {
 
 it('gives each row the rules that proved and ended its pause from the recording, null from the log alone', async () => {
   const key = join(dir, 'key.json');
-  await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'rules' }).keyFile()), { mode: 0o600 });
-  const peer = await startCliProcess(['peer', '--deterministic']);
-  procs.push(peer);
+  const receiptKey = generateReceiptKey({ kid: 'rules' });
+  await writeFile(key, canonicalJson(receiptKey.keyFile()), { mode: 0o600 });
+  const peer = await startPeer({ deterministic: true });
+  open.push(peer);
   const out = join(dir, 'session.jsonl');
-  const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', key]);
-  procs.push(recorder);
+  const recorder = await startRecorder({ upstream: peer.url, out, key, warn: () => undefined });
+  open.push(recorder);
 
   const send = async (text: string): Promise<string> => {
     const r = (await rpc(recorder.url, 'SendMessage', {
@@ -66,31 +70,32 @@ it('gives each row the rules that proved and ended its pause from the recording,
   expect(
     await rpc(recorder.url, 'ResumeTask', { taskId: resumed, resumeToken: paused.result.pause.resumeToken }),
   ).toHaveProperty('result');
-  expect(await stopProcess(recorder)).toBe(0);
+  open.pop();
+  expect((await recorder.close()).complete).toBe(true);
 
   const log = join(dir, 'session.receipts.jsonl');
   const before = await readFile(log);
-  const audit = async (extra: string[]): Promise<Map<string, Row>> => {
-    const r = await runCli(['audit', log, '--key', key, '--json', ...extra]);
-    expect(r.code, r.stderr).toBe(0);
-    return new Map((JSON.parse(r.stdout) as Row[]).map((row) => [row.taskId, row]));
+  const audit = async (recording?: string): Promise<Map<string, Row>> => {
+    const r = await auditVerdict([log], [receiptKey], { recording });
+    expect(r.code, r.refusal ?? '').toBe(0);
+    return new Map((r.rows as unknown as Row[]).map((row) => [row.taskId, row]));
   };
 
-  const withRecording = await audit(['--recording', out]);
+  const withRecording = await audit(out);
   expect(withRecording.get(resumed)).toMatchObject({
     outcome: 'resumed',
     rules: { pause: 'pending/proven', end: 'open/resume-answered' },
   });
   // The lost pause's end is the rule `lost` names for it.
-  const lost = await runCli(['lost', out, '--json']);
-  const lostRules = (JSON.parse(lost.stdout) as { lost: { taskId: string; rule: string | null }[] }).lost;
+  const lost = await lostVerdict([out]);
+  const lostRules = (lost.json as unknown as { lost: { taskId: string; rule: string | null }[] }).lost;
   expect(lostRules.map((l) => l.taskId)).toEqual([left]);
   expect(withRecording.get(left)).toMatchObject({
     outcome: 'open',
     rules: { pause: 'pending/proven', end: lostRules[0]?.rule },
   });
 
-  const alone = await audit([]);
+  const alone = await audit();
   expect([...alone.values()].map((r) => r.rules)).toEqual([null, null]);
   expect(await readFile(log)).toEqual(before);
 });
