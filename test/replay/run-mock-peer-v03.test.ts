@@ -1,10 +1,12 @@
 /**
- * The reference peer in A2A v0.3, end to end with real processes (docs/design.md §4 "Two
- * dialects", §8, §13): the stock 0.3.14 JSON-RPC client asks `a2a-replay peer --deterministic`
+ * The reference peer in A2A v0.3, end to end over real sockets (docs/design.md §4 "Two dialects",
+ * §8, §13): the stock 0.3.14 JSON-RPC client asks the deterministic reference peer (`startPeer`)
  * for input and answers it, then pauses a running task through `tasks/pause`, reads it, resumes
- * it through `tasks/resume` with the token it was given, and cancels it — all through `record`.
- * `run` of that recording on its embedded peer (started in both dialects, as the recorded card
- * says) passes, and `mock` serves the same client the recorded results.
+ * it through `tasks/resume` with the token it was given, and cancels it — all through the recorder
+ * (`startRecorder`, what `record` runs). `run` of that recording on its embedded peer (started in
+ * both dialects, as the recorded card says; `replayReport`) passes, and the mock
+ * (`startMockServer`, what `mock` starts) serves the same client the recorded results. All in this
+ * process.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,10 +14,13 @@ import { join } from 'node:path';
 import type { Message } from 'a2a-sdk-v03';
 import { JsonRpcTransport } from 'a2a-sdk-v03/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli } from '../helpers/cli.js';
-import { startCliProcess, startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
+import { fileURLToPath } from 'node:url';
+import { startPeer } from '../../src/public/peer.js';
+import { startRecorder } from '../../src/public/record.js';
+import { startMock } from '../helpers/mock-server.js';
+import { replayReport } from '../helpers/run-report.js';
 
-const KEY = join(ROOT, 'golden', 'test-key.json');
+const KEY = fileURLToPath(new URL('../../golden/test-key.json', import.meta.url));
 
 let dir = '';
 let recording = '';
@@ -65,9 +70,9 @@ function withoutTokens(value: unknown): unknown {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'run-mock-peer-v03-'));
   recording = join(dir, 'peer-v03.jsonl');
-  const peer = await startCliProcess(['peer', '--deterministic']);
+  const peer = await startPeer({ deterministic: true });
   try {
-    const recorder = await startRecordProcess(['--upstream', peer.url, '--out', recording, '--key', KEY]);
+    const recorder = await startRecorder({ upstream: peer.url, out: recording, key: KEY, warn: () => undefined });
     try {
       // The card first, as a client resolving the agent does: `run` reads the peer's settings in it.
       const card = (await (await fetch(`${recorder.url}/.well-known/agent-card.json`)).json()) as Record<
@@ -78,10 +83,10 @@ beforeAll(async () => {
       expect(card).toMatchObject({ protocolVersion: '0.3.0', url: `${recorder.url}/` });
       recorded = await session(recorder.url);
     } finally {
-      expect(await stopProcess(recorder)).toBe(0);
+      expect((await recorder.close()).complete).toBe(true);
     }
   } finally {
-    await stopProcess(peer);
+    await peer.close();
   }
   expect(recorded[0]).toMatchObject({ kind: 'task', status: { state: 'input-required' } });
   expect(recorded[1]).toMatchObject({ kind: 'task', status: { state: 'completed' } });
@@ -97,13 +102,13 @@ afterAll(async () => {
 
 describe('a v0.3 session with the reference peer', () => {
   it('replays on the embedded peer, started in both dialects as its card says, to a PASS', async () => {
-    const r = await runCli(['run', recording, '--key', KEY]);
-    expect(r.stdout, r.stderr).toMatch(/^PASS /m);
+    const r = await replayReport([recording], { key: KEY });
+    expect(r.stdout, r.warnings.join('\n')).toMatch(/^PASS /m);
     expect(r.code).toBe(0);
   });
 
   it('serves the same client the recorded results from mock', async () => {
-    const mock = await startMockProcess([recording]);
+    const mock = await startMock([recording]);
     try {
       // The recording keeps no resume token (design §5): the mock hands out its placeholder, and
       // the client's resume with it is answered as recorded.
@@ -126,7 +131,7 @@ describe('a v0.3 session with the reference peer', () => {
       );
       expect(await refused('tasks/pause', { taskId })).toContain('it cannot be paused (Code: -32010)');
     } finally {
-      expect(await stopProcess(mock)).toBe(0);
+      await mock.close();
     }
   });
 });
