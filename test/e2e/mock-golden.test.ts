@@ -1,14 +1,14 @@
 /**
  * `a2a-replay mock` as a process standing in for the recorded peer of golden scenarios: the replay
  * against it passes, plainly and byte for byte with the key and `strict`, for one scenario of each
- * binding and dialect (`replayRecordings`, what `run --peer` calls, in the test's process), and
- * `run --peer <mock> --key --strict` as a process passes over the whole corpus at once; at each
- * stop the mock says every recorded exchange was requested and `--expect-all` exits 0. The
- * scenarios' own client, through the recorder with the key file (`startRecorder`, what `record
- * --key` starts) in front of a mock process, yields the golden receipts: `diffReceiptLogs` as
- * `diff --other-session` calls it for each, and `a2a-replay diff --other-session` as a process
- * printing the same for one. Every scenario is tested in-process through the library in
- * test/golden/mock-golden.test.ts.
+ * binding and dialect (`replayRecordings`, what `run --peer` calls, in the test's process through
+ * test/helpers/run-report.ts), and `run --peer <mock> --key --strict` as a process passes over the
+ * whole corpus at once; at each stop the mock says every recorded exchange was requested and
+ * `--expect-all` exits 0. The scenarios' own client, through the recorder with the key file
+ * (`startRecorder`, what `record --key` starts) in front of a mock process, yields the golden
+ * receipts: `diffReceiptLogs` as `diff --other-session` calls it for each, and `a2a-replay diff
+ * --other-session` as a process printing the same for one. Every scenario is tested in-process
+ * through the library in test/golden/mock-golden.test.ts.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,12 +17,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
 import { SCENARIOS } from '../../scripts/golden/scenarios.js';
 import { EXIT_CODES } from '../../src/public/core.js';
-import { type Keyring, diffReceiptLogs, readReceiptLogLines } from '../../src/public/receipts.js';
+import { diffReceiptLogs, readReceiptLogLines } from '../../src/public/receipts.js';
 import { startRecorder } from '../../src/public/record.js';
-import { renderRecordingText, replayRecordings } from '../../src/public/replay.js';
 import { runCli } from '../helpers/cli.js';
 import { stopProcess, startMockProcess } from '../helpers/cli-process.js';
-import { keyringOf } from '../helpers/command-calls.js';
+import { replayReport } from '../helpers/run-report.js';
 import { GOLDEN, GOLDEN_KEY, goldenScenarioDirs } from '../golden/golden-receipts.js';
 
 const KEY = GOLDEN_KEY;
@@ -37,10 +36,8 @@ const BY_BINDING = [
 ];
 
 let scratch = '';
-let keyring: Keyring;
 beforeAll(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'mock-golden-'));
-  keyring = await keyringOf(KEY);
 });
 afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
@@ -58,14 +55,12 @@ describe('a2a-replay mock over the golden corpus', () => {
     const mock = await startMockProcess([recording, recording, '--expect-all']);
     let replays = false;
     try {
-      const plain = await replayRecordings([recording], { peer: mock.url });
-      const plainText = plain.results.map((r) => renderRecordingText(r)).join('\n');
-      expect(plain.exitCode, plainText).toBe(EXIT_CODES.ok);
-      expect(plainText).toContain('PASS');
-      const strict = await replayRecordings([recording], { peer: mock.url, keyring, strict: true });
-      const strictText = strict.results.map((r) => renderRecordingText(r)).join('\n');
-      expect(strict.exitCode, strictText).toBe(EXIT_CODES.ok);
-      expect(strictText).toContain('PASS');
+      const plain = await replayReport([recording], { peer: mock.url });
+      expect(plain.code, plain.stdout).toBe(EXIT_CODES.ok);
+      expect(plain.stdout).toContain('PASS');
+      const strict = await replayReport([recording], { peer: mock.url, key: KEY, strict: true });
+      expect(strict.code, strict.stdout).toBe(EXIT_CODES.ok);
+      expect(strict.stdout).toContain('PASS');
       replays = true;
     } finally {
       // Stopped either way; its verdict is checked only after both replays passed, so a failing

@@ -16,10 +16,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pausesOf, replaySection, reportSections, writeHtmlReport } from '../../src/public/report.js';
-import { replayRecordings } from '../../src/public/replay.js';
+import { pausesOf, reportSections, writeHtmlReport } from '../../src/public/report.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { keyringOf } from '../helpers/command-calls.js';
+import { replayReport } from '../helpers/run-report.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
 const SKIPPED = 'skipped: no chromium binary; apt-get install -y chromium, or set CHROMIUM_PATH';
@@ -93,11 +93,11 @@ describe('the HTML report, as a file', () => {
     );
     const html = join(dir, 'run.html');
     // What `run RECORDING --golden MUTATED --html HTML` calls: the replay, then its sections written.
-    const summary = await replayRecordings([join(GOLDEN, 'caller-pause-finish-step', 'recording.jsonl')], {
+    const r = await replayReport([join(GOLDEN, 'caller-pause-finish-step', 'recording.jsonl')], {
       golden: mutated,
+      html,
     });
-    await writeHtmlReport(html, await Promise.all(summary.results.map((r) => replaySection(r))), 'a2a-replay run');
-    expect(summary.exitCode).toBe(1);
+    expect(r.code).toBe(1);
     const text = await readFile(html, 'utf8');
     expect(text).toContain('<p class="verdict">DRIFT</p>');
     expect(text).toMatch(

@@ -20,7 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson, hashCanonical } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { startRecorder } from '../../src/public/record.js';
-import { auditCall, keyringOf, lostCall, runCall, startMock, stopMock, verifyCall } from '../helpers/command-calls.js';
+import { auditCall, lostCall, startMock, stopMock, verifyCall } from '../helpers/command-calls.js';
+import { replayReport } from '../helpers/run-report.js';
 import { bearer } from '../helpers/jwt.js';
 import {
   type SdkV03InputPeer,
@@ -205,10 +206,10 @@ describe('a stock 0.3.14 agent asking for approval over v0.3 gRPC, through recor
   it('replays against the same server to a PASS, deriving the receipts again', async () => {
     const peer = await startSdkV03InputPeer({ grpc: true });
     try {
-      const r = await runCall([out], { peer: peer.url, keyring: await keyringOf(key) });
-      expect(r.code, r.text).toBe(0);
+      const r = await replayReport([out], { peer: peer.url, key, json: true });
+      expect(r.code, r.stdout).toBe(0);
       // The three interruptions and two continuations derived from the live answers equal the log's.
-      expect(r.json).toMatchObject({
+      expect(JSON.parse(r.stdout)).toMatchObject({
         exitCode: 0,
         results: [
           {

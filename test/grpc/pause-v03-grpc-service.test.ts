@@ -24,7 +24,8 @@ import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
 import { tokenPlaceholder } from '../../src/recording/resume-token.js';
 import { startRecorder } from '../../src/public/record.js';
 import { GOLDEN_KEY } from '../golden/golden-receipts.js';
-import { keyringOf, lostCall, runCall, startMock, stopMock, verifyCall } from '../helpers/command-calls.js';
+import { lostCall, startMock, stopMock, verifyCall } from '../helpers/command-calls.js';
+import { replayReport } from '../helpers/run-report.js';
 
 const KEY = GOLDEN_KEY;
 type Json = Record<string, unknown>;
@@ -130,9 +131,9 @@ describe('the pause extension over v0.3 gRPC (a2a.v1.pause.A2APauseService), thr
   });
 
   it('replays on the embedded peer to a PASS, the receipts derived again', async () => {
-    const r = await runCall([out], { keyring: await keyringOf(KEY) });
-    expect(r.code, r.text).toBe(0);
-    expect(r.json).toMatchObject({
+    const r = await replayReport([out], { key: KEY, json: true });
+    expect(r.code, r.stdout).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({
       results: [{ outcome: 'match', receipts: { expectedReceipts: 2, actualReceipts: 2, differences: [] } }],
     });
   });

@@ -1,8 +1,8 @@
 /**
- * What `run`, `lost`, `verify`, `audit` and `mock` conclude, as the library calls each command
- * makes (cli/commands/<cmd>.ts), in the test's process: the same verdicts, printed texts and exit
- * codes without a CLI process. Each opened log set is closed before the call returns, and the mock
- * is the caller's to close.
+ * What `lost`, `verify`, `audit` and `mock` conclude, as the library calls each command makes
+ * (cli/commands/<cmd>.ts), in the test's process: the same verdicts, printed texts and exit codes
+ * without a CLI process (`run`'s are test/helpers/run-report.ts's). Each opened log set is closed
+ * before the call returns, and the mock is the caller's to close.
  */
 import { EXIT_CODES } from '../../src/public/core.js';
 import { readRecording } from '../../src/public/intercept.js';
@@ -19,24 +19,10 @@ import {
   verificationLines,
   verifyLogSet,
 } from '../../src/public/receipts.js';
-import { type ReplayRecordingsOptions, renderJson, renderText, replayRecordings } from '../../src/public/replay.js';
 
 /** A key file loaded as `--key FILE` loads it. */
 export async function keyringOf(file: string): Promise<Keyring> {
   return (await loadKeyring({ keys: [file], env: {} })).keyring;
-}
-
-/** `run FILE... [--peer URL] [--key K] [--strict]`: its exit code, its text report and its `--json`. */
-export async function runCall(
-  files: readonly string[],
-  options: ReplayRecordingsOptions = {},
-): Promise<{ code: number; text: string; json: Record<string, unknown> }> {
-  const summary = await replayRecordings(files, { warn: () => undefined, ...options });
-  return {
-    code: summary.exitCode,
-    text: `${renderText(summary)}\n`,
-    json: JSON.parse(renderJson(summary)) as Record<string, unknown>,
-  };
 }
 
 /** `lost FILE --json` of one recording (no key): its exit code (0 clean, 2 not understood, else 1) and JSON. */

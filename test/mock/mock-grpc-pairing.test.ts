@@ -14,13 +14,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
 import { startPeer } from '../../src/public/peer.js';
-import type { Keyring } from '../../src/public/receipts.js';
 import { startRecorder } from '../../src/public/record.js';
 import { GOLDEN_KEY } from '../golden/golden-receipts.js';
-import { keyringOf, runCall, startMock, stopMock } from '../helpers/command-calls.js';
+import { startMock, stopMock } from '../helpers/command-calls.js';
+import { replayReport } from '../helpers/run-report.js';
 
 const KEY = GOLDEN_KEY;
-let keyring: Keyring;
 let dir = '';
 let recording = '';
 
@@ -42,7 +41,6 @@ async function session(client: A2aTestClient): Promise<void> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mock-grpc-pairing-'));
   recording = join(dir, 'pairing.jsonl');
-  keyring = await keyringOf(KEY);
   const peer = await startPeer({ deterministic: true });
   try {
     const recorder = await startRecorder({ upstream: peer.url, out: recording, key: KEY, warn: () => undefined });
@@ -86,14 +84,14 @@ it('answers each gRPC get by the task it names, also asked in another order than
 });
 
 it('serves a gRPC recording with two gets of an unknown task so that run --strict passes', async () => {
-  const direct = await runCall([recording], { keyring, strict: true });
-  expect(direct.code, direct.text).toBe(0);
+  const direct = await replayReport([recording], { key: KEY, strict: true });
+  expect(direct.code, direct.stdout).toBe(0);
   const mock = await startMock([recording]);
   let passed = false;
   try {
-    const r = await runCall([recording], { peer: mock.url, keyring, strict: true });
-    expect(r.code, r.text).toBe(0);
-    expect(r.text).toMatch(/^PASS /m);
+    const r = await replayReport([recording], { peer: mock.url, key: KEY, strict: true });
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/^PASS /m);
     passed = true;
   } finally {
     const { unrequested } = await stopMock(mock);

@@ -19,7 +19,8 @@ import { SseParser } from '../../src/intercept/sse-parser.js';
 import { startPeer } from '../../src/public/peer.js';
 import { startRecorder } from '../../src/public/record.js';
 import { GOLDEN_KEY } from '../golden/golden-receipts.js';
-import { keyringOf, runCall, startMock, stopMock } from '../helpers/command-calls.js';
+import { startMock, stopMock } from '../helpers/command-calls.js';
+import { replayReport } from '../helpers/run-report.js';
 
 const KEY = GOLDEN_KEY;
 
@@ -223,8 +224,8 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('a v0.3 %s session with the ref
   });
 
   it('replays on the embedded peer, started in both dialects as its card says, to a PASS', async () => {
-    const r = await runCall([recording], { keyring: await keyringOf(KEY) });
-    expect(r.text).toMatch(/^PASS /m);
+    const r = await replayReport([recording], { key: KEY });
+    expect(r.stdout).toMatch(/^PASS /m);
     expect(r.code).toBe(0);
   });
 

@@ -17,10 +17,10 @@ import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPeer } from '../../src/public/peer.js';
-import type { Keyring } from '../../src/public/receipts.js';
 import { startRecorder } from '../../src/public/record.js';
 import { GOLDEN_KEY } from '../golden/golden-receipts.js';
-import { keyringOf, runCall, startMock, stopMock } from '../helpers/command-calls.js';
+import { startMock, stopMock } from '../helpers/command-calls.js';
+import { replayReport } from '../helpers/run-report.js';
 import { GrpcSessionWriter } from '../helpers/grpc-session-writer.js';
 import { driveGrpcSession } from './grpc-session.js';
 
@@ -28,7 +28,6 @@ let dir = '';
 let recording = '';
 let recordedTaskId = '';
 const KEY = GOLDEN_KEY;
-let keyring: Keyring;
 
 function sdkMessage(text: string, messageId: string): Message {
   return {
@@ -81,7 +80,6 @@ async function session(url: string): Promise<string> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-run-grpc-'));
   recording = join(dir, 'grpc.jsonl');
-  keyring = await keyringOf(KEY);
   const peer = await startPeer({ deterministic: true });
   try {
     const recorder = await startRecorder({ upstream: peer.url, out: recording, key: KEY, warn: () => undefined });
@@ -93,8 +91,8 @@ beforeAll(async () => {
   } finally {
     await peer.close();
   }
-  const update = await runCall([recording], { update: true, keyring });
-  expect(update.text).not.toMatch(/rewritten/);
+  const update = await replayReport([recording], { update: true, key: KEY });
+  expect(update.stdout).not.toMatch(/rewritten/);
   expect(update.code).toBe(0);
 });
 
@@ -114,8 +112,8 @@ describe('record, run and mock over gRPC', () => {
   it('replays the recording with --strict against the embedded peer, its receipts GRPC ones', async () => {
     const golden = await readFile(join(dir, 'grpc.receipts.jsonl'), 'utf8');
     expect(golden).toContain('"binding":"GRPC"');
-    const r = await runCall([recording], { strict: true, keyring });
-    expect(r.text).toMatch(/^PASS +.*grpc\.jsonl/m);
+    const r = await replayReport([recording], { strict: true, key: KEY });
+    expect(r.stdout).toMatch(/^PASS +.*grpc\.jsonl/m);
     expect(r.code).toBe(0);
   });
 

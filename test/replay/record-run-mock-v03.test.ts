@@ -16,7 +16,8 @@ import { JsonRpcTransport, RestTransport, type Transport } from 'a2a-sdk-v03/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRecorder } from '../../src/public/record.js';
 import { GOLDEN_KEY } from '../golden/golden-receipts.js';
-import { keyringOf, runCall, startMock, stopMock } from '../helpers/command-calls.js';
+import { startMock, stopMock } from '../helpers/command-calls.js';
+import { replayReport } from '../helpers/run-report.js';
 import { REST_PATH, RPC_PATH, startSdkApprovalPeer } from '../fixtures/sdk-approval-peer.js';
 
 type Binding = 'JSONRPC' | 'HTTP+JSON';
@@ -91,8 +92,8 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('the stock 0.3.14 client and ag
   it('replays the recording against the same agent to a PASS', async () => {
     const agent = await startSdkApprovalPeer({ dialect: '0.3' });
     try {
-      const r = await runCall([recording], { peer: agent.url, keyring: await keyringOf(KEY) });
-      expect(r.text).toMatch(/^PASS /m);
+      const r = await replayReport([recording], { peer: agent.url, key: KEY });
+      expect(r.stdout).toMatch(/^PASS /m);
       expect(r.code).toBe(0);
       expect(agent.refused).toEqual([]);
       expect(agent.ran).toEqual(agent.calls);
