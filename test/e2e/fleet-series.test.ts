@@ -314,6 +314,11 @@ describe('two replicas, each restarted once with --continue-from', () => {
     expect(missing.diff.differences.map((d) => describeDifference(d)).join('\n')).toMatch(
       new RegExp(`${logs.b2}:${ended} \\(task ${tasks.across} pause sha256:[0-9a-f]+ resumption 1\\): expected \\{`),
     );
+    // The command prints those differences and exits 1.
+    const command = await runCli(['diff', ...all(), '--', logs.a1, logs.a2, logs.b1]);
+    expect(command.code).toBe(1);
+    expect(command.stdout).toContain('2 difference(s) between the fleet of 4 logs');
+    for (const d of missing.diff.differences) expect(command.stdout).toContain(`  ${describeDifference(d)}\n`);
 
     // B's second log edited to name another principal for the resume: both files and lines named.
     const edited = join(dir, 'edited');

@@ -122,6 +122,10 @@ describe('a2a-replay verify', () => {
     expect(verified.code).toBe(1);
     expect(verified.lines.join('\n')).toMatch(/INVALID at line 10: bad_signature: /);
     expect(verified.json).toMatchObject({ ok: false, firstError: { line: 10, reason: 'bad_signature' } });
+    // The command prints that verdict and exits 1.
+    const text = await runCli(['verify', tampered, '--key', keyA]);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toBe(`${verified.lines.join('\n')}\n`);
     const dropped = join(dir, 'dropped.receipts.jsonl');
     const original = (await readFile(log, 'utf8')).split('\n');
     await writeFile(dropped, [...original.slice(0, 20), ...original.slice(21)].join('\n'));
