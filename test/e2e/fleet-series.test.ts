@@ -42,7 +42,14 @@ const tasks = { across: '', inside: '' };
 const receiptsOf = (recording: string): string => recording.replace(/\.jsonl$/, '.receipts.jsonl');
 
 function record(name: 'a' | 'b', out: string, from?: string) {
-  return startRecorder({ upstream: peer.url, out, key: replicaKeys[name], fsync: 'always', continueFrom: from });
+  return startRecorder({
+    upstream: peer.url,
+    out,
+    key: replicaKeys[name],
+    fsync: 'always',
+    continueFrom: from,
+    env: {},
+  });
 }
 
 /** Closes a recorder: every line written and the log closed with its checkpoint, as `record` exiting 0 says. */

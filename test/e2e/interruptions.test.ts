@@ -62,7 +62,7 @@ describe('a stock SDK server asking for input, through record --key --principal-
     const keyring = new Keyring([signer]);
     await writeFile(key, canonicalJson(signer.keyFile()), { mode: 0o600 });
     const out = join(dir, 'session.jsonl');
-    const recorder = await startRecorder({ upstream: peer.url, out, key, principalFrom: 'jwt-sub' });
+    const recorder = await startRecorder({ upstream: peer.url, out, key, principalFrom: 'jwt-sub', env: {} });
     recorders.push(recorder);
     const url = `${recorder.url}/a2a/jsonrpc`;
     const asked = (await rpc(url, 'SendMessage', { message: message('deploy') }, 'bob')) as {

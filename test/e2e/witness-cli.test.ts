@@ -41,6 +41,7 @@ async function record(
   const recorder = await startRecorder({
     upstream: peer.url,
     key: signer,
+    env: {},
     warn: (line) => warned.push(`a2a-replay: ${line}`),
     ...options,
   });

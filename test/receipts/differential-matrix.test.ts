@@ -293,7 +293,7 @@ describe('receipts, lost and audit agree with the peer ground truth', () => {
         }
         let recorder: Awaited<ReturnType<typeof startRecorder>>;
         try {
-          recorder = await startRecorder({ upstream, out, key });
+          recorder = await startRecorder({ upstream, out, key, env: {} });
         } catch (error) {
           await stopPeer();
           throw error;
@@ -372,7 +372,7 @@ describe('interruption receipts agree with what an SDK agent asking for input di
     const out = join(dir, 'sdk-input.jsonl');
     let recorder: Awaited<ReturnType<typeof startRecorder>>;
     try {
-      recorder = await startRecorder({ upstream: peer.url, out, key });
+      recorder = await startRecorder({ upstream: peer.url, out, key, env: {} });
     } catch (error) {
       await peer.close();
       throw error;

@@ -142,7 +142,7 @@ async function recordSession(
   const peer = await startPeer({ deterministic: true, legacyPause: legacy });
   running.push(peer);
   const out = join(dir, `${legacy ? 'legacy' : 'native'}.jsonl`);
-  const recorder = await startRecorder({ upstream: peer.url, out, key });
+  const recorder = await startRecorder({ upstream: peer.url, out, key, env: {} });
   running.push(recorder);
   await session(recorder.url);
   // Every line written and the log closed with its checkpoint: `record` exits 0 on SIGTERM.
