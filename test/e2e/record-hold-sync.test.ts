@@ -1,6 +1,7 @@
 /**
- * Durable before acknowledged, decided by the test's own steps: `a2a-replay record --key` in front
- * of the deterministic reference peer runs with every fdatasync gated (test/helpers/sync-gate.ts),
+ * Durable before acknowledged, decided by the test's own steps: `a2a-replay record --key` (a
+ * process of its own, so that the gate holds its syncs and only its) in front of the deterministic
+ * reference peer (`startPeer`, in this process) runs with every fdatasync gated (test/helpers/sync-gate.ts),
  * a stream of the task open while the client pauses and resumes it, over JSON-RPC, HTTP+JSON and
  * gRPC, under `--fsync batch` and `always`. Each entry that shows the pause or the resume — the
  * PauseTask / ResumeTask answer and the stream's event, whichever of them made the receipt — may
@@ -16,23 +17,24 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient, stateOf, userMessage } from '../../scripts/golden/a2a-client.js';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { GrpcTestClient } from '../helpers/grpc-test-client.js';
 import { type SyncGate, releaseOneByOne, startSyncGate } from '../helpers/sync-gate.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 let dir = '';
 let keyFile = '';
-let peer: CliProcess;
+let peer: RunningPeer;
 
 beforeAll(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), 'record-hold-sync-')));
   keyFile = join(dir, 'key.json');
   await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'hold' }).keyFile()), { mode: 0o600 });
-  peer = await startCliProcess(['peer', '--deterministic']);
+  peer = await startPeer({ deterministic: true });
 });
 afterAll(async () => {
-  await stopProcess(peer);
+  await peer.close();
   await rm(dir, { recursive: true, force: true });
 });
 
