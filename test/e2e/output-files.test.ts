@@ -1,8 +1,9 @@
 /**
- * Every file the CLI writes is its own: `record --out`, its witness file and `report --out` never
- * write through a symbolic link (a dangling one is not followed to create its target, `--force`
- * does not truncate or chmod what it points to), refusing one with an error naming the path (the
- * command, a process); the files the recorder writes (`startRecorder` in this process, under a
+ * Every file the CLI writes is its own: the recording, its witness file and `report --out` never
+ * write through a symbolic link (a dangling one is not followed to create its target, `force`
+ * does not truncate or chmod what it points to), refusing one with an error naming the path:
+ * `record` and `report` (processes) as a usage error naming the flag, `startRecorder` (in this
+ * process) as a RecorderOptionError naming the option; the files the recorder writes (under a
  * umask that would not hide their modes) are new ones of mode 0600; and the reports and traces
  * `run`, `report` and `mock` write are mode 0600, as recordings are, since they name principals,
  * reasons and task ids.
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { startPeer } from '../../src/public/peer.js';
+import { RecorderOptionError, startRecorder } from '../../src/public/record.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { stopProcess, startMockProcess } from '../helpers/cli-process.js';
@@ -54,16 +56,18 @@ describe('outputs and symbolic links', () => {
     expect(existsSync(target)).toBe(false);
   });
 
-  it('record --out --force neither truncates nor chmods the file a link points to', async () => {
+  it('recording with force neither truncates nor chmods the file a link out points to', async () => {
     const target = join(dir, 'precious.txt');
     await writeFile(target, 'keep me\n', { mode: 0o644 });
     const out = join(dir, 'session.jsonl');
     await symlink(target, out);
-    const r = await runCli(['record', '--upstream', 'http://127.0.0.1:9', '--out', out, '--force'], {
-      env: { A2A_REPLAY_KEY_FILE: '' },
+    // Refused naming `out`, which `record` gives as the usage error above.
+    const refused = startRecorder({ upstream: 'http://127.0.0.1:9', out, force: true, warn: () => undefined });
+    await expect(refused).rejects.toBeInstanceOf(RecorderOptionError);
+    await expect(refused).rejects.toMatchObject({
+      options: ['out'],
+      detail: expect.stringContaining(`${out} is a symbolic link`) as unknown,
     });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`${out} is a symbolic link`);
     expect(await readFile(target, 'utf8')).toBe('keep me\n');
     expect(await modeOf(target)).toBe(0o644);
   });
@@ -106,11 +110,18 @@ describe('outputs and symbolic links', () => {
 
     const linked = join(dir, 'linked-witness.json');
     await symlink(target, linked);
-    const r = await runCli(['record', '--upstream', peer.url, '--out', join(dir, 'b.jsonl'), '--witness', linked], {
-      env: { A2A_REPLAY_KEY_FILE: key },
+    const refused = startRecorder({
+      upstream: peer.url,
+      out: join(dir, 'b.jsonl'),
+      key,
+      witness: linked,
+      warn: () => undefined,
     });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`--witness: ${linked} is a symbolic link`);
+    await expect(refused).rejects.toBeInstanceOf(RecorderOptionError);
+    await expect(refused).rejects.toMatchObject({
+      options: ['witness'],
+      detail: expect.stringContaining(`${linked} is a symbolic link`) as unknown,
+    });
     expect(existsSync(target)).toBe(false);
   });
 

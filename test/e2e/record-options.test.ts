@@ -1,10 +1,11 @@
 /**
- * `a2a-replay record` options: receipt log durability and checkpoints (`checkpointEvery`, `fsync`),
+ * The recorder's options: receipt log durability and checkpoints (`checkpointEvery`, `fsync`),
  * refusing to overwrite a receipt log, files of mode 0600, and tracing that fails or runs without a
  * key — the recording always completes. What the recorder writes is shown with `startRecorder` in
  * front of the reference peer in this process, and what `verify` and `run` conclude of it with the
- * calls they make; the command itself (a process) where it is the subject: refusing a file that
- * exists and a bad flag, each a usage error (exit 2) naming the flag.
+ * calls they make; a refused option is a RecorderOptionError naming it. `a2a-replay record` (a
+ * process) where the command is the subject: a recording that exists and bad flags, each a usage
+ * error (exit 2) naming the flag.
  */
 import { access, chmod, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -13,6 +14,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { generateReceiptKey, loadKeyring } from '../../src/public/receipts.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
+import { type RecorderOptions, RecorderOptionError, startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
 import { recordPauseSessionHere, replayed, verified } from '../helpers/in-process.js';
 import { type OtlpTraceRequest, attributesOf, spansOf } from '../tracing/otlp-proto.js';
@@ -44,7 +46,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-it('writes a checkpoint after each receipt with --checkpoint-every 1 --fsync always; the log verifies', async () => {
+it('writes a checkpoint after each receipt with checkpointEvery 1 and fsync always; the log verifies', async () => {
   const out = join(dir, 'every.jsonl');
   await recordPauseSessionHere({ out, key: keyFile, checkpointEvery: 1, fsync: 'always' });
   const receipts = join(dir, 'every.receipts.jsonl');
@@ -71,7 +73,7 @@ it('writes a checkpoint after each receipt with --checkpoint-every 1 --fsync alw
   expect(strict.code).toBe(0);
 });
 
-it('keeps the latest checkpoint in a --witness file that detects a cut log; every file it writes is 0600', async () => {
+it('keeps the latest checkpoint in a witness file that detects a cut log; every file it writes is 0600', async () => {
   const out = join(dir, 'witnessed.jsonl');
   const witness = join(dir, 'witnessed.checkpoint');
   await recordPauseSessionHere({ out, key: keyFile, checkpointEvery: 1, witness });
@@ -104,9 +106,13 @@ it('keeps the latest checkpoint in a --witness file that detects a cut log; ever
 it('refuses to start over an existing receipt log and leaves the recording untouched', async () => {
   const out = join(dir, 'kept.jsonl');
   await writeFile(join(dir, 'kept.receipts.jsonl'), 'an earlier audit log\n');
-  const refused = await runCli(['record', '--upstream', 'http://127.0.0.1:9', '--out', out, '--key', keyFile]);
-  expect(refused.code).toBe(2);
-  expect(refused.stderr).toMatch(/kept\.receipts\.jsonl already exists/);
+  // A RecorderOptionError, which `record` gives as a usage error (exit 2) as the test below shows.
+  const refused = startRecorder({ upstream: 'http://127.0.0.1:9', out, key: keyFile, warn: () => undefined });
+  await expect(refused).rejects.toBeInstanceOf(RecorderOptionError);
+  await expect(refused).rejects.toMatchObject({
+    options: ['receipts'],
+    detail: expect.stringMatching(/kept\.receipts\.jsonl already exists/) as unknown,
+  });
   await expect(access(out)).rejects.toMatchObject({ code: 'ENOENT' });
   expect(await readFile(join(dir, 'kept.receipts.jsonl'), 'utf8')).toBe('an earlier audit log\n');
 });
@@ -127,7 +133,7 @@ it('refuses to overwrite an existing recording unless --force, and names the fil
   expect(written).toContain('"PauseTask"');
 });
 
-it('writes the recording and the receipt log with mode 0600, a --force overwrite too', async () => {
+it('writes the recording and the receipt log with mode 0600, a forced overwrite too', async () => {
   const out = join(dir, 'private.jsonl');
   await writeFile(out, 'an earlier recording\n');
   await chmod(out, 0o644);
@@ -138,8 +144,23 @@ it('writes the recording and the receipt log with mode 0600, a --force overwrite
   expect((await readRecording(out)).entries.length).toBeGreaterThan(10);
 });
 
+it('rejects an fsync policy it does not know, naming the option', async () => {
+  // `record --fsync sometimes` passes the word on: the flag is named as the usage errors below show.
+  const refused = startRecorder({
+    upstream: 'http://127.0.0.1:9',
+    out: join(dir, 'x.jsonl'),
+    fsync: 'sometimes' as RecorderOptions['fsync'],
+    warn: () => undefined,
+  });
+  await expect(refused).rejects.toBeInstanceOf(RecorderOptionError);
+  await expect(refused).rejects.toMatchObject({
+    options: ['fsync'],
+    detail: 'expected one of always, batch, never; got "sometimes"',
+  });
+  await expect(access(join(dir, 'x.jsonl'))).rejects.toMatchObject({ code: 'ENOENT' });
+});
+
 it.each([
-  [['--fsync', 'sometimes'], /--fsync: expected one of always, batch, never/],
   [['--checkpoint-every', '-1'], /--checkpoint-every: expected an integer of at least 0/],
   [
     ['--max-body-bytes', '4096', '--max-observed-bytes', '1024'],
@@ -151,7 +172,7 @@ it.each([
   expect(result.stderr).toMatch(message);
 });
 
-it('tells an unreachable --otlp endpoint once on stderr and still completes recording and receipts', async () => {
+it('tells an unreachable otlp endpoint once and still completes recording and receipts', async () => {
   const out = join(dir, 'otlp.jsonl');
   const endpoint = `http://127.0.0.1:${await closedPort()}`;
   // The standard variable shortens the exporter's retrying of the refused connection (5 s by default).
