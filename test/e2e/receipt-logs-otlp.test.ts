@@ -1,16 +1,24 @@
 /**
- * Receipts through the telemetry pipeline, as users run it: the built `record` ships every line of
- * its receipt log (header, receipts, checkpoints) as an OTLP log record over OTLP/HTTP protobuf to
- * a receiver on 127.0.0.1 that decodes it with the official schema's generated code; a collector
- * that is down and comes back gets every record, and the file never depends on it.
+ * Receipts through the telemetry pipeline: the recorder of `record --otlp-logs` (`startRecorder`
+ * with `otlpLogs`, in the test's process) ships every line of its receipt log (header, receipts,
+ * checkpoints) as an OTLP log record over OTLP/HTTP protobuf to a receiver on 127.0.0.1 that
+ * decodes it with the official schema's generated code, and what `audit`, `verify` and `lost`
+ * conclude of the collector's export is read with their library calls
+ * (test/helpers/command-verdicts.ts); a collector named by OTEL_EXPORTER_OTLP_LOGS_ENDPOINT to the
+ * built `record` that is down and comes back gets every record, and the file never depends on it.
+ * The reference peer runs in the test's process.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256Prefixed } from '../../src/canonical/canonical-json.js';
-import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { canonicalJson, sha256Prefixed } from '../../src/canonical/canonical-json.js';
+import { generateReceiptKey } from '../../src/public/receipts.js';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
+import { startRecorder } from '../../src/public/record.js';
+import { auditTableLines } from '../../cli/audit-tables.js';
+import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
+import { startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { PeerClient } from '../peer/peer-client.js';
 import {
   type OtlpLogsRequest,
@@ -20,7 +28,7 @@ import {
 } from '../receipts/otlp-logs-receiver.js';
 
 let dir: string;
-let peer: CliProcess;
+let peer: RunningPeer;
 let key: string;
 
 async function pauseAndResume(url: string, times: number): Promise<void> {
@@ -60,12 +68,12 @@ async function until(check: () => boolean, what: string): Promise<void> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'a2a-replay-otlp-logs-'));
   key = join(dir, 'k.key.json');
-  expect((await runCli(['keygen', '--out', key, '--kid', 'logs'])).code).toBe(0);
-  peer = await startCliProcess(['peer', '--deterministic']);
+  await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'logs' }).keyFile()), { mode: 0o600 });
+  peer = await startPeer({ deterministic: true });
 });
 
 afterAll(async () => {
-  await stopProcess(peer);
+  await peer.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -74,13 +82,18 @@ describe('record --otlp-logs', () => {
     const receiver = await startLogsReceiver();
     try {
       const out = join(dir, 'up.jsonl');
-      const recorder = await startRecordProcess([
-        ...['--upstream', peer.url, '--out', out, '--key', key, '--checkpoint-every', '1'],
-        ...['--otlp-logs', receiver.url],
-      ]);
-      await pauseAndResume(recorder.url, 2);
-      expect(await stopProcess(recorder)).toBe(0);
-      expect(recorder.stderr()).not.toMatch(/a2a-replay: otlp-logs/);
+      // What `record` would say on stderr; no OTEL_* variable read.
+      const said: string[] = [];
+      const recorder = await startRecorder({
+        ...{ upstream: peer.url, out, key, checkpointEvery: 1, otlpLogs: receiver.url },
+        ...{ env: {}, warn: (line: string) => said.push(line) },
+      });
+      try {
+        await pauseAndResume(recorder.url, 2);
+      } finally {
+        expect((await recorder.close()).complete).toBe(true);
+      }
+      expect(said.join('\n')).not.toMatch(/otlp-logs/);
       const lines = (await readFile(join(dir, 'up.receipts.jsonl'), 'utf8')).trimEnd().split('\n');
       const shipped = bodiesByIndex(receiver.requests);
       expect(logRecordsOf({ resourceLogs: receiver.requests.flatMap((r) => r.resourceLogs ?? []) })).toHaveLength(
@@ -104,19 +117,19 @@ describe('record --otlp-logs', () => {
       const exported = join(dir, 'collector-export.json');
       await writeFile(exported, receiver.requests.map((r) => `${JSON.stringify(r)}\n`).join(''));
       const log = join(dir, 'up.receipts.jsonl');
-      const fromFile = await runCli(['audit', log, '--key', key, '--json']);
-      const fromExport = await runCli(['audit', exported, '--key', key, '--json']);
+      const fromFile = await auditVerdict([log], key);
+      const fromExport = await auditVerdict([exported], key);
       expect(fromFile.code).toBe(0);
-      expect(fromExport.stderr).toBe('');
+      expect(fromExport.refusal).toBeNull();
       expect(fromExport.code).toBe(0);
-      expect(JSON.parse(fromExport.stdout)).toEqual(JSON.parse(fromFile.stdout));
-      expect((JSON.parse(fromFile.stdout) as unknown[]).length).toBe(2);
-      const table = await runCli(['audit', exported, '--key', key]);
-      expect(table.stdout).toBe((await runCli(['audit', log, '--key', key])).stdout);
-      const verified = await runCli(['verify', exported, '--key', key]);
+      expect(fromExport.rows).toEqual(fromFile.rows);
+      expect(fromFile.rows.length).toBe(2);
+      // The table `audit` prints of each.
+      expect([...auditTableLines(fromExport.audit.rows)]).toEqual([...auditTableLines(fromFile.audit.rows)]);
+      const verified = await verifyVerdict([exported], key);
       expect(verified.code).toBe(0);
-      expect(verified.stdout).toContain(`${exported}: ok: 4 receipts`);
-      expect((await runCli(['lost', exported, '--key', key])).code).toBe(0);
+      expect(verified.lines.join('\n')).toContain(`${exported}: ok: 4 receipts`);
+      expect((await lostVerdict([exported], { keys: key })).code).toBe(0);
     } finally {
       await receiver.close();
     }
@@ -146,7 +159,7 @@ describe('record --otlp-logs', () => {
       const shipped = bodiesByIndex(receiver.requests);
       expect(lines.map((_, i) => shipped.get(i)?.body)).toEqual(lines);
       // The file verifies on its own: the collector never held anything up.
-      expect((await runCli(['verify', join(dir, 'down.receipts.jsonl'), '--key', key])).code).toBe(0);
+      expect((await verifyVerdict([join(dir, 'down.receipts.jsonl')], key)).code).toBe(0);
     } finally {
       await receiver.close();
     }
