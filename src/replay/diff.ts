@@ -231,8 +231,11 @@ class IgnoreCounter {
   add(field: string): void {
     this.counts.set(field, (this.counts.get(field) ?? 0) + 1);
   }
+  /** By field name in code-unit order: the same on every machine, whatever its locale. */
   list(): { field: string; count: number }[] {
-    return [...this.counts].map(([field, count]) => ({ field, count })).sort((a, b) => a.field.localeCompare(b.field));
+    return [...this.counts]
+      .map(([field, count]) => ({ field, count }))
+      .sort((a, b) => (a.field < b.field ? -1 : a.field > b.field ? 1 : 0));
   }
 }
 
