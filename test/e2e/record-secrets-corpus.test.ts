@@ -5,11 +5,12 @@
  * SSE events and the agent card, over JSON-RPC, HTTP+JSON and gRPC metadata — is recorded by the
  * recorder of `record` (`startRecorder`, in the test's process) in front of a fake agent (a
  * node:http server planting credentials in what it answers) and in front of the reference peer
- * (in the test's process too); then every command that writes a file runs over what was recorded,
- * as a process (report, run --html --junit --traces, mock --report), and what `lost --json` and
- * `audit --json` print is what their library calls give (test/helpers/command-verdicts.ts). No
- * planted value is in any file written or any output, no mark is the hash of a guess, equal values
- * get equal marks, and `run` and `mock` still work on the redacted recording.
+ * (in the test's process too); then every command that writes a file runs over what was recorded:
+ * `run --html --junit --traces` as a process, `report` and `mock --report` as the library calls
+ * those commands make; and what `lost --json` and `audit --json` print is what their library calls
+ * give (test/helpers/command-verdicts.ts). No planted value is in any file written or any output,
+ * no mark is the hash of a guess, equal values get equal marks, and `run` and `mock` still work on
+ * the redacted recording.
  */
 import { createHash, createHmac } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
@@ -25,14 +26,16 @@ import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { startPeer } from '../../src/public/peer.js';
 import { type Recorder, type RecorderOptions, startRecorder } from '../../src/public/record.js';
+import { loadKeyring } from '../../src/public/receipts.js';
+import { REPLAY_MAX_BODY_DEPTH, startMockServer } from '../../src/public/mock.js';
+import { reportSections, writeHtmlReport } from '../../src/public/report.js';
 import { usageFailure } from '../../cli/record-flags.js';
+import { describeMockReport } from '../../cli/commands/mock.js';
 import { runCli } from '../helpers/cli.js';
 import { auditVerdict, lostVerdict } from '../helpers/command-verdicts.js';
-import { type CliProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
 import { Corpus, URL_HEADERS, headerNames, jsonKeys, queryNames, urlValue } from './secrets-corpus.js';
 
 let dir = '';
-const procs: CliProcess[] = [];
 const closers: (() => Promise<void>)[] = [];
 
 /**
@@ -51,7 +54,6 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'secrets-corpus-'));
 });
 afterEach(async () => {
-  for (const p of procs.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
   for (const close of closers.splice(0)) await close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -64,6 +66,12 @@ async function filesUnder(root: string): Promise<string[]> {
     else out.push(path);
   }
   return out;
+}
+
+/** What `report FILES [--key KEY] --out OUT` writes (cli/commands/report.ts). */
+async function reportHere(files: string[], out: string, key?: string): Promise<void> {
+  const keyring = key === undefined ? undefined : (await loadKeyring({ keys: [key], publicKeys: [], env: {} })).keyring;
+  await writeHtmlReport(out, await reportSections(files, { keyring }), 'a2a-replay report');
 }
 
 /** Planted credentials of every kind, for one place: headers, a query, JSON members, URLs. */
@@ -271,9 +279,10 @@ it('keeps a generated corpus of credentials out of every file, marks them keyed,
 
   // Every command that writes a file, over what was recorded.
   const log = join(dir, 'peer.receipts.jsonl');
+  // `report` is its library calls: it prints the file's path and counts, nothing of the input.
+  await reportHere([agent.out], join(dir, 'agent-report.html'));
+  await reportHere([peer, log], join(dir, 'peer-report.html'), key);
   const outputs = [
-    await runCli(['report', agent.out, '--out', join(dir, 'agent-report.html')]),
-    await runCli(['report', peer, log, '--key', key, '--out', join(dir, 'peer-report.html')]),
     await runCli([
       'run',
       peer,
@@ -287,20 +296,23 @@ it('keeps a generated corpus of credentials out of every file, marks them keyed,
       join(dir, 'run-traces'),
     ]),
   ];
-  const [agentReport, peerReport, run] = outputs;
+  const [run] = outputs;
   const lost = await lostVerdict([peer]);
   const lostLog = await lostVerdict([log], { keys: key });
   const audit = await auditVerdict([log], key);
-  expect(agentReport?.code, agentReport?.stderr).toBe(0);
-  expect(peerReport?.code, peerReport?.stderr).toBe(0);
   // Replay on the redacted recording: no drift (a mark stands for the live value).
   expect(run?.code, `${run?.stdout}\n${run?.stderr}`).toBe(0);
   expect(lost.code).toBe(1);
   expect(lostLog.code).toBe(1);
   expect(audit.code, audit.refusal ?? '').toBe(0);
 
-  // The mock serves the redacted recording to a client sending the request with its real secrets.
-  const mock = await startMockProcess([peer, '--report', join(dir, 'mock-report.json')]);
+  // The mock (`mock --report`, its library calls) serves the redacted recording to a client sending
+  // the request with its real secrets.
+  const mock = await startMockServer(
+    [{ source: peer, recording: await readRecording(peer, { maxBodyDepth: REPLAY_MAX_BODY_DEPTH }) }],
+    { host: '127.0.0.1', port: 0 },
+  );
+  closers.push(() => mock.close());
   const recorded = (await readRecording(peer)).entries.find(
     (e) => e.kind === 'request' && (e.body as { method?: string } | undefined)?.method === 'SendMessage',
   );
@@ -311,7 +323,11 @@ it('keeps a generated corpus of credentials out of every file, marks them keyed,
   const mocked = await post(mock.url, resent, {});
   expect(JSON.parse(mocked)).toHaveProperty('result.task.id');
   answers.push(mocked);
-  expect(await stopProcess(mock)).toBe(0);
+  await mock.close();
+  const mockReport = mock.report();
+  await writeFile(join(dir, 'mock-report.json'), `${JSON.stringify(mockReport, null, 2)}\n`);
+  // What `mock` prints at its stop.
+  const mockSaid = describeMockReport(mockReport);
 
   // 0 planted values on disk, in any output, in any answer a client got back from the mock.
   const files = await filesUnder(dir);
@@ -330,6 +346,7 @@ it('keeps a generated corpus of credentials out of every file, marks them keyed,
   // What lost --json and audit --json print.
   for (const printed of [lost.json, lostLog.json, audit.rows])
     expect(corpus.found(JSON.stringify(printed))).toEqual([]);
+  expect(corpus.found(mockSaid)).toEqual([]);
   expect(corpus.found(mocked)).toEqual([]);
 
   // No mark is the hash of a guess: SHA-256, or HMAC under an empty or a wrong key, of each value.
