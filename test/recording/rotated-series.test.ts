@@ -6,7 +6,9 @@
  * the session once, in order. The recorder is `record`'s (`startRecorder` with `rotateBytes`,
  * `rotateAfter`), in front of the reference peer, both in the test's process; what `verify`,
  * `lost` and `audit` conclude is read with the library calls those commands make
- * (test/helpers/command-verdicts.ts). A `record` process refuses a duration it cannot read.
+ * (test/helpers/command-verdicts.ts). A duration it cannot read is refused as `record` refuses it
+ * (cli/record-flags.ts `usageFailure`; a `record` process shows that mapping in
+ * test/e2e/record-secrets.test.ts).
  */
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,8 +19,7 @@ import { type JsonValue, canonicalJson, sha256Prefixed } from '../../src/canonic
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { startPeer } from '../../src/public/peer.js';
 import { type RecorderOptions, startRecorder } from '../../src/public/record.js';
-import { summaryLine } from '../../cli/record-flags.js';
-import { runCli } from '../helpers/cli.js';
+import { summaryLine, usageFailure } from '../../cli/record-flags.js';
 import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
 
 let dir = '';
@@ -86,8 +87,12 @@ async function recordSession(out: string, options: Partial<RecorderOptions>): Pr
       warn: () => undefined,
       ...options,
     });
-    await session(recorder.url);
-    const summary = await recorder.close();
+    let summary;
+    try {
+      await session(recorder.url);
+    } finally {
+      summary = await recorder.close();
+    }
     // `record` exits 0.
     expect(summary.complete).toBe(true);
     return summaryLine(summary);
@@ -229,24 +234,35 @@ describe('record --rotate-after', () => {
     await mkdir(at);
     const peer = await startPeer({ deterministic: true, storeDir: join(at, 'peer-store') });
     const out = join(at, 's.jsonl');
-    const recorder = await startRecorder({
-      upstream: peer.url,
-      out,
-      key: keyFile,
-      rotateAfter: '1s',
-      warn: () => undefined,
-    });
-    const client = new A2aTestClient(recorder.url);
-    const { task } = await client.ok<{ task: { id: string } }>('SendMessage', {
-      ...userMessage('work:3', 'm-a'),
-      configuration: { returnImmediately: true },
-    });
-    const paused = await client.ok<{ pause: { resumeToken: string } }>('PauseTask', { taskId: task.id, reason: 'a' });
-    // More than the second the files may be open has passed on any clock once this settles.
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-    await client.ok('ResumeTask', { taskId: task.id, resumeToken: paused.pause.resumeToken });
-    expect((await recorder.close()).complete).toBe(true);
-    await peer.close();
+    try {
+      const recorder = await startRecorder({
+        upstream: peer.url,
+        out,
+        key: keyFile,
+        rotateAfter: '1s',
+        warn: () => undefined,
+      });
+      let complete = false;
+      try {
+        const client = new A2aTestClient(recorder.url);
+        const { task } = await client.ok<{ task: { id: string } }>('SendMessage', {
+          ...userMessage('work:3', 'm-a'),
+          configuration: { returnImmediately: true },
+        });
+        const paused = await client.ok<{ pause: { resumeToken: string } }>('PauseTask', {
+          taskId: task.id,
+          reason: 'a',
+        });
+        // More than the second the files may be open has passed on any clock once this settles.
+        await new Promise((resolve) => setTimeout(resolve, 1100));
+        await client.ok('ResumeTask', { taskId: task.id, resumeToken: paused.pause.resumeToken });
+      } finally {
+        complete = (await recorder.close()).complete;
+      }
+      expect(complete).toBe(true);
+    } finally {
+      await peer.close();
+    }
     // The series in order: s, s.2, s.3, ... A loaded machine may rotate before the pause too (the
     // first second can pass while the recorder starts), but never lets pause and resume share a
     // pair: the resume comes more than a second after the pause.
@@ -267,18 +283,28 @@ describe('record --rotate-after', () => {
   });
 
   it('refuses a duration it cannot read, naming the flag', async () => {
-    const result = await runCli([
-      'record',
-      '--upstream',
-      'http://127.0.0.1:9',
-      '--out',
-      join(dir, 'never.jsonl'),
-      '--rotate-after',
-      '15 minutes',
-    ]);
-    expect(result.stderr).toContain(
+    // `record --rotate-after '15 minutes'` hands the text to the recorder, and says its refusal.
+    const refused = await startRecorder({
+      upstream: 'http://127.0.0.1:9',
+      out: join(dir, 'never.jsonl'),
+      rotateAfter: '15 minutes',
+    }).then(
+      async (recorder) => {
+        await recorder.close();
+        throw new Error('a duration it cannot read was taken');
+      },
+      (error: unknown) => {
+        try {
+          usageFailure(error);
+        } catch (usage) {
+          return usage as { exitCode: number; message: string };
+        }
+        throw new Error('not a usage error');
+      },
+    );
+    expect(refused.message).toContain(
       '--rotate-after: expected a whole number of seconds, minutes or hours (90s, 15m, 24h); got "15 minutes"',
     );
-    expect(result.code).toBe(2);
+    expect(refused.exitCode).toBe(2);
   });
 });
