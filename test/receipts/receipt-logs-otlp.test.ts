@@ -4,9 +4,9 @@
  * checkpoints) as an OTLP log record over OTLP/HTTP protobuf to a receiver on 127.0.0.1 that
  * decodes it with the official schema's generated code, and what `audit`, `verify` and `lost`
  * conclude of the collector's export is read with their library calls
- * (test/helpers/command-verdicts.ts); a collector named by OTEL_EXPORTER_OTLP_LOGS_ENDPOINT to the
- * built `record` that is down and comes back gets every record, and the file never depends on it.
- * The reference peer runs in the test's process.
+ * (test/helpers/command-verdicts.ts); a collector named by OTEL_EXPORTER_OTLP_LOGS_ENDPOINT (the
+ * recorder's `env`) that is down and comes back gets every record, and the file never depends on
+ * it. The reference peer runs in the test's process.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,14 +18,8 @@ import { type RunningPeer, startPeer } from '../../src/public/peer.js';
 import { startRecorder } from '../../src/public/record.js';
 import { auditTableLines } from '../../cli/audit-tables.js';
 import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
-import { startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { PeerClient } from '../peer/peer-client.js';
-import {
-  type OtlpLogsRequest,
-  logRecordsOf,
-  recordAttributes,
-  startLogsReceiver,
-} from '../receipts/otlp-logs-receiver.js';
+import { type OtlpLogsRequest, logRecordsOf, recordAttributes, startLogsReceiver } from './otlp-logs-receiver.js';
 
 let dir: string;
 let peer: RunningPeer;
@@ -88,11 +82,13 @@ describe('record --otlp-logs', () => {
         ...{ upstream: peer.url, out, key, checkpointEvery: 1, otlpLogs: receiver.url },
         ...{ env: {}, warn: (line: string) => said.push(line) },
       });
+      let complete = false;
       try {
         await pauseAndResume(recorder.url, 2);
       } finally {
-        expect((await recorder.close()).complete).toBe(true);
+        complete = (await recorder.close()).complete;
       }
+      expect(complete).toBe(true);
       expect(said.join('\n')).not.toMatch(/otlp-logs/);
       const lines = (await readFile(join(dir, 'up.receipts.jsonl'), 'utf8')).trimEnd().split('\n');
       const shipped = bodiesByIndex(receiver.requests);
@@ -140,18 +136,25 @@ describe('record --otlp-logs', () => {
     const port = probe.port;
     await probe.close();
     const out = join(dir, 'down.jsonl');
-    const recorder = await startRecordProcess(
-      ['--upstream', peer.url, '--out', out, '--key', key, '--checkpoint-every', '1'],
-      // The time-out variable shortens each export's retrying of the refused connection (10 s by default).
-      { OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: `http://127.0.0.1:${port}/v1/logs`, OTEL_EXPORTER_OTLP_LOGS_TIMEOUT: '300' },
-    );
-    await pauseAndResume(recorder.url, 1);
-    await until(() => /did not take receipt records/.test(recorder.stderr()), 'the outage said on stderr');
-    await pauseAndResume(recorder.url, 1);
-    const receiver = await startLogsReceiver(port);
+    // What `record` would say on stderr, a line each.
+    const said: string[] = [];
+    const recorder = await startRecorder({
+      ...{ upstream: peer.url, out, key, checkpointEvery: 1, warn: (line: string) => said.push(line) },
+      // The collector as the environment names it to `record`; the time-out variable shortens each
+      // export's retrying of the refused connection (10 s by default).
+      env: {
+        OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: `http://127.0.0.1:${port}/v1/logs`,
+        OTEL_EXPORTER_OTLP_LOGS_TIMEOUT: '300',
+      },
+    });
+    let receiver: Awaited<ReturnType<typeof startLogsReceiver>> | undefined;
     try {
-      expect(await stopProcess(recorder)).toBe(0);
-      const stderr = recorder.stderr();
+      await pauseAndResume(recorder.url, 1);
+      await until(() => /did not take receipt records/.test(said.join('\n')), 'the outage said');
+      await pauseAndResume(recorder.url, 1);
+      receiver = await startLogsReceiver(port);
+      expect((await recorder.close()).complete).toBe(true);
+      const stderr = said.join('\n');
       expect(stderr.match(/did not take receipt records/g)).toHaveLength(1);
       expect(stderr).toContain('the receipt log file is complete without them');
       expect(stderr).not.toMatch(/not shipped/);
@@ -161,7 +164,8 @@ describe('record --otlp-logs', () => {
       // The file verifies on its own: the collector never held anything up.
       expect((await verifyVerdict([join(dir, 'down.receipts.jsonl')], key)).code).toBe(0);
     } finally {
-      await receiver.close();
+      await recorder.close();
+      await receiver?.close();
     }
   });
 });
