@@ -7,8 +7,8 @@
  * after the boundary makes a ContinuationReceipt naming that receipt's hash, the series verifies,
  * `lost` over the series reports only the interruption nobody answered, and `audit --kind
  * interruption` over it lists both, the one answered after the boundary continued. What `verify`,
- * `lost` and `audit --json` conclude is read with the library calls those commands make
- * (test/helpers/command-verdicts.ts); an `audit` process prints the table.
+ * `lost` and `audit` conclude, and the table `audit` prints, are read with the library calls those
+ * commands make (test/helpers/command-verdicts.ts, cli/audit-tables.ts).
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,8 @@ import { canonicalJson, sha256Prefixed } from '../../src/canonical/canonical-jso
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { type RunningPeer, startPeer } from '../../src/public/peer.js';
 import { type Recorder, type RecorderOptions, startRecorder } from '../../src/public/record.js';
-import { runCli } from '../helpers/cli.js';
+import { auditNotes } from '../../src/public/receipts.js';
+import { interruptionTableLines } from '../../cli/audit-tables.js';
 import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
 import { bearer } from '../helpers/jwt.js';
 import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
@@ -182,9 +183,11 @@ describe('an interruption open across a series', () => {
     expect(lost.code).toBe(1);
 
     // `audit --kind interruption` over the series lists both, the answer in a later log closing its row.
-    const table = await runCli(['audit', at, '--key', key, '--kind', 'interruption']);
+    // What `audit --kind interruption` prints: the table (cli/audit-tables.ts) and its notes on stderr.
+    const interruptionsOnly = { kind: 'interruption' } as const;
+    const table = await auditVerdict([at], key, {}, interruptionsOnly);
     expect(table.code).toBe(0);
-    const rows = table.stdout.trimEnd().split('\n');
+    const rows = [...interruptionTableLines(table.audit.interruptions)].join('\n').trimEnd().split('\n');
     expect(rows[0]).toMatch(/^TASK +STATE +PROMPT +INTERRUPTED AT +CONTINUED +FLAG +TRACE$/);
     expect(rows.slice(1).map((r) => r.split(/ {2,}/).slice(0, 2))).toEqual([
       [asked.id, 'INPUT_REQUIRED'],
@@ -193,7 +196,8 @@ describe('an interruption open across a series', () => {
     expect(rows[1]).toContain('continued (message) at ');
     expect(rows[1]).toContain('by jwt:sub=alice with sha256:');
     expect(rows[2]).toContain('still open');
-    expect(table.stderr).toMatch(new RegExp(`^2 interruptions; series .+ of ${logs.length} logs verified\\n$`));
+    const stderr = `${auditNotes(table.audit, interruptionsOnly).join('; ')}\n`;
+    expect(stderr).toMatch(new RegExp(`^2 interruptions; series .+ of ${logs.length} logs verified\\n$`));
     const json = await auditVerdict([at], key);
     expect(json.code).toBe(0);
     const listed = json.rows;
