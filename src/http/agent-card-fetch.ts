@@ -5,7 +5,14 @@
  * (docs/design.md §5, §8). An `https://` peer whose certificate a private CA issued is fetched
  * trusting that CA (`ca`). Never throws: a peer without a card, or one that does not answer in
  * time, gives `undefined`.
+ *
+ * The GET goes through `node:http`/`node:https`, not `fetch`: loading `fetch` (undici) cost every
+ * `record` and `run` process more CPU at start-up than the rest of this call (design §2,
+ * "Start-up"). It behaves as `fetch` did here: redirects are followed (at most
+ * {@link MAX_REDIRECTS}; credentials are not sent to another origin), a non-2xx answer or a body
+ * that is not JSON is no card, and the deadline covers the whole exchange.
  */
+import { type IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { AGENT_CARD_PATH } from '../protocol/types.js';
@@ -17,14 +24,19 @@ export interface AgentCardFetchOptions {
   ca?: string | Buffer;
 }
 
+/** As many redirects as `fetch` follows. */
+export const MAX_REDIRECTS = 20;
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
 export async function fetchAgentCard(
   baseUrl: string,
   options: AgentCardFetchOptions = {},
 ): Promise<JsonValue | undefined> {
-  const timeoutMs = options.timeoutMs ?? 2000;
+  const signal = AbortSignal.timeout(options.timeoutMs ?? 2000);
   try {
     const base = new URL(baseUrl);
-    const url = new URL(`${base.pathname.replace(/\/+$/, '')}${AGENT_CARD_PATH}`, base);
+    let url = new URL(`${base.pathname.replace(/\/+$/, '')}${AGENT_CARD_PATH}`, base);
     url.username = '';
     url.password = '';
     const headers: Record<string, string> = { accept: 'application/json' };
@@ -32,47 +44,55 @@ export async function fetchAgentCard(
       const pair = `${decodeURIComponent(base.username)}:${decodeURIComponent(base.password)}`;
       headers.authorization = `Basic ${Buffer.from(pair).toString('base64')}`;
     }
-    if (options.ca !== undefined && url.protocol === 'https:') {
-      return await fetchTrusting(url, headers, options.ca, timeoutMs);
+    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+      const res = await get(url, headers, options.ca, signal);
+      const status = res.statusCode ?? 0;
+      const location = res.headers.location;
+      if (REDIRECTS.has(status) && location !== undefined) {
+        res.resume();
+        const next = new URL(location, url);
+        if (next.protocol !== 'http:' && next.protocol !== 'https:') return undefined;
+        if (next.origin !== url.origin) delete headers.authorization;
+        url = next;
+        continue;
+      }
+      if (status < 200 || status > 299) {
+        res.resume();
+        return undefined;
+      }
+      return JSON.parse(await bodyText(res)) as JsonValue;
     }
-    const res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
-    if (!res.ok) {
-      await res.body?.cancel();
-      return undefined;
-    }
-    return (await res.json()) as JsonValue;
+    return undefined;
   } catch {
     return undefined;
   }
 }
 
-/** GET `url` over TLS trusting `ca`; the parsed body of a 2xx answer, else undefined. */
-function fetchTrusting(
+/** The head of a GET of `url`; `ca`, when given, is trusted instead of the system's CAs. */
+function get(
   url: URL,
   headers: Record<string, string>,
-  ca: string | Buffer,
-  timeoutMs: number,
-): Promise<JsonValue | undefined> {
+  ca: string | Buffer | undefined,
+  signal: AbortSignal,
+): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(url, { headers, ca, signal: AbortSignal.timeout(timeoutMs) }, (res) => {
-      const status = res.statusCode ?? 0;
-      if (status < 200 || status > 299) {
-        res.resume();
-        resolve(undefined);
-        return;
-      }
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        try {
-          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as JsonValue);
-        } catch {
-          resolve(undefined);
-        }
-      });
-      res.on('error', reject);
-    });
+    const req =
+      url.protocol === 'https:'
+        ? httpsRequest(url, { headers, signal, ...(ca === undefined ? {} : { ca }) }, resolve)
+        : httpRequest(url, { headers, signal }, resolve);
     req.on('error', reject);
     req.end();
+  });
+}
+
+function bodyText(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (chunk: Buffer) => chunks.push(chunk));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+    res.on('close', () => {
+      if (!res.complete) reject(new Error('the agent card was cut short'));
+    });
   });
 }

@@ -2,6 +2,10 @@
  * `run` compares what the peer answers, not only states and receipts: a recording whose GetTask
  * answer holds one artifact more than the live peer returns fails, naming the artifact path; a
  * `--ignore` rule for that path lets it pass. Commands that load a key warn when others can read it.
+ * What the replay concludes is checked in-process, as `run` replays (`replayRecordings`, rendered
+ * as `run` prints it: test/helpers/run-report.ts, the noise rules of `--config` read by
+ * `readReplayConfig`); the built CLI runs for what only the command does: the key file's warning
+ * on standard error, and the usage errors of a missing config file or recording.
  */
 import { chmod, copyFile, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,7 +16,9 @@ import { loadKeyFile } from '../../src/receipts/key-file.js';
 import { readRecordingBinding } from '../../src/receipts/recording-binding.js';
 import { signCheckpoint } from '../../src/receipts/signing.js';
 import type { Checkpoint } from '../../src/receipts/types.js';
+import { readReplayConfig } from '../../src/public/replay.js';
 import { ROOT, runCli } from '../helpers/cli.js';
+import { replayReport } from '../helpers/run-report.js';
 
 const SCENARIO = join(ROOT, 'golden/caller-pause-finish-step');
 let dir = '';
@@ -55,24 +61,20 @@ it('fails on an artifact the peer no longer returns and names its path', async (
         body: { result: { artifacts: unknown[] } };
       }
     ).body.result.artifacts.length - 1;
-  const result = await runCli(['run', recording, '--key', join(ROOT, 'golden/test-key.json')]);
+  const result = await replayReport([recording], { key: join(ROOT, 'golden/test-key.json') });
   expect(result.code).toBe(1);
   expect(result.stdout).toContain(`/result/artifacts/${index}`);
 
-  const ignored = await runCli([
-    'run',
-    recording,
-    '--key',
-    join(ROOT, 'golden/test-key.json'),
-    '--ignore',
-    '/result/artifacts/*',
-  ]);
+  const ignored = await replayReport([recording], {
+    key: join(ROOT, 'golden/test-key.json'),
+    ignore: ['/result/artifacts/*'],
+  });
   expect(ignored.stdout).toMatch(/^PASS /m);
   expect(ignored.code).toBe(0);
 });
 
 it('passes the untouched recording (content equal)', async () => {
-  const result = await runCli(['run', join(SCENARIO, 'recording.jsonl'), '--key', join(ROOT, 'golden/test-key.json')]);
+  const result = await replayReport([join(SCENARIO, 'recording.jsonl')], { key: join(ROOT, 'golden/test-key.json') });
   expect(result.stdout).toMatch(/^PASS /m);
   expect(result.code).toBe(0);
 });
@@ -95,7 +97,9 @@ it('reads noise rules from a config file, and refuses a named config file that i
   const config = join(dir, 'rules.json');
   await writeFile(config, JSON.stringify({ replay: { ignore: { GetTask: ['/result/artifacts/*'] } } }));
   const key = join(ROOT, 'golden/test-key.json');
-  const passed = await runCli(['run', recording, '--key', key, '--config', config]);
+  // `--config FILE` is read as `run` reads it: the file is required, its noise rules apply.
+  const { noise } = await readReplayConfig(config, { required: true });
+  const passed = await replayReport([recording], { key, noise });
   expect(passed.stdout).toMatch(/^PASS /m);
   expect(passed.code).toBe(0);
   const missing = await runCli(['run', recording, '--key', key, '--config', join(dir, 'absent.json')]);
@@ -109,7 +113,7 @@ it('exits 2 naming a recording that does not exist, and counts one receipt in th
   expect(missing.code).toBe(2);
   expect(missing.stderr).toContain(`${absent}: no such file`);
 
-  const single = await runCli(['run', join(ROOT, 'golden/lost-pause/recording.jsonl')]);
+  const single = await replayReport([join(ROOT, 'golden/lost-pause/recording.jsonl')]);
   expect(single.stdout).toMatch(/^PASS .*\(\d+ exchanges?, 1 receipt[,)]/m);
 });
 
@@ -121,7 +125,10 @@ it('writes one trace file per recording when two recordings share a file name', 
     await copyFile(join(ROOT, 'golden/lost-pause/recording.receipts.jsonl'), join(copy, 'session.receipts.jsonl'));
   }
   const traces = join(dir, 'traces');
-  const result = await runCli(['run', ...copies.map((c) => join(c, 'session.jsonl')), '--traces', traces]);
+  const result = await replayReport(
+    copies.map((c) => join(c, 'session.jsonl')),
+    { traces },
+  );
   expect(result.code).toBe(0);
   const files = (await readdir(traces)).sort();
   expect(files).toHaveLength(2);

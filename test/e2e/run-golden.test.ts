@@ -1,7 +1,11 @@
 /**
- * `a2a-replay run` end to end: a session recorded through `a2a-replay record` in front of the
- * deterministic peer, golden receipts written with `--update`, then replays that match (also
- * byte for byte with `--strict`) and replays that must drift with the exact paths.
+ * `a2a-replay run` end to end: a session recorded through `startRecorder` (what `record` starts)
+ * in front of the deterministic peer (`startPeer`), golden receipts written with `--update`, then
+ * replays that match (also byte for byte with `--strict`) and replays that must drift with the
+ * exact paths. What the replay concludes is checked through the call `run` makes
+ * (`replayRecordings`, rendered as `run` prints it: test/helpers/run-report.ts); the built CLI
+ * runs where the command is the subject: its report and exit 0 on a match, and `--update`
+ * refused under CI unless `--force`.
  */
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { type Server, createServer, request } from 'node:http';
@@ -9,9 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { startPeer } from '../../src/public/peer.js';
+import { startRecorder } from '../../src/public/record.js';
+import { parseShard } from '../../src/public/replay.js';
 import { runCli } from '../helpers/cli.js';
+import { replayReport } from '../helpers/run-report.js';
 import { callerPauseSession } from '../replay/session.js';
-import { startCliProcess } from '../helpers/cli-process.js';
 
 let dir = '';
 let recording = '';
@@ -29,17 +36,17 @@ beforeAll(async () => {
     random: (size) => new Uint8Array(size).map(() => (n++ * 37) & 0xff),
   });
   await writeFile(keyFile, JSON.stringify(key.keyFile()), { mode: 0o600 });
-  const peer = await startCliProcess(['peer', '--deterministic']);
-  const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', recording]);
+  const peer = await startPeer({ deterministic: true });
+  const recorder = await startRecorder({ upstream: peer.url, out: recording, warn: () => undefined });
   try {
     await callerPauseSession(recorder.url);
   } finally {
-    await recorder.stop();
-    await peer.stop();
+    await recorder.close();
+    await peer.close();
   }
   await rm(golden, { force: true });
-  const updated = await runCli(['run', recording, '--update', '--key', keyFile]);
-  expect(updated.stderr).toBe('');
+  const updated = await replayReport([recording], { update: true, key: keyFile });
+  expect(updated.warnings).toEqual([]);
   expect(updated.code).toBe(0);
   expect(updated.stdout).toMatch(/UPDATED .*session\.receipts\.jsonl \(created\)/);
 });
@@ -56,14 +63,14 @@ describe('run against the embedded deterministic peer', () => {
   });
 
   it('matches byte for byte with --strict, signatures included', async () => {
-    const r = await runCli(['run', recording, '--key', keyFile, '--strict']);
+    const r = await replayReport([recording], { key: keyFile, strict: true });
     expect(r.code).toBe(0);
     const lines = (await readFile(golden, 'utf8')).trim().split('\n');
     expect(lines.some((l) => l.includes('"kid":"test-key"'))).toBe(true);
   });
 
   it('drifts against a legacy-pause peer, naming the receipt paths', async () => {
-    const r = await runCli(['run', recording, '--key', keyFile, '--legacy-pause']);
+    const r = await replayReport([recording], { key: keyFile, legacyPause: true });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('DRIFT');
     expect(r.stdout).toContain('receipts[0].via: expected "PauseTask", actual "legacy-metadata"');
@@ -84,7 +91,7 @@ describe('run against the embedded deterministic peer', () => {
   it('drifts against a hand-mutated golden file, naming the field', async () => {
     const mutated = join(dir, 'mutated.receipts.jsonl');
     await writeFile(mutated, (await readFile(golden, 'utf8')).replace('"reason":"review"', '"reason":"audit"'));
-    const r = await runCli(['run', recording, '--key', keyFile, '--golden', mutated]);
+    const r = await replayReport([recording], { key: keyFile, golden: mutated });
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('receipts[0].reason: expected "audit", actual "review"');
   });
@@ -99,8 +106,8 @@ describe('run against the embedded deterministic peer', () => {
         (_m, a: string, c: string) => `${a}${c === 'A' ? 'B' : 'A'}`,
       ),
     );
-    expect((await runCli(['run', recording, '--key', keyFile, '--golden', resigned])).code).toBe(0);
-    const strict = await runCli(['run', recording, '--key', keyFile, '--golden', resigned, '--strict']);
+    expect((await replayReport([recording], { key: keyFile, golden: resigned })).code).toBe(0);
+    const strict = await replayReport([recording], { key: keyFile, golden: resigned, strict: true });
     expect(strict.code).toBe(1);
     expect(strict.stdout).toMatch(/receipts\[0\]\.sig\.value: expected/);
   });
@@ -143,22 +150,22 @@ async function misbehavingPeer(
 
 describe('run against misbehaving peers', () => {
   it('names the cause when a peer resumes with another cause', async () => {
-    const peer = await startCliProcess(['peer', '--deterministic']);
+    const peer = await startPeer({ deterministic: true });
     const proxy = await misbehavingPeer(peer.url, (method, text) =>
       method === 'ResumeTask' ? text.replace('"explicit_resume"', '"external_event"') : undefined,
     );
     try {
-      const r = await runCli(['run', recording, '--key', keyFile, '--peer', proxy.url]);
+      const r = await replayReport([recording], { key: keyFile, peer: proxy.url });
       expect(r.code).toBe(1);
       expect(r.stdout).toMatch(/ResumeTask response .*cause: explicit_resume → external_event/);
     } finally {
       await new Promise((resolve) => proxy.server.close(resolve));
-      await peer.stop();
+      await peer.close();
     }
   });
 
   it('reports the missing pause when a peer ignores PauseTask', async () => {
-    const peer = await startCliProcess(['peer', '--deterministic']);
+    const peer = await startPeer({ deterministic: true });
     const ignorePause = (method: string, text: string): string | undefined => {
       if (method !== 'PauseTask') return undefined;
       const call = JSON.parse(text) as { id: number; params: { taskId: string } };
@@ -170,7 +177,7 @@ describe('run against misbehaving peers', () => {
     };
     const proxy = await misbehavingPeer(peer.url, () => undefined, ignorePause);
     try {
-      const r = await runCli(['run', recording, '--key', keyFile, '--peer', proxy.url]);
+      const r = await replayReport([recording], { key: keyFile, peer: proxy.url });
       expect(r.code).toBe(1);
       expect(r.stdout).toMatch(
         /receipts\[0\] \(task-\S+ suspension 1\): expected \{.*"PAUSE_INITIATOR_CLIENT".*, actual \(absent\)/,
@@ -179,7 +186,7 @@ describe('run against misbehaving peers', () => {
       expect(r.stdout).toMatch(/PauseTask response .*state: TASK_STATE_PAUSED → TASK_STATE_WORKING/);
     } finally {
       await new Promise((resolve) => proxy.server.close(resolve));
-      await peer.stop();
+      await peer.close();
     }
   });
 });
@@ -194,7 +201,7 @@ describe('run over a corpus', () => {
       files.push(file);
     }
     const junit = join(dir, 'report.xml');
-    const all = await runCli(['run', ...files, '--key', keyFile, '--junit', junit, '--concurrency', '2']);
+    const all = await replayReport(files, { key: keyFile, junit, concurrency: 2 });
     expect(all.code).toBe(0);
     const xml = await readFile(junit, 'utf8');
     expect(xml).toMatch(
@@ -204,7 +211,7 @@ describe('run over a corpus', () => {
     expect(wellFormed(xml)).toBe(true);
 
     const shards = await Promise.all(
-      ['1/2', '2/2'].map((s) => runCli(['run', ...files, '--key', keyFile, '--shard', s, '--json'])),
+      ['1/2', '2/2'].map((s) => replayReport(files, { key: keyFile, shard: parseShard(s), json: true })),
     );
     const ran = shards.flatMap((s) =>
       (JSON.parse(s.stdout) as { results: { recording: string }[] }).results.map((r) => r.recording),

@@ -1,9 +1,11 @@
 /**
  * Time against a live peer (docs/design.md §8, "Time against a live peer"): sessions of the
- * reference peer in real-time mode, recorded through the real `record`, replayed by `run --peer`
+ * reference peer in real-time mode (`startPeer`), recorded through `startRecorder` (what `record`
+ * starts), replayed as `run --peer` replays them (`replayRecordings`, test/helpers/run-report.ts)
  * against another real-time peer, which the replay cannot move: the requests keep their recorded
  * spacing, and a poll loop is read until the peer shows the state it ended in. Bounds are the
- * loop's (4× its recorded duration, at least 1 s); no test waits on a guess.
+ * loop's (4× its recorded duration, at least 1 s); no test waits on a guess. `run`'s own refusal
+ * of a `--pace` it cannot use runs the built CLI.
  */
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,23 +13,26 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
+import { startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
+import { parsePace } from '../../src/public/replay.js';
+import { replayReport } from '../helpers/run-report.js';
 import { ok, pollingSession } from '../replay/session.js';
-import { type CliProcess, startCliProcess } from '../helpers/cli-process.js';
 
 let dir = '';
-const servers: CliProcess[] = [];
+const servers: RunningPeer[] = [];
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'run-live-time-'));
 });
 afterEach(async () => {
-  for (const s of servers.splice(0)) await s.stop();
+  for (const s of servers.splice(0)) await s.close();
   await rm(dir, { recursive: true, force: true });
 });
 
 /** A real-time reference peer of `stepMs`, stopped after the test. */
-async function realTimePeer(stepMs: number): Promise<CliProcess> {
-  const peer = await startCliProcess(['peer', '--step-ms', String(stepMs)]);
+async function realTimePeer(stepMs: number): Promise<RunningPeer> {
+  const peer = await startPeer({ stepMs });
   servers.push(peer);
   return peer;
 }
@@ -41,12 +46,13 @@ async function recordAgainst(
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'live-time' }).keyFile()), { mode: 0o600 });
   const peer = await realTimePeer(stepMs);
   const out = join(dir, 'session.jsonl');
-  const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', out, '--key', key]);
+  const recorder = await startRecorder({ upstream: peer.url, out, key, warn: () => undefined });
   try {
     await session(recorder.url);
   } finally {
-    await recorder.stop();
-    await peer.stop();
+    await recorder.close();
+    servers.splice(servers.indexOf(peer), 1);
+    await peer.close();
   }
   return { out, key };
 }
@@ -79,7 +85,7 @@ describe('a polled session of a real-time reference peer, replayed against a liv
       expect(text.match(/"method":"GetTask"/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
       expect(text).toContain('"method":"PauseTask"');
       const live = await realTimePeer(stepMs);
-      const replayed = await runCli(['run', ...(await copies(out, 10)), '--peer', live.url, '--key', key]);
+      const replayed = await replayReport(await copies(out, 10), { peer: live.url, key });
       expect(replayed.stdout, replayed.stdout).not.toMatch(/^DRIFT/m);
       expect(verdicts(replayed.stdout)).toHaveLength(10);
       expect(verdicts(replayed.stdout).every((line) => line.startsWith('PASS '))).toBe(true);
@@ -95,8 +101,8 @@ describe('a poll loop that ends in another state on replay', () => {
     const slow = await realTimePeer(3000);
     const junit = join(dir, 'run.xml');
     const html = join(dir, 'run.html');
-    const replayed = await runCli(['run', out, '--peer', slow.url, '--key', key, '--junit', junit, '--html', html]);
-    expect(replayed.code, replayed.stdout + replayed.stderr).toBe(1);
+    const replayed = await replayReport([out], { peer: slow.url, key, junit, html });
+    expect(replayed.code, replayed.stdout).toBe(1);
     const line = new RegExp(
       String.raw`GetTask response \[task:[^\]]+\]: timing drift: the poll loop \(\d+ reads?\) ` +
         String.raw`ended in WORKING, 0 artifacts after (\d+) ms; recorded: WORKING, (\d) artifacts after (\d+) ms`,
@@ -113,7 +119,7 @@ describe('a poll loop that ends in another state on replay', () => {
     expect(await readFile(junit, 'utf8')).toMatch(/timing drift: the poll loop/);
     expect(await readFile(html, 'utf8')).toMatch(/timing drift: the poll loop/);
 
-    const json = await runCli(['run', out, '--peer', slow.url, '--key', key, '--json']);
+    const json = await replayReport([out], { peer: slow.url, key, json: true });
     const summary = JSON.parse(json.stdout) as { results: { drift: Record<string, unknown>[] }[] };
     const timing = summary.results[0]!.drift.filter((d) => d.type === 'timing');
     expect(timing.length).toBeGreaterThanOrEqual(1);
@@ -140,10 +146,10 @@ describe('--pace against a live peer', () => {
     const { out, key } = await recordAgainst(400, (url) => cancelAfter(url, 600));
     expect(await readFile(out, 'utf8')).toContain('"artifactId":"artifact-1-1"');
     const live = await realTimePeer(400);
-    const paced = await runCli(['run', out, '--peer', live.url, '--key', key]);
+    const paced = await replayReport([out], { peer: live.url, key });
     expect(paced.stdout).toMatch(/^PASS /m);
     expect(paced.code).toBe(0);
-    const unpaced = await runCli(['run', out, '--peer', live.url, '--key', key, '--pace', 'none']);
+    const unpaced = await replayReport([out], { peer: live.url, key, pace: parsePace('none') });
     expect(unpaced.code, unpaced.stdout).toBe(1);
     expect(unpaced.stdout).toMatch(/seq \d+ CancelTask response [^\n]*content \/result\/artifacts: removed/);
   });

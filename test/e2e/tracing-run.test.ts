@@ -1,12 +1,21 @@
+/**
+ * `a2a-replay run` with tracing: a session of the deterministic peer (`startPeer`) recorded
+ * through `startRecorder` (what `record` starts), replayed with `--traces` and `--otlp` as `run`
+ * replays it (`replayRecordings`, test/helpers/run-report.ts); the built CLI runs where the
+ * process is the subject: the OTEL_EXPORTER_OTLP_* environment and its one warning on standard
+ * error, and `lost`'s listing.
+ */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { startPeer } from '../../src/public/peer.js';
+import { startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
+import { replayReport } from '../helpers/run-report.js';
 import { ok } from '../replay/session.js';
-import { startCliProcess } from '../helpers/cli-process.js';
 import { attributesOf, decodeTraceRequest, spansOf } from '../tracing/otlp-proto.js';
 import { otlpReceiver } from '../tracing/otlp-receiver.js';
 
@@ -46,16 +55,16 @@ beforeAll(async () => {
     JSON.stringify(generateReceiptKey({ kid: 'k-trace', random: (n) => new Uint8Array(n).fill(3) }).keyFile()),
     { mode: 0o600 },
   );
-  const peer = await startCliProcess(['peer', '--deterministic']);
+  const peer = await startPeer({ deterministic: true });
   try {
-    const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', recording, '--key', keyFile]);
+    const recorder = await startRecorder({ upstream: peer.url, out: recording, key: keyFile, warn: () => undefined });
     try {
       await session(recorder.url);
     } finally {
-      await recorder.stop();
+      await recorder.close();
     }
   } finally {
-    await peer.stop();
+    await peer.close();
   }
 });
 
@@ -65,10 +74,10 @@ afterAll(() => {
 
 describe('a2a-replay run with tracing', () => {
   it('writes the same trace file, byte for byte, on every replay of a recording', async () => {
-    const first = await runCli(['run', recording, '--key', keyFile, '--traces', join(dir, 'one')]);
-    expect(first.stderr).toBe('');
+    const first = await replayReport([recording], { key: keyFile, traces: join(dir, 'one') });
+    expect(first.warnings).toEqual([]);
     expect(first.code).toBe(0);
-    const second = await runCli(['run', recording, '--key', keyFile, '--traces', join(dir, 'two')]);
+    const second = await replayReport([recording], { key: keyFile, traces: join(dir, 'two') });
     expect(second.code).toBe(0);
     const one = readFileSync(join(dir, 'one', 'pauses.otlp.json'), 'utf8');
     expect(readFileSync(join(dir, 'two', 'pauses.otlp.json'), 'utf8')).toBe(one);
@@ -84,7 +93,7 @@ describe('a2a-replay run with tracing', () => {
     const { server, bodies } = await otlpReceiver();
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const result = await runCli(['run', recording, '--key', keyFile, '--otlp', url]);
+      const result = await replayReport([recording], { key: keyFile, otlp: url });
       expect(result.code).toBe(0);
       const spans = bodies.flatMap((b) => spansOf(decodeTraceRequest(b)));
       const receipts = readFileSync(recording.replace(/\.jsonl$/, '.receipts.jsonl'), 'utf8')

@@ -2,7 +2,7 @@
  * Replays that keep time — the embedded peer on a virtual clock, a paced live peer — stream in
  * segments as unpaced ones do (docs/design.md §8, "Long recordings"): a poll loop goes on across a
  * cut, so a paced replay in segments of two entries gives what the whole recording replayed at
- * once gives, over the golden corpus (test/e2e/run-real-time.test.ts: the same on a virtual clock).
+ * once gives, over the golden corpus (test/replay/run-real-time.test.ts: the same on a virtual clock).
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';

@@ -5,7 +5,10 @@
  * sends and mock matches as it is, so what `record` wrote, `run` and `mock` take. A body that deep
  * in a recording some other writer made is refused naming its line, never a stack overflow
  * reported as an infrastructure failure. A live peer whose answer nests deeper makes the replay
- * drift, saying so.
+ * drift, saying so. In-process through the public entries: `startPeer`, `startRecorder` (what
+ * `record` starts), `replayRecordings` as `run` calls it (test/helpers/run-report.ts), and the
+ * mock as `mock` reads and serves recordings (`readRecording` with REPLAY_MAX_BODY_DEPTH,
+ * `startMockServer`).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,10 +17,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { REPLAY_MAX_BODY_DEPTH } from '../../src/recording/format.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
-import { runCli } from '../helpers/cli.js';
+import { readRecording as readForMock } from '../../src/public/intercept.js';
+import { type RunningMock, startMockServer } from '../../src/public/mock.js';
+import { startPeer } from '../../src/public/peer.js';
+import { startRecorder } from '../../src/public/record.js';
 import { answerJson, startPeerVariant } from '../helpers/peer-variant.js';
-import { startCliProcess, startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
-import { callerPauseSession, ok } from '../replay/session.js';
+import { replayReport } from '../helpers/run-report.js';
+import { callerPauseSession, ok } from './session.js';
 
 let dir = '';
 let keyFile = '';
@@ -49,19 +55,25 @@ async function sendDeep(url: string, depth: number): Promise<{ text: string; cod
 /** Records a session of one task and one PauseTask nested `depth` levels deep; the recording and the deep text. */
 async function recordDeep(name: string, depth: number): Promise<{ recording: string; text: string }> {
   const out = join(dir, `${name}.jsonl`);
-  const peer = await startCliProcess(['peer', '--deterministic']);
+  const peer = await startPeer({ deterministic: true });
   try {
-    const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile]);
+    const recorder = await startRecorder({ upstream: peer.url, out, key: keyFile, warn: () => undefined });
     try {
       const { text, code } = await sendDeep(recorder.url, depth);
       expect(code).toBe(-32600);
       return { recording: out, text };
     } finally {
-      expect(await stopProcess(recorder)).toBe(0);
+      await recorder.close();
     }
   } finally {
-    await stopProcess(peer);
+    await peer.close();
   }
+}
+
+/** `mock FILE`: the recording read as `mock` reads it, served on a free loopback port. */
+async function startMock(file: string): Promise<RunningMock> {
+  const recording = await readForMock(file, { maxBodyDepth: REPLAY_MAX_BODY_DEPTH });
+  return startMockServer([{ source: file, recording }], { host: '127.0.0.1', port: 0, noise: {}, ignore: [] });
 }
 
 beforeAll(async () => {
@@ -78,9 +90,9 @@ describe('bodies nested deep, recorded and replayed', () => {
   it('replays a request just under the depth replay takes to a pass', async () => {
     const { recording } = await recordDeep('under', REPLAY_MAX_BODY_DEPTH - 10);
     expect((await readRecording(recording)).entries[2]?.body).toBeDefined();
-    const update = await runCli(['run', recording, '--key', keyFile, '--update']);
-    expect(update.code, update.stdout + update.stderr).toBe(0);
-    const replay = await runCli(['run', recording, '--key', keyFile]);
+    const update = await replayReport([recording], { key: keyFile, update: true });
+    expect(update.code, update.stdout).toBe(0);
+    const replay = await replayReport([recording], { key: keyFile });
     expect(replay.stdout).toMatch(/^PASS /m);
     expect(replay.code).toBe(0);
   });
@@ -90,16 +102,21 @@ describe('bodies nested deep, recorded and replayed', () => {
     const request = (await readRecording(recording)).entries[2];
     expect(request !== undefined && 'body' in request).toBe(false);
     expect(request?.bodyText).toBe(text);
-    const update = await runCli(['run', recording, '--key', keyFile, '--update']);
-    expect(update.code, update.stdout + update.stderr).toBe(0);
-    const replay = await runCli(['run', recording, '--key', keyFile]);
+    const update = await replayReport([recording], { key: keyFile, update: true });
+    expect(update.code, update.stdout).toBe(0);
+    const replay = await replayReport([recording], { key: keyFile });
     expect(replay.stdout).toMatch(/^PASS /m);
     expect(replay.code).toBe(0);
-    const mock = await startMockProcess([recording, '--expect-all']);
-    const served = await sendDeep(mock.url, 100_000);
-    expect(served.text).toBe(text);
-    expect(served.code).toBe(-32600);
-    expect(await stopProcess(mock), mock.stdout() + mock.stderr()).toBe(0);
+    // Served as recorded, and (`mock --expect-all` exits 0 for it) nothing recorded left unrequested.
+    const mock = await startMock(recording);
+    try {
+      const served = await sendDeep(mock.url, 100_000);
+      expect(served.text).toBe(text);
+      expect(served.code).toBe(-32600);
+    } finally {
+      await mock.close();
+    }
+    expect(mock.report().recordings.flatMap((r) => r.unrequested)).toEqual([]);
   });
 
   it('refuses a recording another writer made with a far deeper body, naming the line, in run and mock', async () => {
@@ -109,42 +126,43 @@ describe('bodies nested deep, recorded and replayed', () => {
     lines[3] = `${JSON.stringify(request).slice(0, -1)},"body":${bodyText}}`;
     const recording = join(dir, 'deep-body.jsonl');
     await writeFile(recording, lines.join('\n'));
-    const replay = await runCli(['run', recording, '--key', keyFile, '--update']);
+    const replay = await replayReport([recording], { key: keyFile, update: true });
     const why = `the entry's body nests deeper than ${REPLAY_MAX_BODY_DEPTH} levels, more than replay and mock take`;
     expect(replay.stdout).toContain(`${recording}:4: ${why}`);
     expect(replay.stdout).toMatch(/^INVALID /m);
     expect(replay.code).toBe(2);
-    const mock = await runCli(['mock', recording]);
-    expect(mock.stderr).toContain(`${recording}:4: the entry's body nests deeper than ${REPLAY_MAX_BODY_DEPTH}`);
-    expect(mock.code).not.toBe(0);
+    // `mock` reads its recordings so before it serves: it refuses this one, naming the line.
+    await expect(startMock(recording)).rejects.toThrow(
+      `${recording}:4: the entry's body nests deeper than ${REPLAY_MAX_BODY_DEPTH}`,
+    );
   });
 
   it('drifts, saying why, when the live peer answers deeper than replay compares', async () => {
     const recording = join(dir, 'session.jsonl');
-    const peer = await startCliProcess(['peer', '--deterministic']);
+    const peer = await startPeer({ deterministic: true });
     try {
-      const recorder = await startRecordProcess(['--upstream', peer.url, '--out', recording, '--key', keyFile]);
+      const recorder = await startRecorder({ upstream: peer.url, out: recording, key: keyFile, warn: () => undefined });
       try {
         await callerPauseSession(recorder.url);
       } finally {
-        expect(await stopProcess(recorder)).toBe(0);
+        await recorder.close();
       }
     } finally {
-      await stopProcess(peer);
+      await peer.close();
     }
-    const live = await startCliProcess(['peer', '--deterministic']);
+    const live = await startPeer({ deterministic: true });
     const deep = `${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}`;
     const variant = await startPeerVariant(live.url, (_path, method, res) =>
       method === 'GetTask' ? answerJson(res, 200, `{"jsonrpc":"2.0","id":1,"result":${deep}}`) : false,
     );
     try {
-      const replay = await runCli(['run', recording, '--peer', variant.url, '--key', keyFile, '--timeout-ms', '2000']);
+      const replay = await replayReport([recording], { peer: variant.url, key: keyFile, timeoutMs: 2000 });
       expect(replay.stdout).toMatch(/^DRIFT /m);
       expect(replay.stdout).toContain(`the live body nests deeper than ${REPLAY_MAX_BODY_DEPTH} levels`);
       expect(replay.code).toBe(1);
     } finally {
       await variant.close();
-      await stopProcess(live);
+      await live.close();
     }
   });
 });

@@ -3,7 +3,8 @@
  * session recorded from real gRPC traffic with the reference peer (unary calls, a not-found error
  * with its ErrorInfo, a stream, a pause with a wrong token and a resume on a stream that stays
  * open across PAUSED) replays to a pass against the embedded peer; a changed answer or error is
- * drift; a gRPC call run cannot make fails naming its line and seq.
+ * drift; a gRPC call run cannot make fails naming its line and seq. Replayed in-process as `run`
+ * replays (`replayRecordings`, rendered as `run` prints it: test/helpers/run-report.ts).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { type Server, createServer } from 'node:http';
@@ -12,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JsonValue } from '../../src/canonical/canonical-json.js';
-import { runCli } from '../helpers/cli.js';
-import { recordGrpcSession } from '../replay/grpc-session.js';
+import { replayReport } from '../helpers/run-report.js';
+import { recordGrpcSession } from './grpc-session.js';
 
 let dir = '';
 let recording = '';
@@ -27,7 +28,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'run-grpc-'));
   recording = join(dir, 'grpc.jsonl');
   await recordGrpcSession(recording);
-  const update = await runCli(['run', recording, '--update']);
+  const update = await replayReport([recording], { update: true });
   expect(update.stdout).not.toMatch(/rewritten/);
   expect(update.code).toBe(0);
 });
@@ -62,7 +63,7 @@ describe('run over gRPC', () => {
     expect(text).toContain('"path":"/lf.a2a.v1.pause.A2APauseService/ResumeTask"');
     expect(text).toContain('"reason":"RESUME_TOKEN_MISMATCH"');
     expect(text).toContain('"state":"TASK_STATE_PAUSED"');
-    const r = await runCli(['run', recording]);
+    const r = await replayReport([recording]);
     expect(r.stdout).toMatch(/^PASS +.*grpc\.jsonl/m);
     expect(r.code).toBe(0);
   });
@@ -75,7 +76,7 @@ describe('run over gRPC', () => {
       info.reason = 'INVALID_TASK_STATE';
       grpc.status = 5;
     });
-    const r = await runCli(['run', file]);
+    const r = await replayReport([file]);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/errorCode: -32010 → -32011/);
     expect(r.stdout).toMatch(/grpcStatus: 5 → 9/);
@@ -89,7 +90,7 @@ describe('run over gRPC', () => {
       const artifact = find(entries, (e) => e.kind === 'event' && rec(e.body).artifactUpdate !== undefined);
       rec(rec(rec(artifact.body).artifactUpdate).artifact).name = 'renamed';
     });
-    const r = await runCli(['run', file]);
+    const r = await replayReport([file]);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('content /artifactUpdate/artifact/name: "renamed" → "step 1 of 1"');
   });
@@ -108,10 +109,10 @@ describe('run over gRPC', () => {
       entries.splice(entries.indexOf(events[0] as Record<string, JsonValue>) + 1, 0, end);
       entries.forEach((e, i) => (e.seq = i + 1));
     });
-    const update = await runCli(['run', file, '--update']);
+    const update = await replayReport([file], { update: true });
     expect(update.stdout).not.toMatch(/rewritten/);
     expect(update.code).toBe(0);
-    const r = await runCli(['run', file]);
+    const r = await replayReport([file]);
     expect(r.stdout).toMatch(/^PASS +.*cancelled\.jsonl/m);
     expect(r.code).toBe(0);
   });
@@ -121,7 +122,7 @@ describe('run over gRPC', () => {
       const get = find(entries, (e) => e.kind === 'request' && rec(e.http).path === '/lf.a2a.v1.A2AService/GetTask');
       rec(get.http).path = '/lf.a2a.v1.A2AService/GetTasks';
     });
-    const r = await runCli(['run', file]);
+    const r = await replayReport([file]);
     expect(r.code).toBe(2);
     expect(r.stdout).toMatch(
       /line 4 \(seq 3\): the recorded gRPC call cannot be sent: \/lf\.a2a\.v1\.A2AService\/GetTasks is no method/,
@@ -137,7 +138,7 @@ describe('run over gRPC', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-      const r = await runCli(['run', recording, '--peer', url]);
+      const r = await replayReport([recording], { peer: url });
       expect(r.code).toBe(3);
       expect(r.stdout).toMatch(/line 2 \(seq 1\): the recording holds a gRPC call .*pass --grpc-peer HOST:PORT/);
     } finally {
@@ -146,7 +147,7 @@ describe('run over gRPC', () => {
   });
 
   it('fails as infrastructure when --grpc-peer cannot be reached', async () => {
-    const r = await runCli(['run', recording, '--grpc-peer', '127.0.0.1:9']);
+    const r = await replayReport([recording], { grpcPeer: '127.0.0.1:9' });
     expect(r.code).toBe(3);
     expect(r.stdout).toMatch(/cannot reach the gRPC peer at 127\.0\.0\.1:9/);
   });

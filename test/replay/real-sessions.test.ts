@@ -1,9 +1,10 @@
 /**
  * First sessions of software nobody here wrote replay clean with no flags: the stock
- * `@a2a-js/sdk` server and client recorded through the real `record` and replayed against the
- * same server (`run --peer`), and a session of the reference peer in real-time mode replayed on
- * the embedded peer; and two sessions of one client against real-time peers, compared with
- * `diff --other-session`.
+ * `@a2a-js/sdk` server and client recorded through `startRecorder` (what `record` starts) and
+ * replayed against the same server as `run --peer` replays (`replayRecordings`,
+ * test/helpers/run-report.ts), and a session of the reference peer in real-time mode replayed on
+ * the embedded peer; and two sessions of one client against real-time peers, compared as
+ * `diff --other-session` compares them (`diffReceiptLogs`).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,11 +13,13 @@ import { ClientFactory } from '@a2a-js/sdk/client';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
-import { runCli } from '../helpers/cli.js';
 import { startPeer } from '../../src/public/peer.js';
-import { startRecordProcess, stopProcess, startCliProcess } from '../helpers/cli-process.js';
+import { diffReceiptLogs, readReceiptLogLines } from '../../src/public/receipts.js';
+import { startRecorder } from '../../src/public/record.js';
+import { describeDifference } from '../../src/public/replay.js';
+import { replayReport } from '../helpers/run-report.js';
 import { sdkSession, startSdkEchoServer } from '../intercept/sdk-echo-server.js';
-import { ok, selfParkSession, stream } from '../replay/session.js';
+import { ok, selfParkSession, stream } from './session.js';
 
 let dir = '';
 beforeEach(async () => {
@@ -30,20 +33,23 @@ it('replays a session of the stock SDK server and client against that server wit
   const upstream = await startSdkEchoServer();
   try {
     const out = join(dir, 'sdk.jsonl');
-    const recorder = await startRecordProcess(['--upstream', upstream.url, '--out', out]);
-    await sdkSession(await new ClientFactory().createFromUrl(recorder.url));
-    expect(await stopProcess(recorder)).toBe(0);
+    const recorder = await startRecorder({ upstream: upstream.url, out, warn: () => undefined });
+    try {
+      await sdkSession(await new ClientFactory().createFromUrl(recorder.url));
+    } finally {
+      await recorder.close();
+    }
     const recorded = await readFile(out, 'utf8');
     // The server names the live task in its error message (CancelTask of a completed task).
     expect(recorded).toMatch(/"message":"Task not cancelable: [0-9a-f-]{36}"/);
 
-    const created = await runCli(['run', out, '--update', '--peer', upstream.url]);
+    const created = await replayReport([out], { update: true, peer: upstream.url });
     expect(created.code).toBe(0);
     expect(created.stdout).not.toContain('exchanges drifted');
     // Nothing drifted, so the recording is left as recorded.
     expect(await readFile(out, 'utf8')).toBe(recorded);
 
-    const replayed = await runCli(['run', out, '--peer', upstream.url]);
+    const replayed = await replayReport([out], { peer: upstream.url });
     expect(replayed.stdout).toMatch(/^PASS /);
     expect(replayed.code).toBe(0);
   } finally {
@@ -60,7 +66,7 @@ it('replays a session of a real-time reference peer on the embedded peer with no
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'real-time' }).keyFile()), { mode: 0o600 });
   const peer = await startPeer({ stepMs: 50, control: true });
   const out = join(dir, 'real-time.jsonl');
-  const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', out, '--key', key]);
+  const recorder = await startRecorder({ upstream: peer.url, out, key, warn: () => undefined });
   try {
     await selfParkSession(recorder.url);
     await (
@@ -73,7 +79,7 @@ it('replays a session of a real-time reference peer on the embedded peer with no
       await stream(recorder.url, `sleep-until:${wakeUp} work:1`, completes)
     ).rest;
   } finally {
-    await recorder.stop();
+    await recorder.close();
     await peer.close();
   }
   const header = JSON.parse((await readFile(out, 'utf8')).split('\n')[0] as string) as {
@@ -82,7 +88,7 @@ it('replays a session of a real-time reference peer on the embedded peer with no
   expect(header.agentCard.capabilities.extensions.some((e) => e.params.deterministic === false)).toBe(true);
   expect((await readFile(`${dir}/real-time.receipts.jsonl`, 'utf8')).match(/"ResumptionReceipt"/g)).toHaveLength(2);
 
-  const replayed = await runCli(['run', out, '--key', key]);
+  const replayed = await replayReport([out], { key });
   expect(replayed.stdout).toMatch(/^PASS /);
   expect(replayed.code).toBe(0);
 });
@@ -92,7 +98,7 @@ it('replays a --legacy-pause session whose client never fetched the card, from t
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'legacy' }).keyFile()), { mode: 0o600 });
   const peer = await startPeer({ deterministic: true, legacyPause: true });
   const out = join(dir, 'legacy.jsonl');
-  const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', out, '--key', key]);
+  const recorder = await startRecorder({ upstream: peer.url, out, key, warn: () => undefined });
   try {
     const { task } = await ok<{ task: { id: string } }>(recorder.url, 'SendMessage', {
       message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
@@ -106,11 +112,11 @@ it('replays a --legacy-pause session whose client never fetched the card, from t
     await ok(recorder.url, 'ResumeTask', { taskId: task.id, resumeToken: paused.metadata.harn.pause.handle });
     await ok(recorder.url, 'AdvanceClock', { ms: 3000 }, '/control');
   } finally {
-    await recorder.stop();
+    await recorder.close();
     await peer.close();
   }
   expect(await readFile(out, 'utf8')).not.toContain('/.well-known/agent-card.json');
-  const replayed = await runCli(['run', out, '--key', key]);
+  const replayed = await replayReport([out], { key });
   expect(replayed.stdout).toMatch(/^PASS /);
   expect(replayed.code).toBe(0);
 });
@@ -119,14 +125,17 @@ it('says first that a recording of another agent needs --peer when run starts th
   const upstream = await startSdkEchoServer();
   const out = join(dir, 'sdk.jsonl');
   try {
-    const recorder = await startRecordProcess(['--upstream', upstream.url, '--out', out]);
-    await sdkSession(await new ClientFactory().createFromUrl(recorder.url));
-    expect(await stopProcess(recorder)).toBe(0);
-    expect((await runCli(['run', out, '--update', '--peer', upstream.url])).code).toBe(0);
+    const recorder = await startRecorder({ upstream: upstream.url, out, warn: () => undefined });
+    try {
+      await sdkSession(await new ClientFactory().createFromUrl(recorder.url));
+    } finally {
+      await recorder.close();
+    }
+    expect((await replayReport([out], { update: true, peer: upstream.url })).code).toBe(0);
   } finally {
     await upstream.close();
   }
-  const replayed = await runCli(['run', out, '--timeout-ms', '1000']);
+  const replayed = await replayReport([out], { timeoutMs: 1000 });
   expect(replayed.code).toBe(1);
   expect(replayed.stdout.split('\n')[1]).toBe(
     '  likely cause: another agent: the recording was made against another agent ("Echo"), not the reference ' +
@@ -141,7 +150,7 @@ it('finds no difference between two sessions of one client against real-time pee
   for (const name of ['first', 'second']) {
     const peer = await startPeer({ stepMs: 50, control: true });
     const out = join(dir, `${name}.jsonl`);
-    const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', out, '--key', key]);
+    const recorder = await startRecorder({ upstream: peer.url, out, key, warn: () => undefined });
     try {
       // Two tasks, each parked on an event and resumed by the client with the token it was shown.
       for (let i = 0; i < 2; i++) {
@@ -159,7 +168,7 @@ it('finds no difference between two sessions of one client against real-time pee
         await rest;
       }
     } finally {
-      await recorder.stop();
+      await recorder.close();
       await peer.close();
     }
     logs.push(join(dir, `${name}.receipts.jsonl`));
@@ -170,7 +179,9 @@ it('finds no difference between two sessions of one client against real-time pee
   expect(tasks(first)).toHaveLength(2);
   expect(tasks(first).some((t) => tasks(second).includes(t))).toBe(false);
 
-  const r = await runCli(['diff', '--other-session', ...logs]);
-  expect(r.stdout + r.stderr).not.toMatch(/receipts\[/);
-  expect(r.code).toBe(0);
+  // As `diff --other-session FIRST SECOND` compares them; it exits 0 when there is no difference.
+  const [a, b] = await Promise.all(logs.map((l) => readReceiptLogLines(l)));
+  const diff = diffReceiptLogs(a!, b!, { strict: false, signed: true, otherSession: true });
+  expect(diff.differences.map((d) => describeDifference(d)).join('\n')).not.toMatch(/receipts\[/);
+  expect(diff.differences).toEqual([]);
 });

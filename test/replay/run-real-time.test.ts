@@ -1,8 +1,10 @@
 /**
  * Sessions of the reference peer in real-time mode, with the most common client (send with
- * returnImmediately, then GetTask until done, a pause and a resume in between), recorded through
- * the real `record` and replayed by `run` with no flags: the embedded peer runs on a virtual clock
- * moved to each request's recorded instant, so the same requests get the same answers every time.
+ * returnImmediately, then GetTask until done, a pause and a resume in between), on `startPeer`,
+ * recorded through `startRecorder` (what `record` starts) and replayed as `run` with no flags
+ * replays them (`replayRecordings`, test/helpers/run-report.ts): the embedded peer runs on a
+ * virtual clock moved to each request's recorded instant, so the same requests get the same
+ * answers every time.
  */
 import { readdirSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -11,9 +13,10 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
-import { runCli } from '../helpers/cli.js';
-import { PauseTooLate, pollingSession } from '../replay/session.js';
-import { startCliProcess } from '../helpers/cli-process.js';
+import { startPeer } from '../../src/public/peer.js';
+import { startRecorder } from '../../src/public/record.js';
+import { replayReport } from '../helpers/run-report.js';
+import { PauseTooLate, pollingSession } from './session.js';
 
 let dir = '';
 beforeEach(async () => {
@@ -37,19 +40,19 @@ async function recordPolling(stepMs: number, pollMs: number): Promise<{ out: str
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'real-time' }).keyFile()), { mode: 0o600 });
   const steps = 2 + Math.ceil(PAUSE_WINDOW_MS / stepMs);
   for (let attempt = 1; ; attempt++) {
-    const peer = await startCliProcess(['peer', '--step-ms', String(stepMs)]);
+    const peer = await startPeer({ stepMs });
     const out = join(dir, 'polled.jsonl');
     await rm(out, { force: true });
     await rm(join(dir, 'polled.receipts.jsonl'), { force: true });
-    const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', out, '--key', key]);
+    const recorder = await startRecorder({ upstream: peer.url, out, key, warn: () => undefined });
     try {
       await pollingSession(recorder.url, pollMs, steps);
       return { out, key };
     } catch (error) {
       if (!(error instanceof PauseTooLate) || attempt === 3) throw error;
     } finally {
-      await recorder.stop();
-      await peer.stop();
+      await recorder.close();
+      await peer.close();
     }
   }
 }
@@ -73,7 +76,7 @@ describe('a polled session of a real-time reference peer', () => {
         await copyFile(join(dir, 'polled.receipts.jsonl'), join(dir, `copy-${i}.receipts.jsonl`));
         copies.push(copy);
       }
-      const replayed = await runCli(['run', ...copies, '--key', key]);
+      const replayed = await replayReport(copies, { key });
       const verdicts = replayed.stdout.split('\n').filter((line) => /^(PASS|DRIFT|FAIL|ERROR)\b/.test(line));
       expect(replayed.stdout).not.toMatch(/^DRIFT/m);
       expect(verdicts).toHaveLength(10);
@@ -91,7 +94,7 @@ it('names a poll loop that ends in another state on replay as timing drift, with
   expect(last).toBeGreaterThan(0);
   lines[last] = (lines[last] as string).replace('"state":"TASK_STATE_COMPLETED"', '"state":"TASK_STATE_FAILED"');
   await writeFile(out, lines.join('\n'));
-  const replayed = await runCli(['run', out, '--key', key]);
+  const replayed = await replayReport([out], { key });
   expect(replayed.code).toBe(1);
   const named = "ended in COMPLETED after \\d+ ms on the peer's clock; recorded: FAILED after \\d+ ms";
   expect(replayed.stdout).toMatch(new RegExp(`timing drift: the poll loop \\(\\d+ reads?\\) ${named}`));
@@ -104,7 +107,7 @@ it("says nothing of mapped ids under the README's main job: the golden corpus on
     .map((d) => join('golden', d.name, 'recording.jsonl'))
     .sort();
   expect(recordings.length).toBeGreaterThan(30);
-  const replayed = await runCli(['run', ...recordings, '--key', 'golden/test-key.json']);
+  const replayed = await replayReport(recordings, { key: 'golden/test-key.json' });
   const verdicts = replayed.stdout.split('\n').filter((line) => /^(PASS|DRIFT|FAIL|ERROR)\b/.test(line));
   expect(verdicts).toHaveLength(recordings.length);
   expect(verdicts.every((line) => line.startsWith('PASS '))).toBe(true);

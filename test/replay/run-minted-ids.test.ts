@@ -1,9 +1,10 @@
 /**
  * Ids the peer mints, wherever they travel (docs/design.md §8 "Mapping"): a stock `@a2a-js/sdk`
  * agent mints a tool-call id per call and sends it in the DataPart of its confirmation; the
- * client's approval carries it back in a DataPart of its own. Recorded through `record --key
- * --principal-from jwt-sub`, the session replays with `run --peer` against the same agent to a
- * PASS — the approval names the call the live agent proposed, not the recorded one — and against
+ * client's approval carries it back in a DataPart of its own. Recorded through `startRecorder`
+ * with a key and `principalFrom: 'jwt-sub'` (`record --key --principal-from jwt-sub`), the session
+ * replays as `run --peer` replays it (`replayRecordings`, test/helpers/run-report.ts) against the
+ * same agent to a PASS — the approval names the call the live agent proposed, not the recorded one — and against
  * the same agent approving its own calls (the gate gone) to exit 1, the drift naming the
  * interruption that no longer comes. In A2A v1.0 (SDK 1.3.0) and v0.3 (SDK 0.3.14).
  */
@@ -13,20 +14,18 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
-import { runCli } from '../helpers/cli.js';
+import { startRecorder } from '../../src/public/record.js';
 import { bearer } from '../helpers/jwt.js';
-import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { replayReport } from '../helpers/run-report.js';
 import { RPC_PATH, type SdkApprovalPeer, startSdkApprovalPeer } from '../fixtures/sdk-approval-peer.js';
 
 let dir = '';
-const procs: CliProcess[] = [];
 const peers: SdkApprovalPeer[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'minted-ids-'));
 });
 afterEach(async () => {
-  for (const p of procs.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
   for (const p of peers.splice(0)) await p.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -91,30 +90,31 @@ async function approvalSession(url: string, dialect: Dialect): Promise<{ asked: 
   return { asked, answered: (JSON.parse(text) as { result: Json }).result };
 }
 
-/** Records one approval session with the agent of `dialect` through `record --key`. */
+/** Records one approval session with the agent of `dialect` through the recorder, with a key. */
 async function record(dialect: Dialect): Promise<{ recording: string; key: string; port: number }> {
   const agent = await startSdkApprovalPeer({ dialect });
   peers.push(agent);
   const key = join(dir, 'key.json');
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'minted' }).keyFile()), { mode: 0o600 });
   const recording = join(dir, 'approval.jsonl');
-  const recorder = await startRecordProcess([
-    '--upstream',
-    agent.url,
-    '--out',
-    recording,
-    '--key',
+  const recorder = await startRecorder({
+    upstream: agent.url,
+    out: recording,
     key,
-    '--principal-from',
-    'jwt-sub',
-  ]);
-  procs.push(recorder);
-  const { asked, answered } = await approvalSession(`${recorder.url}${RPC_PATH}`, dialect);
+    principalFrom: 'jwt-sub',
+    warn: () => undefined,
+  });
+  let session: { asked: Json[]; answered: Json };
+  try {
+    session = await approvalSession(`${recorder.url}${RPC_PATH}`, dialect);
+  } finally {
+    await recorder.close();
+  }
+  const { asked, answered } = session;
   const state = dialect === '1.0' ? (answered.task as Json).status : answered.status;
   expect(state).toMatchObject({ state: dialect === '1.0' ? 'TASK_STATE_COMPLETED' : 'completed' });
   expect(asked.length).toBeGreaterThanOrEqual(2);
   expect(agent.ran).toEqual(agent.calls);
-  expect(await stopProcess(recorder)).toBe(0);
   return { recording, key, port: Number(new URL(agent.url).port) };
 }
 
@@ -123,8 +123,8 @@ describe.each<Dialect>(['1.0', '0.3'])('a tool-call id the agent mints, echoed i
     const { recording, key } = await record(dialect);
     const live = await startSdkApprovalPeer({ dialect });
     peers.push(live);
-    const r = await runCli(['run', recording, '--peer', live.url, '--key', key]);
-    expect(r.stdout, r.stderr).toMatch(/^PASS /m);
+    const r = await replayReport([recording], { peer: live.url, key });
+    expect(r.stdout, r.stdout).toMatch(/^PASS /m);
     expect(r.code).toBe(0);
     // The live agent minted its own call id, and the replayed approval named that one.
     expect(live.calls).toHaveLength(1);
@@ -137,8 +137,8 @@ describe.each<Dialect>(['1.0', '0.3'])('a tool-call id the agent mints, echoed i
     const { recording, key } = await record(dialect);
     const live = await startSdkApprovalPeer({ dialect, selfApprove: true });
     peers.push(live);
-    const r = await runCli(['run', recording, '--peer', live.url, '--key', key]);
-    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const r = await replayReport([recording], { peer: live.url, key });
+    expect(r.code, r.stdout).toBe(1);
     expect(r.stdout).toMatch(/^DRIFT /m);
     // The stream no longer stops at input-required, and (v1.0, whose receipts this branch's
     // observer reads) the interruption and its continuation are gone from the derived log.

@@ -1,10 +1,11 @@
 /**
- * `run` says the likely cause first. A session recorded through `record` (which keeps the
- * upstream's agent card in the recording header) is replayed against peer variants in front of
- * a real reference peer: one that answers -32601 to the pause methods, one without a `/control`
- * channel, and the `@a2a-js/sdk` peer serving JSON-RPC at another path. The report's first line
- * after the verdict names the cause, in text and in `--json`. A golden interruption scenario
- * replayed against the peer variant that walks past its gate names the bypass.
+ * `run` says the likely cause first. A session recorded through `startRecorder` (what `record`
+ * starts; it keeps the upstream's agent card in the recording header) is replayed, as `run --peer`
+ * replays it (`replayRecordings`, test/helpers/run-report.ts), against peer variants in front of
+ * a real reference peer (`startPeer`): one that answers -32601 to the pause methods, one without
+ * a `/control` channel, and the `@a2a-js/sdk` peer serving JSON-RPC at another path. The report's
+ * first line after the verdict names the cause, in text and in `--json`. A golden interruption
+ * scenario replayed against the peer variant that walks past its gate names the bypass.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import type { ServerResponse } from 'node:http';
@@ -13,34 +14,36 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
+import { startRecorder } from '../../src/public/record.js';
 import { startSdkPausePeer } from '../fixtures/sdk-pause-peer.js';
-import { ROOT, builtCli, runCli } from '../helpers/cli.js';
+import { ROOT } from '../helpers/cli.js';
 import { type PeerVariant, answerJson, startPeerVariant } from '../helpers/peer-variant.js';
-import { callerPauseSession } from '../replay/session.js';
-import { type CliProcess, startCliProcess } from '../helpers/cli-process.js';
+import { replayReport } from '../helpers/run-report.js';
+import { callerPauseSession } from './session.js';
 
 let dir = '';
 let recording = '';
 let keyFile = '';
-let peer: CliProcess;
+let peer: RunningPeer | undefined;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'run-causes-'));
   recording = join(dir, 'session.jsonl');
   keyFile = join(dir, 'key.json');
   await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'causes' }).keyFile()), { mode: 0o600 });
-  const recorded = await startCliProcess(['peer', '--deterministic']);
-  const recorder = await startCliProcess(['record', '--upstream', recorded.url, '--out', recording, '--key', keyFile]);
+  const recorded = await startPeer({ deterministic: true });
+  const recorder = await startRecorder({ upstream: recorded.url, out: recording, key: keyFile, warn: () => undefined });
   try {
     await callerPauseSession(recorder.url);
   } finally {
-    await recorder.stop();
-    await recorded.stop();
+    await recorder.close();
+    await recorded.close();
   }
-  peer = await startCliProcess(['peer', '--deterministic']);
+  peer = await startPeer({ deterministic: true });
 });
 afterAll(async () => {
-  await peer.stop();
+  await peer?.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -48,7 +51,7 @@ afterAll(async () => {
 function variant(
   refuse: (path: string, method: string | undefined, res: ServerResponse) => boolean,
 ): Promise<PeerVariant> {
-  return startPeerVariant(peer.url, refuse);
+  return startPeerVariant(peer!.url, refuse);
 }
 
 const answer = answerJson;
@@ -73,13 +76,13 @@ describe('run names the likely cause first', () => {
         : false,
     );
     try {
-      const r = await runCli(['run', recording, '--peer', live.url, '--key', keyFile, '--timeout-ms', '2000']);
+      const r = await replayReport([recording], { peer: live.url, key: keyFile, timeoutMs: 2000 });
       expect(r.code).toBe(1);
       expect(firstDetail(r.stdout)).toBe(
         '  likely cause: pause extension missing: the live peer answers -32601 (method not found) to PauseTask: ' +
           'it does not implement the pause extension',
       );
-      const json = await runCli(['run', recording, '--peer', live.url, '--json', '--timeout-ms', '2000']);
+      const json = await replayReport([recording], { peer: live.url, json: true, timeoutMs: 2000 });
       const summary = JSON.parse(json.stdout) as { results: { causes: string[] }[] };
       expect(summary.results[0]?.causes[0]).toMatch(/^pause extension missing: /);
     } finally {
@@ -92,7 +95,7 @@ describe('run names the likely cause first', () => {
       path.startsWith('/control') ? answer(res, 404, { error: 'not found' }) : false,
     );
     try {
-      const r = await runCli(['run', recording, '--peer', live.url, '--key', keyFile, '--timeout-ms', '2000']);
+      const r = await replayReport([recording], { peer: live.url, key: keyFile, timeoutMs: 2000 });
       expect(r.code).toBe(1);
       expect(firstDetail(r.stdout)).toMatch(
         /^ {2}likely cause: no \/control channel: the live peer answers HTTP 404 to /,
@@ -105,7 +108,7 @@ describe('run names the likely cause first', () => {
   it('a peer serving JSON-RPC at another path: the path is named from the agent cards', async () => {
     const sdk = await startSdkPausePeer();
     try {
-      const r = await runCli(['run', recording, '--peer', sdk.url, '--timeout-ms', '1000']);
+      const r = await replayReport([recording], { peer: sdk.url, timeoutMs: 1000 });
       expect(r.code).toBe(1);
       expect(firstDetail(r.stdout)).toBe(
         '  likely cause: path mismatch: the recording was made against JSONRPC at /, ' +
@@ -119,8 +122,8 @@ describe('run names the likely cause first', () => {
 
 it('never names as the cause an answer the recording shows too', async () => {
   const out = join(dir, 'refused-version.jsonl');
-  const recorded = await startCliProcess(['peer', '--deterministic']);
-  const recorder = await startCliProcess(['record', '--upstream', recorded.url, '--out', out, '--key', keyFile]);
+  const recorded = await startPeer({ deterministic: true });
+  const recorder = await startRecorder({ upstream: recorded.url, out, key: keyFile, warn: () => undefined });
   try {
     // The recorded client once sent a version the peer refuses: -32009 at record time.
     const refused = await fetch(recorder.url, {
@@ -131,11 +134,11 @@ it('never names as the cause an answer the recording shows too', async () => {
     expect(((await refused.json()) as { error: { code: number } }).error.code).toBe(-32009);
     await callerPauseSession(recorder.url);
   } finally {
-    await recorder.stop();
-    await recorded.stop();
+    await recorder.close();
+    await recorded.close();
   }
   // Another step length: the session drifts, for a reason that is not the version header.
-  const r = await runCli(['run', out, '--key', keyFile, '--step-ms', '700', '--json']);
+  const r = await replayReport([out], { key: keyFile, stepMs: 700, json: true });
   expect(r.code).toBe(1);
   const summary = JSON.parse(r.stdout) as { results: { causes: string[]; drift: unknown[] }[] };
   expect(summary.results[0]?.drift.length).toBeGreaterThan(0);
@@ -152,11 +155,15 @@ const BYPASS_CAUSE = new RegExp(
 describe('run names a gate the live peer walked past', () => {
   it('replays input-asked-answered on a peer bypassing ask: gates to drift, passed without continuation', async () => {
     const golden = join(ROOT, 'golden', 'input-asked-answered');
-    const cli = `"${process.execPath}" "${builtCli()}"`;
     // Serving v1.0 only, as the peer that recorded the golden did: the settings differ in the bypass alone.
-    const bypassing = `${cli} peer --deterministic --a2a-version 1.0 --bypass-ask-after 60000 --port $PORT`;
-    const r = await runCli(['run', join(golden, 'recording.jsonl'), '--peer-cmd', bypassing]);
-    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const bypassing = await startPeer({ deterministic: true, a2aVersion: '1.0', bypassAskAfterMs: 60_000 });
+    let r;
+    try {
+      r = await replayReport([join(golden, 'recording.jsonl')], { peer: bypassing.url });
+    } finally {
+      await bypassing.close();
+    }
+    expect(r.code, r.stdout).toBe(1);
     const causes = r.stdout.split('\n').filter((l) => l.startsWith('  likely cause: '));
     expect(causes).toContain('  likely cause: peer settings: bypassAskAfterMs recorded none, live 60000');
     expect(

@@ -1,5 +1,6 @@
 /**
- * The three caller-pause golden scenarios tell the pause modes apart: `a2a-replay run` passes each
+ * The three caller-pause golden scenarios tell the pause modes apart: the replay `run --peer`
+ * makes (`replayRecordings`, rendered as `run` prints it: test/helpers/run-report.ts) passes each
  * against the reference peer, and against a peer that treats every pause as `finish_step` it
  * passes only the `finish_step` one. The mode-ignoring peer is the real reference peer behind a
  * small forwarding proxy that rewrites PauseTask's `mode` (and its agent card's URL), streams
@@ -10,7 +11,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
-import { ROOT, runCli } from '../helpers/cli.js';
+import { ROOT } from '../helpers/cli.js';
+import { replayReport } from '../helpers/run-report.js';
 
 const GOLDEN = join(ROOT, 'golden');
 const KEY = join(GOLDEN, 'test-key.json');
@@ -87,24 +89,24 @@ describe('the caller-pause golden scenarios', () => {
     async (name) => {
       const peer = await startPeer({ deterministic: true, a2aVersion: '1.0' });
       open.push(peer);
-      const r = await runCli(['run', recording(name), '--key', KEY, '--peer', peer.url]);
-      expect(r.code, r.stdout + r.stderr).toBe(0);
+      const r = await replayReport([recording(name)], { key: KEY, peer: peer.url });
+      expect(r.code, r.stdout).toBe(0);
       expect(r.stdout).toMatch(/^PASS /m);
     },
   );
 
   it('caller-pause-finish-step passes against a peer that treats every pause as finish_step', async () => {
     const url = await modeIgnoringPeer();
-    const r = await runCli(['run', recording('caller-pause-finish-step'), '--key', KEY, '--peer', url]);
-    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const r = await replayReport([recording('caller-pause-finish-step')], { key: KEY, peer: url });
+    expect(r.code, r.stdout).toBe(0);
   });
 
   it.each(['caller-pause-interrupt-immediate', 'caller-pause-wait-for-completion'])(
     '%s fails (exit 1) against a peer that treats every pause as finish_step',
     async (name) => {
       const url = await modeIgnoringPeer();
-      const r = await runCli(['run', recording(name), '--key', KEY, '--peer', url, '--timeout-ms', '1000']);
-      expect(r.code, r.stdout + r.stderr).toBe(1);
+      const r = await replayReport([recording(name)], { key: KEY, peer: url, timeoutMs: 1000 });
+      expect(r.code, r.stdout).toBe(1);
       expect(r.stdout).toMatch(/^(DRIFT|FAIL) /m);
     },
   );

@@ -1,7 +1,8 @@
 /**
  * A stock `@a2a-js/sdk` 1.3.0 agent that works for ~400 ms of wall time (test/fixtures/sdk-slow-peer.ts),
- * recorded through the real `record` and replayed with `run --peer` against the same agent, which
- * runs in real time and cannot be moved (docs/design.md §8, "Time against a live peer"):
+ * recorded through `startRecorder` (what `record` starts) and replayed as `run --peer` replays it
+ * (`replayRecordings`, test/helpers/run-report.ts) against the same agent, which runs in real time
+ * and cannot be moved (docs/design.md §8, "Time against a live peer"):
  * - a client that sends with returnImmediately and polls GetTask until done replays with no flags
  *   to a PASS, ten times in a row: the requests keep their recorded spacing and the poll loop is
  *   read until the agent shows the state it ended in;
@@ -14,19 +15,17 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
-import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { startRecorder } from '../../src/public/record.js';
+import { replayReport } from '../helpers/run-report.js';
 import { RPC_PATH, type SdkSlowOptions, type SdkSlowPeer, startSdkSlowPeer } from '../fixtures/sdk-slow-peer.js';
 
 let dir = '';
-const procs: CliProcess[] = [];
 const agents: SdkSlowPeer[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'run-live-sdk-'));
 });
 afterEach(async () => {
-  for (const p of procs.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
   for (const a of agents.splice(0)) await a.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -75,7 +74,7 @@ async function agent(options: SdkSlowOptions = {}): Promise<SdkSlowPeer> {
   return started;
 }
 
-/** Records `client` against an agent of `options` through `record --key`. */
+/** Records `client` against an agent of `options` through the recorder, with a key. */
 async function record(
   options: SdkSlowOptions,
   client: (url: string) => Promise<number>,
@@ -84,11 +83,13 @@ async function record(
   const key = join(dir, 'key.json');
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'slow' }).keyFile()), { mode: 0o600 });
   const recording = join(dir, 'slow.jsonl');
-  const recorder = await startRecordProcess(['--upstream', recorded.url, '--out', recording, '--key', key]);
-  procs.push(recorder);
-  const seen = await client(`${recorder.url}${RPC_PATH}`);
-  expect(await stopProcess(recorder)).toBe(0);
-  return { recording, key, seen };
+  const recorder = await startRecorder({ upstream: recorded.url, out: recording, key, warn: () => undefined });
+  try {
+    const seen = await client(`${recorder.url}${RPC_PATH}`);
+    return { recording, key, seen };
+  } finally {
+    await recorder.close();
+  }
 }
 
 function verdicts(stdout: string): string[] {
@@ -107,8 +108,8 @@ describe('a stock SDK agent that works ~400 ms while the client polls', () => {
       copies.push(copy);
     }
     const live = await agent({ workMs: 400 });
-    const r = await runCli(['run', ...copies, '--peer', live.url, '--key', key]);
-    expect(r.stdout, r.stdout + r.stderr).not.toMatch(/^DRIFT/m);
+    const r = await replayReport(copies, { peer: live.url, key });
+    expect(r.stdout, r.stdout).not.toMatch(/^DRIFT/m);
     expect(verdicts(r.stdout)).toHaveLength(10);
     expect(verdicts(r.stdout).every((line) => line.startsWith('PASS '))).toBe(true);
     expect(r.code).toBe(0);
@@ -123,7 +124,7 @@ describe('a streamed task, compared by the states and artifacts it carries', () 
     expect(seen).toBe(6);
     for (const heartbeats of [0, 1, 6]) {
       const live = await agent({ workMs: 120, heartbeats });
-      const r = await runCli(['run', recording, '--peer', live.url, '--key', key]);
+      const r = await replayReport([recording], { peer: live.url, key });
       expect(r.stdout, `${heartbeats} heartbeats: ${r.stdout}`).toMatch(/^PASS /m);
       expect(r.code).toBe(0);
     }
@@ -133,7 +134,7 @@ describe('a streamed task, compared by the states and artifacts it carries', () 
     const { recording, key } = await record({ workMs: 120, heartbeats: 3 }, streamingClient);
     expect(await readFile(recording, 'utf8')).toContain('"artifactId":"report"');
     const live = await agent({ workMs: 120, heartbeats: 5, artifact: false });
-    const r = await runCli(['run', recording, '--peer', live.url, '--key', key]);
+    const r = await replayReport([recording], { peer: live.url, key });
     expect(r.code, r.stdout).toBe(1);
     expect(r.stdout).toMatch(/SendStreamingMessage event .*expected event artifactUpdate, got event statusUpdate/);
     // Only the artifact is named: the heartbeats the live stream has more of are not.
