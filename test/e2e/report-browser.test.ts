@@ -18,7 +18,7 @@ import { type Browser, type Page, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pausesOf, reportSections, writeHtmlReport } from '../../src/public/report.js';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { keyringOf } from '../helpers/command-calls.js';
+import { keyringOf } from '../helpers/mock-in-process.js';
 import { replayReport } from '../helpers/run-report.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);

@@ -20,7 +20,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson, hashCanonical } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { startRecorder } from '../../src/public/record.js';
-import { auditCall, lostCall, startMock, stopMock, verifyCall } from '../helpers/command-calls.js';
+import { startMock, stopMock } from '../helpers/mock-in-process.js';
+import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
 import { replayReport } from '../helpers/run-report.js';
 import { bearer } from '../helpers/jwt.js';
 import {
@@ -183,18 +184,18 @@ describe('a stock 0.3.14 agent asking for approval over v0.3 gRPC, through recor
   });
 
   it('verifies against the recording, audits the interruptions, names the unanswered one never_continued', async () => {
-    const verified = await verifyCall(log, key, out);
+    const verified = await verifyVerdict([log], key, {}, { recording: out });
     expect(verified.code, verified.lines.join('\n')).toBe(0);
 
-    const audit = await auditCall(log, key, 'interruption');
+    const audit = await auditVerdict([log], key, {}, { kind: 'interruption' });
     expect(audit.code).toBe(0);
-    expect(audit.json).toMatchObject([
+    expect(audit.rows).toMatchObject([
       { kind: 'interruption', taskId: ids.asked, outcome: 'continued', continuedBy: 'jwt:sub=alice' },
       { kind: 'interruption', taskId: ids.tool, outcome: 'continued', continuedBy: 'jwt:sub=alice' },
       { kind: 'interruption', taskId: ids.ignored },
     ]);
 
-    const lost = await lostCall(out);
+    const lost = await lostVerdict([out]);
     const listed = JSON.stringify(lost.json);
     expect(lost.code, listed).toBe(1);
     expect(lost.json).toMatchObject({ understood: true, dialects: { '0.3': 6 } });

@@ -24,7 +24,8 @@ import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
 import { tokenPlaceholder } from '../../src/recording/resume-token.js';
 import { startRecorder } from '../../src/public/record.js';
 import { GOLDEN_KEY } from '../golden/golden-receipts.js';
-import { lostCall, startMock, stopMock, verifyCall } from '../helpers/command-calls.js';
+import { startMock, stopMock } from '../helpers/mock-in-process.js';
+import { lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
 import { replayReport } from '../helpers/run-report.js';
 
 const KEY = GOLDEN_KEY;
@@ -123,10 +124,10 @@ describe('the pause extension over v0.3 gRPC (a2a.v1.pause.A2APauseService), thr
       { type: 'SuspensionReceipt', taskId, binding: 'GRPC', initiatedBy: 'PAUSE_INITIATOR_CLIENT', reason: 'review' },
       { type: 'ResumptionReceipt', taskId, binding: 'GRPC', outcome: 'resumed' },
     ]);
-    const lost = await lostCall(out);
+    const lost = await lostVerdict([out]);
     expect(lost.code, JSON.stringify(lost.json)).toBe(0);
     expect(lost.json).toMatchObject({ lost: [], understood: true, read: true, dialects: { '0.3': 5 } });
-    const verified = await verifyCall(log, KEY, out);
+    const verified = await verifyVerdict([log], KEY, {}, { recording: out });
     expect(verified.code, verified.lines.join('\n')).toBe(0);
   });
 

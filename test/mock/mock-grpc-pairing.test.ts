@@ -16,7 +16,7 @@ import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
 import { startPeer } from '../../src/public/peer.js';
 import { startRecorder } from '../../src/public/record.js';
 import { GOLDEN_KEY } from '../golden/golden-receipts.js';
-import { startMock, stopMock } from '../helpers/command-calls.js';
+import { startMock, stopMock } from '../helpers/mock-in-process.js';
 import { replayReport } from '../helpers/run-report.js';
 
 const KEY = GOLDEN_KEY;

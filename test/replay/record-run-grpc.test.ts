@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPeer } from '../../src/public/peer.js';
 import { startRecorder } from '../../src/public/record.js';
 import { GOLDEN_KEY } from '../golden/golden-receipts.js';
-import { startMock, stopMock } from '../helpers/command-calls.js';
+import { startMock, stopMock } from '../helpers/mock-in-process.js';
 import { replayReport } from '../helpers/run-report.js';
 import { GrpcSessionWriter } from '../helpers/grpc-session-writer.js';
 import { driveGrpcSession } from './grpc-session.js';

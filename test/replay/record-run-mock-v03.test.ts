@@ -16,7 +16,7 @@ import { JsonRpcTransport, RestTransport, type Transport } from 'a2a-sdk-v03/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRecorder } from '../../src/public/record.js';
 import { GOLDEN_KEY } from '../golden/golden-receipts.js';
-import { startMock, stopMock } from '../helpers/command-calls.js';
+import { startMock, stopMock } from '../helpers/mock-in-process.js';
 import { replayReport } from '../helpers/run-report.js';
 import { REST_PATH, RPC_PATH, startSdkApprovalPeer } from '../fixtures/sdk-approval-peer.js';
 
