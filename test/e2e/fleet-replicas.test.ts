@@ -1,8 +1,10 @@
 /**
  * Two recorder replicas in front of one reference peer (recorders started with `startRecorder` and
- * the peer with `startPeer` in this process, over real sockets; the commands that read their logs
- * are the built CLI): a client pauses a task through replica A and resumes it through replica B, over
- * JSON-RPC, over HTTP+JSON, and over gRPC through A and JSON-RPC through B. B writes the
+ * the peer with `startPeer` in this process, over real sockets; what `verify`, `lost`, `audit` and
+ * `run --merge` conclude of their logs is the library calls the commands make, with one built CLI
+ * process per command's printing and its usage errors): a client pauses a task through replica A
+ * and resumes it through replica B, over JSON-RPC, over HTTP+JSON, and over gRPC through A and
+ * JSON-RPC through B. B writes the
  * ResumptionReceipt of a pause that began outside its log (docs/design.md §17), naming it by the
  * pause identity A's SuspensionReceipt carries, and B's log verifies alone, saying so. `run --merge`
  * replays both as one session; an ask through A answered through B is continued in the merged
@@ -15,11 +17,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient, type ClientBinding } from '../../scripts/golden/a2a-client.js';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { printable } from '../../src/public/core.js';
 import { tokenHashOf } from '../../src/recording/resume-token.js';
 import { startPeer } from '../../src/public/peer.js';
+import { Keyring, type ReceiptKey, generateReceiptKey } from '../../src/public/receipts.js';
 import { startRecorder } from '../../src/public/record.js';
+import { type RunSummary, renderJson, renderRecordingText, replayRecordings } from '../../src/public/replay.js';
 import { runCli } from '../helpers/cli.js';
+import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 
 let root = '';
 /** What a test started, closed after the file even when an assertion stopped it early. */
@@ -59,8 +64,8 @@ async function linesOf(file: string): Promise<Line[]> {
 
 interface Fleet {
   dir: string;
-  a: { recording: string; receipts: string; key: string };
-  b: { recording: string; receipts: string; key: string };
+  a: { recording: string; receipts: string; key: string; signer: ReceiptKey };
+  b: { recording: string; receipts: string; key: string; signer: ReceiptKey };
   /** `pausedAt` of the resumed task's pause as the peer states it over JSON-RPC. */
   resumed: { taskId: string; token: string; pausedAt: string };
   lost: { taskId: string };
@@ -73,11 +78,19 @@ interface Fleet {
 /** A replica named `name` in front of the peer at `upstream`, signing with a key file of its own. */
 async function replica(dir: string, upstream: string, name: string) {
   const key = join(dir, `${name}.key.json`);
-  await writeFile(key, canonicalJson(generateReceiptKey({ kid: `replica-${name}` }).keyFile()), { mode: 0o600 });
+  const signer = generateReceiptKey({ kid: `replica-${name}` });
+  await writeFile(key, canonicalJson(signer.keyFile()), { mode: 0o600 });
   const recording = join(dir, `${name}.jsonl`);
   const recorder = await startRecorder({ upstream, out: recording, key });
   running.push(recorder);
-  return { recorder, files: { recording, receipts: recording.replace(/\.jsonl$/, '.receipts.jsonl'), key } };
+  return { recorder, files: { recording, receipts: recording.replace(/\.jsonl$/, '.receipts.jsonl'), key, signer } };
+}
+
+/** What `run [--merge] RECORDINGS [--json]` concludes: its summary, and its JSON and text as it prints them. */
+async function replayed(recordings: string[], merge: boolean) {
+  const summary: RunSummary = await replayRecordings(recordings, { merge, concurrency: 1 });
+  const text = [...summary.results.map((r) => renderRecordingText(r, { color: false }))].join('\n');
+  return { code: summary.exitCode, json: JSON.parse(renderJson(summary)) as Json, text };
 }
 
 /** Closes a replica, expecting every line in its files and its receipt log closed (`record` exits 0). */
@@ -168,44 +181,45 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a pause through replica A resu
       }),
     ]);
 
-    const verified = await runCli(['verify', fleet.b.receipts, '--key', fleet.b.key]);
-    expect(verified.stderr).toBe('');
+    const verified = await verifyVerdict([fleet.b.receipts], new Keyring([fleet.b.signer]));
+    const stdout = verified.lines.join('\n');
     expect(verified.code).toBe(0);
-    expect(verified.stdout).toContain(`1 resumption of suspensions outside this log: task ${fleet.resumed.taskId}`);
-    expect(verified.stdout).toContain(`task ${fleet.resumed.taskId} resumed, pause token ${tokenHash}`);
-    // Worker threads examine the lines, the main one checks them in order: the same verdict.
+    expect(stdout).toContain(`1 resumption of suspensions outside this log: task ${fleet.resumed.taskId}`);
+    expect(stdout).toContain(`task ${fleet.resumed.taskId} resumed, pause token ${tokenHash}`);
+    // Worker threads examine the lines, the main one checks them in order: the same verdict. The
+    // workers are the built package's, so this one is the command: it prints that verdict.
     const threaded = await runCli(['verify', fleet.b.receipts, '--key', fleet.b.key, '--jobs', '2']);
+    expect(threaded.stderr).toBe('');
     expect(threaded.code).toBe(0);
-    expect(threaded.stdout).toBe(verified.stdout);
+    expect(threaded.stdout).toBe(`${stdout}\n`);
   });
 
   it('verify, lost, audit and a directory read the replicas as one fleet', async () => {
     const fleet = await fleetOf(binding);
     const keys = ['--key', fleet.a.key, '--key', fleet.b.key];
+    const keyring = new Keyring([fleet.a.signer, fleet.b.signer]);
 
-    const verified = await runCli(['verify', fleet.a.receipts, fleet.b.receipts, ...keys]);
-    expect(verified.stderr).toBe('');
+    const verified = await verifyVerdict([fleet.a.receipts, fleet.b.receipts], keyring);
     expect(verified.code).toBe(0);
-    expect(verified.stdout).toContain(
+    expect(verified.lines).toContain(
       'fleet of 2 logs: 1 paused in one log and resumed in another, 1 open when every log ended, 0 orphan resumptions',
     );
-    expect(verified.stdout).toContain(
+    expect(verified.lines.join('\n')).toContain(
       `task ${fleet.resumed.taskId}: paused by jwt:sub=alice in ${fleet.a.receipts}:2 (seq 1), ` +
         `resumed (explicit_resume) by jwt:sub=bob in ${fleet.b.receipts}:2 (seq 1)`,
     );
 
     // One key per replica, matched by kid: without B's, B's file is named.
-    const missing = await runCli(['verify', fleet.a.receipts, fleet.b.receipts, '--key', fleet.a.key]);
+    const missing = await verifyVerdict([fleet.a.receipts, fleet.b.receipts], new Keyring([fleet.a.signer]));
     expect(missing.code).toBe(1);
-    expect(missing.stdout).toContain(`${fleet.b.receipts}: INVALID at line 2: unknown_kid`);
+    expect(missing.lines.join('\n')).toContain(`${fleet.b.receipts}: INVALID at line 2: unknown_kid`);
 
     // A's log alone says the resumed pause is lost; with B's it is not, and only the forgotten one is.
-    const alone = await runCli(['lost', fleet.a.receipts, '--json']);
-    expect((JSON.parse(alone.stdout) as { lost: unknown[] }).lost).toHaveLength(2);
-    const lost = await runCli(['lost', fleet.a.recording, fleet.b.recording, ...keys, '--json']);
-    expect(lost.stderr).toBe('');
+    const alone = await lostVerdict([fleet.a.receipts]);
+    expect((alone.json as { lost: unknown[] }).lost).toHaveLength(2);
+    const lost = await lostVerdict([fleet.a.recording, fleet.b.recording], { keys: keyring });
     expect(lost.code).toBe(1);
-    const listing = JSON.parse(lost.stdout) as { lost: unknown[]; orphans: unknown[] };
+    const listing = lost.json as { lost: unknown[]; orphans: unknown[] };
     expect(listing.orphans).toEqual([]);
     expect(listing.lost).toEqual([
       expect.objectContaining({
@@ -216,9 +230,9 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a pause through replica A resu
       }),
     ]);
 
-    const audit = await runCli(['audit', fleet.a.receipts, fleet.b.receipts, ...keys, '--json']);
+    const audit = await auditVerdict([fleet.a.receipts, fleet.b.receipts], keyring);
     expect(audit.code).toBe(0);
-    expect(JSON.parse(audit.stdout)).toEqual([
+    expect(audit.rows).toEqual([
       expect.objectContaining({
         taskId: fleet.resumed.taskId,
         principal: 'jwt:sub=alice',
@@ -236,25 +250,29 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a pause through replica A resu
         endedIn: null,
       }),
     ]);
-    const table = await runCli(['audit', fleet.a.receipts, fleet.b.receipts, ...keys]);
-    expect(table.stdout).toMatch(/PAUSED IN +ENDED IN/);
-    expect(table.stderr).toContain('2 suspensions in a fleet of 2 logs');
+    expect(audit.notes.join('\n')).toContain('2 suspensions in a fleet of 2 logs');
+    if (binding === 'JSONRPC') {
+      // The command prints the fleet's table, then the library's notes (one binding is enough to show it).
+      const table = await runCli(['audit', fleet.a.receipts, fleet.b.receipts, ...keys]);
+      expect(table.stdout).toMatch(/PAUSED IN +ENDED IN/);
+      expect(table.stderr).toBe(`${printable(audit.notes.join('\n'))}\n`);
+    }
 
     // B's log without A's: its resumption pairs with nothing given, an orphan.
     const onlyB = join(fleet.dir, 'only-b');
     await mkdir(onlyB);
     await writeFile(join(onlyB, 'b.receipts.jsonl'), await readFile(fleet.b.receipts));
-    const orphan = await runCli(['verify', onlyB, '--key', fleet.b.key]);
+    const orphan = await verifyVerdict([onlyB], new Keyring([fleet.b.signer]));
     expect(orphan.code).toBe(1);
-    expect(orphan.stdout).toContain(
+    expect(orphan.lines.join('\n')).toContain(
       '0 paused in one log and resumed in another, 0 open when every log ended, 1 orphan',
     );
-    expect(orphan.stdout).toMatch(
+    expect(orphan.lines.join('\n')).toMatch(
       new RegExp(`ORPHAN: task ${fleet.resumed.taskId}: resumed in .*b\\.receipts\\.jsonl:2`),
     );
-    const orphanLost = await runCli(['lost', onlyB, '--json']);
+    const orphanLost = await lostVerdict([onlyB]);
     expect(orphanLost.code).toBe(1);
-    expect(JSON.parse(orphanLost.stdout)).toMatchObject({
+    expect(orphanLost.json).toMatchObject({
       lost: [],
       orphans: [{ taskId: fleet.resumed.taskId, reason: 'orphan', resumeTokenHash: tokenHashOf(fleet.resumed.token) }],
     });
@@ -264,7 +282,7 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('a pause through replica A resu
 describe('a pause seen over gRPC through A, resumed over JSON-RPC through B', () => {
   it("A's receipt states pausedAt as the JSON-RPC peer does, and the fleet pairs the two logs", async () => {
     const fleet = await fleetOf('GRPC', 'JSONRPC');
-    const keys = ['--key', fleet.a.key, '--key', fleet.b.key];
+    const keyring = new Keyring([fleet.a.signer, fleet.b.signer]);
     const tokenHash = tokenHashOf(fleet.resumed.token);
 
     // ProtoJSON wrote the instant without its zero fraction; A keeps the one canonical text.
@@ -279,22 +297,21 @@ describe('a pause seen over gRPC through A, resumed over JSON-RPC through B', ()
     const [resumption] = (await linesOf(fleet.b.receipts)).filter((l) => l.type === 'ResumptionReceipt');
     expect(resumption).toMatchObject({ binding: 'JSONRPC', outside: { pausedAt: null, resumeTokenHash: tokenHash } });
 
-    const verified = await runCli(['verify', fleet.a.receipts, fleet.b.receipts, ...keys]);
-    expect(verified.stderr).toBe('');
+    const verified = await verifyVerdict([fleet.a.receipts, fleet.b.receipts], keyring);
     expect(verified.code).toBe(0);
-    expect(verified.stdout).toContain(
+    expect(verified.lines).toContain(
       'fleet of 2 logs: 1 paused in one log and resumed in another, 1 open when every log ended, 0 orphan resumptions',
     );
-    expect(verified.stdout).not.toContain('ORPHAN');
+    expect(verified.lines.join('\n')).not.toContain('ORPHAN');
 
-    const lost = await runCli(['lost', fleet.a.receipts, fleet.b.receipts, ...keys, '--json']);
-    const listing = JSON.parse(lost.stdout) as { lost: Array<{ taskId: string }>; orphans: unknown[] };
+    const lost = await lostVerdict([fleet.a.receipts, fleet.b.receipts], { keys: keyring });
+    const listing = lost.json as { lost: Array<{ taskId: string }>; orphans: unknown[] };
     expect(listing.orphans).toEqual([]);
     expect(listing.lost.map((p) => p.taskId)).toEqual([fleet.lost.taskId]);
 
-    const audit = await runCli(['audit', fleet.a.receipts, fleet.b.receipts, ...keys, '--json']);
+    const audit = await auditVerdict([fleet.a.receipts, fleet.b.receipts], keyring);
     expect(audit.code).toBe(0);
-    expect(JSON.parse(audit.stdout)).toContainEqual(
+    expect(audit.rows).toContainEqual(
       expect.objectContaining({
         taskId: fleet.resumed.taskId,
         outcome: 'resumed',
@@ -310,13 +327,14 @@ describe('run --merge replays the replicas as one session', () => {
   it('passes against the embedded peer; drifts naming B’s file when B’s resume names another principal', async () => {
     const fleet = await fleetOf('JSONRPC');
 
-    const merged = await runCli(['run', '--merge', fleet.a.recording, fleet.b.recording, '--json']);
-    expect(merged.code, merged.stdout + merged.stderr).toBe(0);
-    const [result] = (JSON.parse(merged.stdout) as { results: { outcome: string; receipts: unknown }[] }).results;
+    // What `run --merge A B --json` prints and exits with, as the library the command calls says it.
+    const merged = await replayed([fleet.a.recording, fleet.b.recording], true);
+    expect(merged.code, merged.text).toBe(0);
+    const [result] = (merged.json as { results: { outcome: string; receipts: unknown }[] }).results;
     expect(result).toMatchObject({ outcome: 'match', receipts: { expectedReceipts: 3, actualReceipts: 3 } });
 
     // Each recording alone pairs nothing across: B's replay alone resumes a pause its peer never saw.
-    const alone = await runCli(['run', fleet.b.recording]);
+    const alone = await replayed([fleet.b.recording], false);
     expect(alone.code).toBe(1);
 
     // B's golden log edited (in a copy: other tests read this fleet) to name another principal for
@@ -328,6 +346,7 @@ describe('run --merge replays the replicas as one session', () => {
     const text = await readFile(fleet.b.receipts, 'utf8');
     expect(text).toContain('"principal":"jwt:sub=bob"');
     await writeFile(editedB.receipts, text.replace('"principal":"jwt:sub=bob"', '"principal":"jwt:sub=mallory"'));
+    // The command: its text report of the drift, and its exit code.
     const drift = await runCli(['run', '--merge', fleet.a.recording, editedB.recording]);
     expect(drift.code).toBe(1);
     expect(drift.stdout).toContain(`${editedB.receipts}:2`);
@@ -375,9 +394,9 @@ describe('run --merge replays the replicas as one session', () => {
     expect(await receipts(a.files.receipts)).toEqual(['InterruptionReceipt']);
     expect(await receipts(b.files.receipts)).toEqual([]);
 
-    const merged = await runCli(['run', '--merge', a.files.recording, b.files.recording, '--json']);
-    expect(merged.code, merged.stdout + merged.stderr).toBe(1);
-    const [result] = (JSON.parse(merged.stdout) as { results: { outcome: string; receipts: Json }[] }).results;
+    const merged = await replayed([a.files.recording, b.files.recording], true);
+    expect(merged.code, merged.text).toBe(1);
+    const [result] = (merged.json as { results: { outcome: string; receipts: Json }[] }).results;
     expect(result?.outcome).toBe('drift');
     expect(result?.receipts).toMatchObject({ expectedReceipts: 1, actualReceipts: 2 });
     // The interruption pairs with A's; the continuation is the derived log's alone.

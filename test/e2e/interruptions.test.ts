@@ -1,32 +1,36 @@
 /**
  * Interruptions end to end (docs/design.md §6, §14.9): a stock `@a2a-js/sdk` server asks for input
- * with its native INPUT_REQUIRED and a client answers it through the real `record --key
- * --principal-from jwt-sub` process, over real sockets: one InterruptionReceipt, one
- * ContinuationReceipt naming who answered, a log that verifies, `audit --kind interruption` saying
- * who continued, when and with what; and `lost` on sessions made to lose one.
+ * with its native INPUT_REQUIRED and a client answers it through the library's recorder (the
+ * options of `record --key --principal-from jwt-sub`, in this process), over real sockets: one
+ * InterruptionReceipt, one ContinuationReceipt naming who answered, a log that verifies, `audit
+ * --kind interruption` saying who continued, when and with what; and `lost` on sessions made to
+ * lose one. What `verify`, `audit --json` and `lost` conclude is the library calls the commands make
+ * (test/helpers/verdicts.ts); the built CLI prints the audit's tables and the lost interruption's.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type JsonObject, canonicalJson, hashCanonical } from '../../src/canonical/canonical-json.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { Keyring, generateReceiptKey } from '../../src/public/receipts.js';
+import { startRecorder } from '../../src/public/record.js';
 import type { RecordingEntry } from '../../src/recording/format.js';
 import { runCli } from '../helpers/cli.js';
 import { bearer } from '../helpers/jwt.js';
-import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { auditVerdict, expectNoLostInRecording, lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 import { PROMPT_TEXT, type SdkInputPeer, startSdkInputPeer } from '../fixtures/sdk-input-peer.js';
 import { CTX, Entries, TASK } from '../observe/entries.js';
 
 let dir = '';
-const procs: CliProcess[] = [];
+/** Recorders a test started, closed after it even when an assertion stopped it early. */
+const recorders: { close(): Promise<unknown> }[] = [];
 let peer: SdkInputPeer | undefined;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'interruptions-'));
 });
 afterEach(async () => {
-  for (const p of procs.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  for (const r of recorders.splice(0)) await r.close().catch(() => undefined);
   await peer?.close();
   peer = undefined;
   await rm(dir, { recursive: true, force: true });
@@ -54,19 +58,12 @@ describe('a stock SDK server asking for input, through record --key --principal-
   it('logs one interruption and one continuation naming who answered, and audits them', async () => {
     peer = await startSdkInputPeer();
     const key = join(dir, 'key.json');
-    await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'ask' }).keyFile()), { mode: 0o600 });
+    const signer = generateReceiptKey({ kid: 'ask' });
+    const keyring = new Keyring([signer]);
+    await writeFile(key, canonicalJson(signer.keyFile()), { mode: 0o600 });
     const out = join(dir, 'session.jsonl');
-    const recorder = await startRecordProcess([
-      '--upstream',
-      peer.url,
-      '--out',
-      out,
-      '--key',
-      key,
-      '--principal-from',
-      'jwt-sub',
-    ]);
-    procs.push(recorder);
+    const recorder = await startRecorder({ upstream: peer.url, out, key, principalFrom: 'jwt-sub', env: {} });
+    recorders.push(recorder);
     const url = `${recorder.url}/a2a/jsonrpc`;
     const asked = (await rpc(url, 'SendMessage', { message: message('deploy') }, 'bob')) as {
       result: { task: { id: string; status: { state: string } } };
@@ -77,7 +74,8 @@ describe('a stock SDK server asking for input, through record --key --principal-
       result: { task: { status: { state: string } } };
     };
     expect(answered.result.task.status.state).toBe('TASK_STATE_COMPLETED');
-    expect(await stopProcess(recorder)).toBe(0);
+    // Every line written and the log closed with its checkpoint: `record` exits 0.
+    expect((await recorder.close()).complete).toBe(true);
 
     const log = join(dir, 'session.receipts.jsonl');
     const lines = (await readFile(log, 'utf8'))
@@ -98,12 +96,12 @@ describe('a stock SDK server asking for input, through record --key --principal-
       inputHash: hashCanonical([{ text: 'yes' }]),
     });
 
-    const verified = await runCli(['verify', log, '--key', key, '--recording', out]);
-    expect(verified.code, verified.stderr + verified.stdout).toBe(0);
+    const verified = await verifyVerdict([log], keyring, { checks: { recording: out } });
+    expect(verified.code, verified.lines.join('\n')).toBe(0);
 
-    const json = await runCli(['audit', log, '--key', key, '--kind', 'interruption', '--json']);
-    expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout)).toMatchObject([
+    const json = await auditVerdict([log], keyring, { kind: 'interruption' });
+    expect(json.code, json.why ?? '').toBe(0);
+    expect(json.rows).toMatchObject([
       {
         kind: 'interruption',
         taskId,
@@ -119,15 +117,13 @@ describe('a stock SDK server asking for input, through record --key --principal-
     const both = await runCli(['audit', log, '--key', key]);
     expect(both.stdout.split('\n')[0]).toMatch(/^KIND +TASK +INITIATED BY/);
     expect(both.stdout.split('\n')[1]).toMatch(/^interruption +/);
-    const pauses = JSON.parse(
-      (await runCli(['audit', log, '--key', key, '--kind', 'pause', '--json'])).stdout,
-    ) as Json[];
+    const pauses = (await auditVerdict([log], keyring, { kind: 'pause' })).rows;
     expect(pauses).toEqual([]);
 
-    const lostLog = await runCli(['lost', log, '--key', key]);
-    expect(lostLog.code, lostLog.stdout).toBe(0);
-    const lost = await runCli(['lost', out]);
-    expect(lost.stdout).toBe(`no lost pauses in ${out} (recording)\n`);
+    const lostLog = await lostVerdict([log], { keys: keyring });
+    expect(lostLog.code, JSON.stringify(lostLog.json)).toBe(0);
+    const lost = await lostVerdict([out]);
+    expectNoLostInRecording(lost.found);
     expect(lost.code).toBe(0);
   });
 });
@@ -189,14 +185,19 @@ describe('lost interruptions', () => {
       asks(e);
       then(e);
       const file = await recordingOf(name, e.list);
+      const found = await lostVerdict([file]);
+      expect(found.code).toBe(1);
+      expect(found.found.interruptions).toHaveLength(1);
+      const json = found.json as { lostInterruptions: Json[] };
+      expect(json.lostInterruptions).toMatchObject([
+        { taskId: TASK, reason, rule, state: 'TASK_STATE_INPUT_REQUIRED' },
+      ]);
+      if (name !== 'never-continued') return;
+      // The command's table of that listing (one case is enough to show it prints what was found).
       const table = await runCli(['lost', file]);
       expect(table.code).toBe(1);
       expect(table.stdout).toContain(`1 lost interruption in ${file}`);
       expect(table.stdout).toMatch(new RegExp(`${TASK} +INPUT_REQUIRED +${reason} +${rule.replace('/', '\\/')}`));
-      const json = JSON.parse((await runCli(['lost', file, '--json'])).stdout) as { lostInterruptions: Json[] };
-      expect(json.lostInterruptions).toMatchObject([
-        { taskId: TASK, reason, rule, state: 'TASK_STATE_INPUT_REQUIRED' },
-      ]);
     });
   }
 
@@ -206,8 +207,8 @@ describe('lost interruptions', () => {
     e.request('m1', 'SendMessage', { message: message('yes', TASK) }, { principal: 'jwt:sub=alice' });
     e.result('m1', { task: { id: TASK, contextId: CTX, status: { state: 'TASK_STATE_COMPLETED' } } });
     const file = await recordingOf('clean', e.list);
-    const lost = await runCli(['lost', file]);
-    expect(lost.stdout).toBe(`no lost pauses in ${file} (recording)\n`);
+    const lost = await lostVerdict([file]);
+    expectNoLostInRecording(lost.found);
     expect(lost.code).toBe(0);
   });
 });

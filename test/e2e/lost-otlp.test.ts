@@ -5,7 +5,10 @@
  * the Resume links to that Suspension; the recorder's stop draws no LostPause. `lost --otlp` over
  * the recording then exports exactly one LostPause (status ERROR) under and linked to the
  * Suspension of the pause never resumed, the same span ids on a second run; over a two-replica
- * fleet whose pause was resumed through the other replica, it exports none.
+ * fleet whose pause was resumed through the other replica, it exports none. The recorders and the
+ * reference peer run in the test's process (`startRecorder` with `otlp`, `startPeer`); `lost --otlp`
+ * is its library calls (`lostPauses`, `lostVerdicts`, `exportLostVerdicts`, as cli/commands/lost.ts
+ * makes them), and once a `lost --otlp` process, whose spans the library's must equal.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,8 +16,12 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
+import { type Recorder, startRecorder } from '../../src/public/record.js';
+import { exportLostVerdicts } from '../../src/public/observe.js';
+import { lostTraceName, lostVerdicts } from '../../src/public/receipts.js';
 import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { type LostVerdict, lostVerdict } from '../helpers/command-verdicts.js';
 import { ok } from '../replay/session.js';
 import { type OtlpSpan, attributesOf, decodeTraceRequest, spansOf } from '../tracing/otlp-proto.js';
 import { type OtlpReceiver, otlpReceiver } from '../tracing/otlp-receiver.js';
@@ -25,7 +32,8 @@ const CALLER_SPAN = 'b7ad6b7169203331';
 let dir = '';
 let keyFile = '';
 let receiver: OtlpReceiver;
-const processes: CliProcess[] = [];
+/** What a test started, closed after it whatever happens (each once). */
+const closers: (() => Promise<unknown>)[] = [];
 
 /** The spans received since `from` (an index into the bodies). */
 const received = (from = 0): OtlpSpan[] =>
@@ -48,14 +56,36 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-afterEach(() => {
-  for (const p of processes.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
 });
 
-async function start(args: string[], record = true): Promise<CliProcess> {
-  const proc = record ? await startRecordProcess(args) : await startCliProcess(args);
-  processes.push(proc);
-  return proc;
+async function peerHere(): Promise<RunningPeer> {
+  const peer = await startPeer({ deterministic: true });
+  closers.push(() => peer.close());
+  return peer;
+}
+
+/** The recorder of `record --key KEY [--otlp URL]`, in this process (no OTEL_* variables read). */
+async function recordHere(upstream: string, out: string, otlp?: string): Promise<Recorder> {
+  const recorder = await startRecorder({ upstream, out, key: keyFile, otlp, env: {}, warn: () => undefined });
+  let closed: ReturnType<Recorder['close']> | undefined;
+  const close = (): ReturnType<Recorder['close']> => (closed ??= recorder.close());
+  closers.push(close);
+  return { url: recorder.url, close };
+}
+
+/** Closes a recorder: true when it wrote all (`record` exits 0). */
+const stopped = async (recorder: Recorder): Promise<boolean> => (await recorder.close()).complete;
+
+/** `lost FILES [--key KEY] --otlp RECEIVER`: what it found, its lost verdicts exported as it exports them. */
+async function lostOtlp(files: string[], keys?: string): Promise<LostVerdict> {
+  const lost = await lostVerdict(files, keys === undefined ? {} : { keys });
+  const found = lost.found!;
+  const { pauses, interruptions } = lostVerdicts(found);
+  const options = { otlp: receiver.url, name: lostTraceName(found), work: 'lost', env: {} };
+  await exportLostVerdicts(options, pauses, interruptions);
+  return lost;
 }
 
 async function send(url: string, text: string): Promise<string> {
@@ -95,26 +125,16 @@ const RESUMER_SPAN = '00f067aa0ba902b7';
 
 describe('record --otlp and lost --otlp', () => {
   it("puts the pause into the caller's trace, and lost draws one LostPause, the same on a second run", async () => {
-    const peer = await start(['peer', '--deterministic'], false);
+    const peer = await peerHere();
     const recording = join(dir, 'one.jsonl');
-    const rec = await start([
-      '--upstream',
-      peer.url,
-      '--out',
-      recording,
-      '--key',
-      keyFile,
-      '--otlp',
-      receiver.url,
-      '--quiet',
-    ]);
+    const rec = await recordHere(peer.url, recording, receiver.url);
     const resumed = await send(rec.url, 'resumed');
     const token = await pauseWithTraceparent(rec.url, resumed);
     const params = { taskId: resumed, resumeToken: token };
     await callTraced(rec.url, 'ResumeTask', params, RESUMER_TRACE, RESUMER_SPAN);
     const left = await send(rec.url, 'left');
     await pauseWithTraceparent(rec.url, left);
-    expect(await stopProcess(rec)).toBe(0);
+    expect(await stopped(rec)).toBe(true);
 
     const spans = received();
     const suspensions = spans.filter((s) => s.name === 'Suspension');
@@ -141,14 +161,21 @@ describe('record --otlp and lost --otlp', () => {
     expect(attr(resumeCall, 'a2a.link.suspension.span_id')).toBe(suspensionOf(resumed)?.spanId);
     expect(spans.filter((s) => s.name === 'LostPause')).toEqual([]);
 
-    const lostSpans = async (): Promise<OtlpSpan[]> => {
+    // The first run is the command's, the second the library's.
+    const lostSpans = async (run: 'process' | 'library'): Promise<OtlpSpan[]> => {
       const from = receiver.bodies.length;
-      const result = await runCli(['lost', recording, '--otlp', receiver.url]);
-      expect(result.code).toBe(1);
-      expect(result.stdout).toContain(suspensionOf(left)?.traceId);
+      if (run === 'process') {
+        const result = await runCli(['lost', recording, '--otlp', receiver.url]);
+        expect(result.code).toBe(1);
+        expect(result.stdout).toContain(suspensionOf(left)?.traceId);
+      } else {
+        const result = await lostOtlp([recording]);
+        expect(result.code).toBe(1);
+        expect(result.found?.lost.map((l) => l.span?.traceId)).toContain(suspensionOf(left)?.traceId);
+      }
       return received(from);
     };
-    const first = await lostSpans();
+    const first = await lostSpans('process');
     expect(first.map((s) => s.name)).toEqual(['LostPause']);
     const lost = first[0];
     expect(lost?.status?.code).toBe(2); // STATUS_CODE_ERROR
@@ -157,29 +184,30 @@ describe('record --otlp and lost --otlp', () => {
     expect(attr(lost, 'a2a.task.id')).toBe(left);
     expect(attr(lost, 'a2a.lost.reason')).toBe('recording_ended');
     expect(attr(lost, 'a2a_replay.lost.verdict')).toBe(true);
-    const second = await lostSpans();
+    const second = await lostSpans('library');
     expect(second.map(ids)).toEqual(first.map(ids));
   });
 
   it('exports no LostPause over a fleet whose pause was resumed through the other replica', async () => {
-    const peer = await start(['peer', '--deterministic'], false);
+    const peer = await peerHere();
     const a = join(dir, 'a.jsonl');
     const b = join(dir, 'b.jsonl');
-    const recA = await start(['--upstream', peer.url, '--out', a, '--key', keyFile, '--quiet']);
-    const recB = await start(['--upstream', peer.url, '--out', b, '--key', keyFile, '--quiet']);
+    const recA = await recordHere(peer.url, a);
+    const recB = await recordHere(peer.url, b);
     const taskId = await send(recA.url, 'fleet');
     const token = await pauseWithTraceparent(recA.url, taskId);
     await ok(recB.url, 'ResumeTask', { taskId, resumeToken: token });
-    expect(await stopProcess(recA)).toBe(0);
-    expect(await stopProcess(recB)).toBe(0);
+    expect(await stopped(recA)).toBe(true);
+    expect(await stopped(recB)).toBe(true);
     const from = receiver.bodies.length;
     const logs = [a, b].map((f) => f.replace(/\.jsonl$/, '.receipts.jsonl'));
-    const result = await runCli(['lost', ...logs, '--key', keyFile, '--otlp', receiver.url]);
-    expect(result.stdout).toContain('no lost pauses');
+    const result = await lostOtlp(logs, keyFile);
+    expect(result.found?.kind).toBe('fleet');
+    expect(result.found?.lost).toEqual([]);
     expect(result.code).toBe(0);
     expect(received(from)).toEqual([]);
     // Replica A alone saw the pause begin and not end: over it alone the pause is lost.
-    const alone = await runCli(['lost', logs[0]!, '--key', keyFile, '--otlp', receiver.url]);
+    const alone = await lostOtlp([logs[0]!], keyFile);
     expect(alone.code).toBe(1);
     expect(received(from).map((s) => s.name)).toEqual(['LostPause']);
   });

@@ -1,10 +1,14 @@
 /**
- * `a2a-replay mock` as a process standing in for the recorded peer of golden scenarios: `run
- * --peer <mock>` passes, plainly and byte for byte with `--strict`, over the whole corpus at once
- * and over one scenario of each binding and dialect, and the mock says every recorded exchange was
- * requested. The scenarios' own client, through a `record --key` process in front of the mock,
- * yields the golden receipts (`a2a-replay diff`). Every scenario is tested in-process through the
- * library in test/golden/mock-golden.test.ts.
+ * `a2a-replay mock` as a process standing in for the recorded peer of golden scenarios: the replay
+ * against it passes, plainly and byte for byte with the key and `strict`, for one scenario of each
+ * binding and dialect (`replayRecordings`, what `run --peer` calls, in the test's process through
+ * test/helpers/run-report.ts), and `run --peer <mock> --key --strict` as a process passes over the
+ * whole corpus at once; at each stop the mock says every recorded exchange was requested and
+ * `--expect-all` exits 0. The scenarios' own client, through the recorder with the key file
+ * (`startRecorder`, what `record --key` starts) in front of a mock process, yields the golden
+ * receipts: `diffReceiptLogs` as `diff --other-session` calls it for each, and `a2a-replay diff
+ * --other-session` as a process printing the same for one. Every scenario is tested in-process
+ * through the library in test/golden/mock-golden.test.ts.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,8 +16,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
 import { SCENARIOS } from '../../scripts/golden/scenarios.js';
+import { EXIT_CODES } from '../../src/public/core.js';
+import { diffReceiptLogs, readReceiptLogLines } from '../../src/public/receipts.js';
+import { startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
-import { startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
+import { stopProcess, startMockProcess } from '../helpers/cli-process.js';
+import { replayReport } from '../helpers/run-report.js';
 import { GOLDEN, GOLDEN_KEY, goldenScenarioDirs } from '../golden/golden-receipts.js';
 
 const KEY = GOLDEN_KEY;
@@ -43,22 +51,22 @@ describe('a2a-replay mock over the golden corpus', () => {
 
   it.each(BY_BINDING)('serves %s so that run --peer passes, also with --strict', async (name) => {
     const recording = join(GOLDEN, name, 'recording.jsonl');
-    // Two copies of the recording: one session for the plain run, one for the strict run.
+    // Two copies of the recording: one session for the plain replay, one for the strict one.
     const mock = await startMockProcess([recording, recording, '--expect-all']);
-    let runs = false;
+    let replays = false;
     try {
-      const plain = await runCli(['run', recording, '--peer', mock.url]);
-      expect(plain.code, plain.stdout + plain.stderr).toBe(0);
+      const plain = await replayReport([recording], { peer: mock.url });
+      expect(plain.code, plain.stdout).toBe(EXIT_CODES.ok);
       expect(plain.stdout).toContain('PASS');
-      const strict = await runCli(['run', recording, '--peer', mock.url, '--key', KEY, '--strict']);
-      expect(strict.code, strict.stdout + strict.stderr).toBe(0);
+      const strict = await replayReport([recording], { peer: mock.url, key: KEY, strict: true });
+      expect(strict.code, strict.stdout).toBe(EXIT_CODES.ok);
       expect(strict.stdout).toContain('PASS');
-      runs = true;
+      replays = true;
     } finally {
-      // Stopped either way; its verdict is checked only after both runs passed, so a failing run
-      // is reported as itself rather than as the exchanges it left unrequested.
+      // Stopped either way; its verdict is checked only after both replays passed, so a failing
+      // replay is reported as itself rather than as the exchanges it left unrequested.
       const code = await stopProcess(mock);
-      if (runs) {
+      if (replays) {
         expect(mock.stdout()).toContain('every recorded exchange was requested');
         expect(code, mock.stdout() + mock.stderr()).toBe(0);
       }
@@ -91,18 +99,31 @@ describe('a2a-replay mock over the golden corpus', () => {
       for (const name of BY_BINDING) {
         const scenario = SCENARIOS.find((s) => s.name === name)!;
         const out = join(scratch, `${name}.jsonl`);
-        const recorder = await startRecordProcess(['--upstream', mock.url, '--out', out, '--key', KEY]);
+        const warnings: string[] = [];
+        const recorder = await startRecorder({ upstream: mock.url, out, key: KEY, warn: (l) => warnings.push(l) });
         const client = new A2aTestClient(recorder.url, 'operator', scenario.binding ?? 'JSONRPC', scenario.dialect);
         try {
           await scenario.run(client);
         } finally {
           client.close();
-          expect(await stopProcess(recorder), recorder.stderr()).toBe(0);
+          // `record` exits 0 when every line was written.
+          expect((await recorder.close()).complete, warnings.join('\n')).toBe(true);
         }
         const golden = join(GOLDEN, name, 'recording.receipts.jsonl');
-        const diff = await runCli(['diff', golden, join(scratch, `${name}.receipts.jsonl`), '--other-session']);
-        expect(diff.code, `${name}: ${diff.stdout}${diff.stderr}`).toBe(0);
-        expect(diff.stdout).toMatch(/^same: \d+ receipts/);
+        const live = join(scratch, `${name}.receipts.jsonl`);
+        const diff = diffReceiptLogs(await readReceiptLogLines(golden), await readReceiptLogLines(live), {
+          strict: false,
+          signed: true,
+          otherSession: true,
+        });
+        expect(diff.differences, name).toEqual([]);
+        expect(diff.expectedReceipts, name).toBeGreaterThan(0);
+        if (name === BY_BINDING[0]) {
+          // The command prints and exits with what the library said.
+          const printed = await runCli(['diff', golden, live, '--other-session']);
+          expect(printed.code, `${name}: ${printed.stdout}${printed.stderr}`).toBe(0);
+          expect(printed.stdout).toMatch(new RegExp(`^same: ${diff.expectedReceipts} receipts`));
+        }
       }
     } finally {
       expect(await stopProcess(mock), mock.stdout() + mock.stderr()).toBe(0);

@@ -1,35 +1,34 @@
 /**
- * Every file the CLI writes is its own, as a process: `record --out`, its witness file and
- * `report --out` never write through a symbolic link (a dangling one is not followed to create
- * its target, `--force` does not truncate or chmod what it points to), refusing one with an error
- * naming the path; and the reports and traces `run`, `report` and `mock` write are mode 0600, as
- * recordings are, since they name principals, reasons and task ids.
+ * Every file the CLI writes is its own: the recording, its witness file and `report --out` never
+ * write through a symbolic link (a dangling one is not followed to create its target, `force`
+ * does not truncate or chmod what it points to), refusing one with an error naming the path:
+ * `record` and `report` (processes) as a usage error naming the flag, `startRecorder` (in this
+ * process) as a RecorderOptionError naming the option; the files the recorder writes (under a
+ * umask that would not hide their modes) are new ones of mode 0600; and the reports and traces
+ * `run`, `report` and `mock` write are mode 0600, as recordings are, since they name principals,
+ * reasons and task ids.
  */
 import { existsSync } from 'node:fs';
 import { link, lstat, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { startPeer } from '../../src/public/peer.js';
+import { RecorderOptionError, startRecorder } from '../../src/public/record.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { ROOT, runCli } from '../helpers/cli.js';
-import {
-  type CliProcess,
-  startCliProcess,
-  startRecordProcess,
-  stopProcess,
-  startMockProcess,
-} from '../helpers/cli-process.js';
+import { stopProcess, startMockProcess } from '../helpers/cli-process.js';
+import { startTestRecorder } from '../helpers/in-process.js';
 
 const GOLDEN = join(ROOT, 'golden');
 const RECORDING = join(GOLDEN, 'caller-pause-finish-step', 'recording.jsonl');
 
 let dir = '';
 let umask = 0;
-const procs: CliProcess[] = [];
 
 beforeAll(() => {
-  // The files' modes must come from the CLI, not from a umask that happens to hide them.
+  // The files' modes must come from the code that writes them, not from a umask that happens to hide them.
   umask = process.umask(0o022);
 });
 afterAll(() => {
@@ -39,7 +38,6 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'output-files-'));
 });
 afterEach(async () => {
-  for (const p of procs.splice(0)) await stopProcess(p, 'SIGKILL');
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -58,32 +56,34 @@ describe('outputs and symbolic links', () => {
     expect(existsSync(target)).toBe(false);
   });
 
-  it('record --out --force neither truncates nor chmods the file a link points to', async () => {
+  it('recording with force neither truncates nor chmods the file a link out points to', async () => {
     const target = join(dir, 'precious.txt');
     await writeFile(target, 'keep me\n', { mode: 0o644 });
     const out = join(dir, 'session.jsonl');
     await symlink(target, out);
-    const r = await runCli(['record', '--upstream', 'http://127.0.0.1:9', '--out', out, '--force'], {
-      env: { A2A_REPLAY_KEY_FILE: '' },
+    // Refused naming `out`, which `record` gives as the usage error above.
+    const refused = startRecorder({ upstream: 'http://127.0.0.1:9', out, force: true, warn: () => undefined });
+    await expect(refused).rejects.toBeInstanceOf(RecorderOptionError);
+    await expect(refused).rejects.toMatchObject({
+      options: ['out'],
+      detail: expect.stringContaining(`${out} is a symbolic link`) as unknown,
     });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`${out} is a symbolic link`);
     expect(await readFile(target, 'utf8')).toBe('keep me\n');
     expect(await modeOf(target)).toBe(0o644);
   });
 
-  it('record --force replaces a file by a new one of mode 0600, leaving another name for it intact', async () => {
+  it('recording with force replaces a file by a new one of mode 0600, leaving another name intact', async () => {
     const out = join(dir, 'session.jsonl');
     await writeFile(out, 'old\n', { mode: 0o644 });
     const other = join(dir, 'other-name.jsonl');
     await link(out, other);
-    const peer = await startCliProcess(['peer', '--deterministic']);
-    procs.push(peer);
-    const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--force'], {
-      A2A_REPLAY_KEY_FILE: '',
-    });
-    procs.push(recorder);
-    expect(await stopProcess(recorder)).toBe(0);
+    const peer = await startPeer({ deterministic: true });
+    try {
+      const recorder = await startTestRecorder({ upstream: peer.url, out, force: true });
+      expect((await recorder.close()).complete).toBe(true);
+    } finally {
+      await peer.close();
+    }
     expect(await readFile(out, 'utf8')).toMatch(/^\{.*"type":"recording"/);
     expect(await modeOf(out)).toBe(0o600);
     expect(await readFile(other, 'utf8')).toBe('old\n');
@@ -97,15 +97,11 @@ describe('outputs and symbolic links', () => {
     const target = join(dir, 'target.txt');
     // Where the witness's temporary file used to be: a link planted there was followed.
     await symlink(target, `${witness}.tmp`);
-    const peer = await startCliProcess(['peer', '--deterministic']);
-    procs.push(peer);
+    const peer = await startPeer({ deterministic: true });
+    onTestFinished(() => peer.close());
     const out = join(dir, 'session.jsonl');
-    const recorder = await startRecordProcess(
-      ['--upstream', peer.url, '--out', out, '--key', key, '--witness', witness, '--fsync', 'never'],
-      {},
-    );
-    procs.push(recorder);
-    expect(await stopProcess(recorder)).toBe(0);
+    const recorder = await startTestRecorder({ upstream: peer.url, out, key, witness, fsync: 'never' });
+    expect((await recorder.close()).complete).toBe(true);
     expect(existsSync(target)).toBe(false);
     expect((await lstat(witness)).isFile()).toBe(true);
     expect(await readFile(witness, 'utf8')).toContain('"type":"Checkpoint"');
@@ -114,11 +110,18 @@ describe('outputs and symbolic links', () => {
 
     const linked = join(dir, 'linked-witness.json');
     await symlink(target, linked);
-    const r = await runCli(['record', '--upstream', peer.url, '--out', join(dir, 'b.jsonl'), '--witness', linked], {
-      env: { A2A_REPLAY_KEY_FILE: key },
+    const refused = startRecorder({
+      upstream: peer.url,
+      out: join(dir, 'b.jsonl'),
+      key,
+      witness: linked,
+      warn: () => undefined,
     });
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`--witness: ${linked} is a symbolic link`);
+    await expect(refused).rejects.toBeInstanceOf(RecorderOptionError);
+    await expect(refused).rejects.toMatchObject({
+      options: ['witness'],
+      detail: expect.stringContaining(`${linked} is a symbolic link`) as unknown,
+    });
     expect(existsSync(target)).toBe(false);
   });
 

@@ -1,5 +1,8 @@
 /**
- * keygen, verify and audit as users run them: the built CLI in a separate process.
+ * keygen, verify and audit as users run them: the built CLI in a separate process where the
+ * process is the point (keygen's files, the printed summary and table, the key from the
+ * environment, usage errors, a refused audit), and what verify and audit conclude of each log as
+ * the library calls the commands make (test/helpers/verdicts.ts).
  */
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -9,7 +12,9 @@ import { ManualClock } from '../../src/clock.js';
 import { loadKeyFile } from '../../src/receipts/key-file.js';
 import { Keyring } from '../../src/receipts/keys.js';
 import { ReceiptLogWriter } from '../../src/receipts/log-writer.js';
-import { runCli } from '../helpers/cli.js';
+import { type ReceiptKey, generateReceiptKey, loadKeyring } from '../../src/public/receipts.js';
+import { ROOT, runCli } from '../helpers/cli.js';
+import { auditVerdict, verifyVerdict } from '../helpers/verdicts.js';
 import { CREATED_AT, resumptionDraftFor, suspensionDraftFor, taskFor } from '../receipts/fixtures.js';
 
 let dir: string;
@@ -18,6 +23,10 @@ let keyB: string;
 let pubA: string;
 let log: string;
 let rotated: string;
+let ka: ReceiptKey;
+let kb: ReceiptKey;
+/** Key A alone, as `--key A` loads it. */
+let keyringA: Keyring;
 const secrets: string[] = [];
 
 async function writeLog(path: string, keyring: Keyring, count: number, rotateTo?: string): Promise<void> {
@@ -53,13 +62,15 @@ beforeAll(async () => {
   pubA = join(dir, 'a.pub');
   const a = await runCli(['keygen', '--out', keyA, '--kid', 'key-a', '--public', pubA]);
   expect(a.code).toBe(0);
-  expect((await runCli(['keygen', '--out', keyB, '--kid', 'key-b'])).code).toBe(0);
+  // Key B is only read in this process: the library's key, in a key file as keygen writes it.
+  await writeFile(keyB, JSON.stringify(generateReceiptKey({ kid: 'key-b' }).keyFile()), { mode: 0o600 });
   for (const file of [keyA, keyB]) {
     const parsed = JSON.parse(await readFile(file, 'utf8')) as { hmac: string; ed25519: { secretKey: string } };
     secrets.push(parsed.hmac, parsed.ed25519.secretKey);
   }
-  const ka = (await loadKeyFile(keyA)).key;
-  const kb = (await loadKeyFile(keyB)).key;
+  ka = (await loadKeyFile(keyA)).key;
+  kb = (await loadKeyFile(keyB)).key;
+  keyringA = new Keyring([ka]);
   log = join(dir, 'run.receipts.jsonl');
   await writeLog(log, new Keyring([ka]), 60);
   rotated = join(dir, 'rotated.receipts.jsonl');
@@ -107,68 +118,70 @@ describe('a2a-replay verify', () => {
     const tampered = join(dir, 'tampered.receipts.jsonl');
     lines[9] = (lines[9] as string).replace('waiting for approval', 'waiting for Approval');
     await writeFile(tampered, lines.join('\n'));
+    const verified = await verifyVerdict([tampered], keyringA);
+    expect(verified.code).toBe(1);
+    expect(verified.lines.join('\n')).toMatch(/INVALID at line 10: bad_signature: /);
+    expect(verified.json).toMatchObject({ ok: false, firstError: { line: 10, reason: 'bad_signature' } });
+    // The command prints that verdict and exits 1.
     const text = await runCli(['verify', tampered, '--key', keyA]);
     expect(text.code).toBe(1);
-    expect(text.stdout).toMatch(/INVALID at line 10: bad_signature: /);
-    const json = await runCli(['verify', tampered, '--key', keyA, '--json']);
-    expect(json.code).toBe(1);
-    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, firstError: { line: 10, reason: 'bad_signature' } });
+    expect(text.stdout).toBe(`${verified.lines.join('\n')}\n`);
     const dropped = join(dir, 'dropped.receipts.jsonl');
     const original = (await readFile(log, 'utf8')).split('\n');
     await writeFile(dropped, [...original.slice(0, 20), ...original.slice(21)].join('\n'));
-    expect((await runCli(['verify', dropped, '--key', keyA])).stdout).toMatch(/INVALID at line 21: sequence_gap: /);
+    expect((await verifyVerdict([dropped], keyringA)).lines.join('\n')).toMatch(/INVALID at line 21: sequence_gap: /);
   });
 
   it('detects a truncated tail with a checkpoint kept outside the log', async () => {
     const lines = (await readFile(log, 'utf8')).split('\n');
     const anchor = join(dir, 'anchor.json');
     await writeFile(anchor, `${lines.at(-2) as string}\n`);
-    expect((await runCli(['verify', log, '--key', keyA, '--checkpoint', anchor])).stdout).toContain(
+    expect((await verifyVerdict([log], keyringA, { head: anchor })).lines.join('\n')).toContain(
       'matches the outside checkpoint',
     );
     const cut = join(dir, 'cut.receipts.jsonl');
     await writeFile(cut, `${lines.slice(0, 50).join('\n')}\n`);
-    const open = await runCli(['verify', cut, '--key', keyA]);
+    const open = await verifyVerdict([cut], keyringA);
     expect(open.code).toBe(1);
-    expect(open.stdout).toMatch(/INVALID at line 51: not_closed: not closed: .* receipts? after the last checkpoint/);
-    const allowed = await runCli(['verify', cut, '--key', keyA, '--allow-open']);
+    expect(open.lines.join('\n')).toMatch(
+      /INVALID at line 51: not_closed: not closed: .* receipts? after the last checkpoint/,
+    );
+    const allowed = await verifyVerdict([cut], keyringA, { allowOpen: true });
     expect(allowed.code).toBe(0);
-    expect(allowed.stdout).toMatch(/OPEN: 40 of 4\d receipts vouched for by a checkpoint/);
-    const audited = await runCli(['audit', cut, '--key', keyA, '--allow-open']);
+    expect(allowed.lines.join('\n')).toMatch(/OPEN: 40 of 4\d receipts vouched for by a checkpoint/);
+    const audited = await auditVerdict([cut], keyringA, { allowOpen: true });
     expect(audited.code).toBe(0);
-    expect(audited.stdout).toContain('! not-vouched-for-by-a-checkpoint');
-    expect((await runCli(['audit', cut, '--key', keyA])).code).toBe(1);
-    const r = await runCli(['verify', cut, '--key', keyA, '--checkpoint', anchor]);
+    // The FLAG column's `! not-vouched-for-by-a-checkpoint` (cli/audit-tables.ts): a row no checkpoint vouches for.
+    expect(audited.rows.some((row) => row.vouched === false)).toBe(true);
+    expect((await auditVerdict([cut], keyringA)).code).toBe(1);
+    const r = await verifyVerdict([cut], keyringA, { head: anchor });
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/INVALID at line 51: truncated: /);
+    expect(r.lines.join('\n')).toMatch(/INVALID at line 51: truncated: /);
   });
 
   it('verifies a rotated log with both keys and names the unknown kid with one', async () => {
-    expect((await runCli(['verify', rotated, '--key', keyA, '--key', keyB])).stdout).toContain('kids key-a, key-b');
-    const one = await runCli(['verify', rotated, '--key', keyA]);
+    expect((await verifyVerdict([rotated], new Keyring([ka, kb]))).lines.join('\n')).toContain('kids key-a, key-b');
+    const one = await verifyVerdict([rotated], keyringA);
     expect(one.code).toBe(1);
-    expect(one.stdout).toMatch(/unknown_kid: .*key-b/);
+    expect(one.lines.join('\n')).toMatch(/unknown_kid: .*key-b/);
   });
 
   it('takes the key from A2A_REPLAY_KEY_FILE, and checks checkpoints with only the public key', async () => {
     expect((await runCli(['verify', log], { env: { A2A_REPLAY_KEY_FILE: keyA } })).code).toBe(0);
-    const pub = await runCli(['verify', log, '--public-key', pubA]);
+    // `--public-key FILE` loads the keyring so.
+    const { keyring } = await loadKeyring({ publicKeys: [pubA], env: {} });
+    const pub = await verifyVerdict([log], keyring);
     expect(pub.code).toBe(0);
-    expect(pub.stdout).toContain('receipt HMACs NOT checked');
+    expect(pub.lines.join('\n')).toContain('receipt HMACs NOT checked');
   });
 
   it('names the binding of each pause in audit --json, JSON-RPC and HTTP+JSON', async () => {
     const bindings = [];
+    const { keyring } = await loadKeyring({ keys: [join(ROOT, 'golden/test-key.json')], env: {} });
     for (const scenario of ['caller-pause-finish-step', 'rest-caller-pause-finish-step']) {
-      const audited = await runCli([
-        'audit',
-        `golden/${scenario}/recording.receipts.jsonl`,
-        '--key',
-        'golden/test-key.json',
-        '--json',
-      ]);
-      expect(audited.code, audited.stderr).toBe(0);
-      bindings.push((JSON.parse(audited.stdout) as { binding: string }[]).map((row) => row.binding));
+      const audited = await auditVerdict([join(ROOT, `golden/${scenario}/recording.receipts.jsonl`)], keyring);
+      expect(audited.code, audited.why ?? '').toBe(0);
+      bindings.push((audited.rows as { binding: string }[]).map((row) => row.binding));
     }
     expect(bindings).toEqual([['JSONRPC'], ['HTTP+JSON']]);
   });
@@ -193,21 +206,16 @@ describe('a2a-replay audit', () => {
     );
     expect(table.stdout).toMatch(/resumed \(explicit_resume\) at \S+ by jwt:sub=bob/);
     expect(table.stdout).toContain('still open');
-    const json = JSON.parse((await runCli(['audit', log, '--key', keyA, '--json'])).stdout) as {
-      taskId: string;
-      initiatedBy: string;
-      rejectedAttempts: number;
-    }[];
+    type Rows = { taskId: string; initiatedBy: string; rejectedAttempts: number }[];
+    const json = (await auditVerdict([log], keyringA)).rows as Rows;
     expect(json.length).toBe(rows.length - 1);
     expect(json.some((r) => r.rejectedAttempts > 0)).toBe(true);
-    const agent = JSON.parse(
-      (await runCli(['audit', log, '--key', keyA, '--json', '--initiator', 'agent'])).stdout,
-    ) as typeof json;
+    // `--initiator agent` and `--task task-3` ask the audit so.
+    const agent = (await auditVerdict([log], keyringA, { filter: { initiatedBy: 'PAUSE_INITIATOR_AGENT' } }))
+      .rows as Rows;
     expect(agent.length).toBeGreaterThan(0);
     expect(agent.every((r) => r.initiatedBy === 'PAUSE_INITIATOR_AGENT')).toBe(true);
-    const task = JSON.parse(
-      (await runCli(['audit', log, '--key', keyA, '--json', '--task', 'task-3'])).stdout,
-    ) as typeof json;
+    const task = (await auditVerdict([log], keyringA, { filter: { taskId: 'task-3' } })).rows as Rows;
     expect(task.length).toBeGreaterThan(0);
     expect(task.every((r) => r.taskId === 'task-3')).toBe(true);
     expect((await runCli(['audit', log, '--key', keyA, '--initiator', 'bot'])).code).toBe(2);
@@ -219,6 +227,10 @@ describe('a2a-replay audit', () => {
     lines[at] = (lines[at] as string).replace('jwt:sub=alice', 'jwt:sub=mallory');
     const tampered = join(dir, 'audit-tampered.receipts.jsonl');
     await writeFile(tampered, lines.join('\n'));
+    const verdict = await auditVerdict([tampered], keyringA);
+    expect([verdict.code, verdict.rows]).toEqual([1, []]);
+    expect(verdict.why).toContain(`${tampered}: INVALID at line ${at + 1}: bad_signature`);
+    // The command says so on stderr, and prints no row.
     const r = await runCli(['audit', tampered, '--key', keyA]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe('');

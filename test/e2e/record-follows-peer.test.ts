@@ -1,23 +1,25 @@
 /**
- * The recorder follows the peer, not the client: `record --key` (a real process) in front of the
- * reference peer with its `--transitions` log as ground truth, pause and resume calls over
- * JSON-RPC, HTTP+JSON and gRPC whose clients, in an order a seeded random picks, stay, close
- * right after sending, reset the connection (or the HTTP/2 stream) while a `finish_step` pause
- * waits, half-close after the request (as `nc -N` does), or send a gRPC deadline that passes
- * while the pause waits; streams (SSE and gRPC) whose agent parks itself and is resumed by its
- * time-out, their clients leaving after a seeded number of events; one pause the recorder answers
- * 504 before the peer acts on it; and a SIGTERM while a `finish_step` pause waits, then
- * `record --continue-from` and a CancelTask. Every transition into or out of PAUSED in the peer's
- * log has its receipt, and `lost` blames the agent for no resume a client sent.
+ * The recorder follows the peer, not the client: a recorder with a key (`startRecorder`, in this
+ * process) in front of the reference peer (`startPeer`) with its transitions log as ground truth,
+ * pause and resume calls over JSON-RPC, HTTP+JSON and gRPC whose clients, in an order a seeded
+ * random picks, stay, close right after sending, reset the connection (or the HTTP/2 stream) while
+ * a `finish_step` pause waits, half-close after the request (as `nc -N` does), or send a gRPC
+ * deadline that passes while the pause waits; streams (SSE and gRPC) whose agent parks itself and
+ * is resumed by its time-out, their clients leaving after a seeded number of events; one pause the
+ * recorder answers 504 before the peer acts on it; and a SIGTERM to `record` (a real process: the
+ * signal is the subject) while a `finish_step` pause waits, then a recorder continuing from its
+ * recording and a CancelTask. Every transition into or out of PAUSED in the peer's log has its
+ * receipt, and what `lost` lists (`lostPauses`) blames the agent for no resume a client sent.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
-import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { startPeer } from '../../src/public/peer.js';
+import { generateReceiptKey, lostSource } from '../../src/public/receipts.js';
+import { type CliProcess, startRecordProcess } from '../helpers/cli-process.js';
+import { lostIn, startTestRecorder, verified } from '../helpers/in-process.js';
 import { ok } from '../replay/session.js';
 import { type Binding, type Leave, leavingCall, leavingGrpcStream, leavingStream } from '../helpers/leaving-clients.js';
 
@@ -141,17 +143,8 @@ async function parkedStream(
 it('receipts every transition into and out of PAUSED whatever the clients and the time-out do (seeded)', async () => {
   const transitions = join(dir, 'peer.transitions.jsonl');
   const out = join(dir, 'follow.jsonl');
-  const peer: CliProcess = await startCliProcess(['peer', '--deterministic', '--transitions', transitions]);
-  const recorder = await startRecordProcess([
-    '--upstream',
-    peer.url,
-    '--out',
-    out,
-    '--key',
-    keyFile,
-    '--upstream-timeout-ms',
-    '3000',
-  ]);
+  const peer = await startPeer({ deterministic: true, transitionsFile: transitions });
+  const recorder = await startTestRecorder({ upstream: peer.url, out, key: keyFile, upstreamTimeoutMs: 3000 });
   const random = seeded(47);
   const shuffled = (list: Leave[]): Leave[] => {
     const out = [...list];
@@ -202,8 +195,8 @@ it('receipts every transition into and out of PAUSED whatever the clients and th
     expect(stateOf(await peerTask(peer.url, started.task.id))).toBe('TASK_STATE_PAUSED');
     await ok(recorder.url, 'CancelTask', { id: started.task.id });
   } finally {
-    expect(await stopProcess(recorder)).toBe(0);
-    await stopProcess(peer);
+    expect((await recorder.close()).complete, recorder.warnings.join('\n')).toBe(true);
+    await peer.close();
   }
   // The seed gives resume calls clients of every kind that can read a token first.
   for (const leave of [...leaves, 'deadline passes'])
@@ -235,9 +228,10 @@ it('receipts every transition into and out of PAUSED whatever the clients and th
   );
   expect(receipted, runs.join('\n')).toEqual(expected);
 
-  const lost = await runCli(['lost', out]);
-  expect(lost.stdout).not.toContain('pause_ignored');
-  expect(lost.stdout).toBe(`no lost pauses in ${out} (recording)\n`);
+  const lost = await lostIn([out]);
+  expect(lost.found.lost.map((l) => l.reason)).not.toContain('pause_ignored');
+  expect(lost.found.lost).toEqual([]);
+  expect(lostSource(lost.found)).toBe('recording');
   expect(lost.code).toBe(0);
 });
 
@@ -258,7 +252,7 @@ it('reads a waiting pause to its answer at SIGTERM, and the next recorder receip
   const transitions = join(dir, 'stop.transitions.jsonl');
   const first = join(dir, 'stop.jsonl');
   const second = join(dir, 'stop-2.jsonl');
-  const peer = await startCliProcess(['peer', '--deterministic', '--transitions', transitions]);
+  const peer = await startPeer({ deterministic: true, transitionsFile: transitions });
   let taskId = '';
   try {
     const recorder = await startRecordProcess(['--upstream', peer.url, '--out', first, '--key', keyFile]);
@@ -281,23 +275,14 @@ it('reads a waiting pause to its answer at SIGTERM, and the next recorder receip
     expect(await pause.answer).toMatch(/"resumeToken":"/);
     expect(await recorder.exited).toBe(0);
 
-    const next = await startRecordProcess([
-      '--upstream',
-      peer.url,
-      '--out',
-      second,
-      '--key',
-      keyFile,
-      '--continue-from',
-      first,
-    ]);
+    const next = await startTestRecorder({ upstream: peer.url, out: second, key: keyFile, continueFrom: first });
     try {
       await ok(next.url, 'CancelTask', { id: taskId });
     } finally {
-      expect(await stopProcess(next)).toBe(0);
+      expect((await next.close()).complete, next.warnings.join('\n')).toBe(true);
     }
   } finally {
-    await stopProcess(peer);
+    await peer.close();
   }
   const truth = (await jsonl(transitions)).filter((l) => l.event === 'transition' && l.taskId === taskId);
   expect(truth.filter((t) => t.to === 'TASK_STATE_PAUSED' || t.from === 'TASK_STATE_PAUSED').map((t) => t.to)).toEqual([
@@ -312,15 +297,15 @@ it('reads a waiting pause to its answer at SIGTERM, and the next recorder receip
     ['SuspensionReceipt', null],
     ['ResumptionReceipt', 'canceled'],
   ]);
-  const lost = await runCli(['lost', join(dir, 'stop.receipts.jsonl'), join(dir, 'stop-2.receipts.jsonl')]);
+  const lost = await lostIn([join(dir, 'stop.receipts.jsonl'), join(dir, 'stop-2.receipts.jsonl')]);
   expect(lost.code).toBe(0);
 });
 
 it('reads a gRPC pause to its answer when its client cancels or its deadline passes, and receipts it', async () => {
   const transitions = join(dir, 'grpc.transitions.jsonl');
   const out = join(dir, 'grpc.jsonl');
-  const peer = await startCliProcess(['peer', '--deterministic', '--transitions', transitions]);
-  const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile]);
+  const peer = await startPeer({ deterministic: true, transitionsFile: transitions });
+  const recorder = await startTestRecorder({ upstream: peer.url, out, key: keyFile });
   const answers: string[] = [];
   try {
     for (const leave of ['resets while waiting', 'deadline passes', 'closes after sending', 'deadline 1n'] as const) {
@@ -353,8 +338,8 @@ it('reads a gRPC pause to its answer when its client cancels or its deadline pas
         await ok(recorder.url, 'CancelTask', { id: taskId });
     }
   } finally {
-    expect(await stopProcess(recorder)).toBe(0);
-    await stopProcess(peer);
+    expect((await recorder.close()).complete, recorder.warnings.join('\n')).toBe(true);
+    await peer.close();
   }
   expect(answers[1]).toMatch(/^deadline passes: grpc-status 4 Deadline exceeded/);
   const truth = (await jsonl(transitions)).filter((l) => l.event === 'transition');
@@ -379,23 +364,16 @@ it('reads a gRPC pause to its answer when its client cancels or its deadline pas
     ),
   );
   expect(receipted, answers.join('\n')).toEqual(expected);
-  const lost = await runCli(['lost', out]);
-  expect(lost.stdout).toBe(`no lost pauses in ${out} (recording)\n`);
+  const lost = await lostIn([out]);
+  expect(lost.found.lost).toEqual([]);
+  expect(lostSource(lost.found)).toBe('recording');
+  expect(lost.code).toBe(0);
 });
 
-it('says a gRPC pause it stopped reading past --follow-ms is unreceipted: lost and verify report it', async () => {
+it('says a gRPC pause it stopped reading past followMs is unreceipted: lost and verify report it', async () => {
   const out = join(dir, 'grpc-cut.jsonl');
-  const peer = await startCliProcess(['peer', '--deterministic']);
-  const recorder = await startRecordProcess([
-    '--upstream',
-    peer.url,
-    '--out',
-    out,
-    '--key',
-    keyFile,
-    '--follow-ms',
-    '200',
-  ]);
+  const peer = await startPeer({ deterministic: true });
+  const recorder = await startTestRecorder({ upstream: peer.url, out, key: keyFile, followMs: 200 });
   try {
     const started = await ok<{ task: { id: string } }>(recorder.url, 'SendMessage', {
       message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'work:3' }] },
@@ -407,18 +385,20 @@ it('says a gRPC pause it stopped reading past --follow-ms is unreceipted: lost a
     await untilPending(peer.url, taskId);
     pause.reset();
     // The recorder gives up on the answer before the step ends; the peer pauses the task after.
-    await untilStderr(recorder, 'is incomplete: the recorder did not read the peer');
+    await expect
+      .poll(() => recorder.warnings.join('\n'))
+      .toContain('is incomplete: the recorder did not read the peer');
     await ok(peer.url, 'AdvanceClock', { ms: 600 }, '/control');
     expect(stateOf(await peerTask(peer.url, taskId))).toBe('TASK_STATE_PAUSED');
   } finally {
-    expect(await stopProcess(recorder)).toBe(0);
-    await stopProcess(peer);
+    expect((await recorder.close()).complete, recorder.warnings.join('\n')).toBe(true);
+    await peer.close();
   }
-  const lost = await runCli(['lost', out]);
-  expect(lost.stdout).toContain('INCOMPLETE: 1 entry');
+  const lost = await lostIn([out]);
+  expect(lost.found.gaps?.incomplete.count).toBe(1);
   expect(lost.code).not.toBe(0);
   const receipts = out.replace(/\.jsonl$/, '.receipts.jsonl');
-  const verified = await runCli(['verify', receipts, '--key', keyFile, '--recording', out]);
-  expect(verified.stdout).toContain('INCOMPLETE: the recorder could not read 1 entry in full');
-  expect(verified.code).not.toBe(0);
+  const verdict = await verified([receipts], { keys: [keyFile], recording: out });
+  expect(verdict.stdout).toContain('INCOMPLETE: the recorder could not read 1 entry in full');
+  expect(verdict.code).not.toBe(0);
 });

@@ -1,11 +1,13 @@
 /**
  * A full disk under `a2a-replay record --key` (docs/design.md §5, "A full disk"), through the real
- * recorder process in front of the deterministic reference peer, its `--transitions` log (on
- * another disk) as ground truth. The recording and its receipt log live on a 256 KiB tmpfs that
- * the test fills with a file of its own and empties again; mounting one needs root, so the test
- * skips, saying why, where it cannot. Under each `--fsync` policy, while the disk is full: every
- * PauseTask and ResumeTask answer a client gets either has its receipt in the log already, or is
- * a 503 naming the full disk (0 acknowledgements without the receipt); once the disk has room
+ * recorder process in front of the deterministic reference peer (in the test's process), its
+ * transitions log (on another disk) as ground truth; what `verify` and `lost` conclude afterwards
+ * is read with the library calls those commands make (test/helpers/command-verdicts.ts), and one
+ * `lost` process shows the command prints it. The recording and its receipt log live on a 256 KiB
+ * tmpfs that the test fills with a file of its own and empties again; mounting one needs root, so
+ * the test skips, saying why, where it cannot. Under each `--fsync` policy, while the disk is full:
+ * every PauseTask and ResumeTask answer a client gets either has its receipt in the log already, or
+ * is a 503 naming the full disk (0 acknowledgements without the receipt); once the disk has room
  * again the recorder writes what it kept back, answers the next calls, and closes the log with its
  * checkpoint; every move the peer made into or out of PAUSED then has its receipt.
  */
@@ -18,10 +20,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { restRequestOf } from '../../src/protocol/rest-binding.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
-import { stallRecordPath } from '../../src/receipts/stall-record.js';
+import { stallMessage, stallRecordPath } from '../../src/receipts/stall-record.js';
+import { startPeer } from '../../src/public/peer.js';
 import { runCli } from '../helpers/cli.js';
+import { lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
 import { GrpcTestClient } from '../helpers/grpc-test-client.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 let dir = '';
 let mnt = '';
@@ -117,7 +121,7 @@ describe('a full disk under record --key', () => {
     it(name, async (ctx) => {
       if (unmountable !== '') ctx.skip(unmountable);
       const transitions = join(dir, `${fsync}.transitions.jsonl`);
-      const peer = await startCliProcess(['peer', '--deterministic', '--transitions', transitions]);
+      const peer = await startPeer({ deterministic: true, transitionsFile: transitions });
       const out = join(mnt, `${fsync}.jsonl`);
       const log = join(mnt, `${fsync}.receipts.jsonl`);
       let recorder: CliProcess | undefined;
@@ -196,14 +200,14 @@ describe('a full disk under record --key', () => {
 
         // Every move the peer made into or out of PAUSED has its receipt, and the log closed whole.
         expect((await receipts(log)).sort()).toEqual(await peerMoves(transitions));
-        const verified = await runCli(['verify', log, '--key', keyFile, '--json']);
-        expect(verified.code, verified.stderr).toBe(0);
-        expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, closed: true });
+        const verified = await verifyVerdict([log], keyFile);
+        expect(verified.code, verified.lines.join('\n')).toBe(0);
+        expect(verified.json).toMatchObject({ ok: true, closed: true });
       } finally {
         grpc?.close();
         if (filler !== undefined) await rm(filler, { force: true });
         if (recorder) await stopProcess(recorder);
-        await stopProcess(peer);
+        await peer.close();
         await rm(out, { force: true });
         await rm(log, { force: true });
         await rm(stallRecordPath(log), { force: true });
@@ -214,7 +218,7 @@ describe('a full disk under record --key', () => {
 
   it('refuses a gRPC pause with UNAVAILABLE, an HTTP+JSON one with a 503 error, naming the full disk', async (ctx) => {
     if (unmountable !== '') ctx.skip(unmountable);
-    const peer = await startCliProcess(['peer', '--deterministic']);
+    const peer = await startPeer({ deterministic: true });
     const out = join(mnt, 'bindings.jsonl');
     const log = join(mnt, 'bindings.receipts.jsonl');
     let recorder: CliProcess | undefined;
@@ -283,7 +287,7 @@ describe('a full disk under record --key', () => {
       grpc?.close();
       if (filler !== undefined) await rm(filler, { force: true });
       if (recorder) await stopProcess(recorder);
-      await stopProcess(peer);
+      await peer.close();
       await rm(out, { force: true });
       await rm(log, { force: true });
       await rm(stallRecordPath(log), { force: true });
@@ -292,7 +296,7 @@ describe('a full disk under record --key', () => {
 
   it('stops with exit 3 and says the log has no closing checkpoint when the disk never has room again', async (ctx) => {
     if (unmountable !== '') ctx.skip(unmountable);
-    const peer = await startCliProcess(['peer', '--deterministic']);
+    const peer = await startPeer({ deterministic: true });
     const out = join(mnt, 'stays-full.jsonl');
     const log = join(mnt, 'stays-full.receipts.jsonl');
     let recorder: CliProcess | undefined;
@@ -319,12 +323,12 @@ describe('a full disk under record --key', () => {
       expect(stopping.stderr()).toMatch(/stays-full\.receipts\.jsonl ends without its closing checkpoint: .*ENOSPC/);
       await rm(filler);
       filler = undefined;
-      const verified = await runCli(['verify', log, '--key', keyFile]);
+      const verified = await verifyVerdict([log], keyFile);
       expect(verified.code).not.toBe(0);
     } finally {
       if (filler !== undefined) await rm(filler, { force: true });
       if (recorder) await stopProcess(recorder);
-      await stopProcess(peer);
+      await peer.close();
       await rm(out, { force: true });
       await rm(log, { force: true });
       await rm(stallRecordPath(log), { force: true });
@@ -336,7 +340,7 @@ describe('a full disk under record --key', () => {
     it(name, async (ctx) => {
       if (unmountable !== '') ctx.skip(unmountable);
       const transitions = join(dir, `stopped-${fsync}.transitions.jsonl`);
-      const peer = await startCliProcess(['peer', '--deterministic', '--transitions', transitions]);
+      const peer = await startPeer({ deterministic: true, transitionsFile: transitions });
       const out = join(mnt, `stopped-${fsync}.jsonl`);
       const log = join(mnt, `stopped-${fsync}.receipts.jsonl`);
       let recorder: CliProcess | undefined;
@@ -374,9 +378,9 @@ describe('a full disk under record --key', () => {
         const missing = (await peerMoves(transitions)).filter((m) => !inLog.includes(m));
         expect(missing.length).toBeGreaterThan(0);
         // The documented post-crash check fails, naming every one of them.
-        const verified = await runCli(['verify', log, '--key', keyFile, '--allow-open', '--allow-torn-tail', '--json']);
-        expect(verified.code, verified.stdout).toBe(1);
-        const result = JSON.parse(verified.stdout) as {
+        const verified = await verifyVerdict([log], keyFile, { allowOpen: true, allowTornTail: true });
+        expect(verified.code, verified.lines.join('\n')).toBe(1);
+        const result = verified.json as unknown as {
           ok: boolean;
           firstError: { reason: string; message: string };
           stall: { receipts: Array<{ type: string; taskId: string }>; unlisted: number; signature: string };
@@ -387,8 +391,16 @@ describe('a full disk under record --key', () => {
         expect(listed.sort()).toEqual(missing.sort());
         for (const move of missing) expect(result.firstError.message).toContain(move.split(':')[1]);
         // lost says so too, with the key and without, and exits 1.
-        for (const keyArgs of [['--key', keyFile], []]) {
-          const lost = await runCli(['lost', log, '--allow-torn-tail', ...keyArgs]);
+        for (const keys of [keyFile, undefined]) {
+          const lost = await lostVerdict([log], { allowTornTail: true, keys });
+          expect(lost.code, lost.invalid).toBe(1);
+          const said = stallMessage(lost.found!.unreceipted!);
+          expect(said).toMatch(/UNRECEIPTED: the recorder could not write/);
+          for (const move of missing) expect(said).toContain(move.split(':')[1]);
+        }
+        // The command prints that line and exits 1 (once: the policies differ in the recorder, not in lost).
+        if (fsync === 'always') {
+          const lost = await runCli(['lost', log, '--allow-torn-tail', '--key', keyFile]);
           expect(lost.code, lost.stderr).toBe(1);
           expect(lost.stdout).toMatch(/UNRECEIPTED: the recorder could not write/);
           for (const move of missing) expect(lost.stdout).toContain(move.split(':')[1]);
@@ -396,7 +408,7 @@ describe('a full disk under record --key', () => {
       } finally {
         if (filler !== undefined) await rm(filler, { force: true });
         if (recorder) await stopProcess(recorder);
-        await stopProcess(peer);
+        await peer.close();
         await rm(out, { force: true });
         await rm(log, { force: true });
         await rm(stallRecordPath(log), { force: true });

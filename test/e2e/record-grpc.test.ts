@@ -1,10 +1,11 @@
 /**
- * gRPC through `a2a-replay record` (a child process, docs/design.md §16): the stock `@a2a-js/sdk`
+ * gRPC through the recorder (`startRecorder` in this process, docs/design.md §16): the stock `@a2a-js/sdk`
  * gRPC client, resolving the card through the recorder, against the SDK's gRPC server gets what it
  * gets directly, and the recording holds each call as ProtoJSON with its status and decoded error
  * details; a gzip-compressed call passes and is recorded decoded; a path that is no A2A method gets
  * UNIMPLEMENTED and an unreachable gRPC upstream UNAVAILABLE, each recorded as an error entry and
- * said on stderr.
+ * said (the recorder's `warn`). A call its client resets while `record` (a process of its own, so
+ * that its gRPC forwarder is not loaded yet) loads the forwarder is forwarded nothing.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect as connectHttp2, constants as http2Constants } from 'node:http2';
@@ -19,14 +20,16 @@ import { type MessageSchema, Role, SendMessageRequestSchema } from '../../src/gr
 import { SendMessageResponseSchema } from '../../src/grpc/gen/lf/a2a/v1/pause_pb.js';
 import type { RecordingEntry } from '../../src/recording/format.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { startPeer } from '../../src/public/peer.js';
+import { startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { type TestRecorder, startTestRecorder } from '../helpers/in-process.js';
 import { sdkSession, startSdkEchoServer } from '../intercept/sdk-echo-server.js';
 
 const stringContaining = (text: string): unknown => expect.stringContaining(text) as unknown;
 
 let dir = '';
 let upstream: Awaited<ReturnType<typeof startSdkEchoServer>>;
-let recorder: CliProcess | undefined;
+let recorder: TestRecorder | undefined;
 const channels: GrpcClient[] = [];
 
 beforeEach(async () => {
@@ -36,14 +39,19 @@ beforeEach(async () => {
 
 afterEach(async () => {
   for (const channel of channels.splice(0)) channel.close();
-  if (recorder && recorder.child.exitCode === null) recorder.child.kill('SIGKILL');
-  recorder = undefined;
   await upstream.close();
+  await recorder?.close();
+  recorder = undefined;
   await rm(dir, { recursive: true, force: true });
 });
 
 function grpcRecordArgs(out: string): string[] {
   return ['--upstream', upstream.url, '--out', out, '--grpc-upstream', upstream.grpcUrl];
+}
+
+/** A recorder in front of the SDK echo server, its gRPC calls going to the server's gRPC port. */
+function grpcRecorder(out: string): Promise<TestRecorder> {
+  return startTestRecorder({ upstream: upstream.url, out, grpcUpstream: upstream.grpcUrl });
 }
 
 /** The recorder's gRPC target (`HOST:PORT`) from its `http://HOST:PORT`. */
@@ -78,8 +86,9 @@ function unary<I extends DescMessage>(
   });
 }
 
-async function stopped(proc: CliProcess, out: string): Promise<RecordingEntry[]> {
-  expect(await stopProcess(proc)).toBe(0);
+/** Closes the recorder (every line written, as `record` exits 0) and reads its recording. */
+async function stopped(proc: TestRecorder, out: string): Promise<RecordingEntry[]> {
+  expect((await proc.close()).complete, proc.warnings.join('\n')).toBe(true);
   return (await readRecording(out)).entries;
 }
 
@@ -96,7 +105,7 @@ describe('record carries gRPC', () => {
       await new ClientFactory({ transports: [new GrpcTransportFactory()] }).createFromUrl(upstream.url),
     );
     const out = join(dir, 'sdk.jsonl');
-    recorder = await startRecordProcess(grpcRecordArgs(out));
+    recorder = await grpcRecorder(out);
     const sdk = await new ClientFactory({ transports: [new GrpcTransportFactory()] }).createFromUrl(recorder.url);
     const proxied = await sdkSession(sdk);
     expect(proxied).toEqual(direct);
@@ -142,7 +151,7 @@ describe('record carries gRPC', () => {
 
   it('passes a gzip-compressed call and records its messages decoded', async () => {
     const out = join(dir, 'gzip.jsonl');
-    recorder = await startRecordProcess(grpcRecordArgs(out));
+    recorder = await grpcRecorder(out);
     const zipped = channel(targetOf(recorder.url), { 'grpc.default_compression_algorithm': 2 });
     const answer = await unary(zipped, SEND, SendMessageRequestSchema, { message });
     if (!answer.ok) throw answer.error;
@@ -163,7 +172,7 @@ describe('record carries gRPC', () => {
 
   it('refuses a path that is no A2A method with UNIMPLEMENTED, an error entry and a word on stderr', async () => {
     const out = join(dir, 'unknown.jsonl');
-    recorder = await startRecordProcess(grpcRecordArgs(out));
+    recorder = await grpcRecorder(out);
     const answer = await unary(channel(targetOf(recorder.url)), '/other.Service/Do', SendMessageRequestSchema, {
       message,
     });
@@ -179,28 +188,33 @@ describe('record carries gRPC', () => {
         grpc: { status: status.UNIMPLEMENTED, trailersOnly: true },
       },
     ]);
-    expect(recorder.stderr()).toMatch(/gRPC call refused: .*\/other\.Service\/Do/);
+    expect(recorder.warnings.join('\n')).toMatch(/gRPC call refused: .*\/other\.Service\/Do/);
   });
 
   it('forwards nothing of a call its client reset before the recorder loaded its gRPC forwarder', async () => {
     const out = join(dir, 'reset.jsonl');
-    recorder = await startRecordProcess(grpcRecordArgs(out));
-    // The first gRPC call of this recorder: its forwarder loads while the client resets the call.
-    const session = connectHttp2(recorder.url);
-    const reset = session.request({
-      ':method': 'POST',
-      ':path': SEND,
-      'content-type': 'application/grpc',
-      te: 'trailers',
-      'a2a-version': '1.0',
-    });
-    reset.on('error', () => undefined);
-    reset.close(http2Constants.NGHTTP2_CANCEL);
-    await new Promise((resolve) => reset.on('close', resolve));
-    session.close();
-    const answer = await unary(channel(targetOf(recorder.url)), SEND, SendMessageRequestSchema, { message });
-    if (!answer.ok) throw answer.error;
-    const entries = await stopped(recorder, out);
+    // A process of its own: in this one the forwarder's modules are loaded already by the tests before.
+    const proc = await startRecordProcess(grpcRecordArgs(out));
+    try {
+      // The first gRPC call of this recorder: its forwarder loads while the client resets the call.
+      const session = connectHttp2(proc.url);
+      const reset = session.request({
+        ':method': 'POST',
+        ':path': SEND,
+        'content-type': 'application/grpc',
+        te: 'trailers',
+        'a2a-version': '1.0',
+      });
+      reset.on('error', () => undefined);
+      reset.close(http2Constants.NGHTTP2_CANCEL);
+      await new Promise((resolve) => reset.on('close', resolve));
+      session.close();
+      const answer = await unary(channel(targetOf(proc.url)), SEND, SendMessageRequestSchema, { message });
+      if (!answer.ok) throw answer.error;
+    } finally {
+      expect(await stopProcess(proc)).toBe(0);
+    }
+    const entries = (await readRecording(out)).entries;
     expect(entries.map((e) => [e.kind, e.http.path])).toEqual([
       ['request', SEND],
       ['response', SEND],
@@ -212,7 +226,7 @@ describe('record carries gRPC', () => {
     const out = join(dir, 'down.jsonl');
     const closed = channel('127.0.0.1:1');
     closed.close();
-    recorder = await startRecordProcess(['--upstream', upstream.url, '--out', out, '--grpc-upstream', '127.0.0.1:1']);
+    recorder = await startTestRecorder({ upstream: upstream.url, out, grpcUpstream: '127.0.0.1:1' });
     const answer = await unary(channel(targetOf(recorder.url)), SEND, SendMessageRequestSchema, { message });
     if (answer.ok) throw new Error('expected UNAVAILABLE');
     expect(answer.error.code).toBe(status.UNAVAILABLE);
@@ -222,14 +236,14 @@ describe('record carries gRPC', () => {
       { kind: 'request', http: { path: SEND }, body: { message: { messageId: 'm-raw' } } },
       { kind: 'error', grpc: { status: status.UNAVAILABLE }, error: stringContaining('127.0.0.1:1') },
     ]);
-    expect(recorder.stderr()).toContain('cannot reach the gRPC upstream 127.0.0.1:1');
+    expect(recorder.warnings.join('\n')).toContain('cannot reach the gRPC upstream 127.0.0.1:1');
   });
 
   it("records a client's cancel, its grpc-timeout and principal, following the card's GRPC interface", async () => {
-    const peer = await startCliProcess(['peer', '--deterministic']);
+    const peer = await startPeer({ deterministic: true });
     try {
       const out = join(dir, 'cancel.jsonl');
-      recorder = await startRecordProcess(['--upstream', peer.url, '--out', out]);
+      recorder = await startTestRecorder({ upstream: peer.url, out });
       const metadata = new Metadata();
       metadata.set('a2a-version', '1.0');
       metadata.set('authorization', 'Bearer grpc-secret');
@@ -271,7 +285,8 @@ describe('record carries gRPC', () => {
       });
       expect(entries.filter((e) => e.kind === 'event').length).toBeGreaterThan(0);
     } finally {
-      await stopProcess(peer);
+      await recorder?.close();
+      await peer.close();
     }
   });
 });

@@ -1,30 +1,34 @@
 /**
- * What `record` says while it runs and when it stops: the real CLI process in front of the
- * deterministic reference peer, over real sockets.
+ * What `record` says while it runs and when it stops: the real CLI process (what it prints is the
+ * subject) in front of the deterministic reference peer (`startPeer`, in this process), over real
+ * sockets.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { ROOT, builtCli, childEnv, runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
+import { generateReceiptKey } from '../../src/public/receipts.js';
+import { ROOT, builtCli, childEnv } from '../helpers/cli.js';
+import { startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { PeerClient } from '../peer/peer-client.js';
 
 let dir: string;
 let key: string;
-let peer: CliProcess;
+let peer: RunningPeer;
 let runs = 0;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'a2a-replay-record-progress-'));
   key = join(dir, 'key.json');
-  expect((await runCli(['keygen', '--out', key, '--kid', 'progress'])).code).toBe(0);
-  peer = await startCliProcess(['peer', '--deterministic']);
+  await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'progress' }).keyFile()), { mode: 0o600 });
+  peer = await startPeer({ deterministic: true });
 });
 
 afterAll(async () => {
-  await stopProcess(peer);
+  await peer.close();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -1,13 +1,16 @@
 /**
- * Secrets by rule, as processes (docs/design.md §5, "Secrets by rule"): a seeded corpus of planted
+ * Secrets by rule (docs/design.md §5, "Secrets by rule"): a seeded corpus of planted
  * credentials — header names of every family, URL-valued headers with user-info and credential
  * query parameters, query names, JSON members at any depth, URLs in bodies, in requests, answers,
  * SSE events and the agent card, over JSON-RPC, HTTP+JSON and gRPC metadata — is recorded by the
- * real `record` in front of a fake agent (a node:http server planting credentials in what it
- * answers) and in front of the reference peer; then every command that writes a file runs over
- * what was recorded (report, run --html --junit --traces, mock --report, lost --json,
- * audit --json). No planted value is in any file written or any output, no mark is the hash of a
- * guess, equal values get equal marks, and `run` and `mock` still work on the redacted recording.
+ * recorder of `record` (`startRecorder`, in the test's process) in front of a fake agent (a
+ * node:http server planting credentials in what it answers) and in front of the reference peer
+ * (in the test's process too); then every command that writes a file runs over what was recorded:
+ * `run --html --junit --traces` as a process, `report` and `mock --report` as the library calls
+ * those commands make; and what `lost --json` and `audit --json` print is what their library calls
+ * give (test/helpers/command-verdicts.ts). No planted value is in any file written or any output,
+ * no mark is the hash of a guess, equal values get equal marks, and `run` and `mock` still work on
+ * the redacted recording.
  */
 import { createHash, createHmac } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
@@ -21,25 +24,36 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { Role, SendMessageRequestSchema } from '../../src/grpc/gen/lf/a2a/v1/a2a_pb.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
+import { startPeer } from '../../src/public/peer.js';
+import { type Recorder, type RecorderOptions, startRecorder } from '../../src/public/record.js';
+import { loadKeyring } from '../../src/public/receipts.js';
+import { REPLAY_MAX_BODY_DEPTH, startMockServer } from '../../src/public/mock.js';
+import { reportSections, writeHtmlReport } from '../../src/public/report.js';
+import { usageFailure } from '../../cli/record-flags.js';
+import { describeMockReport } from '../../cli/commands/mock.js';
 import { runCli } from '../helpers/cli.js';
-import {
-  type CliProcess,
-  startCliProcess,
-  startRecordProcess,
-  stopProcess,
-  startMockProcess,
-} from '../helpers/cli-process.js';
+import { auditVerdict, lostVerdict } from '../helpers/command-verdicts.js';
 import { Corpus, URL_HEADERS, headerNames, jsonKeys, queryNames, urlValue } from './secrets-corpus.js';
 
 let dir = '';
-const procs: CliProcess[] = [];
 const closers: (() => Promise<void>)[] = [];
+
+/**
+ * The recorder of `record`, in this process, closed after the test if it did not close it; what
+ * it would say on stderr goes to `said`.
+ */
+async function recordHere(options: RecorderOptions, said: string[] = []): Promise<Recorder> {
+  const recorder = await startRecorder({ warn: (line) => said.push(line), ...options });
+  let closed: ReturnType<Recorder['close']> | undefined;
+  const close = (): ReturnType<Recorder['close']> => (closed ??= recorder.close());
+  closers.push(async () => void (await close()));
+  return { url: recorder.url, close };
+}
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'secrets-corpus-'));
 });
 afterEach(async () => {
-  for (const p of procs.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
   for (const close of closers.splice(0)) await close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -52,6 +66,12 @@ async function filesUnder(root: string): Promise<string[]> {
     else out.push(path);
   }
   return out;
+}
+
+/** What `report FILES [--key KEY] --out OUT` writes (cli/commands/report.ts). */
+async function reportHere(files: string[], out: string, key?: string): Promise<void> {
+  const keyring = key === undefined ? undefined : (await loadKeyring({ keys: [key], publicKeys: [], env: {} })).keyring;
+  await writeHtmlReport(out, await reportSections(files, { keyring }), 'a2a-replay report');
 }
 
 /** Planted credentials of every kind, for one place: headers, a query, JSON members, URLs. */
@@ -159,8 +179,8 @@ async function post(url: string, body: unknown, headers: Record<string, string>)
 async function recordFakeAgent(corpus: Corpus, answers: string[]): Promise<{ out: string; cardSecret: string }> {
   const agent = await fakeAgent(corpus);
   const out = join(dir, 'agent.jsonl');
-  const recorder = await startRecordProcess(['--upstream', agent.url, '--out', out, '--traces', join(dir, 'traces')]);
-  procs.push(recorder);
+  const said: string[] = [];
+  const recorder = await recordHere({ upstream: agent.url, out, traces: join(dir, 'traces') }, said);
   const first = plant(corpus, 'card request', 'client.example');
   const card = await fetch(`${recorder.url}/.well-known/agent-card.json?${first.query}`, { headers: first.headers });
   answers.push(await card.text());
@@ -177,27 +197,17 @@ async function recordFakeAgent(corpus: Corpus, answers: string[]): Promise<{ out
   answers.push(
     await post(`${recorder.url}/message:send?${rest.query}`, { message: { metadata: rest.json } }, rest.headers),
   );
-  expect(await stopProcess(recorder)).toBe(0);
-  expect(recorder.stderr()).not.toMatch(/failed/);
+  expect((await recorder.close()).complete).toBe(true);
+  expect(said.join('\n')).not.toMatch(/failed/);
   return { out, cardSecret: agent.cardSecret };
 }
 
 /** `record --key` in front of the reference peer: a pause resumed, one left behind, a gRPC call. */
 async function recordPeer(corpus: Corpus, key: string, answers: string[]): Promise<string> {
-  const peer = await startCliProcess(['peer', '--deterministic']);
-  procs.push(peer);
+  const peer = await startPeer({ deterministic: true });
+  closers.push(() => peer.close());
   const out = join(dir, 'peer.jsonl');
-  const recorder = await startRecordProcess([
-    '--upstream',
-    peer.url,
-    '--out',
-    out,
-    '--key',
-    key,
-    '--traces',
-    join(dir, 'traces'),
-  ]);
-  procs.push(recorder);
+  const recorder = await recordHere({ upstream: peer.url, out, key, traces: join(dir, 'traces') });
   const planted = plant(corpus, 'peer request', 'client.example');
   const headers = { ...planted.headers, authorization: `Bearer ${corpus.value('peer request', 'authorization')}` };
   let id = 1;
@@ -221,7 +231,7 @@ async function recordPeer(corpus: Corpus, key: string, answers: string[]): Promi
   await call('AdvanceClock', { ms: 1000 }, '/control');
   await call('PauseTask', { taskId: b.task.id, reason: 'left behind' });
   await grpcSend(new URL(recorder.url).host, corpus);
-  expect(await stopProcess(recorder)).toBe(0);
+  expect((await recorder.close()).complete).toBe(true);
   return out;
 }
 
@@ -269,9 +279,10 @@ it('keeps a generated corpus of credentials out of every file, marks them keyed,
 
   // Every command that writes a file, over what was recorded.
   const log = join(dir, 'peer.receipts.jsonl');
+  // `report` is its library calls: it prints the file's path and counts, nothing of the input.
+  await reportHere([agent.out], join(dir, 'agent-report.html'));
+  await reportHere([peer, log], join(dir, 'peer-report.html'), key);
   const outputs = [
-    await runCli(['report', agent.out, '--out', join(dir, 'agent-report.html')]),
-    await runCli(['report', peer, log, '--key', key, '--out', join(dir, 'peer-report.html')]),
     await runCli([
       'run',
       peer,
@@ -284,21 +295,24 @@ it('keeps a generated corpus of credentials out of every file, marks them keyed,
       '--traces',
       join(dir, 'run-traces'),
     ]),
-    await runCli(['lost', peer, '--json']),
-    await runCli(['lost', log, '--key', key, '--json']),
-    await runCli(['audit', log, '--key', key, '--json']),
   ];
-  const [agentReport, peerReport, run, lost, lostLog, audit] = outputs;
-  expect(agentReport?.code, agentReport?.stderr).toBe(0);
-  expect(peerReport?.code, peerReport?.stderr).toBe(0);
+  const [run] = outputs;
+  const lost = await lostVerdict([peer]);
+  const lostLog = await lostVerdict([log], { keys: key });
+  const audit = await auditVerdict([log], key);
   // Replay on the redacted recording: no drift (a mark stands for the live value).
   expect(run?.code, `${run?.stdout}\n${run?.stderr}`).toBe(0);
-  expect(lost?.code).toBe(1);
-  expect(lostLog?.code).toBe(1);
-  expect(audit?.code, audit?.stderr).toBe(0);
+  expect(lost.code).toBe(1);
+  expect(lostLog.code).toBe(1);
+  expect(audit.code, audit.refusal ?? '').toBe(0);
 
-  // The mock serves the redacted recording to a client sending the request with its real secrets.
-  const mock = await startMockProcess([peer, '--report', join(dir, 'mock-report.json')]);
+  // The mock (`mock --report`, its library calls) serves the redacted recording to a client sending
+  // the request with its real secrets.
+  const mock = await startMockServer(
+    [{ source: peer, recording: await readRecording(peer, { maxBodyDepth: REPLAY_MAX_BODY_DEPTH }) }],
+    { host: '127.0.0.1', port: 0 },
+  );
+  closers.push(() => mock.close());
   const recorded = (await readRecording(peer)).entries.find(
     (e) => e.kind === 'request' && (e.body as { method?: string } | undefined)?.method === 'SendMessage',
   );
@@ -309,7 +323,11 @@ it('keeps a generated corpus of credentials out of every file, marks them keyed,
   const mocked = await post(mock.url, resent, {});
   expect(JSON.parse(mocked)).toHaveProperty('result.task.id');
   answers.push(mocked);
-  expect(await stopProcess(mock)).toBe(0);
+  await mock.close();
+  const mockReport = mock.report();
+  await writeFile(join(dir, 'mock-report.json'), `${JSON.stringify(mockReport, null, 2)}\n`);
+  // What `mock` prints at its stop.
+  const mockSaid = describeMockReport(mockReport);
 
   // 0 planted values on disk, in any output, in any answer a client got back from the mock.
   const files = await filesUnder(dir);
@@ -325,6 +343,10 @@ it('keeps a generated corpus of credentials out of every file, marks them keyed,
     marks = new Set([...marks, ...marksIn(text)]);
   }
   for (const result of outputs) expect(corpus.found(`${result.stdout}\n${result.stderr}`)).toEqual([]);
+  // What lost --json and audit --json print.
+  for (const printed of [lost.json, lostLog.json, audit.rows])
+    expect(corpus.found(JSON.stringify(printed))).toEqual([]);
+  expect(corpus.found(mockSaid)).toEqual([]);
   expect(corpus.found(mocked)).toEqual([]);
 
   // No mark is the hash of a guess: SHA-256, or HMAC under an empty or a wrong key, of each value.
@@ -375,8 +397,10 @@ it('adjusts the rule with --redact, --keep-header, --redact-query, --keep-query 
     ['--redact-json-key', 'customer_ref'],
     ['--keep-json-key', 'webhook_token'],
   ];
-  const recorder = await startRecordProcess(['--upstream', upstream, '--out', out, ...flags.flat()]);
-  procs.push(recorder);
+  // The options those flags are (`--keep-json-key` is `keepJsonKey`).
+  const optionOf = (flag: string): string => flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  const options = Object.fromEntries(flags.map(([flag, name]) => [optionOf(flag!), [name]]));
+  const recorder = await recordHere({ upstream, out, ...options });
   const sent = await post(
     `${recorder.url}/?tenant=TQ-1&state=ST-1&code=CQ-1`,
     {
@@ -388,7 +412,7 @@ it('adjusts the rule with --redact, --keep-header, --redact-query, --keep-query 
     { 'x-tenant': 'TH-1', 'x-pin': 'PH-1', 'x-otp': 'OH-1' },
   );
   expect(JSON.parse(sent)).toHaveProperty('result.customerRef', 'CR-ans');
-  expect(await stopProcess(recorder)).toBe(0);
+  expect((await recorder.close()).complete).toBe(true);
   const text = await readFile(out, 'utf8');
   // Kept in clear by a --keep-* flag, although the default rule names them.
   for (const kept of ['PH-1', 'ST-1', 'WT-1', 'WT-ans']) expect(text, kept).toContain(kept);
@@ -397,25 +421,33 @@ it('adjusts the rule with --redact, --keep-header, --redact-query, --keep-query 
   const [request] = (await readRecording(out)).entries;
   expect(request?.http.headers?.['x-tenant']).toMatch(/^\[redacted hmac:[0-9a-f]{16}\]$/);
 
-  // A name on both sides of a pair is a usage error naming both flags.
+  // A name on both sides of a pair is a usage error naming both flags: what `record` makes of the
+  // recorder's refusal (a `record` process says it for the first pair in record-secrets.test.ts).
   for (const [keep, add, name] of [
     ['--keep-header', '--redact', 'X-A'],
     ['--keep-query', '--redact-query', 'q'],
     ['--keep-json-key', '--redact-json-key', 'customer_ref'],
   ] as const) {
-    const refused = await runCli([
-      'record',
-      '--upstream',
+    const refused = await startRecorder({
       upstream,
-      '--out',
-      join(dir, 'x.jsonl'),
-      keep,
-      name,
-      add,
-      name,
-    ]);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`${keep}: ${name} is also named by ${add}`);
+      out: join(dir, 'x.jsonl'),
+      [optionOf(keep)]: [name],
+      [optionOf(add)]: [name],
+    }).then(
+      () => {
+        throw new Error(`${keep} ${name} ${add} ${name} was not refused`);
+      },
+      (error: unknown) => {
+        try {
+          usageFailure(error);
+        } catch (usage) {
+          return usage as { exitCode: number; message: string };
+        }
+        throw new Error('not a usage error');
+      },
+    );
+    expect(refused.exitCode).toBe(2);
+    expect(refused.message).toContain(`${keep}: ${name} is also named by ${add}`);
   }
   const help = await runCli(['record', '--help']);
   for (const flag of flags.map(([f]) => f!)) expect(help.stdout).toContain(flag);

@@ -3,6 +3,9 @@
  * in the query and in the upstream URL's user-info reach no file the recorder writes (recording,
  * receipt log, trace file), no line it or `audit` / `verify` / `lost` / `run` prints, and no answer
  * a client gets (a 502 included); `/control` is not forwarded from a non-loopback listen address.
+ * The reference peer runs in the test's process; what `verify` and `audit --json` print is what
+ * their library calls give (test/helpers/command-verdicts.ts); redaction by the name rule is the
+ * recorder's (`startRecorder`, in the test's process).
  */
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,8 +16,11 @@ import { CONTROL_REFUSED_MESSAGE } from '../../src/intercept/recording-proxy.js'
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { RedactionMarks, derivedMarkKey } from '../../src/recording/redaction-mark.js';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
+import { startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { auditVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
+import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 const USER = 'admin-u7q';
 const PASSWORD = 's3cretpw-Zq81';
@@ -27,14 +33,23 @@ const SECRETS = [USER, PASSWORD, API_KEY, BEARER, COOKIE, AUTH_TOKEN, QUERY_KEY]
 
 let dir = '';
 const procs: CliProcess[] = [];
+const peers: RunningPeer[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-secrets-'));
 });
 afterEach(async () => {
   for (const p of procs.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  for (const peer of peers.splice(0)) await peer.close();
   await rm(dir, { recursive: true, force: true });
 });
+
+/** The deterministic reference peer, in this process; what it would say on stderr goes to `said`. */
+async function peerHere(said: string[] = []): Promise<RunningPeer> {
+  const peer = await startPeer({ deterministic: true, warn: (line) => said.push(line) });
+  peers.push(peer);
+  return peer;
+}
 
 async function filesUnder(root: string): Promise<string[]> {
   const out: string[] = [];
@@ -54,8 +69,8 @@ it('keeps every credential out of files, output and answers, and names the key-h
   const key = join(dir, 'key.json');
   const receiptKey = generateReceiptKey({ kid: 'secrets' });
   await writeFile(key, canonicalJson(receiptKey.keyFile()), { mode: 0o600 });
-  const peer = await startCliProcess(['peer', '--deterministic']);
-  procs.push(peer);
+  const peerSaid: string[] = [];
+  const peer = await peerHere(peerSaid);
   const upstream = peer.url.replace('http://', `http://${USER}:${PASSWORD}@`);
   const out = join(dir, 'session.jsonl');
   const recorder = await startRecordProcess([
@@ -123,7 +138,7 @@ it('keeps every credential out of files, output and answers, and names the key-h
   await ok('PauseTask', { taskId: b.task.id, reason: 'left behind' });
 
   // The upstream goes away: the 502 names it without its user-info.
-  await stopProcess(peer);
+  await peer.close();
   const failed = await fetch(recorder.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...credentials },
@@ -155,18 +170,18 @@ it('keeps every credential out of files, output and answers, and names the key-h
   expect(last?.error).toContain(`upstream ${peer.url} failed`);
 
   const log = join(dir, 'session.receipts.jsonl');
-  const audit = await runCli(['audit', log, '--key', key, '--json']);
+  const audit = await auditVerdict([log], key);
   expect(audit.code).toBe(0);
-  const rows = JSON.parse(audit.stdout) as { taskId: string; principal: string | null }[];
+  const rows = audit.rows as { taskId: string; principal: string | null }[];
   expect(rows.map((r) => [r.taskId, r.principal])).toEqual([
     [a.task.id, principal],
     [b.task.id, principal],
   ]);
   const auditTable = await runCli(['audit', log, '--key', key]);
   expect(auditTable.code).toBe(0);
-  const verify = await runCli(['verify', log, '--key', key]);
+  const verify = await verifyVerdict([log], key);
   expect(verify.code).toBe(0);
-  expect(verify.stdout).toContain('ok: 4 receipts');
+  expect(verify.lines.join('\n')).toContain('ok: 4 receipts');
   const lostRecording = await runCli(['lost', out]);
   const lostLog = await runCli(['lost', log, '--key', key]);
   for (const lost of [lostRecording, lostLog]) {
@@ -190,8 +205,10 @@ it('keeps every credential out of files, output and answers, and names the key-h
   for (const file of [out, log]) expect((await stat(file)).mode & 0o777).toBe(0o600);
   expectNoSecret('record stdout', recorderStdout());
   expectNoSecret('record stderr', recorder.stderr());
-  expectNoSecret('peer stderr', peer.stderr());
-  for (const result of [audit, auditTable, verify, lostRecording, lostLog, run]) {
+  expectNoSecret('peer stderr', peerSaid.join('\n'));
+  expectNoSecret('audit --json', JSON.stringify(audit.rows));
+  expectNoSecret('verify', `${verify.lines.join('\n')}\n${JSON.stringify(verify.json)}`);
+  for (const result of [auditTable, lostRecording, lostLog, run]) {
     expectNoSecret('command output', `${result.stdout}\n${result.stderr}`);
   }
   for (const answer of answers) expectNoSecret('an answer', answer);
@@ -200,8 +217,7 @@ it('keeps every credential out of files, output and answers, and names the key-h
 it('does not forward /control from a non-loopback listen address and warns once on stderr', async () => {
   const key = join(dir, 'key.json');
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'wide' }).keyFile()), { mode: 0o600 });
-  const peer = await startCliProcess(['peer', '--deterministic']);
-  procs.push(peer);
+  const peer = await peerHere();
   const out = join(dir, 'wide.jsonl');
   const recorder = await startRecordProcess([
     '--upstream',
@@ -252,14 +268,16 @@ it('does not forward /control from a non-loopback listen address and warns once 
 });
 
 it('redacts gateway credentials and OAuth codes by the name rule, and keeps a --keep-header in clear', async () => {
-  const peer = await startCliProcess(['peer', '--deterministic']);
-  procs.push(peer);
+  const peer = await peerHere();
   const out = join(dir, 'gateways.jsonl');
-  const recorder = await startRecordProcess(
-    ['--upstream', peer.url, '--out', out, '--keep-header', 'X-Tenant-Key', '--principal-from', 'header:x-tenant-key'],
-    { A2A_REPLAY_KEY_FILE: '' },
-  );
-  procs.push(recorder);
+  // No key: a recording only.
+  const recorder = await startRecorder({
+    upstream: peer.url,
+    out,
+    keepHeader: ['X-Tenant-Key'],
+    principalFrom: 'header:x-tenant-key',
+    warn: () => undefined,
+  });
   const secretHeaders: Record<string, string> = {
     'x-functions-key': 'fnk-81c2d3e4',
     'ocp-apim-subscription-key': 'apim-5a6b7c8d',
@@ -285,7 +303,7 @@ it('redacts gateway credentials and OAuth codes by the name rule, and keeps a --
   });
   expect(res.status).toBe(200);
   await res.text();
-  expect(await stopProcess(recorder)).toBe(0);
+  expect((await recorder.close()).complete).toBe(true);
 
   const text = await readFile(out, 'utf8');
   for (const secret of [...Object.values(secretHeaders), ...Object.values(secretQuery)])

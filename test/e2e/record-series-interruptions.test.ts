@@ -1,11 +1,14 @@
 /**
  * Interruptions across a series (docs/design.md §6 "Series", §14.9): the reference peer's `ask:`
- * step behind the real `record --key --principal-from jwt-sub` process. A task left
- * INPUT_REQUIRED when the recorder rotates, or is stopped with SIGTERM and restarted with
- * `--continue-from`, is carried: the next log's header lists its InterruptionReceipt, the answer
+ * step (in the test's process) behind the recorder of `record --key --principal-from jwt-sub`. A
+ * task left INPUT_REQUIRED when the recorder (`startRecorder`, in the test's process) rotates, or
+ * when a real `record` process is stopped with SIGTERM and a recorder `--continue-from` its
+ * recording starts, is carried: the next log's header lists its InterruptionReceipt, the answer
  * after the boundary makes a ContinuationReceipt naming that receipt's hash, the series verifies,
  * `lost` over the series reports only the interruption nobody answered, and `audit --kind
- * interruption` over it lists both, the one answered after the boundary continued.
+ * interruption` over it lists both, the one answered after the boundary continued. What `verify`,
+ * `lost` and `audit` conclude, and the table `audit` prints, are read with the library calls those
+ * commands make (test/helpers/command-verdicts.ts, cli/audit-tables.ts).
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,21 +16,28 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson, sha256Prefixed } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
-import { runCli } from '../helpers/cli.js';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
+import { type Recorder, type RecorderOptions, startRecorder } from '../../src/public/record.js';
+import { auditNotes } from '../../src/public/receipts.js';
+import { interruptionTableLines } from '../../cli/audit-tables.js';
+import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
 import { bearer } from '../helpers/jwt.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 let dir = '';
 let key = '';
 const procs: CliProcess[] = [];
+/** What a test started in this process, closed after it whatever happens. */
+const closers: { close: () => Promise<unknown> }[] = [];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'series-interruptions-'));
   key = join(dir, 'key.json');
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'ask' }).keyFile()), { mode: 0o600 });
 });
-afterEach(() => {
+afterEach(async () => {
   for (const p of procs.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  for (const c of closers.splice(0).reverse()) await c.close();
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -50,13 +60,31 @@ async function send(url: string, text: string, sub: string, taskId?: string): Pr
   return { id: reply.result.task.id, state: reply.result.task.status.state };
 }
 
-async function startPeer(): Promise<CliProcess> {
-  const peer = await startCliProcess(['peer', '--deterministic']);
-  procs.push(peer);
+async function peerHere(): Promise<RunningPeer> {
+  const peer = await startPeer({ deterministic: true });
+  closers.push(peer);
   return peer;
 }
 
-async function record(peer: CliProcess, out: string, args: string[] = []): Promise<CliProcess> {
+/** The recorder of `record --key KEY --principal-from jwt-sub`, in this process. */
+async function recordHere(peer: RunningPeer, out: string, options: Partial<RecorderOptions> = {}): Promise<Recorder> {
+  const recorder = await startRecorder({
+    upstream: peer.url,
+    out,
+    key,
+    principalFrom: 'jwt-sub',
+    warn: () => undefined,
+    ...options,
+  });
+  // Closed once: by the test, or after it when it failed first.
+  let closed: ReturnType<Recorder['close']> | undefined;
+  const close = (): ReturnType<Recorder['close']> => (closed ??= recorder.close());
+  closers.push({ close });
+  return { url: recorder.url, close };
+}
+
+/** `record --key KEY --principal-from jwt-sub ARGS` as a process. */
+async function record(peer: RunningPeer, out: string, args: string[] = []): Promise<CliProcess> {
   const recorder = await startRecordProcess([
     '--upstream',
     peer.url,
@@ -116,23 +144,23 @@ function carriedBy(logs: Line[][], n: number): unknown[] {
   return series?.previous.interruptions ?? [];
 }
 
-/** `lost --json` over the series in `at`: its exit code and the interruptions it reports. */
+/** What `lost --json` over the series in `at` says: its exit code and the interruptions it reports. */
 async function lostOver(at: string): Promise<{ code: number | null; interruptions: Json[] }> {
-  const lost = await runCli(['lost', at, '--key', key, '--json']);
-  return { code: lost.code, interruptions: (JSON.parse(lost.stdout) as { interruptions: Json[] }).interruptions };
+  const lost = await lostVerdict([at], { keys: key });
+  return { code: lost.code, interruptions: (lost.json as { interruptions: Json[] }).interruptions };
 }
 
 describe('an interruption open across a series', () => {
   it('is carried across a rotation: the next header lists it and the answer after it names its receipt', async () => {
     const at = join(dir, 'rotated');
     await mkdir(at);
-    const peer = await startPeer();
-    const recorder = await record(peer, join(at, 's.jsonl'), ['--rotate-bytes', '1']);
+    const peer = await peerHere();
+    const recorder = await recordHere(peer, join(at, 's.jsonl'), { rotateBytes: 1 });
     const asked = await send(recorder.url, 'ask:approve_the_deploy?', 'bob');
     const unanswered = await send(recorder.url, 'ask:and_the_rollback?', 'bob');
     expect([asked.state, unanswered.state]).toEqual(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_INPUT_REQUIRED']);
     expect((await send(recorder.url, 'yes', 'alice', asked.id)).state).toBe('TASK_STATE_COMPLETED');
-    expect(await stopProcess(recorder)).toBe(0);
+    expect((await recorder.close()).complete).toBe(true);
 
     const logs = await seriesLogs(at);
     const { interruption, continuation } = receiptsOf(logs, asked.id);
@@ -147,17 +175,19 @@ describe('an interruption open across a series', () => {
       expect(carriedBy(logs, n)).toContainEqual(interruption!.line.value);
     expect(carriedBy(logs, logs.length - 1)).not.toContainEqual(interruption!.line.value);
 
-    const verified = await runCli(['verify', at, '--key', key]);
-    expect(verified.stdout).toContain(`ok: ${logs.length} logs, each linked to the one before it`);
+    const verified = await verifyVerdict([at], key);
+    expect(verified.lines.join('\n')).toContain(`ok: ${logs.length} logs, each linked to the one before it`);
     expect(verified.code).toBe(0);
     const lost = await lostOver(at);
     expect(lost.interruptions.map((i) => [i.taskId, i.reason])).toEqual([[unanswered.id, 'never_continued']]);
     expect(lost.code).toBe(1);
 
     // `audit --kind interruption` over the series lists both, the answer in a later log closing its row.
-    const table = await runCli(['audit', at, '--key', key, '--kind', 'interruption']);
+    // What `audit --kind interruption` prints: the table (cli/audit-tables.ts) and its notes on stderr.
+    const interruptionsOnly = { kind: 'interruption' } as const;
+    const table = await auditVerdict([at], key, {}, interruptionsOnly);
     expect(table.code).toBe(0);
-    const rows = table.stdout.trimEnd().split('\n');
+    const rows = [...interruptionTableLines(table.audit.interruptions)].join('\n').trimEnd().split('\n');
     expect(rows[0]).toMatch(/^TASK +STATE +PROMPT +INTERRUPTED AT +CONTINUED +FLAG +TRACE$/);
     expect(rows.slice(1).map((r) => r.split(/ {2,}/).slice(0, 2))).toEqual([
       [asked.id, 'INPUT_REQUIRED'],
@@ -166,9 +196,11 @@ describe('an interruption open across a series', () => {
     expect(rows[1]).toContain('continued (message) at ');
     expect(rows[1]).toContain('by jwt:sub=alice with sha256:');
     expect(rows[2]).toContain('still open');
-    expect(table.stderr).toMatch(new RegExp(`^2 interruptions; series .+ of ${logs.length} logs verified\\n$`));
-    const json = await runCli(['audit', at, '--key', key, '--json']);
-    const listed = JSON.parse(json.stdout) as Json[];
+    const stderr = `${auditNotes(table.audit, interruptionsOnly).join('; ')}\n`;
+    expect(stderr).toMatch(new RegExp(`^2 interruptions; series .+ of ${logs.length} logs verified\\n$`));
+    const json = await auditVerdict([at], key);
+    expect(json.code).toBe(0);
+    const listed = json.rows;
     expect(listed.map((r) => [r.kind, r.taskId, r.outcome])).toEqual([
       ['interruption', asked.id, 'continued'],
       ['interruption', unanswered.id, 'open'],
@@ -181,15 +213,15 @@ describe('an interruption open across a series', () => {
   it('is carried across SIGTERM and --continue-from: the answer to the new recorder names its receipt', async () => {
     const at = join(dir, 'continued');
     await mkdir(at);
-    const peer = await startPeer();
+    const peer = await peerHere();
     const first = await record(peer, join(at, 's.jsonl'));
     const asked = await send(first.url, 'ask:approve_the_deploy?', 'bob');
     expect(asked.state).toBe('TASK_STATE_INPUT_REQUIRED');
     expect(await stopProcess(first, 'SIGTERM')).toBe(0);
 
-    const second = await record(peer, join(at, 's.2.jsonl'), ['--continue-from', join(at, 's.jsonl')]);
+    const second = await recordHere(peer, join(at, 's.2.jsonl'), { continueFrom: join(at, 's.jsonl') });
     expect((await send(second.url, 'yes', 'alice', asked.id)).state).toBe('TASK_STATE_COMPLETED');
-    expect(await stopProcess(second)).toBe(0);
+    expect((await second.close()).complete).toBe(true);
 
     const logs = await seriesLogs(at);
     expect(logs).toHaveLength(2);
@@ -202,8 +234,8 @@ describe('an interruption open across a series', () => {
       principal: 'jwt:sub=alice',
     });
 
-    const verified = await runCli(['verify', at, '--key', key]);
-    expect(verified.stdout).toContain('ok: 2 logs, each linked to the one before it');
+    const verified = await verifyVerdict([at], key);
+    expect(verified.lines.join('\n')).toContain('ok: 2 logs, each linked to the one before it');
     expect(await lostOver(at)).toEqual({ code: 0, interruptions: [] });
   }, 60_000);
 });

@@ -1,11 +1,12 @@
 /**
- * TLS at `a2a-replay record` (a child process, docs/design.md §5, §16), with a throwaway
+ * TLS at the recorder (`startRecorder` in this process, docs/design.md §5, §16), with a throwaway
  * certificate made at test time: a gRPC upstream at `https://HOST:PORT` (the stock SDK's gRPC
  * server over TLS) and an `https://` HTTP upstream are reached over TLS trusting the CA
- * `--upstream-ca` names; a certificate the recorder does not trust is a gRPC UNAVAILABLE or an
- * HTTP 502 naming why, and an error entry in the recording, never an empty one. With `--tls-cert`
- * and `--tls-key` the record port serves TLS, gRPC (ALPN h2) and JSON-RPC (http/1.1) on one port,
- * its card naming it with https://; a key file is never echoed.
+ * `upstreamCa` names; a certificate the recorder does not trust is a gRPC UNAVAILABLE or an
+ * HTTP 502 naming why, and an error entry in the recording, never an empty one. With `tlsCert`
+ * and `tlsKey` the recorder serves TLS, gRPC (ALPN h2) and JSON-RPC (http/1.1) on one port, its
+ * card naming it with https://; a key file is never echoed. A file that cannot serve is refused
+ * naming its option; `record` (a process) gives that as a usage error naming the flags.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { type Server, createServer } from 'node:https';
@@ -16,16 +17,18 @@ import { ClientFactory, DefaultAgentCardResolver } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { credentials, status } from '@grpc/grpc-js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RecorderOptionError, type RecorderOptions } from '../../src/public/record.js';
 import type { RecordingEntry } from '../../src/recording/format.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { type TestCertificate, makeTestCertificate } from '../helpers/test-certificate.js';
 import { trustingFetch } from '../helpers/trusting-fetch.js';
-import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { startRecordProcess } from '../helpers/cli-process.js';
+import { type TestRecorder, startTestRecorder } from '../helpers/in-process.js';
 import { sdkSession, startSdkEchoServer } from '../intercept/sdk-echo-server.js';
 
 let dir = '';
 let cert: TestCertificate;
-const processes: CliProcess[] = [];
+const recorders: TestRecorder[] = [];
 const closers: (() => Promise<void>)[] = [];
 
 beforeEach(async () => {
@@ -34,19 +37,21 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  for (const p of processes.splice(0)) await stopProcess(p, 'SIGKILL');
   for (const close of closers.splice(0)) await close();
+  for (const r of recorders.splice(0)) await r.close();
   await rm(dir, { recursive: true, force: true });
 });
 
-async function record(args: string[]): Promise<CliProcess> {
-  const proc = await startRecordProcess(args, { A2A_REPLAY_KEY_FILE: '' });
-  processes.push(proc);
+/** A recorder without a key, with `options`. */
+async function record(options: RecorderOptions): Promise<TestRecorder> {
+  const proc = await startTestRecorder(options);
+  recorders.push(proc);
   return proc;
 }
 
-async function entriesOf(proc: CliProcess, out: string): Promise<RecordingEntry[]> {
-  expect(await stopProcess(proc)).toBe(0);
+/** Closes the recorder (every line written, as `record` exits 0) and reads its recording. */
+async function entriesOf(proc: TestRecorder, out: string): Promise<RecordingEntry[]> {
+  expect((await proc.close()).complete, proc.warnings.join('\n')).toBe(true);
   return (await readRecording(out)).entries;
 }
 
@@ -83,14 +88,13 @@ async function httpsUpstream(): Promise<string> {
 const rpc = JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'GetTask', params: { id: 't' } });
 
 describe('TLS to the upstream', () => {
-  it('carries the stock SDK gRPC client to a gRPC upstream at https://HOST:PORT trusting --upstream-ca', async () => {
+  it('carries the stock SDK gRPC client to a gRPC upstream at https://HOST:PORT trusting upstreamCa', async () => {
     const upstream = await tlsGrpcUpstream();
     const trusting = new GrpcTransportFactory({ grpcChannelCredentials: credentials.createSsl(cert.cert) });
     const direct = await sdkSession(await new ClientFactory({ transports: [trusting] }).createFromUrl(upstream.url));
     const out = join(dir, 'grpc-tls.jsonl');
     const grpcUpstream = `https://${upstream.grpcUrl}`;
-    const args = ['--upstream', upstream.url, '--out', out, '--grpc-upstream', grpcUpstream];
-    const proc = await record([...args, '--upstream-ca', cert.certFile]);
+    const proc = await record({ upstream: upstream.url, out, grpcUpstream, upstreamCa: cert.certFile });
     const sdk = await new ClientFactory({ transports: [new GrpcTransportFactory()] }).createFromUrl(proc.url);
     expect(await sdkSession(sdk)).toEqual(direct);
     const entries = await entriesOf(proc, out);
@@ -106,14 +110,7 @@ describe('TLS to the upstream', () => {
   it('answers UNAVAILABLE naming the untrusted certificate and records the error', async () => {
     const upstream = await tlsGrpcUpstream();
     const out = join(dir, 'untrusted.jsonl');
-    const proc = await record([
-      '--upstream',
-      upstream.url,
-      '--out',
-      out,
-      '--grpc-upstream',
-      `https://${upstream.grpcUrl}`,
-    ]);
+    const proc = await record({ upstream: upstream.url, out, grpcUpstream: `https://${upstream.grpcUrl}` });
     const sdk = await new ClientFactory({ transports: [new GrpcTransportFactory()] }).createFromUrl(proc.url);
     const failed = await sdk.getTask({ tenant: '', id: 'any', historyLength: undefined }).then(
       () => undefined,
@@ -130,17 +127,17 @@ describe('TLS to the upstream', () => {
         error: expect.stringContaining(`gRPC upstream https://${upstream.grpcUrl}: TLS: its certificate`) as unknown,
       },
     ]);
-    expect(proc.stderr()).toContain('DEPTH_ZERO_SELF_SIGNED_CERT');
+    expect(proc.warnings.join('\n')).toContain('DEPTH_ZERO_SELF_SIGNED_CERT');
   });
 
-  it('forwards to an https:// upstream trusting --upstream-ca, its card in the header', async () => {
+  it('forwards to an https:// upstream trusting upstreamCa, its card in the header', async () => {
     const upstream = await httpsUpstream();
     const out = join(dir, 'https.jsonl');
-    const proc = await record(['--upstream', upstream, '--out', out, '--upstream-ca', cert.certFile]);
+    const proc = await record({ upstream, out, upstreamCa: cert.certFile });
     const res = await fetch(proc.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: rpc });
     expect(await res.json()).toEqual({ jsonrpc: '2.0', id: 3, result: { echoed: 'GetTask' } });
-    expect(proc.stderr()).not.toContain('no agent card');
-    await stopProcess(proc);
+    expect(proc.warnings.join('\n')).not.toContain('no agent card');
+    await proc.close();
     const recording = await readRecording(out);
     expect(recording.header.agentCard).toMatchObject({ name: 'tls-agent' });
     expect(recording.entries.map((e) => e.kind)).toEqual(['request', 'response']);
@@ -149,7 +146,7 @@ describe('TLS to the upstream', () => {
   it('answers 502 naming the untrusted certificate of an https:// upstream, and records it', async () => {
     const upstream = await httpsUpstream();
     const out = join(dir, 'https-untrusted.jsonl');
-    const proc = await record(['--upstream', upstream, '--out', out]);
+    const proc = await record({ upstream, out });
     const res = await fetch(proc.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: rpc });
     expect(res.status).toBe(502);
     const answer = (await res.json()) as { error: { message: string } };
@@ -161,11 +158,14 @@ describe('TLS to the upstream', () => {
     ]);
   });
 
-  it('refuses an --upstream-ca file that holds no certificate, naming the flag', async () => {
+  it('refuses an upstreamCa file that holds no certificate, naming the option', async () => {
     const out = join(dir, 'bad-ca.jsonl');
-    await expect(
-      record(['--upstream', 'http://127.0.0.1:1', '--out', out, '--upstream-ca', cert.keyFile]),
-    ).rejects.toThrow(/--upstream-ca: .*holds no PEM certificate/);
+    const refused = record({ upstream: 'http://127.0.0.1:1', out, upstreamCa: cert.keyFile });
+    await expect(refused).rejects.toBeInstanceOf(RecorderOptionError);
+    await expect(refused).rejects.toMatchObject({
+      options: ['upstreamCa'],
+      detail: expect.stringMatching(/holds no PEM certificate/) as unknown,
+    });
   });
 });
 
@@ -175,8 +175,13 @@ describe('the recorder serving TLS', () => {
     const upstream = await startSdkEchoServer({ grpc: true });
     closers.push(() => upstream.close());
     const out = join(dir, 'served.jsonl');
-    const args = ['--upstream', upstream.url, '--out', out, '--grpc-upstream', upstream.grpcUrl];
-    const proc = await record([...args, '--tls-cert', served.certFile, '--tls-key', served.keyFile]);
+    const proc = await record({
+      upstream: upstream.url,
+      out,
+      grpcUpstream: upstream.grpcUrl,
+      tlsCert: served.certFile,
+      tlsKey: served.keyFile,
+    });
     expect(proc.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     const fetchTrusting = trustingFetch(served.cert);
 
@@ -213,7 +218,7 @@ describe('the recorder serving TLS', () => {
       expect.objectContaining({ kind: 'request', http: expect.objectContaining({ path: '/a2a/jsonrpc' }) as unknown }),
     );
     expect(entries.filter((e) => e.kind === 'error')).toEqual([]);
-    expect(proc.stderr()).not.toContain(served.key.toString('utf8').split('\n')[1] ?? 'no key line');
+    expect(proc.warnings.join('\n')).not.toContain(served.key.toString('utf8').split('\n')[1] ?? 'no key line');
   });
 
   it('refuses a --tls-key that is not a key without echoing what the file holds', async () => {
@@ -221,16 +226,11 @@ describe('the recorder serving TLS', () => {
     const badKey = join(dir, 'bad.key.pem');
     await writeFile(badKey, '-----BEGIN PRIVATE KEY-----\nSECRETKEYMATERIAL0123456789\n-----END PRIVATE KEY-----\n');
     const out = join(dir, 'bad-key.jsonl');
-    const failed = record([
-      '--upstream',
-      'http://127.0.0.1:1',
-      '--out',
-      out,
-      '--tls-cert',
-      served.certFile,
-      '--tls-key',
-      badKey,
-    ]);
+    // `record` itself: a usage error (exit 2) naming both flags, in its words.
+    const failed = startRecordProcess(
+      ['--upstream', 'http://127.0.0.1:1', '--out', out, '--tls-cert', served.certFile, '--tls-key', badKey],
+      { A2A_REPLAY_KEY_FILE: '' },
+    );
     const error = await failed.then(
       () => new Error('expected the recorder to refuse the key'),
       (e: unknown) => e as Error,
@@ -239,11 +239,14 @@ describe('the recorder serving TLS', () => {
     expect(error.message).not.toContain('SECRETKEYMATERIAL');
   });
 
-  it('asks for --tls-cert and --tls-key together', async () => {
+  it('asks for tlsCert and tlsKey together', async () => {
     const served = makeTestCertificate(dir, 'recorder');
     const out = join(dir, 'half.jsonl');
-    await expect(
-      record(['--upstream', 'http://127.0.0.1:1', '--out', out, '--tls-key', served.keyFile]),
-    ).rejects.toThrow(/--tls-key: give --tls-cert and --tls-key together/);
+    const refused = record({ upstream: 'http://127.0.0.1:1', out, tlsKey: served.keyFile });
+    await expect(refused).rejects.toBeInstanceOf(RecorderOptionError);
+    await expect(refused).rejects.toMatchObject({
+      options: ['tlsKey'],
+      detail: expect.stringMatching(/give `tlsCert` and `tlsKey` together/) as unknown,
+    });
   });
 });

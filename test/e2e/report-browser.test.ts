@@ -4,7 +4,9 @@
  * task, the lost pause marked in text as well as colour, filters that hide what does not match,
  * and no console errors; a screenshot is kept as a test artifact in test-results/. Without a
  * chromium binary the browser test is skipped, saying why; the report's contents are checked
- * without a browser either way.
+ * without a browser either way. The command runs as a process where its printed line, an
+ * environment variable or a usage error is the point; other reports are written in-process by
+ * what `report` and `run --html` call (`reportSections`, `replaySection`, `writeHtmlReport`).
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -14,7 +16,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type Browser, type Page, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pausesOf, reportSections, writeHtmlReport } from '../../src/public/report.js';
 import { ROOT, runCli } from '../helpers/cli.js';
+import { keyringOf } from '../helpers/mock-in-process.js';
+import { replayReport } from '../helpers/run-report.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
 const SKIPPED = 'skipped: no chromium binary; apt-get install -y chromium, or set CHROMIUM_PATH';
@@ -24,6 +29,24 @@ const FILES = [
   join(GOLDEN, 'caller-pause-finish-step', 'recording.jsonl'),
   join(GOLDEN, 'wrong-token-then-right', 'recording.receipts.jsonl'),
 ];
+
+/**
+ * `report FILE... --out OUT [--key K] [--trace-url T]` in this process: the sections it builds, the
+ * file it writes, and the counts of the line it prints (`N pauses, N lost[, N interruptions, N lost]`).
+ */
+async function writeReportOf(files: string[], out: string, options: { key?: string; traceUrl?: string } = {}) {
+  const keyring = options.key === undefined ? undefined : await keyringOf(options.key);
+  const sections = await reportSections(files, { keyring });
+  await writeHtmlReport(out, sections, 'a2a-replay report', options.traceUrl);
+  const rows = sections.flatMap((s) => s.rows);
+  const interruptions = sections.flatMap((s) => s.interruptions ?? []);
+  return {
+    pauses: sections.reduce((n, s) => n + pausesOf(s), 0),
+    lost: rows.filter((r) => r.outcome === 'lost').length,
+    interruptions: interruptions.length,
+    lostInterruptions: interruptions.filter((r) => r.outcome === 'lost').length,
+  };
+}
 
 let dir = '';
 let report = '';
@@ -69,14 +92,11 @@ describe('the HTML report, as a file', () => {
       (await readFile(golden, 'utf8')).replace('"reason":"operator review"', '"reason":"audit"'),
     );
     const html = join(dir, 'run.html');
-    const r = await runCli([
-      'run',
-      join(GOLDEN, 'caller-pause-finish-step', 'recording.jsonl'),
-      '--golden',
-      mutated,
-      '--html',
+    // What `run RECORDING --golden MUTATED --html HTML` calls: the replay, then its sections written.
+    const r = await replayReport([join(GOLDEN, 'caller-pause-finish-step', 'recording.jsonl')], {
+      golden: mutated,
       html,
-    ]);
+    });
     expect(r.code).toBe(1);
     const text = await readFile(html, 'utf8');
     expect(text).toContain('<p class="verdict">DRIFT</p>');
@@ -90,8 +110,7 @@ describe('the HTML report, as a file', () => {
     const golden = await readFile(join(GOLDEN, 'caller-pause-finish-step', 'recording.jsonl'), 'utf8');
     await writeFile(recording, golden.replaceAll('operator review', 'weiver \\u202erotarepo'), { mode: 0o600 });
     const out = join(dir, 'bidi.html');
-    const r = await runCli(['report', recording, '--out', out]);
-    expect(r.code, r.stderr).toBe(0);
+    await writeReportOf([recording], out);
     const html = await readFile(out, 'utf8');
     expect(html).not.toContain('\u202e');
     expect(html).toContain('weiver \\u202erotarepo');
@@ -134,16 +153,7 @@ describe('the HTML report, as a file', () => {
     const log = join(GOLDEN, name, 'recording.receipts.jsonl');
     const out = join(dir, 'linked.html');
     const template = 'http://jaeger.example:16686/trace/{traceId}?uiFind={spanId}';
-    const r = await runCli([
-      'report',
-      join(GOLDEN, name, 'recording.jsonl'),
-      log,
-      '--trace-url',
-      template,
-      '--out',
-      out,
-    ]);
-    expect(r.code, r.stderr).toBe(0);
+    await writeReportOf([join(GOLDEN, name, 'recording.jsonl'), log], out, { traceUrl: template });
     const html = await readFile(out, 'utf8');
     const spans = (await readFile(log, 'utf8'))
       .trim()
@@ -278,17 +288,12 @@ describe.skipIf(CHROMIUM === undefined)(`the HTML report in chromium (${CHROMIUM
   it('lists the approval nobody gave of input-never-answered: in the lost box and in a table', async () => {
     const name = 'input-never-answered';
     const out = join(dir, 'interruption.html');
-    const r = await runCli([
-      'report',
-      join(GOLDEN, name, 'recording.jsonl'),
-      join(GOLDEN, name, 'recording.receipts.jsonl'),
-      '--key',
-      join(GOLDEN, 'test-key.json'),
-      '--out',
+    const counts = await writeReportOf(
+      [join(GOLDEN, name, 'recording.jsonl'), join(GOLDEN, name, 'recording.receipts.jsonl')],
       out,
-    ]);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/0 pauses, 0 lost, 1 interruption, 1 lost\n$/);
+      { key: join(GOLDEN, 'test-key.json') },
+    );
+    expect(counts).toEqual({ pauses: 0, lost: 0, interruptions: 1, lostInterruptions: 1 });
     const browser = await chromium.launch({ executablePath: CHROMIUM as string, args: ['--no-sandbox'] });
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });

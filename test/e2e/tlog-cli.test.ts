@@ -1,8 +1,11 @@
 /**
  * Receipt logs as transparency logs, as users and outside tools check them: the built CLI in its
- * own processes (`record`, `verify`, `checkpoint`, `prove`, `verify-proof`, `keygen --vkey`), and
- * an independent verifier (test/fixtures/tlog/independent_verify.py: Python's hashlib and the
- * openssl command line, no code of this project) over a log recorded in front of the reference peer.
+ * own processes (`keygen --vkey`, `checkpoint`, `prove`, `verify-proof`, and `prove` refusing), what
+ * the commands conclude as the library calls they make (`verifyLogSet` with `--since`,
+ * `latestNote`, `proveReceipt`, `verifyReceiptProof`), and an independent verifier
+ * (test/fixtures/tlog/independent_verify.py: Python's hashlib and the openssl command line, no
+ * code of this project) over a log recorded (`startRecorder`) in front of the reference peer
+ * (`startPeer`), both in this process.
  */
 import { spawnSync } from 'node:child_process';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -10,10 +13,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { A2aReplayError } from '../../src/public/core.js';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
+import {
+  type NoteVerifier,
+  latestNote,
+  loadKeyFile,
+  noteVerifierOf,
+  parseVerifierKey,
+  proveReceipt,
+  scanLogTree,
+  verifyReceiptProof,
+} from '../../src/public/receipts.js';
+import { startRecorder } from '../../src/public/record.js';
 import { Keyring } from '../../src/receipts/keys.js';
 import { keyVerifierKey } from '../../src/receipts/log-tree.js';
 import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { keyringOf, verifyVerdict } from '../helpers/verdicts.js';
 import { PeerClient } from '../peer/peer-client.js';
 import { buildLogLines, fixedKey } from '../receipts/fixtures.js';
 
@@ -27,6 +43,32 @@ const keyB = fixedKey('tlog-b', 'tlog-b');
 let keyFileA: string;
 let vkeyA: string;
 let vkeyB: string;
+
+/**
+ * What `verify-proof PROOF --receipt LINE` with these verifiers concludes: the entry it proves, or
+ * why it is INVALID (exit 1).
+ */
+async function proofVerdict(
+  proofFile: string,
+  lineFile: string,
+  verifiers: NoteVerifier[],
+): Promise<{ code: number; error: string }> {
+  const proof = await readFile(proofFile, 'utf8');
+  const text = await readFile(lineFile, 'utf8');
+  try {
+    verifyReceiptProof(proof, text.endsWith('\n') ? text.slice(0, -1) : text, verifiers, null);
+    return { code: 0, error: '' };
+  } catch (error) {
+    if (!(error instanceof A2aReplayError)) throw error;
+    return { code: 1, error: `${proofFile}: INVALID: ${error.message}` };
+  }
+}
+
+/** The verifier of `--vkey VKEY` (the key itself, or a file holding it). */
+async function vkeyVerifier(vkey: string): Promise<NoteVerifier> {
+  const given = /^[^\s+]+\+[0-9a-f]{8}\+\S+$/.test(vkey.trim());
+  return parseVerifierKey(given ? vkey : await readFile(vkey, 'utf8'));
+}
 
 async function writeLog(name: string, lines: string[]): Promise<string> {
   const path = join(dir, name);
@@ -50,7 +92,7 @@ afterAll(async () => {
 });
 
 describe('a recorded log', () => {
-  let peer: CliProcess;
+  let peer: RunningPeer;
   let log: string;
   let vkey: string;
 
@@ -60,19 +102,10 @@ describe('a recorded log', () => {
     const made = await runCli(['keygen', '--out', key, '--kid', 'rec', '--vkey', vkey]);
     expect(made.code).toBe(0);
     expect(made.stdout).toContain(`wrote verifier key a2a-replay/rec+`);
-    peer = await startCliProcess(['peer', '--deterministic']);
+    peer = await startPeer({ deterministic: true });
     const out = join(dir, 'session.jsonl');
     log = join(dir, 'session.receipts.jsonl');
-    const recorder = await startRecordProcess([
-      '--upstream',
-      peer.url,
-      '--out',
-      out,
-      '--key',
-      key,
-      '--checkpoint-every',
-      '2',
-    ]);
+    const recorder = await startRecorder({ upstream: peer.url, out, key, checkpointEvery: 2, env: {} });
     const client = new PeerClient(recorder.url);
     for (let i = 0; i < 3; i++) {
       const task = await client.start('work:2');
@@ -83,17 +116,18 @@ describe('a recorded log', () => {
       });
       await client.result('ResumeTask', { taskId: task.id, resumeToken: paused.pause.resumeToken });
     }
-    expect(await stopProcess(recorder)).toBe(0);
+    // Every line written and the log closed with its checkpoint: `record` exits 0.
+    expect((await recorder.close()).complete).toBe(true);
   });
 
   afterAll(async () => {
-    await stopProcess(peer);
+    await peer?.close();
   });
 
   it('verifies with every checkpoint note matching the Merkle tree of its lines', async () => {
-    const result = await runCli(['verify', log, '--key', join(dir, 'rec.key.json'), '--json']);
+    const result = await verifyVerdict([log], await keyringOf([join(dir, 'rec.key.json')]));
     expect(result.code).toBe(0);
-    const json = JSON.parse(result.stdout) as { notes: number; checkpoints: number; origin: string; version: number };
+    const json = result.json as { notes: number; checkpoints: number; origin: string; version: number };
     expect(json.version).toBe(5);
     expect(json.notes).toBe(json.checkpoints);
     expect(json.notes).toBeGreaterThanOrEqual(3);
@@ -161,33 +195,37 @@ describe('inclusion proofs', () => {
     expect(ok.stderr).toBe('');
     expect(ok.stdout).toMatch(/: ok: entry \d+ of a2a-replay\/tlog-a\/rec-test \(tree size \d+\)/);
     expect(ok.code).toBe(0);
-    // The vkey string itself, and the a2a-replay key file, serve as well.
-    const byString = await runCli(['verify-proof', proofFile, '--receipt', line, '--vkey', keyVerifierKey(keyA)!]);
-    expect(byString.code).toBe(0);
-    expect((await runCli(['verify-proof', proofFile, '--receipt', line, '--public-key', keyFileA])).code).toBe(0);
+    // What the command concluded is the library's, with the vkey file's verifier.
+    const fromFile = [await vkeyVerifier(vkeyA)];
+    expect(await proofVerdict(proofFile, line, fromFile)).toEqual({ code: 0, error: '' });
+    // The vkey string itself, and the a2a-replay key file (`--public-key`), serve as well.
+    expect((await proofVerdict(proofFile, line, [await vkeyVerifier(keyVerifierKey(keyA)!)])).code).toBe(0);
+    const fromKeyFile = noteVerifierOf((await loadKeyFile(keyFileA)).key);
+    expect((await proofVerdict(proofFile, line, [fromKeyFile])).code).toBe(0);
 
     const changedLine = join(dir, 'changed-line.json');
     await writeFile(changedLine, (await readFile(line, 'utf8')).replace('"seq":7', '"seq":8'));
-    const changed = await runCli(['verify-proof', proofFile, '--receipt', changedLine, '--vkey', vkeyA]);
+    const changed = await proofVerdict(proofFile, changedLine, fromFile);
     expect(changed.code).toBe(1);
-    expect(changed.stderr).toContain('the inclusion proof does not lead to the checkpoint root');
+    expect(changed.error).toContain('the inclusion proof does not lead to the checkpoint root');
 
     const proof = await readFile(proofFile, 'utf8');
     const index = Number(/^index (\d+)$/m.exec(proof)![1]);
     const movedFile = join(dir, 'moved.tlog-proof');
     await writeFile(movedFile, proof.replace(`index ${index}`, `index ${index + 1}`));
-    expect((await runCli(['verify-proof', movedFile, '--receipt', line, '--vkey', vkeyA])).code).toBe(1);
+    expect((await proofVerdict(movedFile, line, fromFile)).code).toBe(1);
 
-    const otherNote = (await runCli(['checkpoint', other])).stdout;
+    // The note `checkpoint OTHER` prints.
+    const otherNote = latestNote(await scanLogTree(other)).note;
     const foreignFile = join(dir, 'foreign.tlog-proof');
     await writeFile(foreignFile, proof.slice(0, proof.indexOf('\n\n') + 2) + otherNote);
-    const foreign = await runCli(['verify-proof', foreignFile, '--receipt', line, '--vkey', vkeyA]);
+    const foreign = await proofVerdict(foreignFile, line, fromFile);
     expect(foreign.code).toBe(1);
-    expect(foreign.stderr).toContain('does not lead to the checkpoint root');
+    expect(foreign.error).toContain('does not lead to the checkpoint root');
 
-    const wrongKey = await runCli(['verify-proof', proofFile, '--receipt', line, '--vkey', vkeyB]);
+    const wrongKey = await proofVerdict(proofFile, line, [await vkeyVerifier(vkeyB)]);
     expect(wrongKey.code).toBe(1);
-    expect(wrongKey.stderr).toContain('signed by no key given');
+    expect(wrongKey.error).toContain('signed by no key given');
   });
 
   it('says why it cannot prove a receipt no checkpoint note covers, or one that is not there', async () => {
@@ -198,9 +236,12 @@ describe('inclusion proofs', () => {
       'hmac.receipts.jsonl',
       buildLogLines({ count: 3, keyring: new Keyring([fixedKey('tlog-h', 'tlog-h', false)]) }),
     );
-    const none = await runCli(['prove', hmacOnly, '--seq', '1']);
-    expect(none.code).toBe(2);
-    expect(none.stderr).toContain('holds no checkpoint note');
+    // What `prove` calls refuses it, as bad input (exit 2).
+    const none = await scanLogTree(hmacOnly)
+      .then((scan) => proveReceipt(scan, 1))
+      .catch((error: unknown) => error);
+    expect(none).toBeInstanceOf(A2aReplayError);
+    expect((none as A2aReplayError).message).toContain('holds no checkpoint note');
   });
 });
 
@@ -211,11 +252,17 @@ describe('verify --since', () => {
     // The checkpoint note of the log when it held its first checkpoint.
     const firstCheckpoint = full.findIndex((l) => l.includes('"type":"Checkpoint"'));
     const early = await writeLog('early.receipts.jsonl', full.slice(0, firstCheckpoint + 1));
+    // What `checkpoint EARLY --out early.note` writes, and `verify --since early.note` reads.
     const oldNote = join(dir, 'early.note');
-    expect((await runCli(['checkpoint', early, '--out', oldNote])).code).toBe(0);
+    const note = latestNote(await scanLogTree(early)).note;
+    await writeFile(oldNote, note);
+    const since = { since: { note, name: oldNote } };
+    const keys = await keyringOf([keyFileA]);
     const grown = await writeLog('grown.receipts.jsonl', full);
-    const ok = await runCli(['verify', grown, '--key', keyFileA, '--since', oldNote]);
-    expect(ok.stdout).toMatch(/extends .*early\.note: a2a-replay\/tlog-a\/rec-test grew from \d+ to \d+ lines/);
+    const ok = await verifyVerdict([grown], keys, { checks: since });
+    expect(ok.lines.join('\n')).toMatch(
+      /extends .*early\.note: a2a-replay\/tlog-a\/rec-test grew from \d+ to \d+ lines/,
+    );
     expect(ok.code).toBe(0);
 
     // The same key and header, another history under the old checkpoint (its checkpoints fall
@@ -224,9 +271,9 @@ describe('verify --since', () => {
       'forked.receipts.jsonl',
       buildLogLines({ count: 12, keyring, checkpointEvery: 4 }),
     );
-    expect((await runCli(['verify', forkedLog, '--key', keyFileA])).code).toBe(0);
-    const refused = await runCli(['verify', forkedLog, '--key', keyFileA, '--since', oldNote]);
+    expect((await verifyVerdict([forkedLog], keys)).code).toBe(0);
+    const refused = await verifyVerdict([forkedLog], keys, { checks: since });
     expect(refused.code).toBe(1);
-    expect(refused.stdout).toContain('INVALID since');
+    expect(refused.lines.join('\n')).toContain('INVALID since');
   });
 });

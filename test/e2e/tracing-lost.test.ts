@@ -1,3 +1,9 @@
+/**
+ * `a2a-replay lost` over recordings and receipt logs written here: the built CLI where what it
+ * prints is the point (the listing's tables, the clean line, `--explain`), and what it concludes
+ * of each file (the listing `--json` prints, what it rests on, its exit code, the input it
+ * refuses) as the library calls the command makes (test/helpers/verdicts.ts).
+ */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +13,9 @@ import { buildResumptionDraft, buildSuspensionDraft } from '../../src/receipts/d
 import { Keyring, generateReceiptKey } from '../../src/receipts/keys.js';
 import type { SpanRef } from '../../src/receipts/types.js';
 import { deriveSpanId, deriveTraceId } from '../../src/tracing/span-events.js';
+import { lostSource } from '../../src/public/receipts.js';
 import { runCli } from '../helpers/cli.js';
+import { keyringOf, lostRefusal, lostVerdict } from '../helpers/verdicts.js';
 import { EntryScript, RECORDING, TASK_ID } from '../tracing/entries.js';
 import { at } from '../tracing/memory-tracing.js';
 
@@ -126,9 +134,9 @@ describe('a2a-replay lost', () => {
       'json.jsonl',
       new EntryScript().openStream(0).clientPause(5, { stream: 'x-stream' }).artifact(12, 'x-stream'),
     );
-    const result = await runCli(['lost', file, '--json']);
+    const result = await lostVerdict([file]);
     expect(result.code).toBe(1);
-    const document = JSON.parse(result.stdout) as {
+    const document = result.json as {
       source: string;
       lost: { taskId: string; reason: string; detectedAt: string }[];
     };
@@ -141,9 +149,9 @@ describe('a2a-replay lost', () => {
       'explain.jsonl',
       new EntryScript().openStream(0).clientPause(5, { stream: 'x-stream' }).artifact(12, 'x-stream'),
     );
-    const json = await runCli(['lost', file, '--json', '--explain']);
+    const json = await lostVerdict([file], { explain: true });
     expect(json.code).toBe(1);
-    const document = JSON.parse(json.stdout) as {
+    const document = json.json as {
       lost: { rule: string | null }[];
       explain: { rule: string; steps: { line: number; fact: string; rule: string }[] }[];
     };
@@ -162,19 +170,19 @@ describe('a2a-replay lost', () => {
     const entries = new EntryScript().openStream(0).entries.map((e) => JSON.stringify(e));
     entries[1] = '{"seq": 2, "at": ';
     writeFileSync(path, `${JSON.stringify(RECORDING)}\n${entries.join('\n')}\n`);
-    const result = await runCli(['lost', path]);
+    const result = await lostRefusal([path]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`${path}:3`);
+    expect(result.error).toContain(`${path}:3`);
   });
 
   it('rejects a file that is neither a recording nor a receipt log, naming line 1', async () => {
     const path = join(dir, 'other.jsonl');
     writeFileSync(path, '{"type":"something"}\n');
-    const result = await runCli(['lost', path]);
+    // The command prints it as `a2a-replay: MESSAGE` (a refusal shown whole in fleet-series.test.ts).
+    const result = await lostRefusal([path]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe(
-      `a2a-replay: ${path}:1: "type" is "something"; expected "recording" (a recording) or ` +
-        `"ReceiptLog" (a receipt log)\n`,
+    expect(result.error).toBe(
+      `${path}:1: "type" is "something"; expected "recording" (a recording) or "ReceiptLog" (a receipt log)`,
     );
   });
 
@@ -206,25 +214,31 @@ describe('a2a-replay lost', () => {
         .map((l) => `${l}\n`)
         .join(''),
     );
-    // Cut before its only checkpoint, nothing signed was checked: said as the report says it.
-    const r = await runCli(['lost', open, '--key', publicFile]);
-    expect(r.stdout.split('\n')[0]).toBe(
+    // Cut before its only checkpoint, nothing signed was checked: said as the report says it. The
+    // listing's first line is `1 lost pause in FILE (SOURCE)`.
+    const keys = await keyringOf([publicFile]);
+    const r = await lostVerdict([open], { keys });
+    expect(r.found.lost).toHaveLength(1);
+    expect(`1 lost pause in ${open} (${lostSource(r.found)})`).toBe(
       `1 lost pause in ${open} (receipt log, chain verified, signatures unchecked; ` +
         'not closed by a checkpoint: lines may be missing at its end; 4 after the last checkpoint not vouched for; ' +
         'NOT VERIFIED: only a public key was given and no checkpoint vouches for any receipt, so no signature was ' +
         'checked (pass --key to check the receipts themselves))',
     );
-    const closed = await runCli(['lost', log, '--key', publicFile]);
-    expect(closed.stdout.split('\n')[0]).toBe(
+    const closed = await lostVerdict([log], { keys });
+    expect(closed.found.lost).toHaveLength(1);
+    expect(`1 lost pause in ${log} (${lostSource(closed.found)})`).toBe(
       `1 lost pause in ${log} (receipt log, chain verified, signatures unchecked)`,
     );
   });
 
   it('says verified when --key verifies the log, and names the bad line when it does not', async () => {
     const { log, keyFile, lines } = writeReceiptLog();
-    const verified = await runCli(['lost', log, '--key', keyFile]);
+    const keys = await keyringOf([keyFile]);
+    const verified = await lostVerdict([log], { keys });
     expect(verified.code).toBe(1);
-    expect(verified.stdout.split('\n')[0]).toBe(`1 lost pause in ${log} (receipt log, verified)`);
+    expect(verified.found.lost).toHaveLength(1);
+    expect(lostSource(verified.found)).toBe('receipt log, verified');
 
     const tampered = join(dir, 'tampered.receipts.jsonl');
     writeFileSync(
@@ -234,12 +248,10 @@ describe('a2a-replay lost', () => {
         .map((l) => `${l}\n`)
         .join(''),
     );
-    const failed = await runCli(['lost', tampered, '--key', keyFile]);
+    const failed = await lostRefusal([tampered], { keys });
     expect(failed.code).toBe(2);
-    expect(failed.stderr).toMatch(
-      new RegExp(`^a2a-replay: ${tampered.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: does not verify`),
-    );
-    const unverified = await runCli(['lost', tampered]);
+    expect(failed.error).toMatch(new RegExp(`^${tampered.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: does not verify`));
+    const unverified = await lostVerdict([tampered]);
     expect(unverified.code).toBe(1);
   });
 
@@ -248,18 +260,18 @@ describe('a2a-replay lost', () => {
     const torn = join(dir, 'torn.receipts.jsonl');
     const cut = lines[4] as string;
     writeFileSync(torn, `${lines.slice(0, 4).join('\n')}\n${cut.slice(0, cut.length >> 1)}`);
-    for (const key of [[], ['--key', keyFile]]) {
-      const refused = await runCli(['lost', torn, ...key]);
-      expect(refused.code, key.join(' ')).toBe(2);
-      expect(refused.stderr, key.join(' ')).toContain(`${torn}:5: `);
-      const read = await runCli(['lost', torn, ...key, '--allow-torn-tail']);
-      expect(read.code, key.join(' ')).toBe(1);
+    for (const keys of [undefined, await keyringOf([keyFile])]) {
+      const given = keys === undefined ? 'no key' : '--key';
+      const refused = await lostRefusal([torn], { keys });
+      expect(refused.code, given).toBe(2);
+      expect(refused.error, given).toContain(`${torn}:5: `);
+      const read = await lostVerdict([torn], { keys, allowTornTail: true });
+      expect(read.code, given).toBe(1);
+      expect(read.found.lost, given).toHaveLength(1);
       const verified =
         'verified; torn last line 5 skipped; not closed by a checkpoint: lines may be missing at its end; ' +
         '3 after the last checkpoint not vouched for';
-      expect(read.stdout.split('\n')[0]).toBe(
-        `1 lost pause in ${torn} (receipt log, ${key.length > 0 ? verified : 'unverified'})`,
-      );
+      expect(lostSource(read.found)).toBe(`receipt log, ${keys !== undefined ? verified : 'unverified'}`);
     }
   });
 
@@ -274,17 +286,19 @@ describe('a2a-replay lost', () => {
         .map((l) => `${l}\n`)
         .join(''),
     );
-    const result = await runCli(['lost', cut, '--key', keyFile]);
+    const keys = await keyringOf([keyFile]);
+    const result = await lostVerdict([cut], { keys });
     expect(result.code).toBe(1);
-    expect(result.stdout.split('\n')[0]).toBe(
-      `1 lost pause in ${cut} (receipt log, verified; not closed by a checkpoint: lines may be missing ` +
-        'at its end; 1 after the last checkpoint not vouched for)',
+    expect(result.found.lost).toHaveLength(1);
+    expect(lostSource(result.found)).toBe(
+      'receipt log, verified; not closed by a checkpoint: lines may be missing ' +
+        'at its end; 1 after the last checkpoint not vouched for',
     );
     const header = join(dir, 'header.receipts.jsonl');
     writeFileSync(header, `${lines[0]}\n`);
-    const empty = await runCli(['lost', header, '--key', keyFile, '--json']);
+    const empty = await lostVerdict([header], { keys });
     expect(empty.code).toBe(0);
-    expect(JSON.parse(empty.stdout)).toMatchObject({
+    expect(empty.json).toMatchObject({
       lost: [],
       source: 'receipt log, verified; not closed by a checkpoint: lines may be missing at its end',
     });
@@ -294,8 +308,8 @@ describe('a2a-replay lost', () => {
     const { lines } = writeReceiptLog();
     const path = join(dir, 'bad.receipts.jsonl');
     writeFileSync(path, [lines[0], lines[1], '{"type":"SuspensionReceipt"}'].map((l) => `${l}\n`).join(''));
-    const result = await runCli(['lost', path]);
+    const result = await lostRefusal([path]);
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`${path}:3: `);
+    expect(result.error).toContain(`${path}:3: `);
   });
 });

@@ -1,20 +1,25 @@
 /**
- * Witnesses for receipt-log checkpoints, as users run them: the built `record` in its own process
- * submits every checkpoint to a C2SP tlog-witness (test/tlog/test-witness.ts, on 127.0.0.1) in
- * the background and keeps the cosignatures beside the log; `verify --witness-vkey
- * --witness-quorum` counts them on the checkpoint it relies on; a fork the witness refuses is
- * told by `record` and by `verify`.
+ * Witnesses for receipt-log checkpoints: the recorder (`startRecorder` with `witnessUrl` and
+ * `witnessVkey`, as `record --witness-url --witness-vkey` runs it, in this process) submits every
+ * checkpoint to a C2SP tlog-witness (test/tlog/test-witness.ts, on 127.0.0.1) in the background
+ * and keeps the cosignatures beside the log; what `verify --witness-vkey --witness-quorum` counts on
+ * the checkpoint it relies on is the library call the command makes (test/helpers/verdicts.ts); a
+ * fork the witness refuses is told by the recorder's warning and by that verification. The built
+ * `verify` prints a witnessed log's line, and refuses witnesses for several logs.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Prefixed } from '../../src/canonical/canonical-json.js';
-import { logOrigin, noteKeyName } from '../../src/receipts/log-tree.js';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { keyVerifierKey, logOrigin, noteKeyName } from '../../src/receipts/log-tree.js';
 import { runCli } from '../helpers/cli.js';
 import { type RunningPeer, startPeer } from '../../src/public/peer.js';
-import { startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { Keyring, generateReceiptKey, witnessKeys } from '../../src/public/receipts.js';
+import { type RecorderOptions, startRecorder } from '../../src/public/record.js';
+import { verifyVerdict } from '../helpers/verdicts.js';
 import { PeerClient } from '../peer/peer-client.js';
 import { type TestWitness, startTestWitness } from '../tlog/test-witness.js';
 
@@ -23,6 +28,37 @@ let peer: RunningPeer;
 let witness: TestWitness;
 let other: TestWitness;
 let key: string;
+const signer = generateReceiptKey({ kid: 'wit' });
+const keyring = new Keyring([signer]);
+
+/** A recorder with `options`, closed; what it warned, each line as `record` prints it on stderr. */
+async function record(
+  options: Omit<RecorderOptions, 'upstream' | 'key' | 'warn'>,
+  pauses: number,
+  before: () => Promise<void> | void = () => undefined,
+) {
+  const warned: string[] = [];
+  const recorder = await startRecorder({
+    upstream: peer.url,
+    key: signer,
+    env: {},
+    warn: (line) => warned.push(`a2a-replay: ${line}`),
+    ...options,
+  });
+  try {
+    await before();
+    await pauseAndResume(recorder.url, pauses);
+  } finally {
+    // Every line written and the log closed with its checkpoint: `record` exits 0.
+    expect((await recorder.close()).complete).toBe(true);
+  }
+  return warned.join('\n');
+}
+
+/** What `verify LOG --key K --witness-vkey V... [--witness-quorum N]` concludes. */
+async function verifyWitnessed(log: string, vkeys: string[], quorum = 1) {
+  return verifyVerdict([log], keyring, { checks: { witnesses: { witnesses: await witnessKeys(vkeys), quorum } } });
+}
 
 async function pauseAndResume(url: string, times: number): Promise<void> {
   const client = new PeerClient(url);
@@ -40,9 +76,9 @@ async function pauseAndResume(url: string, times: number): Promise<void> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'a2a-replay-witness-'));
   key = join(dir, 'wit.key.json');
-  const vkeyFile = join(dir, 'wit.vkey');
-  expect((await runCli(['keygen', '--out', key, '--kid', 'wit', '--vkey', vkeyFile])).code).toBe(0);
-  const vkey = (await readFile(vkeyFile, 'utf8')).trim();
+  // The key and its verifier key as `keygen --kid wit --vkey` writes them (keygen itself: tlog-cli.test.ts).
+  await writeFile(key, canonicalJson(signer.keyFile()), { mode: 0o600 });
+  const vkey = keyVerifierKey(signer)!;
   // name+hash+base64(0x01 ‖ key): the base64 may itself hold a '+'.
   const publicKey = Buffer.from(vkey.slice(vkey.indexOf('+', vkey.indexOf('+') + 1) + 1), 'base64').subarray(1);
   const trusted = [{ originPrefix: `${noteKeyName('wit')}/`, name: noteKeyName('wit'), publicKey }];
@@ -65,13 +101,7 @@ describe('record --witness-url', () => {
   beforeAll(async () => {
     const out = join(dir, 'ok.jsonl');
     log = join(dir, 'ok.receipts.jsonl');
-    const recorder = await startRecordProcess([
-      ...['--upstream', peer.url, '--out', out, '--key', key, '--checkpoint-every', '1'],
-      ...['--witness-url', witness.url, '--witness-vkey', witness.vkey],
-    ]);
-    await pauseAndResume(recorder.url, 2);
-    expect(await stopProcess(recorder)).toBe(0);
-    stderr = recorder.stderr();
+    stderr = await record({ out, checkpointEvery: 1, witnessUrl: [witness.url], witnessVkey: [witness.vkey] }, 2);
   });
 
   it('keeps a cosigned note per checkpoint beside the log, the closing one last', async () => {
@@ -90,21 +120,22 @@ describe('record --witness-url', () => {
   });
 
   it('verifies with --witness-quorum 1 and names the witness that signed', async () => {
+    const verdict = await verifyWitnessed(log, [witness.vkey], 1);
+    expect(verdict.code).toBe(0);
+    expect(verdict.lines.join('\n')).toMatch(
+      /: witnessed: checkpoint of \d+ lines cosigned by witness\.test\/w1 \(1 of quorum 1\)/,
+    );
+    // The command prints that verdict, and nothing on stderr.
     const result = await runCli(['verify', log, '--key', key, '--witness-vkey', witness.vkey, '--witness-quorum', '1']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(
-      /: witnessed: checkpoint of \d+ lines cosigned by witness\.test\/w1 \(1 of quorum 1\)/,
-    );
+    expect(result.stdout).toBe(`${verdict.lines.join('\n')}\n`);
   });
 
   it('fails a quorum the witnesses given did not reach', async () => {
-    const result = await runCli([
-      ...['verify', log, '--key', key, '--witness-vkey', witness.vkey, '--witness-vkey', other.vkey],
-      ...['--witness-quorum', '2'],
-    ]);
+    const result = await verifyWitnessed(log, [witness.vkey, other.vkey], 2);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(
+    expect(result.lines.join('\n')).toMatch(
       /NOT WITNESSED: checkpoint of \d+ lines cosigned by witness\.test\/w1 \(1 of quorum 2\)/,
     );
   });
@@ -117,9 +148,9 @@ describe('record --witness-url', () => {
   });
 
   it('fails when the cosignature kept is not one of the key given', async () => {
-    const result = await runCli(['verify', log, '--key', key, '--witness-vkey', other.vkey]);
+    const result = await verifyWitnessed(log, [other.vkey]);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(
+    expect(result.lines.join('\n')).toMatch(
       /NOT WITNESSED: checkpoint of \d+ lines cosigned by no witness given \(0 of quorum 1\)/,
     );
   });
@@ -129,38 +160,39 @@ describe('a forked log', () => {
   it('is refused by the witness (409 at the same size), said by record and by verify', async () => {
     const out = join(dir, 'fork.jsonl');
     const log = join(dir, 'fork.receipts.jsonl');
-    const recorder = await startRecordProcess([
-      ...['--upstream', peer.url, '--out', out, '--key', key, '--checkpoint-every', '0'],
-      ...['--witness-url', witness.url, '--witness-vkey', witness.vkey],
-      ...['--witness-url', other.url, '--witness-vkey', other.vkey],
-    ]);
-    // The witness already cosigned another tree of this log's origin at the size its closing
-    // checkpoint will have (the header and two receipts): what a key holder showing two logs gets.
-    const headerText = (await readFile(log, 'utf8')).split('\n')[0]!;
-    const header = JSON.parse(headerText) as { recording: string };
-    const origin = logOrigin('wit', header.recording, sha256Prefixed(headerText));
-    witness.state.set(origin, { size: 3, root: randomBytes(32) });
-    await pauseAndResume(recorder.url, 1);
-    expect(await stopProcess(recorder)).toBe(0);
-    expect(recorder.stderr()).toMatch(
+    const warned = await record(
+      {
+        out,
+        checkpointEvery: 0,
+        witnessUrl: [witness.url, other.url],
+        witnessVkey: [witness.vkey, other.vkey],
+      },
+      1,
+      async () => {
+        // The witness already cosigned another tree of this log's origin at the size its closing
+        // checkpoint will have (the header and two receipts): what a key holder showing two logs gets.
+        const headerText = (await readFile(log, 'utf8')).split('\n')[0]!;
+        const header = JSON.parse(headerText) as { recording: string };
+        const origin = logOrigin('wit', header.recording, sha256Prefixed(headerText));
+        witness.state.set(origin, { size: 3, root: randomBytes(32) });
+      },
+    );
+    expect(warned).toMatch(
       new RegExp(
         'a2a-replay: witness witness\\.test/w1 REFUSES the checkpoint of 3 lines: a FORK of the log: ' +
           'the witness cosigned another tree of size 3',
       ),
     );
-    const result = await runCli(['verify', log, '--key', key, '--witness-vkey', witness.vkey]);
+    const result = await verifyWitnessed(log, [witness.vkey]);
     expect(result.code).toBe(1);
     // The other witness, which never saw the other tree, cosigned: a quorum it meets alone still
     // fails on the fork the first one reported.
-    const both = await runCli([
-      ...['verify', log, '--key', key, '--witness-vkey', witness.vkey, '--witness-vkey', other.vkey],
-      ...['--witness-quorum', '1'],
-    ]);
+    const both = await verifyWitnessed(log, [witness.vkey, other.vkey], 1);
     expect(both.code).toBe(1);
-    expect(both.stdout).toMatch(
+    expect(both.lines.join('\n')).toMatch(
       /NOT WITNESSED: checkpoint of 3 lines cosigned by witness\.test\/w2 \(1 of quorum 1\); FORK: /,
     );
-    expect(result.stdout).toMatch(
+    expect(result.lines.join('\n')).toMatch(
       /NOT WITNESSED: checkpoint of 3 lines cosigned by no witness given .*FORK: witness witness\.test\/w1 refused/,
     );
   });

@@ -3,7 +3,8 @@
  * verdict, counts and head on a good log, and the same first bad line and reason on logs tampered
  * at lines in the first, a middle and the last batch (a byte of a signature, a dropped line, a
  * space, a line that is not JSON, bytes that are not UTF-8, a torn tail); `onLine` sees the same
- * lines. The built CLI's `--jobs 1` and `--jobs 2` agree on a good log and two tampered ones.
+ * lines. The built CLI's `--jobs 2` prints what one thread concludes (`verifyLogSet` with one job,
+ * what `--jobs 1` calls) on a good log and two tampered ones.
  * Worker threads start the built worker, so the library tests with jobs run the built verifier
  * (dist/, which the suite's global setup builds); from the TypeScript sources, jobs above 1 are
  * refused with the reason.
@@ -20,6 +21,7 @@ import type * as KeyFileModule from '../../src/receipts/key-file.js';
 import { WORKERS_FROM_BYTES, defaultVerifyJobs } from '../../src/receipts/verify-jobs.js';
 import type * as VerifyModule from '../../src/receipts/verify.js';
 import { type VerifyResult, verifyReceiptLog as verifyFromSources } from '../../src/receipts/verify.js';
+import { openLogSet, verificationJson, verifyLogSet } from '../../src/public/receipts.js';
 import { runCli } from '../helpers/cli.js';
 import { CREATED_AT, buildLogLines, fixedKey } from './fixtures.js';
 
@@ -154,8 +156,9 @@ describe('verifyReceiptLog with jobs', () => {
 describe('a2a-replay verify --jobs', () => {
   it('prints the same result with --jobs 1 and --jobs 2, good or tampered', async () => {
     // Every tamper at every batch is compared above through the library the command calls; here,
-    // that --jobs reaches it and the printed verdict is the same, on a good log and on a log
-    // tampered in the first batch and in a later one.
+    // that --jobs reaches it and the printed verdict is the one thread's, on a good log and on a log
+    // tampered in the first batch and in a later one. What `verify --jobs 1 --json` prints is
+    // `verificationJson` of `verifyLogSet` with one job, which the sources run in this process.
     const [sigByte, , , , notUtf8] = tampers(0);
     const paths = [await logWith('cli-good', null)];
     for (const tamper of [
@@ -164,7 +167,9 @@ describe('a2a-replay verify --jobs', () => {
     ])
       paths.push(await logWith(`cli ${tamper.name} ${tamper.at}`, tamper));
     for (const path of paths) {
-      const one = await runCli(['verify', path, '--key', keyFile, '--jobs', '1', '--json']);
+      const set = await openLogSet([path], { keys: [keyFile], jobs: 1 });
+      const verified = await verifyLogSet(set).finally(() => set.close());
+      const one = { stdout: `${JSON.stringify(verificationJson(verified))}\n`, code: verified.ok ? 0 : 1 };
       const two = await runCli(['verify', path, '--key', keyFile, '--jobs', '2', '--json']);
       expect(two.stdout, path).toBe(one.stdout);
       expect(two.code, path).toBe(one.code);

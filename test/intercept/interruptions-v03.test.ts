@@ -1,13 +1,16 @@
 /**
  * A2A v0.3 interruptions end to end (docs/design.md §14.9, §14.10): a stock `@a2a-js/sdk` 0.3.14
  * server asks for approval (a question, and a tool-call gate whose confirmation DataPart comes in
- * the event before `input-required`), the stock 0.3.14 client answers through the real `record
- * --key --principal-from jwt-sub` process over real sockets, over v0.3 JSON-RPC and v0.3 HTTP+JSON:
+ * the event before `input-required`), the stock 0.3.14 client answers through the recorder of
+ * `record --key --principal-from jwt-sub` (`startRecorder`, in the test's process) over real
+ * sockets, over v0.3 JSON-RPC and v0.3 HTTP+JSON:
  * one InterruptionReceipt per gate, a ContinuationReceipt naming who answered, an approval never
  * given `never_continued` in `lost`, `audit --kind interruption` listing them, `verify --recording`
  * passing, and `run --peer` against the same agent passing with the receipts derived again. And a
  * 1.3.0 SDK server with its v0.3 compatibility on, asked by a v0.3 client and a v1.0 client in one
- * session: both dialects' interruptions in one log.
+ * session: both dialects' interruptions in one log. What `verify`, `audit`, `lost` and `run`
+ * conclude is read with the library calls those commands make (test/helpers/command-verdicts.ts,
+ * `replayRecordings`).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,10 +19,13 @@ import type { Message, MessageSendParams, Part, Task } from 'a2a-sdk-v03';
 import { JsonRpcTransport, RestTransport, type Transport } from 'a2a-sdk-v03/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson, hashCanonical } from '../../src/canonical/canonical-json.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
-import { runCli } from '../helpers/cli.js';
+import { generateReceiptKey, Keyring } from '../../src/receipts/keys.js';
+import { loadKeyFile } from '../../src/public/receipts.js';
+import { type Recorder, startRecorder } from '../../src/public/record.js';
+import { renderRecordingText, replayRecordings } from '../../src/public/replay.js';
+import { renderDialects } from '../../cli/lost-render.js';
+import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
 import { bearer } from '../helpers/jwt.js';
-import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import {
   type SdkV03InputPeer,
   V03_PROMPT_TEXT,
@@ -31,7 +37,8 @@ import {
 import { PROMPT_TEXT, type SdkInputPeer, startSdkInputPeer } from '../fixtures/sdk-input-peer.js';
 
 let dir = '';
-const procs: CliProcess[] = [];
+/** Recorders a test started, closed after it whatever happens (each once). */
+const recorders: (() => Promise<unknown>)[] = [];
 let peer: SdkV03InputPeer | undefined;
 let v10Peer: SdkInputPeer | undefined;
 
@@ -39,7 +46,7 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'interruptions-v03-'));
 });
 afterEach(async () => {
-  for (const p of procs.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  for (const close of recorders.splice(0)) await close();
   await peer?.close();
   await v10Peer?.close();
   peer = undefined;
@@ -72,23 +79,25 @@ const send = (parts: Part[], taskId?: string, contextId?: string): MessageSendPa
   },
 });
 
+/** The recorder of `record --key KEY --principal-from jwt-sub` in front of `upstream`, in this process. */
+async function recordHere(upstream: string, out: string, key: string): Promise<Recorder> {
+  const recorder = await startRecorder({ upstream, out, key, principalFrom: 'jwt-sub', warn: () => undefined });
+  let closed: ReturnType<Recorder['close']> | undefined;
+  const close = (): ReturnType<Recorder['close']> => (closed ??= recorder.close());
+  recorders.push(close);
+  return { url: recorder.url, close };
+}
+
+/** Closes a recorder: true when it wrote all (`record` exits 0). */
+const stopped = async (recorder: Recorder): Promise<boolean> => (await recorder.close()).complete;
+
 /** A keyed recorder in front of the peer; what each binding's client needs. */
-async function recordSession(): Promise<{ url: string; key: string; out: string; recorder: CliProcess }> {
+async function recordSession(): Promise<{ url: string; key: string; out: string; recorder: Recorder }> {
   peer = await startSdkV03InputPeer();
   const key = join(dir, 'key.json');
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'v03' }).keyFile()), { mode: 0o600 });
   const out = join(dir, 'session.jsonl');
-  const recorder = await startRecordProcess([
-    '--upstream',
-    peer.url,
-    '--out',
-    out,
-    '--key',
-    key,
-    '--principal-from',
-    'jwt-sub',
-  ]);
-  procs.push(recorder);
+  const recorder = await recordHere(peer.url, out, key);
   return { url: recorder.url, key, out, recorder };
 }
 
@@ -137,7 +146,7 @@ describe.each([
       // A question nobody answers.
       const ignored = (await bob.sendMessage(send([{ kind: 'text', text: 'deploy again' }]))) as Task;
       expect(ignored.status.state).toBe('input-required');
-      expect(await stopProcess(recorder)).toBe(0);
+      expect(await stopped(recorder)).toBe(true);
 
       const log = join(dir, 'session.receipts.jsonl');
       const receipts = await receiptsOf(log);
@@ -168,12 +177,12 @@ describe.each([
       // The agent's own account: it asked three times and went on twice.
       expect(peer?.acts.map((a) => a.act)).toEqual(['asked', 'continued', 'asked', 'continued', 'asked']);
 
-      const verified = await runCli(['verify', log, '--key', key, '--recording', out]);
-      expect(verified.code, verified.stderr + verified.stdout).toBe(0);
+      const verified = await verifyVerdict([log], key, {}, { recording: out });
+      expect(verified.code, verified.lines.join('\n')).toBe(0);
 
-      const audit = await runCli(['audit', log, '--key', key, '--kind', 'interruption', '--json']);
-      expect(audit.code, audit.stderr).toBe(0);
-      expect(JSON.parse(audit.stdout)).toMatchObject([
+      const audit = await auditVerdict([log], key, {}, { kind: 'interruption' });
+      expect(audit.code, audit.refusal ?? '').toBe(0);
+      expect(audit.rows).toMatchObject([
         { kind: 'interruption', taskId: asked.id, outcome: 'continued', continuedBy: 'jwt:sub=alice' },
         { kind: 'interruption', taskId: last.taskId, outcome: 'continued', continuedBy: 'jwt:sub=alice' },
         { kind: 'interruption', taskId: ignored.id },
@@ -188,17 +197,22 @@ describe.each([
         .filter((e) => e.kind === 'request');
       expect(requests.map((e) => e.a2aVersion)).toEqual(['0.3', '0.3', '0.3', '0.3', '0.3']);
 
-      const lost = await runCli(['lost', out, '--json']);
-      expect(lost.code, lost.stderr + lost.stdout).toBe(1);
-      expect(JSON.parse(lost.stdout)).toMatchObject({ understood: true, dialects: { '0.3': 5 } });
-      expect(lost.stdout).toContain(ignored.id);
-      expect(lost.stdout).toContain('never_continued');
-      expect(lost.stdout).not.toContain(asked.id);
+      const lost = await lostVerdict([out]);
+      const printed = JSON.stringify(lost.json, null, 2);
+      expect(lost.code, printed).toBe(1);
+      expect(lost.json).toMatchObject({ understood: true, dialects: { '0.3': 5 } });
+      expect(printed).toContain(ignored.id);
+      expect(printed).toContain('never_continued');
+      expect(printed).not.toContain(asked.id);
 
       // Replayed against the same agent: the receipts derived again equal the recorded ones.
-      const replayed = await runCli(['run', out, '--peer', peer!.url, '--key', key]);
-      expect(replayed.stdout, replayed.stderr).toMatch(/^PASS /m);
-      expect(replayed.code).toBe(0);
+      const replayed = await replayRecordings([out], {
+        peer: peer!.url,
+        keyring: new Keyring([(await loadKeyFile(key)).key]),
+      });
+      const said = replayed.results.map((r) => renderRecordingText(r, { color: false })).join('\n');
+      expect(said).toMatch(/^PASS /m);
+      expect(replayed.exitCode).toBe(0);
       expect(peer?.acts.map((a) => a.act)).toEqual([
         ...['asked', 'continued', 'asked', 'continued', 'asked'],
         ...['asked', 'continued', 'asked', 'continued', 'asked'],
@@ -213,17 +227,7 @@ describe('a 1.3.0 SDK server with its v0.3 compatibility on, through record --ke
     const key = join(dir, 'key.json');
     await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'mixed' }).keyFile()), { mode: 0o600 });
     const out = join(dir, 'mixed.jsonl');
-    const recorder = await startRecordProcess([
-      '--upstream',
-      v10Peer.url,
-      '--out',
-      out,
-      '--key',
-      key,
-      '--principal-from',
-      'jwt-sub',
-    ]);
-    procs.push(recorder);
+    const recorder = await recordHere(v10Peer.url, out, key);
     const endpoint = `${recorder.url}/a2a/jsonrpc`;
 
     // The stock 0.3.14 client: message/send, kebab states.
@@ -252,7 +256,7 @@ describe('a 1.3.0 SDK server with its v0.3 compatibility on, through record --ke
       'dave',
     );
     expect(done.task.status.state).toBe('TASK_STATE_COMPLETED');
-    expect(await stopProcess(recorder)).toBe(0);
+    expect(await stopped(recorder)).toBe(true);
 
     const log = join(dir, 'mixed.receipts.jsonl');
     const receipts = await receiptsOf(log);
@@ -274,10 +278,12 @@ describe('a 1.3.0 SDK server with its v0.3 compatibility on, through record --ke
       },
     ]);
     expect(receipts).toHaveLength(4);
-    const verified = await runCli(['verify', log, '--key', key, '--recording', out]);
-    expect(verified.code, verified.stderr + verified.stdout).toBe(0);
-    const lost = await runCli(['lost', out]);
-    expect(lost.code, lost.stdout).toBe(0);
-    expect(lost.stdout).toContain('dialects: A2A 0.3 (2 exchanges), A2A 1.0 (2 exchanges)\n');
+    const verified = await verifyVerdict([log], key, {}, { recording: out });
+    expect(verified.code, verified.lines.join('\n')).toBe(0);
+    const lost = await lostVerdict([out]);
+    expect(lost.code, JSON.stringify(lost.json)).toBe(0);
+    expect(renderDialects(lost.found?.recording?.dialects ?? {})).toBe(
+      'dialects: A2A 0.3 (2 exchanges), A2A 1.0 (2 exchanges)\n',
+    );
   });
 });

@@ -1,10 +1,12 @@
 /**
- * A2A v0.3 end to end with real processes (docs/design.md §8, §13): the stock `@a2a-js/sdk` 0.3.14
- * client, over JSON-RPC and over HTTP+JSON, drives a stock 0.3.14 agent that gates a tool call on
- * approval (test/fixtures/sdk-approval-peer.ts) through `a2a-replay record`: it streams the ask,
+ * A2A v0.3 end to end over real sockets, in-process through the public entries (docs/design.md §8,
+ * §13): the stock `@a2a-js/sdk` 0.3.14 client, over JSON-RPC and over HTTP+JSON, drives a stock
+ * 0.3.14 agent that gates a tool call on approval (test/fixtures/sdk-approval-peer.ts) through the
+ * recorder (`startRecorder` with the test key, what `record --key` starts): it streams the ask,
  * approves the call the agent proposed, reads the task, and asks for a task that does not exist.
- * `run --peer` of that recording against the same agent passes — the approval carries the call id
- * the live agent minted — and `mock` of it serves the same client what it got through the recorder.
+ * `replayRecordings` against the same agent (what `run --peer` calls) passes — the approval
+ * carries the call id the live agent minted — and the mock (`startMockServer`, what `mock`
+ * starts) serves the same client what it got through the recorder.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,13 +14,15 @@ import { join } from 'node:path';
 import type { Message } from 'a2a-sdk-v03';
 import { JsonRpcTransport, RestTransport, type Transport } from 'a2a-sdk-v03/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli } from '../helpers/cli.js';
-import { startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
+import { startRecorder } from '../../src/public/record.js';
+import { GOLDEN_KEY } from '../golden/golden-receipts.js';
+import { startMock, stopMock } from '../helpers/mock-in-process.js';
+import { replayReport } from '../helpers/run-report.js';
 import { REST_PATH, RPC_PATH, startSdkApprovalPeer } from '../fixtures/sdk-approval-peer.js';
 
 type Binding = 'JSONRPC' | 'HTTP+JSON';
 
-const KEY = join(ROOT, 'golden', 'test-key.json');
+const KEY = GOLDEN_KEY;
 
 let dir = '';
 
@@ -64,11 +68,18 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('the stock 0.3.14 client and ag
     recording = join(dir, `${binding === 'JSONRPC' ? 'jsonrpc' : 'rest'}.jsonl`);
     const agent = await startSdkApprovalPeer({ dialect: '0.3' });
     try {
-      const recorder = await startRecordProcess(['--upstream', agent.url, '--out', recording, '--key', KEY]);
+      const warnings: string[] = [];
+      const recorder = await startRecorder({
+        upstream: agent.url,
+        out: recording,
+        key: KEY,
+        warn: (l) => warnings.push(l),
+      });
       try {
         recorded = await approvalSession(transportAt(recorder.url, binding));
       } finally {
-        expect(await stopProcess(recorder)).toBe(0);
+        // `record` exits 0 when every line was written.
+        expect((await recorder.close()).complete, warnings.join('\n')).toBe(true);
       }
       expect(agent.ran).toEqual(agent.calls);
     } finally {
@@ -81,8 +92,8 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('the stock 0.3.14 client and ag
   it('replays the recording against the same agent to a PASS', async () => {
     const agent = await startSdkApprovalPeer({ dialect: '0.3' });
     try {
-      const r = await runCli(['run', recording, '--peer', agent.url, '--key', KEY]);
-      expect(r.stdout, r.stderr).toMatch(/^PASS /m);
+      const r = await replayReport([recording], { peer: agent.url, key: KEY });
+      expect(r.stdout).toMatch(/^PASS /m);
       expect(r.code).toBe(0);
       expect(agent.refused).toEqual([]);
       expect(agent.ran).toEqual(agent.calls);
@@ -92,11 +103,11 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('the stock 0.3.14 client and ag
   });
 
   it('serves the same client the recorded results from mock', async () => {
-    const mock = await startMockProcess([recording]);
+    const mock = await startMock([recording]);
     try {
       expect(await approvalSession(transportAt(mock.url, binding))).toEqual(recorded);
     } finally {
-      expect(await stopProcess(mock)).toBe(0);
+      await stopMock(mock);
     }
   });
 });

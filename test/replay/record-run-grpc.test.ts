@@ -1,9 +1,12 @@
 /**
- * gRPC end to end with real processes (docs/design.md §8, §13, §16): the stock `@a2a-js/sdk` gRPC
- * client and a grpc-js client drive the reference peer through `a2a-replay record` (a unary send,
- * a get, a not-found error, a stream the peer's clock moves to its end, a pause, a wrong token and
- * a resume on a stream open across PAUSED); `run --strict` of that recording against the embedded
- * peer passes, its receipts GRPC ones, and `mock` of it serves the same clients the recorded results.
+ * gRPC end to end over real sockets, in-process through the public entries (docs/design.md §8,
+ * §13, §16): the stock `@a2a-js/sdk` gRPC client and a grpc-js client drive the reference peer
+ * (`startPeer`) through the recorder (`startRecorder` with the test key, what `record --key` starts:
+ * a unary send, a get, a not-found error, a stream the peer's clock moves to its end, a pause, a
+ * wrong token and a resume on a stream open across PAUSED); `replayRecordings` of that recording
+ * (what `run --update` and `run --strict` call) against the embedded peer passes, its receipts GRPC
+ * ones, and the mock of it (`startMockServer`, what `mock` starts) serves the same clients the
+ * recorded results, every recorded exchange requested and every request matched.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,15 +16,18 @@ import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli } from '../helpers/cli.js';
+import { startPeer } from '../../src/public/peer.js';
+import { startRecorder } from '../../src/public/record.js';
+import { GOLDEN_KEY } from '../golden/golden-receipts.js';
+import { startMock, stopMock } from '../helpers/mock-in-process.js';
+import { replayReport } from '../helpers/run-report.js';
 import { GrpcSessionWriter } from '../helpers/grpc-session-writer.js';
-import { startCliProcess, startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
-import { driveGrpcSession } from '../replay/grpc-session.js';
+import { driveGrpcSession } from './grpc-session.js';
 
 let dir = '';
 let recording = '';
 let recordedTaskId = '';
-const KEY = join(ROOT, 'golden', 'test-key.json');
+const KEY = GOLDEN_KEY;
 
 function sdkMessage(text: string, messageId: string): Message {
   return {
@@ -74,15 +80,18 @@ async function session(url: string): Promise<string> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-run-grpc-'));
   recording = join(dir, 'grpc.jsonl');
-  const peer = await startCliProcess(['peer', '--deterministic']);
-  const recorder = await startRecordProcess(['--upstream', peer.url, '--out', recording, '--key', KEY]);
+  const peer = await startPeer({ deterministic: true });
   try {
-    recordedTaskId = await session(recorder.url);
+    const recorder = await startRecorder({ upstream: peer.url, out: recording, key: KEY, warn: () => undefined });
+    try {
+      recordedTaskId = await session(recorder.url);
+    } finally {
+      await recorder.close();
+    }
   } finally {
-    await stopProcess(recorder);
-    await stopProcess(peer);
+    await peer.close();
   }
-  const update = await runCli(['run', recording, '--update', '--key', KEY]);
+  const update = await replayReport([recording], { update: true, key: KEY });
   expect(update.stdout).not.toMatch(/rewritten/);
   expect(update.code).toBe(0);
 });
@@ -103,18 +112,19 @@ describe('record, run and mock over gRPC', () => {
   it('replays the recording with --strict against the embedded peer, its receipts GRPC ones', async () => {
     const golden = await readFile(join(dir, 'grpc.receipts.jsonl'), 'utf8');
     expect(golden).toContain('"binding":"GRPC"');
-    const r = await runCli(['run', recording, '--strict', '--key', KEY]);
+    const r = await replayReport([recording], { strict: true, key: KEY });
     expect(r.stdout).toMatch(/^PASS +.*grpc\.jsonl/m);
     expect(r.code).toBe(0);
   });
 
   it('serves the recording to the same clients from mock', async () => {
-    const mock = await startMockProcess([recording]);
+    const mock = await startMock([recording]);
+    let stopped;
     try {
       expect(await session(mock.url)).toBe(recordedTaskId);
     } finally {
-      await stopProcess(mock);
+      stopped = await stopMock(mock);
     }
-    expect(mock.stdout()).not.toMatch(/unmatched|not requested/i);
+    expect(stopped).toEqual({ unrequested: [], unmatched: [] });
   });
 });

@@ -1,7 +1,9 @@
 /**
  * The reference peer's `ask:` and `auth:` steps end to end (docs/design.md §4, §14.9): the
- * deterministic peer process behind the real `record --key --principal-from jwt-sub` process, over
- * real sockets. An `ask:` answered by a client message yields an InterruptionReceipt and a
+ * deterministic peer behind the recorder of `record --key --principal-from jwt-sub`, both in the
+ * test's process (`startPeer`, `startRecorder`), over real sockets; what `verify --recording` and
+ * `lost --json` conclude is read with the library calls those commands make
+ * (test/helpers/command-verdicts.ts). An `ask:` answered by a client message yields an InterruptionReceipt and a
  * ContinuationReceipt naming who answered; an `auth:` continued by FireEvent `credentials` yields
  * a ContinuationReceipt with cause `out_of_band`; an unanswered `ask:` is `never_continued` and the
  * `--bypass-ask-after` variant's is `bypassed`, in `lost`.
@@ -12,18 +14,20 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson, hashCanonical } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
-import { runCli } from '../helpers/cli.js';
+import { type PeerOptions, startPeer } from '../../src/public/peer.js';
+import { type Recorder, startRecorder } from '../../src/public/record.js';
+import { lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
 import { bearer } from '../helpers/jwt.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 let dir = '';
-const procs: CliProcess[] = [];
+/** What a test started, closed after it whatever happens (each once). */
+const closers: (() => Promise<unknown>)[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'peer-interruptions-'));
 });
 afterEach(async () => {
-  for (const p of procs.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  for (const close of closers.splice(0).reverse()) await close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -45,7 +49,8 @@ async function rpc(url: string, method: string, params: unknown, sub: string): P
 }
 
 interface Session {
-  recorder: CliProcess;
+  /** Closes the recorder: true when it wrote all (`record` exits 0). */
+  stop(): Promise<boolean>;
   key: string;
   out: string;
   log: string;
@@ -55,27 +60,26 @@ interface Session {
   getTask(id: string): Promise<TaskView>;
 }
 
-/** The deterministic peer (with `peerArgs`) behind `record --key --principal-from jwt-sub`. */
-async function session(peerArgs: string[] = []): Promise<Session> {
-  const peer = await startCliProcess(['peer', '--deterministic', ...peerArgs]);
-  procs.push(peer);
+/** The deterministic peer (with `peerOptions`) behind the recorder of `record --key --principal-from jwt-sub`. */
+async function session(peerOptions: PeerOptions = {}): Promise<Session> {
+  const peer = await startPeer({ deterministic: true, ...peerOptions });
+  closers.push(() => peer.close());
   const key = join(dir, 'key.json');
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'ask' }).keyFile()), { mode: 0o600 });
   const out = join(dir, 'session.jsonl');
-  const recorder = await startRecordProcess([
-    '--upstream',
-    peer.url,
-    '--out',
+  const recorder: Recorder = await startRecorder({
+    upstream: peer.url,
     out,
-    '--key',
     key,
-    '--principal-from',
-    'jwt-sub',
-  ]);
-  procs.push(recorder);
+    principalFrom: 'jwt-sub',
+    warn: () => undefined,
+  });
+  let closed: ReturnType<Recorder['close']> | undefined;
+  const close = (): ReturnType<Recorder['close']> => (closed ??= recorder.close());
+  closers.push(close);
   let n = 0;
   return {
-    recorder,
+    stop: async () => (await close()).complete,
     key,
     out,
     log: join(dir, 'session.receipts.jsonl'),
@@ -117,7 +121,7 @@ describe('the reference peer asking through record --key', () => {
       [{ text: 'ask:approve_the_deploy?' }],
       [{ text: 'yes' }],
     ]);
-    expect(await stopProcess(s.recorder)).toBe(0);
+    expect(await s.stop()).toBe(true);
 
     const receipts = await receiptsOf(s.log);
     expect(receipts.map((r) => r.type)).toEqual(['InterruptionReceipt', 'ContinuationReceipt']);
@@ -132,8 +136,8 @@ describe('the reference peer asking through record --key', () => {
       principal: 'jwt:sub=alice',
       inputHash: hashCanonical([{ text: 'yes' }]),
     });
-    const verified = await runCli(['verify', s.log, '--key', s.key, '--recording', s.out]);
-    expect(verified.code, verified.stderr + verified.stdout).toBe(0);
+    const verified = await verifyVerdict([s.log], s.key, {}, { recording: s.out });
+    expect(verified.code, verified.lines.join('\n')).toBe(0);
   });
 
   it('an auth: continued by FireEvent credentials: a ContinuationReceipt out_of_band naming who fired it', async () => {
@@ -148,7 +152,7 @@ describe('the reference peer asking through record --key', () => {
     const fired = await s.control('FireEvent', { name: 'credentials', payload: { taskId: asked.id } });
     expect(fired).toMatchObject({ result: { resumed: [] } });
     expect((await s.getTask(asked.id)).status.state).toBe('TASK_STATE_COMPLETED');
-    expect(await stopProcess(s.recorder)).toBe(0);
+    expect(await s.stop()).toBe(true);
 
     const receipts = await receiptsOf(s.log);
     expect(receipts.map((r) => r.type)).toEqual(['InterruptionReceipt', 'ContinuationReceipt']);
@@ -159,8 +163,8 @@ describe('the reference peer asking through record --key', () => {
       principal: 'jwt:sub=ops',
       inputHash: null,
     });
-    const verified = await runCli(['verify', s.log, '--key', s.key, '--recording', s.out]);
-    expect(verified.code, verified.stderr + verified.stdout).toBe(0);
+    const verified = await verifyVerdict([s.log], s.key, {}, { recording: s.out });
+    expect(verified.code, verified.lines.join('\n')).toBe(0);
   });
 
   it('an ask: answered in its context without its id: one InterruptionReceipt, continued_as_new_task', async () => {
@@ -173,27 +177,27 @@ describe('the reference peer asking through record --key', () => {
     // The original task still asks, as it did: the same interruption, lost already.
     expect((await s.getTask(asked.id)).status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     expect((await s.getTask(asked.id)).status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-    expect(await stopProcess(s.recorder)).toBe(0);
+    expect(await s.stop()).toBe(true);
 
     const receipts = await receiptsOf(s.log);
     expect(receipts.map((r) => [r.type, r.taskId])).toEqual([['InterruptionReceipt', asked.id]]);
-    const lost = await runCli(['lost', s.out, '--json']);
-    expect(lost.code, lost.stderr).toBe(1);
-    expect((JSON.parse(lost.stdout) as { lostInterruptions: Json[] }).lostInterruptions).toMatchObject([
+    const lost = await lostVerdict([s.out]);
+    expect(lost.code, lost.invalid).toBe(1);
+    expect((lost.json as { lostInterruptions: Json[] }).lostInterruptions).toMatchObject([
       { taskId: asked.id, reason: 'continued_as_new_task', state: 'TASK_STATE_INPUT_REQUIRED' },
     ]);
-    expect((JSON.parse(lost.stdout) as { lostInterruptions: Json[] }).lostInterruptions).toHaveLength(1);
-    const verified = await runCli(['verify', s.log, '--key', s.key, '--recording', s.out]);
-    expect(verified.code, verified.stderr + verified.stdout).toBe(0);
+    expect((lost.json as { lostInterruptions: Json[] }).lostInterruptions).toHaveLength(1);
+    const verified = await verifyVerdict([s.log], s.key, {}, { recording: s.out });
+    expect(verified.code, verified.lines.join('\n')).toBe(0);
   });
 
-  const lostCases: Array<[string, string[], string]> = [
-    ['an unanswered ask: is never_continued', [], 'never_continued'],
-    ['the --bypass-ask-after variant walks past the gate: bypassed', ['--bypass-ask-after', '60000'], 'bypassed'],
+  const lostCases: Array<[string, PeerOptions, string]> = [
+    ['an unanswered ask: is never_continued', {}, 'never_continued'],
+    ['the --bypass-ask-after variant walks past the gate: bypassed', { bypassAskAfterMs: 60_000 }, 'bypassed'],
   ];
-  for (const [name, peerArgs, reason] of lostCases) {
+  for (const [name, peerOptions, reason] of lostCases) {
     it(name, async () => {
-      const s = await session(peerArgs);
+      const s = await session(peerOptions);
       const asked = await s.send('ask:approve? work:1', 'bob');
       expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
       await s.control('AdvanceClock', { ms: 59_999 });
@@ -205,11 +209,11 @@ describe('the reference peer asking through record --key', () => {
         await s.control('AdvanceClock', { ms: 1000 });
         expect((await s.getTask(asked.id)).status.state).toBe('TASK_STATE_COMPLETED');
       }
-      expect(await stopProcess(s.recorder)).toBe(0);
+      expect(await s.stop()).toBe(true);
 
-      const lost = await runCli(['lost', s.out, '--json']);
-      expect(lost.code, lost.stderr).toBe(1);
-      expect((JSON.parse(lost.stdout) as { lostInterruptions: Json[] }).lostInterruptions).toMatchObject([
+      const lost = await lostVerdict([s.out]);
+      expect(lost.code, lost.invalid).toBe(1);
+      expect((lost.json as { lostInterruptions: Json[] }).lostInterruptions).toMatchObject([
         { taskId: asked.id, reason, state: 'TASK_STATE_INPUT_REQUIRED' },
       ]);
     });

@@ -1,38 +1,42 @@
 /**
- * The spans of a pause across recorders (docs/design.md §7, §17), with real `record --key --traces`
- * processes in front of one reference peer over real sockets, read from their OTLP-JSON trace
- * files: a pause begun through replica A and resumed through replica B, and one begun before a
- * SIGTERM and resumed after the restart with `--continue-from`. The Resume span the later recorder
+ * The spans of a pause across recorders (docs/design.md §7, §17), with recorders started with a key
+ * and `traces` (`startRecorder`, as `record --key --traces` runs them) in front of one reference
+ * peer (`startPeer`), in this process over real sockets, read from their OTLP-JSON trace files: a
+ * pause begun through replica A and resumed through replica B, and one begun before a stop (what
+ * `record` does on SIGTERM) and resumed after the restart with `continueFrom`. The Resume span the later recorder
  * writes links (trace id and span id) to the Suspension span the earlier one wrote, as the Resume
  * span of a resume seen by the same recorder does; the recorder that stopped with the pause open
  * writes no LostPause for it but a PauseOpenAtStop under its Suspension, while `lost` over its
  * recording still says `recording_ended`.
  */
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/canonical/canonical-json.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
-import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { startPeer } from '../../src/public/peer.js';
+import { type ReceiptKey, generateReceiptKey } from '../../src/public/receipts.js';
+import { startRecorder } from '../../src/public/record.js';
+import { lostVerdict } from '../helpers/verdicts.js';
 import { ok } from '../replay/session.js';
 import { type OtlpSpan, type OtlpTraceRequest, attributesOf, spansOf } from '../tracing/otlp-proto.js';
 
 let dir = '';
-const processes: CliProcess[] = [];
+/** The peers and recorders a test started, closed after it even when an assertion stopped it early. */
+const running: { close(): Promise<unknown> }[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'fleet-spans-'));
 });
 
 afterEach(async () => {
-  for (const p of processes.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  for (const r of running.splice(0).reverse()) await r.close().catch(() => undefined);
   await rm(dir, { recursive: true, force: true });
 });
 
 interface Recorder {
-  proc: CliProcess;
+  url: string;
+  /** Stops it: true when every line reached its file and the log closed (`record` exits 0). */
+  stop(): Promise<boolean>;
   recording: string;
   receipts: string;
   traces: string;
@@ -45,27 +49,27 @@ interface SpanRef {
 
 type Line = { type: string; taskId?: string; span?: SpanRef; links?: { suspension: SpanRef } };
 
-async function keyFile(kid: string): Promise<string> {
-  const file = join(dir, `${kid}.key.json`);
-  await writeFile(file, canonicalJson(generateReceiptKey({ kid }).keyFile()), { mode: 0o600 });
-  return file;
-}
+/** A receipt key of its own for a recorder. */
+const keyOf = (kid: string): ReceiptKey => generateReceiptKey({ kid });
 
-/** `record --key --traces` in front of `upstream`, writing `<name>.jsonl` (continuing `from` when given). */
-async function recorder(upstream: string, name: string, key: string, from?: string): Promise<Recorder> {
+/**
+ * A recorder with `key` and `traces` in front of `upstream`, writing `<name>.jsonl` (continuing
+ * `from` when given); no OTEL_* variable of this process's is read (as the CLI tests run `record`).
+ */
+async function recorder(upstream: string, name: string, key: ReceiptKey, from?: string): Promise<Recorder> {
   const recording = join(dir, `${name}.jsonl`);
   const traces = join(dir, `${name}-traces`);
   await mkdir(traces);
-  const args = ['--upstream', upstream, '--out', recording, '--key', key, '--traces', traces, '--quiet'];
-  const proc = await startRecordProcess([...args, ...(from === undefined ? [] : ['--continue-from', from])]);
-  processes.push(proc);
-  return { proc, recording, receipts: recording.replace(/\.jsonl$/, '.receipts.jsonl'), traces };
+  const started = await startRecorder({ upstream, out: recording, key, traces, continueFrom: from, env: {} });
+  running.push(started);
+  const stop = async (): Promise<boolean> => (await started.close()).complete;
+  return { url: started.url, stop, recording, receipts: recording.replace(/\.jsonl$/, '.receipts.jsonl'), traces };
 }
 
-async function peer(): Promise<CliProcess> {
-  const proc = await startCliProcess(['peer', '--deterministic']);
-  processes.push(proc);
-  return proc;
+async function peer(): Promise<{ url: string }> {
+  const started = await startPeer({ deterministic: true });
+  running.push(started);
+  return started;
 }
 
 /** A task started and paused through `url`: its id and resume token. */
@@ -135,25 +139,25 @@ async function expectOpenAtStop(r: Recorder, suspension: OtlpSpan): Promise<void
   expect(attr(open[0], 'a2a_replay.pause.open_at_stop')).toBe(true);
 }
 
-/** `lost` over the recording alone: the pause is `recording_ended` there. */
+/** `lost` over the recording alone (test/helpers/verdicts.ts): the pause is `recording_ended` there. */
 async function expectLostInRecording(r: Recorder, taskId: string): Promise<void> {
-  const lost = await runCli(['lost', r.recording, '--json']);
+  const lost = await lostVerdict([r.recording]);
   expect(lost.code).toBe(1);
-  const listed = (JSON.parse(lost.stdout) as { lost: { taskId: string; reason: string }[] }).lost;
+  const listed = (lost.json as { lost: { taskId: string; reason: string }[] }).lost;
   expect(listed.map((l) => [l.taskId, l.reason])).toEqual([[taskId, 'recording_ended']]);
 }
 
 describe('the spans of one pause across recorders', () => {
   it('links the Resume span replica B writes to the Suspension span replica A wrote', async () => {
     const upstream = await peer();
-    const a = await recorder(upstream.url, 'a', await keyFile('replica-a'));
-    const b = await recorder(upstream.url, 'b', await keyFile('replica-b'));
-    const acrossReplicas = await pauseTask(a.proc.url, 'across');
-    const withinA = await pauseTask(a.proc.url, 'within');
-    await resumeTask(b.proc.url, acrossReplicas);
-    await resumeTask(a.proc.url, withinA);
-    expect(await stopProcess(a.proc)).toBe(0);
-    expect(await stopProcess(b.proc)).toBe(0);
+    const a = await recorder(upstream.url, 'a', keyOf('replica-a'));
+    const b = await recorder(upstream.url, 'b', keyOf('replica-b'));
+    const acrossReplicas = await pauseTask(a.url, 'across');
+    const withinA = await pauseTask(a.url, 'within');
+    await resumeTask(b.url, acrossReplicas);
+    await resumeTask(a.url, withinA);
+    expect(await a.stop()).toBe(true);
+    expect(await b.stop()).toBe(true);
 
     const suspension = await suspensionOf(a, acrossReplicas.taskId);
     await expectResumeLinksTo(b, acrossReplicas.taskId, suspension);
@@ -166,13 +170,13 @@ describe('the spans of one pause across recorders', () => {
 
   it('links the Resume span of a recorder restarted with --continue-from to the Suspension span before', async () => {
     const upstream = await peer();
-    const key = await keyFile('series');
+    const key = keyOf('series');
     const first = await recorder(upstream.url, 's', key);
-    const pause = await pauseTask(first.proc.url, 'restart');
-    expect(await stopProcess(first.proc, 'SIGTERM')).toBe(0);
+    const pause = await pauseTask(first.url, 'restart');
+    expect(await first.stop()).toBe(true);
     const second = await recorder(upstream.url, 's.2', key, first.recording);
-    await resumeTask(second.proc.url, pause);
-    expect(await stopProcess(second.proc)).toBe(0);
+    await resumeTask(second.url, pause);
+    expect(await second.stop()).toBe(true);
 
     const suspension = await suspensionOf(first, pause.taskId);
     await expectResumeLinksTo(second, pause.taskId, suspension);

@@ -1,5 +1,6 @@
 /**
- * `a2a-replay record` under slow or hostile parties, against real sockets with short flag values:
+ * The recorder (`startRecorder`, in this process) under slow or hostile parties, against real
+ * sockets with short option values:
  * an upstream that never answers (504 naming it; read on until the stop records it as an error), a
  * client whose body or headers do not arrive in time (408), connections past the cap (503; gRPC
  * connections count, and a gRPC call past the cap gets UNAVAILABLE), a 50 MB chunked body (a
@@ -19,21 +20,20 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readRestError } from '../../src/protocol/rest-binding.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { postBig, raw, uploadThenRead } from '../helpers/raw-http.js';
-import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import type { RecorderOptions } from '../../src/public/record.js';
+import { type TestRecorder, startTestRecorder } from '../helpers/in-process.js';
 
 let dir = '';
-const processes: CliProcess[] = [];
+const recorders: TestRecorder[] = [];
 const servers: Server[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-limits-'));
 });
 afterEach(async () => {
-  for (const p of processes.splice(0)) await stopProcess(p, 'SIGKILL');
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise<void>((resolve) => s.close(() => resolve()));
-  }
+  for (const s of servers) s.closeAllConnections();
+  for (const r of recorders.splice(0)) await r.close();
+  for (const s of servers.splice(0)) await new Promise<void>((resolve) => s.close(() => resolve()));
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -46,10 +46,14 @@ async function upstream(handler: Parameters<typeof createServer>[1]): Promise<st
   return `http://127.0.0.1:${address.port}`;
 }
 
-async function record(target: string, ...flags: string[]): Promise<{ proc: CliProcess; out: string; url: URL }> {
-  const out = join(dir, `r${processes.length}.jsonl`);
-  const proc = await startRecordProcess(['--upstream', target, '--out', out, ...flags], { A2A_REPLAY_KEY_FILE: '' });
-  processes.push(proc);
+/** A recorder without a key in front of `target`, with `options`. */
+async function record(
+  target: string,
+  options: Omit<RecorderOptions, 'upstream' | 'out'> = {},
+): Promise<{ proc: TestRecorder; out: string; url: URL }> {
+  const out = join(dir, `r${recorders.length}.jsonl`);
+  const proc = await startTestRecorder({ upstream: target, out, ...options });
+  recorders.push(proc);
   return { proc, out, url: new URL(proc.url) };
 }
 
@@ -61,13 +65,13 @@ function bodyOf(answer: string): { error: { code: number; message: string } } {
   return JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as { error: { code: number; message: string } };
 }
 
-async function entriesOf(proc: CliProcess, out: string) {
-  await stopProcess(proc);
+async function entriesOf(proc: TestRecorder, out: string) {
+  await proc.close();
   return (await readRecording(out)).entries;
 }
 
 describe('the upstream card', () => {
-  it('says on stderr when the card names another server, which clients would reach past the recorder', async () => {
+  it('warns when the card names another server, which clients would reach past the recorder', async () => {
     const card = (url: string) => ({
       name: 'public',
       supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
@@ -80,21 +84,21 @@ describe('the upstream card', () => {
       });
     const publicUrl = 'https://agent.example.com/a2a';
     const behind = await record(await answer(publicUrl));
-    expect(behind.proc.stderr()).toContain(
+    expect(behind.proc.warnings.join('\n')).toContain(
       `the upstream's agent card names ${publicUrl}, not the upstream: a client that follows it talks to ` +
         'that server directly, and nothing of it is recorded',
     );
     const own = await answer(null);
     const direct = await record(own);
-    expect(direct.proc.stderr()).not.toContain("the upstream's agent card names");
+    expect(direct.proc.warnings.join('\n')).not.toContain("the upstream's agent card names");
   });
 });
 
 describe('time-outs', () => {
   it('answers 504 naming the upstream when it sends no response head in time, and records the error', async () => {
     const silent = await upstream(() => undefined);
-    // The answer is read on after the 504 for --follow-ms, which a stop waits for too: short here.
-    const { proc, out, url } = await record(silent, '--upstream-timeout-ms', '200', '--follow-ms', '300');
+    // The answer is read on after the 504 for followMs, which a stop waits for too: short here.
+    const { proc, out, url } = await record(silent, { upstreamTimeoutMs: 200, followMs: 300 });
     const res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -112,7 +116,7 @@ describe('time-outs', () => {
 
   it('answers 408 and closes when a request body does not arrive in time', async () => {
     const peer = await upstream((_req, res) => res.end('{}'));
-    const { url } = await record(peer, '--request-timeout-ms', '300', '--headers-timeout-ms', '200');
+    const { url } = await record(peer, { requestTimeoutMs: 300, headersTimeoutMs: 200 });
     const got = await raw(
       url,
       'POST / HTTP/1.1\r\nHost: r\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc"',
@@ -123,7 +127,7 @@ describe('time-outs', () => {
 
   it('answers 408 and closes when the headers do not arrive in time', async () => {
     const peer = await upstream((_req, res) => res.end('{}'));
-    const { url } = await record(peer, '--headers-timeout-ms', '200');
+    const { url } = await record(peer, { headersTimeoutMs: 200 });
     const got = await raw(url, 'POST / HTTP/1.1\r\nHost: r\r\nContent-Ty');
     expect(got).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
     expect(bodyOf(got).error.message).toMatch(/headers within 200 ms/);
@@ -135,27 +139,19 @@ describe('time-outs', () => {
       res.write('data: {"n":1}\n\n');
       setTimeout(() => res.end('data: {"n":2}\n\n'), 900);
     });
-    const { url } = await record(
-      streaming,
-      '--request-timeout-ms',
-      '200',
-      '--headers-timeout-ms',
-      '100',
-      '--upstream-timeout-ms',
-      '200',
-    );
+    const { url } = await record(streaming, { requestTimeoutMs: 200, headersTimeoutMs: 100, upstreamTimeoutMs: 200 });
     const res = await fetch(url, { method: 'POST', body: rpc('SendStreamingMessage') });
     expect(await res.text()).toBe('data: {"n":1}\n\ndata: {"n":2}\n\n');
   });
 });
 
-describe('--max-connections', () => {
+describe('maxConnections', () => {
   it('answers 503 with Retry-After on a connection past the cap', async () => {
     const peer = await upstream((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('data: {}\n\n');
     });
-    const { proc, out, url } = await record(peer, '--max-connections', '2');
+    const { proc, out, url } = await record(peer, { maxConnections: 2 });
     const held: Socket[] = [];
     for (let i = 0; i < 2; i++) {
       held.push(
@@ -182,7 +178,7 @@ describe('--max-connections', () => {
 
   it('counts silent connections: a fourth past three silent ones gets 503, until they are closed', async () => {
     const peer = await upstream((_req, res) => res.end('{"jsonrpc":"2.0","id":7,"result":{}}'));
-    const { url } = await record(peer, '--max-connections', '3', '--headers-timeout-ms', '500');
+    const { url } = await record(peer, { maxConnections: 3, headersTimeoutMs: 500 });
     const silent = await Promise.all(
       [0, 1, 2].map(
         () =>
@@ -232,7 +228,7 @@ function holdConnection(url: URL): Promise<Socket> {
   });
 }
 
-describe('--max-connections counts gRPC connections', () => {
+describe('maxConnections counts gRPC connections', () => {
   const GET_TASK = '/lf.a2a.v1.A2AService/GetTask';
   // GetTaskRequest { id: "t-1" } (field 2, a string), encoded by hand.
   const getTask = Buffer.from([0x12, 0x03, 0x74, 0x2d, 0x31]);
@@ -252,7 +248,7 @@ describe('--max-connections counts gRPC connections', () => {
 
   it('refuses a gRPC call on a connection past the cap with UNAVAILABLE saying so, and records it', async () => {
     const peer = await upstream(sse);
-    const { proc, out, url } = await record(peer, '--max-connections', '1', '--grpc-upstream', '127.0.0.1:1');
+    const { proc, out, url } = await record(peer, { maxConnections: 1, grpcUpstream: '127.0.0.1:1' });
     const held = await holdConnection(url);
     const refused = await grpcCall(grpcClient(url), GET_TASK, getTask);
     held.destroy();
@@ -268,7 +264,7 @@ describe('--max-connections counts gRPC connections', () => {
         error: expect.stringMatching(/at most 1 connections/) as unknown,
       },
     ]);
-    expect(proc.stderr()).toMatch(/gRPC call refused: .*at most 1 connections/);
+    expect(proc.warnings.join('\n')).toMatch(/gRPC call refused: .*at most 1 connections/);
   });
 
   it('counts an open gRPC connection: an HTTP/1 request past the cap gets 503', async () => {
@@ -276,7 +272,7 @@ describe('--max-connections counts gRPC connections', () => {
       req.resume();
       res.end('{}');
     });
-    const { proc, out, url } = await record(peer, '--max-connections', '1');
+    const { proc, out, url } = await record(peer, { maxConnections: 1 });
     // A call the recorder answers itself (no such method): its connection stays open.
     const client = grpcClient(url);
     expect((await grpcCall(client, '/other.Service/Do', getTask)).code).toBe(status.UNIMPLEMENTED);
@@ -293,7 +289,7 @@ describe('--max-connections counts gRPC connections', () => {
 });
 
 describe('bodies', () => {
-  // 50 MB through two processes on a loaded 2-core machine can take a while: a generous deadline.
+  // 50 MB through the recorder on a loaded 2-core machine can take a while: a generous deadline.
   it(
     'answers a 50 MB chunked body with a 413 the client reads, records the refusal, and keeps serving',
     { timeout: 180_000 },
@@ -305,7 +301,7 @@ describe('bodies', () => {
         req.resume();
         req.on('end', () => res.end('{"jsonrpc":"2.0","id":1,"result":{}}'));
       });
-      const { proc, out, url } = await record(peer, '--max-body-bytes', '65536');
+      const { proc, out, url } = await record(peer, { maxBodyBytes: 65536 });
       const answer = await postBig(url, 50 * 1024 * 1024, true);
       expect(answer.status).toBe(413);
       expect(answer.headers.connection).toBe('close');
@@ -326,7 +322,7 @@ describe('bodies', () => {
         req.resume();
         req.on('end', () => res.end('{"jsonrpc":"2.0","id":1,"result":{}}'));
       });
-      const { proc, out, url } = await record(peer, '--max-body-bytes', '65536');
+      const { proc, out, url } = await record(peer, { maxBodyBytes: 65536 });
       const { got, uploadError } = await uploadThenRead(url, 50 * 1024 * 1024);
       expect(uploadError).toBeUndefined();
       expect(got).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
@@ -336,17 +332,9 @@ describe('bodies', () => {
     },
   );
 
-  it('closes after --drain-timeout-ms a connection whose over-limit body stops arriving, its 413 read', async () => {
+  it('closes after drainTimeoutMs a connection whose over-limit body stops arriving, its 413 read', async () => {
     const peer = await upstream((_req, res) => res.end('{}'));
-    const { url } = await record(
-      peer,
-      '--max-body-bytes',
-      '1024',
-      '--drain-timeout-ms',
-      '200',
-      '--request-timeout-ms',
-      '60000',
-    );
+    const { url } = await record(peer, { maxBodyBytes: 1024, drainTimeoutMs: 200, requestTimeoutMs: 60000 });
     const got = await raw(
       url,
       'POST / HTTP/1.1\r\nHost: r\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n' +
@@ -356,7 +344,7 @@ describe('bodies', () => {
     expect(bodyOf(got).error.message).toMatch(/over the recorder's limit of 1024 bytes/);
   });
 
-  it('passes an SSE event over --max-body-bytes to the client whole and records its first characters', async () => {
+  it('passes an SSE event over maxBodyBytes to the client whole and records its first characters', async () => {
     const big = `{"n":"${'x'.repeat(3 * 65536)}"}`;
     const peer = await upstream((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
@@ -365,7 +353,7 @@ describe('bodies', () => {
       for (let at = 0; at < big.length; at += 10_000) res.write(big.slice(at, at + 10_000));
       res.end('\n\ndata: {"n":3}\n\n');
     });
-    const { proc, out, url } = await record(peer, '--max-body-bytes', '65536');
+    const { proc, out, url } = await record(peer, { maxBodyBytes: 65536 });
     const res = await fetch(url, { method: 'POST', body: rpc('SendStreamingMessage') });
     expect(await res.text()).toBe(`data: {"n":1}\n\ndata: ${big}\n\ndata: {"n":3}\n\n`);
     const events = (await entriesOf(proc, out)).filter((e) => e.kind === 'event');
@@ -443,8 +431,8 @@ describe("the recorder's own answers on an HTTP+JSON route", () => {
 
   it('answers 504 as an HTTP+JSON error the SDK REST client reads, naming the upstream', async () => {
     const silent = await upstream(() => undefined);
-    // The answer is read on after the 504 for --follow-ms, which a stop waits for too: short here.
-    const { proc, out, url } = await record(silent, '--upstream-timeout-ms', '200', '--follow-ms', '300');
+    // The answer is read on after the 504 for followMs, which a stop waits for too: short here.
+    const { proc, out, url } = await record(silent, { upstreamTimeoutMs: 200, followMs: 300 });
     const why = `upstream ${silent} sent no response within 200 ms`;
     const res = await fetch(new URL('/rest/tasks/t-1', url));
     expect(res.status).toBe(504);
@@ -470,7 +458,7 @@ describe("the recorder's own answers on an HTTP+JSON route", () => {
 
   it('answers 408 for a body that does not arrive in time in the binding of the target it read', async () => {
     const peer = await upstream((_req, res) => res.end('{}'));
-    const { url } = await record(peer, '--request-timeout-ms', '300', '--headers-timeout-ms', '200');
+    const { url } = await record(peer, { requestTimeoutMs: 300, headersTimeoutMs: 200 });
     const got = await raw(
       url,
       'POST /rest/message:send HTTP/1.1\r\nHost: r\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"m',
@@ -486,7 +474,7 @@ describe("the recorder's own answers on an HTTP+JSON route", () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('data: {}\n\n');
     });
-    const { url } = await record(peer, '--max-connections', '1');
+    const { url } = await record(peer, { maxConnections: 1 });
     const held = await new Promise<Socket>((resolve, reject) => {
       const socket = connect(Number(url.port), url.hostname, () =>
         socket.write(`POST / HTTP/1.1\r\nHost: r\r\nContent-Length: 2\r\n\r\n{}`),
@@ -506,7 +494,7 @@ describe("the recorder's own answers on an HTTP+JSON route", () => {
       req.resume();
       res.end('{}');
     });
-    const { url } = await record(peer, '--max-body-bytes', '1024');
+    const { url } = await record(peer, { maxBodyBytes: 1024 });
     const big = JSON.stringify({ message: { parts: [{ text: 'x'.repeat(5000) }] } });
     const send = (path: string) =>
       fetch(new URL(path, url), { method: 'POST', headers: { 'content-type': 'application/json' }, body: big });

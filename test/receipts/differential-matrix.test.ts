@@ -1,7 +1,8 @@
 /**
- * The differential matrix: what `a2a-replay record --key` derives (receipts, `lost`, `audit`)
- * must agree, row by row, with the peer's own ground truth (its transition log), whatever way the
- * client watches the task. Client styles: a stream (SendStreamingMessage), a resubscribe
+ * The differential matrix: what the recorder derives with a key (`startRecorder`: receipts, and
+ * the verdicts of `lost` and `audit` over them, as library calls) must agree, row by row, with the
+ * peer's own ground truth (its transition log), whatever way the client watches the task. The peer
+ * and the recorder run in this process. Client styles: a stream (SendStreamingMessage), a resubscribe
  * (SendMessage then SubscribeToTask), polling (GetTask after every step) and the `@a2a-js/sdk`
  * client polling through its own transport. Peers: the reference peer (native PAUSED), the
  * reference peer with `--legacy-pause` (WORKING + metadata), and a peer built on `@a2a-js/sdk`'s
@@ -13,20 +14,21 @@
  * INPUT_REQUIRED (test/fixtures/sdk-input-peer.ts), answered by the stock SDK client: the
  * InterruptionReceipt and ContinuationReceipt agree with what the agent says it did.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Part, type Task } from '@a2a-js/sdk';
 import { ClientFactory } from '@a2a-js/sdk/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type JsonValue, canonicalJson, hashCanonical } from '../../src/canonical/canonical-json.js';
+import { type JsonValue, hashCanonical } from '../../src/canonical/canonical-json.js';
 import { SseParser } from '../../src/intercept/sse-parser.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { startPeer } from '../../src/public/peer.js';
+import { Keyring, generateReceiptKey } from '../../src/public/receipts.js';
+import { startRecorder } from '../../src/public/record.js';
 import { type SdkInputAct, startSdkInputPeer } from '../fixtures/sdk-input-peer.js';
 import { sdkUserMessage, startSdkPausePeer } from '../fixtures/sdk-pause-peer.js';
-import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 import { bearer } from '../helpers/jwt.js';
+import { auditVerdict, expectNoLostInRecording, lostVerdict } from '../helpers/verdicts.js';
 
 const STYLES = ['stream', 'resubscribe', 'poll', 'sdk'] as const;
 type Style = (typeof STYLES)[number];
@@ -38,12 +40,11 @@ const SCENARIOS = [
   'external event',
 ];
 
+const key = generateReceiptKey({ kid: 'matrix' });
+const keys = new Keyring([key]);
 let dir = '';
-let keyFile = '';
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'differential-'));
-  keyFile = join(dir, 'key.json');
-  await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'matrix' }).keyFile()), { mode: 0o600 });
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -282,18 +283,27 @@ describe('receipts, lost and audit agree with the peer ground truth', () => {
           rpcPath = '/a2a/jsonrpc';
           stopPeer = () => sdk.close();
         } else {
-          const args = ['peer', '--deterministic', '--transitions', transitions];
-          if (peerKind === 'reference --legacy-pause') args.push('--legacy-pause');
-          const peer: CliProcess = await startCliProcess(args);
+          const peer = await startPeer({
+            deterministic: true,
+            transitionsFile: transitions,
+            legacyPause: peerKind === 'reference --legacy-pause',
+          });
           upstream = peer.url;
-          stopPeer = () => stopProcess(peer);
+          stopPeer = () => peer.close();
         }
-        const recorder = await startRecordProcess(['--upstream', upstream, '--out', out, '--key', keyFile]);
+        let recorder: Awaited<ReturnType<typeof startRecorder>>;
+        try {
+          recorder = await startRecorder({ upstream, out, key, env: {} });
+        } catch (error) {
+          await stopPeer();
+          throw error;
+        }
         let ids: string[];
         try {
           ids = await scenarios(style, recorder.url, rpcPath);
         } finally {
-          expect(await stopProcess(recorder)).toBe(0);
+          // Every line reached its file and the log closed with its checkpoint: `record` exits 0.
+          expect((await recorder.close()).complete).toBe(true);
           await stopPeer();
         }
 
@@ -316,12 +326,13 @@ describe('receipts, lost and audit agree with the peer ground truth', () => {
         for (const r of receipts.filter((x) => x.type === 'ResumptionReceipt'))
           expect(typeof r.inferred).toBe('boolean');
 
-        const lost = await runCli(['lost', out]);
-        expect(lost.stdout).toBe(`no lost pauses in ${out} (recording)\n`);
+        // What `lost RECORDING` and `audit LOG --key K --json` conclude (test/helpers/verdicts.ts).
+        const lost = await lostVerdict([out]);
+        expectNoLostInRecording(lost.found);
         expect(lost.code).toBe(0);
-        const audit = await runCli(['audit', log, '--key', keyFile, '--json']);
+        const audit = await auditVerdict([log], keys);
         expect(audit.code).toBe(0);
-        const rows = JSON.parse(audit.stdout) as { taskId: string; outcome: string; rejectedAttempts: number }[];
+        const rows = audit.rows as { taskId: string; outcome: string; rejectedAttempts: number }[];
         expect(rows.map((r) => [r.taskId, r.outcome, r.rejectedAttempts])).toEqual([
           [ids[0], 'resumed', 0],
           [ids[1], 'resumed', 1],
@@ -359,7 +370,13 @@ describe('interruption receipts agree with what an SDK agent asking for input di
   it('sdk client × sdk server asking for input (INPUT_REQUIRED answered on the task)', async () => {
     const peer = await startSdkInputPeer();
     const out = join(dir, 'sdk-input.jsonl');
-    const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile]);
+    let recorder: Awaited<ReturnType<typeof startRecorder>>;
+    try {
+      recorder = await startRecorder({ upstream: peer.url, out, key, env: {} });
+    } catch (error) {
+      await peer.close();
+      throw error;
+    }
     const send = (text: string, messageId: string, task?: Task) => ({
       tenant: '',
       message: { ...sdkUserMessage(text, messageId, task?.id ?? ''), contextId: task?.contextId ?? '' },
@@ -373,7 +390,7 @@ describe('interruption receipts agree with what an SDK agent asking for input di
       asked = (await client.sendMessage(send('deploy to production', 'sdk-input-1'))) as Task;
       answered = (await client.sendMessage(send('yes', 'sdk-input-2', asked))) as Task;
     } finally {
-      expect(await stopProcess(recorder)).toBe(0);
+      expect((await recorder.close()).complete).toBe(true);
       await peer.close();
     }
     expect(answered.id).toBe(asked.id);
@@ -388,12 +405,12 @@ describe('interruption receipts agree with what an SDK agent asking for input di
     expect(interruptionRows(receipts)).toEqual(expected);
     expect(receipts.filter((r) => r.type === 'SuspensionReceipt' || r.type === 'ResumptionReceipt')).toEqual([]);
 
-    const lost = await runCli(['lost', out, '--json']);
-    expect(lost.code, lost.stdout + lost.stderr).toBe(0);
-    expect((JSON.parse(lost.stdout) as { lostInterruptions: unknown[] }).lostInterruptions).toEqual([]);
-    const audit = await runCli(['audit', log, '--key', keyFile, '--kind', 'interruption', '--json']);
-    expect(audit.code, audit.stderr).toBe(0);
-    const rows = JSON.parse(audit.stdout) as { taskId: string; outcome: string; cause: string }[];
+    const lost = await lostVerdict([out]);
+    expect(lost.code, JSON.stringify(lost.json)).toBe(0);
+    expect((lost.json as { lostInterruptions: unknown[] }).lostInterruptions).toEqual([]);
+    const audit = await auditVerdict([log], keys, { kind: 'interruption' });
+    expect(audit.code, audit.why ?? '').toBe(0);
+    const rows = audit.rows as { taskId: string; outcome: string; cause: string }[];
     expect(rows.map((r) => [r.taskId, r.outcome, r.cause])).toEqual([[asked.id, 'continued', 'message']]);
   });
 });

@@ -1,26 +1,28 @@
 /**
- * Receipts through the telemetry pipeline, as users run it: the built `record` ships every line of
- * its receipt log (header, receipts, checkpoints) as an OTLP log record over OTLP/HTTP protobuf to
- * a receiver on 127.0.0.1 that decodes it with the official schema's generated code; a collector
- * that is down and comes back gets every record, and the file never depends on it.
+ * Receipts through the telemetry pipeline: the recorder of `record --otlp-logs` (`startRecorder`
+ * with `otlpLogs`, in the test's process) ships every line of its receipt log (header, receipts,
+ * checkpoints) as an OTLP log record over OTLP/HTTP protobuf to a receiver on 127.0.0.1 that
+ * decodes it with the official schema's generated code, and what `audit`, `verify` and `lost`
+ * conclude of the collector's export is read with their library calls
+ * (test/helpers/command-verdicts.ts); a collector named by OTEL_EXPORTER_OTLP_LOGS_ENDPOINT (the
+ * recorder's `env`) that is down and comes back gets every record, and the file never depends on
+ * it. The reference peer runs in the test's process.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256Prefixed } from '../../src/canonical/canonical-json.js';
-import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { canonicalJson, sha256Prefixed } from '../../src/canonical/canonical-json.js';
+import { generateReceiptKey } from '../../src/public/receipts.js';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
+import { startRecorder } from '../../src/public/record.js';
+import { auditTableLines } from '../../cli/audit-tables.js';
+import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
 import { PeerClient } from '../peer/peer-client.js';
-import {
-  type OtlpLogsRequest,
-  logRecordsOf,
-  recordAttributes,
-  startLogsReceiver,
-} from '../receipts/otlp-logs-receiver.js';
+import { type OtlpLogsRequest, logRecordsOf, recordAttributes, startLogsReceiver } from './otlp-logs-receiver.js';
 
 let dir: string;
-let peer: CliProcess;
+let peer: RunningPeer;
 let key: string;
 
 async function pauseAndResume(url: string, times: number): Promise<void> {
@@ -60,12 +62,12 @@ async function until(check: () => boolean, what: string): Promise<void> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'a2a-replay-otlp-logs-'));
   key = join(dir, 'k.key.json');
-  expect((await runCli(['keygen', '--out', key, '--kid', 'logs'])).code).toBe(0);
-  peer = await startCliProcess(['peer', '--deterministic']);
+  await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'logs' }).keyFile()), { mode: 0o600 });
+  peer = await startPeer({ deterministic: true });
 });
 
 afterAll(async () => {
-  await stopProcess(peer);
+  await peer.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -74,13 +76,20 @@ describe('record --otlp-logs', () => {
     const receiver = await startLogsReceiver();
     try {
       const out = join(dir, 'up.jsonl');
-      const recorder = await startRecordProcess([
-        ...['--upstream', peer.url, '--out', out, '--key', key, '--checkpoint-every', '1'],
-        ...['--otlp-logs', receiver.url],
-      ]);
-      await pauseAndResume(recorder.url, 2);
-      expect(await stopProcess(recorder)).toBe(0);
-      expect(recorder.stderr()).not.toMatch(/a2a-replay: otlp-logs/);
+      // What `record` would say on stderr; no OTEL_* variable read.
+      const said: string[] = [];
+      const recorder = await startRecorder({
+        ...{ upstream: peer.url, out, key, checkpointEvery: 1, otlpLogs: receiver.url },
+        ...{ env: {}, warn: (line: string) => said.push(line) },
+      });
+      let complete = false;
+      try {
+        await pauseAndResume(recorder.url, 2);
+      } finally {
+        complete = (await recorder.close()).complete;
+      }
+      expect(complete).toBe(true);
+      expect(said.join('\n')).not.toMatch(/otlp-logs/);
       const lines = (await readFile(join(dir, 'up.receipts.jsonl'), 'utf8')).trimEnd().split('\n');
       const shipped = bodiesByIndex(receiver.requests);
       expect(logRecordsOf({ resourceLogs: receiver.requests.flatMap((r) => r.resourceLogs ?? []) })).toHaveLength(
@@ -104,19 +113,19 @@ describe('record --otlp-logs', () => {
       const exported = join(dir, 'collector-export.json');
       await writeFile(exported, receiver.requests.map((r) => `${JSON.stringify(r)}\n`).join(''));
       const log = join(dir, 'up.receipts.jsonl');
-      const fromFile = await runCli(['audit', log, '--key', key, '--json']);
-      const fromExport = await runCli(['audit', exported, '--key', key, '--json']);
+      const fromFile = await auditVerdict([log], key);
+      const fromExport = await auditVerdict([exported], key);
       expect(fromFile.code).toBe(0);
-      expect(fromExport.stderr).toBe('');
+      expect(fromExport.refusal).toBeNull();
       expect(fromExport.code).toBe(0);
-      expect(JSON.parse(fromExport.stdout)).toEqual(JSON.parse(fromFile.stdout));
-      expect((JSON.parse(fromFile.stdout) as unknown[]).length).toBe(2);
-      const table = await runCli(['audit', exported, '--key', key]);
-      expect(table.stdout).toBe((await runCli(['audit', log, '--key', key])).stdout);
-      const verified = await runCli(['verify', exported, '--key', key]);
+      expect(fromExport.rows).toEqual(fromFile.rows);
+      expect(fromFile.rows.length).toBe(2);
+      // The table `audit` prints of each.
+      expect([...auditTableLines(fromExport.audit.rows)]).toEqual([...auditTableLines(fromFile.audit.rows)]);
+      const verified = await verifyVerdict([exported], key);
       expect(verified.code).toBe(0);
-      expect(verified.stdout).toContain(`${exported}: ok: 4 receipts`);
-      expect((await runCli(['lost', exported, '--key', key])).code).toBe(0);
+      expect(verified.lines.join('\n')).toContain(`${exported}: ok: 4 receipts`);
+      expect((await lostVerdict([exported], { keys: key })).code).toBe(0);
     } finally {
       await receiver.close();
     }
@@ -127,18 +136,25 @@ describe('record --otlp-logs', () => {
     const port = probe.port;
     await probe.close();
     const out = join(dir, 'down.jsonl');
-    const recorder = await startRecordProcess(
-      ['--upstream', peer.url, '--out', out, '--key', key, '--checkpoint-every', '1'],
-      // The time-out variable shortens each export's retrying of the refused connection (10 s by default).
-      { OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: `http://127.0.0.1:${port}/v1/logs`, OTEL_EXPORTER_OTLP_LOGS_TIMEOUT: '300' },
-    );
-    await pauseAndResume(recorder.url, 1);
-    await until(() => /did not take receipt records/.test(recorder.stderr()), 'the outage said on stderr');
-    await pauseAndResume(recorder.url, 1);
-    const receiver = await startLogsReceiver(port);
+    // What `record` would say on stderr, a line each.
+    const said: string[] = [];
+    const recorder = await startRecorder({
+      ...{ upstream: peer.url, out, key, checkpointEvery: 1, warn: (line: string) => said.push(line) },
+      // The collector as the environment names it to `record`; the time-out variable shortens each
+      // export's retrying of the refused connection (10 s by default).
+      env: {
+        OTEL_EXPORTER_OTLP_LOGS_ENDPOINT: `http://127.0.0.1:${port}/v1/logs`,
+        OTEL_EXPORTER_OTLP_LOGS_TIMEOUT: '300',
+      },
+    });
+    let receiver: Awaited<ReturnType<typeof startLogsReceiver>> | undefined;
     try {
-      expect(await stopProcess(recorder)).toBe(0);
-      const stderr = recorder.stderr();
+      await pauseAndResume(recorder.url, 1);
+      await until(() => /did not take receipt records/.test(said.join('\n')), 'the outage said');
+      await pauseAndResume(recorder.url, 1);
+      receiver = await startLogsReceiver(port);
+      expect((await recorder.close()).complete).toBe(true);
+      const stderr = said.join('\n');
       expect(stderr.match(/did not take receipt records/g)).toHaveLength(1);
       expect(stderr).toContain('the receipt log file is complete without them');
       expect(stderr).not.toMatch(/not shipped/);
@@ -146,9 +162,10 @@ describe('record --otlp-logs', () => {
       const shipped = bodiesByIndex(receiver.requests);
       expect(lines.map((_, i) => shipped.get(i)?.body)).toEqual(lines);
       // The file verifies on its own: the collector never held anything up.
-      expect((await runCli(['verify', join(dir, 'down.receipts.jsonl'), '--key', key])).code).toBe(0);
+      expect((await verifyVerdict([join(dir, 'down.receipts.jsonl')], key)).code).toBe(0);
     } finally {
-      await receiver.close();
+      await recorder.close();
+      await receiver?.close();
     }
   });
 });

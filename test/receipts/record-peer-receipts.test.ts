@@ -1,41 +1,37 @@
 /**
- * The real `@a2a-js/sdk` client through `a2a-replay record --key` to the reference peer
- * (`a2a-replay peer --deterministic`, native and `--legacy-pause`): a session with a caller pause,
- * a rejected resume, a cancel while paused, an agent self-park on an event and a timeout yields
- * exactly the expected receipts, in a log that `a2a-replay verify` accepts; the legacy peer yields the same receipts
- * except `via` (and what hangs on it: hashes, signatures).
+ * The real `@a2a-js/sdk` client through the recorder with a key (`startRecorder`, as `record --key`
+ * runs it) to the reference peer (`startPeer` deterministic, native and `legacyPause`), both in this
+ * process over real sockets: a session with a caller pause, a rejected resume, a cancel while
+ * paused, an agent self-park on an event and a timeout yields exactly the expected receipts, in a
+ * log that verifies (`verifyLogSet`, what `verify` calls); the legacy peer yields the same receipts
+ * except `via` (and what hangs on it: hashes, signatures). Given the recording, what `verify`,
+ * `audit` and `lost` call tells a log swapped for another recording's, and a recording cut or
+ * emptied.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { canonicalJson } from '../../src/canonical/canonical-json.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { startPeer } from '../../src/public/peer.js';
+import { Keyring, type ReceiptKey, generateReceiptKey } from '../../src/public/receipts.js';
+import { startRecorder } from '../../src/public/record.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { RedactionMarks, derivedMarkKey } from '../../src/recording/redaction-mark.js';
-import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess } from '../helpers/cli-process.js';
+import { auditVerdict, lostRefusal, lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 import { userTextMessage } from '../intercept/sdk-echo-server.js';
 
 let dir = '';
-const children: CliProcess[] = [];
-let recorder: CliProcess | undefined;
+/** The peers and recorders a test started, closed after it even when an assertion stopped it early. */
+const running: { close(): Promise<unknown> }[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-peer-'));
 });
 afterEach(async () => {
-  for (const proc of [...children.splice(0), ...(recorder ? [recorder] : [])]) await proc.stop('SIGKILL');
-  recorder = undefined;
+  for (const r of running.splice(0).reverse()) await r.close().catch(() => undefined);
   await rm(dir, { recursive: true, force: true });
 });
-
-async function startPeerProcess(args: string[]): Promise<string> {
-  const peer = await startCliProcess(['peer', ...args]);
-  children.push(peer);
-  return peer.url;
-}
 
 async function rpc(
   base: string,
@@ -141,14 +137,16 @@ interface ReceiptLine {
 
 async function recordSession(
   legacy: boolean,
-  keyFile: string,
+  key: ReceiptKey,
 ): Promise<{ receipts: ReceiptLine[]; file: string; recording: string; lines: number }> {
-  const peer = await startPeerProcess(['--deterministic', ...(legacy ? ['--legacy-pause'] : [])]);
+  const peer = await startPeer({ deterministic: true, legacyPause: legacy });
+  running.push(peer);
   const out = join(dir, `${legacy ? 'legacy' : 'native'}.jsonl`);
-  recorder = await startRecordProcess(['--upstream', peer, '--out', out, '--key', keyFile]);
+  const recorder = await startRecorder({ upstream: peer.url, out, key, env: {} });
+  running.push(recorder);
   await session(recorder.url);
-  recorder.child.kill('SIGTERM');
-  expect(await recorder.exited).toBe(0);
+  // Every line written and the log closed with its checkpoint: `record` exits 0 on SIGTERM.
+  expect((await recorder.close()).complete).toBe(true);
   const recording = await readRecording(out);
   expect(recording.entries.length).toBeGreaterThan(20);
   const file = join(dir, `${legacy ? 'legacy' : 'native'}.receipts.jsonl`);
@@ -162,10 +160,39 @@ async function recordSession(
   return { receipts: lines.filter((l) => l.type.endsWith('Receipt')), file, recording: out, lines: recorded };
 }
 
-/** `a2a-replay verify LOG --key FILE --json`, as an auditor runs it. */
-async function verify(file: string, keyFile: string): Promise<{ code: number | null; result: unknown }> {
-  const run = await runCli(['verify', file, '--key', keyFile, '--json']);
-  return { code: run.code, result: JSON.parse(run.stdout) as unknown };
+/** What `a2a-replay verify LOG --key FILE --json` prints and exits with, as an auditor runs it. */
+async function verify(file: string, keyring: Keyring): Promise<{ code: number | null; result: unknown }> {
+  const run = await verifyVerdict([file], keyring);
+  return { code: run.code, result: run.json };
+}
+
+/**
+ * What `COMMAND LOG --key FILE --recording RECORDING` concludes for verify, audit and lost: its exit
+ * code and what it says (printed, or refused with).
+ */
+async function withRecording(
+  command: string,
+  log: string,
+  recording: string,
+  keyring: Keyring,
+): Promise<{ code: number; text: string }> {
+  if (command === 'verify') {
+    const r = await verifyVerdict([log], keyring, { checks: { recording } });
+    return { code: r.code, text: r.lines.join('\n') };
+  }
+  if (command === 'audit') {
+    // `audit` reads the recording itself; one it cannot read is a usage error (exit 2).
+    const r = await auditVerdict([log], keyring, { recording }).catch((error: Error) => ({
+      code: 2,
+      why: error.message,
+    }));
+    return { code: r.code, text: r.why ?? '' };
+  }
+  // `lost` reads the recording's binding first: one it cannot read is a usage error (exit 2).
+  const r = await lostVerdict([log], { keys: keyring, recording }).catch(() => null);
+  if (r !== null) return { code: r.code, text: JSON.stringify(r.json) };
+  const refused = await lostRefusal([log], { keys: keyring, recording });
+  return { code: refused.code, text: refused.error };
 }
 
 const summary = (r: ReceiptLine): string =>
@@ -174,13 +201,12 @@ const summary = (r: ReceiptLine): string =>
     : `resume ${String(r.cause)} -> ${String(r.outcome)}${typeof r.errorCode === 'number' ? ` ${r.errorCode}` : ''}`;
 
 it('records receipts that verify, alike for a native and a legacy peer, each log bound to its recording', async () => {
-  const keyFile = join(dir, 'key.json');
   const key = generateReceiptKey({ kid: 'e2e' });
-  await writeFile(keyFile, canonicalJson(key.keyFile()), { mode: 0o600 });
+  const keyring = new Keyring([key]);
   // An opaque bearer is named by its HMAC under the mark key the receipt key derives.
   const marks = new RedactionMarks(derivedMarkKey((data) => key.macOf([data])));
 
-  const native = await recordSession(false, keyFile);
+  const native = await recordSession(false, key);
   expect(native.receipts.map(summary)).toEqual([
     `suspend PAUSE_INITIATOR_CLIENT via PauseTask principal=bearer:hmac:${marks.digest('ops-token', 16)}`,
     'resume explicit_resume -> rejected -32011',
@@ -190,26 +216,24 @@ it('records receipts that verify, alike for a native and a legacy peer, each log
     'suspend PAUSE_INITIATOR_AGENT via statusUpdate principal=null',
     'resume timeout -> failed',
   ]);
-  const nativeVerified = await verify(native.file, keyFile);
+  const nativeVerified = await verify(native.file, keyring);
   expect(nativeVerified.result).toMatchObject({ ok: true, receipts: 7, closed: true });
   expect(nativeVerified.code).toBe(0);
 
-  const legacy = await recordSession(true, keyFile);
-  const legacyVerified = await verify(legacy.file, keyFile);
+  const legacy = await recordSession(true, key);
+  const legacyVerified = await verify(legacy.file, keyring);
   expect(legacyVerified.result).toMatchObject({ ok: true, receipts: 7, closed: true });
   expect(legacyVerified.code).toBe(0);
 
   // The closing checkpoint binds each log to its recording as written: given both files, verify,
   // audit and lost tell a log swapped for another recording's, and a recording cut or emptied.
-  const withRecording = (command: string, log: string, recording: string) =>
-    runCli([command, log, '--key', keyFile, '--recording', recording]);
-  const bound = await runCli(['verify', native.file, '--key', keyFile, '--recording', native.recording, '--json']);
+  const bound = await verifyVerdict([native.file], keyring, { checks: { recording: native.recording } });
   expect(bound.code).toBe(0);
-  expect(JSON.parse(bound.stdout)).toMatchObject({ recordingCheck: 'bound', bound: { lines: native.lines } });
+  expect(bound.json).toMatchObject({ recordingCheck: 'bound', bound: { lines: native.lines } });
   for (const command of ['verify', 'audit', 'lost']) {
-    const swapped = await withRecording(command, native.file, legacy.recording);
+    const swapped = await withRecording(command, native.file, legacy.recording, keyring);
     expect(swapped.code, command).not.toBe(0);
-    expect(`${swapped.stdout}${swapped.stderr}`, command).toContain('belongs to another recording');
+    expect(swapped.text, command).toContain('belongs to another recording');
   }
   const text = await readFile(native.recording, 'utf8');
   const cut = join(dir, 'cut.jsonl');
@@ -218,9 +242,9 @@ it('records receipts that verify, alike for a native and a legacy peer, each log
   await writeFile(emptied, text.slice(0, text.indexOf('\n') + 1));
   for (const recording of [cut, emptied])
     for (const command of ['verify', 'audit', 'lost']) {
-      const changed = await withRecording(command, native.file, recording);
+      const changed = await withRecording(command, native.file, recording, keyring);
       expect(changed.code, `${command} ${recording}`).not.toBe(0);
-      expect(`${changed.stdout}${changed.stderr}`, command).toContain('cut, emptied or changed');
+      expect(changed.text, command).toContain('cut, emptied or changed');
     }
   // Same receipts except `via` and what derives from the line bytes, the recording's random id,
   // the wall clock (`observedAt`) or the arrival order of concurrent exchanges (`entries`: a

@@ -1,12 +1,14 @@
 /**
- * The pause extension spoken over A2A v0.3 gRPC, end to end through `record --key` (docs/design.md
- * §4, §14.10, §16): the stock 0.3.14 gRPC client starts the reference peer's task over
- * `a2a.v1.A2AService`; the pause and the resume travel as `a2a.v1.pause.A2APauseService`'s
- * PauseTask and ResumeTask (proto/a2a/v1/pause.proto), and a v0.3 GetTask between them reads the
- * task PAUSED with its pause. One Suspension and one Resumption receipt, both of binding GRPC, and
- * no finding: `lost` is clean, `verify --recording` passes; `run` on the embedded peer derives
- * them again; `mock` serves the pause, the paused GetTask and the resume back over v0.3 gRPC (the
- * token as the recording keeps it: its placeholder).
+ * The pause extension spoken over A2A v0.3 gRPC, end to end over real sockets through the recorder
+ * with the test key (`startRecorder`, what `record --key` starts), in-process through the public
+ * entries (docs/design.md §4, §14.10, §16): the stock 0.3.14 gRPC client starts the reference
+ * peer's task over `a2a.v1.A2AService`; the pause and the resume travel as
+ * `a2a.v1.pause.A2APauseService`'s PauseTask and ResumeTask (proto/a2a/v1/pause.proto), and a v0.3
+ * GetTask between them reads the task PAUSED with its pause. One Suspension and one Resumption
+ * receipt, both of binding GRPC, and no finding: `lost` is clean and `verify --recording` passes
+ * (the calls each makes: `lostPauses`, `verifyLogSet`); `replayRecordings` (what `run` calls) on
+ * the embedded peer derives them again; the mock (`startMockServer`) serves the pause, the paused
+ * GetTask and the resume back over v0.3 gRPC (the token as the recording keeps it: its placeholder).
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,10 +22,13 @@ import type { V03GrpcName } from '../../src/grpc/method-paths.js';
 import { GRPC_V03_METHODS } from '../../src/grpc/methods.js';
 import { type RunningPeer, startPeer } from '../../src/peer/start-peer.js';
 import { tokenPlaceholder } from '../../src/recording/resume-token.js';
-import { ROOT, runCli } from '../helpers/cli.js';
-import { startMockProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { startRecorder } from '../../src/public/record.js';
+import { GOLDEN_KEY } from '../golden/golden-receipts.js';
+import { startMock, stopMock } from '../helpers/mock-in-process.js';
+import { lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
+import { replayReport } from '../helpers/run-report.js';
 
-const KEY = join(ROOT, 'golden', 'test-key.json');
+const KEY = GOLDEN_KEY;
 type Json = Record<string, unknown>;
 
 let dir = '';
@@ -71,11 +76,13 @@ beforeAll(async () => {
   out = join(dir, 'pause.jsonl');
   const peer: RunningPeer = await startPeer({ deterministic: true, stepMs: 1000 });
   try {
-    const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', KEY]);
+    const warnings: string[] = [];
+    const recorder = await startRecorder({ upstream: peer.url, out, key: KEY, warn: (l) => warnings.push(l) });
     try {
       taskId = await session(new URL(recorder.url).host, answers);
     } finally {
-      expect(await stopProcess(recorder)).toBe(0);
+      // `record` exits 0 when every line was written.
+      expect((await recorder.close()).complete, warnings.join('\n')).toBe(true);
     }
   } finally {
     await peer.close();
@@ -117,23 +124,23 @@ describe('the pause extension over v0.3 gRPC (a2a.v1.pause.A2APauseService), thr
       { type: 'SuspensionReceipt', taskId, binding: 'GRPC', initiatedBy: 'PAUSE_INITIATOR_CLIENT', reason: 'review' },
       { type: 'ResumptionReceipt', taskId, binding: 'GRPC', outcome: 'resumed' },
     ]);
-    const lost = await runCli(['lost', out, '--json']);
-    expect(lost.code, lost.stderr + lost.stdout).toBe(0);
-    expect(JSON.parse(lost.stdout)).toMatchObject({ lost: [], understood: true, read: true, dialects: { '0.3': 5 } });
-    const verified = await runCli(['verify', log, '--key', KEY, '--recording', out]);
-    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    const lost = await lostVerdict([out]);
+    expect(lost.code, JSON.stringify(lost.json)).toBe(0);
+    expect(lost.json).toMatchObject({ lost: [], understood: true, read: true, dialects: { '0.3': 5 } });
+    const verified = await verifyVerdict([log], KEY, {}, { recording: out });
+    expect(verified.code, verified.lines.join('\n')).toBe(0);
   });
 
   it('replays on the embedded peer to a PASS, the receipts derived again', async () => {
-    const r = await runCli(['run', out, '--key', KEY, '--json']);
-    expect(r.code, r.stderr + r.stdout).toBe(0);
+    const r = await replayReport([out], { key: KEY, json: true });
+    expect(r.code, r.stdout).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({
       results: [{ outcome: 'match', receipts: { expectedReceipts: 2, actualReceipts: 2, differences: [] } }],
     });
   });
 
   it('serves the pause, the paused task and the resume back from mock over v0.3 gRPC', async () => {
-    const mock = await startMockProcess([out]);
+    const mock = await startMock([out]);
     try {
       const served: Record<string, Json> = {};
       expect(await session(new URL(mock.url).host, served)).toBe(taskId);
@@ -143,7 +150,7 @@ describe('the pause extension over v0.3 gRPC (a2a.v1.pause.A2APauseService), thr
       expect((served.paused?.pause as Json).resumeToken).toBe(placeholder);
       expect(JSON.parse(JSON.stringify(served).replaceAll(placeholder, token))).toEqual(answers);
     } finally {
-      await stopProcess(mock);
+      await stopMock(mock);
     }
   });
 });

@@ -1,11 +1,13 @@
 /**
- * The reference peer in A2A v0.3 over both JSON bindings, end to end with real processes
- * (docs/design.md §4 "Two dialects", §8, §13): the stock 0.3.14 client asks `a2a-replay peer
- * --deterministic` for input and answers it through `record`; a streamed task is paused through
- * the v0.3 pause extension (`tasks/pause` over JSON-RPC, `POST /rest/v1/tasks/{id}:pause` over
- * HTTP+JSON), read while paused, resumed with its token and canceled, its stream showing each
- * move. `run` of that recording on its embedded peer passes with the same receipts; `mock` serves
- * the client the recorded session again, its v0.3 stream held at PAUSED until the client resumes.
+ * The reference peer in A2A v0.3 over both JSON bindings, end to end over real sockets in-process
+ * through the public entries (docs/design.md §4 "Two dialects", §8, §13): the stock 0.3.14 client
+ * asks the deterministic peer (`startPeer`) for input and answers it through the recorder
+ * (`startRecorder` with the test key, what `record --key` starts); a streamed task is paused
+ * through the v0.3 pause extension (`tasks/pause` over JSON-RPC, `POST /rest/v1/tasks/{id}:pause`
+ * over HTTP+JSON), read while paused, resumed with its token and canceled, its stream showing each
+ * move. `replayRecordings` (what `run` calls) of that recording on its embedded peer passes with
+ * the same receipts; the mock (`startMockServer`, what `mock` starts) serves the client the
+ * recorded session again, its v0.3 stream held at PAUSED until the client resumes.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,10 +16,13 @@ import type { Message, Task } from 'a2a-sdk-v03';
 import { JsonRpcTransport, RestTransport, type Transport } from 'a2a-sdk-v03/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SseParser } from '../../src/intercept/sse-parser.js';
-import { ROOT, runCli } from '../helpers/cli.js';
-import { startCliProcess, startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
+import { startPeer } from '../../src/public/peer.js';
+import { startRecorder } from '../../src/public/record.js';
+import { GOLDEN_KEY } from '../golden/golden-receipts.js';
+import { startMock, stopMock } from '../helpers/mock-in-process.js';
+import { replayReport } from '../helpers/run-report.js';
 
-const KEY = join(ROOT, 'golden', 'test-key.json');
+const KEY = GOLDEN_KEY;
 
 type Binding = 'JSONRPC' | 'HTTP+JSON';
 type Json = Record<string, unknown>;
@@ -172,18 +177,25 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('a v0.3 %s session with the ref
 
   beforeAll(async () => {
     recording = join(dir, `${name}.jsonl`);
-    const peer = await startCliProcess(['peer', '--deterministic']);
+    const peer = await startPeer({ deterministic: true });
     try {
-      const recorder = await startRecordProcess(['--upstream', peer.url, '--out', recording, '--key', KEY]);
+      const warnings: string[] = [];
+      const recorder = await startRecorder({
+        upstream: peer.url,
+        out: recording,
+        key: KEY,
+        warn: (l) => warnings.push(l),
+      });
       try {
         // The card first, as a client resolving the agent does: `run` reads the peer's settings in it.
         await (await fetch(`${recorder.url}/.well-known/agent-card.json`)).json();
         recorded = await session(recorder.url, binding);
       } finally {
-        expect(await stopProcess(recorder)).toBe(0);
+        // `record` exits 0 when every line was written.
+        expect((await recorder.close()).complete, warnings.join('\n')).toBe(true);
       }
     } finally {
-      await stopProcess(peer);
+      await peer.close();
     }
     const states = recorded.map(stateOf);
     const v03 = binding === 'JSONRPC';
@@ -212,13 +224,13 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('a v0.3 %s session with the ref
   });
 
   it('replays on the embedded peer, started in both dialects as its card says, to a PASS', async () => {
-    const r = await runCli(['run', recording, '--key', KEY]);
-    expect(r.stdout, r.stderr).toMatch(/^PASS /m);
+    const r = await replayReport([recording], { key: KEY });
+    expect(r.stdout).toMatch(/^PASS /m);
     expect(r.code).toBe(0);
   });
 
   it('serves the client the recorded session from mock, its stream held at PAUSED until the resume', async () => {
-    const mock = await startMockProcess([recording]);
+    const mock = await startMock([recording]);
     try {
       const served = await session(mock.url, binding, true);
       expect(withoutTokens(served)).toEqual(withoutTokens(recorded));
@@ -245,7 +257,7 @@ describe.each<Binding>(['JSONRPC', 'HTTP+JSON'])('a v0.3 %s session with the ref
         });
       }
     } finally {
-      expect(await stopProcess(mock)).toBe(0);
+      await stopMock(mock);
     }
   });
 });

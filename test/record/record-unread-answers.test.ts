@@ -1,14 +1,15 @@
 /**
- * What `record --key` (a real process) makes of answers it cannot simply read, in front of the
- * reference peer or a small upstream:
+ * What a recorder with a key (`startRecorder`, in this process) makes of answers it cannot simply
+ * read, in front of the reference peer (`startPeer`) or a small upstream:
  * - an SSE stream the upstream gzips: the events are decoded on the side (the client still gets
  *   the gzip bytes) and the pause they carry is receipted;
- * - a GetTask answer over --max-body-bytes showing a pause: the recording keeps its head, the
+ * - a GetTask answer over `maxBodyBytes` showing a pause: the recording keeps its head, the
  *   observer reads it whole and the pause is receipted;
- * - a stream in an encoding the recorder does not decode, or corrupt gzip: said on stderr at once,
- *   recorded as an `error` entry marked incomplete, and `lost` on the recording says INCOMPLETE
- *   naming the line, seq and why, exiting 1; likewise an answer or event over --max-observed-bytes,
- *   recorded as its head with the whole body's length and hash.
+ * - a stream in an encoding the recorder does not decode, or corrupt gzip: said (its `warn`) at
+ *   once, recorded as an `error` entry marked incomplete, and what `lost` lists of the recording
+ *   (`lostPauses`) has it INCOMPLETE naming the line, seq and why, exit 1; likewise an answer or
+ *   event over `maxObservedBytes`, recorded as its head with the whole body's length and hash.
+ * What `verify`, `lost` and `run` conclude is the calls they make (test/helpers/in-process.ts).
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -18,26 +19,26 @@ import { join } from 'node:path';
 import { createGzip, gzipSync } from 'node:zlib';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
+import { generateReceiptKey, loadKeyring } from '../../src/public/receipts.js';
 import type { RecordingEntry } from '../../src/recording/format.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { tokenPlaceholder } from '../../src/recording/resume-token.js';
-import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { type TestRecorder, lostIn, replayed, startTestRecorder, verified } from '../helpers/in-process.js';
 
 let dir = '';
-const processes: CliProcess[] = [];
+const recorders: TestRecorder[] = [];
+const peers: RunningPeer[] = [];
 const servers: Server[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-unread-'));
 });
 afterEach(async () => {
-  for (const p of processes.splice(0)) await stopProcess(p, 'SIGKILL');
-  for (const s of servers.splice(0)) {
-    s.closeAllConnections();
-    await new Promise<void>((resolve) => s.close(() => resolve()));
-  }
+  for (const s of servers) s.closeAllConnections();
+  for (const r of recorders.splice(0)) await r.close();
+  for (const p of peers.splice(0)) await p.close();
+  for (const s of servers.splice(0)) await new Promise<void>((resolve) => s.close(() => resolve()));
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -83,28 +84,25 @@ function gzipRelay(peer: string): Promise<string> {
   );
 }
 
-/** A key file, the reference peer (behind `front` when given) and `record --key` in front. */
+/** A key file, the reference peer (behind `front` when given) and a recorder with the key in front. */
 async function session(
   name: string,
   front: (peer: string) => Promise<string> = async (peer) => peer,
-  ...flags: string[]
-): Promise<{ keyFile: string; out: string; log: string; recorder: CliProcess }> {
+  options: { maxBodyBytes?: number } = {},
+): Promise<{ keyFile: string; out: string; log: string; recorder: TestRecorder }> {
   const keyFile = join(dir, 'key.json');
   await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: name }).keyFile()), { mode: 0o600 });
-  const peer = await startCliProcess(['peer', '--deterministic']);
-  processes.push(peer);
+  const peer = await startPeer({ deterministic: true });
+  peers.push(peer);
   const out = join(dir, `${name}.jsonl`);
-  const recorder = await startRecordProcess([
-    '--upstream',
-    await front(peer.url),
-    '--out',
-    out,
-    '--key',
-    keyFile,
-    ...flags,
-  ]);
-  processes.push(recorder);
+  const recorder = await startTestRecorder({ upstream: await front(peer.url), out, key: keyFile, ...options });
+  recorders.push(recorder);
   return { keyFile, out, log: out.replace(/\.jsonl$/, '.receipts.jsonl'), recorder };
+}
+
+/** Closes `recorder` as `record` stops on SIGTERM; every line written (`record` exits 0). */
+async function stopped(recorder: TestRecorder): Promise<void> {
+  expect((await recorder.close()).complete, recorder.warnings.join('\n')).toBe(true);
 }
 
 async function call(base: string, method: string, params: unknown, path = '/'): Promise<Record<string, unknown>> {
@@ -160,7 +158,7 @@ it('receipts a pause carried by a gzip SSE stream, and the recording holds its e
   await readUntil(body, (text) => text.includes('TASK_STATE_PAUSED'));
   await call(recorder.url, 'FireEvent', { name: 'approval' }, '/control');
   expect(await readUntil(body, () => false)).toContain('TASK_STATE_COMPLETED');
-  expect(await stopProcess(recorder)).toBe(0);
+  await stopped(recorder);
 
   const receipts = await receiptsOf(log);
   expect(receipts.filter((r) => r.type === 'SuspensionReceipt')).toHaveLength(1);
@@ -173,17 +171,17 @@ it('receipts a pause carried by a gzip SSE stream, and the recording holds its e
   expect(stream[0]).toMatchObject({ kind: 'response', http: { headers: { 'content-encoding': 'gzip' } } });
   expect(stream.slice(1, -1).every((e) => e.kind === 'event' && e.body !== undefined)).toBe(true);
   expect(stream.at(-1)?.kind).toBe('end');
-  expect(recorder.stderr()).not.toContain('incomplete');
-  const lost = await runCli(['lost', out]);
-  expect(lost.stdout).toMatch(/^no lost pauses in /);
+  expect(recorder.warnings.join('\n')).not.toContain('incomplete');
+  const lost = await lostIn([out]);
+  expect(lost.found.lost).toEqual([]);
   expect(lost.code).toBe(0);
-  const verified = await runCli(['verify', log, '--key', keyFile, '--recording', out]);
-  expect(verified.stdout).toContain('complete: the recorder read every answer whole');
-  expect(verified.code).toBe(0);
+  const verdict = await verified([log], { keys: [keyFile], recording: out });
+  expect(verdict.stdout).toContain('complete: the recorder read every answer whole');
+  expect(verdict.code).toBe(0);
 });
 
-it('receipts a pause shown by a GetTask answer over --max-body-bytes, recorded as its head', async () => {
-  const { keyFile, out, log, recorder } = await session('over-cap', undefined, '--max-body-bytes', '4096');
+it('receipts a pause shown by a GetTask answer over maxBodyBytes, recorded as its head', async () => {
+  const { keyFile, out, log, recorder } = await session('over-cap', undefined, { maxBodyBytes: 4096 });
   // Twenty artifacts and a long message part: the task's answers run over 4 KiB, its request not.
   const sent = (await call(recorder.url, 'SendMessage', {
     message: {
@@ -200,7 +198,7 @@ it('receipts a pause shown by a GetTask answer over --max-body-bytes, recorded a
   expect(paused.status.state).toBe('TASK_STATE_PAUSED');
   const token = paused.status.pause.resumeToken;
   await call(recorder.url, 'FireEvent', { name: 'approval' }, '/control');
-  expect(await stopProcess(recorder)).toBe(0);
+  await stopped(recorder);
 
   const receipts = await receiptsOf(log);
   expect(receipts.find((r) => r.type === 'SuspensionReceipt')).toMatchObject({
@@ -222,17 +220,23 @@ it('receipts a pause shown by a GetTask answer over --max-body-bytes, recorded a
   expect(answer?.body).toBeUndefined();
 
   // The recording alone cannot show what the head leaves out: lost says so; the log is complete.
-  const lost = await runCli(['lost', out]);
-  expect(lost.stdout).toContain('INCOMPLETE');
-  expect(lost.stdout).toContain(`seq ${answer?.seq}: the recording keeps the first part of its`);
+  const lost = await lostIn([out]);
+  expect(lost.found.gaps?.incomplete.count).toBeGreaterThan(0);
+  expect(lost.found.gaps?.incomplete.listed).toContainEqual(
+    expect.objectContaining({
+      seq: answer?.seq,
+      why: expect.stringMatching(/^the recording keeps the first part of its/) as unknown,
+    }),
+  );
   expect(lost.code).toBe(1);
-  const fromLog = await runCli(['lost', log, '--key', keyFile]);
-  expect(fromLog.stdout).toMatch(/^no lost pauses in /);
-  expect((await runCli(['verify', log, '--key', keyFile, '--recording', out])).code).toBe(0);
+  const fromLog = await lostIn([log], { keys: [keyFile] });
+  expect(fromLog.found.lost).toEqual([]);
+  expect((await verified([log], { keys: [keyFile], recording: out })).code).toBe(0);
   // Replay compares the cut answers by status and derives the same receipts from the live ones.
-  const replayed = await runCli(['run', out, '--key', keyFile, '--strict']);
-  expect(replayed.stdout).toMatch(/^PASS/);
-  expect(replayed.code).toBe(0);
+  const { keyring } = await loadKeyring({ keys: [keyFile], env: {} });
+  const replay = await replayed(out, { keyring, strict: true });
+  expect(replay.stdout).toMatch(/^PASS/);
+  expect(replay.code).toBe(0);
 });
 
 /** An upstream that answers every call with an SSE stream of `bytes`, sent as `encoding`. */
@@ -277,14 +281,14 @@ it.each([
     /the gzip stream is not valid gzip data after 0 decoded bytes/,
   ],
 ])(
-  'says at once that a %s stream it cannot read is incomplete, and lost exits 1 naming it',
+  'says at once that a %s stream it cannot read is incomplete, and lost finds it (exit 1) naming it',
   async (encoding, bytes, why) => {
     const upstream = await encodedStream(encoding, bytes);
     const out = join(dir, `${encoding}.jsonl`);
     const keyFile = join(dir, 'key.json');
     await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'k' }).keyFile()), { mode: 0o600 });
-    const recorder = await startRecordProcess(['--upstream', upstream, '--out', out, '--key', keyFile]);
-    processes.push(recorder);
+    const recorder = await startTestRecorder({ upstream, out, key: keyFile });
+    recorders.push(recorder);
     const got = await postBytes(
       recorder.url,
       JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: 't-1' } }),
@@ -292,27 +296,29 @@ it.each([
     // The client gets the bytes as the upstream sent them.
     expect(got.equals(bytes)).toBe(true);
     // Said while the recorder still runs.
-    await expect.poll(() => recorder.stderr()).toMatch(why);
-    expect(recorder.stderr()).toMatch(/seq 3 \(error of POST \/\) is incomplete: /);
-    expect(await stopProcess(recorder)).toBe(0);
+    await expect.poll(() => recorder.warnings.join('\n')).toMatch(why);
+    expect(recorder.warnings.join('\n')).toMatch(/seq 3 \(error of POST \/\) is incomplete: /);
+    await stopped(recorder);
 
     const entries = await entriesOf(out);
     const error = entries.find((e) => e.kind === 'error');
     expect(error).toMatchObject({ seq: 3, incomplete: expect.stringMatching(why) as unknown });
-    const lost = await runCli(['lost', out]);
-    expect(lost.stdout).toContain('INCOMPLETE: 1 entry of');
-    expect(lost.stdout).toMatch(new RegExp(`${encoding}\\.jsonl:4: seq 3: the recorder could not read it: `));
+    const lost = await lostIn([out]);
+    expect(lost.found.gaps?.incomplete).toMatchObject({
+      count: 1,
+      listed: [{ line: 4, seq: 3, why: expect.stringMatching(/^the recorder could not read it: /) as unknown }],
+    });
     expect(lost.code).toBe(1);
     const log = out.replace(/\.jsonl$/, '.receipts.jsonl');
-    const verified = await runCli(['verify', log, '--key', keyFile, '--recording', out]);
-    expect(verified.stdout).toContain(': ok: 0 receipts');
-    expect(verified.stdout).toContain('INCOMPLETE: the recorder could not read 1 entry in full');
-    expect(verified.stdout).toMatch(new RegExp(`${encoding}\\.jsonl:4: seq 3: the recorder could not read it: `));
-    expect(verified.code).toBe(1);
+    const verdict = await verified([log], { keys: [keyFile], recording: out });
+    expect(verdict.stdout).toContain(': ok: 0 receipts');
+    expect(verdict.stdout).toContain('INCOMPLETE: the recorder could not read 1 entry in full');
+    expect(verdict.stdout).toMatch(new RegExp(`${encoding}\\.jsonl:4: seq 3: the recorder could not read it: `));
+    expect(verdict.code).toBe(1);
   },
 );
 
-it('records an answer and an event over --max-observed-bytes as their head, whole hash and incomplete', async () => {
+it('records an answer and an event over maxObservedBytes as their head, whole hash and incomplete', async () => {
   const big = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { pad: 'p'.repeat(10_000) } });
   const upstream = await listen(
     createServer((req, res) => {
@@ -329,20 +335,17 @@ it('records an answer and an event over --max-observed-bytes as their head, whol
     }),
   );
   const out = join(dir, 'observed-cap.jsonl');
-  const recorder = await startRecordProcess(
-    ['--upstream', upstream, '--out', out, '--max-body-bytes', '1024', '--max-observed-bytes', '4096'],
-    { A2A_REPLAY_KEY_FILE: '' },
-  );
-  processes.push(recorder);
+  const recorder = await startTestRecorder({ upstream, out, maxBodyBytes: 1024, maxObservedBytes: 4096 });
+  recorders.push(recorder);
   for (const path of ['/unary', '/stream']) {
     const res = await fetch(new URL(path, recorder.url), { method: 'POST', body: '{}' });
     expect(await res.text()).toContain(big);
   }
-  await expect.poll(() => recorder.stderr()).toMatch(/seq 5 \(event of POST \/stream\) is incomplete: /);
-  expect(recorder.stderr()).toMatch(
+  await expect.poll(() => recorder.warnings.join('\n')).toMatch(/seq 5 \(event of POST \/stream\) is incomplete: /);
+  expect(recorder.warnings.join('\n')).toMatch(
     /seq 2 \(response of POST \/unary\) is incomplete: its body of 10\d{3} bytes is over the 4096-byte observation cap/,
   );
-  expect(await stopProcess(recorder)).toBe(0);
+  await stopped(recorder);
   const entries = await entriesOf(out);
   expect(entries[1]).toMatchObject({
     kind: 'response',
@@ -354,7 +357,7 @@ it('records an answer and an event over --max-observed-bytes as their head, whol
     bodyText: big.slice(0, 1024),
     incomplete: expect.stringContaining('over the 4096-character observation cap') as unknown,
   });
-  const lost = await runCli(['lost', out]);
-  expect(lost.stdout).toContain('INCOMPLETE: 2 entries of');
+  const lost = await lostIn([out]);
+  expect(lost.found.gaps?.incomplete.count).toBe(2);
   expect(lost.code).toBe(1);
 });

@@ -1,6 +1,7 @@
 /**
- * What clients may send that receipts and recordings cannot hold as it is, through `record --key`
- * in front of the reference peer (real processes):
+ * What clients may send that receipts and recordings cannot hold as it is, through a recorder with
+ * a key (`startRecorder`) in front of the reference peer (`startPeer`), both in this process; what
+ * `verify`, `audit`, `lost` and `run` conclude is the calls they make:
  * - a pause whose reason or conditions are as large as the recorder's body cap (1 MiB by default):
  *   before receipts bounded what they keep, the receipt line was longer than a log reader takes and
  *   the whole log stopped verifying there; now the text is cut and the conditions left out, their
@@ -18,17 +19,20 @@ import { canonicalJson, hashCanonical } from '../../src/canonical/canonical-json
 import { RECEIPT_TEXT_MAX } from '../../src/receipts/drafts.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { MAX_LINE_BYTES } from '../../src/receipts/log-reader.js';
-import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
+import { auditLogSet, auditRefusal, loadKeyring, openLogSet } from '../../src/public/receipts.js';
+import { type TestRecorder, lostIn, replayed, startTestRecorder, verified } from '../helpers/in-process.js';
 
 let dir = '';
-const processes: CliProcess[] = [];
+const recorders: TestRecorder[] = [];
+const peers: RunningPeer[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-oversized-'));
 });
 afterEach(async () => {
-  for (const p of processes.splice(0)) await stopProcess(p, 'SIGKILL');
+  for (const r of recorders.splice(0)) await r.close();
+  for (const p of peers.splice(0)) await p.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -43,16 +47,21 @@ async function call(base: string, method: string, params: unknown, raw?: string)
   return answer.result;
 }
 
-/** A key, the reference peer and `record --key` in front of it, writing `name.jsonl`. */
-async function session(name: string): Promise<{ keyFile: string; out: string; recorder: CliProcess }> {
+/** A key, the reference peer and a recorder with the key in front of it, writing `name.jsonl`. */
+async function session(name: string): Promise<{ keyFile: string; out: string; recorder: TestRecorder }> {
   const keyFile = join(dir, 'key.json');
   await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: name }).keyFile()), { mode: 0o600 });
-  const peer = await startCliProcess(['peer', '--deterministic']);
-  processes.push(peer);
+  const peer = await startPeer({ deterministic: true });
+  peers.push(peer);
   const out = join(dir, `${name}.jsonl`);
-  const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', keyFile]);
-  processes.push(recorder);
+  const recorder = await startTestRecorder({ upstream: peer.url, out, key: keyFile });
+  recorders.push(recorder);
   return { keyFile, out, recorder };
+}
+
+/** Closes `recorder` as `record` stops on SIGTERM; every line written (`record` exits 0). */
+async function stopped(recorder: TestRecorder): Promise<void> {
+  expect((await recorder.close()).complete, recorder.warnings.join('\n')).toBe(true);
 }
 
 it('keeps a log whose pauses carry a megabyte of reason or conditions verifiable, cut and listed', async () => {
@@ -78,7 +87,7 @@ it('keeps a log whose pauses carry a megabyte of reason or conditions verifiable
     };
     if (i === 0) await call(recorder.url, 'ResumeTask', { taskId: task.id, resumeToken: paused.pause.resumeToken });
   }
-  expect(await stopProcess(recorder)).toBe(0);
+  await stopped(recorder);
 
   const log = out.replace(/\.jsonl$/, '.receipts.jsonl');
   const lines = (await readFile(log, 'utf8')).trimEnd().split('\n');
@@ -102,11 +111,18 @@ it('keeps a log whose pauses carry a megabyte of reason or conditions verifiable
   });
   expect(receipts.filter((r) => r.type === 'ResumptionReceipt').map((r) => r.taskId)).toEqual([tasks[0]]);
 
-  const verified = await runCli(['verify', log, '--key', keyFile]);
-  expect(verified.stdout).toContain(': ok: 4 receipts, 1 checkpoint');
-  expect(verified.code).toBe(0);
-  const audited = await runCli(['audit', log, '--key', keyFile, '--json']);
-  expect(audited.code).toBe(0);
+  const verdict = await verified([log], { keys: [keyFile] });
+  expect(verdict.stdout).toContain(': ok: 4 receipts, 1 checkpoint');
+  expect(verdict.code).toBe(0);
+  // `audit` exits 0 when auditRefusal finds nothing to refuse.
+  const set = await openLogSet([log], { keys: [keyFile] });
+  try {
+    const audit = await auditLogSet(set);
+    expect(auditRefusal(audit)).toBeNull();
+    expect(audit.rows).toHaveLength(3);
+  } finally {
+    await set.close();
+  }
 });
 
 it('receipts and replays a resume whose input holds a number beyond the double range', async () => {
@@ -126,7 +142,7 @@ it('receipts and replays a resume whose input holds a number beyond the double r
     `{"jsonrpc":"2.0","id":3,"method":"ResumeTask","params":${params},"input":{"budget":1e400,"n":2}}}`,
   );
   expect(resumed).toMatchObject({ state: 'TASK_STATE_WORKING' });
-  expect(await stopProcess(recorder)).toBe(0);
+  await stopped(recorder);
 
   const log = out.replace(/\.jsonl$/, '.receipts.jsonl');
   const receipts = (await readFile(log, 'utf8'))
@@ -141,9 +157,10 @@ it('receipts and replays a resume whose input holds a number beyond the double r
   });
   const recorded = (await readFile(out, 'utf8')).split('\n').find((l) => l.includes('"method":"ResumeTask"'));
   expect(JSON.parse(recorded as string)).toMatchObject({ body: { params: { input: { budget: null, n: 2 } } } });
-  const lost = await runCli(['lost', out]);
-  expect(lost.stdout).toMatch(/^no lost pauses/);
-  const replayed = await runCli(['run', out, '--key', keyFile]);
-  expect(replayed.stdout).toMatch(/^PASS/);
-  expect(replayed.code).toBe(0);
+  const lost = await lostIn([out]);
+  expect(lost.found.lost).toEqual([]);
+  const { keyring } = await loadKeyring({ keys: [keyFile], env: {} });
+  const replay = await replayed(out, { keyring });
+  expect(replay.stdout).toMatch(/^PASS/);
+  expect(replay.code).toBe(0);
 });

@@ -1,19 +1,25 @@
 /**
- * `mock` pairs ids over gRPC as over the JSON bindings (docs/design.md §13, §16): a session
- * recorded through `a2a-replay record` with a gRPC client, holding calls told apart only by the
- * task id they name (two GetTask of a task the peer does not know, answered NOT_FOUND, beside gets
- * of a task it does), is served by `mock` by that id: a client asking in another order than the
- * recorded one gets each get's own answer, and `run --strict` of the recording passes against it.
+ * The mock pairs ids over gRPC as over the JSON bindings (docs/design.md §13, §16), in-process
+ * through the public entries: a session recorded through the recorder (`startRecorder` with the
+ * test key, in front of `startPeer`) with a gRPC client, holding calls told apart only by the task
+ * id they name (two GetTask of a task the peer does not know, answered NOT_FOUND, beside gets of a
+ * task it does), is served by the mock (`startMockServer`, what `mock` starts) by that id: a client
+ * asking in another order than the recorded one gets each get's own answer, and `replayRecordings`
+ * strict (what `run --strict` calls) of the recording passes on the embedded peer and against the
+ * mock, which then holds no exchange unrequested (`mock --expect-all` exits 0).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
-import { ROOT, runCli } from '../helpers/cli.js';
-import { startCliProcess, startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
+import { startPeer } from '../../src/public/peer.js';
+import { startRecorder } from '../../src/public/record.js';
+import { GOLDEN_KEY } from '../golden/golden-receipts.js';
+import { startMock, stopMock } from '../helpers/mock-in-process.js';
+import { replayReport } from '../helpers/run-report.js';
 
-const KEY = join(ROOT, 'golden', 'test-key.json');
+const KEY = GOLDEN_KEY;
 let dir = '';
 let recording = '';
 
@@ -35,15 +41,18 @@ async function session(client: A2aTestClient): Promise<void> {
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mock-grpc-pairing-'));
   recording = join(dir, 'pairing.jsonl');
-  const peer = await startCliProcess(['peer', '--deterministic']);
-  const recorder = await startRecordProcess(['--upstream', peer.url, '--out', recording, '--key', KEY]);
-  const client = new A2aTestClient(recorder.url, 'operator', 'GRPC');
+  const peer = await startPeer({ deterministic: true });
   try {
-    await session(client);
+    const recorder = await startRecorder({ upstream: peer.url, out: recording, key: KEY, warn: () => undefined });
+    const client = new A2aTestClient(recorder.url, 'operator', 'GRPC');
+    try {
+      await session(client);
+    } finally {
+      client.close();
+      await recorder.close();
+    }
   } finally {
-    client.close();
-    await stopProcess(recorder);
-    await stopProcess(peer);
+    await peer.close();
   }
 });
 
@@ -52,8 +61,9 @@ afterAll(async () => {
 });
 
 it('answers each gRPC get by the task it names, also asked in another order than recorded', async () => {
-  const mock = await startMockProcess([recording, '--expect-all']);
+  const mock = await startMock([recording]);
   const client = new A2aTestClient(mock.url, 'operator', 'GRPC');
+  let stopped;
   try {
     expect((await client.call('GetTask', { id: 'task-nope' })).error?.code).toBe(-32001);
     const sent = await client.ok<{ task: { id: string } }>('SendMessage', {
@@ -68,23 +78,23 @@ it('answers each gRPC get by the task it names, also asked in another order than
     expect(got.status.state).toBe('TASK_STATE_WORKING');
   } finally {
     client.close();
-    await stopProcess(mock);
+    stopped = await stopMock(mock);
   }
-  expect(mock.stdout()).not.toMatch(/no recorded exchange matches/);
+  expect(stopped.unmatched).toEqual([]);
 });
 
 it('serves a gRPC recording with two gets of an unknown task so that run --strict passes', async () => {
-  const direct = await runCli(['run', recording, '--key', KEY, '--strict']);
-  expect(direct.code, direct.stdout + direct.stderr).toBe(0);
-  const mock = await startMockProcess([recording, '--expect-all']);
+  const direct = await replayReport([recording], { key: KEY, strict: true });
+  expect(direct.code, direct.stdout).toBe(0);
+  const mock = await startMock([recording]);
   let passed = false;
   try {
-    const r = await runCli(['run', recording, '--peer', mock.url, '--key', KEY, '--strict']);
-    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const r = await replayReport([recording], { peer: mock.url, key: KEY, strict: true });
+    expect(r.code, r.stdout).toBe(0);
     expect(r.stdout).toMatch(/^PASS /m);
     passed = true;
   } finally {
-    const code = await stopProcess(mock);
-    if (passed) expect(code, mock.stdout() + mock.stderr()).toBe(0);
+    const { unrequested } = await stopMock(mock);
+    if (passed) expect(unrequested).toEqual([]);
   }
 });

@@ -1,12 +1,13 @@
 /**
- * Property-based test of `a2a-replay record --key` as a separate process in front of the
- * deterministic peer: random sequences of pause/resume flows mixed with hostile requests (random
- * and deeply nested JSON, lone surrogates in a reason, in `conditions` and in a JWT `sub`, invalid
- * UTF-8, broken envelopes, bodies over the limit). Properties, for every run: `seq` is contiguous
- * and the recording reads back whole; `lost` reads it (exit 0 or 1, never 2); the receipt log
- * verifies; and there is exactly one SuspensionReceipt per pause and one resumed
- * ResumptionReceipt per resume that a client was told about; and every JSON-RPC call with an id
- * gets a JSON-RPC answer (a result or an error). Inputs come from a fixed seed.
+ * Property-based test of a recorder with a key (`startRecorder`, in this process) in front of the
+ * deterministic reference peer (`startPeer`): random sequences of pause/resume flows mixed with
+ * hostile requests (random and deeply nested JSON, lone surrogates in a reason, in `conditions` and
+ * in a JWT `sub`, invalid UTF-8, broken envelopes, bodies over the limit). Properties, for every
+ * run: `seq` is contiguous and the recording reads back whole; `lost` reads it (`lostPauses`: exit
+ * 0 or 1, never 2); the receipt log verifies (`verifyLogSet`); and there is exactly one
+ * SuspensionReceipt per pause and one resumed ResumptionReceipt per resume that a client was told
+ * about; and every JSON-RPC call with an id gets a JSON-RPC answer (a result or an error). Inputs
+ * come from a fixed seed.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,25 +15,25 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
+import { generateReceiptKey } from '../../src/public/receipts.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
-import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { lostIn, startTestRecorder, verified } from '../helpers/in-process.js';
 import { unsignedJwt } from '../helpers/jwt.js';
 import { fuzzRuns } from '../helpers/fuzz.js';
 
 let dir = '';
 let keyFile = '';
-let peer: CliProcess;
+let peer: RunningPeer;
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-fuzz-'));
   keyFile = join(dir, 'key.json');
   await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'fuzz' }).keyFile()), { mode: 0o600 });
-  peer = await startCliProcess(['peer', '--deterministic']);
+  peer = await startPeer({ deterministic: true });
 });
 afterAll(async () => {
-  await stopProcess(peer);
+  await peer.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -167,23 +168,14 @@ it('records every hostile run whole, with one receipt per acknowledged pause and
   await fc.assert(
     fc.asyncProperty(fc.array(fc.oneof(pause, hostile), { minLength: 3, maxLength: 12 }), async (steps) => {
       const out = join(dir, `run-${runs++}.jsonl`);
-      const recorder = await startRecordProcess([
-        '--upstream',
-        peer.url,
-        '--out',
-        out,
-        '--key',
-        keyFile,
-        '--max-body-bytes',
-        String(64 * 1024),
-      ]);
+      const recorder = await startTestRecorder({ upstream: peer.url, out, key: keyFile, maxBodyBytes: 64 * 1024 });
       let acknowledged: Awaited<ReturnType<typeof drive>>;
       try {
         acknowledged = await drive(recorder.url, steps);
       } finally {
-        expect(await stopProcess(recorder)).toBe(0);
+        expect((await recorder.close()).complete, recorder.warnings.join('\n')).toBe(true);
       }
-      expect(recorder.stderr()).not.toMatch(/failed/);
+      expect(recorder.warnings.join('\n')).not.toMatch(/failed/);
       // Every JSON-RPC call, however hostile, got a JSON-RPC answer through the recorder.
       expect(acknowledged.unanswered).toEqual([]);
 
@@ -196,11 +188,11 @@ it('records every hostile run whole, with one receipt per acknowledged pause and
       );
       expect(notes).toHaveLength(steps.filter((s) => s.kind === 'raw' && Buffer.isBuffer(s.body)).length);
       expect(recording.entries.some((e) => (e.bodyText ?? '').includes('\ufffd'))).toBe(false);
-      expect([0, 1]).toContain((await runCli(['lost', out])).code);
+      expect([0, 1]).toContain((await lostIn([out])).code);
 
       const log = out.replace(/\.jsonl$/, '.receipts.jsonl');
-      const verified = await runCli(['verify', log, '--key', keyFile]);
-      expect(verified.stdout).toMatch(/: ok: /);
+      const verdict = await verified([log], { keys: [keyFile] });
+      expect(verdict.stdout).toMatch(/: ok: /);
       const lines = (await readFile(log, 'utf8'))
         .trim()
         .split('\n')

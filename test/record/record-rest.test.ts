@@ -1,38 +1,41 @@
 /**
- * HTTP+JSON end to end through `a2a-replay record` (child processes, real sockets): the stock
- * `@a2a-js/sdk` client forced to its REST transport gets the same results with and without the
- * recorder from the SDK's own `restHandler` server, and every exchange is recorded; the same
- * pause/resume session against the reference peer over JSON-RPC and over HTTP+JSON yields receipts
- * equal except for their binding, and `verify`, `audit` and `lost` work on both.
+ * HTTP+JSON end to end through the recorder (`startRecorder` in this process, real sockets): the
+ * stock `@a2a-js/sdk` client forced to its REST transport gets the same results with and without
+ * the recorder from the SDK's own `restHandler` server, and every exchange is recorded; the same
+ * pause/resume session against the reference peer (`startPeer`) over JSON-RPC and over HTTP+JSON
+ * yields receipts equal except for their binding, and what `verify`, `audit` and `lost` conclude
+ * (`verifyLogSet`, `auditLogSet`, `lostPauses`) holds on both.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Client, ClientFactory, ClientFactoryOptions, RestTransportFactory } from '@a2a-js/sdk/client';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
 import { SCENARIOS } from '../../scripts/golden/scenarios.js';
+import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import type { Binding } from '../../src/protocol/rest-binding.js';
+import { startPeer } from '../../src/public/peer.js';
+import { auditLogSet, auditRefusal, generateReceiptKey, openLogSet } from '../../src/public/receipts.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
-import { runCli } from '../helpers/cli.js';
-import { type CliProcess, startCliProcess, startRecordProcess } from '../helpers/cli-process.js';
+import { type TestRecorder, lostIn, startTestRecorder, verified } from '../helpers/in-process.js';
 import { sdkSession as session, startSdkEchoServer } from '../intercept/sdk-echo-server.js';
 
 let dir = '';
-const processes: CliProcess[] = [];
+const recorders: TestRecorder[] = [];
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'record-rest-'));
 });
 
 afterEach(async () => {
-  for (const p of processes.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  for (const r of recorders.splice(0)) await r.close();
   await rm(dir, { recursive: true, force: true });
 });
 
-async function stop(p: CliProcess): Promise<number | null> {
-  if (p.child.exitCode === null) p.child.kill('SIGTERM');
-  return p.exited;
+/** Closes `r`: true when every line was written (as `record` exits 0 on SIGTERM). */
+async function stop(r: TestRecorder): Promise<boolean> {
+  return (await r.close()).complete;
 }
 
 function restClient(url: string): Promise<Client> {
@@ -45,17 +48,19 @@ function restClient(url: string): Promise<Client> {
   return factory.createFromUrl(url);
 }
 
-it('gives the SDK REST client the same answers from restHandler with and without record, recording all', async () => {
+const SAME_ANSWERS = 'gives the SDK REST client the same answers from restHandler with and without the recorder';
+
+it(`${SAME_ANSWERS}, recording all`, async () => {
   const upstream = await startSdkEchoServer({ rest: true });
   try {
     const direct = await session(await restClient(upstream.url));
     const out = join(dir, 'session.jsonl');
-    const recorder = await startRecordProcess(['--upstream', upstream.url, '--out', out]);
-    processes.push(recorder);
+    const recorder = await startTestRecorder({ upstream: upstream.url, out });
+    recorders.push(recorder);
     const proxied = await session(await restClient(recorder.url));
     expect(proxied).toEqual(direct);
     expect(JSON.stringify(direct)).toContain('TaskNotFoundError');
-    expect(await stop(recorder)).toBe(0);
+    expect(await stop(recorder)).toBe(true);
 
     const recording = await readRecording(out);
     const requests = recording.entries.filter((e) => e.kind === 'request');
@@ -90,15 +95,17 @@ interface Receipt {
 
 /** Records the wrong-token-then-right and lost-pause sessions in `binding`; returns the files written. */
 async function recordSession(binding: Binding, key: string): Promise<{ recording: string; receipts: string }> {
-  const peer = await startCliProcess(['peer', '--deterministic']);
-  processes.push(peer);
+  const peer = await startPeer({ deterministic: true });
   const recording = join(dir, `${binding === 'JSONRPC' ? 'jsonrpc' : 'rest'}.jsonl`);
-  const recorder = await startRecordProcess(['--upstream', peer.url, '--out', recording, '--key', key]);
-  processes.push(recorder);
-  const client = new A2aTestClient(recorder.url, 'operator', binding);
-  for (const name of KEY_SCENARIOS) await SCENARIOS.find((s) => s.name === name)!.run(client);
-  expect(await stop(recorder)).toBe(0);
-  await stop(peer);
+  try {
+    const recorder = await startTestRecorder({ upstream: peer.url, out: recording, key });
+    recorders.push(recorder);
+    const client = new A2aTestClient(recorder.url, 'operator', binding);
+    for (const name of KEY_SCENARIOS) await SCENARIOS.find((s) => s.name === name)!.run(client);
+    expect(await stop(recorder)).toBe(true);
+  } finally {
+    await peer.close();
+  }
   return { recording, receipts: recording.replace(/\.jsonl$/, '.receipts.jsonl') };
 }
 
@@ -118,7 +125,7 @@ function content(r: Receipt): Record<string, unknown> {
 
 it('derives receipts equal except for the binding from one session over JSON-RPC and over HTTP+JSON', async () => {
   const key = join(dir, 'key.json');
-  expect((await runCli(['keygen', '--out', key, '--kid', 'k1'])).code).toBe(0);
+  await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'k1' }).keyFile()), { mode: 0o600 });
   const rpc = await recordSession('JSONRPC', key);
   const rest = await recordSession('HTTP+JSON', key);
 
@@ -130,16 +137,22 @@ it('derives receipts equal except for the binding from one session over JSON-RPC
   expect(overRest.find((r) => r.outcome === 'rejected')?.errorCode).toBe(-32011);
 
   for (const { recording, receipts } of [rpc, rest]) {
-    const verified = await runCli(['verify', receipts, '--key', key]);
-    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
-    const audit = await runCli(['audit', receipts, '--key', key]);
-    expect(audit.code, audit.stderr).toBe(0);
-    expect(audit.stdout).toContain('resumed (explicit_resume)');
-    expect(audit.stdout).toContain('forgotten');
+    const verdict = await verified([receipts], { keys: [key] });
+    expect(verdict.code, verdict.stdout).toBe(0);
+    const set = await openLogSet([receipts], { keys: [key] });
+    try {
+      // `audit` prints the rows when auditRefusal is null (exit 0), each ending as `resumed (cause)`.
+      const audit = await auditLogSet(set);
+      expect(auditRefusal(audit)).toBeNull();
+      expect(audit.rows).toContainEqual(expect.objectContaining({ outcome: 'resumed', cause: 'explicit_resume' }));
+      expect(audit.rows).toContainEqual(expect.objectContaining({ reason: 'forgotten' }));
+    } finally {
+      await set.close();
+    }
     for (const file of [recording, receipts]) {
-      const lost = await runCli(['lost', file, '--json']);
-      expect(lost.code, lost.stderr).toBe(1);
-      expect((JSON.parse(lost.stdout) as { lost: unknown[] }).lost).toHaveLength(1);
+      const lost = await lostIn([file]);
+      expect(lost.code).toBe(1);
+      expect(lost.found.lost).toHaveLength(1);
     }
   }
 });

@@ -1,12 +1,15 @@
 /**
- * A2A v0.3 gRPC interruptions end to end (docs/design.md §14.9, §14.10, §16): a stock
- * `@a2a-js/sdk` 0.3.14 gRPC server (package `a2a.v1`) asks for approval — a question, and a
- * tool-call gate whose confirmation DataPart comes in the event before `input-required` — and the
- * stock 0.3.14 gRPC client answers through the real `record --key --principal-from jwt-sub`
- * process over real sockets: one InterruptionReceipt per gate, a ContinuationReceipt naming who
- * answered, an approval never given `never_continued` in `lost` (exit 1), `audit --kind
- * interruption` listing them, `verify --recording` passing; `run --peer` against the same server
- * passes with the receipts derived again; `mock` serves the v0.3 gRPC client what it got.
+ * A2A v0.3 gRPC interruptions end to end over real sockets, in-process through the public entries
+ * (docs/design.md §14.9, §14.10, §16): a stock `@a2a-js/sdk` 0.3.14 gRPC server (package `a2a.v1`)
+ * asks for approval — a question, and a tool-call gate whose confirmation DataPart comes in the
+ * event before `input-required` — and the stock 0.3.14 gRPC client answers through the recorder
+ * (`startRecorder` with `key` and `principalFrom: 'jwt-sub'`, what `record --key --principal-from
+ * jwt-sub` starts): one InterruptionReceipt per gate, a ContinuationReceipt naming who answered,
+ * an approval never given `never_continued` in `lost` (exit 1), `audit --kind interruption`
+ * listing them, `verify --recording` passing (each as the call the command makes: `lostPauses`,
+ * `auditLogSet`, `verifyLogSet`); `replayRecordings` against the same server (what `run --peer`
+ * calls) passes with the receipts derived again; the mock (`startMockServer`) serves the v0.3 gRPC
+ * client what it got.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,9 +19,11 @@ import { GrpcTransport } from 'a2a-sdk-v03/client/grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson, hashCanonical } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
-import { runCli } from '../helpers/cli.js';
+import { startRecorder } from '../../src/public/record.js';
+import { startMock, stopMock } from '../helpers/mock-in-process.js';
+import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
+import { replayReport } from '../helpers/run-report.js';
 import { bearer } from '../helpers/jwt.js';
-import { startRecordProcess, stopProcess, startMockProcess } from '../helpers/cli-process.js';
 import {
   type SdkV03InputPeer,
   V03_PROMPT_TEXT,
@@ -88,22 +93,20 @@ beforeAll(async () => {
   log = join(dir, 'session.receipts.jsonl');
   const peer: SdkV03InputPeer = await startSdkV03InputPeer({ grpc: true });
   try {
-    const recorder = await startRecordProcess([
-      '--upstream',
-      peer.url,
-      '--grpc-upstream',
-      peer.grpcUrl,
-      '--out',
+    const warnings: string[] = [];
+    const recorder = await startRecorder({
+      upstream: peer.url,
+      grpcUpstream: peer.grpcUrl,
       out,
-      '--key',
       key,
-      '--principal-from',
-      'jwt-sub',
-    ]);
+      principalFrom: 'jwt-sub',
+      warn: (l) => warnings.push(l),
+    });
     try {
       seen = await approvalSession(targetOf(recorder.url));
     } finally {
-      expect(await stopProcess(recorder)).toBe(0);
+      // `record` exits 0 when every line was written.
+      expect((await recorder.close()).complete, warnings.join('\n')).toBe(true);
     }
     acts = peer.acts.map((a) => a.act);
   } finally {
@@ -181,30 +184,31 @@ describe('a stock 0.3.14 agent asking for approval over v0.3 gRPC, through recor
   });
 
   it('verifies against the recording, audits the interruptions, names the unanswered one never_continued', async () => {
-    const verified = await runCli(['verify', log, '--key', key, '--recording', out]);
-    expect(verified.code, verified.stderr + verified.stdout).toBe(0);
+    const verified = await verifyVerdict([log], key, {}, { recording: out });
+    expect(verified.code, verified.lines.join('\n')).toBe(0);
 
-    const audit = await runCli(['audit', log, '--key', key, '--kind', 'interruption', '--json']);
-    expect(audit.code, audit.stderr).toBe(0);
-    expect(JSON.parse(audit.stdout)).toMatchObject([
+    const audit = await auditVerdict([log], key, {}, { kind: 'interruption' });
+    expect(audit.code).toBe(0);
+    expect(audit.rows).toMatchObject([
       { kind: 'interruption', taskId: ids.asked, outcome: 'continued', continuedBy: 'jwt:sub=alice' },
       { kind: 'interruption', taskId: ids.tool, outcome: 'continued', continuedBy: 'jwt:sub=alice' },
       { kind: 'interruption', taskId: ids.ignored },
     ]);
 
-    const lost = await runCli(['lost', out, '--json']);
-    expect(lost.code, lost.stderr + lost.stdout).toBe(1);
-    expect(JSON.parse(lost.stdout)).toMatchObject({ understood: true, dialects: { '0.3': 6 } });
-    expect(lost.stdout).toContain(ids.ignored);
-    expect(lost.stdout).toContain('never_continued');
-    expect(lost.stdout).not.toContain(ids.asked);
+    const lost = await lostVerdict([out]);
+    const listed = JSON.stringify(lost.json);
+    expect(lost.code, listed).toBe(1);
+    expect(lost.json).toMatchObject({ understood: true, dialects: { '0.3': 6 } });
+    expect(listed).toContain(ids.ignored);
+    expect(listed).toContain('never_continued');
+    expect(listed).not.toContain(ids.asked);
   });
 
   it('replays against the same server to a PASS, deriving the receipts again', async () => {
     const peer = await startSdkV03InputPeer({ grpc: true });
     try {
-      const r = await runCli(['run', out, '--peer', peer.url, '--key', key, '--json']);
-      expect(r.code, r.stderr + r.stdout).toBe(0);
+      const r = await replayReport([out], { peer: peer.url, key, json: true });
+      expect(r.code, r.stdout).toBe(0);
       // The three interruptions and two continuations derived from the live answers equal the log's.
       expect(JSON.parse(r.stdout)).toMatchObject({
         exitCode: 0,
@@ -225,12 +229,13 @@ describe('a stock 0.3.14 agent asking for approval over v0.3 gRPC, through recor
   });
 
   it('serves the stock v0.3 gRPC client the recorded results from mock', async () => {
-    const mock = await startMockProcess([out]);
+    const mock = await startMock([out]);
+    let stopped;
     try {
       expect(await approvalSession(targetOf(mock.url))).toEqual(seen);
     } finally {
-      expect(await stopProcess(mock)).toBe(0);
+      stopped = await stopMock(mock);
     }
-    expect(mock.stdout()).not.toMatch(/unmatched|not requested/i);
+    expect(stopped).toEqual({ unrequested: [], unmatched: [] });
   });
 });

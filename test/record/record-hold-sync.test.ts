@@ -1,8 +1,9 @@
 /**
- * Durable before acknowledged, decided by the test's own steps: `a2a-replay record --key` in front
- * of the deterministic reference peer runs with every fdatasync gated (test/helpers/sync-gate.ts),
- * a stream of the task open while the client pauses and resumes it, over JSON-RPC, HTTP+JSON and
- * gRPC, under `--fsync batch` and `always`. Each entry that shows the pause or the resume — the
+ * Durable before acknowledged, decided by the test's own steps: a recorder with a key
+ * (`startRecorder`) in front of the deterministic reference peer (`startPeer`), both in this
+ * process, runs with every fdatasync of the process gated (test/helpers/sync-gate.ts,
+ * sync-gate-here.ts), a stream of the task open while the client pauses and resumes it, over JSON-RPC, HTTP+JSON and
+ * gRPC, under `fsync` `batch` and `always`. Each entry that shows the pause or the resume — the
  * PauseTask / ResumeTask answer and the stream's event, whichever of them made the receipt — may
  * reach the client only after syncs the test let run cover the receipt line and the recording
  * lines it cites. The syncs are let run one at a time, oldest first, and each is given the chance
@@ -16,23 +17,25 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient, stateOf, userMessage } from '../../scripts/golden/a2a-client.js';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { GrpcTestClient } from '../helpers/grpc-test-client.js';
 import { type SyncGate, releaseOneByOne, startSyncGate } from '../helpers/sync-gate.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { type TestRecorder, startTestRecorder } from '../helpers/in-process.js';
+import { installSyncGateHere } from '../helpers/sync-gate-here.js';
 
 let dir = '';
 let keyFile = '';
-let peer: CliProcess;
+let peer: RunningPeer;
 
 beforeAll(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), 'record-hold-sync-')));
   keyFile = join(dir, 'key.json');
   await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'hold' }).keyFile()), { mode: 0o600 });
-  peer = await startCliProcess(['peer', '--deterministic']);
+  peer = await startPeer({ deterministic: true });
 });
 afterAll(async () => {
-  await stopProcess(peer);
+  await peer.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -103,16 +106,14 @@ const resumedEvent = (event: Record<string, unknown>): boolean =>
 describe('an acknowledgement waits for the sync that covers its receipt', () => {
   for (const binding of ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const) {
     for (const fsync of ['batch', 'always'] as const) {
-      it(`holds the pause and resume answers and stream events (${binding}, --fsync ${fsync})`, async () => {
+      it(`holds the pause and resume answers and stream events (${binding}, fsync ${fsync})`, async () => {
         const out = join(dir, `${{ JSONRPC: 'rpc', 'HTTP+JSON': 'rest', GRPC: 'grpc' }[binding]}-${fsync}.jsonl`);
         const log = out.replace(/\.jsonl$/, '.receipts.jsonl');
         const gate = await startSyncGate(dir);
-        let recorder: CliProcess | undefined;
+        const here = await installSyncGateHere(gate);
+        let recorder: TestRecorder | undefined;
         try {
-          recorder = await startRecordProcess(
-            ['--upstream', peer.url, '--out', out, '--key', keyFile, '--fsync', fsync],
-            gate.env,
-          );
+          recorder = await startTestRecorder({ upstream: peer.url, out, key: keyFile, fsync });
           const client =
             binding === 'GRPC' ? new GrpcTestClient(recorder.url) : new A2aTestClient(recorder.url, undefined, binding);
           const stream = client.stream('SendStreamingMessage', userMessage('work:3', 'm-1'));
@@ -171,7 +172,8 @@ describe('an acknowledgement waits for the sync that covers its receipt', () => 
         } finally {
           gate.holding = false;
           while (gate.releaseOldest() !== undefined);
-          if (recorder) expect(await stopProcess(recorder)).toBe(0);
+          if (recorder) expect((await recorder.close()).complete, recorder.warnings.join('\n')).toBe(true);
+          here.uninstall();
           await gate.close();
         }
       });
@@ -179,16 +181,14 @@ describe('an acknowledgement waits for the sync that covers its receipt', () => 
   }
 
   for (const fsync of ['batch', 'always'] as const) {
-    it(`does not let out a pause on a sync that began before its receipt was written (--fsync ${fsync})`, async () => {
+    it(`does not let out a pause on a sync that began before its receipt was written (fsync ${fsync})`, async () => {
       const out = join(dir, `two-${fsync}.jsonl`);
       const log = out.replace(/\.jsonl$/, '.receipts.jsonl');
       const gate = await startSyncGate(dir);
-      let recorder: CliProcess | undefined;
+      const here = await installSyncGateHere(gate);
+      let recorder: TestRecorder | undefined;
       try {
-        recorder = await startRecordProcess(
-          ['--upstream', peer.url, '--out', out, '--key', keyFile, '--fsync', fsync],
-          gate.env,
-        );
+        recorder = await startTestRecorder({ upstream: peer.url, out, key: keyFile, fsync });
         const client = new A2aTestClient(recorder.url);
         const streams = ['a', 'b'].map((m) => client.stream('SendStreamingMessage', userMessage('work:3', m)));
         const [a, b] = await Promise.all(
@@ -238,7 +238,8 @@ describe('an acknowledgement waits for the sync that covers its receipt', () => 
       } finally {
         gate.holding = false;
         while (gate.releaseOldest() !== undefined);
-        if (recorder) expect(await stopProcess(recorder)).toBe(0);
+        if (recorder) expect((await recorder.close()).complete, recorder.warnings.join('\n')).toBe(true);
+        here.uninstall();
         await gate.close();
       }
     });

@@ -3,7 +3,12 @@
  * recorder, with a pause begun in the first file and resumed past the third, and an SSE stream
  * open across rotations, gives a series that verifies as a directory, whose `lost` and `audit`
  * equal those of one unrotated log of the same session, and whose recordings hold every entry of
- * the session once, in order.
+ * the session once, in order. The recorder is `record`'s (`startRecorder` with `rotateBytes`,
+ * `rotateAfter`), in front of the reference peer, both in the test's process; what `verify`,
+ * `lost` and `audit` conclude is read with the library calls those commands make
+ * (test/helpers/command-verdicts.ts). A duration it cannot read is refused as `record` refuses it
+ * (cli/record-flags.ts `usageFailure`; a `record` process shows that mapping in
+ * test/e2e/record-secrets.test.ts).
  */
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,8 +17,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient, stateOf, userMessage } from '../../scripts/golden/a2a-client.js';
 import { type JsonValue, canonicalJson, sha256Prefixed } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
-import { runCli } from '../helpers/cli.js';
-import { startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { startPeer } from '../../src/public/peer.js';
+import { type RecorderOptions, startRecorder } from '../../src/public/record.js';
+import { summaryLine, usageFailure } from '../../cli/record-flags.js';
+import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
 
 let dir = '';
 let keyFile = '';
@@ -65,26 +72,32 @@ async function session(url: string): Promise<void> {
   stream.abort();
 }
 
-/** Runs the session on a fresh deterministic peer through `record` with `args`; gives its stderr. */
-async function recordSession(out: string, args: string[]): Promise<string> {
-  const peer = await startCliProcess(['peer', '--deterministic', '--store', `${out}.peer-store`]);
+/**
+ * Runs the session on a fresh deterministic peer through the recorder with `options`; gives the
+ * summary line `record` prints at the stop.
+ */
+async function recordSession(out: string, options: Partial<RecorderOptions>): Promise<string> {
+  const peer = await startPeer({ deterministic: true, storeDir: `${out}.peer-store` });
   try {
-    const recorder = await startRecordProcess([
-      '--upstream',
-      peer.url,
-      '--out',
+    const recorder = await startRecorder({
+      upstream: peer.url,
       out,
-      '--key',
-      keyFile,
-      '--fsync',
-      'always',
-      ...args,
-    ]);
-    await session(recorder.url);
-    expect(await stopProcess(recorder)).toBe(0);
-    return recorder.stderr();
+      key: keyFile,
+      fsync: 'always',
+      warn: () => undefined,
+      ...options,
+    });
+    let summary;
+    try {
+      await session(recorder.url);
+    } finally {
+      summary = await recorder.close();
+    }
+    // `record` exits 0.
+    expect(summary.complete).toBe(true);
+    return summaryLine(summary);
   } finally {
-    await stopProcess(peer);
+    await peer.close();
   }
 }
 
@@ -123,9 +136,9 @@ describe('record --rotate-bytes', () => {
 
   beforeAll(async () => {
     await mkdir(rotated());
-    stderr = await recordSession(join(rotated(), 's.jsonl'), ['--rotate-bytes', '4200']);
+    stderr = await recordSession(join(rotated(), 's.jsonl'), { rotateBytes: 4200 });
     single = join(dir, 'single.jsonl');
-    await recordSession(single, []);
+    await recordSession(single, {});
     const names = await readdir(rotated());
     const at = (n: number, suffix: string): string => join(rotated(), n === 1 ? `s${suffix}` : `s.${n}${suffix}`);
     const count = names.filter((n) => /^s(\.\d+)?\.receipts\.jsonl$/.test(n)).length;
@@ -174,30 +187,30 @@ describe('record --rotate-bytes', () => {
   });
 
   it('verifies the series given as its directory', async () => {
-    const result = await runCli(['verify', rotated(), '--key', keyFile]);
-    expect(result.stdout).toContain(`ok: ${logs.length} logs, each linked to the one before it`);
+    const result = await verifyVerdict([rotated()], keyFile);
+    expect(result.lines.join('\n')).toContain(`ok: ${logs.length} logs, each linked to the one before it`);
     expect(result.code).toBe(0);
   });
 
   it('gives the lost and audit rows of one unrotated log of the same session', async () => {
     const singleLog = single.replace(/\.jsonl$/, '.receipts.jsonl');
-    const lostSeries = await runCli(['lost', rotated(), '--key', keyFile, '--json']);
-    const lostSingle = await runCli(['lost', singleLog, '--key', keyFile, '--json']);
+    const lostSeries = await lostVerdict([rotated()], { keys: keyFile });
+    const lostSingle = await lostVerdict([singleLog], { keys: keyFile });
     expect(lostSeries.code).toBe(lostSingle.code);
-    const lost = (stdout: string): Record<string, unknown>[] =>
-      withoutPlace((JSON.parse(stdout) as { lost: Record<string, unknown>[] }).lost);
-    expect(lost(lostSeries.stdout)).toHaveLength(1);
-    expect(lost(lostSeries.stdout)).toEqual(lost(lostSingle.stdout));
-    const auditSeries = await runCli(['audit', rotated(), '--key', keyFile, '--json']);
-    const auditSingle = await runCli(['audit', singleLog, '--key', keyFile, '--json']);
+    const lost = (json: unknown): Record<string, unknown>[] =>
+      withoutPlace((json as { lost: Record<string, unknown>[] }).lost);
+    expect(lost(lostSeries.json)).toHaveLength(1);
+    expect(lost(lostSeries.json)).toEqual(lost(lostSingle.json));
+    const auditSeries = await auditVerdict([rotated()], keyFile);
+    const auditSingle = await auditVerdict([singleLog], keyFile);
     expect(auditSeries.code).toBe(auditSingle.code);
-    const rows = JSON.parse(auditSeries.stdout) as Record<string, unknown>[];
+    const rows = auditSeries.rows;
     expect(rows.map((r) => [r.reason, r.outcome])).toEqual([
       ['a', 'resumed'],
       ['s', 'resumed'],
       ['c', 'open'],
     ]);
-    expect(withoutPlace(rows)).toEqual(withoutPlace(JSON.parse(auditSingle.stdout) as Record<string, unknown>[]));
+    expect(withoutPlace(rows)).toEqual(withoutPlace(auditSingle.rows));
   });
 
   it('records every entry of the session once, in order, over the files (the stream across them too)', async () => {
@@ -219,29 +232,37 @@ describe('record --rotate-after', () => {
   it('goes on in the next pair once the files have been open that long, the resume naming the pause', async () => {
     const at = join(dir, 'after');
     await mkdir(at);
-    const peer = await startCliProcess(['peer', '--deterministic', '--store', join(at, 'peer-store')]);
+    const peer = await startPeer({ deterministic: true, storeDir: join(at, 'peer-store') });
     const out = join(at, 's.jsonl');
-    const recorder = await startRecordProcess([
-      '--upstream',
-      peer.url,
-      '--out',
-      out,
-      '--key',
-      keyFile,
-      '--rotate-after',
-      '1s',
-    ]);
-    const client = new A2aTestClient(recorder.url);
-    const { task } = await client.ok<{ task: { id: string } }>('SendMessage', {
-      ...userMessage('work:3', 'm-a'),
-      configuration: { returnImmediately: true },
-    });
-    const paused = await client.ok<{ pause: { resumeToken: string } }>('PauseTask', { taskId: task.id, reason: 'a' });
-    // More than the second the files may be open has passed on any clock once this settles.
-    await new Promise((resolve) => setTimeout(resolve, 1100));
-    await client.ok('ResumeTask', { taskId: task.id, resumeToken: paused.pause.resumeToken });
-    expect(await stopProcess(recorder)).toBe(0);
-    await stopProcess(peer);
+    try {
+      const recorder = await startRecorder({
+        upstream: peer.url,
+        out,
+        key: keyFile,
+        rotateAfter: '1s',
+        warn: () => undefined,
+      });
+      let complete = false;
+      try {
+        const client = new A2aTestClient(recorder.url);
+        const { task } = await client.ok<{ task: { id: string } }>('SendMessage', {
+          ...userMessage('work:3', 'm-a'),
+          configuration: { returnImmediately: true },
+        });
+        const paused = await client.ok<{ pause: { resumeToken: string } }>('PauseTask', {
+          taskId: task.id,
+          reason: 'a',
+        });
+        // More than the second the files may be open has passed on any clock once this settles.
+        await new Promise((resolve) => setTimeout(resolve, 1100));
+        await client.ok('ResumeTask', { taskId: task.id, resumeToken: paused.pause.resumeToken });
+      } finally {
+        complete = (await recorder.close()).complete;
+      }
+      expect(complete).toBe(true);
+    } finally {
+      await peer.close();
+    }
     // The series in order: s, s.2, s.3, ... A loaded machine may rotate before the pause too (the
     // first second can pass while the recorder starts), but never lets pause and resume share a
     // pair: the resume comes more than a second after the pause.
@@ -257,23 +278,33 @@ describe('record --rotate-after', () => {
     expect(logs[resumedIn]!.find((l) => l.value.type === 'ResumptionReceipt')?.value.suspension).toBe(
       sha256Prefixed(suspension.text),
     );
-    const result = await runCli(['verify', at, '--key', keyFile]);
-    expect(result.stdout).toContain(`ok: ${logs.length} logs, each linked to the one before it`);
+    const result = await verifyVerdict([at], keyFile);
+    expect(result.lines.join('\n')).toContain(`ok: ${logs.length} logs, each linked to the one before it`);
   });
 
   it('refuses a duration it cannot read, naming the flag', async () => {
-    const result = await runCli([
-      'record',
-      '--upstream',
-      'http://127.0.0.1:9',
-      '--out',
-      join(dir, 'never.jsonl'),
-      '--rotate-after',
-      '15 minutes',
-    ]);
-    expect(result.stderr).toContain(
+    // `record --rotate-after '15 minutes'` hands the text to the recorder, and says its refusal.
+    const refused = await startRecorder({
+      upstream: 'http://127.0.0.1:9',
+      out: join(dir, 'never.jsonl'),
+      rotateAfter: '15 minutes',
+    }).then(
+      async (recorder) => {
+        await recorder.close();
+        throw new Error('a duration it cannot read was taken');
+      },
+      (error: unknown) => {
+        try {
+          usageFailure(error);
+        } catch (usage) {
+          return usage as { exitCode: number; message: string };
+        }
+        throw new Error('not a usage error');
+      },
+    );
+    expect(refused.message).toContain(
       '--rotate-after: expected a whole number of seconds, minutes or hours (90s, 15m, 24h); got "15 minutes"',
     );
-    expect(result.code).toBe(2);
+    expect(refused.exitCode).toBe(2);
   });
 });
