@@ -3,16 +3,18 @@
  * are neither A2A v0.3 nor v1.0 (a JSON-RPC method neither has, an `A2A-Version` this tool does not
  * speak), sent through the real `record --key` process to a stock 0.3.14 server, are recorded,
  * named at once on stderr and in the stop line, and make `lost` say NOT UNDERSTOOD (exit 2) and
- * `verify --recording` fail: never a clean verdict.
+ * `verify --recording` fail: never a clean verdict. `lost --json` and `verify` are the library calls
+ * the commands make; the record and `lost` processes show what is printed.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { generateReceiptKey } from '../../src/public/receipts.js';
 import { runCli } from '../helpers/cli.js';
 import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { lostVerdict, verifyVerdict } from '../helpers/log-verdicts.js';
 import { type SdkV03InputPeer, V03_RPC_PATH, startSdkV03InputPeer } from '../fixtures/sdk-v03-input-peer.js';
 
 let dir = '';
@@ -43,7 +45,8 @@ describe('a dialect the recorder does not read', () => {
   it('is named on stderr and in the stop line, by lost (exit 2) and by verify --recording', async () => {
     peer = await startSdkV03InputPeer();
     const key = join(dir, 'key.json');
-    await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'nu' }).keyFile()), { mode: 0o600 });
+    const receiptKey = generateReceiptKey({ kid: 'nu' });
+    await writeFile(key, canonicalJson(receiptKey.keyFile()), { mode: 0o600 });
     const out = join(dir, 'session.jsonl');
     const recorder = await startRecordProcess(['--upstream', peer.url, '--out', out, '--key', key]);
     procs.push(recorder);
@@ -77,15 +80,13 @@ describe('a dialect the recorder does not read', () => {
     expect(lost.stdout).toContain(`no lost pauses seen in ${out} (recording, INCOMPLETE)`);
     expect(lost.stdout).toContain(`NOT UNDERSTOOD: 2 requests of ${out} are in no A2A dialect this tool reads`);
     expect(lost.stdout).toMatch(/:\d+: seq 3: JSON-RPC method "tasks\/frobnicate" is no method of A2A 0\.3 or 1\.0/);
-    const json = await runCli(['lost', out, '--json']);
+    const json = await lostVerdict([out]);
     expect(json.code).toBe(2);
-    expect(JSON.parse(json.stdout)).toMatchObject({ understood: false, notUnderstood: [{ seq: 3 }, { seq: 5 }] });
+    expect(json.json).toMatchObject({ understood: false, notUnderstood: [{ seq: 3 }, { seq: 5 }] });
 
     const log = join(dir, 'session.receipts.jsonl');
-    const verified = await runCli(['verify', log, '--key', key, '--recording', out]);
+    const verified = await verifyVerdict([log], [receiptKey], { recording: out });
     expect(verified.code).toBe(1);
-    expect(verified.stdout + verified.stderr).toContain(
-      'NOT UNDERSTOOD: 2 requests are in no A2A dialect this tool reads',
-    );
+    expect(verified.stdout).toContain('NOT UNDERSTOOD: 2 requests are in no A2A dialect this tool reads');
   });
 });

@@ -6,7 +6,8 @@
  * time: the syncs of the files a rotation closes stay held while those of the next files run.
  * Each answer and stream event that shows the pause or the resume may reach the client only once
  * released syncs cover its receipt line, in whichever log holds it, and every recording line the
- * receipt cites, in whichever file holds it.
+ * receipt cites, in whichever file holds it. The recorder is a process (its syncs are gated by a
+ * preload); the reference peer runs in this process (`startPeer`).
  */
 import { mkdir, mkdtemp, readFile, readdir, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,20 +17,21 @@ import { A2aTestClient, stateOf, userMessage } from '../../scripts/golden/a2a-cl
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { type SyncGate, startSyncGate } from '../helpers/sync-gate.js';
-import { type CliProcess, startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { type RunningPeer, startPeer } from '../../src/public/peer.js';
 
 let dir = '';
 let keyFile = '';
-let peer: CliProcess;
+let peer: RunningPeer;
 
 beforeAll(async () => {
   dir = await realpath(await mkdtemp(join(tmpdir(), 'record-rotate-hold-')));
   keyFile = join(dir, 'key.json');
   await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'hold' }).keyFile()), { mode: 0o600 });
-  peer = await startCliProcess(['peer', '--deterministic']);
+  peer = await startPeer({ deterministic: true });
 });
 afterAll(async () => {
-  await stopProcess(peer);
+  await peer.close();
   await rm(dir, { recursive: true, force: true });
 });
 
