@@ -1,9 +1,12 @@
 /**
- * Interruption, Continuation and pause spans through the real `record --key --traces` process in
- * front of `a2a-replay peer --deterministic` (docs/design.md §7, §14.9): an `ask:` answered by a
+ * Interruption, Continuation and pause spans through a keyed recorder with `traces` and
+ * `principalFrom: 'jwt-sub'` (`startRecorder`, what `record --key --traces` runs) in front of the
+ * deterministic reference peer (`startPeer`), both in this process (docs/design.md §7, §14.9): an
+ * `ask:` answered by a
  * client message gives an Interruption span and a Continuation span linked to it, carrying the
  * ids and hashes of their receipts and the semantic-convention attributes; the pause spans carry
- * those attributes too; `run --traces` of the recording writes the same trace file, byte for byte.
+ * those attributes too; `run --traces` of the recording (`replayReport`) writes the same trace
+ * file, byte for byte.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,11 +14,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson, hashCanonical, sha256Prefixed } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
-import { runCli } from '../helpers/cli.js';
+import { startPeer } from '../../src/public/peer.js';
+import { startRecorder } from '../../src/public/record.js';
 import { bearer } from '../helpers/jwt.js';
-import { startCliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { replayReport } from '../helpers/run-report.js';
 import { ok } from '../replay/session.js';
-import { type OtlpSpan, type OtlpTraceRequest, attributesOf, spansOf } from '../tracing/otlp-proto.js';
+import { type OtlpSpan, type OtlpTraceRequest, attributesOf, spansOf } from './otlp-proto.js';
 
 /** The reference peer's agent card `name`. */
 const AGENT = 'a2a-replay reference peer';
@@ -65,20 +69,16 @@ beforeAll(async () => {
   keyFile = join(dir, 'key.json');
   traces = join(dir, 'traces');
   await writeFile(keyFile, canonicalJson(generateReceiptKey({ kid: 'k-asks' }).keyFile()), { mode: 0o600 });
-  const peer = await startCliProcess(['peer', '--deterministic']);
+  const peer = await startPeer({ deterministic: true });
   try {
-    const recorder = await startRecordProcess([
-      '--upstream',
-      peer.url,
-      '--out',
-      recording,
-      '--key',
-      keyFile,
-      '--principal-from',
-      'jwt-sub',
-      '--traces',
+    const recorder = await startRecorder({
+      upstream: peer.url,
+      out: recording,
+      key: keyFile,
+      principalFrom: 'jwt-sub',
       traces,
-    ]);
+      warn: () => undefined,
+    });
     try {
       asked = await send(recorder.url, 'ask:approve_the_deploy?', 'bob');
       expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
@@ -93,10 +93,10 @@ beforeAll(async () => {
       await ok(recorder.url, 'ResumeTask', { taskId: paused.id, resumeToken: pause.pause.resumeToken });
       unanswered = await send(recorder.url, 'ask:anyone_there?', 'bob');
     } finally {
-      expect(await stopProcess(recorder)).toBe(0);
+      expect((await recorder.close()).complete).toBe(true);
     }
   } finally {
-    await stopProcess(peer);
+    await peer.close();
   }
 });
 
@@ -182,8 +182,8 @@ describe('record --key --traces with an ask: step', () => {
   });
 
   it('gives the same trace file when the recording is replayed', async () => {
-    const replay = await runCli(['run', recording, '--key', keyFile, '--traces', join(dir, 'replayed')]);
-    expect(replay.code, replay.stderr + replay.stdout).toBe(0);
+    const replay = await replayReport([recording], { key: keyFile, traces: join(dir, 'replayed') });
+    expect(replay.code, replay.warnings.join('\n') + replay.stdout).toBe(0);
     expect(await readFile(join(dir, 'replayed', 'asks.otlp.json'), 'utf8')).toBe(
       await readFile(join(traces, 'asks.otlp.json'), 'utf8'),
     );
