@@ -6,6 +6,8 @@
  * pause and its resume, over HTTP+JSON and JSON-RPC, have their receipts. A base path that is part
  * of a binding's own route (`--upstream http://HOST:PORT/rest/tasks`), under which the client's
  * path names no binding while the path the peer gets does, is refused, never forwarded unread.
+ * The recorder is `startRecorder` (what `record` runs, `upstream` as `--upstream`) in this process;
+ * `lost`'s verdict is the library call the command makes.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,8 +16,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { startPeer } from '../../src/peer/start-peer.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
-import { runCli } from '../helpers/cli.js';
-import { startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { startRecorder } from '../../src/public/record.js';
+import { lostVerdict } from '../helpers/log-verdicts.js';
 import { ok } from '../replay/session.js';
 
 type Json = Record<string, unknown>;
@@ -64,7 +66,7 @@ it('forwards under the base path and receipts the pause and resume the peer moun
       handler(req, res);
     },
   });
-  const recorder = await startRecordProcess(['--upstream', `${peer.url}/a2a/`, '--out', out, '--key', keyFile]);
+  const recorder = await startRecorder({ upstream: `${peer.url}/a2a/`, out, key: keyFile, warn: () => undefined });
   let taskId = '';
   try {
     const started = await ok<{ task: { id: string } }>(recorder.url, 'SendMessage', {
@@ -80,7 +82,7 @@ it('forwards under the base path and receipts the pause and resume the peer moun
     expect(again.status).toBe(200);
     await ok(recorder.url, 'CancelTask', { id: taskId });
   } finally {
-    expect(await stopProcess(recorder)).toBe(0);
+    expect((await recorder.close()).complete).toBe(true);
     await peer.close();
   }
   const moves = (await jsonl(transitions))
@@ -90,8 +92,9 @@ it('forwards under the base path and receipts the pause and resume the peer moun
   const receipts = (await jsonl(out.replace(/\.jsonl$/, '.receipts.jsonl'))).filter((r) => r.taskId === taskId);
   expect(receipts.map((r) => r.type)).toEqual(moves);
   expect(receipts.map((r) => r.binding)).toEqual(['HTTP+JSON', 'JSONRPC', 'HTTP+JSON', 'JSONRPC']);
-  const lost = await runCli(['lost', out]);
-  expect(lost.stdout).toBe(`no lost pauses in ${out} (recording)\n`);
+  const lost = await lostVerdict([out]);
+  expect(lost.code, JSON.stringify(lost.json)).toBe(0);
+  expect(lost.json).toMatchObject({ lost: [], complete: true, read: true, understood: true });
 });
 
 const ROUTE_BASE =
@@ -101,7 +104,12 @@ it(ROUTE_BASE, async () => {
   const transitions = join(dir, 'route-base.transitions.jsonl');
   const out = join(dir, 'route-base.jsonl');
   const peer = await startPeer({ deterministic: true, transitionsFile: transitions });
-  const recorder = await startRecordProcess(['--upstream', `${peer.url}/rest/tasks`, '--out', out, '--key', keyFile]);
+  const recorder = await startRecorder({
+    upstream: `${peer.url}/rest/tasks`,
+    out,
+    key: keyFile,
+    warn: () => undefined,
+  });
   let taskId = '';
   try {
     const started = await ok<{ task: { id: string } }>(peer.url, 'SendMessage', {
@@ -117,7 +125,7 @@ it(ROUTE_BASE, async () => {
         'an HTTP+JSON PauseTask',
     );
   } finally {
-    expect(await stopProcess(recorder)).toBe(0);
+    expect((await recorder.close()).complete).toBe(true);
     await peer.close();
   }
   const paused = (await jsonl(transitions)).filter((t) => t.event === 'transition' && t.to === 'TASK_STATE_PAUSED');
