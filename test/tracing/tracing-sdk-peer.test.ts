@@ -2,8 +2,9 @@
  * The `@a2a-js/sdk`-based peer with a pause wrapper (test/fixtures/sdk-pause-peer.ts), driven by
  * the real SDK client over real sockets: its streams, GetTask and pause methods show pauses as the
  * Harn envelope, its own checks refuse what they must, and its transition log is the ground truth.
- * Then the same kind of session through `a2a-replay record --key`: the receipts, `lost` and
- * `audit` agree with that log, pause by pause.
+ * Then the same kind of session through a keyed recorder (`startRecorder`, what
+ * `a2a-replay record --key` runs, in this process): the receipts, and what `lost` and `audit`
+ * conclude (the library calls they make), agree with that log, pause by pause.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,16 +12,16 @@ import { join } from 'node:path';
 import { type StreamResponse, type Task, TaskState } from '@a2a-js/sdk';
 import { type Client, ClientFactory } from '@a2a-js/sdk/client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { generateReceiptKey } from '../../src/receipts/keys.js';
+import { generateReceiptKey } from '../../src/public/receipts.js';
+import { startRecorder } from '../../src/public/record.js';
 import {
   type SdkPausePeer,
   type TransitionLine,
   sdkUserMessage,
   startSdkPausePeer,
 } from '../fixtures/sdk-pause-peer.js';
-import { runCli } from '../helpers/cli.js';
-import { startCliProcess } from '../helpers/cli-process.js';
 import { bearer } from '../helpers/jwt.js';
+import { auditVerdict, lostVerdict } from '../helpers/log-verdicts.js';
 
 let dir = '';
 let peer: SdkPausePeer | undefined;
@@ -195,14 +196,10 @@ describe('the SDK peer through record --key', () => {
     peer = await startSdkPausePeer({ transitionsFile });
     const keyFile = join(dir, 'key.json');
     let n = 0;
-    await writeFile(
-      keyFile,
-      JSON.stringify(
-        generateReceiptKey({ kid: 'sdk', random: (size) => new Uint8Array(size).map(() => n++) }).keyFile(),
-      ),
-    );
+    const key = generateReceiptKey({ kid: 'sdk', random: (size) => new Uint8Array(size).map(() => n++) });
+    await writeFile(keyFile, JSON.stringify(key.keyFile()));
     const recording = join(dir, 'sdk.jsonl');
-    const recorder = await startCliProcess(['record', '--upstream', peer.url, '--out', recording, '--key', keyFile]);
+    const recorder = await startRecorder({ upstream: peer.url, out: recording, key: keyFile, warn: () => undefined });
     const rpcUrl = `${recorder.url}/a2a/jsonrpc`;
     const ids: string[] = [];
     try {
@@ -272,7 +269,7 @@ describe('the SDK peer through record --key', () => {
       await control(recorder.url, 'AdvanceClock', { ms: 1000 });
       await client.getTask({ tenant: '', id: external, historyLength: undefined });
     } finally {
-      await recorder.stop();
+      await recorder.close();
     }
 
     const truth = (await readFile(transitionsFile, 'utf8'))
@@ -311,11 +308,11 @@ describe('the SDK peer through record --key', () => {
       'external_event',
     ]);
 
-    const lost = await runCli(['lost', recording]);
-    expect(lost.stdout + lost.stderr).toBe(`no lost pauses in ${recording} (recording)\n`);
+    const lost = await lostVerdict([recording]);
+    expect(lost.json).toMatchObject({ lost: [], complete: true, read: true, understood: true });
     expect(lost.code).toBe(0);
-    const audit = await runCli(['audit', recording.replace(/\.jsonl$/, '.receipts.jsonl'), '--key', keyFile, '--json']);
-    const rows = JSON.parse(audit.stdout) as { taskId: string; outcome: string; rejectedAttempts: number }[];
+    const audit = await auditVerdict([recording.replace(/\.jsonl$/, '.receipts.jsonl')], [key]);
+    const rows = audit.rows as unknown as { taskId: string; outcome: string; rejectedAttempts: number }[];
     expect(rows.map((r) => [r.taskId, r.outcome, r.rejectedAttempts])).toEqual([
       [ids[0], 'resumed', 0],
       [ids[1], 'resumed', 1],
