@@ -1,10 +1,11 @@
 /**
  * A fleet pairs by the identity the peer gave, whatever the traffic (docs/design.md §17). Two real
- * `record --key` replicas in front of the reference peer (deterministic, its `--transitions` log
- * the ground truth), real sockets; each run creates tasks and spreads random pauses, self-parks
- * with timeouts, resumes with the token, FireEvents, streams and clock moves over replica
- * A, replica B and the peer directly, then cancels its tasks. The two logs' receipts of the run's
- * tasks go to one `FleetLedger`, and its verdict is held to the peer's transitions:
+ * keyed recorders (`startRecorder`, what `record --key` runs) as replicas in front of the reference
+ * peer (deterministic, its transitions log the ground truth), in this process over real sockets;
+ * each run creates tasks and spreads random pauses, self-parks with timeouts, resumes with the
+ * token, FireEvents, streams and clock moves over replica A, replica B and the peer directly, then
+ * cancels its tasks. The two logs' receipts of the run's tasks go to one `FleetLedger`, and its
+ * verdict is held to the peer's transitions:
  * - a paired end is the end the peer gave that pause (its token, its instant, its cause);
  * - a lost pause is one whose end no receipt of either log shows;
  * - an orphan is never the resumption of a pause a log holds;
@@ -28,7 +29,7 @@ import { readLogChunks } from '../../src/receipts/log-reader.js';
 import { readReceiptLogLine } from '../../src/receipts/read-line.js';
 import type { ReceiptLogLine, ResumptionReceipt, SuspensionReceipt } from '../../src/receipts/types.js';
 import { fuzzRuns } from '../helpers/fuzz.js';
-import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
+import { type Recorder, startRecorder } from '../../src/public/record.js';
 
 type Via = 'a' | 'b' | 'direct';
 type Step =
@@ -82,7 +83,7 @@ const scenario: fc.Arbitrary<Scenario> = fc.record({
 let dir = '';
 let peer: RunningPeer;
 let transitions = '';
-const replicas: Record<'a' | 'b', { proc: CliProcess; receipts: string }> = {} as never;
+const replicas: Record<'a' | 'b', { recorder: Recorder; receipts: string }> = {} as never;
 let clients: Record<Via, A2aTestClient>;
 
 beforeAll(async () => {
@@ -93,19 +94,19 @@ beforeAll(async () => {
     const key = join(dir, `${name}.key.json`);
     await writeFile(key, canonicalJson(generateReceiptKey({ kid: `replica-${name}` }).keyFile()), { mode: 0o600 });
     const recording = join(dir, `${name}.jsonl`);
-    const proc = await startRecordProcess(['--upstream', peer.url, '--out', recording, '--key', key]);
-    replicas[name] = { proc, receipts: recording.replace(/\.jsonl$/, '.receipts.jsonl') };
+    const recorder = await startRecorder({ upstream: peer.url, out: recording, key, warn: () => undefined });
+    replicas[name] = { recorder, receipts: recording.replace(/\.jsonl$/, '.receipts.jsonl') };
   }
   clients = {
-    a: new A2aTestClient(replicas.a.proc.url, 'alice'),
-    b: new A2aTestClient(replicas.b.proc.url, 'bob'),
+    a: new A2aTestClient(replicas.a.recorder.url, 'alice'),
+    b: new A2aTestClient(replicas.b.recorder.url, 'bob'),
     direct: new A2aTestClient(peer.url, 'carol'),
   };
 });
 
 afterAll(async () => {
   for (const client of Object.values(clients ?? {})) client.close();
-  for (const r of Object.values(replicas)) await stopProcess(r.proc);
+  for (const r of Object.values(replicas)) await r.recorder.close();
   await peer?.close();
   await rm(dir, { recursive: true, force: true });
 });
