@@ -1,13 +1,13 @@
 /**
- * A pause of a task reached over A2A v0.3 gRPC, end to end through a keyed recorder (`startRecorder`,
- * what `record --key` runs; docs/design.md
- * §4, §14.10, §16): the stock 0.3.14 gRPC client starts the reference peer's task over
- * `a2a.v1.A2AService`; the pause and the resume travel over another binding, as the v0.3
- * JSON-RPC extension (`tasks/pause`, `tasks/resume`; over v0.3 gRPC itself:
- * pause-v03-grpc-service.test.ts); a v0.3 gRPC GetTask after them reads the task working again.
- * One Suspension and one Resumption receipt, no finding; `run` on the embedded peer derives them
- * again; `mock` serves the session back, the GetTask over gRPC. The peer, the recorder, the replay,
- * `lost` and the mock run in this process, as the commands call them.
+ * A pause of a task reached over A2A v0.3 gRPC, end to end through a keyed recorder
+ * (`startRecorder`, what `record --key` runs; docs/design.md §4, §14.10, §16): the stock 0.3.14
+ * gRPC client starts the reference peer's task over `a2a.v1.A2AService`; the pause and the resume
+ * travel over another binding, as the v0.3 JSON-RPC extension (`tasks/pause`, `tasks/resume`; over
+ * v0.3 gRPC itself: test/e2e/pause-v03-grpc-service.test.ts); a v0.3 gRPC GetTask after them reads
+ * the task working again. One Suspension and one Resumption receipt, no finding; `run` on the
+ * embedded peer derives them again; `mock` serves the session back, the GetTask over gRPC. The
+ * peer, the recorder, the replay, `lost` and the mock run in this process, as the commands call
+ * them.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
