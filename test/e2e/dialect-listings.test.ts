@@ -6,7 +6,8 @@
  * resumed and a prompt never answered. A pause seen in one dialect and resumed in the other is one
  * pause (one Suspension, one Resumption); `lost`, `audit` (text and `--json`) and the report name
  * each row's versions from the recorded entries' `a2aVersion`. The verdicts are the library calls
- * the commands make; the built CLI prints `lost`'s and `audit`'s tables and the report.
+ * the commands make (the report's `reportSections` and `writeHtmlReport`, as `report` writes it);
+ * the built CLI prints `lost`'s and `audit`'s tables.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -16,6 +17,7 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { startPeer } from '../../src/public/peer.js';
 import { type ReceiptKey, generateReceiptKey } from '../../src/public/receipts.js';
 import { startRecorder } from '../../src/public/record.js';
+import { reportSections, writeHtmlReport } from '../../src/public/report.js';
 import { runCli } from '../helpers/cli.js';
 import { bearer } from '../helpers/jwt.js';
 import { auditVerdict, lostVerdict } from '../helpers/log-verdicts.js';
@@ -168,8 +170,7 @@ describe('a session mixing A2A 0.3 and 1.0', () => {
 
   it('the report names each row its versions', async () => {
     const html = join(dir, 'report.html');
-    const report = await runCli(['report', out, '--out', html]);
-    expect(report.code, report.stderr).toBe(0);
+    await writeHtmlReport(html, await reportSections([out]), 'a2a-replay report');
     const text = await readFile(html, 'utf8');
     const row = (taskId: string, kind: 'rows' | 'interruptions'): string =>
       new RegExp(`<table class="${kind}">[\\s\\S]*?(<tr[^>]*data-task="${taskId}"[\\s\\S]*?</tr>)`).exec(text)?.[1] ??
