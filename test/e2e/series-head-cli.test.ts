@@ -5,8 +5,8 @@
  * the logs alone verify and lose nothing; with the head, each command exits 1 naming the log
  * missing. The whole series with its head passes, and the first log alone is told a later log is
  * missing. What each command prints and exits with is shown by the built CLI once per command and
- * case; what is a verdict only (the logs alone pass, the pause listed, the first log alone) is the
- * library call the command makes.
+ * failing case; what is a verdict only (the whole series passes, the logs alone pass, the pause
+ * listed, the first log alone) is the library call the command makes.
  */
 import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -77,7 +77,7 @@ afterAll(async () => {
 describe('a series head given with --checkpoint', () => {
   it('passes the whole series, and lost lists the pause left open in its last log', async () => {
     expect(count).toBeGreaterThanOrEqual(3);
-    const verified = await runCli(['verify', series(), '--key', keyFile, '--checkpoint', head]);
+    const verified = await verifyVerdict([series()], [key], { checkpoint: head });
     expect(verified.stdout).toContain(`head: the head ${head} is ${join(series(), last)} (position ${count} of`);
     expect(verified.code).toBe(0);
     const lost = await lostVerdict([series()], { keys: [key], checkpoint: head });
