@@ -21,7 +21,7 @@ import { type Recorder, startRecorder } from '../../src/public/record.js';
 import { exportLostVerdicts } from '../../src/public/observe.js';
 import { lostTraceName, lostVerdicts } from '../../src/public/receipts.js';
 import { runCli } from '../helpers/cli.js';
-import { type LostVerdict, lostVerdict } from '../helpers/command-verdicts.js';
+import { type LostVerdict, lostVerdict } from '../helpers/verdicts.js';
 import { ok } from '../replay/session.js';
 import { type OtlpSpan, attributesOf, decodeTraceRequest, spansOf } from '../tracing/otlp-proto.js';
 import { type OtlpReceiver, otlpReceiver } from '../tracing/otlp-receiver.js';

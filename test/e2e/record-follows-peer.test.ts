@@ -19,7 +19,8 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { startPeer } from '../../src/public/peer.js';
 import { generateReceiptKey, lostSource } from '../../src/public/receipts.js';
 import { type CliProcess, startRecordProcess } from '../helpers/cli-process.js';
-import { lostIn, startTestRecorder, verified } from '../helpers/in-process.js';
+import { startTestRecorder } from '../helpers/in-process.js';
+import { lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 import { ok } from '../replay/session.js';
 import { type Binding, type Leave, leavingCall, leavingGrpcStream, leavingStream } from '../helpers/leaving-clients.js';
 
@@ -228,7 +229,7 @@ it('receipts every transition into and out of PAUSED whatever the clients and th
   );
   expect(receipted, runs.join('\n')).toEqual(expected);
 
-  const lost = await lostIn([out]);
+  const lost = await lostVerdict([out]);
   expect(lost.found.lost.map((l) => l.reason)).not.toContain('pause_ignored');
   expect(lost.found.lost).toEqual([]);
   expect(lostSource(lost.found)).toBe('recording');
@@ -297,7 +298,7 @@ it('reads a waiting pause to its answer at SIGTERM, and the next recorder receip
     ['SuspensionReceipt', null],
     ['ResumptionReceipt', 'canceled'],
   ]);
-  const lost = await lostIn([join(dir, 'stop.receipts.jsonl'), join(dir, 'stop-2.receipts.jsonl')]);
+  const lost = await lostVerdict([join(dir, 'stop.receipts.jsonl'), join(dir, 'stop-2.receipts.jsonl')]);
   expect(lost.code).toBe(0);
 });
 
@@ -364,7 +365,7 @@ it('reads a gRPC pause to its answer when its client cancels or its deadline pas
     ),
   );
   expect(receipted, answers.join('\n')).toEqual(expected);
-  const lost = await lostIn([out]);
+  const lost = await lostVerdict([out]);
   expect(lost.found.lost).toEqual([]);
   expect(lostSource(lost.found)).toBe('recording');
   expect(lost.code).toBe(0);
@@ -394,11 +395,11 @@ it('says a gRPC pause it stopped reading past followMs is unreceipted: lost and 
     expect((await recorder.close()).complete, recorder.warnings.join('\n')).toBe(true);
     await peer.close();
   }
-  const lost = await lostIn([out]);
+  const lost = await lostVerdict([out]);
   expect(lost.found.gaps?.incomplete.count).toBe(1);
   expect(lost.code).not.toBe(0);
   const receipts = out.replace(/\.jsonl$/, '.receipts.jsonl');
-  const verdict = await verified([receipts], { keys: [keyFile], recording: out });
+  const verdict = await verifyVerdict([receipts], [keyFile], { checks: { recording: out } });
   expect(verdict.stdout).toContain('INCOMPLETE: the recorder could not read 1 entry in full');
   expect(verdict.code).not.toBe(0);
 });

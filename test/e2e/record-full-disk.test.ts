@@ -2,7 +2,7 @@
  * A full disk under `a2a-replay record --key` (docs/design.md §5, "A full disk"), through the real
  * recorder process in front of the deterministic reference peer (in the test's process), its
  * transitions log (on another disk) as ground truth; what `verify` and `lost` conclude afterwards
- * is read with the library calls those commands make (test/helpers/command-verdicts.ts), and one
+ * is read with the library calls those commands make (test/helpers/verdicts.ts), and one
  * `lost` process shows the command prints it. The recording and its receipt log live on a 256 KiB
  * tmpfs that the test fills with a file of its own and empties again; mounting one needs root, so
  * the test skips, saying why, where it cannot. Under each `--fsync` policy, while the disk is full:
@@ -23,7 +23,7 @@ import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { stallMessage, stallRecordPath } from '../../src/receipts/stall-record.js';
 import { startPeer } from '../../src/public/peer.js';
 import { runCli } from '../helpers/cli.js';
-import { lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
+import { lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 import { GrpcTestClient } from '../helpers/grpc-test-client.js';
 import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
@@ -393,7 +393,7 @@ describe('a full disk under record --key', () => {
         // lost says so too, with the key and without, and exits 1.
         for (const keys of [keyFile, undefined]) {
           const lost = await lostVerdict([log], { allowTornTail: true, keys });
-          expect(lost.code, lost.invalid).toBe(1);
+          expect(lost.code).toBe(1);
           const said = stallMessage(lost.found!.unreceipted!);
           expect(said).toMatch(/UNRECEIPTED: the recorder could not write/);
           for (const move of missing) expect(said).toContain(move.split(':')[1]);

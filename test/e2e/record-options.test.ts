@@ -16,7 +16,9 @@ import { generateReceiptKey, loadKeyring } from '../../src/public/receipts.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { type RecorderOptions, RecorderOptionError, startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
-import { recordPauseSessionHere, replayed, verified } from '../helpers/in-process.js';
+import { recordPauseSessionHere } from '../helpers/in-process.js';
+import { replayReport } from '../helpers/run-report.js';
+import { verifyVerdict } from '../helpers/verdicts.js';
 import { type OtlpTraceRequest, attributesOf, spansOf } from '../tracing/otlp-proto.js';
 
 let dir = '';
@@ -63,12 +65,12 @@ it('writes a checkpoint after each receipt with checkpointEvery 1 and fsync alwa
     // The closing checkpoint, after the one the interval made.
     'Checkpoint',
   ]);
-  const verdict = await verified([receipts], { keys: [keyFile] });
+  const verdict = await verifyVerdict([receipts], [keyFile]);
   expect(verdict.stdout).toContain('ok: 4 receipts, 5 checkpoints');
   expect(verdict.code).toBe(0);
   // Replay reads the interval from the golden log's checkpoints and cuts its own log the same way.
   const { keyring } = await loadKeyring({ keys: [keyFile], env: {} });
-  const strict = await replayed(out, { keyring, strict: true });
+  const strict = await replayReport([out], { keyring, strict: true });
   expect(strict.stdout).toMatch(/^PASS /m);
   expect(strict.code).toBe(0);
 });
@@ -88,17 +90,17 @@ it('keeps the latest checkpoint in a witness file that detects a cut log; every 
   const [head, checkpoint] = (await readFile(witness, 'utf8')).trim().split('\n');
   expect(checkpoint).toBe(lines.at(-1));
   expect(JSON.parse(head!)).toMatchObject({ type: 'LogHead', position: 1 });
-  const anchored = await verified([receipts], { keys: [keyFile], head: witness });
+  const anchored = await verifyVerdict([receipts], [keyFile], { head: witness });
   expect(anchored.stdout).toContain('matches the outside checkpoint');
   expect(anchored.code).toBe(0);
   // Cut after the third receipt's checkpoint: every line signed and chained, but it ends at an
   // intermediate checkpoint, so it is open; the witness also knows how much is missing.
   const cut = join(dir, 'witnessed-cut.receipts.jsonl');
   await writeFile(cut, `${lines.slice(0, 7).join('\n')}\n`);
-  const open = await verified([cut], { keys: [keyFile] });
+  const open = await verifyVerdict([cut], [keyFile]);
   expect(open.code).toBe(1);
   expect(open.stdout).toMatch(/INVALID at line 8: not_closed: .*intermediate checkpoint/);
-  const detected = await verified([cut], { keys: [keyFile], head: witness });
+  const detected = await verifyVerdict([cut], [keyFile], { head: witness });
   expect(detected.code).toBe(1);
   expect(detected.stdout).toMatch(/INVALID at line 8: truncated: /);
 });
@@ -187,7 +189,7 @@ it('tells an unreachable otlp endpoint once and still completes recording and re
   expect(warnings[0]).toMatch(new RegExp(`^tracing: OTLP export to ${endpoint}/v1/traces failed`));
   expect(summary).toMatchObject({ complete: true, receipts: 4 });
   expect((await readRecording(out)).entries.length).toBeGreaterThan(10);
-  const verdict = await verified([join(dir, 'otlp.receipts.jsonl')], { keys: [keyFile] });
+  const verdict = await verifyVerdict([join(dir, 'otlp.receipts.jsonl')], [keyFile]);
   expect(verdict.stdout).toContain('ok: 4 receipts');
   expect(verdict.code).toBe(0);
 });

@@ -8,7 +8,7 @@
  * (in the test's process too); then every command that writes a file runs over what was recorded:
  * `run --html --junit --traces` as a process, `report` and `mock --report` as the library calls
  * those commands make; and what `lost --json` and `audit --json` print is what their library calls
- * give (test/helpers/command-verdicts.ts). No planted value is in any file written or any output,
+ * give (test/helpers/verdicts.ts). No planted value is in any file written or any output,
  * no mark is the hash of a guess, equal values get equal marks, and `run` and `mock` still work on
  * the redacted recording.
  */
@@ -32,7 +32,7 @@ import { reportSections, writeHtmlReport } from '../../src/public/report.js';
 import { usageFailure } from '../../cli/record-flags.js';
 import { describeMockReport } from '../../cli/commands/mock.js';
 import { runCli } from '../helpers/cli.js';
-import { auditVerdict, lostVerdict } from '../helpers/command-verdicts.js';
+import { auditVerdict, lostVerdict } from '../helpers/verdicts.js';
 import { Corpus, URL_HEADERS, headerNames, jsonKeys, queryNames, urlValue } from './secrets-corpus.js';
 
 let dir = '';
@@ -304,7 +304,7 @@ it('keeps a generated corpus of credentials out of every file, marks them keyed,
   expect(run?.code, `${run?.stdout}\n${run?.stderr}`).toBe(0);
   expect(lost.code).toBe(1);
   expect(lostLog.code).toBe(1);
-  expect(audit.code, audit.refusal ?? '').toBe(0);
+  expect(audit.code, audit.why ?? '').toBe(0);
 
   // The mock (`mock --report`, its library calls) serves the redacted recording to a client sending
   // the request with its real secrets.

@@ -4,7 +4,7 @@
  * receipt log, trace file), no line it or `audit` / `verify` / `lost` / `run` prints, and no answer
  * a client gets (a 502 included); `/control` is not forwarded from a non-loopback listen address.
  * The reference peer runs in the test's process; what `verify` and `audit --json` print is what
- * their library calls give (test/helpers/command-verdicts.ts); redaction by the name rule is the
+ * their library calls give (test/helpers/verdicts.ts); redaction by the name rule is the
  * recorder's (`startRecorder`, in the test's process).
  */
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
@@ -19,7 +19,7 @@ import { RedactionMarks, derivedMarkKey } from '../../src/recording/redaction-ma
 import { type RunningPeer, startPeer } from '../../src/public/peer.js';
 import { startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
-import { auditVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
+import { auditVerdict, verifyVerdict } from '../helpers/verdicts.js';
 import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
 const USER = 'admin-u7q';

@@ -8,7 +8,7 @@
  * `lost` over the series reports only the interruption nobody answered, and `audit --kind
  * interruption` over it lists both, the one answered after the boundary continued. What `verify`,
  * `lost` and `audit` conclude, and the table `audit` prints, are read with the library calls those
- * commands make (test/helpers/command-verdicts.ts, cli/audit-tables.ts).
+ * commands make (test/helpers/verdicts.ts, cli/audit-tables.ts).
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,7 +20,7 @@ import { type RunningPeer, startPeer } from '../../src/public/peer.js';
 import { type Recorder, type RecorderOptions, startRecorder } from '../../src/public/record.js';
 import { auditNotes } from '../../src/public/receipts.js';
 import { interruptionTableLines } from '../../cli/audit-tables.js';
-import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
+import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 import { bearer } from '../helpers/jwt.js';
 import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
 
@@ -185,9 +185,9 @@ describe('an interruption open across a series', () => {
     // `audit --kind interruption` over the series lists both, the answer in a later log closing its row.
     // What `audit --kind interruption` prints: the table (cli/audit-tables.ts) and its notes on stderr.
     const interruptionsOnly = { kind: 'interruption' } as const;
-    const table = await auditVerdict([at], key, {}, interruptionsOnly);
+    const table = await auditVerdict([at], key, interruptionsOnly);
     expect(table.code).toBe(0);
-    const rows = [...interruptionTableLines(table.audit.interruptions)].join('\n').trimEnd().split('\n');
+    const rows = [...interruptionTableLines(table.audit!.interruptions)].join('\n').trimEnd().split('\n');
     expect(rows[0]).toMatch(/^TASK +STATE +PROMPT +INTERRUPTED AT +CONTINUED +FLAG +TRACE$/);
     expect(rows.slice(1).map((r) => r.split(/ {2,}/).slice(0, 2))).toEqual([
       [asked.id, 'INPUT_REQUIRED'],
@@ -196,7 +196,7 @@ describe('an interruption open across a series', () => {
     expect(rows[1]).toContain('continued (message) at ');
     expect(rows[1]).toContain('by jwt:sub=alice with sha256:');
     expect(rows[2]).toContain('still open');
-    const stderr = `${auditNotes(table.audit, interruptionsOnly).join('; ')}\n`;
+    const stderr = `${auditNotes(table.audit!, interruptionsOnly).join('; ')}\n`;
     expect(stderr).toMatch(new RegExp(`^2 interruptions; series .+ of ${logs.length} logs verified\\n$`));
     const json = await auditVerdict([at], key);
     expect(json.code).toBe(0);

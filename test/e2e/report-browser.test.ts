@@ -18,7 +18,7 @@ import { type Browser, type Page, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pausesOf, reportSections, writeHtmlReport } from '../../src/public/report.js';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { keyringOf } from '../helpers/mock-in-process.js';
+import { keyringOf } from '../helpers/verdicts.js';
 import { replayReport } from '../helpers/run-report.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find(existsSync);
@@ -35,7 +35,7 @@ const FILES = [
  * file it writes, and the counts of the line it prints (`N pauses, N lost[, N interruptions, N lost]`).
  */
 async function writeReportOf(files: string[], out: string, options: { key?: string; traceUrl?: string } = {}) {
-  const keyring = options.key === undefined ? undefined : await keyringOf(options.key);
+  const keyring = options.key === undefined ? undefined : await keyringOf([options.key]);
   const sections = await reportSections(files, { keyring });
   await writeHtmlReport(out, sections, 'a2a-replay report', options.traceUrl);
   const rows = sections.flatMap((s) => s.rows);

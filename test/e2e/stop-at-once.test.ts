@@ -3,7 +3,7 @@
  * `record` listen for SIGTERM before they print it, so they still shut down cleanly — exit 0, and
  * `record --key` leaves a receipt log closed by its checkpoint, which verifies. The `peer` and
  * `record` stopped are processes; the peer the recorders forward to runs in the test's process, and
- * what `verify --json` says is its library calls' (test/helpers/command-verdicts.ts).
+ * what `verify --json` says is its library calls' (test/helpers/verdicts.ts).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { type RunningPeer, startPeer } from '../../src/public/peer.js';
-import { verifyVerdict } from '../helpers/command-verdicts.js';
+import { verifyVerdict } from '../helpers/verdicts.js';
 import { startCliProcess, stopProcess } from '../helpers/cli-process.js';
 
 let dir = '';

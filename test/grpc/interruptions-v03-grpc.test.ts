@@ -21,7 +21,7 @@ import { canonicalJson, hashCanonical } from '../../src/canonical/canonical-json
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { startRecorder } from '../../src/public/record.js';
 import { startMock, stopMock } from '../helpers/mock-in-process.js';
-import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
+import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 import { replayReport } from '../helpers/run-report.js';
 import { bearer } from '../helpers/jwt.js';
 import {
@@ -184,10 +184,10 @@ describe('a stock 0.3.14 agent asking for approval over v0.3 gRPC, through recor
   });
 
   it('verifies against the recording, audits the interruptions, names the unanswered one never_continued', async () => {
-    const verified = await verifyVerdict([log], key, {}, { recording: out });
+    const verified = await verifyVerdict([log], key, { checks: { recording: out } });
     expect(verified.code, verified.lines.join('\n')).toBe(0);
 
-    const audit = await auditVerdict([log], key, {}, { kind: 'interruption' });
+    const audit = await auditVerdict([log], key, { kind: 'interruption' });
     expect(audit.code).toBe(0);
     expect(audit.rows).toMatchObject([
       { kind: 'interruption', taskId: ids.asked, outcome: 'continued', continuedBy: 'jwt:sub=alice' },

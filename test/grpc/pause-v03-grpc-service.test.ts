@@ -25,7 +25,7 @@ import { tokenPlaceholder } from '../../src/recording/resume-token.js';
 import { startRecorder } from '../../src/public/record.js';
 import { GOLDEN_KEY } from '../golden/golden-receipts.js';
 import { startMock, stopMock } from '../helpers/mock-in-process.js';
-import { lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
+import { lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 import { replayReport } from '../helpers/run-report.js';
 
 const KEY = GOLDEN_KEY;
@@ -127,7 +127,7 @@ describe('the pause extension over v0.3 gRPC (a2a.v1.pause.A2APauseService), thr
     const lost = await lostVerdict([out]);
     expect(lost.code, JSON.stringify(lost.json)).toBe(0);
     expect(lost.json).toMatchObject({ lost: [], understood: true, read: true, dialects: { '0.3': 5 } });
-    const verified = await verifyVerdict([log], KEY, {}, { recording: out });
+    const verified = await verifyVerdict([log], KEY, { checks: { recording: out } });
     expect(verified.code, verified.lines.join('\n')).toBe(0);
   });
 

@@ -2,18 +2,11 @@
  * `a2a-replay mock` in the test's process, as the command starts it (cli/commands/mock.ts): each
  * recording read as the command reads it and served by `startMockServer` on a free loopback port,
  * and at the stop what its summary lists — the recorded exchanges never requested (what `mock
- * --expect-all` exits 1 for) and the requests nothing matched. The mock is the caller's to stop;
- * `keyringOf` loads a key file as `--key FILE` does. (`verify`, `lost` and `audit` are
- * test/helpers/command-verdicts.ts's, `run` test/helpers/run-report.ts's.)
+ * --expect-all` exits 1 for) and the requests nothing matched. The mock is the caller's to stop.
+ * (`verify`, `lost` and `audit` are test/helpers/verdicts.ts's, `run` test/helpers/run-report.ts's.)
  */
 import { readRecording } from '../../src/public/intercept.js';
 import { type MockSource, REPLAY_MAX_BODY_DEPTH, type RunningMock, startMockServer } from '../../src/public/mock.js';
-import { type Keyring, loadKeyring } from '../../src/public/receipts.js';
-
-/** A key file loaded as `--key FILE` loads it. */
-export async function keyringOf(file: string): Promise<Keyring> {
-  return (await loadKeyring({ keys: [file], env: {} })).keyring;
-}
 
 /** `mock FILE...`: each file read as `mock` reads it, served on a free loopback port. */
 export async function startMock(files: readonly string[]): Promise<RunningMock> {

@@ -19,8 +19,8 @@ import {
 } from '../../src/public/replay.js';
 import { replaySection, writeHtmlReport } from '../../src/public/report.js';
 
-export interface ReplayReportOptions extends Omit<ReplayRecordingsOptions, 'keyring'> {
-  /** `--key FILE`: the golden receipts' key file. */
+export interface ReplayReportOptions extends ReplayRecordingsOptions {
+  /** `--key FILE`: the golden receipts' key file, loaded (instead of a loaded `keyring`). */
   key?: string;
   /** `--json`: the report as JSON on stdout. */
   json?: boolean;
@@ -46,7 +46,7 @@ export async function replayReport(
   options: ReplayReportOptions = {},
 ): Promise<ReplayReport> {
   const { key, json, junit, html, ...rest } = options;
-  const keyring = key === undefined ? undefined : (await loadKeyring({ keys: [key], env: {} })).keyring;
+  const keyring = key === undefined ? rest.keyring : (await loadKeyring({ keys: [key], env: {} })).keyring;
   const warnings: string[] = [];
   const summary = await replayRecordings(
     recordings.filter((f) => !f.endsWith('.receipts.jsonl')),

@@ -1,26 +1,32 @@
 /**
- * What `a2a-replay lost` and `a2a-replay audit` conclude, as the library calls the commands make
- * (cli/commands/lost.ts, cli/commands/audit.ts), for tests whose subject is the verdict and not
- * the process: the same calls, the same JSON the commands print with `--json`, and the exit code
- * the commands map the outcome to. The commands' own printing and exit codes are shown by the
- * whole-process tests that run them.
+ * What `a2a-replay verify`, `lost` and `audit` conclude, in the test's process: the library calls
+ * the commands make (cli/commands/verify.ts, lost.ts, audit.ts), the lines and JSON they print,
+ * and the exit code each maps its result to (0 ok, 1 drift or invalid, 2 input it cannot read, 3
+ * the disk or the peer failed). For tests whose subject is the verdict, not the process; the
+ * commands' own printing and exit codes are shown by the whole-process tests that run them. Every
+ * log set opened here is closed before the call returns.
  */
 import { expect } from 'vitest';
-import { A2aReplayError } from '../../src/public/core.js';
+import { A2aReplayError, printable } from '../../src/public/core.js';
 import {
+  type AuditEntry,
+  type FleetAuditEntry,
   Keyring,
   type LogChecks,
+  type LogSetAudit,
   type LogSetAuditOptions,
+  type LogSetVerification,
   type LostPauses,
+  type ReceiptKey,
   auditFleet,
   auditLogSet,
   auditNotes,
   auditRefusal,
   gapless,
+  loadKeyFile,
   lostOutcome,
   lostPauses,
   lostPausesJson,
-  loadKeyFile,
   lostSource,
   openLogSet,
   readRecordingBinding,
@@ -28,6 +34,21 @@ import {
   verificationLines,
   verifyLogSet,
 } from '../../src/public/receipts.js';
+
+/** Keys as `--key FILE...` gives them (paths), or loaded. */
+export type VerdictKeys = Keyring | ReceiptKey | string | readonly string[];
+
+/** The flags that say how a set of logs is read. */
+export interface SetOptions {
+  /** `--allow-open` */
+  allowOpen?: boolean | undefined;
+  /** `--allow-torn-tail` */
+  allowTornTail?: boolean | undefined;
+  /** `--checkpoint HEAD`: the series' head, a file or its text. */
+  head?: string | undefined;
+  /** `--jobs N` (default 1, as `verify` checks a log under 4 MiB). */
+  jobs?: number | undefined;
+}
 
 /** What a command refusing its input concluded: the code it exits with and its `a2a-replay: ` line. */
 export interface Refusal {
@@ -54,27 +75,72 @@ export async function keyringOf(files: readonly string[]): Promise<Keyring> {
   return keyring;
 }
 
-/** The exit codes of `lost` and `audit`: 0 clean, 1 lost or invalid, 2 input it cannot read. */
-const EXIT_OF = { clean: 0, lost: 1, untrusted: 1, 'not-understood': 2 } as const;
+export interface VerifyVerdict {
+  /** The exit code of `verify`: 0 when it verifies, 1 when not. */
+  code: 0 | 1;
+  /** What `verify` prints, one line each. */
+  lines: string[];
+  /** What `verify` prints, as it prints it. */
+  stdout: string;
+  /** What `verify --json` prints, parsed. */
+  json: Record<string, unknown>;
+  verified: LogSetVerification;
+}
 
-/** What `lost FILES [--key K]... [--json]` lists (as `--json` prints it) and the code it exits with. */
-export async function lostVerdict(
-  files: string[],
-  options: { keys?: Keyring | undefined; explain?: boolean; allowTornTail?: boolean; recording?: string } = {},
-): Promise<{ code: number; json: Record<string, unknown>; found: LostPauses }> {
-  const set = await openLogSet(files, { allowTornTail: options.allowTornTail });
+/**
+ * `a2a-replay verify PATHS --key KEYS [--allow-open] [--allow-torn-tail] [--checkpoint HEAD]
+ * [--jobs N]`, with `checks` what `--recording`, `--since` and `--witness-vkey` ask of one log.
+ */
+export async function verifyVerdict(
+  paths: readonly string[],
+  keys: VerdictKeys,
+  options: SetOptions & { checks?: LogChecks } = {},
+): Promise<VerifyVerdict> {
+  const { checks, ...read } = options;
+  const set = await openLogSet(paths, { keys, ...read, jobs: read.jobs ?? 1 });
   try {
+    const verified = await verifyLogSet(set, checks);
+    const lines = verificationLines(verified).map((l) => printable(l));
+    return {
+      code: verified.ok ? 0 : 1,
+      lines,
+      stdout: lines.map((l) => `${l}\n`).join(''),
+      // Through JSON, as the command prints it.
+      json: JSON.parse(JSON.stringify(verificationJson(verified))) as Record<string, unknown>,
+      verified,
+    };
+  } finally {
+    await set.close();
+  }
+}
+
+/** The exit codes of `lost`: 0 clean, 1 lost, 2 input it does not understand. */
+const LOST_EXIT = { clean: 0, lost: 1, untrusted: 1, 'not-understood': 2 } as const;
+
+export interface LostVerdict {
+  code: 0 | 1 | 2;
+  /** What `lost --json` prints, parsed. */
+  json: Record<string, unknown>;
+  found: LostPauses;
+}
+
+/**
+ * What `lost FILES [--key KEYS] [--allow-torn-tail] [--explain] [--recording R]` lists (as `--json`
+ * prints it) and the code it exits with. Logs that do not verify are refused, not listed: see
+ * {@link lostRefusal}.
+ */
+export async function lostVerdict(
+  files: readonly string[],
+  options: { keys?: VerdictKeys | undefined; explain?: boolean; allowTornTail?: boolean; recording?: string } = {},
+): Promise<LostVerdict> {
+  const set = await openLogSet(files, { keys: options.keys, allowTornTail: options.allowTornTail });
+  try {
+    const explain = options.explain ?? false;
     const recording =
       options.recording === undefined ? {} : { recording: await readRecordingBinding(options.recording) };
-    const found = await lostPauses(
-      { ...set, keyring: options.keys },
-      { explain: options.explain ?? false, ...recording },
-    );
-    const json = JSON.parse(JSON.stringify(lostPausesJson(found, { explain: options.explain ?? false }))) as Record<
-      string,
-      unknown
-    >;
-    return { code: EXIT_OF[lostOutcome(found)], json, found };
+    const found = await lostPauses(set, { explain, ...recording });
+    const json = JSON.parse(JSON.stringify(lostPausesJson(found, { explain }))) as Record<string, unknown>;
+    return { code: LOST_EXIT[lostOutcome(found)], json, found };
   } finally {
     await set.close();
   }
@@ -85,8 +151,8 @@ export async function lostVerdict(
  * input it cannot read (exit 2); throws when it lists instead.
  */
 export async function lostRefusal(
-  files: string[],
-  options: { keys?: Keyring | undefined; allowTornTail?: boolean; recording?: string } = {},
+  files: readonly string[],
+  options: { keys?: VerdictKeys | undefined; allowTornTail?: boolean; recording?: string } = {},
 ): Promise<Refusal> {
   try {
     const { code } = await lostVerdict(files, options);
@@ -96,36 +162,8 @@ export async function lostRefusal(
   }
 }
 
-/**
- * What `verify LOGS --key K... [--checkpoint HEAD] [--jobs N] [--allow-open]` prints (with `checks`,
- * what `--recording`, `--since` and `--witness-vkey` ask of one log) (its lines, or the object `--json`
- * prints) and the code it exits with (1 when the set does not verify).
- */
-export async function verifyVerdict(
-  logs: string[],
-  keys: Keyring,
-  options: { head?: string; jobs?: number; allowOpen?: boolean; checks?: LogChecks } = {},
-): Promise<{ code: number; lines: string[]; json: Record<string, unknown> }> {
-  const set = await openLogSet(logs, { head: options.head });
-  try {
-    const verified = await verifyLogSet(
-      {
-        ...set,
-        keyring: keys,
-        jobs: options.jobs ?? 1,
-        allowOpen: options.allowOpen ?? false,
-      },
-      options.checks,
-    );
-    const json = JSON.parse(JSON.stringify(verificationJson(verified))) as Record<string, unknown>;
-    return { code: verified.ok ? 0 : 1, lines: verificationLines(verified), json };
-  } finally {
-    await set.close();
-  }
-}
-
 /** What `verify`, `lost` or `audit` says of input it cannot open (exit 2); throws when it opens. */
-export async function openRefusal(logs: string[]): Promise<Refusal> {
+export async function openRefusal(logs: readonly string[]): Promise<Refusal> {
   try {
     const set = await openLogSet(logs);
     await set.close();
@@ -151,32 +189,47 @@ export function expectNoLostInRecording(found: LostPauses): void {
 }
 
 /** Each entry as `audit --json` prints it: a pause row gets `kind: 'pause'`, an interruption row says its own. */
-const kinded = (entries: readonly { kind: string; row: object }[]): Record<string, unknown>[] =>
-  entries.map((e) => (e.kind === 'pause' ? { kind: 'pause', ...e.row } : { ...e.row })) as Record<string, unknown>[];
+const kinded = (entries: readonly (AuditEntry | FleetAuditEntry)[]): Record<string, unknown>[] =>
+  JSON.parse(JSON.stringify(entries.map((e) => (e.kind === 'pause' ? { kind: 'pause', ...e.row } : e.row)))) as Record<
+    string,
+    unknown
+  >[];
+
+export interface AuditVerdict {
+  /** The exit code of `audit`: 0 audited, 1 not (the logs do not verify or hold together). */
+  code: 0 | 1;
+  /** What `audit --json` prints, parsed (none when not audited). */
+  rows: Record<string, unknown>[];
+  /** Why it was not audited (`a2a-replay: not audited: …` on stderr); null when it was. */
+  why: string | null;
+  /** The notes `audit` prints on stderr after its rows. */
+  notes: string[];
+  /** The audit of one log or a series (undefined for a fleet). */
+  audit?: LogSetAudit;
+}
 
 /**
- * What `audit LOGS --key K [--allow-open] [--json]` prints with `--json` (the rows, none when it refuses) and the
- * code it exits with (1 when the logs do not verify), for one log, a series or a fleet.
+ * `a2a-replay audit LOGS --key KEYS --json [--allow-open] [--allow-torn-tail]` of a log, a series
+ * or a fleet, with `asked` its filters (`--kind`, `--task`, `--initiator`, …).
  */
 export async function auditVerdict(
-  logs: string[],
-  keys: Keyring,
-  asked: LogSetAuditOptions & { allowOpen?: boolean } = {},
-): Promise<{ code: number; rows: Record<string, unknown>[]; why: string | null; notes: string[] }> {
-  const set = await openLogSet(logs);
-  const allowOpen = asked.allowOpen ?? false;
+  logs: readonly string[],
+  keys: VerdictKeys,
+  asked: LogSetAuditOptions & SetOptions = {},
+): Promise<AuditVerdict> {
+  const { allowOpen = false, allowTornTail, head, jobs, ...filters } = asked;
+  const set = await openLogSet(logs, { keys, allowTornTail, head, jobs });
   try {
     if (set.kind === 'fleet') {
-      const audit = await auditFleet(set, { keyring: keys, ...asked, allowOpen });
+      if (set.keyring === undefined) throw new Error('auditVerdict: a fleet is audited with keys');
+      const audit = await auditFleet(set, { keyring: set.keyring, ...filters, allowOpen });
       if (!audit.audited) return { code: 1, rows: [], why: audit.why, notes: [] };
-      const rows = JSON.parse(JSON.stringify(kinded(audit.entries))) as Record<string, unknown>[];
-      return { code: audit.ok ? 0 : 1, rows, why: null, notes: audit.notes };
+      return { code: audit.ok ? 0 : 1, rows: kinded(audit.entries), why: null, notes: audit.notes };
     }
-    const audit = await auditLogSet({ ...set, keyring: keys, allowOpen }, asked);
+    const audit = await auditLogSet({ ...set, allowOpen }, filters);
     const why = auditRefusal(audit);
-    if (why !== null) return { code: 1, rows: [], why, notes: [] };
-    const rows = JSON.parse(JSON.stringify(kinded(audit.entries))) as Record<string, unknown>[];
-    return { code: 0, rows, why: null, notes: auditNotes(audit, asked) };
+    if (why !== null) return { code: 1, rows: [], why, notes: [], audit };
+    return { code: 0, rows: kinded(audit.entries), why: null, notes: auditNotes(audit, filters), audit };
   } finally {
     await set.close();
   }

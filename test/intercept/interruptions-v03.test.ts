@@ -9,7 +9,7 @@
  * passing, and `run --peer` against the same agent passing with the receipts derived again. And a
  * 1.3.0 SDK server with its v0.3 compatibility on, asked by a v0.3 client and a v1.0 client in one
  * session: both dialects' interruptions in one log. What `verify`, `audit`, `lost` and `run`
- * conclude is read with the library calls those commands make (test/helpers/command-verdicts.ts,
+ * conclude is read with the library calls those commands make (test/helpers/verdicts.ts,
  * `replayRecordings`).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -24,7 +24,7 @@ import { loadKeyFile } from '../../src/public/receipts.js';
 import { type Recorder, startRecorder } from '../../src/public/record.js';
 import { renderRecordingText, replayRecordings } from '../../src/public/replay.js';
 import { renderDialects } from '../../cli/lost-render.js';
-import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
+import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 import { bearer } from '../helpers/jwt.js';
 import {
   type SdkV03InputPeer,
@@ -177,11 +177,11 @@ describe.each([
       // The agent's own account: it asked three times and went on twice.
       expect(peer?.acts.map((a) => a.act)).toEqual(['asked', 'continued', 'asked', 'continued', 'asked']);
 
-      const verified = await verifyVerdict([log], key, {}, { recording: out });
+      const verified = await verifyVerdict([log], key, { checks: { recording: out } });
       expect(verified.code, verified.lines.join('\n')).toBe(0);
 
-      const audit = await auditVerdict([log], key, {}, { kind: 'interruption' });
-      expect(audit.code, audit.refusal ?? '').toBe(0);
+      const audit = await auditVerdict([log], key, { kind: 'interruption' });
+      expect(audit.code, audit.why ?? '').toBe(0);
       expect(audit.rows).toMatchObject([
         { kind: 'interruption', taskId: asked.id, outcome: 'continued', continuedBy: 'jwt:sub=alice' },
         { kind: 'interruption', taskId: last.taskId, outcome: 'continued', continuedBy: 'jwt:sub=alice' },
@@ -278,7 +278,7 @@ describe('a 1.3.0 SDK server with its v0.3 compatibility on, through record --ke
       },
     ]);
     expect(receipts).toHaveLength(4);
-    const verified = await verifyVerdict([log], key, {}, { recording: out });
+    const verified = await verifyVerdict([log], key, { checks: { recording: out } });
     expect(verified.code, verified.lines.join('\n')).toBe(0);
     const lost = await lostVerdict([out]);
     expect(lost.code, JSON.stringify(lost.json)).toBe(0);

@@ -3,7 +3,7 @@
  * deterministic peer behind the recorder of `record --key --principal-from jwt-sub`, both in the
  * test's process (`startPeer`, `startRecorder`), over real sockets; what `verify --recording` and
  * `lost --json` conclude is read with the library calls those commands make
- * (test/helpers/command-verdicts.ts). An `ask:` answered by a client message yields an InterruptionReceipt and a
+ * (test/helpers/verdicts.ts). An `ask:` answered by a client message yields an InterruptionReceipt and a
  * ContinuationReceipt naming who answered; an `auth:` continued by FireEvent `credentials` yields
  * a ContinuationReceipt with cause `out_of_band`; an unanswered `ask:` is `never_continued` and the
  * `--bypass-ask-after` variant's is `bypassed`, in `lost`.
@@ -16,7 +16,7 @@ import { canonicalJson, hashCanonical } from '../../src/canonical/canonical-json
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { type PeerOptions, startPeer } from '../../src/public/peer.js';
 import { type Recorder, startRecorder } from '../../src/public/record.js';
-import { lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
+import { lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 import { bearer } from '../helpers/jwt.js';
 
 let dir = '';
@@ -136,7 +136,7 @@ describe('the reference peer asking through record --key', () => {
       principal: 'jwt:sub=alice',
       inputHash: hashCanonical([{ text: 'yes' }]),
     });
-    const verified = await verifyVerdict([s.log], s.key, {}, { recording: s.out });
+    const verified = await verifyVerdict([s.log], s.key, { checks: { recording: s.out } });
     expect(verified.code, verified.lines.join('\n')).toBe(0);
   });
 
@@ -163,7 +163,7 @@ describe('the reference peer asking through record --key', () => {
       principal: 'jwt:sub=ops',
       inputHash: null,
     });
-    const verified = await verifyVerdict([s.log], s.key, {}, { recording: s.out });
+    const verified = await verifyVerdict([s.log], s.key, { checks: { recording: s.out } });
     expect(verified.code, verified.lines.join('\n')).toBe(0);
   });
 
@@ -182,12 +182,12 @@ describe('the reference peer asking through record --key', () => {
     const receipts = await receiptsOf(s.log);
     expect(receipts.map((r) => [r.type, r.taskId])).toEqual([['InterruptionReceipt', asked.id]]);
     const lost = await lostVerdict([s.out]);
-    expect(lost.code, lost.invalid).toBe(1);
+    expect(lost.code).toBe(1);
     expect((lost.json as { lostInterruptions: Json[] }).lostInterruptions).toMatchObject([
       { taskId: asked.id, reason: 'continued_as_new_task', state: 'TASK_STATE_INPUT_REQUIRED' },
     ]);
     expect((lost.json as { lostInterruptions: Json[] }).lostInterruptions).toHaveLength(1);
-    const verified = await verifyVerdict([s.log], s.key, {}, { recording: s.out });
+    const verified = await verifyVerdict([s.log], s.key, { checks: { recording: s.out } });
     expect(verified.code, verified.lines.join('\n')).toBe(0);
   });
 
@@ -212,7 +212,7 @@ describe('the reference peer asking through record --key', () => {
       expect(await s.stop()).toBe(true);
 
       const lost = await lostVerdict([s.out]);
-      expect(lost.code, lost.invalid).toBe(1);
+      expect(lost.code).toBe(1);
       expect((lost.json as { lostInterruptions: Json[] }).lostInterruptions).toMatchObject([
         { taskId: asked.id, reason, state: 'TASK_STATE_INPUT_REQUIRED' },
       ]);

@@ -4,7 +4,7 @@
  * checkpoints) as an OTLP log record over OTLP/HTTP protobuf to a receiver on 127.0.0.1 that
  * decodes it with the official schema's generated code, and what `audit`, `verify` and `lost`
  * conclude of the collector's export is read with their library calls
- * (test/helpers/command-verdicts.ts); a collector named by OTEL_EXPORTER_OTLP_LOGS_ENDPOINT (the
+ * (test/helpers/verdicts.ts); a collector named by OTEL_EXPORTER_OTLP_LOGS_ENDPOINT (the
  * recorder's `env`) that is down and comes back gets every record, and the file never depends on
  * it. The reference peer runs in the test's process.
  */
@@ -17,7 +17,7 @@ import { generateReceiptKey } from '../../src/public/receipts.js';
 import { type RunningPeer, startPeer } from '../../src/public/peer.js';
 import { startRecorder } from '../../src/public/record.js';
 import { auditTableLines } from '../../cli/audit-tables.js';
-import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
+import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 import { PeerClient } from '../peer/peer-client.js';
 import { type OtlpLogsRequest, logRecordsOf, recordAttributes, startLogsReceiver } from './otlp-logs-receiver.js';
 
@@ -116,12 +116,12 @@ describe('record --otlp-logs', () => {
       const fromFile = await auditVerdict([log], key);
       const fromExport = await auditVerdict([exported], key);
       expect(fromFile.code).toBe(0);
-      expect(fromExport.refusal).toBeNull();
+      expect(fromExport.why).toBeNull();
       expect(fromExport.code).toBe(0);
       expect(fromExport.rows).toEqual(fromFile.rows);
       expect(fromFile.rows.length).toBe(2);
       // The table `audit` prints of each.
-      expect([...auditTableLines(fromExport.audit.rows)]).toEqual([...auditTableLines(fromFile.audit.rows)]);
+      expect([...auditTableLines(fromExport.audit!.rows)]).toEqual([...auditTableLines(fromFile.audit!.rows)]);
       const verified = await verifyVerdict([exported], key);
       expect(verified.code).toBe(0);
       expect(verified.lines.join('\n')).toContain(`${exported}: ok: 4 receipts`);

@@ -18,7 +18,8 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { type RunningPeer, startPeer } from '../../src/public/peer.js';
 import { generateReceiptKey } from '../../src/public/receipts.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
-import { lostIn, startTestRecorder, verified } from '../helpers/in-process.js';
+import { startTestRecorder } from '../helpers/in-process.js';
+import { lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 import { unsignedJwt } from '../helpers/jwt.js';
 import { fuzzRuns } from '../helpers/fuzz.js';
 
@@ -188,10 +189,10 @@ it('records every hostile run whole, with one receipt per acknowledged pause and
       );
       expect(notes).toHaveLength(steps.filter((s) => s.kind === 'raw' && Buffer.isBuffer(s.body)).length);
       expect(recording.entries.some((e) => (e.bodyText ?? '').includes('\ufffd'))).toBe(false);
-      expect([0, 1]).toContain((await lostIn([out])).code);
+      expect([0, 1]).toContain((await lostVerdict([out])).code);
 
       const log = out.replace(/\.jsonl$/, '.receipts.jsonl');
-      const verdict = await verified([log], { keys: [keyFile] });
+      const verdict = await verifyVerdict([log], [keyFile]);
       expect(verdict.stdout).toMatch(/: ok: /);
       const lines = (await readFile(log, 'utf8'))
         .trim()

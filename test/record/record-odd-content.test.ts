@@ -21,7 +21,9 @@ import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { MAX_LINE_BYTES } from '../../src/receipts/log-reader.js';
 import { type RunningPeer, startPeer } from '../../src/public/peer.js';
 import { auditLogSet, auditRefusal, loadKeyring, openLogSet } from '../../src/public/receipts.js';
-import { type TestRecorder, lostIn, replayed, startTestRecorder, verified } from '../helpers/in-process.js';
+import { type TestRecorder, startTestRecorder } from '../helpers/in-process.js';
+import { replayReport } from '../helpers/run-report.js';
+import { lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 
 let dir = '';
 const recorders: TestRecorder[] = [];
@@ -111,7 +113,7 @@ it('keeps a log whose pauses carry a megabyte of reason or conditions verifiable
   });
   expect(receipts.filter((r) => r.type === 'ResumptionReceipt').map((r) => r.taskId)).toEqual([tasks[0]]);
 
-  const verdict = await verified([log], { keys: [keyFile] });
+  const verdict = await verifyVerdict([log], [keyFile]);
   expect(verdict.stdout).toContain(': ok: 4 receipts, 1 checkpoint');
   expect(verdict.code).toBe(0);
   // `audit` exits 0 when auditRefusal finds nothing to refuse.
@@ -157,10 +159,10 @@ it('receipts and replays a resume whose input holds a number beyond the double r
   });
   const recorded = (await readFile(out, 'utf8')).split('\n').find((l) => l.includes('"method":"ResumeTask"'));
   expect(JSON.parse(recorded as string)).toMatchObject({ body: { params: { input: { budget: null, n: 2 } } } });
-  const lost = await lostIn([out]);
+  const lost = await lostVerdict([out]);
   expect(lost.found.lost).toEqual([]);
   const { keyring } = await loadKeyring({ keys: [keyFile], env: {} });
-  const replay = await replayed(out, { keyring });
+  const replay = await replayReport([out], { keyring });
   expect(replay.stdout).toMatch(/^PASS/);
   expect(replay.code).toBe(0);
 });

@@ -18,7 +18,8 @@ import type { Binding } from '../../src/protocol/rest-binding.js';
 import { startPeer } from '../../src/public/peer.js';
 import { auditLogSet, auditRefusal, generateReceiptKey, openLogSet } from '../../src/public/receipts.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
-import { type TestRecorder, lostIn, startTestRecorder, verified } from '../helpers/in-process.js';
+import { type TestRecorder, startTestRecorder } from '../helpers/in-process.js';
+import { lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 import { sdkSession as session, startSdkEchoServer } from '../intercept/sdk-echo-server.js';
 
 let dir = '';
@@ -137,7 +138,7 @@ it('derives receipts equal except for the binding from one session over JSON-RPC
   expect(overRest.find((r) => r.outcome === 'rejected')?.errorCode).toBe(-32011);
 
   for (const { recording, receipts } of [rpc, rest]) {
-    const verdict = await verified([receipts], { keys: [key] });
+    const verdict = await verifyVerdict([receipts], [key]);
     expect(verdict.code, verdict.stdout).toBe(0);
     const set = await openLogSet([receipts], { keys: [key] });
     try {
@@ -150,7 +151,7 @@ it('derives receipts equal except for the binding from one session over JSON-RPC
       await set.close();
     }
     for (const file of [recording, receipts]) {
-      const lost = await lostIn([file]);
+      const lost = await lostVerdict([file]);
       expect(lost.code).toBe(1);
       expect(lost.found.lost).toHaveLength(1);
     }

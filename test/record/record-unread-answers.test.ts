@@ -9,7 +9,7 @@
  *   once, recorded as an `error` entry marked incomplete, and what `lost` lists of the recording
  *   (`lostPauses`) has it INCOMPLETE naming the line, seq and why, exit 1; likewise an answer or
  *   event over `maxObservedBytes`, recorded as its head with the whole body's length and hash.
- * What `verify`, `lost` and `run` conclude is the calls they make (test/helpers/in-process.ts).
+ * What `verify`, `lost` and `run` conclude is the calls they make (test/helpers/verdicts.ts, test/helpers/run-report.ts).
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -24,7 +24,9 @@ import { generateReceiptKey, loadKeyring } from '../../src/public/receipts.js';
 import type { RecordingEntry } from '../../src/recording/format.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { tokenPlaceholder } from '../../src/recording/resume-token.js';
-import { type TestRecorder, lostIn, replayed, startTestRecorder, verified } from '../helpers/in-process.js';
+import { type TestRecorder, startTestRecorder } from '../helpers/in-process.js';
+import { replayReport } from '../helpers/run-report.js';
+import { lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 
 let dir = '';
 const recorders: TestRecorder[] = [];
@@ -172,10 +174,10 @@ it('receipts a pause carried by a gzip SSE stream, and the recording holds its e
   expect(stream.slice(1, -1).every((e) => e.kind === 'event' && e.body !== undefined)).toBe(true);
   expect(stream.at(-1)?.kind).toBe('end');
   expect(recorder.warnings.join('\n')).not.toContain('incomplete');
-  const lost = await lostIn([out]);
+  const lost = await lostVerdict([out]);
   expect(lost.found.lost).toEqual([]);
   expect(lost.code).toBe(0);
-  const verdict = await verified([log], { keys: [keyFile], recording: out });
+  const verdict = await verifyVerdict([log], [keyFile], { checks: { recording: out } });
   expect(verdict.stdout).toContain('complete: the recorder read every answer whole');
   expect(verdict.code).toBe(0);
 });
@@ -220,7 +222,7 @@ it('receipts a pause shown by a GetTask answer over maxBodyBytes, recorded as it
   expect(answer?.body).toBeUndefined();
 
   // The recording alone cannot show what the head leaves out: lost says so; the log is complete.
-  const lost = await lostIn([out]);
+  const lost = await lostVerdict([out]);
   expect(lost.found.gaps?.incomplete.count).toBeGreaterThan(0);
   expect(lost.found.gaps?.incomplete.listed).toContainEqual(
     expect.objectContaining({
@@ -229,12 +231,12 @@ it('receipts a pause shown by a GetTask answer over maxBodyBytes, recorded as it
     }),
   );
   expect(lost.code).toBe(1);
-  const fromLog = await lostIn([log], { keys: [keyFile] });
+  const fromLog = await lostVerdict([log], { keys: [keyFile] });
   expect(fromLog.found.lost).toEqual([]);
-  expect((await verified([log], { keys: [keyFile], recording: out })).code).toBe(0);
+  expect((await verifyVerdict([log], [keyFile], { checks: { recording: out } })).code).toBe(0);
   // Replay compares the cut answers by status and derives the same receipts from the live ones.
   const { keyring } = await loadKeyring({ keys: [keyFile], env: {} });
-  const replay = await replayed(out, { keyring, strict: true });
+  const replay = await replayReport([out], { keyring, strict: true });
   expect(replay.stdout).toMatch(/^PASS/);
   expect(replay.code).toBe(0);
 });
@@ -303,14 +305,14 @@ it.each([
     const entries = await entriesOf(out);
     const error = entries.find((e) => e.kind === 'error');
     expect(error).toMatchObject({ seq: 3, incomplete: expect.stringMatching(why) as unknown });
-    const lost = await lostIn([out]);
+    const lost = await lostVerdict([out]);
     expect(lost.found.gaps?.incomplete).toMatchObject({
       count: 1,
       listed: [{ line: 4, seq: 3, why: expect.stringMatching(/^the recorder could not read it: /) as unknown }],
     });
     expect(lost.code).toBe(1);
     const log = out.replace(/\.jsonl$/, '.receipts.jsonl');
-    const verdict = await verified([log], { keys: [keyFile], recording: out });
+    const verdict = await verifyVerdict([log], [keyFile], { checks: { recording: out } });
     expect(verdict.stdout).toContain(': ok: 0 receipts');
     expect(verdict.stdout).toContain('INCOMPLETE: the recorder could not read 1 entry in full');
     expect(verdict.stdout).toMatch(new RegExp(`${encoding}\\.jsonl:4: seq 3: the recorder could not read it: `));
@@ -357,7 +359,7 @@ it('records an answer and an event over maxObservedBytes as their head, whole ha
     bodyText: big.slice(0, 1024),
     incomplete: expect.stringContaining('over the 4096-character observation cap') as unknown,
   });
-  const lost = await lostIn([out]);
+  const lost = await lostVerdict([out]);
   expect(lost.found.gaps?.incomplete.count).toBe(2);
   expect(lost.code).toBe(1);
 });

@@ -6,7 +6,7 @@
  * the session once, in order. The recorder is `record`'s (`startRecorder` with `rotateBytes`,
  * `rotateAfter`), in front of the reference peer, both in the test's process; what `verify`,
  * `lost` and `audit` conclude is read with the library calls those commands make
- * (test/helpers/command-verdicts.ts). A duration it cannot read is refused as `record` refuses it
+ * (test/helpers/verdicts.ts). A duration it cannot read is refused as `record` refuses it
  * (cli/record-flags.ts `usageFailure`; a `record` process shows that mapping in
  * test/e2e/record-secrets.test.ts).
  */
@@ -20,7 +20,7 @@ import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { startPeer } from '../../src/public/peer.js';
 import { type RecorderOptions, startRecorder } from '../../src/public/record.js';
 import { summaryLine, usageFailure } from '../../cli/record-flags.js';
-import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/command-verdicts.js';
+import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 
 let dir = '';
 let keyFile = '';
