@@ -15,7 +15,7 @@ import { generateReceiptKey } from '../../src/public/receipts.js';
 import { type Recorder, startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
 import { bearer } from '../helpers/jwt.js';
-import { auditVerdict } from '../helpers/log-verdicts.js';
+import { auditVerdict } from '../helpers/verdicts.js';
 
 let dir = '';
 const open: (RunningPeer | Recorder)[] = [];
@@ -83,7 +83,7 @@ it('flags an AwaitTaskResumption requested by a principal other than the agent, 
 
   const log = join(dir, 'session.receipts.jsonl');
   const rows = (agentPrincipals?: string[]): Promise<Row[]> =>
-    auditVerdict([log], [receiptKey], { agentPrincipals }).then((r) => r.rows as unknown as Row[]);
+    auditVerdict([log], receiptKey, { agentPrincipals }).then((r) => r.rows as unknown as Row[]);
 
   const unconfigured = await rows();
   const byTask = new Map(unconfigured.map((r) => [r.taskId, r]));

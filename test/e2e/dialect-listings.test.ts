@@ -20,7 +20,7 @@ import { startRecorder } from '../../src/public/record.js';
 import { reportSections, writeHtmlReport } from '../../src/public/report.js';
 import { runCli } from '../helpers/cli.js';
 import { bearer } from '../helpers/jwt.js';
-import { auditVerdict, lostVerdict } from '../helpers/log-verdicts.js';
+import { auditVerdict, lostVerdict } from '../helpers/verdicts.js';
 
 type Json = Record<string, unknown>;
 
@@ -148,8 +148,8 @@ describe('a session mixing A2A 0.3 and 1.0', () => {
   });
 
   it('audit --recording names each row its versions, 0.3+1.0 for one pause across both', async () => {
-    const json = await auditVerdict([log], [receiptKey], { recording: out });
-    expect(json.code, json.refusal ?? '').toBe(0);
+    const json = await auditVerdict([log], receiptKey, { recording: out });
+    expect(json.code, json.why ?? '').toBe(0);
     const rows = json.rows;
     const row = (kind: string, taskId: string): Json | undefined =>
       rows.find((r) => r.kind === kind && r.taskId === taskId);
@@ -164,7 +164,7 @@ describe('a session mixing A2A 0.3 and 1.0', () => {
     expect(text.stdout).toMatch(/^TASK\s+A2A\s+INITIATED BY/);
     expect(text.stdout).toMatch(new RegExp(`^${tasks.resumed}\\s+0\\.3\\+1\\.0\\s+client`, 'm'));
     // A log alone does not say which version its exchanges spoke: no column, no guess.
-    const alone = await auditVerdict([log], [receiptKey]);
+    const alone = await auditVerdict([log], receiptKey);
     expect(JSON.stringify(alone.rows)).not.toContain('a2aVersions');
   });
 

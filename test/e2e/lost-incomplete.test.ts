@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { loadKeyring } from '../../src/public/receipts.js';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { lostVerdict, verifyVerdict } from '../helpers/log-verdicts.js';
+import { lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 
 const GOLDEN = join(ROOT, 'golden/agent-self-park-on-event/recording.jsonl');
 /** Line 9 of the golden recording: the stream event that shows the task PAUSED (seq 8). */
@@ -89,11 +89,11 @@ it('refuses a cut that does not say what was cut, naming the line', async () => 
 it('verify --recording accepts the log with its own recording and refuses another recording', async () => {
   const log = GOLDEN.replace(/\.jsonl$/, '.receipts.jsonl');
   const { keyring } = await loadKeyring({ keys: [join(ROOT, 'golden/test-key.json')], env: {} });
-  const own = await verifyVerdict([log], keyring, { recording: GOLDEN });
+  const own = await verifyVerdict([log], keyring, { checks: { recording: GOLDEN } });
   expect(own.stdout).toContain('recording.jsonl: complete: the recorder read every answer whole');
   expect(own.code).toBe(0);
   const other = join(ROOT, 'golden/cancel-while-paused/recording.jsonl');
-  const wrong = await verifyVerdict([log], keyring, { recording: other });
+  const wrong = await verifyVerdict([log], keyring, { checks: { recording: other } });
   expect(wrong.stdout).toContain(`${other}: not the recording of ${log}`);
   expect(wrong.code).toBe(1);
 });

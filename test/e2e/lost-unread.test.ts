@@ -20,7 +20,7 @@ import { startRecorder } from '../../src/public/record.js';
 import { recordingSection } from '../../src/report/build-report.js';
 import { runCli } from '../helpers/cli.js';
 import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
-import { lostVerdict, verifyVerdict } from '../helpers/log-verdicts.js';
+import { lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 
 let dir = '';
 const processes: CliProcess[] = [];
@@ -158,7 +158,7 @@ describe('lost on what the observer could not read of the peer', () => {
       ],
     });
 
-    const verified = await verifyVerdict([log], [key], { recording: out });
+    const verified = await verifyVerdict([log], key, { checks: { recording: out } });
     expect(verified.code, verified.stdout).toBe(1);
     expect(verified.stdout).toContain(`${out}: UNREAD: the observer could not read what the peer said at 2 entries`);
     expect(verified.stdout).toContain(`${out}:3: seq 2: malformed-pause:`);
@@ -178,7 +178,7 @@ describe('lost on what the observer could not read of the peer', () => {
     expect(lost.code, JSON.stringify(lost.json)).toBe(0);
     expect(lost.json).toMatchObject({ read: true, lost: [] });
     expect(JSON.stringify(lost.json)).not.toContain('unread-call');
-    const verified = await verifyVerdict([log], [key], { recording: out });
+    const verified = await verifyVerdict([log], key, { checks: { recording: out } });
     expect(verified.code, verified.stdout).toBe(0);
     expect((await lostPauses(out)).gaps?.unread.count).toBe(0);
   });

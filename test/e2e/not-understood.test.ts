@@ -14,7 +14,7 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/public/receipts.js';
 import { runCli } from '../helpers/cli.js';
 import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
-import { lostVerdict, verifyVerdict } from '../helpers/log-verdicts.js';
+import { lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 import { type SdkV03InputPeer, V03_RPC_PATH, startSdkV03InputPeer } from '../fixtures/sdk-v03-input-peer.js';
 
 let dir = '';
@@ -85,7 +85,7 @@ describe('a dialect the recorder does not read', () => {
     expect(json.json).toMatchObject({ understood: false, notUnderstood: [{ seq: 3 }, { seq: 5 }] });
 
     const log = join(dir, 'session.receipts.jsonl');
-    const verified = await verifyVerdict([log], [receiptKey], { recording: out });
+    const verified = await verifyVerdict([log], receiptKey, { checks: { recording: out } });
     expect(verified.code).toBe(1);
     expect(verified.stdout).toContain('NOT UNDERSTOOD: 2 requests are in no A2A dialect this tool reads');
   });

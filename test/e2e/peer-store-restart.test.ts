@@ -15,7 +15,7 @@ import { generateReceiptKey } from '../../src/public/receipts.js';
 import { type Recorder, startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
 import { type CliProcess, startCliProcess, stopProcess } from '../helpers/cli-process.js';
-import { lostVerdict, verifyVerdict } from '../helpers/log-verdicts.js';
+import { lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 import { PeerClient } from '../peer/peer-client.js';
 
 let dir = '';
@@ -97,7 +97,7 @@ it('resumes a pause with its token after the peer is killed with SIGKILL and res
     'resumed',
     'explicit_resume',
   ]);
-  const verified = await verifyVerdict([receiptsFile], [key], { recording: out });
+  const verified = await verifyVerdict([receiptsFile], key, { checks: { recording: out } });
   expect(verified.code, verified.stdout).toBe(0);
   const lost = await lostVerdict([out]);
   expect(lost.code, JSON.stringify(lost.json)).toBe(0);

@@ -17,7 +17,7 @@ import { type ReceiptKey, canonicalJson, generateReceiptKey } from '../../src/pu
 import { startPeer } from '../../src/public/peer.js';
 import { startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
-import { lostVerdict, verifyVerdict } from '../helpers/log-verdicts.js';
+import { lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 
 let root = '';
 let keyFile = '';
@@ -77,19 +77,19 @@ afterAll(async () => {
 describe('a series head given with --checkpoint', () => {
   it('passes the whole series, and lost lists the pause left open in its last log', async () => {
     expect(count).toBeGreaterThanOrEqual(3);
-    const verified = await verifyVerdict([series()], [key], { checkpoint: head });
+    const verified = await verifyVerdict([series()], key, { head });
     expect(verified.stdout).toContain(`head: the head ${head} is ${join(series(), last)} (position ${count} of`);
     expect(verified.code).toBe(0);
-    const lost = await lostVerdict([series()], { keys: [key], checkpoint: head });
+    const lost = await lostVerdict([series()], { keys: key, head });
     expect(JSON.stringify(lost.json)).toContain('left open in the last log');
     expect(lost.code).toBe(1);
   });
 
   it('names the dropped last log in verify, lost and audit (exit 1), where the logs alone pass', async () => {
     const missing = `position ${count} (${join(cut(), last)})`;
-    const alone = await verifyVerdict([cut()], [key]);
+    const alone = await verifyVerdict([cut()], key);
     expect(alone.code).toBe(0);
-    const clean = await lostVerdict([cut()], { keys: [key] });
+    const clean = await lostVerdict([cut()], { keys: key });
     expect(clean.code).toBe(0);
 
     const verified = await runCli(['verify', cut(), '--key', keyFile, '--checkpoint', head]);
@@ -107,7 +107,7 @@ describe('a series head given with --checkpoint', () => {
 
   it('tells the first log alone that later logs are missing, not that its checkpoint mismatches', async () => {
     const first = join(series(), 'session.receipts.jsonl');
-    const verified = await verifyVerdict([first], [key], { checkpoint: head });
+    const verified = await verifyVerdict([first], key, { head });
     expect(verified.stdout).toMatch(/: ok: /);
     expect(verified.stdout).toContain(`head: MISSING LOG: `);
     expect(verified.stdout).toContain(`logs are missing: position 2 (${join(series(), 'session.2.receipts.jsonl')})`);

@@ -17,7 +17,7 @@ import { startPeer } from '../../src/public/peer.js';
 import { type ReceiptKey, generateReceiptKey } from '../../src/public/receipts.js';
 import { startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
-import { auditVerdict, lostVerdict } from '../helpers/log-verdicts.js';
+import { auditVerdict, lostVerdict } from '../helpers/verdicts.js';
 
 const STEP = 1000;
 let dir = '';
@@ -103,13 +103,13 @@ describe('polling clients through record --key', () => {
     const r = await runCli(['lost', recording]);
     expect(r.stdout).toBe(`no lost pauses in ${recording} (recording)\n`);
     expect(r.code).toBe(0);
-    const log = await lostVerdict([recording.replace(/\.jsonl$/, '.receipts.jsonl')], { keys: [key] });
+    const log = await lostVerdict([recording.replace(/\.jsonl$/, '.receipts.jsonl')], { keys: key });
     expect(log.code).toBe(0);
   });
 
   it('shows every suspension closed in audit, with the right cause', async () => {
-    const r = await auditVerdict([recording.replace(/\.jsonl$/, '.receipts.jsonl')], [key]);
-    expect(r.code, r.refusal ?? '').toBe(0);
+    const r = await auditVerdict([recording.replace(/\.jsonl$/, '.receipts.jsonl')], key);
+    expect(r.code, r.why ?? '').toBe(0);
     const rows = r.rows as unknown as { taskId: string; outcome: string; cause: string | null }[];
     const byTask = Object.fromEntries(rows.map((row) => [row.taskId, [row.outcome, row.cause]]));
     expect(byTask).toEqual({

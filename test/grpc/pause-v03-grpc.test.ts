@@ -21,8 +21,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRPC_V03_METHODS } from '../../src/grpc/methods.js';
 import { type RunningPeer, startPeer } from '../../src/public/peer.js';
 import { startRecorder } from '../../src/public/record.js';
-import { lostVerdict } from '../helpers/log-verdicts.js';
-import { startMock } from '../helpers/mock-server.js';
+import { lostVerdict } from '../helpers/verdicts.js';
+import { startMock } from '../helpers/mock-in-process.js';
 import { replayReport } from '../helpers/run-report.js';
 
 const KEY = fileURLToPath(new URL('../../golden/test-key.json', import.meta.url));

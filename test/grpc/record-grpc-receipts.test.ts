@@ -19,7 +19,7 @@ import { startPeer } from '../../src/public/peer.js';
 import { type ReceiptKey, generateReceiptKey } from '../../src/public/receipts.js';
 import { startRecorder } from '../../src/public/record.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
-import { verifyVerdict } from '../helpers/log-verdicts.js';
+import { verifyVerdict } from '../helpers/verdicts.js';
 import { call, ok } from '../replay/session.js';
 
 let dir = '';
@@ -174,6 +174,6 @@ it('gives gRPC receipts that verify and equal JSON-RPC ones but for binding, ent
   const entries = (await readRecording(overGrpc.recording)).entries.filter((e) => e.grpc !== undefined);
   expect(JSON.stringify(entries)).toContain('a2a-replay:resume-token:sha256:');
 
-  const verified = await verifyVerdict([overGrpc.log], [key], { recording: overGrpc.recording });
+  const verified = await verifyVerdict([overGrpc.log], key, { checks: { recording: overGrpc.recording } });
   expect(verified.code, verified.stdout).toBe(0);
 });

@@ -14,7 +14,7 @@ import { GrpcTransportFactory } from '@a2a-js/sdk/client/grpc';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { startRecorder } from '../../src/public/record.js';
-import { startMock } from '../helpers/mock-server.js';
+import { startMock } from '../helpers/mock-in-process.js';
 import { replayReport } from '../helpers/run-report.js';
 import { sdkSession, startSdkEchoServer } from '../intercept/sdk-echo-server.js';
 

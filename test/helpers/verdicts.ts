@@ -125,15 +125,22 @@ export interface LostVerdict {
 }
 
 /**
- * What `lost FILES [--key KEYS] [--allow-torn-tail] [--explain] [--recording R]` lists (as `--json`
+ * What `lost FILES [--key KEYS] [--allow-torn-tail] [--explain] [--recording R] [--checkpoint HEAD]` lists (as `--json`
  * prints it) and the code it exits with. Logs that do not verify are refused, not listed: see
  * {@link lostRefusal}.
  */
 export async function lostVerdict(
   files: readonly string[],
-  options: { keys?: VerdictKeys | undefined; explain?: boolean; allowTornTail?: boolean; recording?: string } = {},
+  options: {
+    keys?: VerdictKeys | undefined;
+    explain?: boolean;
+    allowTornTail?: boolean;
+    recording?: string;
+    /** `--checkpoint HEAD`: the series' head, a file or its text. */
+    head?: string;
+  } = {},
 ): Promise<LostVerdict> {
-  const set = await openLogSet(files, { keys: options.keys, allowTornTail: options.allowTornTail });
+  const set = await openLogSet(files, { keys: options.keys, allowTornTail: options.allowTornTail, head: options.head });
   try {
     const explain = options.explain ?? false;
     const recording =

@@ -17,7 +17,7 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { startPeer } from '../../src/peer/start-peer.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { startRecorder } from '../../src/public/record.js';
-import { lostVerdict } from '../helpers/log-verdicts.js';
+import { lostVerdict } from '../helpers/verdicts.js';
 import { ok } from '../replay/session.js';
 
 type Json = Record<string, unknown>;

@@ -13,7 +13,7 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { type RunningPeer, startPeer } from '../../src/public/peer.js';
 import { generateReceiptKey } from '../../src/public/receipts.js';
 import { type Recorder, startRecorder } from '../../src/public/record.js';
-import { auditVerdict, lostVerdict } from '../helpers/log-verdicts.js';
+import { auditVerdict, lostVerdict } from '../helpers/verdicts.js';
 
 let dir = '';
 const open: (RunningPeer | Recorder)[] = [];
@@ -76,8 +76,8 @@ it('gives each row the rules that proved and ended its pause from the recording,
   const log = join(dir, 'session.receipts.jsonl');
   const before = await readFile(log);
   const audit = async (recording?: string): Promise<Map<string, Row>> => {
-    const r = await auditVerdict([log], [receiptKey], { recording });
-    expect(r.code, r.refusal ?? '').toBe(0);
+    const r = await auditVerdict([log], receiptKey, { recording });
+    expect(r.code, r.why ?? '').toBe(0);
     return new Map((r.rows as unknown as Row[]).map((row) => [row.taskId, row]));
   };
 

@@ -15,10 +15,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { startPeer } from '../../src/public/peer.js';
-import { generateReceiptKey } from '../../src/public/receipts.js';
+import { Keyring, generateReceiptKey } from '../../src/public/receipts.js';
 import { startRecorder } from '../../src/public/record.js';
 import { tokenHashOf } from '../../src/recording/resume-token.js';
-import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/log-verdicts.js';
+import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 
 let dir = '';
 const closers: (() => Promise<unknown>)[] = [];
@@ -100,7 +100,7 @@ describe('a resume through one replica that names its task alone', () => {
       }),
     ]);
 
-    const keys = [a.key, b.key];
+    const keys = new Keyring([a.key, b.key]);
     const ambiguity =
       `task ${task.id}: resumed (external_event) in ${b.receipts}:2 (seq 1), naming its task alone, ` +
       `with no time of the peer’s, may have ended any of 1 pauses: ${a.receipts}:2`;

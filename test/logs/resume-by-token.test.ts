@@ -18,7 +18,7 @@ import { startPeer } from '../../src/public/peer.js';
 import { generateReceiptKey } from '../../src/public/receipts.js';
 import { startRecorder } from '../../src/public/record.js';
 import { tokenHashOf } from '../../src/recording/resume-token.js';
-import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/log-verdicts.js';
+import { auditVerdict, lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
 
 let dir = '';
 const closers: (() => Promise<unknown>)[] = [];
@@ -104,17 +104,17 @@ describe('a ResumeTask carrying the token of a pause made out of band', () => {
     ]);
 
     // verify: the chain holds; the resume names a pause outside the log; P1 is open at the end.
-    const verified = await verifyVerdict([receipts], [key]);
+    const verified = await verifyVerdict([receipts], key);
     expect(verified.code).toBe(0);
     expect(verified.stdout).toContain(`1 resumption of suspensions outside this log: task ${task.id}`);
     // audit: P1 has no end, the resume is not credited to it.
-    const audit = await auditVerdict([receipts], [key]);
+    const audit = await auditVerdict([receipts], key);
     expect(audit.code).toBe(0);
     expect(audit.rows).toEqual([
       expect.objectContaining({ taskId: task.id, outcome: 'open', cause: null, closedBy: null }),
     ]);
     // lost: the recording never shows how P1 ended: it is reported, not paired with P2's resume.
-    for (const lost of [await lostVerdict([recording]), await lostVerdict([receipts], { keys: [key] })]) {
+    for (const lost of [await lostVerdict([recording]), await lostVerdict([receipts], { keys: key })]) {
       expect(lost.code).toBe(1);
       const listing = lost.json as unknown as { lost: Array<Record<string, unknown>> };
       expect(listing.lost).toEqual([expect.objectContaining({ taskId: task.id, reason: 'recording_ended' })]);

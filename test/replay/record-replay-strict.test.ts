@@ -12,8 +12,8 @@ import { sha256Prefixed } from '../../src/canonical/canonical-json.js';
 import { type ReceiptKey, generateReceiptKey } from '../../src/public/receipts.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
 import { TOOL_NAME } from '../../src/version.js';
-import { verifyVerdict } from '../helpers/log-verdicts.js';
-import { recordPauseSessionInProcess } from '../helpers/recorded-pause-session.js';
+import { verifyVerdict } from '../helpers/verdicts.js';
+import { recordPauseSessionHere } from '../helpers/in-process.js';
 import { replayReport } from '../helpers/run-report.js';
 import { type OtlpSpan, type OtlpTraceRequest, attributesOf, spansOf } from '../tracing/otlp-proto.js';
 
@@ -47,7 +47,7 @@ beforeAll(async () => {
   traces = join(dir, 'traces');
   key = generateReceiptKey({ kid: 'k-strict' });
   await writeFile(keyFile, JSON.stringify(key.keyFile()), { mode: 0o600 });
-  const recorded = await recordPauseSessionInProcess({ out: recording, key: keyFile, traces });
+  const recorded = await recordPauseSessionHere({ out: recording, key: keyFile, traces });
   // Nothing said: no warning, and a complete stop.
   expect(recorded.warnings).toEqual([]);
   expect(recorded.summary.complete).toBe(true);
@@ -71,7 +71,7 @@ describe('record --key, then run --strict', () => {
       log.filter((l) => l.type.endsWith('Receipt')).map((l) => `${l.type}${l.outcome ? ` ${l.outcome}` : ''}`),
     ).toEqual(['SuspensionReceipt', 'ResumptionReceipt rejected', 'ResumptionReceipt resumed', 'SuspensionReceipt']);
     expect(log.at(-1)).toMatchObject({ type: 'Checkpoint' });
-    const verified = await verifyVerdict([receipts], [key]);
+    const verified = await verifyVerdict([receipts], key);
     expect(verified.stdout).toContain('ok: 4 receipts');
     expect(verified.code).toBe(0);
   });

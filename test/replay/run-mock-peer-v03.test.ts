@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import { startPeer } from '../../src/public/peer.js';
 import { startRecorder } from '../../src/public/record.js';
-import { startMock } from '../helpers/mock-server.js';
+import { startMock } from '../helpers/mock-in-process.js';
 import { replayReport } from '../helpers/run-report.js';
 
 const KEY = fileURLToPath(new URL('../../golden/test-key.json', import.meta.url));

@@ -21,7 +21,7 @@ import {
   startSdkPausePeer,
 } from '../fixtures/sdk-pause-peer.js';
 import { bearer } from '../helpers/jwt.js';
-import { auditVerdict, lostVerdict } from '../helpers/log-verdicts.js';
+import { auditVerdict, lostVerdict } from '../helpers/verdicts.js';
 
 let dir = '';
 let peer: SdkPausePeer | undefined;
@@ -311,7 +311,7 @@ describe('the SDK peer through record --key', () => {
     const lost = await lostVerdict([recording]);
     expect(lost.json).toMatchObject({ lost: [], complete: true, read: true, understood: true });
     expect(lost.code).toBe(0);
-    const audit = await auditVerdict([recording.replace(/\.jsonl$/, '.receipts.jsonl')], [key]);
+    const audit = await auditVerdict([recording.replace(/\.jsonl$/, '.receipts.jsonl')], key);
     const rows = audit.rows as unknown as { taskId: string; outcome: string; rejectedAttempts: number }[];
     expect(rows.map((r) => [r.taskId, r.outcome, r.rejectedAttempts])).toEqual([
       [ids[0], 'resumed', 0],
