@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { loadKeyring } from '../../src/public/receipts.js';
 import { ROOT, runCli } from '../helpers/cli.js';
-import { lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
+import { lostVerdict, verifyVerdict, expectNoLostInRecording } from '../helpers/verdicts.js';
 
 const GOLDEN = join(ROOT, 'golden/agent-self-park-on-event/recording.jsonl');
 /** Line 9 of the golden recording: the stream event that shows the task PAUSED (seq 8). */
@@ -40,6 +40,8 @@ async function withPausedEvent(change: (entry: Record<string, unknown>) => Recor
 it('finds the golden recording clean', async () => {
   const lost = await lostVerdict([GOLDEN]);
   expect(lost.json).toMatchObject({ lost: [], complete: true });
+  // What makes `lost` print exactly `no lost pauses in FILE (recording)`.
+  expectNoLostInRecording(lost.found);
   expect(lost.code).toBe(0);
 });
 

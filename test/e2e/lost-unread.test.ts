@@ -20,7 +20,7 @@ import { startRecorder } from '../../src/public/record.js';
 import { recordingSection } from '../../src/report/build-report.js';
 import { runCli } from '../helpers/cli.js';
 import { type CliProcess, startRecordProcess, stopProcess } from '../helpers/cli-process.js';
-import { lostVerdict, verifyVerdict } from '../helpers/verdicts.js';
+import { lostVerdict, verifyVerdict, expectNoLostInRecording } from '../helpers/verdicts.js';
 
 let dir = '';
 const processes: CliProcess[] = [];
@@ -177,6 +177,8 @@ describe('lost on what the observer could not read of the peer', () => {
     const lost = await lostVerdict([out]);
     expect(lost.code, JSON.stringify(lost.json)).toBe(0);
     expect(lost.json).toMatchObject({ read: true, lost: [] });
+    // What makes `lost` print exactly `no lost pauses in FILE (recording)`.
+    expectNoLostInRecording(lost.found);
     expect(JSON.stringify(lost.json)).not.toContain('unread-call');
     const verified = await verifyVerdict([log], key, { checks: { recording: out } });
     expect(verified.code, verified.stdout).toBe(0);

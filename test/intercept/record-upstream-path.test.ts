@@ -17,7 +17,7 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { startPeer } from '../../src/peer/start-peer.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { startRecorder } from '../../src/public/record.js';
-import { lostVerdict } from '../helpers/verdicts.js';
+import { lostVerdict, expectNoLostInRecording } from '../helpers/verdicts.js';
 import { ok } from '../replay/session.js';
 
 type Json = Record<string, unknown>;
@@ -95,6 +95,8 @@ it('forwards under the base path and receipts the pause and resume the peer moun
   const lost = await lostVerdict([out]);
   expect(lost.code, JSON.stringify(lost.json)).toBe(0);
   expect(lost.json).toMatchObject({ lost: [], complete: true, read: true, understood: true });
+  // What makes `lost` print exactly `no lost pauses in FILE (recording)`.
+  expectNoLostInRecording(lost.found);
 });
 
 const ROUTE_BASE =

@@ -21,7 +21,7 @@ import {
   startSdkPausePeer,
 } from '../fixtures/sdk-pause-peer.js';
 import { bearer } from '../helpers/jwt.js';
-import { auditVerdict, lostVerdict } from '../helpers/verdicts.js';
+import { auditVerdict, lostVerdict, expectNoLostInRecording } from '../helpers/verdicts.js';
 
 let dir = '';
 let peer: SdkPausePeer | undefined;
@@ -310,6 +310,8 @@ describe('the SDK peer through record --key', () => {
 
     const lost = await lostVerdict([recording]);
     expect(lost.json).toMatchObject({ lost: [], complete: true, read: true, understood: true });
+    // What makes `lost` print exactly `no lost pauses in FILE (recording)`.
+    expectNoLostInRecording(lost.found);
     expect(lost.code).toBe(0);
     const audit = await auditVerdict([recording.replace(/\.jsonl$/, '.receipts.jsonl')], key);
     const rows = audit.rows as unknown as { taskId: string; outcome: string; rejectedAttempts: number }[];
