@@ -9,7 +9,8 @@
  *   once, recorded as an `error` entry marked incomplete, and what `lost` lists of the recording
  *   (`lostPauses`) has it INCOMPLETE naming the line, seq and why, exit 1; likewise an answer or
  *   event over `maxObservedBytes`, recorded as its head with the whole body's length and hash.
- * What `verify`, `lost` and `run` conclude is the calls they make (test/helpers/verdicts.ts, test/helpers/run-report.ts).
+ * What `verify`, `lost` and `run` conclude is the calls they make (test/helpers/verdicts.ts,
+ * test/helpers/run-report.ts).
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
