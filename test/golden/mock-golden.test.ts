@@ -14,11 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { A2aTestClient } from '../../scripts/golden/a2a-client.js';
 import { SCENARIOS } from '../../scripts/golden/scenarios.js';
 import { EXIT_CODES } from '../../src/public/core.js';
-import { readRecording } from '../../src/public/intercept.js';
-import { type MockSource, REPLAY_MAX_BODY_DEPTH, type RunningMock, startMockServer } from '../../src/public/mock.js';
 import { type Keyring, diffReceiptLogs, loadKeyring, readReceiptLogLines } from '../../src/public/receipts.js';
 import { startRecorder } from '../../src/public/record.js';
 import { renderRecordingText, replayRecordings } from '../../src/public/replay.js';
+import { startMock, stopMock } from '../helpers/mock-in-process.js';
 import { GOLDEN, GOLDEN_KEY, goldenScenarioDirs } from './golden-receipts.js';
 
 const KEY = GOLDEN_KEY;
@@ -33,22 +32,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
-
-/** `mock FILE...`: each file read as `mock` reads it, served on a free loopback port. */
-async function startMock(files: readonly string[]): Promise<RunningMock> {
-  const sources: MockSource[] = [];
-  for (const file of files)
-    sources.push({ source: file, recording: await readRecording(file, { maxBodyDepth: REPLAY_MAX_BODY_DEPTH }) });
-  return startMockServer(sources, { host: '127.0.0.1', port: 0, noise: {}, ignore: [] });
-}
-
-/** Stops the mock and lists what `mock --expect-all` would exit 1 for: recorded exchanges never requested. */
-async function unrequestedAtStop(mock: RunningMock): Promise<string[]> {
-  await mock.close();
-  return mock
-    .report()
-    .recordings.flatMap((r) => r.unrequested.map((e) => `${e.recording} seq ${e.seq} (xid ${e.xid}) ${e.method}`));
-}
 
 describe('the mock over the golden corpus', () => {
   it('holds every golden scenario', () => {
@@ -73,7 +56,7 @@ describe('the mock over the golden corpus', () => {
     } finally {
       // Stopped either way; what it left unrequested is checked only after both replays passed, so
       // a failing replay is reported as itself rather than as the exchanges it left unrequested.
-      const unrequested = await unrequestedAtStop(mock);
+      const unrequested = (await stopMock(mock)).unrequested;
       if (passed) expect(unrequested).toEqual([]);
     }
   });
@@ -93,7 +76,7 @@ describe('the mock over the golden corpus', () => {
         client.close();
         // `record` exits 0 when every line was written, 3 when not.
         expect((await recorder.close()).complete, warnings.join('\n')).toBe(true);
-        expect(await unrequestedAtStop(mock)).toEqual([]);
+        expect((await stopMock(mock)).unrequested).toEqual([]);
       }
       const golden = await readReceiptLogLines(join(GOLDEN, name, 'recording.receipts.jsonl'));
       const live = await readReceiptLogLines(join(scratch, `${name}.receipts.jsonl`));

@@ -48,16 +48,13 @@ export async function replayReport(
   const { key, json, junit, html, ...rest } = options;
   const keyring = key === undefined ? rest.keyring : (await loadKeyring({ keys: [key], env: {} })).keyring;
   const warnings: string[] = [];
-  const summary = await replayRecordings(
-    recordings.filter((f) => !f.endsWith('.receipts.jsonl')),
-    {
-      noise: {},
-      ignore: [],
-      warn: (line) => warnings.push(line),
-      ...rest,
-      ...(keyring ? { keyring } : {}),
-    },
-  );
+  const summary = await replayRecordings(recordings, {
+    noise: {},
+    ignore: [],
+    warn: (line) => warnings.push(line),
+    ...rest,
+    ...(keyring ? { keyring } : {}),
+  });
   let stdout = '';
   if (json) stdout = `${renderJson(summary)}\n`;
   else {

@@ -7,8 +7,7 @@
  * reported as an infrastructure failure. A live peer whose answer nests deeper makes the replay
  * drift, saying so. In-process through the public entries: `startPeer`, `startRecorder` (what
  * `record` starts), `replayRecordings` as `run` calls it (test/helpers/run-report.ts), and the
- * mock as `mock` reads and serves recordings (`readRecording` with REPLAY_MAX_BODY_DEPTH,
- * `startMockServer`).
+ * mock as `mock` reads and serves recordings (test/helpers/mock-in-process.ts).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -17,10 +16,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { REPLAY_MAX_BODY_DEPTH } from '../../src/recording/format.js';
 import { readRecording } from '../../src/recording/recording-reader.js';
-import { readRecording as readForMock } from '../../src/public/intercept.js';
-import { type RunningMock, startMockServer } from '../../src/public/mock.js';
 import { startPeer } from '../../src/public/peer.js';
 import { startRecorder } from '../../src/public/record.js';
+import { startMock } from '../helpers/mock-in-process.js';
 import { answerJson, startPeerVariant } from '../helpers/peer-variant.js';
 import { replayReport } from '../helpers/run-report.js';
 import { callerPauseSession, ok } from './session.js';
@@ -70,12 +68,6 @@ async function recordDeep(name: string, depth: number): Promise<{ recording: str
   }
 }
 
-/** `mock FILE`: the recording read as `mock` reads it, served on a free loopback port. */
-async function startMock(file: string): Promise<RunningMock> {
-  const recording = await readForMock(file, { maxBodyDepth: REPLAY_MAX_BODY_DEPTH });
-  return startMockServer([{ source: file, recording }], { host: '127.0.0.1', port: 0, noise: {}, ignore: [] });
-}
-
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'run-deep-'));
   keyFile = join(dir, 'key.json');
@@ -108,7 +100,7 @@ describe('bodies nested deep, recorded and replayed', () => {
     expect(replay.stdout).toMatch(/^PASS /m);
     expect(replay.code).toBe(0);
     // Served as recorded, and (`mock --expect-all` exits 0 for it) nothing recorded left unrequested.
-    const mock = await startMock(recording);
+    const mock = await startMock([recording]);
     try {
       const served = await sendDeep(mock.url, 100_000);
       expect(served.text).toBe(text);
@@ -132,7 +124,7 @@ describe('bodies nested deep, recorded and replayed', () => {
     expect(replay.stdout).toMatch(/^INVALID /m);
     expect(replay.code).toBe(2);
     // `mock` reads its recordings so before it serves: it refuses this one, naming the line.
-    await expect(startMock(recording)).rejects.toThrow(
+    await expect(startMock([recording])).rejects.toThrow(
       `${recording}:4: the entry's body nests deeper than ${REPLAY_MAX_BODY_DEPTH}`,
     );
   });
