@@ -3,7 +3,7 @@
  * What every command shares: reading input, exit codes, one-line failures, waiting to be stopped.
  */
 import { readFile } from 'node:fs/promises';
-import { A2aReplayError, EXIT_CODES, printable } from '../src/public/core.js';
+import { A2aReplayError, EXIT_CODES, isInfrastructureError, printable } from '../src/public/core.js';
 
 /** Exit codes shared by all commands (docs/design.md §8, §9). */
 /** The one exit-code table (src/errors.ts), under the name the commands use. */
@@ -65,12 +65,7 @@ export function reportFailure(error: unknown): number {
   }
   if (error instanceof A2aReplayError) {
     process.stderr.write(`a2a-replay: ${printableLines(error.message)}\n`);
-    const infra =
-      error.code === 'PEER_UNREACHABLE' ||
-      error.code === 'PEER_CRASHED' ||
-      error.code === 'DEADLINE_EXCEEDED' ||
-      error.code === 'IO_FAILED';
-    return infra ? EXIT.infrastructure : EXIT.usage;
+    return isInfrastructureError(error) ? EXIT.infrastructure : EXIT.usage;
   }
   const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
   process.stderr.write(`a2a-replay: internal error: ${message}\n`);

@@ -57,3 +57,16 @@ export function describeError(error: unknown): string {
  * SIGTERM, its report partial (as a shell reports a command ended by Ctrl-C).
  */
 export const EXIT_CODES = { ok: 0, drift: 1, usage: 2, infrastructure: 3, stopped: 130 } as const;
+
+/** The codes of a failure outside the input: the peer or the disk, not what the user gave (exit 3). */
+const INFRASTRUCTURE: ReadonlySet<A2aReplayErrorCode> = new Set([
+  'PEER_UNREACHABLE',
+  'PEER_CRASHED',
+  'DEADLINE_EXCEEDED',
+  'IO_FAILED',
+]);
+
+/** Whether `error` is an infrastructure failure (exit 3) rather than bad input (exit 2). */
+export function isInfrastructureError(error: A2aReplayError): boolean {
+  return INFRASTRUCTURE.has(error.code);
+}

@@ -5,7 +5,14 @@
  * sources, canonical JSON and strict JSON parsing, text made safe to print to a terminal, and
  * output files created afresh, never through a link, with mode 0600 (docs/design.md §9).
  */
-export { A2aReplayError, type A2aReplayErrorCode, EXIT_CODES, describeError, errorMessage } from '../errors.js';
+export {
+  A2aReplayError,
+  type A2aReplayErrorCode,
+  EXIT_CODES,
+  describeError,
+  errorMessage,
+  isInfrastructureError,
+} from '../errors.js';
 export { type Clock, ManualClock, systemClock, isoAt } from '../clock.js';
 export { type IdSource, CounterIdSource, randomIdSource } from '../ids.js';
 export { VERSION, TOOL_NAME } from '../version.js';

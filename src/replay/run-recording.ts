@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { type Clock, systemClock } from '../clock.js';
 import type { JsonValue } from '../canonical/canonical-json.js';
-import { A2aReplayError, errorMessage } from '../errors.js';
+import { A2aReplayError, errorMessage, isInfrastructureError } from '../errors.js';
 import { fetchAgentCard } from '../http/agent-card-fetch.js';
 import { writeOutputFile } from '../output-file.js';
 import { referencePeerSettingsOf } from '../peer/agent-card.js';
@@ -214,10 +214,9 @@ export async function readGoldenLines(path: string): Promise<string[] | undefine
 /** The result of a failure: infrastructure or malformed input, as the error says. */
 export function failed(result: RecordingResult, error: unknown): RecordingResult {
   if (error instanceof A2aReplayError) {
-    const infra = ['PEER_UNREACHABLE', 'PEER_CRASHED', 'DEADLINE_EXCEEDED', 'IO_FAILED'].includes(error.code);
     return {
       ...result,
-      outcome: infra ? 'infrastructure' : 'malformed',
+      outcome: isInfrastructureError(error) ? 'infrastructure' : 'malformed',
       error: { code: error.code, message: error.message },
     };
   }

@@ -7,7 +7,7 @@
  * log set opened here is closed before the call returns.
  */
 import { expect } from 'vitest';
-import { A2aReplayError, printable } from '../../src/public/core.js';
+import { A2aReplayError, isInfrastructureError, printable } from '../../src/public/core.js';
 import {
   type AuditEntry,
   type FleetAuditEntry,
@@ -64,8 +64,7 @@ export interface Refusal {
 function refusal(error: unknown, asInvalid: readonly string[] = []): Refusal {
   if (!(error instanceof A2aReplayError)) throw error;
   if (asInvalid.includes(error.code)) return { code: 1, error: error.message };
-  const infra = ['PEER_UNREACHABLE', 'PEER_CRASHED', 'DEADLINE_EXCEEDED', 'IO_FAILED'].includes(error.code);
-  return { code: infra ? 3 : 2, error: error.message };
+  return { code: isInfrastructureError(error) ? 3 : 2, error: error.message };
 }
 
 /** The keyring `--key FILE...` loads (cli/options.ts `keyringFromFiles`): a key or public key per file. */
