@@ -9,11 +9,13 @@
  * The GET goes through `node:http`/`node:https`, not `fetch`: loading `fetch` (undici) cost every
  * `record` and `run` process more CPU at start-up than the rest of this call (design §2,
  * "Start-up"). It behaves as `fetch` did here: redirects are followed (at most
- * {@link MAX_REDIRECTS}; credentials are not sent to another origin), a non-2xx answer or a body
- * that is not JSON is no card, and the deadline covers the whole exchange.
+ * {@link MAX_REDIRECTS}; credentials are not sent to another origin), a body a server compressed
+ * unasked is decoded, a non-2xx answer or a body that is not JSON is no card, and the deadline
+ * covers the whole exchange.
  */
 import { type IncomingMessage, request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 import type { JsonValue } from '../canonical/canonical-json.js';
 import { AGENT_CARD_PATH } from '../protocol/types.js';
 
@@ -60,7 +62,7 @@ export async function fetchAgentCard(
         res.resume();
         return undefined;
       }
-      return JSON.parse(await bodyText(res)) as JsonValue;
+      return JSON.parse(decoded(await body(res), res.headers['content-encoding'])) as JsonValue;
     }
     return undefined;
   } catch {
@@ -85,14 +87,27 @@ function get(
   });
 }
 
-function bodyText(res: IncomingMessage): Promise<string> {
+function body(res: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     res.on('data', (chunk: Buffer) => chunks.push(chunk));
-    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('end', () => resolve(Buffer.concat(chunks)));
     res.on('error', reject);
     res.on('close', () => {
       if (!res.complete) reject(new Error('the agent card was cut short'));
     });
   });
+}
+
+/**
+ * The body's text under its `Content-Encoding`. None is asked for, but a server may compress
+ * anyway, and `fetch` read such a card: gzip, deflate and br are decoded; another coding throws.
+ */
+function decoded(bytes: Buffer, encoding: string | undefined): string {
+  const coding = (encoding ?? 'identity').trim().toLowerCase();
+  if (coding === 'identity' || coding === '') return bytes.toString('utf8');
+  if (coding === 'gzip' || coding === 'x-gzip') return gunzipSync(bytes).toString('utf8');
+  if (coding === 'deflate') return inflateSync(bytes).toString('utf8');
+  if (coding === 'br') return brotliDecompressSync(bytes).toString('utf8');
+  throw new Error(`the agent card is in an encoding not read: ${coding}`);
 }

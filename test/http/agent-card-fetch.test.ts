@@ -6,6 +6,7 @@
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterEach, expect, it } from 'vitest';
 import { MAX_REDIRECTS, fetchAgentCard } from '../../src/http/agent-card-fetch.js';
 import { startPeer } from '../../src/public/peer.js';
@@ -109,4 +110,21 @@ it('gives no card when no answer comes before the deadline, or nothing listens',
   const server = servers.pop() as Server;
   await new Promise((resolve) => server.close(resolve));
   expect(await fetchAgentCard(gone)).toBeUndefined();
+});
+
+it('reads a card a server compressed unasked (gzip, deflate, br), and none in a coding it cannot read', async () => {
+  const text = Buffer.from(JSON.stringify(card));
+  const coded: Record<string, Buffer> = {
+    gzip: gzipSync(text),
+    deflate: deflateSync(text),
+    br: brotliCompressSync(text),
+    zstd: text,
+  };
+  const base = await serve((req, res) => {
+    const coding = req.url!.split('/')[1]!;
+    res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding }).end(coded[coding]);
+  });
+  for (const coding of ['gzip', 'deflate', 'br'])
+    expect(await fetchAgentCard(`${base}/${coding}`), coding).toEqual(card);
+  expect(await fetchAgentCard(`${base}/zstd`)).toBeUndefined();
 });
