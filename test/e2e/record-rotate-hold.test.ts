@@ -176,6 +176,9 @@ describe('an acknowledgement across a rotation waits for the syncs of the files 
             fsync,
             '--rotate-bytes',
             '1',
+            // The stream's task never ends (the clock stands still): the stop cuts it, with no grace.
+            '--grace-ms',
+            '0',
           ],
           gate.env,
         );

@@ -113,7 +113,9 @@ describe('an acknowledgement waits for the sync that covers its receipt', () => 
         const here = await installSyncGateHere(gate);
         let recorder: TestRecorder | undefined;
         try {
-          recorder = await startTestRecorder({ upstream: peer.url, out, key: keyFile, fsync });
+          // The stream's task never ends (the clock stands still): the stop cuts it, with no grace.
+          // The streams' tasks never end (the clock stands still): the stop cuts them, with no grace.
+          recorder = await startTestRecorder({ upstream: peer.url, out, key: keyFile, fsync, graceMs: 0 });
           const client =
             binding === 'GRPC' ? new GrpcTestClient(recorder.url) : new A2aTestClient(recorder.url, undefined, binding);
           const stream = client.stream('SendStreamingMessage', userMessage('work:3', 'm-1'));
@@ -188,7 +190,8 @@ describe('an acknowledgement waits for the sync that covers its receipt', () => 
       const here = await installSyncGateHere(gate);
       let recorder: TestRecorder | undefined;
       try {
-        recorder = await startTestRecorder({ upstream: peer.url, out, key: keyFile, fsync });
+        // The streams' tasks never end (the clock stands still): the stop cuts them, with no grace.
+        recorder = await startTestRecorder({ upstream: peer.url, out, key: keyFile, fsync, graceMs: 0 });
         const client = new A2aTestClient(recorder.url);
         const streams = ['a', 'b'].map((m) => client.stream('SendStreamingMessage', userMessage('work:3', m)));
         const [a, b] = await Promise.all(

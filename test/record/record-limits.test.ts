@@ -8,7 +8,7 @@
  * recorder's own answers are HTTP+JSON errors on a route of that binding, JSON-RPC elsewhere.
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { type Server, type ServerResponse, createServer } from 'node:http';
+import { type RequestListener, type Server, type ServerResponse, createServer } from 'node:http';
 import { type Socket, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,9 +37,19 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** An upstream on 127.0.0.1 run by `handler`. */
-async function upstream(handler: Parameters<typeof createServer>[1]): Promise<string> {
-  const server = createServer(handler);
+/**
+ * An upstream on 127.0.0.1 run by `handler`. It has no agent card (404) unless `card` says the
+ * handler serves it: the recorder reads the card at its start, and a handler that never answers
+ * would hold that start for the card fetch's time-out.
+ */
+async function upstream(handler: RequestListener, { card = false } = {}): Promise<string> {
+  const server = createServer((req, res) => {
+    if (!card && req.url === '/.well-known/agent-card.json') {
+      res.writeHead(404).end();
+      return;
+    }
+    handler(req, res);
+  });
   servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const address = server.address() as { port: number };
@@ -77,11 +87,14 @@ describe('the upstream card', () => {
       supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
     });
     const answer = (url: string | null) =>
-      upstream((req, res) => {
-        req.resume();
-        res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify(card(url ?? `http://${req.headers.host ?? ''}/`)));
-      });
+      upstream(
+        (req, res) => {
+          req.resume();
+          res.setHeader('content-type', 'application/json');
+          res.end(JSON.stringify(card(url ?? `http://${req.headers.host ?? ''}/`)));
+        },
+        { card: true },
+      );
     const publicUrl = 'https://agent.example.com/a2a';
     const behind = await record(await answer(publicUrl));
     expect(behind.proc.warnings.join('\n')).toContain(
@@ -151,7 +164,8 @@ describe('maxConnections', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.write('data: {}\n\n');
     });
-    const { proc, out, url } = await record(peer, { maxConnections: 2 });
+    // The upstream's streams never end: the stop cuts them, with no grace.
+    const { proc, out, url } = await record(peer, { maxConnections: 2, graceMs: 0 });
     const held: Socket[] = [];
     for (let i = 0; i < 2; i++) {
       held.push(
@@ -197,7 +211,9 @@ describe('maxConnections', () => {
     expect(bodyOf(over).error.message).toMatch(/at most 3 connections/);
     // The recorder closes each silent connection after the headers time-out; then there is room.
     await Promise.all(silent.map((s) => s.closed));
-    expect(await raw(url, request)).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    // Connection: close, so the answer ends with its socket, not at the keep-alive time-out.
+    const last = request.replace('Host: r\r\n', 'Host: r\r\nConnection: close\r\n');
+    expect(await raw(url, last)).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
   });
 });
 
@@ -248,7 +264,8 @@ describe('maxConnections counts gRPC connections', () => {
 
   it('refuses a gRPC call on a connection past the cap with UNAVAILABLE saying so, and records it', async () => {
     const peer = await upstream(sse);
-    const { proc, out, url } = await record(peer, { maxConnections: 1, grpcUpstream: '127.0.0.1:1' });
+    // The upstream's stream never ends: the stop cuts it, with no grace.
+    const { proc, out, url } = await record(peer, { maxConnections: 1, grpcUpstream: '127.0.0.1:1', graceMs: 0 });
     const held = await holdConnection(url);
     const refused = await grpcCall(grpcClient(url), GET_TASK, getTask);
     held.destroy();

@@ -84,6 +84,8 @@ async function recordSession(out: string, options: Partial<RecorderOptions>): Pr
       out,
       key: keyFile,
       fsync: 'always',
+      // The streamed task's stream, left by its client, never ends (the clock stands still): no grace.
+      graceMs: 0,
       warn: () => undefined,
       ...options,
     });
