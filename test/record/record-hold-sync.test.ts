@@ -114,7 +114,6 @@ describe('an acknowledgement waits for the sync that covers its receipt', () => 
         let recorder: TestRecorder | undefined;
         try {
           // The stream's task never ends (the clock stands still): the stop cuts it, with no grace.
-          // The streams' tasks never end (the clock stands still): the stop cuts them, with no grace.
           recorder = await startTestRecorder({ upstream: peer.url, out, key: keyFile, fsync, graceMs: 0 });
           const client =
             binding === 'GRPC' ? new GrpcTestClient(recorder.url) : new A2aTestClient(recorder.url, undefined, binding);
