@@ -5,12 +5,13 @@
  * against another real-time peer, which the replay cannot move: the requests keep their recorded
  * spacing, and a poll loop is read until the peer shows the state it ended in. Bounds are the
  * loop's (4× its recorded duration, at least 1 s); no test waits on a guess. `run`'s own refusal
- * of a `--pace` it cannot use runs the built CLI.
+ * of a `--pace` it cannot use runs the built CLI. The tests wait on the wall clock, not the CPU,
+ * so they run at once, each with its own peers and directory.
  */
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { type RunningPeer, startPeer } from '../../src/public/peer.js';
@@ -20,50 +21,60 @@ import { parsePace } from '../../src/public/replay.js';
 import { replayReport } from '../helpers/run-report.js';
 import { ok, pollingSession } from '../replay/session.js';
 
-let dir = '';
-const servers: RunningPeer[] = [];
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'run-live-time-'));
-});
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-  await rm(dir, { recursive: true, force: true });
-});
+/**
+ * What one test made: its directory and the peers it started, removed and stopped after it. The
+ * tests of this file wait on the wall clock, so they run at once (`describe.concurrent`), each in
+ * its own scratch.
+ */
+interface Scratch {
+  dir: string;
+  peers: RunningPeer[];
+}
+
+async function inScratch(body: (s: Scratch) => Promise<void>): Promise<void> {
+  const s: Scratch = { dir: await mkdtemp(join(tmpdir(), 'run-live-time-')), peers: [] };
+  try {
+    await body(s);
+  } finally {
+    for (const peer of s.peers.splice(0)) await peer.close();
+    await rm(s.dir, { recursive: true, force: true });
+  }
+}
 
 /** A real-time reference peer of `stepMs`, stopped after the test. */
-async function realTimePeer(stepMs: number): Promise<RunningPeer> {
+async function realTimePeer(s: Scratch, stepMs: number): Promise<RunningPeer> {
   const peer = await startPeer({ stepMs });
-  servers.push(peer);
+  s.peers.push(peer);
   return peer;
 }
 
 /** Records `session` against a real-time peer of `stepMs`; returns the recording and key files. */
 async function recordAgainst(
+  s: Scratch,
   stepMs: number,
   session: (url: string) => Promise<void>,
 ): Promise<{ out: string; key: string }> {
-  const key = join(dir, 'key.json');
+  const key = join(s.dir, 'key.json');
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'live-time' }).keyFile()), { mode: 0o600 });
-  const peer = await realTimePeer(stepMs);
-  const out = join(dir, 'session.jsonl');
+  const peer = await startPeer({ stepMs });
+  const out = join(s.dir, 'session.jsonl');
   const recorder = await startRecorder({ upstream: peer.url, out, key, warn: () => undefined });
   try {
     await session(recorder.url);
   } finally {
     await recorder.close();
-    servers.splice(servers.indexOf(peer), 1);
     await peer.close();
   }
   return { out, key };
 }
 
 /** `count` copies of a recording, each with its golden receipts. */
-async function copies(out: string, count: number): Promise<string[]> {
+async function copies(s: Scratch, out: string, count: number): Promise<string[]> {
   const files: string[] = [];
   for (let i = 0; i < count; i++) {
-    const copy = join(dir, `copy-${i}.jsonl`);
+    const copy = join(s.dir, `copy-${i}.jsonl`);
     await copyFile(out, copy);
-    await copyFile(out.replace(/\.jsonl$/, '.receipts.jsonl'), join(dir, `copy-${i}.receipts.jsonl`));
+    await copyFile(out.replace(/\.jsonl$/, '.receipts.jsonl'), join(s.dir, `copy-${i}.receipts.jsonl`));
     files.push(copy);
   }
   return files;
@@ -73,61 +84,67 @@ function verdicts(stdout: string): string[] {
   return stdout.split('\n').filter((line) => /^(PASS|DRIFT|FAIL|ERROR|INVALID)\b/.test(line));
 }
 
-describe('a polled session of a real-time reference peer, replayed against a live real-time peer', () => {
+describe.concurrent('a polled session of a real-time reference peer, replayed against a live real-time peer', () => {
   for (const [stepMs, pollMs] of [
     [100, 100],
     [60, 25],
     [200, 70],
   ] as const) {
-    it(`replays with no flags, 10 times in a row: PASS (--step-ms ${stepMs}, GetTask every ${pollMs} ms)`, async () => {
-      const { out, key } = await recordAgainst(stepMs, (url) => pollingSession(url, pollMs));
-      const text = await readFile(out, 'utf8');
-      expect(text.match(/"method":"GetTask"/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
-      expect(text).toContain('"method":"PauseTask"');
-      const live = await realTimePeer(stepMs);
-      const replayed = await replayReport(await copies(out, 10), { peer: live.url, key });
-      expect(replayed.stdout, replayed.stdout).not.toMatch(/^DRIFT/m);
-      expect(verdicts(replayed.stdout)).toHaveLength(10);
-      expect(verdicts(replayed.stdout).every((line) => line.startsWith('PASS '))).toBe(true);
-      expect(replayed.code).toBe(0);
-    });
+    it(`replays with no flags, 10 times in a row: PASS (--step-ms ${stepMs}, GetTask every ${pollMs} ms)`, ({
+      expect,
+    }) =>
+      inScratch(async (s) => {
+        const { out, key } = await recordAgainst(s, stepMs, (url) => pollingSession(url, pollMs));
+        const text = await readFile(out, 'utf8');
+        expect(text.match(/"method":"GetTask"/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
+        expect(text).toContain('"method":"PauseTask"');
+        const live = await realTimePeer(s, stepMs);
+        const replayed = await replayReport(await copies(s, out, 10), { peer: live.url, key });
+        expect(replayed.stdout, replayed.stdout).not.toMatch(/^DRIFT/m);
+        expect(verdicts(replayed.stdout)).toHaveLength(10);
+        expect(verdicts(replayed.stdout).every((line) => line.startsWith('PASS '))).toBe(true);
+        expect(replayed.code).toBe(0);
+      }));
   }
 });
 
-describe('a poll loop that ends in another state on replay', () => {
-  it('is timing drift, with the recorded and replayed durations, in text, JSON, JUnit and HTML', async () => {
-    const { out, key } = await recordAgainst(60, (url) => pollingSession(url, 25));
-    // The same session against a peer 50 times slower: the first loop's bound passes first.
-    const slow = await realTimePeer(3000);
-    const junit = join(dir, 'run.xml');
-    const html = join(dir, 'run.html');
-    const replayed = await replayReport([out], { peer: slow.url, key, junit, html });
-    expect(replayed.code, replayed.stdout).toBe(1);
-    const line = new RegExp(
-      String.raw`GetTask response \[task:[^\]]+\]: timing drift: the poll loop \(\d+ reads?\) ` +
-        String.raw`ended in WORKING, 0 artifacts after (\d+) ms; recorded: WORKING, (\d) artifacts after (\d+) ms`,
-    );
-    const m = line.exec(replayed.stdout);
-    expect(m, replayed.stdout).not.toBeNull();
-    // The bound (at least 1 s of wall time) passed; the recorded loop was shorter.
-    expect(Number(m![1])).toBeGreaterThanOrEqual(1000);
-    expect(Number(m![2])).toBeGreaterThanOrEqual(2);
-    expect(Number(m![3])).toBeLessThan(Number(m![1]));
-    expect(replayed.stdout).toMatch(/^ {2}likely cause: timing: \d+ poll loops? ended in another state than recorded/m);
-    // Said as timing, not as the artifacts the live answer lacks.
-    expect(replayed.stdout).not.toMatch(/GetTask response[^\n]*content: .*removed/);
-    expect(await readFile(junit, 'utf8')).toMatch(/timing drift: the poll loop/);
-    expect(await readFile(html, 'utf8')).toMatch(/timing drift: the poll loop/);
+describe.concurrent('a poll loop that ends in another state on replay', () => {
+  it('is timing drift, with the recorded and replayed durations, in text, JSON, JUnit and HTML', ({ expect }) =>
+    inScratch(async (s) => {
+      const { out, key } = await recordAgainst(s, 60, (url) => pollingSession(url, 25));
+      // The same session against a peer 50 times slower: the first loop's bound passes first.
+      const slow = await realTimePeer(s, 3000);
+      const junit = join(s.dir, 'run.xml');
+      const html = join(s.dir, 'run.html');
+      const replayed = await replayReport([out], { peer: slow.url, key, junit, html });
+      expect(replayed.code, replayed.stdout).toBe(1);
+      const line = new RegExp(
+        String.raw`GetTask response \[task:[^\]]+\]: timing drift: the poll loop \(\d+ reads?\) ` +
+          String.raw`ended in WORKING, 0 artifacts after (\d+) ms; recorded: WORKING, (\d) artifacts after (\d+) ms`,
+      );
+      const m = line.exec(replayed.stdout);
+      expect(m, replayed.stdout).not.toBeNull();
+      // The bound (at least 1 s of wall time) passed; the recorded loop was shorter.
+      expect(Number(m![1])).toBeGreaterThanOrEqual(1000);
+      expect(Number(m![2])).toBeGreaterThanOrEqual(2);
+      expect(Number(m![3])).toBeLessThan(Number(m![1]));
+      expect(replayed.stdout).toMatch(
+        /^ {2}likely cause: timing: \d+ poll loops? ended in another state than recorded/m,
+      );
+      // Said as timing, not as the artifacts the live answer lacks.
+      expect(replayed.stdout).not.toMatch(/GetTask response[^\n]*content: .*removed/);
+      expect(await readFile(junit, 'utf8')).toMatch(/timing drift: the poll loop/);
+      expect(await readFile(html, 'utf8')).toMatch(/timing drift: the poll loop/);
 
-    const json = await replayReport([out], { peer: slow.url, key, json: true });
-    const summary = JSON.parse(json.stdout) as { results: { drift: Record<string, unknown>[] }[] };
-    const timing = summary.results[0]!.drift.filter((d) => d.type === 'timing');
-    expect(timing.length).toBeGreaterThanOrEqual(1);
-    expect(timing[0]!.clock).toBe('wall');
-    expect(timing[0]!.expectedState).toMatch(/^WORKING, \d artifacts$/);
-    expect(timing[0]!.replayedMs as number).toBeGreaterThanOrEqual(1000);
-    expect(timing[0]!.recordedMs as number).toBeLessThan(timing[0]!.replayedMs as number);
-  });
+      const json = await replayReport([out], { peer: slow.url, key, json: true });
+      const summary = JSON.parse(json.stdout) as { results: { drift: Record<string, unknown>[] }[] };
+      const timing = summary.results[0]!.drift.filter((d) => d.type === 'timing');
+      expect(timing.length).toBeGreaterThanOrEqual(1);
+      expect(timing[0]!.clock).toBe('wall');
+      expect(timing[0]!.expectedState).toMatch(/^WORKING, \d artifacts$/);
+      expect(timing[0]!.replayedMs as number).toBeGreaterThanOrEqual(1000);
+      expect(timing[0]!.recordedMs as number).toBeLessThan(timing[0]!.replayedMs as number);
+    }));
 });
 
 /** Sends `work:6`, waits `waitMs` without reading, and cancels it (the answer shows the artifacts done). */
@@ -140,21 +157,22 @@ async function cancelAfter(url: string, waitMs: number): Promise<void> {
   await ok(url, 'CancelTask', { id: task.id });
 }
 
-describe('--pace against a live peer', () => {
-  it('keeps the recorded spacing by default; --pace none sends at once, and the cancel finds less done', async () => {
-    // Steps of 400 ms, the cancel 600 ms in: mid-step, 200 ms from either edge.
-    const { out, key } = await recordAgainst(400, (url) => cancelAfter(url, 600));
-    expect(await readFile(out, 'utf8')).toContain('"artifactId":"artifact-1-1"');
-    const live = await realTimePeer(400);
-    const paced = await replayReport([out], { peer: live.url, key });
-    expect(paced.stdout).toMatch(/^PASS /m);
-    expect(paced.code).toBe(0);
-    const unpaced = await replayReport([out], { peer: live.url, key, pace: parsePace('none') });
-    expect(unpaced.code, unpaced.stdout).toBe(1);
-    expect(unpaced.stdout).toMatch(/seq \d+ CancelTask response [^\n]*content \/result\/artifacts: removed/);
-  });
+describe.concurrent('--pace against a live peer', () => {
+  it('keeps the recorded spacing by default; --pace none sends at once, and the cancel finds less done', ({ expect }) =>
+    inScratch(async (s) => {
+      // Steps of 400 ms, the cancel 600 ms in: mid-step, 200 ms from either edge.
+      const { out, key } = await recordAgainst(s, 400, (url) => cancelAfter(url, 600));
+      expect(await readFile(out, 'utf8')).toContain('"artifactId":"artifact-1-1"');
+      const live = await realTimePeer(s, 400);
+      const paced = await replayReport([out], { peer: live.url, key });
+      expect(paced.stdout).toMatch(/^PASS /m);
+      expect(paced.code).toBe(0);
+      const unpaced = await replayReport([out], { peer: live.url, key, pace: parsePace('none') });
+      expect(unpaced.code, unpaced.stdout).toBe(1);
+      expect(unpaced.stdout).toMatch(/seq \d+ CancelTask response [^\n]*content \/result\/artifacts: removed/);
+    }));
 
-  it('refuses a pace it cannot read, and a pace without a live peer, as usage errors', async () => {
+  it('refuses a pace it cannot read, and a pace without a live peer, as usage errors', async ({ expect }) => {
     const recording = 'golden/caller-pause-finish-step/recording.jsonl';
     const bad = await runCli(['run', recording, '--peer', 'http://127.0.0.1:9', '--pace', 'fast']);
     expect(bad.code).toBe(2);
