@@ -10,7 +10,7 @@ import { readdirSync } from 'node:fs';
 import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { startPeer } from '../../src/public/peer.js';
@@ -18,13 +18,15 @@ import { startRecorder } from '../../src/public/record.js';
 import { replayReport } from '../helpers/run-report.js';
 import { PauseTooLate, pollingSession } from './session.js';
 
-let dir = '';
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'run-real-time-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+/** Runs `body` with a directory of its own, removed after it: the recording tests run at once. */
+async function inDir(body: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'run-real-time-'));
+  try {
+    await body(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
 
 /** Wall time the work runs on after the client's second artifact: a client stalled that long pauses too late. */
 const PAUSE_WINDOW_MS = 3000;
@@ -35,7 +37,7 @@ const PAUSE_WINDOW_MS = 3000;
  * late timers still pause a working task; a client stalled past even that (the PauseTask refused,
  * the task done) is recorded again, at most twice: the replay, not the race, is under test.
  */
-async function recordPolling(stepMs: number, pollMs: number): Promise<{ out: string; key: string }> {
+async function recordPolling(dir: string, stepMs: number, pollMs: number): Promise<{ out: string; key: string }> {
   const key = join(dir, 'key.json');
   await writeFile(key, canonicalJson(generateReceiptKey({ kid: 'real-time' }).keyFile()), { mode: 0o600 });
   const steps = 2 + Math.ceil(PAUSE_WINDOW_MS / stepMs);
@@ -57,47 +59,52 @@ async function recordPolling(stepMs: number, pollMs: number): Promise<{ out: str
   }
 }
 
-describe('a polled session of a real-time reference peer', () => {
+/** The sessions wait on the wall clock, not the CPU: they are recorded at once, each in its own directory. */
+describe.concurrent('a polled session of a real-time reference peer', () => {
   for (const [stepMs, pollMs] of [
     [100, 100],
     [60, 25],
     [200, 70],
   ] as const) {
-    it(`replays with no flags, 10 times in a row: PASS (--step-ms ${stepMs}, GetTask every ${pollMs} ms)`, async () => {
-      const { out, key } = await recordPolling(stepMs, pollMs);
-      const text = await readFile(out, 'utf8');
-      expect(text.match(/"method":"GetTask"/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
-      expect(text).toContain('"method":"PauseTask"');
-      // Ten copies, each with its golden receipts: one run replays them one after another.
-      const copies: string[] = [];
-      for (let i = 0; i < 10; i++) {
-        const copy = join(dir, `copy-${i}.jsonl`);
-        await copyFile(out, copy);
-        await copyFile(join(dir, 'polled.receipts.jsonl'), join(dir, `copy-${i}.receipts.jsonl`));
-        copies.push(copy);
-      }
-      const replayed = await replayReport(copies, { key });
-      const verdicts = replayed.stdout.split('\n').filter((line) => /^(PASS|DRIFT|FAIL|ERROR)\b/.test(line));
-      expect(replayed.stdout).not.toMatch(/^DRIFT/m);
-      expect(verdicts).toHaveLength(10);
-      expect(verdicts.every((line) => line.startsWith('PASS '))).toBe(true);
-      expect(replayed.code).toBe(0);
-    });
+    it(`replays with no flags, 10 times in a row: PASS (--step-ms ${stepMs}, GetTask every ${pollMs} ms)`, ({
+      expect,
+    }) =>
+      inDir(async (dir) => {
+        const { out, key } = await recordPolling(dir, stepMs, pollMs);
+        const text = await readFile(out, 'utf8');
+        expect(text.match(/"method":"GetTask"/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
+        expect(text).toContain('"method":"PauseTask"');
+        // Ten copies, each with its golden receipts: one run replays them one after another.
+        const copies: string[] = [];
+        for (let i = 0; i < 10; i++) {
+          const copy = join(dir, `copy-${i}.jsonl`);
+          await copyFile(out, copy);
+          await copyFile(join(dir, 'polled.receipts.jsonl'), join(dir, `copy-${i}.receipts.jsonl`));
+          copies.push(copy);
+        }
+        const replayed = await replayReport(copies, { key });
+        const verdicts = replayed.stdout.split('\n').filter((line) => /^(PASS|DRIFT|FAIL|ERROR)\b/.test(line));
+        expect(replayed.stdout).not.toMatch(/^DRIFT/m);
+        expect(verdicts).toHaveLength(10);
+        expect(verdicts.every((line) => line.startsWith('PASS '))).toBe(true);
+        expect(replayed.code).toBe(0);
+      }));
   }
-});
 
-it('names a poll loop that ends in another state on replay as timing drift, with both durations', async () => {
-  const { out, key } = await recordPolling(60, 25);
-  const lines = (await readFile(out, 'utf8')).split('\n');
-  // The last GetTask answer (the last poll loop's outcome) recorded as FAILED instead of COMPLETED.
-  const last = lines.findLastIndex((line) => line.includes('"kind":"response"') && line.includes('COMPLETED'));
-  expect(last).toBeGreaterThan(0);
-  lines[last] = (lines[last] as string).replace('"state":"TASK_STATE_COMPLETED"', '"state":"TASK_STATE_FAILED"');
-  await writeFile(out, lines.join('\n'));
-  const replayed = await replayReport([out], { key });
-  expect(replayed.code).toBe(1);
-  const named = "ended in COMPLETED after \\d+ ms on the peer's clock; recorded: FAILED after \\d+ ms";
-  expect(replayed.stdout).toMatch(new RegExp(`timing drift: the poll loop \\(\\d+ reads?\\) ${named}`));
+  it('names a poll loop that ends in another state on replay as timing drift, with both durations', ({ expect }) =>
+    inDir(async (dir) => {
+      const { out, key } = await recordPolling(dir, 60, 25);
+      const lines = (await readFile(out, 'utf8')).split('\n');
+      // The last GetTask answer (the last poll loop's outcome) recorded as FAILED instead of COMPLETED.
+      const last = lines.findLastIndex((line) => line.includes('"kind":"response"') && line.includes('COMPLETED'));
+      expect(last).toBeGreaterThan(0);
+      lines[last] = (lines[last] as string).replace('"state":"TASK_STATE_COMPLETED"', '"state":"TASK_STATE_FAILED"');
+      await writeFile(out, lines.join('\n'));
+      const replayed = await replayReport([out], { key });
+      expect(replayed.code).toBe(1);
+      const named = "ended in COMPLETED after \\d+ ms on the peer's clock; recorded: FAILED after \\d+ ms";
+      expect(replayed.stdout).toMatch(new RegExp(`timing drift: the poll loop \\(\\d+ reads?\\) ${named}`));
+    }));
 });
 
 it("says nothing of mapped ids under the README's main job: the golden corpus on the deterministic peer", async () => {
