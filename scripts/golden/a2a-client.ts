@@ -256,3 +256,15 @@ export function stateOf(event: Record<string, unknown>): string | undefined {
   };
   return e.task?.status?.state ?? e.statusUpdate?.status?.state;
 }
+
+/** The task a stream event is about: its task's id, or its status update's. */
+export function taskIdOf(event: Record<string, unknown>): string | undefined {
+  return (
+    (event.task as { id?: string } | undefined)?.id ?? (event.statusUpdate as { taskId?: string } | undefined)?.taskId
+  );
+}
+
+/** Whether a stream event shows its task WORKING again after an explicit resume. */
+export function resumedEvent(event: Record<string, unknown>): boolean {
+  return stateOf(event) === 'TASK_STATE_WORKING' && JSON.stringify(event).includes('explicit_resume');
+}

@@ -16,7 +16,7 @@ import { mkdtemp, readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { A2aTestClient, stateOf, userMessage } from '../../scripts/golden/a2a-client.js';
+import { A2aTestClient, resumedEvent, stateOf, taskIdOf, userMessage } from '../../scripts/golden/a2a-client.js';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import type { Binding } from '../../src/protocol/rest-binding.js';
 import { type RunningPeer, startPeer } from '../../src/public/peer.js';
@@ -130,11 +130,6 @@ async function streamLane(
     }
   }
 }
-
-const taskIdOf = (event: Record<string, unknown>): string | undefined =>
-  (event.task as { id?: string } | undefined)?.id ?? (event.statusUpdate as { taskId?: string } | undefined)?.taskId;
-const resumedEvent = (event: Record<string, unknown>): boolean =>
-  stateOf(event) === 'TASK_STATE_WORKING' && JSON.stringify(event).includes('explicit_resume');
 
 interface ReceiptLine {
   type: string;

@@ -13,7 +13,7 @@ import { mkdir, mkdtemp, readFile, readdir, realpath, rm, writeFile } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { A2aTestClient, stateOf, userMessage } from '../../scripts/golden/a2a-client.js';
+import { A2aTestClient, resumedEvent, stateOf, taskIdOf, userMessage } from '../../scripts/golden/a2a-client.js';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { type SyncGate, startSyncGate } from '../helpers/sync-gate.js';
@@ -150,11 +150,6 @@ async function fileWith(at: string, text: string): Promise<string> {
   if (entry === undefined) throw new Error(`no entry with ${text}`);
   return entry.file;
 }
-
-const taskIdOf = (event: Record<string, unknown>): string | undefined =>
-  (event.task as { id?: string } | undefined)?.id ?? (event.statusUpdate as { taskId?: string } | undefined)?.taskId;
-const resumedEvent = (event: Record<string, unknown>): boolean =>
-  stateOf(event) === 'TASK_STATE_WORKING' && JSON.stringify(event).includes('explicit_resume');
 
 describe('an acknowledgement across a rotation waits for the syncs of the files that hold its receipt', () => {
   for (const fsync of ['batch', 'always'] as const) {

@@ -15,7 +15,7 @@ import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { A2aTestClient, stateOf, userMessage } from '../../scripts/golden/a2a-client.js';
+import { A2aTestClient, resumedEvent, stateOf, taskIdOf, userMessage } from '../../scripts/golden/a2a-client.js';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { type RunningPeer, startPeer } from '../../src/public/peer.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
@@ -98,28 +98,63 @@ async function entryEnd(file: string, seq: number): Promise<number> {
   return lines.reduce((sum, line) => sum + Buffer.byteLength(line) + 1, 0);
 }
 
-const taskIdOf = (event: Record<string, unknown>): string | undefined =>
-  (event.task as { id?: string } | undefined)?.id ?? (event.statusUpdate as { taskId?: string } | undefined)?.taskId;
-const resumedEvent = (event: Record<string, unknown>): boolean =>
-  stateOf(event) === 'TASK_STATE_WORKING' && JSON.stringify(event).includes('explicit_resume');
+/** What the test's body gets of {@link gatedRecorder}. */
+interface Gated {
+  url: string;
+  gate: SyncGate;
+  acks: Acks;
+  out: string;
+  log: string;
+}
+
+/**
+ * A recorder with the key in front of the peer, every fdatasync of this process gated, for
+ * `body`; afterwards every sync is let run and the recorder is stopped whole. The streams' tasks
+ * never end (the clock stands still): the stop cuts them, with no grace.
+ */
+async function gatedRecorder(
+  name: string,
+  fsync: 'batch' | 'always',
+  body: (gated: Gated) => Promise<void>,
+): Promise<void> {
+  const out = join(dir, `${name}.jsonl`);
+  const log = out.replace(/\.jsonl$/, '.receipts.jsonl');
+  const gate = await startSyncGate(dir);
+  const here = await installSyncGateHere(gate);
+  let recorder: TestRecorder | undefined;
+  try {
+    recorder = await startTestRecorder({ upstream: peer.url, out, key: keyFile, fsync, graceMs: 0 });
+    await body({ url: recorder.url, gate, acks: new Acks(gate, log, out), out, log });
+  } finally {
+    gate.holding = false;
+    while (gate.releaseOldest() !== undefined);
+    if (recorder) expect((await recorder.close()).complete, recorder.warnings.join('\n')).toBe(true);
+    here.uninstall();
+    await gate.close();
+  }
+}
+
+/** Each acknowledgement reached the client only once released syncs covered what its receipt needs. */
+function expectCovered(acks: Acks, needOf: (what: string) => { log: number; recording: number }): void {
+  for (const ack of acks.seen) {
+    const need = needOf(ack.what);
+    expect({ what: ack.what, log: ack.log >= need.log, recording: ack.recording >= need.recording }).toEqual({
+      what: ack.what,
+      log: true,
+      recording: true,
+    });
+  }
+}
 
 describe('an acknowledgement waits for the sync that covers its receipt', () => {
   for (const binding of ['JSONRPC', 'HTTP+JSON', 'GRPC'] as const) {
     for (const fsync of ['batch', 'always'] as const) {
       it(`holds the pause and resume answers and stream events (${binding}, fsync ${fsync})`, async () => {
-        const out = join(dir, `${{ JSONRPC: 'rpc', 'HTTP+JSON': 'rest', GRPC: 'grpc' }[binding]}-${fsync}.jsonl`);
-        const log = out.replace(/\.jsonl$/, '.receipts.jsonl');
-        const gate = await startSyncGate(dir);
-        const here = await installSyncGateHere(gate);
-        let recorder: TestRecorder | undefined;
-        try {
-          // The stream's task never ends (the clock stands still): the stop cuts it, with no grace.
-          recorder = await startTestRecorder({ upstream: peer.url, out, key: keyFile, fsync, graceMs: 0 });
-          const client =
-            binding === 'GRPC' ? new GrpcTestClient(recorder.url) : new A2aTestClient(recorder.url, undefined, binding);
+        const name = `${{ JSONRPC: 'rpc', 'HTTP+JSON': 'rest', GRPC: 'grpc' }[binding]}-${fsync}`;
+        await gatedRecorder(name, fsync, async ({ url, gate, acks, out, log }) => {
+          const client = binding === 'GRPC' ? new GrpcTestClient(url) : new A2aTestClient(url, undefined, binding);
           const stream = client.stream('SendStreamingMessage', userMessage('work:3', 'm-1'));
           const taskId = taskIdOf(await stream.next((e) => taskIdOf(e) !== undefined)) as string;
-          const acks = new Acks(gate, log, out);
 
           gate.holding = true;
           void stream.next((e) => stateOf(e) === 'TASK_STATE_PAUSED').then(() => acks.add('pause: stream event'));
@@ -162,41 +197,20 @@ describe('an acknowledgement waits for the sync that covers its receipt', () => 
             'resume: answer',
             'resume: stream event',
           ]);
-          for (const ack of acks.seen) {
-            const need = ack.what.startsWith('pause') ? pauseNeeds : resumeNeeds;
-            expect({ what: ack.what, log: ack.log >= need.log, recording: ack.recording >= need.recording }).toEqual({
-              what: ack.what,
-              log: true,
-              recording: true,
-            });
-          }
-        } finally {
-          gate.holding = false;
-          while (gate.releaseOldest() !== undefined);
-          if (recorder) expect((await recorder.close()).complete, recorder.warnings.join('\n')).toBe(true);
-          here.uninstall();
-          await gate.close();
-        }
+          expectCovered(acks, (what) => (what.startsWith('pause') ? pauseNeeds : resumeNeeds));
+        });
       });
     }
   }
 
   for (const fsync of ['batch', 'always'] as const) {
     it(`does not let out a pause on a sync that began before its receipt was written (fsync ${fsync})`, async () => {
-      const out = join(dir, `two-${fsync}.jsonl`);
-      const log = out.replace(/\.jsonl$/, '.receipts.jsonl');
-      const gate = await startSyncGate(dir);
-      const here = await installSyncGateHere(gate);
-      let recorder: TestRecorder | undefined;
-      try {
-        // The streams' tasks never end (the clock stands still): the stop cuts them, with no grace.
-        recorder = await startTestRecorder({ upstream: peer.url, out, key: keyFile, fsync, graceMs: 0 });
-        const client = new A2aTestClient(recorder.url);
+      await gatedRecorder(`two-${fsync}`, fsync, async ({ url, gate, acks, out, log }) => {
+        const client = new A2aTestClient(url);
         const streams = ['a', 'b'].map((m) => client.stream('SendStreamingMessage', userMessage('work:3', m)));
         const [a, b] = await Promise.all(
           streams.map(async (st) => taskIdOf(await st.next((e) => taskIdOf(e) !== undefined)) as string),
         );
-        const acks = new Acks(gate, log, out);
         gate.holding = true;
         streams.forEach((st, i) => {
           void st.next((e) => stateOf(e) === 'TASK_STATE_PAUSED').then(() => acks.add(`${i}: stream event`));
@@ -229,21 +243,8 @@ describe('an acknowledgement waits for the sync that covers its receipt', () => 
           '1: answer',
           '1: stream event',
         ]);
-        for (const ack of acks.seen) {
-          const need = needs[Number(ack.what[0])] as { log: number; recording: number };
-          expect({ what: ack.what, log: ack.log >= need.log, recording: ack.recording >= need.recording }).toEqual({
-            what: ack.what,
-            log: true,
-            recording: true,
-          });
-        }
-      } finally {
-        gate.holding = false;
-        while (gate.releaseOldest() !== undefined);
-        if (recorder) expect((await recorder.close()).complete, recorder.warnings.join('\n')).toBe(true);
-        here.uninstall();
-        await gate.close();
-      }
+        expectCovered(acks, (what) => needs[Number(what[0])] as { log: number; recording: number });
+      });
     });
   }
 });

@@ -14,7 +14,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { A2aTestClient, stateOf, userMessage } from '../../scripts/golden/a2a-client.js';
+import { A2aTestClient, resumedEvent, stateOf, taskIdOf, userMessage } from '../../scripts/golden/a2a-client.js';
 import { type JsonValue, canonicalJson, sha256Prefixed } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { startPeer } from '../../src/public/peer.js';
@@ -33,11 +33,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-const taskIdOf = (event: Record<string, unknown>): string | undefined =>
-  (event.task as { id?: string } | undefined)?.id ?? (event.statusUpdate as { taskId?: string } | undefined)?.taskId;
-const resumedEvent = (event: Record<string, unknown>): boolean =>
-  stateOf(event) === 'TASK_STATE_WORKING' && JSON.stringify(event).includes('explicit_resume');
 
 /** Calls that make the recording grow (each an exchange of two entries). */
 async function filler(client: A2aTestClient, taskId: string, calls: number): Promise<void> {
