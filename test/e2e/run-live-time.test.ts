@@ -8,7 +8,7 @@
  * of a `--pace` it cannot use runs the built CLI. The tests wait on the wall clock, not the CPU,
  * so they run at once, each with its own peers and directory.
  */
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
@@ -18,7 +18,7 @@ import { type RunningPeer, startPeer } from '../../src/public/peer.js';
 import { startRecorder } from '../../src/public/record.js';
 import { runCli } from '../helpers/cli.js';
 import { parsePace } from '../../src/public/replay.js';
-import { replayReport } from '../helpers/run-report.js';
+import { copiesOf, replayReport, verdictLines } from '../helpers/run-report.js';
 import { ok, pollingSession } from '../replay/session.js';
 
 /**
@@ -68,22 +68,6 @@ async function recordAgainst(
   return { out, key };
 }
 
-/** `count` copies of a recording, each with its golden receipts. */
-async function copies(s: Scratch, out: string, count: number): Promise<string[]> {
-  const files: string[] = [];
-  for (let i = 0; i < count; i++) {
-    const copy = join(s.dir, `copy-${i}.jsonl`);
-    await copyFile(out, copy);
-    await copyFile(out.replace(/\.jsonl$/, '.receipts.jsonl'), join(s.dir, `copy-${i}.receipts.jsonl`));
-    files.push(copy);
-  }
-  return files;
-}
-
-function verdicts(stdout: string): string[] {
-  return stdout.split('\n').filter((line) => /^(PASS|DRIFT|FAIL|ERROR|INVALID)\b/.test(line));
-}
-
 describe.concurrent('a polled session of a real-time reference peer, replayed against a live real-time peer', () => {
   for (const [stepMs, pollMs] of [
     [100, 100],
@@ -99,10 +83,10 @@ describe.concurrent('a polled session of a real-time reference peer, replayed ag
         expect(text.match(/"method":"GetTask"/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
         expect(text).toContain('"method":"PauseTask"');
         const live = await realTimePeer(s, stepMs);
-        const replayed = await replayReport(await copies(s, out, 10), { peer: live.url, key });
+        const replayed = await replayReport(await copiesOf(out, s.dir, 10), { peer: live.url, key });
         expect(replayed.stdout, replayed.stdout).not.toMatch(/^DRIFT/m);
-        expect(verdicts(replayed.stdout)).toHaveLength(10);
-        expect(verdicts(replayed.stdout).every((line) => line.startsWith('PASS '))).toBe(true);
+        expect(verdictLines(replayed.stdout)).toHaveLength(10);
+        expect(verdictLines(replayed.stdout).every((line) => line.startsWith('PASS '))).toBe(true);
         expect(replayed.code).toBe(0);
       }));
   }

@@ -6,7 +6,8 @@
  * command writes them — with the exit code the command exits with (`summary.exitCode`). For tests
  * whose subject is what the replay concludes, not the process.
  */
-import { writeFile } from 'node:fs/promises';
+import { copyFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { loadKeyring } from '../../src/public/receipts.js';
 import {
   type ReplayRecordingsOptions,
@@ -67,4 +68,24 @@ export async function replayReport(
   }
   if (junit !== undefined) await writeFile(junit, renderJunit(summary));
   return { code: summary.exitCode, stdout, warnings, summary };
+}
+
+/** The status line of each recording in `run`'s text report: PASS, UPDATED, DRIFT, INVALID, ERROR or STOPPED. */
+export function verdictLines(stdout: string): string[] {
+  return stdout.split('\n').filter((line) => /^(PASS|UPDATED|DRIFT|INVALID|ERROR|STOPPED)\b/.test(line));
+}
+
+/**
+ * `count` copies of `recording` in `dir`, each beside a copy of its golden receipts
+ * (`NAME.receipts.jsonl`): one run over them replays the session `count` times in a row.
+ */
+export async function copiesOf(recording: string, dir: string, count: number): Promise<string[]> {
+  const copies: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const copy = join(dir, `copy-${i}.jsonl`);
+    await copyFile(recording, copy);
+    await copyFile(recording.replace(/\.jsonl$/, '.receipts.jsonl'), join(dir, `copy-${i}.receipts.jsonl`));
+    copies.push(copy);
+  }
+  return copies;
 }

@@ -9,14 +9,14 @@
  * - a streamed task is compared by the states and artifacts its events carry: more or fewer
  *   WORKING heartbeats than recorded is no drift; a missing artifact is.
  */
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { startRecorder } from '../../src/public/record.js';
-import { replayReport } from '../helpers/run-report.js';
+import { copiesOf, replayReport, verdictLines } from '../helpers/run-report.js';
 import { RPC_PATH, type SdkSlowOptions, type SdkSlowPeer, startSdkSlowPeer } from '../fixtures/sdk-slow-peer.js';
 
 let dir = '';
@@ -92,26 +92,15 @@ async function record(
   }
 }
 
-function verdicts(stdout: string): string[] {
-  return stdout.split('\n').filter((line) => /^(PASS|DRIFT|ERROR|INVALID)\b/.test(line));
-}
-
 describe('a stock SDK agent that works ~400 ms while the client polls', () => {
   it('replays live with no flags, 10 times in a row: PASS', async () => {
     const { recording, key, seen } = await record({ workMs: 400 }, pollingClient);
     expect(seen).toBeGreaterThanOrEqual(2);
-    const copies: string[] = [];
-    for (let i = 0; i < 10; i++) {
-      const copy = join(dir, `copy-${i}.jsonl`);
-      await copyFile(recording, copy);
-      await copyFile(join(dir, 'slow.receipts.jsonl'), join(dir, `copy-${i}.receipts.jsonl`));
-      copies.push(copy);
-    }
     const live = await agent({ workMs: 400 });
-    const r = await replayReport(copies, { peer: live.url, key });
+    const r = await replayReport(await copiesOf(recording, dir, 10), { peer: live.url, key });
     expect(r.stdout, r.stdout).not.toMatch(/^DRIFT/m);
-    expect(verdicts(r.stdout)).toHaveLength(10);
-    expect(verdicts(r.stdout).every((line) => line.startsWith('PASS '))).toBe(true);
+    expect(verdictLines(r.stdout)).toHaveLength(10);
+    expect(verdictLines(r.stdout).every((line) => line.startsWith('PASS '))).toBe(true);
     expect(r.code).toBe(0);
     // Every replayed task ran to its end on the live agent.
     expect(live.finished).toHaveLength(10);

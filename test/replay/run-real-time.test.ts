@@ -7,7 +7,7 @@
  * answers every time.
  */
 import { readdirSync } from 'node:fs';
-import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import { canonicalJson } from '../../src/canonical/canonical-json.js';
 import { generateReceiptKey } from '../../src/receipts/keys.js';
 import { startPeer } from '../../src/public/peer.js';
 import { startRecorder } from '../../src/public/record.js';
-import { replayReport } from '../helpers/run-report.js';
+import { copiesOf, replayReport, verdictLines } from '../helpers/run-report.js';
 import { PauseTooLate, pollingSession } from './session.js';
 
 /** Runs `body` with a directory of its own, removed after it: the recording tests run at once. */
@@ -75,15 +75,8 @@ describe.concurrent('a polled session of a real-time reference peer', () => {
         expect(text.match(/"method":"GetTask"/g)?.length ?? 0).toBeGreaterThanOrEqual(2);
         expect(text).toContain('"method":"PauseTask"');
         // Ten copies, each with its golden receipts: one run replays them one after another.
-        const copies: string[] = [];
-        for (let i = 0; i < 10; i++) {
-          const copy = join(dir, `copy-${i}.jsonl`);
-          await copyFile(out, copy);
-          await copyFile(join(dir, 'polled.receipts.jsonl'), join(dir, `copy-${i}.receipts.jsonl`));
-          copies.push(copy);
-        }
-        const replayed = await replayReport(copies, { key });
-        const verdicts = replayed.stdout.split('\n').filter((line) => /^(PASS|DRIFT|FAIL|ERROR)\b/.test(line));
+        const replayed = await replayReport(await copiesOf(out, dir, 10), { key });
+        const verdicts = verdictLines(replayed.stdout);
         expect(replayed.stdout).not.toMatch(/^DRIFT/m);
         expect(verdicts).toHaveLength(10);
         expect(verdicts.every((line) => line.startsWith('PASS '))).toBe(true);
@@ -115,7 +108,7 @@ it("says nothing of mapped ids under the README's main job: the golden corpus on
     .sort();
   expect(recordings.length).toBeGreaterThan(30);
   const replayed = await replayReport(recordings, { key: 'golden/test-key.json' });
-  const verdicts = replayed.stdout.split('\n').filter((line) => /^(PASS|DRIFT|FAIL|ERROR)\b/.test(line));
+  const verdicts = verdictLines(replayed.stdout);
   expect(verdicts).toHaveLength(recordings.length);
   expect(verdicts.every((line) => line.startsWith('PASS '))).toBe(true);
   expect(replayed.stdout).not.toContain('minted by the live peer');
