@@ -5,8 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { A2aReplayError, EXIT_CODES, isInfrastructureError, printable } from '../src/public/core.js';
 
-/** Exit codes shared by all commands (docs/design.md §8, §9). */
-/** The one exit-code table (src/errors.ts), under the name the commands use. */
+/** The one exit-code table (src/errors.ts; docs/design.md §8, §9), under the name the commands use. */
 export const EXIT = EXIT_CODES;
 
 /** Thrown by commands to stop with a one-line message and an exit code. */

@@ -11,7 +11,7 @@ import { A2aReplayError, isInfrastructureError, printable } from '../../src/publ
 import {
   type AuditEntry,
   type FleetAuditEntry,
-  Keyring,
+  type Keyring,
   type LogChecks,
   type LogSetAudit,
   type LogSetAuditOptions,
@@ -23,7 +23,7 @@ import {
   auditNotes,
   auditRefusal,
   gapless,
-  loadKeyFile,
+  loadKeyring,
   lostOutcome,
   lostPauses,
   lostPausesJson,
@@ -67,11 +67,9 @@ function refusal(error: unknown, asInvalid: readonly string[] = []): Refusal {
   return { code: isInfrastructureError(error) ? 3 : 2, error: error.message };
 }
 
-/** The keyring `--key FILE...` loads (cli/options.ts `keyringFromFiles`): a key or public key per file. */
+/** The keyring `--key FILE...` loads: a key or public key per file (`loadKeyring`, none from the environment). */
 export async function keyringOf(files: readonly string[]): Promise<Keyring> {
-  const keyring = new Keyring();
-  for (const file of files) keyring.add((await loadKeyFile(file)).key);
-  return keyring;
+  return (await loadKeyring({ keys: files, env: {} })).keyring;
 }
 
 export interface VerifyVerdict {
